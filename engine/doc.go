@@ -1,0 +1,20 @@
+// Package engine holds the types every part of veclab's vector engine shares:
+// dense document ids, metrics, search results, the allow-list filter, the
+// vector-source interface and the sentinel errors callers branch on.
+//
+// The engine knows nothing of experiments, Jupyter or browsers. Its tree:
+//
+//   - [github.com/veclab/veclab/engine/vec]: flat float32 slabs and checked distances
+//   - engine/internal/f32: the trusted SIMD kernels and their pure-Go twins
+//   - engine/internal/topk: bounded heaps and epoch visited sets
+//   - engine/flat: exact search, the oracle of every recall figure
+//   - engine/hnsw: the HNSW graph (Malkov & Yashunin)
+//   - engine/ivf, engine/quant, engine/store, engine/rescore: compression and disk
+//   - engine/filter: metadata, the filter language and filter strategies
+//
+// # Distances
+//
+// Every index reports a distance where smaller is closer, whatever the metric:
+// squared Euclidean distance for [L2], 1 − cos for [Cosine] (vectors are
+// normalised once at insert, the query once per search) and −⟨a,b⟩ for [Dot].
+package engine

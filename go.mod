@@ -1,0 +1,28 @@
+module github.com/veclab/veclab
+
+go 1.26.0
+
+godebug gotypesalias=0
+
+require (
+	github.com/RoaringBitmap/roaring/v2 v2.30.0
+	github.com/cosmos72/gomacro v0.0.0-20240506194242-2ff796e3da10
+	github.com/go-zeromq/zmq4 v0.17.0
+	github.com/vmihailenco/msgpack/v5 v5.4.1
+	golang.org/x/sys v0.50.0
+	golang.org/x/tools v0.30.0
+	gonum.org/v1/gonum v0.17.0
+)
+
+require (
+	github.com/bits-and-blooms/bitset v1.24.4 // indirect
+	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
+	github.com/mattn/go-runewidth v0.0.15 // indirect
+	github.com/mschoch/smat v0.2.0 // indirect
+	github.com/peterh/liner v1.2.2 // indirect
+	github.com/rivo/uniseg v0.2.0 // indirect
+	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
+	golang.org/x/mod v0.23.0 // indirect
+	golang.org/x/sync v0.12.0 // indirect
+	golang.org/x/text v0.23.0 // indirect
+)
