@@ -1,0 +1,345 @@
+package flat
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/f32"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// Config describes an exact index. The zero value is valid: cosine, one
+// worker per search.
+type Config struct {
+	// Metric is the distance; default engine.Cosine.
+	Metric engine.Metric
+	// Workers is the number of goroutines one search (or SearchBatch) uses;
+	// 0 means 1. Use runtime.GOMAXPROCS(0) for all cores.
+	Workers int
+}
+
+// withDefaults returns cfg with zero fields filled.
+func (c Config) withDefaults() Config {
+	if c.Workers == 0 {
+		c.Workers = 1
+	}
+	return c
+}
+
+// Validate reports every invalid field at once.
+func (c Config) Validate() error {
+	var errs []string
+	if !c.Metric.Valid() {
+		errs = append(errs, fmt.Sprintf("metric %v is not cosine, dot or l2", c.Metric))
+	}
+	if c.Workers < 0 {
+		errs = append(errs, fmt.Sprintf("workers must be ≥ 0, got %d", c.Workers))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: flat config: %s", engine.ErrInvalidArgument, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// String prints the config as "metric=cosine workers=1".
+func (c Config) String() string {
+	return "metric=" + c.Metric.String() + " workers=" + strconv.Itoa(c.Workers)
+}
+
+// Index is an exact index over a matrix it does not copy.
+type Index struct {
+	cfg     Config
+	m       *vec.Matrix
+	invNorm []float32 // Cosine only: 1/‖row i‖
+}
+
+// minRowsPerWorker keeps a search serial when splitting would cost more in
+// goroutine start-up than it saves.
+const minRowsPerWorker = 4096
+
+// New checks every row of m (finite components; non-zero under Cosine) and
+// returns an index over it. The matrix is not copied; it must not change
+// while the index is used. An empty matrix is accepted (searches then
+// return engine.ErrEmpty).
+func New(m *vec.Matrix, cfg Config) (*Index, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, fmt.Errorf("%w: flat: nil matrix", engine.ErrInvalidArgument)
+	}
+	if m.Dim <= 0 || m.Stride < m.Dim || m.N < 0 || (m.N > 0 && len(m.Data) < (m.N-1)*m.Stride+m.Dim) {
+		return nil, fmt.Errorf("%w: flat: malformed matrix (N=%d Dim=%d Stride=%d len(Data)=%d)",
+			engine.ErrInvalidArgument, m.N, m.Dim, m.Stride, len(m.Data))
+	}
+	x := &Index{cfg: cfg, m: m}
+	if cfg.Metric == engine.Cosine {
+		x.invNorm = make([]float32, m.N)
+	}
+	for i := 0; i < m.N; i++ {
+		row := m.Row(i)
+		if err := engine.CheckVector(row, m.Dim, cfg.Metric); err != nil {
+			return nil, fmt.Errorf("flat: row %d: %w", i, err)
+		}
+		if x.invNorm != nil {
+			x.invNorm[i] = float32(1 / math.Sqrt(float64(f32.Dot(row, row))))
+		}
+	}
+	return x, nil
+}
+
+// Config returns the effective configuration.
+func (x *Index) Config() Config { return x.cfg }
+
+// Len returns the number of rows.
+func (x *Index) Len() int { return x.m.N }
+
+// Dim returns the dimension.
+func (x *Index) Dim() int { return x.m.Dim }
+
+// BytesPerVector returns the resident bytes per row: the row itself plus,
+// under Cosine, its inverse norm.
+func (x *Index) BytesPerVector() float64 {
+	b := float64(4 * x.m.Stride)
+	if x.invNorm != nil {
+		b += 4
+	}
+	return b
+}
+
+// prepare checks q and k and returns the query as it is scored (unit
+// length under Cosine, in a new slice).
+func (x *Index) prepare(q []float32, k int) ([]float32, error) {
+	if err := engine.CheckK(k); err != nil {
+		return nil, fmt.Errorf("flat: %w", err)
+	}
+	if err := engine.CheckVector(q, x.m.Dim, x.cfg.Metric); err != nil {
+		return nil, fmt.Errorf("flat: query: %w", err)
+	}
+	if x.m.N == 0 {
+		return nil, fmt.Errorf("flat: %w", engine.ErrEmpty)
+	}
+	if x.cfg.Metric == engine.Cosine {
+		q = slices.Clone(q)
+		if err := vec.Normalize(q); err != nil {
+			return nil, fmt.Errorf("flat: query: %w", err)
+		}
+	}
+	return q, nil
+}
+
+// dist scores row i against the prepared query.
+func (x *Index) dist(q []float32, i int) float32 {
+	row := x.m.Data[i*x.m.Stride : i*x.m.Stride+x.m.Dim]
+	switch x.cfg.Metric {
+	case engine.Dot:
+		return -f32.Dot(q, row)
+	case engine.L2:
+		return f32.L2Sq(q, row)
+	default:
+		return 1 - f32.Dot(q, row)*x.invNorm[i]
+	}
+}
+
+// Search returns the k rows nearest to q among those allow admits (nil
+// allows all), nearest first, ties by id, and the number of distance
+// computations. Fewer than k results come back when fewer rows are allowed.
+func (x *Index) Search(q []float32, k int, allow engine.Filter) ([]engine.Result, engine.SearchStats, error) {
+	q, err := x.prepare(q, k)
+	if err != nil {
+		return nil, engine.SearchStats{}, err
+	}
+	return x.search(q, k, allow, x.cfg.Workers)
+}
+
+func (x *Index) search(q []float32, k int, allow engine.Filter, workers int) ([]engine.Result, engine.SearchStats, error) {
+	n := x.m.N
+	workers = min(workers, max(1, n/minRowsPerWorker))
+	if workers <= 1 {
+		var h heap
+		st := x.scanRange(&h, q, k, allow, 0, n)
+		return h.sorted(), st, nil
+	}
+	heaps := make([]heap, workers)
+	stats := make([]engine.SearchStats, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*n/workers, (w+1)*n/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stats[w] = x.scanRange(&heaps[w], q, k, allow, lo, hi)
+		}()
+	}
+	wg.Wait()
+	var merged heap
+	var st engine.SearchStats
+	for w := range heaps {
+		st.Add(stats[w])
+		for _, r := range heaps[w].items {
+			merged.pushBounded(r, k)
+		}
+	}
+	return merged.sorted(), st, nil
+}
+
+// scanRange scores rows lo…hi-1 into h.
+func (x *Index) scanRange(h *heap, q []float32, k int, allow engine.Filter, lo, hi int) engine.SearchStats {
+	var st engine.SearchStats
+	h.items = slices.Grow(h.items[:0], min(k, hi-lo))
+	for i := lo; i < hi; i++ {
+		if allow != nil && !allow.Allowed(engine.ID(i)) {
+			continue
+		}
+		d := x.dist(q, i)
+		st.DistComps++
+		// Rows are scanned in increasing id order, so a new row that ties
+		// the current worst is worse than it: strict < is the id tie-break.
+		if len(h.items) < k || d < h.items[0].Dist {
+			h.pushBounded(engine.Result{ID: engine.ID(i), Dist: d}, k)
+		}
+	}
+	return st
+}
+
+// SearchIDs is exact search restricted to an explicit id list (the matching
+// set of a filter, as the article's filtered truth is computed). Ids may come
+// in any order; an id out of range is an error naming it; duplicates count
+// once.
+func (x *Index) SearchIDs(q []float32, k int, ids []engine.ID) ([]engine.Result, engine.SearchStats, error) {
+	q, err := x.prepare(q, k)
+	if err != nil {
+		return nil, engine.SearchStats{}, err
+	}
+	for j, id := range ids {
+		if int(id) >= x.m.N {
+			return nil, engine.SearchStats{}, fmt.Errorf("%w: flat: ids[%d] = %d, index has %d rows",
+				engine.ErrNotFound, j, id, x.m.N)
+		}
+	}
+	var h heap
+	var st engine.SearchStats
+	var seen map[engine.ID]struct{}
+	if !slices.IsSorted(ids) {
+		seen = make(map[engine.ID]struct{}, len(ids))
+	}
+	for j, id := range ids {
+		if seen != nil {
+			if _, dup := seen[id]; dup {
+				continue
+			}
+			seen[id] = struct{}{}
+		} else if j > 0 && ids[j-1] == id {
+			continue
+		}
+		st.DistComps++
+		h.pushBounded(engine.Result{ID: id, Dist: x.dist(q, int(id))}, k)
+	}
+	return h.sorted(), st, nil
+}
+
+// SearchBatch runs Search for every row of queries, Workers queries at a
+// time (each query on one goroutine), and returns one result list per
+// query. The first bad query stops the batch with an error naming it.
+func (x *Index) SearchBatch(queries *vec.Matrix, k int, allow engine.Filter) ([][]engine.Result, error) {
+	if queries == nil {
+		return nil, fmt.Errorf("%w: flat: nil query matrix", engine.ErrInvalidArgument)
+	}
+	if queries.Dim != x.m.Dim {
+		return nil, fmt.Errorf("%w: flat: queries have %d dims, index has %d", engine.ErrDimension, queries.Dim, x.m.Dim)
+	}
+	out := make([][]engine.Result, queries.N)
+	errs := make([]error, queries.N)
+	workers := max(1, min(x.cfg.Workers, queries.N))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				q, err := x.prepare(queries.Row(i), k)
+				if err == nil {
+					out[i], _, err = x.search(q, k, allow, 1)
+				}
+				if err != nil {
+					errs[i] = fmt.Errorf("query %d: %w", i, err)
+				}
+			}
+		}()
+	}
+	for i := range queries.N {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// AllCores returns runtime.GOMAXPROCS(0), the Workers value that uses every
+// core.
+func AllCores() int { return runtime.GOMAXPROCS(0) }
+
+// Stream reads every byte of m's slab once, eight independent 64-bit
+// accumulators wide so the loop is bound by memory, not by arithmetic. Its
+// time is the memory-bandwidth floor of one exact search over m (an exact
+// search must read every row once); the returned checksum only keeps the
+// compiler from removing the loop.
+func Stream(m *vec.Matrix) uint64 {
+	if m == nil || len(m.Data) == 0 {
+		return 0
+	}
+	n := m.N * m.Stride
+	if n > len(m.Data) {
+		n = len(m.Data)
+	}
+	w := unsafe.Slice((*uint64)(unsafe.Pointer(&m.Data[0])), n/2)
+	var s0, s1, s2, s3, s4, s5, s6, s7 uint64
+	i := 0
+	for ; i+8 <= len(w); i += 8 {
+		s0 += w[i]
+		s1 += w[i+1]
+		s2 += w[i+2]
+		s3 += w[i+3]
+		s4 += w[i+4]
+		s5 += w[i+5]
+		s6 += w[i+6]
+		s7 += w[i+7]
+	}
+	for ; i < len(w); i++ {
+		s0 += w[i]
+	}
+	if n%2 == 1 {
+		s1 += uint64(math.Float32bits(m.Data[n-1]))
+	}
+	return s0 ^ s1 ^ s2 ^ s3 ^ s4 ^ s5 ^ s6 ^ s7
+}
+
+// streamSink keeps Stream's checksum alive across timed passes.
+var streamSink uint64
+
+// StreamTime returns the fastest of reps timed [Stream] passes over m (reps
+// < 1 counts as 1): the time to read the slab from memory once.
+func StreamTime(m *vec.Matrix, reps int) time.Duration {
+	best := time.Duration(math.MaxInt64)
+	for range max(reps, 1) {
+		t0 := time.Now()
+		streamSink += Stream(m)
+		best = min(best, time.Since(t0))
+	}
+	return best
+}
