@@ -1,0 +1,267 @@
+package vfs
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// MemFS is an in-memory FS that remembers what was made durable, so
+// [MemFS.CrashClone] can show what survives a crash. Paths are cleaned with
+// path.Clean; directories are implicit (MkdirAll is recorded but any parent
+// is accepted).
+type MemFS struct {
+	mu      sync.Mutex          // guards everything below
+	cur     map[string]*memNode // current namespace: what Open sees
+	durable map[string]*memNode // namespace as of the last SyncDir of each entry's directory
+	dirs    map[string]bool
+}
+
+// memNode is one file's storage; several names can point at one node
+// across the current and durable namespaces.
+type memNode struct {
+	data   []byte // current contents (guarded by MemFS.mu)
+	synced []byte // contents at the last Sync
+}
+
+// NewMem returns an empty in-memory file system.
+func NewMem() *MemFS {
+	return &MemFS{cur: map[string]*memNode{}, durable: map[string]*memNode{}, dirs: map[string]bool{".": true, "/": true}}
+}
+
+func clean(name string) string { return path.Clean(name) }
+
+// Create implements FS.
+func (m *MemFS) Create(name string) (File, error) {
+	name = clean(name)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.cur[name]; ok {
+		return nil, &fs.PathError{Op: "create", Path: name, Err: fs.ErrExist}
+	}
+	n := &memNode{}
+	m.cur[name] = n
+	return &memFile{fs: m, node: n, name: name, write: true}, nil
+}
+
+// Open implements FS.
+func (m *MemFS) Open(name string) (File, error) {
+	name = clean(name)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, ok := m.cur[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return &memFile{fs: m, node: n, name: name}, nil
+}
+
+// Rename implements FS.
+func (m *MemFS) Rename(oldname, newname string) error {
+	oldname, newname = clean(oldname), clean(newname)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, ok := m.cur[oldname]
+	if !ok {
+		return &fs.PathError{Op: "rename", Path: oldname, Err: fs.ErrNotExist}
+	}
+	delete(m.cur, oldname)
+	m.cur[newname] = n
+	return nil
+}
+
+// Remove implements FS.
+func (m *MemFS) Remove(name string) error {
+	name = clean(name)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.cur[name]; !ok {
+		return &fs.PathError{Op: "remove", Path: name, Err: fs.ErrNotExist}
+	}
+	delete(m.cur, name)
+	return nil
+}
+
+// SyncDir implements FS: the directory's current entries become durable.
+func (m *MemFS) SyncDir(dir string) error {
+	dir = clean(dir)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for name := range m.durable {
+		if path.Dir(name) == dir {
+			delete(m.durable, name)
+		}
+	}
+	for name, n := range m.cur {
+		if path.Dir(name) == dir {
+			m.durable[name] = n
+		}
+	}
+	return nil
+}
+
+// MkdirAll implements FS.
+func (m *MemFS) MkdirAll(dir string) error {
+	dir = clean(dir)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for d := dir; !m.dirs[d]; d = path.Dir(d) {
+		m.dirs[d] = true
+	}
+	return nil
+}
+
+// List implements FS.
+func (m *MemFS) List(dir string) ([]string, error) {
+	dir = clean(dir)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var names []string
+	for name := range m.cur {
+		if path.Dir(name) == dir {
+			names = append(names, path.Base(name))
+		}
+	}
+	for d := range m.dirs {
+		if d != dir && path.Dir(d) == dir {
+			names = append(names, path.Base(d))
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// CrashClone returns a new MemFS holding what a crash would leave: only
+// entries made durable by SyncDir, each with the contents of its last Sync.
+func (m *MemFS) CrashClone() *MemFS {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := NewMem()
+	for d := range m.dirs {
+		c.dirs[d] = true
+	}
+	copies := map[*memNode]*memNode{}
+	for name, n := range m.durable {
+		cn, ok := copies[n]
+		if !ok {
+			data := append([]byte(nil), n.synced...)
+			cn = &memNode{data: data, synced: append([]byte(nil), data...)}
+			copies[n] = cn
+		}
+		c.cur[name] = cn
+		c.durable[name] = cn
+	}
+	return c
+}
+
+// String lists the files and sizes, for test failure messages.
+func (m *MemFS) String() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	names := make([]string, 0, len(m.cur))
+	for name := range m.cur {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, name := range names {
+		fmt.Fprintf(&b, "%s (%d bytes)\n", name, len(m.cur[name].data))
+	}
+	return b.String()
+}
+
+type memFile struct {
+	fs     *MemFS
+	node   *memNode
+	name   string
+	off    int64
+	write  bool
+	closed bool
+}
+
+func (f *memFile) check(op string) error {
+	if f.closed {
+		return &fs.PathError{Op: op, Path: f.name, Err: fs.ErrClosed}
+	}
+	return nil
+}
+
+func (f *memFile) Read(p []byte) (int, error) {
+	n, err := f.ReadAt(p, f.off)
+	f.off += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
+	if err := f.check("read"); err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: fs.ErrInvalid}
+	}
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	d := f.node.data
+	if off >= int64(len(d)) {
+		return 0, io.EOF
+	}
+	n := copy(p, d[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (f *memFile) Write(p []byte) (int, error) {
+	if err := f.check("write"); err != nil {
+		return 0, err
+	}
+	if !f.write {
+		return 0, &fs.PathError{Op: "write", Path: f.name, Err: fs.ErrPermission}
+	}
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	d := f.node.data
+	end := f.off + int64(len(p))
+	if end > int64(len(d)) {
+		d = append(d, make([]byte, end-int64(len(d)))...)
+	}
+	copy(d[f.off:], p)
+	f.node.data = d
+	f.off = end
+	return len(p), nil
+}
+
+func (f *memFile) Close() error {
+	if err := f.check("close"); err != nil {
+		return err
+	}
+	f.closed = true
+	return nil
+}
+
+func (f *memFile) Sync() error {
+	if err := f.check("sync"); err != nil {
+		return err
+	}
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	f.node.synced = append(f.node.synced[:0:0], f.node.data...)
+	return nil
+}
+
+func (f *memFile) Size() (int64, error) {
+	if err := f.check("stat"); err != nil {
+		return 0, err
+	}
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	return int64(len(f.node.data)), nil
+}

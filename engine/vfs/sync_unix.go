@@ -1,0 +1,7 @@
+//go:build unix
+
+package vfs
+
+import "syscall"
+
+var errInvalidSync error = syscall.EINVAL
