@@ -1,0 +1,225 @@
+package display
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"reflect"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/veclab/veclab/kernel/internal/hook"
+)
+
+// MIME types used by Render and the display functions.
+const (
+	MIMEText     = "text/plain"
+	MIMEHTML     = "text/html"
+	MIMEMarkdown = "text/markdown"
+	MIMESVG      = "image/svg+xml"
+	MIMEPNG      = "image/png"
+	MIMEJSON     = "application/json"
+)
+
+// Bundle is a MIME bundle as Jupyter carries it: MIME type → data. Text
+// types hold a string; image/png holds the base64 text of the PNG bytes;
+// application/json holds a json.RawMessage.
+type Bundle map[string]any
+
+// The method sets Render looks for.
+type (
+	htmler     interface{ HTML() string }
+	svger      interface{ SVG() string }
+	markdowner interface{ Markdown() string }
+	pnger      interface{ PNG() []byte }
+	pngErrer   interface{ PNG() ([]byte, error) }
+	jsonBytes  interface{ JSON() []byte }
+	jsonString interface{ JSON() string }
+	jsonAny    interface{ JSON() any }
+)
+
+// Render returns the MIME bundle of v: every rich form its methods offer
+// (HTML, SVG, Markdown, PNG, JSON; an image.Image becomes PNG) plus
+// text/plain (String() when v has it, %v otherwise). A method that panics
+// or fails is left out and its error noted in text/plain. Render(nil)
+// returns a bundle with text/plain "<nil>".
+func Render(v any) Bundle {
+	b := Bundle{}
+	var notes []string
+	try := func(mime string, f func() (any, error)) {
+		defer func() {
+			if r := recover(); r != nil {
+				notes = append(notes, fmt.Sprintf("(%s rendering panicked: %v)", mime, r))
+			}
+		}()
+		d, err := f()
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("(%s rendering failed: %v)", mime, err))
+			return
+		}
+		b[mime] = d
+	}
+	if x, ok := v.(htmler); ok {
+		try(MIMEHTML, func() (any, error) { return x.HTML(), nil })
+	}
+	if x, ok := v.(svger); ok {
+		try(MIMESVG, func() (any, error) { return x.SVG(), nil })
+	}
+	if x, ok := v.(markdowner); ok {
+		try(MIMEMarkdown, func() (any, error) { return x.Markdown(), nil })
+	}
+	switch x := v.(type) {
+	case pnger:
+		try(MIMEPNG, func() (any, error) { return base64.StdEncoding.EncodeToString(x.PNG()), nil })
+	case pngErrer:
+		try(MIMEPNG, func() (any, error) {
+			p, err := x.PNG()
+			return base64.StdEncoding.EncodeToString(p), err
+		})
+	case image.Image:
+		try(MIMEPNG, func() (any, error) {
+			var buf bytes.Buffer
+			err := png.Encode(&buf, x)
+			return base64.StdEncoding.EncodeToString(buf.Bytes()), err
+		})
+	}
+	switch x := v.(type) {
+	case jsonBytes:
+		try(MIMEJSON, func() (any, error) { return checkJSON(x.JSON()) })
+	case jsonString:
+		try(MIMEJSON, func() (any, error) { return checkJSON([]byte(x.JSON())) })
+	case jsonAny:
+		try(MIMEJSON, func() (any, error) {
+			raw, err := json.Marshal(x.JSON())
+			return json.RawMessage(raw), err
+		})
+	}
+	text := Text(v)
+	for _, n := range notes {
+		text += "\n" + n
+	}
+	b[MIMEText] = text
+	return b
+}
+
+func checkJSON(raw []byte) (any, error) {
+	if !json.Valid(raw) {
+		return nil, fmt.Errorf("JSON() returned invalid JSON")
+	}
+	return json.RawMessage(raw), nil
+}
+
+// Text returns the text/plain form of v: String() for a fmt.Stringer or
+// error, %v otherwise; nil prints as <nil>.
+func Text(v any) (s string) {
+	defer func() {
+		if r := recover(); r != nil {
+			s = fmt.Sprintf("(%T: String panicked: %v)", v, r)
+		}
+	}()
+	switch x := v.(type) {
+	case nil:
+		return "<nil>"
+	case error:
+		return x.Error()
+	case fmt.Stringer:
+		return x.String()
+	case string:
+		return x
+	}
+	if rv := reflect.ValueOf(v); (rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Map ||
+		rv.Kind() == reflect.Slice || rv.Kind() == reflect.Func || rv.Kind() == reflect.Chan ||
+		rv.Kind() == reflect.Interface) && rv.IsNil() {
+		return fmt.Sprintf("%T(nil)", v)
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+func show(b Bundle, id string, update bool) {
+	if p := hook.Get(); p != nil {
+		p(map[string]any(b), id, update)
+		return
+	}
+	if t, ok := b[MIMEText].(string); ok {
+		fmt.Fprintln(os.Stdout, t)
+	}
+}
+
+// Show displays a MIME bundle as it is (it should contain text/plain).
+func Show(b Bundle) { show(b, "", false) }
+
+// Any displays v rendered by its method set (see [Render]).
+func Any(v any) { show(Render(v), "", false) }
+
+// HTML displays an HTML fragment.
+func HTML(html string) { show(Bundle{MIMEHTML: html, MIMEText: "[HTML]"}, "", false) }
+
+// Markdown displays Markdown text.
+func Markdown(md string) { show(Bundle{MIMEMarkdown: md, MIMEText: md}, "", false) }
+
+// SVG displays an SVG document.
+func SVG(svg string) { show(Bundle{MIMESVG: svg, MIMEText: "[SVG]"}, "", false) }
+
+// PNG displays PNG-encoded image bytes.
+func PNG(data []byte) {
+	show(Bundle{MIMEPNG: base64.StdEncoding.EncodeToString(data), MIMEText: "[PNG " + strconv.Itoa(len(data)) + " bytes]"}, "", false)
+}
+
+// JSON displays v marshalled with encoding/json; a value that cannot be
+// marshalled is shown as the error text instead.
+func JSON(v any) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		show(Bundle{MIMEText: "display.JSON: " + err.Error()}, "", false)
+		return
+	}
+	show(Bundle{MIMEJSON: json.RawMessage(raw), MIMEText: string(raw)}, "", false)
+}
+
+// Handle is a display that can be replaced in place: the first Show (or
+// Update) creates it, later calls update it (update_display_data).
+type Handle struct {
+	id    string
+	shown atomic.Bool
+}
+
+var handleSeq atomic.Uint64
+
+// NewHandle returns a handle with a fresh display id. Nothing is shown
+// until Show or Update is called.
+func NewHandle() *Handle {
+	return &Handle{id: fmt.Sprintf("veclab-%d-%d", os.Getpid(), handleSeq.Add(1))}
+}
+
+// ID returns the display id (the display_id of the Jupyter messages).
+func (h *Handle) ID() string { return h.id }
+
+// String describes the handle.
+func (h *Handle) String() string { return "display.Handle(" + h.id + ")" }
+
+// ShowBundle shows b as this handle's display, or replaces it when the
+// handle has been shown already.
+func (h *Handle) ShowBundle(b Bundle) {
+	update := h.shown.Swap(true)
+	show(b, h.id, update)
+}
+
+// Show shows v (rendered by [Render]) as this handle's display; the first
+// call creates the display, later calls replace it.
+func (h *Handle) Show(v any) { h.ShowBundle(Render(v)) }
+
+// Update is Show: it replaces the handle's display with v.
+func (h *Handle) Update(v any) { h.Show(v) }
+
+// HTML replaces the handle's display with an HTML fragment.
+func (h *Handle) HTML(html string) { h.ShowBundle(Bundle{MIMEHTML: html, MIMEText: "[HTML]"}) }
+
+// Markdown replaces the handle's display with Markdown text.
+func (h *Handle) Markdown(md string) { h.ShowBundle(Bundle{MIMEMarkdown: md, MIMEText: md}) }
+
+// Text replaces the handle's display with plain text.
+func (h *Handle) Text(s string) { h.ShowBundle(Bundle{MIMEText: s}) }

@@ -1,0 +1,26 @@
+// Package display shows rich output from notebook cells: HTML, Markdown,
+// SVG, PNG, JSON or any value rendered by what it can do, and displays that
+// a long computation updates in place (progress of an experiment, say).
+//
+// A value is rendered by its method set (see [Render]): a type with
+// HTML() string, SVG() string, Markdown() string, PNG() []byte or JSON()
+// is shown as every MIME type it offers, plus text/plain. Libraries such as
+// lab/table and lab/chart implement those methods without importing this
+// package; the kernel renders the last expression of a cell the same way.
+//
+//	display.HTML("<b>hello</b>")
+//	h := display.NewHandle()
+//	for i := 0; i < 10; i++ {
+//		h.Update(fmt.Sprintf("step %d/10", i+1)) // replaces the previous text
+//	}
+//
+// # Outside a kernel
+//
+// When no evaluation core is running (a test, a plain Go program), every
+// function writes the text/plain form to standard output.
+//
+// # Concurrency
+//
+// The functions are safe to call from several goroutines; outputs are
+// attributed to the cell that is running (or ran last).
+package display
