@@ -1,0 +1,71 @@
+// Package quant compresses vectors into fixed-size codes and scores
+// queries against them: Lucene's scalar quantization (int7 "int8", int4,
+// 8-bit) and optimized scalar quantization (OSQ, 1–8 bits per dimension
+// with per-vector corrective factors; 1-bit documents against a 4-bit query
+// is what Elasticsearch calls BBQ).
+//
+// A quantizer is trained once on a sample ([TrainScalar], [TrainOSQ]) or
+// built from a given centroid ([NewOSQ], for IVF posting lists), and then
+// never changes; [Restore] reads one back from its [Quantizer.MarshalBinary]
+// bytes. [Store] keeps one code per document in id order and implements
+// [engine.CodeStore], so an HNSW graph can be built and searched with
+// quantized scores (Elasticsearch's int8_hnsw and bbq_hnsw); [Store.Search]
+// is the flat scan over codes that isolates a quantizer from any graph.
+//
+// # The byte-level API (for indexes that keep codes themselves)
+//
+// Every [Quantizer] encodes one vector into a caller-provided []byte of
+// exactly [Quantizer.CodeSize] bytes — the code followed by its corrective
+// factors, so a posting list is just a slab of fixed-size records — and
+// scores a query code (built once per query with [Quantizer.EncodeQuery]
+// into [Quantizer.QueryCodeSize] bytes) against a document code with
+// [Quantizer.Distance]:
+//
+//	qc := make([]byte, q.QueryCodeSize())
+//	if err := q.EncodeQuery(qc, query); err != nil { … }
+//	for each record rec (len q.CodeSize()) { d := q.Distance(qc, rec) }
+//
+// Distances are on the metric's smaller-is-closer scale (squared L2,
+// 1 − cos, −dot), as everywhere in engine. Vectors given to Encode and
+// EncodeQuery must already be unit-normalised under Cosine (the engine
+// normalises on insert); their length and finiteness are checked.
+//
+// For IVF, [NewOSQ] builds an OSQ around a cluster centroid; DiskBBQ
+// quantizes each posting list relative to its own centroid, so a query is
+// encoded once per visited cluster.
+//
+// # Code layouts
+//
+// Scalar (Lucene ScalarQuantizer.java, Lucene99ScalarQuantizedVectorsFormat):
+//
+//	[dim bytes (7/8 bit) | ⌈dim/2⌉ bytes (4 bit, nibble-packed)] [correction float32]
+//
+// OSQ (Lucene OptimizedScalarQuantizer.java, Lucene102BinaryFlatVectorsScorer.java):
+//
+//	[code] [lower float32] [upper float32] [additional float32] [Σq uint16 | uint32]
+//
+// where code is B bit-planes of ⌈dim/64⌉ 64-bit words when B ≤ 4 and the
+// query bits ≤ 4 (scored with AND+popcount), else one byte per component.
+// Σq is 2 bytes when (2^B − 1)·dim fits in 16 bits (the 14 bytes of
+// corrective terms BBQ stores), else 4. All numbers are little-endian.
+//
+// # File format
+//
+// MarshalBinary output, both quantizers (part of the file format; never change):
+//
+//	offset  size  field
+//	0       4     magic "VQSQ" (scalar) or "VQOS" (OSQ)
+//	4       2     format version (1), checked before anything else
+//	6       2     reserved, 0
+//	8       …     body (see scalar.go, osq.go)
+//	end−4   4     CRC-32C (Castagnoli) of every preceding byte
+//
+// A short, corrupted or unknown file is an error wrapping
+// [engine.ErrCorrupt] or [engine.ErrVersion] that names the offset.
+//
+// # Concurrency
+//
+// A Quantizer is immutable after construction and safe for concurrent use.
+// A Store accepts concurrent Set calls for distinct ids after Reserve;
+// its query scorers are read-only and each is used by one goroutine.
+package quant

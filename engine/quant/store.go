@@ -1,0 +1,171 @@
+package quant
+
+import (
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/topk"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// Store keeps one code per document in id order in a single slab and
+// implements [engine.CodeStore].
+//
+// For an asymmetric quantizer (BBQ: 1-bit documents, 4-bit queries) it
+// also keeps each document's query code while the graph is built, so
+// [Store.Pair] scores a document as a query against its neighbours as
+// Lucene does when it builds a bbq_hnsw graph; [Store.DropBuildCodes]
+// frees them afterwards. They are not counted in BytesPerVector.
+//
+// # Concurrency
+//
+// Reserve must not run concurrently with anything else. After it, Set may
+// be called concurrently for distinct ids, and Pair, NewQueryScorer and
+// Search concurrently with each other.
+type Store struct {
+	q      Quantizer
+	size   int    // bytes per document code
+	qsize  int    // bytes per build-time query code (0 when not kept)
+	codes  []byte // guarded by the contract above
+	qcodes []byte
+	has    []atomic.Bool
+	n      atomic.Int64
+}
+
+// NewStore returns an empty store for q's codes.
+func NewStore(q Quantizer) *Store {
+	s := &Store{q: q, size: q.CodeSize()}
+	if !q.Symmetric() {
+		s.qsize = q.QueryCodeSize()
+	}
+	return s
+}
+
+// Quantizer returns the store's quantizer.
+func (s *Store) Quantizer() Quantizer { return s.q }
+
+// Reserve makes room for ids 0…n-1.
+func (s *Store) Reserve(n int) {
+	if n <= len(s.has) {
+		return
+	}
+	s.codes = slices.Grow(s.codes, (n-len(s.has))*s.size)[:n*s.size]
+	if s.qsize > 0 {
+		s.qcodes = slices.Grow(s.qcodes, (n-len(s.has))*s.qsize)[:n*s.qsize]
+	}
+	has := make([]atomic.Bool, n)
+	for i := range s.has {
+		has[i].Store(s.has[i].Load())
+	}
+	s.has = has
+}
+
+// Set encodes v as the code of document id (id < the reserved count).
+func (s *Store) Set(id engine.ID, v []float32) error {
+	if int(id) >= len(s.has) {
+		return fmt.Errorf("%w: code store: id %d beyond reserved %d", engine.ErrInvalidArgument, id, len(s.has))
+	}
+	i := int(id)
+	if err := s.q.Encode(s.codes[i*s.size:(i+1)*s.size], v); err != nil {
+		return fmt.Errorf("code store: document %d: %w", id, err)
+	}
+	if s.qsize > 0 && s.qcodes != nil {
+		if err := s.q.EncodeQuery(s.qcodes[i*s.qsize:(i+1)*s.qsize], v); err != nil {
+			return fmt.Errorf("code store: document %d: %w", id, err)
+		}
+	}
+	if !s.has[i].Swap(true) {
+		s.n.Add(1)
+	}
+	return nil
+}
+
+// Len returns the number of ids with a code.
+func (s *Store) Len() int { return int(s.n.Load()) }
+
+// Code returns the code of id (aliasing the slab).
+func (s *Store) Code(id engine.ID) []byte {
+	i := int(id)
+	return s.codes[i*s.size : (i+1)*s.size : (i+1)*s.size]
+}
+
+// BytesPerVector returns the resident bytes of one document code.
+func (s *Store) BytesPerVector() float64 { return s.q.BytesPerVector() }
+
+// DropBuildCodes frees the build-time query codes; Pair then scores two
+// document codes symmetrically. Not safe concurrently with Pair or Set.
+func (s *Store) DropBuildCodes() {
+	s.qcodes = nil
+	s.qsize = 0
+}
+
+// Pair returns the approximate distance between stored documents a and b.
+func (s *Store) Pair(a, b engine.ID) float32 {
+	if s.qsize > 0 {
+		ia := int(a)
+		return s.q.Distance(s.qcodes[ia*s.qsize:(ia+1)*s.qsize], s.Code(b))
+	}
+	return s.q.CodeDistance(s.Code(a), s.Code(b))
+}
+
+// scorer is a query bound to a store.
+type scorer struct {
+	s  *Store
+	qc []byte
+}
+
+func (sc *scorer) Distance(id engine.ID) float32 {
+	i := int(id)
+	return sc.s.q.Distance(sc.qc, sc.s.codes[i*sc.s.size:(i+1)*sc.s.size])
+}
+
+// NewQueryScorer encodes q once; the scorer's Distance reads one code.
+// q must be checked and, under Cosine, normalised (engine.CodeStore's
+// contract); its length and finiteness are checked again here.
+func (s *Store) NewQueryScorer(q []float32) (engine.QueryScorer, error) {
+	qc := make([]byte, s.q.QueryCodeSize())
+	if err := s.q.EncodeQuery(qc, q); err != nil {
+		return nil, err
+	}
+	return &scorer{s: s, qc: qc}, nil
+}
+
+// Search returns the k documents nearest to q by code distance, scanning
+// every code (a flat index over codes: it isolates the quantizer's error
+// from any graph's). q is checked, and normalised under Cosine; f may be nil.
+func (s *Store) Search(q []float32, k int, f engine.Filter) ([]engine.Result, error) {
+	if err := engine.CheckK(k); err != nil {
+		return nil, err
+	}
+	if s.Len() == 0 {
+		return nil, engine.ErrEmpty
+	}
+	m := s.q.Metric()
+	if err := engine.CheckVector(q, s.q.Dim(), m); err != nil {
+		return nil, err
+	}
+	if m == engine.Cosine {
+		q = slices.Clone(q)
+		if err := vec.Normalize(q); err != nil {
+			return nil, err
+		}
+	}
+	qc := make([]byte, s.q.QueryCodeSize())
+	if err := s.q.EncodeQuery(qc, q); err != nil {
+		return nil, err
+	}
+	var h topk.MaxHeap
+	for i := range s.has {
+		if !s.has[i].Load() {
+			continue
+		}
+		id := engine.ID(i)
+		if f != nil && !f.Allowed(id) {
+			continue
+		}
+		h.PushBounded(engine.Result{ID: id, Dist: s.q.Distance(qc, s.codes[i*s.size:(i+1)*s.size])}, k)
+	}
+	return h.Sorted(make([]engine.Result, 0, h.Len())), nil
+}
