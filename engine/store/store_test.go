@@ -1,0 +1,285 @@
+package store
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+func randMatrix(n, dim int, seed uint64) *vec.Matrix {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	m := vec.NewMatrix(n, dim)
+	for i := range m.Data {
+		m.Data[i] = float32(rng.NormFloat64())
+	}
+	return m
+}
+
+func writeFile(t *testing.T, n, dim int, metric engine.Metric) (string, *vec.Matrix) {
+	t.Helper()
+	m := randMatrix(n, dim, 1)
+	p := filepath.Join(t.TempDir(), "v.vec")
+	if err := WriteMatrix(p, m, metric); err != nil {
+		t.Fatal(err)
+	}
+	return p, m
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		metric engine.Metric
+		opt    Options
+	}{
+		{"l2 buffered", engine.L2, Options{}},
+		{"l2 direct", engine.L2, Options{Direct: true}},
+		{"cosine normalised", engine.Cosine, Options{}},
+		{"no probe", engine.Dot, Options{NoCacheProbe: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, m := writeFile(t, 300, 37, tc.metric)
+			f, err := Open(p, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if f.Dim() != 37 || f.Len() != 300 || f.Metric() != tc.metric {
+				t.Fatalf("dim %d len %d metric %v", f.Dim(), f.Len(), f.Metric())
+			}
+			if f.Size()%pageSize != 0 {
+				t.Fatalf("file size %d not page-padded", f.Size())
+			}
+			dst := make([]float32, 37)
+			for _, id := range []engine.ID{0, 1, 150, 299} {
+				got, err := f.Vector(dst, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := slices.Clone(m.Row(int(id)))
+				if tc.metric == engine.Cosine {
+					_ = vec.Normalize(want)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("vector %d differs", id)
+				}
+			}
+			st := f.Stats()
+			if st.Reads != 4 {
+				t.Fatalf("reads = %d, want 4", st.Reads)
+			}
+			if tc.opt.Direct && st.Bytes%pageSize != 0 {
+				t.Fatalf("direct reads transferred %d bytes, not whole pages", st.Bytes)
+			}
+			if !tc.opt.Direct && st.Bytes != 4*(37*4+4) {
+				t.Fatalf("bytes = %d", st.Bytes)
+			}
+			if err := f.Verify(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestCacheProbe warms the file, evicts it and checks that mincore sees
+// the difference, then that a read after eviction is counted as uncached
+// and the same read again as cached.
+func TestCacheProbe(t *testing.T) {
+	p, _ := writeFile(t, 2000, 64, engine.L2) // ≈ 520 KB
+	f, err := Open(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cached, err := f.Warm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, total, _ := f.Resident()
+	if cached != total {
+		t.Fatalf("after Warm %d of %d pages resident", cached, total)
+	}
+	left, err := f.Evict()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 {
+		t.Fatalf("%d pages still cached after Evict", left)
+	}
+	dst := make([]float32, 64)
+	var st IOStats
+	if _, err := f.ReadVector(dst, 1000, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.CachedReads != 0 || st.CachedPages != 0 {
+		t.Fatalf("first read after eviction counted as cached: %+v", st)
+	}
+	st = IOStats{}
+	if _, err := f.ReadVector(dst, 1000, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.CachedReads != 1 || st.CachedPages != st.Pages {
+		t.Fatalf("repeated read not counted as cached: %+v", st)
+	}
+	if g := f.Stats(); g.Reads != 2 || g.CachedReads != 1 {
+		t.Fatalf("file counters %+v", g)
+	}
+}
+
+func TestDirectBypassesCache(t *testing.T) {
+	p, _ := writeFile(t, 2000, 64, engine.L2)
+	f, err := Open(p, Options{Direct: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Evict(); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]float32, 64)
+	for i := 0; i < 3; i++ {
+		if _, err := f.Vector(dst, 500); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := f.Stats(); st.CachedReads != 0 {
+		t.Fatalf("O_DIRECT reads were served from the page cache: %+v", st)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	p, _ := writeFile(t, 10, 8, engine.L2)
+	f, err := Open(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Vector(make([]float32, 7), 0); !errors.Is(err, engine.ErrDimension) {
+		t.Fatalf("wrong dst length: %v", err)
+	}
+	if _, err := f.Vector(make([]float32, 8), 10); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("id out of range: %v", err)
+	}
+	w, err := Create(filepath.Join(t.TempDir(), "w.vec"), 3, engine.Cosine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	for _, tc := range []struct {
+		v    []float32
+		want error
+	}{
+		{[]float32{1, 2}, engine.ErrDimension},
+		{[]float32{1, float32(math.NaN()), 0}, engine.ErrInvalidVector},
+		{[]float32{0, 0, 0}, engine.ErrZeroVector},
+	} {
+		if _, err := w.Append(tc.v); !errors.Is(err, tc.want) {
+			t.Errorf("Append(%v) = %v, want %v", tc.v, err, tc.want)
+		}
+	}
+	if w.Len() != 0 {
+		t.Fatal("rejected vectors were appended")
+	}
+}
+
+func TestCorruption(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(b []byte) []byte
+		want   error
+		onRead bool
+	}{
+		{"bad magic", func(b []byte) []byte { b[0] = 'X'; return b }, engine.ErrCorrupt, false},
+		{"future version", func(b []byte) []byte { b[8] = 9; return b }, engine.ErrVersion, false},
+		{"header bit flip", func(b []byte) []byte { b[13] ^= 1; return b }, engine.ErrCorrupt, false},
+		{"truncated", func(b []byte) []byte { return b[:dataOffset+5*(8*4+4)] }, engine.ErrCorrupt, false},
+		{"empty", func(b []byte) []byte { return b[:0] }, engine.ErrCorrupt, false},
+		{"row bit flip", func(b []byte) []byte { b[dataOffset+3*(8*4+4)+5] ^= 0x10; return b }, engine.ErrCorrupt, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := writeFile(t, 10, 8, engine.L2)
+			b, _ := os.ReadFile(p)
+			if err := os.WriteFile(p, tc.mutate(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(p, Options{})
+			if !tc.onRead {
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("Open = %v, want %v", err, tc.want)
+				}
+				if !strings.Contains(err.Error(), p) {
+					t.Fatalf("error does not name the file: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			_, err = f.Vector(make([]float32, 8), 3)
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), "offset 4204") {
+				t.Fatalf("read of corrupt row = %v", err)
+			}
+			if err := f.Verify(); !errors.Is(err, engine.ErrCorrupt) {
+				t.Fatalf("Verify = %v", err)
+			}
+		})
+	}
+}
+
+func TestModel(t *testing.T) {
+	if s := GP3Baseline.String(); !strings.Contains(s, "simulated") {
+		t.Fatalf("model String %q does not say simulated", s)
+	}
+	if _, err := ParseModel("floppy"); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatal("unknown model accepted")
+	}
+	if err := (Model{IOPS: -1}).Validate(); err == nil {
+		t.Fatal("negative IOPS accepted")
+	}
+	p, _ := writeFile(t, 50, 8, engine.L2)
+	// 1,000 IOPS ceiling: 20 sequential reads need ≥ 19 ms of admission gaps.
+	f, err := Open(p, Options{Model: Model{Name: "t", Latency: 100 * time.Microsecond, IOPS: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	start := time.Now()
+	dst := make([]float32, 8)
+	for i := 0; i < 20; i++ {
+		if _, err := f.Vector(dst, engine.ID(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if el := time.Since(start); el < 19*time.Millisecond {
+		t.Fatalf("20 reads at 1000 IOPS took %v", el)
+	}
+	if f.Stats().Simulated <= 0 {
+		t.Fatal("simulated delay not counted")
+	}
+}
+
+func TestCommitAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.vec")
+	w, err := Create(p, 4, engine.L2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Append([]float32{1, 2, 3, 4})
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Fatal("file visible before Commit")
+	}
+	w.Abort()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("Abort left %d files", len(ents))
+	}
+}
