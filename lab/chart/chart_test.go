@@ -1,0 +1,143 @@
+package chart
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/veclab/veclab/lab/table"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func efCurve() *Line {
+	c := NewLine("recall@10 vs ef", "ef", "recall@10")
+	c.LogX = true
+	c.AddLabeled("redis", []float64{10, 50, 200}, []float64{0.616, 0.962, 1.0}, []string{"10", "50", "200"})
+	c.Add("pgvector", []float64{10, 40, 100}, []float64{0.7, 0.951, 0.99})
+	return c
+}
+
+func storeBars() *Bars {
+	b := NewBars("recall@10 per store", "recall@10", "pgvector", "redis", "qdrant", "elasticsearch")
+	b.AddArticle("article", []float64{0.951, 0.616, 0.999, 0.491})
+	b.Add("lab", []float64{0.95, 0.6, 1, math.NaN()})
+	return b
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (run with -update after checking the picture)", name)
+	}
+}
+
+func TestGoldenSVG(t *testing.T) {
+	tests := []struct {
+		name string
+		svg  func() string
+	}{
+		{"line.svg", func() string { return efCurve().SVG() }},
+		{"bars.svg", func() string { return storeBars().SVG() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.svg()
+			if !strings.Contains(got, "<svg") {
+				t.Fatalf("not an SVG document: %.100q", got)
+			}
+			if again := tt.svg(); again != got {
+				t.Error("two renders of the same chart differ")
+			}
+			golden(t, tt.name, got)
+		})
+	}
+}
+
+func TestPNG(t *testing.T) {
+	for _, img := range [][]byte{efCurve().PNG(), storeBars().PNG()} {
+		cfg, err := png.DecodeConfig(bytes.NewReader(img))
+		if err != nil {
+			t.Fatalf("PNG does not decode: %v", err)
+		}
+		if cfg.Width <= 0 || cfg.Height <= 0 {
+			t.Errorf("PNG size %dx%d", cfg.Width, cfg.Height)
+		}
+	}
+	if !bytes.Equal(efCurve().PNG(), efCurve().PNG()) {
+		t.Error("two PNG renders of the same chart differ")
+	}
+}
+
+func TestBadData(t *testing.T) {
+	tests := []struct {
+		name  string
+		chart interface {
+			Err() error
+			SVG() string
+			PNG() []byte
+		}
+		want string
+	}{
+		{"no series", NewLine("t", "x", "y"), "no series"},
+		{"length mismatch", NewLine("t", "x", "y").Add("s", []float64{1, 2}, []float64{1}), "2 x values and 1 y values"},
+		{"log of zero", func() *Line {
+			c := NewLine("t", "x", "y").Add("s", []float64{0, 1}, []float64{1, 2})
+			c.LogX = true
+			return c
+		}(), "log axis"},
+		{"nan", NewLine("t", "x", "y").Add("s", []float64{1}, []float64{math.NaN()}), "NaN"},
+		{"labels", NewLine("t", "x", "y").AddLabeled("s", []float64{1}, []float64{1}, []string{"a", "b"}), "2 labels"},
+		{"bars mismatch", NewBars("t", "y", "a", "b").Add("s", []float64{1}), "1 values for 2 categories"},
+		{"bars none", NewBars("t", "y"), "no categories"},
+		{"bars inf", NewBars("t", "y", "a").Add("s", []float64{math.Inf(1)}), "+Inf"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.chart.Err()
+			if !errors.Is(err, ErrData) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Err() = %v, want ErrData containing %q", err, tt.want)
+			}
+			svg := tt.chart.SVG()
+			if !strings.Contains(svg, "<svg") || !strings.Contains(svg, "chart: invalid data") {
+				t.Errorf("bad chart's SVG does not show the error: %.200q", svg)
+			}
+			if _, err := png.DecodeConfig(bytes.NewReader(tt.chart.PNG())); err != nil {
+				t.Errorf("bad chart's PNG does not decode: %v", err)
+			}
+		})
+	}
+}
+
+func TestCompare(t *testing.T) {
+	tb := table.New("E02", table.Col("store", ""))
+	tb.AddColumns(table.Pair("recall@10", "", 3)...)
+	_ = tb.AddValues("pgvector", 0.951, 0.95)
+	_ = tb.AddValues("redis", 0.616, nil)
+	b, err := Compare(tb, "recall@10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Series) != 2 || !b.Series[0].Article || b.Series[1].Values[0] != 0.95 || !math.IsNaN(b.Series[1].Values[1]) {
+		t.Errorf("Compare built %+v", b.Series)
+	}
+	if _, err := Compare(tb, "p50 ms"); !errors.Is(err, ErrData) {
+		t.Errorf("Compare on a missing measure: err = %v", err)
+	}
+}
