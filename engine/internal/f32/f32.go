@@ -1,6 +1,3 @@
-// Package f32 holds the trusted float32 distance kernels: generated amd64
-// assembly (AVX2+FMA, AVX-512 where present) and pure-Go twins, chosen once
-// at start-up. Nothing here checks lengths: callers (engine/vec) do.
 package f32
 
 // Dot returns Σ a[i]*b[i] over len(a) elements; len(b) must be ≥ len(a).
@@ -8,6 +5,52 @@ var Dot = DotGeneric
 
 // L2Sq returns Σ (a[i]-b[i])² over len(a) elements; len(b) must be ≥ len(a).
 var L2Sq = L2SqGeneric
+
+// Dot4 returns Dot(q, a), Dot(q, b), Dot(q, c), Dot(q, d) over len(q)
+// elements; every row must have at least len(q).
+var Dot4 = Dot4Generic
+
+// L2Sq4 returns L2Sq(q, a), L2Sq(q, b), L2Sq(q, c), L2Sq(q, d) over len(q)
+// elements; every row must have at least len(q).
+var L2Sq4 = L2Sq4Generic
+
+// Kernel is one complete set of kernels, named after the instruction set it needs.
+type Kernel struct {
+	Name  string // "generic", "avx2" or "avx512"
+	Dot   func(a, b []float32) float32
+	L2Sq  func(a, b []float32) float32
+	Dot4  func(q, a, b, c, d []float32) (float32, float32, float32, float32)
+	L2Sq4 func(q, a, b, c, d []float32) (float32, float32, float32, float32)
+}
+
+// Generic is the pure-Go kernel set, available everywhere.
+var Generic = Kernel{Name: "generic", Dot: DotGeneric, L2Sq: L2SqGeneric, Dot4: Dot4Generic, L2Sq4: L2Sq4Generic}
+
+var (
+	available = append([]Kernel{Generic}, archKernels()...) // generic first, best last
+	current   = Generic
+)
+
+func init() { SetAccelerated(true) }
+
+// Available returns every kernel set this CPU can run, the pure-Go one first
+// and the one chosen by SetAccelerated(true) last. The slice is a copy.
+func Available() []Kernel { return append([]Kernel(nil), available...) }
+
+// SetAccelerated installs the best kernel set of this CPU (true) or the pure-Go
+// twins (false) into Dot, L2Sq, Dot4 and L2Sq4. It is not safe to call while
+// other goroutines use the kernels.
+func SetAccelerated(on bool) {
+	k := Generic
+	if on {
+		k = available[len(available)-1]
+	}
+	current = k
+	Dot, L2Sq, Dot4, L2Sq4 = k.Dot, k.L2Sq, k.Dot4, k.L2Sq4
+}
+
+// Impl names the kernel set in use: "avx512", "avx2" or "generic".
+func Impl() string { return current.Name }
 
 // DotGeneric is the pure-Go twin of Dot, unrolled by four.
 func DotGeneric(a, b []float32) float32 {
@@ -46,4 +89,14 @@ func L2SqGeneric(a, b []float32) float32 {
 		s0 += d * d
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// Dot4Generic is the pure-Go twin of Dot4: four calls of DotGeneric.
+func Dot4Generic(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+	return DotGeneric(q, a), DotGeneric(q, b), DotGeneric(q, c), DotGeneric(q, d)
+}
+
+// L2Sq4Generic is the pure-Go twin of L2Sq4: four calls of L2SqGeneric.
+func L2Sq4Generic(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+	return L2SqGeneric(q, a), L2SqGeneric(q, b), L2SqGeneric(q, c), L2SqGeneric(q, d)
 }

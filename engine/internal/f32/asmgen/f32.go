@@ -1,0 +1,363 @@
+package main
+
+// The f32 generator: float32 dot product and squared Euclidean distance,
+// one vector against one (Dot, L2Sq) and one query against four rows (Dot4,
+// L2Sq4), for AVX2+FMA (8 lanes) and AVX-512F (16 lanes).
+//
+// Shape of every kernel (after gonum's internal/asm/f32 and the usual
+// FMA reduction of e.g. simsimd / FAISS fvec_inner_product):
+//   - a main loop over blocks of unroll×lanes elements, one independent
+//     accumulator per unrolled step so FMA latency is hidden;
+//   - a loop over single blocks of lanes elements into the first accumulator;
+//   - a masked tail of 1…lanes-1 elements (VMASKMOVPS for AVX2, zeroing
+//     opmask loads for AVX-512), which never reads past the end of a slice:
+//     masked-off lanes are neither loaded nor faulted on;
+//   - a tree reduction of the accumulators and a horizontal sum.
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+func init() {
+	register(&generator{
+		name:       "f32",
+		pkg:        "f32",
+		asm:        "dist_amd64.s",
+		stubs:      "stubs_amd64.go",
+		constraint: "!purego",
+		build:      genF32,
+	})
+}
+
+type metric int
+
+const (
+	dot metric = iota
+	l2sq
+)
+
+// isa describes one vector width.
+type isa struct {
+	name   string // suffix of the function names: AVX2, AVX512
+	lanes  int    // float32 lanes per register
+	unroll int    // independent accumulators in the main loop of the 1×1 kernels
+	vec    func(c *build.Context) reg.VecVirtual
+}
+
+var (
+	avx2   = isa{name: "AVX2", lanes: 8, unroll: 4, vec: func(c *build.Context) reg.VecVirtual { return c.YMM() }}
+	avx512 = isa{name: "AVX512", lanes: 16, unroll: 4, vec: func(c *build.Context) reg.VecVirtual { return c.ZMM() }}
+)
+
+func (m metric) name() string {
+	if m == dot {
+		return "Dot"
+	}
+	return "L2Sq"
+}
+
+// loop is the body of the reference loop, one line per element.
+func (m metric) loop() []string {
+	if m == dot {
+		return []string{"\t\ts += a[i] * b[i]"}
+	}
+	return []string{"\t\td := a[i] - b[i]", "\t\ts += d * d"}
+}
+
+// tables holds the static masks of the tails.
+type tables struct {
+	avx2   operand.Mem // 8×0xffffffff then 8×0: the 8 dwords at [8-r] enable lanes 0…r-1
+	avx512 operand.Mem // 16 words: word r is (1<<r)-1
+}
+
+func genF32(c *build.Context) {
+	var t tables
+	t.avx2 = c.StaticGlobal("avx2tail")
+	c.DataAttributes(attr.RODATA | attr.NOPTR)
+	for i := 0; i < 16; i++ {
+		v := uint32(0)
+		if i < 8 {
+			v = 0xffffffff
+		}
+		c.AppendDatum(operand.U32(v))
+	}
+	t.avx512 = c.StaticGlobal("avx512tail")
+	c.DataAttributes(attr.RODATA | attr.NOPTR)
+	for i := 0; i < 16; i++ {
+		c.AppendDatum(operand.U16(uint16(1)<<i - 1))
+	}
+
+	for _, s := range []isa{avx2, avx512} {
+		for _, m := range []metric{dot, l2sq} {
+			pair(c, s, m, t)
+		}
+	}
+	for _, s := range []isa{avx2, avx512} {
+		for _, m := range []metric{dot, l2sq} {
+			batch4(c, s, m, t)
+		}
+	}
+}
+
+// zero clears v; for ZMM it uses VPXORD (AVX-512F), since VXORPS on ZMM needs DQ.
+func zero(c *build.Context, s isa, v reg.VecVirtual) {
+	if s.lanes == 16 {
+		c.VPXORD(v, v, v)
+	} else {
+		c.VXORPS(v, v, v)
+	}
+}
+
+// accumulate adds the contribution of x (already loaded from a) and the
+// memory or register operand bv (from b) into acc, clobbering x.
+func accumulate(c *build.Context, m metric, x reg.VecVirtual, bv operand.Op, acc reg.VecVirtual) {
+	if m == dot {
+		c.VFMADD231PS(bv, x, acc)
+		return
+	}
+	c.VSUBPS(bv, x, x)
+	c.VFMADD231PS(x, x, acc)
+}
+
+// tailMask loads the mask enabling the first r (1…lanes-1) lanes; r is
+// clobbered. It returns the YMM mask for AVX2 or the opmask for AVX-512.
+func tailMask(c *build.Context, s isa, t tables, r reg.Register) reg.Register {
+	tbl := c.GP64()
+	if s.lanes == 8 {
+		c.LEAQ(t.avx2, tbl)
+		c.NEGQ(r)
+		c.ADDQ(operand.U32(8), r)
+		mk := c.YMM()
+		c.VMOVDQU(operand.Mem{Base: tbl, Index: r, Scale: 4}, mk)
+		return mk
+	}
+	c.LEAQ(t.avx512, tbl)
+	k := c.K()
+	c.KMOVW(operand.Mem{Base: tbl, Index: r, Scale: 2}, k)
+	return k
+}
+
+// maskedLoad loads the enabled lanes of p[i:] into a new register, zeroing the others.
+func maskedLoad(c *build.Context, s isa, mk reg.Register, p, i reg.Register) reg.VecVirtual {
+	v := s.vec(c)
+	mem := operand.Mem{Base: p, Index: i, Scale: 1}
+	if s.lanes == 8 {
+		c.VMASKMOVPS(mem, mk, v)
+	} else {
+		c.VMOVUPS_Z(mem, mk, v)
+	}
+	return v
+}
+
+// hsum reduces v (YMM or ZMM) to its horizontal sum in lane 0 of v's XMM.
+func hsum(c *build.Context, s isa, v reg.VecVirtual) reg.Register {
+	y := v.AsY()
+	if s.lanes == 16 {
+		hi := c.YMM()
+		c.VEXTRACTF64X4(operand.U8(1), v, hi)
+		c.VADDPS(hi, y, y)
+	}
+	x := v.AsX()
+	hi := c.XMM()
+	c.VEXTRACTF128(operand.U8(1), y, hi)
+	c.VADDPS(hi, x, x)
+	c.VMOVHLPS(x, x, hi)
+	c.VADDPS(hi, x, x)
+	c.VMOVSHDUP(x, hi)
+	c.VADDSS(hi, x, x)
+	return x
+}
+
+// pair generates func <Metric><ISA>(a, b []float32) float32 over len(a).
+func pair(c *build.Context, s isa, m metric, t tables) {
+	name := m.name() + s.name
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(a, b []float32) float32")
+	doc := []string{
+		fmt.Sprintf("%s is the %s kernel of %s, %d lanes, %d accumulators.", name, s.name, m.name(), s.lanes, s.unroll),
+		"len(b) must be at least len(a); no element past len(a) is read.",
+		"The CPU must have " + map[int]string{8: "AVX2 and FMA", 16: "AVX-512F"}[s.lanes] + " (see Available). Its pure-Go twin is the loop",
+		"",
+		"\tvar s float32",
+		"\tfor i := range a {",
+	}
+	doc = append(doc, m.loop()...)
+	doc = append(doc, "\t}", "\treturn s", "", "with the terms summed in another order ("+m.name()+"Generic).")
+	c.Doc(doc...)
+	a := c.Load(c.Param("a").Base(), c.GP64())
+	b := c.Load(c.Param("b").Base(), c.GP64())
+	n := c.Load(c.Param("a").Len(), c.GP64())
+	i := c.GP64() // byte offset
+	c.XORQ(i, i)
+
+	acc := make([]reg.VecVirtual, s.unroll)
+	for j := range acc {
+		acc[j] = s.vec(c)
+		zero(c, s, acc[j])
+	}
+	lbl := func(l string) string { return name + "_" + l }
+	width := 4 * s.lanes // bytes per register
+
+	c.Label(lbl("loop"))
+	c.CMPQ(n, operand.U32(s.lanes*s.unroll))
+	c.JL(operand.LabelRef(lbl("block")))
+	for j := 0; j < s.unroll; j++ {
+		x := s.vec(c)
+		c.VMOVUPS(operand.Mem{Base: a, Index: i, Scale: 1, Disp: j * width}, x)
+		accumulate(c, m, x, operand.Mem{Base: b, Index: i, Scale: 1, Disp: j * width}, acc[j])
+	}
+	c.ADDQ(operand.U32(width*s.unroll), i)
+	c.SUBQ(operand.U32(s.lanes*s.unroll), n)
+	c.JMP(operand.LabelRef(lbl("loop")))
+
+	c.Label(lbl("block"))
+	c.CMPQ(n, operand.U32(s.lanes))
+	c.JL(operand.LabelRef(lbl("tail")))
+	x := s.vec(c)
+	c.VMOVUPS(operand.Mem{Base: a, Index: i, Scale: 1}, x)
+	accumulate(c, m, x, operand.Mem{Base: b, Index: i, Scale: 1}, acc[0])
+	c.ADDQ(operand.U32(width), i)
+	c.SUBQ(operand.U32(s.lanes), n)
+	c.JMP(operand.LabelRef(lbl("block")))
+
+	c.Label(lbl("tail"))
+	c.TESTQ(n, n)
+	c.JZ(operand.LabelRef(lbl("reduce")))
+	mk := tailMask(c, s, t, n)
+	xa := maskedLoad(c, s, mk, a, i)
+	xb := maskedLoad(c, s, mk, b, i)
+	accumulate(c, m, xa, xb, acc[1%s.unroll])
+
+	c.Label(lbl("reduce"))
+	for w := 1; w < s.unroll; w *= 2 {
+		for j := 0; j+w < s.unroll; j += 2 * w {
+			c.VADDPS(acc[j+w], acc[j], acc[j])
+		}
+	}
+	r := hsum(c, s, acc[0])
+	c.VZEROUPPER()
+	c.Store(r, c.ReturnIndex(0))
+	c.RET()
+}
+
+// batch4 generates func <Metric>4<ISA>(q, a, b, c, d []float32) (da, db, dc, dd float32):
+// the four distances of q to a, b, c, d over len(q), loading q once per block.
+func batch4(c *build.Context, s isa, m metric, t tables) {
+	name := m.name() + "4" + s.name
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(q, a, b, c, d []float32) (da, db, dc, dd float32)")
+	c.Doc(
+		fmt.Sprintf("%s is the %s kernel of %s4: the distances of q to four rows,", name, s.name, m.name()),
+		"each with the loop of "+m.name()+s.name+", q loaded once per block.",
+		"Every row must have at least len(q) elements; none past len(q) is read.",
+		"The CPU must have "+map[int]string{8: "AVX2 and FMA", 16: "AVX-512F"}[s.lanes]+" (see Available).",
+	)
+	q := c.Load(c.Param("q").Base(), c.GP64())
+	rows := []reg.Register{
+		c.Load(c.Param("a").Base(), c.GP64()),
+		c.Load(c.Param("b").Base(), c.GP64()),
+		c.Load(c.Param("c").Base(), c.GP64()),
+		c.Load(c.Param("d").Base(), c.GP64()),
+	}
+	n := c.Load(c.Param("q").Len(), c.GP64())
+	i := c.GP64()
+	c.XORQ(i, i)
+	const unroll = 2
+	var acc [unroll][4]reg.VecVirtual
+	for u := range acc {
+		for r := range acc[u] {
+			acc[u][r] = s.vec(c)
+			zero(c, s, acc[u][r])
+		}
+	}
+	lbl := func(l string) string { return name + "_" + l }
+	width := 4 * s.lanes
+
+	step := func(u, disp int) {
+		x := s.vec(c)
+		c.VMOVUPS(operand.Mem{Base: q, Index: i, Scale: 1, Disp: disp}, x)
+		for r, row := range rows {
+			mem := operand.Mem{Base: row, Index: i, Scale: 1, Disp: disp}
+			if m == dot {
+				c.VFMADD231PS(mem, x, acc[u][r])
+			} else {
+				d := s.vec(c)
+				c.VSUBPS(mem, x, d)
+				c.VFMADD231PS(d, d, acc[u][r])
+			}
+		}
+	}
+
+	c.Label(lbl("loop"))
+	c.CMPQ(n, operand.U32(s.lanes*unroll))
+	c.JL(operand.LabelRef(lbl("block")))
+	for u := 0; u < unroll; u++ {
+		step(u, u*width)
+	}
+	c.ADDQ(operand.U32(width*unroll), i)
+	c.SUBQ(operand.U32(s.lanes*unroll), n)
+	c.JMP(operand.LabelRef(lbl("loop")))
+
+	c.Label(lbl("block"))
+	c.CMPQ(n, operand.U32(s.lanes))
+	c.JL(operand.LabelRef(lbl("tail")))
+	step(0, 0)
+	c.ADDQ(operand.U32(width), i)
+	c.SUBQ(operand.U32(s.lanes), n)
+
+	c.Label(lbl("tail"))
+	c.TESTQ(n, n)
+	c.JZ(operand.LabelRef(lbl("reduce")))
+	mk := tailMask(c, s, t, n)
+	xq := maskedLoad(c, s, mk, q, i)
+	for r, row := range rows {
+		xr := maskedLoad(c, s, mk, row, i)
+		if m == dot {
+			c.VFMADD231PS(xr, xq, acc[1][r])
+		} else {
+			c.VSUBPS(xr, xq, xr)
+			c.VFMADD231PS(xr, xr, acc[1][r])
+		}
+	}
+
+	c.Label(lbl("reduce"))
+	var y [4]reg.Register
+	for r := 0; r < 4; r++ {
+		c.VADDPS(acc[1][r], acc[0][r], acc[0][r])
+		if s.lanes == 16 {
+			hi := c.YMM()
+			c.VEXTRACTF64X4(operand.U8(1), acc[0][r], hi)
+			c.VADDPS(hi, acc[0][r].AsY(), acc[0][r].AsY())
+		}
+		y[r] = acc[0][r].AsY()
+	}
+	// Per 128-bit lane: hadd(a, b) = [a0+a1, a2+a3, b0+b1, b2+b3], then
+	// hadd of the two pairs gives [Σa, Σb, Σc, Σd] in each half.
+	c.VHADDPS(y[1], y[0], y[0])
+	c.VHADDPS(y[3], y[2], y[2])
+	c.VHADDPS(y[2], y[0], y[0])
+	hi := c.XMM()
+	c.VEXTRACTF128(operand.U8(1), y[0], hi)
+	x := acc[0][0].AsX()
+	c.VADDPS(hi, x, x)
+	c.VZEROUPPER()
+	for r := 0; r < 4; r++ {
+		ret, err := c.ReturnIndex(r).Resolve()
+		if err != nil {
+			panic(err)
+		}
+		if r == 0 {
+			c.VMOVSS(x, ret.Addr)
+		} else {
+			c.VEXTRACTPS(operand.U8(r), x, ret.Addr)
+		}
+	}
+	c.RET()
+}

@@ -1,0 +1,49 @@
+// Package f32 holds the trusted float32 distance kernels: generated amd64
+// assembly (AVX2+FMA, AVX-512F where present) and pure-Go twins, chosen once
+// at start-up. Nothing here checks lengths: callers (engine/vec) do.
+//
+// # Kernels
+//
+// [Dot] and [L2Sq] compare one vector with another; [Dot4] and [L2Sq4] compare
+// one query with four rows, loading the query once per block (exact search and
+// the neighbour scoring of graph indexes score many rows against one query).
+// Every kernel reads exactly len(a) (or len(q)) elements of each argument and
+// nothing past them: the assembly tails use masked loads (VMASKMOVPS on AVX2,
+// zeroing opmask loads on AVX-512), whose masked-off lanes are neither read
+// nor faulted on.
+//
+// # Why generated
+//
+// The assembly in dist_amd64.s and its declarations in stubs_amd64.go are
+// written by the avo program in asmgen/, a nested module so avo never enters
+// the main go.mod. `go generate ./engine/internal/f32` rewrites both, and a
+// test regenerates them into a temporary directory and fails on any byte of
+// difference, so the generator can never rot away from its output.
+//
+// # Selection
+//
+// At start-up the package reads the CPU features (golang.org/x/sys/cpu) and
+// stores the best kernel set in the func variables [Dot], [L2Sq], [Dot4] and
+// [L2Sq4]: AVX-512F → "avx512", else AVX2 and FMA → "avx2", else "generic".
+// [Impl] names the choice, [SetAccelerated] switches between it and the pure-Go
+// twins (for tests), and [Available] lists every kernel set this CPU can run,
+// for tests and benchmarks that compare them.
+//
+// # Twins
+//
+// Every assembly function has a pure-Go twin that is its specification: the
+// doc comment of each stub quotes the reference loop, and the *Generic
+// functions implement it (unrolled by four, so the pure-Go build used by wasm
+// and other architectures is not needlessly slow). The build tag purego
+// forces the twins everywhere. The kernels sum in a different order from the
+// twins, so results agree to a rounding error relative to Σ|a_i·b_i|, not
+// bit for bit; each kernel is deterministic on its own.
+//
+// # Concurrency
+//
+// The kernels are pure functions, safe for concurrent use. [SetAccelerated]
+// writes the package variables and must not race with calls to them: use it
+// from tests, before starting goroutines.
+package f32
+
+//go:generate go run -C asmgen . -gen f32 -out ..

@@ -1,0 +1,275 @@
+package f32
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// The reference loops, accumulated in float64. refDot also returns Σ|a_i·b_i|
+// and refL2Sq Σ(a_i-b_i)², the scales of the rounding error of a float32 sum.
+func refDot(a, b []float32) (s, scale float64) {
+	for i := range a {
+		t := float64(a[i]) * float64(b[i])
+		s += t
+		scale += math.Abs(t)
+	}
+	return s, scale
+}
+
+func refL2Sq(a, b []float32) (s, scale float64) {
+	for i := range a {
+		d := float64(a[i]) - float64(b[i])
+		s += d * d
+	}
+	return s, s
+}
+
+// tolerance bounds the error of a float32 sum of n terms in any order, with
+// or without FMA: γ_n·Σ|t| with γ_n ≈ n·2⁻²⁴ (Higham, Accuracy and Stability
+// of Numerical Algorithms, §3.1), plus one ulp for the final rounding and an
+// absolute term for products that underflow to subnormals.
+func tolerance(n int, scale float64) float64 {
+	return float64(n+2)*0x1p-24*scale + float64(n)*0x1p-126
+}
+
+type pairFunc = func(a, b []float32) float32
+type quadFunc = func(q, a, b, c, d []float32) (float32, float32, float32, float32)
+
+type pairCase struct {
+	name string
+	fn   pairFunc
+	ref  func(a, b []float32) (float64, float64)
+}
+
+type quadCase struct {
+	name string
+	fn   quadFunc
+	ref  func(a, b []float32) (float64, float64)
+}
+
+func pairCases() []pairCase {
+	var cs []pairCase
+	for _, k := range Available() {
+		cs = append(cs,
+			pairCase{"Dot/" + k.Name, k.Dot, refDot},
+			pairCase{"L2Sq/" + k.Name, k.L2Sq, refL2Sq})
+	}
+	return cs
+}
+
+func quadCases() []quadCase {
+	var cs []quadCase
+	for _, k := range Available() {
+		cs = append(cs,
+			quadCase{"Dot4/" + k.Name, k.Dot4, refDot},
+			quadCase{"L2Sq4/" + k.Name, k.L2Sq4, refL2Sq})
+	}
+	return cs
+}
+
+const maxLen = 1024
+
+// guarded returns a slice of n elements starting at offset off of a buffer
+// whose other elements are NaN guards, filled by fill(i).
+func guarded(n, off int, fill func(i int) float32) (s, buf []float32) {
+	buf = make([]float32, off+n+19)
+	for i := range buf {
+		buf[i] = float32(math.NaN())
+	}
+	for i := 0; i < n; i++ {
+		buf[off+i] = fill(i)
+	}
+	return buf[off : off+n], buf
+}
+
+// checkGuards fails if a guard of buf around [off, off+n) is no longer NaN.
+func checkGuards(t *testing.T, buf []float32, off, n int) {
+	t.Helper()
+	for i, v := range buf {
+		if (i < off || i >= off+n) && !math.IsNaN(float64(v)) {
+			t.Fatalf("guard %d overwritten with %v", i, v)
+		}
+	}
+}
+
+// TestPairRandom holds every 1×1 kernel equal to the float64 reference loop
+// for every length 1…1024 and sub-slices starting at offsets 0…3, with NaN
+// guards before and after both slices: reading one guard makes the result NaN.
+func TestPairRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range pairCases() {
+		t.Run(c.name, func(t *testing.T) {
+			for n := 1; n <= maxLen; n++ {
+				offA, offB := n%4, (n/4)%4 // every pair of offsets recurs
+				a, bufA := guarded(n, offA, func(int) float32 { return float32(rng.NormFloat64()) })
+				b, bufB := guarded(n, offB, func(int) float32 { return float32(rng.NormFloat64()) })
+				got := c.fn(a, b)
+				want, scale := c.ref(a, b)
+				if math.IsNaN(float64(got)) || math.IsInf(float64(got), 0) {
+					t.Fatalf("n=%d offsets %d,%d: got %v, a guard was read", n, offA, offB, got)
+				}
+				if d := math.Abs(float64(got) - want); d > tolerance(n, scale) {
+					t.Fatalf("n=%d offsets %d,%d: got %v, want %v (|Δ|=%g > %g)", n, offA, offB, got, want, d, tolerance(n, scale))
+				}
+				checkGuards(t, bufA, offA, n)
+				checkGuards(t, bufB, offB, n)
+			}
+		})
+	}
+}
+
+// TestPairExact uses integer data whose every partial sum is exact in float32,
+// so any kernel, in any summation order, must return the exact value: a
+// dropped, repeated or shifted element shows as a wrong integer.
+func TestPairExact(t *testing.T) {
+	for _, c := range pairCases() {
+		t.Run(c.name, func(t *testing.T) {
+			for off := 0; off < 4; off++ {
+				for n := 1; n <= maxLen; n++ {
+					// a_i = i mod 13 + 1, b_i = (i mod 5) − 2: products ≤ 26 in magnitude,
+					// squares of differences ≤ 225, sums < 2^24.
+					a, _ := guarded(n, off, func(i int) float32 { return float32(i%13 + 1) })
+					b, _ := guarded(n, (off+1)%4, func(i int) float32 { return float32(i%5 - 2) })
+					want, _ := c.ref(a, b)
+					if got := c.fn(a, b); float64(got) != want {
+						t.Fatalf("n=%d off=%d: got %v, want exactly %v", n, off, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPairLongerB checks that only len(a) elements of b are used.
+func TestPairLongerB(t *testing.T) {
+	for _, c := range pairCases() {
+		t.Run(c.name, func(t *testing.T) {
+			for n := 1; n <= 70; n++ {
+				a, _ := guarded(n, 1, func(i int) float32 { return float32(i%3 + 1) })
+				b := make([]float32, n+20)
+				for i := range b {
+					b[i] = float32(math.NaN())
+					if i < n {
+						b[i] = 1
+					}
+				}
+				want, _ := c.ref(a, b[:n])
+				if got := c.fn(a, b); float64(got) != want {
+					t.Fatalf("n=%d: got %v, want %v", n, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestPairEmpty(t *testing.T) {
+	for _, c := range pairCases() {
+		if got := c.fn(nil, nil); got != 0 {
+			t.Errorf("%s(nil, nil) = %v, want 0", c.name, got)
+		}
+	}
+	for _, c := range quadCases() {
+		if a, b, cc, d := c.fn(nil, nil, nil, nil, nil); a != 0 || b != 0 || cc != 0 || d != 0 {
+			t.Errorf("%s(nil…) = %v %v %v %v, want zeros", c.name, a, b, cc, d)
+		}
+	}
+}
+
+// TestQuad holds every 1×4 kernel equal to the reference loop for every
+// length 1…1024, each row at its own offset 0…3 with NaN guards, and checks
+// that the four results come back in argument order.
+func TestQuad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range quadCases() {
+		t.Run(c.name, func(t *testing.T) {
+			for n := 1; n <= maxLen; n++ {
+				q, bufQ := guarded(n, n%4, func(int) float32 { return float32(rng.NormFloat64()) })
+				var rows [4][]float32
+				var bufs [4][]float32
+				for r := range rows {
+					scale := float32(r + 1) // distinct magnitudes expose swapped outputs
+					rows[r], bufs[r] = guarded(n, (n+r+1)%4, func(int) float32 { return scale * float32(rng.NormFloat64()) })
+				}
+				var got [4]float32
+				got[0], got[1], got[2], got[3] = c.fn(q, rows[0], rows[1], rows[2], rows[3])
+				for r := range rows {
+					want, scale := c.ref(q, rows[r])
+					g := float64(got[r])
+					if math.IsNaN(g) || math.IsInf(g, 0) {
+						t.Fatalf("n=%d row %d: got %v, a guard was read", n, r, g)
+					}
+					if d := math.Abs(g - want); d > tolerance(n, scale) {
+						t.Fatalf("n=%d row %d: got %v, want %v (|Δ|=%g > %g)", n, r, g, want, d, tolerance(n, scale))
+					}
+					checkGuards(t, bufs[r], (n+r+1)%4, n)
+				}
+				checkGuards(t, bufQ, n%4, n)
+			}
+		})
+	}
+}
+
+// TestQuadExact is TestPairExact for the 1×4 kernels.
+func TestQuadExact(t *testing.T) {
+	for _, c := range quadCases() {
+		t.Run(c.name, func(t *testing.T) {
+			for n := 1; n <= maxLen; n++ {
+				q, _ := guarded(n, n%4, func(i int) float32 { return float32(i%13 + 1) })
+				var rows [4][]float32
+				for r := range rows {
+					rows[r], _ = guarded(n, r, func(i int) float32 { return float32((i+r)%5 - 2) })
+				}
+				var got [4]float32
+				got[0], got[1], got[2], got[3] = c.fn(q, rows[0], rows[1], rows[2], rows[3])
+				for r := range rows {
+					if want, _ := c.ref(q, rows[r]); float64(got[r]) != want {
+						t.Fatalf("n=%d row %d: got %v, want exactly %v", n, r, got[r], want)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSetAccelerated(t *testing.T) {
+	defer SetAccelerated(true)
+	ptr := func(f any) uintptr { return reflect.ValueOf(f).Pointer() }
+	SetAccelerated(false)
+	if Impl() != "generic" || ptr(Dot) != ptr(DotGeneric) || ptr(L2Sq) != ptr(L2SqGeneric) ||
+		ptr(Dot4) != ptr(Dot4Generic) || ptr(L2Sq4) != ptr(L2Sq4Generic) {
+		t.Fatalf("SetAccelerated(false): Impl()=%q and the variables are not the generic twins", Impl())
+	}
+	SetAccelerated(true)
+	av := Available()
+	best := av[len(av)-1]
+	if Impl() != best.Name || ptr(Dot) != ptr(best.Dot) || ptr(L2Sq) != ptr(best.L2Sq) ||
+		ptr(Dot4) != ptr(best.Dot4) || ptr(L2Sq4) != ptr(best.L2Sq4) {
+		t.Fatalf("SetAccelerated(true): Impl()=%q, want every variable from %q", Impl(), best.Name)
+	}
+	if av[0].Name != "generic" {
+		t.Fatalf("Available()[0] = %q, want generic", av[0].Name)
+	}
+	av[0].Name = "mutated"
+	if Available()[0].Name != "generic" {
+		t.Fatal("Available returned the package's own slice")
+	}
+}
+
+func ExampleImpl() {
+	// The kernel set depends on the CPU; it is always one of three.
+	switch Impl() {
+	case "avx512", "avx2", "generic":
+		fmt.Println("known kernel")
+	}
+	// Output: known kernel
+}
+
+func ExampleDot4() {
+	q := []float32{1, 2, 3}
+	a, b, c, d := Dot4(q, []float32{1, 0, 0}, []float32{0, 1, 0}, []float32{0, 0, 1}, []float32{1, 1, 1})
+	fmt.Println(a, b, c, d)
+	// Output: 1 2 3 6
+}

@@ -1,0 +1,19 @@
+//go:build !purego
+
+package f32
+
+import "golang.org/x/sys/cpu"
+
+// archKernels returns the assembly kernel sets this CPU and OS support, worst
+// first. x/sys/cpu reports AVX2 and AVX-512F only when the OS saves the
+// YMM/ZMM state, so a kernel listed here can run.
+func archKernels() []Kernel {
+	var ks []Kernel
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		ks = append(ks, Kernel{Name: "avx2", Dot: DotAVX2, L2Sq: L2SqAVX2, Dot4: Dot4AVX2, L2Sq4: L2Sq4AVX2})
+	}
+	if cpu.X86.HasAVX512F {
+		ks = append(ks, Kernel{Name: "avx512", Dot: DotAVX512, L2Sq: L2SqAVX512, Dot4: Dot4AVX512, L2Sq4: L2Sq4AVX512})
+	}
+	return ks
+}
