@@ -29,7 +29,7 @@ type Compiled struct {
 	store  *Store
 	expr   *Expr
 	leaves map[*Expr]*roaring.Bitmap // compare nodes with an index
-	bits   *roaring.Bitmap   // the whole filter, when every leaf is indexed
+	bits   *roaring.Bitmap           // the whole filter, when every leaf is indexed
 	est    Cardinality
 	n      int // store size at compile time
 

@@ -148,7 +148,9 @@ func TestIndexedAndPayloadAgree(t *testing.T) {
 		want fn
 	}{
 		{`category == 'c3' && year >= 2022`, func(c string, y int, _ string, _ bool, _ float64, _ bool) bool { return c == "c3" && y >= 2022 }},
-		{`category in ['c1', 'c2'] || year < 2016`, func(c string, y int, _ string, _ bool, _ float64, _ bool) bool { return c == "c1" || c == "c2" || y < 2016 }},
+		{`category in ['c1', 'c2'] || year < 2016`, func(c string, y int, _ string, _ bool, _ float64, _ bool) bool {
+			return c == "c1" || c == "c2" || y < 2016
+		}},
 		{`region != 'eu'`, func(_ string, _ int, r string, h bool, _ float64, _ bool) bool { return h && r != "eu" }},
 		{`!(region == 'eu')`, func(_ string, _ int, r string, h bool, _ float64, _ bool) bool { return !(h && r == "eu") }},
 		{`region nin ['eu', 'us']`, func(_ string, _ int, r string, h bool, _ float64, _ bool) bool { return h && r != "eu" && r != "us" }},
