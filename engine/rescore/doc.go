@@ -1,0 +1,17 @@
+// Package rescore re-ranks approximate candidates with full-precision
+// vectors: the second phase of every quantized search (Elasticsearch's
+// rescore_vector with its oversample, DiskBBQ's and bbq_hnsw's rescoring of
+// the top oversample·k by raw float vectors, ALGORITHMS.md §4.2).
+//
+// The vectors come from any engine.VectorSource: a slab in RAM ([Slab]) or
+// a vector file on disk (engine/store.File), whose reads are counted per
+// call. Reads are issued one after the other, or by a bounded set of
+// goroutines each issuing its own preads so several are in flight at once
+// — the analogue of Elasticsearch's io_uring-backed scorer (E15).
+//
+// # Concurrency
+//
+// A [Rescorer] is safe for concurrent use; each Rescore call owns its
+// scratch. The query must already be prepared as the index prepared its
+// vectors (unit-normalised under Cosine).
+package rescore

@@ -1,0 +1,244 @@
+package rescore
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/store"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// Options choose how candidates are fetched.
+type Options struct {
+	// Concurrency is the number of goroutines issuing reads at once;
+	// 0 or 1 reads sequentially.
+	Concurrency int
+}
+
+// String prints the options.
+func (o Options) String() string {
+	if o.Concurrency <= 1 {
+		return "rescore{reads:sequential}"
+	}
+	return fmt.Sprintf("rescore{reads:concurrent(%d)}", o.Concurrency)
+}
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	if o.Concurrency < 0 || o.Concurrency > 4096 {
+		return fmt.Errorf("%w: rescore concurrency %d out of range 0…4096", engine.ErrInvalidArgument, o.Concurrency)
+	}
+	return nil
+}
+
+// Stats describe one Rescore call.
+type Stats struct {
+	Candidates int           // candidates scored (after removing duplicate ids)
+	IO         store.IOStats // reads of full vectors; cache counters only for files
+	Duration   time.Duration // wall time of the call
+}
+
+// Add accumulates o into s.
+func (s *Stats) Add(o Stats) {
+	s.Candidates += o.Candidates
+	s.IO.Add(o.IO)
+	s.Duration += o.Duration
+}
+
+// counted is a source that attributes reads to a caller's counters
+// (engine/store.File).
+type counted interface {
+	ReadVector(dst []float32, id engine.ID, st *store.IOStats) ([]float32, error)
+}
+
+// Rescorer re-ranks candidates against one source under one metric.
+type Rescorer struct {
+	src    engine.VectorSource
+	slab   *Slab // non-nil: score rows in place, no copy
+	cnt    counted
+	metric engine.Metric
+	dist   vec.DistFunc
+	opt    Options
+	bufs   sync.Pool // *[]float32 of Dim
+}
+
+// New binds a source and a metric. Under Cosine the source's vectors must
+// be unit-normalised (engine/store writes them so).
+func New(src engine.VectorSource, metric engine.Metric, opt Options) (*Rescorer, error) {
+	if src == nil {
+		return nil, fmt.Errorf("%w: nil vector source", engine.ErrInvalidArgument)
+	}
+	if !metric.Valid() {
+		return nil, fmt.Errorf("%w: unknown metric %d", engine.ErrInvalidArgument, metric)
+	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	r := &Rescorer{src: src, metric: metric, dist: vec.Distance(metric), opt: opt}
+	r.slab, _ = src.(*Slab)
+	r.cnt, _ = src.(counted)
+	dim := src.Dim()
+	r.bufs.New = func() any { b := make([]float32, dim); return &b }
+	return r, nil
+}
+
+// Source returns the bound source.
+func (r *Rescorer) Source() engine.VectorSource { return r.src }
+
+// Options returns the bound options.
+func (r *Rescorer) Options() Options { return r.opt }
+
+// Rescore computes the exact distance of every candidate to q and returns
+// the k nearest in increasing (distance, id) order, appended to dst[:0].
+// Duplicate candidate ids are scored once.
+func (r *Rescorer) Rescore(dst []engine.Result, q []float32, cands []engine.Result, k int) ([]engine.Result, Stats, error) {
+	start := time.Now()
+	var st Stats
+	if err := engine.CheckK(k); err != nil {
+		return dst[:0], st, err
+	}
+	if len(q) != r.src.Dim() {
+		return dst[:0], st, fmt.Errorf("%w: query has %d components, vectors have %d", engine.ErrDimension, len(q), r.src.Dim())
+	}
+	out := make([]engine.Result, len(cands))
+	copy(out, cands)
+	// Drop duplicate ids (spilled IVF assignments) before reading.
+	slices.SortFunc(out, func(a, b engine.Result) int { return cmp.Compare(a.ID, b.ID) })
+	out = slices.CompactFunc(out, func(a, b engine.Result) bool { return a.ID == b.ID })
+	n := len(out)
+	st.Candidates = n
+	for _, c := range out {
+		if int(c.ID) >= r.src.Len() {
+			return dst[:0], st, fmt.Errorf("%w: candidate id %d beyond the %d vectors of the source", engine.ErrNotFound, c.ID, r.src.Len())
+		}
+	}
+	var err error
+	switch {
+	case r.slab != nil:
+		m := r.slab.M
+		for i := range out {
+			out[i].Dist = r.dist(q, m.Row(int(out[i].ID)))
+		}
+		st.IO.Reads = int64(n)
+		st.IO.Bytes = int64(n) * int64(4*m.Dim)
+	case r.opt.Concurrency <= 1 || n <= 1:
+		err = r.scoreRange(q, out, &st.IO)
+	default:
+		err = r.scoreConcurrent(q, out, &st.IO)
+	}
+	if err != nil {
+		return dst[:0], st, err
+	}
+	slices.SortFunc(out, func(a, b engine.Result) int {
+		if c := cmp.Compare(a.Dist, b.Dist); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	dst = append(dst[:0], out...)
+	st.Duration = time.Since(start)
+	return dst, st, nil
+}
+
+func (r *Rescorer) read(buf []float32, id engine.ID, io *store.IOStats) ([]float32, error) {
+	if r.cnt != nil {
+		return r.cnt.ReadVector(buf, id, io)
+	}
+	v, err := r.src.Vector(buf, id)
+	if err == nil {
+		io.Reads++
+		io.Bytes += int64(4 * len(buf))
+	}
+	return v, err
+}
+
+func (r *Rescorer) scoreRange(q []float32, out []engine.Result, io *store.IOStats) error {
+	bp := r.bufs.Get().(*[]float32)
+	defer r.bufs.Put(bp)
+	for i := range out {
+		v, err := r.read(*bp, out[i].ID, io)
+		if err != nil {
+			return fmt.Errorf("rescore: candidate %d: %w", out[i].ID, err)
+		}
+		out[i].Dist = r.dist(q, v)
+	}
+	return nil
+}
+
+// scoreConcurrent has up to Concurrency goroutines take candidates one at a
+// time, so that many reads are in flight together.
+func (r *Rescorer) scoreConcurrent(q []float32, out []engine.Result, io *store.IOStats) error {
+	workers := min(r.opt.Concurrency, len(out))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	ios := make([]store.IOStats, workers)
+	errs := make([]error, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			bp := r.bufs.Get().(*[]float32)
+			defer r.bufs.Put(bp)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(out) || errs[w] != nil {
+					return
+				}
+				v, err := r.read(*bp, out[i].ID, &ios[w])
+				if err != nil {
+					errs[w] = fmt.Errorf("rescore: candidate %d: %w", out[i].ID, err)
+					return
+				}
+				out[i].Dist = r.dist(q, v)
+			}
+		}(w)
+	}
+	wg.Wait()
+	for w := range ios {
+		io.Add(ios[w])
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DefaultConcurrency is a reasonable in-flight read count for concurrent
+// rescoring: enough to cover device latency, bounded by the machine.
+func DefaultConcurrency() int { return max(16, 4*runtime.GOMAXPROCS(0)) }
+
+// Slab serves vectors from a matrix in RAM. Rescoring from a Slab reads
+// rows in place; its IO counters count vectors and bytes touched.
+type Slab struct{ M *vec.Matrix }
+
+// NewSlab wraps m.
+func NewSlab(m *vec.Matrix) *Slab { return &Slab{M: m} }
+
+// Dim returns the vectors' dimension.
+func (s *Slab) Dim() int { return s.M.Dim }
+
+// Len returns the number of vectors.
+func (s *Slab) Len() int { return s.M.N }
+
+// Vector copies row id into dst.
+func (s *Slab) Vector(dst []float32, id engine.ID) ([]float32, error) {
+	if len(dst) != s.M.Dim {
+		return nil, fmt.Errorf("%w: destination has %d components, slab has %d", engine.ErrDimension, len(dst), s.M.Dim)
+	}
+	if int(id) >= s.M.N {
+		return nil, fmt.Errorf("%w: vector %d, slab holds %d", engine.ErrNotFound, id, s.M.N)
+	}
+	copy(dst, s.M.Row(int(id)))
+	return dst, nil
+}

@@ -1,0 +1,141 @@
+package rescore
+
+import (
+	"cmp"
+	"errors"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/store"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+func data(n, dim int) *vec.Matrix {
+	rng := rand.New(rand.NewPCG(4, 4))
+	m := vec.NewMatrix(n, dim)
+	for i := range m.Data {
+		m.Data[i] = float32(rng.NormFloat64())
+	}
+	for i := 0; i < n; i++ {
+		_ = vec.Normalize(m.Row(i))
+	}
+	return m
+}
+
+// exact is the reference: score every candidate, sort by (dist, id).
+func exact(m *vec.Matrix, metric engine.Metric, q []float32, cands []engine.Result, k int) []engine.Result {
+	d := vec.Distance(metric)
+	seen := map[engine.ID]bool{}
+	var out []engine.Result
+	for _, c := range cands {
+		if !seen[c.ID] {
+			seen[c.ID] = true
+			out = append(out, engine.Result{ID: c.ID, Dist: d(q, m.Row(int(c.ID)))})
+		}
+	}
+	slices.SortFunc(out, func(a, b engine.Result) int {
+		if c := cmp.Compare(a.Dist, b.Dist); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out[:min(k, len(out))]
+}
+
+func TestRescoreMatchesExact(t *testing.T) {
+	m := data(500, 24)
+	path := filepath.Join(t.TempDir(), "v.vec")
+	// Stored as L2 so the file holds m's bits exactly (Cosine would
+	// renormalise the already-unit rows and move the last bit).
+	if err := store.WriteMatrix(path, m, engine.L2); err != nil {
+		t.Fatal(err)
+	}
+	f, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rng := rand.New(rand.NewPCG(1, 1))
+	cands := make([]engine.Result, 0, 60)
+	for i := 0; i < 50; i++ {
+		cands = append(cands, engine.Result{ID: engine.ID(rng.IntN(500))})
+	}
+	cands = append(cands, cands[:10]...) // duplicates, as spilled IVF lists give
+	q := m.Row(7)
+	for _, metric := range []engine.Metric{engine.Cosine, engine.Dot, engine.L2} {
+		want := exact(m, metric, q, cands, 10)
+		for _, tc := range []struct {
+			name string
+			src  engine.VectorSource
+			opt  Options
+		}{
+			{"slab", NewSlab(m), Options{}},
+			{"file sequential", f, Options{}},
+			{"file concurrent", f, Options{Concurrency: 8}},
+		} {
+			t.Run(metric.String()+"/"+tc.name, func(t *testing.T) {
+				r, err := New(tc.src, metric, tc.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, st, err := r.Rescore(nil, q, cands, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("got %v\nwant %v", got, want)
+				}
+				if st.Candidates != len(exact(m, metric, q, cands, 1000)) || st.IO.Reads != int64(st.Candidates) {
+					t.Fatalf("stats %+v", st)
+				}
+			})
+		}
+	}
+}
+
+func TestRescoreErrors(t *testing.T) {
+	m := data(20, 4)
+	r, _ := New(NewSlab(m), engine.L2, Options{})
+	if _, _, err := r.Rescore(nil, make([]float32, 3), []engine.Result{{ID: 1}}, 1); !errors.Is(err, engine.ErrDimension) {
+		t.Fatalf("wrong query dim: %v", err)
+	}
+	if _, _, err := r.Rescore(nil, m.Row(0), []engine.Result{{ID: 20}}, 1); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("id beyond source: %v", err)
+	}
+	if _, _, err := r.Rescore(nil, m.Row(0), nil, 0); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatalf("k = 0: %v", err)
+	}
+	if _, err := New(nil, engine.L2, Options{}); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatal("nil source accepted")
+	}
+	if _, err := New(NewSlab(m), engine.L2, Options{Concurrency: -1}); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatal("negative concurrency accepted")
+	}
+}
+
+func BenchmarkRescore(b *testing.B) {
+	m := data(20000, 384)
+	path := filepath.Join(b.TempDir(), "v.vec")
+	if err := store.WriteMatrix(path, m, engine.Cosine); err != nil {
+		b.Fatal(err)
+	}
+	f, _ := store.Open(path, store.Options{})
+	defer f.Close()
+	cands := make([]engine.Result, 100)
+	for i := range cands {
+		cands[i].ID = engine.ID(i * 97)
+	}
+	for _, c := range []int{1, 16} {
+		r, _ := New(f, engine.Cosine, Options{Concurrency: c})
+		b.Run(r.Options().String(), func(b *testing.B) {
+			var dst []engine.Result
+			for b.Loop() {
+				dst, _, _ = r.Rescore(dst, m.Row(0), cands, 10)
+			}
+			b.ReportMetric(100, "reads/op")
+		})
+	}
+}
