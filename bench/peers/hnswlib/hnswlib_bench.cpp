@@ -1,0 +1,224 @@
+// hnswlib_bench: the anchor of `veclab bench hnsw -peer hnswlib`.
+//
+// Builds an hnswlib index (Debian's libhnswlib-dev headers, nmslib/hnswlib
+// 0.6.2) from TEXMEX .fvecs files, once per requested thread count (threads
+// call addPoint concurrently, as hnswlib's Python binding does), then
+// searches one query per call on one thread at each ef and prints one JSON
+// object: build seconds per thread count, and per ef recall@k against the
+// .ivecs truth, QPS, p50/p95 latency in microseconds and mean distance
+// computations per query.
+//
+// Usage:
+//   hnswlib_bench -base base.fvecs -query query.fvecs -truth groundtruth.ivecs
+//                 [-metric cosine|ip|l2] [-m 16] [-efc 64] [-threads 1,2]
+//                 [-ef 10,40,64,100] [-k 10] [-seed 100] [-min-seconds 0.3]
+//
+// Cosine normalises every vector and uses InnerProductSpace (1 − ⟨a,b⟩).
+// The search runs on the index built with the first thread count.
+#include <hnswlib/hnswlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Vecs {
+    size_t n = 0, dim = 0;
+    std::vector<float> data;  // n × dim, row-major
+};
+
+// readVecs reads a TEXMEX file whose records are int32 dim + dim × 4 bytes.
+template <typename T>
+void readVecs(const std::string &path, size_t &n, size_t &dim, std::vector<T> &out) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw std::runtime_error(path + ": cannot open");
+    n = 0;
+    dim = 0;
+    for (;;) {
+        int32_t d;
+        if (!f.read(reinterpret_cast<char *>(&d), 4)) {
+            if (f.gcount() == 0) break;
+            throw std::runtime_error(path + ": truncated dimension header at record " + std::to_string(n));
+        }
+        if (d <= 0 || d > (1 << 20)) throw std::runtime_error(path + ": bad dimension " + std::to_string(d));
+        if (dim == 0) dim = d;
+        if ((size_t)d != dim) throw std::runtime_error(path + ": inconsistent dimension at record " + std::to_string(n));
+        size_t off = out.size();
+        out.resize(off + dim);
+        if (!f.read(reinterpret_cast<char *>(out.data() + off), dim * 4))
+            throw std::runtime_error(path + ": truncated record " + std::to_string(n));
+        n++;
+    }
+    if (n == 0) throw std::runtime_error(path + ": no records");
+}
+
+void normalize(Vecs &v) {
+    for (size_t i = 0; i < v.n; i++) {
+        float *x = v.data.data() + i * v.dim;
+        double s = 0;
+        for (size_t j = 0; j < v.dim; j++) s += double(x[j]) * x[j];
+        if (s == 0) throw std::runtime_error("zero vector under cosine at row " + std::to_string(i));
+        float inv = float(1 / std::sqrt(s));
+        for (size_t j = 0; j < v.dim; j++) x[j] *= inv;
+    }
+}
+
+std::vector<size_t> parseList(const std::string &s) {
+    std::vector<size_t> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        if (!item.empty()) out.push_back(std::stoul(item));
+    }
+    if (out.empty()) throw std::runtime_error("empty list: " + s);
+    return out;
+}
+
+double quantile(std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    size_t i = size_t(std::ceil(q * v.size()));
+    if (i > 0) i--;
+    return v[std::min(i, v.size() - 1)];
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    std::string basePath, queryPath, truthPath, metric = "cosine";
+    std::string threadsArg = "1", efArg = "10,20,40,64,100,200,400";
+    size_t M = 16, efc = 64, k = 10, seed = 100;
+    double minSeconds = 0.3;
+    try {
+        for (int i = 1; i < argc; i++) {
+            std::string a = argv[i];
+            auto next = [&]() -> std::string {
+                if (i + 1 >= argc) throw std::runtime_error("flag " + a + " needs a value");
+                return argv[++i];
+            };
+            if (a == "-base") basePath = next();
+            else if (a == "-query") queryPath = next();
+            else if (a == "-truth") truthPath = next();
+            else if (a == "-metric") metric = next();
+            else if (a == "-m") M = std::stoul(next());
+            else if (a == "-efc") efc = std::stoul(next());
+            else if (a == "-threads") threadsArg = next();
+            else if (a == "-ef") efArg = next();
+            else if (a == "-k") k = std::stoul(next());
+            else if (a == "-seed") seed = std::stoul(next());
+            else if (a == "-min-seconds") minSeconds = std::stod(next());
+            else throw std::runtime_error("unknown flag " + a);
+        }
+        if (basePath.empty() || queryPath.empty() || truthPath.empty())
+            throw std::runtime_error("-base, -query and -truth are required");
+        std::vector<size_t> threads = parseList(threadsArg), efs = parseList(efArg);
+
+        Vecs base, query;
+        readVecs(basePath, base.n, base.dim, base.data);
+        readVecs(queryPath, query.n, query.dim, query.data);
+        size_t tn, tk;
+        std::vector<int32_t> truth;
+        readVecs(truthPath, tn, tk, truth);
+        if (query.dim != base.dim) throw std::runtime_error("query and base dimensions differ");
+        if (tn != query.n) throw std::runtime_error("truth has " + std::to_string(tn) + " rows, queries " + std::to_string(query.n));
+        if (tk < k) throw std::runtime_error("truth holds fewer than k neighbours per query");
+
+        std::unique_ptr<hnswlib::SpaceInterface<float>> space;
+        if (metric == "cosine") {
+            normalize(base);
+            normalize(query);
+            space.reset(new hnswlib::InnerProductSpace(base.dim));
+        } else if (metric == "ip" || metric == "dot") {
+            space.reset(new hnswlib::InnerProductSpace(base.dim));
+        } else if (metric == "l2") {
+            space.reset(new hnswlib::L2Space(base.dim));
+        } else {
+            throw std::runtime_error("unknown metric " + metric);
+        }
+
+        std::unique_ptr<hnswlib::HierarchicalNSW<float>> searchIndex;
+        std::string buildsJSON;
+        for (size_t bi = 0; bi < threads.size(); bi++) {
+            size_t nt = std::max<size_t>(1, threads[bi]);
+            auto index = std::make_unique<hnswlib::HierarchicalNSW<float>>(space.get(), base.n, M, efc, seed);
+            auto t0 = Clock::now();
+            // The first point alone, so every thread starts from a graph
+            // with an entry point (hnswlib's Python binding does the same).
+            index->addPoint(base.data.data(), 0);
+            if (nt == 1) {
+                for (size_t i = 1; i < base.n; i++) index->addPoint(base.data.data() + i * base.dim, i);
+            } else {
+                std::atomic<size_t> next(1);
+                std::vector<std::thread> pool;
+                for (size_t t = 0; t < nt; t++) {
+                    pool.emplace_back([&]() {
+                        for (size_t i; (i = next.fetch_add(1)) < base.n;)
+                            index->addPoint(base.data.data() + i * base.dim, i);
+                    });
+                }
+                for (auto &th : pool) th.join();
+            }
+            double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+            char buf[128];
+            std::snprintf(buf, sizeof buf, "%s{\"threads\":%zu,\"seconds\":%.4f}", bi ? "," : "", nt, secs);
+            buildsJSON += buf;
+            if (bi == 0) searchIndex = std::move(index);
+        }
+
+        std::string searchJSON;
+        for (size_t ei = 0; ei < efs.size(); ei++) {
+            size_t ef = efs[ei];
+            searchIndex->setEf(ef);
+            for (size_t i = 0; i < std::min<size_t>(20, query.n); i++)  // warm-up
+                searchIndex->searchKnn(query.data.data() + i * query.dim, k);
+            searchIndex->metric_distance_computations = 0;
+            std::vector<double> lat;
+            double hits = 0, elapsed = 0;
+            size_t passes = 0, calls = 0;
+            while (passes == 0 || elapsed < minSeconds) {
+                for (size_t i = 0; i < query.n; i++) {
+                    auto t0 = Clock::now();
+                    auto res = searchIndex->searchKnn(query.data.data() + i * query.dim, k);
+                    double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+                    lat.push_back(us);
+                    elapsed += us / 1e6;
+                    calls++;
+                    if (passes == 0) {
+                        std::unordered_set<int32_t> want(truth.begin() + i * tk, truth.begin() + i * tk + k);
+                        while (!res.empty()) {
+                            hits += want.count(int32_t(res.top().second));
+                            res.pop();
+                        }
+                    }
+                }
+                passes++;
+            }
+            char buf[256];
+            std::snprintf(buf, sizeof buf,
+                          "%s{\"ef\":%zu,\"recall\":%.4f,\"qps\":%.1f,\"p50_us\":%.2f,\"p95_us\":%.2f,\"dist_comps\":%.1f}",
+                          ei ? "," : "", ef, hits / double(query.n * k), calls / elapsed, quantile(lat, 0.50),
+                          quantile(lat, 0.95), double(searchIndex->metric_distance_computations.load()) / calls);
+            searchJSON += buf;
+        }
+        std::printf("{\"peer\":\"hnswlib\",\"n\":%zu,\"dim\":%zu,\"queries\":%zu,\"metric\":\"%s\",\"m\":%zu,\"efc\":%zu,\"k\":%zu,"
+                    "\"builds\":[%s],\"search\":[%s]}\n",
+                    base.n, base.dim, query.n, metric.c_str(), M, efc, k, buildsJSON.c_str(), searchJSON.c_str());
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "hnswlib_bench: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
