@@ -1,0 +1,38 @@
+// Package ivf is an inverted-file index: vectors are clustered by k-means,
+// each cluster keeps a posting list of its members, and a query scans only
+// the lists of the centroids nearest to it — nprobe of them (FAISS
+// IndexIVF, ALGORITHMS.md §8) or as many as a visit budget allows
+// (Elasticsearch's visit_percentage for bbq_disk, §4.3).
+//
+// Posting lists hold either the float32 vectors themselves (IndexIVFFlat) or
+// optimized-scalar-quantized codes of 1, 2, 4 or 8 bits per dimension built
+// around the list's own centroid (DiskBBQ; engine/quant.NewOSQ), each with
+// its document id. With codes, the best ⌈k·oversample⌉ candidates are
+// re-ranked with full-precision vectors from RAM or from an on-disk vector
+// file (engine/rescore, engine/store). Spilled assignment (SOAR, Sun et al.,
+// NeurIPS 2023, as Elasticsearch's Soar.java uses it with λ = 1) puts each
+// vector in a second list too; a search counts each document once.
+//
+// Sources followed: facebookresearch/faiss faiss/IndexIVF.cpp (train,
+// add with coarse assignment, search_preassigned), faiss/IndexIVFFlat.cpp;
+// elastic/elasticsearch …/codec/vectors/diskbbq/ES920DiskBBQVectorsFormat.java,
+// …/cluster/HierarchicalKMeans.java, …/cluster/Soar.java.
+//
+// # Geometry
+//
+// Clustering, assignment and list selection all use squared L2 to the
+// centroids (for Dot this ranks lists by ‖c‖² − 2⟨q, c⟩, not FAISS's plain
+// ⟨q, c⟩). Under Cosine vectors and queries are unit-normalised and the
+// centroids are renormalised after every k-means step (spherical k-means),
+// so L2 and inner-product rankings coincide. Distances returned are on the
+// metric's smaller-is-closer scale.
+//
+// # Invariants
+//
+// Every vector is in exactly one primary list, and in at most one other
+// list when Spill is on. An Index is immutable after Build.
+//
+// # Concurrency
+//
+// Search is safe for concurrent use; each call takes a searcher from a pool.
+package ivf

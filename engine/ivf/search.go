@@ -1,0 +1,250 @@
+package ivf
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/f32"
+	"github.com/veclab/veclab/engine/internal/topk"
+	"github.com/veclab/veclab/engine/rescore"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// SearchOptions describe one query.
+type SearchOptions struct {
+	K int // results wanted; 1 ≤ K ≤ Len()
+	// Nprobe is the number of lists scanned, nearest centroids first
+	// (FAISS nprobe, default 1). Ignored when VisitPercentage > 0.
+	Nprobe int
+	// VisitPercentage (0–100] scans lists in centroid order until that
+	// share of the indexed vectors has been visited (Elasticsearch's
+	// visit_percentage for bbq_disk); at least one list is scanned.
+	VisitPercentage float64
+	// Oversample gathers ⌈K·Oversample⌉ candidates before rescoring
+	// (Elasticsearch rescore_vector.oversample); values < 1 mean 1.
+	Oversample float64
+	// Rescorer, when set, re-ranks the candidates with full-precision
+	// vectors (RAM or disk). Without it results carry the list distances:
+	// exact for float32 lists, estimates for codes.
+	Rescorer *rescore.Rescorer
+	// Filter, when set, keeps only allowed documents (applied while
+	// scanning, before the candidate bound).
+	Filter engine.Filter
+}
+
+// String prints the options.
+func (o SearchOptions) String() string {
+	by := fmt.Sprintf("nprobe=%d", o.Nprobe)
+	if o.VisitPercentage > 0 {
+		by = fmt.Sprintf("visit=%g%%", o.VisitPercentage)
+	}
+	rs := "none"
+	if o.Rescorer != nil {
+		rs = o.Rescorer.Options().String()
+	}
+	return fmt.Sprintf("search{k=%d %s oversample=%g rescore=%s}", o.K, by, o.Oversample, rs)
+}
+
+// Stats are one query's counters.
+type Stats struct {
+	ListsProbed  int // posting lists scanned
+	Scanned      int // list entries scored (vectors or codes)
+	Duplicates   int // spilled entries skipped because already scored
+	Candidates   int // candidates handed to the rescorer (or returned)
+	Rescore      rescore.Stats
+	CentroidComp int // centroid distance computations
+}
+
+// Add accumulates o into s.
+func (s *Stats) Add(o Stats) {
+	s.ListsProbed += o.ListsProbed
+	s.Scanned += o.Scanned
+	s.Duplicates += o.Duplicates
+	s.Candidates += o.Candidates
+	s.Rescore.Add(o.Rescore)
+	s.CentroidComp += o.CentroidComp
+}
+
+type searcher struct {
+	q       []float32
+	order   []engine.Result // centroids by distance
+	heap    topk.MaxHeap
+	visited *topk.Visited
+	qcode   []byte
+	cands   []engine.Result
+}
+
+func (ix *Index) getSearcher() *searcher {
+	if s, ok := ix.pool.Get().(*searcher); ok {
+		return s
+	}
+	s := &searcher{q: make([]float32, ix.dim), order: make([]engine.Result, ix.cents.N)}
+	if ix.cfg.Spill {
+		s.visited = topk.NewVisited(ix.n)
+	}
+	if ix.cfg.Bits > 0 {
+		s.qcode = make([]byte, ix.qcodeSz)
+	}
+	return s
+}
+
+// Search returns the k nearest vectors found in the nprobe nearest lists.
+func (ix *Index) Search(q []float32, k, nprobe int) ([]engine.Result, Stats, error) {
+	return ix.SearchWith(q, SearchOptions{K: k, Nprobe: nprobe})
+}
+
+// SearchVisit returns the k nearest vectors found visiting visitPercentage
+// percent of the indexed vectors, nearest lists first.
+func (ix *Index) SearchVisit(q []float32, k int, visitPercentage float64) ([]engine.Result, Stats, error) {
+	return ix.SearchWith(q, SearchOptions{K: k, VisitPercentage: visitPercentage})
+}
+
+// SearchWith runs one query with full options.
+func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stats, error) {
+	var st Stats
+	if err := engine.CheckK(o.K); err != nil {
+		return nil, st, err
+	}
+	if o.K > ix.n {
+		return nil, st, fmt.Errorf("%w: k = %d exceeds the %d indexed vectors", engine.ErrInvalidArgument, o.K, ix.n)
+	}
+	if err := engine.CheckVector(q, ix.dim, ix.cfg.Metric); err != nil {
+		return nil, st, fmt.Errorf("ivf: query: %w", err)
+	}
+	if o.VisitPercentage < 0 || o.VisitPercentage > 100 || math.IsNaN(o.VisitPercentage) {
+		return nil, st, fmt.Errorf("%w: visit percentage %g outside (0, 100]", engine.ErrInvalidArgument, o.VisitPercentage)
+	}
+	if o.Nprobe < 0 {
+		return nil, st, fmt.Errorf("%w: nprobe %d < 0", engine.ErrInvalidArgument, o.Nprobe)
+	}
+	if math.IsNaN(o.Oversample) || math.IsInf(o.Oversample, 0) {
+		return nil, st, fmt.Errorf("%w: oversample %g", engine.ErrInvalidArgument, o.Oversample)
+	}
+	if o.Rescorer != nil {
+		if src := o.Rescorer.Source(); src.Dim() != ix.dim || src.Len() < ix.n {
+			return nil, st, fmt.Errorf("%w: rescoring source has %d vectors of %d dims, index has %d of %d",
+				engine.ErrDimension, src.Len(), src.Dim(), ix.n, ix.dim)
+		}
+	}
+	s := ix.getSearcher()
+	defer ix.pool.Put(s)
+	copy(s.q, q)
+	if ix.cfg.Metric == engine.Cosine {
+		_ = vec.Normalize(s.q)
+	}
+	qv := s.q
+
+	// Rank the lists by ‖c‖² − 2⟨q, c⟩ (squared L2 minus ‖q‖²).
+	nl := ix.cents.N
+	for j := 0; j < nl; j++ {
+		s.order[j] = engine.Result{ID: engine.ID(j), Dist: ix.cnorms[j] - 2*f32.Dot(qv, ix.cents.Data[j*ix.cents.Stride:j*ix.cents.Stride+ix.dim])}
+	}
+	st.CentroidComp = nl
+	byDist := func(a, b engine.Result) int {
+		if c := cmp.Compare(a.Dist, b.Dist); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	}
+	var probe []engine.Result
+	budget := 0
+	if o.VisitPercentage > 0 {
+		slices.SortFunc(s.order, byDist)
+		probe = s.order
+		budget = max(1, int(math.Ceil(o.VisitPercentage/100*float64(ix.n))))
+	} else {
+		np := max(1, min(o.Nprobe, nl))
+		// Select the np nearest with a bounded max-heap, then sort them.
+		s.heap.Reset()
+		for _, r := range s.order {
+			s.heap.PushBounded(r, np)
+		}
+		probe = s.heap.Sorted(s.order[:0])
+	}
+
+	kk := o.K
+	if o.Rescorer != nil && o.Oversample > 1 {
+		kk = min(ix.n, int(math.Ceil(float64(o.K)*o.Oversample)))
+	}
+	if s.visited != nil {
+		s.visited.Reset(ix.n)
+	}
+	s.heap.Reset()
+	for _, pr := range probe {
+		if budget > 0 && st.Scanned >= budget {
+			break
+		}
+		j := int(pr.ID)
+		l := &ix.lists[j]
+		st.ListsProbed++
+		st.Scanned += len(l.ids)
+		if ix.cfg.Bits == 0 {
+			ix.scanFloat(s, l, qv, kk, o.Filter, &st)
+		} else if err := ix.scanCodes(s, j, l, qv, kk, o.Filter, &st); err != nil {
+			return nil, st, err
+		}
+	}
+	s.cands = s.heap.Sorted(s.cands[:0])
+	st.Candidates = len(s.cands)
+	if o.Rescorer == nil {
+		out := slices.Clone(s.cands[:min(o.K, len(s.cands))])
+		return out, st, nil
+	}
+	out, rst, err := o.Rescorer.Rescore(nil, qv, s.cands, o.K)
+	st.Rescore = rst
+	if err != nil {
+		return nil, st, fmt.Errorf("ivf: rescore: %w", err)
+	}
+	return out, st, nil
+}
+
+func (ix *Index) scanFloat(s *searcher, l *list, q []float32, kk int, filter engine.Filter, st *Stats) {
+	dim := ix.dim
+	metric := ix.cfg.Metric
+	for i, id := range l.ids {
+		if filter != nil && !filter.Allowed(id) {
+			continue
+		}
+		if s.visited != nil && s.visited.Visit(id) {
+			st.Duplicates++
+			continue
+		}
+		v := l.vecs[i*dim : i*dim+dim : i*dim+dim]
+		var d float32
+		switch metric {
+		case engine.L2:
+			d = f32.L2Sq(q, v)
+		case engine.Dot:
+			d = -f32.Dot(q, v)
+		default:
+			d = 1 - f32.Dot(q, v)
+		}
+		s.heap.PushBounded(engine.Result{ID: id, Dist: d}, kk)
+	}
+}
+
+// scanCodes encodes the query against the list's own centroid (DiskBBQ
+// quantizes the query per visited cluster) and scores every code. A
+// spilled document keeps the estimate of the first list that scored it.
+func (ix *Index) scanCodes(s *searcher, j int, l *list, q []float32, kk int, filter engine.Filter, st *Stats) error {
+	qz := ix.quants[j]
+	if err := qz.EncodeQuery(s.qcode, q); err != nil {
+		return fmt.Errorf("ivf: encode query for list %d: %w", j, err)
+	}
+	cs := ix.codeSize
+	for i, id := range l.ids {
+		if filter != nil && !filter.Allowed(id) {
+			continue
+		}
+		if s.visited != nil && s.visited.Visit(id) {
+			st.Duplicates++
+			continue
+		}
+		d := qz.Distance(s.qcode, l.codes[i*cs:(i+1)*cs])
+		s.heap.PushBounded(engine.Result{ID: id, Dist: d}, kk)
+	}
+	return nil
+}
