@@ -19,7 +19,7 @@ type ScalarConfig struct {
 	Bits int
 	// ConfidenceInterval c picks the quantization bounds: c = 1 takes the
 	// plain minimum and maximum of the sample; 0.9 ≤ c < 1 takes, in
-	// groups of 20 sampled vectors, the (1−c)/2 and (1+c)/2 quantiles of
+	// groups of 20 sampled vectors (one group of all when fewer), the (1−c)/2 and (1+c)/2 quantiles of
 	// all their components and averages them over the groups. 0 means the
 	// Lucene default max(0.9, 1 − 1/(dim+1)). (Lucene's "dynamic" interval
 	// search, its int4 default, is not implemented.)
@@ -90,7 +90,7 @@ func (c ScalarConfig) String() string {
 // ScalarQuantizedVectorSimilarity does: ⟨x, y⟩ ≈ α²·⟨qx, qy⟩ + cx + cy,
 // with the per-vector correction
 //
-//	c = Σ_i [ MinQ·(v_i − MinQ/2) + (v_i' − α·q_i)·α·q_i ],  v_i' = clamp(v_i) − MinQ
+//	c = Σ_i [ MinQ·(v_i − MinQ/2) + (v_i − MinQ − α·q_i)·α·q_i ]
 //
 // whose second term corrects for the rounding error. Squared L2 is
 // α²·Σ(qx − qy)² and needs no correction.
@@ -129,23 +129,22 @@ func TrainScalar(sample *vec.Matrix, metric engine.Metric, cfg ScalarConfig) (*S
 			}
 		}
 	} else {
-		if len(rows) < scalarGroup {
-			return nil, fmt.Errorf("%w: confidence interval %.4f needs at least %d training vectors (one quantile group), got %d; use ConfidenceInterval 1 (min/max) for fewer",
-				engine.ErrInvalidArgument, cfg.ConfidenceInterval, scalarGroup, len(rows))
-		}
 		lo, hi = confidenceBounds(rows, sample.Dim, cfg.ConfidenceInterval)
 	}
 	return newScalar(sample.Dim, metric, cfg, lo, hi)
 }
 
 // confidenceBounds averages the per-group quantiles over full groups of
-// scalarGroup vectors (a trailing partial group is not used).
+// scalarGroup vectors; a trailing partial group is not used, and fewer than
+// scalarGroup vectors form one group (Lucene ScalarQuantizer.fromVectors:
+// small samples are not allowed extreme intervals).
 func confidenceBounds(rows [][]float32, dim int, c float64) (float32, float32) {
-	scratch := make([]float32, scalarGroup*dim)
+	group := min(scalarGroup, len(rows))
+	scratch := make([]float32, group*dim)
 	var sumLo, sumHi float64
 	groups := 0
-	for g := 0; g+scalarGroup <= len(rows); g += scalarGroup {
-		for i := 0; i < scalarGroup; i++ {
+	for g := 0; g+group <= len(rows); g += group {
+		for i := 0; i < group; i++ {
 			copy(scratch[i*dim:], rows[g+i])
 		}
 		l, h := quantiles(scratch, c)
@@ -257,10 +256,13 @@ func (s *Scalar) encode(dst []byte, v []float32) {
 	var corr float64
 	var sumQ float64
 	for i, x := range v {
+		dx := float64(x) - m
 		dxc := float64(min(max(x, s.minQ), s.maxQ) - s.minQ)
 		q := roundHalfUp(dxc * float64(s.scale))
 		dxq := q * alpha
-		corr += m*(float64(x)-m/2) + (dxc-dxq)*dxq
+		// The rounding (and clipping) error dx − dxq times the quantized
+		// value: Lucene's estimate of ⟨e_x, ŷ⟩ by ⟨e_x, x̂⟩ for near neighbours.
+		corr += m*(float64(x)-m/2) + (dx-dxq)*dxq
 		sumQ += q
 		if s.cfg.Bits == 4 {
 			code[i>>1] |= byte(q) << (4 * (i & 1))

@@ -1,0 +1,77 @@
+package quant_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/quant"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+func sample(n, dim int) *vec.Matrix {
+	r := rand.New(rand.NewPCG(1, 2))
+	m := vec.NewMatrix(n, dim)
+	for i := range m.Data {
+		m.Data[i] = float32(r.NormFloat64())
+	}
+	for i := 0; i < n; i++ {
+		_ = vec.Normalize(m.Row(i))
+	}
+	return m
+}
+
+// BBQ: 1-bit documents scored against a 4-bit query, 14 bytes of
+// corrective factors per document.
+func ExampleTrainOSQ() {
+	data := sample(1000, 384)
+	q, err := quant.TrainOSQ(data, engine.Cosine, quant.OSQConfig{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(q.BytesPerVector(), "bytes per vector")
+	code := make([]byte, q.CodeSize())
+	query := make([]byte, q.QueryCodeSize())
+	_ = q.Encode(code, data.Row(0))
+	_ = q.EncodeQuery(query, data.Row(0))
+	d := q.Distance(query, code)
+	fmt.Println(d < 0.3) // a vector is near itself
+	// Output:
+	// 62 bytes per vector
+	// true
+}
+
+// Elasticsearch's "int8" (7-bit) with bounds from Lucene's default
+// confidence interval, and a flat scan over the codes.
+func ExampleTrainScalar() {
+	data := sample(1000, 64)
+	q, err := quant.TrainScalar(data, engine.Cosine, quant.ScalarConfig{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := quant.NewStore(q)
+	s.Reserve(data.N)
+	for i := 0; i < data.N; i++ {
+		if err := s.Set(engine.ID(i), data.Row(i)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	res, _ := s.Search(data.Row(42), 1, nil)
+	fmt.Println(res[0].ID, q.BytesPerVector())
+	// Output: 42 68
+}
+
+func ExampleRestore() {
+	q, _ := quant.TrainScalar(sample(100, 8), engine.L2, quant.ScalarConfig{Bits: 4})
+	b, _ := q.MarshalBinary()
+	r, err := quant.Restore(b)
+	fmt.Println(err, r.CodeSize())
+	_, err = quant.Restore(b[:len(b)-1])
+	fmt.Println(err)
+	// Output:
+	// <nil> 8
+	// engine: corrupt data: scalar quantizer: checksum mismatch at offset 43 (stored fe36e400, computed 55686821): truncated or corrupted
+}
