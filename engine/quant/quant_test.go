@@ -360,7 +360,10 @@ func TestBadInput(t *testing.T) {
 		{"zero vector cosine", func() error { _, err := TrainOSQ(zero, engine.Cosine, OSQConfig{}); return err }, engine.ErrZeroVector, "training vector 5"},
 		{"constant data", func() error { _, err := TrainScalar(constant, engine.L2, ScalarConfig{}); return err }, engine.ErrInvalidArgument, "all training components equal"},
 		{"bad bits", func() error { _, err := TrainScalar(data, engine.L2, ScalarConfig{Bits: 5}); return err }, engine.ErrInvalidArgument, "Bits 5"},
-		{"bad interval", func() error { _, err := TrainScalar(data, engine.L2, ScalarConfig{ConfidenceInterval: 0.5}); return err }, engine.ErrInvalidArgument, "ConfidenceInterval"},
+		{"bad interval", func() error {
+			_, err := TrainScalar(data, engine.L2, ScalarConfig{ConfidenceInterval: 0.5})
+			return err
+		}, engine.ErrInvalidArgument, "ConfidenceInterval"},
 		{"bad osq bits", func() error { _, err := TrainOSQ(data, engine.L2, OSQConfig{Bits: 9}); return err }, engine.ErrInvalidArgument, "Bits 9"},
 		{"bad lambda", func() error { _, err := TrainOSQ(data, engine.L2, OSQConfig{Lambda: 2}); return err }, engine.ErrInvalidArgument, "Lambda"},
 		{"bad metric", func() error { _, err := TrainOSQ(data, engine.Metric(9), OSQConfig{}); return err }, engine.ErrInvalidArgument, "metric"},
@@ -399,7 +402,11 @@ func TestBadInput(t *testing.T) {
 		}{
 			{"short vector", func() error { return q.Encode(code, good[:15]) }, engine.ErrDimension, "15 components"},
 			{"long query", func() error { return q.EncodeQuery(qcode, append(good[:16:16], 1)) }, engine.ErrDimension, "17 components"},
-			{"NaN", func() error { v := append([]float32(nil), good...); v[4] = float32(math.NaN()); return q.Encode(code, v) }, engine.ErrInvalidVector, "component 4"},
+			{"NaN", func() error {
+				v := append([]float32(nil), good...)
+				v[4] = float32(math.NaN())
+				return q.Encode(code, v)
+			}, engine.ErrInvalidVector, "component 4"},
 			{"Inf query", func() error {
 				v := append([]float32(nil), good...)
 				v[9] = float32(math.Inf(-1))
