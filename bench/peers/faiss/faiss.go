@@ -1,0 +1,153 @@
+// Package faiss runs FAISS as a peer for veclab's IVF benchmark: the Python
+// script ivf.py (embedded, so the veclab binary carries it) trains
+// IndexIVFFlat and IndexIVFScalarQuantizer(QT_8bit) single-threaded on the
+// same .fvecs data, nlist and k-means iterations, sweeps nprobe and prints
+// JSON, which RunIVF decodes.
+//
+// It needs a Python that imports faiss and numpy: Debian's python3-faiss
+// 1.7.3 under /usr/bin/python3, a generic x86-64 build without AVX2 kernels
+// in FAISS itself (its BLAS calls go to the system OpenBLAS). The result
+// carries FAISS's compile options so a report can say so.
+package faiss
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/veclab/veclab/engine"
+)
+
+//go:embed ivf.py
+var ivfScript []byte
+
+// DefaultPython is the interpreter that sees Debian's python3-faiss.
+const DefaultPython = "/usr/bin/python3"
+
+// IVFRequest describes one peer run.
+type IVFRequest struct {
+	Python string // interpreter; "" → DefaultPython
+	Base   string // .fvecs of the indexed vectors (unit-length for Cosine)
+	Query  string // .fvecs of the queries
+	Truth  string // .ivecs of the exact neighbours, at least K per query
+	Nlist  int
+	Niter  int // k-means iterations
+	Nprobe []int
+	Metric engine.Metric
+	K      int
+	Seed   int
+}
+
+// Point is one nprobe of a sweep.
+type Point struct {
+	Nprobe int     `json:"nprobe"`
+	Recall float64 `json:"recall"`
+	QPS    float64 `json:"qps"`
+}
+
+// IVFIndex is one FAISS index's results.
+type IVFIndex struct {
+	Name     string  `json:"name"`
+	TrainS   float64 `json:"train_s"`
+	AddS     float64 `json:"add_s"`
+	CodeSize int     `json:"code_size"`
+	Sweep    []Point `json:"sweep"`
+}
+
+// IVFResult is the script's output.
+type IVFResult struct {
+	FaissVersion   string     `json:"faiss_version"`
+	CompileOptions string     `json:"compile_options"`
+	Note           string     `json:"note"`
+	N              int        `json:"n"`
+	Queries        int        `json:"queries"`
+	Dim            int        `json:"dim"`
+	Nlist          int        `json:"nlist"`
+	Niter          int        `json:"niter"`
+	K              int        `json:"k"`
+	KmeansS        float64    `json:"kmeans_s"`
+	Indexes        []IVFIndex `json:"indexes"`
+}
+
+// Index returns the named index's results, or nil.
+func (r *IVFResult) Index(name string) *IVFIndex {
+	for i := range r.Indexes {
+		if strings.HasPrefix(r.Indexes[i].Name, name) {
+			return &r.Indexes[i]
+		}
+	}
+	return nil
+}
+
+// Script returns the embedded peer script.
+func Script() []byte { return bytes.Clone(ivfScript) }
+
+// RunIVF writes the script to a temporary file and runs it.
+func RunIVF(ctx context.Context, req IVFRequest) (*IVFResult, error) {
+	if req.Nlist < 1 || req.Niter < 1 || req.K < 1 || len(req.Nprobe) == 0 {
+		return nil, fmt.Errorf("%w: faiss peer: nlist %d, niter %d, k %d and %d nprobe values must all be positive",
+			engine.ErrInvalidArgument, req.Nlist, req.Niter, req.K, len(req.Nprobe))
+	}
+	py := req.Python
+	if py == "" {
+		py = DefaultPython
+	}
+	dir, err := os.MkdirTemp("", "veclab-faiss")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "ivf.py")
+	if err := os.WriteFile(script, ivfScript, 0o644); err != nil {
+		return nil, err
+	}
+	probes := make([]string, len(req.Nprobe))
+	for i, p := range req.Nprobe {
+		probes[i] = strconv.Itoa(p)
+	}
+	cmd := exec.CommandContext(ctx, py, script,
+		"--base", req.Base, "--query", req.Query, "--gt", req.Truth,
+		"--nlist", strconv.Itoa(req.Nlist), "--niter", strconv.Itoa(req.Niter),
+		"--nprobe", strings.Join(probes, ","), "--metric", req.Metric.String(),
+		"--k", strconv.Itoa(req.K), "--seed", strconv.Itoa(req.Seed))
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("faiss peer (%s): %w: %s", py, err, strings.TrimSpace(stderr.String()))
+	}
+	var res IVFResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		return nil, fmt.Errorf("faiss peer: bad JSON output: %w (stdout %q)", err, truncate(stdout.String(), 200))
+	}
+	if len(res.Indexes) == 0 {
+		return nil, fmt.Errorf("faiss peer: no index results in output")
+	}
+	return &res, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Available reports whether python imports faiss (with the reason if not).
+func Available(python string) error {
+	if python == "" {
+		python = DefaultPython
+	}
+	out, err := exec.Command(python, "-c", "import faiss, numpy").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("faiss peer: %s cannot import faiss: %v: %s", python, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
