@@ -1,0 +1,213 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+)
+
+func newSession(t *testing.T, opt Options) *Session {
+	t.Helper()
+	s, err := New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestCells(t *testing.T) {
+	s := newSession(t, Options{Capture: CaptureFD})
+	for _, tc := range []struct {
+		name, code     string
+		value          string // text/plain of the result, "" for none
+		stdout, stderr string // substrings of the captured streams
+		errName        string
+		errHas         string
+		traceHas       string
+	}{
+		{name: "expression", code: "1+1", value: "2"},
+		{name: "print hides (n, err)", code: `fmt.Println("hi")`, stdout: "hi\n"},
+		{name: "multi-line print call", code: "fmt.Printf(\"%d-%d\\n\",\n\t1,\n\t2)", stdout: "1-2\n"},
+		{name: "state kept", code: "x := 21", value: ""},
+		{name: "state used", code: "x * 2", value: "42"},
+		{name: "compile error names the line", code: "y := 1\n\nfoo + y", errName: "compile error", errHas: "undefined identifier: foo", traceHas: "cell line 3:"},
+		{name: "panic recovered", code: `panic("boom")`, errName: "panic", errHas: "boom"},
+		{name: "alive after panic", code: "x + 1", value: "22"},
+		{name: "runtime error", code: "var a []int\na[3]", errHas: "index out of range"},
+		{name: "os.Exit disabled", code: "import \"os\"\nos.Exit(3)", errName: "exit", errHas: "os.Exit(3)"},
+		{name: "log.Fatal disabled", code: "import \"log\"\nlog.Fatal(\"bye\")", errName: "exit", stderr: "bye"},
+		{name: "log and println captured", code: "log.SetFlags(0)\nlog.Println(\"logged\")\nprintln(\"raw\")", stderr: "logged\nraw\n"},
+		{name: "goroutine output captured", code: "import \"sync\"\nvar wg sync.WaitGroup\nwg.Add(1)\ngo func() { fmt.Println(\"from goroutine\"); wg.Done() }()\nwg.Wait()", stdout: "from goroutine"},
+		{name: "stdlib import", code: "import \"strings\"\nstrings.ToUpper(\"abc\")", value: "ABC"},
+		{name: "trailing nil error dropped", code: "import \"strconv\"\nstrconv.Atoi(\"12\")", value: "12"},
+		{name: "unbound import", code: `import "github.com/nope/nope"`, errHas: `cannot import "github.com/nope/nope": it has no binding`},
+		{name: "bound lab package", code: "import \"github.com/veclab/veclab/engine\"\nengine.L2", value: "l2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Recorder{}
+			res := s.Eval(tc.code, r)
+			if tc.errName != "" || tc.errHas != "" {
+				if res.Err == nil {
+					t.Fatalf("no error; value %v", res.Value)
+				}
+				if tc.errName != "" && res.Err.Name != tc.errName {
+					t.Errorf("error name %q, want %q (%v)", res.Err.Name, tc.errName, res.Err)
+				}
+				if !strings.Contains(res.Err.Value, tc.errHas) {
+					t.Errorf("error %q does not contain %q", res.Err.Value, tc.errHas)
+				}
+				if tb := strings.Join(res.Err.Traceback, "\n"); !strings.Contains(tb, tc.traceHas) {
+					t.Errorf("traceback %q does not contain %q", tb, tc.traceHas)
+				}
+				if strings.Contains(res.Err.Value, "/root") || strings.Contains(res.Err.Value, "/tmp") {
+					t.Errorf("error leaks a host path: %q", res.Err.Value)
+				}
+			} else if res.Err != nil {
+				t.Fatalf("error %v", res.Err)
+			}
+			got := ""
+			if res.Value != nil {
+				got, _ = res.Value["text/plain"].(string)
+			}
+			if got != tc.value {
+				t.Errorf("value %q, want %q", got, tc.value)
+			}
+			if out := r.Text("stdout"); !strings.Contains(out, tc.stdout) {
+				t.Errorf("stdout %q does not contain %q", out, tc.stdout)
+			}
+			if out := r.Text("stderr"); !strings.Contains(out, tc.stderr) {
+				t.Errorf("stderr %q does not contain %q", out, tc.stderr)
+			}
+		})
+	}
+}
+
+type richValue struct{}
+
+func (richValue) HTML() string     { return "<i>r</i>" }
+func (richValue) Markdown() string { return "*r*" }
+func (richValue) String() string   { return "r" }
+
+func TestDisplayAndHandles(t *testing.T) {
+	s := newSession(t, Options{Capture: CaptureGo})
+	r := &Recorder{}
+	res := s.Eval(`import "github.com/veclab/veclab/kernel/display"
+display.HTML("<b>x</b>")
+h := display.NewHandle()
+for i := 1; i <= 3; i++ {
+	h.Markdown(fmt.Sprintf("step %d", i))
+}
+display.Markdown("done")`, r)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if len(r.Items) != 3 {
+		t.Fatalf("want 3 displays (HTML, handle, Markdown), got %+v", r.Items)
+	}
+	if r.Items[0].Data["text/html"] != "<b>x</b>" || r.Items[1].Data["text/markdown"] != "step 3" || r.Items[1].ID == "" {
+		t.Errorf("displays: %+v", r.Items)
+	}
+}
+
+func TestOutputLimit(t *testing.T) {
+	s := newSession(t, Options{Capture: CaptureGo, MaxOutput: 1000})
+	r := &Recorder{}
+	if res := s.Eval("for i := 0; i < 500; i++ { fmt.Println(\"0123456789\") }", r); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if n := len(r.Text("stdout")); n > 1000 {
+		t.Errorf("stdout has %d bytes, limit 1000", n)
+	}
+	if !strings.Contains(r.Text("stderr"), "output truncated") {
+		t.Errorf("no truncation notice: %q", r.Text("stderr"))
+	}
+	r = &Recorder{}
+	s.Eval(`fmt.Println("next cell")`, r)
+	if r.Text("stdout") != "next cell\n" {
+		t.Errorf("limit not reset for the next cell: %q", r.Text("stdout"))
+	}
+}
+
+func TestStdin(t *testing.T) {
+	s := newSession(t, Options{Capture: CaptureFD})
+	if !readingStdinSupported() {
+		t.Skip("no /proc/self/task/*/syscall here")
+	}
+	r := &Recorder{Stdin: []string{"Ada", "42"}}
+	res := s.Eval(`var name string
+var n int
+fmt.Scanln(&name)
+fmt.Scanln(&n)
+fmt.Sprintf("%s %d", name, n*2)`, r)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if got := res.Value["text/plain"]; got != "Ada 84" {
+		t.Errorf("value %q", got)
+	}
+	// No input available: the read sees EOF instead of hanging.
+	res = s.Eval("var m int\n_, err := fmt.Scanln(&m)\nerr", &Recorder{})
+	if res.Err != nil || res.Value == nil || !strings.Contains(res.Value["text/plain"].(string), "EOF") {
+		t.Errorf("want an EOF error value, got %+v %v", res.Value, res.Err)
+	}
+}
+
+func TestIsComplete(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"x := 1", "complete"},
+		{"func f() {", "incomplete"},
+		{"fmt.Println(1,", "incomplete"},
+		{"s := `abc", "incomplete"},
+		{"x := 1 +", "incomplete"},
+		{"}", "invalid"},
+		{"", "complete"},
+	} {
+		if got, _ := isComplete(tc.code); got != tc.want {
+			t.Errorf("isComplete(%q) = %s, want %s", tc.code, got, tc.want)
+		}
+	}
+}
+
+func TestCompleteAndInspect(t *testing.T) {
+	s := newSession(t, Options{Capture: CaptureGo})
+	s.Eval("import \"github.com/veclab/veclab/engine\"\nimport \"strings\"", &Recorder{})
+	code := "strings.ToUp"
+	start, end, m := s.Complete(code, len(code))
+	if end != len(code) || start > end || !contains(m, "ToUpper") && !contains(m, "strings.ToUpper") {
+		t.Errorf("Complete(%q) = %d %d %v", code, start, end, m)
+	}
+	b, ok := s.Inspect("engine.CheckVector(v, 3)", 10)
+	if !ok || !strings.Contains(b["text/plain"].(string), "func CheckVector") {
+		t.Errorf("Inspect engine.CheckVector: %v %v", ok, b)
+	}
+	if _, ok := s.Inspect("   ", 1); ok {
+		t.Errorf("Inspect of blanks found something")
+	}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSecondSessionRefused(t *testing.T) {
+	newSession(t, Options{})
+	if _, err := New(Options{}); err != ErrBusy {
+		t.Fatalf("second New: %v, want ErrBusy", err)
+	}
+}
+
+func TestRenderMethodSets(t *testing.T) {
+	b := (&Session{}).render("v", nil, nil)
+	if b != nil {
+		t.Fatalf("no values must render nothing")
+	}
+	got := Bundle(displayRender(richValue{}))
+	if got["text/html"] != "<i>r</i>" || got["text/markdown"] != "*r*" || got["text/plain"] != "r" {
+		t.Errorf("render: %v", got)
+	}
+}

@@ -1,0 +1,395 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"go/build"
+	"io"
+	"io/fs"
+	"log"
+	"os"
+	"reflect"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cosmos72/gomacro/base"
+	"github.com/cosmos72/gomacro/fast"
+	"github.com/cosmos72/gomacro/imports"
+	xr "github.com/cosmos72/gomacro/xreflect"
+
+	"github.com/veclab/veclab/kernel/bindings"
+	"github.com/veclab/veclab/kernel/display"
+	"github.com/veclab/veclab/kernel/internal/hook"
+)
+
+// Options configure a Session. The zero value is usable.
+type Options struct {
+	// Capture says how output is captured (default CaptureGo).
+	Capture Capture
+	// MaxOutput is the number of bytes of stream output one cell may
+	// send; the rest is dropped with a notice. 0 means 1 MiB; <0 no limit.
+	MaxOutput int
+	// Log receives the session's own diagnostics and output written when
+	// no cell is running. Default: the real standard error.
+	Log io.Writer
+}
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	if o.Capture < CaptureGo || o.Capture > CaptureNone {
+		return fmt.Errorf("eval: unknown capture mode %d", int(o.Capture))
+	}
+	return nil
+}
+
+func (o Options) String() string {
+	return fmt.Sprintf("eval.Options{Capture: %v, MaxOutput: %d}", o.Capture, o.MaxOutput)
+}
+
+// DefaultMaxOutput is the per-cell stream output limit when Options.MaxOutput is 0.
+const DefaultMaxOutput = 1 << 20
+
+// Session is a gomacro interpreter session; it implements Interpreter.
+type Session struct {
+	ir      *fast.Interp
+	sink    *sink
+	gocap   *goCapture
+	fdcap   *fdCapture
+	log     io.Writer
+	running atomic.Bool
+	closed  bool
+	oldHook hook.PublishFunc
+}
+
+var (
+	globalOnce sync.Once
+	// active guards the process-wide state a session takes over.
+	active atomic.Bool
+)
+
+// exitPanic is what os.Exit and log.Fatal* raise inside a cell.
+type exitPanic struct{ msg string }
+
+func (e exitPanic) Error() string { return e.msg }
+
+func setupGlobals() {
+	// Switch off gomacro's metadata importer (GOMACRO.md §3): with an empty
+	// GOROOT, go/build finds nothing and xreflect uses reflection alone.
+	build.Default.GOROOT = ""
+	build.Default.IsDir = func(string) bool { return false }
+	build.Default.ReadDir = func(string) ([]fs.FileInfo, error) { return nil, fs.ErrNotExist }
+	build.Default.OpenFile = func(string) (io.ReadCloser, error) { return nil, fs.ErrNotExist }
+	build.Default.HasSubdir = func(string, string) (string, bool) { return "", false }
+
+	imports.Packages.Merge(bindings.Packages)
+
+	exit := func(code int) { panic(exitPanic{fmt.Sprintf("os.Exit(%d) called: ending the kernel from a cell is disabled", code)}) }
+	override := func(pkg, name string, fn any) {
+		if p, ok := imports.Packages[pkg]; ok && p.Binds != nil {
+			p.Binds[name] = reflect.ValueOf(fn)
+		}
+	}
+	override("os", "Exit", exit)
+	override("syscall", "Exit", exit)
+	fatal := func(s string) {
+		log.Print(s)
+		panic(exitPanic{"log.Fatal called: " + strings.TrimSpace(s)})
+	}
+	override("log", "Fatal", func(v ...any) { fatal(fmt.Sprint(v...)) })
+	override("log", "Fatalf", func(f string, v ...any) { fatal(fmt.Sprintf(f, v...)) })
+	override("log", "Fatalln", func(v ...any) { fatal(fmt.Sprintln(v...)) })
+}
+
+// New starts a session. With CaptureFD it takes over fds 0–2 until Close;
+// only one session may exist at a time (ErrBusy otherwise).
+func New(opt Options) (*Session, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if !active.CompareAndSwap(false, true) {
+		return nil, ErrBusy
+	}
+	globalOnce.Do(setupGlobals)
+	limit := opt.MaxOutput
+	if limit == 0 {
+		limit = DefaultMaxOutput
+	}
+	logw := opt.Log
+	if logw == nil {
+		logw = os.Stderr
+	}
+	s := &Session{sink: &sink{limit: limit}, log: logw}
+	var err error
+	switch opt.Capture {
+	case CaptureFD:
+		s.fdcap, err = startFDCapture(s.sink)
+		if err == nil && opt.Log == nil {
+			s.log = s.fdcap.logFile()
+		}
+	case CaptureGo:
+		s.gocap, err = startGoCapture(s.sink)
+	}
+	if err != nil {
+		active.Store(false)
+		return nil, err
+	}
+	s.sink.log = s.log
+
+	ir := fast.New()
+	ir.Comp.Universe.Importer = &xr.Importer{} // no go list -export
+	g := &ir.Comp.Globals
+	g.Options &^= base.OptModuleImport | base.OptShowPrompt | base.OptShowEval | base.OptShowEvalType
+	diag := stderrWriter{s.sink}
+	g.Output.Stdout = diag
+	g.Output.Stderr = diag
+	s.ir = ir
+	s.oldHook = hook.Set(s.publish)
+	if res := s.Eval(`import "fmt"`, Discard{}); res.Err != nil {
+		s.Close()
+		return nil, fmt.Errorf("eval: pre-importing fmt: %v", res.Err)
+	}
+	return s, nil
+}
+
+// ErrBusy is returned by New while another session is open.
+var ErrBusy = errors.New("eval: another session is open in this process")
+
+// stderrWriter sends gomacro's diagnostics to the running cell's stderr.
+type stderrWriter struct{ s *sink }
+
+func (w stderrWriter) Write(p []byte) (int, error) {
+	w.s.emit("stderr", p)
+	return len(p), nil
+}
+
+func (s *Session) publish(data map[string]any, id string, update bool) {
+	s.sink.mu.Lock()
+	out := s.sink.out
+	s.sink.mu.Unlock()
+	if out != nil {
+		out.Display(Bundle(data), id, update)
+	}
+}
+
+// Log returns where the session's host writes its own diagnostics (with
+// CaptureFD, a duplicate of the original standard error).
+func (s *Session) Log() io.Writer { return s.log }
+
+// Interrupt stops the running cell at its next interpreted statement.
+func (s *Session) Interrupt() {
+	if s.running.Load() {
+		s.ir.Interrupt(os.Interrupt)
+	}
+}
+
+// Close restores what the session took over. The session is unusable after.
+func (s *Session) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	hook.Set(s.oldHook)
+	if s.fdcap != nil {
+		s.fdcap.close()
+	}
+	if s.gocap != nil {
+		s.gocap.close()
+	}
+	s.sink.set(nil)
+	active.Store(false)
+	return nil
+}
+
+// Eval runs one cell.
+func (s *Session) Eval(code string, out Output) (res Result) {
+	if s.closed {
+		return Result{Err: &Error{Name: "closed", Value: "the session is closed"}}
+	}
+	if out == nil {
+		out = Discard{}
+	}
+	s.sink.set(out)
+	var stop chan struct{}
+	if s.fdcap != nil {
+		stop = make(chan struct{})
+		go s.fdcap.watchStdin(out, stop)
+	}
+	env := s.ir.PrepareEnv()
+	env.Run.Signals.Async = base.SigNone // drop an interrupt that arrived between cells
+	s.running.Store(true)
+	vals, types, err := s.run(code)
+	s.running.Store(false)
+	env.Run.Signals.Async = base.SigNone
+	if stop != nil {
+		close(stop)
+		s.fdcap.endCell()
+	}
+	switch {
+	case s.fdcap != nil:
+		s.fdcap.flush()
+	case s.gocap != nil:
+		s.gocap.flush()
+	}
+	if err != nil {
+		return Result{Err: err}
+	}
+	return Result{Value: s.render(code, vals, types)}
+}
+
+func (s *Session) run(code string) (vals []xr.Value, types []xr.Type, eerr *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			eerr = classify(r, code)
+		}
+	}()
+	if strings.TrimSpace(code) == "" {
+		return nil, nil, nil
+	}
+	vals, types = s.ir.Eval(code)
+	return vals, types, nil
+}
+
+var (
+	posRE    = regexp.MustCompile(`(?:^|[\s(])(?:[\w./-]*\.go:)?(\d+):(\d+): `)
+	importRE = regexp.MustCompile(`import "([^"]+)"|package "?([\w./-]+)"?`)
+)
+
+// classify turns a recovered panic into an Error with a traceback that
+// points at the cell line when gomacro reported one.
+func classify(r any, code string) *Error {
+	e := &Error{}
+	switch v := r.(type) {
+	case base.Signal:
+		if v == base.SigInterrupt {
+			e.Name, e.Value = "interrupted", "the cell was interrupted"
+		} else {
+			e.Name, e.Value = "signal", v.String()
+		}
+	case exitPanic:
+		e.Name, e.Value = "exit", v.msg
+	case runtime.Error:
+		e.Name, e.Value = "runtime error", strings.TrimPrefix(v.Error(), "runtime error: ")
+	case error:
+		e.Name, e.Value = "error", v.Error()
+		if isCompileError(v) {
+			e.Name = "compile error"
+		}
+	default:
+		e.Name, e.Value = "panic", fmt.Sprint(v)
+	}
+	e.Value = cleanImportError(e.Value)
+	e.Traceback = []string{e.Name + ": " + e.Value}
+	if m := posRE.FindStringSubmatch(e.Value); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		lines := strings.Split(code, "\n")
+		if line >= 1 && line <= len(lines) {
+			col, _ := strconv.Atoi(m[2])
+			e.Traceback = append(e.Traceback,
+				fmt.Sprintf("cell line %d:", line),
+				"    "+lines[line-1],
+				"    "+strings.Repeat(" ", max(col-1, 0))+"^")
+		}
+	}
+	return e
+}
+
+func isCompileError(err error) bool {
+	t := reflect.TypeOf(err).String()
+	return strings.Contains(t, "RuntimeError") || strings.Contains(t, "scanner.Error")
+}
+
+// cleanImportError rewrites gomacro's failure to import an unbound package
+// (which mentions module mode and host paths) into a message that names
+// the package and what can be imported.
+func cleanImportError(msg string) string {
+	if !strings.Contains(msg, "import") || !(strings.Contains(msg, "plugin") || strings.Contains(msg, "module") ||
+		strings.Contains(msg, "GOPATH") || strings.Contains(msg, "packages.Load") || strings.Contains(msg, "go get") ||
+		strings.Contains(msg, "unable to")) {
+		return msg
+	}
+	pkg := "the package"
+	if m := importRE.FindStringSubmatch(msg); m != nil {
+		pkg = strconv.Quote(m[1] + m[2])
+	}
+	return "cannot import " + pkg + ": it has no binding in this kernel. Cells can import the standard library and " +
+		strings.Join(BoundPackages(), ", ") + " (packages are never downloaded or built)"
+}
+
+// BoundPackages lists the non-standard packages cells can import.
+func BoundPackages() []string {
+	var ps []string
+	for p := range bindings.Packages {
+		ps = append(ps, p)
+	}
+	sort.Strings(ps)
+	return ps
+}
+
+// render returns the bundle of the cell's last expression, or nil.
+func (s *Session) render(code string, vals []xr.Value, types []xr.Type) Bundle {
+	var shown []any
+	for _, v := range vals {
+		if !v.IsValid() {
+			continue
+		}
+		rv := v.ReflectValue()
+		if !rv.IsValid() || !rv.CanInterface() {
+			continue
+		}
+		shown = append(shown, rv.Interface())
+	}
+	if len(shown) == 0 {
+		return nil
+	}
+	// A trailing nil error is noise: (n, nil) from fmt.Println, (v, nil)
+	// from a call that succeeded.
+	if len(shown) > 1 && len(types) == len(vals) {
+		last := vals[len(vals)-1].ReflectValue()
+		if last.Kind() == reflect.Interface && last.IsNil() || shown[len(shown)-1] == nil {
+			shown = shown[:len(shown)-1]
+		}
+	}
+	if isPrintCall(code) {
+		return nil
+	}
+	if len(shown) == 1 {
+		return display.Render(shown[0])
+	}
+	parts := make([]string, len(shown))
+	for i, v := range shown {
+		parts[i] = display.Text(v)
+	}
+	return Bundle{display.MIMEText: "(" + strings.Join(parts, ", ") + ")"}
+}
+
+var printRE = regexp.MustCompile(`^(fmt\.(Print|Println|Printf|Fprint|Fprintln|Fprintf)|print|println)\(`)
+
+// isPrintCall reports whether the last statement of code is a print call,
+// whose (n, err) result is not worth showing.
+func isPrintCall(code string) bool {
+	lines := strings.Split(code, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" || strings.HasPrefix(l, "//") {
+			continue
+		}
+		// Walk up to the first line of the statement: continuation lines
+		// follow a line ending in "(" or "," or start with ")".
+		for i > 0 {
+			prev := strings.TrimSpace(lines[i-1])
+			if strings.HasPrefix(l, ")") || strings.HasSuffix(prev, "(") || strings.HasSuffix(prev, ",") {
+				i--
+				l = prev
+				continue
+			}
+			break
+		}
+		return printRE.MatchString(l)
+	}
+	return false
+}
