@@ -65,7 +65,7 @@ type Interpreter interface {
 // Discard is an Output that drops everything and has no standard input.
 type Discard struct{}
 
-func (Discard) Stream(string, string)       {}
+func (Discard) Stream(string, string)        {}
 func (Discard) Display(Bundle, string, bool) {}
 func (Discard) Input(string, bool) (string, error) {
 	return "", fmt.Errorf("eval: no standard input")
@@ -74,7 +74,7 @@ func (Discard) Input(string, bool) (string, error) {
 // Recorder is an Output that keeps everything in order, for `veclab run`
 // and tests; it is safe for concurrent use (read Items after Eval returns). Displays with an id that is updated are replaced in place.
 type Recorder struct {
-	mu sync.Mutex
+	mu    sync.Mutex
 	Items []Item
 	// Stdin, when not nil, answers Input requests in order.
 	Stdin []string

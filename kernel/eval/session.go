@@ -88,7 +88,9 @@ func setupGlobals() {
 
 	imports.Packages.Merge(bindings.Packages)
 
-	exit := func(code int) { panic(exitPanic{fmt.Sprintf("os.Exit(%d) called: ending the kernel from a cell is disabled", code)}) }
+	exit := func(code int) {
+		panic(exitPanic{fmt.Sprintf("os.Exit(%d) called: ending the kernel from a cell is disabled", code)})
+	}
 	override := func(pkg, name string, fn any) {
 		if p, ok := imports.Packages[pkg]; ok && p.Binds != nil {
 			p.Binds[name] = reflect.ValueOf(fn)
