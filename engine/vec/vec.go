@@ -1,5 +1,3 @@
-// Package vec stores vectors in flat float32 slabs and computes checked
-// distances over them. Row i of a Matrix is Data[i*Stride : i*Stride+Dim].
 package vec
 
 import (
@@ -58,20 +56,64 @@ func L2Sq(a, b []float32) float32 {
 	return f32.L2Sq(a, b)
 }
 
-// Norm returns the Euclidean norm of v.
-func Norm(v []float32) float32 { return float32(math.Sqrt(float64(f32.Dot(v, v)))) }
+// Norm returns the Euclidean norm of v. It is exact to float32 rounding even
+// where Σv_i² overflows or underflows float32 (it then sums in float64).
+func Norm(v []float32) float32 { return float32(norm(v)) }
 
-// Normalize scales v to unit length in place; a zero vector is an error.
-func Normalize(v []float32) error {
-	n := math.Sqrt(float64(f32.Dot(v, v)))
-	if n == 0 || math.IsNaN(n) || math.IsInf(n, 0) {
-		return engine.ErrZeroVector
+// norm is ‖v‖ in float64: the SIMD dot product when its float32 sum is a
+// normal number, otherwise a float64 sum that neither overflows nor underflows
+// for any finite float32 input. A NaN or Inf component gives NaN or Inf.
+func norm(v []float32) float64 {
+	s := f32.Dot(v, v)
+	if s >= 0x1p-100 && s <= 0x1p100 {
+		return math.Sqrt(float64(s))
 	}
-	inv := float32(1 / n)
+	var d float64
+	for _, x := range v {
+		d += float64(x) * float64(x)
+	}
+	return math.Sqrt(d)
+}
+
+// Normalize scales v to unit length in place. A vector with a NaN or Inf
+// component is an error wrapping engine.ErrInvalidVector, an all-zero vector
+// one wrapping engine.ErrZeroVector; v is left untouched in both cases.
+func Normalize(v []float32) error {
+	n := norm(v)
+	if math.IsNaN(n) || math.IsInf(n, 0) {
+		for i, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return fmt.Errorf("%w: component %d is %v", engine.ErrInvalidVector, i, x)
+			}
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("%w: all %d components are zero", engine.ErrZeroVector, len(v))
+	}
+	inv := 1 / n
 	for i := range v {
-		v[i] *= inv
+		v[i] = float32(float64(v[i]) * inv)
 	}
 	return nil
+}
+
+// Dot4 returns ⟨q, a⟩, ⟨q, b⟩, ⟨q, c⟩, ⟨q, d⟩, loading q once per block
+// (faster than four Dot calls when scoring many rows against one query); it
+// panics if a row's length differs from len(q).
+func Dot4(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+	if len(a) != len(q) || len(b) != len(q) || len(c) != len(q) || len(d) != len(q) {
+		panic("vec: length mismatch")
+	}
+	return f32.Dot4(q, a, b, c, d)
+}
+
+// L2Sq4 returns the squared Euclidean distances of q to a, b, c and d; it
+// panics if a row's length differs from len(q).
+func L2Sq4(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+	if len(a) != len(q) || len(b) != len(q) || len(c) != len(q) || len(d) != len(q) {
+		panic("vec: length mismatch")
+	}
+	return f32.L2Sq4(q, a, b, c, d)
 }
 
 // DistFunc is a distance between two vectors of equal length, smaller is closer.
@@ -87,5 +129,27 @@ func Distance(m engine.Metric) DistFunc {
 		return func(a, b []float32) float32 { return f32.L2Sq(a, b) }
 	default:
 		return func(a, b []float32) float32 { return 1 - f32.Dot(a, b) }
+	}
+}
+
+// Dist4Func gives the distances of q to four vectors of its length, in order.
+type Dist4Func func(q, a, b, c, d []float32) (float32, float32, float32, float32)
+
+// Distance4 is Distance for four vectors at a time, with the same conventions:
+// −dot for Dot, squared L2 for L2, 1 − dot (unit vectors) for Cosine.
+func Distance4(m engine.Metric) Dist4Func {
+	switch m {
+	case engine.Dot:
+		return func(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+			x, y, z, w := f32.Dot4(q, a, b, c, d)
+			return -x, -y, -z, -w
+		}
+	case engine.L2:
+		return func(q, a, b, c, d []float32) (float32, float32, float32, float32) { return f32.L2Sq4(q, a, b, c, d) }
+	default:
+		return func(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+			x, y, z, w := f32.Dot4(q, a, b, c, d)
+			return 1 - x, 1 - y, 1 - z, 1 - w
+		}
 	}
 }

@@ -1,0 +1,46 @@
+package vec_test
+
+import (
+	"fmt"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+func ExampleMatrix() {
+	m := vec.NewMatrix(0, 3)
+	for _, v := range [][]float32{{1, 0, 0}, {0, 2, 0}} {
+		if _, err := m.Append(v); err != nil {
+			fmt.Println(err)
+		}
+	}
+	_, err := m.Append([]float32{1, 2})
+	fmt.Println(m.N, m.Row(1), err)
+	// Output: 2 [0 2 0] engine: dimension mismatch: vector has 2 components, matrix has 3
+}
+
+func ExampleNormalize() {
+	v := []float32{3, 4}
+	fmt.Println(vec.Normalize(v), v)
+	fmt.Println(vec.Normalize([]float32{0, 0}))
+	// Output:
+	// <nil> [0.6 0.8]
+	// engine: zero vector cannot be normalised for cosine: all 2 components are zero
+}
+
+func ExampleDistance() {
+	a, b := []float32{1, 0}, []float32{0.6, 0.8}
+	for _, m := range []engine.Metric{engine.Cosine, engine.Dot, engine.L2} {
+		fmt.Printf("%s %.2f\n", m, vec.Distance(m)(a, b))
+	}
+	// Output:
+	// cosine 0.40
+	// dot -0.60
+	// l2 0.80
+}
+
+func ExampleDot4() {
+	q := []float32{1, 2, 3}
+	fmt.Println(vec.Dot4(q, []float32{1, 0, 0}, []float32{0, 1, 0}, []float32{0, 0, 1}, []float32{1, 1, 1}))
+	// Output: 1 2 3 6
+}
