@@ -1,0 +1,477 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/flat"
+	"github.com/veclab/veclab/engine/hnsw"
+	"github.com/veclab/veclab/lab/dataset"
+	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/table"
+)
+
+func init() {
+	register(&command{
+		name:    "bench hnsw",
+		summary: "HNSW build and recall/QPS sweep on the article's data set (optionally beside native hnswlib)",
+		run:     runBenchHNSW,
+	})
+}
+
+// benchHNSWFlags are the flags of `veclab bench hnsw`.
+type benchHNSWFlags struct {
+	ds         dataset.Config
+	m          int
+	efc, ef    []int
+	k          int
+	workers    int
+	single     bool
+	peer       string
+	peerSrc    string
+	cache      string
+	minSeconds float64
+}
+
+func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
+	fs := flag.NewFlagSet("bench hnsw", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &benchHNSWFlags{}
+	fs.IntVar(&f.ds.N, "n", dataset.DefaultN, "base vectors")
+	fs.IntVar(&f.ds.Queries, "queries", dataset.DefaultQueries, "query vectors")
+	fs.IntVar(&f.ds.Dim, "dim", dataset.DefaultDim, "dimensions")
+	fs.IntVar(&f.ds.Clusters, "clusters", dataset.DefaultClusters, "Gaussian clusters")
+	fs.Float64Var(&f.ds.Spread, "spread", dataset.DefaultSpread, "cluster spread (see lab/dataset)")
+	fs.Uint64Var(&f.ds.Seed, "seed", 0, "data set seed (the HNSW level generator uses it too)")
+	fs.IntVar(&f.m, "m", 16, "HNSW M (M0 = 2M)")
+	efc := fs.String("efc", "64,200", "comma-separated efConstruction values")
+	ef := fs.String("ef", "10,20,40,64,100,200,400", "comma-separated search ef values")
+	fs.IntVar(&f.k, "k", 10, "neighbours per query (recall@k)")
+	fs.IntVar(&f.workers, "workers", 0, "build goroutines for the parallel build (0: all cores)")
+	fs.BoolVar(&f.single, "single", true, "also build single-threaded (deterministic); the sweep then searches that graph")
+	fs.StringVar(&f.peer, "peer", "", `run a peer in the same process run: "hnswlib" (needs g++ and libhnswlib-dev)`)
+	fs.StringVar(&f.peerSrc, "peer-src", "", "path to bench/peers (default: found from the working directory)")
+	fs.StringVar(&f.cache, "cache", "", "directory to cache ground truth in (default: none)")
+	fs.Float64Var(&f.minSeconds, "min-seconds", 0.3, "minimum timed seconds per ef (queries repeat until reached)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%w: unexpected arguments %q", engine.ErrInvalidArgument, fs.Args())
+	}
+	var err error
+	if f.efc, err = hnswParseInts("efc", *efc); err != nil {
+		return nil, err
+	}
+	if f.ef, err = hnswParseInts("ef", *ef); err != nil {
+		return nil, err
+	}
+	if f.workers == 0 {
+		f.workers = runtime.GOMAXPROCS(0)
+	}
+	var errs []error
+	if f.m < 2 {
+		errs = append(errs, fmt.Errorf("%w: -m must be ≥ 2, got %d", engine.ErrInvalidArgument, f.m))
+	}
+	if f.k < 1 {
+		errs = append(errs, fmt.Errorf("%w: -k must be ≥ 1, got %d", engine.ErrInvalidArgument, f.k))
+	}
+	if f.workers < 1 {
+		errs = append(errs, fmt.Errorf("%w: -workers must be ≥ 0, got %d", engine.ErrInvalidArgument, f.workers))
+	}
+	if !(f.minSeconds >= 0) {
+		errs = append(errs, fmt.Errorf("%w: -min-seconds must be ≥ 0", engine.ErrInvalidArgument))
+	}
+	if f.peer != "" && f.peer != "hnswlib" {
+		errs = append(errs, fmt.Errorf("%w: -peer %q: only hnswlib is known", engine.ErrInvalidArgument, f.peer))
+	}
+	if err := f.ds.WithDefaults().Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return f, errors.Join(errs...)
+}
+
+func hnswParseInts(name, s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%w: -%s: %q is not a positive integer", engine.ErrInvalidArgument, name, p)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: -%s is empty", engine.ErrInvalidArgument, name)
+	}
+	return out, nil
+}
+
+// hnswSweepPoint is one ef of one system.
+type hnswSweepPoint struct {
+	ef        int
+	recall    float64
+	qps       float64
+	p50, p95  time.Duration
+	distComps float64
+}
+
+// hnswRun is the lab's result for one efConstruction.
+type hnswRun struct {
+	efc                 int
+	buildAll, buildOne  time.Duration // zero if not run
+	bytesPerVec, graphB float64
+	sweep               []hnswSweepPoint
+}
+
+// hnswlibResult is the JSON the hnswlib harness prints.
+type hnswlibResult struct {
+	N      int `json:"n"`
+	Builds []struct {
+		Threads int     `json:"threads"`
+		Seconds float64 `json:"seconds"`
+	} `json:"builds"`
+	Search []struct {
+		Ef        int     `json:"ef"`
+		Recall    float64 `json:"recall"`
+		QPS       float64 `json:"qps"`
+		P50us     float64 `json:"p50_us"`
+		P95us     float64 `json:"p95_us"`
+		DistComps float64 `json:"dist_comps"`
+	} `json:"search"`
+}
+
+func runBenchHNSW(args []string, stdout, stderr io.Writer) error {
+	f, err := parseBenchHNSW(args, stderr)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	ds, err := dataset.Generate(f.ds)
+	if err != nil {
+		return err
+	}
+	truth, err := dataset.Truth(ds, max(f.k, 100), engine.Cosine, f.cache)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "data set: %s (generated with truth in %.1f s); cosine, recall@%d; GOMAXPROCS=%d\n",
+		ds.Config, time.Since(t0).Seconds(), f.k, runtime.GOMAXPROCS(0))
+
+	// The harness is compiled once, before any timing.
+	var peerBin, peerDir string
+	if f.peer == "hnswlib" {
+		peerDir, err = os.MkdirTemp("", "veclab-bench-hnswlib-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(peerDir)
+		if peerBin, err = buildHnswlibHarness(f.peerSrc, peerDir); err != nil {
+			return err
+		}
+		if _, err := dataset.WriteDir(peerDir, ds, truth); err != nil {
+			return err
+		}
+	}
+
+	exactRatio, exactPer, stream, err := hnswExactVsStream(ds, f.minSeconds)
+	if err != nil {
+		return err
+	}
+
+	for _, efc := range f.efc {
+		run, err := benchHNSWOne(ds, truth, f, efc, stderr)
+		if err != nil {
+			return err
+		}
+		var peer *hnswlibResult
+		if peerBin != "" {
+			if peer, err = runHnswlib(peerBin, peerDir, f, efc); err != nil {
+				return err
+			}
+		}
+		printHNSWRun(stdout, f, run, peer)
+	}
+	fmt.Fprintf(stdout, "exact search (engine/flat, 1 goroutine): %.2f ms per query; streaming the %.1f MB slab once: %.2f ms (%.1f GB/s); ratio %.2f (target ≤ 1.5)\n",
+		hnswMS(exactPer), float64(len(ds.Base.Data)*4)/1e6, hnswMS(stream), float64(len(ds.Base.Data)*4)/stream.Seconds()/1e9, exactRatio)
+	fmt.Fprintf(stdout, "total %.1f s\n", time.Since(t0).Seconds())
+	return nil
+}
+
+func hnswMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// exactVsStream times one-goroutine exact search per query against one
+// pass over the slab.
+func hnswExactVsStream(ds *dataset.Dataset, minSeconds float64) (ratio float64, per, stream time.Duration, err error) {
+	x, err := flat.New(ds.Base, flat.Config{Metric: engine.Cosine, Workers: 1})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	stream = flat.StreamTime(ds.Base, 5)
+	var total time.Duration
+	calls := 0
+	for total.Seconds() < minSeconds || calls == 0 {
+		for i := range ds.Queries.N {
+			t := time.Now()
+			if _, _, err := x.Search(ds.Queries.Row(i), 10, nil); err != nil {
+				return 0, 0, 0, err
+			}
+			total += time.Since(t)
+			calls++
+		}
+	}
+	per = total / time.Duration(calls)
+	return per.Seconds() / stream.Seconds(), per, stream, nil
+}
+
+// benchOne builds the lab's HNSW at one efConstruction (all cores, then
+// single-threaded) and sweeps ef.
+func benchHNSWOne(ds *dataset.Dataset, truth *dataset.GroundTruth, f *benchHNSWFlags, efc int, stderr io.Writer) (*hnswRun, error) {
+	run := &hnswRun{efc: efc}
+	keys := make([]uint64, ds.Base.N)
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	build := func(workers int) (*hnsw.Index, time.Duration, error) {
+		cfg := hnsw.HnswlibConfig(ds.Base.Dim, engine.Cosine, f.m, efc)
+		cfg.Seed, cfg.Workers = f.ds.Seed, workers
+		ix, err := hnsw.New(cfg)
+		if err != nil {
+			return nil, 0, err
+		}
+		runtime.GC()
+		t := time.Now()
+		err = ix.AddBatch(keys, ds.Base)
+		return ix, time.Since(t), err
+	}
+	ix, d, err := build(f.workers)
+	if err != nil {
+		return nil, err
+	}
+	run.buildAll = d
+	if f.single && f.workers != 1 {
+		ix = nil
+		if ix, run.buildOne, err = build(1); err != nil {
+			return nil, err
+		}
+	} else if f.workers == 1 {
+		run.buildOne = d
+	}
+	run.bytesPerVec, run.graphB = ix.BytesPerVector(), ix.GraphBytesPerVector()
+
+	s := ix.NewSearcher()
+	lat := make([]time.Duration, 0, 4096)
+	for _, ef := range f.ef {
+		for i := range min(20, ds.Queries.N) { // warm-up, as the article did
+			if _, err := s.Search(ds.Queries.Row(i), f.k, ef, nil); err != nil {
+				return nil, err
+			}
+		}
+		lat = lat[:0]
+		var recall, comps float64
+		var total time.Duration
+		for pass := 0; pass == 0 || total.Seconds() < f.minSeconds; pass++ {
+			for i := range ds.Queries.N {
+				t := time.Now()
+				res, err := s.Search(ds.Queries.Row(i), f.k, ef, nil)
+				d := time.Since(t)
+				if err != nil {
+					return nil, err
+				}
+				total += d
+				lat = append(lat, d)
+				if pass == 0 {
+					ids := make([]engine.ID, len(res))
+					for j, r := range res {
+						ids[j] = engine.ID(ix.Key(r.ID))
+					}
+					recall += metrics.RecallIDs(ids, truth.IDs[i], f.k)
+					comps += float64(s.Stats().DistComps)
+				}
+			}
+		}
+		sum := metrics.Summarize(lat)
+		run.sweep = append(run.sweep, hnswSweepPoint{
+			ef: ef, recall: recall / float64(ds.Queries.N), qps: metrics.QPS(len(lat), total),
+			p50: sum.P50, p95: sum.P95, distComps: comps / float64(ds.Queries.N),
+		})
+	}
+	return run, nil
+}
+
+// findPeers locates bench/peers: the flag, else the nearest parent of the
+// working directory that holds it.
+func findHNSWPeers(flagDir string) (string, error) {
+	if flagDir != "" {
+		return flagDir, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "bench", "peers")
+		if st, err := os.Stat(filepath.Join(p, "hnswlib", "hnswlib_bench.cpp")); err == nil && !st.IsDir() {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("bench/peers/hnswlib/hnswlib_bench.cpp not found above the working directory; run from the repository or pass -peer-src")
+		}
+		dir = parent
+	}
+}
+
+// buildHnswlibHarness compiles the harness into dir with its build.sh.
+func buildHnswlibHarness(peerSrc, dir string) (string, error) {
+	peers, err := findHNSWPeers(peerSrc)
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "hnswlib_bench")
+	cmd := exec.Command("bash", filepath.Join(peers, "hnswlib", "build.sh"), bin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building the hnswlib harness: %v\n%s", err, out.String())
+	}
+	return bin, nil
+}
+
+// runHnswlib runs the harness on the files in dir at one efConstruction.
+func runHnswlib(bin, dir string, f *benchHNSWFlags, efc int) (*hnswlibResult, error) {
+	threads := strconv.Itoa(f.workers)
+	if f.single && f.workers != 1 {
+		threads = "1," + threads // the first build is the one searched
+	}
+	efs := make([]string, len(f.ef))
+	for i, e := range f.ef {
+		efs[i] = strconv.Itoa(e)
+	}
+	cmd := exec.Command(bin,
+		"-base", filepath.Join(dir, "base.fvecs"), "-query", filepath.Join(dir, "query.fvecs"),
+		"-truth", filepath.Join(dir, "groundtruth.ivecs"), "-metric", "cosine",
+		"-m", strconv.Itoa(f.m), "-efc", strconv.Itoa(efc), "-threads", threads,
+		"-ef", strings.Join(efs, ","), "-k", strconv.Itoa(f.k),
+		"-min-seconds", strconv.FormatFloat(f.minSeconds, 'g', -1, 64))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("hnswlib harness: %v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	var r hnswlibResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		return nil, fmt.Errorf("hnswlib harness output: %v: %q", err, out.String())
+	}
+	if len(r.Search) != len(f.ef) {
+		return nil, fmt.Errorf("hnswlib harness returned %d ef points, want %d", len(r.Search), len(f.ef))
+	}
+	return &r, nil
+}
+
+func (r *hnswlibResult) build(threads int) (time.Duration, bool) {
+	for _, b := range r.Builds {
+		if b.Threads == threads {
+			return time.Duration(b.Seconds * float64(time.Second)), true
+		}
+	}
+	return 0, false
+}
+
+func printHNSWRun(w io.Writer, f *benchHNSWFlags, run *hnswRun, peer *hnswlibResult) {
+	title := fmt.Sprintf("veclab HNSW  M=%d  efConstruction=%d  (ef sweep on the %s graph)", f.m, run.efc,
+		map[bool]string{true: "single-threaded", false: fmt.Sprintf("%d-worker", f.workers)}[run.buildOne > 0])
+	t := table.New(title, table.Col("ef", ""),
+		table.Column{Header: "recall@" + strconv.Itoa(f.k), Prec: 3, Align: table.Right},
+		table.Column{Header: "QPS", Prec: -1, Align: table.Right},
+		table.Column{Header: "p50", Unit: "µs", Prec: 1, Align: table.Right},
+		table.Column{Header: "p95", Unit: "µs", Prec: 1, Align: table.Right},
+		table.Column{Header: "dist/query", Prec: -1, Align: table.Right})
+	if peer != nil {
+		t.AddColumns(
+			table.Column{Header: "hnswlib recall", Prec: 3, Align: table.Right},
+			table.Column{Header: "hnswlib QPS", Prec: -1, Align: table.Right},
+			table.Column{Header: "hnswlib p50", Unit: "µs", Prec: 1, Align: table.Right},
+			table.Column{Header: "hnswlib dist", Prec: -1, Align: table.Right},
+			table.Column{Header: "Δrecall", Prec: 3, Align: table.Right},
+			table.Column{Header: "QPS ratio", Prec: 2, Align: table.Right})
+	}
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	var ours, theirs []metrics.Point
+	for i, p := range run.sweep {
+		vals := []any{p.ef, p.recall, p.qps, us(p.p50), us(p.p95), p.distComps}
+		ours = append(ours, metrics.Point{Label: "ef=" + strconv.Itoa(p.ef), Param: float64(p.ef), Recall: p.recall, QPS: p.qps})
+		if peer != nil {
+			h := peer.Search[i]
+			vals = append(vals, h.Recall, h.QPS, h.P50us, h.DistComps, p.recall-h.Recall, p.qps/h.QPS)
+			theirs = append(theirs, metrics.Point{Label: "ef=" + strconv.Itoa(h.Ef), Param: float64(h.Ef), Recall: h.Recall, QPS: h.QPS})
+		}
+		_ = t.AddValues(vals...)
+	}
+	build := fmt.Sprintf("build: %.2f s on %d workers", run.buildAll.Seconds(), f.workers)
+	if run.buildOne > 0 && f.workers != 1 {
+		build += fmt.Sprintf(", %.2f s single-threaded", run.buildOne.Seconds())
+	}
+	t.Note("%s; %.0f bytes/vector (vectors %.0f + graph %.0f)", build, run.bytesPerVec, run.bytesPerVec-run.graphB, run.graphB)
+	if peer != nil {
+		for _, c := range []struct {
+			threads int
+			ours    time.Duration
+		}{{1, run.buildOne}, {f.workers, run.buildAll}} {
+			theirs, ok := peer.build(c.threads)
+			if ok && c.ours > 0 {
+				t.Note("build time ratio on %d thread(s): veclab %.2f s / hnswlib %.2f s = %.2f (target ≤ 1.25)",
+					c.threads, c.ours.Seconds(), theirs.Seconds(), c.ours.Seconds()/theirs.Seconds())
+			}
+			if c.threads == f.workers {
+				break
+			}
+		}
+		for _, target := range []float64{0.95, 0.99} {
+			a, okA := metrics.QPSAtRecall(ours, target)
+			b, okB := metrics.QPSAtRecall(theirs, target)
+			line := fmt.Sprintf("QPS at recall %.2f (interpolated): ", target)
+			if okA && okB {
+				line += fmt.Sprintf("veclab %.0f / hnswlib %.0f = %.2f", a, b, a/b)
+			} else {
+				line += fmt.Sprintf("not reached (veclab %t, hnswlib %t)", okA, okB)
+			}
+			pa, okA := metrics.FirstReaching(ours, target)
+			pb, okB := metrics.FirstReaching(theirs, target)
+			if okA && okB {
+				line += fmt.Sprintf("; smallest ef reaching it: veclab %s %.0f QPS, hnswlib %s %.0f QPS = %.2f",
+					pa.Label, pa.QPS, pb.Label, pb.QPS, pa.QPS/pb.QPS)
+			}
+			t.Note("%s (target ≥ 1.0)", line)
+		}
+		worst := 0.0
+		for i := range ours {
+			worst = max(worst, hnswAbs(ours[i].Recall-theirs[i].Recall))
+		}
+		t.Note("largest |Δrecall| at equal ef: %.3f (target ≤ 0.02)", worst)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(w, t.String())
+}
+
+func hnswAbs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
