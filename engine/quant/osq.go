@@ -34,6 +34,10 @@ type OSQConfig struct {
 	SampleSize int
 	// Seed drives the sampling.
 	Seed uint64
+	// MeanCentroid keeps TrainOSQ's centroid the plain mean under Cosine.
+	// Lucene normalises it to unit length, which moves it far from data
+	// whose mean is short (many well-separated clusters) and costs recall.
+	MeanCentroid bool
 }
 
 // WithDefaults returns a copy with zero fields filled.
@@ -83,8 +87,8 @@ func (c OSQConfig) Validate() error {
 
 // String prints the configuration.
 func (c OSQConfig) String() string {
-	return fmt.Sprintf("OSQConfig{Bits:%d QueryBits:%d Lambda:%g Iters:%d SampleSize:%d Seed:%d}",
-		c.Bits, c.QueryBits, c.Lambda, c.Iters, c.SampleSize, c.Seed)
+	return fmt.Sprintf("OSQConfig{Bits:%d QueryBits:%d Lambda:%g Iters:%d SampleSize:%d Seed:%d MeanCentroid:%t}",
+		c.Bits, c.QueryBits, c.Lambda, c.Iters, c.SampleSize, c.Seed, c.MeanCentroid)
 }
 
 // minimumMSEGrid holds, per bit width 1…8, the interval [lo, hi] in units
@@ -163,9 +167,10 @@ func TrainOSQ(sample *vec.Matrix, metric engine.Metric, cfg OSQConfig) (*OSQ, er
 	for i := range c {
 		c[i] = float32(sum[i] / float64(len(rows)))
 	}
-	if metric == engine.Cosine {
-		// A zero mean (perfectly balanced data) stays zero: the estimator
-		// does not need a unit centroid, only Lucene's assertion does.
+	if metric == engine.Cosine && !cfg.MeanCentroid {
+		// Lucene102BinaryQuantizedVectorsWriter.flush normalises the
+		// centroid under cosine. A zero mean stays zero: the estimator does
+		// not need a unit centroid, only Lucene's assertion does.
 		_ = vec.Normalize(c)
 	}
 	return newOSQ(c, metric, cfg)
@@ -460,7 +465,7 @@ func (o *OSQ) score(y []byte, yn, ySum, yBits int, x []byte, xn, xSum, xBits int
 
 // OSQ body (after the common header; part of the file format; never change):
 //
-//	u32 dim | u8 metric | u8 bits | u8 queryBits | u8 0 | f64 lambda | u32 iters (int32) |
+//	u32 dim | u8 metric | u8 bits | u8 queryBits | u8 meanCentroid | f64 lambda | u32 iters (int32) |
 //	u32 sampleSize | u32 seedLo | u32 seedHi | dim × f32 centroid
 
 // MarshalBinary writes the parameters and the centroid.
@@ -470,7 +475,11 @@ func (o *OSQ) MarshalBinary() ([]byte, error) {
 	e.u8(uint8(o.metric))
 	e.u8(uint8(o.cfg.Bits))
 	e.u8(uint8(o.cfg.QueryBits))
-	e.u8(0)
+	mc := uint8(0)
+	if o.cfg.MeanCentroid {
+		mc = 1
+	}
+	e.u8(mc)
 	e.f64(o.cfg.Lambda)
 	e.u32(uint32(int32(o.cfg.Iters)))
 	e.u32(uint32(o.cfg.SampleSize))
@@ -502,7 +511,12 @@ func RestoreOSQ(b []byte) (*OSQ, error) {
 	cfgAt := d.off
 	cfg.Bits = int(d.u8("bits"))
 	cfg.QueryBits = int(d.u8("query bits"))
-	d.u8("reserved")
+	mcAt := d.off
+	mc := d.u8("mean-centroid flag")
+	if d.err == nil && mc > 1 {
+		d.fail(mcAt, "mean-centroid flag %d", mc)
+	}
+	cfg.MeanCentroid = mc == 1
 	cfg.Lambda = d.f64("lambda")
 	cfg.Iters = int(int32(d.u32("iters")))
 	cfg.SampleSize = int(d.u32("sample size"))

@@ -42,6 +42,7 @@ var makers = []maker{
 	osqMaker("osq7", OSQConfig{Bits: 7}),
 	osqMaker("osq8", OSQConfig{Bits: 8}),
 	osqMaker("osq1-noopt", OSQConfig{Bits: 1, Iters: -1}),
+	osqMaker("osq2-mean", OSQConfig{Bits: 2, MeanCentroid: true}),
 }
 
 var metrics = []engine.Metric{engine.Cosine, engine.Dot, engine.L2}
@@ -57,7 +58,7 @@ func TestRecallFlat(t *testing.T) {
 		"int7-ci": {0.7, 0.95}, "int7-minmax": {0.8, 0.95}, "int8": {0.7, 0.95},
 		"int4": {0.55, 0.9}, "int4-nocorr": {0.55, 0.9},
 		"osq1x4": {0.2, 0.6}, "osq1x1": {0.15, 0.5}, "osq2x4": {0.3, 0.75}, "osq4x4": {0.55, 0.9},
-		"osq7": {0.8, 0.95}, "osq8": {0.8, 0.95}, "osq1-noopt": {0.15, 0.5},
+		"osq7": {0.8, 0.95}, "osq8": {0.8, 0.95}, "osq1-noopt": {0.15, 0.5}, "osq2-mean": {0.3, 0.75},
 	}
 	for _, metric := range metrics {
 		for _, mk := range makers {
