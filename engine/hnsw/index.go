@@ -38,7 +38,8 @@ type Index struct {
 	links0   []engine.ID // layer 0: id*stride0 holds the count, then m0 slots
 	upperOff []uint32    // id → offset in upper of the node's layer-1 list (if level > 0)
 	upper    []engine.ID // layers ≥ 1: for node id and layer l ≥ 1 the list at upperOff[id]+(l-1)*strideU
-	rng      *rand.Rand  // level generator
+	rng      *rand.Rand  // level generator, drawing from pcg
+	pcg      *rand.PCG
 
 	// epMu guards entry and maxLevel while AddBatch inserts concurrently;
 	// outside AddBatch they are guarded by mu.
@@ -65,8 +66,9 @@ func New(cfg Config) (*Index, error) {
 		cfg: cfg, dim: cfg.Dim, metric: cfg.Metric, m: cfg.M, m0: cfg.M0,
 		stride0: cfg.M0 + 1, strideU: cfg.M + 1, codes: cfg.Codes,
 		ids: map[uint64]engine.ID{}, maxLevel: -1,
-		rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
 	}
+	ix.pcg = rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)
+	ix.rng = rand.New(ix.pcg)
 	ix.searchers.New = func() any { return ix.NewSearcher() }
 	return ix, nil
 }
@@ -102,7 +104,7 @@ func (ix *Index) Lookup(key uint64) (engine.ID, bool) {
 // aliasing the index's storage: read-only, valid until the next Add.
 func (ix *Index) Vectors() *vec.Matrix {
 	n := len(ix.keys)
-	return &vec.Matrix{N: n, Dim: ix.dim, Stride: ix.dim, Data: ix.data[:n*ix.dim:n*ix.dim]}
+	return &vec.Matrix{N: n, Dim: ix.dim, Stride: ix.dim, Data: ix.data[: n*ix.dim : n*ix.dim]}
 }
 
 // Vector returns the stored vector of id (aliasing the slab; read-only).
