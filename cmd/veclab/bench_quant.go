@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/veclab/veclab/engine"
-	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/flat"
+	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
