@@ -4,7 +4,7 @@
 
 package f32
 
-// DotAVX2 is the AVX2 kernel of Dot, 8 lanes, 4 accumulators.
+// DotAVX2 is the AVX2 kernel of Dot, 8 lanes, 8 accumulators.
 // len(b) must be at least len(a); no element past len(a) is read.
 // The CPU must have AVX2 and FMA (see Available). Its pure-Go twin is the loop
 //
@@ -17,7 +17,7 @@ package f32
 // with the terms summed in another order (DotGeneric).
 func DotAVX2(a []float32, b []float32) float32
 
-// L2SqAVX2 is the AVX2 kernel of L2Sq, 8 lanes, 4 accumulators.
+// L2SqAVX2 is the AVX2 kernel of L2Sq, 8 lanes, 8 accumulators.
 // len(b) must be at least len(a); no element past len(a) is read.
 // The CPU must have AVX2 and FMA (see Available). Its pure-Go twin is the loop
 //
@@ -31,7 +31,7 @@ func DotAVX2(a []float32, b []float32) float32
 // with the terms summed in another order (L2SqGeneric).
 func L2SqAVX2(a []float32, b []float32) float32
 
-// DotAVX512 is the AVX512 kernel of Dot, 16 lanes, 4 accumulators.
+// DotAVX512 is the AVX512 kernel of Dot, 16 lanes, 8 accumulators.
 // len(b) must be at least len(a); no element past len(a) is read.
 // The CPU must have AVX-512F (see Available). Its pure-Go twin is the loop
 //
@@ -44,7 +44,7 @@ func L2SqAVX2(a []float32, b []float32) float32
 // with the terms summed in another order (DotGeneric).
 func DotAVX512(a []float32, b []float32) float32
 
-// L2SqAVX512 is the AVX512 kernel of L2Sq, 16 lanes, 4 accumulators.
+// L2SqAVX512 is the AVX512 kernel of L2Sq, 16 lanes, 8 accumulators.
 // len(b) must be at least len(a); no element past len(a) is read.
 // The CPU must have AVX-512F (see Available). Its pure-Go twin is the loop
 //

@@ -7,8 +7,12 @@ package main
 // Shape of every kernel (after gonum's internal/asm/f32 and the usual
 // FMA reduction of e.g. simsimd / FAISS fvec_inner_product):
 //   - a main loop over blocks of unroll×lanes elements, one independent
-//     accumulator per unrolled step so FMA latency is hidden;
-//   - a loop over single blocks of lanes elements into the first accumulator;
+//     accumulator per unrolled step: two FMA pipes of latency 4 need eight
+//     chains to stay busy. (On the Zen 5 this was written on, the in-cache
+//     kernels are bound by two loads per FMA instead, and four or eight
+//     accumulators measured the same.)
+//   - straight-line steps of 4, 2 and 1 registers for what the loop leaves,
+//     each into accumulators of its own;
 //   - a masked tail of 1…lanes-1 elements (VMASKMOVPS for AVX2, zeroing
 //     opmask loads for AVX-512), which never reads past the end of a slice:
 //     masked-off lanes are neither loaded nor faulted on;
@@ -50,8 +54,8 @@ type isa struct {
 }
 
 var (
-	avx2   = isa{name: "AVX2", lanes: 8, unroll: 4, vec: func(c *build.Context) reg.VecVirtual { return c.YMM() }}
-	avx512 = isa{name: "AVX512", lanes: 16, unroll: 4, vec: func(c *build.Context) reg.VecVirtual { return c.ZMM() }}
+	avx2   = isa{name: "AVX2", lanes: 8, unroll: 8, vec: func(c *build.Context) reg.VecVirtual { return c.YMM() }}
+	avx512 = isa{name: "AVX512", lanes: 16, unroll: 8, vec: func(c *build.Context) reg.VecVirtual { return c.ZMM() }}
 )
 
 func (m metric) name() string {
@@ -204,35 +208,45 @@ func pair(c *build.Context, s isa, m metric, t tables) {
 	lbl := func(l string) string { return name + "_" + l }
 	width := 4 * s.lanes // bytes per register
 
-	c.Label(lbl("loop"))
-	c.CMPQ(n, operand.U32(s.lanes*s.unroll))
-	c.JL(operand.LabelRef(lbl("block")))
-	for j := 0; j < s.unroll; j++ {
-		x := s.vec(c)
-		c.VMOVUPS(operand.Mem{Base: a, Index: i, Scale: 1, Disp: j * width}, x)
-		accumulate(c, m, x, operand.Mem{Base: b, Index: i, Scale: 1, Disp: j * width}, acc[j])
+	// steps accumulates k registers' worth of a and b at byte offset i into
+	// acc[first:first+k] and advances i and n past them.
+	steps := func(first, k int) {
+		for j := 0; j < k; j++ {
+			x := s.vec(c)
+			c.VMOVUPS(operand.Mem{Base: a, Index: i, Scale: 1, Disp: j * width}, x)
+			accumulate(c, m, x, operand.Mem{Base: b, Index: i, Scale: 1, Disp: j * width}, acc[first+j])
+		}
+		c.ADDQ(operand.U32(width*k), i)
+		c.SUBQ(operand.U32(s.lanes*k), n)
 	}
-	c.ADDQ(operand.U32(width*s.unroll), i)
-	c.SUBQ(operand.U32(s.lanes*s.unroll), n)
-	c.JMP(operand.LabelRef(lbl("loop")))
 
-	c.Label(lbl("block"))
-	c.CMPQ(n, operand.U32(s.lanes))
-	c.JL(operand.LabelRef(lbl("tail")))
-	x := s.vec(c)
-	c.VMOVUPS(operand.Mem{Base: a, Index: i, Scale: 1}, x)
-	accumulate(c, m, x, operand.Mem{Base: b, Index: i, Scale: 1}, acc[0])
-	c.ADDQ(operand.U32(width), i)
-	c.SUBQ(operand.U32(s.lanes), n)
-	c.JMP(operand.LabelRef(lbl("block")))
+	// Main loop: unroll registers per iteration, one accumulator each.
+	c.CMPQ(n, operand.U32(s.lanes*s.unroll))
+	c.JL(operand.LabelRef(lbl("rest")))
+	c.Label(lbl("loop"))
+	steps(0, s.unroll)
+	c.CMPQ(n, operand.U32(s.lanes*s.unroll))
+	c.JGE(operand.LabelRef(lbl("loop")))
 
-	c.Label(lbl("tail"))
+	// The remaining n < unroll×lanes elements: a ladder of straight-line
+	// steps of unroll/2, unroll/4, …, 1 registers, each into accumulators of
+	// its own so that no FMA waits on another, then the masked tail.
+	c.Label(lbl("rest"))
+	first := 0
+	for k := s.unroll / 2; k >= 1; k /= 2 {
+		skip := lbl(fmt.Sprintf("lt%d", k))
+		c.CMPQ(n, operand.U32(s.lanes*k))
+		c.JL(operand.LabelRef(skip))
+		steps(first, k)
+		c.Label(skip)
+		first += k
+	}
 	c.TESTQ(n, n)
 	c.JZ(operand.LabelRef(lbl("reduce")))
 	mk := tailMask(c, s, t, n)
 	xa := maskedLoad(c, s, mk, a, i)
 	xb := maskedLoad(c, s, mk, b, i)
-	accumulate(c, m, xa, xb, acc[1%s.unroll])
+	accumulate(c, m, xa, xb, acc[first%s.unroll])
 
 	c.Label(lbl("reduce"))
 	for w := 1; w < s.unroll; w *= 2 {
