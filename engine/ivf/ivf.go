@@ -53,8 +53,11 @@ type Config struct {
 	// TrainSample caps the k-means training sample; 0 → Nlist·256 (FAISS
 	// max_points_per_centroid), < 0 → all vectors.
 	TrainSample int
-	Seed        uint64
-	Workers     int // goroutines for training and encoding; 0 → GOMAXPROCS
+	// RandomInit seeds k-means with a random sample of vectors (FAISS)
+	// instead of k-means++.
+	RandomInit bool
+	Seed       uint64
+	Workers    int // goroutines for training and encoding; 0 → GOMAXPROCS
 }
 
 // WithDefaults fills zero fields (Nlist stays 0 until the data size is known).
@@ -112,8 +115,8 @@ func (c Config) String() string {
 	if c.Bits > 0 {
 		codes = fmt.Sprintf("osq%d", c.Bits)
 	}
-	return fmt.Sprintf("ivf{Nlist:%d ClusterSize:%d Hierarchical:%t Metric:%v Codes:%s QueryBits:%d Spill:%t λ:%g Iters:%d TrainSample:%d Seed:%d}",
-		c.Nlist, c.ClusterSize, c.Hierarchical, c.Metric, codes, c.QueryBits, c.Spill, c.SpillLambda, c.Iters, c.TrainSample, c.Seed)
+	return fmt.Sprintf("ivf{Nlist:%d ClusterSize:%d Hierarchical:%t Metric:%v Codes:%s QueryBits:%d Spill:%t λ:%g Iters:%d TrainSample:%d RandomInit:%t Seed:%d}",
+		c.Nlist, c.ClusterSize, c.Hierarchical, c.Metric, codes, c.QueryBits, c.Spill, c.SpillLambda, c.Iters, c.TrainSample, c.RandomInit, c.Seed)
 }
 
 // list is one posting list.
@@ -204,8 +207,12 @@ func (ix *Index) train(x *vec.Matrix) error {
 		case cfg.TrainSample > 0:
 			mppc = max(1, cfg.TrainSample/cfg.Nlist)
 		}
+		init := kmeans.PlusPlus
+		if cfg.RandomInit {
+			init = kmeans.Random
+		}
 		m, err = kmeans.Train(x, kmeans.Config{K: cfg.Nlist, MaxIter: cfg.Iters, Tol: -1, Seed: cfg.Seed,
-			MaxPointsPerCentroid: mppc, Spherical: spherical, Workers: cfg.Workers})
+			MaxPointsPerCentroid: mppc, Init: init, Spherical: spherical, Workers: cfg.Workers})
 	}
 	if err != nil {
 		return fmt.Errorf("ivf: train: %w", err)

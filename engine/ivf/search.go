@@ -204,25 +204,45 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 func (ix *Index) scanFloat(s *searcher, l *list, q []float32, kk int, filter engine.Filter, st *Stats) {
 	dim := ix.dim
 	metric := ix.cfg.Metric
-	for i, id := range l.ids {
-		if filter != nil && !filter.Allowed(id) {
-			continue
+	row := func(i int) []float32 { return l.vecs[i*dim : i*dim+dim : i*dim+dim] }
+	var d [4]float32
+	n := len(l.ids)
+	for i := 0; i < n; i += 4 {
+		m := min(4, n-i)
+		// Four rows per kernel call (f32.Dot4 / L2Sq4) when the list has them.
+		if m == 4 {
+			if metric == engine.L2 {
+				d[0], d[1], d[2], d[3] = f32.L2Sq4(q, row(i), row(i+1), row(i+2), row(i+3))
+			} else {
+				d[0], d[1], d[2], d[3] = f32.Dot4(q, row(i), row(i+1), row(i+2), row(i+3))
+			}
+		} else {
+			for t := 0; t < m; t++ {
+				if metric == engine.L2 {
+					d[t] = f32.L2Sq(q, row(i+t))
+				} else {
+					d[t] = f32.Dot(q, row(i+t))
+				}
+			}
 		}
-		if s.visited != nil && s.visited.Visit(id) {
-			st.Duplicates++
-			continue
+		for t := 0; t < m; t++ {
+			id := l.ids[i+t]
+			if filter != nil && !filter.Allowed(id) {
+				continue
+			}
+			if s.visited != nil && s.visited.Visit(id) {
+				st.Duplicates++
+				continue
+			}
+			dist := d[t]
+			switch metric {
+			case engine.Dot:
+				dist = -dist
+			case engine.Cosine:
+				dist = 1 - dist
+			}
+			s.heap.PushBounded(engine.Result{ID: id, Dist: dist}, kk)
 		}
-		v := l.vecs[i*dim : i*dim+dim : i*dim+dim]
-		var d float32
-		switch metric {
-		case engine.L2:
-			d = f32.L2Sq(q, v)
-		case engine.Dot:
-			d = -f32.Dot(q, v)
-		default:
-			d = 1 - f32.Dot(q, v)
-		}
-		s.heap.PushBounded(engine.Result{ID: id, Dist: d}, kk)
 	}
 }
 

@@ -23,6 +23,11 @@ type Options struct {
 	// Model adds simulated storage latency and an IOPS ceiling; the zero
 	// Model is off.
 	Model Model
+	// ReadAhead keeps the kernel's read-ahead on buffered reads. It is
+	// off by default (posix_fadvise(POSIX_FADV_RANDOM)): rescoring reads
+	// are random, and read-ahead would pull neighbouring vectors into the
+	// cache and make a cold run look warm.
+	ReadAhead bool
 	// NoCacheProbe skips the mincore probe before each read (one system
 	// call fewer); CachedPages and CachedReads then stay zero.
 	NoCacheProbe bool
@@ -33,6 +38,8 @@ func (o Options) String() string {
 	mode := "buffered"
 	if o.Direct {
 		mode = "direct"
+	} else if o.ReadAhead {
+		mode = "buffered+readahead"
 	}
 	probe := "mincore"
 	if o.NoCacheProbe {
@@ -45,7 +52,8 @@ func (o Options) String() string {
 // (for O_DIRECT, Bytes is the aligned span actually transferred).
 // CachedPages counts touched pages already resident before the read;
 // CachedReads counts reads all of whose pages were resident, i.e. reads the
-// device never saw.
+// device never saw. With O_DIRECT every read goes to the device, so
+// CachedReads stays zero even when CachedPages (resident but bypassed) is not.
 type IOStats struct {
 	Reads       int64
 	Bytes       int64
@@ -128,6 +136,12 @@ func Open(path string, opt Options) (*File, error) {
 		return nil, err
 	}
 	v := &File{path: path, opt: opt, f: f, h: h, size: st.Size()}
+	if !opt.ReadAhead {
+		if err := sysAdviseRandom(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("store: posix_fadvise(RANDOM) %s: %w", path, err)
+		}
+	}
 	if opt.Model.Enabled() {
 		v.sim = &simulator{m: opt.Model}
 	}
@@ -240,7 +254,7 @@ func (v *File) ReadVector(dst []float32, id engine.ID, st *IOStats) ([]float32, 
 					all = false
 				}
 			}
-			if all {
+			if all && v.df == nil {
 				one.CachedReads = 1
 			}
 		}

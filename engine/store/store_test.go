@@ -141,7 +141,7 @@ func TestDirectBypassesCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := f.Evict(); err != nil {
+	if _, err := f.Warm(); err != nil { // pages resident, yet O_DIRECT bypasses them
 		t.Fatal(err)
 	}
 	dst := make([]float32, 64)
@@ -150,8 +150,39 @@ func TestDirectBypassesCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	st := f.Stats()
+	if st.CachedPages == 0 {
+		t.Fatalf("probe did not see the resident pages: %+v", st)
+	}
+	if st.CachedReads != 0 || st.DeviceReads() != 3 {
+		t.Fatalf("O_DIRECT reads counted as served from the page cache: %+v", st)
+	}
+}
+
+// TestNoReadAhead checks that a cold read does not pull its neighbours in
+// (POSIX_FADV_RANDOM), so a cold run stays cold.
+func TestNoReadAhead(t *testing.T) {
+	p, _ := writeFile(t, 4000, 64, engine.L2) // 260-byte rows, ≈ 1 MB
+	f, err := Open(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if left, err := f.Evict(); err != nil || left != 0 {
+		t.Fatalf("evict: %d left, %v", left, err)
+	}
+	dst := make([]float32, 64)
+	for _, id := range []engine.ID{100, 200, 300, 400} { // 26 KB apart
+		if _, err := f.Vector(dst, id); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if st := f.Stats(); st.CachedReads != 0 {
-		t.Fatalf("O_DIRECT reads were served from the page cache: %+v", st)
+		t.Fatalf("cold reads found neighbours cached (read-ahead?): %+v", st)
+	}
+	cached, total, _ := f.Resident()
+	if cached > 8 {
+		t.Fatalf("%d of %d pages cached after 4 random reads", cached, total)
 	}
 }
 

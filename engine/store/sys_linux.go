@@ -39,3 +39,7 @@ func sysMincore(b, res []byte) error {
 func sysDropCache(f *os.File) error {
 	return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
 }
+
+func sysAdviseRandom(f *os.File) error {
+	return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_RANDOM)
+}

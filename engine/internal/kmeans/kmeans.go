@@ -200,8 +200,20 @@ func norms(c *vec.Matrix) []float32 {
 // distance minus ‖x‖²). Ties go to the lowest index.
 func nearest(x []float32, c *vec.Matrix, cn []float32) (int, float32) {
 	best, bd := 0, float32(math.Inf(1))
-	for j := 0; j < c.N; j++ {
-		d := cn[j] - 2*f32.Dot(x, c.Data[j*c.Stride:j*c.Stride+c.Dim])
+	row := func(j int) []float32 { return c.Data[j*c.Stride : j*c.Stride+c.Dim] }
+	j := 0
+	// Four centroids per kernel call: the point is loaded once for four
+	// dot products (f32.Dot4).
+	for ; j+4 <= c.N; j += 4 {
+		d0, d1, d2, d3 := f32.Dot4(x, row(j), row(j+1), row(j+2), row(j+3))
+		for t, d := range [4]float32{cn[j] - 2*d0, cn[j+1] - 2*d1, cn[j+2] - 2*d2, cn[j+3] - 2*d3} {
+			if d < bd {
+				best, bd = j+t, d
+			}
+		}
+	}
+	for ; j < c.N; j++ {
+		d := cn[j] - 2*f32.Dot(x, row(j))
 		if d < bd {
 			best, bd = j, d
 		}
