@@ -1,0 +1,26 @@
+// Package kernel is veclab's Jupyter kernel: Go cells, run by the
+// evaluation core of kernel/eval (gomacro), calling the compiled lab and
+// engine, with rich display of tables and charts.
+//
+// [Run] serves one kernel process on the five sockets of a connection file
+// (Jupyter messaging protocol 5.3, github.com/go-zeromq/zmq4): shell,
+// control, stdin and heartbeat, plus IOPub for everything the cells
+// produce. Messages with a bad or missing signature are dropped and logged,
+// never executed.
+//
+// # Concurrency
+//
+// One goroutine per socket. Shell requests are handled in order on the
+// shell goroutine, which is the only one that evaluates; control
+// (interrupt_request, shutdown_request) has its own goroutine so it is
+// served while a cell runs; SIGINT interrupts too (kernelspec
+// interrupt_mode "signal"). IOPub sends are serialized by a mutex. Run
+// returns when ctx is cancelled or a shutdown_request arrives.
+//
+// # Limits
+//
+// A cell is interrupted at its next interpreted statement: a long compiled
+// call (an index build) finishes first. A panic inside a goroutine started
+// by a cell ends the kernel process (gomacro runs goroutines without a
+// recover); the front end then offers to restart it.
+package kernel

@@ -1,0 +1,107 @@
+package kernel
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/go-zeromq/zmq4"
+
+	"github.com/veclab/veclab/kernel/eval"
+	"github.com/veclab/veclab/kernel/internal/wire"
+)
+
+type executeRequest struct {
+	Code         string `json:"code"`
+	Silent       bool   `json:"silent"`
+	StoreHistory *bool  `json:"store_history"`
+	AllowStdin   bool   `json:"allow_stdin"`
+	StopOnError  bool   `json:"stop_on_error"`
+}
+
+func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
+	var req executeRequest
+	if err := json.Unmarshal(msg.Content, &req); err != nil {
+		k.logf("execute_request: bad content: %v", err)
+		k.reply(sock, msg, "execute_reply", map[string]any{"status": "error", "ename": "bad request",
+			"evalue": err.Error(), "traceback": []string{err.Error()}, "execution_count": k.execCount})
+		return
+	}
+	if !req.Silent && (req.StoreHistory == nil || *req.StoreHistory) {
+		k.execCount++
+	}
+	count := k.execCount
+	if !req.Silent {
+		k.publish("execute_input", msg, map[string]any{"code": req.Code, "execution_count": count})
+	}
+	out := &cellOutput{k: k, parent: msg, silent: req.Silent, allowStdin: req.AllowStdin}
+	res := k.cfg.Interp.Eval(req.Code, out)
+	if res.Err != nil {
+		e := res.Err
+		tb := e.Traceback
+		if tb == nil {
+			tb = []string{e.Error()}
+		}
+		if !req.Silent {
+			k.publish("error", msg, map[string]any{"ename": e.Name, "evalue": e.Value, "traceback": tb})
+		}
+		k.reply(sock, msg, "execute_reply", map[string]any{"status": "error", "execution_count": count,
+			"ename": e.Name, "evalue": e.Value, "traceback": tb})
+		return
+	}
+	if res.Value != nil && !req.Silent {
+		k.publish("execute_result", msg, map[string]any{"execution_count": count, "data": res.Value, "metadata": map[string]any{}})
+	}
+	k.reply(sock, msg, "execute_reply", map[string]any{"status": "ok", "execution_count": count,
+		"user_expressions": map[string]any{}, "payload": []any{}})
+}
+
+// cellOutput publishes what a cell produces on IOPub, as children of the
+// execute_request, and asks for standard input on the stdin socket.
+type cellOutput struct {
+	k          *kernel
+	parent     *wire.Message
+	silent     bool
+	allowStdin bool
+}
+
+func (o *cellOutput) Stream(name, text string) {
+	o.k.publish("stream", o.parent, map[string]any{"name": name, "text": text})
+}
+
+func (o *cellOutput) Display(data eval.Bundle, id string, update bool) {
+	content := map[string]any{"data": data, "metadata": map[string]any{}, "transient": map[string]any{}}
+	if id != "" {
+		content["transient"] = map[string]any{"display_id": id}
+	}
+	typ := "display_data"
+	if update {
+		typ = "update_display_data"
+	}
+	o.k.publish(typ, o.parent, content)
+}
+
+func (o *cellOutput) Input(prompt string, password bool) (string, error) {
+	if !o.allowStdin {
+		return "", errors.New("this front end does not allow standard input")
+	}
+	// Drop a stale reply, then ask.
+	select {
+	case <-o.k.inputReplies:
+	default:
+	}
+	intr := o.k.interruptChan()
+	o.k.reply(o.k.stdin, o.parent, "input_request", map[string]any{"prompt": prompt, "password": password})
+	select {
+	case r := <-o.k.inputReplies:
+		var c struct {
+			Value string `json:"value"`
+		}
+		if err := json.Unmarshal(r.Content, &c); err != nil {
+			return "", fmt.Errorf("input_reply: %w", err)
+		}
+		return c.Value, nil
+	case <-intr:
+		return "", errors.New("interrupted while waiting for input")
+	}
+}

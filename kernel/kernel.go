@@ -1,0 +1,409 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-zeromq/zmq4"
+
+	"github.com/veclab/veclab/kernel/eval"
+	"github.com/veclab/veclab/kernel/internal/wire"
+)
+
+// Version is the kernel implementation version reported by kernel_info.
+const Version = "0.1.0"
+
+// Config configures Run.
+type Config struct {
+	// Conn is the parsed connection file (required).
+	Conn *wire.Connection
+	// Interp runs the cells (required). Run does not close it.
+	Interp eval.Interpreter
+	// Log receives the kernel's own log lines (default os.Stderr).
+	Log io.Writer
+	// HandleSIGINT makes SIGINT interrupt the running cell (default off
+	// in tests; veclab kernel turns it on).
+	HandleSIGINT bool
+}
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	if c.Conn == nil {
+		return errors.New("kernel: no connection file")
+	}
+	if c.Interp == nil {
+		return errors.New("kernel: no interpreter")
+	}
+	return nil
+}
+
+type kernel struct {
+	cfg     Config
+	log     io.Writer
+	signer  *wire.Signer
+	session string
+
+	shell, control, stdin, iopub, hb zmq4.Socket
+
+	iopubMu sync.Mutex // serializes iopub sends
+
+	execCount int
+
+	// interrupted is closed and replaced at each interrupt; a pending
+	// input request waits on it.
+	intMu       sync.Mutex
+	interrupted chan struct{}
+
+	inputReplies chan *wire.Message
+
+	shutdown context.CancelFunc
+}
+
+// Run serves the kernel until ctx is done or a shutdown_request arrives.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	signer, err := wire.NewSigner(cfg.Conn.SignatureScheme, cfg.Conn.Key)
+	if err != nil {
+		return err
+	}
+	k := &kernel{cfg: cfg, log: cfg.Log, signer: signer, session: wire.NewID(),
+		interrupted: make(chan struct{}), inputReplies: make(chan *wire.Message, 1)}
+	if k.log == nil {
+		k.log = os.Stderr
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	k.shutdown = cancel
+
+	zlog := log.New(k.log, "veclab kernel: zmq4: ", 0)
+	k.shell = zmq4.NewRouter(ctx, zmq4.WithLogger(zlog))
+	k.control = zmq4.NewRouter(ctx, zmq4.WithLogger(zlog))
+	k.stdin = zmq4.NewRouter(ctx, zmq4.WithLogger(zlog))
+	k.iopub = zmq4.NewPub(ctx, zmq4.WithLogger(zlog))
+	k.hb = zmq4.NewRep(ctx, zmq4.WithLogger(zlog))
+	socks := []struct {
+		s    zmq4.Socket
+		port int
+		name string
+	}{{k.shell, cfg.Conn.ShellPort, "shell"}, {k.control, cfg.Conn.ControlPort, "control"},
+		{k.stdin, cfg.Conn.StdinPort, "stdin"}, {k.iopub, cfg.Conn.IOPubPort, "iopub"}, {k.hb, cfg.Conn.HBPort, "hb"}}
+	defer func() {
+		for _, s := range socks {
+			s.s.Close()
+		}
+	}()
+	for _, s := range socks {
+		if err := s.s.Listen(cfg.Conn.Endpoint(s.port)); err != nil {
+			return fmt.Errorf("kernel: %s socket on %s: %w", s.name, cfg.Conn.Endpoint(s.port), err)
+		}
+	}
+	k.logf("listening (shell %s)", cfg.Conn.Endpoint(cfg.Conn.ShellPort))
+
+	if cfg.HandleSIGINT {
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt)
+		defer signal.Stop(sigs)
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-sigs:
+					k.logf("SIGINT: interrupting")
+					k.interrupt()
+				}
+			}
+		}()
+	}
+
+	k.publish("status", nil, map[string]string{"execution_state": "starting"})
+
+	var wg sync.WaitGroup
+	wg.Add(4)
+	go func() { defer wg.Done(); k.heartbeat(ctx) }()
+	go func() { defer wg.Done(); k.serve(ctx, k.control, "control") }()
+	go func() { defer wg.Done(); k.serveStdin(ctx) }()
+	go func() { defer wg.Done(); k.serve(ctx, k.shell, "shell") }()
+	<-ctx.Done()
+	// Sockets close in the deferred loop; the goroutines then see errors.
+	for _, s := range socks {
+		s.s.Close()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		k.logf("some socket goroutines did not stop in 2 s")
+	}
+	return nil
+}
+
+func (k *kernel) logf(format string, args ...any) {
+	fmt.Fprintf(k.log, "veclab kernel: "+format+"\n", args...)
+}
+
+func (k *kernel) heartbeat(ctx context.Context) {
+	for {
+		msg, err := k.hb.Recv()
+		if err != nil {
+			if ctx.Err() == nil {
+				k.logf("heartbeat: %v", err)
+			}
+			return
+		}
+		if err := k.hb.Send(msg); err != nil && ctx.Err() == nil {
+			k.logf("heartbeat send: %v", err)
+		}
+	}
+}
+
+// serve reads requests on a ROUTER socket and handles them in order.
+func (k *kernel) serve(ctx context.Context, sock zmq4.Socket, name string) {
+	for {
+		zm, err := sock.Recv()
+		if err != nil {
+			if ctx.Err() == nil {
+				k.logf("%s: receive: %v", name, err)
+				if errors.Is(err, context.Canceled) {
+					return
+				}
+				continue
+			}
+			return
+		}
+		msg, err := wire.Decode(zm.Frames, k.signer)
+		if err != nil {
+			k.logf("%s: dropped a message: %v", name, err)
+			continue
+		}
+		k.handle(ctx, sock, name, msg)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+func (k *kernel) serveStdin(ctx context.Context) {
+	for {
+		zm, err := k.stdin.Recv()
+		if err != nil {
+			if ctx.Err() == nil {
+				k.logf("stdin: receive: %v", err)
+				continue
+			}
+			return
+		}
+		msg, err := wire.Decode(zm.Frames, k.signer)
+		if err != nil {
+			k.logf("stdin: dropped a message: %v", err)
+			continue
+		}
+		if msg.Header.MsgType != "input_reply" {
+			k.logf("stdin: unexpected %s", msg.Header.MsgType)
+			continue
+		}
+		select {
+		case k.inputReplies <- msg:
+		default:
+			k.logf("stdin: input_reply with no pending request dropped")
+		}
+	}
+}
+
+func (k *kernel) send(sock zmq4.Socket, m *wire.Message) {
+	frames, err := wire.Encode(m, k.signer)
+	if err != nil {
+		k.logf("encode %s: %v", m.Header.MsgType, err)
+		return
+	}
+	if err := sock.SendMulti(zmq4.NewMsgFrom(frames...)); err != nil {
+		k.logf("send %s: %v", m.Header.MsgType, err)
+	}
+}
+
+func (k *kernel) reply(sock zmq4.Socket, parent *wire.Message, msgType string, content any) {
+	m, err := wire.New(msgType, k.session, parent, content)
+	if err != nil {
+		k.logf("%v", err)
+		return
+	}
+	k.send(sock, m)
+}
+
+// publish sends an IOPub message (topic = msg type), child of parent.
+func (k *kernel) publish(msgType string, parent *wire.Message, content any) {
+	m, err := wire.New(msgType, k.session, nil, content)
+	if err != nil {
+		k.logf("%v", err)
+		return
+	}
+	if parent != nil {
+		m.ParentHeader = parent.Header
+	}
+	m.Identities = [][]byte{[]byte(msgType)}
+	k.iopubMu.Lock()
+	defer k.iopubMu.Unlock()
+	k.send(k.iopub, m)
+}
+
+func (k *kernel) status(parent *wire.Message, state string) {
+	k.publish("status", parent, map[string]string{"execution_state": state})
+}
+
+func (k *kernel) interrupt() {
+	k.cfg.Interp.Interrupt()
+	k.intMu.Lock()
+	close(k.interrupted)
+	k.interrupted = make(chan struct{})
+	k.intMu.Unlock()
+}
+
+func (k *kernel) interruptChan() chan struct{} {
+	k.intMu.Lock()
+	defer k.intMu.Unlock()
+	return k.interrupted
+}
+
+func (k *kernel) handle(ctx context.Context, sock zmq4.Socket, chanName string, msg *wire.Message) {
+	typ := msg.Header.MsgType
+	k.status(msg, "busy")
+	defer k.status(msg, "idle")
+	switch typ {
+	case "kernel_info_request":
+		k.reply(sock, msg, "kernel_info_reply", kernelInfo())
+	case "execute_request":
+		k.execute(sock, msg)
+	case "complete_request":
+		var req struct {
+			Code      string `json:"code"`
+			CursorPos int    `json:"cursor_pos"`
+		}
+		if !k.decode(msg, &req) {
+			return
+		}
+		pos := byteOffset(req.Code, req.CursorPos)
+		start, end, matches := k.cfg.Interp.Complete(req.Code, pos)
+		if matches == nil {
+			matches = []string{}
+		}
+		k.reply(sock, msg, "complete_reply", map[string]any{"status": "ok", "matches": matches,
+			"cursor_start": runeOffset(req.Code, start), "cursor_end": runeOffset(req.Code, end), "metadata": map[string]any{}})
+	case "inspect_request":
+		var req struct {
+			Code      string `json:"code"`
+			CursorPos int    `json:"cursor_pos"`
+		}
+		if !k.decode(msg, &req) {
+			return
+		}
+		data, found := k.cfg.Interp.Inspect(req.Code, byteOffset(req.Code, req.CursorPos))
+		if data == nil {
+			data = eval.Bundle{}
+		}
+		k.reply(sock, msg, "inspect_reply", map[string]any{"status": "ok", "found": found, "data": data, "metadata": map[string]any{}})
+	case "is_complete_request":
+		var req struct {
+			Code string `json:"code"`
+		}
+		if !k.decode(msg, &req) {
+			return
+		}
+		st, indent := k.cfg.Interp.IsComplete(req.Code)
+		content := map[string]any{"status": st}
+		if st == "incomplete" {
+			content["indent"] = indent
+		}
+		k.reply(sock, msg, "is_complete_reply", content)
+	case "history_request":
+		k.reply(sock, msg, "history_reply", map[string]any{"status": "ok", "history": []any{}})
+	case "comm_info_request":
+		k.reply(sock, msg, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
+	case "comm_open", "comm_msg", "comm_close":
+		// no comm targets: ignored, as the protocol allows
+	case "interrupt_request":
+		k.interrupt()
+		k.reply(sock, msg, "interrupt_reply", map[string]any{"status": "ok"})
+	case "shutdown_request":
+		var req struct {
+			Restart bool `json:"restart"`
+		}
+		k.decode(msg, &req)
+		k.reply(sock, msg, "shutdown_reply", map[string]any{"status": "ok", "restart": req.Restart})
+		k.logf("shutdown_request (restart=%v) on %s", req.Restart, chanName)
+		k.status(msg, "idle")
+		k.shutdown()
+	default:
+		k.logf("%s: unhandled message type %q", chanName, typ)
+	}
+}
+
+func (k *kernel) decode(msg *wire.Message, v any) bool {
+	if err := json.Unmarshal(msg.Content, v); err != nil {
+		k.logf("%s: bad content: %v", msg.Header.MsgType, err)
+		return false
+	}
+	return true
+}
+
+func kernelInfo() map[string]any {
+	return map[string]any{
+		"status":                 "ok",
+		"protocol_version":       wire.ProtocolVersion,
+		"implementation":         "veclab",
+		"implementation_version": Version,
+		"language_info": map[string]any{
+			"name":               "go",
+			"version":            strings.TrimPrefix(runtime.Version(), "go"),
+			"mimetype":           "text/x-go",
+			"file_extension":     ".go",
+			"pygments_lexer":     "go",
+			"codemirror_mode":    "go",
+			"nbconvert_exporter": "",
+		},
+		"banner": "veclab " + Version + " — Go cells (gomacro interpreter) over the compiled veclab lab and engine.\n" +
+			"Import github.com/veclab/veclab/lab/... and .../kernel/display; values with HTML/SVG/Markdown/PNG methods render richly.",
+		"help_links": []map[string]string{
+			{"text": "veclab lab packages", "url": "https://pkg.go.dev/github.com/veclab/veclab/lab"},
+			{"text": "Go language", "url": "https://go.dev/ref/spec"},
+			{"text": "gomacro interpreter", "url": "https://github.com/cosmos72/gomacro"},
+		},
+		"debugger": false,
+	}
+}
+
+// byteOffset converts a cursor in code points (protocol ≥ 5.2) to bytes.
+func byteOffset(s string, runes int) int {
+	if runes <= 0 {
+		return 0
+	}
+	i := 0
+	for n := 0; n < runes && i < len(s); n++ {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return i
+}
+
+func runeOffset(s string, bytes int) int {
+	if bytes > len(s) {
+		bytes = len(s)
+	}
+	if bytes < 0 {
+		bytes = 0
+	}
+	return utf8.RuneCountInString(s[:bytes])
+}

@@ -1,0 +1,355 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+
+	"github.com/veclab/veclab/kernel/eval"
+	"github.com/veclab/veclab/kernel/internal/wire"
+)
+
+// client is a minimal Jupyter client over real zmq4 sockets.
+type client struct {
+	t                     *testing.T
+	shell, control, stdin zmq4.Socket
+	iopub, hb             zmq4.Socket
+	signer                *wire.Signer
+	session               string
+	iopubCh               chan *wire.Message
+}
+
+func freePorts(t *testing.T, n int) []int {
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+	}
+	return ports
+}
+
+// startKernel runs a kernel with a fresh session and a connected client.
+func startKernel(t *testing.T, capture eval.Capture) (*client, chan error) {
+	t.Helper()
+	p := freePorts(t, 5)
+	conn := &wire.Connection{Transport: "tcp", IP: "127.0.0.1", ShellPort: p[0], ControlPort: p[1],
+		IOPubPort: p[2], StdinPort: p[3], HBPort: p[4], SignatureScheme: "hmac-sha256", Key: "test-key"}
+	sess, err := eval.New(eval.Options{Capture: capture})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	stopped := make(chan struct{})
+	go func() {
+		done <- Run(ctx, Config{Conn: conn, Interp: sess, Log: &testLog{t}})
+		close(stopped)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-stopped:
+		case <-time.After(5 * time.Second):
+			t.Error("kernel did not stop")
+		}
+		sess.Close()
+	})
+	signer, _ := wire.NewSigner("hmac-sha256", "test-key")
+	id := zmq4.WithID(zmq4.SocketIdentity("client-" + wire.NewID()))
+	c := &client{t: t, signer: signer, session: wire.NewID(), iopubCh: make(chan *wire.Message, 1000),
+		shell: zmq4.NewDealer(ctx, id), control: zmq4.NewDealer(ctx, id), stdin: zmq4.NewDealer(ctx, id),
+		iopub: zmq4.NewSub(ctx), hb: zmq4.NewReq(ctx)}
+	dial := func(s zmq4.Socket, port int) {
+		var err error
+		for i := 0; i < 50; i++ {
+			if err = s.Dial(conn.Endpoint(port)); err == nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("dial %d: %v", port, err)
+	}
+	dial(c.shell, p[0])
+	dial(c.control, p[1])
+	dial(c.iopub, p[2])
+	dial(c.stdin, p[3])
+	dial(c.hb, p[4])
+	c.iopub.SetOption(zmq4.OptionSubscribe, "")
+	go func() {
+		for {
+			m, err := c.iopub.Recv()
+			if err != nil {
+				return
+			}
+			if msg, err := wire.Decode(m.Frames, signer); err == nil {
+				c.iopubCh <- msg
+			}
+		}
+	}()
+	// Slow joiner: ask for kernel_info until IOPub shows its status.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		id := c.send(c.shell, "kernel_info_request", map[string]any{})
+		c.recv(c.shell)
+		if c.waitIdle(id, 300*time.Millisecond) != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("IOPub never delivered")
+		}
+	}
+	return c, done
+}
+
+type testLog struct{ t *testing.T }
+
+func (l *testLog) Write(p []byte) (int, error) { l.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+
+func (c *client) send(sock zmq4.Socket, typ string, content any) string {
+	c.t.Helper()
+	m, err := wire.New(typ, c.session, nil, content)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	frames, err := wire.Encode(m, c.signer)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := sock.SendMulti(zmq4.NewMsgFrom(frames...)); err != nil {
+		c.t.Fatal(err)
+	}
+	return m.Header.MsgID
+}
+
+func (c *client) recv(sock zmq4.Socket) *wire.Message {
+	c.t.Helper()
+	ch := make(chan zmq4.Msg, 1)
+	errc := make(chan error, 1)
+	go func() {
+		m, err := sock.Recv()
+		if err != nil {
+			errc <- err
+			return
+		}
+		ch <- m
+	}()
+	select {
+	case m := <-ch:
+		msg, err := wire.Decode(m.Frames, c.signer)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		return msg
+	case err := <-errc:
+		c.t.Fatal(err)
+	case <-time.After(20 * time.Second):
+		c.t.Fatal("no reply in 20 s")
+	}
+	return nil
+}
+
+// waitIdle collects the IOPub messages of request id up to its idle status.
+func (c *client) waitIdle(id string, d time.Duration) []*wire.Message {
+	var got []*wire.Message
+	timeout := time.After(d)
+	for {
+		select {
+		case m := <-c.iopubCh:
+			if m.ParentHeader.MsgID != id {
+				continue
+			}
+			got = append(got, m)
+			if m.Header.MsgType == "status" && strings.Contains(string(m.Content), `"idle"`) {
+				return got
+			}
+		case <-timeout:
+			return nil
+		}
+	}
+}
+
+func content(t *testing.T, m *wire.Message) map[string]any {
+	var v map[string]any
+	if err := json.Unmarshal(m.Content, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func types(ms []*wire.Message) string {
+	var s []string
+	for _, m := range ms {
+		s = append(s, m.Header.MsgType)
+	}
+	return strings.Join(s, ",")
+}
+
+func (c *client) execute(code string, allowStdin bool) (*wire.Message, []*wire.Message) {
+	id := c.send(c.shell, "execute_request", map[string]any{"code": code, "silent": false, "store_history": true,
+		"user_expressions": map[string]any{}, "allow_stdin": allowStdin, "stop_on_error": true})
+	reply := c.recv(c.shell)
+	if reply.ParentHeader.MsgID != id {
+		c.t.Fatalf("reply to %s, want %s", reply.ParentHeader.MsgID, id)
+	}
+	return reply, c.waitIdle(id, 10*time.Second)
+}
+
+func TestKernelProtocol(t *testing.T) {
+	c, _ := startKernel(t, eval.CaptureGo)
+
+	t.Run("kernel_info", func(t *testing.T) {
+		c.send(c.shell, "kernel_info_request", map[string]any{})
+		r := content(t, c.recv(c.shell))
+		li := r["language_info"].(map[string]any)
+		if r["status"] != "ok" || r["protocol_version"] != "5.3" || li["name"] != "go" || li["mimetype"] != "text/x-go" ||
+			li["file_extension"] != ".go" || li["pygments_lexer"] != "go" || r["implementation"] != "veclab" {
+			t.Errorf("kernel_info_reply: %v", r)
+		}
+	})
+	t.Run("execute value", func(t *testing.T) {
+		reply, io := c.execute("20 + 22", false)
+		if got := types(io); got != "status,execute_input,execute_result,status" {
+			t.Fatalf("iopub sequence %s", got)
+		}
+		data := content(t, io[2])["data"].(map[string]any)
+		if data["text/plain"] != "42" {
+			t.Errorf("execute_result %v", data)
+		}
+		r := content(t, reply)
+		if r["status"] != "ok" || r["execution_count"].(float64) < 1 {
+			t.Errorf("execute_reply %v", r)
+		}
+	})
+	t.Run("stream", func(t *testing.T) {
+		_, io := c.execute(`fmt.Println("hello from Go")`, false)
+		if got := types(io); got != "status,execute_input,stream,status" {
+			t.Fatalf("iopub sequence %s", got)
+		}
+		if s := content(t, io[2]); s["name"] != "stdout" || s["text"] != "hello from Go\n" {
+			t.Errorf("stream %v", s)
+		}
+	})
+	t.Run("error", func(t *testing.T) {
+		reply, io := c.execute("x := 1\nundefinedThing(x)", false)
+		r := content(t, reply)
+		if r["status"] != "error" || r["ename"] != "compile error" {
+			t.Fatalf("execute_reply %v", r)
+		}
+		if got := types(io); got != "status,execute_input,error,status" {
+			t.Fatalf("iopub sequence %s", got)
+		}
+		tb, _ := json.Marshal(content(t, io[2])["traceback"])
+		if !strings.Contains(string(tb), "cell line 2") {
+			t.Errorf("traceback %s does not point at line 2", tb)
+		}
+	})
+	t.Run("display and update", func(t *testing.T) {
+		_, io := c.execute(`import "github.com/veclab/veclab/kernel/display"
+display.HTML("<b>t</b>")
+h := display.NewHandle()
+h.Markdown("1 of 2")
+h.Markdown("2 of 2")`, false)
+		if got := types(io); got != "status,execute_input,display_data,display_data,update_display_data,status" {
+			t.Fatalf("iopub sequence %s", got)
+		}
+		upd := content(t, io[4])
+		first := content(t, io[3])
+		if upd["transient"].(map[string]any)["display_id"] != first["transient"].(map[string]any)["display_id"] {
+			t.Errorf("update does not target the handle's display: %v / %v", first, upd)
+		}
+	})
+	t.Run("bad signature dropped", func(t *testing.T) {
+		bad, _ := wire.NewSigner("hmac-sha256", "wrong-key")
+		m, _ := wire.New("execute_request", c.session, nil, map[string]any{"code": `panic("must not run")`})
+		frames, _ := wire.Encode(m, bad)
+		c.shell.SendMulti(zmq4.NewMsgFrom(frames...))
+		id := c.send(c.shell, "kernel_info_request", map[string]any{})
+		if r := c.recv(c.shell); r.ParentHeader.MsgID != id || r.Header.MsgType != "kernel_info_reply" {
+			t.Errorf("first reply after a forged request: %s to %s", r.Header.MsgType, r.ParentHeader.MsgID)
+		}
+	})
+	t.Run("complete inspect is_complete history comm_info", func(t *testing.T) {
+		c.execute("import \"strings\"\nimport \"github.com/veclab/veclab/engine\"", false)
+		c.send(c.shell, "complete_request", map[string]any{"code": "strings.ToUpp", "cursor_pos": 13})
+		r := content(t, c.recv(c.shell))
+		if r["status"] != "ok" || len(r["matches"].([]any)) == 0 || r["cursor_end"].(float64) != 13 {
+			t.Errorf("complete_reply %v", r)
+		}
+		c.send(c.shell, "inspect_request", map[string]any{"code": "engine.CheckVector", "cursor_pos": 10, "detail_level": 0})
+		r = content(t, c.recv(c.shell))
+		if r["found"] != true || !strings.Contains(r["data"].(map[string]any)["text/plain"].(string), "CheckVector") {
+			t.Errorf("inspect_reply %v", r)
+		}
+		for code, want := range map[string]string{"for {": "incomplete", "x := 1": "complete", ")": "invalid"} {
+			c.send(c.shell, "is_complete_request", map[string]any{"code": code})
+			if r := content(t, c.recv(c.shell)); r["status"] != want {
+				t.Errorf("is_complete(%q) = %v, want %s", code, r, want)
+			}
+		}
+		c.send(c.shell, "history_request", map[string]any{"hist_access_type": "tail", "n": 10})
+		if r := content(t, c.recv(c.shell)); r["status"] != "ok" || r["history"] == nil {
+			t.Errorf("history_reply %v", r)
+		}
+		c.send(c.shell, "comm_info_request", map[string]any{})
+		if r := content(t, c.recv(c.shell)); r["status"] != "ok" || r["comms"] == nil {
+			t.Errorf("comm_info_reply %v", r)
+		}
+	})
+	t.Run("heartbeat", func(t *testing.T) {
+		if err := c.hb.Send(zmq4.NewMsgString("ping")); err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.hb.Recv()
+		if err != nil || string(m.Frames[0]) != "ping" {
+			t.Errorf("heartbeat echo %q %v", m.Frames, err)
+		}
+	})
+}
+
+func TestKernelStdinAndShutdown(t *testing.T) {
+	c, done := startKernel(t, eval.CaptureFD)
+	id := c.send(c.shell, "execute_request", map[string]any{"code": "var s string\nfmt.Scanln(&s)\ns + \"!\"",
+		"silent": false, "allow_stdin": true})
+	req := c.recv(c.stdin)
+	if req.Header.MsgType != "input_request" || req.ParentHeader.MsgID != id {
+		t.Fatalf("got %s (parent %s)", req.Header.MsgType, req.ParentHeader.MsgID)
+	}
+	m, _ := wire.New("input_reply", c.session, nil, map[string]any{"value": "typed"})
+	m.ParentHeader = req.Header
+	frames, _ := wire.Encode(m, c.signer)
+	c.stdin.SendMulti(zmq4.NewMsgFrom(frames...))
+	if r := content(t, c.recv(c.shell)); r["status"] != "ok" {
+		t.Fatalf("execute_reply %v", r)
+	}
+	var result string
+	for _, m := range c.waitIdle(id, 5*time.Second) {
+		if m.Header.MsgType == "execute_result" {
+			result = content(t, m)["data"].(map[string]any)["text/plain"].(string)
+		}
+	}
+	if result != "typed!" {
+		t.Errorf("result %q, want typed!", result)
+	}
+
+	c.send(c.control, "shutdown_request", map[string]any{"restart": false})
+	if r := c.recv(c.control); r.Header.MsgType != "shutdown_reply" {
+		t.Fatalf("got %s", r.Header.MsgType)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after shutdown_request")
+	}
+}
