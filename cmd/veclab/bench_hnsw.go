@@ -201,6 +201,7 @@ func runBenchHNSW(args []string, stdout, stderr io.Writer) error {
 		}
 		var peer *hnswlibResult
 		if peerBin != "" {
+			fmt.Fprintf(stderr, "bench hnsw: efConstruction %d: running hnswlib…\n", efc)
 			if peer, err = runHnswlib(peerBin, peerDir, f, efc); err != nil {
 				return err
 			}
@@ -259,6 +260,7 @@ func benchHNSWOne(ds *dataset.Dataset, truth *dataset.GroundTruth, f *benchHNSWF
 		err = ix.AddBatch(keys, ds.Base)
 		return ix, time.Since(t), err
 	}
+	fmt.Fprintf(stderr, "bench hnsw: efConstruction %d: building on %d workers…\n", efc, f.workers)
 	ix, d, err := build(f.workers)
 	if err != nil {
 		return nil, err
@@ -266,6 +268,7 @@ func benchHNSWOne(ds *dataset.Dataset, truth *dataset.GroundTruth, f *benchHNSWF
 	run.buildAll = d
 	if f.single && f.workers != 1 {
 		ix = nil
+		fmt.Fprintf(stderr, "bench hnsw: efConstruction %d: building single-threaded…\n", efc)
 		if ix, run.buildOne, err = build(1); err != nil {
 			return nil, err
 		}
