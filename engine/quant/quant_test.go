@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -535,6 +536,46 @@ func TestStoreConcurrentSet(t *testing.T) {
 	for i := 0; i < data.N; i++ {
 		if !bytes.Equal(s.Code(engine.ID(i)), seq.Code(engine.ID(i))) {
 			t.Fatalf("code %d differs between concurrent and sequential Set", i)
+		}
+	}
+}
+
+// TestQuantiles checks the selection against Lucene's published cases
+// (ScalarQuantizer tests: 0…999 shuffled) and against a full sort.
+func TestQuantiles(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	perc := make([]float32, 1000)
+	for i := range perc {
+		perc[i] = float32(i)
+	}
+	for _, tc := range []struct {
+		c      float64
+		lo, hi float32
+	}{{0.9, 50, 949}, {0.95, 25, 974}, {0.99, 5, 994}, {1, 0, 999}} {
+		r.Shuffle(len(perc), func(i, j int) { perc[i], perc[j] = perc[j], perc[i] })
+		if lo, hi := quantiles(perc, tc.c); lo != tc.lo || hi != tc.hi {
+			t.Errorf("c=%v: [%v, %v], want [%v, %v]", tc.c, lo, hi, tc.lo, tc.hi)
+		}
+	}
+	if lo, hi := quantiles([]float32{1, 1, 1, 1, 1}, 0.9); lo != 1 || hi != 1 {
+		t.Errorf("constant: [%v, %v]", lo, hi)
+	}
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + r.IntN(300)
+		a := make([]float32, n)
+		for i := range a {
+			a[i] = float32(r.IntN(20)) // many ties
+		}
+		sorted := slices.Clone(a)
+		slices.Sort(sorted)
+		c := 0.9 + 0.1*r.Float64()
+		k := int(float64(n)*(1-c)/2 + 0.5)
+		wantLo, wantHi := sorted[0], sorted[n-1]
+		if k > 0 && 2*k < n {
+			wantLo, wantHi = sorted[k], sorted[n-1-k]
+		}
+		if lo, hi := quantiles(a, c); lo != wantLo || hi != wantHi {
+			t.Fatalf("n=%d c=%v: [%v, %v], want [%v, %v]", n, c, lo, hi, wantLo, wantHi)
 		}
 	}
 }

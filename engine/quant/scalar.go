@@ -157,15 +157,59 @@ func confidenceBounds(rows [][]float32, dim int, c float64) (float32, float32) {
 
 // quantiles returns the smallest and largest values left after dropping
 // ⌊n·(1−c)/2 + 0.5⌋ values from each end of a (which it reorders), as
-// Lucene's ScalarQuantizer.getUpperAndLowerQuantile does.
+// Lucene's ScalarQuantizer.getUpperAndLowerQuantile does (by selection,
+// not a full sort).
 func quantiles(a []float32, c float64) (float32, float32) {
-	slices.Sort(a)
 	n := len(a)
 	k := int(float64(n)*(1-c)/2 + 0.5)
 	if k <= 0 || 2*k >= n {
-		return a[0], a[n-1]
+		return slices.Min(a), slices.Max(a)
 	}
+	selectNth(a, n-1-k)
+	selectNth(a[:n-1-k], k)
 	return a[k], a[n-1-k]
+}
+
+// selectNth reorders a so that a[n] is the value a sort would put there,
+// with nothing larger before it and nothing smaller after it (Hoare's
+// quickselect with a median-of-three pivot).
+func selectNth(a []float32, n int) {
+	lo, hi := 0, len(a)-1
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		if a[mid] < a[lo] {
+			a[mid], a[lo] = a[lo], a[mid]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[mid] {
+			a[hi], a[mid] = a[mid], a[hi]
+		}
+		p := a[mid]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < p {
+				i++
+			}
+			for p < a[j] {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case n <= j:
+			hi = j
+		case n >= i:
+			lo = i
+		default:
+			return
+		}
+	}
 }
 
 func newScalar(dim int, metric engine.Metric, cfg ScalarConfig, lo, hi float32) (*Scalar, error) {

@@ -116,15 +116,41 @@ func PopCount(a []byte) int {
 
 // DotPlanes returns ⟨x, y⟩ for an xBits-bit code x and a yBits-bit code y
 // stored as bit-planes of words 64-bit words each (see the package doc).
-// It is exact: Σ_p Σ_r 2^(p+r)·popcount(X_p AND Y_r).
+// It is exact: Σ_p Σ_r 2^(p+r)·popcount(X_p AND Y_r). Codes of up to 4
+// bits run word-major (every plane pair per word, one pass); wider codes
+// fall back to one pass per plane pair.
 func DotPlanes(x []byte, xBits int, y []byte, yBits int, words int) int64 {
 	pb := words * 8
-	var total int64
-	for p := 0; p < xBits; p++ {
-		xp := x[p*pb : (p+1)*pb]
-		for r := 0; r < yBits; r++ {
-			total += int64(AndPopCount(xp, y[r*pb:(r+1)*pb])) << (p + r)
+	if xBits > 4 || yBits > 4 {
+		var total int64
+		for p := 0; p < xBits; p++ {
+			xp := x[p*pb : (p+1)*pb]
+			for r := 0; r < yBits; r++ {
+				total += int64(AndPopCount(xp, y[r*pb:(r+1)*pb])) << (p + r)
+			}
 		}
+		return total
+	}
+	x = x[:xBits*pb]
+	y = y[:yBits*pb]
+	var counts [7]int // counts[p+r]
+	var xw, yw [4]uint64
+	for i := 0; i+8 <= pb; i += 8 {
+		for p := 0; p < xBits; p++ {
+			xw[p] = binary.LittleEndian.Uint64(x[p*pb+i:])
+		}
+		for r := 0; r < yBits; r++ {
+			yw[r] = binary.LittleEndian.Uint64(y[r*pb+i:])
+		}
+		for p := 0; p < xBits; p++ {
+			for r := 0; r < yBits; r++ {
+				counts[p+r] += bits.OnesCount64(xw[p] & yw[r])
+			}
+		}
+	}
+	var total int64
+	for s, c := range counts {
+		total += int64(c) << s
 	}
 	return total
 }
