@@ -1,0 +1,319 @@
+package filtered
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/filter"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// Graph is the read-only view of an HNSW graph the strategies walk.
+// *hnsw.Index implements it, and so does the ACORN graph of this package.
+type Graph interface {
+	Len() int
+	MaxLevel() int // -1 when empty
+	EntryPoint() engine.ID
+	// Neighbors returns id's links on level (read-only, not retained).
+	Neighbors(level int, id engine.ID) []engine.ID
+}
+
+// Strategy names a filtered-search strategy.
+type Strategy uint8
+
+// The strategies.
+const (
+	Exact            Strategy = iota // brute force over the matching set: the truth
+	PostFilter                       // pgvector, iterative_scan = off: ef nearest, then the filter
+	IterativeRelaxed                 // pgvector 0.8 hnsw.iterative_scan = relaxed_order
+	IterativeStrict                  // pgvector 0.8 hnsw.iterative_scan = strict_order
+	InGraph                          // hnswlib / Lucene: traverse non-matching nodes, collect matching ones
+	QdrantPlanner                    // Qdrant: cardinality estimate → exact, filtered graph or sampling
+	RedisHybrid                      // RediSearch: preferAdHocSearch → ADHOC_BF or BATCHES (→ ADHOC_BF)
+	ACORNGamma                       // ACORN-γ over the dense ACORN graph
+	ACORN1                           // ACORN-1: two-hop expansion over the ordinary graph
+	// The paths a planner can take, reported in Stats.Path.
+	QdrantGraph   // Qdrant's filtered graph search (non-matching neighbours never scored)
+	RedisAdHoc    // RediSearch ADHOC_BF
+	RedisBatches  // RediSearch BATCHES
+	RedisToAdHoc  // RediSearch BATCHES_TO_ADHOC_BF
+	numStrategies // sentinel
+)
+
+var strategyNames = [...]string{
+	Exact: "exact", PostFilter: "postfilter", IterativeRelaxed: "iterative-relaxed",
+	IterativeStrict: "iterative-strict", InGraph: "in-graph", QdrantPlanner: "qdrant",
+	RedisHybrid: "redis", ACORNGamma: "acorn-gamma", ACORN1: "acorn-1",
+	QdrantGraph: "qdrant-graph", RedisAdHoc: "redis-adhoc-bf", RedisBatches: "redis-batches",
+	RedisToAdHoc: "redis-batches-to-adhoc-bf",
+}
+
+// String returns the strategy's name as ParseStrategy reads it.
+func (s Strategy) String() string {
+	if s < numStrategies {
+		return strategyNames[s]
+	}
+	return fmt.Sprintf("Strategy(%d)", s)
+}
+
+// ParseStrategy reads a strategy name.
+func ParseStrategy(name string) (Strategy, error) {
+	for i, n := range strategyNames {
+		if n == strings.ToLower(strings.TrimSpace(name)) {
+			return Strategy(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown strategy %q (want one of %s)", engine.ErrInvalidArgument, name, strings.Join(Strategies(), ", "))
+}
+
+// Strategies lists the selectable strategies' names.
+func Strategies() []string {
+	out := make([]string, 0, ACORN1+1)
+	for s := Exact; s <= ACORN1; s++ {
+		out = append(out, s.String())
+	}
+	return out
+}
+
+// Params are the per-search knobs. Zero fields take the defaults noted.
+type Params struct {
+	// Ef is the search beam: pgvector hnsw.ef_search (default 40) for
+	// PostFilter and the iterative scans, the in-graph beam, Qdrant's
+	// hnsw_ef (default 100, its ef_construct), Redis EF_RUNTIME (default 10,
+	// effective max(ef, k)) and ACORN's efSearch (default 40). When zero each
+	// strategy uses its own store's default.
+	Ef int
+
+	// MaxScanTuples is pgvector's hnsw.max_scan_tuples (default 20,000).
+	MaxScanTuples int
+	// WorkMemKB is PostgreSQL's work_mem in KB (default 4,096) and
+	// ScanMemMultiplier pgvector's hnsw.scan_mem_multiplier (default 1):
+	// the iterative scan stops exploring when its modelled memory exceeds
+	// their product.
+	WorkMemKB         int
+	ScanMemMultiplier int
+	// ScanBytesPerTuple models the scan memory one visited element holds
+	// (visited-hash entry, candidate and discarded-heap node). Default 64.
+	ScanBytesPerTuple int
+
+	// FullScanThreshold is Qdrant's full_scan_threshold as a vector count
+	// (default: 10,000 KB of float32 vectors, 6,666 at 384 dimensions).
+	FullScanThreshold int
+	// SampleSeed seeds Qdrant's cardinality sampling (deterministic).
+	SampleSeed uint64
+
+	// RedisPolicy forces RediSearch's HYBRID_POLICY: "" (the heuristic),
+	// "adhoc_bf" or "batches". RedisBatchSize fixes BATCH_SIZE (0 = the
+	// n_left·N/estimate + 1 rule).
+	RedisPolicy    string
+	RedisBatchSize int
+	// RedisM is the M fed to preferAdHocSearch (default 16).
+	RedisM int
+}
+
+func (p Params) withDefaults(dim int) Params {
+	if p.MaxScanTuples == 0 {
+		p.MaxScanTuples = 20000
+	}
+	if p.WorkMemKB == 0 {
+		p.WorkMemKB = 4096
+	}
+	if p.ScanMemMultiplier == 0 {
+		p.ScanMemMultiplier = 1
+	}
+	if p.ScanBytesPerTuple == 0 {
+		p.ScanBytesPerTuple = 64
+	}
+	if p.FullScanThreshold == 0 {
+		p.FullScanThreshold = 10000 * 1024 / (4 * max(dim, 1))
+	}
+	if p.RedisM == 0 {
+		p.RedisM = 16
+	}
+	return p
+}
+
+// Validate reports every bad knob at once.
+func (p Params) Validate() error {
+	var bad []string
+	if p.Ef < 0 {
+		bad = append(bad, fmt.Sprintf("ef %d < 0", p.Ef))
+	}
+	if p.MaxScanTuples < 0 || p.WorkMemKB < 0 || p.ScanMemMultiplier < 0 || p.ScanBytesPerTuple < 0 {
+		bad = append(bad, "negative pgvector scan limit")
+	}
+	if p.FullScanThreshold < 0 {
+		bad = append(bad, fmt.Sprintf("full_scan_threshold %d < 0", p.FullScanThreshold))
+	}
+	switch p.RedisPolicy {
+	case "", "adhoc_bf", "batches":
+	default:
+		bad = append(bad, fmt.Sprintf("redis policy %q (want adhoc_bf or batches)", p.RedisPolicy))
+	}
+	if p.RedisPolicy == "adhoc_bf" && p.RedisBatchSize > 0 {
+		bad = append(bad, "redis policy adhoc_bf with a batch size (RediSearch refuses it)")
+	}
+	if p.RedisBatchSize < 0 || p.RedisM < 0 {
+		bad = append(bad, "negative redis batch size or M")
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %s", engine.ErrInvalidArgument, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// String prints the non-zero knobs.
+func (p Params) String() string {
+	return fmt.Sprintf("ef=%d max_scan_tuples=%d work_mem_kb=%d scan_mem_multiplier=%d full_scan_threshold=%d redis_policy=%q redis_batch=%d",
+		p.Ef, p.MaxScanTuples, p.WorkMemKB, p.ScanMemMultiplier, p.FullScanThreshold, p.RedisPolicy, p.RedisBatchSize)
+}
+
+// Stats are one search's counters.
+type Stats struct {
+	engine.SearchStats
+	PayloadChecks int      // stored payloads decoded to evaluate the filter
+	Tuples        int      // rows the index emitted to the filter (pgvector scans, Redis batches)
+	Batches       int      // iterative-scan or Redis batches
+	Path          Strategy // what actually ran (a planner's choice, or a fallback)
+	Estimate      filter.Cardinality
+	Elapsed       time.Duration // wall time of the search
+}
+
+// Collection is vectors + metadata + graphs for filtered search.
+type Collection struct {
+	vectors *vec.Matrix // normalised under Cosine, as the graph was built
+	metric  engine.Metric
+	dist    vec.DistFunc
+	meta    *filter.Store
+	graph   Graph  // the ordinary HNSW graph (nil: graph strategies unavailable)
+	acorn   *ACORN // the ACORN-γ graph (nil: ACORNGamma unavailable)
+	m       int    // M of graph, for ACORN-1's truncation (default 16)
+}
+
+// Options are the parts of a Collection beyond vectors and metadata.
+type Options struct {
+	Metric engine.Metric
+	Graph  Graph  // the HNSW graph over the same ids (e.g. an *hnsw.Index)
+	ACORN  *ACORN // optional ACORN-γ graph (BuildACORN)
+	M      int    // the graph's M (default 16): ACORN-1 truncates expansions to 2·M
+}
+
+// New binds vectors (row i = document i, normalised under Cosine), their
+// metadata (meta.Len() must equal the number of rows) and graphs.
+func New(vectors *vec.Matrix, meta *filter.Store, o Options) (*Collection, error) {
+	if vectors == nil || meta == nil {
+		return nil, fmt.Errorf("%w: filtered.New needs vectors and a metadata store", engine.ErrInvalidArgument)
+	}
+	if !o.Metric.Valid() {
+		return nil, fmt.Errorf("%w: metric %v", engine.ErrInvalidArgument, o.Metric)
+	}
+	if meta.Len() != vectors.N {
+		return nil, fmt.Errorf("%w: %d vectors but %d metadata records", engine.ErrInvalidArgument, vectors.N, meta.Len())
+	}
+	if o.Graph != nil && o.Graph.Len() != vectors.N {
+		return nil, fmt.Errorf("%w: graph has %d nodes, collection %d vectors", engine.ErrInvalidArgument, o.Graph.Len(), vectors.N)
+	}
+	if o.ACORN != nil && o.ACORN.Len() != vectors.N {
+		return nil, fmt.Errorf("%w: ACORN graph has %d nodes, collection %d vectors", engine.ErrInvalidArgument, o.ACORN.Len(), vectors.N)
+	}
+	if o.M == 0 {
+		o.M = 16
+	}
+	return &Collection{vectors: vectors, metric: o.Metric, dist: vec.Distance(o.Metric), meta: meta, graph: o.Graph, acorn: o.ACORN, m: o.M}, nil
+}
+
+// Len returns the number of documents.
+func (c *Collection) Len() int { return c.vectors.N }
+
+// Meta returns the metadata store.
+func (c *Collection) Meta() *filter.Store { return c.meta }
+
+// Request is one filtered search.
+type Request struct {
+	Query    []float32
+	K        int
+	Filter   *filter.Compiled // nil: no filter (everything matches)
+	Strategy Strategy
+	Params   Params
+}
+
+// Search runs one request. A filter matching nothing gives no results and
+// no error; k larger than the matching set gives fewer results.
+func (c *Collection) Search(r Request) ([]engine.Result, Stats, error) {
+	var st Stats
+	if err := engine.CheckK(r.K); err != nil {
+		return nil, st, err
+	}
+	if err := engine.CheckVector(r.Query, c.vectors.Dim, c.metric); err != nil {
+		return nil, st, fmt.Errorf("query: %w", err)
+	}
+	if err := r.Params.Validate(); err != nil {
+		return nil, st, err
+	}
+	if r.Filter != nil && r.Filter.Len() != c.vectors.N {
+		return nil, st, fmt.Errorf("%w: filter compiled against %d documents, collection has %d (recompile after inserts)", engine.ErrInvalidArgument, r.Filter.Len(), c.vectors.N)
+	}
+	if r.Strategy > ACORN1 {
+		return nil, st, fmt.Errorf("%w: strategy %v is a planner path, not selectable", engine.ErrInvalidArgument, r.Strategy)
+	}
+	needGraph := r.Strategy != Exact
+	if needGraph && c.graph == nil && r.Strategy != ACORNGamma {
+		return nil, st, fmt.Errorf("%w: strategy %v needs a graph and the collection has none", engine.ErrInvalidArgument, r.Strategy)
+	}
+	if r.Strategy == ACORNGamma && c.acorn == nil {
+		return nil, st, fmt.Errorf("%w: strategy acorn-gamma needs an ACORN graph (BuildACORN)", engine.ErrInvalidArgument)
+	}
+	q := append([]float32(nil), r.Query...)
+	if c.metric == engine.Cosine {
+		if err := vec.Normalize(q); err != nil {
+			return nil, st, fmt.Errorf("query: %w", err)
+		}
+	}
+	if c.vectors.N == 0 {
+		return nil, st, nil
+	}
+	p := r.Params.withDefaults(c.vectors.Dim)
+	f := r.Filter
+	if f != nil {
+		f.ResetCounters()
+		st.Estimate = f.Estimate()
+	} else {
+		st.Estimate = filter.Cardinality{Min: c.vectors.N, Exp: c.vectors.N, Max: c.vectors.N}
+	}
+	s := c.newSearch(q, f, &st)
+	st.Path = r.Strategy
+	start := time.Now()
+	var res []engine.Result
+	switch r.Strategy {
+	case Exact:
+		res = s.exact(r.K)
+	case PostFilter:
+		res = s.postFilter(r.K, orDefault(p.Ef, 40))
+	case IterativeRelaxed, IterativeStrict:
+		res = s.iterative(r.K, orDefault(p.Ef, 40), r.Strategy == IterativeStrict, p)
+	case InGraph:
+		res = s.inGraph(r.K, orDefault(p.Ef, 40))
+	case QdrantPlanner:
+		res = s.qdrant(r.K, orDefault(p.Ef, 100), p)
+	case RedisHybrid:
+		res = s.redis(r.K, orDefault(p.Ef, 10), p)
+	case ACORNGamma:
+		res = s.acornSearch(c.acorn, r.K, orDefault(p.Ef, 40), c.acorn.cfg.M, c.acorn.cfg.MBeta, false)
+	case ACORN1:
+		res = s.acornSearch(c.graph, r.K, orDefault(p.Ef, 40), c.m, 0, true)
+	}
+	st.Elapsed = time.Since(start)
+	if f != nil {
+		st.PayloadChecks = f.PayloadChecks()
+	}
+	return res, st, nil
+}
+
+func orDefault(v, d int) int {
+	if v > 0 {
+		return v
+	}
+	return d
+}

@@ -1,0 +1,27 @@
+// Package filtered runs filtered vector search with every strategy the lab's
+// articles met, each selectable per search, counted and timed: post-filter
+// (pgvector, iterative_scan = off), pgvector 0.8's iterative index scan in
+// relaxed and strict order, in-graph filtering (hnswlib / Lucene), Qdrant's
+// cardinality planner, Redis's hybrid policy (BATCHES / ADHOC_BF and the
+// switch between them), ACORN-γ and ACORN-1 (Patel et al., SIGMOD 2024,
+// arXiv:2403.04871) and exact search over the matching set (the truth).
+//
+// A [Collection] binds a vector slab, a [filter.Store] of metadata for the
+// same dense ids and an HNSW [Graph] (engine/hnsw's Index satisfies it; the
+// package never writes to it). For ACORN-γ it builds its own denser graph
+// ([BuildACORN]) because ACORN's construction differs from HNSW's: M·γ
+// nearest candidates per node without the diversity heuristic and the
+// M_β neighbour-list compression, which engine/hnsw's knobs do not express.
+//
+// The search loops are the package's own rather than engine/hnsw's Searcher
+// because each strategy changes the inside of the loop: pgvector records
+// discarded candidates for the next batch, Qdrant drops non-matching
+// neighbours before scoring them, ACORN expands two hops. Every loop counts
+// distance computations, expanded nodes and payload checks ([Stats]).
+//
+// # Concurrency
+//
+// A Collection is read-only after New: searches may run concurrently, each
+// with its own *filter.Compiled (Compiled.Clone) because a compiled filter
+// counts the payloads it decodes.
+package filtered

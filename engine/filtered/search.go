@@ -1,0 +1,246 @@
+package filtered
+
+import (
+	"sort"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/filter"
+	"github.com/veclab/veclab/engine/internal/topk"
+)
+
+// search is the state of one query: the prepared query, the filter and the
+// reusable heaps. It is built per Search call.
+type search struct {
+	c       *Collection
+	q       []float32
+	f       *filter.Compiled
+	st      *Stats
+	visited *topk.Visited
+	cand    topk.MinHeap // C: nearest candidate on top
+	w       topk.MaxHeap // W: furthest kept result on top
+}
+
+func (c *Collection) newSearch(q []float32, f *filter.Compiled, st *Stats) *search {
+	return &search{c: c, q: q, f: f, st: st, visited: topk.NewVisited(c.vectors.N)}
+}
+
+func (s *search) distance(id engine.ID) float32 {
+	s.st.DistComps++
+	return s.c.dist(s.q, s.c.vectors.Row(int(id)))
+}
+
+func (s *search) allowed(id engine.ID) bool {
+	return s.f == nil || s.f.Allowed(id)
+}
+
+// visit marks id and reports whether it is new.
+func (s *search) visit(id engine.ID) bool {
+	if s.visited.Visit(id) {
+		return false
+	}
+	s.st.Visited++
+	return true
+}
+
+// exactOver scores ids and keeps the k nearest.
+func (s *search) exactOver(ids []engine.ID, k int) []engine.Result {
+	s.w.Reset()
+	for _, id := range ids {
+		s.w.PushBounded(engine.Result{ID: id, Dist: s.distance(id)}, k)
+	}
+	return sortedByDistID(s.w.Sorted(nil))
+}
+
+// exact is brute force over the matching set (the truth). The matching set
+// comes from the payload indexes when the filter's fields have one, else
+// from decoding every stored payload (counted).
+func (s *search) exact(k int) []engine.Result {
+	s.st.Path = Exact
+	if s.f == nil {
+		ids := make([]engine.ID, s.c.vectors.N)
+		for i := range ids {
+			ids[i] = engine.ID(i)
+		}
+		return s.exactOver(ids, k)
+	}
+	return s.exactOver(s.f.IDs(), k)
+}
+
+// sortedByDistID orders ties by id, as engine/flat does, so exact answers
+// are deterministic.
+func sortedByDistID(rs []engine.Result) []engine.Result {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].Dist != rs[j].Dist {
+			return rs[i].Dist < rs[j].Dist
+		}
+		return rs[i].ID < rs[j].ID
+	})
+	return rs
+}
+
+// descend is the greedy ef = 1 walk from the entry point down to layer 1
+// (HNSW paper, Alg. 5), unfiltered.
+func (s *search) descend(g Graph) engine.Result {
+	ep := g.EntryPoint()
+	cur := engine.Result{ID: ep, Dist: s.distance(ep)}
+	for l := g.MaxLevel(); l >= 1; l-- {
+		for changed := true; changed; {
+			changed = false
+			s.st.Hops++
+			for _, n := range g.Neighbors(l, cur.ID) {
+				if d := s.distance(n); d < cur.Dist {
+					cur = engine.Result{ID: n, Dist: d}
+					changed = true
+				}
+			}
+		}
+	}
+	return cur
+}
+
+// layerOpts shape one layer-0 beam search (HNSW paper, Alg. 2).
+type layerOpts struct {
+	ef int
+	// collect decides whether a scored node may enter W (nil: all).
+	collect func(engine.ID) bool
+	// expand returns the nodes to score from a popped node (nil: its layer-0
+	// neighbours). Returned nodes may already be visited.
+	expand func(engine.ID) []engine.ID
+	// discarded, when set, receives every scored node that does not enter
+	// W and every node evicted from W (pgvector's iterative scan).
+	discarded *topk.MinHeap
+	// visitLimit stops the search once more than this many nodes were
+	// scored (Lucene's visit limit = filter cardinality); 0 = no limit.
+	visitLimit int
+}
+
+// searchLayer0 runs the beam search on layer 0 of g from the entry points
+// eps (already visited and scored). It returns false when the visit limit
+// was hit. W holds the result.
+func (s *search) searchLayer0(g Graph, eps []engine.Result, o layerOpts) bool {
+	s.cand.Reset()
+	s.w.Reset()
+	scored := 0
+	for _, e := range eps {
+		s.cand.Push(e)
+		if o.collect == nil || o.collect(e.ID) {
+			s.pushW(e, o)
+		}
+	}
+	for s.cand.Len() > 0 {
+		c := s.cand.Pop()
+		if s.w.Len() >= o.ef && c.Dist > s.w.Top().Dist {
+			// Every node left in C is also in W or was evicted from it
+			// (and then discarded), so nothing is lost for the next batch.
+			break
+		}
+		s.st.Hops++
+		var next []engine.ID
+		if o.expand != nil {
+			next = o.expand(c.ID)
+		} else {
+			next = g.Neighbors(0, c.ID)
+		}
+		for _, n := range next {
+			if !s.visit(n) {
+				continue
+			}
+			d := s.distance(n)
+			scored++
+			if o.visitLimit > 0 && scored > o.visitLimit {
+				return false
+			}
+			r := engine.Result{ID: n, Dist: d}
+			if s.w.Len() < o.ef || d < s.w.Top().Dist {
+				s.cand.Push(r)
+				if o.collect == nil || o.collect(n) {
+					s.pushW(r, o)
+				}
+			} else if o.discarded != nil {
+				o.discarded.Push(r)
+			}
+		}
+	}
+	return true
+}
+
+func (s *search) pushW(r engine.Result, o layerOpts) {
+	s.w.Push(r)
+	if s.w.Len() > o.ef {
+		ev := s.w.Pop()
+		if o.discarded != nil {
+			o.discarded.Push(ev)
+		}
+	}
+}
+
+// takeW empties W into a slice, nearest first.
+func (s *search) takeW() []engine.Result { return s.w.Sorted(nil) }
+
+// firstAllowed keeps the first k results the filter allows.
+func (s *search) firstAllowed(rs []engine.Result, k int) []engine.Result {
+	out := rs[:0:0]
+	for _, r := range rs {
+		if len(out) == k {
+			break
+		}
+		if s.allowed(r.ID) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// postFilter is pgvector with hnsw.iterative_scan = off: the index returns
+// the ef_search nearest elements of one layer-0 search (the SQL LIMIT is not
+// passed to the index) and the executor drops the rows the WHERE clause
+// rejects, so about ef·selectivity rows survive (README "Filtering").
+func (s *search) postFilter(k, ef int) []engine.Result {
+	g := s.c.graph
+	ep := s.descend(g)
+	s.visit(ep.ID)
+	s.searchLayer0(g, []engine.Result{ep}, layerOpts{ef: ef})
+	return s.firstAllowed(s.takeW(), k)
+}
+
+// inGraph is hnswlib's isIdAllowed / Lucene's accept-bits search:
+// non-matching nodes are scored and expanded (the graph stays connected)
+// but never enter W. As in Lucene (AbstractKnnVectorQuery): when the
+// matching set is no larger than k, or the walk scores more nodes than the
+// filter's cardinality, exact search over the matching set is cheaper and
+// is used instead.
+func (s *search) inGraph(k, ef int) []engine.Result {
+	ef = max(ef, k)
+	if s.f == nil {
+		return s.unfiltered(k, ef)
+	}
+	ids := s.f.IDs()
+	if len(ids) <= k {
+		return s.exactOver(ids, k)
+	}
+	g := s.c.graph
+	ep := s.descend(g)
+	s.visit(ep.ID)
+	ok := s.searchLayer0(g, []engine.Result{ep}, layerOpts{ef: ef, collect: s.allowed, visitLimit: len(ids) + 1})
+	if !ok {
+		s.st.Path = Exact
+		return s.exactOver(ids, k)
+	}
+	rs := s.takeW()
+	if len(rs) > k {
+		rs = rs[:k]
+	}
+	return rs
+}
+
+func (s *search) unfiltered(k, ef int) []engine.Result {
+	g := s.c.graph
+	ep := s.descend(g)
+	s.visit(ep.ID)
+	s.searchLayer0(g, []engine.Result{ep}, layerOpts{ef: ef})
+	rs := s.takeW()
+	if len(rs) > k {
+		rs = rs[:k]
+	}
+	return rs
+}
