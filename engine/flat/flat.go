@@ -137,17 +137,13 @@ func (x *Index) prepare(q []float32, k int) ([]float32, error) {
 	return q, nil
 }
 
-// dist scores row i against the prepared query.
+// dist scores row i against the prepared query. It goes through the same
+// four-row kernel as the scan (with row i in every slot) so that a row's
+// distance is bit-identical whichever path scored it: serial or split scan,
+// filter or id list.
 func (x *Index) dist(q []float32, i int) float32 {
-	row := x.m.Data[i*x.m.Stride : i*x.m.Stride+x.m.Dim]
-	switch x.cfg.Metric {
-	case engine.Dot:
-		return -f32.Dot(q, row)
-	case engine.L2:
-		return f32.L2Sq(q, row)
-	default:
-		return 1 - f32.Dot(q, row)*x.invNorm[i]
-	}
+	d, _, _, _ := x.dist4(q, [4]int{i, i, i, i})
+	return d
 }
 
 // Search returns the k rows nearest to q among those allow admits (nil
@@ -192,23 +188,59 @@ func (x *Index) search(q []float32, k int, allow engine.Filter, workers int) ([]
 	return merged.sorted(), st, nil
 }
 
-// scanRange scores rows lo…hi-1 into h.
+// scanRange scores rows lo…hi-1 into h, four rows per kernel call (one
+// pass over the query for four rows: f32.Dot4 / L2Sq4).
 func (x *Index) scanRange(h *heap, q []float32, k int, allow engine.Filter, lo, hi int) engine.SearchStats {
 	var st engine.SearchStats
 	h.items = slices.Grow(h.items[:0], min(k, hi-lo))
+	var ids [4]int
+	n := 0
 	for i := lo; i < hi; i++ {
 		if allow != nil && !allow.Allowed(engine.ID(i)) {
 			continue
 		}
-		d := x.dist(q, i)
+		ids[n] = i
+		n++
 		st.DistComps++
-		// Rows are scanned in increasing id order, so a new row that ties
-		// the current worst is worse than it: strict < is the id tie-break.
-		if len(h.items) < k || d < h.items[0].Dist {
-			h.pushBounded(engine.Result{ID: engine.ID(i), Dist: d}, k)
+		if n == 4 {
+			var d [4]float32
+			d[0], d[1], d[2], d[3] = x.dist4(q, ids)
+			for j := range 4 {
+				x.offer(h, k, ids[j], d[j])
+			}
+			n = 0
 		}
 	}
+	for j := 0; j < n; j++ {
+		x.offer(h, k, ids[j], x.dist(q, ids[j]))
+	}
 	return st
+}
+
+// offer pushes row i at distance d. Rows arrive in increasing id order, so
+// a row that ties the current worst is worse than it: strict < is the id
+// tie-break.
+func (x *Index) offer(h *heap, k, i int, d float32) {
+	if len(h.items) < k || d < h.items[0].Dist {
+		h.pushBounded(engine.Result{ID: engine.ID(i), Dist: d}, k)
+	}
+}
+
+// dist4 scores four rows against the prepared query.
+func (x *Index) dist4(q []float32, ids [4]int) (float32, float32, float32, float32) {
+	r := func(i int) []float32 { return x.m.Data[i*x.m.Stride : i*x.m.Stride+x.m.Dim] }
+	a, b, c, d := r(ids[0]), r(ids[1]), r(ids[2]), r(ids[3])
+	switch x.cfg.Metric {
+	case engine.Dot:
+		p, s, t, u := f32.Dot4(q, a, b, c, d)
+		return -p, -s, -t, -u
+	case engine.L2:
+		return f32.L2Sq4(q, a, b, c, d)
+	default:
+		p, s, t, u := f32.Dot4(q, a, b, c, d)
+		inv := x.invNorm
+		return 1 - p*inv[ids[0]], 1 - s*inv[ids[1]], 1 - t*inv[ids[2]], 1 - u*inv[ids[3]]
+	}
 }
 
 // SearchIDs is exact search restricted to an explicit id list (the matching
@@ -232,6 +264,16 @@ func (x *Index) SearchIDs(q []float32, k int, ids []engine.ID) ([]engine.Result,
 	if !slices.IsSorted(ids) {
 		seen = make(map[engine.ID]struct{}, len(ids))
 	}
+	var blk [4]int
+	n := 0
+	flush := func() {
+		var d [4]float32
+		d[0], d[1], d[2], d[3] = x.dist4(q, blk)
+		for j := 0; j < n; j++ {
+			h.pushBounded(engine.Result{ID: engine.ID(blk[j]), Dist: d[j]}, k)
+		}
+		n = 0
+	}
 	for j, id := range ids {
 		if seen != nil {
 			if _, dup := seen[id]; dup {
@@ -242,7 +284,17 @@ func (x *Index) SearchIDs(q []float32, k int, ids []engine.ID) ([]engine.Result,
 			continue
 		}
 		st.DistComps++
-		h.pushBounded(engine.Result{ID: id, Dist: x.dist(q, int(id))}, k)
+		blk[n] = int(id)
+		n++
+		if n == 4 {
+			flush()
+		}
+	}
+	if n > 0 {
+		for j := n; j < 4; j++ {
+			blk[j] = blk[0]
+		}
+		flush()
 	}
 	return h.sorted(), st, nil
 }

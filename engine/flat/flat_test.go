@@ -323,3 +323,30 @@ func TestStreamReadsEveryWord(t *testing.T) {
 		t.Fatal("the first float was not read")
 	}
 }
+
+// TestSerialEqualsSplit holds a split scan to the serial one bit for bit,
+// distances included, for every metric and a filter that breaks the
+// four-row blocks at different places.
+func TestSerialEqualsSplit(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	m := randMatrix(r, 10007, 19, 19)
+	odd := engine.FilterFunc(func(id engine.ID) bool { return id%7 != 3 })
+	for _, metric := range []engine.Metric{engine.Cosine, engine.Dot, engine.L2} {
+		for _, allow := range []engine.Filter{nil, odd} {
+			one, _ := New(m, Config{Metric: metric, Workers: 1})
+			three, _ := New(m, Config{Metric: metric, Workers: 3})
+			q := m.Row(17)
+			a, _, err := one.Search(q, 40, allow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _, err := three.Search(q, 40, allow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(a, b) {
+				t.Fatalf("%v filter=%t: serial %v\nsplit %v", metric, allow != nil, a, b)
+			}
+		}
+	}
+}
