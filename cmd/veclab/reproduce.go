@@ -1,0 +1,147 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/veclab/veclab/lab/experiment"
+)
+
+func init() {
+	register(&command{
+		name:    "reproduce",
+		summary: "run the articles' experiments and print the article's figures beside the lab's",
+		run:     runReproduce,
+	})
+}
+
+// reproduceFlags are the flags of `veclab reproduce`.
+type reproduceFlags struct {
+	scale    experiment.Scale
+	only     string
+	out      string
+	seed     uint64
+	cache    string
+	list     bool
+	progress bool
+}
+
+func parseReproduce(args []string, stderr io.Writer) (*reproduceFlags, error) {
+	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &reproduceFlags{}
+	scale := fs.String("scale", "article", `"article" (30,000 × 384, 100 queries), "small" (tests), or key=value pairs such as "n=10000,queries=50"`)
+	fs.StringVar(&f.only, "only", "", "comma-separated experiment ids to run (default: all registered), e.g. E02,E06")
+	fs.StringVar(&f.out, "out", "", "also write a Markdown report to this file")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the data set, the graphs and the quantizers")
+	fs.StringVar(&f.cache, "cache", "", "directory that keeps the exact ground truth between runs")
+	fs.BoolVar(&f.list, "list", false, "list the registered experiments and exit")
+	fs.BoolVar(&f.progress, "progress", false, "print progress of long steps to stderr")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: veclab reproduce [-scale article|small|k=v,…] [-only E02,E06] [-out FILE.md] [-seed N]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q (experiments are chosen with -only)", fs.Args())
+	}
+	sc, err := experiment.ParseScale(*scale)
+	if err != nil {
+		return nil, err
+	}
+	f.scale = sc
+	return f, nil
+}
+
+func runReproduce(args []string, stdout, stderr io.Writer) error {
+	f, err := parseReproduce(args, stderr)
+	if err != nil {
+		return err
+	}
+	exps, err := experiment.Select(f.only)
+	if err != nil {
+		return err
+	}
+	if f.list {
+		for _, e := range exps {
+			fmt.Fprintf(stdout, "%-4s %s\n     %s\n", e.ID, e.Title, e.Article)
+		}
+		return nil
+	}
+	if len(exps) == 0 {
+		return fmt.Errorf("no experiments are registered")
+	}
+	env, err := experiment.NewEnv(f.scale, f.seed)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	env.CacheDir = f.cache
+	env.Log = stderr
+	if f.progress {
+		last := ""
+		env.Progress = func(done, total int, what string) {
+			if what != last || done == total || done%max(total/10, 1) == 0 {
+				fmt.Fprintf(stderr, "  %s: %d/%d\n", what, done, total)
+				last = what
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "veclab reproduce: %d experiment(s), scale %s (%v), seed %d\nmachine: %v\n\n",
+		len(exps), f.scale.Name, f.scale, f.seed, env.Machine)
+	var reports []*experiment.Report
+	for _, e := range exps {
+		r := experiment.Run(env, e)
+		reports = append(reports, r)
+		fmt.Fprintln(stdout, r.String())
+	}
+	fmt.Fprintln(stdout, "summary:")
+	fmt.Fprint(stdout, experiment.Summary(reports))
+	if f.out != "" {
+		if err := writeReport(f.out, f, env, reports); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", f.out)
+	}
+	for _, r := range reports {
+		if r.Status == experiment.Failed {
+			return fmt.Errorf("%s failed: %s", r.ID, firstLine(r.Err))
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// writeReport writes the Markdown report to a temporary file and renames
+// it into place, so a failed write never leaves half a report.
+func writeReport(path string, f *reproduceFlags, env *experiment.Env, reports []*experiment.Report) error {
+	var b strings.Builder
+	b.WriteString("# veclab reproduce\n\n")
+	fmt.Fprintf(&b, "Scale %s (%v), seed %d.  \nMachine: %v.\n\n", f.scale.Name, f.scale, f.seed, env.Machine)
+	b.WriteString("Every table prints the article's figure beside the lab's; the lab never prints an article's number as its own.\n\n")
+	b.WriteString("```\n" + experiment.Summary(reports) + "```\n\n")
+	for _, r := range reports {
+		b.WriteString(r.Markdown())
+		b.WriteString("\n")
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}

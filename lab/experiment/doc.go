@@ -1,0 +1,41 @@
+// Package experiment holds the articles' experiments (E01…E27 of the
+// project's EXPERIMENTS.md) as registered, runnable functions, the runner
+// that executes a selection of them, and the reports they produce.
+//
+// An [Experiment] carries its id, its title, the article it comes from,
+// the article's figures with their units ([Figure]) and a Run function
+// that measures the same things on the lab's own engine and returns a
+// [Report]: tables in which the article's figure stands beside the lab's
+// (never in its place), charts and notes. Each experiment lives in its own
+// file (e02.go, e06.go, …) and registers itself in init with [Register], so
+// adding one never touches another's file.
+//
+// Every experiment also exports its steps as plain functions, so a notebook
+// can run it cell by cell in the article's order, e.g.
+// E06Sweep(env, []int{10, 50, 200}).
+//
+// An [Env] carries what the experiments share: the [Scale] (the article's
+// 30,000 × 384, or a small one for tests), the seed, the machine's facts,
+// a Progress hook, and caches of the data set, the ground truth and the
+// stores already built, so E02 and E06 do not build the same index twice.
+//
+// An experiment that needs a part of the engine that does not exist yet
+// returns an error wrapping [ErrNotRunnable] that says what is missing;
+// the runner reports it as not runnable. It never prints a placeholder
+// figure.
+//
+// # Determinism
+//
+// Every random choice (data, graph levels, quantizer samples) derives from
+// Env.Seed; stores are built single-threaded by default, so the same seed
+// gives the same recall figures. Latencies are measured and vary.
+//
+// # Concurrency
+//
+// The registry is safe for concurrent use; registration normally happens
+// in init. An Env is used by one goroutine at a time (a notebook kernel or
+// the runner).
+//
+// The API is non-generic: notebooks call it through an interpreter that
+// cannot import generic functions or types.
+package experiment

@@ -1,0 +1,137 @@
+package experiment
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/profile"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e01 is the article's ingest measurement (01-ingest.txt).
+var e01 = Experiment{
+	ID:      "E01",
+	Title:   "ingest in batches: docs/s per store, and ingest finished ≠ searchable",
+	Article: "seed 000 (Spring AI VectorStore article), 01-ingest.txt: 30,000 documents × 384 dims in batches of 1,000, embeddings looked up",
+	Figures: []Figure{
+		{Row: "pgvector", Measure: "ingest", Value: 46.5, Unit: "s"}, {Row: "pgvector", Measure: "docs/s", Value: 645, Unit: "docs/s"},
+		{Row: "redis", Measure: "ingest", Value: 9.5, Unit: "s"}, {Row: "redis", Measure: "docs/s", Value: 3158, Unit: "docs/s"},
+		{Row: "qdrant", Measure: "ingest", Value: 1.7, Unit: "s"}, {Row: "qdrant", Measure: "docs/s", Value: 17382, Unit: "docs/s"},
+		{Row: "elasticsearch", Measure: "ingest", Value: 9.9, Unit: "s"}, {Row: "elasticsearch", Measure: "docs/s", Value: 3039, Unit: "docs/s"},
+	},
+}
+
+func init() { e01.Run = runE01; Register(e01) }
+
+// Ingest is what one store's ingest run measured.
+type Ingest struct {
+	Store      string
+	Docs       int
+	Acked      time.Duration // until the last batch was acknowledged
+	VisibleAck int           // documents a search saw right after the last acknowledgement
+	Searchable time.Duration // until the store reported everything searchable
+	Visibility string        // the store's visibility step
+}
+
+// DocsPerSecond is the acknowledged ingest rate.
+func (in Ingest) DocsPerSecond() float64 {
+	if in.Acked <= 0 {
+		return 0
+	}
+	return float64(in.Docs) / in.Acked.Seconds()
+}
+
+var visibilityStep = map[profile.Kind]string{
+	profile.PGVector:      "row and index entry written in the inserting transaction: visible at commit",
+	profile.Redis:         "vectors indexed from a queue by a background thread (percent_indexed)",
+	profile.Qdrant:        "points searchable at once in plain segments; the optimizer builds HNSW in the background (status yellow → green)",
+	profile.Elasticsearch: "graph built on the indexing thread; documents visible only after a refresh (refresh_interval 1s, or _refresh)",
+}
+
+// E01Ingest ingests the data set into a fresh store of p in the scale's
+// batches, timing the acknowledgements, counting what a search sees at
+// that moment, then waiting for the store's own "searchable" signal. The
+// store is kept in env (a later experiment measures the same index).
+func E01Ingest(env *Env, p profile.Profile) (Ingest, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return Ingest{}, err
+	}
+	p = env.fill(p)
+	s, err := p.Open(ds.Base.Dim)
+	if err != nil {
+		return Ingest{}, err
+	}
+	if p.Kind == profile.Elasticsearch {
+		// The quantizer of the merged segment is trained on all of it.
+		if err := s.Train(ds.Base); err != nil {
+			s.Close()
+			return Ingest{}, err
+		}
+	}
+	base := ds.Base
+	batch := env.Scale.Batch
+	what := "E01 ingest " + p.Kind.String()
+	start := time.Now()
+	for lo := 0; lo < base.N; lo += batch {
+		hi := min(lo+batch, base.N)
+		m := &vec.Matrix{N: hi - lo, Dim: base.Dim, Stride: base.Stride, Data: base.Data[lo*base.Stride:]}
+		if err := s.Ingest(m); err != nil {
+			s.Close()
+			return Ingest{}, err
+		}
+		env.progress(hi, base.N, what)
+	}
+	acked := time.Since(start)
+	visible := s.Visible()
+	if err := s.WaitSearchable(); err != nil {
+		s.Close()
+		return Ingest{}, err
+	}
+	searchable := time.Since(start)
+	env.adopt(p, s)
+	return Ingest{Store: p.Kind.String(), Docs: base.N, Acked: acked, VisibleAck: visible, Searchable: searchable, Visibility: visibilityStep[p.Kind]}, nil
+}
+
+// E01Table puts the ingest runs beside the article's figures.
+func E01Table(env *Env, ins []Ingest) *table.Table {
+	t := table.New(fmt.Sprintf("E01 ingest: %d documents × %d dims in batches of %d, one writer", env.Scale.N, env.Scale.Dim, env.Scale.Batch),
+		table.Col("store", ""))
+	t.AddColumns(table.Pair("ingest", "s", 1)...)
+	t.AddColumns(table.Pair("docs/s", "", -1)...)
+	t.AddColumns(table.Column{Header: "visible at last ack", Source: table.Lab, Prec: -1})
+	t.AddColumns(table.Column{Header: "searchable after", Unit: "s", Source: table.Lab, Prec: 1})
+	for _, in := range ins {
+		_ = t.AddValues(in.Store,
+			e01.ArticleValue(in.Store, "ingest"), in.Acked.Seconds(),
+			e01.ArticleValue(in.Store, "docs/s"), in.DocsPerSecond(),
+			fmt.Sprintf("%d of %d", in.VisibleAck, in.Docs), in.Searchable.Seconds())
+	}
+	for _, in := range ins {
+		t.Note("%s: %s", in.Store, in.Visibility)
+	}
+	t.Note("lab stores build their graphs single-threaded for determinism; the article's services used their own thread pools on 2 vCPUs")
+	return t
+}
+
+func runE01(env *Env) (*Report, error) {
+	var ins []Ingest
+	for _, p := range profile.Defaults() {
+		in, err := E01Ingest(env, p)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, in)
+	}
+	r := NewReport(e01, env)
+	t := E01Table(env, ins)
+	r.AddTable(t)
+	if c, err := chart.Compare(t, "docs/s"); err == nil {
+		c.Title = "E01 ingest docs/s (acknowledged): article vs lab"
+		c.YLabel = "docs/s"
+		r.AddChart(c)
+	}
+	return r, nil
+}

@@ -1,0 +1,100 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/profile"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e02 is the seed-000 article's unfiltered comparison (02-unfiltered.txt).
+var e02 = Experiment{
+	ID:      "E02",
+	Title:   "unfiltered recall@10 of four stores on their defaults",
+	Article: "seed 000 (Spring AI VectorStore article), 02-unfiltered.txt: 100 queries after 20 warm-up, topK=10, cosine",
+	Figures: storeFigures(map[string][4]float64{
+		// recall@10, p50 ms, p95 ms, mean hits
+		"pgvector":      {0.951, 9.5, 16.4, 10},
+		"redis":         {0.616, 0.7, 1.1, 10},
+		"qdrant":        {0.999, 2.8, 6.8, 10},
+		"elasticsearch": {0.491, 5.4, 20.5, 10},
+	}),
+}
+
+func init() { e02.Run = runE02; Register(e02) }
+
+func storeFigures(m map[string][4]float64) []Figure {
+	var fs []Figure
+	for _, k := range []profile.Kind{profile.PGVector, profile.Redis, profile.Qdrant, profile.Elasticsearch} {
+		v, ok := m[k.String()]
+		if !ok {
+			continue
+		}
+		fs = append(fs,
+			Figure{Row: k.String(), Measure: "recall@10", Value: v[0]},
+			Figure{Row: k.String(), Measure: "p50", Value: v[1], Unit: "ms"},
+			Figure{Row: k.String(), Measure: "p95", Value: v[2], Unit: "ms"},
+			Figure{Row: k.String(), Measure: "mean hits", Value: v[3]},
+		)
+	}
+	return fs
+}
+
+// E02Measure builds the four default stores (or reuses them) and measures
+// each with the environment's queries, in the article's order.
+func E02Measure(env *Env) ([]Measurement, error) {
+	var out []Measurement
+	ps := profile.Defaults()
+	for i, p := range ps {
+		env.progress(i, len(ps), "E02 stores")
+		m, err := MeasureProfile(env, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	env.progress(len(ps), len(ps), "E02 stores")
+	return out, nil
+}
+
+// E02Table puts the measurements beside the article's figures.
+func E02Table(env *Env, ms []Measurement) *table.Table {
+	t := table.New(fmt.Sprintf("E02 unfiltered: %d queries after %d warm-up, topK=%d, cosine, each store's defaults", env.Scale.Queries, env.Scale.Warmup, env.Scale.K),
+		table.Col("store", ""))
+	t.AddColumns(table.Pair("recall@10", "", 3)...)
+	t.AddColumns(table.Pair("p50", "ms", 2)...)
+	t.AddColumns(table.Pair("p95", "ms", 2)...)
+	t.AddColumns(table.Pair("mean hits", "", 1)...)
+	t.AddColumns(table.Column{Header: "query plan", Source: table.Lab})
+	for _, m := range ms {
+		row := m.Label
+		_ = t.AddValues(row,
+			e02.ArticleValue(row, "recall@10"), m.Recall,
+			e02.ArticleValue(row, "p50"), m.P50ms(),
+			e02.ArticleValue(row, "p95"), m.P95ms(),
+			e02.ArticleValue(row, "mean hits"), m.MeanHits,
+			m.Plan.String())
+	}
+	t.Note("article: four real services on one 2-vCPU machine, each call a network round trip through Spring AI; lab: the same mechanisms in one Go process, so milliseconds are not comparable, recall and hits are")
+	t.Note("recall@%d is against the exact top-%d over all %d documents (brute force)", env.Scale.K, env.Scale.K, env.Scale.N)
+	return t
+}
+
+func runE02(env *Env) (*Report, error) {
+	ms, err := E02Measure(env)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReport(e02, env)
+	t := E02Table(env, ms)
+	r.AddTable(t)
+	if c, err := chart.Compare(t, "recall@10"); err == nil {
+		c.Title = "E02 recall@10 on defaults: article vs lab"
+		r.AddChart(c)
+	}
+	for _, m := range ms {
+		r.Note("%s", m)
+	}
+	return r, nil
+}

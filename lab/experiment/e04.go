@@ -1,0 +1,97 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/veclab/veclab/lab/profile"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e04 is the article's "defaults that matter" (04-defaults-that-matter.txt).
+var e04 = Experiment{
+	ID:      "E04",
+	Title:   "the defaults that matter, as each store describes its index",
+	Article: "seed 000 (Spring AI VectorStore article), 04-defaults-that-matter.txt and the HNSW section",
+	Figures: []Figure{
+		{Row: "pgvector", Measure: "m", Value: 16}, {Row: "pgvector", Measure: "ef_construction", Value: 64}, {Row: "pgvector", Measure: "query breadth", Value: 40},
+		{Row: "redis", Measure: "query breadth", Value: 10},
+		{Row: "qdrant", Measure: "m", Value: 16}, {Row: "qdrant", Measure: "ef_construction", Value: 100},
+		{Row: "elasticsearch", Measure: "m", Value: 16}, {Row: "elasticsearch", Measure: "ef_construction", Value: 100},
+		{Row: "elasticsearch", Measure: "query breadth", Value: 15}, {Row: "elasticsearch", Measure: "oversample", Value: 3},
+	},
+}
+
+func init() { e04.Run = runE04; Register(e04) }
+
+// breadthName is what each store calls its query-time breadth.
+var breadthName = map[profile.Kind]string{
+	profile.PGVector: "hnsw.ef_search", profile.Redis: "EF_RUNTIME",
+	profile.Qdrant: "hnsw_ef", profile.Elasticsearch: "num_candidates",
+}
+
+// E04Table lists each default profile's effective settings for the
+// environment's dimension and topK beside the article's.
+func E04Table(env *Env) *table.Table {
+	dim, k := env.Scale.Dim, env.Scale.K
+	t := table.New(fmt.Sprintf("E04 effective defaults for %d-dim vectors, topK=%d", dim, k),
+		table.Col("store", ""), table.Col("setting", ""))
+	t.AddColumns(table.Pair("value", "", -1)...)
+	t.AddColumns(table.Column{Header: "lab reading", Source: table.Lab})
+	for _, p := range profile.Defaults() {
+		row := p.Kind.String()
+		pl := p.Plan(k, dim)
+		add := func(setting, measure string, v any, reading string) {
+			_ = t.AddValues(row, setting, e04.ArticleValue(row, measure), v, reading)
+		}
+		add("m", "m", p.M, fmt.Sprintf("layer-0 cap m0 = %d; a new node gets %d layer-0 links", p.M0, p.Degree0))
+		add("ef_construction", "ef_construction", p.EfConstruction, "")
+		reading := fmt.Sprintf("effective ef = %d", pl.Ef)
+		switch p.Kind {
+		case profile.PGVector:
+			reading += fmt.Sprintf("; LIMIT not passed to the index: ≤ %d rows per scan", p.EfSearch)
+		case profile.Redis:
+			reading += " = max(EF_RUNTIME, k)"
+		case profile.Qdrant:
+			reading += " (hnsw_ef unset → ef_construct)"
+		case profile.Elasticsearch:
+			reading = fmt.Sprintf("num_candidates = min(⌈1.5·k⌉, 10000) = %d, raised to k' = %d by rescoring", min(k+(k+1)/2, profile.NumCandidatesLimit), pl.NumCandidates)
+		}
+		breadth := p.EfSearch
+		if p.Kind == profile.Qdrant && breadth == 0 {
+			breadth = p.EfConstruction
+		}
+		if p.Kind == profile.Elasticsearch && breadth == 0 {
+			breadth = min(k+(k+1)/2, profile.NumCandidatesLimit)
+		}
+		add(breadthName[p.Kind], "query breadth", breadth, reading)
+		if p.Kind == profile.Elasticsearch {
+			add("index_options.type", "", p.EffectiveType(dim).String(), fmt.Sprintf("bbq_hnsw for dims ≥ %d, else int8_hnsw (9.1+)", profile.BBQDimsThreshold))
+			add("rescore oversample", "oversample", p.EffectiveOversample(dim), fmt.Sprintf("k' = ⌈k·oversample⌉ = %d candidates rescored with float32", pl.Rescore))
+		}
+		if p.Kind == profile.Qdrant {
+			add("full_scan_threshold", "", fmt.Sprintf("%d KB", p.FullScanThresholdKB), fmt.Sprintf("= %d vectors of %d dims per segment", p.FullScanThresholdKB*1024/(4*dim), dim))
+			add("indexing_threshold", "", fmt.Sprintf("%d KB", p.IndexingThresholdKB), "per segment, in KB of vectors")
+		}
+	}
+	t.Note("article column: the values the article read from the live services; lab column: the profile's effective value")
+	return t
+}
+
+// E04Describe prints every default profile the way its live service shows
+// its index.
+func E04Describe(env *Env) string {
+	var s string
+	for _, p := range profile.Defaults() {
+		s += p.Describe(env.Scale.Dim, env.Scale.K) + "\n"
+	}
+	return s
+}
+
+func runE04(env *Env) (*Report, error) {
+	r := NewReport(e04, env)
+	r.AddTable(E04Table(env))
+	for _, p := range profile.Defaults() {
+		r.Note("%s", p.Describe(env.Scale.Dim, env.Scale.K))
+	}
+	return r, nil
+}

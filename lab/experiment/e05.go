@@ -1,0 +1,117 @@
+package experiment
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/profile"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e05 is the article's Elasticsearch num_candidates sweep
+// (05-elasticsearch-num-candidates.txt).
+var e05 = Experiment{
+	ID:      "E05",
+	Title:   "Elasticsearch num_candidates 15 / 50 / 100 / 500 on the default (bbq_hnsw) index",
+	Article: "seed 000 (Spring AI VectorStore article), 05-elasticsearch-num-candidates.txt: same index, raw _search",
+	Figures: []Figure{
+		{Row: "15", Measure: "recall@10", Value: 0.491}, {Row: "15", Measure: "p50", Value: 4.5, Unit: "ms"},
+		{Row: "50", Measure: "recall@10", Value: 0.489}, {Row: "50", Measure: "p50", Value: 3.9, Unit: "ms"},
+		{Row: "100", Measure: "recall@10", Value: 0.490}, {Row: "100", Measure: "p50", Value: 3.8, Unit: "ms"},
+		{Row: "500", Measure: "recall@10", Value: 0.490}, {Row: "500", Measure: "p50", Value: 4.0, Unit: "ms"},
+	},
+}
+
+func init() { e05.Run = runE05; Register(e05) }
+
+// E05Default is the article's sweep.
+var E05Default = []int{15, 50, 100, 500}
+
+// E05Measure measures the default Elasticsearch store at each
+// num_candidates (the rescoring oversample stays at its default).
+func E05Measure(env *Env, ncs []int) ([]Measurement, error) {
+	if len(ncs) == 0 {
+		return nil, fmt.Errorf("%w: E05: no num_candidates values", ErrBadArgument)
+	}
+	p := profile.Default(profile.Elasticsearch)
+	if typ := p.EffectiveType(env.Scale.Dim); typ != profile.BBQHNSW {
+		return nil, fmt.Errorf("%w: E05 needs the bbq_hnsw default, which Elasticsearch picks only for dims ≥ %d (scale has %d, giving %s)",
+			ErrNotRunnable, profile.BBQDimsThreshold, env.Scale.Dim, typ)
+	}
+	s, err := env.Store(p)
+	if err != nil {
+		return nil, err
+	}
+	var out []Measurement
+	for i, nc := range ncs {
+		if nc < 1 || nc > profile.NumCandidatesLimit {
+			return nil, fmt.Errorf("%w: E05: num_candidates must be in 1…%d, got %d", ErrBadArgument, profile.NumCandidatesLimit, nc)
+		}
+		env.progress(i, len(ncs), "E05 num_candidates")
+		m, err := Measure(env, s.WithEf(nc), strconv.Itoa(nc))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	env.progress(len(ncs), len(ncs), "E05 num_candidates")
+	return out, nil
+}
+
+// E05Table puts the sweep beside the article's figures.
+func E05Table(env *Env, ms []Measurement) *table.Table {
+	t := table.New(fmt.Sprintf("E05 Elasticsearch num_candidates on the default index (bbq_hnsw, oversample 3), %d queries, k=%d", env.Scale.Queries, env.Scale.K),
+		table.Col("num_candidates", ""))
+	t.AddColumns(table.Pair("recall@10", "", 3)...)
+	t.AddColumns(table.Pair("p50", "ms", 2)...)
+	t.AddColumns(table.Column{Header: "beam", Source: table.Lab, Prec: -1})
+	t.AddColumns(table.Column{Header: "rescored", Source: table.Lab, Prec: -1})
+	for _, m := range ms {
+		_ = t.AddValues(m.Label,
+			e05.ArticleValue(m.Label, "recall@10"), m.Recall,
+			e05.ArticleValue(m.Label, "p50"), m.P50ms(),
+			m.Plan.Ef, m.Plan.Rescore)
+	}
+	t.Note("the graph is walked with 1-bit codes (4-bit query); only k' = ⌈k·3⌉ = %d candidates are rescored with float32 vectors, so a wider beam finds more candidates by quantized score but the rescored set stays small", profile.Default(profile.Elasticsearch).Plan(env.Scale.K, env.Scale.Dim).Rescore)
+	return t
+}
+
+// E05Chart draws recall@10 against num_candidates.
+func E05Chart(ms []Measurement) *chart.Line {
+	c := chart.NewLine("Elasticsearch num_candidates vs recall@10 (bbq_hnsw)", "num_candidates", "recall@10")
+	c.LogX = true
+	var ax, ay, lx, ly []float64
+	for _, m := range ms {
+		nc, _ := strconv.Atoi(m.Label)
+		lx, ly = append(lx, float64(nc)), append(ly, m.Recall)
+		if f, ok := e05.Figure(m.Label, "recall@10"); ok {
+			ax, ay = append(ax, float64(nc)), append(ay, f.Value)
+		}
+	}
+	if len(ax) > 0 {
+		c.Add("article", ax, ay)
+	}
+	c.Add("lab", lx, ly)
+	return c
+}
+
+// E05Sweep runs the sweep and returns its table.
+func E05Sweep(env *Env, ncs []int) (*table.Table, error) {
+	ms, err := E05Measure(env, ncs)
+	if err != nil {
+		return nil, err
+	}
+	return E05Table(env, ms), nil
+}
+
+func runE05(env *Env) (*Report, error) {
+	ms, err := E05Measure(env, E05Default)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReport(e05, env)
+	r.AddTable(E05Table(env, ms))
+	r.AddChart(E05Chart(ms))
+	return r, nil
+}

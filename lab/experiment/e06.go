@@ -1,0 +1,120 @@
+package experiment
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/profile"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e06 is the article's Redis EF_RUNTIME sweep (06-redis-ef-runtime.txt).
+var e06 = Experiment{
+	ID:      "E06",
+	Title:   "Redis EF_RUNTIME: the library default (10) against 50 and 200",
+	Article: "seed 000 (Spring AI VectorStore article), 06-redis-ef-runtime.txt: index rebuilt and reloaded per setting",
+	Figures: []Figure{
+		{Row: "10", Measure: "recall@10", Value: 0.616}, {Row: "10", Measure: "p50", Value: 0.6, Unit: "ms"},
+		{Row: "50", Measure: "recall@10", Value: 0.962}, {Row: "50", Measure: "p50", Value: 0.6, Unit: "ms"},
+		{Row: "200", Measure: "recall@10", Value: 1.000}, {Row: "200", Measure: "p50", Value: 0.8, Unit: "ms"},
+		{Row: "10", Measure: "filtered recall@10", Value: 1.000},
+		{Row: "50", Measure: "filtered recall@10", Value: 1.000},
+		{Row: "200", Measure: "filtered recall@10", Value: 1.000},
+	},
+}
+
+func init() { e06.Run = runE06; Register(e06) }
+
+// E06Default is the article's sweep: the default EF_RUNTIME, 50 and 200.
+var E06Default = []int{10, 50, 200}
+
+// E06Measure measures the Redis store at each EF_RUNTIME. EF_RUNTIME is a
+// query-time parameter (the graph is built with EF_CONSTRUCTION), so one
+// build serves every setting; the article rebuilt its index each time,
+// which gives the same graph here (deterministic build).
+func E06Measure(env *Env, efs []int) ([]Measurement, error) {
+	if len(efs) == 0 {
+		return nil, fmt.Errorf("%w: E06: no EF_RUNTIME values", ErrBadArgument)
+	}
+	s, err := env.Store(profile.Default(profile.Redis))
+	if err != nil {
+		return nil, err
+	}
+	var out []Measurement
+	for i, ef := range efs {
+		if ef < 1 {
+			return nil, fmt.Errorf("%w: E06: EF_RUNTIME must be positive, got %d", ErrBadArgument, ef)
+		}
+		env.progress(i, len(efs), "E06 EF_RUNTIME")
+		m, err := Measure(env, s.WithEf(ef), strconv.Itoa(ef))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	env.progress(len(efs), len(efs), "E06 EF_RUNTIME")
+	return out, nil
+}
+
+// E06Table puts the sweep beside the article's figures.
+func E06Table(env *Env, ms []Measurement) *table.Table {
+	t := table.New(fmt.Sprintf("E06 Redis HNSW EF_RUNTIME (M=16, EF_CONSTRUCTION=200), %d queries, topK=%d", env.Scale.Queries, env.Scale.K),
+		table.Col("EF_RUNTIME", ""))
+	t.AddColumns(table.Pair("recall@10", "", 3)...)
+	t.AddColumns(table.Pair("p50", "ms", 2)...)
+	t.AddColumns(table.Column{Header: "effective ef", Source: table.Lab, Prec: -1})
+	t.AddColumns(table.Column{Header: "distances/query", Source: table.Lab, Prec: -1})
+	for _, m := range ms {
+		label := m.Label
+		if label == "10" {
+			label = "10 (default)"
+		}
+		_ = t.AddValues(label,
+			e06.ArticleValue(m.Label, "recall@10"), m.Recall,
+			e06.ArticleValue(m.Label, "p50"), m.P50ms(),
+			m.Plan.Ef, m.DistComps)
+	}
+	t.Note("effective ef = max(EF_RUNTIME, k) (VecSim); with the default 10 and topK 10 the walk keeps no slack")
+	t.Note("the article's filtered columns (1.000 at every setting: Redis's ad-hoc brute force over a 4.4 %% filter) belong to the filtered experiments (E03)")
+	return t
+}
+
+// E06Chart draws recall@10 against EF_RUNTIME, the article's and the lab's.
+func E06Chart(ms []Measurement) *chart.Line {
+	c := chart.NewLine("Redis EF_RUNTIME vs recall@10", "EF_RUNTIME", "recall@10")
+	c.LogX = true
+	var ax, ay, lx, ly []float64
+	for _, m := range ms {
+		ef, _ := strconv.Atoi(m.Label)
+		lx, ly = append(lx, float64(ef)), append(ly, m.Recall)
+		if f, ok := e06.Figure(m.Label, "recall@10"); ok {
+			ax, ay = append(ax, float64(ef)), append(ay, f.Value)
+		}
+	}
+	if len(ax) > 0 {
+		c.Add("article", ax, ay)
+	}
+	c.Add("lab", lx, ly)
+	return c
+}
+
+// E06Sweep runs the sweep and returns its table (a notebook's one-liner).
+func E06Sweep(env *Env, efs []int) (*table.Table, error) {
+	ms, err := E06Measure(env, efs)
+	if err != nil {
+		return nil, err
+	}
+	return E06Table(env, ms), nil
+}
+
+func runE06(env *Env) (*Report, error) {
+	ms, err := E06Measure(env, E06Default)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReport(e06, env)
+	r.AddTable(E06Table(env, ms))
+	r.AddChart(E06Chart(ms))
+	return r, nil
+}

@@ -1,0 +1,309 @@
+package experiment
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/lab/dataset"
+	"github.com/veclab/veclab/lab/profile"
+)
+
+// Scale is the size of an experiment run.
+type Scale struct {
+	Name     string // "article", "small", or "custom"
+	N        int    // documents
+	Dim      int    // dimensions
+	Clusters int    // Gaussian clusters of the generator
+	Queries  int    // measured queries
+	Warmup   int    // warm-up queries run (the first ones of the set) before measuring
+	K        int    // topK
+	Batch    int    // ingest batch size
+}
+
+// The named scales. Article is the seed-000 article's set-up: 30,000
+// unit-length vectors of 384 dimensions in 40 clusters, 100 queries after
+// 20 warm-up, topK 10, batches of 1,000. Small keeps the dimension (the
+// Elasticsearch default index type depends on it) and shrinks the rest so
+// a test runs in seconds.
+var (
+	Article = Scale{Name: "article", N: 30000, Dim: 384, Clusters: 40, Queries: 100, Warmup: 20, K: 10, Batch: 1000}
+	Small   = Scale{Name: "small", N: 2000, Dim: 384, Clusters: 40, Queries: 20, Warmup: 5, K: 10, Batch: 250}
+)
+
+// String prints the scale in the form ParseScale reads back.
+func (s Scale) String() string {
+	return fmt.Sprintf("n=%d dim=%d clusters=%d queries=%d warmup=%d k=%d batch=%d",
+		s.N, s.Dim, s.Clusters, s.Queries, s.Warmup, s.K, s.Batch)
+}
+
+// Validate reports every invalid field at once.
+func (s Scale) Validate() error {
+	var errs []string
+	pos := func(name string, v int) {
+		if v < 1 {
+			errs = append(errs, fmt.Sprintf("%s must be ≥ 1, got %d", name, v))
+		}
+	}
+	pos("n", s.N)
+	pos("dim", s.Dim)
+	pos("clusters", s.Clusters)
+	pos("queries", s.Queries)
+	pos("k", s.K)
+	pos("batch", s.Batch)
+	if s.Warmup < 0 {
+		errs = append(errs, fmt.Sprintf("warmup must be ≥ 0, got %d", s.Warmup))
+	}
+	if s.K > s.N && s.N > 0 {
+		errs = append(errs, fmt.Sprintf("k=%d exceeds n=%d", s.K, s.N))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: scale: %s", engine.ErrInvalidArgument, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// ParseScale reads "article", "small", or key=value pairs (separated by
+// spaces or commas) applied on top of the article scale, e.g.
+// "n=10000,queries=50".
+func ParseScale(s string) (Scale, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "article":
+		return Article, nil
+	case "small":
+		return Small, nil
+	}
+	sc := Article
+	sc.Name = "custom"
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return Scale{}, fmt.Errorf("%w: scale %q: %q is neither a scale name (article, small) nor key=value", engine.ErrInvalidArgument, s, f)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return Scale{}, fmt.Errorf("%w: scale %q: %s: %v", engine.ErrInvalidArgument, s, k, err)
+		}
+		switch strings.ToLower(k) {
+		case "n":
+			sc.N = n
+		case "dim":
+			sc.Dim = n
+		case "clusters":
+			sc.Clusters = n
+		case "queries":
+			sc.Queries = n
+		case "warmup":
+			sc.Warmup = n
+		case "k":
+			sc.K = n
+		case "batch":
+			sc.Batch = n
+		default:
+			return Scale{}, fmt.Errorf("%w: scale %q: unknown key %q (n, dim, clusters, queries, warmup, k, batch)", engine.ErrInvalidArgument, s, k)
+		}
+	}
+	return sc, sc.Validate()
+}
+
+// Machine records the facts a measured figure depends on.
+type Machine struct {
+	CPU       string // model name
+	Cores     int    // logical CPUs available to Go
+	GoVersion string
+	OS, Arch  string
+	Kernel    string // the float32 distance kernels in use, when known
+}
+
+// KernelName, when set (by the engine's SIMD selection), names the active
+// float32 distance kernels for [DetectMachine].
+var KernelName func() string
+
+// DetectMachine reads the CPU model from /proc/cpuinfo (where it exists)
+// and the rest from the Go runtime.
+func DetectMachine() Machine {
+	m := Machine{CPU: "unknown", Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Kernel: "unknown"}
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	if KernelName != nil {
+		m.Kernel = KernelName()
+	}
+	return m
+}
+
+// String prints the machine on one line.
+func (m Machine) String() string {
+	return fmt.Sprintf("%s, %d cores, %s %s/%s, kernels %s", m.CPU, m.Cores, m.GoVersion, m.OS, m.Arch, m.Kernel)
+}
+
+// Env is what the experiments of one run share. Build it with [NewEnv];
+// set Progress (and Log) before running.
+type Env struct {
+	Scale   Scale
+	Seed    uint64
+	Machine Machine
+	// Progress, when set, is called as long steps advance: done of total
+	// units of the step named what.
+	Progress func(done, total int, what string)
+	// Log, when set, receives one line per step (the runner points it at
+	// stderr).
+	Log io.Writer
+	// CacheDir, when set, keeps the ground truth between runs.
+	CacheDir string
+	// Workers is the number of goroutines a store builds its graph with;
+	// 1 (the default) builds the same graph for the same seed.
+	Workers int
+
+	mu     sync.Mutex
+	ds     *dataset.Dataset
+	truths map[int]*dataset.GroundTruth
+	stores map[string]*profile.Store
+}
+
+// NewEnv returns an environment for the scale and seed, with the machine's
+// facts detected.
+func NewEnv(scale Scale, seed uint64) (*Env, error) {
+	if err := scale.Validate(); err != nil {
+		return nil, err
+	}
+	return &Env{Scale: scale, Seed: seed, Machine: DetectMachine(), Workers: 1}, nil
+}
+
+func (e *Env) progress(done, total int, what string) {
+	if e.Progress != nil {
+		e.Progress(done, total, what)
+	}
+}
+
+func (e *Env) logf(format string, args ...any) {
+	if e.Log != nil {
+		fmt.Fprintf(e.Log, format+"\n", args...)
+	}
+}
+
+// DatasetConfig is the generator configuration of this environment.
+func (e *Env) DatasetConfig() dataset.Config {
+	return dataset.Config{N: e.Scale.N, Queries: e.Scale.Queries, Dim: e.Scale.Dim, Clusters: e.Scale.Clusters, Seed: e.Seed}
+}
+
+// Dataset generates (once) and returns the seed-000 data set at this scale.
+func (e *Env) Dataset() (*dataset.Dataset, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ds != nil {
+		return e.ds, nil
+	}
+	e.logf("generating data set: %v", e.DatasetConfig())
+	ds, err := dataset.Generate(e.DatasetConfig())
+	if err != nil {
+		return nil, fmt.Errorf("experiment: data set: %w", err)
+	}
+	e.ds = ds
+	return ds, nil
+}
+
+// Truth returns (once) the exact top-k of every query, cosine.
+func (e *Env) Truth(k int) (*dataset.GroundTruth, error) {
+	ds, err := e.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t, ok := e.truths[k]; ok {
+		return t, nil
+	}
+	e.logf("computing exact top-%d for %d queries", k, ds.Queries.N)
+	t, err := dataset.Truth(ds, k, engine.Cosine, e.CacheDir)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: truth: %w", err)
+	}
+	if e.truths == nil {
+		e.truths = map[int]*dataset.GroundTruth{}
+	}
+	e.truths[k] = t
+	return t, nil
+}
+
+// Store builds (once per distinct profile) the store of profile p over the
+// data set, ingested in the scale's batches and made searchable.
+func (e *Env) Store(p profile.Profile) (*profile.Store, error) {
+	ds, err := e.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	p = e.fill(p)
+	key := p.String()
+	e.mu.Lock()
+	s, ok := e.stores[key]
+	e.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	e.logf("building %s: %s", p.Kind, p)
+	s, err = p.Build(ds.Base, profile.BuildOptions{Batch: e.Scale.Batch, Progress: e.Progress})
+	if err != nil {
+		return nil, fmt.Errorf("experiment: building %s: %w", p.Kind, err)
+	}
+	e.mu.Lock()
+	if e.stores == nil {
+		e.stores = map[string]*profile.Store{}
+	}
+	e.stores[key] = s
+	e.mu.Unlock()
+	return s, nil
+}
+
+// fill sets the environment's seed and workers on a profile that has none.
+func (e *Env) fill(p profile.Profile) profile.Profile {
+	if p.Seed == 0 {
+		p.Seed = e.Seed
+	}
+	if p.Workers == 0 {
+		p.Workers = max(e.Workers, 1)
+	}
+	return p
+}
+
+// Close releases the stores the environment built.
+func (e *Env) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var errs []error
+	for _, s := range e.stores {
+		errs = append(errs, s.Close())
+	}
+	e.stores = nil
+	return errors.Join(errs...)
+}
+
+// adopt keeps a store built outside Env.Store (E01 ingests by hand) so
+// later experiments reuse it; a store already cached for p is replaced and
+// closed.
+func (e *Env) adopt(p profile.Profile, s *profile.Store) {
+	key := p.String()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stores == nil {
+		e.stores = map[string]*profile.Store{}
+	}
+	if old, ok := e.stores[key]; ok && old != s {
+		old.Close()
+	}
+	e.stores[key] = s
+}

@@ -1,0 +1,159 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/veclab/veclab/engine"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// ErrNotRunnable is wrapped by the error of an experiment that cannot run
+// in this build (a mechanism it needs is not implemented yet, or the scale
+// is too small for it). The message says what is missing.
+var ErrNotRunnable = errors.New("experiment: not runnable")
+
+// ErrUnknown is returned when a selection names an experiment that is not
+// registered.
+var ErrUnknown = errors.New("experiment: unknown experiment")
+
+// Figure is one number the article reported, with its unit, so reports can
+// print it beside the lab's measurement of the same thing.
+type Figure struct {
+	Row     string  // the article table's row, e.g. "pgvector", "50"
+	Measure string  // e.g. "recall@10", "p50", "docs/s"
+	Value   float64 // as the article printed it
+	Unit    string  // e.g. "", "ms", "s", "docs/s"
+}
+
+// String prints the figure as "row measure = value unit".
+func (f Figure) String() string {
+	s := fmt.Sprintf("%s %s = %g", f.Row, f.Measure, f.Value)
+	if f.Unit != "" {
+		s += " " + f.Unit
+	}
+	return s
+}
+
+// Experiment is one reproducible experiment.
+type Experiment struct {
+	ID      string   // "E02": E and two or more digits
+	Title   string   // one line
+	Article string   // the source: seed article and where its figures are
+	Figures []Figure // the article's figures
+	// Run measures the experiment on env and returns its report. An error
+	// wrapping ErrNotRunnable means the experiment cannot run here.
+	Run func(env *Env) (*Report, error)
+}
+
+// Figure returns the article's figure for a row and a measure.
+func (e Experiment) Figure(row, measure string) (Figure, bool) {
+	for _, f := range e.Figures {
+		if f.Row == row && f.Measure == measure {
+			return f, true
+		}
+	}
+	return Figure{}, false
+}
+
+// ArticleValue returns the article's value for a row and a measure, or nil
+// if the article gave none (so it can go straight into a table cell).
+func (e Experiment) ArticleValue(row, measure string) any {
+	if f, ok := e.Figure(row, measure); ok {
+		return f.Value
+	}
+	return nil
+}
+
+var (
+	regMu    sync.RWMutex
+	registry = map[string]Experiment{}
+	idRE     = regexp.MustCompile(`^E[0-9]{2,}$`)
+)
+
+// Register adds an experiment to the registry. It is called from init in
+// each experiment's file; a malformed id, a missing Run or a duplicate id
+// is a programmer error and panics (as http.Handle does).
+func Register(e Experiment) {
+	if !idRE.MatchString(e.ID) {
+		panic(fmt.Sprintf("experiment: Register: id %q is not E followed by digits", e.ID))
+	}
+	if e.Run == nil {
+		panic("experiment: Register: " + e.ID + " has no Run function")
+	}
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[e.ID]; dup {
+		panic("experiment: Register: duplicate id " + e.ID)
+	}
+	registry[e.ID] = e
+}
+
+// Lookup returns the registered experiment with the given id (case-insensitive).
+func Lookup(id string) (Experiment, bool) {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	e, ok := registry[strings.ToUpper(strings.TrimSpace(id))]
+	return e, ok
+}
+
+// All returns every registered experiment in id order.
+func All() []Experiment {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	out := make([]Experiment, 0, len(registry))
+	for _, e := range registry {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return idLess(out[i].ID, out[j].ID) })
+	return out
+}
+
+// idLess orders E2 < E10 by number, then by text.
+func idLess(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+// Select returns the experiments named in a comma-separated list of ids
+// ("E02,E06"; spaces and case ignored), in id order; an empty list selects
+// all. Unknown ids are an error naming them and the registered ones.
+func Select(list string) ([]Experiment, error) {
+	if strings.TrimSpace(list) == "" {
+		return All(), nil
+	}
+	seen := map[string]bool{}
+	var out []Experiment
+	var unknown []string
+	for _, f := range strings.Split(list, ",") {
+		id := strings.ToUpper(strings.TrimSpace(f))
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		e, ok := Lookup(id)
+		if !ok {
+			unknown = append(unknown, id)
+			continue
+		}
+		out = append(out, e)
+	}
+	if len(unknown) > 0 {
+		var known []string
+		for _, e := range All() {
+			known = append(known, e.ID)
+		}
+		return nil, fmt.Errorf("%w: %s (registered: %s)", ErrUnknown, strings.Join(unknown, ", "), strings.Join(known, ", "))
+	}
+	sort.Slice(out, func(i, j int) bool { return idLess(out[i].ID, out[j].ID) })
+	return out, nil
+}
+
+// ErrBadArgument is wrapped by errors about an experiment function's
+// arguments (an empty sweep, a non-positive setting).
+var ErrBadArgument = fmt.Errorf("experiment: %w", engine.ErrInvalidArgument)

@@ -1,0 +1,93 @@
+package experiment
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/profile"
+)
+
+// Measurement is what one store answered for the environment's queries.
+type Measurement struct {
+	Label     string          // the row: a store name or a setting
+	Queries   int             // measured queries
+	K         int             // topK
+	Recall    float64         // mean recall@K against the exact top-K
+	Latency   metrics.Latency // per-query wall time, single goroutine
+	QPS       float64         // measured queries / their total wall time
+	MeanHits  float64         // mean number of results returned
+	DistComps float64         // mean distance computations per query
+	Plan      profile.Plan    // the query plan the store used
+}
+
+// String prints the measurement on one line.
+func (m Measurement) String() string {
+	return fmt.Sprintf("%s: recall@%d %.3f, %v, %.0f QPS, mean hits %.1f, %.0f distances/query (%v)",
+		m.Label, m.K, m.Recall, m.Latency, m.QPS, m.MeanHits, m.DistComps, m.Plan)
+}
+
+// P50ms and P95ms are the latency quantiles in milliseconds, for tables.
+func (m Measurement) P50ms() float64 { return ms(m.Latency.P50) }
+
+// P95ms is the 95th percentile latency in milliseconds.
+func (m Measurement) P95ms() float64 { return ms(m.Latency.P95) }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Measure runs the environment's queries against s the way the article
+// did: the first Scale.Warmup queries once unmeasured, then every query
+// measured one at a time with topK = Scale.K; recall is against the exact
+// top-K (cosine) of the whole data set.
+func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return Measurement{}, err
+	}
+	k := env.Scale.K
+	truth, err := env.Truth(k)
+	if err != nil {
+		return Measurement{}, err
+	}
+	qs := ds.Queries
+	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
+		if _, err := s.Search(qs.Row(i), k); err != nil {
+			return Measurement{}, fmt.Errorf("experiment: %s warm-up query %d: %w", label, i, err)
+		}
+	}
+	results := make([][]engine.Result, qs.N)
+	lat := make([]time.Duration, qs.N)
+	var dist int
+	var total time.Duration
+	for i := 0; i < qs.N; i++ {
+		t0 := time.Now()
+		res, st, err := s.SearchStats(qs.Row(i), k)
+		d := time.Since(t0)
+		if err != nil {
+			return Measurement{}, fmt.Errorf("experiment: %s query %d: %w", label, i, err)
+		}
+		results[i], lat[i] = res, d
+		total += d
+		dist += st.DistComps
+	}
+	recall, err := metrics.MeanRecall(results, truth.IDs, k)
+	if err != nil {
+		return Measurement{}, fmt.Errorf("experiment: %s: %w", label, err)
+	}
+	return Measurement{
+		Label: label, Queries: qs.N, K: k, Recall: recall,
+		Latency: metrics.Summarize(lat), QPS: metrics.QPS(qs.N, total),
+		MeanHits: metrics.MeanHits(results), DistComps: float64(dist) / float64(qs.N),
+		Plan: s.Profile().Plan(k, s.Dim()),
+	}, nil
+}
+
+// MeasureProfile builds (or reuses) the store of p in env and measures it.
+func MeasureProfile(env *Env, p profile.Profile) (Measurement, error) {
+	s, err := env.Store(p)
+	if err != nil {
+		return Measurement{}, err
+	}
+	return Measure(env, s, p.Kind.String())
+}

@@ -1,0 +1,468 @@
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+)
+
+// Kind names the store a profile emulates.
+type Kind uint8
+
+// The four stores of the seed-000 article.
+const (
+	PGVector Kind = iota + 1
+	Redis
+	Qdrant
+	Elasticsearch
+)
+
+var kindNames = [...]string{PGVector: "pgvector", Redis: "redis", Qdrant: "qdrant", Elasticsearch: "elasticsearch"}
+
+// String returns the store's name.
+func (k Kind) String() string {
+	if k >= PGVector && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
+}
+
+// ParseKind reads a store name ("pgvector", "redis", "qdrant",
+// "elasticsearch"; "pg", "es" and "elastic" are accepted).
+func ParseKind(s string) (Kind, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "pgvector", "pg", "postgres":
+		return PGVector, nil
+	case "redis":
+		return Redis, nil
+	case "qdrant":
+		return Qdrant, nil
+	case "elasticsearch", "es", "elastic":
+		return Elasticsearch, nil
+	}
+	return 0, fmt.Errorf("%w: unknown store %q (want pgvector, redis, qdrant or elasticsearch)", engine.ErrInvalidArgument, s)
+}
+
+// IndexType is Elasticsearch's dense_vector index_options.type.
+type IndexType uint8
+
+// The index types. AutoType is the 9.1+ default rule: bbq_hnsw for dims ≥
+// 384, int8_hnsw below (DenseVectorFieldMapper, BBQ_DIMS_DEFAULT_THRESHOLD).
+const (
+	AutoType IndexType = iota
+	HNSWType
+	Int8HNSW
+	Int4HNSW
+	BBQHNSW
+)
+
+var typeNames = [...]string{AutoType: "auto", HNSWType: "hnsw", Int8HNSW: "int8_hnsw", Int4HNSW: "int4_hnsw", BBQHNSW: "bbq_hnsw"}
+
+// String returns the mapping's name of the type ("auto" for AutoType).
+func (t IndexType) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return fmt.Sprintf("IndexType(%d)", t)
+}
+
+// ParseIndexType reads "auto", "hnsw", "int8_hnsw", "int4_hnsw" or "bbq_hnsw".
+func ParseIndexType(s string) (IndexType, error) {
+	for i, n := range typeNames {
+		if strings.EqualFold(strings.TrimSpace(s), n) {
+			return IndexType(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown index_options.type %q (want auto, hnsw, int8_hnsw, int4_hnsw or bbq_hnsw)", engine.ErrInvalidArgument, s)
+}
+
+// BBQDimsThreshold is the dimension from which Elasticsearch 9.1+ maps a
+// float dense_vector to bbq_hnsw by default (BBQ_DIMS_DEFAULT_THRESHOLD).
+const BBQDimsThreshold = 384
+
+// NumCandidatesLimit caps Elasticsearch's num_candidates and k'
+// (KnnVectorQueryBuilder.NUM_CANDS_LIMIT).
+const NumCandidatesLimit = 10000
+
+// Profile is a named set of engine settings that emulates one store on its
+// defaults. The zero value of a field means "the store's default"; see
+// [Default] and [Profile.WithDefaults].
+type Profile struct {
+	Kind    Kind
+	Version string        // the emulated version, e.g. "0.8.7"
+	Metric  engine.Metric // the articles use cosine
+
+	// Graph construction (every store here builds HNSW).
+	M              int  // links per node on layers ≥ 1 (all four: 16)
+	M0             int  // layer-0 cap (all four: 2·M)
+	EfConstruction int  // pgvector 64, Redis 200, Qdrant 100, Elasticsearch 100
+	Degree0        int  // links a new node gets on layer 0: pgvector and Lucene 2·M, hnswlib-style M
+	KeepPruned     bool // fill a new node's list with pruned candidates (pgvector)
+
+	// EfSearch is the query-time breadth under the store's own name:
+	// pgvector hnsw.ef_search (40; NOT raised to LIMIT: a scan yields at
+	// most ef_search rows), Redis EF_RUNTIME (10; effective max(ef, k)),
+	// Qdrant hnsw_ef (0 → ef_construct; effective max(ef, k)),
+	// Elasticsearch num_candidates (0 → min(⌈1.5·k⌉, 10000)).
+	EfSearch int
+
+	// Qdrant.
+	FullScanThresholdKB int // below this many KB of vectors a segment is searched exactly (10000)
+	IndexingThresholdKB int // a segment gets an HNSW graph from this many KB of vectors (10000)
+	Segments            int // default_segment_number resolved: clamp(CPUs/2, 2, 8) → 2 on the article's 2-vCPU box
+
+	// Elasticsearch.
+	Type IndexType // index_options.type (AutoType: by dimension)
+	// Oversample is rescore_vector.oversample: 0 means the default of the
+	// type (3.0 for bbq_hnsw on 9.1+ indices, none otherwise), a negative
+	// value disables rescoring (Elasticsearch's 0).
+	Oversample float64
+	// RefreshInterval is index.refresh_interval (1s): documents become
+	// searchable at the next refresh.
+	RefreshInterval time.Duration
+
+	Seed    uint64 // graph levels and quantizer sampling
+	Workers int    // goroutines building a graph; 1 (default) is deterministic
+}
+
+// Default returns the defaults-as-shipped profile of a store
+// (ALGORITHMS.md §0, §1.3, §1.5, §1.6, §4; seed-000 article).
+func Default(k Kind) Profile {
+	p := Profile{Kind: k}
+	switch k {
+	case PGVector:
+		p.Version = "0.8.7"
+	case Redis:
+		p.Version = "7.4-RediSearch-2.10"
+	case Qdrant:
+		p.Version = "1.19"
+	case Elasticsearch:
+		p.Version = "9.5"
+	}
+	return p.WithDefaults()
+}
+
+// Defaults returns the four stores' default profiles in the article's order.
+func Defaults() []Profile {
+	return []Profile{Default(PGVector), Default(Redis), Default(Qdrant), Default(Elasticsearch)}
+}
+
+// WithDefaults returns p with every zero field set to its store's default.
+func (p Profile) WithDefaults() Profile {
+	if p.M == 0 {
+		p.M = 16
+	}
+	if p.M0 == 0 {
+		p.M0 = 2 * p.M
+	}
+	if p.Workers == 0 {
+		p.Workers = 1
+	}
+	switch p.Kind {
+	case PGVector:
+		// pgvector src/hnsw.h: HNSW_DEFAULT_EF_CONSTRUCTION 64,
+		// HNSW_DEFAULT_EF_SEARCH 40; src/hnswutils.c gives a new element
+		// 2·m links on layer 0 and keeps pruned candidates.
+		if p.EfConstruction == 0 {
+			p.EfConstruction = 64
+		}
+		if p.EfSearch == 0 {
+			p.EfSearch = 40
+		}
+		if p.Degree0 == 0 {
+			p.Degree0 = p.M0
+			p.KeepPruned = true
+		}
+	case Redis:
+		// VecSim vec_sim_common.h: HNSW_DEFAULT_EF_C 200, HNSW_DEFAULT_EF_RT 10;
+		// hnswlib-style insertion (M links for a new node on every layer).
+		if p.EfConstruction == 0 {
+			p.EfConstruction = 200
+		}
+		if p.EfSearch == 0 {
+			p.EfSearch = 10
+		}
+		if p.Degree0 == 0 {
+			p.Degree0 = p.M
+		}
+	case Qdrant:
+		// config.yaml / hnsw_index/config.rs: ef_construct 100,
+		// full_scan_threshold 10000 KB; optimizers indexing_threshold 10000 KB.
+		if p.EfConstruction == 0 {
+			p.EfConstruction = 100
+		}
+		if p.Degree0 == 0 {
+			p.Degree0 = p.M
+		}
+		if p.FullScanThresholdKB == 0 {
+			p.FullScanThresholdKB = 10000
+		}
+		if p.IndexingThresholdKB == 0 {
+			p.IndexingThresholdKB = 10000
+		}
+		if p.Segments == 0 {
+			p.Segments = 2
+		}
+	case Elasticsearch:
+		// dense-vector docs: m 16, ef_construction 100; Lucene
+		// HnswGraphBuilder gives a new node up to 2·M links on level 0.
+		if p.EfConstruction == 0 {
+			p.EfConstruction = 100
+		}
+		if p.Degree0 == 0 {
+			p.Degree0 = p.M0
+		}
+		if p.RefreshInterval == 0 {
+			p.RefreshInterval = time.Second
+		}
+	}
+	if p.Segments == 0 {
+		p.Segments = 1
+	}
+	return p
+}
+
+// Validate reports every problem of p at once (call it on WithDefaults).
+func (p Profile) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: profile %s: "+format, append([]any{engine.ErrInvalidArgument, p.Kind}, args...)...))
+	}
+	if p.Kind < PGVector || p.Kind > Elasticsearch {
+		bad("unknown store kind %d", p.Kind)
+	}
+	if !p.Metric.Valid() {
+		bad("unknown metric %v", p.Metric)
+	}
+	if p.M < 2 || p.M > 10000 {
+		bad("m must be in 2…10000, got %d", p.M)
+	}
+	if p.M0 < p.M {
+		bad("m0 must be ≥ m (%d), got %d", p.M, p.M0)
+	}
+	if p.EfConstruction < 1 {
+		bad("ef_construction must be positive, got %d", p.EfConstruction)
+	}
+	if p.Kind == PGVector && p.EfConstruction < 2*p.M {
+		// src/hnswbuild.c: "ef_construction must be greater than or equal to 2 * m"
+		bad("ef_construction must be greater than or equal to 2 * m (%d), got %d", 2*p.M, p.EfConstruction)
+	}
+	if p.EfSearch < 0 || (p.Kind == PGVector && p.EfSearch == 0) {
+		bad("ef_search must be positive, got %d", p.EfSearch)
+	}
+	if p.Kind == PGVector && p.EfSearch > 1000 {
+		bad("hnsw.ef_search must be in 1…1000, got %d", p.EfSearch)
+	}
+	if p.Kind == Elasticsearch && p.EfSearch > NumCandidatesLimit {
+		bad("num_candidates must be ≤ %d, got %d", NumCandidatesLimit, p.EfSearch)
+	}
+	if p.Degree0 < 1 || p.Degree0 > p.M0 {
+		bad("layer-0 degree of a new node must be in 1…m0 (%d), got %d", p.M0, p.Degree0)
+	}
+	if p.FullScanThresholdKB < 0 || p.IndexingThresholdKB < 0 {
+		bad("thresholds must be ≥ 0, got full_scan %d KB, indexing %d KB", p.FullScanThresholdKB, p.IndexingThresholdKB)
+	}
+	if p.Segments < 1 || p.Segments > 64 {
+		bad("segments must be in 1…64, got %d", p.Segments)
+	}
+	if p.Type > BBQHNSW {
+		bad("unknown index type %d", p.Type)
+	}
+	if math.IsNaN(p.Oversample) || math.IsInf(p.Oversample, 0) {
+		bad("oversample must be finite, got %v", p.Oversample)
+	}
+	if p.Oversample > 0 && p.Oversample < 1 {
+		bad("oversample must be ≥ 1 (or 0 for the default, < 0 for none), got %v", p.Oversample)
+	}
+	if p.RefreshInterval < 0 {
+		bad("refresh interval must be ≥ 0, got %v", p.RefreshInterval)
+	}
+	if p.Workers < 1 {
+		bad("workers must be positive, got %d", p.Workers)
+	}
+	return errors.Join(errs...)
+}
+
+// EffectiveType resolves AutoType for vectors of dim dimensions.
+func (p Profile) EffectiveType(dim int) IndexType {
+	if p.Kind != Elasticsearch {
+		return HNSWType
+	}
+	if p.Type != AutoType {
+		return p.Type
+	}
+	if dim >= BBQDimsThreshold {
+		return BBQHNSW
+	}
+	return Int8HNSW
+}
+
+// EffectiveOversample resolves Oversample for the index type: 0 when
+// there is no rescoring.
+func (p Profile) EffectiveOversample(dim int) float64 {
+	switch {
+	case p.Oversample < 0:
+		return 0
+	case p.Oversample > 0:
+		return p.Oversample
+	case p.EffectiveType(dim) == BBQHNSW:
+		return 3 // DenseVectorFieldMapper.DEFAULT_OVERSAMPLE, bbq on 9.1+
+	}
+	return 0
+}
+
+// Plan is how a store answers one top-k query: the graph beam, how many
+// candidates it gathers, how many it rescores and how many it can return.
+type Plan struct {
+	K             int // the requested top-k
+	Ef            int // the beam of the layer-0 search
+	Candidates    int // candidates gathered from the graph
+	Rescore       int // candidates rescored with float32 vectors (0: none)
+	Limit         int // results the store can return at most
+	NumCandidates int // Elasticsearch: num_candidates after defaults
+}
+
+// Plan computes the query plan for top-k with the profile's breadth.
+func (p Profile) Plan(k, dim int) Plan {
+	pl := Plan{K: k, Limit: k}
+	switch p.Kind {
+	case PGVector:
+		// hnswscan.c: one layer-0 search with ef_search; the executor's
+		// LIMIT is not passed down, so a scan yields ≤ ef_search rows.
+		pl.Ef = p.EfSearch
+		pl.Limit = min(k, p.EfSearch)
+		pl.Candidates = pl.Limit
+	case Redis:
+		pl.Ef = max(p.EfSearch, k) // VecSim: ef = max(EF_RUNTIME, k)
+		pl.Candidates = k
+	case Qdrant:
+		ef := p.EfSearch
+		if ef == 0 {
+			ef = p.EfConstruction // graph config's ef is initialised to ef_construct
+		}
+		pl.Ef = max(ef, k)
+		pl.Candidates = k
+	case Elasticsearch:
+		nc := p.EfSearch
+		if nc == 0 {
+			nc = min(int(math.Ceil(1.5*float64(k))), NumCandidatesLimit)
+		}
+		kp := k
+		if os := p.EffectiveOversample(dim); os > 0 {
+			// k' = min(⌈k·oversample⌉, 10000); num_candidates = max(nc, k')
+			kp = min(int(math.Ceil(float64(k)*os)), NumCandidatesLimit)
+			pl.Rescore = kp
+		}
+		nc = max(nc, kp)
+		pl.NumCandidates = nc
+		pl.Ef = nc // Lucene's k per segment is num_candidates: it is the beam
+		pl.Candidates = kp
+	}
+	return pl
+}
+
+// String prints the plan.
+func (pl Plan) String() string {
+	s := fmt.Sprintf("k=%d ef=%d candidates=%d limit=%d", pl.K, pl.Ef, pl.Candidates, pl.Limit)
+	if pl.Rescore > 0 {
+		s += fmt.Sprintf(" rescore=%d", pl.Rescore)
+	}
+	if pl.NumCandidates > 0 {
+		s += fmt.Sprintf(" num_candidates=%d", pl.NumCandidates)
+	}
+	return s
+}
+
+// String prints p as space-separated key=value pairs that Parse reads
+// back; the store's name comes first.
+func (p Profile) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s metric=%s m=%d m0=%d ef_construction=%d degree0=%d keep_pruned=%t ef=%d",
+		p.Kind, p.Metric, p.M, p.M0, p.EfConstruction, p.Degree0, p.KeepPruned, p.EfSearch)
+	if p.Kind == Qdrant || p.FullScanThresholdKB != 0 || p.IndexingThresholdKB != 0 {
+		fmt.Fprintf(&b, " full_scan_threshold_kb=%d indexing_threshold_kb=%d", p.FullScanThresholdKB, p.IndexingThresholdKB)
+	}
+	fmt.Fprintf(&b, " segments=%d", p.Segments)
+	if p.Kind == Elasticsearch {
+		fmt.Fprintf(&b, " type=%s oversample=%s refresh=%s", p.Type, strconv.FormatFloat(p.Oversample, 'g', -1, 64), p.RefreshInterval)
+	}
+	fmt.Fprintf(&b, " seed=%d workers=%d", p.Seed, p.Workers)
+	if p.Version != "" {
+		fmt.Fprintf(&b, " version=%s", strings.ReplaceAll(p.Version, " ", "_"))
+	}
+	return b.String()
+}
+
+// Parse reads the form String prints: a store name, then key=value pairs
+// that override its defaults; keys left out keep the store's default.
+func Parse(s string) (Profile, error) {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return Profile{}, fmt.Errorf("%w: empty profile", engine.ErrInvalidArgument)
+	}
+	k, err := ParseKind(f[0])
+	if err != nil {
+		return Profile{}, err
+	}
+	p := Profile{Kind: k}
+	var errs []error
+	for _, kv := range f[1:] {
+		key, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			errs = append(errs, fmt.Errorf("%w: profile: %q is not key=value", engine.ErrInvalidArgument, kv))
+			continue
+		}
+		var err error
+		atoi := func(dst *int) { *dst, err = strconv.Atoi(v) }
+		switch strings.ToLower(key) {
+		case "metric":
+			p.Metric, err = engine.ParseMetric(v)
+		case "m":
+			atoi(&p.M)
+		case "m0":
+			atoi(&p.M0)
+		case "ef_construction", "efc", "ef_construct":
+			atoi(&p.EfConstruction)
+		case "degree0":
+			atoi(&p.Degree0)
+		case "keep_pruned":
+			p.KeepPruned, err = strconv.ParseBool(v)
+		case "ef", "ef_search", "ef_runtime", "hnsw_ef", "num_candidates":
+			atoi(&p.EfSearch)
+		case "full_scan_threshold_kb":
+			atoi(&p.FullScanThresholdKB)
+		case "indexing_threshold_kb":
+			atoi(&p.IndexingThresholdKB)
+		case "segments":
+			atoi(&p.Segments)
+		case "type":
+			p.Type, err = ParseIndexType(v)
+		case "oversample":
+			p.Oversample, err = strconv.ParseFloat(v, 64)
+		case "refresh":
+			p.RefreshInterval, err = time.ParseDuration(v)
+		case "seed":
+			p.Seed, err = strconv.ParseUint(v, 10, 64)
+		case "workers":
+			atoi(&p.Workers)
+		case "version":
+			p.Version = strings.ReplaceAll(v, "_", " ")
+		default:
+			err = errors.New("unknown key")
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: profile %q: %v", engine.ErrInvalidArgument, kv, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Profile{}, err
+	}
+	// Keep what was given; fill only what was left out. KeepPruned must
+	// not be forced back on for pgvector when degree0 was given.
+	return p.WithDefaults(), nil
+}
