@@ -79,13 +79,13 @@ type core struct {
 	codes    []*quant.Store  // per segment, with quant
 
 	// Background work (Redis indexer, Qdrant optimizer, ES refresh).
-	wake    chan struct{}
-	stop    chan struct{}
-	done    sync.WaitGroup
-	closed  atomic.Bool
-	bgMu    sync.Mutex
-	bgErr   error      // first background failure, guarded by bgMu
-	idle    *sync.Cond // broadcast (with bgMu) after every background step
+	wake   chan struct{}
+	stop   chan struct{}
+	done   sync.WaitGroup
+	closed atomic.Bool
+	bgMu   sync.Mutex
+	bgErr  error      // first background failure, guarded by bgMu
+	idle   *sync.Cond // broadcast (with bgMu) after every background step
 }
 
 // segment is one graph plus a tail of documents not in it yet.
