@@ -407,3 +407,19 @@ func runeOffset(s string, bytes int) int {
 	}
 	return utf8.RuneCountInString(s[:bytes])
 }
+
+// Connection is a parsed Jupyter connection file.
+type Connection = wire.Connection
+
+// ReadConnectionFile reads and checks a connection file.
+func ReadConnectionFile(path string) (*Connection, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := wire.ParseConnection(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}

@@ -112,7 +112,10 @@ func startKernel(t *testing.T, capture eval.Capture) (*client, chan error) {
 
 type testLog struct{ t *testing.T }
 
-func (l *testLog) Write(p []byte) (int, error) { l.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+func (l *testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
 
 func (c *client) send(sock zmq4.Socket, typ string, content any) string {
 	c.t.Helper()

@@ -257,7 +257,7 @@ func (s *Session) run(code string) (vals []xr.Value, types []xr.Type, eerr *Erro
 }
 
 var (
-	posRE    = regexp.MustCompile(`(?:^|[\s(])(?:[\w./-]*\.go:)?(\d+):(\d+): `)
+	posRE    = regexp.MustCompile(`(?:^|[\s(])(?:cell:|[\w./-]*\.go:)?(\d+):(\d+): `)
 	importRE = regexp.MustCompile(`import "([^"]+)"|package "?([\w./-]+)"?`)
 )
 
@@ -284,7 +284,7 @@ func classify(r any, code string) *Error {
 	default:
 		e.Name, e.Value = "panic", fmt.Sprint(v)
 	}
-	e.Value = cleanImportError(e.Value)
+	e.Value = strings.ReplaceAll(cleanImportError(e.Value), "repl.go:", "cell:")
 	e.Traceback = []string{e.Name + ": " + e.Value}
 	if m := posRE.FindStringSubmatch(e.Value); m != nil {
 		line, _ := strconv.Atoi(m[1])

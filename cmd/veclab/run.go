@@ -1,0 +1,71 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/veclab/veclab/kernel/eval"
+	"github.com/veclab/veclab/kernel/notebook"
+)
+
+func init() {
+	register(&command{
+		name:    "run",
+		summary: "execute a notebook's Go cells without Jupyter (veclab run NB.ipynb [-o OUT.ipynb])",
+		run:     runNotebook,
+	})
+}
+
+func runNotebook(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "write the executed notebook here (default: only print the outputs)")
+	allowErrors := fs.Bool("allow-errors", false, "keep running after a failing cell")
+	quiet := fs.Bool("q", false, "do not print the cells' outputs")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: veclab run [-o OUT.ipynb] [-allow-errors] [-q] NOTEBOOK.ipynb")
+		fs.PrintDefaults()
+	}
+	// Accept flags after the notebook name too.
+	var files []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		args = fs.Args()
+		if len(args) > 0 {
+			files = append(files, args[0])
+			args = args[1:]
+		}
+	}
+	if len(files) != 1 {
+		fs.Usage()
+		return errors.New("want exactly one notebook")
+	}
+	nb, err := os.ReadFile(files[0])
+	if err != nil {
+		return err
+	}
+	sess, err := eval.New(eval.Options{Capture: eval.CaptureFD})
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	// While the session runs, fds 1 and 2 belong to the cells.
+	logw := sess.Log()
+	opt := notebook.Options{AllowErrors: *allowErrors}
+	if !*quiet {
+		opt.Progress = logw
+	}
+	result, runErr := notebook.Run(nb, sess, opt)
+	if result != nil && *out != "" {
+		if err := os.WriteFile(*out, result, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(logw, "wrote %s\n", *out)
+	}
+	return runErr
+}
