@@ -1,0 +1,46 @@
+// Package profile emulates the four vector stores of the seed-000 article,
+// pgvector 0.8, Redis (RediSearch/VecSim), Qdrant 1.x and Elasticsearch
+// 9.1+, on the lab's own engine: each [Profile] is the store's defaults as
+// data (HNSW parameters, insertion policy, query breadth and how it is
+// derived from k, Qdrant's thresholds, Elasticsearch's index type and
+// rescoring), and a [Store] built from it ingests, indexes, publishes and
+// searches documents the way that store does.
+//
+// The defaults follow the project's ALGORITHMS.md (§0, §1.3, §1.5, §1.6,
+// §3, §4) and the sources cited there:
+//
+//   - pgvector: m 16, ef_construction 64, hnsw.ef_search 40 — and the scan
+//     yields at most ef_search rows, the LIMIT is not passed to the index;
+//     a new element gets 2·m layer-0 links and keeps pruned candidates.
+//   - Redis: M 16, EF_CONSTRUCTION 200, EF_RUNTIME 10 with effective
+//     ef = max(EF_RUNTIME, k); hnswlib's insertion (M links per new node).
+//   - Qdrant: m 16, ef_construct 100, hnsw_ef unset → ef_construct;
+//     full_scan_threshold 10,000 KB converted to a vector count by vector
+//     size (a smaller segment is searched exactly), indexing_threshold
+//     10,000 KB per segment, two segments (clamp(CPUs/2, 2, 8) on the
+//     article's 2-vCPU machine).
+//   - Elasticsearch: m 16, ef_construction 100, index_options.type
+//     bbq_hnsw for dims ≥ 384 else int8_hnsw; num_candidates =
+//     min(⌈1.5·k⌉, 10000); for bbq the rescore oversample is 3:
+//     k' = ⌈k·oversample⌉, num_candidates = max(nc, k'), the graph is
+//     walked with codes and the k' best are rescored with float32 vectors.
+//
+// A profile prints and parses ([Profile.String], [Parse]) and describes
+// itself the way the live service shows its index ([Profile.Describe]).
+// Query-time settings are overridden per view ([Store.WithEf],
+// [Store.WithOversample]) without rebuilding.
+//
+// # Known simplifications
+//
+// Elasticsearch is one Lucene segment (as after a force-merge), its graph
+// built with quantized scores as Lucene's merges build it; the article's
+// index had several segments, which raises recall. Qdrant's points go to
+// segment key mod 2. Every store builds its graph with Profile.Workers
+// goroutines (1 by default, so the same seed gives the same graph).
+//
+// # Concurrency
+//
+// See [Store]. A Profile is a plain value.
+//
+// The API is non-generic so notebooks can call it through the interpreter.
+package profile

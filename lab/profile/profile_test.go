@@ -1,0 +1,468 @@
+package profile
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/flat"
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/dataset"
+)
+
+func TestDefaults(t *testing.T) {
+	tests := []struct {
+		kind                    Kind
+		m, m0, efc, ef, degree0 int
+		keepPruned              bool
+		segments                int
+	}{
+		{PGVector, 16, 32, 64, 40, 32, true, 1},
+		{Redis, 16, 32, 200, 10, 16, false, 1},
+		{Qdrant, 16, 32, 100, 0, 16, false, 2},
+		{Elasticsearch, 16, 32, 100, 0, 32, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind.String(), func(t *testing.T) {
+			p := Default(tt.kind)
+			if err := p.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if p.M != tt.m || p.M0 != tt.m0 || p.EfConstruction != tt.efc || p.EfSearch != tt.ef ||
+				p.Degree0 != tt.degree0 || p.KeepPruned != tt.keepPruned || p.Segments != tt.segments {
+				t.Errorf("Default(%v) = %+v", tt.kind, p)
+			}
+		})
+	}
+	if p := Default(Qdrant); p.FullScanThresholdKB != 10000 || p.IndexingThresholdKB != 10000 {
+		t.Errorf("qdrant thresholds %d/%d KB, want 10000/10000", p.FullScanThresholdKB, p.IndexingThresholdKB)
+	}
+	if p := Default(Elasticsearch); p.RefreshInterval != time.Second {
+		t.Errorf("elasticsearch refresh %v, want 1s", p.RefreshInterval)
+	}
+}
+
+func TestStringParse(t *testing.T) {
+	ps := Defaults()
+	custom := Default(Elasticsearch)
+	custom.Type, custom.Oversample, custom.EfSearch, custom.Seed = Int8HNSW, -1, 500, 7
+	pg := Default(PGVector)
+	pg.EfSearch, pg.KeepPruned, pg.Metric = 200, false, engine.L2
+	ps = append(ps, custom, pg)
+	for _, p := range ps {
+		got, err := Parse(p.String())
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", p, err)
+		}
+		if got != p {
+			t.Errorf("round trip:\n in  %+v\n out %+v", p, got)
+		}
+		if got.String() != p.String() {
+			t.Errorf("String not idempotent: %q vs %q", got, p)
+		}
+	}
+	// Keys left out take the store's defaults.
+	p, err := Parse("redis ef_runtime=50")
+	if err != nil || p.EfSearch != 50 || p.EfConstruction != 200 {
+		t.Errorf(`Parse("redis ef_runtime=50") = %+v, %v`, p, err)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "empty profile"},
+		{"mongodb m=16", `unknown store "mongodb"`},
+		{"redis m", "not key=value"},
+		{"redis m=x", `"m=x"`},
+		{"redis color=blue", "unknown key"},
+		{"elasticsearch type=ivf", "unknown index_options.type"},
+		{"qdrant refresh=soon", `"refresh=soon"`},
+	}
+	for _, tt := range tests {
+		_, err := Parse(tt.in)
+		if !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) error = %v, want ErrInvalidArgument containing %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Profile)
+		want string
+	}{
+		{"pg efc < 2m", func(p *Profile) { p.EfConstruction = 20 }, "greater than or equal to 2 * m"},
+		{"pg ef_search > 1000", func(p *Profile) { p.EfSearch = 1001 }, "1…1000"},
+		{"m too small", func(p *Profile) { p.M = 1 }, "m must be"},
+		{"m0 < m", func(p *Profile) { p.M0 = 8 }, "m0 must be"},
+		{"degree0", func(p *Profile) { p.Degree0 = 99 }, "layer-0 degree"},
+		{"oversample", func(p *Profile) { p.Kind = Elasticsearch; p.Oversample = 0.5 }, "oversample must be ≥ 1"},
+		{"oversample nan", func(p *Profile) { p.Oversample = math.NaN() }, "finite"},
+		{"kind", func(p *Profile) { p.Kind = 9 }, "unknown store kind"},
+		{"workers", func(p *Profile) { p.Workers = -1 }, "workers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Default(PGVector)
+			tt.edit(&p)
+			err := p.Validate()
+			if !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Validate() = %v, want one containing %q", err, tt.want)
+			}
+			if _, err := p.Open(8); err == nil {
+				t.Error("Open accepted an invalid profile")
+			}
+		})
+	}
+}
+
+func TestPlan(t *testing.T) {
+	es := Default(Elasticsearch)
+	esHNSW := es
+	esHNSW.Type = HNSWType
+	esNoRescore := es
+	esNoRescore.Oversample = -1
+	esNC := es
+	esNC.EfSearch = 500
+	q := Default(Qdrant)
+	q.EfSearch = 64
+	tests := []struct {
+		name string
+		p    Profile
+		k    int
+		dim  int
+		want Plan
+	}{
+		{"pgvector k10", Default(PGVector), 10, 384, Plan{K: 10, Ef: 40, Candidates: 10, Limit: 10}},
+		{"pgvector k50 capped by ef_search", Default(PGVector), 50, 384, Plan{K: 50, Ef: 40, Candidates: 40, Limit: 40}},
+		{"redis k10", Default(Redis), 10, 384, Plan{K: 10, Ef: 10, Candidates: 10, Limit: 10}},
+		{"redis k20 raises ef", Default(Redis), 20, 384, Plan{K: 20, Ef: 20, Candidates: 20, Limit: 20}},
+		{"qdrant hnsw_ef unset", Default(Qdrant), 10, 384, Plan{K: 10, Ef: 100, Candidates: 10, Limit: 10}},
+		{"qdrant hnsw_ef 64", q, 10, 384, Plan{K: 10, Ef: 64, Candidates: 10, Limit: 10}},
+		{"es bbq", es, 10, 384, Plan{K: 10, Ef: 30, Candidates: 30, Rescore: 30, Limit: 10, NumCandidates: 30}},
+		{"es int8 below 384 dims", es, 10, 128, Plan{K: 10, Ef: 15, Candidates: 10, Limit: 10, NumCandidates: 15}},
+		{"es hnsw", esHNSW, 10, 384, Plan{K: 10, Ef: 15, Candidates: 10, Limit: 10, NumCandidates: 15}},
+		{"es rescoring off", esNoRescore, 10, 384, Plan{K: 10, Ef: 15, Candidates: 10, Limit: 10, NumCandidates: 15}},
+		{"es num_candidates 500", esNC, 10, 384, Plan{K: 10, Ef: 500, Candidates: 30, Rescore: 30, Limit: 10, NumCandidates: 500}},
+		{"es k 5000 capped", es, 5000, 384, Plan{K: 5000, Ef: 10000, Candidates: 10000, Rescore: 10000, Limit: 5000, NumCandidates: 10000}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.p.Plan(tt.k, tt.dim); got != tt.want {
+				t.Errorf("Plan = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if got := es.EffectiveType(383); got != Int8HNSW {
+		t.Errorf("EffectiveType(383) = %v, want int8_hnsw", got)
+	}
+	if got := es.EffectiveType(384); got != BBQHNSW {
+		t.Errorf("EffectiveType(384) = %v, want bbq_hnsw", got)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	tests := []struct {
+		kind Kind
+		want []string
+	}{
+		{PGVector, []string{"WITH (m = 16, ef_construction = 64)", "hnsw.ef_search;            40", "iterative_scan;       off"}},
+		{Redis, []string{"M 16 ef_construction 200 ef_runtime 10", "max(EF_RUNTIME, k) = 10"}},
+		{Qdrant, []string{`"m":16,"ef_construct":100,"full_scan_threshold":10000`, "6666 vectors", `"indexing_threshold":10000`}},
+		{Elasticsearch, []string{`"type":"bbq_hnsw","m":16,"ef_construction":100,"rescore_vector":{"oversample":3.0}`, "k' = ⌈k·3.0⌉ = 30"}},
+	}
+	for _, tt := range tests {
+		d := Default(tt.kind).Describe(384, 10)
+		for _, w := range tt.want {
+			if !strings.Contains(d, w) {
+				t.Errorf("%v Describe lacks %q:\n%s", tt.kind, w, d)
+			}
+		}
+	}
+}
+
+// smallData is a seed-000-shaped data set small enough for unit tests.
+func smallData(t *testing.T, n int) *dataset.Dataset {
+	t.Helper()
+	ds, err := dataset.Generate(dataset.Config{N: n, Queries: 10, Dim: 384, Clusters: 10, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func recallAgainstFlat(t *testing.T, s *Store, ds *dataset.Dataset, k int) float64 {
+	t.Helper()
+	ex, err := flat.New(ds.Base, flat.Config{Metric: engine.Cosine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit, total := 0, 0
+	for i := 0; i < ds.Queries.N; i++ {
+		q := ds.Queries.Row(i)
+		want, _, err := ex.Search(q, k, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Search(q, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := map[engine.ID]bool{}
+		for _, r := range want {
+			set[r.ID] = true
+		}
+		for _, r := range got {
+			if set[r.ID] {
+				hit++
+			}
+		}
+		total += len(want)
+	}
+	return float64(hit) / float64(total)
+}
+
+func TestBuildAndSearch(t *testing.T) {
+	ds := smallData(t, 1200)
+	tests := []struct {
+		kind      Kind
+		minRecall float64
+	}{
+		{PGVector, 0.9},
+		{Redis, 0.5},
+		{Qdrant, 1.0}, // 600-point segments are under full_scan_threshold: exact
+		{Elasticsearch, 0.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind.String(), func(t *testing.T) {
+			s, err := Default(tt.kind).Build(ds.Base, BuildOptions{Batch: 300})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.Len() != 1200 || s.Visible() != 1200 {
+				t.Errorf("Len %d Visible %d, want 1200", s.Len(), s.Visible())
+			}
+			if r := recallAgainstFlat(t, s, ds, 10); r < tt.minRecall {
+				t.Errorf("recall@10 %.3f < %.2f", r, tt.minRecall)
+			}
+			if b := s.BytesPerVector(); b < 4*384 {
+				t.Errorf("BytesPerVector %.0f below the raw float32 size", b)
+			}
+		})
+	}
+}
+
+func TestPGVectorLimitedByEfSearch(t *testing.T) {
+	ds := smallData(t, 600)
+	s, err := Default(PGVector).Build(ds.Base, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Search(ds.Queries.Row(0), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 40 {
+		t.Errorf("pgvector returned %d rows for LIMIT 100, want ef_search = 40", len(res))
+	}
+	res, err = s.WithEf(200).Search(ds.Queries.Row(0), 100)
+	if err != nil || len(res) != 100 {
+		t.Errorf("with ef_search 200: %d rows, err %v; want 100", len(res), err)
+	}
+	for i := 1; i < len(res); i++ {
+		if res[i].Dist < res[i-1].Dist {
+			t.Fatalf("results not sorted at %d", i)
+		}
+	}
+}
+
+func TestQdrantThresholds(t *testing.T) {
+	ds := smallData(t, 800)
+	// Default thresholds: 400-point segments stay plain and are scanned.
+	s, err := Default(Qdrant).Build(ds.Base, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, st, err := s.SearchStats(ds.Queries.Row(0), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Exact || s.Indexed() != 0 {
+		t.Errorf("default thresholds: exact=%v indexed=%d, want exact search and no graph", st.Exact, s.Indexed())
+	}
+	s.Close()
+	// 1 KB thresholds: both segments indexed and searched by graph.
+	p := Default(Qdrant)
+	p.IndexingThresholdKB, p.FullScanThresholdKB = 1, 1
+	s, err = p.Build(ds.Base, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, st, err = s.SearchStats(ds.Queries.Row(0), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := s.Segments()
+	if st.Exact || s.Indexed() != 800 || len(segs) != 2 || segs[0].Indexed != 400 {
+		t.Errorf("1 KB thresholds: exact=%v indexed=%d segments=%+v", st.Exact, s.Indexed(), segs)
+	}
+	if r := recallAgainstFlat(t, s, ds, 10); r < 0.9 {
+		t.Errorf("qdrant graph recall %.3f", r)
+	}
+}
+
+func TestVisibility(t *testing.T) {
+	ds := smallData(t, 500)
+	t.Run("elasticsearch refresh", func(t *testing.T) {
+		p := Default(Elasticsearch)
+		p.RefreshInterval = time.Hour // only explicit refreshes
+		s, err := p.Open(ds.Base.Dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.Ingest(ds.Base); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Search(ds.Queries.Row(0), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Visible() != 0 || len(res) != 0 {
+			t.Errorf("before refresh: visible %d, %d hits; want none", s.Visible(), len(res))
+		}
+		if err := s.WaitSearchable(); err != nil {
+			t.Fatal(err)
+		}
+		res, _ = s.Search(ds.Queries.Row(0), 10)
+		if s.Visible() != 500 || len(res) != 10 {
+			t.Errorf("after refresh: visible %d, %d hits", s.Visible(), len(res))
+		}
+	})
+	t.Run("redis queue", func(t *testing.T) {
+		s, err := Default(Redis).Open(ds.Base.Dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.Ingest(ds.Base); err != nil {
+			t.Fatal(err)
+		}
+		if v := s.Visible(); v > s.Len() {
+			t.Errorf("visible %d > ingested %d", v, s.Len())
+		}
+		if err := s.WaitSearchable(); err != nil {
+			t.Fatal(err)
+		}
+		if s.Visible() != 500 || s.Indexed() != 500 {
+			t.Errorf("after draining: visible %d indexed %d", s.Visible(), s.Indexed())
+		}
+	})
+	t.Run("search during ingest", func(t *testing.T) {
+		s, err := Default(Qdrant).Open(ds.Base.Dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for lo := 0; lo < 500; lo += 50 {
+				m := &vec.Matrix{N: 50, Dim: 384, Stride: 384, Data: ds.Base.Data[lo*384 : (lo+50)*384]}
+				if err := s.Ingest(m); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+		for i := 0; i < 20; i++ {
+			if _, err := s.Search(ds.Queries.Row(i%10), 5); err != nil && !errors.Is(err, engine.ErrEmpty) {
+				t.Error(err)
+			}
+		}
+		wg.Wait()
+		if err := s.WaitSearchable(); err != nil {
+			t.Fatal(err)
+		}
+		if s.Visible() != 500 {
+			t.Errorf("visible %d after ingest", s.Visible())
+		}
+	})
+}
+
+func TestDeterministic(t *testing.T) {
+	ds := smallData(t, 600)
+	var first []engine.Result
+	for i := 0; i < 2; i++ {
+		s, err := Default(Redis).Build(ds.Base, BuildOptions{Batch: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Search(ds.Queries.Row(1), 10)
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = res
+			continue
+		}
+		for j := range res {
+			if res[j] != first[j] {
+				t.Fatalf("two builds with one seed differ at %d: %v vs %v", j, res[j], first[j])
+			}
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	ds := smallData(t, 300)
+	s, err := Default(PGVector).Build(ds.Base, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := ds.Queries.Row(0)
+	bad := vec.NewMatrix(2, 384)
+	copy(bad.Row(0), ds.Base.Row(0))
+	bad.Row(1)[3] = float32(math.NaN())
+	tests := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"wrong dim batch", s.Ingest(vec.NewMatrix(1, 8)), engine.ErrDimension},
+		{"NaN row", s.Ingest(bad), engine.ErrInvalidVector},
+		{"k=0", func() error { _, err := s.Search(q, 0); return err }(), engine.ErrInvalidArgument},
+		{"short query", func() error { _, err := s.Search(q[:10], 10); return err }(), engine.ErrDimension},
+		{"zero query", func() error { _, err := s.Search(make([]float32, 384), 10); return err }(), engine.ErrZeroVector},
+		{"dim 0", func() error { _, err := Default(Redis).Open(0); return err }(), engine.ErrInvalidArgument},
+		{"empty build", func() error { _, err := Default(Redis).Build(vec.NewMatrix(0, 384), BuildOptions{}); return err }(), engine.ErrEmpty},
+	}
+	for _, tt := range tests {
+		if !errors.Is(tt.err, tt.want) {
+			t.Errorf("%s: err = %v, want %v", tt.name, tt.err, tt.want)
+		}
+	}
+	if s.Len() != 300 {
+		t.Errorf("rejected batches changed the store: Len %d", s.Len())
+	}
+	if r := recallAgainstFlat(t, s, ds, 10); r < 0.9 {
+		t.Errorf("recall after rejected batches %.3f", r)
+	}
+	s.Close()
+	if _, err := s.Search(q, 10); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("search on closed store: %v", err)
+	}
+	if err := s.Ingest(ds.Base); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("ingest on closed store: %v", err)
+	}
+}
