@@ -1,10 +1,12 @@
 package filter
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/veclab/veclab/engine"
 )
@@ -32,6 +34,13 @@ type Compiled struct {
 	bits   *roaring.Bitmap           // the whole filter, when every leaf is indexed
 	est    Cardinality
 	n      int // store size at compile time
+	dense  *engine.Bitset // bits as a dense bitset: Allowed's fast path
+
+	// Payload reading (fields without an index).
+	wanted  map[string]bool // the fields the expression reads
+	rd      *bytes.Reader
+	dec     *msgpack.Decoder
+	scratch map[string]Value
 
 	checks int // payload decodes
 }
@@ -59,15 +68,64 @@ func (c *Compiled) PayloadChecks() int { return c.checks }
 func (c *Compiled) ResetCounters() { c.checks = 0 }
 
 // Clone returns a copy with its own counters for another goroutine.
-func (c *Compiled) Clone() *Compiled { d := *c; d.checks = 0; return &d }
+func (c *Compiled) Clone() *Compiled {
+	d := *c
+	d.checks = 0
+	d.initReader()
+	return &d
+}
+
+func (c *Compiled) initReader() {
+	c.rd = bytes.NewReader(nil)
+	c.dec = msgpack.NewDecoder(c.rd)
+	c.scratch = make(map[string]Value, len(c.wanted))
+}
+
+// loadPayload decodes the wanted fields of id's stored payload into
+// c.scratch, skipping the others without building them.
+func (c *Compiled) loadPayload(id engine.ID) map[string]Value {
+	clear(c.scratch)
+	c.checks++
+	c.rd.Reset(c.store.payloads[id])
+	c.dec.Reset(c.rd)
+	n, err := c.dec.DecodeMapLen()
+	if err != nil {
+		return c.scratch
+	}
+	for i := 0; i < n; i++ {
+		key, err := c.dec.DecodeString()
+		if err != nil {
+			return c.scratch
+		}
+		if !c.wanted[key] {
+			if c.dec.Skip() != nil {
+				return c.scratch
+			}
+			continue
+		}
+		raw, err := c.dec.DecodeInterfaceLoose()
+		if err != nil {
+			return c.scratch
+		}
+		v, err := ValueOf(raw)
+		if err != nil {
+			continue
+		}
+		if c.store.kinds[key] == KindFloat && v.Kind == KindInteger {
+			v = Float(float64(v.Int))
+		}
+		c.scratch[key] = v
+	}
+	return c.scratch
+}
 
 // Allowed reports whether document id matches.
 func (c *Compiled) Allowed(id engine.ID) bool {
 	if int(id) >= c.n {
 		return false
 	}
-	if c.bits != nil {
-		return c.bits.Contains(uint32(id))
+	if c.dense != nil {
+		return c.dense.Allowed(id)
 	}
 	var payload map[string]Value
 	loaded := false
@@ -81,9 +139,8 @@ func (c *Compiled) eval(e *Expr, id engine.ID, payload *map[string]Value, loaded
 			return b.Contains(uint32(id))
 		}
 		if !*loaded {
-			*payload = c.store.payloadValues(id)
+			*payload = c.loadPayload(id)
 			*loaded = true
-			c.checks++
 		}
 		v, ok := (*payload)[e.Field]
 		return ok && matchValue(e, v)
@@ -204,7 +261,11 @@ func (s *Store) Compile(e *Expr) (*Compiled, error) {
 	if err := s.check(e); err != nil {
 		return nil, err
 	}
-	c := &Compiled{store: s, expr: e, n: s.Len(), leaves: map[*Expr]*roaring.Bitmap{}}
+	c := &Compiled{store: s, expr: e, n: s.Len(), leaves: map[*Expr]*roaring.Bitmap{}, wanted: map[string]bool{}}
+	for _, f := range e.Fields() {
+		c.wanted[f] = true
+	}
+	c.initReader()
 	allIndexed := true
 	var walk func(*Expr)
 	walk = func(x *Expr) {
@@ -223,6 +284,11 @@ func (s *Store) Compile(e *Expr) (*Compiled, error) {
 	walk(e)
 	if allIndexed {
 		c.bits = c.combine(e)
+		c.dense = engine.NewBitset(c.n)
+		it := c.bits.Iterator()
+		for it.HasNext() {
+			c.dense.Set(engine.ID(it.Next()))
+		}
 		n := int(c.bits.GetCardinality())
 		c.est = Cardinality{n, n, n}
 	} else {

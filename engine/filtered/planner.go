@@ -216,10 +216,10 @@ func (s *search) redis(k, efRuntime int, p Params) []engine.Result {
 		adhoc = preferAdHocSearch(n, est, k, dim, p.RedisM)
 	}
 	if adhoc || est == 0 {
+		s.st.Path = RedisAdHoc
 		if est == 0 {
 			return nil
 		}
-		s.st.Path = RedisAdHoc
 		return s.exactOver(s.f.IDs(), k)
 	}
 	s.st.Path = RedisBatches

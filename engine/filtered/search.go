@@ -216,6 +216,7 @@ func (s *search) inGraph(k, ef int) []engine.Result {
 	}
 	ids := s.f.IDs()
 	if len(ids) <= k {
+		s.st.Path = Exact
 		return s.exactOver(ids, k)
 	}
 	g := s.c.graph
