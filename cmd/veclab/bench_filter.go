@@ -308,7 +308,9 @@ func benchFilterOne(f *benchFilterFlags, ds *dataset.Dataset, c *filtered.Collec
 	for k := range paths {
 		names = append(names, k)
 	}
-	sort.Slice(names, func(i, j int) bool { return paths[names[i]] > paths[names[j]] || paths[names[i]] == paths[names[j]] && names[i] < names[j] })
+	sort.Slice(names, func(i, j int) bool {
+		return paths[names[i]] > paths[names[j]] || paths[names[i]] == paths[names[j]] && names[i] < names[j]
+	})
 	for i, k := range names {
 		if i > 0 {
 			row.path += " "

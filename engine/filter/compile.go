@@ -33,7 +33,7 @@ type Compiled struct {
 	leaves map[*Expr]*roaring.Bitmap // compare nodes with an index
 	bits   *roaring.Bitmap           // the whole filter, when every leaf is indexed
 	est    Cardinality
-	n      int // store size at compile time
+	n      int            // store size at compile time
 	dense  *engine.Bitset // bits as a dense bitset: Allowed's fast path
 
 	// Payload reading (fields without an index).
