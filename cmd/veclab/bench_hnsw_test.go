@@ -16,7 +16,7 @@ import (
 func TestBenchHNSWTiny(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run([]string{"bench", "hnsw", "-n", "2000", "-queries", "20", "-dim", "32", "-efc", "32",
-		"-ef", "10,64", "-min-seconds", "0"}, &out, &errb)
+		"-ef", "10,64", "-min-seconds", "0", "-timing", "best"}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -45,6 +45,7 @@ func TestBenchHNSWBadFlags(t *testing.T) {
 		{[]string{"-k", "0"}, "-k must be ≥ 1"},
 		{[]string{"-m", "1"}, "-m must be ≥ 2"},
 		{[]string{"-peer", "faiss"}, "only hnswlib"},
+		{[]string{"-timing", "fast"}, "want wall or best"},
 		{[]string{"-n", "-5"}, "n must be ≥ 1"},
 		{[]string{"extra"}, "unexpected arguments"},
 	}

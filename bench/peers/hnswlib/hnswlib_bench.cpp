@@ -12,9 +12,13 @@
 //   hnswlib_bench -base base.fvecs -query query.fvecs -truth groundtruth.ivecs
 //                 [-metric cosine|ip|l2] [-m 16] [-efc 64] [-threads 1,2]
 //                 [-ef 10,40,64,100] [-k 10] [-seed 100] [-min-seconds 0.3]
+//                 [-timing wall|best]
 //
 // Cosine normalises every vector and uses InnerProductSpace (1 − ⟨a,b⟩).
 // The search runs on the index built with the first thread count.
+// -timing wall (default) reports QPS over every timed pass; -timing best
+// times each query by its fastest of at least three passes, which filters
+// out other work on a shared machine.
 #include <hnswlib/hnswlib.h>
 
 #include <algorithm>
@@ -102,6 +106,7 @@ int main(int argc, char **argv) {
     std::string threadsArg = "1", efArg = "10,20,40,64,100,200,400";
     size_t M = 16, efc = 64, k = 10, seed = 100;
     double minSeconds = 0.3;
+    std::string timing = "wall";
     try {
         for (int i = 1; i < argc; i++) {
             std::string a = argv[i];
@@ -120,8 +125,10 @@ int main(int argc, char **argv) {
             else if (a == "-k") k = std::stoul(next());
             else if (a == "-seed") seed = std::stoul(next());
             else if (a == "-min-seconds") minSeconds = std::stod(next());
+            else if (a == "-timing") timing = next();
             else throw std::runtime_error("unknown flag " + a);
         }
+        if (timing != "wall" && timing != "best") throw std::runtime_error("-timing must be wall or best");
         if (basePath.empty() || queryPath.empty() || truthPath.empty())
             throw std::runtime_error("-base, -query and -truth are required");
         std::vector<size_t> threads = parseList(threadsArg), efs = parseList(efArg);
@@ -185,15 +192,17 @@ int main(int argc, char **argv) {
             for (size_t i = 0; i < std::min<size_t>(20, query.n); i++)  // warm-up
                 searchIndex->searchKnn(query.data.data() + i * query.dim, k);
             searchIndex->metric_distance_computations = 0;
-            std::vector<double> lat;
+            std::vector<double> lat, best(query.n, 1e300);
             double hits = 0, elapsed = 0;
             size_t passes = 0, calls = 0;
-            while (passes == 0 || elapsed < minSeconds) {
+            const size_t minPasses = timing == "best" ? 3 : 1;
+            while (passes < minPasses || elapsed < minSeconds) {
                 for (size_t i = 0; i < query.n; i++) {
                     auto t0 = Clock::now();
                     auto res = searchIndex->searchKnn(query.data.data() + i * query.dim, k);
                     double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
                     lat.push_back(us);
+                    best[i] = std::min(best[i], us);
                     elapsed += us / 1e6;
                     calls++;
                     if (passes == 0) {
@@ -206,10 +215,19 @@ int main(int argc, char **argv) {
                 }
                 passes++;
             }
+            double qps = calls / elapsed;
+            if (timing == "best") {
+                // Each query's fastest pass: the cost of the query with the
+                // machine's other work filtered out.
+                double sum = 0;
+                for (double b : best) sum += b;
+                qps = query.n / (sum / 1e6);
+                lat = best;
+            }
             char buf[256];
             std::snprintf(buf, sizeof buf,
                           "%s{\"ef\":%zu,\"recall\":%.4f,\"qps\":%.1f,\"p50_us\":%.2f,\"p95_us\":%.2f,\"dist_comps\":%.1f}",
-                          ei ? "," : "", ef, hits / double(query.n * k), calls / elapsed, quantile(lat, 0.50),
+                          ei ? "," : "", ef, hits / double(query.n * k), qps, quantile(lat, 0.50),
                           quantile(lat, 0.95), double(searchIndex->metric_distance_computations.load()) / calls);
             searchJSON += buf;
         }
