@@ -1,0 +1,306 @@
+package experiment
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// The small-scale environment is shared by the tests of this file (its
+// stores take a few seconds to build on a busy machine).
+var (
+	smallOnce sync.Once
+	smallEnv  *Env
+	smallErr  error
+)
+
+func small(t *testing.T) *Env {
+	t.Helper()
+	smallOnce.Do(func() { smallEnv, smallErr = NewEnv(Small, 1) })
+	if smallErr != nil {
+		t.Fatal(smallErr)
+	}
+	return smallEnv
+}
+
+func TestRegistry(t *testing.T) {
+	for _, id := range []string{"E01", "E02", "E04", "E05", "E06"} {
+		e, ok := Lookup(strings.ToLower(id))
+		if !ok || e.Run == nil || e.Title == "" || e.Article == "" {
+			t.Errorf("%s not registered properly: %+v", id, e)
+		}
+	}
+	got, err := Select(" e06, E02,e06 ")
+	if err != nil || len(got) != 2 || got[0].ID != "E02" || got[1].ID != "E06" {
+		t.Errorf("Select = %v, %v; want E02, E06 in order", ids(got), err)
+	}
+	if all, _ := Select(""); len(all) != len(All()) {
+		t.Error("empty selection is not all")
+	}
+	_, err = Select("E02,E99,X")
+	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "E99, X") || !strings.Contains(err.Error(), "registered: ") {
+		t.Errorf("Select unknown: %v", err)
+	}
+	panics := func(name string, e Experiment) {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Register(%s) did not panic", name)
+				}
+			}()
+			Register(e)
+		})
+	}
+	run := func(*Env) (*Report, error) { return nil, nil }
+	panics("duplicate", Experiment{ID: "E02", Run: run})
+	panics("bad id", Experiment{ID: "X1", Run: run})
+	panics("no run", Experiment{ID: "E98"})
+}
+
+func ids(es []Experiment) []string {
+	var s []string
+	for _, e := range es {
+		s = append(s, e.ID)
+	}
+	return s
+}
+
+func TestParseScale(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Scale
+		err  string
+	}{
+		{"article", Article, ""},
+		{"", Article, ""},
+		{"SMALL", Small, ""},
+		{"n=5000,queries=50", func() Scale { s := Article; s.Name, s.N, s.Queries = "custom", 5000, 50; return s }(), ""},
+		{"n=5000 k=20", func() Scale { s := Article; s.Name, s.N, s.K = "custom", 5000, 20; return s }(), ""},
+		{"huge", Scale{}, "neither a scale name"},
+		{"n=abc", Scale{}, "invalid syntax"},
+		{"colour=3", Scale{}, "unknown key"},
+		{"n=0", Scale{}, "n must be ≥ 1"},
+		{"n=5,k=10", Scale{}, "exceeds n"},
+	}
+	for _, tt := range tests {
+		got, err := ParseScale(tt.in)
+		if tt.err != "" {
+			if !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseScale(%q) err = %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseScale(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+	}
+	if _, err := NewEnv(Scale{}, 0); err == nil {
+		t.Error("NewEnv accepted an empty scale")
+	}
+}
+
+// lab returns the lab's float in row/column of t.
+func lab(t *testing.T, tb *table.Table, row, col string) float64 {
+	t.Helper()
+	c, ok := tb.Lookup(row, col)
+	if !ok || c.Kind != table.FloatKind {
+		t.Fatalf("table %q has no float at (%s, %s): %v", tb.Title, row, col, c)
+	}
+	return c.Float
+}
+
+func TestE02Small(t *testing.T) {
+	env := small(t)
+	r := Run(env, e02)
+	if r.Status != OK {
+		t.Fatalf("E02: %s: %s", r.Status, r.Err)
+	}
+	tb := r.Tables[0]
+	if len(tb.Rows) != 4 {
+		t.Fatalf("E02 table has %d rows, want 4 stores", len(tb.Rows))
+	}
+	for _, store := range []string{"pgvector", "redis", "qdrant", "elasticsearch"} {
+		rec := lab(t, tb, store, "recall@10 (lab)")
+		if rec <= 0 || rec > 1 {
+			t.Errorf("%s recall %v out of (0, 1]", store, rec)
+		}
+		if h := lab(t, tb, store, "mean hits (lab)"); h != 10 {
+			t.Errorf("%s mean hits %v, want 10", store, h)
+		}
+		// The article's column holds the article's figure, not ours.
+		f, _ := e02.Figure(store, "recall@10")
+		if a := lab(t, tb, store, "recall@10 (article)"); a != f.Value {
+			t.Errorf("%s article column %v, want the article's %v", store, a, f.Value)
+		}
+	}
+	// Qdrant's small segments are below full_scan_threshold: exact.
+	if rec := lab(t, tb, "qdrant", "recall@10 (lab)"); rec != 1 {
+		t.Errorf("qdrant recall %v at small scale, want 1 (exact search under full_scan_threshold)", rec)
+	}
+	if len(r.Charts) != 1 || !strings.Contains(r.Charts[0].SVG(), "<svg") {
+		t.Error("E02 report lacks its chart")
+	}
+}
+
+func TestE06Small(t *testing.T) {
+	env := small(t)
+	ms, err := E06Measure(env, []int{10, 50, 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(ms); i++ {
+		if ms[i].Recall+1e-9 < ms[i-1].Recall {
+			t.Errorf("recall fell from %.3f (ef %s) to %.3f (ef %s)", ms[i-1].Recall, ms[i-1].Label, ms[i].Recall, ms[i].Label)
+		}
+		if ms[i].DistComps <= ms[i-1].DistComps {
+			t.Errorf("a wider EF_RUNTIME did not compute more distances: %v then %v", ms[i-1].DistComps, ms[i].DistComps)
+		}
+	}
+	if ms[0].Plan.Ef != 10 || ms[2].Plan.Ef != 200 {
+		t.Errorf("plans %v / %v", ms[0].Plan, ms[2].Plan)
+	}
+	if _, err := E06Sweep(env, nil); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("empty sweep: %v", err)
+	}
+	if _, err := E06Sweep(env, []int{0}); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Errorf("EF_RUNTIME 0: %v", err)
+	}
+	tb, err := E06Sweep(env, []int{10, 20})
+	if err != nil || len(tb.Rows) != 2 || tb.Cell(0, 0).String() != "10 (default)" {
+		t.Errorf("E06Sweep table %v, %v", tb, err)
+	}
+}
+
+func TestE05(t *testing.T) {
+	env := small(t)
+	ms, err := E05Measure(env, []int{15, 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].Plan.Ef != 30 || ms[1].Plan.Ef != 100 || ms[0].Plan.Rescore != 30 || ms[1].Plan.Rescore != 30 {
+		t.Errorf("plans %v / %v: want beams 30 and 100, 30 rescored each", ms[0].Plan, ms[1].Plan)
+	}
+	// Below 384 dims Elasticsearch does not pick bbq_hnsw: not runnable.
+	sc := Small
+	sc.Dim = 128
+	env2, err := NewEnv(sc, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Run(env2, e05)
+	if r.Status != NotRunnable || !strings.Contains(r.Err, "dims ≥ 384") {
+		t.Errorf("E05 at 128 dims: %s: %s", r.Status, r.Err)
+	}
+}
+
+func TestE04(t *testing.T) {
+	env := small(t)
+	tb := E04Table(env)
+	for _, tt := range []struct {
+		store, setting string
+		want           float64
+	}{
+		{"pgvector", "hnsw.ef_search", 40}, {"redis", "EF_RUNTIME", 10}, {"qdrant", "hnsw_ef", 100},
+		{"elasticsearch", "num_candidates", 15}, {"elasticsearch", "rescore oversample", 3},
+	} {
+		found := false
+		for r := range tb.Rows {
+			if tb.Cell(r, 0).String() == tt.store && tb.Cell(r, 1).String() == tt.setting {
+				found = true
+				c := tb.Cell(r, 3)
+				v := c.Float
+				if c.Kind == table.IntKind {
+					v = float64(c.Int)
+				}
+				if v != tt.want {
+					t.Errorf("%s %s = %v, want %v", tt.store, tt.setting, c, tt.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("E04 lacks %s %s", tt.store, tt.setting)
+		}
+	}
+	if d := E04Describe(env); !strings.Contains(d, "bbq_hnsw") || !strings.Contains(d, "ef_search") {
+		t.Errorf("E04Describe:\n%s", d)
+	}
+}
+
+func TestE01Small(t *testing.T) {
+	env, err := NewEnv(Small, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	var steps int
+	env.Progress = func(done, total int, what string) { steps++ }
+	r := Run(env, e01)
+	if r.Status != OK {
+		t.Fatalf("E01: %s: %s", r.Status, r.Err)
+	}
+	if steps == 0 {
+		t.Error("Progress was never called")
+	}
+	tb := r.Tables[0]
+	for _, store := range []string{"pgvector", "redis", "qdrant", "elasticsearch"} {
+		if v := lab(t, tb, store, "docs/s (lab)"); v <= 0 {
+			t.Errorf("%s docs/s %v", store, v)
+		}
+		if acked, searchable := lab(t, tb, store, "ingest s (lab)"), lab(t, tb, store, "searchable after s (lab)"); searchable < acked {
+			t.Errorf("%s searchable after %.3fs, before the last ack at %.3fs", store, searchable, acked)
+		}
+	}
+	// E01's stores are kept: E02 measures the same indexes without rebuilding.
+	n := len(env.stores)
+	if r := Run(env, e02); r.Status != OK || len(env.stores) != n {
+		t.Errorf("E02 after E01: %s, stores %d → %d", r.Status, n, len(env.stores))
+	}
+}
+
+func TestRunRecoversAndReports(t *testing.T) {
+	env := small(t)
+	boom := Experiment{ID: "E97", Title: "panics", Run: func(*Env) (*Report, error) { panic("boom") }}
+	r := Run(env, boom)
+	if r.Status != Failed || !strings.Contains(r.Err, "boom") {
+		t.Errorf("panicking experiment: %s %q", r.Status, r.Err)
+	}
+	missing := Experiment{ID: "E96", Title: "needs a missing part", Run: func(*Env) (*Report, error) {
+		return nil, errors.Join(ErrNotRunnable, errors.New("engine/nothing has not landed"))
+	}}
+	r2 := Run(env, missing)
+	if r2.Status != NotRunnable || !strings.Contains(r2.String(), "not runnable") {
+		t.Errorf("not-runnable experiment: %s\n%s", r2.Status, r2)
+	}
+	sum := Summary([]*Report{r, r2})
+	if !strings.Contains(sum, "E97  failed") || !strings.Contains(sum, "E96  not runnable") {
+		t.Errorf("Summary:\n%s", sum)
+	}
+}
+
+func TestReportRendering(t *testing.T) {
+	env := small(t)
+	r := Run(env, e06)
+	if r.Status != OK {
+		t.Fatal(r.Err)
+	}
+	md, h, txt := r.Markdown(), r.HTML(), r.String()
+	for _, tt := range []struct{ name, s, want string }{
+		{"markdown table", md, "| recall@10 (article) | recall@10 (lab) |"},
+		{"markdown chart", md, "data:image/svg+xml;base64,"},
+		{"html table", h, `<table class="veclab-table"`},
+		{"html chart", h, "<svg"},
+		{"text table", txt, "recall@10 (article)"},
+		{"text conditions", txt, "scale small"},
+	} {
+		if !strings.Contains(tt.s, tt.want) {
+			t.Errorf("%s lacks %q", tt.name, tt.want)
+		}
+	}
+	if strings.Contains(h, "<?xml") {
+		t.Error("inline SVG keeps its XML declaration")
+	}
+}
