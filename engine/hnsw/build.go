@@ -178,12 +178,15 @@ type builder struct {
 	prune  []engine.Result
 	prune2 []engine.Result
 	nbuf   []engine.ID
+	ids    []engine.ID // unvisited neighbours of the node being expanded
+	dists  []float32
 	base   engine.ID // the node being inserted
 	q      []float32 // its vector
 }
 
 func (ix *Index) newBuilder() *builder {
-	return &builder{ix: ix, vis: topk.NewVisited(len(ix.keys)), nbuf: make([]engine.ID, 0, ix.m0+1)}
+	return &builder{ix: ix, vis: topk.NewVisited(len(ix.keys)), nbuf: make([]engine.ID, 0, ix.m0+1),
+		ids: make([]engine.ID, 0, ix.m0), dists: make([]float32, ix.m0)}
 }
 
 // dist is the distance of node id to the node being inserted.
@@ -309,11 +312,22 @@ func (b *builder) searchLayer(l int, ep engine.ID, epDist float32, ef int) {
 			break
 		}
 		b.cand.Pop()
+		ids := b.ids[:0]
 		for _, nb := range b.neighbors(l, c.ID) {
-			if b.vis.Visit(nb) {
-				continue
+			if !b.vis.Visit(nb) {
+				ids = append(ids, nb)
 			}
-			d := b.dist(nb)
+		}
+		dists := b.dists[:len(ids)]
+		if ix.codes != nil {
+			for i, nb := range ids {
+				dists[i] = ix.codes.Pair(b.base, nb)
+			}
+		} else {
+			ix.distBatch(b.q, ids, dists)
+		}
+		for i, nb := range ids {
+			d := dists[i]
 			if b.res.Len() < ef || d < lower {
 				b.cand.Push(engine.Result{ID: nb, Dist: d})
 				b.res.PushBounded(engine.Result{ID: nb, Dist: d}, ef)
@@ -401,6 +415,7 @@ func (b *builder) link(l int, n, id engine.ID, d float32) {
 	for i, r := range sel {
 		lst[1+i] = r.ID
 	}
+	clear(lst[1+len(sel):]) // unused slots are zero in memory and on disk
 	lst[0] = engine.ID(len(sel))
 }
 

@@ -274,3 +274,62 @@ func (l *errList) Err() error {
 	}
 	return errors.Join(l.errs...)
 }
+
+// distBatch writes the float32 distances of the prepared query q to the
+// nodes ids into out (len(out) ≥ len(ids)), four rows per kernel call so
+// the four rows' cache misses overlap (the kernels load q once per block).
+func (ix *Index) distBatch(q []float32, ids []engine.ID, out []float32) {
+	dim := ix.dim
+	data := ix.data
+	out = out[:len(ids)]
+	row := func(id engine.ID) []float32 {
+		o := int(id) * dim
+		return data[o : o+dim : o+dim]
+	}
+	i := 0
+	if ix.metric == engine.L2 {
+		for ; i+4 <= len(ids); i += 4 {
+			out[i], out[i+1], out[i+2], out[i+3] = f32.L2Sq4(q, row(ids[i]), row(ids[i+1]), row(ids[i+2]), row(ids[i+3]))
+		}
+		for ; i < len(ids); i++ {
+			out[i] = f32.L2Sq(q, row(ids[i]))
+		}
+		return
+	}
+	for ; i+4 <= len(ids); i += 4 {
+		out[i], out[i+1], out[i+2], out[i+3] = f32.Dot4(q, row(ids[i]), row(ids[i+1]), row(ids[i+2]), row(ids[i+3]))
+	}
+	for ; i < len(ids); i++ {
+		out[i] = f32.Dot(q, row(ids[i]))
+	}
+	if ix.metric == engine.Dot {
+		for j := range out {
+			out[j] = -out[j]
+		}
+	} else {
+		for j := range out {
+			out[j] = 1 - out[j]
+		}
+	}
+}
+
+// AttachCodes encodes every stored vector into cs and makes the index
+// traverse with it from now on (a loaded index, or a float index switched
+// to quantized traversal: the graph is not rebuilt). nil detaches.
+func (ix *Index) AttachCodes(cs engine.CodeStore) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if cs == nil {
+		ix.codes, ix.cfg.Codes = nil, nil
+		return nil
+	}
+	n := len(ix.keys)
+	cs.Reserve(n)
+	for i := 0; i < n; i++ {
+		if err := cs.Set(engine.ID(i), ix.Vector(engine.ID(i))); err != nil {
+			return fmt.Errorf("hnsw: encoding id %d: %w", i, err)
+		}
+	}
+	ix.codes, ix.cfg.Codes = cs, cs
+	return nil
+}

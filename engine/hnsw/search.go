@@ -20,11 +20,14 @@ type Searcher struct {
 	out   []engine.Result
 	fs    FloatScorer
 	stats engine.SearchStats
+	ids   []engine.ID // unvisited neighbours of the node being expanded
+	dists []float32   // their distances
 }
 
 // NewSearcher returns a Searcher bound to ix.
 func (ix *Index) NewSearcher() *Searcher {
-	return &Searcher{ix: ix, vis: topk.NewVisited(0)}
+	return &Searcher{ix: ix, vis: topk.NewVisited(0),
+		ids: make([]engine.ID, 0, ix.m0), dists: make([]float32, ix.m0)}
 }
 
 // Stats returns the counters of the last search.
@@ -188,18 +191,27 @@ func (s *Searcher) layer0(q []float32, sc engine.QueryScorer, ep engine.ID, epDi
 		st.Hops++
 		o := int(c.ID) * stride
 		lst := links[o : o+stride : o+stride]
+		// Mark and gather the unvisited neighbours, score them in one
+		// batch, then apply hnswlib's per-neighbour rule in list order
+		// (the outcome is the same as scoring one at a time).
+		ids := s.ids[:0]
 		for _, nb := range lst[1 : 1+lst[0]] {
-			if s.vis.Visit(nb) {
-				continue
+			if !s.vis.Visit(nb) {
+				ids = append(ids, nb)
 			}
-			st.Visited++
-			var d float32
-			if sc != nil {
-				d = sc.Distance(nb)
-			} else {
-				d = ix.QueryDistance(q, nb)
+		}
+		st.Visited += len(ids)
+		st.DistComps += len(ids)
+		dists := s.dists[:len(ids)]
+		if sc != nil {
+			for i, nb := range ids {
+				dists[i] = sc.Distance(nb)
 			}
-			st.DistComps++
+		} else {
+			ix.distBatch(q, ids, dists)
+		}
+		for i, nb := range ids {
+			d := dists[i]
 			if s.res.Len() < ef || d < lower {
 				s.cand.Push(engine.Result{ID: nb, Dist: d})
 				if allow == nil || allow.Allowed(nb) {
