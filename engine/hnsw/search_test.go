@@ -243,8 +243,8 @@ func round1(v []float32) []float32 {
 }
 
 func (c *roundedCodes) Set(id engine.ID, v []float32) error { c.rows[id] = round1(v); return nil }
-func (c *roundedCodes) Len() int                             { return len(c.rows) }
-func (c *roundedCodes) BytesPerVector() float64              { return float64(4 * c.dim) }
+func (c *roundedCodes) Len() int                            { return len(c.rows) }
+func (c *roundedCodes) BytesPerVector() float64             { return float64(4 * c.dim) }
 func (c *roundedCodes) Pair(a, b engine.ID) float32 {
 	c.mu.Lock()
 	c.pairs++
