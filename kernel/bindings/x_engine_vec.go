@@ -14,14 +14,18 @@ func init() {
 		Name: "vec",
 		Binds: map[string]Value{
 			"Distance":  ValueOf(vec.Distance),
+			"Distance4": ValueOf(vec.Distance4),
 			"Dot":       ValueOf(vec.Dot),
+			"Dot4":      ValueOf(vec.Dot4),
 			"L2Sq":      ValueOf(vec.L2Sq),
+			"L2Sq4":     ValueOf(vec.L2Sq4),
 			"NewMatrix": ValueOf(vec.NewMatrix),
 			"Norm":      ValueOf(vec.Norm),
 			"Normalize": ValueOf(vec.Normalize),
 		}, Types: map[string]Type{
-			"DistFunc": TypeOf((*vec.DistFunc)(nil)).Elem(),
-			"Matrix":   TypeOf((*vec.Matrix)(nil)).Elem(),
+			"Dist4Func": TypeOf((*vec.Dist4Func)(nil)).Elem(),
+			"DistFunc":  TypeOf((*vec.DistFunc)(nil)).Elem(),
+			"Matrix":    TypeOf((*vec.Matrix)(nil)).Elem(),
 		},
 	}
 }
