@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/veclab/veclab/engine"
+)
+
+// TestBenchFilterTiny runs the command at a tiny scale and checks the shape
+// the article predicts: post-filter collapses to ≈ ef·s hits, the planners
+// and exact search return every true neighbour.
+func TestBenchFilterTiny(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"bench", "filter", "-n", "3000", "-queries", "10", "-dim", "32", "-warmup", "2",
+		"-sel", "article,0.1", "-strategies", "exact,postfilter,iterative-relaxed,qdrant,redis,acorn-1"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	rowRE := func(filter, strategy string) []string {
+		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(filter) + `\s+(\d+)\s+` + regexp.QuoteMeta(strategy) + `\s+\S+\s+([0-9.]+)\s+([0-9.]+)`)
+		m := re.FindStringSubmatch(s)
+		if m == nil {
+			t.Fatalf("no row %q / %q:\n%s", filter, strategy, s)
+		}
+		return m
+	}
+	for _, st := range []string{"exact", "qdrant", "qdrant (no payload index)", "redis"} {
+		m := rowRE("category == 'c3' && year >= 2022", st)
+		if r, _ := strconv.ParseFloat(m[2], 64); r != 1 {
+			t.Errorf("%s recall %v, want 1:\n%s", st, r, s)
+		}
+	}
+	m := rowRE("bucket < 100", "postfilter")
+	matching, _ := strconv.Atoi(m[1])
+	hits, _ := strconv.ParseFloat(m[3], 64)
+	if want := 40 * float64(matching) / 3000; hits > 2*want+1 {
+		t.Errorf("post-filter mean hits %v, want ≈ 40·s = %.1f", hits, want)
+	}
+	m = rowRE("bucket < 100", "iterative-relaxed")
+	if hits, _ := strconv.ParseFloat(m[3], 64); hits != 10 {
+		t.Errorf("relaxed iterative scan mean hits %v, want 10", hits)
+	}
+}
+
+func TestBenchFilterBadFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-sel", "2"}, `-sel "2"`},
+		{[]string{"-sel", "abc"}, `-sel "abc"`},
+		{[]string{"-sel", ""}, "-sel is empty"},
+		{[]string{"-strategies", "magic"}, `unknown strategy "magic"`},
+		{[]string{"-k", "0"}, "-k"},
+		{[]string{"-gamma", "0"}, "-gamma"},
+		{[]string{"-n", "-5"}, "n must be"},
+		{[]string{"extra"}, "unexpected arguments"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var errb bytes.Buffer
+			_, err := parseBenchFilter(tc.args, &errb)
+			if !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
