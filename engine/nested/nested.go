@@ -1,0 +1,292 @@
+// Package nested searches documents that own several vectors (passages of
+// one document, E25): it returns the k nearest parents, not the k nearest
+// passages. The graph walk keeps at most one entry per parent in its result
+// set while it runs, updating a parent when a closer passage turns up (the
+// way Lucene's DiversifyingChildrenFloatKnnVectorQuery collects the best
+// child per parent), so the beam of ef holds ef distinct parents. The naive
+// alternative — the k nearest passages, deduplicated afterwards — returns
+// fewer than k parents whenever a parent has several passages near the query.
+//
+// # Concurrency
+//
+// An Index is read-only after New; searches may run concurrently.
+package nested
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/topk"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// Graph is the read-only HNSW view the search walks (*hnsw.Index implements it).
+type Graph interface {
+	Len() int
+	MaxLevel() int
+	EntryPoint() engine.ID
+	Neighbors(level int, id engine.ID) []engine.ID
+}
+
+// Hit is one parent in a result: its id, its nearest passage and that
+// passage's distance.
+type Hit struct {
+	Parent  uint32
+	Passage engine.ID
+	Dist    float32
+}
+
+// Index is a passage graph with each passage's parent.
+type Index struct {
+	vectors *vec.Matrix
+	parents []uint32
+	nParent int
+	metric  engine.Metric
+	dist    vec.DistFunc
+	graph   Graph
+}
+
+// New binds passages (row i = passage i, normalised under Cosine), the
+// parent of each passage and a graph over the passages.
+func New(passages *vec.Matrix, parents []uint32, metric engine.Metric, g Graph) (*Index, error) {
+	if passages == nil || g == nil {
+		return nil, fmt.Errorf("%w: nested.New needs passages and a graph", engine.ErrInvalidArgument)
+	}
+	if len(parents) != passages.N || g.Len() != passages.N {
+		return nil, fmt.Errorf("%w: %d passages, %d parent ids, graph of %d", engine.ErrInvalidArgument, passages.N, len(parents), g.Len())
+	}
+	if !metric.Valid() {
+		return nil, fmt.Errorf("%w: metric %v", engine.ErrInvalidArgument, metric)
+	}
+	np := 0
+	for _, p := range parents {
+		np = max(np, int(p)+1)
+	}
+	return &Index{vectors: passages, parents: parents, nParent: np, metric: metric, dist: vec.Distance(metric), graph: g}, nil
+}
+
+func (x *Index) prepare(q []float32, k int) ([]float32, error) {
+	if err := engine.CheckK(k); err != nil {
+		return nil, err
+	}
+	if err := engine.CheckVector(q, x.vectors.Dim, x.metric); err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	qq := append([]float32(nil), q...)
+	if x.metric == engine.Cosine {
+		if err := vec.Normalize(qq); err != nil {
+			return nil, err
+		}
+	}
+	return qq, nil
+}
+
+type walker struct {
+	x       *Index
+	q       []float32
+	st      engine.SearchStats
+	visited *topk.Visited
+	cand    topk.MinHeap
+}
+
+func (w *walker) d(id engine.ID) float32 {
+	w.st.DistComps++
+	return w.x.dist(w.q, w.x.vectors.Row(int(id)))
+}
+
+func (w *walker) descend() engine.Result {
+	g := w.x.graph
+	ep := g.EntryPoint()
+	cur := engine.Result{ID: ep, Dist: w.d(ep)}
+	for l := g.MaxLevel(); l >= 1; l-- {
+		for changed := true; changed; {
+			changed = false
+			w.st.Hops++
+			for _, n := range g.Neighbors(l, cur.ID) {
+				if dd := w.d(n); dd < cur.Dist {
+					cur, changed = engine.Result{ID: n, Dist: dd}, true
+				}
+			}
+		}
+	}
+	return cur
+}
+
+// parentSet is the result set W keyed by parent: the best passage of at
+// most ef parents, with the worst parent found through a max-heap with lazy
+// deletion (an improved parent leaves a stale heap entry behind).
+type parentSet struct {
+	best map[uint32]Hit
+	heap topk.MaxHeap // ID = parent
+}
+
+func (p *parentSet) worst() (Hit, bool) {
+	for p.heap.Len() > 0 {
+		t := p.heap.Top()
+		if h, ok := p.best[uint32(t.ID)]; ok && h.Dist == t.Dist {
+			return h, true
+		}
+		p.heap.Pop() // stale
+	}
+	return Hit{}, false
+}
+
+// offer adds passage id of parent par at distance d; it reports whether the
+// set changed.
+func (p *parentSet) offer(par uint32, id engine.ID, d float32, ef int) bool {
+	if h, ok := p.best[par]; ok {
+		if d < h.Dist {
+			p.best[par] = Hit{Parent: par, Passage: id, Dist: d}
+			p.heap.Push(engine.Result{ID: engine.ID(par), Dist: d})
+			return true
+		}
+		return false
+	}
+	if len(p.best) >= ef {
+		w, _ := p.worst()
+		if d >= w.Dist {
+			return false
+		}
+		delete(p.best, w.Parent)
+		p.heap.Pop()
+	}
+	p.best[par] = Hit{Parent: par, Passage: id, Dist: d}
+	p.heap.Push(engine.Result{ID: engine.ID(par), Dist: d})
+	return true
+}
+
+func sortHits(hs []Hit) []Hit {
+	sort.Slice(hs, func(i, j int) bool {
+		if hs[i].Dist != hs[j].Dist {
+			return hs[i].Dist < hs[j].Dist
+		}
+		return hs[i].Parent < hs[j].Parent
+	})
+	return hs
+}
+
+// SearchParents returns the k nearest parents, deduplicating during the
+// walk: the beam holds max(ef, k) distinct parents.
+func (x *Index) SearchParents(q []float32, k, ef int) ([]Hit, engine.SearchStats, error) {
+	qq, err := x.prepare(q, k)
+	if err != nil {
+		return nil, engine.SearchStats{}, err
+	}
+	if x.vectors.N == 0 {
+		return nil, engine.SearchStats{}, nil
+	}
+	ef = max(ef, k)
+	w := &walker{x: x, q: qq, visited: topk.NewVisited(x.vectors.N)}
+	set := &parentSet{best: map[uint32]Hit{}}
+	ep := w.descend()
+	w.visited.Visit(ep.ID)
+	w.cand.Push(ep)
+	set.offer(x.parents[ep.ID], ep.ID, ep.Dist, ef)
+	for w.cand.Len() > 0 {
+		c := w.cand.Pop()
+		if wh, ok := set.worst(); ok && len(set.best) >= ef && c.Dist > wh.Dist {
+			break
+		}
+		w.st.Hops++
+		for _, n := range x.graph.Neighbors(0, c.ID) {
+			if w.visited.Visit(n) {
+				continue
+			}
+			w.st.Visited++
+			d := w.d(n)
+			wh, ok := set.worst()
+			if len(set.best) < ef || !ok || d < wh.Dist {
+				w.cand.Push(engine.Result{ID: n, Dist: d})
+				set.offer(x.parents[n], n, d, ef)
+			}
+		}
+	}
+	out := make([]Hit, 0, len(set.best))
+	for _, h := range set.best {
+		out = append(out, h)
+	}
+	out = sortHits(out)
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out, w.st, nil
+}
+
+// SearchNaive is the naive plan: the k nearest passages from an ordinary
+// beam search of width max(ef, k), then one hit per parent. It returns
+// fewer than k parents when parents have several passages near the query.
+func (x *Index) SearchNaive(q []float32, k, ef int) ([]Hit, engine.SearchStats, error) {
+	qq, err := x.prepare(q, k)
+	if err != nil {
+		return nil, engine.SearchStats{}, err
+	}
+	if x.vectors.N == 0 {
+		return nil, engine.SearchStats{}, nil
+	}
+	ef = max(ef, k)
+	w := &walker{x: x, q: qq, visited: topk.NewVisited(x.vectors.N)}
+	var res topk.MaxHeap
+	ep := w.descend()
+	w.visited.Visit(ep.ID)
+	w.cand.Push(ep)
+	res.Push(ep)
+	for w.cand.Len() > 0 {
+		c := w.cand.Pop()
+		if res.Len() >= ef && c.Dist > res.Top().Dist {
+			break
+		}
+		w.st.Hops++
+		for _, n := range x.graph.Neighbors(0, c.ID) {
+			if w.visited.Visit(n) {
+				continue
+			}
+			w.st.Visited++
+			d := w.d(n)
+			if res.Len() < ef || d < res.Top().Dist {
+				w.cand.Push(engine.Result{ID: n, Dist: d})
+				res.PushBounded(engine.Result{ID: n, Dist: d}, ef)
+			}
+		}
+	}
+	passages := res.Sorted(nil)
+	if len(passages) > k {
+		passages = passages[:k]
+	}
+	seen := map[uint32]bool{}
+	var out []Hit
+	for _, p := range passages {
+		par := x.parents[p.ID]
+		if !seen[par] {
+			seen[par] = true
+			out = append(out, Hit{Parent: par, Passage: p.ID, Dist: p.Dist})
+		}
+	}
+	return out, w.st, nil
+}
+
+// ExactParents is the truth: every passage scored, the best per parent, the
+// k nearest parents.
+func (x *Index) ExactParents(q []float32, k int) ([]Hit, error) {
+	qq, err := x.prepare(q, k)
+	if err != nil {
+		return nil, err
+	}
+	best := map[uint32]Hit{}
+	for i := 0; i < x.vectors.N; i++ {
+		d := x.dist(qq, x.vectors.Row(i))
+		p := x.parents[i]
+		if h, ok := best[p]; !ok || d < h.Dist {
+			best[p] = Hit{Parent: p, Passage: engine.ID(i), Dist: d}
+		}
+	}
+	out := make([]Hit, 0, len(best))
+	for _, h := range best {
+		out = append(out, h)
+	}
+	out = sortHits(out)
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
+}
