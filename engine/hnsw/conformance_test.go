@@ -1,0 +1,51 @@
+package hnsw
+
+import (
+	"testing"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/indextest"
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/engine/vfs"
+)
+
+// conf adapts an Index to the conformance suite (keys = row numbers, so
+// dense ids are rows).
+type conf struct{ ix *Index }
+
+func (c conf) Len() int { return c.ix.Len() }
+func (c conf) Search(q []float32, k int, allow engine.Filter) ([]engine.Result, error) {
+	return c.ix.SearchFilter(q, k, 100, allow)
+}
+func (c conf) Reload() (indextest.Searchable, error) {
+	m := vfs.NewMem()
+	if err := c.ix.Save(m, "ix"); err != nil {
+		return nil, err
+	}
+	ld, err := Load(m, "ix")
+	if err != nil {
+		return nil, err
+	}
+	return conf{ld}, nil
+}
+
+func TestConformance(t *testing.T) {
+	for _, name := range []string{"hnswlib", "pgvector"} {
+		t.Run(name, func(t *testing.T) {
+			indextest.Run(t, func(t *testing.T, dim int, m engine.Metric, vs *vec.Matrix) indextest.Searchable {
+				cfg := HnswlibConfig(dim, m, 12, 64)
+				if name == "pgvector" {
+					cfg = PgvectorConfig(dim, m, 12, 64)
+				}
+				ix, err := New(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := ix.AddBatch(seqKeys(vs.N), vs); err != nil {
+					t.Fatal(err)
+				}
+				return conf{ix}
+			})
+		})
+	}
+}
