@@ -43,6 +43,10 @@ type Config struct {
 	Bits int
 	// QueryBits for OSQ query codes; 0 → quant's default (4 for Bits ≤ 4).
 	QueryBits int
+	// GlobalCentroid quantizes every list around the mean of all vectors
+	// (one query encoding per query, as bbq_hnsw) instead of around each
+	// list's own centroid (DiskBBQ, one query encoding per visited list).
+	GlobalCentroid bool
 	// Spill adds every vector to a second list chosen by SOAR.
 	Spill bool
 	// SpillLambda weighs the residual-parallel error in SOAR; 0 → 1.
@@ -115,8 +119,8 @@ func (c Config) String() string {
 	if c.Bits > 0 {
 		codes = fmt.Sprintf("osq%d", c.Bits)
 	}
-	return fmt.Sprintf("ivf{Nlist:%d ClusterSize:%d Hierarchical:%t Metric:%v Codes:%s QueryBits:%d Spill:%t λ:%g Iters:%d TrainSample:%d RandomInit:%t Seed:%d}",
-		c.Nlist, c.ClusterSize, c.Hierarchical, c.Metric, codes, c.QueryBits, c.Spill, c.SpillLambda, c.Iters, c.TrainSample, c.RandomInit, c.Seed)
+	return fmt.Sprintf("ivf{Nlist:%d ClusterSize:%d Hierarchical:%t Metric:%v Codes:%s QueryBits:%d GlobalCentroid:%t Spill:%t λ:%g Iters:%d TrainSample:%d RandomInit:%t Seed:%d}",
+		c.Nlist, c.ClusterSize, c.Hierarchical, c.Metric, codes, c.QueryBits, c.GlobalCentroid, c.Spill, c.SpillLambda, c.Iters, c.TrainSample, c.RandomInit, c.Seed)
 }
 
 // list is one posting list.
@@ -152,43 +156,90 @@ type Index struct {
 	pool     sync.Pool // *searcher
 }
 
-// Build trains centroids on data and fills the posting lists. data is not
+// Build trains centroids on data and fills the posting lists with every
+// row of data: Train followed by Add, sharing one checked copy. data is not
 // retained. Every row is checked (dimension, finite, non-zero under Cosine).
 func Build(data *vec.Matrix, cfg Config) (*Index, error) {
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
+	ix, x, err := train(data, cfg)
+	if err != nil {
 		return nil, err
 	}
+	ix.assignAndFill(x)
+	return ix, nil
+}
+
+// Train learns the centroids from data and returns an index with empty
+// lists, to be filled once by Add (FAISS's train/add split). Training alone
+// is what the lab compares with FAISS's k-means.
+func Train(data *vec.Matrix, cfg Config) (*Index, error) {
+	ix, _, err := train(data, cfg)
+	if err != nil {
+		return nil, err
+	}
+	ix.n = 0
+	return ix, nil
+}
+
+// Add fills the lists of a trained index with every row of data, ids
+// 0…data.N−1. An index is filled once: a second Add is an error.
+func (ix *Index) Add(data *vec.Matrix) error {
+	if ix.lists != nil {
+		return fmt.Errorf("%w: ivf: index already holds %d vectors (an index is filled once)", engine.ErrInvalidArgument, ix.n)
+	}
+	if data != nil && data.Dim != ix.dim {
+		return fmt.Errorf("%w: ivf: vectors have %d components, centroids %d", engine.ErrDimension, data.Dim, ix.dim)
+	}
+	x, err := prepare(data, ix.cfg.Metric)
+	if err != nil {
+		return err
+	}
+	ix.n = x.N
+	ix.assignAndFill(x)
+	return nil
+}
+
+// prepare checks every row and returns a copy, normalised under Cosine.
+func prepare(data *vec.Matrix, metric engine.Metric) (*vec.Matrix, error) {
 	if data == nil || data.N == 0 {
 		return nil, fmt.Errorf("%w: no vectors to index", engine.ErrEmpty)
 	}
 	if data.Dim <= 0 || data.Stride < data.Dim || len(data.Data) < (data.N-1)*data.Stride+data.Dim {
 		return nil, fmt.Errorf("%w: matrix shape N=%d Dim=%d Stride=%d does not fit %d floats", engine.ErrDimension, data.N, data.Dim, data.Stride, len(data.Data))
 	}
-	if cfg.Nlist > data.N {
-		return nil, fmt.Errorf("%w: more clusters (Nlist %d) than vectors (%d)", engine.ErrInvalidArgument, cfg.Nlist, data.N)
-	}
-	// Check every vector and copy (normalised under Cosine).
 	x := vec.NewMatrix(data.N, data.Dim)
 	for i := 0; i < data.N; i++ {
 		r := data.Row(i)
-		if err := engine.CheckVector(r, data.Dim, cfg.Metric); err != nil {
+		if err := engine.CheckVector(r, data.Dim, metric); err != nil {
 			return nil, fmt.Errorf("ivf: vector %d: %w", i, err)
 		}
 		copy(x.Row(i), r)
-		if cfg.Metric == engine.Cosine {
+		if metric == engine.Cosine {
 			_ = vec.Normalize(x.Row(i))
 		}
 	}
+	return x, nil
+}
+
+func train(data *vec.Matrix, cfg Config) (*Index, *vec.Matrix, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if data != nil && data.N > 0 && cfg.Nlist > data.N {
+		return nil, nil, fmt.Errorf("%w: more clusters (Nlist %d) than vectors (%d)", engine.ErrInvalidArgument, cfg.Nlist, data.N)
+	}
+	x, err := prepare(data, cfg.Metric)
+	if err != nil {
+		return nil, nil, err
+	}
 	if cfg.Nlist == 0 && !cfg.Hierarchical {
-		cfg.Nlist = max(1, int(math.Round(float64(data.N)/float64(cfg.ClusterSize))))
+		cfg.Nlist = max(1, int(math.Round(float64(x.N)/float64(cfg.ClusterSize))))
 	}
-	ix := &Index{cfg: cfg, dim: data.Dim, n: data.N}
+	ix := &Index{cfg: cfg, dim: x.Dim, n: x.N}
 	if err := ix.train(x); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ix.assignAndFill(x)
-	return ix, nil
+	return ix, x, nil
 }
 
 func (ix *Index) train(x *vec.Matrix) error {
@@ -254,8 +305,30 @@ func (ix *Index) assignAndFill(x *vec.Matrix) {
 	ix.lists = make([]list, nl)
 	if cfg.Bits > 0 {
 		ix.quants = make([]*quant.OSQ, nl)
+		qcfg := quant.OSQConfig{Bits: cfg.Bits, QueryBits: cfg.QueryBits, Seed: cfg.Seed}
+		var global *quant.OSQ
+		if cfg.GlobalCentroid {
+			mean := make([]float64, ix.dim)
+			for i := 0; i < x.N; i++ {
+				for d, v := range x.Row(i) {
+					mean[d] += float64(v)
+				}
+			}
+			c := make([]float32, ix.dim)
+			for d := range c {
+				c[d] = float32(mean[d] / float64(x.N))
+			}
+			var err error
+			if global, err = quant.NewOSQ(c, cfg.Metric, qcfg); err != nil { // validated: cannot happen
+				panic("ivf: " + err.Error())
+			}
+		}
 		for j := 0; j < nl; j++ {
-			q, err := quant.NewOSQ(ix.cents.Row(j), cfg.Metric, quant.OSQConfig{Bits: cfg.Bits, QueryBits: cfg.QueryBits, Seed: cfg.Seed})
+			if global != nil {
+				ix.quants[j] = global
+				continue
+			}
+			q, err := quant.NewOSQ(ix.cents.Row(j), cfg.Metric, qcfg)
 			if err != nil { // config validated above: cannot happen
 				panic("ivf: " + err.Error())
 			}
@@ -451,6 +524,9 @@ func (ix *Index) Footprint() Footprint {
 	} else {
 		f.Codes = int64(ix.entries) * int64(ix.codeSize)
 		f.Quantizer = int64(ix.cents.N) * 16 // config and ‖c‖² per list
+		if ix.cfg.GlobalCentroid {
+			f.Quantizer = int64(ix.dim*4 + 16)
+		}
 	}
 	return f
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/internal/f32"
 	"github.com/veclab/veclab/engine/internal/topk"
+	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/vec"
 )
@@ -74,6 +75,7 @@ type searcher struct {
 	heap    topk.MaxHeap
 	visited *topk.Visited
 	qcode   []byte
+	qowner  *quant.OSQ // quantizer qcode was encoded for
 	cands   []engine.Result
 }
 
@@ -105,6 +107,9 @@ func (ix *Index) SearchVisit(q []float32, k int, visitPercentage float64) ([]eng
 // SearchWith runs one query with full options.
 func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stats, error) {
 	var st Stats
+	if ix.lists == nil {
+		return nil, st, fmt.Errorf("%w: ivf: index trained but not filled (call Add)", engine.ErrEmpty)
+	}
 	if err := engine.CheckK(o.K); err != nil {
 		return nil, st, err
 	}
@@ -173,6 +178,7 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 		s.visited.Reset(ix.n)
 	}
 	s.heap.Reset()
+	s.qowner = nil
 	for _, pr := range probe {
 		if budget > 0 && st.Scanned >= budget {
 			break
@@ -251,8 +257,11 @@ func (ix *Index) scanFloat(s *searcher, l *list, q []float32, kk int, filter eng
 // spilled document keeps the estimate of the first list that scored it.
 func (ix *Index) scanCodes(s *searcher, j int, l *list, q []float32, kk int, filter engine.Filter, st *Stats) error {
 	qz := ix.quants[j]
-	if err := qz.EncodeQuery(s.qcode, q); err != nil {
-		return fmt.Errorf("ivf: encode query for list %d: %w", j, err)
+	if s.qowner != qz { // with GlobalCentroid every list shares one encoding
+		if err := qz.EncodeQuery(s.qcode, q); err != nil {
+			return fmt.Errorf("ivf: encode query for list %d: %w", j, err)
+		}
+		s.qowner = qz
 	}
 	cs := ix.codeSize
 	for i, id := range l.ids {
