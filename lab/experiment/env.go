@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/filter"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/profile"
 )
@@ -173,6 +174,7 @@ type Env struct {
 	ds     *dataset.Dataset
 	truths map[int]*dataset.GroundTruth
 	stores map[string]*profile.Store
+	meta   *filter.Store
 }
 
 // NewEnv returns an environment for the scale and seed, with the machine's
@@ -208,7 +210,7 @@ func (e *Env) Dataset() (*dataset.Dataset, error) {
 	if e.ds != nil {
 		return e.ds, nil
 	}
-	e.logf("generating data set: %v", e.DatasetConfig())
+	e.logf("generating data set: %v", e.DatasetConfig().WithDefaults())
 	ds, err := dataset.Generate(e.DatasetConfig())
 	if err != nil {
 		return nil, fmt.Errorf("experiment: data set: %w", err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -171,7 +172,30 @@ func TestE06Small(t *testing.T) {
 	}
 	tb, err := E06Sweep(env, []int{10, 20})
 	if err != nil || len(tb.Rows) != 2 || tb.Cell(0, 0).String() != "10 (default)" {
-		t.Errorf("E06Sweep table %v, %v", tb, err)
+		t.Fatalf("E06Sweep table %v, %v", tb, err)
+	}
+	// 2,000 documents: RediSearch's tree picks ADHOC_BF (index ≤ 5,500), exact.
+	if fr := lab(t, tb, "10 (default)", "filtered recall@10 (lab)"); fr != 1 {
+		t.Errorf("filtered recall through the Redis hybrid policy = %v, want 1 (ad-hoc brute force)", fr)
+	}
+}
+
+func TestMeasureFilteredPGVector(t *testing.T) {
+	env := small(t)
+	s, err := env.Store(profile.Default(profile.PGVector))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := MeasureFiltered(env, s, ArticleFilter, "pgvector")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Post-filtering the 40 rows of one scan leaves about 40 × 4.4 % of them.
+	if m.MeanHits >= float64(env.Scale.K) {
+		t.Errorf("pgvector post-filter mean hits %.1f, want fewer than k=%d", m.MeanHits, env.Scale.K)
+	}
+	if _, err := MeasureFiltered(env, s, "colour == 'red'", "bad"); err == nil {
+		t.Error("a filter on an undeclared field was accepted")
 	}
 }
 

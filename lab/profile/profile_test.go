@@ -3,12 +3,16 @@ package profile
 import (
 	"errors"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/filter"
+	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/engine/flat"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/dataset"
@@ -464,5 +468,67 @@ func TestBadInput(t *testing.T) {
 	}
 	if err := s.Ingest(ds.Base); !errors.Is(err, engine.ErrClosed) {
 		t.Errorf("ingest on closed store: %v", err)
+	}
+}
+
+func TestFiltered(t *testing.T) {
+	ds := smallData(t, 600)
+	meta, err := filter.NewStore(filter.Schema{Mode: filter.Declared, Fields: []filter.Field{
+		{Name: "category", Kind: filter.KindKeyword}, {Name: "year", Kind: filter.KindInteger}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := make([]filter.Doc, len(ds.Meta))
+	for i, d := range ds.Meta {
+		docs[i] = filter.Doc{Key: strconv.Itoa(i), Meta: map[string]any{"category": d.Category, "year": d.Year}}
+	}
+	if _, err := meta.Add(docs...); err != nil {
+		t.Fatal(err)
+	}
+	f, err := meta.CompileString("category == 'c3'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := ds.Queries.Row(0)
+	one := Default(Qdrant)
+	one.Segments = 1
+	for _, p := range []Profile{Default(PGVector), Default(Redis), one, Default(Elasticsearch)} {
+		s, err := p.Build(ds.Base, BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		coll, err := s.Filtered(meta)
+		if err != nil {
+			t.Fatalf("%v: %v", p.Kind, err)
+		}
+		res, st, err := s.SearchFilter(coll, q, 10, f)
+		if err != nil {
+			t.Fatalf("%v: %v", p.Kind, err)
+		}
+		for _, r := range res {
+			if ds.Meta[r.ID].Category != "c3" {
+				t.Errorf("%v returned document %d of category %s", p.Kind, r.ID, ds.Meta[r.ID].Category)
+			}
+		}
+		// The strategy, or a path it may take (Redis's policies, Lucene's
+		// exact fallback, Qdrant's plain segment under indexing_threshold).
+		ok := map[Kind][]filtered.Strategy{
+			PGVector:      {filtered.PostFilter},
+			Redis:         {filtered.RedisAdHoc, filtered.RedisBatches, filtered.RedisToAdHoc, filtered.RedisHybrid},
+			Qdrant:        {filtered.Exact},
+			Elasticsearch: {filtered.InGraph, filtered.Exact},
+		}[p.Kind]
+		if !slices.Contains(ok, st.Path) {
+			t.Errorf("%v ran %v, want one of %v", p.Kind, st.Path, ok)
+		}
+		s.Close()
+	}
+	two, err := Default(Qdrant).Build(ds.Base, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer two.Close()
+	if _, err := two.Filtered(meta); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Errorf("two-segment Filtered: %v", err)
 	}
 }

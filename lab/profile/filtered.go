@@ -1,0 +1,102 @@
+package profile
+
+import (
+	"fmt"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/filter"
+	"github.com/veclab/veclab/engine/filtered"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// FilterStrategy is the filtered-search strategy the store applies on its
+// defaults (ALGORITHMS.md §2–§4): pgvector post-filters the ef_search rows
+// its index scan yields (hnsw.iterative_scan = off), Redis follows its
+// hybrid policy (ADHOC_BF or BATCHES), Qdrant its cardinality planner, and
+// Elasticsearch filters inside the graph walk (Lucene).
+func (p Profile) FilterStrategy() filtered.Strategy {
+	switch p.Kind {
+	case PGVector:
+		return filtered.PostFilter
+	case Redis:
+		return filtered.RedisHybrid
+	case Qdrant:
+		return filtered.QdrantPlanner
+	}
+	return filtered.InGraph
+}
+
+// FilterParams are the engine/filtered knobs of a top-k filtered query
+// under the profile's breadth: the beam of its plan (for Elasticsearch the
+// num_candidates beam), Qdrant's full_scan_threshold as a vector count and
+// the M Redis's heuristic is fed.
+func (p Profile) FilterParams(k, dim int) filtered.Params {
+	pl := p.Plan(k, dim)
+	fp := filtered.Params{Ef: pl.Ef, RedisM: p.M}
+	if p.Kind == PGVector || p.Kind == Redis {
+		fp.Ef = max(p.EfSearch, 1) // the strategies apply their own max(ef, k) rules
+	}
+	if p.Kind == Qdrant && dim > 0 {
+		fp.FullScanThreshold = max(p.FullScanThresholdKB*1024/(4*dim), 1)
+	}
+	return fp
+}
+
+// Filtered binds the store's graph and vectors to metadata for filtered
+// search with engine/filtered. The store must be searchable and hold its
+// documents in one segment (Qdrant's two-segment default does not: use a
+// profile with segments=1), either all in its graph or, for a Qdrant
+// segment under indexing_threshold, all in its plain part (the collection
+// then has no graph and [Store.SearchFilter] searches it exactly, as
+// Qdrant does). meta must describe the documents in key order.
+func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
+	c := s.c
+	if len(c.segs) != 1 {
+		return nil, fmt.Errorf("%w: profile %s: filtered search over %d segments is not emulated (use segments=1)", engine.ErrInvalidArgument, c.p.Kind, len(c.segs))
+	}
+	g := c.segs[0]
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	n := int(c.n.Load())
+	if c.p.Kind == Qdrant && g.graph == nil && g.tailLen() == n && n > 0 {
+		keys := g.tailKeys[g.tailStart:]
+		for i, k := range keys {
+			if k != uint64(i) {
+				return nil, fmt.Errorf("%w: profile %s: plain row %d holds document %d", engine.ErrCorrupt, c.p.Kind, i, k)
+			}
+		}
+		rows := append([]float32(nil), g.tail[g.tailStart*c.dim:]...)
+		m := &vec.Matrix{N: n, Dim: c.dim, Stride: c.dim, Data: rows}
+		coll, err := filtered.New(m, meta, filtered.Options{Metric: c.p.Metric, M: c.p.M})
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
+		}
+		return coll, nil
+	}
+	if g.graph == nil || g.tailLen() > 0 || len(g.keys) != n {
+		return nil, fmt.Errorf("%w: profile %s: %d of %d documents are in the graph (wait until searchable)", engine.ErrInvalidArgument, c.p.Kind, len(g.keys), n)
+	}
+	for i, k := range g.keys {
+		if k != uint64(i) {
+			return nil, fmt.Errorf("%w: profile %s: graph id %d holds document %d", engine.ErrCorrupt, c.p.Kind, i, k)
+		}
+	}
+	coll, err := filtered.New(g.graph.Vectors(), meta, filtered.Options{Metric: c.p.Metric, Graph: g.graph, M: c.p.M})
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
+	}
+	return coll, nil
+}
+
+// SearchFilter runs a filtered top-k query on coll (from [Store.Filtered])
+// with the view's strategy and breadth; a store whose segment has no graph
+// (Qdrant under indexing_threshold) is searched exactly over the matching
+// documents. Result IDs are document keys.
+func (s *Store) SearchFilter(coll *filtered.Collection, q []float32, k int, f *filter.Compiled) ([]engine.Result, filtered.Stats, error) {
+	p := s.Profile()
+	st := p.FilterStrategy()
+	if s.Indexed() == 0 {
+		st = filtered.Exact
+	}
+	return coll.Search(filtered.Request{Query: q, K: k, Filter: f, Strategy: st, Params: p.FilterParams(k, s.c.dim)})
+}
