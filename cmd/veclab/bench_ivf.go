@@ -22,6 +22,7 @@ import (
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
+	"golang.org/x/sys/unix"
 )
 
 func init() {
@@ -132,6 +133,34 @@ func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 	return b.run(stdout)
 }
 
+// threadCPU returns the CPU time consumed by the calling OS thread; callers
+// hold runtime.LockOSThread. CPU time stays comparable when other jobs load
+// the machine, where wall time measures the scheduler as much as the code.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
+// trainTimed trains an index single-threaded-timed: wall and thread CPU of
+// ivf.Train (CPU only meaningful with Workers = 1), then fills it.
+func trainTimed(data *dataset.Dataset, cfg ivf.Config) (*ivf.Index, time.Duration, time.Duration, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, t0 := threadCPU(), time.Now()
+	ix, err := ivf.Train(data.Base, cfg)
+	wall, cpu := time.Since(t0), threadCPU()-c0
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if err := ix.Add(data.Base); err != nil {
+		return nil, 0, 0, err
+	}
+	return ix, wall, cpu, nil
+}
+
 // ivfRun is one measured sweep point.
 type ivfRun struct {
 	label          string
@@ -139,6 +168,7 @@ type ivfRun struct {
 	recall10       float64
 	recall100      float64
 	qps            float64
+	cpuQPS         float64 // queries per second of thread CPU; 0 when reads ran on other goroutines
 	p50            time.Duration
 	lists, scanned float64 // per query
 	nq             int
@@ -195,9 +225,9 @@ func (b *ivfBench) run(w io.Writer) error {
 	results := map[int][]ivfRun{} // by bits, nprobe sweep
 	indexes := map[int]*ivf.Index{}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "codes\ttrain\tassign\tencode\tresident B/vec\tcodes B/vec\tdisk B/vec\t")
+	fmt.Fprintln(tw, "codes\ttrain wall\ttrain CPU\tassign\tencode\tresident B/vec\tcodes B/vec\tdisk B/vec\t")
 	for _, bits := range b.bits {
-		ix, err := ivf.Build(ds.Base, ivf.Config{Nlist: nlist, Metric: engine.Cosine, Bits: bits, Spill: b.spill,
+		ix, wall, cpu, err := trainTimed(ds, ivf.Config{Nlist: nlist, Metric: engine.Cosine, Bits: bits, Spill: b.spill,
 			Iters: b.iters, RandomInit: b.randomInit, Seed: b.seed, Workers: b.workers})
 		if err != nil {
 			return fmt.Errorf("build %s: %w", codesName(bits), err)
@@ -208,7 +238,11 @@ func (b *ivfBench) run(w io.Writer) error {
 		if bits > 0 {
 			disk = warm.BytesPerVector()
 		}
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%.1f\t%.1f\t%.0f\t\n", codesName(bits), bs.TrainTime.Round(time.Millisecond),
+		cpuS := "-"
+		if b.workers == 1 {
+			cpuS = cpu.Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%v\t%s\t%v\t%v\t%.1f\t%.1f\t%.0f\t\n", codesName(bits), wall.Round(time.Millisecond), cpuS,
 			bs.AssignTime.Round(time.Millisecond), bs.EncodeTime.Round(time.Millisecond), fp.PerVector(),
 			float64(fp.Codes)/float64(fp.Vectors), disk)
 	}
@@ -216,7 +250,7 @@ func (b *ivfBench) run(w io.Writer) error {
 	fmt.Fprintln(w)
 
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "codes\tsearch\trecall@10\trecall@100\tQPS(k=10)\tp50 ms\tlists/q\tscanned/q\treads/q\tcache-served\t")
+	fmt.Fprintln(tw, "codes\tsearch\trecall@10\trecall@100\tQPS(k=10)\tCPU-QPS\tp50 ms\tlists/q\tscanned/q\treads/q\tcache-served\t")
 	for _, bits := range b.bits {
 		ix := indexes[bits]
 		var rs *rescore.Rescorer
@@ -262,14 +296,21 @@ func codesName(bits int) string {
 	return fmt.Sprintf("osq-%dbit", bits)
 }
 
+func cpuQPSString(q float64) string {
+	if q == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", q)
+}
+
 func printRun(tw io.Writer, codes string, r ivfRun) {
 	reads, served := "-", "-"
 	if r.io.Reads > 0 {
 		reads = fmt.Sprintf("%.1f", float64(r.io.Reads)/float64(r.nq))
 		served = fmt.Sprintf("%.3f", r.io.CacheHitRatio())
 	}
-	fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.0f\t%.3f\t%.1f\t%.0f\t%s\t%s\t\n", codes, r.label, r.recall10, r.recall100, r.qps,
-		float64(r.p50.Microseconds())/1000, r.lists, r.scanned, reads, served)
+	fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.0f\t%s\t%.3f\t%.1f\t%.0f\t%s\t%s\t\n", codes, r.label, r.recall10, r.recall100, r.qps,
+		cpuQPSString(r.cpuQPS), float64(r.p50.Microseconds())/1000, r.lists, r.scanned, reads, served)
 }
 
 // measure runs the timed k = 10 pass (after warm-up) and an untimed k = 100
@@ -285,17 +326,20 @@ func (b *ivfBench) measure(ix *ivf.Index, ds *dataset.Dataset, truth *dataset.Gr
 		}
 	}
 	lat := make([]time.Duration, 0, nq)
-	var total time.Duration
+	var total, cpu time.Duration
 	var st ivf.Stats
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for i := 0; i < nq; i++ {
 		if before != nil {
 			if err := before(); err != nil {
 				return r, err
 			}
 		}
-		start := time.Now()
+		c0, start := threadCPU(), time.Now()
 		res, s, err := ix.SearchWith(ds.Queries.Row(i), opt)
 		el := time.Since(start)
+		cpu += threadCPU() - c0
 		if err != nil {
 			return r, err
 		}
@@ -306,6 +350,9 @@ func (b *ivfBench) measure(ix *ivf.Index, ds *dataset.Dataset, truth *dataset.Gr
 	}
 	r.recall10 /= float64(nq)
 	r.qps = metrics.QPS(nq, total)
+	if opt.Rescorer == nil || opt.Rescorer.Options().Concurrency <= 1 {
+		r.cpuQPS = metrics.QPS(nq, cpu)
+	}
 	r.p50 = metrics.Quantile(lat, 0.5)
 	r.lists = float64(st.ListsProbed) / float64(nq)
 	r.scanned = float64(st.Scanned) / float64(nq)
@@ -396,7 +443,7 @@ func (b *ivfBench) ioTable(w io.Writer, ix *ivf.Index, ds *dataset.Dataset, trut
 			mode{fmt.Sprintf("%s, concurrent(%d)", b.model, b.conc), sim, b.conc, nil})
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "reads served by\trecall@10\tQPS\tp50 ms\treads/q\tKB/q\tcache-served\tdevice reads/q\t")
+	fmt.Fprintln(tw, "reads served by\trecall@10\tQPS\tCPU-QPS\tp50 ms\treads/q\tKB/q\tcache-served\tdevice reads/q\t")
 	var readsPerQ float64
 	for _, m := range modes {
 		rs, err := rescore.New(m.file, engine.Cosine, rescore.Options{Concurrency: m.conc})
@@ -409,7 +456,7 @@ func (b *ivfBench) ioTable(w io.Writer, ix *ivf.Index, ds *dataset.Dataset, trut
 		}
 		nq := float64(r.nq)
 		readsPerQ = float64(r.io.Reads) / nq
-		fmt.Fprintf(tw, "%s\t%.3f\t%.0f\t%.3f\t%.1f\t%.1f\t%.3f\t%.1f\t\n", m.name, r.recall10, r.qps, float64(r.p50.Microseconds())/1000,
+		fmt.Fprintf(tw, "%s\t%.3f\t%.0f\t%s\t%.3f\t%.1f\t%.1f\t%.3f\t%.1f\t\n", m.name, r.recall10, r.qps, cpuQPSString(r.cpuQPS), float64(r.p50.Microseconds())/1000,
 			readsPerQ, float64(r.io.Bytes)/nq/1024, r.io.CacheHitRatio(), float64(r.io.DeviceReads())/nq)
 	}
 	tw.Flush()
@@ -441,27 +488,36 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 	}
 	// Our like-for-like runs: float32 lists (IVFFlat), and 8-bit codes
 	// scanned without rescoring (IVFSQ8 does not rescore either).
-	ours := func(bits int) (*ivf.Index, []metrics.Point, error) {
-		ix, err := ivf.Build(ds.Base, ivf.Config{Nlist: nlist, Metric: engine.Cosine, Bits: bits, Iters: b.iters,
-			RandomInit: b.randomInit, Seed: b.seed, Workers: b.workers})
+	type side struct {
+		wall, cpu []metrics.Point
+		trainWall time.Duration
+		trainCPU  time.Duration
+		trained   int
+	}
+	ours := func(bits int) (side, error) {
+		var sd side
+		ix, wall, cpu, err := trainTimed(ds, ivf.Config{Nlist: nlist, Metric: engine.Cosine, Bits: bits, Iters: b.iters,
+			RandomInit: b.randomInit, Seed: b.seed, Workers: 1})
 		if err != nil {
-			return nil, nil, err
+			return sd, err
 		}
-		var pts []metrics.Point
+		sd.trainWall, sd.trainCPU, sd.trained = wall, cpu, ix.BuildStats().Trained
 		for _, p := range b.nprobe {
 			r, err := b.measure(ix, ds, truth, ivf.SearchOptions{Nprobe: p}, nil)
 			if err != nil {
-				return nil, nil, err
+				return sd, err
 			}
-			pts = append(pts, metrics.Point{Label: fmt.Sprintf("nprobe=%d", p), Param: float64(p), Recall: r.recall10, QPS: r.qps})
+			lbl := fmt.Sprintf("nprobe=%d", p)
+			sd.wall = append(sd.wall, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.qps})
+			sd.cpu = append(sd.cpu, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.cpuQPS})
 		}
-		return ix, pts, nil
+		return sd, nil
 	}
-	flatIx, flatPts, err := ours(0)
+	flat, err := ours(0)
 	if err != nil {
 		return err
 	}
-	_, sq8Pts, err := ours(8)
+	sq8, err := ours(8)
 	if err != nil {
 		return err
 	}
@@ -470,67 +526,57 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "FAISS peer: faiss %s (%s) — %s\n", res.FaissVersion, res.CompileOptions, res.Note)
+	fmt.Fprintf(w, "FAISS peer: faiss %s (%s) — %s; same data (.fvecs), nlist %d, %d iterations, nprobe sweep, k=10\n",
+		res.FaissVersion, res.CompileOptions, res.Note, nlist, b.iters)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "index\tnprobe\trecall@10\tQPS\t")
-	peerPts := map[string][]metrics.Point{}
+	fmt.Fprintln(tw, "index\tnprobe\trecall@10\tQPS\tCPU-QPS\t")
+	peerWall := map[string][]metrics.Point{}
+	peerCPU := map[string][]metrics.Point{}
 	for _, ix := range res.Indexes {
 		for _, p := range ix.Sweep {
-			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.0f\t\n", ix.Name, p.Nprobe, p.Recall, p.QPS)
-			peerPts[ix.Name] = append(peerPts[ix.Name], metrics.Point{Param: float64(p.Nprobe), Recall: p.Recall, QPS: p.QPS})
+			fmt.Fprintf(tw, "FAISS %s\t%d\t%.3f\t%.0f\t%.0f\t\n", ix.Name, p.Nprobe, p.Recall, p.QPS, p.CPUQPS)
+			lbl := fmt.Sprintf("nprobe=%d", p.Nprobe)
+			peerWall[ix.Name] = append(peerWall[ix.Name], metrics.Point{Label: lbl, Param: float64(p.Nprobe), Recall: p.Recall, QPS: p.QPS})
+			peerCPU[ix.Name] = append(peerCPU[ix.Name], metrics.Point{Label: lbl, Param: float64(p.Nprobe), Recall: p.Recall, QPS: p.CPUQPS})
 		}
 	}
-	for _, p := range flatPts {
-		fmt.Fprintf(tw, "veclab float32 lists\t%g\t%.3f\t%.0f\t\n", p.Param, p.Recall, p.QPS)
+	for i, p := range flat.wall {
+		fmt.Fprintf(tw, "veclab float32 lists\t%g\t%.3f\t%.0f\t%.0f\t\n", p.Param, p.Recall, p.QPS, flat.cpu[i].QPS)
 	}
-	for _, p := range sq8Pts {
-		fmt.Fprintf(tw, "veclab osq-8bit, no rescoring\t%g\t%.3f\t%.0f\t\n", p.Param, p.Recall, p.QPS)
+	for i, p := range sq8.wall {
+		fmt.Fprintf(tw, "veclab osq-8bit, no rescoring\t%g\t%.3f\t%.0f\t%.0f\t\n", p.Param, p.Recall, p.QPS, sq8.cpu[i].QPS)
 	}
 	tw.Flush()
 
-	// Best quantized config of the main sweep (rescored from disk, warm).
-	var bestQ []metrics.Point
-	bestName := ""
-	for _, bits := range b.bits {
-		if bits == 0 {
-			continue
-		}
-		var pts []metrics.Point
-		for _, r := range results[bits] {
-			pts = append(pts, metrics.Point{Label: r.label, Param: r.param, Recall: r.recall10, QPS: r.qps})
-		}
-		if p, ok := bestAt(pts, 0.95); ok {
-			if q, ok2 := bestAt(bestQ, 0.95); !ok2 || p.QPS > q.QPS {
-				bestQ, bestName = pts, codesName(bits)+" + disk rescore"
-			}
-		}
-	}
-	fmt.Fprintln(w, "\nsingle-threaded QPS at recall@10 ≥ 0.95 (best swept point reaching it), ratio veclab / FAISS:")
+	fmt.Fprintln(w, "\nsingle-threaded QPS at recall@10 ≥ 0.95 (best swept point reaching it), veclab / FAISS, by wall time and by CPU time:")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "veclab\tQPS\tFAISS\tQPS\tratio\t")
-	cmp := func(name string, pts []metrics.Point, peer string) {
-		a, okA := bestAt(pts, 0.95)
-		p, okP := bestAt(peerPts[peer], 0.95)
+	fmt.Fprintln(tw, "veclab\tvs FAISS\tveclab QPS\tFAISS QPS\twall ratio\tveclab CPU-QPS\tFAISS CPU-QPS\tCPU ratio\t")
+	compare := func(name string, sd side, peer string) {
+		a, okA := bestAt(sd.wall, 0.95)
+		p, okP := bestAt(peerWall[peer], 0.95)
+		ac, _ := bestAt(sd.cpu, 0.95)
+		pc, _ := bestAt(peerCPU[peer], 0.95)
 		switch {
 		case !okA:
-			fmt.Fprintf(tw, "%s\tnot reached\t%s\t\t\t\n", name, peer)
+			fmt.Fprintf(tw, "%s\t%s\tnot reached\t\t\t\t\t\t\n", name, peer)
 		case !okP:
-			fmt.Fprintf(tw, "%s (%s)\t%.0f\t%s\tnot reached\t\t\n", name, a.Label, a.QPS, peer)
+			fmt.Fprintf(tw, "%s\t%s\t%.0f (%s)\tnot reached\t\t\t\t\t\n", name, peer, a.QPS, a.Label)
 		default:
-			fmt.Fprintf(tw, "%s (%s)\t%.0f\t%s (nprobe=%g)\t%.0f\t%.2f\t\n", name, a.Label, a.QPS, peer, p.Param, p.QPS, a.QPS/p.QPS)
+			fmt.Fprintf(tw, "%s\t%s\t%.0f (%s)\t%.0f (%s)\t%.2f\t%.0f (%s)\t%.0f (%s)\t%.2f\t\n", name, peer,
+				a.QPS, a.Label, p.QPS, p.Label, a.QPS/p.QPS, ac.QPS, ac.Label, pc.QPS, pc.Label, ac.QPS/pc.QPS)
 		}
 	}
 	flatName, sqName := res.Indexes[0].Name, res.Indexes[len(res.Indexes)-1].Name
-	cmp("float32 lists", flatPts, flatName)
-	cmp("osq-8bit, no rescoring", sq8Pts, sqName)
-	if bestQ != nil {
-		cmp(bestName, bestQ, flatName)
-		cmp(bestName, bestQ, sqName)
-	}
+	compare("float32 lists", flat, flatName)
+	compare("osq-8bit, no rescoring", sq8, sqName)
+	compare("float32 lists", flat, sqName)
 	tw.Flush()
-	ourTrain := flatIx.BuildStats().TrainTime
-	fmt.Fprintf(w, "\ntraining, %d lists × %d iterations on %d sampled vectors, %d build worker(s): veclab k-means %v; FAISS Kmeans %.3fs (ratio %.2f), FAISS IndexIVFFlat.train %.3fs (ratio %.2f); ratio < 1 means veclab is faster\n",
-		nlist, b.iters, flatIx.BuildStats().Trained, b.workers, ourTrain.Round(time.Millisecond), res.KmeansS, ourTrain.Seconds()/res.KmeansS,
-		res.Indexes[0].TrainS, ourTrain.Seconds()/res.Indexes[0].TrainS)
+	fmt.Fprintf(w, "\ntraining (k-means, %d lists × %d iterations, %d sampled vectors, one thread; ratio veclab/FAISS, < 1 = veclab faster):\n", nlist, b.iters, flat.trained)
+	fmt.Fprintf(w, "  veclab ivf.Train: wall %v, CPU %v\n", flat.trainWall.Round(time.Millisecond), flat.trainCPU.Round(time.Millisecond))
+	fmt.Fprintf(w, "  FAISS Kmeans: wall %.3fs (ratio %.2f), CPU %.3fs (ratio %.2f)\n", res.KmeansS, flat.trainWall.Seconds()/res.KmeansS,
+		res.KmeansCPU, flat.trainCPU.Seconds()/res.KmeansCPU)
+	fi := res.Indexes[0]
+	fmt.Fprintf(w, "  FAISS %s.train: wall %.3fs (ratio %.2f), CPU %.3fs (ratio %.2f)\n", fi.Name, fi.TrainS, flat.trainWall.Seconds()/fi.TrainS,
+		fi.TrainCPU, flat.trainCPU.Seconds()/fi.TrainCPU)
 	return nil
 }

@@ -50,12 +50,14 @@ type Point struct {
 	Nprobe int     `json:"nprobe"`
 	Recall float64 `json:"recall"`
 	QPS    float64 `json:"qps"`
+	CPUQPS float64 `json:"cpu_qps"` // queries per second of process CPU time
 }
 
 // IVFIndex is one FAISS index's results.
 type IVFIndex struct {
 	Name     string  `json:"name"`
 	TrainS   float64 `json:"train_s"`
+	TrainCPU float64 `json:"train_cpu_s"`
 	AddS     float64 `json:"add_s"`
 	CodeSize int     `json:"code_size"`
 	Sweep    []Point `json:"sweep"`
@@ -73,6 +75,7 @@ type IVFResult struct {
 	Niter          int        `json:"niter"`
 	K              int        `json:"k"`
 	KmeansS        float64    `json:"kmeans_s"`
+	KmeansCPU      float64    `json:"kmeans_cpu_s"`
 	Indexes        []IVFIndex `json:"indexes"`
 }
 
