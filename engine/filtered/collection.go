@@ -258,7 +258,9 @@ func (c *Collection) Search(r Request) ([]engine.Result, Stats, error) {
 	if r.Strategy > ACORN1 {
 		return nil, st, fmt.Errorf("%w: strategy %v is a planner path, not selectable", engine.ErrInvalidArgument, r.Strategy)
 	}
-	needGraph := r.Strategy != Exact
+	// Qdrant without an HNSW graph (a segment below indexing_threshold, or
+	// m = 0) searches plainly: no graph needed.
+	needGraph := r.Strategy != Exact && r.Strategy != QdrantPlanner
 	if needGraph && c.graph == nil && r.Strategy != ACORNGamma {
 		return nil, st, fmt.Errorf("%w: strategy %v needs a graph and the collection has none", engine.ErrInvalidArgument, r.Strategy)
 	}

@@ -21,6 +21,9 @@ import (
 func (s *search) qdrant(k, ef int, p Params) []engine.Result {
 	n := s.c.vectors.N
 	thr := p.FullScanThreshold
+	if s.c.graph == nil { // plain segment: no HNSW graph yet (dispatch.rs)
+		return s.exact(k)
+	}
 	if s.f == nil {
 		if n < thr {
 			return s.exact(k)

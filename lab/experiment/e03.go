@@ -1,0 +1,248 @@
+package experiment
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/filter"
+	"github.com/veclab/veclab/engine/filtered"
+	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/profile"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e03 is the article's filtered comparison (03-filtered.txt).
+var e03 = Experiment{
+	ID:      "E03",
+	Title:   "the filter category == 'c3' && year >= 2022 on four stores' defaults",
+	Article: "seed 000 (Spring AI VectorStore article), 03-filtered.txt: 1,328 of 30,000 documents match (4.4 %); truth over the matching documents",
+	Figures: storeFigures(map[string][4]float64{
+		// recall@10, p50 ms, p95 ms (not printed: 0 = none), mean hits
+		"pgvector":      {0.167, 10.0, 0, 1.8},
+		"redis":         {1.000, 1.6, 0, 10},
+		"qdrant":        {1.000, 27.6, 0, 10},
+		"elasticsearch": {0.544, 3.1, 7.7, 10},
+	}),
+}
+
+func init() { e03.Run = runE03; Register(e03) }
+
+// FilterMeta builds the metadata store of the environment's data set:
+// category (keyword), year (integer) and region (keyword) for every
+// document, keyed by its position. indexed gives every field a payload
+// index (Redis's declared TAG/NUMERIC fields, Elasticsearch's mapping,
+// Qdrant after create_payload_index); without it filters read the stored
+// payload of each document they check (pgvector's JSONB metadata column,
+// Qdrant as Spring AI creates it).
+func FilterMeta(env *Env, indexed bool) (*filter.Store, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	if ds.Meta == nil {
+		return nil, fmt.Errorf("%w: the data set has no metadata", ErrNotRunnable)
+	}
+	var schema filter.Schema
+	if indexed {
+		schema.Fields = []filter.Field{
+			{Name: "category", Kind: filter.KindKeyword, Indexed: true},
+			{Name: "year", Kind: filter.KindInteger, Indexed: true},
+			{Name: "region", Kind: filter.KindKeyword, Indexed: true},
+		}
+	}
+	st, err := filter.NewStore(schema)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]filter.Doc, len(ds.Meta))
+	for i, d := range ds.Meta {
+		docs[i] = filter.Doc{Key: strconv.Itoa(i), Meta: map[string]any{"category": d.Category, "year": d.Year, "region": d.Region}}
+	}
+	if _, err := st.Add(docs...); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// StrategyMeasurement is what one store (or one setting) answered for the
+// environment's queries under a filter.
+type StrategyMeasurement struct {
+	Label         string
+	Matching      int // documents the filter matches
+	Recall        float64
+	MeanHits      float64
+	Latency       metrics.Latency
+	DistComps     float64
+	PayloadChecks float64
+	Path          string // the path the strategy took on most queries
+}
+
+// MeasureStrategy runs the environment's queries (Scale.Warmup of them
+// first, unmeasured) through coll with strategy s and params p under the
+// filter text, and compares each answer with exact search over the
+// matching documents.
+func MeasureStrategy(env *Env, coll *filtered.Collection, text string, s filtered.Strategy, p filtered.Params, label string) (StrategyMeasurement, error) {
+	var m StrategyMeasurement
+	ds, err := env.Dataset()
+	if err != nil {
+		return m, err
+	}
+	f, err := coll.Meta().CompileString(text)
+	if err != nil {
+		return m, err
+	}
+	k, qs := env.Scale.K, ds.Queries
+	m.Label, m.Matching = label, len(f.IDs())
+	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
+		if _, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: s, Params: p}); err != nil {
+			return m, fmt.Errorf("experiment: %s warm-up query %d: %w", label, i, err)
+		}
+	}
+	lat := make([]time.Duration, qs.N)
+	paths := map[filtered.Strategy]int{}
+	for i := 0; i < qs.N; i++ {
+		truth, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: filtered.Exact})
+		if err != nil {
+			return m, err
+		}
+		ids := make([]engine.ID, len(truth))
+		for j, r := range truth {
+			ids[j] = r.ID
+		}
+		rs, st, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: s, Params: p})
+		if err != nil {
+			return m, fmt.Errorf("experiment: %s query %d: %w", label, i, err)
+		}
+		lat[i] = st.Elapsed
+		m.Recall += metrics.Recall(rs, ids, k)
+		m.MeanHits += float64(len(rs))
+		m.DistComps += float64(st.DistComps)
+		m.PayloadChecks += float64(st.PayloadChecks)
+		paths[st.Path]++
+	}
+	n := float64(qs.N)
+	m.Recall /= n
+	m.MeanHits /= n
+	m.DistComps /= n
+	m.PayloadChecks /= n
+	m.Latency = metrics.Summarize(lat)
+	best := -1
+	for p, c := range paths {
+		if c > best || c == best && p.String() < m.Path {
+			best, m.Path = c, p.String()
+		}
+	}
+	return m, nil
+}
+
+// P50ms and P95ms are the latency quantiles in milliseconds.
+func (m StrategyMeasurement) P50ms() float64 {
+	return float64(m.Latency.P50) / float64(time.Millisecond)
+}
+
+// P95ms is the 95th percentile latency in milliseconds.
+func (m StrategyMeasurement) P95ms() float64 {
+	return float64(m.Latency.P95) / float64(time.Millisecond)
+}
+
+// filterProfile returns the profile used for filtered experiments: the
+// store's defaults, except that Qdrant is one segment (engine/filtered
+// binds one graph; the article's collection had two).
+func filterProfile(k profile.Kind) profile.Profile {
+	p := profile.Default(k)
+	if k == profile.Qdrant {
+		p.Segments = 1
+	}
+	return p
+}
+
+// FilteredCollection builds (or reuses) the store of p and binds it to
+// metadata (indexed or not) for filtered search.
+func FilteredCollection(env *Env, p profile.Profile, indexed bool) (*profile.Store, *filtered.Collection, error) {
+	s, err := env.Store(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta, err := FilterMeta(env, indexed)
+	if err != nil {
+		return nil, nil, err
+	}
+	coll, err := s.Filtered(meta)
+	if err != nil && p.Kind == profile.Qdrant && s.Indexed() < s.Len() {
+		// Below indexing_threshold Qdrant has no graph and searches its
+		// plain segment: the planner needs none.
+		ds, derr := env.Dataset()
+		if derr != nil {
+			return nil, nil, derr
+		}
+		coll, err = filtered.New(ds.Base, meta, filtered.Options{Metric: p.Metric})
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, coll, nil
+}
+
+// E03Measure runs the article's filter on the four stores' defaults, each
+// with its own strategy: pgvector post-filters the ef_search rows against
+// the unindexed metadata column; Redis runs its hybrid policy over declared
+// (indexed) fields; Qdrant plans without payload indexes (Spring AI creates
+// none); Elasticsearch filters inside the graph over its mapped fields.
+func E03Measure(env *Env) ([]StrategyMeasurement, error) {
+	var out []StrategyMeasurement
+	kinds := []profile.Kind{profile.PGVector, profile.Redis, profile.Qdrant, profile.Elasticsearch}
+	for i, k := range kinds {
+		env.progress(i, len(kinds), "E03 stores")
+		p := filterProfile(k)
+		indexed := k == profile.Redis || k == profile.Elasticsearch
+		s, coll, err := FilteredCollection(env, p, indexed)
+		if err != nil {
+			return nil, err
+		}
+		m, err := MeasureStrategy(env, coll, ArticleFilter, p.FilterStrategy(), p.FilterParams(env.Scale.K, s.Dim()), k.String())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	env.progress(len(kinds), len(kinds), "E03 stores")
+	return out, nil
+}
+
+// E03Table puts the lab's figures beside the article's.
+func E03Table(env *Env, ms []StrategyMeasurement) *table.Table {
+	matching := 0
+	if len(ms) > 0 {
+		matching = ms[0].Matching
+	}
+	t := table.New(fmt.Sprintf("E03 filter %s (%d of %d documents match), %d queries, topK=%d", ArticleFilter, matching, env.Scale.N, env.Scale.Queries, env.Scale.K),
+		table.Col("store", ""))
+	t.AddColumns(table.Pair("recall@10", "", 3)...)
+	t.AddColumns(table.Pair("p50", "ms", 2)...)
+	t.AddColumns(table.Pair("mean hits", "", 1)...)
+	t.AddColumns(table.Column{Header: "strategy", Source: table.Lab},
+		table.Column{Header: "distances/query", Source: table.Lab, Prec: -1},
+		table.Column{Header: "payload reads/query", Source: table.Lab, Prec: -1})
+	for _, m := range ms {
+		_ = t.AddValues(m.Label, e03.ArticleValue(m.Label, "recall@10"), m.Recall,
+			e03.ArticleValue(m.Label, "p50"), m.P50ms(),
+			e03.ArticleValue(m.Label, "mean hits"), m.MeanHits,
+			m.Path, m.DistComps, m.PayloadChecks)
+	}
+	t.Note("pgvector: the scan yields hnsw.ef_search = 40 rows and the WHERE clause keeps ≈ 40 × %.1f %% of them", 100*float64(matching)/float64(max(env.Scale.N, 1)))
+	t.Note("qdrant: no payload index (as Spring AI creates the collection), so the planner samples the stored payloads and, below full_scan_threshold, reads every payload: exact but slow (E08)")
+	t.Note("elasticsearch: Lucene's filtered walk over the bbq graph; the lab's store is one segment (the article's had several)")
+	return t
+}
+
+func runE03(env *Env) (*Report, error) {
+	ms, err := E03Measure(env)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReport(e03, env)
+	r.AddTable(E03Table(env, ms))
+	return r, nil
+}

@@ -1,0 +1,117 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/veclab/veclab/engine/filtered"
+	"github.com/veclab/veclab/lab/profile"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e07 is the article's pgvector ef_search / iterative scan table
+// (07-pgvector-ef-search.txt).
+var e07 = Experiment{
+	ID:      "E07",
+	Title:   "pgvector: ef_search and the 0.8 iterative index scan under the article's filter",
+	Article: "seed 000 (Spring AI VectorStore article), 07-pgvector-ef-search.txt: pgvector 0.8.7, filter category == 'c3' && year >= 2022",
+	Figures: e07Figures(),
+}
+
+func init() { e07.Run = runE07; Register(e07) }
+
+// E07Setting is one (ef_search, iterative_scan) row.
+type E07Setting struct {
+	Ef   int
+	Scan string // "off", "relaxed_order", "strict_order"
+}
+
+// Label is the row name, e.g. "40 relaxed_order".
+func (s E07Setting) Label() string { return fmt.Sprintf("%d %s", s.Ef, s.Scan) }
+
+// E07Default is the article's table.
+var E07Default = []E07Setting{{40, "off"}, {200, "off"}, {1000, "off"}, {40, "relaxed_order"}, {40, "strict_order"}}
+
+func e07Figures() []Figure {
+	// hits, p50 ms, recall
+	rows := map[string][3]float64{
+		"40 off": {1.8, 1.2, 0.167}, "200 off": {2.0, 1.7, 0.198}, "1000 off": {10.0, 28.2, 1.000},
+		"40 relaxed_order": {10.0, 7.7, 0.611}, "40 strict_order": {10.0, 9.7, 0.281},
+	}
+	var fs []Figure
+	for _, s := range E07Default {
+		v := rows[s.Label()]
+		fs = append(fs, Figure{Row: s.Label(), Measure: "mean hits", Value: v[0]},
+			Figure{Row: s.Label(), Measure: "p50", Value: v[1], Unit: "ms"},
+			Figure{Row: s.Label(), Measure: "recall@10", Value: v[2]})
+	}
+	return fs
+}
+
+// E07Measure runs each setting on the default pgvector store (metadata in
+// an unindexed column, as the article's JSONB metadata).
+func E07Measure(env *Env, settings []E07Setting) ([]StrategyMeasurement, error) {
+	if len(settings) == 0 {
+		return nil, fmt.Errorf("%w: E07: no settings", ErrBadArgument)
+	}
+	p := filterProfile(profile.PGVector)
+	s, coll, err := FilteredCollection(env, p, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []StrategyMeasurement
+	for i, set := range settings {
+		env.progress(i, len(settings), "E07 settings")
+		strat := filtered.PostFilter
+		switch set.Scan {
+		case "off":
+		case "relaxed_order":
+			strat = filtered.IterativeRelaxed
+		case "strict_order":
+			strat = filtered.IterativeStrict
+		default:
+			return nil, fmt.Errorf("%w: E07: iterative_scan %q (want off, relaxed_order or strict_order)", ErrBadArgument, set.Scan)
+		}
+		if set.Ef < 1 || set.Ef > 1000 {
+			return nil, fmt.Errorf("%w: E07: hnsw.ef_search %d outside pgvector's 1…1000", ErrBadArgument, set.Ef)
+		}
+		fp := p.FilterParams(env.Scale.K, s.Dim())
+		fp.Ef = set.Ef
+		m, err := MeasureStrategy(env, coll, ArticleFilter, strat, fp, set.Label())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	env.progress(len(settings), len(settings), "E07 settings")
+	return out, nil
+}
+
+// E07Table puts the sweep beside the article's figures.
+func E07Table(env *Env, ms []StrategyMeasurement) *table.Table {
+	t := table.New(fmt.Sprintf("E07 pgvector ef_search × iterative_scan, filter %s, %d queries, topK=%d", ArticleFilter, env.Scale.Queries, env.Scale.K),
+		table.Col("ef_search iterative_scan", ""))
+	t.AddColumns(table.Pair("mean hits", "", 1)...)
+	t.AddColumns(table.Pair("p50", "ms", 2)...)
+	t.AddColumns(table.Pair("recall@10", "", 3)...)
+	t.AddColumns(table.Column{Header: "distances/query", Source: table.Lab, Prec: -1})
+	for _, m := range ms {
+		_ = t.AddValues(m.Label, e07.ArticleValue(m.Label, "mean hits"), m.MeanHits,
+			e07.ArticleValue(m.Label, "p50"), m.P50ms(),
+			e07.ArticleValue(m.Label, "recall@10"), m.Recall, m.DistComps)
+	}
+	t.Note("off: one index scan of ef_search rows, the WHERE clause afterwards: hits ≈ ef_search × selectivity")
+	t.Note("relaxed_order: batches continue until LIMIT rows pass; the executor keeps the FIRST 10 matches, not the best 10")
+	t.Note("strict_order: rows closer than the last emitted one are skipped, never returned late: sorted output, fewer true neighbours")
+	t.Note("max_scan_tuples 20,000 and work_mem 4 MB × scan_mem_multiplier 1 bound the scan (engine/filtered, iterative.go)")
+	return t
+}
+
+func runE07(env *Env) (*Report, error) {
+	ms, err := E07Measure(env, E07Default)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReport(e07, env)
+	r.AddTable(E07Table(env, ms))
+	return r, nil
+}

@@ -1,0 +1,98 @@
+package experiment
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/veclab/veclab/engine/filter"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e09 is the article's Redis undeclared-field refusal
+// (09-redis-undeclared-metadata.txt).
+var e09 = Experiment{
+	ID:      "E09",
+	Title:   "Redis: filtering on a metadata field that was not declared",
+	Article: "seed 000 (Spring AI VectorStore article), 09-redis-undeclared-metadata.txt: IllegalArgumentException \"Not allowed filter identifier name: category\"",
+}
+
+func init() { e09.Run = runE09; Register(e09) }
+
+// E09Outcome is what compiling the article's filter did on a store.
+type E09Outcome struct {
+	Declared bool
+	Matching int    // documents matched when the filter compiled
+	Err      string // the refusal, when it did not
+	Unknown  bool   // the error is the undeclared-field refusal
+}
+
+// E09Measure compiles the article's filter against a Redis-like (declared
+// schema) metadata store built without the metadata fields, then with them.
+func E09Measure(env *Env) ([]E09Outcome, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	var out []E09Outcome
+	for _, declared := range []bool{false, true} {
+		schema := filter.Schema{Mode: filter.Declared}
+		if declared {
+			schema.Fields = []filter.Field{{Name: "category", Kind: filter.KindKeyword}, {Name: "year", Kind: filter.KindInteger}}
+		}
+		st, err := filter.NewStore(schema)
+		if err != nil {
+			return nil, err
+		}
+		docs := make([]filter.Doc, len(ds.Meta))
+		for i, d := range ds.Meta {
+			docs[i] = filter.Doc{Meta: map[string]any{"category": d.Category, "year": d.Year, "region": d.Region}}
+		}
+		if _, err := st.Add(docs...); err != nil {
+			return nil, err
+		}
+		o := E09Outcome{Declared: declared}
+		f, err := st.CompileString(ArticleFilter)
+		if err != nil {
+			o.Err, o.Unknown = err.Error(), errors.Is(err, filter.ErrUnknownField)
+		} else {
+			o.Matching = len(f.IDs())
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// E09Table shows both outcomes beside the article's.
+func E09Table(os []E09Outcome) *table.Table {
+	t := table.New("E09 Redis-like declared schema: filter "+ArticleFilter,
+		table.Col("metadata fields", ""), table.Column{Header: "outcome", Source: table.Article}, table.Column{Header: "outcome", Source: table.Lab})
+	for _, o := range os {
+		if o.Declared {
+			_ = t.AddValues("declared (tag category, numeric year)", "filtered search runs", fmtMatching(o))
+		} else {
+			_ = t.AddValues("NOT declared", "IllegalArgumentException: Not allowed filter identifier name: category", fmtMatching(o))
+		}
+	}
+	t.Note("the refusal happens when the filter is compiled, before any search; the error names the field and its column in the expression")
+	return t
+}
+
+func fmtMatching(o E09Outcome) string {
+	if o.Err != "" {
+		return "refused: " + o.Err
+	}
+	return "compiles; " + strconv.Itoa(o.Matching) + " documents match"
+}
+
+func runE09(env *Env) (*Report, error) {
+	os, err := E09Measure(env)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReport(e09, env)
+	r.AddTable(E09Table(os))
+	if len(os) > 0 && !os[0].Unknown {
+		r.Note("unexpected: the undeclared field was not refused")
+	}
+	return r, nil
+}
