@@ -56,26 +56,36 @@ func L2Sq(a, b []float32) float32 {
 	return f32.L2Sq(a, b)
 }
 
-// Norm returns the Euclidean norm of v. It is exact to float32 rounding even
-// where Σv_i² overflows or underflows float32 (it then sums in float64).
+// Norm returns the Euclidean norm of v, rounded to float32. Like Normalize
+// it sums in float64 in a fixed order, so it neither overflows nor
+// underflows for finite input and gives the same bits on every machine,
+// whichever distance kernel the CPU selected.
 func Norm(v []float32) float32 { return float32(norm(v)) }
 
-// norm is ‖v‖ in float64: the SIMD dot product when its float32 sum is a
-// normal number, otherwise a float64 sum that neither overflows nor underflows
-// for any finite float32 input. A NaN or Inf component gives NaN or Inf.
+// norm is ‖v‖ in float64. Each square of a float32 is exact in float64, and
+// the four partial sums are combined in a fixed order, so the result does not
+// depend on the CPU (nor on FMA contraction). A NaN or Inf component gives NaN
+// or Inf.
 func norm(v []float32) float64 {
-	s := f32.Dot(v, v)
-	if s >= 0x1p-100 && s <= 0x1p100 {
-		return math.Sqrt(float64(s))
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		x0, x1, x2, x3 := float64(v[i]), float64(v[i+1]), float64(v[i+2]), float64(v[i+3])
+		s0 += x0 * x0
+		s1 += x1 * x1
+		s2 += x2 * x2
+		s3 += x3 * x3
 	}
-	var d float64
-	for _, x := range v {
-		d += float64(x) * float64(x)
+	for ; i < len(v); i++ {
+		x := float64(v[i])
+		s0 += x * x
 	}
-	return math.Sqrt(d)
+	return math.Sqrt((s0 + s1) + (s2 + s3))
 }
 
-// Normalize scales v to unit length in place. A vector with a NaN or Inf
+// Normalize scales v to unit length in place, computing in float64 so that
+// the result is the same to the bit on every machine (data sets generated
+// from a seed stay identical across CPUs). A vector with a NaN or Inf
 // component is an error wrapping engine.ErrInvalidVector, an all-zero vector
 // one wrapping engine.ErrZeroVector; v is left untouched in both cases.
 func Normalize(v []float32) error {

@@ -3,9 +3,11 @@ package vec
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/f32"
 )
 
 func TestMatrix(t *testing.T) {
@@ -186,5 +188,37 @@ func TestDistance(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNormalizeIndependentOfKernel: Normalize and Norm give the same bits
+// with the pure-Go kernels and with the CPU's SIMD kernels, whose float32
+// sums round differently.
+func TestNormalizeIndependentOfKernel(t *testing.T) {
+	defer f32.SetAccelerated(true)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 200; trial++ {
+		v := make([]float32, 1+rng.IntN(1024))
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		run := func(accel bool) ([]float32, float32) {
+			f32.SetAccelerated(accel)
+			w := append([]float32(nil), v...)
+			if err := Normalize(w); err != nil {
+				t.Fatal(err)
+			}
+			return w, Norm(v)
+		}
+		a, na := run(false)
+		b, nb := run(true)
+		if na != nb {
+			t.Fatalf("len %d: Norm %v with generic kernels, %v with %s", len(v), na, nb, f32.Impl())
+		}
+		for i := range a {
+			if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+				t.Fatalf("len %d: Normalize component %d: %v with generic kernels, %v with %s", len(v), i, a[i], b[i], f32.Impl())
+			}
+		}
 	}
 }
