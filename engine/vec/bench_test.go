@@ -6,7 +6,7 @@ import (
 )
 
 // BenchmarkNormalize measures the float64, CPU-independent normalisation.
-// Hypothesis: at 384 dims it costs ~100 ns, negligible beside one HNSW
+// Hypothesis: at 384 dims it costs a few hundred ns, negligible beside one HNSW
 // insert or search (thousands of distances), so exactness across machines
 // is worth its price over a SIMD float32 norm.
 func BenchmarkNormalize(b *testing.B) {
