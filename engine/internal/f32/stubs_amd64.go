@@ -59,25 +59,59 @@ func DotAVX512(a []float32, b []float32) float32
 func L2SqAVX512(a []float32, b []float32) float32
 
 // Dot4AVX2 is the AVX2 kernel of Dot4: the distances of q to four rows,
-// each with the loop of DotAVX2, q loaded once per block.
-// Every row must have at least len(q) elements; none past len(q) is read.
-// The CPU must have AVX2 and FMA (see Available).
+// loading q once per block. Every row must have at least len(q) elements;
+// none past len(q) is read. The CPU must have AVX2 and FMA (see Available).
+// Its pure-Go twin (Dot4Generic) is, for each row x in a, b, c, d,
+//
+//	var s float32
+//	for i := range q {
+//		s += q[i] * x[i]
+//	}
+//	return s
+//
+// with the terms summed in another order.
 func Dot4AVX2(q []float32, a []float32, b []float32, c []float32, d []float32) (da float32, db float32, dc float32, dd float32)
 
 // L2Sq4AVX2 is the AVX2 kernel of L2Sq4: the distances of q to four rows,
-// each with the loop of L2SqAVX2, q loaded once per block.
-// Every row must have at least len(q) elements; none past len(q) is read.
-// The CPU must have AVX2 and FMA (see Available).
+// loading q once per block. Every row must have at least len(q) elements;
+// none past len(q) is read. The CPU must have AVX2 and FMA (see Available).
+// Its pure-Go twin (L2Sq4Generic) is, for each row x in a, b, c, d,
+//
+//	var s float32
+//	for i := range q {
+//		d := q[i] - x[i]
+//		s += d * d
+//	}
+//	return s
+//
+// with the terms summed in another order.
 func L2Sq4AVX2(q []float32, a []float32, b []float32, c []float32, d []float32) (da float32, db float32, dc float32, dd float32)
 
 // Dot4AVX512 is the AVX512 kernel of Dot4: the distances of q to four rows,
-// each with the loop of DotAVX512, q loaded once per block.
-// Every row must have at least len(q) elements; none past len(q) is read.
-// The CPU must have AVX-512F (see Available).
+// loading q once per block. Every row must have at least len(q) elements;
+// none past len(q) is read. The CPU must have AVX-512F (see Available).
+// Its pure-Go twin (Dot4Generic) is, for each row x in a, b, c, d,
+//
+//	var s float32
+//	for i := range q {
+//		s += q[i] * x[i]
+//	}
+//	return s
+//
+// with the terms summed in another order.
 func Dot4AVX512(q []float32, a []float32, b []float32, c []float32, d []float32) (da float32, db float32, dc float32, dd float32)
 
 // L2Sq4AVX512 is the AVX512 kernel of L2Sq4: the distances of q to four rows,
-// each with the loop of L2SqAVX512, q loaded once per block.
-// Every row must have at least len(q) elements; none past len(q) is read.
-// The CPU must have AVX-512F (see Available).
+// loading q once per block. Every row must have at least len(q) elements;
+// none past len(q) is read. The CPU must have AVX-512F (see Available).
+// Its pure-Go twin (L2Sq4Generic) is, for each row x in a, b, c, d,
+//
+//	var s float32
+//	for i := range q {
+//		d := q[i] - x[i]
+//		s += d * d
+//	}
+//	return s
+//
+// with the terms summed in another order.
 func L2Sq4AVX512(q []float32, a []float32, b []float32, c []float32, d []float32) (da float32, db float32, dc float32, dd float32)

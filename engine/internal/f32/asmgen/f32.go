@@ -20,6 +20,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
@@ -267,12 +268,20 @@ func batch4(c *build.Context, s isa, m metric, t tables) {
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
 	c.SignatureExpr("func(q, a, b, c, d []float32) (da, db, dc, dd float32)")
-	c.Doc(
+	doc := []string{
 		fmt.Sprintf("%s is the %s kernel of %s4: the distances of q to four rows,", name, s.name, m.name()),
-		"each with the loop of "+m.name()+s.name+", q loaded once per block.",
-		"Every row must have at least len(q) elements; none past len(q) is read.",
-		"The CPU must have "+map[int]string{8: "AVX2 and FMA", 16: "AVX-512F"}[s.lanes]+" (see Available).",
-	)
+		"loading q once per block. Every row must have at least len(q) elements;",
+		"none past len(q) is read. The CPU must have " + map[int]string{8: "AVX2 and FMA", 16: "AVX-512F"}[s.lanes] + " (see Available).",
+		"Its pure-Go twin (" + m.name() + "4Generic) is, for each row x in a, b, c, d,",
+		"",
+		"\tvar s float32",
+		"\tfor i := range q {",
+	}
+	for _, l := range m.loop() {
+		doc = append(doc, strings.NewReplacer("a[i]", "q[i]", "b[i]", "x[i]").Replace(l))
+	}
+	doc = append(doc, "\t}", "\treturn s", "", "with the terms summed in another order.")
+	c.Doc(doc...)
 	q := c.Load(c.Param("q").Base(), c.GP64())
 	rows := []reg.Register{
 		c.Load(c.Param("a").Base(), c.GP64()),
