@@ -373,7 +373,7 @@ func (s *Store) Ingest(m *vec.Matrix) error {
 			for j, r := range rows {
 				copy(sub.Row(j), m.Row(r))
 			}
-			if err := c.addToGraph(si, g, keys, sub); err != nil {
+			if err := c.addToGraph(si, g, keys, sub, 0); err != nil {
 				return err
 			}
 		default:
@@ -400,8 +400,10 @@ func (s *Store) Ingest(m *vec.Matrix) error {
 	return nil
 }
 
-// addToGraph inserts documents into segment g's graph, creating it first.
-func (c *core) addToGraph(si int, g *segment, keys []uint64, m *vec.Matrix) error {
+// addToGraph inserts documents into segment g's graph, creating it first;
+// fromTail of them are taken off the front of the tail in the same step, so
+// a search never sees a document twice or not at all.
+func (c *core) addToGraph(si int, g *segment, keys []uint64, m *vec.Matrix, fromTail int) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.graph == nil {
@@ -427,6 +429,12 @@ func (c *core) addToGraph(si int, g *segment, keys []uint64, m *vec.Matrix) erro
 		return fmt.Errorf("profile %s: %w", c.p.Kind, err)
 	}
 	g.keys = append(g.keys, keys...)
+	if fromTail > 0 {
+		g.tailStart += fromTail
+		if g.tailStart == len(g.tailKeys) {
+			g.tailKeys, g.tail, g.tailStart = g.tailKeys[:0], g.tail[:0], 0
+		}
+	}
 	return nil
 }
 
@@ -496,23 +504,17 @@ func (c *core) indexStep() (bool, error) {
 		if !c.due(g) {
 			continue
 		}
+		// Chunks keep the segment lock short, so ingest and searches go on
+		// while the graph grows (Qdrant keeps serving the old segment while
+		// its optimizer builds the new one).
 		g.mu.RLock()
-		n := g.tailLen() // the Qdrant optimizer builds the whole segment
-		if c.p.Kind == Redis {
-			n = min(indexerChunk, n)
-		}
+		n := min(indexerChunk, g.tailLen())
 		keys := append([]uint64(nil), g.tailKeys[g.tailStart:g.tailStart+n]...)
 		m := &vec.Matrix{N: n, Dim: c.dim, Stride: c.dim, Data: append([]float32(nil), g.tail[g.tailStart*c.dim:(g.tailStart+n)*c.dim]...)}
 		g.mu.RUnlock()
-		if err := c.addToGraph(si, g, keys, m); err != nil {
+		if err := c.addToGraph(si, g, keys, m, n); err != nil {
 			return false, err
 		}
-		g.mu.Lock()
-		g.tailStart += n
-		if g.tailStart == len(g.tailKeys) {
-			g.tailKeys, g.tail, g.tailStart = g.tailKeys[:0], g.tail[:0], 0
-		}
-		g.mu.Unlock()
 		return true, nil
 	}
 	return false, nil
