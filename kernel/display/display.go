@@ -37,13 +37,13 @@ type (
 	markdowner interface{ Markdown() string }
 	pnger      interface{ PNG() []byte }
 	pngErrer   interface{ PNG() ([]byte, error) }
-	jsonBytes  interface{ JSON() []byte }
-	jsonString interface{ JSON() string }
-	jsonAny    interface{ JSON() any }
 )
 
 // Render returns the MIME bundle of v: every rich form its methods offer
-// (HTML, SVG, Markdown, PNG, JSON; an image.Image becomes PNG) plus
+// (HTML() string, SVG() string, Markdown() string, PNG() []byte or
+// PNG() ([]byte, error), and a JSON method with no argument returning JSON
+// bytes, a JSON string or any marshallable value, optionally with an
+// error; an image.Image becomes PNG) plus
 // text/plain (String() when v has it, %v otherwise). A method that panics
 // or fails is left out and its error noted in text/plain. Render(nil)
 // returns a bundle with text/plain "<nil>".
@@ -87,16 +87,8 @@ func Render(v any) Bundle {
 			return base64.StdEncoding.EncodeToString(buf.Bytes()), err
 		})
 	}
-	switch x := v.(type) {
-	case jsonBytes:
-		try(MIMEJSON, func() (any, error) { return checkJSON(x.JSON()) })
-	case jsonString:
-		try(MIMEJSON, func() (any, error) { return checkJSON([]byte(x.JSON())) })
-	case jsonAny:
-		try(MIMEJSON, func() (any, error) {
-			raw, err := json.Marshal(x.JSON())
-			return json.RawMessage(raw), err
-		})
+	if m := jsonMethod(v); m.IsValid() {
+		try(MIMEJSON, func() (any, error) { return callJSON(m) })
 	}
 	text := Text(v)
 	for _, n := range notes {
@@ -104,6 +96,43 @@ func Render(v any) Bundle {
 	}
 	b[MIMEText] = text
 	return b
+}
+
+// jsonMethod returns v's JSON method when it takes no argument and returns
+// one value, or a value and an error.
+func jsonMethod(v any) reflect.Value {
+	if v == nil {
+		return reflect.Value{}
+	}
+	m := reflect.ValueOf(v).MethodByName("JSON")
+	if !m.IsValid() {
+		return m
+	}
+	t := m.Type()
+	if t.NumIn() != 0 || t.NumOut() < 1 || t.NumOut() > 2 || t.NumOut() == 2 && t.Out(1) != reflect.TypeFor[error]() {
+		return reflect.Value{}
+	}
+	return m
+}
+
+// callJSON calls a JSON method: []byte, string and json.RawMessage results
+// must be valid JSON; anything else is marshalled.
+func callJSON(m reflect.Value) (any, error) {
+	out := m.Call(nil)
+	if len(out) == 2 && !out[1].IsNil() {
+		return nil, out[1].Interface().(error)
+	}
+	switch r := out[0].Interface().(type) {
+	case []byte:
+		return checkJSON(r)
+	case json.RawMessage:
+		return checkJSON(r)
+	case string:
+		return checkJSON([]byte(r))
+	default:
+		raw, err := json.Marshal(r)
+		return json.RawMessage(raw), err
+	}
 }
 
 func checkJSON(raw []byte) (any, error) {

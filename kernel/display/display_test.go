@@ -139,3 +139,20 @@ func TestFunctionsAndHandles(t *testing.T) {
 		t.Error("two handles share an id")
 	}
 }
+
+type jsonMap struct{}
+
+func (jsonMap) JSON() map[string]any { return map[string]any{"rows": 2} }
+
+type jsonErr struct{}
+
+func (jsonErr) JSON() ([]byte, error) { return nil, errors.New("no rows") }
+
+func TestRenderJSONSignatures(t *testing.T) {
+	if b := Render(jsonMap{}); string(b[MIMEJSON].(json.RawMessage)) != `{"rows":2}` {
+		t.Errorf("JSON() map: %v", b)
+	}
+	if b := Render(jsonErr{}); b[MIMEJSON] != nil || !strings.Contains(b[MIMEText].(string), "no rows") {
+		t.Errorf("JSON() error: %v", b)
+	}
+}

@@ -359,6 +359,10 @@ func (s *Session) render(code string, vals []xr.Value, types []xr.Type) Bundle {
 	if isPrintCall(code) {
 		return nil
 	}
+	// A lone nil (a nil error, say) shows nothing, as None does in IPython.
+	if len(shown) == 1 && shown[0] == nil {
+		return nil
+	}
 	if len(shown) == 1 {
 		return display.Render(shown[0])
 	}

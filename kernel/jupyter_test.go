@@ -1,0 +1,250 @@
+package kernel_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The tests in this file run the veclab binary through the real Jupyter
+// client stack from Debian (python3-jupyter-client, python3-nbclient,
+// jupyter-nbconvert, run by /usr/bin/python3). They need those packages:
+// without them they are skipped, unless VECLAB_REQUIRE_JUPYTER=1 (CI),
+// which turns the skip into a failure.
+
+const python = "/usr/bin/python3"
+
+func needJupyter(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("Jupyter integration tests are not short")
+	}
+	err := exec.Command(python, "-c", "import jupyter_client, nbclient, nbconvert").Run()
+	if err == nil {
+		return
+	}
+	msg := "Debian's python3-jupyter-client, python3-nbclient and jupyter-nbconvert are needed: " + err.Error()
+	if os.Getenv("VECLAB_REQUIRE_JUPYTER") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// jupyterEnv builds the veclab binary once, installs its kernelspec into a
+// temporary prefix and returns the environment that makes Jupyter find it.
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+	buildDir  string
+)
+
+// TestMain removes the binary built for the Jupyter tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+func veclabBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "veclab-kernel-test")
+		if buildErr != nil {
+			return
+		}
+		builtBin = filepath.Join(buildDir, "veclab")
+		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/veclab/veclab/cmd/veclab").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+func jupyterEnv(t *testing.T) []string {
+	t.Helper()
+	dir := t.TempDir()
+	start := time.Now()
+	bin := veclabBinary(t)
+	t.Logf("veclab binary ready in %v", time.Since(start).Round(time.Millisecond))
+	prefix := filepath.Join(dir, "prefix")
+	if out, err := exec.Command(bin, "install", "--prefix", prefix).CombinedOutput(); err != nil {
+		t.Fatalf("veclab install: %v\n%s", err, out)
+	}
+	env := append(os.Environ(),
+		"JUPYTER_PATH="+filepath.Join(prefix, "share", "jupyter"),
+		"JUPYTER_RUNTIME_DIR="+filepath.Join(dir, "runtime"),
+		"JUPYTER_DATA_DIR="+filepath.Join(dir, "data"),
+		"JUPYTER_CONFIG_DIR="+filepath.Join(dir, "config"),
+		"PYDEVD_DISABLE_FILE_VALIDATION=1",
+		"JUPYTER_PLATFORM_DIRS=1",
+	)
+	list := exec.Command(python, "-m", "jupyter_client.kernelspecapp", "list")
+	list.Env = env
+	out, err := list.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), filepath.Join(prefix, "share", "jupyter", "kernels", "veclab")) {
+		t.Fatalf("jupyter kernelspec list does not show veclab: %v\n%s", err, out)
+	}
+	return env
+}
+
+type step struct {
+	Reply map[string]any `json:"reply"`
+	IOPub [][]any        `json:"iopub"`
+}
+
+func (s step) outputs(typ string) []map[string]any {
+	var out []map[string]any
+	for _, m := range s.IOPub {
+		if m[0] == typ {
+			out = append(out, m[1].(map[string]any))
+		}
+	}
+	return out
+}
+
+func TestJupyterClient(t *testing.T) {
+	needJupyter(t)
+	env := jupyterEnv(t)
+	cmd := exec.Command(python, "-Xfrozen_modules=off", filepath.Join("testdata", "jupyter_check.py"), "veclab")
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	defer func() { t.Logf("jupyter_check.py ran in %v", time.Since(start).Round(time.Millisecond)) }()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("jupyter_check.py: %v\nstderr:\n%s", err, stderr.String())
+	}
+	var res map[string]json.RawMessage
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("driver output: %v\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	get := func(name string) step {
+		var s step
+		if err := json.Unmarshal(res[name], &s); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return s
+	}
+	if s := get("print"); len(s.outputs("stream")) != 1 || s.outputs("stream")[0]["text"] != "hello from a Go cell\n" {
+		t.Errorf("print: %v", s.IOPub)
+	}
+	tbl := get("table").outputs("execute_result")
+	if len(tbl) != 1 {
+		t.Fatalf("table: no execute_result: %v", get("table").IOPub)
+	}
+	data := tbl[0]["data"].(map[string]any)
+	if html, _ := data["text/html"].(string); !strings.Contains(html, "<table") || !strings.Contains(html, "0.616") {
+		t.Errorf("table has no HTML rendering: %v", data)
+	}
+	if _, ok := data["text/markdown"]; !ok {
+		t.Errorf("table has no Markdown rendering: %v", data)
+	}
+	e := get("error")
+	if e.Reply["status"] != "error" || e.Reply["ename"] != "panic" || e.Reply["evalue"] != "boom 1" || len(e.outputs("error")) != 1 {
+		t.Errorf("error cell: %v", e)
+	}
+	if r := get("alive").outputs("execute_result"); len(r) != 1 || r[0]["data"].(map[string]any)["text/plain"] != "42" {
+		t.Errorf("kernel state after a panic: %v", get("alive").IOPub)
+	}
+	if r := get("stdin").outputs("execute_result"); len(r) != 1 || r[0]["data"].(map[string]any)["text/plain"] != "hello Ada" {
+		t.Errorf("stdin: %v", get("stdin"))
+	}
+	if r := get("interrupt").Reply; r["status"] != "error" || r["ename"] != "interrupted" {
+		t.Errorf("interrupt: %v", r)
+	}
+	if r := get("after_interrupt").outputs("execute_result"); len(r) != 1 || r[0]["data"].(map[string]any)["text/plain"] != "true" {
+		t.Errorf("after interrupt: %v", get("after_interrupt").IOPub)
+	}
+	var complete, inspect, info map[string]any
+	json.Unmarshal(res["complete"], &complete)
+	json.Unmarshal(res["inspect"], &inspect)
+	json.Unmarshal(res["kernel_info"], &info)
+	if m, _ := complete["matches"].([]any); len(m) == 0 {
+		t.Errorf("complete: %v", complete)
+	}
+	if inspect["found"] != true {
+		t.Errorf("inspect table.New: %v", inspect)
+	}
+	if li, _ := info["language_info"].(map[string]any); li["name"] != "go" {
+		t.Errorf("kernel_info: %v", info)
+	}
+}
+
+func TestNbconvertExecute(t *testing.T) {
+	needJupyter(t)
+	env := jupyterEnv(t)
+	out := filepath.Join(t.TempDir(), "smoke.out.ipynb")
+	cmd := exec.Command(python, "-Xfrozen_modules=off", "-m", "nbconvert", "--to", "notebook", "--execute",
+		"--ExecutePreprocessor.kernel_name=veclab", "--ExecutePreprocessor.timeout=120",
+		"--output", out, filepath.Join("testdata", "smoke.ipynb"))
+	cmd.Env = env
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nbconvert: %v\n%s", err, b)
+	}
+	checkSmokeOutputs(t, out)
+}
+
+// checkSmokeOutputs checks testdata/smoke.ipynb executed by nbconvert or by
+// `veclab run`: both must show the same things.
+func checkSmokeOutputs(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb struct {
+		Cells []struct {
+			CellType string           `json:"cell_type"`
+			Outputs  []map[string]any `json:"outputs"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &nb); err != nil {
+		t.Fatal(err)
+	}
+	text := func(v any) string {
+		switch x := v.(type) {
+		case string:
+			return x
+		case []any:
+			var s strings.Builder
+			for _, l := range x {
+				s.WriteString(l.(string))
+			}
+			return s.String()
+		}
+		return ""
+	}
+	c := nb.Cells
+	if len(c) != 5 {
+		t.Fatalf("%d cells", len(c))
+	}
+	if o := c[1].Outputs; len(o) != 1 || o[0]["output_type"] != "stream" || text(o[0]["text"]) != "hello from nbconvert\n" {
+		t.Errorf("cell 1: %v", o)
+	}
+	if o := c[2].Outputs; len(o) != 1 || o[0]["output_type"] != "execute_result" ||
+		!strings.Contains(text(o[0]["data"].(map[string]any)["text/html"]), "0.999") {
+		t.Errorf("cell 2: %v", o)
+	}
+	o := c[3].Outputs
+	if len(o) != 2 || text(o[0]["data"].(map[string]any)["text/markdown"]) != "step **3** of 3" ||
+		text(o[1]["data"].(map[string]any)["text/html"]) != "<em>done</em>" {
+		t.Errorf("cell 3 (updated display, then HTML): %v", o)
+	}
+	if o := c[4].Outputs; len(o) != 1 || text(o[0]["data"].(map[string]any)["text/plain"]) != "42" {
+		t.Errorf("cell 4: %v", o)
+	}
+}

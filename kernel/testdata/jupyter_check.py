@@ -1,0 +1,51 @@
+"""Drive the veclab kernel through the real jupyter_client stack.
+
+Started by kernel/jupyter_test.go with JUPYTER_PATH pointing at a temporary
+kernelspec. Prints one JSON object: for each named step, the reply content
+and the IOPub messages (type, content) of the request.
+"""
+import json
+import sys
+import threading
+import time
+
+import jupyter_client
+
+km, kc = jupyter_client.manager.start_new_kernel(kernel_name=sys.argv[1], startup_timeout=120)
+result = {}
+
+
+def run(name, code, **kw):
+    outs = []
+    reply = kc.execute_interactive(
+        code, output_hook=lambda m: outs.append([m["msg_type"], m["content"]]), timeout=60, **kw)
+    result[name] = {"reply": reply["content"], "iopub": outs}
+
+
+try:
+    run("print", 'fmt.Println("hello from a Go cell")')
+    run("table", '''import "github.com/veclab/veclab/lab/table"
+t := table.New("E02 defaults", table.Col("store", ""), table.Col("recall@10", ""))
+t.AddValues("redis", 0.616)
+t''')
+    run("error", 'x := 1\npanic(fmt.Sprintf("boom %d", x))')
+    run("alive", "x + 41")
+    run("stdin", 'var name string\nfmt.Scanln(&name)\n"hello " + name',
+        allow_stdin=True, stdin_hook=lambda m: kc.input("Ada"))
+
+    def interrupt():
+        time.sleep(1.0)
+        km.interrupt_kernel()
+
+    threading.Thread(target=interrupt).start()
+    run("interrupt", "n := 0\nfor {\n\tn++\n}")
+    run("after_interrupt", "n > 0")
+    kc.execute_interactive('import "strings"', timeout=30)
+    result["complete"] = kc.complete("strings.ToUpp", 13, reply=True, timeout=30)["content"]
+    result["inspect"] = kc.inspect("table.New", 7, reply=True, timeout=30)["content"]
+    result["kernel_info"] = kc.kernel_info(reply=True, timeout=30)["content"]
+finally:
+    kc.stop_channels()
+    km.shutdown_kernel(now=False)
+
+print(json.dumps(result))
