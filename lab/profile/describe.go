@@ -71,6 +71,13 @@ func (p Profile) Describe(dim, k int) string {
 			fmt.Fprintf(&b, "num_candidates = %d; no rescoring\n", pl.NumCandidates)
 		}
 		fmt.Fprintf(&b, "  -- refresh_interval %s: documents become searchable at the next refresh\n", p.RefreshInterval)
+		if typ != HNSWType {
+			how := "with the codes' scores, as Lucene's merges build it"
+			if p.FloatGraph {
+				how = "with float32 scores, as Lucene first flushes a segment; codes only for search"
+			}
+			fmt.Fprintf(&b, "  -- graph built %s\n", how)
+		}
 	default:
 		fmt.Fprintf(&b, "%v\n", p)
 	}

@@ -125,6 +125,12 @@ type Profile struct {
 	// RefreshInterval is index.refresh_interval (1s): documents become
 	// searchable at the next refresh.
 	RefreshInterval time.Duration
+	// FloatGraph builds a quantized type's graph with float32 scores, as
+	// Lucene does when it first flushes a segment (its scorer delegates to
+	// the raw vectors while indexing); the codes are attached at refresh
+	// and used only to search. The default (false) builds with the codes'
+	// scores, as Lucene's merges do.
+	FloatGraph bool
 
 	Seed    uint64 // graph levels and quantizer sampling
 	Workers int    // goroutines building a graph; 1 (default) is deterministic
@@ -389,7 +395,7 @@ func (p Profile) String() string {
 	}
 	fmt.Fprintf(&b, " segments=%d", p.Segments)
 	if p.Kind == Elasticsearch {
-		fmt.Fprintf(&b, " type=%s oversample=%s refresh=%s", p.Type, strconv.FormatFloat(p.Oversample, 'g', -1, 64), p.RefreshInterval)
+		fmt.Fprintf(&b, " type=%s oversample=%s refresh=%s float_graph=%t", p.Type, strconv.FormatFloat(p.Oversample, 'g', -1, 64), p.RefreshInterval, p.FloatGraph)
 	}
 	fmt.Fprintf(&b, " seed=%d workers=%d", p.Seed, p.Workers)
 	if p.Version != "" {
@@ -446,6 +452,8 @@ func Parse(s string) (Profile, error) {
 			p.Oversample, err = strconv.ParseFloat(v, 64)
 		case "refresh":
 			p.RefreshInterval, err = time.ParseDuration(v)
+		case "float_graph":
+			p.FloatGraph, err = strconv.ParseBool(v)
 		case "seed":
 			p.Seed, err = strconv.ParseUint(v, 10, 64)
 		case "workers":

@@ -53,7 +53,7 @@ func TestDefaults(t *testing.T) {
 func TestStringParse(t *testing.T) {
 	ps := Defaults()
 	custom := Default(Elasticsearch)
-	custom.Type, custom.Oversample, custom.EfSearch, custom.Seed = Int8HNSW, -1, 500, 7
+	custom.Type, custom.Oversample, custom.EfSearch, custom.Seed, custom.FloatGraph = Int8HNSW, -1, 500, 7, true
 	pg := Default(PGVector)
 	pg.EfSearch, pg.KeepPruned, pg.Metric = 200, false, engine.L2
 	ps = append(ps, custom, pg)
@@ -241,10 +241,13 @@ func TestBuildAndSearch(t *testing.T) {
 		{Redis, 0.5},
 		{Qdrant, 1.0}, // 600-point segments are under full_scan_threshold: exact
 		{Elasticsearch, 0.5},
+		{Elasticsearch + 100, 0.5}, // FloatGraph
 	}
 	for _, tt := range tests {
-		t.Run(tt.kind.String(), func(t *testing.T) {
-			s, err := Default(tt.kind).Build(ds.Base, BuildOptions{Batch: 300})
+		p := Default(tt.kind % 100)
+		p.FloatGraph = tt.kind > 100
+		t.Run(p.Kind.String()+map[bool]string{true: "/float_graph"}[p.FloatGraph], func(t *testing.T) {
+			s, err := p.Build(ds.Base, BuildOptions{Batch: 300})
 			if err != nil {
 				t.Fatal(err)
 			}

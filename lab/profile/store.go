@@ -90,13 +90,15 @@ type core struct {
 
 // segment is one graph plus a tail of documents not in it yet.
 type segment struct {
-	mu        sync.RWMutex // guards everything below
-	graph     *hnsw.Index  // nil until the first document is indexed
-	keys      []uint64     // graph id → document key
-	tailKeys  []uint64     // documents waiting for the graph, in order
-	tail      []float32    // their vectors (normalised under Cosine), dim apart
-	tailStart int          // documents before it in tailKeys are indexed
-	searchers sync.Pool    // *hnsw.Searcher of graph
+	mu         sync.RWMutex // guards everything below
+	graph      *hnsw.Index  // nil until the first document is indexed
+	keys       []uint64     // graph id → document key
+	tailKeys   []uint64     // documents waiting for the graph, in order
+	tail       []float32    // their vectors (normalised under Cosine), dim apart
+	tailStart  int          // documents before it in tailKeys are indexed
+	floatCodes *incCodes    // FloatGraph: codes attached at refresh, nil otherwise
+	codesStale bool         // FloatGraph: documents added since the last attach
+	searchers  sync.Pool    // *hnsw.Searcher of graph
 }
 
 func (s *segment) tailLen() int { return len(s.tailKeys) - s.tailStart }
@@ -415,8 +417,12 @@ func (c *core) addToGraph(si int, g *segment, keys []uint64, m *vec.Matrix, from
 		}
 		if c.quant != nil {
 			cs := quant.NewStore(c.quant)
-			cfg.Codes = cs
 			c.codes = append(c.codes, cs)
+			if c.p.FloatGraph {
+				g.floatCodes = &incCodes{Store: cs}
+			} else {
+				cfg.Codes = cs
+			}
 		}
 		ix, err := hnsw.New(cfg)
 		if err != nil {
@@ -425,9 +431,15 @@ func (c *core) addToGraph(si int, g *segment, keys []uint64, m *vec.Matrix, from
 		g.graph = ix
 		g.searchers.New = func() any { return ix.NewSearcher() }
 	}
+	if g.floatCodes != nil && g.graph.Codes() != nil {
+		if err := g.graph.AttachCodes(nil); err != nil { // build with float32 scores
+			return fmt.Errorf("profile %s: %w", c.p.Kind, err)
+		}
+	}
 	if err := g.graph.AddBatch(keys, m); err != nil {
 		return fmt.Errorf("profile %s: %w", c.p.Kind, err)
 	}
+	g.codesStale = g.floatCodes != nil
 	g.keys = append(g.keys, keys...)
 	if fromTail > 0 {
 		g.tailStart += fromTail
@@ -530,23 +542,74 @@ func (c *core) refresher() {
 		case <-c.stop:
 			return
 		case <-t.C:
-			c.refresh()
+			if err := c.refresh(); err != nil {
+				c.bgMu.Lock()
+				if c.bgErr == nil {
+					c.bgErr = err
+				}
+				c.bgMu.Unlock()
+			}
 		}
 	}
 }
 
-func (c *core) refresh() {
+func (c *core) refresh() error {
 	c.ingestMu.Lock()
+	defer c.ingestMu.Unlock()
+	for _, g := range c.segs {
+		g.mu.Lock()
+		var err error
+		if g.codesStale {
+			// Encode the new documents and search with codes again.
+			err = g.graph.AttachCodes(g.floatCodes)
+			g.codesStale = err != nil
+		}
+		g.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("profile %s: refresh: %w", c.p.Kind, err)
+		}
+	}
 	c.visible.Store(c.n.Load())
-	c.ingestMu.Unlock()
+	return nil
+}
+
+// incCodes is a code store that encodes each id once: AttachCodes
+// re-encodes every vector, and a FloatGraph store attaches at every
+// refresh.
+type incCodes struct {
+	*quant.Store
+	done []bool // ids already encoded
+}
+
+// Reserve makes room for ids 0…n-1.
+func (s *incCodes) Reserve(n int) {
+	s.Store.Reserve(n)
+	if n > len(s.done) {
+		s.done = append(s.done, make([]bool, n-len(s.done))...)
+	}
+}
+
+// Set encodes id unless it already has its code (vectors never change).
+func (s *incCodes) Set(id engine.ID, v []float32) error {
+	if int(id) < len(s.done) && s.done[id] {
+		return nil
+	}
+	if err := s.Store.Set(id, v); err != nil {
+		return err
+	}
+	if int(id) < len(s.done) {
+		s.done[id] = true
+	}
+	return nil
 }
 
 // Refresh publishes every acknowledged document (Elasticsearch _refresh);
 // for the other stores it is a no-op.
-func (s *Store) Refresh() {
+func (s *Store) Refresh() error {
 	if s.c.p.Kind == Elasticsearch {
-		s.c.refresh()
+		return s.c.refresh()
 	}
+	return nil
 }
 
 func (c *core) bgError() error {
@@ -563,7 +626,9 @@ func (s *Store) WaitSearchable() error {
 	c := s.c
 	switch c.p.Kind {
 	case Elasticsearch:
-		c.refresh()
+		if err := c.refresh(); err != nil {
+			return err
+		}
 	case Redis, Qdrant:
 		c.bgMu.Lock()
 		for c.bgErr == nil && !c.closed.Load() && c.busy() {
