@@ -159,11 +159,52 @@ func (ix *Index) rollback(l lens) {
 	ix.upper = ix.upper[:l.upper]
 }
 
-// randomLevel draws ⌊−ln(U)·mL⌋ (paper §4, Alg. 1 line 4), U uniform in (0, 1].
+// randomLevel draws ⌊−ln(U)·mL⌋ (paper §4, Alg. 1 line 4).
 func (ix *Index) randomLevel() int {
-	u := 1 - ix.rng.Float64()
-	l := int(-math.Log(u) * ix.cfg.LevelMult)
-	return min(l, MaxLevels-1)
+	var u float64
+	if ix.cfg.Levels == MinstdLevels {
+		u = ix.minstd.canonical() // [0, 1), as hnswlib
+	} else {
+		u = 1 - ix.rng.Float64() // (0, 1]
+	}
+	l := -math.Log(u) * ix.cfg.LevelMult
+	if !(l < MaxLevels-1) { // also u = 0 → +Inf
+		return MaxLevels - 1
+	}
+	return int(l)
+}
+
+// minstd is libstdc++'s minstd_rand0: x ← 16807·x mod (2³¹−1), the
+// std::default_random_engine hnswlib draws levels from.
+type minstd struct{ x uint32 }
+
+const minstdM = 1<<31 - 1
+
+// seed mirrors linear_congruential_engine::seed: s mod m, and 1 if that is 0.
+func (g *minstd) seed(s uint64) {
+	g.x = uint32(s % minstdM)
+	if g.x == 0 {
+		g.x = 1
+	}
+}
+
+func (g *minstd) next() uint32 {
+	g.x = uint32(uint64(g.x) * 16807 % minstdM)
+	return g.x
+}
+
+// canonical mirrors std::generate_canonical<double, 53> over minstd_rand0
+// (libstdc++ bits/random.tcc): two draws, each minus min() = 1, combined
+// in base r = 2³¹−2, divided by r²; a result of 1 becomes the largest
+// double below 1.
+func (g *minstd) canonical() float64 {
+	const r = float64(minstdM - 1)
+	sum := float64(g.next()-1) + float64(g.next()-1)*r
+	u := sum / (r * r)
+	if u >= 1 {
+		u = math.Nextafter(1, 0)
+	}
+	return u
 }
 
 // builder holds one inserting goroutine's buffers.
@@ -324,6 +365,7 @@ func (b *builder) searchLayer(l int, ep engine.ID, epDist float32, ef int) {
 				dists[i] = ix.codes.Pair(b.base, nb)
 			}
 		} else {
+			ix.prefetch(ids)
 			ix.distBatch(b.q, ids, dists)
 		}
 		for i, nb := range ids {

@@ -74,6 +74,10 @@ type Config struct {
 	LevelMult float64
 	// Seed seeds the level generator (0 is a valid seed).
 	Seed uint64
+	// Levels names the level generator: PCGLevels (default, math/rand/v2)
+	// or MinstdLevels, hnswlib's std::default_random_engine, which with
+	// hnswlib's seed (100) and insertion order draws the very same levels.
+	Levels LevelGen
 	// Selection is the neighbour-selection rule (default Heuristic).
 	Selection Selection
 	// KeepPruned fills the slots the heuristic left empty with the nearest
@@ -97,6 +101,40 @@ type Config struct {
 	Codes engine.CodeStore
 }
 
+// LevelGen names a level generator.
+type LevelGen uint8
+
+// The level generators.
+const (
+	PCGLevels LevelGen = iota
+	// MinstdLevels is libstdc++'s std::default_random_engine (minstd_rand0,
+	// x ← 16807·x mod 2³¹−1) behind std::uniform_real_distribution<double>
+	// (generate_canonical draws twice), as hnswlib's getRandomLevel uses.
+	MinstdLevels
+)
+
+// String returns "pcg" or "hnswlib".
+func (g LevelGen) String() string {
+	switch g {
+	case PCGLevels:
+		return "pcg"
+	case MinstdLevels:
+		return "hnswlib"
+	}
+	return fmt.Sprintf("LevelGen(%d)", g)
+}
+
+// ParseLevelGen reads "pcg" or "hnswlib".
+func ParseLevelGen(s string) (LevelGen, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "pcg":
+		return PCGLevels, nil
+	case "hnswlib", "minstd":
+		return MinstdLevels, nil
+	}
+	return 0, fmt.Errorf("%w: unknown level generator %q (want pcg or hnswlib)", engine.ErrInvalidArgument, s)
+}
+
 // MaxLevels bounds the number of layers (levels 0…MaxLevels-1); the chance
 // of a draw reaching it with M = 2 is below 2⁻⁶³.
 const MaxLevels = 64
@@ -104,10 +142,12 @@ const MaxLevels = 64
 // HnswlibConfig returns the configuration that reproduces hnswlib's
 // insertion policy (hnswalg.h, 0.6–0.8): heuristic selection without
 // keepPruned, M links for a new node on every layer, lists capped at 2·M on
-// layer 0, mL = 1/ln M, ef_construction raised to M.
+// layer 0, mL = 1/ln M, ef_construction raised to M, and hnswlib's level
+// generator with its default seed 100, so that a single-threaded build
+// draws the same levels as hnswlib's for the same insertion order.
 func HnswlibConfig(dim int, metric engine.Metric, m, efConstruction int) Config {
 	return Config{Dim: dim, Metric: metric, M: m, M0: 2 * m, EfConstruction: efConstruction,
-		NewNodeDegreeL0: m, Selection: Heuristic}
+		NewNodeDegreeL0: m, Selection: Heuristic, Seed: 100, Levels: MinstdLevels}
 }
 
 // PgvectorConfig returns pgvector 0.8's insertion policy (src/hnswutils.c):
@@ -171,6 +211,9 @@ func (c Config) Validate() error {
 	if !(c.LevelMult > 0) || math.IsInf(c.LevelMult, 0) {
 		bad("LevelMult must be positive and finite, got %v", c.LevelMult)
 	}
+	if c.Levels != PCGLevels && c.Levels != MinstdLevels {
+		bad("unknown level generator %v", c.Levels)
+	}
 	if c.Selection != Heuristic && c.Selection != Simple {
 		bad("unknown selection %v", c.Selection)
 	}
@@ -189,9 +232,9 @@ func (c Config) efConstruction() int { return max(c.EfConstruction, c.M) }
 // String prints c as space-separated key=value pairs that ParseConfig reads
 // back (Codes is not printed).
 func (c Config) String() string {
-	return fmt.Sprintf("dim=%d metric=%s m=%d m0=%d efc=%d ef=%d mult=%s seed=%d selection=%s keeppruned=%t degree0=%d workers=%d",
+	return fmt.Sprintf("dim=%d metric=%s m=%d m0=%d efc=%d ef=%d mult=%s seed=%d levels=%s selection=%s keeppruned=%t degree0=%d workers=%d",
 		c.Dim, c.Metric, c.M, c.M0, c.EfConstruction, c.EfSearch,
-		strconv.FormatFloat(c.LevelMult, 'g', -1, 64), c.Seed, c.Selection, c.KeepPruned, c.NewNodeDegreeL0, c.Workers)
+		strconv.FormatFloat(c.LevelMult, 'g', -1, 64), c.Seed, c.Levels, c.Selection, c.KeepPruned, c.NewNodeDegreeL0, c.Workers)
 }
 
 // ParseConfig reads the form String prints. Keys may come in any order and
@@ -224,6 +267,8 @@ func ParseConfig(s string) (Config, error) {
 			c.LevelMult, err = strconv.ParseFloat(v, 64)
 		case "seed":
 			c.Seed, err = strconv.ParseUint(v, 10, 64)
+		case "levels":
+			c.Levels, err = ParseLevelGen(v)
 		case "selection":
 			c.Selection, err = ParseSelection(v)
 		case "keeppruned":

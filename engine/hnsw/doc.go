@@ -17,7 +17,9 @@
 //
 // [HnswlibConfig] reproduces hnswlib's insertion policy exactly (a new node
 // gets M links on every layer, lists capped at 2·M on layer 0, heuristic
-// without keepPruned, ef_construction raised to M); [PgvectorConfig] gives
+// without keepPruned, ef_construction raised to M, and hnswlib's own level
+// generator and seed, so a single-threaded build draws the same levels);
+// [PgvectorConfig] gives
 // pgvector's (2·M links for a new node on layer 0, keepPruned).
 //
 // # Invariants
@@ -95,7 +97,7 @@
 // this order:
 //
 //	CONF  Config.String() as UTF-8 (Codes excluded)
-//	META  n uint64 | entry uint32 | maxLevel int32 | level generator state (PCG, 20 bytes)
+//	META  n uint64 | entry uint32 | maxLevel int32 | PCG state (20 bytes) | minstd state uint32
 //	KEYS  n × uint64, caller key of id 0…n-1
 //	LEVL  n × uint8, top layer of each node
 //	VECS  n × Dim × float32 (IEEE-754 bits), normalised under Cosine

@@ -86,7 +86,7 @@ func ExampleParseConfig() {
 	back, _ := hnsw.ParseConfig(c.String())
 	fmt.Println(back == c)
 	// Output:
-	// dim=384 metric=cosine m=16 m0=32 efc=64 ef=40 mult=0.36067376022224085 seed=0 selection=heuristic keeppruned=false degree0=16 workers=1
+	// dim=384 metric=cosine m=16 m0=32 efc=64 ef=40 mult=0.36067376022224085 seed=100 levels=hnswlib selection=heuristic keeppruned=false degree0=16 workers=1
 	// true
 }
 

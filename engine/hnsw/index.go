@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"unsafe"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/internal/f32"
@@ -40,6 +41,7 @@ type Index struct {
 	upper    []engine.ID // layers ≥ 1: for node id and layer l ≥ 1 the list at upperOff[id]+(l-1)*strideU
 	rng      *rand.Rand  // level generator, drawing from pcg
 	pcg      *rand.PCG
+	minstd   minstd // the level generator under MinstdLevels
 
 	// epMu guards entry and maxLevel while AddBatch inserts concurrently;
 	// outside AddBatch they are guarded by mu.
@@ -69,6 +71,7 @@ func New(cfg Config) (*Index, error) {
 	}
 	ix.pcg = rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)
 	ix.rng = rand.New(ix.pcg)
+	ix.minstd.seed(cfg.Seed)
 	ix.searchers.New = func() any { return ix.NewSearcher() }
 	return ix, nil
 }
@@ -273,6 +276,19 @@ func (l *errList) Err() error {
 		l.errs = append(l.errs, fmt.Errorf("… and %d more bad rows", l.more))
 	}
 	return errors.Join(l.errs...)
+}
+
+// maxPrefetchLines caps how many 64-byte lines of each gathered row are
+// prefetched; the hardware streamer fetches the rest of a long row.
+var maxPrefetchLines = 8
+
+// prefetch starts loading the rows of ids (see prefetchRows).
+func (ix *Index) prefetch(ids []engine.ID) {
+	if len(ids) == 0 || len(ix.data) == 0 {
+		return
+	}
+	lines := min((ix.dim*4+63)/64, maxPrefetchLines)
+	prefetchRows(&ix.data[0], (*uint32)(unsafe.Pointer(&ids[0])), len(ids), ix.dim*4, lines)
 }
 
 // distBatch writes the float32 distances of the prepared query q to the

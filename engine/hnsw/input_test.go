@@ -18,7 +18,7 @@ func TestConfig(t *testing.T) {
 	if math.Abs(c.LevelMult-1/math.Log(16)) > 1e-15 {
 		t.Fatalf("LevelMult = %v", c.LevelMult)
 	}
-	for _, c := range []Config{c, PgvectorConfig(3, engine.L2, 8, 64).WithDefaults(), {Dim: 5, Metric: engine.Dot, M: 4, M0: 6, EfConstruction: 7, EfSearch: 9, LevelMult: 0.3, Seed: 1 << 60, Selection: Simple, KeepPruned: true, NewNodeDegreeL0: 5, Workers: 3}} {
+	for _, c := range []Config{c, PgvectorConfig(3, engine.L2, 8, 64).WithDefaults(), {Dim: 5, Metric: engine.Dot, M: 4, M0: 6, EfConstruction: 7, EfSearch: 9, LevelMult: 0.3, Seed: 1 << 60, Levels: MinstdLevels, Selection: Simple, KeepPruned: true, NewNodeDegreeL0: 5, Workers: 3}} {
 		got, err := ParseConfig(c.String())
 		if err != nil || got != c {
 			t.Errorf("ParseConfig(%q) = %v, %v", c.String(), got, err)

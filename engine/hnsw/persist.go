@@ -16,6 +16,7 @@ const (
 	fileMagic = "VLHNSW\x00\x00"
 	// fileVersion history: 1 = the first format.
 	fileVersion = 1
+	metaSize    = 40 // n, entry, maxLevel, PCG state (20 bytes), minstd state
 )
 
 // Save writes the index to path through fsys (vfs.Default for the OS)
@@ -41,8 +42,9 @@ func (ix *Index) Save(fsys vfs.FS, path string) error {
 	meta = le.AppendUint64(meta, uint64(n))
 	meta = le.AppendUint32(meta, uint32(ix.entry))
 	meta = le.AppendUint32(meta, uint32(int32(ix.maxLevel)))
-	rng, _ := ix.rngState()
+	rng, _ := ix.pcg.MarshalBinary() // 20 bytes
 	meta = append(meta, rng...)
+	meta = le.AppendUint32(meta, ix.minstd.x)
 	if err := w.Section("META", meta); err != nil {
 		return fmt.Errorf("hnsw: save: %w", err)
 	}
@@ -81,12 +83,6 @@ func (ix *Index) Save(fsys vfs.FS, path string) error {
 		return fmt.Errorf("hnsw: save: %w", err)
 	}
 	return nil
-}
-
-// rngState serialises the level generator so a loaded index continues the
-// same level sequence as the saved one.
-func (ix *Index) rngState() ([]byte, error) {
-	return ix.pcg.MarshalBinary()
 }
 
 // Load reads an index written by Save. Every problem — wrong magic,
@@ -158,14 +154,18 @@ func load(r *blockfile.Reader) (*Index, error) {
 	if s, err = r.Expect("META"); err != nil {
 		return nil, err
 	}
-	if len(s.Data) < 16 {
-		return nil, r.Corrupt(s, fmt.Sprintf("%d bytes, want at least 16", len(s.Data)))
+	if len(s.Data) != metaSize {
+		return nil, r.Corrupt(s, fmt.Sprintf("%d bytes, want %d", len(s.Data), metaSize))
 	}
 	n64 := le.Uint64(s.Data)
 	entry := engine.ID(le.Uint32(s.Data[8:]))
 	maxLevel := int(int32(le.Uint32(s.Data[12:])))
-	if err := ix.pcg.UnmarshalBinary(s.Data[16:]); err != nil {
+	if err := ix.pcg.UnmarshalBinary(s.Data[16:36]); err != nil {
 		return nil, r.Corrupt(s, fmt.Sprintf("level generator state: %v", err))
+	}
+	ix.minstd.x = le.Uint32(s.Data[36:])
+	if ix.minstd.x == 0 || ix.minstd.x >= minstdM {
+		return nil, r.Corrupt(s, fmt.Sprintf("level generator state %d out of range", ix.minstd.x))
 	}
 	if n64 > math.MaxUint32 || n64*uint64(cfg.Dim)*4 > 1<<46 {
 		return nil, r.Corrupt(s, fmt.Sprintf("implausible vector count %d", n64))

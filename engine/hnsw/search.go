@@ -208,6 +208,7 @@ func (s *Searcher) layer0(q []float32, sc engine.QueryScorer, ep engine.ID, epDi
 				dists[i] = sc.Distance(nb)
 			}
 		} else {
+			ix.prefetch(ids)
 			ix.distBatch(q, ids, dists)
 		}
 		for i, nb := range ids {
