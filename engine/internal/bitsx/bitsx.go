@@ -28,7 +28,10 @@ import (
 
 // DotBytes returns Σ a[i]·b[i] over len(a) unsigned bytes; len(b) ≥ len(a).
 // The result is exact for len(a) ≤ 33,000 (255²·33,000 < 2³¹).
-func DotBytes(a, b []byte) int32 {
+var DotBytes = DotBytesGeneric
+
+// DotBytesGeneric is the pure-Go twin of DotBytes.
+func DotBytesGeneric(a, b []byte) int32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 int32
 	i := 0
@@ -45,7 +48,10 @@ func DotBytes(a, b []byte) int32 {
 }
 
 // SqDiffBytes returns Σ (a[i]−b[i])² over len(a) unsigned bytes.
-func SqDiffBytes(a, b []byte) int32 {
+var SqDiffBytes = SqDiffBytesGeneric
+
+// SqDiffBytesGeneric is the pure-Go twin of SqDiffBytes.
+func SqDiffBytesGeneric(a, b []byte) int32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 int32
 	i := 0
@@ -69,7 +75,10 @@ func SqDiffBytes(a, b []byte) int32 {
 // DotNibbles returns Σ x[i]·y[i] where x and y are 4-bit values packed two
 // per byte (component 2j in the low nibble of byte j, 2j+1 in the high
 // nibble), over len(a) bytes.
-func DotNibbles(a, b []byte) int32 {
+var DotNibbles = DotNibblesGeneric
+
+// DotNibblesGeneric is the pure-Go twin of DotNibbles.
+func DotNibblesGeneric(a, b []byte) int32 {
 	b = b[:len(a)]
 	var s0, s1 int32
 	for i, x := range a {
@@ -81,7 +90,10 @@ func DotNibbles(a, b []byte) int32 {
 }
 
 // SqDiffNibbles returns Σ (x[i]−y[i])² over nibble-packed codes (see DotNibbles).
-func SqDiffNibbles(a, b []byte) int32 {
+var SqDiffNibbles = SqDiffNibblesGeneric
+
+// SqDiffNibblesGeneric is the pure-Go twin of SqDiffNibbles.
+func SqDiffNibblesGeneric(a, b []byte) int32 {
 	b = b[:len(a)]
 	var s0, s1 int32
 	for i, x := range a {
@@ -96,7 +108,10 @@ func SqDiffNibbles(a, b []byte) int32 {
 
 // AndPopCount returns Σ popcount(a[w] AND b[w]) over len(a)/8 little-endian
 // 64-bit words; len(a) must be a multiple of 8 and len(b) ≥ len(a).
-func AndPopCount(a, b []byte) int {
+var AndPopCount = AndPopCountGeneric
+
+// AndPopCountGeneric is the pure-Go twin of AndPopCount.
+func AndPopCountGeneric(a, b []byte) int {
 	b = b[:len(a)]
 	n := 0
 	for i := 0; i+8 <= len(a); i += 8 {
@@ -119,14 +134,17 @@ func PopCount(a []byte) int {
 // It is exact: Σ_p Σ_r 2^(p+r)·popcount(X_p AND Y_r). Codes of up to 4
 // bits run word-major (every plane pair per word, one pass); wider codes
 // fall back to one pass per plane pair.
-func DotPlanes(x []byte, xBits int, y []byte, yBits int, words int) int64 {
+var DotPlanes = DotPlanesGeneric
+
+// DotPlanesGeneric is the pure-Go twin of DotPlanes.
+func DotPlanesGeneric(x []byte, xBits int, y []byte, yBits int, words int) int64 {
 	pb := words * 8
 	if xBits > 4 || yBits > 4 {
 		var total int64
 		for p := 0; p < xBits; p++ {
 			xp := x[p*pb : (p+1)*pb]
 			for r := 0; r < yBits; r++ {
-				total += int64(AndPopCount(xp, y[r*pb:(r+1)*pb])) << (p + r)
+				total += int64(AndPopCountGeneric(xp, y[r*pb:(r+1)*pb])) << (p + r)
 			}
 		}
 		return total
@@ -157,7 +175,10 @@ func DotPlanes(x []byte, xBits int, y []byte, yBits int, words int) int64 {
 
 // Dot1x4 is DotPlanes specialised for a 1-bit document d against a 4-bit
 // query q (the BBQ case): one pass over the words, four popcounts each.
-func Dot1x4(q, d []byte, words int) int64 {
+var Dot1x4 = Dot1x4Generic
+
+// Dot1x4Generic is the pure-Go twin of Dot1x4.
+func Dot1x4Generic(q, d []byte, words int) int64 {
 	pb := words * 8
 	q0, q1, q2, q3 := q[:pb], q[pb:2*pb], q[2*pb:3*pb], q[3*pb:4*pb]
 	d = d[:pb]
