@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/filter"
 	"github.com/veclab/veclab/lab/dataset"
@@ -120,6 +122,7 @@ type Machine struct {
 	Cores     int    // logical CPUs available to Go
 	GoVersion string
 	OS, Arch  string
+	Features  string // SIMD features the CPU and OS support (x/sys/cpu)
 	Kernel    string // the float32 distance kernels in use, when known
 }
 
@@ -144,12 +147,32 @@ func DetectMachine() Machine {
 	if KernelName != nil {
 		m.Kernel = KernelName()
 	}
+	m.Features = cpuFeatures()
 	return m
+}
+
+// cpuFeatures lists the SIMD extensions the distance kernels can use.
+func cpuFeatures() string {
+	var fs []string
+	add := func(ok bool, name string) {
+		if ok {
+			fs = append(fs, name)
+		}
+	}
+	add(cpu.X86.HasAVX2, "avx2")
+	add(cpu.X86.HasFMA, "fma")
+	add(cpu.X86.HasAVX512F, "avx512f")
+	add(cpu.X86.HasAVX512VPOPCNTDQ, "avx512vpopcntdq")
+	add(cpu.ARM64.HasASIMD, "asimd")
+	if len(fs) == 0 {
+		return "none"
+	}
+	return strings.Join(fs, " ")
 }
 
 // String prints the machine on one line.
 func (m Machine) String() string {
-	return fmt.Sprintf("%s, %d cores, %s %s/%s, kernels %s", m.CPU, m.Cores, m.GoVersion, m.OS, m.Arch, m.Kernel)
+	return fmt.Sprintf("%s, %d cores, %s %s/%s, SIMD %s, kernels %s", m.CPU, m.Cores, m.GoVersion, m.OS, m.Arch, m.Features, m.Kernel)
 }
 
 // Env is what the experiments of one run share. Build it with [NewEnv];
