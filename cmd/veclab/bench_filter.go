@@ -42,6 +42,7 @@ type benchFilterFlags struct {
 	sels       []string
 	strategies []filtered.Strategy
 	noIndex    bool
+	seeds      int
 }
 
 func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error) {
@@ -65,6 +66,7 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	sel := fs.String("sel", "article,0.5,0.1,0.01,0.001", "filters: 'article' (category == 'c3' && year >= 2022) and selectivities of a uniform random field")
 	strat := fs.String("strategies", "all", "comma-separated strategies ("+strings.Join(filtered.Strategies(), ", ")+") or all")
 	fs.BoolVar(&f.noIndex, "noindex", true, "also run Qdrant's planner without payload indexes (E08)")
+	fs.IntVar(&f.seeds, "seeds", 16, "also run the ACORN strategies with this many matching documents as extra entry points (0: only the paper's single entry)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -107,8 +109,8 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	if f.workers == 0 {
 		f.workers = runtime.GOMAXPROCS(0)
 	}
-	if f.m < 2 || f.efc < 1 || f.gamma < 1 || f.mBeta < 0 || f.k < 1 || f.warmup < 0 || f.workers < 1 || f.ef < 0 {
-		errs = append(errs, fmt.Errorf("%w: -m ≥ 2, -efc, -gamma, -k, -workers ≥ 1 and -mbeta, -warmup, -ef ≥ 0 required", engine.ErrInvalidArgument))
+	if f.m < 2 || f.efc < 1 || f.gamma < 1 || f.mBeta < 0 || f.k < 1 || f.warmup < 0 || f.workers < 1 || f.ef < 0 || f.seeds < 0 {
+		errs = append(errs, fmt.Errorf("%w: -m ≥ 2, -efc, -gamma, -k, -workers ≥ 1 and -mbeta, -warmup, -ef ≥ 0 required (and -seeds ≥ 0)", engine.ErrInvalidArgument))
 	}
 	if err := f.ds.WithDefaults().Validate(); err != nil {
 		errs = append(errs, err)
@@ -147,6 +149,7 @@ func runBenchFilter(args []string, stdout, stderr io.Writer) error {
 	}
 	t.Note("article (E03/E07/E08, category == 'c3' && year >= 2022, 4.4 %%): pgvector post-filter ef 40 recall 0.167, 1.8 hits; iterative relaxed 0.611 / 10 hits; strict 0.281 / 10 hits; redis 1.000; qdrant 1.000 (p50 27.6 ms without payload index, 1.5 ms with)")
 	t.Note("selectivity rows filter a uniform random integer field 'bucket' (0…999), independent of the vectors")
+	t.Note("'+N seeds' rows: ACORN with N matching documents as extra layer-0 entry points (a predicate-aware entry, not in the paper)")
 	t.Note("timings are wall time of one search on a machine shared with other jobs")
 	fmt.Fprint(stdout, t.String())
 	return nil
@@ -246,24 +249,28 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 			}
 		}
 		type job struct {
-			name string
-			c    *filtered.Collection
-			cf   *filter.Compiled
-			s    filtered.Strategy
+			name  string
+			c     *filtered.Collection
+			cf    *filter.Compiled
+			s     filtered.Strategy
+			seeds int
 		}
 		var jobs []job
 		for _, s := range f.strategies {
-			jobs = append(jobs, job{s.String(), coll, cf, s})
+			jobs = append(jobs, job{s.String(), coll, cf, s, 0})
+			if (s == filtered.ACORNGamma || s == filtered.ACORN1) && f.seeds > 0 {
+				jobs = append(jobs, job{fmt.Sprintf("%s +%d seeds", s, f.seeds), coll, cf, s, f.seeds})
+			}
 			if s == filtered.QdrantPlanner && f.noIndex {
 				pcf, err := plain.CompileString(text)
 				if err != nil {
 					return nil, "", err
 				}
-				jobs = append(jobs, job{"qdrant (no payload index)", collPlain, pcf, s})
+				jobs = append(jobs, job{"qdrant (no payload index)", collPlain, pcf, s, 0})
 			}
 		}
 		for _, j := range jobs {
-			row, err := benchFilterOne(f, ds, j.c, j.cf, j.s, truth)
+			row, err := benchFilterOne(f, ds, j.c, j.cf, j.s, j.seeds, truth)
 			if err != nil {
 				return nil, "", fmt.Errorf("%s, %s: %w", text, j.name, err)
 			}
@@ -274,9 +281,9 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 	return rows, info, nil
 }
 
-func benchFilterOne(f *benchFilterFlags, ds *dataset.Dataset, c *filtered.Collection, cf *filter.Compiled, s filtered.Strategy, truth [][]engine.ID) (filterRow, error) {
+func benchFilterOne(f *benchFilterFlags, ds *dataset.Dataset, c *filtered.Collection, cf *filter.Compiled, s filtered.Strategy, seeds int, truth [][]engine.ID) (filterRow, error) {
 	var row filterRow
-	p := filtered.Params{Ef: f.ef}
+	p := filtered.Params{Ef: f.ef, EntrySeeds: seeds}
 	for i := 0; i < f.warmup; i++ {
 		q := ds.Queries.Row(i % ds.Queries.N)
 		if _, _, err := c.Search(filtered.Request{Query: q, K: f.k, Filter: cf, Strategy: s, Params: p}); err != nil {

@@ -355,7 +355,7 @@ func (b *acornBuilder) addLink(n, id engine.ID, d float32, l, capList int) {
 // (two hops), until 2·M passing neighbours were found. Non-passing nodes are
 // never scored. Selectivity below the configured minimum (estimated from
 // the filter) falls back to pre-filtering: exact search over the matching set.
-func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool) []engine.Result {
+func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, seeds int) []engine.Result {
 	ef = max(ef, k)
 	if s.f == nil {
 		return s.unfilteredOn(g, k, ef)
@@ -428,7 +428,17 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool) []engine
 	opts := layerOpts{ef: ef, collect: s.allowed, expand: func(id engine.ID) []engine.ID {
 		return neighbourhood(0, id, true)
 	}}
-	s.searchLayer0(g, []engine.Result{cur}, opts)
+	eps := []engine.Result{cur}
+	if seeds > 0 {
+		ids := s.f.IDs()
+		step := max(1, len(ids)/seeds)
+		for i := step / 2; i < len(ids); i += step {
+			if id := ids[i]; s.visit(id) {
+				eps = append(eps, engine.Result{ID: id, Dist: s.distance(id)})
+			}
+		}
+	}
+	s.searchLayer0(g, eps, opts)
 	if s.w.Len() < ef {
 		// The predicate subgraph reachable from the entry ran out before
 		// the beam filled: the entry region holds few passing nodes (a

@@ -111,6 +111,12 @@ type Params struct {
 	RedisBatchSize int
 	// RedisM is the M fed to preferAdHocSearch (default 16).
 	RedisM int
+
+	// EntrySeeds adds this many matching documents, spread evenly over the
+	// matching set, as extra layer-0 entry points of the ACORN searches: a
+	// predicate-aware entry (Weaviate seeds its ACORN search from the allow
+	// list). 0 is the paper's single entry point.
+	EntrySeeds int
 }
 
 func (p Params) withDefaults(dim int) Params {
@@ -155,8 +161,8 @@ func (p Params) Validate() error {
 	if p.RedisPolicy == "adhoc_bf" && p.RedisBatchSize > 0 {
 		bad = append(bad, "redis policy adhoc_bf with a batch size (RediSearch refuses it)")
 	}
-	if p.RedisBatchSize < 0 || p.RedisM < 0 {
-		bad = append(bad, "negative redis batch size or M")
+	if p.RedisBatchSize < 0 || p.RedisM < 0 || p.EntrySeeds < 0 {
+		bad = append(bad, "negative redis batch size, M or entry seeds")
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%w: %s", engine.ErrInvalidArgument, strings.Join(bad, "; "))
@@ -302,9 +308,9 @@ func (c *Collection) Search(r Request) ([]engine.Result, Stats, error) {
 	case RedisHybrid:
 		res = s.redis(r.K, orDefault(p.Ef, 10), p)
 	case ACORNGamma:
-		res = s.acornSearch(c.acorn, r.K, orDefault(p.Ef, 40), c.acorn.cfg.M, c.acorn.cfg.MBeta, false)
+		res = s.acornSearch(c.acorn, r.K, orDefault(p.Ef, 40), c.acorn.cfg.M, c.acorn.cfg.MBeta, false, p.EntrySeeds)
 	case ACORN1:
-		res = s.acornSearch(c.graph, r.K, orDefault(p.Ef, 40), c.m, 0, true)
+		res = s.acornSearch(c.graph, r.K, orDefault(p.Ef, 40), c.m, 0, true, p.EntrySeeds)
 	}
 	st.Elapsed = time.Since(start)
 	if f != nil {
