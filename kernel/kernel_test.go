@@ -16,7 +16,7 @@ import (
 
 // client is a minimal Jupyter client over real zmq4 sockets.
 type client struct {
-	t                     *testing.T
+	t                     testing.TB
 	shell, control, stdin zmq4.Socket
 	iopub, hb             zmq4.Socket
 	signer                *wire.Signer
@@ -24,7 +24,7 @@ type client struct {
 	iopubCh               chan *wire.Message
 }
 
-func freePorts(t *testing.T, n int) []int {
+func freePorts(t testing.TB, n int) []int {
 	ports := make([]int, n)
 	for i := range ports {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -38,7 +38,7 @@ func freePorts(t *testing.T, n int) []int {
 }
 
 // startKernel runs a kernel with a fresh session and a connected client.
-func startKernel(t *testing.T, capture eval.Capture) (*client, chan error) {
+func startKernel(t testing.TB, capture eval.Capture) (*client, chan error) {
 	t.Helper()
 	p := freePorts(t, 5)
 	conn := &wire.Connection{Transport: "tcp", IP: "127.0.0.1", ShellPort: p[0], ControlPort: p[1],
@@ -110,7 +110,7 @@ func startKernel(t *testing.T, capture eval.Capture) (*client, chan error) {
 	return c, done
 }
 
-type testLog struct{ t *testing.T }
+type testLog struct{ t testing.TB }
 
 func (l *testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(p)))
