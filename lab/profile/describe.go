@@ -71,6 +71,9 @@ func (p Profile) Describe(dim, k int) string {
 			fmt.Fprintf(&b, "num_candidates = %d; no rescoring\n", pl.NumCandidates)
 		}
 		fmt.Fprintf(&b, "  -- refresh_interval %s: documents become searchable at the next refresh\n", p.RefreshInterval)
+		if p.Segments > 1 {
+			fmt.Fprintf(&b, "  -- %d segments: each walked with a beam of num_candidates; their candidates merged by score before rescoring\n", p.Segments)
+		}
 		if typ != HNSWType {
 			how := "with the codes' scores, as Lucene's merges build it"
 			if p.FloatGraph {

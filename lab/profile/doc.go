@@ -32,9 +32,12 @@
 //
 // # Known simplifications
 //
-// Elasticsearch is one Lucene segment (as after a force-merge), its graph
-// built with quantized scores as Lucene's merges build it; the article's
-// index had several segments, which raises recall. Qdrant's points go to
+// Elasticsearch is one Lucene segment by default (as after a force-merge),
+// its graph built with quantized scores as Lucene's merges build it;
+// Segments > 1 splits it (each segment walked with num_candidates, the
+// candidates merged by quantized score to k' before rescoring) and
+// FloatGraph builds as a first flush does. The article's index had an
+// unknown number of segments; more segments raise recall. Qdrant's points go to
 // segment key mod 2. Every store builds its graph with Profile.Workers
 // goroutines (1 by default, so the same seed gives the same graph).
 //

@@ -702,30 +702,63 @@ func (s *Store) SearchStats(q []float32, k int) ([]engine.Result, QueryStats, er
 		fullScan = c.p.FullScanThresholdKB * 1024 / (4 * c.dim)
 	}
 	var all []engine.Result
-	for _, g := range c.segs {
-		res, err := s.searchSegment(g, q, qn, pl, visible, fullScan, &st)
+	var where map[engine.ID]docRef // rescoring: where each candidate lives
+	if pl.Rescore > 0 {
+		where = map[engine.ID]docRef{}
+	}
+	for si, g := range c.segs {
+		res, err := s.searchSegment(si, g, q, qn, pl, visible, fullScan, where, &st)
 		if err != nil {
 			return nil, st, err
 		}
 		all = append(all, res...)
 	}
-	all = dedupe(all)
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].Dist != all[j].Dist {
-			return all[i].Dist < all[j].Dist
+	all = sortResults(dedupe(all))
+	if pl.Rescore > 0 {
+		// Elasticsearch merges the segments' candidates by quantized score
+		// to the k' best, then rescores those with float32 vectors
+		// (ALGORITHMS.md §4.2) and keeps the top k.
+		if len(all) > pl.Candidates {
+			all = all[:pl.Candidates]
 		}
-		return all[i].ID < all[j].ID
-	})
+		for i, r := range all {
+			ref := where[r.ID]
+			g := c.segs[ref.seg]
+			g.mu.RLock()
+			all[i].Dist = g.graph.QueryDistance(qn, ref.id)
+			g.mu.RUnlock()
+		}
+		st.DistComps += len(all)
+		st.Rescored += len(all)
+		all = sortResults(all)
+	}
 	if len(all) > pl.Limit {
 		all = all[:pl.Limit]
 	}
 	return all, st, nil
 }
 
+// docRef locates a document in a segment's graph.
+type docRef struct {
+	seg int
+	id  engine.ID
+}
+
+func sortResults(rs []engine.Result) []engine.Result {
+	sort.Slice(rs, func(i, j int) bool {
+		if rs[i].Dist != rs[j].Dist {
+			return rs[i].Dist < rs[j].Dist
+		}
+		return rs[i].ID < rs[j].ID
+	})
+	return rs
+}
+
 // searchSegment searches one segment: its graph (or an exact scan of it,
 // for a Qdrant segment under the full-scan threshold) and, for Qdrant, an
-// exact scan of the tail. Results carry document keys.
-func (s *Store) searchSegment(g *segment, q, qn []float32, pl Plan, visible engine.Filter, fullScan int, st *QueryStats) ([]engine.Result, error) {
+// exact scan of the tail. Results carry document keys; with where non-nil
+// their graph location is recorded there for rescoring.
+func (s *Store) searchSegment(si int, g *segment, q, qn []float32, pl Plan, visible engine.Filter, fullScan int, where map[engine.ID]docRef, st *QueryStats) ([]engine.Result, error) {
 	c := s.c
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -751,16 +784,11 @@ func (s *Store) searchSegment(g *segment, q, qn []float32, pl Plan, visible engi
 				g.searchers.Put(sr)
 				return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
 			}
-			if pl.Rescore > 0 {
-				// Rescore the gathered candidates with float32 vectors.
-				for _, r := range res {
-					out = append(out, engine.Result{ID: engine.ID(g.keys[r.ID]), Dist: g.graph.QueryDistance(qn, r.ID)})
-				}
-				st.DistComps += len(res)
-				st.Rescored += len(res)
-			} else {
-				for _, r := range res {
-					out = append(out, engine.Result{ID: engine.ID(g.keys[r.ID]), Dist: r.Dist})
+			for _, r := range res {
+				key := engine.ID(g.keys[r.ID])
+				out = append(out, engine.Result{ID: key, Dist: r.Dist})
+				if where != nil {
+					where[key] = docRef{seg: si, id: r.ID}
 				}
 			}
 			g.searchers.Put(sr)
