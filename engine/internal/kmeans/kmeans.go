@@ -59,12 +59,16 @@ type Config struct {
 	// (FAISS's spherical option), for cosine and dot-product data.
 	Spherical bool
 	Workers   int // goroutines for the assignment step; 0 → GOMAXPROCS
+	// NoBounds runs plain Lloyd iterations, scanning every centroid for
+	// every point, instead of Hamerly's bounded iteration (same result,
+	// more work); for comparison.
+	NoBounds bool
 }
 
 // String prints the configuration as experiments record it.
 func (c Config) String() string {
-	return fmt.Sprintf("kmeans{K:%d MaxIter:%d Tol:%g Seed:%d MaxPointsPerCentroid:%d Init:%s Spherical:%t Workers:%d}",
-		c.K, c.MaxIter, c.Tol, c.Seed, c.MaxPointsPerCentroid, c.Init, c.Spherical, c.Workers)
+	return fmt.Sprintf("kmeans{K:%d MaxIter:%d Tol:%g Seed:%d MaxPointsPerCentroid:%d Init:%s Spherical:%t Workers:%d NoBounds:%t}",
+		c.K, c.MaxIter, c.Tol, c.Seed, c.MaxPointsPerCentroid, c.Init, c.Spherical, c.Workers, c.NoBounds)
 }
 
 // WithDefaults returns c with zero fields filled.
@@ -109,10 +113,15 @@ func (c Config) Validate() error {
 type Model struct {
 	Centroids *vec.Matrix // K × Dim
 	Iters     int         // Lloyd iterations run
-	Objective float64     // mean squared distance of training points to their centroid
-	Sizes     []int       // training points per centroid after the last iteration
-	Trained   int         // training points used (after the sample cap)
-	Repairs   int         // empty clusters repaired by splitting
+	// Objective is the mean squared distance of training points to their
+	// centroid at the last assignment step.
+	Objective float64
+	Sizes     []int // training points per centroid after the last iteration
+	Trained   int   // training points used (after the sample cap)
+	Repairs   int   // empty clusters repaired by splitting
+	// Computed counts point–centroid distances computed by the
+	// assignment steps (N·K per iteration without bounds).
+	Computed int64
 }
 
 // K returns the number of centroids.
@@ -143,8 +152,18 @@ func CheckData(data *vec.Matrix) error {
 		return fmt.Errorf("%w: matrix shape N=%d Dim=%d Stride=%d does not fit %d floats", engine.ErrDimension, data.N, data.Dim, data.Stride, len(data.Data))
 	}
 	for i := 0; i < data.N; i++ {
+		// NaN and ±Inf are exactly the floats whose exponent bits are all set.
+		var bad uint32
+		for _, x := range data.Row(i) {
+			if math.Float32bits(x)&0x7f800000 == 0x7f800000 {
+				bad = 1
+			}
+		}
+		if bad == 0 {
+			continue
+		}
 		for j, x := range data.Row(i) {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			if math.Float32bits(x)&0x7f800000 == 0x7f800000 {
 				return fmt.Errorf("%w: row %d component %d is %v", engine.ErrInvalidVector, i, j, x)
 			}
 		}
@@ -165,24 +184,34 @@ func Train(data *vec.Matrix, cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("%w: more clusters (%d) than vectors (%d)", engine.ErrInvalidArgument, cfg.K, data.N)
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))
-	train := data
+	train := rowsOf(data)
 	if cfg.MaxPointsPerCentroid > 0 && data.N > cfg.K*cfg.MaxPointsPerCentroid {
-		train = sample(data, cfg.K*cfg.MaxPointsPerCentroid, rng)
+		train = sample(train, cfg.K*cfg.MaxPointsPerCentroid, rng)
 	}
-	return lloyd(train, cfg, rng), nil
+	return lloyd(train, data.Dim, cfg, rng), nil
 }
 
-// sample draws n distinct rows of data (partial Fisher–Yates), in the order drawn.
-func sample(data *vec.Matrix, n int, rng *rand.Rand) *vec.Matrix {
-	perm := make([]int32, data.N)
+// rowsOf returns views of m's rows (no copy).
+func rowsOf(m *vec.Matrix) [][]float32 {
+	rows := make([][]float32, m.N)
+	for i := range rows {
+		rows[i] = m.Row(i)
+	}
+	return rows
+}
+
+// sample draws n distinct rows (partial Fisher–Yates), in the order drawn;
+// the rows are views, not copies.
+func sample(rows [][]float32, n int, rng *rand.Rand) [][]float32 {
+	perm := make([]int32, len(rows))
 	for i := range perm {
 		perm[i] = int32(i)
 	}
-	out := vec.NewMatrix(n, data.Dim)
+	out := make([][]float32, n)
 	for i := 0; i < n; i++ {
-		j := i + rng.IntN(data.N-i)
+		j := i + rng.IntN(len(rows)-i)
 		perm[i], perm[j] = perm[j], perm[i]
-		copy(out.Row(i), data.Row(int(perm[i])))
+		out[i] = rows[perm[i]]
 	}
 	return out
 }
@@ -263,15 +292,19 @@ func parallel(n, workers int, fn func(lo, hi int)) {
 // AssignAll returns the nearest centroid of every row of data and the
 // squared L2 distance to it, computed on workers goroutines.
 func AssignAll(data, centroids *vec.Matrix, workers int) ([]int32, []float32) {
+	return assignRows(rowsOf(data), centroids, workers)
+}
+
+func assignRows(rows [][]float32, centroids *vec.Matrix, workers int) ([]int32, []float32) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	cn := norms(centroids)
-	assign := make([]int32, data.N)
-	dist := make([]float32, data.N)
-	parallel(data.N, workers, func(lo, hi int) {
+	assign := make([]int32, len(rows))
+	dist := make([]float32, len(rows))
+	parallel(len(rows), workers, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			x := data.Row(i)
+			x := rows[i]
 			j, d := nearest(x, centroids, cn)
 			assign[i] = int32(j)
 			d += f32.Dot(x, x)
@@ -284,13 +317,14 @@ func AssignAll(data, centroids *vec.Matrix, workers int) ([]int32, []float32) {
 	return assign, dist
 }
 
-func lloyd(train *vec.Matrix, cfg Config, rng *rand.Rand) *Model {
-	n, dim, k := train.N, train.Dim, cfg.K
+func lloyd(train [][]float32, dim int, cfg Config, rng *rand.Rand) *Model {
+	n, k := len(train), cfg.K
 	cents := vec.NewMatrix(k, dim)
 	switch cfg.Init {
 	case Random:
-		s := sample(train, k, rng)
-		copy(cents.Data, s.Data)
+		for j, r := range sample(train, k, rng) {
+			copy(cents.Row(j), r)
+		}
 	default:
 		plusPlus(train, cents, cfg.Workers, rng)
 	}
@@ -300,23 +334,39 @@ func lloyd(train *vec.Matrix, cfg Config, rng *rand.Rand) *Model {
 	m := &Model{Centroids: cents, Trained: n, Sizes: make([]int, k)}
 	sums := make([]float64, k*dim)
 	prev := math.Inf(1)
+	h := newHamerly(train, k, cfg.Workers)
+	old := make([]float32, k*dim)
 	for it := 0; it < cfg.MaxIter; it++ {
-		assign, dist := AssignAll(train, cents, cfg.Workers)
+		var changed int
+		if cfg.NoBounds {
+			assign, dist := assignRows(train, cents, cfg.Workers)
+			copy(h.assign, assign)
+			for i, d := range dist {
+				h.upper[i] = float32(math.Sqrt(float64(d)))
+			}
+			changed = n
+			h.computed = int64(n) * int64(k)
+		} else {
+			changed = h.step(cents, it == 0)
+		}
 		var obj float64
-		for _, d := range dist {
-			obj += float64(d)
+		for _, u := range h.upper {
+			obj += float64(u) * float64(u)
 		}
 		obj /= float64(n)
 		m.Objective = obj
 		m.Iters = it + 1
+		m.Computed += h.computed
+		h.computed = 0
 		// Update step, sequential in row order so the sums are deterministic.
+		copy(old, cents.Data)
 		clear(sums)
 		clear(m.Sizes)
 		for i := 0; i < n; i++ {
-			c := int(assign[i])
+			c := int(h.assign[i])
 			m.Sizes[c]++
 			s := sums[c*dim : c*dim+dim]
-			for d, x := range train.Row(i) {
+			for d, x := range train[i] {
 				s[d] += float64(x)
 			}
 		}
@@ -334,12 +384,275 @@ func lloyd(train *vec.Matrix, cfg Config, rng *rand.Rand) *Model {
 		if cfg.Spherical {
 			normalizeRows(cents)
 		}
-		if cfg.Tol > 0 && prev < math.Inf(1) && (prev-obj) <= cfg.Tol*prev {
+		h.moved(old, cents)
+		if cfg.Tol > 0 && (changed == 0 || (prev < math.Inf(1) && (prev-obj) <= cfg.Tol*prev)) {
 			break
 		}
 		prev = obj
 	}
 	return m
+}
+
+// hamerly holds the bounds of the accelerated Lloyd iteration (G. Hamerly,
+// "Making k-means even faster", SDM 2010; with Elkan's per-centroid lower
+// bounds when they fit in memory): per point an upper bound on the
+// distance to its centroid and lower bounds on the distances to the other
+// centroids. A point whose upper bound is below its lower bound and half
+// the distance from its centroid to the nearest other centroid cannot
+// change cluster and is skipped; a centroid whose lower bound (or half
+// distance to the point's centroid) exceeds the upper bound is not scored.
+// The result is Lloyd's, with most distance computations of later
+// iterations avoided.
+type hamerly struct {
+	x      [][]float32
+	xx     []float32 // ‖x‖²
+	assign []int32
+	upper  []float32 // ≥ ‖x − c_assign‖
+	lower  []float32 // ≤ min over c ≠ assign of ‖x − c‖
+	half   []float32 // half the distance to the nearest other centroid
+	// Elkan's per-centroid lower bounds (N·K, when they fit elkanLimit):
+	// lowers[i*K+j] ≤ ‖x_i − c_j‖; halfCC[j*K+t] = ‖c_j − c_t‖/2.
+	lowers   []float32
+	halfCC   []float32
+	drift    []float32
+	cn       []float32
+	workers  int
+	computed int64 // point–centroid distances computed in the last step
+}
+
+func newHamerly(x [][]float32, k, workers int) *hamerly {
+	n := len(x)
+	h := &hamerly{x: x, xx: make([]float32, n), assign: make([]int32, n), upper: make([]float32, n),
+		lower: make([]float32, n), half: make([]float32, k), drift: make([]float32, k), cn: make([]float32, k), workers: workers}
+	for i, r := range x {
+		h.xx[i] = f32.Dot(r, r)
+	}
+	if n*k <= elkanLimit {
+		h.lowers = make([]float32, n*k)
+		h.halfCC = make([]float32, k*k)
+	}
+	return h
+}
+
+// elkanLimit caps the N·K per-centroid lower bounds of Elkan's iteration
+// (C. Elkan, "Using the triangle inequality to accelerate k-means", ICML
+// 2003) at 128 MB; beyond it Hamerly's single lower bound is used.
+const elkanLimit = 32 << 20
+
+// boundSlack keeps the bounds conservative against the rounding of
+// distances computed as ‖x‖² + ‖c‖² − 2⟨x, c⟩.
+const boundSlack = 1e-5
+
+func sqrt32(v float32) float32 {
+	if v <= 0 {
+		return 0
+	}
+	return float32(math.Sqrt(float64(v)))
+}
+
+// step assigns every point, scanning all centroids only where the bounds
+// allow a change; it returns the number of points whose cluster changed.
+func (h *hamerly) step(c *vec.Matrix, first bool) int {
+	k := c.N
+	for j := 0; j < k; j++ {
+		r := c.Row(j)
+		h.cn[j] = f32.Dot(r, r)
+	}
+	if !first {
+		for j := 0; j < k; j++ {
+			best := float32(math.Inf(1))
+			for t := 0; t < k; t++ {
+				if t == j {
+					continue
+				}
+				d := sqrt32(h.cn[j]+h.cn[t]-2*f32.Dot(c.Row(j), c.Row(t))) / 2
+				if h.halfCC != nil {
+					h.halfCC[j*k+t] = d
+				}
+				best = min(best, d)
+			}
+			h.half[j] = best
+		}
+	}
+	nc := (len(h.x) + chunk - 1) / chunk
+	changed := make([]int32, nc)
+	computed := make([]int64, nc)
+	parallel(len(h.x), h.workers, func(lo, hi int) {
+		ci := lo / chunk
+		for i := lo; i < hi; i++ {
+			x := h.x[i]
+			if !first {
+				// The distance to the own centroid is always recomputed
+				// (1/K of a full scan): it keeps the upper bound tight and
+				// the reported objective exact.
+				a := h.assign[i]
+				bound := max(h.half[a], h.lower[i])
+				h.upper[i] = sqrt32(h.xx[i] + h.cn[a] - 2*f32.Dot(x, c.Row(int(a))))
+				computed[ci]++
+				if h.upper[i]*(1+boundSlack)+boundSlack <= bound {
+					continue
+				}
+				if h.lowers != nil {
+					moved, nd := h.elkanPoint(i, x, c)
+					computed[ci] += int64(nd)
+					if moved {
+						changed[ci]++
+					}
+					continue
+				}
+			}
+			computed[ci] += int64(k)
+			var b int
+			var u, l2 float32
+			if h.lowers != nil {
+				// Exact distances to every centroid become the bounds.
+				h.fillLowers(i, x, c)
+				l := h.lowers[i*k : i*k+k]
+				u, l2 = float32(math.Inf(1)), float32(math.Inf(1))
+				for j, d := range l {
+					if d < u {
+						b, u, l2 = j, d, u
+					} else if d < l2 {
+						l2 = d
+					}
+				}
+			} else {
+				var d1, d2 float32
+				b, d1, d2 = nearest2(x, c, h.cn)
+				u, l2 = sqrt32(h.xx[i]+d1), sqrt32(h.xx[i]+d2)
+			}
+			if first || int32(b) != h.assign[i] {
+				changed[ci]++
+			}
+			h.assign[i] = int32(b)
+			h.upper[i] = u
+			h.lower[i] = l2
+		}
+	})
+	total := 0
+	for ci := range changed {
+		total += int(changed[ci])
+		h.computed += computed[ci]
+	}
+	return total
+}
+
+// fillLowers sets point i's per-centroid bounds to its exact distances
+// (after a full scan; the distances are recomputed four at a time).
+func (h *hamerly) fillLowers(i int, x []float32, c *vec.Matrix) {
+	k := c.N
+	l := h.lowers[i*k : i*k+k]
+	row := func(j int) []float32 { return c.Data[j*c.Stride : j*c.Stride+c.Dim] }
+	j := 0
+	for ; j+4 <= k; j += 4 {
+		e0, e1, e2, e3 := f32.Dot4(x, row(j), row(j+1), row(j+2), row(j+3))
+		l[j] = sqrt32(h.xx[i] + h.cn[j] - 2*e0)
+		l[j+1] = sqrt32(h.xx[i] + h.cn[j+1] - 2*e1)
+		l[j+2] = sqrt32(h.xx[i] + h.cn[j+2] - 2*e2)
+		l[j+3] = sqrt32(h.xx[i] + h.cn[j+3] - 2*e3)
+	}
+	for ; j < k; j++ {
+		l[j] = sqrt32(h.xx[i] + h.cn[j] - 2*f32.Dot(x, row(j)))
+	}
+}
+
+// elkanPoint reassigns point i with Elkan's per-centroid bounds: centroid
+// j is skipped when the current distance u to the assigned centroid a
+// satisfies u ≤ l(x, j) or u ≤ ‖c_a − c_j‖/2. upper[i] is exact on entry.
+// It reports whether the point changed cluster and how many distances it
+// computed.
+func (h *hamerly) elkanPoint(i int, x []float32, c *vec.Matrix) (bool, int) {
+	k := c.N
+	l := h.lowers[i*k : i*k+k]
+	a := int(h.assign[i])
+	u := h.upper[i]
+	l[a] = u
+	start := a
+	n := 0
+	second := float32(math.Inf(1))
+	for j := 0; j < k; j++ {
+		if j == a {
+			continue
+		}
+		slack := u*(1+boundSlack) + boundSlack
+		if slack <= l[j] || slack <= h.halfCC[a*k+j] {
+			second = min(second, l[j])
+			continue
+		}
+		d := sqrt32(h.xx[i] + h.cn[j] - 2*f32.Dot(x, c.Row(j)))
+		n++
+		l[j] = d
+		// Lloyd's tie rule: the lowest index wins among equal distances.
+		if d < u || (d == u && j < a) {
+			second = min(second, u)
+			a, u = j, d
+		} else {
+			second = min(second, d)
+		}
+	}
+	h.assign[i] = int32(a)
+	h.upper[i] = u
+	h.lower[i] = second
+	return a != start, n
+}
+
+// moved updates the bounds after the centroids moved from old to c.
+func (h *hamerly) moved(old []float32, c *vec.Matrix) {
+	var p1, p2 float32
+	r := -1
+	for j := 0; j < c.N; j++ {
+		h.drift[j] = sqrt32(f32.L2Sq(old[j*c.Dim:(j+1)*c.Dim], c.Row(j)))
+		switch d := h.drift[j]; {
+		case d > p1:
+			p2, p1, r = p1, d, j
+		case d > p2:
+			p2 = d
+		}
+	}
+	if h.lowers != nil {
+		k := c.N
+		for i := range h.assign {
+			l := h.lowers[i*k : i*k+k]
+			for j, d := range h.drift {
+				l[j] -= d
+			}
+		}
+	}
+	for i := range h.assign {
+		a := int(h.assign[i])
+		h.upper[i] += h.drift[a]
+		if a == r {
+			h.lower[i] -= p2
+		} else {
+			h.lower[i] -= p1
+		}
+	}
+}
+
+// nearest2 is nearest that also returns the second-smallest value.
+func nearest2(x []float32, c *vec.Matrix, cn []float32) (int, float32, float32) {
+	best := 0
+	d1, d2 := float32(math.Inf(1)), float32(math.Inf(1))
+	row := func(j int) []float32 { return c.Data[j*c.Stride : j*c.Stride+c.Dim] }
+	try := func(j int, d float32) {
+		if d < d1 {
+			d2, d1, best = d1, d, j
+		} else if d < d2 {
+			d2 = d
+		}
+	}
+	j := 0
+	for ; j+4 <= c.N; j += 4 {
+		e0, e1, e2, e3 := f32.Dot4(x, row(j), row(j+1), row(j+2), row(j+3))
+		try(j, cn[j]-2*e0)
+		try(j+1, cn[j+1]-2*e1)
+		try(j+2, cn[j+2]-2*e2)
+		try(j+3, cn[j+3]-2*e3)
+	}
+	for ; j < c.N; j++ {
+		try(j, cn[j]-2*f32.Dot(x, row(j)))
+	}
+	return best, d1, d2
 }
 
 // repairEmpty gives every empty cluster half of the largest one: the
@@ -386,15 +699,15 @@ func normalizeRows(m *vec.Matrix) {
 }
 
 // plusPlus fills cents with k-means++ seeds drawn from train.
-func plusPlus(train, cents *vec.Matrix, workers int, rng *rand.Rand) {
-	n := train.N
+func plusPlus(train [][]float32, cents *vec.Matrix, workers int, rng *rand.Rand) {
+	n := len(train)
 	minD := make([]float64, n)
 	first := rng.IntN(n)
-	copy(cents.Row(0), train.Row(first))
+	copy(cents.Row(0), train[first])
 	update := func(c []float32) {
 		parallel(n, workers, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				d := float64(f32.L2Sq(train.Row(i), c))
+				d := float64(f32.L2Sq(train[i], c))
 				if d < minD[i] {
 					minD[i] = d
 				}
@@ -431,7 +744,7 @@ func plusPlus(train, cents *vec.Matrix, workers int, rng *rand.Rand) {
 		} else {
 			pick = rng.IntN(n) // all points coincide with a centroid
 		}
-		copy(cents.Row(j), train.Row(pick))
+		copy(cents.Row(j), train[pick])
 		update(cents.Row(j))
 	}
 }

@@ -193,11 +193,61 @@ func TestHierarchical(t *testing.T) {
 	}
 }
 
+// BenchmarkTrain: hypothesis: Hamerly bounds cut the assignment work of
+// later iterations, so bounded training is faster at equal iterations.
 func BenchmarkTrain(b *testing.B) {
-	data, _ := blobs(20000, 100, 128, 1)
-	for b.Loop() {
-		if _, err := Train(data, Config{K: 100, MaxIter: 5, Tol: -1}); err != nil {
-			b.Fatal(err)
+	data, _ := blobs(20000, 40, 384, 1)
+	for _, nb := range []bool{false, true} {
+		name := "bounded"
+		if nb {
+			name = "lloyd"
 		}
+		b.Run(name, func(b *testing.B) {
+			var m *Model
+			for b.Loop() {
+				m, _ = Train(data, Config{K: 78, MaxIter: 10, Tol: -1, Workers: 1, Init: Random, NoBounds: nb})
+			}
+			b.ReportMetric(float64(m.Computed), "distances")
+		})
+	}
+}
+
+// TestBoundsMatchLloyd checks that Hamerly's bounded iteration gives plain
+// Lloyd's centroids while computing fewer distances.
+func TestBoundsMatchLloyd(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		spherical bool
+	}{{"l2", false}, {"spherical", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Overlapping blobs so that points do change clusters.
+			rng := rand.New(rand.NewPCG(21, 1))
+			data := vec.NewMatrix(4000, 32)
+			for i := range data.Data {
+				data.Data[i] = float32(rng.NormFloat64())
+			}
+			cfg := Config{K: 20, Seed: 3, MaxIter: 15, Tol: -1, Spherical: tc.spherical}
+			fast, err := Train(data, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.NoBounds = true
+			plain, _ := Train(data, cfg)
+			if !slices.Equal(fast.Sizes, plain.Sizes) {
+				t.Fatalf("sizes differ:\n%v\n%v", fast.Sizes, plain.Sizes)
+			}
+			for i := range fast.Centroids.Data {
+				if d := math.Abs(float64(fast.Centroids.Data[i] - plain.Centroids.Data[i])); d > 1e-5 {
+					t.Fatalf("centroid component %d differs by %g", i, d)
+				}
+			}
+			if math.Abs(fast.Objective-plain.Objective) > 1e-4*plain.Objective {
+				t.Fatalf("objective %g vs %g", fast.Objective, plain.Objective)
+			}
+			if fast.Computed >= plain.Computed {
+				t.Fatalf("bounds computed %d distances, plain Lloyd %d", fast.Computed, plain.Computed)
+			}
+			t.Logf("distances: bounded %d, plain %d", fast.Computed, plain.Computed)
+		})
 	}
 }
