@@ -375,7 +375,8 @@ func (b *ivfBench) measure(ix *ivf.Index, ds *dataset.Dataset, truth *dataset.Gr
 // reads served every way the lab can serve them (E13, E15, E26).
 func (b *ivfBench) ioTable(w io.Writer, ix *ivf.Index, ds *dataset.Dataset, truth *dataset.GroundTruth, vpath string) error {
 	// Pick the smallest visit percentage reaching recall@10 ≥ 0.95 with
-	// warm sequential rescoring, else the largest swept.
+	// warm sequential rescoring, else the smallest reaching the best recall
+	// the sweep achieves.
 	warm, err := store.Open(vpath, store.Options{})
 	if err != nil {
 		return err
@@ -383,13 +384,15 @@ func (b *ivfBench) ioTable(w io.Writer, ix *ivf.Index, ds *dataset.Dataset, trut
 	defer warm.Close()
 	warm.Warm()
 	seq, _ := rescore.New(warm, engine.Cosine, rescore.Options{})
-	visit := 0.0
+	visit, best := 0.0, -1.0
 	for _, v := range slices.Sorted(slices.Values(b.visit)) {
 		r, err := b.measure(ix, ds, truth, ivf.SearchOptions{VisitPercentage: v, Oversample: b.oversample, Rescorer: seq}, nil)
 		if err != nil {
 			return err
 		}
-		visit = v
+		if r.recall10 > best+1e-9 {
+			visit, best = v, r.recall10
+		}
 		if r.recall10 >= 0.95 {
 			break
 		}
