@@ -7,6 +7,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/profile"
+	"github.com/veclab/veclab/lab/table"
 )
 
 // Measurement is what one store answered for the environment's queries.
@@ -90,4 +91,44 @@ func MeasureProfile(env *Env, p profile.Profile) (Measurement, error) {
 		return Measurement{}, err
 	}
 	return Measure(env, s, p.Kind.String())
+}
+
+// CompareProfiles measures several profiles (built or reused in env) and
+// tabulates them side by side: the lab's own comparison, for a notebook
+// cell that changes one setting and measures again. labels name the rows
+// (nil: each profile's store name).
+func CompareProfiles(env *Env, title string, labels []string, ps []profile.Profile) (*table.Table, error) {
+	if len(ps) == 0 {
+		return nil, fmt.Errorf("%w: CompareProfiles: no profiles", ErrBadArgument)
+	}
+	if labels != nil && len(labels) != len(ps) {
+		return nil, fmt.Errorf("%w: CompareProfiles: %d labels for %d profiles", ErrBadArgument, len(labels), len(ps))
+	}
+	t := table.New(title, table.Col("profile", ""),
+		table.Column{Header: "recall@10", Source: table.Lab, Prec: 3},
+		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 2},
+		table.Column{Header: "p95", Unit: "ms", Source: table.Lab, Prec: 2},
+		table.Column{Header: "mean hits", Source: table.Lab, Prec: 1},
+		table.Column{Header: "distances/query", Source: table.Lab, Prec: -1},
+		table.Column{Header: "bytes/vector", Source: table.Lab, Prec: -1},
+		table.Column{Header: "query plan", Source: table.Lab})
+	for i, p := range ps {
+		label := p.Kind.String()
+		if labels != nil {
+			label = labels[i]
+		}
+		env.progress(i, len(ps), "compare profiles")
+		s, err := env.Store(p)
+		if err != nil {
+			return nil, err
+		}
+		m, err := Measure(env, s, label)
+		if err != nil {
+			return nil, err
+		}
+		_ = t.AddValues(label, m.Recall, m.P50ms(), m.P95ms(), m.MeanHits, m.DistComps, s.BytesPerVector(), m.Plan.String())
+	}
+	env.progress(len(ps), len(ps), "compare profiles")
+	t.Note("one Go process, single-threaded queries; %d queries after %d warm-up, topK=%d", env.Scale.Queries, env.Scale.Warmup, env.Scale.K)
+	return t, nil
 }
