@@ -371,34 +371,40 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, seeds in
 	}
 	budget := 2 * m
 	buf := make([]engine.ID, 0, 4*budget)
-	// neighbourhood returns the unvisited passing nodes to score from node id on level l.
-	neighbourhood := func(l int, id engine.ID, visitedCheck bool) []engine.ID {
+	local := topk.NewVisited(s.c.vectors.N) // dedup within one neighbourhood
+	// neighbourhood returns the passing nodes to score from node id on
+	// level l: the node's filtered neighbour set (direct neighbours, plus
+	// the neighbours of list positions ≥ M_β, or of every position for
+	// ACORN-1), each node once, truncated to 2·M members (the authors'
+	// code; the paper says M). Members already visited count toward the
+	// truncation but are not returned when skipVisited is set.
+	neighbourhood := func(l int, id engine.ID, skipVisited bool) []engine.ID {
 		buf = buf[:0]
+		local.Reset(s.c.vectors.N)
+		local.Visit(id)
 		found := 0
+		add := func(v engine.ID) bool {
+			if local.Visit(v) || !s.allowed(v) {
+				return false
+			}
+			found++
+			if !skipVisited || !s.visited.Seen(v) {
+				buf = append(buf, v)
+			}
+			return found >= budget
+		}
 		for j, v := range g.Neighbors(l, id) {
-			if s.allowed(v) {
-				found++
-				if !visitedCheck || !s.visited.Seen(v) {
-					buf = append(buf, v)
-				}
-				if found >= budget {
-					break
-				}
+			if add(v) {
+				break
 			}
 			if acorn1 || (l == 0 && j >= mBeta) {
+				full := false
 				for _, v2 := range g.Neighbors(l, v) {
-					if v2 == id || !s.allowed(v2) {
-						continue
-					}
-					found++
-					if !visitedCheck || !s.visited.Seen(v2) {
-						buf = append(buf, v2)
-					}
-					if found >= budget {
+					if full = add(v2); full {
 						break
 					}
 				}
-				if found >= budget {
+				if full {
 					break
 				}
 			}
