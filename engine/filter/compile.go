@@ -429,3 +429,13 @@ func (s *Store) check(e *Expr) error {
 	}
 	return nil
 }
+
+// Estimate returns the cardinality estimate of e against the store (see the
+// package doc), type-checking it first.
+func (s *Store) Estimate(e *Expr) (Cardinality, error) {
+	c, err := s.Compile(e)
+	if err != nil {
+		return Cardinality{}, err
+	}
+	return c.Estimate(), nil
+}

@@ -439,3 +439,20 @@ func ExampleStore_Compile() {
 	// engine: invalid argument: not allowed filter identifier name: region (the field is not declared in the schema; declare it to filter on it) (column 1)
 	// engine: invalid argument: filter type error at column 9: field year is integer, found keyword literal "abc", expected a number
 }
+
+func ExampleAnd() {
+	e := And(Eq("category", "c3"), Ge("year", 2022), Not(In("region", "eu", "us")))
+	fmt.Println(e)
+	// Output: category == "c3" && year >= 2022 && !(region in ["eu", "us"])
+}
+
+func ExampleStore_Estimate() {
+	st, _ := NewStore(Schema{Fields: []Field{{Name: "category", Kind: KindKeyword, Indexed: true}}})
+	for i := 0; i < 100; i++ {
+		st.Add(Doc{Meta: map[string]any{"category": fmt.Sprintf("c%d", i%4), "year": 2015 + i%10}})
+	}
+	// category is indexed (exact count), year is not ("unknown": 0, N/2, N).
+	est, _ := st.Estimate(MustParse(`category == 'c1' && year >= 2022`))
+	fmt.Println(est)
+	// Output: 0/13/25
+}
