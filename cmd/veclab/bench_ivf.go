@@ -43,6 +43,7 @@ type ivfBench struct {
 	visit                     []float64
 	oversample                float64
 	spill                     bool
+	hier                      bool
 	randomInit                bool
 	conc                      int
 	ioBits                    int
@@ -100,6 +101,7 @@ func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 	visitS := fs.String("visit", "1,2,3,5,10,20", "visit-percentage sweep (Elasticsearch visit_percentage)")
 	fs.Float64Var(&b.oversample, "oversample", 3, "rescore oversample for quantized lists (Elasticsearch's BBQ default 3)")
 	fs.BoolVar(&b.spill, "spill", false, "SOAR spilled second assignment")
+	fs.BoolVar(&b.hier, "hierarchical", false, "DiskBBQ hierarchical k-means (cluster size 384) instead of flat k-means with -nlist")
 	fs.BoolVar(&b.randomInit, "random-init", false, "k-means random-sample init (FAISS) instead of k-means++")
 	fs.IntVar(&b.conc, "conc", 16, "in-flight reads for concurrent rescoring")
 	fs.IntVar(&b.ioBits, "io-bits", 2, "codes used for the I/O-mode table (DiskBBQ article: 2 bits)")
@@ -214,6 +216,9 @@ func (b *ivfBench) run(w io.Writer) error {
 	fmt.Fprintf(w, "veclab bench ivf — %d×%d unit vectors (%d clusters, seed %d), %d queries (+%d warm-up), cosine; truth by exact search in %v\n",
 		b.n, b.dim, b.clusters, b.seed, b.queries, b.warmup, time.Since(t0).Round(time.Millisecond))
 	fmt.Fprintf(w, "machine: %s/%s, GOMAXPROCS %d, searches single-threaded; other jobs may share the CPU\n", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	if b.hier {
+		fmt.Fprintf(w, "IVF lists from hierarchical k-means (DiskBBQ, target %d vectors per list); ", ivf.DefaultClusterSize)
+	}
 	fmt.Fprintf(w, "IVF: nlist %d, %d k-means iterations, spill %t, build workers %d; quantized lists rescore ⌈k·%g⌉ candidates from the on-disk vector file (warm cache, sequential preads)\n",
 		nlist, b.iters, b.spill, b.workers, b.oversample)
 	fmt.Fprintf(w, "vector file: %s, %.1f MB (%.0f B/vector incl. per-row CRC)\n\n", "vectors.vec", float64(warm.Size())/1e6, warm.BytesPerVector())
@@ -225,10 +230,14 @@ func (b *ivfBench) run(w io.Writer) error {
 	results := map[int][]ivfRun{} // by bits, nprobe sweep
 	indexes := map[int]*ivf.Index{}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "codes\ttrain wall\ttrain CPU\tassign\tencode\tresident B/vec\tcodes B/vec\tdisk B/vec\t")
+	fmt.Fprintln(tw, "codes\tlists\ttrain wall\ttrain CPU\tassign\tencode\tspilled\tresident B/vec\tcodes B/vec\tdisk B/vec\t")
 	for _, bits := range b.bits {
-		ix, wall, cpu, err := trainTimed(ds, ivf.Config{Nlist: nlist, Metric: engine.Cosine, Bits: bits, Spill: b.spill,
-			Iters: b.iters, RandomInit: b.randomInit, Seed: b.seed, Workers: b.workers})
+		cfg := ivf.Config{Nlist: nlist, Metric: engine.Cosine, Bits: bits, Spill: b.spill,
+			Iters: b.iters, RandomInit: b.randomInit, Seed: b.seed, Workers: b.workers}
+		if b.hier {
+			cfg.Nlist, cfg.Hierarchical = 0, true
+		}
+		ix, wall, cpu, err := trainTimed(ds, cfg)
 		if err != nil {
 			return fmt.Errorf("build %s: %w", codesName(bits), err)
 		}
@@ -236,14 +245,15 @@ func (b *ivfBench) run(w io.Writer) error {
 		bs, fp := ix.BuildStats(), ix.Footprint()
 		disk := 0.0
 		if bits > 0 {
-			disk = warm.BytesPerVector()
+			fp = ix.FootprintWith(warm)
+			disk = float64(fp.Disk) / float64(fp.Vectors)
 		}
 		cpuS := "-"
 		if b.workers == 1 {
 			cpuS = cpu.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%v\t%s\t%v\t%v\t%.1f\t%.1f\t%.0f\t\n", codesName(bits), wall.Round(time.Millisecond), cpuS,
-			bs.AssignTime.Round(time.Millisecond), bs.EncodeTime.Round(time.Millisecond), fp.PerVector(),
+		fmt.Fprintf(tw, "%s\t%d\t%v\t%s\t%v\t%v\t%d\t%.1f\t%.1f\t%.0f\t\n", codesName(bits), ix.Nlist(), wall.Round(time.Millisecond), cpuS,
+			bs.AssignTime.Round(time.Millisecond), bs.EncodeTime.Round(time.Millisecond), bs.Spilled, fp.PerVector(),
 			float64(fp.Codes)/float64(fp.Vectors), disk)
 	}
 	tw.Flush()

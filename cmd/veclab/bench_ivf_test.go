@@ -25,6 +25,18 @@ func TestBenchIVFSmall(t *testing.T) {
 	}
 }
 
+func TestBenchIVFSpillHierarchical(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := runBenchIVF([]string{"-n", "2000", "-queries", "5", "-dim", "16", "-clusters", "4", "-warmup", "1",
+		"-bits", "1", "-nprobe", "2", "-visit", "50", "-model", "off", "-spill", "-hierarchical", "-io-bits", "0"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if s := out.String(); !strings.Contains(s, "hierarchical k-means") || !strings.Contains(s, "osq-1bit") {
+		t.Fatalf("unexpected output:\n%s", s)
+	}
+}
+
 func TestBenchIVFBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-bits", "x"},

@@ -493,6 +493,9 @@ type Footprint struct {
 	IDs       int64 // 4-byte document ids in the lists
 	Codes     int64 // float32 vectors (IVF-Flat) or OSQ codes with corrections
 	Quantizer int64 // per-list quantizer parameters beyond the centroid
+	// Disk is the on-disk size of the full-precision vectors kept for
+	// rescoring (FootprintWith a file); not resident.
+	Disk int64
 }
 
 // Resident returns the total resident bytes.
@@ -509,8 +512,22 @@ func (f Footprint) PerVector() float64 {
 // String prints the footprint.
 func (f Footprint) String() string {
 	pv := func(b int64) float64 { return float64(b) / float64(max(f.Vectors, 1)) }
-	return fmt.Sprintf("%.1f B/vector resident (codes %.1f, ids %.1f, centroids %.1f, quantizers %.1f) over %d vectors, %d entries",
+	s := fmt.Sprintf("%.1f B/vector resident (codes %.1f, ids %.1f, centroids %.1f, quantizers %.1f) over %d vectors, %d entries",
 		f.PerVector(), pv(f.Codes), pv(f.IDs), pv(f.Centroids), pv(f.Quantizer), f.Vectors, f.Entries)
+	if f.Disk > 0 {
+		s += fmt.Sprintf("; %.1f B/vector on disk", pv(f.Disk))
+	}
+	return s
+}
+
+// FootprintWith is Footprint with Disk set to the size of src when it is a
+// file that reports one (engine/store.File).
+func (ix *Index) FootprintWith(src engine.VectorSource) Footprint {
+	f := ix.Footprint()
+	if s, ok := src.(interface{ Size() int64 }); ok {
+		f.Disk = s.Size()
+	}
+	return f
 }
 
 // Footprint returns the resident bytes by component. Full-precision

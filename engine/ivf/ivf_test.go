@@ -140,7 +140,11 @@ func TestRecall(t *testing.T) {
 			if r < tc.minRecall {
 				t.Fatalf("recall@10 = %.3f, want ≥ %.2f", r, tc.minRecall)
 			}
-			t.Logf("recall@10 %.3f, %d lists, %s", r, ix.Nlist(), ix.Footprint())
+			fp := ix.FootprintWith(file)
+			if fp.Disk != file.Size() || fp.Resident() != ix.Footprint().Resident() {
+				t.Fatalf("footprint with disk %+v, file %d bytes", fp, file.Size())
+			}
+			t.Logf("recall@10 %.3f, %d lists, %s", r, ix.Nlist(), fp)
 		})
 	}
 }
