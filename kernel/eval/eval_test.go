@@ -20,6 +20,7 @@ func TestCells(t *testing.T) {
 	for _, tc := range []struct {
 		name, code     string
 		value          string // text/plain of the result, "" for none
+		valueHas       string // instead of value: a substring of it
 		stdout, stderr string // substrings of the captured streams
 		errName        string
 		errHas         string
@@ -41,6 +42,8 @@ func TestCells(t *testing.T) {
 		{name: "stdlib import", code: "import \"strings\"\nstrings.ToUpper(\"abc\")", value: "ABC"},
 		{name: "trailing nil error dropped", code: "import \"strconv\"\nstrconv.Atoi(\"12\")", value: "12"},
 		{name: "unbound import", code: `import "github.com/nope/nope"`, errHas: `cannot import "github.com/nope/nope": it has no binding`},
+		{name: "redeclared err is not warned about", code: "a, err := strconv.Atoi(\"1\")\nb, err := strconv.Atoi(\"2\")\na + b", value: "3"},
+		{name: "huge value cut", code: "make([]int, 100000)", valueHas: "more bytes of this value not shown"},
 		{name: "bound lab package", code: "import \"github.com/veclab/veclab/engine\"\nengine.L2", value: "l2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,13 +72,17 @@ func TestCells(t *testing.T) {
 			if res.Value != nil {
 				got, _ = res.Value["text/plain"].(string)
 			}
-			if got != tc.value {
+			if tc.valueHas != "" {
+				if !strings.Contains(got, tc.valueHas) || len(got) > MaxValueText+100 {
+					t.Errorf("value (%d bytes) lacks %q", len(got), tc.valueHas)
+				}
+			} else if got != tc.value {
 				t.Errorf("value %q, want %q", got, tc.value)
 			}
 			if out := r.Text("stdout"); !strings.Contains(out, tc.stdout) {
 				t.Errorf("stdout %q does not contain %q", out, tc.stdout)
 			}
-			if out := r.Text("stderr"); !strings.Contains(out, tc.stderr) {
+			if out := r.Text("stderr"); !strings.Contains(out, tc.stderr) || strings.Contains(out, "redefined") {
 				t.Errorf("stderr %q does not contain %q", out, tc.stderr)
 			}
 		})

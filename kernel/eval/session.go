@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"go/build"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/cosmos72/gomacro/base"
 	"github.com/cosmos72/gomacro/fast"
@@ -165,6 +167,11 @@ var ErrBusy = errors.New("eval: another session is open in this process")
 type stderrWriter struct{ s *sink }
 
 func (w stderrWriter) Write(p []byte) (int, error) {
+	// Redeclaring a name in a later cell (err, most often) is how
+	// notebooks are written: gomacro's warning about it is noise.
+	if bytes.HasPrefix(p, []byte("// warning: redefined identifier: ")) && bytes.Count(p, []byte("\n")) <= 1 {
+		return len(p), nil
+	}
 	w.s.emit("stderr", p)
 	return len(p), nil
 }
@@ -364,13 +371,30 @@ func (s *Session) render(code string, vals []xr.Value, types []xr.Type) Bundle {
 		return nil
 	}
 	if len(shown) == 1 {
-		return display.Render(shown[0])
+		return limitText(display.Render(shown[0]))
 	}
 	parts := make([]string, len(shown))
 	for i, v := range shown {
 		parts[i] = display.Text(v)
 	}
-	return Bundle{display.MIMEText: "(" + strings.Join(parts, ", ") + ")"}
+	return limitText(Bundle{display.MIMEText: "(" + strings.Join(parts, ", ") + ")"})
+}
+
+// MaxValueText is the most text/plain a cell's value shows; the rest is
+// cut with a notice (a big slice or struct printed whole is useless).
+const MaxValueText = 16 << 10
+
+func limitText(b Bundle) Bundle {
+	t, ok := b[display.MIMEText].(string)
+	if !ok || len(t) <= MaxValueText {
+		return b
+	}
+	cut := MaxValueText
+	for cut > 0 && !utf8.RuneStart(t[cut]) {
+		cut--
+	}
+	b[display.MIMEText] = t[:cut] + fmt.Sprintf("… [veclab: %d more bytes of this value not shown]", len(t)-cut)
+	return b
 }
 
 var printRE = regexp.MustCompile(`^(fmt\.(Print|Println|Printf|Fprint|Fprintln|Fprintf)|print|println)\(`)
