@@ -134,6 +134,10 @@ func runBenchQuant(args []string, stdout, stderr io.Writer) error {
 	if err := engine.CheckK(f.k); err != nil {
 		return err
 	}
+	if f.n < 1 || f.queries < 1 || f.dim < 1 {
+		// The generator reads 0 as "the default", so reject it here.
+		return fmt.Errorf("%w: bench quant: -n %d, -queries %d, -dim %d must be ≥ 1", engine.ErrInvalidArgument, f.n, f.queries, f.dim)
+	}
 	if f.m < 2 || f.efc < 1 || f.nc < 0 || f.workers < 0 {
 		return fmt.Errorf("%w: bench quant: -m %d, -ef-construction %d, -num-candidates %d, -workers %d", engine.ErrInvalidArgument, f.m, f.efc, f.nc, f.workers)
 	}
