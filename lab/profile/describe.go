@@ -75,9 +75,9 @@ func (p Profile) Describe(dim, k int) string {
 			fmt.Fprintf(&b, "  -- %d segments: each walked with a beam of num_candidates; their candidates merged by score before rescoring\n", p.Segments)
 		}
 		if typ != HNSWType {
-			how := "with the codes' scores, as Lucene's merges build it"
-			if p.FloatGraph {
-				how = "with float32 scores, as Lucene first flushes a segment; codes only for search"
+			how := "with float32 scores, as Lucene builds a segment while indexing; codes only for search"
+			if p.EffectiveGraph() == MergeGraph {
+				how = "with the codes' scores, as Lucene's merges build it"
 			}
 			fmt.Fprintf(&b, "  -- graph built %s\n", how)
 		}

@@ -44,8 +44,8 @@ func (p Profile) FilterParams(k, dim int) filtered.Params {
 
 // Filtered binds the store's graph and vectors to metadata for filtered
 // search with engine/filtered. The store must be searchable and hold its
-// documents in one segment (Qdrant's two-segment default does not: use a
-// profile with segments=1), either all in its graph or, for a Qdrant
+// documents in one segment (Qdrant's default has 2: use a profile with
+// segments=1), either all in its graph or, for a Qdrant
 // segment under indexing_threshold, all in its plain part (the collection
 // then has no graph and [Store.SearchFilter] searches it exactly, as
 // Qdrant does). meta must describe the documents in key order.

@@ -53,7 +53,7 @@ func TestDefaults(t *testing.T) {
 func TestStringParse(t *testing.T) {
 	ps := Defaults()
 	custom := Default(Elasticsearch)
-	custom.Type, custom.Oversample, custom.EfSearch, custom.Seed, custom.FloatGraph = Int8HNSW, -1, 500, 7, true
+	custom.Type, custom.Oversample, custom.EfSearch, custom.Seed, custom.Graph, custom.Segments = Int8HNSW, -1, 500, 7, FlushGraph, 3
 	pg := Default(PGVector)
 	pg.EfSearch, pg.KeepPruned, pg.Metric = 200, false, engine.L2
 	ps = append(ps, custom, pg)
@@ -241,12 +241,14 @@ func TestBuildAndSearch(t *testing.T) {
 		{Redis, 0.5},
 		{Qdrant, 1.0}, // 600-point segments are under full_scan_threshold: exact
 		{Elasticsearch, 0.5},
-		{Elasticsearch + 100, 0.5}, // FloatGraph
+		{Elasticsearch + 100, 0.5}, // three segments, flush-built graphs
 	}
 	for _, tt := range tests {
 		p := Default(tt.kind % 100)
-		p.FloatGraph = tt.kind > 100
-		t.Run(p.Kind.String()+map[bool]string{true: "/float_graph"}[p.FloatGraph], func(t *testing.T) {
+		if tt.kind > 100 {
+			p.Segments = 3
+		}
+		t.Run(p.Kind.String()+map[bool]string{true: "/3-segments"}[p.Segments == 3], func(t *testing.T) {
 			s, err := p.Build(ds.Base, BuildOptions{Batch: 300})
 			if err != nil {
 				t.Fatal(err)
@@ -495,7 +497,9 @@ func TestFiltered(t *testing.T) {
 	q := ds.Queries.Row(0)
 	one := Default(Qdrant)
 	one.Segments = 1
-	for _, p := range []Profile{Default(PGVector), Default(Redis), one, Default(Elasticsearch)} {
+	es1 := Default(Elasticsearch)
+	es1.Segments = 1
+	for _, p := range []Profile{Default(PGVector), Default(Redis), one, es1} {
 		s, err := p.Build(ds.Base, BuildOptions{})
 		if err != nil {
 			t.Fatal(err)

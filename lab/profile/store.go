@@ -96,8 +96,8 @@ type segment struct {
 	tailKeys   []uint64     // documents waiting for the graph, in order
 	tail       []float32    // their vectors (normalised under Cosine), dim apart
 	tailStart  int          // documents before it in tailKeys are indexed
-	floatCodes *incCodes    // FloatGraph: codes attached at refresh, nil otherwise
-	codesStale bool         // FloatGraph: documents added since the last attach
+	floatCodes *incCodes    // float-built quantized graph: codes attached at refresh, nil otherwise
+	codesStale bool         // float-built: documents added since the last attach
 	searchers  sync.Pool    // *hnsw.Searcher of graph
 }
 
@@ -418,7 +418,7 @@ func (c *core) addToGraph(si int, g *segment, keys []uint64, m *vec.Matrix, from
 		if c.quant != nil {
 			cs := quant.NewStore(c.quant)
 			c.codes = append(c.codes, cs)
-			if c.p.FloatGraph {
+			if c.p.EffectiveGraph() == FlushGraph {
 				g.floatCodes = &incCodes{Store: cs}
 			} else {
 				cfg.Codes = cs
@@ -574,7 +574,7 @@ func (c *core) refresh() error {
 }
 
 // incCodes is a code store that encodes each id once: AttachCodes
-// re-encodes every vector, and a FloatGraph store attaches at every
+// re-encodes every vector, and a float-built store attaches at every
 // refresh.
 type incCodes struct {
 	*quant.Store
