@@ -3,6 +3,7 @@ package hnsw
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 
@@ -143,10 +144,15 @@ func (ix *Index) add(keys []uint64, row func(int) []float32, workers int) error 
 	return nil
 }
 
-type lens struct{ data, keys, links0, levels, upperOff, upper int }
+// lens records what step 2 of add changes, so a failure can undo it.
+type lens struct {
+	data, keys, links0, levels, upperOff, upper int
+	pcg                                         rand.PCG
+	minstd                                      minstd
+}
 
 func (ix *Index) snapshotLens() lens {
-	return lens{len(ix.data), len(ix.keys), len(ix.links0), len(ix.levels), len(ix.upperOff), len(ix.upper)}
+	return lens{len(ix.data), len(ix.keys), len(ix.links0), len(ix.levels), len(ix.upperOff), len(ix.upper), *ix.pcg, ix.minstd}
 }
 
 // rollback undoes step 2 of add (before any key was mapped).
@@ -157,6 +163,7 @@ func (ix *Index) rollback(l lens) {
 	ix.levels = ix.levels[:l.levels]
 	ix.upperOff = ix.upperOff[:l.upperOff]
 	ix.upper = ix.upper[:l.upper]
+	*ix.pcg, ix.minstd = l.pcg, l.minstd // the level sequence continues as if nothing was drawn
 }
 
 // randomLevel draws ⌊−ln(U)·mL⌋ (paper §4, Alg. 1 line 4).

@@ -122,3 +122,45 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("k=20, ef=1: %d results, %v", len(res), err)
 	}
 }
+
+// failingCodes refuses to encode one id.
+type failingCodes struct {
+	roundedCodes
+	bad engine.ID
+}
+
+func (c *failingCodes) Set(id engine.ID, v []float32) error {
+	if id == c.bad {
+		return errors.New("codes: cannot encode")
+	}
+	return c.roundedCodes.Set(id, v)
+}
+
+func TestCodeFailureRollsBack(t *testing.T) {
+	codes := &failingCodes{roundedCodes: roundedCodes{dim: 4, metric: engine.L2}, bad: 30}
+	ix, err := New(Config{Dim: 4, Metric: engine.L2, Workers: 1, Codes: codes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := clustered(40, 4, 2, 0.5, 4)
+	first := *base
+	first.N = 20
+	if err := ix.AddBatch(seqKeys(20), &first); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, ix)
+	rest := &vec.Matrix{N: 20, Dim: 4, Stride: 4, Data: base.Data[20*4:]}
+	keys := make([]uint64, 20)
+	for i := range keys {
+		keys[i] = uint64(20 + i)
+	}
+	if err := ix.AddBatch(keys, rest); err == nil || !strings.Contains(err.Error(), "cannot encode") {
+		t.Fatalf("AddBatch with a failing code store: %v", err)
+	}
+	if after := snapshot(t, ix); string(after) != string(before) {
+		t.Fatal("a failed AddBatch changed the index (or its level sequence)")
+	}
+	if _, ok := ix.Lookup(25); ok {
+		t.Fatal("a key of the failed batch is mapped")
+	}
+}
