@@ -96,5 +96,33 @@ func runE02(env *Env) (*Report, error) {
 	for _, m := range ms {
 		r.Note("%s", m)
 	}
+	es, err := E02Segments(env)
+	if err != nil {
+		return nil, err
+	}
+	r.AddTable(es)
 	return r, nil
+}
+
+// E02Segments measures the Elasticsearch default on one segment (the
+// profile's default, as after a force-merge) and on ten (what the
+// article's refreshes would have flushed), for the bbq_hnsw default and
+// for plain hnsw: a lab finding, not an article table.
+func E02Segments(env *Env) (*table.Table, error) {
+	var ps []profile.Profile
+	var labels []string
+	for _, typ := range []profile.IndexType{profile.AutoType, profile.HNSWType} {
+		for _, segs := range []int{1, 10} {
+			p := profile.Default(profile.Elasticsearch)
+			p.Type, p.Segments = typ, segs
+			ps = append(ps, p)
+			labels = append(labels, fmt.Sprintf("%s, %d segment(s)", p.EffectiveType(env.Scale.Dim), segs))
+		}
+	}
+	t, err := CompareProfiles(env, "E02 finding: Elasticsearch segments at num_candidates = 15 (lab only)", labels, ps)
+	if err != nil {
+		return nil, err
+	}
+	t.Note("num_candidates is the beam of each segment: more segments, more candidates in all; the article's hnsw index reached 0.995 at num_candidates 15, which one segment cannot")
+	return t, nil
 }

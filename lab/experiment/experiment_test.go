@@ -145,6 +145,13 @@ func TestE02Small(t *testing.T) {
 	if len(r.Charts) != 1 || !strings.Contains(r.Charts[0].SVG(), "<svg") {
 		t.Error("E02 report lacks its chart")
 	}
+	if len(r.Tables) != 2 || len(r.Tables[1].Rows) != 4 {
+		t.Fatalf("E02 lacks its segments finding (%d tables)", len(r.Tables))
+	}
+	seg := r.Tables[1]
+	if one, ten := lab(t, seg, "hnsw, 1 segment(s)", "recall@10 (lab)"), lab(t, seg, "hnsw, 10 segment(s)", "recall@10 (lab)"); ten < one {
+		t.Errorf("hnsw recall fell from %.3f (1 segment) to %.3f (10 segments)", one, ten)
+	}
 }
 
 func TestE06Small(t *testing.T) {
