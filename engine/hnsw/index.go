@@ -282,6 +282,10 @@ func (l *errList) Err() error {
 // prefetched; the hardware streamer fetches the rest of a long row.
 var maxPrefetchLines = 8
 
+// prefetchNext makes the search loop prefetch the link list of the next
+// candidate (hnswlib's searchBaseLayerST does the same).
+var prefetchNext = true
+
 // prefetch starts loading the rows of ids (see prefetchRows).
 func (ix *Index) prefetch(ids []engine.ID) {
 	if len(ids) == 0 || len(ix.data) == 0 {

@@ -3,6 +3,7 @@ package hnsw
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/internal/topk"
@@ -220,6 +221,11 @@ func (s *Searcher) layer0(q []float32, sc engine.QueryScorer, ep engine.ID, epDi
 					lower = s.res.Top().Dist
 				}
 			}
+		}
+		if prefetchNext && s.cand.Len() > 0 {
+			// Start loading the link list of the node expanded next.
+			next := s.cand.Top().ID
+			prefetchRows((*float32)(unsafe.Pointer(&links[0])), (*uint32)(unsafe.Pointer(&next)), 1, stride*4, (stride*4+63)/64)
 		}
 	}
 }
