@@ -286,9 +286,20 @@ func TestE01Small(t *testing.T) {
 		}
 	}
 	// E01's stores are kept: E02 measures the same indexes without rebuilding.
-	n := len(env.stores)
-	if r := Run(env, e02); r.Status != OK || len(env.stores) != n {
-		t.Errorf("E02 after E01: %s, stores %d → %d", r.Status, n, len(env.stores))
+	before := map[profile.Kind]*profile.Store{}
+	for _, p := range profile.Defaults() {
+		before[p.Kind], _ = env.Store(p)
+	}
+	if len(env.stores) != 4 {
+		t.Errorf("E01 kept %d stores, want its 4", len(env.stores))
+	}
+	if r := Run(env, e02); r.Status != OK {
+		t.Fatalf("E02 after E01: %s %s", r.Status, r.Err)
+	}
+	for _, p := range profile.Defaults() {
+		if s, _ := env.Store(p); s != before[p.Kind] {
+			t.Errorf("E02 rebuilt the %s store E01 had built", p.Kind)
+		}
 	}
 }
 
