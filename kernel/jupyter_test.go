@@ -184,18 +184,71 @@ func TestJupyterClient(t *testing.T) {
 	}
 }
 
+// TestNbconvertExecute executes testdata/smoke.ipynb and every notebook of
+// notebooks/ (at VECLAB_SCALE=small) headless with
+// `jupyter nbconvert --to notebook --execute`, in one nbconvert run.
 func TestNbconvertExecute(t *testing.T) {
 	needJupyter(t)
-	env := jupyterEnv(t)
-	out := filepath.Join(t.TempDir(), "smoke.out.ipynb")
-	cmd := exec.Command(python, "-Xfrozen_modules=off", "-m", "nbconvert", "--to", "notebook", "--execute",
-		"--ExecutePreprocessor.kernel_name=veclab", "--ExecutePreprocessor.timeout=120",
-		"--output", out, filepath.Join("testdata", "smoke.ipynb"))
+	env := append(jupyterEnv(t), "VECLAB_SCALE=small")
+	books, _ := filepath.Glob(filepath.Join("..", "notebooks", "*.ipynb"))
+	if len(books) == 0 {
+		t.Fatal("no notebooks in notebooks/")
+	}
+	outDir := t.TempDir()
+	args := []string{"-Xfrozen_modules=off", "-m", "nbconvert", "--to", "notebook", "--execute",
+		"--ExecutePreprocessor.kernel_name=veclab", "--ExecutePreprocessor.timeout=600",
+		"--output-dir", outDir, filepath.Join("testdata", "smoke.ipynb")}
+	cmd := exec.Command(python, append(args, books...)...)
 	cmd.Env = env
+	start := time.Now()
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("nbconvert: %v\n%s", err, b)
 	}
-	checkSmokeOutputs(t, out)
+	t.Logf("nbconvert executed %d notebooks in %v", len(books)+1, time.Since(start).Round(time.Millisecond))
+	checkSmokeOutputs(t, filepath.Join(outDir, "smoke.ipynb"))
+	for _, nb := range books {
+		checkNoErrors(t, filepath.Join(outDir, filepath.Base(nb)))
+	}
+}
+
+// checkNoErrors checks that every code cell of an executed notebook ran
+// and none produced an error output.
+func checkNoErrors(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb struct {
+		Cells []struct {
+			CellType       string           `json:"cell_type"`
+			ExecutionCount *int             `json:"execution_count"`
+			Outputs        []map[string]any `json:"outputs"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &nb); err != nil {
+		t.Fatal(err)
+	}
+	rich := 0
+	for i, c := range nb.Cells {
+		if c.CellType != "code" {
+			continue
+		}
+		if c.ExecutionCount == nil {
+			t.Errorf("%s: cell %d did not run", filepath.Base(path), i)
+		}
+		for _, o := range c.Outputs {
+			if o["output_type"] == "error" {
+				t.Errorf("%s: cell %d: %v: %v", filepath.Base(path), i, o["ename"], o["evalue"])
+			}
+			if d, ok := o["data"].(map[string]any); ok && (d["text/html"] != nil || d["image/svg+xml"] != nil) {
+				rich++
+			}
+		}
+	}
+	if rich == 0 {
+		t.Errorf("%s: no table or chart was displayed", filepath.Base(path))
+	}
 }
 
 // checkSmokeOutputs checks testdata/smoke.ipynb executed by nbconvert or by

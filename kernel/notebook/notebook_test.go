@@ -1,0 +1,146 @@
+package notebook
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/veclab/veclab/kernel/eval"
+)
+
+func session(t *testing.T) *eval.Session {
+	t.Helper()
+	s, err := eval.New(eval.Options{Capture: eval.CaptureGo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+type nbDoc struct {
+	Cells []struct {
+		CellType       string           `json:"cell_type"`
+		ExecutionCount *int             `json:"execution_count"`
+		Outputs        []map[string]any `json:"outputs"`
+		Metadata       map[string]any   `json:"metadata"`
+	} `json:"cells"`
+	Metadata map[string]any `json:"metadata"`
+}
+
+func parse(t *testing.T, b []byte) nbDoc {
+	t.Helper()
+	var d nbDoc
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func join(v any) string {
+	var b strings.Builder
+	for _, l := range v.([]any) {
+		b.WriteString(l.(string))
+	}
+	return b.String()
+}
+
+func TestRunSmokeNotebook(t *testing.T) {
+	in, err := os.ReadFile("../testdata/smoke.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Run(in, session(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := parse(t, out)
+	if d.Metadata["kernelspec"] == nil {
+		t.Error("notebook metadata lost")
+	}
+	c := d.Cells
+	if c[0].CellType != "markdown" || c[0].ExecutionCount != nil {
+		t.Errorf("markdown cell touched: %+v", c[0])
+	}
+	if *c[1].ExecutionCount != 1 || *c[4].ExecutionCount != 4 {
+		t.Errorf("execution counts %d %d", *c[1].ExecutionCount, *c[4].ExecutionCount)
+	}
+	if o := c[1].Outputs; len(o) != 1 || o[0]["output_type"] != "stream" || join(o[0]["text"]) != "hello from nbconvert\n" {
+		t.Errorf("cell 1: %v", o)
+	}
+	if o := c[2].Outputs; len(o) != 1 || !strings.Contains(join(o[0]["data"].(map[string]any)["text/html"]), "0.999") {
+		t.Errorf("cell 2: %v", o)
+	}
+	if o := c[3].Outputs; len(o) != 2 || join(o[0]["data"].(map[string]any)["text/markdown"]) != "step **3** of 3" {
+		t.Errorf("cell 3 (display updated in place): %v", o)
+	}
+	if o := c[4].Outputs; len(o) != 1 || o[0]["output_type"] != "execute_result" || o[0]["execution_count"].(float64) != 4 {
+		t.Errorf("cell 4: %v", o)
+	}
+}
+
+func nb(cells ...string) []byte {
+	var cs []map[string]any
+	for _, c := range cells {
+		cs = append(cs, map[string]any{"cell_type": "code", "metadata": map[string]any{}, "outputs": []any{}, "source": c})
+	}
+	b, _ := json.Marshal(map[string]any{"nbformat": 4, "nbformat_minor": 5, "metadata": map[string]any{}, "cells": cs})
+	return b
+}
+
+func TestRunStopsAtError(t *testing.T) {
+	s := session(t)
+	out, err := Run(nb(`fmt.Println("a")`, `panic("stop")`, `fmt.Println("never")`), s, Options{})
+	if !errors.Is(err, ErrCell) {
+		t.Fatalf("err %v, want ErrCell", err)
+	}
+	c := parse(t, out).Cells
+	if e := c[1].Outputs; len(e) != 1 || e[0]["output_type"] != "error" || e[0]["evalue"] != "stop" {
+		t.Errorf("error output: %v", e)
+	}
+	if len(c[2].Outputs) != 0 || c[2].ExecutionCount != nil {
+		t.Errorf("cell after the error ran: %+v", c[2])
+	}
+	out, err = Run(nb(`panic("stop")`, `"ran"`), s, Options{AllowErrors: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := parse(t, out).Cells; len(c[1].Outputs) != 1 {
+		t.Errorf("AllowErrors did not run the next cell: %+v", c[1])
+	}
+}
+
+func TestRunRejects(t *testing.T) {
+	s := session(t)
+	for _, tc := range []struct{ name, in, want string }{
+		{"not json", "{", "not JSON"},
+		{"nbformat 3", `{"nbformat":3,"cells":[]}`, "nbformat 3"},
+		{"no cells", `{"nbformat":4}`, "no cells"},
+		{"bad source", `{"nbformat":4,"cells":[{"cell_type":"code","source":7}]}`, "source is float64"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run([]byte(tc.in), s, Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestProgressAndSourceLines(t *testing.T) {
+	s := session(t)
+	in := []byte(`{"nbformat":4,"nbformat_minor":5,"metadata":{},"cells":[{"cell_type":"code","metadata":{},"outputs":[],"source":["x := 2\n","x * 21"]}]}`)
+	var log strings.Builder
+	out, err := Run(in, s, Options{Progress: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := parse(t, out).Cells[0].Outputs; len(o) != 1 || join(o[0]["data"].(map[string]any)["text/plain"]) != "42" {
+		t.Errorf("outputs %v", o)
+	}
+	if !strings.Contains(log.String(), "── cell 0 [1]\n42\n") {
+		t.Errorf("progress %q", log.String())
+	}
+}
