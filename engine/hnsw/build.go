@@ -455,8 +455,20 @@ func (b *builder) link(l int, n, id engine.ID, d float32) {
 		return
 	}
 	pool := append(b.pool[:0], engine.Result{ID: id, Dist: d})
-	for _, x := range lst[1 : 1+cnt] {
-		pool = append(pool, engine.Result{ID: x, Dist: ix.PairDistance(n, x)})
+	cur := lst[1 : 1+cnt]
+	if ix.codes == nil {
+		if cap(b.dists) < cnt {
+			b.dists = make([]float32, cnt)
+		}
+		dists := b.dists[:cnt]
+		ix.distBatch(ix.Vector(n), cur, dists)
+		for i, x := range cur {
+			pool = append(pool, engine.Result{ID: x, Dist: dists[i]})
+		}
+	} else {
+		for _, x := range cur {
+			pool = append(pool, engine.Result{ID: x, Dist: ix.codes.Pair(n, x)})
+		}
 	}
 	sortResults(pool)
 	b.pool = pool
