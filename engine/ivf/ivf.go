@@ -157,8 +157,8 @@ type Index struct {
 }
 
 // Build trains centroids on data and fills the posting lists with every
-// row of data: Train followed by Add, sharing one checked copy. data is not
-// retained. Every row is checked (dimension, finite, non-zero under Cosine).
+// row of data: Train followed by Add, checking data once. data is not
+// retained (the lists copy what they keep). Every row is checked (dimension, finite, non-zero under Cosine).
 func Build(data *vec.Matrix, cfg Config) (*Index, error) {
 	ix, x, err := train(data, cfg)
 	if err != nil {
@@ -198,7 +198,9 @@ func (ix *Index) Add(data *vec.Matrix) error {
 	return nil
 }
 
-// prepare checks every row and returns a copy, normalised under Cosine.
+// prepare checks every row and returns data itself when it can be used as
+// is, else a copy normalised under Cosine (rows already of unit length are
+// used as they are: the lab's data sets are unit-normalised).
 func prepare(data *vec.Matrix, metric engine.Metric) (*vec.Matrix, error) {
 	if data == nil || data.N == 0 {
 		return nil, fmt.Errorf("%w: no vectors to index", engine.ErrEmpty)
@@ -206,19 +208,31 @@ func prepare(data *vec.Matrix, metric engine.Metric) (*vec.Matrix, error) {
 	if data.Dim <= 0 || data.Stride < data.Dim || len(data.Data) < (data.N-1)*data.Stride+data.Dim {
 		return nil, fmt.Errorf("%w: matrix shape N=%d Dim=%d Stride=%d does not fit %d floats", engine.ErrDimension, data.N, data.Dim, data.Stride, len(data.Data))
 	}
-	x := vec.NewMatrix(data.N, data.Dim)
+	unit := true
 	for i := 0; i < data.N; i++ {
 		r := data.Row(i)
 		if err := engine.CheckVector(r, data.Dim, metric); err != nil {
 			return nil, fmt.Errorf("ivf: vector %d: %w", i, err)
 		}
-		copy(x.Row(i), r)
-		if metric == engine.Cosine {
-			_ = vec.Normalize(x.Row(i))
+		if metric == engine.Cosine && unit {
+			if n2 := f32.Dot(r, r); n2 < 1-unitTol || n2 > 1+unitTol {
+				unit = false
+			}
 		}
+	}
+	if metric != engine.Cosine || unit {
+		return data, nil
+	}
+	x := vec.NewMatrix(data.N, data.Dim)
+	for i := 0; i < data.N; i++ {
+		copy(x.Row(i), data.Row(i))
+		_ = vec.Normalize(x.Row(i))
 	}
 	return x, nil
 }
+
+// unitTol is how far ‖x‖² may be from 1 for a row to count as normalised.
+const unitTol = 1e-5
 
 func train(data *vec.Matrix, cfg Config) (*Index, *vec.Matrix, error) {
 	cfg = cfg.WithDefaults()

@@ -332,7 +332,16 @@ func lloyd(train [][]float32, dim int, cfg Config, rng *rand.Rand) *Model {
 		normalizeRows(cents)
 	}
 	m := &Model{Centroids: cents, Trained: n, Sizes: make([]int, k)}
+	// sums and counts track cluster membership incrementally: a point that
+	// changes cluster moves its coordinates from one sum to the other, so
+	// the update step costs O(changes·dim) instead of O(n·dim).
 	sums := make([]float64, k*dim)
+	counts := make([]int, k)
+	prevAssign := make([]int32, n)
+	for i := range prevAssign {
+		prevAssign[i] = -1
+	}
+	scratch := make([]int, k)
 	prev := math.Inf(1)
 	h := newHamerly(train, k, cfg.Workers)
 	old := make([]float32, k*dim)
@@ -344,10 +353,9 @@ func lloyd(train [][]float32, dim int, cfg Config, rng *rand.Rand) *Model {
 			for i, d := range dist {
 				h.upper[i] = float32(math.Sqrt(float64(d)))
 			}
-			changed = n
 			h.computed = int64(n) * int64(k)
 		} else {
-			changed = h.step(cents, it == 0)
+			h.step(cents, it == 0)
 		}
 		var obj float64
 		for _, u := range h.upper {
@@ -358,29 +366,42 @@ func lloyd(train [][]float32, dim int, cfg Config, rng *rand.Rand) *Model {
 		m.Iters = it + 1
 		m.Computed += h.computed
 		h.computed = 0
-		// Update step, sequential in row order so the sums are deterministic.
+		// Update step, in row order so the sums are deterministic.
 		copy(old, cents.Data)
-		clear(sums)
-		clear(m.Sizes)
-		for i := 0; i < n; i++ {
-			c := int(h.assign[i])
-			m.Sizes[c]++
-			s := sums[c*dim : c*dim+dim]
-			for d, x := range train[i] {
-				s[d] += float64(x)
-			}
-		}
-		for c := 0; c < k; c++ {
-			if m.Sizes[c] == 0 {
+		for i, a := range h.assign {
+			p := prevAssign[i]
+			if p == a {
 				continue
 			}
-			inv := 1 / float64(m.Sizes[c])
+			changed++
+			x := train[i]
+			if p >= 0 {
+				counts[p]--
+				s := sums[int(p)*dim : int(p)*dim+dim]
+				for d, v := range x {
+					s[d] -= float64(v)
+				}
+			}
+			counts[a]++
+			s := sums[int(a)*dim : int(a)*dim+dim]
+			for d, v := range x {
+				s[d] += float64(v)
+			}
+			prevAssign[i] = a
+		}
+		copy(m.Sizes, counts)
+		for c := 0; c < k; c++ {
+			if counts[c] == 0 {
+				continue
+			}
+			inv := 1 / float64(counts[c])
 			row := cents.Row(c)
 			for d := range row {
 				row[d] = float32(sums[c*dim+d] * inv)
 			}
 		}
-		m.Repairs += repairEmpty(cents, m.Sizes)
+		copy(scratch, counts) // repair splits sizes heuristically: not the true counts
+		m.Repairs += repairEmpty(cents, scratch)
 		if cfg.Spherical {
 			normalizeRows(cents)
 		}
