@@ -76,7 +76,7 @@ type benchQuantFlags struct {
 	flat, graph        bool
 	m, efc, nc         int
 	workers            int
-	disk               bool
+	disk, cold         bool
 }
 
 func quantParseOversample(s string) ([]float64, error) {
@@ -109,11 +109,15 @@ func runBenchQuant(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.nc, "num-candidates", 0, "HNSW beam; 0 = ES default ⌈1.5·k⌉, raised to the oversampled ⌈o·k⌉")
 	fs.IntVar(&f.workers, "workers", 0, "HNSW build goroutines (0 = all cores; 1 = deterministic graph)")
 	fs.BoolVar(&f.disk, "disk", false, "rescore from an on-disk vector file (engine/store, pread) instead of RAM")
+	fs.BoolVar(&f.cold, "cold", false, "with -disk: evict the file from the page cache before each row's HNSW queries")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
+	}
+	if f.cold && !f.disk {
+		return fmt.Errorf("%w: bench quant: -cold needs -disk", engine.ErrInvalidArgument)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: bench quant: unexpected arguments %q", engine.ErrInvalidArgument, fs.Args())
@@ -163,7 +167,10 @@ type quantRow struct {
 	hnswOver    []float64
 	build       time.Duration
 	reads       float64 // full-vector reads per query while rescoring (HNSW, largest oversample)
+	devReads    float64 // of which the device served (not in the page cache); file only
 	flatQueryMs float64
+	hnswQPS     float64 // no rescoring, default num_candidates
+	hnswOverQPS float64 // largest oversample, rescoring included
 }
 
 func benchQuant(f benchQuantFlags, stdout, stderr io.Writer) error {
@@ -319,8 +326,14 @@ func hnswRecall(row *quantRow, q quant.Quantizer, ds *dataset.Dataset, truth *da
 		ncDefault = int(math.Ceil(1.5 * float64(f.k))) // ES: num_candidates = min(⌈1.5·k⌉, 10 000)
 	}
 	row.hnswOver = make([]float64, len(f.oversample))
+	if file, ok := rs.Source().(*store.File); ok && f.cold {
+		if _, err := file.Evict(); err != nil {
+			return err
+		}
+	}
 	var buf []engine.Result
-	var reads int64
+	var reads, devReads int64
+	var plain, over time.Duration
 	nq := float64(ds.Queries.N)
 	toIDs := func(res []engine.Result) {
 		for i := range res {
@@ -330,7 +343,9 @@ func hnswRecall(row *quantRow, q quant.Quantizer, ds *dataset.Dataset, truth *da
 	for qi := 0; qi < ds.Queries.N; qi++ {
 		qv := ds.Queries.Row(qi)
 		want := truth.At(qi, f.k)
+		t0 := time.Now()
 		res, err := ix.Search(qv, f.k, ncDefault)
+		plain += time.Since(t0)
 		if err != nil {
 			return err
 		}
@@ -341,6 +356,7 @@ func hnswRecall(row *quantRow, q quant.Quantizer, ds *dataset.Dataset, truth *da
 			// score with num_candidates := max(num_candidates, k'), then
 			// rescored with the float32 vectors; top k returned.
 			kk := int(math.Ceil(o * float64(f.k)))
+			t0 := time.Now()
 			cands, err := ix.Search(qv, kk, max(ncDefault, kk))
 			if err != nil {
 				return err
@@ -352,7 +368,9 @@ func hnswRecall(row *quantRow, q quant.Quantizer, ds *dataset.Dataset, truth *da
 			}
 			row.hnswOver[oi] += metrics.Recall(buf, want, f.k)
 			if oi == len(f.oversample)-1 {
+				over += time.Since(t0)
 				reads += rst.IO.Reads
+				devReads += rst.IO.DeviceReads()
 			}
 		}
 	}
@@ -361,6 +379,9 @@ func hnswRecall(row *quantRow, q quant.Quantizer, ds *dataset.Dataset, truth *da
 		row.hnswOver[i] /= nq
 	}
 	row.reads = float64(reads) / nq
+	row.devReads = float64(devReads) / nq
+	row.hnswQPS = nq / plain.Seconds()
+	row.hnswOverQPS = nq / over.Seconds()
 	return nil
 }
 
@@ -387,9 +408,7 @@ func printQuantTable(w io.Writer, rows []quantRow, f benchQuantFlags) {
 	}
 	if f.graph {
 		addHead("hnsw")
-		head = append(head, "build s")
 	}
-	head = append(head, "train ms")
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	for _, r := range rows {
 		cells := []string{r.spec.name, fmt.Sprintf("%.0f", r.bytes)}
@@ -404,10 +423,20 @@ func printQuantTable(w io.Writer, rows []quantRow, f benchQuantFlags) {
 			for _, v := range r.hnswOver {
 				cells = append(cells, fmt.Sprintf("%.3f", v))
 			}
-			cells = append(cells, fmt.Sprintf("%.1f", r.build.Seconds()))
 		}
-		cells = append(cells, fmt.Sprintf("%.0f", float64(r.train.Microseconds())/1000))
 		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+
+	// Costs: single goroutine per query; the machine may be shared.
+	maxO := f.oversample[len(f.oversample)-1]
+	fmt.Fprintf(w, "costs (one goroutine per query; reads = full vectors fetched for rescoring at ×%g)\n", maxO)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "quantizer\ttrain ms\tflat ms/q\thnsw build s\thnsw QPS none\thnsw QPS ×%g\treads/q\tdevice reads/q\t\n", maxO)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.1f\t%.0f\t%.0f\t%.1f\t%.1f\t\n", r.spec.name,
+			float64(r.train.Microseconds())/1000, r.flatQueryMs, r.build.Seconds(), r.hnswQPS, r.hnswOverQPS, r.reads, r.devReads)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
