@@ -316,3 +316,41 @@ func TestTrainThenAdd(t *testing.T) {
 		t.Fatal("Train+Add differs from Build")
 	}
 }
+
+func TestFilter(t *testing.T) {
+	x, qs := clustered(2000, 5, 16, 6, 12)
+	for _, bits := range []int{0, 2} {
+		ix, err := Build(x, Config{Nlist: 10, Bits: bits, Spill: true, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		even := engine.FilterFunc(func(id engine.ID) bool { return id%2 == 0 })
+		rs, _ := rescore.New(rescore.NewSlab(x), engine.Cosine, rescore.Options{})
+		for i := 0; i < qs.N; i++ {
+			got, _, err := ix.SearchWith(qs.Row(i), SearchOptions{K: 10, Nprobe: 10, Filter: even, Oversample: 4, Rescorer: rs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 10 {
+				t.Fatalf("%d results", len(got))
+			}
+			for _, r := range got {
+				if r.ID%2 != 0 {
+					t.Fatalf("filtered-out id %d returned", r.ID)
+				}
+			}
+			if bits == 0 {
+				// Exhaustive float lists: exactly the filtered truth.
+				var want []engine.ID
+				for _, id := range bruteForce(x, qs.Row(i), x.N, engine.Cosine) {
+					if id%2 == 0 && len(want) < 10 {
+						want = append(want, id)
+					}
+				}
+				if r := recall(got, want); r != 1 {
+					t.Fatalf("filtered recall %.2f at all lists", r)
+				}
+			}
+		}
+	}
+}
