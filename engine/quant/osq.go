@@ -417,8 +417,22 @@ func factors(c []byte, n, sumBytes int) (lower, upper, add float32, sum float32)
 	return
 }
 
+// osqSide is one side's corrective factors, decoded: lower a, step
+// Δ = (b − a)/(2^B − 1), additional correction and Σq.
+type osqSide struct{ a, step, add, sum float32 }
+
+func (o *OSQ) side(c []byte, n, sumBytes, bits int) osqSide {
+	lower, upper, add, sum := factors(c, n, sumBytes)
+	return osqSide{lower, (upper - lower) / float32(int(1)<<bits-1), add, sum}
+}
+
 // Distance estimates the distance between a query code and a document code.
 func (o *OSQ) Distance(query, code []byte) float32 {
+	return o.distance(o.side(query, o.qCode, 4, o.cfg.QueryBits), query, code)
+}
+
+// distance scores a document code against a query whose factors are decoded.
+func (o *OSQ) distance(y osqSide, query, code []byte) float32 {
 	var dot int64
 	switch {
 	case !o.planar:
@@ -428,7 +442,7 @@ func (o *OSQ) Distance(query, code []byte) float32 {
 	default:
 		dot = bitsx.DotPlanes(code, o.cfg.Bits, query, o.cfg.QueryBits, o.words)
 	}
-	return o.score(query, o.qCode, 4, o.cfg.QueryBits, code, o.docCode, o.docSum, o.cfg.Bits, dot)
+	return o.score(y, o.side(code, o.docCode, o.docSum, o.cfg.Bits), dot)
 }
 
 // CodeDistance estimates the distance between two document codes
@@ -444,22 +458,18 @@ func (o *OSQ) CodeDistance(a, b []byte) float32 {
 	} else {
 		dot = int64(bitsx.DotBytes(a[:o.dim], b[:o.dim]))
 	}
-	return o.score(a, o.docCode, o.docSum, o.cfg.Bits, b, o.docCode, o.docSum, o.cfg.Bits, dot)
+	return o.score(o.side(a, o.docCode, o.docSum, o.cfg.Bits), o.side(b, o.docCode, o.docSum, o.cfg.Bits), dot)
 }
 
-func (o *OSQ) score(y []byte, yn, ySum, yBits int, x []byte, xn, xSum, xBits int, dot int64) float32 {
-	ay, by, addY, sy := factors(y, yn, ySum)
-	ax, bx, addX, sx := factors(x, xn, xSum)
-	ly := (by - ay) / float32(int(1)<<yBits-1)
-	lx := (bx - ax) / float32(int(1)<<xBits-1)
-	ip := ax*ay*float32(o.dim) + ay*lx*sx + ax*ly*sy + lx*ly*float32(dot)
+func (o *OSQ) score(y, x osqSide, dot int64) float32 {
+	ip := x.a*y.a*float32(o.dim) + y.a*x.step*x.sum + x.a*y.step*y.sum + x.step*y.step*float32(dot)
 	switch o.metric {
 	case engine.L2:
-		return addX + addY - 2*ip
+		return x.add + y.add - 2*ip
 	case engine.Dot:
-		return -(ip + addX + addY - o.cc)
+		return -(ip + x.add + y.add - o.cc)
 	default:
-		return 1 - (ip + addX + addY - o.cc)
+		return 1 - (ip + x.add + y.add - o.cc)
 	}
 }
 

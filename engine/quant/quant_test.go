@@ -473,6 +473,17 @@ func TestStore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The store's bound scorer (a fast path per quantizer type)
+			// agrees with the byte-level API.
+			qc := make([]byte, q.QueryCodeSize())
+			if err := q.EncodeQuery(qc, data.Row(3)); err != nil {
+				t.Fatal(err)
+			}
+			for id := engine.ID(0); id < 300; id++ {
+				if a, b := sc.Distance(id), q.Distance(qc, s.Code(id)); a != b {
+					t.Fatalf("scorer(%d) = %v, Quantizer.Distance = %v", id, a, b)
+				}
+			}
 			if q.Symmetric() || s.qsize > 0 {
 				if a, b := s.Pair(3, 42), sc.Distance(42); a != b {
 					t.Errorf("Pair(3, 42) = %v, scorer = %v", a, b)

@@ -110,7 +110,7 @@ func (s *Store) Pair(a, b engine.ID) float32 {
 	return s.q.CodeDistance(s.Code(a), s.Code(b))
 }
 
-// scorer is a query bound to a store.
+// scorer is a query bound to a store, for any Quantizer.
 type scorer struct {
 	s  *Store
 	qc []byte
@@ -121,6 +121,33 @@ func (sc *scorer) Distance(id engine.ID) float32 {
 	return sc.s.q.Distance(sc.qc, sc.s.codes[i*sc.s.size:(i+1)*sc.s.size])
 }
 
+// osqScorer decodes the query's factors once and calls the OSQ directly.
+type osqScorer struct {
+	o     *OSQ
+	codes []byte
+	size  int
+	qc    []byte
+	y     osqSide
+}
+
+func (sc *osqScorer) Distance(id engine.ID) float32 {
+	i := int(id)
+	return sc.o.distance(sc.y, sc.qc, sc.codes[i*sc.size:(i+1)*sc.size])
+}
+
+// scalarScorer calls the Scalar directly.
+type scalarScorer struct {
+	q     *Scalar
+	codes []byte
+	size  int
+	qc    []byte
+}
+
+func (sc *scalarScorer) Distance(id engine.ID) float32 {
+	i := int(id)
+	return sc.q.CodeDistance(sc.qc, sc.codes[i*sc.size:(i+1)*sc.size])
+}
+
 // NewQueryScorer encodes q once; the scorer's Distance reads one code.
 // q must be checked and, under Cosine, normalised (engine.CodeStore's
 // contract); its length and finiteness are checked again here.
@@ -129,7 +156,17 @@ func (s *Store) NewQueryScorer(q []float32) (engine.QueryScorer, error) {
 	if err := s.q.EncodeQuery(qc, q); err != nil {
 		return nil, err
 	}
-	return &scorer{s: s, qc: qc}, nil
+	return s.bind(qc), nil
+}
+
+func (s *Store) bind(qc []byte) engine.QueryScorer {
+	switch qz := s.q.(type) {
+	case *OSQ:
+		return &osqScorer{o: qz, codes: s.codes, size: s.size, qc: qc, y: qz.side(qc, qz.qCode, 4, qz.cfg.QueryBits)}
+	case *Scalar:
+		return &scalarScorer{q: qz, codes: s.codes, size: s.size, qc: qc}
+	}
+	return &scorer{s: s, qc: qc}
 }
 
 // Search returns the k documents nearest to q by code distance, scanning
@@ -156,6 +193,7 @@ func (s *Store) Search(q []float32, k int, f engine.Filter) ([]engine.Result, er
 	if err := s.q.EncodeQuery(qc, q); err != nil {
 		return nil, err
 	}
+	sc := s.bind(qc)
 	var h topk.MaxHeap
 	for i := range s.has {
 		if !s.has[i].Load() {
@@ -165,7 +203,7 @@ func (s *Store) Search(q []float32, k int, f engine.Filter) ([]engine.Result, er
 		if f != nil && !f.Allowed(id) {
 			continue
 		}
-		h.PushBounded(engine.Result{ID: id, Dist: s.q.Distance(qc, s.codes[i*s.size:(i+1)*s.size])}, k)
+		h.PushBounded(engine.Result{ID: id, Dist: sc.Distance(id)}, k)
 	}
 	return h.Sorted(make([]engine.Result, 0, h.Len())), nil
 }
