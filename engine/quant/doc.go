@@ -32,7 +32,8 @@
 //
 // For IVF, [NewOSQ] builds an OSQ around a cluster centroid; DiskBBQ
 // quantizes each posting list relative to its own centroid, so a query is
-// encoded once per visited cluster.
+// encoded once per visited cluster. [OSQ.Bind] decodes a query code's
+// factors once for a scan over many codes.
 //
 // # Code layouts
 //

@@ -552,3 +552,23 @@ func RestoreOSQ(b []byte) (*OSQ, error) {
 	}
 	return newOSQ(c, metric, cfg)
 }
+
+// BoundQuery is an encoded query with its corrective factors decoded once,
+// for scanning many document codes (an IVF posting list) without decoding
+// them per code. It reads qc, which must not change while it is used.
+type BoundQuery struct {
+	o  *OSQ
+	qc []byte
+	y  osqSide
+}
+
+// Bind returns qc (from EncodeQuery, QueryCodeSize bytes) bound for scanning.
+func (o *OSQ) Bind(qc []byte) (BoundQuery, error) {
+	if len(qc) < o.QueryCodeSize() {
+		return BoundQuery{}, fmt.Errorf("%w: query code has %d bytes, need %d", engine.ErrInvalidArgument, len(qc), o.QueryCodeSize())
+	}
+	return BoundQuery{o: o, qc: qc, y: o.side(qc, o.qCode, 4, o.cfg.QueryBits)}, nil
+}
+
+// Distance equals o.Distance(qc, code).
+func (b BoundQuery) Distance(code []byte) float32 { return b.o.distance(b.y, b.qc, code) }

@@ -232,6 +232,9 @@ func TestOSQEstimateMatchesDequantized(t *testing.T) {
 					want = 1 - (ip + float64(addX) + float64(addY) - float64(o.cc))
 				}
 				got := float64(o.Distance(qc, dc))
+				if bq, err := o.Bind(qc); err != nil || bq.Distance(dc) != float32(got) {
+					t.Fatalf("BoundQuery.Distance differs from Distance (%v)", err)
+				}
 				if math.Abs(got-want) > 1e-3*(1+math.Abs(want)) {
 					t.Fatalf("%v %v: estimate %v, from dequantized codes %v", metric, cfg, got, want)
 				}
