@@ -371,7 +371,10 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, seeds in
 	}
 	budget := 2 * m
 	buf := make([]engine.ID, 0, 4*budget)
-	local := topk.NewVisited(s.c.vectors.N) // dedup within one neighbourhood
+	if s.local == nil {
+		s.local = topk.NewVisited(s.c.vectors.N)
+	}
+	local := s.local
 	// neighbourhood returns the passing nodes to score from node id on
 	// level l: the node's filtered neighbour set (direct neighbours, plus
 	// the neighbours of list positions ≥ M_β, or of every position for

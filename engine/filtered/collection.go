@@ -3,6 +3,7 @@ package filtered
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/veclab/veclab/engine"
@@ -193,9 +194,10 @@ type Collection struct {
 	metric  engine.Metric
 	dist    vec.DistFunc
 	meta    *filter.Store
-	graph   Graph  // the ordinary HNSW graph (nil: graph strategies unavailable)
-	acorn   *ACORN // the ACORN-γ graph (nil: ACORNGamma unavailable)
-	m       int    // M of graph, for ACORN-1's truncation (default 16)
+	graph   Graph     // the ordinary HNSW graph (nil: graph strategies unavailable)
+	acorn   *ACORN    // the ACORN-γ graph (nil: ACORNGamma unavailable)
+	m       int       // M of graph, for ACORN-1's truncation (default 16)
+	pool    sync.Pool // of *search
 }
 
 // Options are the parts of a Collection beyond vectors and metadata.
@@ -291,6 +293,7 @@ func (c *Collection) Search(r Request) ([]engine.Result, Stats, error) {
 		st.Estimate = filter.Cardinality{Min: c.vectors.N, Exp: c.vectors.N, Max: c.vectors.N}
 	}
 	s := c.newSearch(q, f, &st)
+	defer c.putSearch(s)
 	st.Path = r.Strategy
 	start := time.Now()
 	var res []engine.Result

@@ -16,12 +16,26 @@ type search struct {
 	f       *filter.Compiled
 	st      *Stats
 	visited *topk.Visited
-	cand    topk.MinHeap // C: nearest candidate on top
-	w       topk.MaxHeap // W: furthest kept result on top
+	local   *topk.Visited // ACORN: dedup within one neighbourhood (lazily made)
+	cand    topk.MinHeap  // C: nearest candidate on top
+	w       topk.MaxHeap  // W: furthest kept result on top
 }
 
+// newSearch takes a search state from the collection's pool (visited sets
+// are reset by bumping an epoch, heaps keep their storage).
 func (c *Collection) newSearch(q []float32, f *filter.Compiled, st *Stats) *search {
-	return &search{c: c, q: q, f: f, st: st, visited: topk.NewVisited(c.vectors.N)}
+	s, _ := c.pool.Get().(*search)
+	if s == nil {
+		s = &search{c: c, visited: topk.NewVisited(c.vectors.N)}
+	}
+	s.visited.Reset(c.vectors.N)
+	s.q, s.f, s.st = q, f, st
+	return s
+}
+
+func (c *Collection) putSearch(s *search) {
+	s.q, s.f, s.st = nil, nil, nil
+	c.pool.Put(s)
 }
 
 func (s *search) distance(id engine.ID) float32 {
