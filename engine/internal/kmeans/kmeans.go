@@ -725,13 +725,31 @@ func plusPlus(train [][]float32, cents *vec.Matrix, workers int, rng *rand.Rand)
 	minD := make([]float64, n)
 	first := rng.IntN(n)
 	copy(cents.Row(0), train[first])
+	xx := make([]float32, n)
+	for i, r := range train {
+		xx[i] = f32.Dot(r, r)
+	}
+	// ‖x − c‖² = ‖x‖² + ‖c‖² − 2⟨x, c⟩, four points per kernel call with
+	// the new centroid as the shared operand (f32.Dot4).
 	update := func(c []float32) {
+		cc := f32.Dot(c, c)
+		try := func(i int, dot float32) {
+			d := float64(max(xx[i]+cc-2*dot, 0))
+			if d < minD[i] {
+				minD[i] = d
+			}
+		}
 		parallel(n, workers, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				d := float64(f32.L2Sq(train[i], c))
-				if d < minD[i] {
-					minD[i] = d
-				}
+			i := lo
+			for ; i+4 <= hi; i += 4 {
+				d0, d1, d2, d3 := f32.Dot4(c, train[i], train[i+1], train[i+2], train[i+3])
+				try(i, d0)
+				try(i+1, d1)
+				try(i+2, d2)
+				try(i+3, d3)
+			}
+			for ; i < hi; i++ {
+				try(i, f32.Dot(c, train[i]))
 			}
 		})
 	}
