@@ -593,3 +593,41 @@ func TestQuantiles(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigs(t *testing.T) {
+	for _, tc := range []struct {
+		dim  int
+		want float64
+	}{{4, 0.9}, {9, 0.9}, {10, 1 - 1.0/11}, {384, 1 - 1.0/385}, {1536, 1 - 1.0/1537}} {
+		if got := DefaultConfidenceInterval(tc.dim); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("DefaultConfidenceInterval(%d) = %v, want %v", tc.dim, got, tc.want)
+		}
+	}
+	sc := ScalarConfig{}.WithDefaults(384)
+	if sc.Bits != 7 || sc.SampleSize != 25000 || sc.ConfidenceInterval != DefaultConfidenceInterval(384) {
+		t.Errorf("scalar defaults %v", sc)
+	}
+	oc := OSQConfig{}.WithDefaults()
+	if oc.Bits != 1 || oc.QueryBits != 4 || oc.Lambda != 0.1 || oc.Iters != 5 {
+		t.Errorf("OSQ defaults %v", oc)
+	}
+	if q := (OSQConfig{Bits: 7}).WithDefaults(); q.QueryBits != 7 {
+		t.Errorf("7-bit OSQ query bits %d, want 7", q.QueryBits)
+	}
+	// Validate reports every bad field at once.
+	err := ScalarConfig{Bits: 3, ConfidenceInterval: 2, SampleSize: -1}.Validate()
+	for _, field := range []string{"Bits 3", "ConfidenceInterval 2", "SampleSize -1"} {
+		if err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("scalar Validate: %v, want mention of %q", err, field)
+		}
+	}
+	err = OSQConfig{Bits: 0, QueryBits: 9, Lambda: -1, Iters: 1000}.Validate()
+	for _, field := range []string{"Bits 0", "QueryBits 9", "Lambda -1", "Iters 1000"} {
+		if err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("OSQ Validate: %v, want mention of %q", err, field)
+		}
+	}
+	if s := (ScalarConfig{Bits: 4}).String(); !strings.Contains(s, "Bits:4") {
+		t.Errorf("String %q", s)
+	}
+}
