@@ -7,7 +7,11 @@ import (
 )
 
 func TestRecall(t *testing.T) {
-	const n, dim, nq, k = 3000, 32, 50, 10
+	const dim, nq, k = 32, 50, 10
+	n := 3000
+	if raceEnabled { // the race detector makes builds ~10× slower
+		n = 1000
+	}
 	data := clustered(n+nq, dim, 10, 0.6, 1)
 	base := *data
 	base.N = n
