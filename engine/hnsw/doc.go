@@ -45,8 +45,17 @@
 // beam max(ef, k). An [engine.Filter] is an allow-list with hnswlib's
 // isIdAllowed semantics: disallowed nodes are traversed but never enter the
 // result set and never tighten its bound, and the loop stops on distance
-// only once the result set holds ef allowed nodes. A search allocates
-// nothing once its Searcher is warm.
+// only once the result set holds ef allowed nodes. On the float32 path a
+// search allocates nothing once its Searcher is warm (a code store's query
+// scorer may allocate once per query).
+//
+// Scoring is batched: the unvisited neighbours of an expanded node are
+// gathered, their rows prefetched, and scored four at a time
+// (engine/internal/f32.Dot4 / L2Sq4) before hnswlib's per-neighbour rule is
+// applied in list order — the outcome is that of scoring them one by one.
+// Stats count distances actually computed (hnswlib's metric_distance_
+// computations counts every listed neighbour of an expanded node, visited
+// or not).
 //
 // # The low-level graph API
 //
