@@ -1101,3 +1101,106 @@ DotPlanesAVX512_reduce:
 	VZEROUPPER
 	MOVQ          AX, ret+72(FP)
 	RET
+
+// func AndPopCountPOPCNT(a []byte, b []byte) int
+// Requires: POPCNT
+TEXT ·AndPopCountPOPCNT(SB), NOSPLIT, $0-56
+	MOVQ a_base+0(FP), AX
+	MOVQ b_base+24(FP), CX
+	MOVQ a_len+8(FP), DX
+	ANDQ $-8, DX
+	XORQ BX, BX
+	XORQ SI, SI
+	XORQ DI, DI
+	XORQ R8, R8
+	XORQ R9, R9
+	CMPQ DX, $0x00000020
+	JL   AndPopCountPOPCNT_one
+
+AndPopCountPOPCNT_loop4:
+	MOVQ    (AX)(BX*1), R10
+	ANDQ    (CX)(BX*1), R10
+	POPCNTQ R10, R10
+	ADDQ    R10, SI
+	MOVQ    8(AX)(BX*1), R10
+	ANDQ    8(CX)(BX*1), R10
+	POPCNTQ R10, R10
+	ADDQ    R10, DI
+	MOVQ    16(AX)(BX*1), R10
+	ANDQ    16(CX)(BX*1), R10
+	POPCNTQ R10, R10
+	ADDQ    R10, R8
+	MOVQ    24(AX)(BX*1), R10
+	ANDQ    24(CX)(BX*1), R10
+	POPCNTQ R10, R10
+	ADDQ    R10, R9
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000020, DX
+	CMPQ    DX, $0x00000020
+	JGE     AndPopCountPOPCNT_loop4
+
+AndPopCountPOPCNT_one:
+	CMPQ    DX, $0x00000008
+	JL      AndPopCountPOPCNT_done
+	MOVQ    (AX)(BX*1), R10
+	ANDQ    (CX)(BX*1), R10
+	POPCNTQ R10, R10
+	ADDQ    R10, SI
+	ADDQ    $0x00000008, BX
+	SUBQ    $0x00000008, DX
+	JMP     AndPopCountPOPCNT_one
+
+AndPopCountPOPCNT_done:
+	ADDQ DI, SI
+	ADDQ R9, R8
+	ADDQ R8, SI
+	MOVQ SI, ret+48(FP)
+	RET
+
+// func Dot1x4POPCNT(q []byte, d []byte, words int) int64
+// Requires: POPCNT
+TEXT ·Dot1x4POPCNT(SB), NOSPLIT, $0-64
+	MOVQ  q_base+0(FP), AX
+	MOVQ  d_base+24(FP), CX
+	MOVQ  words+48(FP), DX
+	MOVQ  DX, BX
+	SHLQ  $0x03, BX
+	LEAQ  (AX)(BX*1), SI
+	LEAQ  (SI)(BX*1), DI
+	LEAQ  (DI)(BX*1), BX
+	XORQ  R8, R8
+	XORQ  R9, R9
+	XORQ  R10, R10
+	XORQ  R11, R11
+	XORQ  R12, R12
+	TESTQ DX, DX
+	JZ    Dot1x4POPCNT_done
+
+Dot1x4POPCNT_loop:
+	MOVQ    (CX)(R12*8), R13
+	MOVQ    (AX)(R12*8), R14
+	ANDQ    R13, R14
+	POPCNTQ R14, R14
+	ADDQ    R14, R8
+	MOVQ    (SI)(R12*8), R14
+	ANDQ    R13, R14
+	POPCNTQ R14, R14
+	ADDQ    R14, R9
+	MOVQ    (DI)(R12*8), R14
+	ANDQ    R13, R14
+	POPCNTQ R14, R14
+	ADDQ    R14, R10
+	MOVQ    (BX)(R12*8), R14
+	ANDQ    R13, R14
+	POPCNTQ R14, R14
+	ADDQ    R14, R11
+	INCQ    R12
+	CMPQ    R12, DX
+	JL      Dot1x4POPCNT_loop
+
+Dot1x4POPCNT_done:
+	LEAQ (R8)(R9*2), R8
+	LEAQ (R8)(R10*4), R8
+	LEAQ (R8)(R11*8), R8
+	MOVQ R8, ret+56(FP)
+	RET

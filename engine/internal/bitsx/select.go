@@ -13,7 +13,7 @@ package bitsx
 // Kernel is one complete set of code kernels, named after the instruction
 // set its assembly needs.
 type Kernel struct {
-	Name          string // "generic", "avx2" or "avx512"
+	Name          string // "generic", "popcnt", "avx2" or "avx512"
 	DotBytes      func(a, b []byte) int32
 	SqDiffBytes   func(a, b []byte) int32
 	DotNibbles    func(a, b []byte) int32
@@ -64,5 +64,5 @@ func install(k Kernel) {
 	AndPopCount, Dot1x4, DotPlanes = k.AndPopCount, k.Dot1x4, k.DotPlanes
 }
 
-// Impl names the kernel set in use: "avx512", "avx2" or "generic".
+// Impl names the kernel set in use: "avx512", "avx2", "popcnt" or "generic".
 func Impl() string { return current.Name }

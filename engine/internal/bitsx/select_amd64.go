@@ -12,6 +12,11 @@ import "golang.org/x/sys/cpu"
 func archKernels() []Kernel {
 	var ks []Kernel
 	k := Generic
+	if cpu.X86.HasPOPCNT {
+		k.Name = "popcnt"
+		k.AndPopCount, k.Dot1x4, k.DotPlanes = AndPopCountPOPCNT, Dot1x4POPCNT, dotPlanesPOPCNT
+		ks = append(ks, k)
+	}
 	if cpu.X86.HasAVX2 {
 		k.Name = "avx2"
 		k.DotBytes, k.SqDiffBytes = DotBytesAVX2, SqDiffBytesAVX2
@@ -33,4 +38,46 @@ func archKernels() []Kernel {
 		ks = append(ks, k)
 	}
 	return ks
+}
+
+// dotPlanesAVX512 is DotPlanes on AVX-512: when either code has four bits
+// (the query of a BBQ/OSQ index), one Dot1x4AVX512 pass per plane of the
+// other code, which loads each of its words once for four popcounts;
+// otherwise DotPlanesAVX512's one pass per plane pair.
+func dotPlanesAVX512(x []byte, xBits int, y []byte, yBits int, words int) int64 {
+	if yBits != 4 && xBits == 4 {
+		x, xBits, y, yBits = y, yBits, x, xBits
+	}
+	if yBits != 4 {
+		return DotPlanesAVX512(x, xBits, y, yBits, words)
+	}
+	pb := words * 8
+	x, y = x[:xBits*pb], y[:4*pb]
+	var total int64
+	for p := 0; p < xBits; p++ {
+		total += Dot1x4AVX512(y, x[p*pb:], words) << p
+	}
+	return total
+}
+
+// dotPlanesPOPCNT is DotPlanes with scalar POPCNT: one Dot1x4POPCNT pass per
+// plane of the other code when either has four bits, else one
+// AndPopCountPOPCNT pass per plane pair.
+func dotPlanesPOPCNT(x []byte, xBits int, y []byte, yBits int, words int) int64 {
+	if yBits != 4 && xBits == 4 {
+		x, xBits, y, yBits = y, yBits, x, xBits
+	}
+	pb := words * 8
+	x, y = x[:xBits*pb], y[:yBits*pb]
+	var total int64
+	for p := 0; p < xBits; p++ {
+		if yBits == 4 {
+			total += Dot1x4POPCNT(y, x[p*pb:], words) << p
+			continue
+		}
+		for r := 0; r < yBits; r++ {
+			total += int64(AndPopCountPOPCNT(x[p*pb:(p+1)*pb], y[r*pb:(r+1)*pb])) << (p + r)
+		}
+	}
+	return total
 }

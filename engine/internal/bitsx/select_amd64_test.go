@@ -16,6 +16,8 @@ func TestSelection(t *testing.T) {
 		want = "avx512"
 	case cpu.X86.HasAVX2:
 		want = "avx2"
+	case cpu.X86.HasPOPCNT:
+		want = "popcnt"
 	}
 	if Impl() != want {
 		t.Fatalf("Impl() = %q on a CPU with AVX2=%v AVX512F=%v VL=%v BW=%v VPOPCNTDQ=%v, want %q", Impl(),

@@ -138,3 +138,16 @@ func Dot1x4AVX512(q []byte, d []byte, words int) int64
 //	}
 //	return total
 func DotPlanesAVX512(x []byte, xBits int, y []byte, yBits int, words int) int64
+
+// AndPopCountPOPCNT is the scalar POPCNT kernel of AndPopCount over the
+// len(a)/8 64-bit words of a and b; len(b) must be at least len(a) and no
+// byte past the last whole word of a is read. The CPU must have POPCNT (see
+// Available). Its result equals that of AndPopCountGeneric.
+func AndPopCountPOPCNT(a []byte, b []byte) int
+
+// Dot1x4POPCNT is the scalar POPCNT kernel of Dot1x4: a 1-bit document d
+// (words 64-bit words) against a 4-bit query q stored as four planes of
+// words words each, one load of each document word for four popcounts.
+// It reads exactly words·8 bytes of d and 4·words·8 of q. The CPU must
+// have POPCNT (see Available). Its result equals that of Dot1x4Generic.
+func Dot1x4POPCNT(q []byte, d []byte, words int) int64

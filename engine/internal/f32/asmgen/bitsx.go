@@ -141,6 +141,8 @@ func genBitsx(c *build.Context) {
 	andPopCount512(c)
 	dot1x4512(c)
 	dotPlanes512(c)
+	andPopCountScalar(c)
+	dot1x4Scalar(c)
 }
 
 // lowMask sets k to the low n bits (1 ≤ n ≤ 63) of a 64-bit opmask; n is
@@ -659,5 +661,123 @@ func dotPlanes512(c *build.Context) {
 	res := hsum64(c, total)
 	c.VZEROUPPER()
 	c.Store(res, c.ReturnIndex(0))
+	c.RET()
+}
+
+// scalarPopLoop emits a loop adding popcount(x[i:] AND y[i:]) over the n
+// bytes at x and y (n a multiple of 8; n and i clobbered, i starting at 0)
+// into cnt, with POPCNTQ on general-purpose registers: four words per
+// iteration into four counters, then one word at a time.
+func scalarPopLoop(c *build.Context, prefix string, x, y reg.Register, n, i reg.Register, cnt reg.Register) {
+	lbl := func(l string) string { return prefix + "_" + l }
+	var cs [4]reg.Register
+	cs[0] = cnt
+	for j := 1; j < 4; j++ {
+		cs[j] = c.GP64()
+		c.XORQ(cs[j], cs[j])
+	}
+	word := func(disp int, dst reg.Register) {
+		t := c.GP64()
+		c.MOVQ(operand.Mem{Base: x, Index: i, Scale: 1, Disp: disp}, t)
+		c.ANDQ(operand.Mem{Base: y, Index: i, Scale: 1, Disp: disp}, t)
+		c.POPCNTQ(t, t)
+		c.ADDQ(t, dst)
+	}
+	c.CMPQ(n, operand.U32(32))
+	c.JL(operand.LabelRef(lbl("one")))
+	c.Label(lbl("loop4"))
+	for j := 0; j < 4; j++ {
+		word(8*j, cs[j])
+	}
+	c.ADDQ(operand.U32(32), i)
+	c.SUBQ(operand.U32(32), n)
+	c.CMPQ(n, operand.U32(32))
+	c.JGE(operand.LabelRef(lbl("loop4")))
+	c.Label(lbl("one"))
+	c.CMPQ(n, operand.U32(8))
+	c.JL(operand.LabelRef(lbl("done")))
+	word(0, cs[0])
+	c.ADDQ(operand.U32(8), i)
+	c.SUBQ(operand.U32(8), n)
+	c.JMP(operand.LabelRef(lbl("one")))
+	c.Label(lbl("done"))
+	c.ADDQ(cs[1], cs[0])
+	c.ADDQ(cs[3], cs[2])
+	c.ADDQ(cs[2], cs[0])
+}
+
+// andPopCountScalar generates AndPopCountPOPCNT(a, b []byte) int.
+func andPopCountScalar(c *build.Context) {
+	c.Function("AndPopCountPOPCNT")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(a, b []byte) int")
+	c.Doc(
+		"AndPopCountPOPCNT is the scalar POPCNT kernel of AndPopCount over the",
+		"len(a)/8 64-bit words of a and b; len(b) must be at least len(a) and no",
+		"byte past the last whole word of a is read. The CPU must have POPCNT (see",
+		"Available). Its result equals that of AndPopCountGeneric.",
+	)
+	a := c.Load(c.Param("a").Base(), c.GP64())
+	b := c.Load(c.Param("b").Base(), c.GP64())
+	n := c.Load(c.Param("a").Len(), c.GP64())
+	c.ANDQ(operand.I32(-8), n)
+	i, cnt := c.GP64(), c.GP64()
+	c.XORQ(i, i)
+	c.XORQ(cnt, cnt)
+	scalarPopLoop(c, "AndPopCountPOPCNT", a, b, n, i, cnt)
+	c.Store(cnt, c.ReturnIndex(0))
+	c.RET()
+}
+
+// dot1x4Scalar generates Dot1x4POPCNT(q, d []byte, words int) int64.
+func dot1x4Scalar(c *build.Context) {
+	c.Function("Dot1x4POPCNT")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(q, d []byte, words int) int64")
+	c.Doc(
+		"Dot1x4POPCNT is the scalar POPCNT kernel of Dot1x4: a 1-bit document d",
+		"(words 64-bit words) against a 4-bit query q stored as four planes of",
+		"words words each, one load of each document word for four popcounts.",
+		"It reads exactly words·8 bytes of d and 4·words·8 of q. The CPU must",
+		"have POPCNT (see Available). Its result equals that of Dot1x4Generic.",
+	)
+	q0 := c.Load(c.Param("q").Base(), c.GP64())
+	d := c.Load(c.Param("d").Base(), c.GP64())
+	n := c.Load(c.Param("words"), c.GP64())
+	pb := c.GP64()
+	c.MOVQ(n, pb)
+	c.SHLQ(operand.U8(3), pb)
+	q := []reg.Register{q0, c.GP64(), c.GP64(), c.GP64()}
+	for r := 1; r < 4; r++ {
+		c.LEAQ(operand.Mem{Base: q[r-1], Index: pb, Scale: 1}, q[r])
+	}
+	var cs [4]reg.Register
+	for r := range cs {
+		cs[r] = c.GP64()
+		c.XORQ(cs[r], cs[r])
+	}
+	i := c.GP64()
+	c.XORQ(i, i)
+	c.TESTQ(n, n)
+	c.JZ(operand.LabelRef("Dot1x4POPCNT_done"))
+	c.Label("Dot1x4POPCNT_loop")
+	w := c.GP64()
+	c.MOVQ(operand.Mem{Base: d, Index: i, Scale: 8}, w)
+	for r := range q {
+		t := c.GP64()
+		c.MOVQ(operand.Mem{Base: q[r], Index: i, Scale: 8}, t)
+		c.ANDQ(w, t)
+		c.POPCNTQ(t, t)
+		c.ADDQ(t, cs[r])
+	}
+	c.INCQ(i)
+	c.CMPQ(i, n)
+	c.JL(operand.LabelRef("Dot1x4POPCNT_loop"))
+	c.Label("Dot1x4POPCNT_done")
+	// c0 + 2·c1 + 4·c2 + 8·c3
+	c.LEAQ(operand.Mem{Base: cs[0], Index: cs[1], Scale: 2}, cs[0])
+	c.LEAQ(operand.Mem{Base: cs[0], Index: cs[2], Scale: 4}, cs[0])
+	c.LEAQ(operand.Mem{Base: cs[0], Index: cs[3], Scale: 8}, cs[0])
+	c.Store(cs[0], c.ReturnIndex(0))
 	c.RET()
 }
