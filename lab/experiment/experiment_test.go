@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -344,5 +345,33 @@ func TestReportRendering(t *testing.T) {
 	}
 	if strings.Contains(h, "<?xml") {
 		t.Error("inline SVG keeps its XML declaration")
+	}
+}
+
+func TestReportJSONAndVerbatimNotes(t *testing.T) {
+	env := small(t)
+	r := Run(env, e04)
+	if r.Status != OK {
+		t.Fatal(r.Err)
+	}
+	b, err := json.Marshal(r.JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back["id"] != "E04" || back["status"] != "ok" || back["seed"] != float64(1) {
+		t.Errorf("JSON round trip: %v", back)
+	}
+	if tables, _ := back["tables"].([]any); len(tables) != 1 {
+		t.Errorf("JSON tables: %v", back["tables"])
+	}
+	if md := r.Markdown(); !strings.Contains(md, "```text\npgvector 0.8.7\n  CREATE INDEX") {
+		t.Errorf("a store's description is not kept verbatim in Markdown:\n%s", md)
+	}
+	if h := r.HTML(); !strings.Contains(h, "<pre") {
+		t.Error("a store's description is not a <pre> block in HTML")
 	}
 }

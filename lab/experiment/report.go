@@ -132,6 +132,11 @@ func (r *Report) Markdown() string {
 	if len(r.Notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range r.Notes {
+			if strings.Contains(strings.TrimRight(n, "\n"), "\n") {
+				// A multi-line note (a store's own description) stays verbatim.
+				b.WriteString("\n```text\n" + strings.ReplaceAll(strings.TrimRight(n, "\n"), "```", "'''") + "\n```\n\n")
+				continue
+			}
 			b.WriteString("- " + mdText(n) + "\n")
 		}
 	}
@@ -139,6 +144,31 @@ func (r *Report) Markdown() string {
 		fmt.Fprintf(&b, "\n*Elapsed:* %s\n", r.Elapsed.Round(time.Millisecond))
 	}
 	return b.String()
+}
+
+// JSON returns the report as a JSON-ready value (a notebook shows it as
+// application/json; a saved run keeps it): the experiment, the conditions
+// (scale, seed, machine), the status, the tables (see table.Table.JSON)
+// and the notes. Charts are left out.
+func (r *Report) JSON() map[string]any {
+	tables := make([]any, len(r.Tables))
+	for i, t := range r.Tables {
+		tables[i] = t.JSON()
+	}
+	notes := make([]any, len(r.Notes))
+	for i, n := range r.Notes {
+		notes[i] = n
+	}
+	return map[string]any{
+		"id": r.ID, "title": r.Title, "article": r.Article,
+		"scale": map[string]any{"name": r.Scale.Name, "n": r.Scale.N, "dim": r.Scale.Dim, "clusters": r.Scale.Clusters,
+			"queries": r.Scale.Queries, "warmup": r.Scale.Warmup, "k": r.Scale.K, "batch": r.Scale.Batch},
+		"seed": r.Seed,
+		"machine": map[string]any{"cpu": r.Machine.CPU, "cores": r.Machine.Cores, "go": r.Machine.GoVersion,
+			"os": r.Machine.OS, "arch": r.Machine.Arch, "simd": r.Machine.Features, "kernel": r.Machine.Kernel},
+		"status": r.Status.String(), "error": r.Err, "elapsed_seconds": r.Elapsed.Seconds(),
+		"tables": tables, "notes": notes,
+	}
 }
 
 var mdTextReplacer = strings.NewReplacer("<", "&lt;", ">", "&gt;", "\n", " ")
@@ -168,6 +198,10 @@ func (r *Report) HTML() string {
 	if len(r.Notes) > 0 {
 		b.WriteString("<ul>\n")
 		for _, n := range r.Notes {
+			if strings.Contains(strings.TrimRight(n, "\n"), "\n") {
+				b.WriteString(`<li><pre style="font-size:12px;white-space:pre-wrap">` + html.EscapeString(strings.TrimRight(n, "\n")) + "</pre></li>\n")
+				continue
+			}
 			b.WriteString("<li>" + html.EscapeString(n) + "</li>\n")
 		}
 		b.WriteString("</ul>\n")
