@@ -63,7 +63,7 @@ func veclabBinary(t *testing.T) string {
 			return
 		}
 		builtBin = filepath.Join(buildDir, "veclab")
-		out, err := exec.Command("go", "build", "-o", builtBin, "github.com/veclab/veclab/cmd/veclab").CombinedOutput()
+		out, err := exec.Command("go", "build", "-ldflags=-s -w", "-o", builtBin, "github.com/veclab/veclab/cmd/veclab").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

@@ -44,7 +44,8 @@ type (
 // PNG() ([]byte, error), and a JSON method with no argument returning JSON
 // bytes, a JSON string or any marshallable value, optionally with an
 // error; an image.Image becomes PNG) plus
-// text/plain (String() when v has it, %v otherwise). A method that panics
+// text/plain (String() when v has it; otherwise its type name when a rich
+// form exists, %v when none does). A method that panics
 // or fails is left out and its error noted in text/plain. Render(nil)
 // returns a bundle with text/plain "<nil>".
 func Render(v any) Bundle {
@@ -91,6 +92,15 @@ func Render(v any) Bundle {
 		try(MIMEJSON, func() (any, error) { return callJSON(m) })
 	}
 	text := Text(v)
+	if len(b) > 0 {
+		// A value shown richly without a String method of its own would
+		// print its fields as text/plain: name its type instead.
+		switch v.(type) {
+		case fmt.Stringer, error:
+		default:
+			text = fmt.Sprintf("%T", v)
+		}
+	}
 	for _, n := range notes {
 		text += "\n" + n
 	}

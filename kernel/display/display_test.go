@@ -54,13 +54,13 @@ func TestRender(t *testing.T) {
 		{"nil", nil, []string{MIMEText}, "<nil>"},
 		{"nil pointer", (*int)(nil), []string{MIMEText}, "*int(nil)"},
 		{"error", errors.New("bad"), []string{MIMEText}, "bad"},
-		{"html only", htmlOnly{}, []string{MIMEHTML, MIMEText}, "{}"},
+		{"html only", htmlOnly{}, []string{MIMEHTML, MIMEText}, "display.htmlOnly"},
 		{"everything", everything{}, []string{MIMEHTML, MIMESVG, MIMEMarkdown, MIMEPNG, MIMEJSON, MIMEText}, "everything"},
 		{"invalid JSON left out", badJSON{}, []string{MIMEText}, "invalid JSON"},
 		{"panicking method left out", panicky{}, []string{MIMEText}, "panicked: no html today"},
 		{"PNG error left out", pngErr{}, []string{MIMEText}, "encoder broke"},
-		{"JSON() any", jsonAnyV{}, []string{MIMEJSON, MIMEText}, "{}"},
-		{"image.Image", img, []string{MIMEPNG, MIMEText}, "&{"},
+		{"JSON() any", jsonAnyV{}, []string{MIMEJSON, MIMEText}, "display.jsonAnyV"},
+		{"image.Image", img, []string{MIMEPNG, MIMEText}, "*image.Gray"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := Render(tc.v)
