@@ -13,6 +13,12 @@
 // NeurIPS 2023, as Elasticsearch's Soar.java uses it with λ = 1) puts each
 // vector in a second list too; a search counts each document once.
 //
+// Build is Train (k-means on at most Nlist·256 sampled vectors, FAISS's
+// cap) followed by Add (coarse assignment and list filling), as FAISS splits
+// them; training can be timed alone. With GlobalCentroid all lists share one
+// quantizer centred on the data mean, so a query is encoded once instead of
+// once per visited list.
+//
 // Sources followed: facebookresearch/faiss faiss/IndexIVF.cpp (train,
 // add with coarse assignment, search_preassigned), faiss/IndexIVFFlat.cpp;
 // elastic/elasticsearch …/codec/vectors/diskbbq/ES920DiskBBQVectorsFormat.java,
