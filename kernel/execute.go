@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-zeromq/zmq4"
 
@@ -27,6 +28,12 @@ func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
 			"evalue": err.Error(), "traceback": []string{err.Error()}, "execution_count": k.execCount})
 		return
 	}
+	// Jupyter's stop_on_error: requests queued before a failed cell (sent
+	// before it failed) are aborted, not run — as ipykernel does.
+	if sent, err := time.Parse(time.RFC3339Nano, msg.Header.Date); err == nil && sent.Before(k.abortBefore) {
+		k.reply(sock, msg, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.execCount})
+		return
+	}
 	if !req.Silent && (req.StoreHistory == nil || *req.StoreHistory) {
 		k.execCount++
 	}
@@ -47,6 +54,9 @@ func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
 		}
 		k.reply(sock, msg, "execute_reply", map[string]any{"status": "error", "execution_count": count,
 			"ename": e.Name, "evalue": e.Value, "traceback": tb})
+		if req.StopOnError {
+			k.abortBefore = time.Now()
+		}
 		return
 	}
 	if res.Value != nil && !req.Silent {

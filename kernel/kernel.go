@@ -58,7 +58,8 @@ type kernel struct {
 
 	iopubMu sync.Mutex // serializes iopub sends
 
-	execCount int
+	execCount   int
+	abortBefore time.Time // execute requests sent before this are aborted (stop_on_error)
 
 	// interrupted is closed and replaced at each interrupt; a pending
 	// input request waits on it.

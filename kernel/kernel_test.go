@@ -255,6 +255,19 @@ func TestKernelProtocol(t *testing.T) {
 			t.Errorf("traceback %s does not point at line 2", tb)
 		}
 	})
+	t.Run("stop_on_error aborts queued cells", func(t *testing.T) {
+		first := c.send(c.shell, "execute_request", map[string]any{"code": "import \"time\"\ntime.Sleep(200 * time.Millisecond)\npanic(\"fail\")", "stop_on_error": true})
+		second := c.send(c.shell, "execute_request", map[string]any{"code": `fmt.Println("queued")`, "stop_on_error": true})
+		if r := c.recv(c.shell); r.ParentHeader.MsgID != first || content(t, r)["status"] != "error" {
+			t.Fatalf("first reply %v", content(t, r))
+		}
+		if r := c.recv(c.shell); r.ParentHeader.MsgID != second || content(t, r)["status"] != "aborted" {
+			t.Fatalf("queued request not aborted: %v", content(t, r))
+		}
+		if reply, _ := c.execute("1", false); content(t, reply)["status"] != "ok" {
+			t.Errorf("a request sent after the failure was aborted: %v", content(t, reply))
+		}
+	})
 	t.Run("display and update", func(t *testing.T) {
 		_, io := c.execute(`import "github.com/veclab/veclab/kernel/display"
 display.HTML("<b>t</b>")
