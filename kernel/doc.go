@@ -17,6 +17,25 @@
 // interrupt_mode "signal"). IOPub sends are serialized by a mutex. Run
 // returns when ctx is cancelled or a shutdown_request arrives.
 //
+// # Use
+//
+//	veclab install --user          # kernelspec "veclab": a copy of the binary, kernel.json, logos
+//	jupyter lab                    # pick "Go (veclab)"
+//	veclab run NB.ipynb -o OUT.ipynb   # the same cells without Jupyter (kernel/notebook)
+//
+// Cells are Go as gomacro reads it (about Go 1.18 without generics: no
+// `for i := range n`, no min/max builtins). They import the standard
+// library and the bound packages of kernel/bindings; the last expression's
+// value is shown by its method set (kernel/display), so a lab table
+// appears as an HTML table and a chart as a picture.
+//
+// # Measuring
+//
+// kernel/bench/latency.py starts a kernel through jupyter_client and
+// reports the start-up time to the first kernel_info_reply and the round
+// trip of a trivial cell, beside Debian's ipykernel measured the same way.
+// BenchmarkExecuteRoundTrip measures the round trip from a Go client.
+//
 // # Limits
 //
 // A cell is interrupted at its next interpreted statement: a long compiled
