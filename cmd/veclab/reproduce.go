@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ type reproduceFlags struct {
 	scale    experiment.Scale
 	only     string
 	out      string
+	jsonOut  string
 	seed     uint64
 	cache    string
 	list     bool
@@ -36,12 +38,13 @@ func parseReproduce(args []string, stderr io.Writer) (*reproduceFlags, error) {
 	scale := fs.String("scale", "article", `"article" (30,000 × 384, 100 queries), "small" (tests), or key=value pairs such as "n=10000,queries=50"`)
 	fs.StringVar(&f.only, "only", "", "comma-separated experiment ids to run (default: all registered), e.g. E02,E06")
 	fs.StringVar(&f.out, "out", "", "also write a Markdown report to this file")
+	fs.StringVar(&f.jsonOut, "json", "", "also write the reports (tables, seed, scale, machine) as JSON to this file")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the data set, the graphs and the quantizers")
 	fs.StringVar(&f.cache, "cache", "", "directory that keeps the exact ground truth between runs")
 	fs.BoolVar(&f.list, "list", false, "list the registered experiments and exit")
 	fs.BoolVar(&f.progress, "progress", false, "print progress of long steps to stderr")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: veclab reproduce [-scale article|small|k=v,…] [-only E02,E06] [-out FILE.md] [-seed N]")
+		fmt.Fprintln(stderr, "usage: veclab reproduce [-scale article|small|k=v,…] [-only E02,E06] [-out FILE.md] [-json FILE.json] [-seed N]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -108,6 +111,20 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", f.out)
 	}
+	if f.jsonOut != "" {
+		all := make([]any, len(reports))
+		for i, r := range reports {
+			all[i] = r.JSON()
+		}
+		b, err := json.MarshalIndent(map[string]any{"reports": all}, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encoding reports: %w", err)
+		}
+		if err := writeAtomic(f.jsonOut, append(b, '\n')); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", f.jsonOut)
+	}
 	for _, r := range reports {
 		if r.Status == experiment.Failed {
 			return fmt.Errorf("%s failed: %s", r.ID, firstLine(r.Err))
@@ -135,8 +152,14 @@ func writeReport(path string, f *reproduceFlags, env *experiment.Env, reports []
 		b.WriteString(r.Markdown())
 		b.WriteString("\n")
 	}
+	return writeAtomic(path, []byte(b.String()))
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it
+// into place.
+func writeAtomic(path string, data []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {

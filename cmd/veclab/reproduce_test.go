@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,8 +16,9 @@ import (
 // Markdown report is written.
 func TestReproduceSmall(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report.md")
+	js := filepath.Join(t.TempDir(), "report.json")
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"reproduce", "-scale", "small", "-only", "E02,E06", "-out", out, "-seed", "3"}, &stdout, &stderr)
+	code := run([]string{"reproduce", "-scale", "small", "-only", "E02,E06", "-out", out, "-json", js, "-seed", "3"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, stderr.String(), stdout.String())
 	}
@@ -49,6 +51,24 @@ func TestReproduceSmall(t *testing.T) {
 	}
 	if _, err := os.Stat(out + ".tmp"); !os.IsNotExist(err) {
 		t.Error("temporary report file left behind")
+	}
+	var saved struct {
+		Reports []struct {
+			ID     string  `json:"id"`
+			Seed   float64 `json:"seed"`
+			Status string  `json:"status"`
+			Tables []any   `json:"tables"`
+		} `json:"reports"`
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &saved); err != nil {
+		t.Fatal(err)
+	}
+	if len(saved.Reports) != 2 || saved.Reports[0].ID != "E02" || saved.Reports[0].Seed != 3 || saved.Reports[1].Status != "ok" || len(saved.Reports[1].Tables) == 0 {
+		t.Errorf("saved JSON: %+v", saved)
 	}
 }
 
