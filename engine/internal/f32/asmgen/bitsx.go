@@ -715,7 +715,13 @@ func andPopCountScalar(c *build.Context) {
 		"AndPopCountPOPCNT is the scalar POPCNT kernel of AndPopCount over the",
 		"len(a)/8 64-bit words of a and b; len(b) must be at least len(a) and no",
 		"byte past the last whole word of a is read. The CPU must have POPCNT (see",
-		"Available). Its result equals that of AndPopCountGeneric.",
+		"Available). Its result equals that of the pure-Go loop (AndPopCountGeneric)",
+		"",
+		"\tn := 0",
+		"\tfor i := 0; i+8 <= len(a); i += 8 {",
+		"\t\tn += bits.OnesCount64(binary.LittleEndian.Uint64(a[i:]) & binary.LittleEndian.Uint64(b[i:]))",
+		"\t}",
+		"\treturn n",
 	)
 	a := c.Load(c.Param("a").Base(), c.GP64())
 	b := c.Load(c.Param("b").Base(), c.GP64())
@@ -739,7 +745,17 @@ func dot1x4Scalar(c *build.Context) {
 		"(words 64-bit words) against a 4-bit query q stored as four planes of",
 		"words words each, one load of each document word for four popcounts.",
 		"It reads exactly words·8 bytes of d and 4·words·8 of q. The CPU must",
-		"have POPCNT (see Available). Its result equals that of Dot1x4Generic.",
+		"have POPCNT (see Available). Its result equals that of the pure-Go loop",
+		"(Dot1x4Generic), with pb = words·8 and Qr = q[r·pb:],",
+		"",
+		"\tvar c [4]int",
+		"\tfor i := 0; i+8 <= pb; i += 8 {",
+		"\t\tw := binary.LittleEndian.Uint64(d[i:])",
+		"\t\tfor r := range c {",
+		"\t\t\tc[r] += bits.OnesCount64(w & binary.LittleEndian.Uint64(Qr[i:]))",
+		"\t\t}",
+		"\t}",
+		"\treturn int64(c[0]) + int64(c[1])<<1 + int64(c[2])<<2 + int64(c[3])<<3",
 	)
 	q0 := c.Load(c.Param("q").Base(), c.GP64())
 	d := c.Load(c.Param("d").Base(), c.GP64())
