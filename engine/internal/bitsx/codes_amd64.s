@@ -104,6 +104,40 @@ DATA wordones<>+60(SB)/2, $0x0001
 DATA wordones<>+62(SB)/2, $0x0001
 GLOBL wordones<>(SB), RODATA|NOPTR, $64
 
+DATA nibblepop<>+0(SB)/1, $0x00
+DATA nibblepop<>+1(SB)/1, $0x01
+DATA nibblepop<>+2(SB)/1, $0x01
+DATA nibblepop<>+3(SB)/1, $0x02
+DATA nibblepop<>+4(SB)/1, $0x01
+DATA nibblepop<>+5(SB)/1, $0x02
+DATA nibblepop<>+6(SB)/1, $0x02
+DATA nibblepop<>+7(SB)/1, $0x03
+DATA nibblepop<>+8(SB)/1, $0x01
+DATA nibblepop<>+9(SB)/1, $0x02
+DATA nibblepop<>+10(SB)/1, $0x02
+DATA nibblepop<>+11(SB)/1, $0x03
+DATA nibblepop<>+12(SB)/1, $0x02
+DATA nibblepop<>+13(SB)/1, $0x03
+DATA nibblepop<>+14(SB)/1, $0x03
+DATA nibblepop<>+15(SB)/1, $0x04
+DATA nibblepop<>+16(SB)/1, $0x00
+DATA nibblepop<>+17(SB)/1, $0x01
+DATA nibblepop<>+18(SB)/1, $0x01
+DATA nibblepop<>+19(SB)/1, $0x02
+DATA nibblepop<>+20(SB)/1, $0x01
+DATA nibblepop<>+21(SB)/1, $0x02
+DATA nibblepop<>+22(SB)/1, $0x02
+DATA nibblepop<>+23(SB)/1, $0x03
+DATA nibblepop<>+24(SB)/1, $0x01
+DATA nibblepop<>+25(SB)/1, $0x02
+DATA nibblepop<>+26(SB)/1, $0x02
+DATA nibblepop<>+27(SB)/1, $0x03
+DATA nibblepop<>+28(SB)/1, $0x02
+DATA nibblepop<>+29(SB)/1, $0x03
+DATA nibblepop<>+30(SB)/1, $0x03
+DATA nibblepop<>+31(SB)/1, $0x04
+GLOBL nibblepop<>(SB), RODATA|NOPTR, $32
+
 // func DotBytesAVX2(a []byte, b []byte) int32
 // Requires: AVX, AVX2
 TEXT ·DotBytesAVX2(SB), NOSPLIT, $0-52
@@ -1203,4 +1237,195 @@ Dot1x4POPCNT_done:
 	LEAQ (R8)(R10*4), R8
 	LEAQ (R8)(R11*8), R8
 	MOVQ R8, ret+56(FP)
+	RET
+
+// func AndPopCountAVX2(a []byte, b []byte) int
+// Requires: AVX, AVX2, POPCNT
+TEXT ·AndPopCountAVX2(SB), NOSPLIT, $0-56
+	MOVQ    a_base+0(FP), AX
+	MOVQ    b_base+24(FP), CX
+	MOVQ    a_len+8(FP), DX
+	ANDQ    $-8, DX
+	XORQ    BX, BX
+	VMOVDQU nibblepop<>+0(SB), Y0
+	VMOVDQU nibblemask<>+0(SB), Y1
+	VPXOR   Y2, Y2, Y2
+	VPXOR   Y3, Y3, Y3
+	CMPQ    DX, $0x00000020
+	JL      AndPopCountAVX2_rest
+
+AndPopCountAVX2_loop:
+	VMOVDQU (AX)(BX*1), Y4
+	VPAND   (CX)(BX*1), Y4, Y4
+	VPSRLW  $0x04, Y4, Y5
+	VPAND   Y1, Y4, Y4
+	VPAND   Y1, Y5, Y5
+	VPSHUFB Y4, Y0, Y4
+	VPSHUFB Y5, Y0, Y5
+	VPADDB  Y5, Y4, Y4
+	VPSADBW Y2, Y4, Y4
+	VPADDQ  Y4, Y3, Y3
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000020, DX
+	CMPQ    DX, $0x00000020
+	JGE     AndPopCountAVX2_loop
+
+AndPopCountAVX2_rest:
+	XORQ SI, SI
+	XORQ DI, DI
+	XORQ R8, R8
+	XORQ R9, R9
+	CMPQ DX, $0x00000020
+	JL   AndPopCountAVX2_one
+
+AndPopCountAVX2_loop4:
+	MOVQ    (AX)(BX*1), R10
+	ANDQ    (CX)(BX*1), R10
+	POPCNTQ R10, R10
+	ADDQ    R10, SI
+	MOVQ    8(AX)(BX*1), R10
+	ANDQ    8(CX)(BX*1), R10
+	POPCNTQ R10, R10
+	ADDQ    R10, DI
+	MOVQ    16(AX)(BX*1), R10
+	ANDQ    16(CX)(BX*1), R10
+	POPCNTQ R10, R10
+	ADDQ    R10, R8
+	MOVQ    24(AX)(BX*1), R10
+	ANDQ    24(CX)(BX*1), R10
+	POPCNTQ R10, R10
+	ADDQ    R10, R9
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000020, DX
+	CMPQ    DX, $0x00000020
+	JGE     AndPopCountAVX2_loop4
+
+AndPopCountAVX2_one:
+	CMPQ    DX, $0x00000008
+	JL      AndPopCountAVX2_done
+	MOVQ    (AX)(BX*1), R10
+	ANDQ    (CX)(BX*1), R10
+	POPCNTQ R10, R10
+	ADDQ    R10, SI
+	ADDQ    $0x00000008, BX
+	SUBQ    $0x00000008, DX
+	JMP     AndPopCountAVX2_one
+
+AndPopCountAVX2_done:
+	ADDQ         DI, SI
+	ADDQ         R9, R8
+	ADDQ         R8, SI
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X0, X3, X3
+	VPSHUFD      $0x4e, X3, X0
+	VPADDQ       X0, X3, X3
+	VMOVQ        X3, AX
+	ADDQ         SI, AX
+	VZEROUPPER
+	MOVQ         AX, ret+48(FP)
+	RET
+
+// func Dot1x4AVX2(q []byte, d []byte, words int) int64
+// Requires: AVX, AVX2, POPCNT
+TEXT ·Dot1x4AVX2(SB), NOSPLIT, $0-64
+	MOVQ    q_base+0(FP), AX
+	MOVQ    d_base+24(FP), CX
+	MOVQ    words+48(FP), DX
+	SHLQ    $0x03, DX
+	LEAQ    (AX)(DX*1), BX
+	LEAQ    (BX)(DX*1), SI
+	LEAQ    (SI)(DX*1), DI
+	XORQ    R8, R8
+	VMOVDQU nibblepop<>+0(SB), Y0
+	VMOVDQU nibblemask<>+0(SB), Y1
+	VPXOR   Y2, Y2, Y2
+	VPXOR   Y3, Y3, Y3
+	CMPQ    DX, $0x00000020
+	JL      Dot1x4AVX2_rest
+
+Dot1x4AVX2_loop:
+	VMOVDQU (CX)(R8*1), Y4
+	VPAND   (AX)(R8*1), Y4, Y5
+	VPSRLW  $0x04, Y5, Y6
+	VPAND   Y1, Y5, Y5
+	VPAND   Y1, Y6, Y6
+	VPSHUFB Y5, Y0, Y5
+	VPSHUFB Y6, Y0, Y6
+	VPADDB  Y6, Y5, Y5
+	VPAND   (BX)(R8*1), Y4, Y6
+	VPSRLW  $0x04, Y6, Y7
+	VPAND   Y1, Y6, Y6
+	VPAND   Y1, Y7, Y7
+	VPSHUFB Y6, Y0, Y6
+	VPSHUFB Y7, Y0, Y7
+	VPADDB  Y7, Y6, Y6
+	VPAND   (SI)(R8*1), Y4, Y7
+	VPSRLW  $0x04, Y7, Y8
+	VPAND   Y1, Y7, Y7
+	VPAND   Y1, Y8, Y8
+	VPSHUFB Y7, Y0, Y7
+	VPSHUFB Y8, Y0, Y8
+	VPADDB  Y8, Y7, Y7
+	VPAND   (DI)(R8*1), Y4, Y4
+	VPSRLW  $0x04, Y4, Y8
+	VPAND   Y1, Y4, Y4
+	VPAND   Y1, Y8, Y8
+	VPSHUFB Y4, Y0, Y4
+	VPSHUFB Y8, Y0, Y8
+	VPADDB  Y8, Y4, Y4
+	VPADDB  Y4, Y4, Y4
+	VPADDB  Y7, Y4, Y4
+	VPADDB  Y4, Y4, Y4
+	VPADDB  Y6, Y4, Y4
+	VPADDB  Y4, Y4, Y4
+	VPADDB  Y5, Y4, Y4
+	VPSADBW Y2, Y4, Y4
+	VPADDQ  Y4, Y3, Y3
+	ADDQ    $0x00000020, R8
+	SUBQ    $0x00000020, DX
+	CMPQ    DX, $0x00000020
+	JGE     Dot1x4AVX2_loop
+
+Dot1x4AVX2_rest:
+	XORQ  R9, R9
+	XORQ  R10, R10
+	XORQ  R11, R11
+	XORQ  R12, R12
+	TESTQ DX, DX
+	JZ    Dot1x4AVX2_reduce
+
+Dot1x4AVX2_sloop:
+	MOVQ    (CX)(R8*1), R13
+	MOVQ    (AX)(R8*1), R14
+	ANDQ    R13, R14
+	POPCNTQ R14, R14
+	ADDQ    R14, R9
+	MOVQ    (BX)(R8*1), R14
+	ANDQ    R13, R14
+	POPCNTQ R14, R14
+	ADDQ    R14, R10
+	MOVQ    (SI)(R8*1), R14
+	ANDQ    R13, R14
+	POPCNTQ R14, R14
+	ADDQ    R14, R11
+	MOVQ    (DI)(R8*1), R14
+	ANDQ    R13, R14
+	POPCNTQ R14, R14
+	ADDQ    R14, R12
+	ADDQ    $0x00000008, R8
+	SUBQ    $0x00000008, DX
+	JNZ     Dot1x4AVX2_sloop
+
+Dot1x4AVX2_reduce:
+	LEAQ         (R9)(R10*2), R9
+	LEAQ         (R9)(R11*4), R9
+	LEAQ         (R9)(R12*8), R9
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X0, X3, X3
+	VPSHUFD      $0x4e, X3, X0
+	VPADDQ       X0, X3, X3
+	VMOVQ        X3, AX
+	ADDQ         R9, AX
+	VZEROUPPER
+	MOVQ         AX, ret+56(FP)
 	RET

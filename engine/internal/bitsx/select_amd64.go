@@ -14,11 +14,18 @@ func archKernels() []Kernel {
 	k := Generic
 	if cpu.X86.HasPOPCNT {
 		k.Name = "popcnt"
-		k.AndPopCount, k.Dot1x4, k.DotPlanes = AndPopCountPOPCNT, Dot1x4POPCNT, dotPlanesPOPCNT
+		k.AndPopCount, k.Dot1x4 = AndPopCountPOPCNT, Dot1x4POPCNT
+		k.DotPlanes = planesVia(Dot1x4POPCNT, AndPopCountPOPCNT)
 		ks = append(ks, k)
 	}
 	if cpu.X86.HasAVX2 {
 		k.Name = "avx2"
+		if cpu.X86.HasPOPCNT {
+			// The VPSHUFB popcount beats scalar POPCNT on 1x4 from 384
+			// dimensions on and ties below (BenchmarkCodeKernels).
+			k.AndPopCount, k.Dot1x4 = AndPopCountAVX2, Dot1x4AVX2
+			k.DotPlanes = planesVia(Dot1x4AVX2, AndPopCountAVX2)
+		}
 		k.DotBytes, k.SqDiffBytes = DotBytesAVX2, SqDiffBytesAVX2
 		k.DotNibbles, k.SqDiffNibbles = DotNibblesAVX2, SqDiffNibblesAVX2
 		ks = append(ks, k)
@@ -31,7 +38,7 @@ func archKernels() []Kernel {
 	}
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VPOPCNTDQ {
 		avx512 = true
-		k.AndPopCount, k.Dot1x4, k.DotPlanes = AndPopCountAVX512, Dot1x4AVX512, DotPlanesAVX512
+		k.AndPopCount, k.Dot1x4, k.DotPlanes = AndPopCountAVX512, Dot1x4AVX512, dotPlanesAVX512
 	}
 	if avx512 {
 		k.Name = "avx512"
@@ -60,24 +67,26 @@ func dotPlanesAVX512(x []byte, xBits int, y []byte, yBits int, words int) int64 
 	return total
 }
 
-// dotPlanesPOPCNT is DotPlanes with scalar POPCNT: one Dot1x4POPCNT pass per
-// plane of the other code when either has four bits, else one
-// AndPopCountPOPCNT pass per plane pair.
-func dotPlanesPOPCNT(x []byte, xBits int, y []byte, yBits int, words int) int64 {
-	if yBits != 4 && xBits == 4 {
-		x, xBits, y, yBits = y, yBits, x, xBits
-	}
-	pb := words * 8
-	x, y = x[:xBits*pb], y[:yBits*pb]
-	var total int64
-	for p := 0; p < xBits; p++ {
-		if yBits == 4 {
-			total += Dot1x4POPCNT(y, x[p*pb:], words) << p
-			continue
+// planesVia returns DotPlanes built on a Dot1x4 and an AndPopCount kernel:
+// one dot1x4 pass per plane of the other code when either code has four
+// bits (the query of a BBQ/OSQ index), else one andPop pass per plane pair.
+func planesVia(dot1x4 func(q, d []byte, words int) int64, andPop func(a, b []byte) int) func(x []byte, xBits int, y []byte, yBits int, words int) int64 {
+	return func(x []byte, xBits int, y []byte, yBits int, words int) int64 {
+		if yBits != 4 && xBits == 4 {
+			x, xBits, y, yBits = y, yBits, x, xBits
 		}
-		for r := 0; r < yBits; r++ {
-			total += int64(AndPopCountPOPCNT(x[p*pb:(p+1)*pb], y[r*pb:(r+1)*pb])) << (p + r)
+		pb := words * 8
+		x, y = x[:xBits*pb], y[:yBits*pb]
+		var total int64
+		for p := 0; p < xBits; p++ {
+			if yBits == 4 {
+				total += dot1x4(y, x[p*pb:], words) << p
+				continue
+			}
+			for r := 0; r < yBits; r++ {
+				total += int64(andPop(x[p*pb:(p+1)*pb], y[r*pb:(r+1)*pb])) << (p + r)
+			}
 		}
+		return total
 	}
-	return total
 }

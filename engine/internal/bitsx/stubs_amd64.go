@@ -167,3 +167,34 @@ func AndPopCountPOPCNT(a []byte, b []byte) int
 //	}
 //	return int64(c[0]) + int64(c[1])<<1 + int64(c[2])<<2 + int64(c[3])<<3
 func Dot1x4POPCNT(q []byte, d []byte, words int) int64
+
+// AndPopCountAVX2 is the AVX2 kernel of AndPopCount (nibble-table popcount
+// with VPSHUFB on 32 bytes, the last 0…3 words with POPCNT) over the len(a)/8
+// 64-bit words of a and b; len(b) must be at least len(a) and no byte past
+// the last whole word of a is read. The CPU must have AVX2 and POPCNT (see
+// Available). Its result equals that of the pure-Go loop (AndPopCountGeneric)
+//
+//	n := 0
+//	for i := 0; i+8 <= len(a); i += 8 {
+//		n += bits.OnesCount64(binary.LittleEndian.Uint64(a[i:]) & binary.LittleEndian.Uint64(b[i:]))
+//	}
+//	return n
+func AndPopCountAVX2(a []byte, b []byte) int
+
+// Dot1x4AVX2 is the AVX2 kernel of Dot1x4: a 1-bit document d (words 64-bit
+// words) against a 4-bit query q stored as four planes of words words each.
+// Per 32 bytes the four byte popcounts (VPSHUFB nibble table) are weighted
+// 1, 2, 4, 8 in bytes (≤ 120) and summed by one VPSADBW; the last 0…3 words
+// use POPCNT. It reads exactly words·8 bytes of d and 4·words·8 of q. The CPU
+// must have AVX2 and POPCNT (see Available). Its result equals that of the
+// pure-Go loop (Dot1x4Generic), with pb = words·8 and Qr = q[r·pb:],
+//
+//	var c [4]int
+//	for i := 0; i+8 <= pb; i += 8 {
+//		w := binary.LittleEndian.Uint64(d[i:])
+//		for r := range c {
+//			c[r] += bits.OnesCount64(w & binary.LittleEndian.Uint64(Qr[i:]))
+//		}
+//	}
+//	return int64(c[0]) + int64(c[1])<<1 + int64(c[2])<<2 + int64(c[3])<<3
+func Dot1x4AVX2(q []byte, d []byte, words int) int64
