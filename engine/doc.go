@@ -10,7 +10,13 @@
 //   - engine/flat: exact search, the oracle of every recall figure
 //   - engine/hnsw: the HNSW graph (Malkov & Yashunin)
 //   - engine/ivf, engine/quant, engine/store, engine/rescore: compression and disk
-//   - engine/filter: metadata, the filter language and filter strategies
+//   - engine/filter: metadata, stored fields, payload indexes and the filter language
+//   - engine/filtered: every filtered-search strategy (post-filter, pgvector's
+//     iterative scan, in-graph, Qdrant's planner, Redis's hybrid policy, ACORN)
+//   - engine/nested: several vectors per parent document (k nearest parents)
+//   - engine/vfs, engine/internal/blockfile: the file-system seam and file framing
+//   - engine/internal/kmeans, engine/internal/bitsx: k-means and kernels on codes
+//   - engine/indextest: the conformance suite every index passes against flat
 //
 // # Distances
 //
