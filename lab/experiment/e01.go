@@ -35,6 +35,7 @@ type Ingest struct {
 	Acked      time.Duration // until the last batch was acknowledged
 	VisibleAck int           // documents a search saw right after the last acknowledgement
 	RecallAck  float64       // recall@K of the queries run right then, against the full truth
+	StatusAck  string        // what the store reported right then
 	Searchable time.Duration // until the store reported everything searchable
 	Visibility string        // the store's visibility step
 }
@@ -90,6 +91,7 @@ func E01Ingest(env *Env, p profile.Profile) (Ingest, error) {
 	}
 	acked := time.Since(start)
 	visible := s.Visible()
+	status := s.Status().String()
 	// A benchmark that searches the moment add() returns: what does it get?
 	recallAck, err := quickRecall(env, s)
 	if err != nil {
@@ -102,7 +104,7 @@ func E01Ingest(env *Env, p profile.Profile) (Ingest, error) {
 	}
 	searchable := time.Since(start)
 	env.adopt(p, s)
-	return Ingest{Store: p.Kind.String(), Docs: base.N, Acked: acked, VisibleAck: visible, RecallAck: recallAck, Searchable: searchable, Visibility: visibilityStep[p.Kind]}, nil
+	return Ingest{Store: p.Kind.String(), Docs: base.N, Acked: acked, VisibleAck: visible, RecallAck: recallAck, StatusAck: status, Searchable: searchable, Visibility: visibilityStep[p.Kind]}, nil
 }
 
 // quickRecall runs every query once, unmeasured, and returns the mean
@@ -143,7 +145,7 @@ func E01Table(env *Env, ins []Ingest) *table.Table {
 			fmt.Sprintf("%d of %d", in.VisibleAck, in.Docs), in.RecallAck, in.Searchable.Seconds())
 	}
 	for _, in := range ins {
-		t.Note("%s: %s", in.Store, in.Visibility)
+		t.Note("%s: %s; at the last ack it reported: %s", in.Store, in.Visibility, in.StatusAck)
 	}
 	t.Note("recall@10 at last ack: the queries run the moment the last batch is acknowledged, before waiting for the store's searchable signal, against the truth over all documents")
 	t.Note("lab stores build their graphs single-threaded for determinism; the article's services used their own thread pools on 2 vCPUs")

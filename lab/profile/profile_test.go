@@ -539,3 +539,53 @@ func TestFiltered(t *testing.T) {
 		t.Errorf("two-segment Filtered: %v", err)
 	}
 }
+
+// Qdrant's indexing_threshold is per segment, in KB of vectors: the
+// article's 10,000-document collection (two segments of ~7,500 KB) stayed
+// unindexed, its 30,000-document one was fully indexed. At 384 dimensions
+// a segment needs 6,667 points; two segments need 13,334 documents.
+func TestQdrantIndexingThresholdStatus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 14,000-point graph")
+	}
+	ds, err := dataset.Generate(dataset.Config{N: 14000, Queries: 1, Dim: 384, Clusters: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := &vec.Matrix{N: 10000, Dim: 384, Stride: 384, Data: ds.Base.Data[:10000*384]}
+	s, err := Default(Qdrant).Build(small, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Status().String(), "status=green points_count=10000 segments_count=2 indexed_vectors_count=0"; got != want {
+		t.Errorf("10,000 points: %q, want %q", got, want)
+	}
+	s.Close()
+	p := Default(Qdrant)
+	p.EfConstruction = 16 // the threshold is the point, not the graph
+	s, err = p.Build(ds.Base, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, want := s.Status().String(), "status=green points_count=14000 segments_count=2 indexed_vectors_count=14000"; got != want {
+		t.Errorf("14,000 points: %q, want %q", got, want)
+	}
+}
+
+func TestStatusStrings(t *testing.T) {
+	tests := []struct {
+		st   Status
+		want string
+	}{
+		{Status{Kind: PGVector, Docs: 5, Visible: 5, Ready: true}, "SELECT count(*) → 5"},
+		{Status{Kind: Redis, Docs: 200, Indexed: 50}, "FT.INFO num_docs 200 percent_indexed 0.25"},
+		{Status{Kind: Qdrant, Docs: 9, Segments: 2, Indexed: 0, Ready: false}, "status=yellow points_count=9 segments_count=2 indexed_vectors_count=0"},
+		{Status{Kind: Elasticsearch, Docs: 10, Visible: 4}, "docs.count=4 (10 indexed, not yet refreshed: 6)"},
+	}
+	for _, tt := range tests {
+		if got := tt.st.String(); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.st.Kind, got, tt.want)
+		}
+	}
+}
