@@ -65,6 +65,8 @@ var quantSpecs = []quantSpec{
 	osqSpec("osq1x1", "OSQ 1-bit docs × 1-bit query (symmetric)", quant.OSQConfig{Bits: 1, QueryBits: 1}),
 	osqSpec("osq2", "OSQ 2-bit docs × 4-bit query", quant.OSQConfig{Bits: 2}),
 	osqSpec("osq4", "OSQ 4-bit docs × 4-bit query", quant.OSQConfig{Bits: 4}),
+	osqSpec("osq2-mean", "OSQ 2-bit × 4-bit centred on the plain mean", quant.OSQConfig{Bits: 2, MeanCentroid: true}),
+	osqSpec("osq4-mean", "OSQ 4-bit × 4-bit centred on the plain mean", quant.OSQConfig{Bits: 4, MeanCentroid: true}),
 	osqSpec("osq8", "OSQ 8-bit docs × 8-bit query", quant.OSQConfig{Bits: 8}),
 }
 
@@ -435,8 +437,12 @@ func printQuantTable(w io.Writer, rows []quantRow, f benchQuantFlags) {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "quantizer\ttrain ms\tflat ms/q\thnsw build s\thnsw QPS none\thnsw QPS ×%g\treads/q\tdevice reads/q\t\n", maxO)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.1f\t%.0f\t%.0f\t%.1f\t%.1f\t\n", r.spec.name,
-			float64(r.train.Microseconds())/1000, r.flatQueryMs, r.build.Seconds(), r.hnswQPS, r.hnswOverQPS, r.reads, r.devReads)
+		dev := "—" // RAM: no device
+		if f.disk {
+			dev = fmt.Sprintf("%.1f", r.devReads)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.1f\t%.0f\t%.0f\t%.1f\t%s\t\n", r.spec.name,
+			float64(r.train.Microseconds())/1000, r.flatQueryMs, r.build.Seconds(), r.hnswQPS, r.hnswOverQPS, r.reads, dev)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
