@@ -17,7 +17,8 @@ var benchSink int64
 // Linux), steadier when other processes load the machine.
 // Hypothesis: the AVX-512 popcount and byte kernels are several times
 // faster than the pure-Go loops from 384 dimensions up, the AVX2 byte
-// kernels about half as fast as AVX-512 ones.
+// kernels about half as fast as AVX-512 ones; below ~128 dimensions every
+// kernel is near the fixed cost of a call.
 func BenchmarkCodeKernels(b *testing.B) {
 	r := rand.New(rand.NewPCG(11, 12))
 	type bench struct {

@@ -21,7 +21,10 @@ package main
 //     kernel Σ 2^(p+r)·popcount(X_p AND Y_r)): AVX-512 VPANDQ and
 //     VPOPCNTQ (AVX512_VPOPCNTDQ) on eight 64-bit words per register,
 //     64-bit lane accumulators, the plane weights applied by shifts once
-//     at the end (Dot1x4) or once per plane pair (DotPlanes).
+//     at the end (Dot1x4) or once per plane pair (DotPlanes). Without
+//     VPOPCNTDQ: AVX2 with the VPSHUFB nibble-table popcount of Muła, Kurz
+//     and Lemire (2018), the four 1×4 plane counts weighted 1, 2, 4, 8 in
+//     bytes before one VPSADBW; and scalar POPCNT kernels, unrolled by four.
 //
 // AVX2 kernels process 16 (bytes) or 32 (nibbles) bytes per register and
 // finish the last few bytes with a scalar loop; AVX-512 kernels finish with
