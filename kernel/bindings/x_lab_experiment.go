@@ -21,6 +21,7 @@ func init() {
 			"E01Ingest":          ValueOf(experiment.E01Ingest),
 			"E01Table":           ValueOf(experiment.E01Table),
 			"E02Measure":         ValueOf(experiment.E02Measure),
+			"E02Segments":        ValueOf(experiment.E02Segments),
 			"E02Table":           ValueOf(experiment.E02Table),
 			"E03Measure":         ValueOf(experiment.E03Measure),
 			"E03Table":           ValueOf(experiment.E03Table),
