@@ -76,3 +76,39 @@ func ExampleRestore() {
 	// <nil> 8
 	// true
 }
+
+// An IVF posting list: codes relative to the list's own centroid, stored
+// as fixed-size records in one slab, scanned with a bound query.
+func ExampleNewOSQ() {
+	data := sample(200, 128)
+	centroid := make([]float32, 128)
+	for i := 0; i < data.N; i++ {
+		for j, x := range data.Row(i) {
+			centroid[j] += x / float32(data.N)
+		}
+	}
+	q, err := quant.NewOSQ(centroid, engine.Cosine, quant.OSQConfig{Bits: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	size := q.CodeSize()
+	list := make([]byte, data.N*size)
+	for i := 0; i < data.N; i++ {
+		if err := q.Encode(list[i*size:(i+1)*size], data.Row(i)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	qc := make([]byte, q.QueryCodeSize())
+	_ = q.EncodeQuery(qc, data.Row(7))
+	bq, _ := q.Bind(qc)
+	best, bestD := -1, float32(0)
+	for i := 0; i < data.N; i++ {
+		if d := bq.Distance(list[i*size : (i+1)*size]); best < 0 || d < bestD {
+			best, bestD = i, d
+		}
+	}
+	fmt.Println(size, "bytes per record; nearest:", best)
+	// Output: 46 bytes per record; nearest: 7
+}
