@@ -113,6 +113,14 @@ type Params struct {
 	// RedisM is the M fed to preferAdHocSearch (default 16).
 	RedisM int
 
+	// Rescore is how many of the nearest candidates by quantized score are
+	// rescored with the float32 vectors when the collection has a code
+	// store ([Collection.WithCodes]): Elasticsearch's k' = ⌈oversample·k⌉
+	// (rescore_vector.oversample, 3 for bbq_hnsw on 9.1+). 0 returns the k
+	// nearest by quantized score, unrescored; a value below k rescores k.
+	// Only the in-graph strategy scores with codes.
+	Rescore int
+
 	// EntrySeeds adds this many matching documents, spread evenly over the
 	// matching set, as extra layer-0 entry points of the ACORN searches: a
 	// predicate-aware entry (Weaviate seeds its ACORN search from the allow
@@ -165,6 +173,9 @@ func (p Params) Validate() error {
 	if p.RedisBatchSize < 0 || p.RedisM < 0 || p.EntrySeeds < 0 {
 		bad = append(bad, "negative redis batch size, M or entry seeds")
 	}
+	if p.Rescore < 0 {
+		bad = append(bad, fmt.Sprintf("rescore %d < 0", p.Rescore))
+	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%w: %s", engine.ErrInvalidArgument, strings.Join(bad, "; "))
 	}
@@ -173,8 +184,8 @@ func (p Params) Validate() error {
 
 // String prints the non-zero knobs.
 func (p Params) String() string {
-	return fmt.Sprintf("ef=%d max_scan_tuples=%d work_mem_kb=%d scan_mem_multiplier=%d full_scan_threshold=%d redis_policy=%q redis_batch=%d",
-		p.Ef, p.MaxScanTuples, p.WorkMemKB, p.ScanMemMultiplier, p.FullScanThreshold, p.RedisPolicy, p.RedisBatchSize)
+	return fmt.Sprintf("ef=%d max_scan_tuples=%d work_mem_kb=%d scan_mem_multiplier=%d full_scan_threshold=%d redis_policy=%q redis_batch=%d rescore=%d",
+		p.Ef, p.MaxScanTuples, p.WorkMemKB, p.ScanMemMultiplier, p.FullScanThreshold, p.RedisPolicy, p.RedisBatchSize, p.Rescore)
 }
 
 // Stats are one search's counters.
@@ -186,6 +197,10 @@ type Stats struct {
 	Path          Strategy // what actually ran (a planner's choice, or a fallback)
 	Estimate      filter.Cardinality
 	Elapsed       time.Duration // wall time of the search
+	// Rescored counts the float32 distances computed to rescore candidates
+	// found by quantized score (in-graph strategy over a code store); they
+	// are included in DistComps, whose remainder are quantized scores.
+	Rescored int
 }
 
 // Collection is vectors + metadata + graphs for filtered search.
@@ -194,10 +209,11 @@ type Collection struct {
 	metric  engine.Metric
 	dist    vec.DistFunc
 	meta    *filter.Store
-	graph   Graph     // the ordinary HNSW graph (nil: graph strategies unavailable)
-	acorn   *ACORN    // the ACORN-γ graph (nil: ACORNGamma unavailable)
-	m       int       // M of graph, for ACORN-1's truncation (default 16)
-	pool    sync.Pool // of *search
+	graph   Graph            // the ordinary HNSW graph (nil: graph strategies unavailable)
+	acorn   *ACORN           // the ACORN-γ graph (nil: ACORNGamma unavailable)
+	m       int              // M of graph, for ACORN-1's truncation (default 16)
+	codes   engine.CodeStore // quantized scores for the in-graph strategy (nil: float32)
+	pool    sync.Pool        // of *search
 }
 
 // Options are the parts of a Collection beyond vectors and metadata.
@@ -206,6 +222,11 @@ type Options struct {
 	Graph  Graph  // the HNSW graph over the same ids (e.g. an *hnsw.Index)
 	ACORN  *ACORN // optional ACORN-γ graph (BuildACORN)
 	M      int    // the graph's M (default 16): ACORN-1 truncates expansions to 2·M
+	// Codes, when set, holds a quantized code for every document (an
+	// engine/quant Store, e.g. the one an Elasticsearch bbq_hnsw graph
+	// searches with): the in-graph strategy then scores with it and
+	// rescores with the float32 vectors (Params.Rescore), as Lucene does.
+	Codes engine.CodeStore
 }
 
 // New binds vectors (row i = document i, normalised under Cosine), their
@@ -226,11 +247,35 @@ func New(vectors *vec.Matrix, meta *filter.Store, o Options) (*Collection, error
 	if o.ACORN != nil && o.ACORN.Len() != vectors.N {
 		return nil, fmt.Errorf("%w: ACORN graph has %d nodes, collection %d vectors", engine.ErrInvalidArgument, o.ACORN.Len(), vectors.N)
 	}
+	if o.Codes != nil && o.Codes.Len() != vectors.N {
+		return nil, fmt.Errorf("%w: code store has %d codes, collection %d vectors", engine.ErrInvalidArgument, o.Codes.Len(), vectors.N)
+	}
 	if o.M == 0 {
 		o.M = 16
 	}
-	return &Collection{vectors: vectors, metric: o.Metric, dist: vec.Distance(o.Metric), meta: meta, graph: o.Graph, acorn: o.ACORN, m: o.M}, nil
+	return &Collection{vectors: vectors, metric: o.Metric, dist: vec.Distance(o.Metric), meta: meta, graph: o.Graph, acorn: o.ACORN, m: o.M, codes: o.Codes}, nil
 }
+
+// WithCodes returns a collection over the same vectors, metadata and graphs
+// whose in-graph strategy scores with the quantized codes of cs (one per
+// document, in id order) and rescores with the float32 vectors: Lucene's
+// filtered HNSW search over a quantized field, and its exact fallback over
+// the matching set, which in Lucene also scores the quantized codes (the
+// flat vectors reader of bbq/int8 fields scores codes), followed by
+// Elasticsearch's rescoring of the best ⌈oversample·k⌉ (Params.Rescore).
+// The other strategies keep scoring with float32. cs nil gives a copy
+// without codes.
+func (c *Collection) WithCodes(cs engine.CodeStore) (*Collection, error) {
+	return New(c.vectors, c.meta, Options{Metric: c.metric, Graph: c.graph, ACORN: c.acorn, M: c.m, Codes: cs})
+}
+
+// Codes returns the code store the in-graph strategy scores with (nil:
+// float32).
+func (c *Collection) Codes() engine.CodeStore { return c.codes }
+
+// Graph returns the HNSW graph the collection walks (nil when none), so a
+// caller can reach what the graph carries (an *hnsw.Index's Codes()).
+func (c *Collection) Graph() Graph { return c.graph }
 
 // Len returns the number of documents.
 func (c *Collection) Len() int { return c.vectors.N }
@@ -305,7 +350,14 @@ func (c *Collection) Search(r Request) ([]engine.Result, Stats, error) {
 	case IterativeRelaxed, IterativeStrict:
 		res = s.iterative(r.K, orDefault(p.Ef, 40), r.Strategy == IterativeStrict, p)
 	case InGraph:
-		res = s.inGraph(r.K, orDefault(p.Ef, 40))
+		if c.codes != nil {
+			sc, err := c.codes.NewQueryScorer(q)
+			if err != nil {
+				return nil, st, fmt.Errorf("query: %w", err)
+			}
+			s.sc = sc
+		}
+		res = s.inGraph(r.K, orDefault(p.Ef, 40), p.Rescore)
 	case QdrantPlanner:
 		res = s.qdrant(r.K, orDefault(p.Ef, 100), p)
 	case RedisHybrid:

@@ -16,9 +16,10 @@ type search struct {
 	f       *filter.Compiled
 	st      *Stats
 	visited *topk.Visited
-	local   *topk.Visited // ACORN: dedup within one neighbourhood (lazily made)
-	cand    topk.MinHeap  // C: nearest candidate on top
-	w       topk.MaxHeap  // W: furthest kept result on top
+	local   *topk.Visited      // ACORN: dedup within one neighbourhood (lazily made)
+	sc      engine.QueryScorer // quantized scorer (in-graph over codes), nil: float32
+	cand    topk.MinHeap       // C: nearest candidate on top
+	w       topk.MaxHeap       // W: furthest kept result on top
 }
 
 // newSearch takes a search state from the collection's pool (visited sets
@@ -34,13 +35,44 @@ func (c *Collection) newSearch(q []float32, f *filter.Compiled, st *Stats) *sear
 }
 
 func (c *Collection) putSearch(s *search) {
-	s.q, s.f, s.st = nil, nil, nil
+	s.q, s.f, s.st, s.sc = nil, nil, nil, nil
 	c.pool.Put(s)
 }
 
 func (s *search) distance(id engine.ID) float32 {
 	s.st.DistComps++
+	if s.sc != nil {
+		return s.sc.Distance(id)
+	}
 	return s.c.dist(s.q, s.c.vectors.Row(int(id)))
+}
+
+// rescore recomputes the distances of the first n of rs (nearest first by
+// quantized score) with the float32 vectors and returns the k nearest of
+// them, as Elasticsearch rescores the k' = ⌈oversample·k⌉ best hits of a
+// quantized field (RescoreKnnVectorQuery). n = 0 returns the first k
+// unrescored. s.sc is cleared: every later distance is float32.
+func (s *search) rescore(rs []engine.Result, n, k int) []engine.Result {
+	s.sc = nil
+	if n <= 0 {
+		if len(rs) > k {
+			rs = rs[:k]
+		}
+		return rs
+	}
+	n = max(n, k)
+	if len(rs) > n {
+		rs = rs[:n]
+	}
+	for i := range rs {
+		s.st.Rescored++
+		rs[i].Dist = s.distance(rs[i].ID)
+	}
+	rs = sortedByDistID(rs)
+	if len(rs) > k {
+		rs = rs[:k]
+	}
+	return rs
 }
 
 func (s *search) allowed(id engine.ID) bool {
@@ -223,15 +255,28 @@ func (s *search) postFilter(k, ef int) []engine.Result {
 // matching set is no larger than k, or the walk scores more nodes than the
 // filter's cardinality, exact search over the matching set is cheaper and
 // is used instead.
-func (s *search) inGraph(k, ef int) []engine.Result {
-	ef = max(ef, k)
+//
+// With a quantized scorer (s.sc, a collection WithCodes) every score of the
+// walk and of the exact fallback is a code score, as in Lucene over a
+// bbq_hnsw or int8_hnsw field; Elasticsearch asks Lucene for k' =
+// ⌈oversample·k⌉ hits (rescore > 0), then rescores them with the float32
+// vectors and keeps k (ALGORITHMS.md §4.2, §4.5).
+func (s *search) inGraph(k, ef, rescore int) []engine.Result {
+	if s.sc == nil {
+		rescore = 0 // float32 scores need no rescoring
+	}
+	want := k // hits asked of Lucene
+	if rescore > 0 {
+		want = max(rescore, k)
+	}
+	ef = max(ef, want)
 	if s.f == nil {
-		return s.unfiltered(k, ef)
+		return s.rescore(s.unfiltered(want, ef), rescore, k)
 	}
 	ids := s.f.IDs()
-	if len(ids) <= k {
+	if len(ids) <= want {
 		s.st.Path = Exact
-		return s.exactOver(ids, k)
+		return s.rescore(s.exactOver(ids, want), rescore, k)
 	}
 	g := s.c.graph
 	ep := s.descend(g)
@@ -239,13 +284,10 @@ func (s *search) inGraph(k, ef int) []engine.Result {
 	ok := s.searchLayer0(g, []engine.Result{ep}, layerOpts{ef: ef, collect: s.allowed, visitLimit: len(ids) + 1})
 	if !ok {
 		s.st.Path = Exact
-		return s.exactOver(ids, k)
+		return s.rescore(s.exactOver(ids, want), rescore, k)
 	}
 	rs := s.takeW()
-	if len(rs) > k {
-		rs = rs[:k]
-	}
-	return rs
+	return s.rescore(rs, rescore, k)
 }
 
 func (s *search) unfiltered(k, ef int) []engine.Result {

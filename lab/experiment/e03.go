@@ -201,7 +201,14 @@ func E03Measure(env *Env) ([]StrategyMeasurement, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := MeasureStrategy(env, coll, ArticleFilter, p.FilterStrategy(), p.FilterParams(env.Scale.K, s.Dim()), k.String())
+		fp := p.FilterParams(env.Scale.K, s.Dim())
+		if k == profile.Elasticsearch {
+			if coll, err = withStoreCodes(coll); err != nil {
+				return nil, err
+			}
+			fp.Rescore = p.Plan(env.Scale.K, s.Dim()).Rescore
+		}
+		m, err := MeasureStrategy(env, coll, ArticleFilter, p.FilterStrategy(), fp, k.String())
 		if err != nil {
 			return nil, err
 		}
@@ -209,6 +216,22 @@ func E03Measure(env *Env) ([]StrategyMeasurement, error) {
 	}
 	env.progress(len(kinds), len(kinds), "E03 stores")
 	return out, nil
+}
+
+// withStoreCodes makes the in-graph strategy of coll score with the
+// quantized codes its graph searches with (an Elasticsearch int8_hnsw or
+// bbq_hnsw segment: *hnsw.Index.Codes), as Lucene's filtered search and
+// its exact fallback do; a graph without codes (hnsw type) is left as is.
+func withStoreCodes(coll *filtered.Collection) (*filtered.Collection, error) {
+	g, ok := coll.Graph().(interface{ Codes() engine.CodeStore })
+	if !ok {
+		return coll, nil
+	}
+	cs := g.Codes()
+	if cs == nil || cs.Len() != coll.Len() {
+		return coll, nil
+	}
+	return coll.WithCodes(cs)
 }
 
 // E03Table puts the lab's figures beside the article's.
@@ -233,7 +256,7 @@ func E03Table(env *Env, ms []StrategyMeasurement) *table.Table {
 	}
 	t.Note("pgvector: the scan yields hnsw.ef_search = 40 rows and the WHERE clause keeps ≈ 40 × %.1f %% of them", 100*float64(matching)/float64(max(env.Scale.N, 1)))
 	t.Note("qdrant: no payload index (as Spring AI creates the collection), so the planner samples the stored payloads and, below full_scan_threshold, reads every payload: exact but slow (E08)")
-	t.Note("elasticsearch: Lucene's filtered walk over the bbq graph; the lab's store is one segment (the article's had several)")
+	t.Note("elasticsearch: Lucene's filtered walk over the bbq graph, scoring the quantized codes (as does its exact fallback over the matching set when the walk visits more documents than match), then the best ⌈oversample·k⌉ rescored with float32; the lab's store is one segment (the article's had several)")
 	return t
 }
 
