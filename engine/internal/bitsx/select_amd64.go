@@ -14,7 +14,7 @@ func archKernels() []Kernel {
 	k := Generic
 	if cpu.X86.HasPOPCNT {
 		k.Name = "popcnt"
-		k.AndPopCount, k.Dot1x4 = AndPopCountPOPCNT, Dot1x4POPCNT
+		k.AndPopCount, k.Dot1x4 = andPopCountPOPCNT, dot1x4POPCNT
 		k.DotPlanes = planesVia(Dot1x4POPCNT, AndPopCountPOPCNT)
 		ks = append(ks, k)
 	}
@@ -23,22 +23,22 @@ func archKernels() []Kernel {
 		if cpu.X86.HasPOPCNT {
 			// The VPSHUFB popcount beats scalar POPCNT on 1x4 from 384
 			// dimensions on and ties below (BenchmarkCodeKernels).
-			k.AndPopCount, k.Dot1x4 = AndPopCountAVX2, Dot1x4AVX2
+			k.AndPopCount, k.Dot1x4 = andPopCountAVX2, dot1x4AVX2
 			k.DotPlanes = planesVia(Dot1x4AVX2, AndPopCountAVX2)
 		}
-		k.DotBytes, k.SqDiffBytes = DotBytesAVX2, SqDiffBytesAVX2
-		k.DotNibbles, k.SqDiffNibbles = DotNibblesAVX2, SqDiffNibblesAVX2
+		k.DotBytes, k.SqDiffBytes = dotBytesAVX2, sqDiffBytesAVX2
+		k.DotNibbles, k.SqDiffNibbles = dotNibblesAVX2, sqDiffNibblesAVX2
 		ks = append(ks, k)
 	}
 	avx512 := false
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW {
 		avx512 = true
-		k.DotBytes, k.SqDiffBytes = DotBytesAVX512, SqDiffBytesAVX512
-		k.DotNibbles, k.SqDiffNibbles = DotNibblesAVX512, SqDiffNibblesAVX512
+		k.DotBytes, k.SqDiffBytes = dotBytesAVX512, sqDiffBytesAVX512
+		k.DotNibbles, k.SqDiffNibbles = dotNibblesAVX512, sqDiffNibblesAVX512
 	}
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VPOPCNTDQ {
 		avx512 = true
-		k.AndPopCount, k.Dot1x4, k.DotPlanes = AndPopCountAVX512, Dot1x4AVX512, dotPlanesAVX512
+		k.AndPopCount, k.Dot1x4, k.DotPlanes = andPopCountAVX512, dot1x4AVX512, dotPlanesAVX512
 	}
 	if avx512 {
 		k.Name = "avx512"
@@ -55,11 +55,11 @@ func dotPlanesAVX512(x []byte, xBits int, y []byte, yBits int, words int) int64 
 	if yBits != 4 && xBits == 4 {
 		x, xBits, y, yBits = y, yBits, x, xBits
 	}
+	pb := words * 8
+	x, y = x[:xBits*pb], y[:yBits*pb]
 	if yBits != 4 {
 		return DotPlanesAVX512(x, xBits, y, yBits, words)
 	}
-	pb := words * 8
-	x, y = x[:xBits*pb], y[:4*pb]
 	var total int64
 	for p := 0; p < xBits; p++ {
 		total += Dot1x4AVX512(y, x[p*pb:], words) << p
@@ -67,7 +67,8 @@ func dotPlanesAVX512(x []byte, xBits int, y []byte, yBits int, words int) int64 
 	return total
 }
 
-// planesVia returns DotPlanes built on a Dot1x4 and an AndPopCount kernel:
+// planesVia returns DotPlanes built on a Dot1x4 and an AndPopCount assembly
+// kernel, which it calls only on slices of the lengths they read:
 // one dot1x4 pass per plane of the other code when either code has four
 // bits (the query of a BBQ/OSQ index), else one andPop pass per plane pair.
 func planesVia(dot1x4 func(q, d []byte, words int) int64, andPop func(a, b []byte) int) func(x []byte, xBits int, y []byte, yBits int, words int) int64 {

@@ -227,3 +227,40 @@ func ExampleAvailable() {
 	fmt.Println(DotBytes(a, b), SqDiffBytes(a, b))
 	// Output: 65057 27
 }
+
+// TestShortInputsPanic checks that every kernel set rejects inputs shorter
+// than the kernel reads with Go's bounds panic, as the pure-Go twins do,
+// rather than reading past a slice.
+func TestShortInputsPanic(t *testing.T) {
+	// Full slice expressions: re-slicing up to the capacity is legal Go.
+	a, short := poolA[:128:128], poolB[:99:99]
+	q := poolA[: 4*16*8 : 4*16*8]
+	for _, k := range Available() {
+		cases := []struct {
+			name string
+			call func()
+		}{
+			{"DotBytes", func() { k.DotBytes(a[:100], short) }},
+			{"SqDiffBytes", func() { k.SqDiffBytes(a[:100], short) }},
+			{"DotNibbles", func() { k.DotNibbles(a[:100], short) }},
+			{"SqDiffNibbles", func() { k.SqDiffNibbles(a[:100], short) }},
+			{"AndPopCount", func() { k.AndPopCount(a[:96], short[:88:88]) }},
+			{"Dot1x4/short-query", func() { k.Dot1x4(q[:4*16*8-1:4*16*8-1], a, 16) }},
+			{"Dot1x4/short-doc", func() { k.Dot1x4(q, a[:127:127], 16) }},
+			{"Dot1x4/negative-words", func() { k.Dot1x4(q, a, -1) }},
+			{"DotPlanes/short-x", func() { k.DotPlanes(q[:2*64-1:2*64-1], 2, q, 4, 8) }},
+			{"DotPlanes/short-y", func() { k.DotPlanes(q, 2, q[:2*64-1:2*64-1], 2, 8) }},
+			{"DotPlanes/negative-words", func() { k.DotPlanes(q, 2, q, 4, -1) }},
+		}
+		for _, c := range cases {
+			t.Run(k.Name+"/"+c.name, func(t *testing.T) {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("no panic")
+					}
+				}()
+				c.call()
+			})
+		}
+	}
+}
