@@ -61,6 +61,12 @@ func startFDCapture(s *sink) (*fdCapture, error) {
 			return fail(err)
 		}
 		unix.Close(p[1])
+		// The read end is a description of its own: non-blocking, it is
+		// served by the runtime's poller (the write end, fd 1 or 2, stays
+		// blocking so no writer ever sees EAGAIN).
+		if err := unix.SetNonblock(p[0], true); err != nil {
+			return fail(err)
+		}
 		go s.pump(os.NewFile(uintptr(p[0]), name+"-capture"), name, c.flushed)
 	}
 	if err := c.newStdin(); err != nil {
