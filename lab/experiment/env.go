@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/veclab/veclab/engine/vec"
 	"io"
 	"os"
 	"runtime"
@@ -126,9 +127,9 @@ type Machine struct {
 	Kernel    string // the float32 distance kernels in use, when known
 }
 
-// KernelName, when set (by the engine's SIMD selection), names the active
-// float32 distance kernels for [DetectMachine].
-var KernelName func() string
+// KernelName names the active float32 distance kernels for [DetectMachine];
+// tests may replace it.
+var KernelName = vec.KernelName
 
 // DetectMachine reads the CPU model from /proc/cpuinfo (where it exists)
 // and the rest from the Go runtime.
