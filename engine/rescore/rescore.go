@@ -150,13 +150,17 @@ func (r *Rescorer) Rescore(dst []engine.Result, q []float32, cands []engine.Resu
 }
 
 func (r *Rescorer) read(buf []float32, id engine.ID, io *store.IOStats) ([]float32, error) {
+	var v []float32
+	var err error
 	if r.cnt != nil {
-		return r.cnt.ReadVector(buf, id, io)
-	}
-	v, err := r.src.Vector(buf, id)
-	if err == nil {
+		v, err = r.cnt.ReadVector(buf, id, io)
+	} else if v, err = r.src.Vector(buf, id); err == nil {
 		io.Reads++
 		io.Bytes += int64(4 * len(buf))
+	}
+	if err == nil && len(v) != len(buf) {
+		// A misbehaving source must not reach the unchecked kernels.
+		return nil, fmt.Errorf("%w: source returned %d components for vector %d, want %d", engine.ErrDimension, len(v), id, len(buf))
 	}
 	return v, err
 }

@@ -139,3 +139,16 @@ func BenchmarkRescore(b *testing.B) {
 		})
 	}
 }
+
+// short is a broken source that returns too few components.
+type short struct{ *Slab }
+
+func (s short) Vector(dst []float32, id engine.ID) ([]float32, error) { return dst[:1], nil }
+
+func TestBrokenSource(t *testing.T) {
+	m := data(10, 4)
+	r, _ := New(short{NewSlab(m)}, engine.L2, Options{Concurrency: 2})
+	if _, _, err := r.Rescore(nil, m.Row(0), []engine.Result{{ID: 1}, {ID: 2}}, 1); !errors.Is(err, engine.ErrDimension) {
+		t.Fatalf("short vectors from the source: %v", err)
+	}
+}
