@@ -314,3 +314,38 @@ func TestCommitAtomic(t *testing.T) {
 		t.Fatalf("Abort left %d files", len(ents))
 	}
 }
+
+func TestBlob(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.bin")
+	data := make([]byte, 3*pageSize+100)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []Options{{}, {Direct: true}} {
+		b, err := OpenBlob(p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left, err := b.Evict(); err != nil || left != 0 {
+			t.Fatalf("evict: %d left, %v", left, err)
+		}
+		got := make([]byte, 5000)
+		var st IOStats
+		if err := b.ReadAt(got, 1000, &st); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, data[1000:6000]) {
+			t.Fatalf("%v: bytes differ", opt)
+		}
+		if st.Reads != 1 || st.Pages != 2 || st.CachedReads != 0 {
+			t.Fatalf("%v: stats %+v", opt, st)
+		}
+		if err := b.ReadAt(got, int64(len(data))-10, nil); !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), p) {
+			t.Fatalf("read past the end: %v", err)
+		}
+		b.Close()
+	}
+}
