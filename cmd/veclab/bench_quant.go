@@ -111,7 +111,7 @@ func runBenchQuant(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.nc, "num-candidates", 0, "HNSW beam; 0 = ES default ⌈1.5·k⌉, raised to the oversampled ⌈o·k⌉")
 	fs.IntVar(&f.workers, "workers", 0, "HNSW build goroutines (0 = all cores; 1 = deterministic graph)")
 	fs.BoolVar(&f.disk, "disk", false, "rescore from an on-disk vector file (engine/store, pread) instead of RAM")
-	fs.BoolVar(&f.cold, "cold", false, "with -disk: evict the file from the page cache before each row's HNSW queries")
+	fs.BoolVar(&f.cold, "cold", false, "with -disk: evict the file from the page cache before every rescoring call (each reads from the device)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -282,6 +282,9 @@ func flatRecall(row *quantRow, q quant.Quantizer, ds *dataset.Dataset, truth *da
 		row.flatNone += metrics.Recall(cands, want, f.k)
 		for oi, o := range f.oversample {
 			kk := min(int(math.Ceil(o*float64(f.k))), len(cands))
+			if err := coldCache(rs, f); err != nil {
+				return err
+			}
 			if buf, _, err = rs.Rescore(buf, qv, cands[:kk], f.k); err != nil {
 				return err
 			}
@@ -294,6 +297,16 @@ func flatRecall(row *quantRow, q quant.Quantizer, ds *dataset.Dataset, truth *da
 		row.flatOver[i] /= nq
 	}
 	row.flatQueryMs = float64(elapsed.Microseconds()) / 1000 / nq
+	return nil
+}
+
+// coldCache evicts the rescoring file's pages when -cold asks for it, so
+// the next rescoring call reads from the device.
+func coldCache(rs *rescore.Rescorer, f benchQuantFlags) error {
+	if file, ok := rs.Source().(*store.File); ok && f.cold {
+		_, err := file.Evict()
+		return err
+	}
 	return nil
 }
 
@@ -328,11 +341,6 @@ func hnswRecall(row *quantRow, q quant.Quantizer, ds *dataset.Dataset, truth *da
 		ncDefault = int(math.Ceil(1.5 * float64(f.k))) // ES: num_candidates = min(⌈1.5·k⌉, 10 000)
 	}
 	row.hnswOver = make([]float64, len(f.oversample))
-	if file, ok := rs.Source().(*store.File); ok && f.cold {
-		if _, err := file.Evict(); err != nil {
-			return err
-		}
-	}
 	var buf []engine.Result
 	var reads, devReads int64
 	var plain, over time.Duration
@@ -358,6 +366,9 @@ func hnswRecall(row *quantRow, q quant.Quantizer, ds *dataset.Dataset, truth *da
 			// score with num_candidates := max(num_candidates, k'), then
 			// rescored with the float32 vectors; top k returned.
 			kk := int(math.Ceil(o * float64(f.k)))
+			if err := coldCache(rs, f); err != nil {
+				return err
+			}
 			t0 := time.Now()
 			cands, err := ix.Search(qv, kk, max(ncDefault, kk))
 			if err != nil {
