@@ -169,6 +169,9 @@ func TestJupyterClient(t *testing.T) {
 	if r := get("after_interrupt").outputs("execute_result"); len(r) != 1 || r[0]["data"].(map[string]any)["text/plain"] != "true" {
 		t.Errorf("after interrupt: %v", get("after_interrupt").IOPub)
 	}
+	if r := get("after_restart").Reply; r["status"] != "error" || !strings.Contains(fmt.Sprint(r["evalue"]), "undefined identifier: x") {
+		t.Errorf("state survived a restart: %v", r)
+	}
 	var complete, inspect, info map[string]any
 	json.Unmarshal(res["complete"], &complete)
 	json.Unmarshal(res["inspect"], &inspect)

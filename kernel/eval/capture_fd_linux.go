@@ -5,6 +5,7 @@ package eval
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -52,6 +53,12 @@ func startFDCapture(s *sink) (*fdCapture, error) {
 		return fail(err)
 	}
 	c.log = os.NewFile(uintptr(logfd), "kernel-log")
+	// fd 2 is a pipe read by this process: a fatal error (a panic in a
+	// goroutine a cell started) would print its report where nobody reads
+	// it. Send crash reports to the real stderr instead.
+	if err := debug.SetCrashOutput(c.log, debug.CrashOptions{}); err != nil {
+		fmt.Fprintln(c.log, "eval: crash output stays on fd 2:", err)
+	}
 	for fd, name := range map[int]string{1: "stdout", 2: "stderr"} {
 		var p [2]int
 		if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
@@ -163,6 +170,7 @@ func (c *fdCapture) close() {
 	}
 	c.mu.Unlock()
 	os.Stdin = c.oldStdin
+	debug.SetCrashOutput(nil, debug.CrashOptions{})
 }
 
 func (c *fdCapture) logFile() *os.File { return c.log }

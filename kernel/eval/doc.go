@@ -18,7 +18,9 @@
 //   - os.Exit, syscall.Exit and log.Fatal* panic with a message instead of
 //     ending the process; a panic in a cell becomes an [Error] and the
 //     session lives on. A panic in a goroutine started by a cell still
-//     kills the process (gomacro's go statement has no recover).
+//     kills the process (gomacro's go statement has no recover); with
+//     CaptureFD its report goes to the real stderr (the Jupyter server's
+//     log), not to the captured fd 2.
 //   - With [CaptureFD], file descriptors 1 and 2 are pipes for the whole
 //     session, so fmt, log, println and goroutines are all captured and
 //     streamed while the cell runs; fd 0 is a pipe too, and a read of it

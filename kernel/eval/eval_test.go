@@ -218,3 +218,15 @@ func TestRenderMethodSets(t *testing.T) {
 		t.Errorf("render: %v", got)
 	}
 }
+
+func TestBundleLimit(t *testing.T) {
+	big := Bundle{"text/html": strings.Repeat("x", MaxBundle+1), "text/plain": "[HTML]"}
+	got := limitBundle(big)
+	if len(got) != 1 || !strings.Contains(got["text/plain"].(string), "not sent") {
+		t.Errorf("oversized bundle kept: %d types", len(got))
+	}
+	small := Bundle{"text/html": "<b>", "text/plain": "b"}
+	if got := limitBundle(small); len(got) != 2 {
+		t.Errorf("small bundle changed: %v", got)
+	}
+}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/build"
@@ -181,7 +182,7 @@ func (s *Session) publish(data map[string]any, id string, update bool) {
 	out := s.sink.out
 	s.sink.mu.Unlock()
 	if out != nil {
-		out.Display(Bundle(data), id, update)
+		out.Display(limitBundle(Bundle(data)), id, update)
 	}
 }
 
@@ -371,7 +372,7 @@ func (s *Session) render(code string, vals []xr.Value, types []xr.Type) Bundle {
 		return nil
 	}
 	if len(shown) == 1 {
-		return limitText(display.Render(shown[0]))
+		return limitBundle(limitText(display.Render(shown[0])))
 	}
 	parts := make([]string, len(shown))
 	for i, v := range shown {
@@ -383,6 +384,37 @@ func (s *Session) render(code string, vals []xr.Value, types []xr.Type) Bundle {
 // MaxValueText is the most text/plain a cell's value shows; the rest is
 // cut with a notice (a big slice or struct printed whole is useless).
 const MaxValueText = 16 << 10
+
+// MaxBundle is the largest display (all its MIME types together) sent to
+// the front end; a bigger one keeps only its text/plain, with a notice.
+const MaxBundle = 16 << 20
+
+func limitBundle(b Bundle) Bundle {
+	size := 0
+	for _, v := range b {
+		switch x := v.(type) {
+		case string:
+			size += len(x)
+		case []byte:
+			size += len(x)
+		case json.RawMessage:
+			size += len(x)
+		}
+	}
+	if size <= MaxBundle {
+		return b
+	}
+	kinds := make([]string, 0, len(b))
+	for k := range b {
+		if k != display.MIMEText {
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(kinds)
+	text, _ := b[display.MIMEText].(string)
+	return limitText(Bundle{display.MIMEText: text + fmt.Sprintf("\n[veclab: display of %d bytes (%s) not sent: the limit is %d bytes]",
+		size, strings.Join(kinds, ", "), MaxBundle)})
+}
 
 func limitText(b Bundle) Bundle {
 	t, ok := b[display.MIMEText].(string)

@@ -44,6 +44,10 @@ t''')
     result["complete"] = kc.complete("strings.ToUpp", 13, reply=True, timeout=30)["content"]
     result["inspect"] = kc.inspect("table.New", 7, reply=True, timeout=30)["content"]
     result["kernel_info"] = kc.kernel_info(reply=True, timeout=30)["content"]
+    # Restart: shutdown_request(restart=True), a new process, fresh state.
+    km.restart_kernel(now=False)
+    kc.wait_for_ready(timeout=60)
+    run("after_restart", "x")
 finally:
     kc.stop_channels()
     km.shutdown_kernel(now=False)
