@@ -153,7 +153,8 @@ type Index struct {
 	qcodeSz  int
 	entries  int
 	build    BuildStats
-	pool     sync.Pool // *searcher
+	disk     *diskLists // lists read from disk (UseDiskLists), else nil
+	pool     sync.Pool  // *searcher
 }
 
 // Build trains centroids on data and fills the posting lists with every
@@ -495,6 +496,9 @@ func (ix *Index) ListSizes() []int {
 	s := make([]int, len(ix.lists))
 	for j := range ix.lists {
 		s[j] = len(ix.lists[j].ids)
+		if ix.disk != nil {
+			s[j] = ix.disk.dir[j].count
+		}
 	}
 	return s
 }
@@ -510,6 +514,9 @@ type Footprint struct {
 	// Disk is the on-disk size of the full-precision vectors kept for
 	// rescoring (FootprintWith a file); not resident.
 	Disk int64
+	// ListsOnDisk is the size of the list file when the lists live on
+	// disk (UseDiskLists); IDs and Codes are then not resident.
+	ListsOnDisk int64
 }
 
 // Resident returns the total resident bytes.
@@ -550,6 +557,10 @@ func (ix *Index) Footprint() Footprint {
 	f := Footprint{Vectors: ix.n, Entries: ix.entries}
 	f.Centroids = int64(ix.cents.N) * int64(ix.dim*4+4)
 	f.IDs = int64(ix.entries) * 4
+	if ix.disk != nil {
+		f.IDs, f.ListsOnDisk = 0, ix.disk.blob.Size()
+		return f
+	}
 	if ix.cfg.Bits == 0 {
 		f.Codes = int64(ix.entries) * int64(ix.dim*4)
 	} else {

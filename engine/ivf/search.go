@@ -11,6 +11,7 @@ import (
 	"github.com/veclab/veclab/engine/internal/topk"
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/rescore"
+	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/engine/vec"
 )
 
@@ -56,7 +57,8 @@ type Stats struct {
 	Duplicates   int // spilled entries skipped because already scored
 	Candidates   int // candidates handed to the rescorer (or returned)
 	Rescore      rescore.Stats
-	CentroidComp int // centroid distance computations
+	CentroidComp int           // centroid distance computations
+	ListIO       store.IOStats // reads of posting lists (lists on disk only)
 }
 
 // Add accumulates o into s.
@@ -67,6 +69,7 @@ func (s *Stats) Add(o Stats) {
 	s.Candidates += o.Candidates
 	s.Rescore.Add(o.Rescore)
 	s.CentroidComp += o.CentroidComp
+	s.ListIO.Add(o.ListIO)
 }
 
 type searcher struct {
@@ -77,6 +80,11 @@ type searcher struct {
 	qcode   []byte
 	qowner  *quant.OSQ // quantizer qcode was encoded for
 	cands   []engine.Result
+	// buffers for lists read from disk
+	listBuf []byte
+	ids     []engine.ID
+	fvec    []float32
+	view    list
 }
 
 func (ix *Index) getSearcher() *searcher {
@@ -185,6 +193,12 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 		}
 		j := int(pr.ID)
 		l := &ix.lists[j]
+		if ix.disk != nil {
+			var err error
+			if l, err = ix.readList(s, j, &st); err != nil {
+				return nil, st, err
+			}
+		}
 		st.ListsProbed++
 		st.Scanned += len(l.ids)
 		if ix.cfg.Bits == 0 {
