@@ -114,6 +114,11 @@ display.Markdown("done")`, r)
 	if r.Items[0].Data["text/html"] != "<b>x</b>" || r.Items[1].Data["text/markdown"] != "step 3" || r.Items[1].ID == "" {
 		t.Errorf("displays: %+v", r.Items)
 	}
+	r = &Recorder{}
+	s.Eval("fmt.Println(\"first\")\ndisplay.HTML(\"second\")\nfmt.Println(\"third\")", r)
+	if len(r.Items) != 3 || r.Items[0].Text != "first\n" || r.Items[1].Data["text/html"] != "second" || r.Items[2].Text != "third\n" {
+		t.Errorf("order of prints and displays: %+v", r.Items)
+	}
 }
 
 func TestOutputLimit(t *testing.T) {

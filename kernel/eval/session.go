@@ -65,6 +65,7 @@ type Session struct {
 	fdcap   *fdCapture
 	log     io.Writer
 	running atomic.Bool
+	flushMu sync.Mutex // one flush at a time (their acknowledgements share a channel)
 	closed  bool
 	oldHook hook.PublishFunc
 }
@@ -182,7 +183,21 @@ func (s *Session) publish(data map[string]any, id string, update bool) {
 	out := s.sink.out
 	s.sink.mu.Unlock()
 	if out != nil {
+		s.flush() // what the cell printed before comes first, as in ipykernel
 		out.Display(limitBundle(Bundle(data)), id, update)
+	}
+}
+
+// flush waits until everything written to the captured stdout and
+// stderr so far has been delivered.
+func (s *Session) flush() {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	switch {
+	case s.fdcap != nil:
+		s.fdcap.flush()
+	case s.gocap != nil:
+		s.gocap.flush()
 	}
 }
 
@@ -239,12 +254,7 @@ func (s *Session) Eval(code string, out Output) (res Result) {
 		close(stop)
 		s.fdcap.endCell()
 	}
-	switch {
-	case s.fdcap != nil:
-		s.fdcap.flush()
-	case s.gocap != nil:
-		s.gocap.flush()
-	}
+	s.flush()
 	if err != nil {
 		return Result{Err: err}
 	}
