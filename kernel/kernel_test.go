@@ -241,6 +241,26 @@ func TestKernelProtocol(t *testing.T) {
 			t.Errorf("stream %v", s)
 		}
 	})
+	t.Run("stream while running", func(t *testing.T) {
+		id := c.send(c.shell, "execute_request", map[string]any{"code": "import \"time\"\nfor i := 0; i < 3; i++ {\n\tfmt.Println(\"tick\", i)\n\ttime.Sleep(300 * time.Millisecond)\n}"})
+		var firstStream time.Time
+		deadline := time.After(20 * time.Second)
+		for firstStream.IsZero() {
+			select {
+			case m := <-c.iopubCh:
+				if m.ParentHeader.MsgID == id && m.Header.MsgType == "stream" {
+					firstStream = time.Now()
+				}
+			case <-deadline:
+				t.Fatal("no stream message")
+			}
+		}
+		c.recv(c.shell)
+		if d := time.Since(firstStream); d < 300*time.Millisecond {
+			t.Errorf("first output arrived only %v before the reply: not streamed", d)
+		}
+		c.waitIdle(id, 5*time.Second)
+	})
 	t.Run("error", func(t *testing.T) {
 		reply, io := c.execute("x := 1\nundefinedThing(x)", false)
 		r := content(t, reply)
