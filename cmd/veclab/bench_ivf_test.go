@@ -18,7 +18,7 @@ func TestBenchIVFSmall(t *testing.T) {
 	}
 	s := out.String()
 	for _, want := range []string{"recall@10", "recall@100", "float32", "osq-2bit", "nprobe=4", "visit=50%",
-		"cold page cache, sequential", "O_DIRECT, concurrent(4)", "simulated local-nvme", "E13 budget"} {
+		"cold page cache, sequential", "O_DIRECT, concurrent(4)", "simulated local-nvme", "E13 budget", "E27, posting lists on disk", "list reads/q"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
