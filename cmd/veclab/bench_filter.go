@@ -43,6 +43,8 @@ type benchFilterFlags struct {
 	strategies []filtered.Strategy
 	noIndex    bool
 	seeds      int
+	efs        []int
+	fixedNbhd  bool
 }
 
 func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error) {
@@ -67,6 +69,8 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	strat := fs.String("strategies", "all", "comma-separated strategies ("+strings.Join(filtered.Strategies(), ", ")+") or all")
 	fs.BoolVar(&f.noIndex, "noindex", true, "also run Qdrant's planner without payload indexes (E08)")
 	fs.IntVar(&f.seeds, "seeds", 16, "also run the ACORN strategies with this many matching documents as extra entry points (0: only the paper's single entry)")
+	efs := fs.String("efs", "", "comma-separated beams for the graph strategies (each a row; overrides -ef), e.g. 40,100,200")
+	fs.BoolVar(&f.fixedNbhd, "acorn-fixed", false, "also run the ACORN strategies with the paper's fixed filtered neighbourhood (visited members count toward the 2·M truncation; default: the authors' code, they do not)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -105,6 +109,20 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 			}
 			f.strategies = append(f.strategies, s)
 		}
+	}
+	for _, e := range strings.Split(*efs, ",") {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		v, err := strconv.Atoi(e)
+		if err != nil || v < 1 {
+			errs = append(errs, fmt.Errorf("%w: -efs %q: want beams ≥ 1", engine.ErrInvalidArgument, e))
+			continue
+		}
+		f.efs = append(f.efs, v)
+	}
+	if len(f.efs) == 0 {
+		f.efs = []int{f.ef}
 	}
 	if f.workers == 0 {
 		f.workers = runtime.GOMAXPROCS(0)
@@ -249,28 +267,43 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 			}
 		}
 		type job struct {
-			name  string
-			c     *filtered.Collection
-			cf    *filter.Compiled
-			s     filtered.Strategy
-			seeds int
+			name string
+			c    *filtered.Collection
+			cf   *filter.Compiled
+			s    filtered.Strategy
+			p    filtered.Params
 		}
 		var jobs []job
 		for _, s := range f.strategies {
-			jobs = append(jobs, job{s.String(), coll, cf, s, 0})
-			if (s == filtered.ACORNGamma || s == filtered.ACORN1) && f.seeds > 0 {
-				jobs = append(jobs, job{fmt.Sprintf("%s +%d seeds", s, f.seeds), coll, cf, s, f.seeds})
+			efs := f.efs
+			if s == filtered.Exact {
+				efs = efs[:1] // no beam
 			}
-			if s == filtered.QdrantPlanner && f.noIndex {
-				pcf, err := plain.CompileString(text)
-				if err != nil {
-					return nil, "", err
+			for _, ef := range efs {
+				name := s.String()
+				if len(efs) > 1 {
+					name = fmt.Sprintf("%s ef=%d", s, ef)
 				}
-				jobs = append(jobs, job{"qdrant (no payload index)", collPlain, pcf, s, 0})
+				jobs = append(jobs, job{name, coll, cf, s, filtered.Params{Ef: ef}})
+				if s == filtered.ACORNGamma || s == filtered.ACORN1 {
+					if f.fixedNbhd {
+						jobs = append(jobs, job{name + " fixed-nbhd", coll, cf, s, filtered.Params{Ef: ef, ACORNFixedNeighbourhood: true}})
+					}
+					if f.seeds > 0 {
+						jobs = append(jobs, job{fmt.Sprintf("%s +%d seeds", name, f.seeds), coll, cf, s, filtered.Params{Ef: ef, EntrySeeds: f.seeds}})
+					}
+				}
+				if s == filtered.QdrantPlanner && f.noIndex {
+					pcf, err := plain.CompileString(text)
+					if err != nil {
+						return nil, "", err
+					}
+					jobs = append(jobs, job{name + " (no payload index)", collPlain, pcf, s, filtered.Params{Ef: ef}})
+				}
 			}
 		}
 		for _, j := range jobs {
-			row, err := benchFilterOne(f, ds, j.c, j.cf, j.s, j.seeds, truth)
+			row, err := benchFilterOne(f, ds, j.c, j.cf, j.s, j.p, truth)
 			if err != nil {
 				return nil, "", fmt.Errorf("%s, %s: %w", text, j.name, err)
 			}
@@ -281,9 +314,8 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 	return rows, info, nil
 }
 
-func benchFilterOne(f *benchFilterFlags, ds *dataset.Dataset, c *filtered.Collection, cf *filter.Compiled, s filtered.Strategy, seeds int, truth [][]engine.ID) (filterRow, error) {
+func benchFilterOne(f *benchFilterFlags, ds *dataset.Dataset, c *filtered.Collection, cf *filter.Compiled, s filtered.Strategy, p filtered.Params, truth [][]engine.ID) (filterRow, error) {
 	var row filterRow
-	p := filtered.Params{Ef: f.ef, EntrySeeds: seeds}
 	for i := 0; i < f.warmup; i++ {
 		q := ds.Queries.Row(i % ds.Queries.N)
 		if _, _, err := c.Search(filtered.Request{Query: q, K: f.k, Filter: cf, Strategy: s, Params: p}); err != nil {

@@ -61,6 +61,8 @@ func TestBenchFilterBadFlags(t *testing.T) {
 		{[]string{"-gamma", "0"}, "-gamma"},
 		{[]string{"-n", "-5"}, "n must be"},
 		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"-efs", "40,x"}, `-efs "x"`},
+		{[]string{"-efs", "0"}, `-efs "0"`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -70,5 +72,26 @@ func TestBenchFilterBadFlags(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestBenchFilterEfSweep checks that -efs gives one row per beam for the
+// graph strategies (exact once) and -acorn-fixed the paper's-neighbourhood
+// rows.
+func TestBenchFilterEfSweep(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"bench", "filter", "-n", "2000", "-queries", "5", "-dim", "16", "-warmup", "0", "-seeds", "0",
+		"-sel", "0.1", "-strategies", "exact,acorn-1", "-efs", "20,60", "-acorn-fixed"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	for _, row := range []string{"exact ", "acorn-1 ef=20 ", "acorn-1 ef=60 ", "acorn-1 ef=20 fixed-nbhd", "acorn-1 ef=60 fixed-nbhd"} {
+		if !strings.Contains(s, row) {
+			t.Errorf("no row %q:\n%s", row, s)
+		}
+	}
+	if strings.Contains(s, "exact ef=") {
+		t.Errorf("exact repeated per beam:\n%s", s)
 	}
 }

@@ -355,7 +355,8 @@ func (b *acornBuilder) addLink(n, id engine.ID, d float32, l, capList int) {
 // (two hops), until 2·M passing neighbours were found. Non-passing nodes are
 // never scored. Selectivity below the configured minimum (estimated from
 // the filter) falls back to pre-filtering: exact search over the matching set.
-func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, seeds int) []engine.Result {
+func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, p Params) []engine.Result {
+	seeds, newOnly := p.EntrySeeds, !p.ACORNFixedNeighbourhood
 	ef = max(ef, k)
 	if s.f == nil {
 		return s.unfilteredOn(g, k, ef)
@@ -379,15 +380,18 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, seeds in
 	// level l: the node's filtered neighbour set (direct neighbours, plus
 	// the neighbours of list positions ≥ M_β, or of every position for
 	// ACORN-1), each node once, truncated to 2·M members (the authors'
-	// code; the paper says M). Members already visited count toward the
-	// truncation but are not returned when skipVisited is set.
+	// code; the paper says M). On layer 0 (skipVisited) with newOnly, the
+	// authors' code, members already visited neither count toward the
+	// truncation nor are expanded; without it (the paper's fixed N_p(v))
+	// they count but are not returned.
 	neighbourhood := func(l int, id engine.ID, skipVisited bool) []engine.ID {
 		buf = buf[:0]
 		local.Reset(s.c.vectors.N)
 		local.Visit(id)
 		found := 0
+		fresh := skipVisited && newOnly
 		add := func(v engine.ID) bool {
-			if local.Visit(v) || !s.allowed(v) {
+			if local.Visit(v) || (fresh && s.visited.Seen(v)) || !s.allowed(v) {
 				return false
 			}
 			found++
@@ -397,6 +401,9 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, seeds in
 			return found >= budget
 		}
 		for j, v := range g.Neighbors(l, id) {
+			if fresh && s.visited.Seen(v) {
+				continue
+			}
 			if add(v) {
 				break
 			}
