@@ -282,7 +282,11 @@ func (k *kernel) interruptChan() chan struct{} {
 func (k *kernel) handle(ctx context.Context, sock zmq4.Socket, chanName string, msg *wire.Message) {
 	typ := msg.Header.MsgType
 	k.status(msg, "busy")
-	defer k.status(msg, "idle")
+	defer func() {
+		if ctx.Err() == nil { // after a shutdown_request, idle was sent already
+			k.status(msg, "idle")
+		}
+	}()
 	switch typ {
 	case "kernel_info_request":
 		k.reply(sock, msg, "kernel_info_reply", kernelInfo())
