@@ -13,6 +13,10 @@
 // nearest candidates per node without the diversity heuristic and the
 // M_β neighbour-list compression, which engine/hnsw's knobs do not express.
 //
+// The in-graph strategy can score with quantized codes ([Collection.WithCodes],
+// an engine.CodeStore such as engine/quant's BBQ/OSQ store) and rescore the
+// best Params.Rescore with float32, as Elasticsearch over a bbq_hnsw field.
+//
 // The search loops are the package's own rather than engine/hnsw's Searcher
 // because each strategy changes the inside of the loop: pgvector records
 // discarded candidates for the next batch, Qdrant drops non-matching
