@@ -423,8 +423,11 @@ type osqSide struct{ a, step, add, sum float32 }
 
 func (o *OSQ) side(c []byte, n, sumBytes, bits int) osqSide {
 	lower, upper, add, sum := factors(c, n, sumBytes)
-	return osqSide{lower, (upper - lower) / float32(int(1)<<bits-1), add, sum}
+	return osqSide{lower, (upper - lower) * invLevels[bits], add, sum}
 }
+
+// invLevels[b] is 1/(2^b − 1), so decoding a step multiplies.
+var invLevels = [9]float32{0, 1, 1.0 / 3, 1.0 / 7, 1.0 / 15, 1.0 / 31, 1.0 / 63, 1.0 / 127, 1.0 / 255}
 
 // Distance estimates the distance between a query code and a document code.
 func (o *OSQ) Distance(query, code []byte) float32 {
