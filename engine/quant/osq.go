@@ -197,6 +197,9 @@ func NewOSQ(centroid []float32, metric engine.Metric, cfg OSQConfig) (*OSQ, erro
 
 func newOSQ(c []float32, metric engine.Metric, cfg OSQConfig) (*OSQ, error) {
 	dim := len(c)
+	if dim > maxByteDim && (cfg.Bits > 4 || cfg.QueryBits > 4) {
+		return nil, fmt.Errorf("%w: OSQ: %d dimensions exceed the %d an exact int32 byte-code dot product allows", engine.ErrDimension, dim, maxByteDim)
+	}
 	o := &OSQ{dim: dim, metric: metric, cfg: cfg, centroid: c}
 	var cc float64
 	for _, x := range c {

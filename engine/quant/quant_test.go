@@ -378,6 +378,22 @@ func TestBadInput(t *testing.T) {
 			return err
 		}, engine.ErrInvalidVector, "centroid component 1"},
 	}
+	// Byte codes beyond 33,000 dimensions would overflow the exact kernels.
+	if _, err := NewOSQ(make([]float32, 40000), engine.L2, OSQConfig{Bits: 8}); !errors.Is(err, engine.ErrDimension) {
+		t.Errorf("40,000-dim 8-bit OSQ: %v, want ErrDimension", err)
+	}
+	if _, err := NewOSQ(make([]float32, 40000), engine.L2, OSQConfig{Bits: 1}); err != nil {
+		t.Errorf("40,000-dim 1-bit OSQ: %v", err)
+	}
+	// The same seed draws the same reservoir sample, hence the same bounds.
+	big := clustered(60, 16, 2, 5)
+	a, _ := TrainScalar(big, engine.L2, ScalarConfig{SampleSize: 21, Seed: 3})
+	b, _ := TrainScalar(big, engine.L2, ScalarConfig{SampleSize: 21, Seed: 3})
+	ab, _ := a.MarshalBinary()
+	bb, _ := b.MarshalBinary()
+	if !bytes.Equal(ab, bb) {
+		t.Error("same seed, different quantizer")
+	}
 	// Fewer than 20 vectors form a single quantile group, as in Lucene.
 	if _, err := TrainScalar(ten, engine.L2, ScalarConfig{}); err != nil {
 		t.Errorf("confidence interval on 10 vectors: %v", err)

@@ -35,6 +35,10 @@ type ScalarConfig struct {
 	Seed uint64
 }
 
+// maxByteDim bounds the dimension of byte codes: Σ 255² over it fits in an
+// int32, the kernels' accumulator.
+const maxByteDim = 33000
+
 // scalarGroup is the number of sampled vectors whose components form one
 // quantile group (Lucene ScalarQuantizer.SCRATCH_SIZE).
 const scalarGroup = 20
@@ -216,6 +220,9 @@ func newScalar(dim int, metric engine.Metric, cfg ScalarConfig, lo, hi float32) 
 	if !finite32(lo) || !finite32(hi) || !(hi > lo) {
 		return nil, fmt.Errorf("%w: scalar quantizer bounds [%v, %v] are empty or not finite (are all training components equal?)",
 			engine.ErrInvalidArgument, lo, hi)
+	}
+	if dim > maxByteDim {
+		return nil, fmt.Errorf("%w: scalar quantizer: %d dimensions exceed the %d an exact int32 code dot product allows", engine.ErrDimension, dim, maxByteDim)
 	}
 	levels := float32(int(1)<<cfg.Bits - 1)
 	s := &Scalar{dim: dim, metric: metric, cfg: cfg, minQ: lo, maxQ: hi}
