@@ -182,6 +182,7 @@ func (k *kernel) serve(ctx context.Context, sock zmq4.Socket, name string) {
 				if errors.Is(err, context.Canceled) {
 					return
 				}
+				time.Sleep(10 * time.Millisecond) // no busy loop on a persistent error
 				continue
 			}
 			return
@@ -204,6 +205,7 @@ func (k *kernel) serveStdin(ctx context.Context) {
 		if err != nil {
 			if ctx.Err() == nil {
 				k.logf("stdin: receive: %v", err)
+				time.Sleep(10 * time.Millisecond)
 				continue
 			}
 			return
