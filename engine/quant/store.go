@@ -85,7 +85,8 @@ func (s *Store) Set(id engine.ID, v []float32) error {
 // Len returns the number of ids with a code.
 func (s *Store) Len() int { return int(s.n.Load()) }
 
-// Code returns the code of id (aliasing the slab).
+// Code returns the code of id (aliasing the slab); id must be below the
+// reserved count, as for Pair (a hot path that trusts its caller, the index).
 func (s *Store) Code(id engine.ID) []byte {
 	i := int(id)
 	return s.codes[i*s.size : (i+1)*s.size : (i+1)*s.size]
