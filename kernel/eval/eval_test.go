@@ -44,6 +44,8 @@ func TestCells(t *testing.T) {
 		{name: "unbound import", code: `import "github.com/nope/nope"`, errHas: `cannot import "github.com/nope/nope": it has no binding`},
 		{name: "redeclared err is not warned about", code: "a, err := strconv.Atoi(\"1\")\nb, err := strconv.Atoi(\"2\")\na + b", value: "3"},
 		{name: "huge value cut", code: "make([]int, 100000)", valueHas: "more bytes of this value not shown"},
+		{name: "cell closure as a compiled filter", code: "import \"github.com/veclab/veclab/engine\"\nevens := engine.FilterFunc(func(id engine.ID) bool { return id%2 == 0 })\nevens.Allowed(4) && !evens.Allowed(3)", value: "true"},
+		{name: "cell type implements a bound interface", code: "type odd struct{}\nfunc (odd) Allowed(id engine.ID) bool { return id%2 == 1 }\nvar f engine.Filter = odd{}\nf.Allowed(3)", value: "true"},
 		{name: "bound lab package", code: "import \"github.com/veclab/veclab/engine\"\nengine.L2", value: "l2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
