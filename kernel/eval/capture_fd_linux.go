@@ -113,7 +113,7 @@ func (c *fdCapture) flush() bool {
 // watchStdin answers reads of fd 0 by the running cell with out.Input until
 // stop is closed.
 func (c *fdCapture) watchStdin(out Output, stop <-chan struct{}) {
-	t := time.NewTicker(15 * time.Millisecond)
+	t := time.NewTicker(40 * time.Millisecond) // a human types slower; measurements see little of it
 	defer t.Stop()
 	for {
 		select {
