@@ -154,7 +154,8 @@ func (ix *Index) WriteLists(path string) error {
 // UseDiskLists opens a list file written by WriteLists for this index and
 // releases the resident lists: from then on every probed list is read with
 // one counted pread (Stats.ListIO). The file is checked against the index
-// (magic, version, shape, checksums of header and directory).
+// (magic, version, shape, checksums of header and directory). It must not
+// run concurrently with searches; searches afterwards are safe together.
 func (ix *Index) UseDiskLists(path string, opt store.Options) error {
 	if ix.lists == nil {
 		return fmt.Errorf("%w: ivf: index has no lists", engine.ErrEmpty)

@@ -41,4 +41,5 @@
 // # Concurrency
 //
 // Search is safe for concurrent use; each call takes a searcher from a pool.
+// UseDiskLists and CloseLists must not run concurrently with searches.
 package ivf
