@@ -304,3 +304,20 @@ func checkSmokeOutputs(t *testing.T, path string) {
 		t.Errorf("cell 4: %v", o)
 	}
 }
+
+// TestVeclabRunMatchesNbconvert runs the smoke notebook with `veclab run`
+// (no Jupyter) and checks the result is a valid nbformat-4 notebook with the
+// same outputs nbconvert produces.
+func TestVeclabRunMatchesNbconvert(t *testing.T) {
+	needJupyter(t)
+	bin := veclabBinary(t)
+	out := filepath.Join(t.TempDir(), "smoke.run.ipynb")
+	if b, err := exec.Command(bin, "run", "-q", "-o", out, filepath.Join("testdata", "smoke.ipynb")).CombinedOutput(); err != nil {
+		t.Fatalf("veclab run: %v\n%s", err, b)
+	}
+	check := exec.Command(python, "-c", "import sys, nbformat; nbformat.validate(nbformat.read(sys.argv[1], as_version=4))", out)
+	if b, err := check.CombinedOutput(); err != nil {
+		t.Fatalf("nbformat rejects the output of veclab run: %v\n%s", err, b)
+	}
+	checkSmokeOutputs(t, out)
+}
