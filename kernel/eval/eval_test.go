@@ -41,6 +41,7 @@ func TestCells(t *testing.T) {
 		{name: "goroutine output captured", code: "import \"sync\"\nvar wg sync.WaitGroup\nwg.Add(1)\ngo func() { fmt.Println(\"from goroutine\"); wg.Done() }()\nwg.Wait()", stdout: "from goroutine"},
 		{name: "stdlib import", code: "import \"strings\"\nstrings.ToUpper(\"abc\")", value: "ABC"},
 		{name: "trailing nil error dropped", code: "import \"strconv\"\nstrconv.Atoi(\"12\")", value: "12"},
+		{name: "a panic about imports is not rewritten", code: `panic("cannot import module: unable to go get")`, errName: "panic", errHas: "cannot import module: unable to go get"},
 		{name: "unbound import", code: `import "github.com/nope/nope"`, errHas: `cannot import "github.com/nope/nope": it has no binding`},
 		{name: "redeclared err is not warned about", code: "a, err := strconv.Atoi(\"1\")\nb, err := strconv.Atoi(\"2\")\na + b", value: "3"},
 		{name: "huge value cut", code: "make([]int, 100000)", valueHas: "more bytes of this value not shown"},

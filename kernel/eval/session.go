@@ -302,7 +302,9 @@ func classify(r any, code string) *Error {
 	default:
 		e.Name, e.Value = "panic", fmt.Sprint(v)
 	}
-	e.Value = strings.ReplaceAll(cleanImportError(e.Value), "repl.go:", "cell:")
+	if e.Name == "compile error" || e.Name == "error" { // never rewrite a cell's own panic text
+		e.Value = strings.ReplaceAll(cleanImportError(e.Value), "repl.go:", "cell:")
+	}
 	e.Traceback = []string{e.Name + ": " + e.Value}
 	if m := posRE.FindStringSubmatch(e.Value); m != nil {
 		line, _ := strconv.Atoi(m[1])
