@@ -7,8 +7,8 @@
 
 Usage (Debian's python, which has jupyter_client and ipykernel):
 
-  go build -o /tmp/veclab ./cmd/veclab && /tmp/veclab install --prefix /tmp/vk
-  JUPYTER_PATH=/tmp/vk/share/jupyter /usr/bin/python3 kernel/bench/latency.py veclab ipykernel
+  T=$(mktemp -d) && go build -o "$T/veclab" ./cmd/veclab && "$T/veclab" install --prefix "$T/k"
+  JUPYTER_PATH="$T/k/share/jupyter" /usr/bin/python3 kernel/bench/latency.py veclab ipykernel
 
 "ipykernel" is a temporary kernelspec running Debian's python3-ipykernel with
 /usr/bin/python3, so both kernels are started the same way. Prints a JSON
