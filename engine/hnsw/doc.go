@@ -84,7 +84,10 @@
 // With Config.Codes (or [Index.AttachCodes]) the graph is built with
 // CodeStore.Pair and searched with CodeStore.NewQueryScorer; the float32
 // slab is kept so callers can rescore. Result distances are then the
-// codes' distances.
+// codes' distances. [Searcher.SearchRescored] gathers ⌈oversample·k⌉
+// candidates by code distance and re-ranks them with full vectors from an
+// engine/rescore.Rescorer (a RAM slab or the on-disk vector file, with
+// counted reads), Elasticsearch's rescore_vector.
 //
 // # Concurrency
 //
