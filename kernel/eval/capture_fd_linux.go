@@ -43,6 +43,16 @@ func startFDCapture(s *sink) (*fdCapture, error) {
 	}
 	for fd := 0; fd < 3; fd++ {
 		d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 10)
+		if err == unix.EBADF {
+			// Started with this fd closed: save /dev/null in its place.
+			d, err = unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
+			if err == nil && d < 10 {
+				var moved int
+				moved, err = unix.FcntlInt(uintptr(d), unix.F_DUPFD_CLOEXEC, 10)
+				unix.Close(d)
+				d = moved
+			}
+		}
 		if err != nil {
 			return fail(err)
 		}
