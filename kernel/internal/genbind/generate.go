@@ -91,7 +91,9 @@ func Generate(outDir string, pkgs []string, logw io.Writer) (err error) {
 			return err
 		}
 	}
-	// Offline and hermetic: everything comes from the module cache.
+	// Offline and hermetic: everything comes from the module cache, which
+	// building this module fills. (With a proxy, `go get` would also ask it
+	// whether each bound package path is a module of its own.)
 	os.Setenv("GOPROXY", "off")
 	os.Setenv("GOSUMDB", "off")
 	os.Setenv("GOWORK", "off")
