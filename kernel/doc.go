@@ -38,8 +38,8 @@
 //
 // # Limits
 //
-// A cell is interrupted at its next interpreted statement: a long compiled
-// call (an index build) finishes first. A panic inside a goroutine started
+// An interpreted loop stops at once when interrupted; a long compiled call
+// (an index build) finishes first, then the cell reports "interrupted". A panic inside a goroutine started
 // by a cell ends the kernel process (gomacro runs goroutines without a
 // recover); the front end then offers to restart it.
 package kernel

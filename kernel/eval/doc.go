@@ -26,8 +26,9 @@
 //     streamed while the cell runs; fd 0 is a pipe too, and a read of it
 //     asks [Output.Input] for a line (Linux: the session watches for a
 //     thread blocked in read(0) while a cell runs).
-//   - Interrupt stops the cell at its next interpreted statement; a
-//     blocking compiled call (time.Sleep, an index build) finishes first.
+//   - Interrupt stops interpreted loops and blocks at once; a blocking
+//     compiled call (time.Sleep, an index build) finishes first, with a
+//     notice on stderr, and the cell is then reported as interrupted.
 //
 // # Concurrency
 //

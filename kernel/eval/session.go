@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cosmos72/gomacro/base"
@@ -65,7 +66,8 @@ type Session struct {
 	fdcap   *fdCapture
 	log     io.Writer
 	running atomic.Bool
-	flushMu sync.Mutex // one flush at a time (their acknowledgements share a channel)
+	cell    atomic.Uint64 // sequence number of the running (or last) cell
+	flushMu sync.Mutex    // one flush at a time (their acknowledgements share a channel)
 	closed  bool
 	oldHook hook.PublishFunc
 }
@@ -205,11 +207,23 @@ func (s *Session) flush() {
 // CaptureFD, a duplicate of the original standard error).
 func (s *Session) Log() io.Writer { return s.log }
 
-// Interrupt stops the running cell at its next interpreted statement.
+// Interrupt stops the running cell: interpreted loops and blocks stop at
+// once; a compiled call runs to its end first (the session then prints a
+// notice), and a cell whose remaining top-level statements ran anyway
+// reports "interrupted" too.
 func (s *Session) Interrupt() {
-	if s.running.Load() {
-		s.ir.Interrupt(os.Interrupt)
+	if !s.running.Load() {
+		return
 	}
+	cell := s.cell.Load()
+	s.ir.Interrupt(os.Interrupt)
+	// A compiled call (an index build) is not interruptible: say so when
+	// the cell is still running a moment later.
+	time.AfterFunc(time.Second, func() {
+		if s.running.Load() && s.cell.Load() == cell {
+			s.sink.emit("stderr", []byte("[veclab: interrupt requested: a compiled call (an index build, a search sweep) runs to its end first; interpreted loops stop at once]\n"))
+		}
+	})
 }
 
 // Close restores what the session took over. The session is unusable after.
@@ -246,9 +260,17 @@ func (s *Session) Eval(code string, out Output) (res Result) {
 	}
 	env := s.ir.PrepareEnv()
 	env.Run.Signals.Async = base.SigNone // drop an interrupt that arrived between cells
+	s.cell.Add(1)
 	s.running.Store(true)
 	vals, types, err := s.run(code)
 	s.running.Store(false)
+	if env.Run.Signals.Async == base.SigInterrupt && err == nil {
+		// gomacro checks for signals in loops and statement blocks, not
+		// between a cell's top-level calls: the interrupt came too late to
+		// stop anything. Report it, so a "run all" stops here.
+		err = &Error{Name: "interrupted", Value: "the interrupt arrived while a compiled call ran; the cell ran to its end before it could stop",
+			Traceback: []string{"interrupted: the interrupt arrived while a compiled call ran; the cell ran to its end before it could stop"}}
+	}
 	env.Run.Signals.Async = base.SigNone
 	if stop != nil {
 		close(stop)
