@@ -38,6 +38,9 @@ func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
 		k.execCount++
 	}
 	count := k.execCount
+	if !req.Silent && (req.StoreHistory == nil || *req.StoreHistory) {
+		k.history = append(k.history, req.Code)
+	}
 	if !req.Silent {
 		k.publish("execute_input", msg, map[string]any{"code": req.Code, "execution_count": count})
 	}

@@ -59,6 +59,7 @@ type kernel struct {
 	iopubMu sync.Mutex // serializes iopub sends
 
 	execCount   int
+	history     []string  // code of executed cells of this process, by execution count − 1
 	abortBefore time.Time // execute requests sent before this are aborted (stop_on_error)
 
 	// interrupted is closed and replaced at each interrupt; a pending
@@ -336,7 +337,15 @@ func (k *kernel) handle(ctx context.Context, sock zmq4.Socket, chanName string, 
 		}
 		k.reply(sock, msg, "is_complete_reply", content)
 	case "history_request":
-		k.reply(sock, msg, "history_reply", map[string]any{"status": "ok", "history": []any{}})
+		var req struct {
+			Access string `json:"hist_access_type"`
+			Output bool   `json:"output"`
+			N      int    `json:"n"`
+			Start  int    `json:"start"`
+			Stop   int    `json:"stop"`
+		}
+		k.decode(msg, &req)
+		k.reply(sock, msg, "history_reply", map[string]any{"status": "ok", "history": k.historyFor(req.Access, req.N, req.Start, req.Stop)})
 	case "comm_info_request":
 		k.reply(sock, msg, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
 	case "comm_open", "comm_msg", "comm_close":
@@ -429,4 +438,32 @@ func ReadConnectionFile(path string) (*Connection, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// historyFor answers a history_request from this process's cells (session
+// number 0 is "the current session" in the protocol): "tail" gives the last
+// n, "range" the execution counts [start, stop) (stop 0: to the end);
+// "search" is not supported and gives none.
+func (k *kernel) historyFor(access string, n, start, stop int) [][]any {
+	out := [][]any{}
+	from, to := 0, len(k.history)
+	switch access {
+	case "tail":
+		if n > 0 && n < to {
+			from = to - n
+		}
+	case "range":
+		if start > 1 {
+			from = start - 1
+		}
+		if stop > 0 && stop-1 < to {
+			to = stop - 1
+		}
+	default:
+		return out
+	}
+	for i := from; i < to; i++ {
+		out = append(out, []any{0, i + 1, k.history[i]})
+	}
+	return out
 }

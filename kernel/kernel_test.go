@@ -331,9 +331,15 @@ h.Markdown("2 of 2")`, false)
 				t.Errorf("is_complete(%q) = %v, want %s", code, r, want)
 			}
 		}
-		c.send(c.shell, "history_request", map[string]any{"hist_access_type": "tail", "n": 10})
-		if r := content(t, c.recv(c.shell)); r["status"] != "ok" || r["history"] == nil {
+		c.send(c.shell, "history_request", map[string]any{"hist_access_type": "tail", "n": 2})
+		r = content(t, c.recv(c.shell))
+		h, _ := r["history"].([]any)
+		if r["status"] != "ok" || len(h) != 2 || !strings.Contains(h[1].([]any)[2].(string), `import "strings"`) {
 			t.Errorf("history_reply %v", r)
+		}
+		c.send(c.shell, "history_request", map[string]any{"hist_access_type": "search", "pattern": "*"})
+		if r := content(t, c.recv(c.shell)); r["status"] != "ok" || len(r["history"].([]any)) != 0 {
+			t.Errorf("history search %v", r)
 		}
 		c.send(c.shell, "comm_info_request", map[string]any{})
 		if r := content(t, c.recv(c.shell)); r["status"] != "ok" || r["comms"] == nil {
