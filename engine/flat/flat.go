@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/internal/f32"
@@ -195,6 +194,29 @@ func (x *Index) scanRange(h *heap, q []float32, k int, allow engine.Filter, lo, 
 	h.items = slices.Grow(h.items[:0], min(k, hi-lo))
 	var ids [4]int
 	n := 0
+	if allow == nil {
+		// The common case: contiguous blocks of four rows, no per-row
+		// bookkeeping, the k-th best distance kept in a register.
+		st.DistComps = hi - lo
+		worst := float32(math.Inf(1))
+		i := lo
+		for ; i+4 <= hi; i += 4 {
+			d0, d1, d2, d3 := x.dist4(q, [4]int{i, i + 1, i + 2, i + 3})
+			if d0 < worst || d1 < worst || d2 < worst || d3 < worst || len(h.items) < k {
+				x.offer(h, k, i, d0)
+				x.offer(h, k, i+1, d1)
+				x.offer(h, k, i+2, d2)
+				x.offer(h, k, i+3, d3)
+				if len(h.items) == k {
+					worst = h.items[0].Dist
+				}
+			}
+		}
+		for ; i < hi; i++ {
+			x.offer(h, k, i, x.dist(q, i))
+		}
+		return st
+	}
 	for i := lo; i < hi; i++ {
 		if allow != nil && !allow.Allowed(engine.ID(i)) {
 			continue
@@ -346,39 +368,24 @@ func (x *Index) SearchBatch(queries *vec.Matrix, k int, allow engine.Filter) ([]
 // core.
 func AllCores() int { return runtime.GOMAXPROCS(0) }
 
-// Stream reads every byte of m's slab once, eight independent 64-bit
-// accumulators wide so the loop is bound by memory, not by arithmetic. Its
-// time is the memory-bandwidth floor of one exact search over m (an exact
-// search must read every row once); the returned checksum only keeps the
-// compiler from removing the loop.
+// Stream reads every byte of m's slab once with the widest loads this CPU
+// has (the f32 dot-product kernel over 16 KB chunks, each chunk against
+// itself, so the second operand is an L1 hit). Its time is the
+// memory-bandwidth floor of one exact search over m: an exact search must
+// read every row once. The returned checksum only keeps the compiler from
+// removing the loop.
 func Stream(m *vec.Matrix) uint64 {
 	if m == nil || len(m.Data) == 0 {
 		return 0
 	}
-	n := m.N * m.Stride
-	if n > len(m.Data) {
-		n = len(m.Data)
+	n := min(m.N*m.Stride, len(m.Data))
+	const chunk = 4096 // floats
+	var s float32
+	for i := 0; i < n; i += chunk {
+		c := m.Data[i:min(i+chunk, n)]
+		s += f32.Dot(c, c)
 	}
-	w := unsafe.Slice((*uint64)(unsafe.Pointer(&m.Data[0])), n/2)
-	var s0, s1, s2, s3, s4, s5, s6, s7 uint64
-	i := 0
-	for ; i+8 <= len(w); i += 8 {
-		s0 += w[i]
-		s1 += w[i+1]
-		s2 += w[i+2]
-		s3 += w[i+3]
-		s4 += w[i+4]
-		s5 += w[i+5]
-		s6 += w[i+6]
-		s7 += w[i+7]
-	}
-	for ; i < len(w); i++ {
-		s0 += w[i]
-	}
-	if n%2 == 1 {
-		s1 += uint64(math.Float32bits(m.Data[n-1]))
-	}
-	return s0 ^ s1 ^ s2 ^ s3 ^ s4 ^ s5 ^ s6 ^ s7
+	return uint64(math.Float32bits(s))
 }
 
 // streamSink keeps Stream's checksum alive across timed passes.
