@@ -1,0 +1,255 @@
+package experiment
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
+	"github.com/veclab/veclab/engine/ivf"
+	"github.com/veclab/veclab/engine/quant"
+	"github.com/veclab/veclab/engine/rescore"
+	"github.com/veclab/veclab/engine/store"
+	"github.com/veclab/veclab/lab/metrics"
+)
+
+// The disk experiments (E13–E15, E26, E27) share two indexes over the
+// environment's data set, built once per environment and code width:
+//
+//   - an HNSW graph built and walked with OSQ codes held in RAM (Lucene's
+//     layout: m = 16 links above layer 0, 2·m on layer 0 and for new nodes,
+//     ef_construction 100), the full-precision originals read for rescoring
+//     from an on-disk vector file (engine/store) — Qdrant's "2-bit codes in
+//     RAM, originals on disk" and Elasticsearch's bbq_hnsw;
+//   - an IVF index whose posting lists hold OSQ codes relative to each list's
+//     centroid (DiskBBQ, ~384 vectors per list), rescoring from the same file.
+//
+// The vector file is written to a temporary directory for each call that
+// needs it and removed afterwards.
+
+type diskKey struct {
+	env  *Env
+	bits int
+}
+
+var (
+	diskMu   sync.Mutex
+	diskHNSW = map[diskKey]*DiskHNSW{}
+	diskIVF  = map[diskKey]*ivf.Index{}
+)
+
+// DiskHNSW is an HNSW index walked with quantized codes kept in RAM; its
+// float32 originals are rescored from a vector file.
+type DiskHNSW struct {
+	Index *hnsw.Index
+	Codes *quant.Store
+	Bits  int
+	Build time.Duration // wall time of AddBatch (graph and codes)
+}
+
+// HNSWCodes builds (once per environment and bits) the HNSW index with
+// OSQ codes of the given width (1, 2, 4 or 8 bits).
+func HNSWCodes(env *Env, bits int) (*DiskHNSW, error) {
+	diskMu.Lock()
+	defer diskMu.Unlock()
+	if d, ok := diskHNSW[diskKey{env, bits}]; ok {
+		return d, nil
+	}
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	q, err := quant.TrainOSQ(ds.Base, engine.Cosine, quant.OSQConfig{Bits: bits, Seed: env.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %d-bit codes: %w", bits, err)
+	}
+	codes := quant.NewStore(q)
+	const m = 16
+	ix, err := hnsw.New(hnsw.Config{Dim: ds.Base.Dim, Metric: engine.Cosine, M: m, M0: 2 * m, NewNodeDegreeL0: 2 * m,
+		EfConstruction: 100, Seed: env.Seed, Workers: max(env.Workers, 1), Codes: codes})
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]uint64, ds.Base.N)
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	env.logf("building HNSW with %d-bit OSQ codes over %d vectors", bits, ds.Base.N)
+	t0 := time.Now()
+	if err := ix.AddBatch(keys, ds.Base); err != nil {
+		return nil, fmt.Errorf("experiment: HNSW with %d-bit codes: %w", bits, err)
+	}
+	d := &DiskHNSW{Index: ix, Codes: codes, Bits: bits, Build: time.Since(t0)}
+	codes.DropBuildCodes() // Lucene keeps the query-width codes only while it builds
+	diskHNSW[diskKey{env, bits}] = d
+	return d, nil
+}
+
+// IVFCodes builds (once per environment and bits) the IVF index with OSQ
+// codes of the given width in its posting lists (DiskBBQ: ~384 vectors per
+// list, codes around each list's centroid).
+func IVFCodes(env *Env, bits int) (*ivf.Index, error) {
+	diskMu.Lock()
+	defer diskMu.Unlock()
+	if ix, ok := diskIVF[diskKey{env, bits}]; ok {
+		return ix, nil
+	}
+	ix, err := buildIVF(env, bits)
+	if err != nil {
+		return nil, err
+	}
+	diskIVF[diskKey{env, bits}] = ix
+	return ix, nil
+}
+
+func buildIVF(env *Env, bits int) (*ivf.Index, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	env.logf("building IVF with %d-bit OSQ lists over %d vectors", bits, ds.Base.N)
+	ix, err := ivf.Build(ds.Base, ivf.Config{Metric: engine.Cosine, Bits: bits, Seed: env.Seed, Workers: max(env.Workers, 1)})
+	if err != nil {
+		return nil, fmt.Errorf("experiment: IVF with %d-bit lists: %w", bits, err)
+	}
+	return ix, nil
+}
+
+// vectorFile writes the data set's float32 vectors to a vector file in a
+// new temporary directory; cleanup removes it.
+func vectorFile(env *Env) (dir, path string, cleanup func(), err error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return "", "", nil, err
+	}
+	dir, err = os.MkdirTemp("", "veclab-experiment")
+	if err != nil {
+		return "", "", nil, fmt.Errorf("experiment: vector file: %w", err)
+	}
+	path = filepath.Join(dir, "vectors.vec")
+	if err := store.WriteMatrix(path, ds.Base, engine.Cosine); err != nil {
+		os.RemoveAll(dir)
+		return "", "", nil, fmt.Errorf("experiment: vector file: %w", err)
+	}
+	return dir, path, func() { os.RemoveAll(dir) }, nil
+}
+
+// DiskPoint is one measured setting of a disk-backed search.
+type DiskPoint struct {
+	Label       string
+	Param       float64 // the swept value (ef, visit %)
+	K           int
+	Queries     int     // timed queries
+	Recall      float64 // mean recall@K
+	QPS         float64 // single goroutine, wall time
+	P50ms       float64
+	Reads       float64 // full-vector reads per query (rescoring)
+	DeviceReads float64 // of which not served by the page cache
+	KB          float64 // KiB requested per query (rescoring)
+	ListReads   float64 // posting-list reads per query (IVF lists on disk)
+	ListDevice  float64 // of which not served by the page cache
+	Simulated   float64 // simulated device ms per query (Model)
+}
+
+// diskSearch answers one query: results with document ids, the rescoring
+// reads and the posting-list reads.
+type diskSearch func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error)
+
+// measureDisk runs up to nq of the environment's queries through fn
+// (after its warm-up, untimed; before, when set, runs untimed before every
+// timed query) and measures recall@k, speed and reads.
+func measureDisk(env *Env, label string, param float64, k, nq int, before func() error, fn diskSearch) (DiskPoint, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return DiskPoint{}, err
+	}
+	k = min(k, ds.Base.N)
+	truth, err := env.Truth(k)
+	if err != nil {
+		return DiskPoint{}, err
+	}
+	qs := ds.Queries
+	nq = min(max(nq, 1), qs.N)
+	for i := 0; i < min(env.Scale.Warmup, nq); i++ {
+		if _, _, _, err := fn(qs.Row(i), k); err != nil {
+			return DiskPoint{}, fmt.Errorf("experiment: %s warm-up %d: %w", label, i, err)
+		}
+	}
+	p := DiskPoint{Label: label, Param: param, K: k, Queries: nq}
+	lat := make([]time.Duration, 0, nq)
+	var total time.Duration
+	var vio, lio store.IOStats
+	for i := 0; i < nq; i++ {
+		if before != nil {
+			if err := before(); err != nil {
+				return DiskPoint{}, fmt.Errorf("experiment: %s: %w", label, err)
+			}
+		}
+		t0 := time.Now()
+		res, v, l, err := fn(qs.Row(i), k)
+		d := time.Since(t0)
+		if err != nil {
+			return DiskPoint{}, fmt.Errorf("experiment: %s query %d: %w", label, i, err)
+		}
+		lat = append(lat, d)
+		total += d
+		vio.Add(v)
+		lio.Add(l)
+		p.Recall += metrics.Recall(res, truth.At(i, k), k)
+	}
+	n := float64(nq)
+	p.Recall /= n
+	p.QPS = metrics.QPS(nq, total)
+	p.P50ms = ms(metrics.Quantile(lat, 0.5))
+	p.Reads, p.DeviceReads, p.KB = float64(vio.Reads)/n, float64(vio.DeviceReads())/n, float64(vio.Bytes)/1024/n
+	p.ListReads, p.ListDevice = float64(lio.Reads)/n, float64(lio.DeviceReads())/n
+	p.Simulated = ms(vio.Simulated+lio.Simulated) / n
+	return p, nil
+}
+
+// hnswSearch searches d with its codes and rescores ⌈oversample·k⌉
+// candidates through rs (the vector file).
+func hnswSearch(d *DiskHNSW, ef int, oversample float64, rs *rescore.Rescorer) diskSearch {
+	s := d.Index.NewSearcher()
+	return func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error) {
+		res, st, err := s.SearchRescored(q, k, max(ef, k), oversample, rs, nil)
+		if err != nil {
+			return nil, store.IOStats{}, store.IOStats{}, err
+		}
+		for i := range res {
+			res[i].ID = engine.ID(d.Index.Key(res[i].ID))
+		}
+		return res, st.IO, store.IOStats{}, nil
+	}
+}
+
+// ivfSearch searches ix scanning visit % of the vectors and rescores
+// ⌈oversample·k⌉ candidates through rs.
+func ivfSearch(ix *ivf.Index, visit, oversample float64, rs *rescore.Rescorer) diskSearch {
+	return func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error) {
+		res, st, err := ix.SearchWith(q, ivf.SearchOptions{K: k, VisitPercentage: visit, Oversample: oversample, Rescorer: rs})
+		return res, st.Rescore.IO, st.ListIO, err
+	}
+}
+
+// evictAll returns a function that drops the files' pages from the page
+// cache (fsync + posix_fadvise DONTNEED) and checks that none stayed.
+func evictAll(files ...interface {
+	Evict() (int, error)
+}) func() error {
+	return func() error {
+		for _, f := range files {
+			left, err := f.Evict()
+			if err != nil {
+				return err
+			}
+			if left != 0 {
+				return fmt.Errorf("%d pages still cached after eviction", left)
+			}
+		}
+		return nil
+	}
+}
