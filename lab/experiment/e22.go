@@ -75,8 +75,8 @@ func TrainQuantizer(env *Env, name string) (quant.Quantizer, error) {
 // rescoring.
 type QuantResult struct {
 	Name           string
-	BytesPerVector float64   // resident code bytes per vector (raw: 4·dim)
-	Compression    float64   // 4·dim / BytesPerVector
+	BytesPerVector float64 // resident code bytes per vector (raw: 4·dim)
+	Compression    float64 // 4·dim / BytesPerVector
 	Train          time.Duration
 	RecallNone     float64   // recall@K of the top K by code distance
 	Oversample     []float64 // the oversample factors measured
