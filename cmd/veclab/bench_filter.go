@@ -45,6 +45,8 @@ type benchFilterFlags struct {
 	seeds      int
 	efs        []int
 	fixedNbhd  bool
+	expand     int
+	minSel     float64
 }
 
 func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error) {
@@ -69,6 +71,8 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	strat := fs.String("strategies", "all", "comma-separated strategies ("+strings.Join(filtered.Strategies(), ", ")+") or all")
 	fs.BoolVar(&f.noIndex, "noindex", true, "also run Qdrant's planner without payload indexes (E08)")
 	fs.IntVar(&f.seeds, "seeds", 16, "also run the ACORN strategies with this many matching documents as extra entry points (0: only the paper's single entry)")
+	fs.IntVar(&f.expand, "acorn-expand", 0, "ACORN-γ construction: links expanded per node (0: the whole M·γ list; the authors' code: M)")
+	fs.Float64Var(&f.minSel, "acorn-minsel", 0, "ACORN-γ: selectivity below which it pre-filters (0: the default 1/γ)")
 	efs := fs.String("efs", "", "comma-separated beams for the graph strategies (each a row; overrides -ef), e.g. 40,100,200")
 	fs.BoolVar(&f.fixedNbhd, "acorn-fixed", false, "also run the ACORN strategies with the paper's fixed filtered neighbourhood (visited members count toward the 2·M truncation; default: the authors' code, they do not)")
 	if err := fs.Parse(args); err != nil {
@@ -127,8 +131,8 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	if f.workers == 0 {
 		f.workers = runtime.GOMAXPROCS(0)
 	}
-	if f.m < 2 || f.efc < 1 || f.gamma < 1 || f.mBeta < 0 || f.k < 1 || f.warmup < 0 || f.workers < 1 || f.ef < 0 || f.seeds < 0 {
-		errs = append(errs, fmt.Errorf("%w: -m ≥ 2, -efc, -gamma, -k, -workers ≥ 1 and -mbeta, -warmup, -ef ≥ 0 required (and -seeds ≥ 0)", engine.ErrInvalidArgument))
+	if f.m < 2 || f.efc < 1 || f.gamma < 1 || f.mBeta < 0 || f.k < 1 || f.warmup < 0 || f.workers < 1 || f.ef < 0 || f.seeds < 0 || f.expand < 0 || !(f.minSel >= 0 && f.minSel <= 1) {
+		errs = append(errs, fmt.Errorf("%w: -m ≥ 2, -efc, -gamma, -k, -workers ≥ 1 and -mbeta, -warmup, -ef ≥ 0 required (and -seeds, -acorn-expand ≥ 0, -acorn-minsel in [0, 1])", engine.ErrInvalidArgument))
 	}
 	if err := f.ds.WithDefaults().Validate(); err != nil {
 		errs = append(errs, err)
@@ -222,7 +226,7 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 		if s == filtered.ACORNGamma {
 			fmt.Fprintf(stderr, "bench filter: building ACORN-γ (M %d, γ %d)…\n", f.m, f.gamma)
 			start = time.Now()
-			ac, err = filtered.BuildACORN(g.Vectors(), engine.Cosine, filtered.ACORNConfig{M: f.m, Gamma: f.gamma, MBeta: f.mBeta, Seed: f.ds.Seed})
+			ac, err = filtered.BuildACORN(g.Vectors(), engine.Cosine, filtered.ACORNConfig{M: f.m, Gamma: f.gamma, MBeta: f.mBeta, ExpandConstruction: f.expand, MinSelectivity: f.minSel, Seed: f.ds.Seed})
 			if err != nil {
 				return nil, "", err
 			}

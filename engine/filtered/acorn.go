@@ -33,9 +33,12 @@ type ACORNConfig struct {
 	EfConstruction int
 	// MinSelectivity is the estimated selectivity below which a search
 	// falls back to pre-filtering (exact search over the matching set).
-	// The paper ties γ to the smallest selectivity it supports; default
-	// 1/(M·γ), where fewer than one direct neighbour per node is expected
-	// to pass.
+	// The paper sizes γ from the smallest selectivity the index must serve
+	// (γ = 1/s_min: about M of a node's M·γ neighbours then pass) and
+	// leaves rarer predicates to pre-filtering, which is cheap for them;
+	// default 1/γ. (A default of 1/(M·γ) let a 1 % filter walk a γ 8
+	// graph of 200,000 × 384: recall 0.40 at ef 400, where exact search
+	// over the 2,001 matches takes 0.1 ms.)
 	MinSelectivity float64
 	// ExpandConstruction is how many (nearest) neighbours of a node the
 	// construction search expands. The authors' code expands only M, which
@@ -64,8 +67,8 @@ func (c ACORNConfig) WithDefaults() ACORNConfig {
 	if c.ExpandConstruction == 0 {
 		c.ExpandConstruction = c.M * c.Gamma
 	}
-	if c.MinSelectivity == 0 {
-		c.MinSelectivity = 1 / float64(c.M*c.Gamma)
+	if c.MinSelectivity == 0 && c.Gamma > 0 {
+		c.MinSelectivity = 1 / float64(c.Gamma)
 	}
 	return c
 }

@@ -94,7 +94,9 @@ func getFixture(t testing.TB) *fixture {
 		if fixErr = g.AddBatch(keys, f.vectors); fixErr != nil {
 			return
 		}
-		ac, err := BuildACORN(f.vectors, engine.Cosine, ACORNConfig{M: 16, Gamma: 4, Seed: 4})
+		// MinSelectivity below the default 1/γ so that the tests walk the
+		// graph at 10 % and 2 % too.
+		ac, err := BuildACORN(f.vectors, engine.Cosine, ACORNConfig{M: 16, Gamma: 4, Seed: 4, MinSelectivity: 0.01})
 		if err != nil {
 			fixErr = err
 			return
@@ -451,7 +453,7 @@ func TestACORNGraph(t *testing.T) {
 		}
 	}
 	// Deterministic: same seed, same graph.
-	b, err := BuildACORN(fx.vectors, engine.Cosine, ACORNConfig{M: 16, Gamma: 4, Seed: 4})
+	b, err := BuildACORN(fx.vectors, engine.Cosine, ACORNConfig{M: 16, Gamma: 4, Seed: 4, MinSelectivity: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -524,5 +526,49 @@ func TestACORNNeighbourhood(t *testing.T) {
 			}
 			t.Logf("recall authors %.3f fixed %.3f; distances %d vs %d", rec[0], rec[1], dc[0], dc[1])
 		})
+	}
+}
+
+// TestACORNMinSelectivity: below s_min (default 1/γ) ACORN-γ pre-filters —
+// exact search over the matching set, recall 1 — and walks its graph above.
+func TestACORNMinSelectivity(t *testing.T) {
+	fx := getFixture(t)
+	if got := (ACORNConfig{Gamma: 4}).WithDefaults().MinSelectivity; got != 0.25 {
+		t.Fatalf("default min selectivity at γ 4: %v, want 1/γ", got)
+	}
+	ac, err := BuildACORN(fx.vectors, engine.Cosine, ACORNConfig{M: 16, Gamma: 4, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(fx.vectors, fx.store, Options{ACORN: ac})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text string
+		path Strategy
+	}{
+		{`bucket < 500`, ACORNGamma},
+		{`bucket < 300`, ACORNGamma},
+		{`bucket < 200`, Exact},
+		{`bucket < 20`, Exact},
+	} {
+		cf, err := fx.store.CompileString(tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := fx.queries.Row(0)
+		got, st, err := c.Search(Request{Query: q, K: 10, Filter: cf, Strategy: ACORNGamma})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Path != tc.path {
+			t.Errorf("%s: path %v, want %v", tc.text, st.Path, tc.path)
+		}
+		if tc.path == Exact {
+			if r := recall(got, truth(t, c, q, cf, 10)); r != 1 {
+				t.Errorf("%s: pre-filter recall %v", tc.text, r)
+			}
+		}
 	}
 }
