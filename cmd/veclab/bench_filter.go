@@ -171,6 +171,7 @@ func runBenchFilter(args []string, stdout, stderr io.Writer) error {
 	}
 	t.Note("article (E03/E07/E08, category == 'c3' && year >= 2022, 4.4 %%): pgvector post-filter ef 40 recall 0.167, 1.8 hits; iterative relaxed 0.611 / 10 hits; strict 0.281 / 10 hits; redis 1.000; qdrant 1.000 (p50 27.6 ms without payload index, 1.5 ms with)")
 	t.Note("selectivity rows filter a uniform random integer field 'bucket' (0…999), independent of the vectors")
+	t.Note("acorn-gamma pre-filters (path exact) below s_min = 1/γ (-acorn-minsel); acorn-1 below 1/(2·M²); ACORN's neighbourhood is the authors' code's ('fixed-nbhd' rows: the paper's fixed set)")
 	t.Note("'+N seeds' rows: ACORN with N matching documents as extra layer-0 entry points (a predicate-aware entry, not in the paper)")
 	t.Note("timings are wall time of one search on a machine shared with other jobs")
 	fmt.Fprint(stdout, t.String())
