@@ -47,3 +47,63 @@ func TestE26Small(t *testing.T) {
 		t.Errorf("visit 0: %v", err)
 	}
 }
+
+// TestDiskExperimentsSmall runs E13, E14 and E15 at the small scale.
+func TestDiskExperimentsSmall(t *testing.T) {
+	env := small(t)
+	warm, cold, err := E13Measure(env, 50, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warm.Reads != 30 || cold.Reads != 30 {
+		t.Errorf("E13 reads/query warm %v cold %v, want ⌈3·10⌉ = 30", warm.Reads, cold.Reads)
+	}
+	if warm.DeviceReads != 0 {
+		t.Errorf("E13 warm: %v device reads/query after Warm", warm.DeviceReads)
+	}
+	if cold.DeviceReads == 0 {
+		t.Errorf("E13 cold: no device reads after eviction")
+	}
+	if warm.Recall != cold.Recall {
+		t.Errorf("E13: cache state changed recall %v vs %v", warm.Recall, cold.Recall)
+	}
+	if got := ArticleBudget.IOPS(10); got < 333 || got > 334 {
+		t.Errorf("article budget at 10 QPS: %v IOPS per node, want 333", got)
+	}
+	if got := ArticleBudget.QPSCap(); got != 90 {
+		t.Errorf("gp3 cap %v QPS, want 90", got)
+	}
+	if mb := ArticleBudget.MBps(10000); mb < 2730 || mb > 2731 {
+		t.Errorf("article budget at 10,000 QPS: %v MB/s", mb)
+	}
+
+	r := Run(env, e14)
+	if r.Status != OK {
+		t.Fatalf("E14: %s: %s", r.Status, r.Err)
+	}
+	tb := r.Tables[0]
+	codes, links, total := lab(t, tb, "4-bit codes", "bytes/vector (lab)"), lab(t, tb, "graph links (m=16)", "bytes/vector (lab)"), lab(t, tb, "total resident", "bytes/vector (lab)")
+	if codes < float64(env.Scale.Dim)/2 || links < 32*4 || total != codes+links {
+		t.Errorf("E14: codes %v links %v total %v", codes, links, total)
+	}
+	if _, err := E14Budget(env, 3); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("E14 bits 3: %v", err)
+	}
+
+	ps, err := E15Modes(env, 50, 3, 4, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 4 {
+		t.Fatalf("E15: %d modes", len(ps))
+	}
+	for i, p := range ps {
+		cold := i >= 2
+		if (p.DeviceReads > 0) != cold {
+			t.Errorf("E15 %s: %v device reads/query", p.Label, p.DeviceReads)
+		}
+		if p.Recall != ps[0].Recall {
+			t.Errorf("E15 %s: recall %v differs from %v (same candidates, same vectors)", p.Label, p.Recall, ps[0].Recall)
+		}
+	}
+}
