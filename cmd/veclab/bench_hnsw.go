@@ -44,6 +44,7 @@ type benchHNSWFlags struct {
 	cache      string
 	minSeconds float64
 	timing     string
+	graphSeed  uint64 // HNSW level generator seed, the same on both sides
 }
 
 func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
@@ -55,7 +56,8 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 	fs.IntVar(&f.ds.Dim, "dim", dataset.DefaultDim, "dimensions")
 	fs.IntVar(&f.ds.Clusters, "clusters", dataset.DefaultClusters, "Gaussian clusters")
 	fs.Float64Var(&f.ds.Spread, "spread", dataset.DefaultSpread, "cluster spread (see lab/dataset)")
-	fs.Uint64Var(&f.ds.Seed, "seed", 0, "data set seed (the HNSW level generator uses it too)")
+	fs.Uint64Var(&f.ds.Seed, "seed", 0, "data set seed")
+	fs.Uint64Var(&f.graphSeed, "graph-seed", 100, "HNSW level generator seed, passed to the peer too (100 is hnswlib's default)")
 	fs.IntVar(&f.m, "m", 16, "HNSW M (M0 = 2M)")
 	efc := fs.String("efc", "64,200", "comma-separated efConstruction values")
 	ef := fs.String("ef", "10,20,40,64,100,200,400", "comma-separated search ef values")
@@ -259,7 +261,9 @@ func benchHNSWOne(ds *dataset.Dataset, truth *dataset.GroundTruth, f *benchHNSWF
 	}
 	build := func(workers int) (*hnsw.Index, time.Duration, time.Duration, error) {
 		cfg := hnsw.HnswlibConfig(ds.Base.Dim, engine.Cosine, f.m, efc)
-		cfg.Seed, cfg.Workers = f.ds.Seed, workers
+		// Both sides draw levels from the same generator and seed, so the
+		// recall comparison at equal ef compares graphs, not level draws.
+		cfg.Seed, cfg.Workers = f.graphSeed, workers
 		ix, err := hnsw.New(cfg)
 		if err != nil {
 			return nil, 0, 0, err
@@ -403,6 +407,7 @@ func runHnswlib(bin, dir string, f *benchHNSWFlags, efc int) (*hnswlibResult, er
 		"-truth", filepath.Join(dir, "groundtruth.ivecs"), "-metric", "cosine",
 		"-m", strconv.Itoa(f.m), "-efc", strconv.Itoa(efc), "-threads", threads,
 		"-ef", strings.Join(efs, ","), "-k", strconv.Itoa(f.k),
+		"-seed", strconv.FormatUint(f.graphSeed, 10),
 		"-min-seconds", strconv.FormatFloat(f.minSeconds, 'g', -1, 64), "-timing", f.timing)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
