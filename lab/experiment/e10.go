@@ -61,7 +61,7 @@ func E10Table(env *Env, ms, fms []Measurement, bytes []float64) *table.Table {
 		table.Col("type", ""))
 	t.AddColumns(table.Pair("recall@10", "", 3)...)
 	t.AddColumns(table.Pair("filtered recall@10", "", 3)...)
-	t.AddColumns(table.Column{Header: "store size (article)", Unit: "MB", Source: table.Article, Prec: 1})
+	t.AddColumns(table.Column{Header: "store size", Unit: "MB", Source: table.Article, Prec: 1})
 	t.AddColumns(table.Column{Header: "resident bytes/vector", Source: table.Lab, Prec: -1})
 	t.AddColumns(table.Column{Header: "resident size", Unit: "MB", Source: table.Lab, Prec: 1})
 	t.AddColumns(table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 2})

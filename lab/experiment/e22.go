@@ -206,7 +206,7 @@ func quantTable(env *Env, title string, rs []QuantResult, article func(row strin
 		table.Col("quantizer", ""))
 	if article != nil {
 		t.AddColumns(table.Pair("compression", "×", 1)...)
-		t.AddColumns(table.Pair("memory saved", "%", 0)...)
+		t.AddColumns(table.Pair("memory saved", "%", 1)...)
 	} else {
 		t.AddColumns(table.Column{Header: "compression", Unit: "×", Source: table.Lab, Prec: 1})
 	}

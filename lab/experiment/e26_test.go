@@ -107,3 +107,30 @@ func TestDiskExperimentsSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestE27Small: with the lists on disk IVF reads lists, warm from the
+// cache and cold from the device, and the cache state does not change
+// what is found.
+func TestE27Small(t *testing.T) {
+	env := small(t)
+	ps, err := E27Measure(env, 20, 50, 3, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 4 {
+		t.Fatalf("E27: %d points", len(ps))
+	}
+	warmIVF, warmHNSW, coldIVF, coldHNSW := ps[0], ps[1], ps[2], ps[3]
+	if warmIVF.ListReads < 1 || warmIVF.ListDevice != 0 {
+		t.Errorf("E27 warm IVF: %v list reads, %v from the device", warmIVF.ListReads, warmIVF.ListDevice)
+	}
+	if coldIVF.ListDevice < 1 || coldIVF.DeviceReads == 0 {
+		t.Errorf("E27 cold IVF: %v list device reads, %v vector device reads", coldIVF.ListDevice, coldIVF.DeviceReads)
+	}
+	if warmHNSW.ListReads != 0 || coldHNSW.DeviceReads == 0 {
+		t.Errorf("E27 HNSW: %v list reads, cold %v vector device reads", warmHNSW.ListReads, coldHNSW.DeviceReads)
+	}
+	if warmIVF.Recall != coldIVF.Recall || warmHNSW.Recall != coldHNSW.Recall {
+		t.Errorf("E27: recall depends on the cache: IVF %v/%v HNSW %v/%v", warmIVF.Recall, coldIVF.Recall, warmHNSW.Recall, coldHNSW.Recall)
+	}
+}
