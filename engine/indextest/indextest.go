@@ -154,12 +154,16 @@ func runMetric(t *testing.T, o Options, m engine.Metric, build BuildFunc) {
 		return sum / float64(o.Queries)
 	}
 	t.Run("recall", func(t *testing.T) {
-		if r := check(t, ix, nil); r < o.MinRecall {
+		r := check(t, ix, nil)
+		t.Logf("recall@%d = %.3f", k, r)
+		if r < o.MinRecall {
 			t.Fatalf("recall@%d = %.3f, floor %.2f", k, r, o.MinRecall)
 		}
 	})
 	t.Run("filter", func(t *testing.T) {
-		if r := check(t, ix, allow); r < o.MinRecall {
+		r := check(t, ix, allow)
+		t.Logf("recall@%d with a 10%% allow-list = %.3f", k, r)
+		if r < o.MinRecall {
 			t.Fatalf("recall@%d with a 10%% allow-list = %.3f, floor %.2f", k, r, o.MinRecall)
 		}
 		none := engine.FilterFunc(func(engine.ID) bool { return false })
