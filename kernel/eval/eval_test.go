@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"go/build"
+	"os"
 	"strings"
 	"testing"
 )
@@ -236,5 +238,31 @@ func TestBundleLimit(t *testing.T) {
 	small := Bundle{"text/html": "<b>", "text/plain": "b"}
 	if got := limitBundle(small); len(got) != 2 {
 		t.Errorf("small bundle changed: %v", got)
+	}
+}
+
+// An unbound import must not make gomacro write anything (it would create
+// $GOPATH/src/gomacro.imports/... and run go get in module mode).
+func TestUnboundImportWritesNothing(t *testing.T) {
+	gopath := t.TempDir()
+	t.Setenv("GOPATH", gopath)
+	old := build.Default.GOPATH
+	build.Default.GOPATH = gopath
+	defer func() { build.Default.GOPATH = old }()
+	s := newSession(t, Options{Capture: CaptureGo})
+	r := &Recorder{}
+	res := s.Eval(`import "example.com/not/bound"`, r)
+	if res.Err == nil || !strings.Contains(res.Err.Value, "no binding") {
+		t.Fatalf("want a no-binding error, got %+v", res.Err)
+	}
+	entries, err := os.ReadDir(gopath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Errorf("the import wrote %d entries under GOPATH (first: %s)", len(entries), entries[0].Name())
+	}
+	if out := r.Text("stdout") + r.Text("stderr"); strings.Contains(out, "go get") {
+		t.Errorf("the import ran go get: %q", out)
 	}
 }
