@@ -71,8 +71,8 @@ func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) ([]Dis
 	}
 	if model.Enabled() {
 		modes = append(modes,
-			mode{"simulated " + model.String() + ", sequential", store.Options{Model: model}, 1, false, min(nq, 20)},
-			mode{fmt.Sprintf("simulated %s, concurrent(%d)", model, conc), store.Options{Model: model}, conc, false, min(nq, 20)})
+			mode{"simulated " + model.Name + ", sequential", store.Options{Model: model}, 1, false, min(nq, 20)},
+			mode{fmt.Sprintf("%s, concurrent(%d)", "simulated "+model.Name, conc), store.Options{Model: model}, conc, false, min(nq, 20)})
 	}
 	var out []DiskPoint
 	for i, m := range modes {
@@ -119,7 +119,7 @@ func E15Table(env *Env, ef int, oversample float64, ps []DiskPoint) *table.Table
 			e15.ArticleValue(p.Label, "device reads/q"), p.DeviceReads, p.Queries)
 	}
 	t.Note("article: Qdrant on a 3-node cluster, 21 M vectors, a load generator; its async reads changed little because the page cache served them (0 device IOPS). Lab: one process, one query at a time, %d vectors; device reads/q = reads whose pages were not all resident (mincore probe before each pread)", env.Scale.N)
-	t.Note("cold = the vector file's pages evicted (fsync + posix_fadvise DONTNEED, checked by mincore) before every query, untimed; simulated rows add an engine/store latency model to every read (SIMULATED, not a measured device)")
+	t.Note("cold = the vector file's pages evicted (fsync + posix_fadvise DONTNEED, checked by mincore) before every query, untimed; simulated rows add an engine/store latency model to every read (SIMULATED, not a measured device; gp3 = %s)", store.GP3Baseline)
 	return t
 }
 

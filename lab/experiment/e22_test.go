@@ -3,6 +3,9 @@ package experiment
 import (
 	"errors"
 	"testing"
+	"time"
+
+	"github.com/veclab/veclab/engine/vec"
 )
 
 // TestQuantExperimentsSmall runs E22–E24 at the small scale and checks
@@ -76,5 +79,31 @@ func TestE10Small(t *testing.T) {
 	}
 	if a := lab(t, tb, "hnsw", "recall@10 (article)"); a != 0.995 {
 		t.Errorf("article figure for hnsw = %v", a)
+	}
+}
+
+// TestE21Small checks the kernel table's shape and that both kernels agree
+// on a dot product (timings themselves are not asserted).
+func TestE21Small(t *testing.T) {
+	env := small(t)
+	tb, err := E21Kernels(env, []int{16, 384}, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.Rows) != 2 || lab(t, tb, "384", "engine vec.Dot ns (lab)") <= 0 {
+		t.Fatalf("E21 table: %v", tb)
+	}
+	a, b := make([]float32, 384), make([]float32, 384)
+	for i := range a {
+		a[i], b[i] = float32(i%7)-3, float32(i%5)-2
+	}
+	if s, v := scalarDot(a, b), vec.Dot(a, b); s != v {
+		t.Errorf("scalar %v vs vec.Dot %v on small integers", s, v)
+	}
+	if dps, err := E21Build(env, 300); err != nil || dps <= 0 {
+		t.Errorf("E21Build: %v, %v", dps, err)
+	}
+	if _, err := E21Kernels(env, nil, time.Millisecond); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("no dims: %v", err)
 	}
 }

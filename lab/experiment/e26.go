@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/rescore"
@@ -133,7 +134,7 @@ func toPoints(ps []DiskPoint) []metrics.Point {
 // E26Table pairs every IVF point with the HNSW point of nearest recall@100
 // and gives the speed-up (IVF QPS / HNSW QPS) per pair.
 func E26Table(env *Env, storage string, oversample float64, ivfPts, hnswPts []DiskPoint) *table.Table {
-	t := table.New(fmt.Sprintf("E26 IVF vs HNSW paired by recall@100 (2-bit codes, oversample %g, k=100, %s storage, %d queries)", oversample, storageLabel(storage), pointQueries(ivfPts)),
+	t := table.New(fmt.Sprintf("E26 IVF vs HNSW paired by recall@100 (2-bit codes, oversample %g, k=100, storage: %s, %d queries)", oversample, storageLabel(storage), pointQueries(ivfPts)),
 		table.Col("IVF", ""),
 		table.Column{Header: "IVF recall@100", Source: table.Lab, Prec: 3},
 		table.Column{Header: "IVF QPS", Source: table.Lab, Prec: -1},
@@ -170,7 +171,7 @@ func E26Table(env *Env, storage string, oversample float64, ivfPts, hnswPts []Di
 		t.Note("the lab's best recall@100 here is %.3f, below the article's 0.93–0.97 band: with oversample %g the top 100 are chosen by 2-bit code estimates, and on the lab's synthetic clusters (many near-equidistant neighbours) those estimates misorder the tail of the top 100; the pairing then compares the designs below the article's band", best, oversample)
 	}
 	if storage != "local" {
-		t.Note("storage SIMULATED: %s latency model on every rescoring read (engine/store Model), %d reads in flight; not a measured network volume", storageLabel(storage), 16)
+		t.Note("storage SIMULATED (%s): the engine/store latency model on every rescoring read, %d reads in flight; not a measured network volume", storageLabel(storage), 16)
 	}
 	return t
 }
@@ -180,9 +181,18 @@ func storageLabel(storage string) string {
 		return "local (warm page cache)"
 	}
 	if m, err := store.ParseModel(storage); err == nil {
-		return "simulated " + m.String()
+		return simName(m)
 	}
 	return storage
+}
+
+// simName names a latency model, saying once that it is simulated.
+func simName(m store.Model) string {
+	s := m.String()
+	if !strings.HasPrefix(s, "simulated") {
+		s = "simulated " + s
+	}
+	return s
 }
 
 func pointQueries(ps []DiskPoint) int {
@@ -241,6 +251,7 @@ func runE26(env *Env) (*Report, error) {
 		r.AddTable(E26Table(env, run.storage, run.oversample, a, b))
 		r.AddChart(E26Chart(fmt.Sprintf("E26 recall@100 vs QPS, %s, oversample %g", storageLabel(run.storage), run.oversample), a, b))
 	}
+	r.Note("QPS are single measurements on a 2-core machine shared with other jobs: differences under ~1.5× between neighbouring points are within its noise")
 	r.Note("oversample 3 is the lab's addition (not the article's setting): it shows the pairing where the codes alone do not reach the article's recall band")
 	r.Note("HNSW here is the lab's graph with 2-bit OSQ codes walked in RAM (Lucene layout m=16); the article's HNSW side is Qdrant's, whose graph and payload handling differ; IVF is the lab's DiskBBQ-style index (~384 vectors per list, codes around each list's centroid)")
 	return r, nil

@@ -74,7 +74,7 @@ func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string)
 	nq := env.Scale.Queries
 	modes := []mode{{"warm", store.Options{}, false, nq}, {"cold", store.Options{}, true, nq}}
 	if model.Enabled() {
-		modes = append(modes, mode{"simulated " + model.String(), store.Options{Model: model}, false, min(nq, 20)})
+		modes = append(modes, mode{"simulated " + model.Name, store.Options{Model: model}, false, min(nq, 20)})
 	}
 	var out []DiskPoint
 	for i, m := range modes {
@@ -140,7 +140,7 @@ func E27Table(env *Env, visit float64, ef int, oversample float64, ps []DiskPoin
 		_ = t.AddValues(p.Label, p.Recall, p.QPS, p.P50ms, p.ListReads, p.ListDevice, p.Reads, p.DeviceReads, p.Simulated, res)
 	}
 	t.Note("IVF keeps only centroids and per-list quantizers resident and reads each probed list with one pread; the lab's HNSW keeps codes and links (and its float32 build slab) resident: it has no on-disk graph, so its cold rows only evict the vector file — a disk-resident HNSW (DiskANN-style) would add one dependent read per hop, which this lab does not implement")
-	t.Note("simulated rows: engine/store latency model on every read of both files (SIMULATED, not a measured device); cold: files evicted before every query, untimed")
+	t.Note("simulated rows: engine/store latency model (%s) on every read of both files (SIMULATED, not a measured device); cold: files evicted before every query, untimed", store.GP3Baseline)
 	return t
 }
 
