@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/veclab/veclab/kernel"
-	"github.com/veclab/veclab/kernel/eval"
 )
 
 func init() {
@@ -36,7 +35,7 @@ func runKernel(args []string, stdout, stderr io.Writer) error {
 	}
 	// From here fds 0–2 belong to the cells; the kernel logs to a dup of
 	// the original stderr.
-	sess, err := eval.New(eval.Options{Capture: eval.CaptureFD})
+	sess, err := newSession(stderr)
 	if err != nil {
 		return err
 	}

@@ -49,7 +49,7 @@ func runNotebook(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sess, err := eval.New(eval.Options{Capture: eval.CaptureFD})
+	sess, err := newSession(stderr)
 	if err != nil {
 		return err
 	}
@@ -68,4 +68,16 @@ func runNotebook(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(logw, "wrote %s\n", *out)
 	}
 	return runErr
+}
+
+// newSession starts the evaluation core with file-descriptor capture
+// (everything a cell writes, stdin through the front end), or, where that
+// is not available (not Linux), with capture of os.Stdout and os.Stderr.
+func newSession(stderr io.Writer) (*eval.Session, error) {
+	sess, err := eval.New(eval.Options{Capture: eval.CaptureFD})
+	if err == nil {
+		return sess, nil
+	}
+	fmt.Fprintf(stderr, "veclab: %v; capturing os.Stdout and os.Stderr only (no log/println capture, no stdin)\n", err)
+	return eval.New(eval.Options{Capture: eval.CaptureGo, Log: stderr})
 }
