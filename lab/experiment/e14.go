@@ -61,8 +61,8 @@ func E14Budget(env *Env, bits int) (*table.Table, error) {
 	t.AddColumns(table.Column{Header: fmt.Sprintf("bytes/vector at %d dims", e14ArtDim), Source: table.Lab, Prec: 0})
 	t.AddColumns(table.Pair("GB per node", "", 2)...)
 	t.AddColumns(table.Column{Header: fmt.Sprintf("GB per node at %d dims", e14ArtDim), Source: table.Lab, Prec: 2})
-	artCodes := "4-bit codes"
-	_ = t.AddValues(codesRow, e14.ArticleValue(artCodes, "bytes/vector"), codes, codesAt, nil, per(codes), per(codesAt))
+	// The article's component figure is for 4-bit codes only.
+	_ = t.AddValues(codesRow, e14.ArticleValue(codesRow, "bytes/vector"), codes, codesAt, nil, per(codes), per(codesAt))
 	_ = t.AddValues("graph links (m=16)", e14.ArticleValue("graph links (m=16)", "bytes/vector"), links, links, nil, per(links), per(links))
 	_ = t.AddValues("total resident", e14.ArticleValue("total resident", "bytes/vector"), codes+links, codesAt+links,
 		e14.ArticleValue("total resident", "GB per node"), per(codes+links), per(codesAt+links))

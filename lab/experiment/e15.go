@@ -108,7 +108,7 @@ func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) ([]Dis
 func E15Table(env *Env, ef int, oversample float64, ps []DiskPoint) *table.Table {
 	t := table.New(fmt.Sprintf("E15 rescoring reads (HNSW, 2-bit codes in RAM, originals on disk, ef=%d, k=%d, oversample %g)", ef, env.Scale.K, oversample),
 		table.Col("reads served by", ""))
-	t.AddColumns(table.Pair("QPS", "", -1)...)
+	t.AddColumns(table.Pair("QPS", "", 0)...)
 	t.AddColumns(table.Column{Header: "recall@10", Source: table.Lab, Prec: 3},
 		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 3},
 		table.Column{Header: "reads/q", Source: table.Lab, Prec: 1})
