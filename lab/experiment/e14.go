@@ -30,8 +30,7 @@ const (
 
 // E14Budget measures the resident bytes per vector of the lab's
 // disk-backed HNSW: the codes of the given width (trained on the data
-// set) and the graph's links (built with 2-bit codes, Lucene's m = 16,
-// 2·m on layer 0), and tabulates them beside the article with the
+// set) and the graph's links (m = 16, 2·m on layer 0), and tabulates them beside the article with the
 // projection to 21 M vectors on 3 nodes.
 func E14Budget(env *Env, bits int) (*table.Table, error) {
 	name := map[int]string{1: "bbq", 2: "osq2", 4: "osq4"}[bits]

@@ -253,6 +253,6 @@ func runE26(env *Env) (*Report, error) {
 	}
 	r.Note("QPS are single measurements on a 2-core machine shared with other jobs: differences under ~1.5× between neighbouring points are within its noise")
 	r.Note("oversample 3 is the lab's addition (not the article's setting): it shows the pairing where the codes alone do not reach the article's recall band")
-	r.Note("HNSW here is the lab's graph with 2-bit OSQ codes walked in RAM (Lucene layout m=16); the article's HNSW side is Qdrant's, whose graph and payload handling differ; IVF is the lab's DiskBBQ-style index (~384 vectors per list, codes around each list's centroid)")
+	r.Note("HNSW here is the lab's graph (m=16, 2·m on layer 0, ef_construction 100) built with the float32 vectors and walked with 2-bit OSQ codes in RAM, as Qdrant quantizes for search only; HNSWCodesGraph(env, 2, true) gives Lucene's graph built with the codes' scores. IVF is the lab's DiskBBQ-style index (~384 vectors per list, codes around each list's centroid)")
 	return r, nil
 }

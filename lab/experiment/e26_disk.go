@@ -19,11 +19,14 @@ import (
 // The disk experiments (E13–E15, E26, E27) share two indexes over the
 // environment's data set, built once per environment and code width:
 //
-//   - an HNSW graph built and walked with OSQ codes held in RAM (Lucene's
-//     layout: m = 16 links above layer 0, 2·m on layer 0 and for new nodes,
-//     ef_construction 100), the full-precision originals read for rescoring
-//     from an on-disk vector file (engine/store) — Qdrant's "2-bit codes in
-//     RAM, originals on disk" and Elasticsearch's bbq_hnsw;
+//   - an HNSW graph walked with OSQ codes held in RAM (m = 16 links above
+//     layer 0, 2·m on layer 0 and for new nodes, ef_construction 100), the
+//     full-precision originals read for rescoring from an on-disk vector file
+//     (engine/store). By default the graph is built with the float32 vectors
+//     and the codes attached afterwards — Qdrant's "2-bit codes in RAM,
+//     originals on disk", where quantization serves search only; with
+//     codeGraph the graph is built with the codes' own scores, as a Lucene
+//     merge builds a bbq_hnsw graph;
 //   - an IVF index whose posting lists hold OSQ codes relative to each list's
 //     centroid (DiskBBQ, ~384 vectors per list), rescoring from the same file.
 //
@@ -31,8 +34,9 @@ import (
 // needs it and removed afterwards.
 
 type diskKey struct {
-	env  *Env
-	bits int
+	env       *Env
+	bits      int
+	codeGraph bool
 }
 
 var (
@@ -47,15 +51,24 @@ type DiskHNSW struct {
 	Index *hnsw.Index
 	Codes *quant.Store
 	Bits  int
-	Build time.Duration // wall time of AddBatch (graph and codes)
+	// CodeGraph says the graph was built with the codes' scores (Lucene);
+	// false: with the float32 vectors, codes attached after (Qdrant).
+	CodeGraph bool
+	Build     time.Duration // wall time of the build (graph and codes)
 }
 
-// HNSWCodes builds (once per environment and bits) the HNSW index with
-// OSQ codes of the given width (1, 2, 4 or 8 bits).
-func HNSWCodes(env *Env, bits int) (*DiskHNSW, error) {
+// HNSWCodes builds (once per environment and bits) the HNSW index walked
+// with OSQ codes of the given width (1, 2, 4 or 8 bits), its graph built
+// with the float32 vectors (Qdrant).
+func HNSWCodes(env *Env, bits int) (*DiskHNSW, error) { return HNSWCodesGraph(env, bits, false) }
+
+// HNSWCodesGraph is [HNSWCodes] with the choice of graph: codeGraph builds
+// it with the codes' scores, as Lucene does for bbq_hnsw.
+func HNSWCodesGraph(env *Env, bits int, codeGraph bool) (*DiskHNSW, error) {
 	diskMu.Lock()
 	defer diskMu.Unlock()
-	if d, ok := diskHNSW[diskKey{env, bits}]; ok {
+	key := diskKey{env, bits, codeGraph}
+	if d, ok := diskHNSW[key]; ok {
 		return d, nil
 	}
 	ds, err := env.Dataset()
@@ -68,8 +81,12 @@ func HNSWCodes(env *Env, bits int) (*DiskHNSW, error) {
 	}
 	codes := quant.NewStore(q)
 	const m = 16
-	ix, err := hnsw.New(hnsw.Config{Dim: ds.Base.Dim, Metric: engine.Cosine, M: m, M0: 2 * m, NewNodeDegreeL0: 2 * m,
-		EfConstruction: 100, Seed: env.Seed, Workers: max(env.Workers, 1), Codes: codes})
+	cfg := hnsw.Config{Dim: ds.Base.Dim, Metric: engine.Cosine, M: m, M0: 2 * m, NewNodeDegreeL0: 2 * m,
+		EfConstruction: 100, Seed: env.Seed, Workers: max(env.Workers, 1)}
+	if codeGraph {
+		cfg.Codes = codes
+	}
+	ix, err := hnsw.New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -77,14 +94,19 @@ func HNSWCodes(env *Env, bits int) (*DiskHNSW, error) {
 	for i := range keys {
 		keys[i] = uint64(i)
 	}
-	env.logf("building HNSW with %d-bit OSQ codes over %d vectors", bits, ds.Base.N)
+	env.logf("building HNSW with %d-bit OSQ codes over %d vectors (graph from %s)", bits, ds.Base.N, map[bool]string{false: "float32", true: "codes"}[codeGraph])
 	t0 := time.Now()
 	if err := ix.AddBatch(keys, ds.Base); err != nil {
 		return nil, fmt.Errorf("experiment: HNSW with %d-bit codes: %w", bits, err)
 	}
-	d := &DiskHNSW{Index: ix, Codes: codes, Bits: bits, Build: time.Since(t0)}
+	if !codeGraph {
+		if err := ix.AttachCodes(codes); err != nil {
+			return nil, fmt.Errorf("experiment: attaching %d-bit codes: %w", bits, err)
+		}
+	}
+	d := &DiskHNSW{Index: ix, Codes: codes, Bits: bits, CodeGraph: codeGraph, Build: time.Since(t0)}
 	codes.DropBuildCodes() // Lucene keeps the query-width codes only while it builds
-	diskHNSW[diskKey{env, bits}] = d
+	diskHNSW[key] = d
 	return d, nil
 }
 
@@ -94,14 +116,14 @@ func HNSWCodes(env *Env, bits int) (*DiskHNSW, error) {
 func IVFCodes(env *Env, bits int) (*ivf.Index, error) {
 	diskMu.Lock()
 	defer diskMu.Unlock()
-	if ix, ok := diskIVF[diskKey{env, bits}]; ok {
+	if ix, ok := diskIVF[diskKey{env: env, bits: bits}]; ok {
 		return ix, nil
 	}
 	ix, err := buildIVF(env, bits)
 	if err != nil {
 		return nil, err
 	}
-	diskIVF[diskKey{env, bits}] = ix
+	diskIVF[diskKey{env: env, bits: bits}] = ix
 	return ix, nil
 }
 

@@ -141,7 +141,7 @@ func E27Table(env *Env, visit float64, ef int, oversample float64, ps []DiskPoin
 	}
 	t.Note("IVF keeps only centroids and per-list quantizers resident and reads each probed list with one pread; the lab's HNSW keeps codes and links (and its float32 build slab) resident: it has no on-disk graph, so its cold rows only evict the vector file — a disk-resident HNSW (DiskANN-style) would add one dependent read per hop, which this lab does not implement")
 	t.Note("simulated rows: engine/store latency model (%s) on every read of both files (SIMULATED, not a measured device), first %d queries only, so their recall differs slightly; cold: files evicted before every query, untimed", store.GP3Baseline, min(env.Scale.Queries, 20))
-	t.Note("HNSW's low recall@10 here is the lab's graph built and walked with 2-bit codes (ef %d, ⌈%g·k⌉ rescored): the codes misorder near neighbours while the graph is built, and rescoring only re-ranks what the walk found; IVF scans whole lists and rescores the best of them", ef, oversample)
+	t.Note("HNSW: graph built with float32 vectors, walked with 2-bit codes (ef %d), ⌈%g·k⌉ candidates rescored: rescoring only re-ranks what the quantized walk found, while IVF scores every code of the lists it scans", ef, oversample)
 	return t
 }
 
