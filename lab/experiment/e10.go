@@ -92,6 +92,11 @@ func runE10(env *Env) (*Report, error) {
 	}
 	r := NewReport(e10, env)
 	t := E10Table(env, ms, fms, bytes)
+	for i, m := range ms {
+		if a, ok := e10.Figure(m.Label, "filtered recall@10"); ok && i < len(fms) && fms[i].Recall-a.Value > 0.1 {
+			r.Note("%s: the lab's filtered recall@10 (%.3f) is well above the article's (%.3f); the lab's filtered search is the profile's in-graph filtered walk (engine/filtered, plan %s) — the gap is not explained yet and is not claimed as a reproduction", m.Label, fms[i].Recall, a.Value, fms[i].Plan)
+		}
+	}
 	r.AddTable(t)
 	if c, err := chart.Compare(t, "recall@10"); err == nil {
 		c.Title = "E10 recall@10 by index type: article vs lab"
