@@ -127,13 +127,17 @@ func IVFCodes(env *Env, bits int) (*ivf.Index, error) {
 	return ix, nil
 }
 
-func buildIVF(env *Env, bits int) (*ivf.Index, error) {
+func buildIVF(env *Env, bits int) (*ivf.Index, error) { return buildIVFCentring(env, bits, false) }
+
+// buildIVFCentring builds the IVF index with its codes centred on each
+// list's centroid (DiskBBQ) or, with global, on the mean of all vectors.
+func buildIVFCentring(env *Env, bits int, global bool) (*ivf.Index, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
 	}
-	env.logf("building IVF with %d-bit OSQ lists over %d vectors", bits, ds.Base.N)
-	ix, err := ivf.Build(ds.Base, ivf.Config{Metric: engine.Cosine, Bits: bits, Seed: env.Seed, Workers: max(env.Workers, 1)})
+	env.logf("building IVF with %d-bit OSQ lists over %d vectors (global centroid %t)", bits, ds.Base.N, global)
+	ix, err := ivf.Build(ds.Base, ivf.Config{Metric: engine.Cosine, Bits: bits, GlobalCentroid: global, Seed: env.Seed, Workers: max(env.Workers, 1)})
 	if err != nil {
 		return nil, fmt.Errorf("experiment: IVF with %d-bit lists: %w", bits, err)
 	}

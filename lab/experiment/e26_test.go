@@ -134,3 +134,24 @@ func TestE27Small(t *testing.T) {
 		t.Errorf("E27: recall depends on the cache: IVF %v/%v HNSW %v/%v", warmIVF.Recall, coldIVF.Recall, warmHNSW.Recall, coldHNSW.Recall)
 	}
 }
+
+// TestE26CentringSmall: the centring table has both rows with recalls in
+// range.
+func TestE26CentringSmall(t *testing.T) {
+	env := small(t)
+	tb, err := E26Centring(env, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.Rows) != 2 {
+		t.Fatalf("%d rows", len(tb.Rows))
+	}
+	for _, row := range []string{"each list's centroid (DiskBBQ)", "the global mean (as bbq_hnsw / the HNSW side)"} {
+		if r := lab(t, tb, row, "recall@100 (lab)"); r <= 0 || r > 1 {
+			t.Errorf("%s: recall %v", row, r)
+		}
+	}
+	if _, err := E26Centring(env, 0); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("visit 0: %v", err)
+	}
+}
