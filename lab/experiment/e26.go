@@ -299,7 +299,7 @@ func runE26(env *Env) (*Report, error) {
 	}
 	r.AddTable(ct)
 	r.Note("QPS are single measurements on a 2-core machine shared with other jobs: differences under ~1.5× between neighbouring points are within its noise")
-	r.Note("HNSW's recall stays flat across ef while IVF's rises with visit %%: the IVF codes are centred on each list's centroid (DiskBBQ), the HNSW codes on the global mean, and on clustered data the smaller per-list residuals let 2-bit codes order the top 100 far better — a widening walk cannot fix estimates that misorder what it finds; the centring table tests this on IVF alone")
+	r.Note("HNSW's recall stays flat across ef while IVF's rises with visit %%: one cause is centring — the IVF codes are centred on each list's centroid (DiskBBQ), the HNSW codes on the global mean, and on clustered data the smaller per-list residuals let 2-bit codes order the top 100 better; the centring table measures how much of the gap centring alone explains (the rest is what the quantized walk finds)")
 	r.Note("oversample 3 is the lab's addition (not the article's setting): it shows the pairing where the codes alone do not reach the article's recall band")
 	r.Note("HNSW here is the lab's graph (m=16, 2·m on layer 0, ef_construction 100) built with the float32 vectors and walked with 2-bit OSQ codes in RAM, as Qdrant quantizes for search only; HNSWCodesGraph(env, 2, true) gives Lucene's graph built with the codes' scores. IVF is the lab's DiskBBQ-style index (~384 vectors per list, codes around each list's centroid)")
 	return r, nil
