@@ -167,3 +167,9 @@ func Distance4(m engine.Metric) Dist4Func {
 // KernelName names the float32 distance kernels chosen for this CPU at
 // start-up ("avx512", "avx2" or "generic"), for reports of machine facts.
 func KernelName() string { return f32.Impl() }
+
+// SetAccelerated switches the float32 kernels between the SIMD ones chosen
+// for this CPU (true, the default) and their pure-Go twins (false), so an
+// experiment can measure what the assembly buys. It must not be called
+// while other goroutines compute distances.
+func SetAccelerated(on bool) { f32.SetAccelerated(on) }

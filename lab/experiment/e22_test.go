@@ -90,7 +90,7 @@ func TestE21Small(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tb.Rows) != 2 || lab(t, tb, "384", "engine vec.Dot ns (lab)") <= 0 {
+	if len(tb.Rows) != 2 || lab(t, tb, "384", "engine vec.Dot ns (lab)") <= 0 || lab(t, tb, "384", "engine pure-Go twin ns (lab)") <= 0 {
 		t.Fatalf("E21 table: %v", tb)
 	}
 	a, b := make([]float32, 384), make([]float32, 384)
