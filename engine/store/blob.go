@@ -22,8 +22,8 @@ type Blob struct {
 	mapped []byte
 	sim    *simulator
 
-	reads, bytes, pages, cachedPages, cachedReads, readNanos, simNanos atomic.Int64
-	closed                                                             atomic.Bool
+	counters // Stats, ResetStats
+	closed   atomic.Bool
 }
 
 // OpenBlob opens path for counted reads.
@@ -132,13 +132,7 @@ func (b *Blob) ReadAt(p []byte, off int64, st *IOStats) error {
 	if b.sim != nil {
 		one.Simulated = b.sim.wait(start, end, one.Bytes)
 	}
-	b.reads.Add(one.Reads)
-	b.bytes.Add(one.Bytes)
-	b.pages.Add(one.Pages)
-	b.cachedPages.Add(one.CachedPages)
-	b.cachedReads.Add(one.CachedReads)
-	b.readNanos.Add(int64(one.ReadTime))
-	b.simNanos.Add(int64(one.Simulated))
+	b.count(one)
 	if st != nil {
 		st.Add(one)
 	}
@@ -152,52 +146,16 @@ func (b *Blob) readErr(off int64, got int, err error) error {
 	return fmt.Errorf("store: %s: read at offset %d: %w", b.path, off, err)
 }
 
-// Stats returns the counters since Open or ResetStats.
-func (b *Blob) Stats() IOStats {
-	return IOStats{Reads: b.reads.Load(), Bytes: b.bytes.Load(), Pages: b.pages.Load(),
-		CachedPages: b.cachedPages.Load(), CachedReads: b.cachedReads.Load(),
-		ReadTime: time.Duration(b.readNanos.Load()), Simulated: time.Duration(b.simNanos.Load())}
-}
-
-// ResetStats zeroes the counters.
-func (b *Blob) ResetStats() {
-	for _, c := range []*atomic.Int64{&b.reads, &b.bytes, &b.pages, &b.cachedPages, &b.cachedReads, &b.readNanos, &b.simNanos} {
-		c.Store(0)
-	}
-}
-
 // Resident returns the pages of the file in the page cache and its page count.
 func (b *Blob) Resident() (cached, total int, err error) {
-	m := b.mapped
-	if m == nil {
-		mm, err := sysMap(b.f, b.size)
-		if err != nil {
-			return 0, 0, fmt.Errorf("store: map %s for mincore: %w", b.path, err)
-		}
-		defer sysUnmap(mm)
-		m = mm
-	}
-	total = (len(m) + pageSize - 1) / pageSize
-	res := make([]byte, total)
-	if err := sysMincore(m, res); err != nil {
-		return 0, total, fmt.Errorf("store: mincore %s: %w", b.path, err)
-	}
-	for _, r := range res {
-		if r&1 != 0 {
-			cached++
-		}
-	}
-	return cached, total, nil
+	return residentPages(b.f, b.path, b.size, b.mapped)
 }
 
 // Evict drops the file's pages from the page cache (fsync, then
 // posix_fadvise DONTNEED) and returns the pages still resident.
 func (b *Blob) Evict() (int, error) {
-	if err := b.f.Sync(); err != nil {
-		return 0, fmt.Errorf("store: fsync %s before evicting: %w", b.path, err)
-	}
-	if err := sysDropCache(b.f); err != nil {
-		return 0, fmt.Errorf("store: posix_fadvise(DONTNEED) %s: %w", b.path, err)
+	if err := evictPages(b.f, b.path); err != nil {
+		return 0, err
 	}
 	c, _, err := b.Resident()
 	return c, err
@@ -206,11 +164,8 @@ func (b *Blob) Evict() (int, error) {
 // Warm reads the whole file (uncounted) into the page cache and returns
 // the pages resident afterwards.
 func (b *Blob) Warm() (int, error) {
-	buf := make([]byte, 1<<20)
-	for off := int64(0); off < b.size; off += int64(len(buf)) {
-		if _, err := b.f.ReadAt(buf, off); err != nil && err != io.EOF {
-			return 0, fmt.Errorf("store: warm %s at offset %d: %w", b.path, off, err)
-		}
+	if err := warmPages(b.f, b.path, b.size); err != nil {
+		return 0, err
 	}
 	c, _, err := b.Resident()
 	return c, err

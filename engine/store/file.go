@@ -105,9 +105,8 @@ type File struct {
 	sim    *simulator
 	bufs   sync.Pool // *[]byte read buffers
 
-	// Counters, updated atomically.
-	reads, bytes, pages, cachedPages, cachedReads, readNanos, simNanos atomic.Int64
-	closed                                                             atomic.Bool
+	counters // Stats, ResetStats
+	closed   atomic.Bool
 }
 
 // Open opens the vector file at path, checking its header and size.
@@ -310,53 +309,10 @@ func (v *File) readErr(id engine.ID, off int64, got int, err error) error {
 	return fmt.Errorf("store: %s: read vector %d at offset %d: %w", v.path, id, off, err)
 }
 
-func (v *File) count(s IOStats) {
-	v.reads.Add(s.Reads)
-	v.bytes.Add(s.Bytes)
-	v.pages.Add(s.Pages)
-	v.cachedPages.Add(s.CachedPages)
-	v.cachedReads.Add(s.CachedReads)
-	v.readNanos.Add(int64(s.ReadTime))
-	v.simNanos.Add(int64(s.Simulated))
-}
-
-// Stats returns the counters accumulated since Open or ResetStats.
-func (v *File) Stats() IOStats {
-	return IOStats{Reads: v.reads.Load(), Bytes: v.bytes.Load(), Pages: v.pages.Load(),
-		CachedPages: v.cachedPages.Load(), CachedReads: v.cachedReads.Load(),
-		ReadTime: time.Duration(v.readNanos.Load()), Simulated: time.Duration(v.simNanos.Load())}
-}
-
-// ResetStats zeroes the counters.
-func (v *File) ResetStats() {
-	for _, c := range []*atomic.Int64{&v.reads, &v.bytes, &v.pages, &v.cachedPages, &v.cachedReads, &v.readNanos, &v.simNanos} {
-		c.Store(0)
-	}
-}
-
 // Resident returns how many of the file's pages are in the page cache, and
 // how many pages it has.
 func (v *File) Resident() (cached, total int, err error) {
-	m := v.mapped
-	if m == nil {
-		mm, err := sysMap(v.f, v.size)
-		if err != nil {
-			return 0, 0, fmt.Errorf("store: map %s for mincore: %w", v.path, err)
-		}
-		defer sysUnmap(mm)
-		m = mm
-	}
-	total = (len(m) + pageSize - 1) / pageSize
-	res := make([]byte, total)
-	if err := sysMincore(m, res); err != nil {
-		return 0, total, fmt.Errorf("store: mincore %s: %w", v.path, err)
-	}
-	for _, r := range res {
-		if r&1 != 0 {
-			cached++
-		}
-	}
-	return cached, total, nil
+	return residentPages(v.f, v.path, v.size, v.mapped)
 }
 
 // Evict drops the file's pages from the page cache: fsync (dirty pages
@@ -364,11 +320,8 @@ func (v *File) Resident() (cached, total int, err error) {
 // file, then a mincore check. It returns the pages still resident, which
 // is zero unless another process holds them (e.g. mapped and locked).
 func (v *File) Evict() (stillCached int, err error) {
-	if err := v.f.Sync(); err != nil {
-		return 0, fmt.Errorf("store: fsync %s before evicting: %w", v.path, err)
-	}
-	if err := sysDropCache(v.f); err != nil {
-		return 0, fmt.Errorf("store: posix_fadvise(DONTNEED) %s: %w", v.path, err)
+	if err := evictPages(v.f, v.path); err != nil {
+		return 0, err
 	}
 	c, _, err := v.Resident()
 	return c, err
@@ -377,11 +330,8 @@ func (v *File) Evict() (stillCached int, err error) {
 // Warm reads the whole file sequentially (not counted) so every page is in
 // the cache, and returns the pages resident afterwards.
 func (v *File) Warm() (int, error) {
-	buf := make([]byte, 1<<20)
-	for off := int64(0); off < v.size; off += int64(len(buf)) {
-		if _, err := v.f.ReadAt(buf, off); err != nil && err != io.EOF {
-			return 0, fmt.Errorf("store: warm %s at offset %d: %w", v.path, off, err)
-		}
+	if err := warmPages(v.f, v.path, v.size); err != nil {
+		return 0, err
 	}
 	c, _, err := v.Resident()
 	return c, err
