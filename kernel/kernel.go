@@ -108,7 +108,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}()
 	for _, s := range socks {
-		if err := s.s.Listen(cfg.Conn.Endpoint(s.port)); err != nil {
+		if err := s.s.Listen(bindEndpoint(cfg.Conn.Endpoint(s.port))); err != nil {
 			return fmt.Errorf("kernel: %s socket on %s: %w", s.name, cfg.Conn.Endpoint(s.port), err)
 		}
 	}
