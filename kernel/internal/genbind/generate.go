@@ -91,9 +91,18 @@ func Generate(outDir string, pkgs []string, logw io.Writer) (err error) {
 			return err
 		}
 	}
-	// Offline and hermetic: everything comes from the module cache, which
-	// building this module fills. (With a proxy, `go get` would also ask it
-	// whether each bound package path is a module of its own.)
+	// Fill the module cache with the main module's whole build list first,
+	// with the caller's proxy settings: on a fresh machine nothing may have
+	// built the packages being bound yet (e.g. when only this package is
+	// tested). It is a no-op when the cache already holds them.
+	dl := exec.Command("go", "mod", "download")
+	dl.Dir = root
+	if out, err := dl.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod download in the main module: %v: %s", err, bytes.TrimSpace(out))
+	}
+	// Then offline and hermetic: everything comes from the module cache.
+	// (With a proxy, `go get` would also ask it whether each bound package
+	// path is a module of its own.)
 	os.Setenv("GOPROXY", "off")
 	os.Setenv("GOSUMDB", "off")
 	os.Setenv("GOWORK", "off")
