@@ -13,7 +13,7 @@ import (
 
 func TestRunIVF(t *testing.T) {
 	if err := Available(""); err != nil {
-		t.Skipf("python3-faiss not installed here: %v", err)
+		t.Fatalf("the FAISS peer needs Debian's python3-faiss (apt-get install -y python3-faiss; .ci/run installs it): %v", err)
 	}
 	ds, err := dataset.Generate(dataset.Config{N: 2000, Queries: 20, Dim: 32, Clusters: 8, Seed: 1})
 	if err != nil {
@@ -51,7 +51,7 @@ func TestRunIVFErrors(t *testing.T) {
 		t.Fatalf("nlist 0 accepted: %v", err)
 	}
 	if err := Available(""); err != nil {
-		t.Skipf("python3-faiss not installed here: %v", err)
+		t.Fatalf("the FAISS peer needs Debian's python3-faiss (apt-get install -y python3-faiss; .ci/run installs it): %v", err)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.fvecs")
 	os.WriteFile(bad, []byte{1, 2, 3}, 0o644)
