@@ -513,16 +513,7 @@ func RestoreOSQ(b []byte) (*OSQ, error) {
 	if err != nil {
 		return nil, err
 	}
-	at := d.off
-	dim := int(d.u32("dim"))
-	if d.err == nil && (dim <= 0 || dim > 1<<20) {
-		d.fail(at, "dimension %d out of range", dim)
-	}
-	at = d.off
-	metric := engine.Metric(d.u8("metric"))
-	if d.err == nil && !metric.Valid() {
-		d.fail(at, "unknown metric %d", metric)
-	}
+	dim, metric := d.dimMetric()
 	var cfg OSQConfig
 	cfgAt := d.off
 	cfg.Bits = int(d.u8("bits"))

@@ -171,6 +171,22 @@ func (d *decoder) f64(field string) float64 {
 }
 
 // fail records a semantic error about the field that ended at the current offset.
+// dimMetric reads the dimension and metric every quantizer file starts
+// its body with, failing on out-of-range values.
+func (d *decoder) dimMetric() (int, engine.Metric) {
+	at := d.off
+	dim := int(d.u32("dim"))
+	if d.err == nil && (dim <= 0 || dim > 1<<20) {
+		d.fail(at, "dimension %d out of range", dim)
+	}
+	at = d.off
+	metric := engine.Metric(d.u8("metric"))
+	if d.err == nil && !metric.Valid() {
+		d.fail(at, "unknown metric %d", metric)
+	}
+	return dim, metric
+}
+
 func (d *decoder) fail(at int, format string, args ...any) {
 	if d.err == nil {
 		d.err = fmt.Errorf("%w: %s: %s (offset %d)", engine.ErrCorrupt, d.what, fmt.Sprintf(format, args...), at)

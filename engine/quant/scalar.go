@@ -413,16 +413,8 @@ func RestoreScalar(b []byte) (*Scalar, error) {
 	if err != nil {
 		return nil, err
 	}
-	at := d.off
-	dim := int(d.u32("dim"))
-	if d.err == nil && (dim <= 0 || dim > 1<<20) {
-		d.fail(at, "dimension %d out of range", dim)
-	}
-	at = d.off
-	metric := engine.Metric(d.u8("metric"))
-	if d.err == nil && !metric.Valid() {
-		d.fail(at, "unknown metric %d", metric)
-	}
+	dim, metric := d.dimMetric()
+	var at int
 	var cfg ScalarConfig
 	at = d.off
 	cfg.Bits = int(d.u8("bits"))
