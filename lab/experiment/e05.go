@@ -79,14 +79,20 @@ func E05Table(env *Env, ms []Measurement) *table.Table {
 
 // E05Chart draws recall@10 against num_candidates.
 func E05Chart(ms []Measurement) *chart.Line {
-	c := chart.NewLine("Elasticsearch num_candidates vs recall@10 (bbq_hnsw)", "num_candidates", "recall@10")
+	return sweepChart(e05, "Elasticsearch num_candidates vs recall@10 (bbq_hnsw)", "num_candidates", ms)
+}
+
+// sweepChart draws recall@10 against a swept integer setting (each
+// measurement's Label), the article's figures beside the lab's.
+func sweepChart(e Experiment, title, xLabel string, ms []Measurement) *chart.Line {
+	c := chart.NewLine(title, xLabel, "recall@10")
 	c.LogX = true
 	var ax, ay, lx, ly []float64
 	for _, m := range ms {
-		nc, _ := strconv.Atoi(m.Label)
-		lx, ly = append(lx, float64(nc)), append(ly, m.Recall)
-		if f, ok := e05.Figure(m.Label, "recall@10"); ok {
-			ax, ay = append(ax, float64(nc)), append(ay, f.Value)
+		x, _ := strconv.Atoi(m.Label)
+		lx, ly = append(lx, float64(x)), append(ly, m.Recall)
+		if f, ok := e.Figure(m.Label, "recall@10"); ok {
+			ax, ay = append(ax, float64(x)), append(ay, f.Value)
 		}
 	}
 	if len(ax) > 0 {

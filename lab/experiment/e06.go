@@ -121,21 +121,7 @@ func E06Table(env *Env, ms, fms []Measurement) *table.Table {
 
 // E06Chart draws recall@10 against EF_RUNTIME, the article's and the lab's.
 func E06Chart(ms []Measurement) *chart.Line {
-	c := chart.NewLine("Redis EF_RUNTIME vs recall@10", "EF_RUNTIME", "recall@10")
-	c.LogX = true
-	var ax, ay, lx, ly []float64
-	for _, m := range ms {
-		ef, _ := strconv.Atoi(m.Label)
-		lx, ly = append(lx, float64(ef)), append(ly, m.Recall)
-		if f, ok := e06.Figure(m.Label, "recall@10"); ok {
-			ax, ay = append(ax, float64(ef)), append(ay, f.Value)
-		}
-	}
-	if len(ax) > 0 {
-		c.Add("article", ax, ay)
-	}
-	c.Add("lab", lx, ly)
-	return c
+	return sweepChart(e06, "Redis EF_RUNTIME vs recall@10", "EF_RUNTIME", ms)
 }
 
 // E06Sweep runs the sweep, unfiltered and filtered, and returns its table
