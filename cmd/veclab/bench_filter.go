@@ -96,7 +96,7 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 		}
 		f.sels = append(f.sels, s)
 	}
-	if len(f.sels) == 0 {
+	if len(f.sels) == 0 && len(errs) == 0 {
 		errs = append(errs, fmt.Errorf("%w: -sel is empty", engine.ErrInvalidArgument))
 	}
 	if *strat == "all" {

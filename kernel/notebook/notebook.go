@@ -41,7 +41,7 @@ var ErrCell = errors.New("notebook: a cell failed")
 func Run(nb []byte, interp eval.Interpreter, opt Options) ([]byte, error) {
 	var doc map[string]any
 	if err := json.Unmarshal(nb, &doc); err != nil {
-		return nil, fmt.Errorf("notebook: not JSON: %w", err)
+		return nil, fmt.Errorf("notebook: not JSON%s: %w", jsonWhere(nb, err), err)
 	}
 	if v, _ := doc["nbformat"].(float64); v != 4 {
 		return nil, fmt.Errorf("notebook: nbformat %v, want 4", doc["nbformat"])
@@ -204,4 +204,27 @@ func progress(w io.Writer, index, count int, outs []any) {
 			}
 		}
 	}
+}
+
+// jsonWhere names the line and column of a JSON syntax error (or the end
+// of input for a truncated file), so a broken notebook can be found.
+func jsonWhere(b []byte, err error) string {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected end of JSON input"):
+		off = int64(len(b)) // just past the last byte
+	case errors.As(err, &se):
+		off = se.Offset - 1 // Offset counts the offending byte
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return ""
+	}
+	off = min(off, int64(len(b)))
+	line := 1 + bytes.Count(b[:off], []byte("\n"))
+	col := off - int64(bytes.LastIndexByte(b[:off], '\n'))
+	return fmt.Sprintf(" at line %d, column %d", line, col)
 }

@@ -116,6 +116,8 @@ func TestRunRejects(t *testing.T) {
 	s := session(t)
 	for _, tc := range []struct{ name, in, want string }{
 		{"not json", "{", "not JSON"},
+		{"truncated, says where", "{\n \"cells\": [", "not JSON at line 2, column 12"},
+		{"syntax error, says where", "{\n\"nbformat\": 4,\n\"cells\": [}\n}", "not JSON at line 3, column 11"},
 		{"nbformat 3", `{"nbformat":3,"cells":[]}`, "nbformat 3"},
 		{"no cells", `{"nbformat":4}`, "no cells"},
 		{"bad source", `{"nbformat":4,"cells":[{"cell_type":"code","source":7}]}`, "source is float64"},
