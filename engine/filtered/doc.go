@@ -13,6 +13,12 @@
 // nearest candidates per node without the diversity heuristic and the
 // M_β neighbour-list compression, which engine/hnsw's knobs do not express.
 //
+// Qdrant's "filterable HNSW" extra edges ([BuildPayloadLinks],
+// [Collection.WithPayloadLinks]) are an overlay graph ([PayloadGraph]):
+// an HNSW per payload block of each indexed field (a keyword value, an
+// overlapping numeric range) above the full-scan threshold and below the
+// percolation bound, its layer-0 links merged into the main graph's.
+//
 // The in-graph strategy can score with quantized codes ([Collection.WithCodes],
 // an engine.CodeStore such as engine/quant's BBQ/OSQ store) and rescore the
 // best Params.Rescore with float32, as Elasticsearch over a bbq_hnsw field.

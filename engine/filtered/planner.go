@@ -78,8 +78,8 @@ func (s *search) sampleAbove(thr int, seed uint64) bool {
 // dropped before it is scored and is never expanded. Without a payload
 // index every check reads the neighbour's stored payload (counted).
 // Connectivity under a selective filter therefore depends on the graph;
-// Qdrant adds payload-block edges for that (not built here: the planner
-// sends small matching sets to exact search, which is where it matters).
+// Qdrant adds payload-block edges for that ([BuildPayloadLinks],
+// [Collection.WithPayloadLinks]: the walk then follows the merged graph).
 func (s *search) qdrantGraph(k, ef int) []engine.Result {
 	g := s.c.graph
 	// Entry: Qdrant picks an entry point that passes the filter; walk the
