@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/go-zeromq/zmq4"
@@ -45,7 +47,9 @@ func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
 		k.publish("execute_input", msg, map[string]any{"code": req.Code, "execution_count": count})
 	}
 	out := &cellOutput{k: k, parent: msg, silent: req.Silent, allowStdin: req.AllowStdin}
+	endCell := k.procsForCell()
 	res := k.cfg.Interp.Eval(req.Code, out)
+	endCell()
 	if res.Err != nil {
 		e := res.Err
 		tb := e.Traceback
@@ -67,6 +71,42 @@ func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
 	}
 	k.reply(sock, msg, "execute_reply", map[string]any{"status": "ok", "execution_count": count,
 		"user_expressions": map[string]any{}, "payload": []any{}})
+}
+
+// cellRaiseAfter is how long a cell runs on the idle P before it gets all
+// of them: a trivial cell ends first and pays for no GOMAXPROCS change
+// (each is a stop-the-world, about 0.1 ms here).
+const cellRaiseAfter = 2 * time.Millisecond
+
+// procsForCell gives a cell that runs longer than cellRaiseAfter the
+// GOMAXPROCS the process had (Config.IdleOnOneP); the returned func, called
+// when the cell ends, goes back to one P.
+func (k *kernel) procsForCell() (end func()) {
+	if k.cellProcs <= 1 {
+		return func() {}
+	}
+	var (
+		mu      sync.Mutex
+		running = true
+		raised  bool
+	)
+	t := time.AfterFunc(cellRaiseAfter, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if running {
+			runtime.GOMAXPROCS(k.cellProcs)
+			raised = true
+		}
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		running = false
+		if raised {
+			runtime.GOMAXPROCS(1)
+		}
+	}
 }
 
 // cellOutput publishes what a cell produces on IOPub, as children of the

@@ -3,7 +3,9 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +24,7 @@ type client struct {
 	signer                *wire.Signer
 	session               string
 	iopubCh               chan *wire.Message
+	readyAttempts         int // kernel_info requests sent until IOPub showed their status
 }
 
 func freePorts(t testing.TB, n int) []int {
@@ -98,6 +101,7 @@ func startKernel(t testing.TB, capture eval.Capture) (*client, chan error) {
 	// Slow joiner: ask for kernel_info until IOPub shows its status.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		c.readyAttempts++
 		id := c.send(c.shell, "kernel_info_request", map[string]any{})
 		c.recv(c.shell)
 		if c.waitIdle(id, 300*time.Millisecond) != nil {
@@ -393,5 +397,55 @@ func TestKernelStdinAndShutdown(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after shutdown_request")
+	}
+}
+
+// TestKernelInfoWaitsForSubscriber: the test client subscribes to IOPub and
+// sends kernel_info at once, as jupyter_client does; the kernel must hold
+// the status until the subscription arrives, so the first request already
+// shows its busy/idle (jupyter_client would otherwise start over, 0.2 s
+// later).
+func TestKernelInfoWaitsForSubscriber(t *testing.T) {
+	for i := 0; i < 5; i++ {
+		t.Run(fmt.Sprint("start", i), func(t *testing.T) {
+			c, _ := startKernel(t, eval.CaptureGo)
+			if c.readyAttempts != 1 {
+				t.Fatalf("IOPub showed kernel_info's status after %d requests, want the first", c.readyAttempts)
+			}
+		})
+	}
+}
+
+// TestProcsForCell: with IdleOnOneP a cell that runs longer than
+// cellRaiseAfter gets all the Ps, a short one pays for no change, and the
+// kernel is back on one P after either.
+func TestProcsForCell(t *testing.T) {
+	orig := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(orig)
+	k := &kernel{cellProcs: 3}
+	for _, tc := range []struct {
+		name    string
+		runFor  time.Duration
+		duringP int
+	}{
+		{"short cell", 0, 1},
+		{"long cell", 10 * cellRaiseAfter, 3},
+	} {
+		end := k.procsForCell()
+		time.Sleep(tc.runFor)
+		during := runtime.GOMAXPROCS(0)
+		end()
+		if during != tc.duringP {
+			t.Errorf("%s: GOMAXPROCS %d while it ran, want %d", tc.name, during, tc.duringP)
+		}
+		if after := runtime.GOMAXPROCS(0); after != 1 {
+			t.Errorf("%s: GOMAXPROCS %d after it ended, want 1", tc.name, after)
+		}
+	}
+	// No changes when the kernel does not manage Ps.
+	runtime.GOMAXPROCS(2)
+	(&kernel{}).procsForCell()()
+	if p := runtime.GOMAXPROCS(0); p != 2 {
+		t.Errorf("without IdleOnOneP GOMAXPROCS became %d", p)
 	}
 }

@@ -42,5 +42,5 @@ func runKernel(args []string, stdout, stderr io.Writer) error {
 	defer sess.Close()
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer cancel()
-	return kernel.Run(ctx, kernel.Config{Conn: conn, Interp: sess, Log: sess.Log(), HandleSIGINT: true})
+	return kernel.Run(ctx, kernel.Config{Conn: conn, Interp: sess, Log: sess.Log(), HandleSIGINT: true, IdleOnOneP: true})
 }
