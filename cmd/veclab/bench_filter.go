@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,6 +48,8 @@ type benchFilterFlags struct {
 	fixedNbhd  bool
 	expand     int
 	minSel     float64
+	links      bool
+	threshold  int
 }
 
 func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error) {
@@ -67,7 +70,9 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	fs.IntVar(&f.warmup, "warmup", 20, "untimed warm-up queries per strategy (the article: 20)")
 	fs.IntVar(&f.workers, "workers", 0, "HNSW build goroutines (0: all cores; 1: deterministic)")
 	fs.IntVar(&f.ef, "ef", 0, "search beam for every strategy (0: each store's default: pgvector 40, Qdrant 100, Redis 10, in-graph and ACORN 40)")
-	sel := fs.String("sel", "article,0.5,0.1,0.01,0.001", "filters: 'article' (category == 'c3' && year >= 2022) and selectivities of a uniform random field")
+	sel := fs.String("sel", "article,0.5,0.1,0.01,0.001", "filters: 'article' (category == 'c3' && year >= 2022), 'tag' (a keyword value of 2.5 %, independent of the vectors) and selectivities of a uniform random field")
+	fs.BoolVar(&f.links, "payload-links", true, "also run Qdrant's planner over the graph with its payload-block links (filterable HNSW extra edges)")
+	fs.IntVar(&f.threshold, "threshold", 0, "Qdrant's full_scan_threshold in vectors, for the planner and the payload links (0: 10,000 KB of vectors, 6,666 at 384-d)")
 	strat := fs.String("strategies", "all", "comma-separated strategies ("+strings.Join(filtered.Strategies(), ", ")+") or all")
 	fs.BoolVar(&f.noIndex, "noindex", true, "also run Qdrant's planner without payload indexes (E08)")
 	fs.IntVar(&f.seeds, "seeds", 16, "also run the ACORN strategies with this many matching documents as extra entry points (0: only the paper's single entry)")
@@ -87,10 +92,10 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 		if s == "" {
 			continue
 		}
-		if s != "article" {
+		if s != "article" && s != "tag" {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(v > 0 && v <= 1) {
-				errs = append(errs, fmt.Errorf("%w: -sel %q: want 'article' or a selectivity in (0, 1]", engine.ErrInvalidArgument, s))
+				errs = append(errs, fmt.Errorf("%w: -sel %q: want 'article', 'tag' or a selectivity in (0, 1]", engine.ErrInvalidArgument, s))
 				continue
 			}
 		}
@@ -131,8 +136,8 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	if f.workers == 0 {
 		f.workers = runtime.GOMAXPROCS(0)
 	}
-	if f.m < 2 || f.efc < 1 || f.gamma < 1 || f.mBeta < 0 || f.k < 1 || f.warmup < 0 || f.workers < 1 || f.ef < 0 || f.seeds < 0 || f.expand < 0 || !(f.minSel >= 0 && f.minSel <= 1) {
-		errs = append(errs, fmt.Errorf("%w: -m ≥ 2, -efc, -gamma, -k, -workers ≥ 1 and -mbeta, -warmup, -ef ≥ 0 required (and -seeds, -acorn-expand ≥ 0, -acorn-minsel in [0, 1])", engine.ErrInvalidArgument))
+	if f.m < 2 || f.efc < 1 || f.gamma < 1 || f.mBeta < 0 || f.k < 1 || f.warmup < 0 || f.workers < 1 || f.ef < 0 || f.seeds < 0 || f.expand < 0 || !(f.minSel >= 0 && f.minSel <= 1) || f.threshold < 0 {
+		errs = append(errs, fmt.Errorf("%w: -m ≥ 2, -efc, -gamma, -k, -workers ≥ 1 and -mbeta, -warmup, -ef, -threshold ≥ 0 required (and -seeds, -acorn-expand ≥ 0, -acorn-minsel in [0, 1])", engine.ErrInvalidArgument))
 	}
 	if err := f.ds.WithDefaults().Validate(); err != nil {
 		errs = append(errs, err)
@@ -170,7 +175,8 @@ func runBenchFilter(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	t.Note("article (E03/E07/E08, category == 'c3' && year >= 2022, 4.4 %%): pgvector post-filter ef 40 recall 0.167, 1.8 hits; iterative relaxed 0.611 / 10 hits; strict 0.281 / 10 hits; redis 1.000; qdrant 1.000 (p50 27.6 ms without payload index, 1.5 ms with)")
-	t.Note("selectivity rows filter a uniform random integer field 'bucket' (0…999), independent of the vectors")
+	t.Note("selectivity rows filter a uniform random integer field 'bucket' (0…999), independent of the vectors; 'tag' rows a keyword value of a uniform 40-value field, also independent")
+	t.Note("'+payload links' rows: Qdrant over the graph with its payload-block links (an HNSW per keyword value / numeric range above full_scan_threshold and below the percolation bound, merged into layer 0); Qdrant plans with full_scan_threshold %s", thresholdText(f.threshold))
 	t.Note("acorn-gamma pre-filters (path exact) below s_min = 1/γ (-acorn-minsel); acorn-1 below 1/(2·M²); ACORN's neighbourhood is the authors' code's ('fixed-nbhd' rows: the paper's fixed set)")
 	t.Note("'+N seeds' rows: ACORN with N matching documents as extra layer-0 entry points (a predicate-aware entry, not in the paper)")
 	t.Note("timings are wall time of one search on a machine shared with other jobs")
@@ -186,16 +192,19 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 	n, dim := ds.Base.N, ds.Base.Dim
 	fmt.Fprintf(stderr, "bench filter: %d × %d generated; building metadata…\n", n, dim)
 	rng := rand.New(rand.NewPCG(f.ds.Seed, 0xb0c4e7))
+	tags := rand.New(rand.NewPCG(f.ds.Seed, 0x7a65))
 	docs := make([]filter.Doc, n)
 	for i, d := range ds.Meta {
 		docs[i] = filter.Doc{Key: strconv.Itoa(i), Meta: map[string]any{
-			"category": d.Category, "year": d.Year, "region": d.Region, "bucket": rng.IntN(1000)}}
+			"category": d.Category, "year": d.Year, "region": d.Region, "bucket": rng.IntN(1000),
+			"tag": fmt.Sprintf("t%02d", tags.IntN(40))}}
 	}
 	indexed, err := filter.NewStore(filter.Schema{Fields: []filter.Field{
 		{Name: "category", Kind: filter.KindKeyword, Indexed: true},
 		{Name: "year", Kind: filter.KindInteger, Indexed: true},
 		{Name: "region", Kind: filter.KindKeyword, Indexed: true},
-		{Name: "bucket", Kind: filter.KindInteger, Indexed: true}}})
+		{Name: "bucket", Kind: filter.KindInteger, Indexed: true},
+		{Name: "tag", Kind: filter.KindKeyword, Indexed: true}}})
 	if err != nil {
 		return nil, "", err
 	}
@@ -247,11 +256,24 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 	if ac != nil {
 		info += fmt.Sprintf(", ACORN-γ build %.1f s, layer-0 degree %.0f", acornTime.Seconds(), ac.MeanDegree())
 	}
+	var collLinks *filtered.Collection
+	if f.links && slices.Contains(f.strategies, filtered.QdrantPlanner) {
+		fmt.Fprintf(stderr, "bench filter: building Qdrant's payload-block links…\n")
+		var rep filtered.PayloadLinksReport
+		collLinks, rep, err = coll.WithPayloadLinks(filtered.PayloadLinksConfig{Threshold: f.threshold, EfConstruction: f.efc, Seed: f.ds.Seed, Workers: f.workers})
+		if err != nil {
+			return nil, "", err
+		}
+		fmt.Fprintf(stderr, "bench filter: %s\n", rep)
+		info += fmt.Sprintf(", %d payload blocks linked (%d skipped), %.0f B/vector, %.1f s", rep.Built, rep.SkippedPercolation+rep.SkippedSmall, rep.BytesPerVector(), rep.Elapsed.Seconds())
+	}
 
 	var rows []filterRow
 	for _, sel := range f.sels {
 		text := "category == 'c3' && year >= 2022"
-		if sel != "article" {
+		if sel == "tag" {
+			text = "tag == 't07'"
+		} else if sel != "article" {
 			v, _ := strconv.ParseFloat(sel, 64)
 			text = fmt.Sprintf("bucket < %d", int(v*1000+0.5))
 		}
@@ -289,7 +311,7 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 				if len(efs) > 1 {
 					name = fmt.Sprintf("%s ef=%d", s, ef)
 				}
-				jobs = append(jobs, job{name, coll, cf, s, filtered.Params{Ef: ef}})
+				jobs = append(jobs, job{name, coll, cf, s, filtered.Params{Ef: ef, FullScanThreshold: f.threshold}})
 				if s == filtered.ACORNGamma || s == filtered.ACORN1 {
 					if f.fixedNbhd {
 						jobs = append(jobs, job{name + " fixed-nbhd", coll, cf, s, filtered.Params{Ef: ef, ACORNFixedNeighbourhood: true}})
@@ -303,7 +325,10 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 					if err != nil {
 						return nil, "", err
 					}
-					jobs = append(jobs, job{name + " (no payload index)", collPlain, pcf, s, filtered.Params{Ef: ef}})
+					jobs = append(jobs, job{name + " (no payload index)", collPlain, pcf, s, filtered.Params{Ef: ef, FullScanThreshold: f.threshold}})
+				}
+				if s == filtered.QdrantPlanner && collLinks != nil {
+					jobs = append(jobs, job{name + " +payload links", collLinks, cf, s, filtered.Params{Ef: ef, FullScanThreshold: f.threshold}})
 				}
 			}
 		}
@@ -366,4 +391,11 @@ func benchFilterOne(f *benchFilterFlags, ds *dataset.Dataset, c *filtered.Collec
 		}
 	}
 	return row, nil
+}
+
+func thresholdText(t int) string {
+	if t == 0 {
+		return "10,000 KB (6,666 vectors at 384-d)"
+	}
+	return fmt.Sprintf("%d vectors", t)
 }

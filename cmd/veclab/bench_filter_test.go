@@ -63,6 +63,7 @@ func TestBenchFilterBadFlags(t *testing.T) {
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"-efs", "40,x"}, `-efs "x"`},
 		{[]string{"-efs", "0"}, `-efs "0"`},
+		{[]string{"-threshold", "-1"}, "-threshold"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -93,5 +94,35 @@ func TestBenchFilterEfSweep(t *testing.T) {
 	}
 	if strings.Contains(s, "exact ef=") {
 		t.Errorf("exact repeated per beam:\n%s", s)
+	}
+}
+
+// TestBenchFilterPayloadLinks: with a full_scan_threshold below the tag
+// block (75 of 3,000 points) Qdrant walks the graph; the run over the
+// graph with payload-block links finds the true neighbours the plain walk
+// misses.
+func TestBenchFilterPayloadLinks(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"bench", "filter", "-n", "3000", "-queries", "10", "-dim", "32", "-warmup", "2", "-workers", "1",
+		"-sel", "tag", "-strategies", "qdrant", "-threshold", "30", "-noindex=false"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	recall := func(strategy string) float64 {
+		re := regexp.MustCompile(`(?m)^tag == 't07'\s+\d+\s+` + regexp.QuoteMeta(strategy) + `\s+qdrant-graph\s+([0-9.]+)`)
+		m := re.FindStringSubmatch(s)
+		if m == nil {
+			t.Fatalf("no row %q on the graph path:\n%s", strategy, s)
+		}
+		r, _ := strconv.ParseFloat(m[1], 64)
+		return r
+	}
+	plain, linked := recall("qdrant"), recall("qdrant +payload links")
+	if linked < 0.9 || linked < plain+0.3 {
+		t.Errorf("recall with payload links %.3f, without %.3f: want ≥ 0.9 and ≥ without + 0.3\n%s", linked, plain, s)
+	}
+	if !strings.Contains(errb.String(), "payload links:") {
+		t.Errorf("no payload-links report on stderr:\n%s", errb.String())
 	}
 }

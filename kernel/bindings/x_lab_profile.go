@@ -31,6 +31,7 @@ func init() {
 			"ParseGraphBuild":    ValueOf(profile.ParseGraphBuild),
 			"ParseIndexType":     ValueOf(profile.ParseIndexType),
 			"ParseKind":          ValueOf(profile.ParseKind),
+			"PayloadLinks":       ValueOf(profile.PayloadLinks),
 			"Qdrant":             ValueOf(profile.Qdrant),
 			"Redis":              ValueOf(profile.Redis),
 		}, Types: map[string]Type{

@@ -77,6 +77,9 @@ type StrategyMeasurement struct {
 	DistComps     float64
 	PayloadChecks float64
 	Path          string // the path the strategy took on most queries
+	// PayloadLinks summarises the Qdrant payload-block links of the graph
+	// searched ("" when it has none): blocks built and bytes per vector.
+	PayloadLinks string
 }
 
 // MeasureStrategy runs the environment's queries (Scale.Warmup of them

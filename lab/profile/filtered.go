@@ -48,7 +48,9 @@ func (p Profile) FilterParams(k, dim int) filtered.Params {
 // segments=1), either all in its graph or, for a Qdrant
 // segment under indexing_threshold, all in its plain part (the collection
 // then has no graph and [Store.SearchFilter] searches it exactly, as
-// Qdrant does). meta must describe the documents in key order.
+// Qdrant does). meta must describe the documents in key order. For Qdrant
+// with payload indexes in meta (and payload_m > 0) the graph gets the
+// payload-block links (see Profile.PayloadM).
 func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 	c := s.c
 	if len(c.segs) != 1 {
@@ -85,7 +87,37 @@ func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
 	}
+	if c.p.Kind == Qdrant && c.p.PayloadM > 0 && hasPayloadIndex(meta) {
+		// Qdrant builds its payload-block links for every field indexed
+		// before the HNSW build (hnsw/build.rs); the lab's metadata comes
+		// with its indexes, so the graph gets them.
+		coll, _, err = coll.WithPayloadLinks(filtered.PayloadLinksConfig{
+			PayloadM: c.p.PayloadM, Threshold: max(c.p.FullScanThresholdKB*1024/(4*c.dim), 1),
+			EfConstruction: c.p.EfConstruction, Seed: c.p.Seed, Workers: c.p.Workers})
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
+		}
+	}
 	return coll, nil
+}
+
+// hasPayloadIndex reports whether any field of meta has a payload index.
+func hasPayloadIndex(meta *filter.Store) bool {
+	for _, f := range meta.Schema().Fields {
+		if meta.Indexed(f.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// PayloadLinks returns what the Qdrant payload-block links of coll (from
+// [Store.Filtered]) hold, and false when its graph has none.
+func PayloadLinks(coll *filtered.Collection) (filtered.PayloadLinksReport, bool) {
+	if pg, ok := coll.Graph().(*filtered.PayloadGraph); ok {
+		return pg.Report(), true
+	}
+	return filtered.PayloadLinksReport{}, false
 }
 
 // SearchFilter runs a filtered top-k query on coll (from [Store.Filtered])

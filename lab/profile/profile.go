@@ -155,6 +155,14 @@ type Profile struct {
 	// Qdrant.
 	FullScanThresholdKB int // below this many KB of vectors a segment is searched exactly (10000)
 	IndexingThresholdKB int // a segment gets an HNSW graph from this many KB of vectors (10000)
+	// PayloadM is hnsw_config.payload_m: the links per node of the extra
+	// HNSW Qdrant builds over each payload block (keyword value, numeric
+	// range) of every payload-indexed field and merges into the main
+	// graph's layer 0 (engine/filtered BuildPayloadLinks; [Store.Filtered]
+	// builds them when the metadata has payload indexes). 0 means m
+	// (Qdrant's default); a negative value builds none (Qdrant's
+	// payload_m: 0).
+	PayloadM int
 	// Segments is the number of segments the documents are spread over
 	// (key mod Segments), each with its own graph, searched one by one and
 	// merged. Qdrant: default_segment_number resolved, clamp(CPUs/2, 2, 8)
@@ -263,6 +271,9 @@ func (p Profile) WithDefaults() Profile {
 		if p.Segments == 0 {
 			p.Segments = 2
 		}
+		if p.PayloadM == 0 {
+			p.PayloadM = p.M
+		}
 	case Elasticsearch:
 		// dense-vector docs: m 16, ef_construction 100; Lucene
 		// HnswGraphBuilder gives a new node up to 2·M links on level 0.
@@ -321,6 +332,9 @@ func (p Profile) Validate() error {
 	}
 	if p.FullScanThresholdKB < 0 || p.IndexingThresholdKB < 0 {
 		bad("thresholds must be ≥ 0, got full_scan %d KB, indexing %d KB", p.FullScanThresholdKB, p.IndexingThresholdKB)
+	}
+	if p.PayloadM == 1 || p.PayloadM > 10000 {
+		bad("payload_m must be in 2…10000 (or negative: no payload links), got %d", p.PayloadM)
 	}
 	if p.Segments < 1 || p.Segments > 64 {
 		bad("segments must be in 1…64, got %d", p.Segments)
@@ -445,6 +459,9 @@ func (p Profile) String() string {
 	if p.Kind == Qdrant || p.FullScanThresholdKB != 0 || p.IndexingThresholdKB != 0 {
 		fmt.Fprintf(&b, " full_scan_threshold_kb=%d indexing_threshold_kb=%d", p.FullScanThresholdKB, p.IndexingThresholdKB)
 	}
+	if p.Kind == Qdrant || p.PayloadM != 0 {
+		fmt.Fprintf(&b, " payload_m=%d", p.PayloadM)
+	}
 	fmt.Fprintf(&b, " segments=%d", p.Segments)
 	if p.Kind == Elasticsearch {
 		fmt.Fprintf(&b, " type=%s oversample=%s refresh=%s graph=%s", p.Type, strconv.FormatFloat(p.Oversample, 'g', -1, 64), p.RefreshInterval, p.Graph)
@@ -496,6 +513,8 @@ func Parse(s string) (Profile, error) {
 			atoi(&p.FullScanThresholdKB)
 		case "indexing_threshold_kb":
 			atoi(&p.IndexingThresholdKB)
+		case "payload_m":
+			atoi(&p.PayloadM)
 		case "segments":
 			atoi(&p.Segments)
 		case "type":

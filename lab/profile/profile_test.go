@@ -56,7 +56,9 @@ func TestStringParse(t *testing.T) {
 	custom.Type, custom.Oversample, custom.EfSearch, custom.Seed, custom.Graph, custom.Segments = Int8HNSW, -1, 500, 7, FlushGraph, 3
 	pg := Default(PGVector)
 	pg.EfSearch, pg.KeepPruned, pg.Metric = 200, false, engine.L2
-	ps = append(ps, custom, pg)
+	qd := Default(Qdrant)
+	qd.PayloadM = -1
+	ps = append(ps, custom, pg, qd)
 	for _, p := range ps {
 		got, err := Parse(p.String())
 		if err != nil {
@@ -109,6 +111,7 @@ func TestValidate(t *testing.T) {
 		{"oversample nan", func(p *Profile) { p.Oversample = math.NaN() }, "finite"},
 		{"kind", func(p *Profile) { p.Kind = 9 }, "unknown store kind"},
 		{"workers", func(p *Profile) { p.Workers = -1 }, "workers"},
+		{"payload_m 1", func(p *Profile) { p.Kind = Qdrant; p.PayloadM = 1 }, "payload_m must be in 2…10000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -587,5 +590,69 @@ func TestStatusStrings(t *testing.T) {
 		if got := tt.st.String(); got != tt.want {
 			t.Errorf("%v: %q, want %q", tt.st.Kind, got, tt.want)
 		}
+	}
+}
+
+// TestFilteredPayloadLinks: a Qdrant graph bound to metadata with payload
+// indexes gets the payload-block links (payload_m > 0); without indexes, or
+// with payload_m < 0, it keeps the main graph.
+func TestFilteredPayloadLinks(t *testing.T) {
+	ds := smallData(t, 600)
+	docs := make([]filter.Doc, len(ds.Meta))
+	for i, d := range ds.Meta {
+		docs[i] = filter.Doc{Key: strconv.Itoa(i), Meta: map[string]any{"category": d.Category, "year": d.Year}}
+	}
+	indexed, err := filter.NewStore(filter.Schema{Fields: []filter.Field{
+		{Name: "category", Kind: filter.KindKeyword, Indexed: true}, {Name: "year", Kind: filter.KindInteger, Indexed: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := filter.NewStore(filter.Schema{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*filter.Store{indexed, plain} {
+		if _, err := st.Add(docs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		payloadM int
+		meta     *filter.Store
+		links    bool
+	}{
+		{"indexed", 0, indexed, true},
+		{"indexed, payload_m 8", 8, indexed, true},
+		{"indexed, payload_m off", -1, indexed, false},
+		{"no payload index", 0, plain, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Default(Qdrant)
+			// One indexed segment; full_scan_threshold 15 KB = 10 vectors
+			// of 384 dimensions, so that every category and year is a block.
+			p.Segments, p.IndexingThresholdKB, p.FullScanThresholdKB, p.PayloadM = 1, 1, 15, tc.payloadM
+			s, err := p.Build(ds.Base, BuildOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			coll, err := s.Filtered(tc.meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, ok := PayloadLinks(coll)
+			if ok != tc.links || ok && (rep.Built == 0 || rep.ExtraLinks == 0 || rep.Config.Threshold != 10 || rep.Config.PayloadM != s.Profile().PayloadM) {
+				t.Fatalf("links %v (%v), want %v", ok, rep, tc.links)
+			}
+			f, err := tc.meta.CompileString("category == 'c3'")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, st, err := s.SearchFilter(coll, ds.Queries.Row(0), 10, f)
+			if err != nil || st.Path != filtered.QdrantGraph || len(res) == 0 {
+				t.Fatalf("search: %d results, path %v, %v", len(res), st.Path, err)
+			}
+		})
 	}
 }
