@@ -74,7 +74,7 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	fs.BoolVar(&f.links, "payload-links", true, "also run Qdrant's planner over the graph with its payload-block links (filterable HNSW extra edges)")
 	fs.IntVar(&f.threshold, "threshold", 0, "Qdrant's full_scan_threshold in vectors, for the planner and the payload links (0: 10,000 KB of vectors, 6,666 at 384-d)")
 	strat := fs.String("strategies", "all", "comma-separated strategies ("+strings.Join(filtered.Strategies(), ", ")+") or all")
-	fs.BoolVar(&f.noIndex, "noindex", true, "also run Qdrant's planner without payload indexes (E08)")
+	fs.BoolVar(&f.noIndex, "noindex", true, "also run exact search, Qdrant's planner (E08) and ACORN without payload indexes: the predicate is asked of stored payloads (ACORN: predicate-agnostic, each node decoded once per query)")
 	fs.IntVar(&f.seeds, "seeds", 16, "also run the ACORN strategies with this many matching documents as extra entry points (0: only the paper's single entry)")
 	fs.IntVar(&f.expand, "acorn-expand", 0, "ACORN-γ construction: links expanded per node (0: the whole M·γ list; the authors' code: M)")
 	fs.Float64Var(&f.minSel, "acorn-minsel", 0, "ACORN-γ: selectivity below which it pre-filters (0: the default 1/γ)")
@@ -320,7 +320,7 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 						jobs = append(jobs, job{fmt.Sprintf("%s +%d seeds", name, f.seeds), coll, cf, s, filtered.Params{Ef: ef, EntrySeeds: f.seeds}})
 					}
 				}
-				if s == filtered.QdrantPlanner && f.noIndex {
+				if f.noIndex && (s == filtered.QdrantPlanner || s == filtered.Exact || s == filtered.ACORN1 || s == filtered.ACORNGamma) {
 					pcf, err := plain.CompileString(text)
 					if err != nil {
 						return nil, "", err

@@ -408,7 +408,7 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, p Params
 		found := 0
 		fresh := skipVisited && newOnly
 		add := func(v engine.ID) bool {
-			if local.Visit(v) || (fresh && s.visited.Seen(v)) || !s.allowed(v) {
+			if local.Visit(v) || (fresh && s.visited.Seen(v)) || !s.allowedOnce(v) {
 				return false
 			}
 			found++
@@ -442,7 +442,7 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, p Params
 	// replaces a non-passing current node whatever its distance.
 	ep := g.EntryPoint()
 	cur := engine.Result{ID: ep, Dist: s.distance(ep)}
-	curOK := s.allowed(ep)
+	curOK := s.allowedOnce(ep)
 	for l := g.MaxLevel(); l >= 1; l-- {
 		for changed := true; changed; {
 			changed = false
@@ -458,11 +458,13 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, p Params
 		}
 	}
 	s.visit(cur.ID)
-	opts := layerOpts{ef: ef, collect: s.allowed, expand: func(id engine.ID) []engine.ID {
+	opts := layerOpts{ef: ef, collect: s.allowedOnce, expand: func(id engine.ID) []engine.ID {
 		return neighbourhood(0, id, true)
 	}}
 	eps := []engine.Result{cur}
-	if seeds > 0 {
+	// Seeds come from the matching set, which only payload indexes give
+	// for free: a predicate-agnostic search (no index) has none.
+	if seeds > 0 && s.f.Indexed() {
 		ids := s.f.IDs()
 		step := max(1, len(ids)/seeds)
 		for i := step / 2; i < len(ids); i += step {
@@ -480,12 +482,16 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, p Params
 		// visited set (Weaviate's ACORN seeds from the allow list the same
 		// way; the paper has no such step).
 		eps := s.takeW()
-		ids := s.f.IDs()
-		step := max(1, len(ids)/ef)
-		for i := 0; i < len(ids); i += step {
-			if id := ids[i]; s.visit(id) {
-				eps = append(eps, engine.Result{ID: id, Dist: s.distance(id)})
+		if s.f.Indexed() {
+			ids := s.f.IDs()
+			step := max(1, len(ids)/ef)
+			for i := 0; i < len(ids); i += step {
+				if id := ids[i]; s.visit(id) {
+					eps = append(eps, engine.Result{ID: id, Dist: s.distance(id)})
+				}
 			}
+		} else {
+			eps = s.probeEntries(eps, ef)
 		}
 		s.st.Batches++
 		s.searchLayer0(g, eps, opts)
@@ -495,6 +501,36 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, p Params
 		rs = rs[:k]
 	}
 	return rs
+}
+
+// probeEntries adds up to want matching, unvisited entry points found by
+// asking the predicate of nodes spread over the whole id range (a stride
+// coprime with N, so every id comes once): the predicate-agnostic way to
+// reach parts of the predicate subgraph the walk did not, at about
+// want/selectivity predicate checks.
+func (s *search) probeEntries(eps []engine.Result, want int) []engine.Result {
+	n := s.c.vectors.N
+	step := max(1, n/want) | 1
+	for gcd(step, n) != 1 {
+		step += 2
+	}
+	found := 0
+	for i, id := 0, 0; i < n && found < want; i, id = i+1, (id+step)%n {
+		if s.visited.Seen(engine.ID(id)) || !s.allowedOnce(engine.ID(id)) {
+			continue
+		}
+		s.visit(engine.ID(id))
+		eps = append(eps, engine.Result{ID: engine.ID(id), Dist: s.distance(engine.ID(id))})
+		found++
+	}
+	return eps
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 func (s *search) unfilteredOn(g Graph, k, ef int) []engine.Result {

@@ -23,6 +23,11 @@
 // an engine.CodeStore such as engine/quant's BBQ/OSQ store) and rescore the
 // best Params.Rescore with float32, as Elasticsearch over a bbq_hnsw field.
 //
+// ACORN is predicate-agnostic: over a filter without payload indexes it
+// asks each node's stored payload when the walk meets it (once per query,
+// however many two-hop neighbourhoods hold it), where exact search has to
+// decode every payload to know the matching set first.
+//
 // The search loops are the package's own rather than engine/hnsw's Searcher
 // because each strategy changes the inside of the loop: pgvector records
 // discarded candidates for the next batch, Qdrant drops non-matching

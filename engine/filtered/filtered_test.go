@@ -572,3 +572,94 @@ func TestACORNMinSelectivity(t *testing.T) {
 		}
 	}
 }
+
+// TestACORNPredicateAgnostic: ACORN over a filter with no payload index asks
+// the stored payloads, each node at most once per query however many
+// two-hop neighbourhoods it is met in, and finds what it finds with the
+// index.
+func TestACORNPredicateAgnostic(t *testing.T) {
+	fx := getFixture(t)
+	const k = 10
+	for _, tc := range []struct {
+		text      string
+		strat     Strategy
+		ef        int
+		minRecall float64
+	}{
+		{`bucket < 100`, ACORN1, 40, 0.9},
+		{`bucket < 100`, ACORNGamma, 40, 0.9},
+		{`bucket < 20`, ACORN1, 100, 0.8},
+		{`bucket < 20`, ACORNGamma, 100, 0.8},
+	} {
+		t.Run(fmt.Sprintf("%s/%s/ef%d", tc.text, tc.strat, tc.ef), func(t *testing.T) {
+			cf, err := fx.plain.CompileString(tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			icf, err := fx.store.CompileString(tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec, checks float64
+			for qi := 0; qi < fx.queries.N; qi++ {
+				q := fx.queries.Row(qi)
+				want := truth(t, fx.coll, q, icf, k)
+				p := Params{Ef: tc.ef}
+				got, st, err := fx.plainC.Search(Request{Query: q, K: k, Filter: cf, Strategy: tc.strat, Params: p})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Path != tc.strat {
+					t.Fatalf("path %v, want %v (no index: no selectivity estimate, no pre-filtering)", st.Path, tc.strat)
+				}
+				if st.PayloadChecks == 0 || st.PayloadChecks > fx.vectors.N {
+					t.Fatalf("query %d: %d payload checks, want 1…%d (each node once)", qi, st.PayloadChecks, fx.vectors.N)
+				}
+				for _, r := range got {
+					if !icf.Allowed(r.ID) {
+						t.Fatalf("query %d: result %d does not match", qi, r.ID)
+					}
+				}
+				rec += recall(got, want)
+				checks += float64(st.PayloadChecks)
+			}
+			rec /= float64(fx.queries.N)
+			checks /= float64(fx.queries.N)
+			t.Logf("recall %.3f, %.0f payload checks per query of %d documents", rec, checks, fx.vectors.N)
+			if rec < tc.minRecall {
+				t.Errorf("recall %.3f < %.2f", rec, tc.minRecall)
+			}
+		})
+	}
+}
+
+// TestProbeEntries: the predicate-agnostic refill visits every id at most
+// once (its stride is coprime with N) and returns only matching, newly
+// visited nodes.
+func TestProbeEntries(t *testing.T) {
+	fx := getFixture(t)
+	cf, err := fx.plain.CompileString(`bucket < 20`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st Stats
+	s := fx.plainC.newSearch(fx.queries.Row(0), cf, &st)
+	defer fx.plainC.putSearch(s)
+	for _, want := range []int{1, 7, 1000} {
+		before := len(cf.IDs())
+		eps := s.probeEntries(nil, want)
+		if want <= before && len(eps) != min(want, before) {
+			t.Errorf("want %d: found %d of %d matching", want, len(eps), before)
+		}
+		seen := map[engine.ID]bool{}
+		for _, e := range eps {
+			if !cf.Allowed(e.ID) || seen[e.ID] || !s.visited.Seen(e.ID) {
+				t.Fatalf("want %d: entry %d matching %v, repeated %v, visited %v", want, e.ID, cf.Allowed(e.ID), seen[e.ID], s.visited.Seen(e.ID))
+			}
+			seen[e.ID] = true
+		}
+	}
+	if got := gcd(12, 18); got != 6 {
+		t.Errorf("gcd(12, 18) = %d", got)
+	}
+}

@@ -16,10 +16,15 @@ type search struct {
 	f       *filter.Compiled
 	st      *Stats
 	visited *topk.Visited
-	local   *topk.Visited      // ACORN: dedup within one neighbourhood (lazily made)
-	sc      engine.QueryScorer // quantized scorer (in-graph over codes), nil: float32
-	cand    topk.MinHeap       // C: nearest candidate on top
-	w       topk.MaxHeap       // W: furthest kept result on top
+	local   *topk.Visited // ACORN: dedup within one neighbourhood (lazily made)
+	// ACORN over a filter without payload indexes: the predicate's answer
+	// per node for this query (checked: evaluated; passed: it matched), so
+	// a node met again through another two-hop neighbourhood is not
+	// decoded again. Lazily made.
+	checked, passed *topk.Visited
+	sc              engine.QueryScorer // quantized scorer (in-graph over codes), nil: float32
+	cand            topk.MinHeap       // C: nearest candidate on top
+	w               topk.MaxHeap       // W: furthest kept result on top
 }
 
 // newSearch takes a search state from the collection's pool (visited sets
@@ -30,6 +35,10 @@ func (c *Collection) newSearch(q []float32, f *filter.Compiled, st *Stats) *sear
 		s = &search{c: c, visited: topk.NewVisited(c.vectors.N)}
 	}
 	s.visited.Reset(c.vectors.N)
+	if s.checked != nil {
+		s.checked.Reset(c.vectors.N)
+		s.passed.Reset(c.vectors.N)
+	}
 	s.q, s.f, s.st = q, f, st
 	return s
 }
@@ -77,6 +86,27 @@ func (s *search) rescore(rs []engine.Result, n, k int) []engine.Result {
 
 func (s *search) allowed(id engine.ID) bool {
 	return s.f == nil || s.f.Allowed(id)
+}
+
+// allowedOnce is allowed with the answer remembered for the query: for a
+// filter that reads stored payloads (no payload index), each node is
+// decoded at most once however many neighbourhoods it appears in. With an
+// indexed filter Allowed is a bit test and is asked directly.
+func (s *search) allowedOnce(id engine.ID) bool {
+	if s.f == nil || s.f.Indexed() {
+		return s.allowed(id)
+	}
+	if s.checked == nil {
+		s.checked, s.passed = topk.NewVisited(s.c.vectors.N), topk.NewVisited(s.c.vectors.N)
+	}
+	if s.checked.Visit(id) {
+		return s.passed.Seen(id)
+	}
+	ok := s.f.Allowed(id)
+	if ok {
+		s.passed.Visit(id)
+	}
+	return ok
 }
 
 // visit marks id and reports whether it is new.
