@@ -80,6 +80,10 @@ type StrategyMeasurement struct {
 	// PayloadLinks summarises the Qdrant payload-block links of the graph
 	// searched ("" when it has none): blocks built and bytes per vector.
 	PayloadLinks string
+	// Hits is the number of results of each measured query, in query
+	// order (MeanHits is their mean): a post-filter's shortfall is uneven
+	// when the filter follows the vectors' clusters.
+	Hits []int
 }
 
 // MeasureStrategy runs the environment's queries (Scale.Warmup of them
@@ -104,6 +108,7 @@ func MeasureStrategy(env *Env, coll *filtered.Collection, text string, s filtere
 		}
 	}
 	lat := make([]time.Duration, qs.N)
+	m.Hits = make([]int, qs.N)
 	paths := map[filtered.Strategy]int{}
 	for i := 0; i < qs.N; i++ {
 		truth, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: filtered.Exact})
@@ -121,6 +126,7 @@ func MeasureStrategy(env *Env, coll *filtered.Collection, text string, s filtere
 		lat[i] = st.Elapsed
 		m.Recall += metrics.Recall(rs, ids, k)
 		m.MeanHits += float64(len(rs))
+		m.Hits[i] = len(rs)
 		m.DistComps += float64(st.DistComps)
 		m.PayloadChecks += float64(st.PayloadChecks)
 		paths[st.Path]++

@@ -41,6 +41,24 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 	if off, big := lab(t, tb, "40 off", "mean hits (lab)"), lab(t, tb, "1000 off", "mean hits (lab)"); big <= off {
 		t.Errorf("E07: ef_search 1000 gives %v hits, 40 gives %v", big, off)
 	}
+	ms, err := E07Measure(env, []E07Setting{{Ef: 40, Scan: "off"}, {Ef: 40, Scan: "relaxed_order", MaxScanTuples: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := ms[0]; len(m.Hits) != env.Scale.Queries {
+		t.Errorf("E07: %d per-query hits for %d queries", len(m.Hits), env.Scale.Queries)
+	} else {
+		sum := 0
+		for _, h := range m.Hits {
+			sum += h
+		}
+		if mean := float64(sum) / float64(len(m.Hits)); mean != m.MeanHits {
+			t.Errorf("E07: per-query hits average %v, MeanHits %v", mean, m.MeanHits)
+		}
+	}
+	if m := ms[1]; m.Label != "40 relaxed_order max_scan_tuples=1" || m.DistComps >= lab(t, tb, "40 relaxed_order", "distances/query") {
+		t.Errorf("E07: max_scan_tuples=1 should stop the scan after its first batch: %s, %v distances", m.Label, m.DistComps)
+	}
 
 	r = Run(env, e08)
 	if r.Status != OK {
@@ -57,6 +75,18 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 	}
 	if reads := lab(t, tb, "keyword+integer index", "payload reads/query"); reads != 0 {
 		t.Errorf("E08 with index read %v payloads", reads)
+	}
+
+	if len(r.Tables) != 2 {
+		t.Fatalf("E08 has %d tables, want the payload-index and the indexing_threshold ones", len(r.Tables))
+	}
+	rows, err := E08Indexing(env, []int{env.Scale.N / 3, env.Scale.N}, E08IndexingThresholdKB(env.Scale))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if small, all := rows[0], rows[1]; small.Indexed != 0 || small.Exact != 1 || small.Recall != 1 ||
+		all.Indexed != env.Scale.N || all.Exact != 0 || small.SegmentKB >= float64(small.ThresholdKB) || all.SegmentKB <= float64(all.ThresholdKB) {
+		t.Errorf("E08 indexing_threshold: a third should stay plain (exact, recall 1), all should be indexed: %+v", rows)
 	}
 
 	r = Run(env, e09)

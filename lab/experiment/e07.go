@@ -23,13 +23,22 @@ func init() { e07.Run = runE07; Register(e07) }
 type E07Setting struct {
 	Ef   int
 	Scan string // "off", "relaxed_order", "strict_order"
+	// MaxScanTuples is hnsw.max_scan_tuples for the iterative scans (0:
+	// pgvector's default, 20,000).
+	MaxScanTuples int
 }
 
-// Label is the row name, e.g. "40 relaxed_order".
-func (s E07Setting) Label() string { return fmt.Sprintf("%d %s", s.Ef, s.Scan) }
+// Label is the row name, e.g. "40 relaxed_order", or "40 relaxed_order
+// max_scan_tuples=1000" when MaxScanTuples is set.
+func (s E07Setting) Label() string {
+	if s.MaxScanTuples > 0 {
+		return fmt.Sprintf("%d %s max_scan_tuples=%d", s.Ef, s.Scan, s.MaxScanTuples)
+	}
+	return fmt.Sprintf("%d %s", s.Ef, s.Scan)
+}
 
 // E07Default is the article's table.
-var E07Default = []E07Setting{{40, "off"}, {200, "off"}, {1000, "off"}, {40, "relaxed_order"}, {40, "strict_order"}}
+var E07Default = []E07Setting{{Ef: 40, Scan: "off"}, {Ef: 200, Scan: "off"}, {Ef: 1000, Scan: "off"}, {Ef: 40, Scan: "relaxed_order"}, {Ef: 40, Scan: "strict_order"}}
 
 func e07Figures() []Figure {
 	// hits, p50 ms, recall
@@ -74,8 +83,11 @@ func E07Measure(env *Env, settings []E07Setting) ([]StrategyMeasurement, error) 
 		if set.Ef < 1 || set.Ef > 1000 {
 			return nil, fmt.Errorf("%w: E07: hnsw.ef_search %d outside pgvector's 1…1000", ErrBadArgument, set.Ef)
 		}
+		if set.MaxScanTuples < 0 {
+			return nil, fmt.Errorf("%w: E07: hnsw.max_scan_tuples %d < 0", ErrBadArgument, set.MaxScanTuples)
+		}
 		fp := p.FilterParams(env.Scale.K, s.Dim())
-		fp.Ef = set.Ef
+		fp.Ef, fp.MaxScanTuples = set.Ef, set.MaxScanTuples
 		m, err := MeasureStrategy(env, coll, ArticleFilter, strat, fp, set.Label())
 		if err != nil {
 			return nil, err
