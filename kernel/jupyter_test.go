@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -315,4 +318,61 @@ func TestVeclabRunMatchesNbconvert(t *testing.T) {
 		t.Fatalf("nbformat rejects the output of veclab run: %v\n%s", err, b)
 	}
 	checkSmokeOutputs(t, out)
+}
+
+// TestOrphanKernelExits starts veclab kernel the way jupyter_client does
+// (JPY_PARENT_PID names its parent) from a shell that exits at once: the
+// reparented kernel must end by itself instead of living on with its ports.
+func TestOrphanKernelExits(t *testing.T) {
+	bin := veclabBinary(t)
+	var (
+		p  [5]int
+		ls [5]net.Listener
+	)
+	for i := range p {
+		l, err := net.Listen("tcp", "127.0.0.1:0") // held until all five are drawn, so they differ
+		if err != nil {
+			t.Fatal(err)
+		}
+		p[i], ls[i] = l.Addr().(*net.TCPAddr).Port, l
+		defer l.Close()
+	}
+	connPath := filepath.Join(t.TempDir(), "conn.json")
+	conn := fmt.Sprintf(`{"transport": "tcp", "ip": "127.0.0.1", "shell_port": %d, "control_port": %d, "iopub_port": %d, "stdin_port": %d, "hb_port": %d, "signature_scheme": "hmac-sha256", "key": "k"}`,
+		p[0], p[1], p[2], p[3], p[4])
+	if err := os.WriteFile(connPath, []byte(conn), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	out, err := exec.Command("sh", "-c", `JPY_PARENT_PID=$$ "$0" kernel -f "$1" >/dev/null 2>&1 & echo $!`, bin, connPath).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("kernel pid %q: %v", out, err)
+	}
+	alive := func() bool {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return false
+		}
+		// A zombie (state Z after the command name) has ended too.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		return len(f) > 0 && f[0] != "Z"
+	}
+	defer func() {
+		if alive() {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive() {
+		if time.Now().After(deadline) {
+			t.Fatalf("orphaned kernel (pid %d) still running after 10 s", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

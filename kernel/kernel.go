@@ -45,7 +45,16 @@ type Config struct {
 	// one P between cells. It changes a process-wide setting: veclab
 	// kernel turns it on, in-process tests leave it off.
 	IdleOnOneP bool
+	// ParentPID, when > 1, is the process that started the kernel (a
+	// front end sets JPY_PARENT_PID): the kernel shuts down when it is
+	// no longer the parent (the front end died without a shutdown_request,
+	// and the kernel was reparented), as ipykernel's ParentPollerUnix does,
+	// instead of living on as an orphan holding its ports.
+	ParentPID int
 }
+
+// parentPoll is how often Run checks Config.ParentPID.
+const parentPoll = time.Second
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
@@ -155,6 +164,9 @@ func Run(ctx context.Context, cfg Config) error {
 	go func() { defer wg.Done(); k.serve(ctx, k.control, "control") }()
 	go func() { defer wg.Done(); k.serveStdin(ctx) }()
 	go func() { defer wg.Done(); k.serve(ctx, k.shell, "shell") }()
+	if cfg.ParentPID > 1 {
+		go k.watchParent(ctx, cfg.ParentPID)
+	}
 	<-ctx.Done()
 	// Sockets close in the deferred loop; the goroutines then see errors.
 	for _, s := range socks {
@@ -168,6 +180,24 @@ func Run(ctx context.Context, cfg Config) error {
 		k.logf("some socket goroutines did not stop in 2 s")
 	}
 	return nil
+}
+
+// watchParent shuts the kernel down once pid is no longer its parent.
+func (k *kernel) watchParent(ctx context.Context, pid int) {
+	t := time.NewTicker(parentPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if ppid := os.Getppid(); ppid != pid {
+			k.logf("parent process %d is gone (parent now %d): shutting down", pid, ppid)
+			k.shutdown()
+			return
+		}
+	}
 }
 
 func (k *kernel) logf(format string, args ...any) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -447,5 +448,49 @@ func TestProcsForCell(t *testing.T) {
 	(&kernel{}).procsForCell()()
 	if p := runtime.GOMAXPROCS(0); p != 2 {
 		t.Errorf("without IdleOnOneP GOMAXPROCS became %d", p)
+	}
+}
+
+// TestParentPID: a kernel whose ParentPID is not its parent process (the
+// front end died and the kernel was reparented) shuts down by itself; one
+// whose parent is alive keeps serving.
+func TestParentPID(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		parent int
+		ends   bool
+	}{
+		{"parent gone", os.Getpid(), true}, // a process is never its own parent
+		{"parent alive", os.Getppid(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := freePorts(t, 5)
+			conn := &wire.Connection{Transport: "tcp", IP: "127.0.0.1", ShellPort: p[0], ControlPort: p[1],
+				IOPubPort: p[2], StdinPort: p[3], HBPort: p[4], SignatureScheme: "hmac-sha256", Key: "k"}
+			sess, err := eval.New(eval.Options{Capture: eval.CaptureGo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- Run(ctx, Config{Conn: conn, Interp: sess, Log: &testLog{t}, ParentPID: tc.parent}) }()
+			select {
+			case err := <-done:
+				if !tc.ends {
+					t.Fatalf("kernel stopped (%v) although its parent is alive", err)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(3 * parentPoll):
+				if tc.ends {
+					t.Fatalf("kernel still running %v after its parent was gone", 3*parentPoll)
+				}
+				cancel()
+				<-done
+			}
+		})
 	}
 }

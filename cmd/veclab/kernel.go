@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/veclab/veclab/kernel"
@@ -42,5 +44,8 @@ func runKernel(args []string, stdout, stderr io.Writer) error {
 	defer sess.Close()
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer cancel()
-	return kernel.Run(ctx, kernel.Config{Conn: conn, Interp: sess, Log: sess.Log(), HandleSIGINT: true, IdleOnOneP: true})
+	// Jupyter front ends name themselves in JPY_PARENT_PID; the kernel
+	// ends with them (see kernel.Config.ParentPID).
+	parent, _ := strconv.Atoi(os.Getenv("JPY_PARENT_PID"))
+	return kernel.Run(ctx, kernel.Config{Conn: conn, Interp: sess, Log: sess.Log(), HandleSIGINT: true, IdleOnOneP: true, ParentPID: parent})
 }
