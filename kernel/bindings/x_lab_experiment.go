@@ -41,6 +41,7 @@ func init() {
 			"E06Table":               ValueOf(experiment.E06Table),
 			"E07Default":             ValueOf(&experiment.E07Default).Elem(),
 			"E07Measure":             ValueOf(experiment.E07Measure),
+			"E07MeasureProfile":      ValueOf(experiment.E07MeasureProfile),
 			"E07Table":               ValueOf(experiment.E07Table),
 			"E08Indexing":            ValueOf(experiment.E08Indexing),
 			"E08IndexingTable":       ValueOf(experiment.E08IndexingTable),

@@ -3,6 +3,8 @@ package experiment
 import (
 	"strings"
 	"testing"
+
+	"github.com/veclab/veclab/lab/profile"
 )
 
 // TestFilteredExperimentsSmall runs E03, E07, E08 and E09 at the small
@@ -23,8 +25,9 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 			t.Errorf("E03 %s recall %v, want 1 (exact over the matching set)", store, rec)
 		}
 	}
-	if h := lab(t, tb, "pgvector", "mean hits (lab)"); h >= 10 {
-		t.Errorf("E03 pgvector mean hits %v, want the post-filter shortfall", h)
+	// 2,000 rows: PostgreSQL's planner filters the whole table (exact).
+	if rec := lab(t, tb, "pgvector", "recall@10 (lab)"); rec != 1 {
+		t.Errorf("E03 pgvector recall %v on %d rows, want the sequential scan's 1", rec, env.Scale.N)
 	}
 
 	r = Run(env, e07)
@@ -32,6 +35,19 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 		t.Fatalf("E07: %s: %s", r.Status, r.Err)
 	}
 	tb = r.Tables[0]
+	for _, row := range []string{"40 off", "1000 off", "40 relaxed_order"} {
+		if plan, _ := tb.Lookup(row, "PostgreSQL plan"); !strings.HasPrefix(plan.String(), "seq scan") {
+			t.Errorf("E07 %s on %d rows: plan %q, want the sequential scan", row, env.Scale.N, plan)
+		}
+	}
+	// The index's mechanisms, with enable_seqscan = off.
+	off := filterProfile(profile.PGVector)
+	off.SeqScanOff = true
+	ms, err := E07MeasureProfile(env, off, E07Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb = E07Table(env, ms)
 	if h := lab(t, tb, "40 off", "mean hits (lab)"); h >= 10 {
 		t.Errorf("E07 40 off: mean hits %v", h)
 	}
@@ -41,7 +57,10 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 	if off, big := lab(t, tb, "40 off", "mean hits (lab)"), lab(t, tb, "1000 off", "mean hits (lab)"); big <= off {
 		t.Errorf("E07: ef_search 1000 gives %v hits, 40 gives %v", big, off)
 	}
-	ms, err := E07Measure(env, []E07Setting{{Ef: 40, Scan: "off"}, {Ef: 40, Scan: "relaxed_order", MaxScanTuples: 1}})
+	if _, err := E07MeasureProfile(env, profile.Default(profile.Redis), E07Default); err == nil {
+		t.Error("E07 on a Redis profile was accepted")
+	}
+	ms, err = E07MeasureProfile(env, off, []E07Setting{{Ef: 40, Scan: "off"}, {Ef: 40, Scan: "relaxed_order", MaxScanTuples: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -190,6 +190,8 @@ func TestE06Small(t *testing.T) {
 
 func TestMeasureFilteredPGVector(t *testing.T) {
 	env := small(t)
+	// On 2,000 rows PostgreSQL's planner prefers filtering every row to
+	// the HNSW index: exact answers, k hits.
 	s, err := env.Store(profile.Default(profile.PGVector))
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +200,19 @@ func TestMeasureFilteredPGVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Post-filtering the 40 rows of one scan leaves about 40 × 4.4 % of them.
+	if m.Recall != 1 || m.MeanHits != float64(env.Scale.K) {
+		t.Errorf("pgvector on %d rows: recall %.3f, %.1f hits, want the sequential scan's exact answer", env.Scale.N, m.Recall, m.MeanHits)
+	}
+	// With enable_seqscan = off the index scan post-filters its 40 rows:
+	// about 40 × 4.4 % of them are left.
+	off := profile.Default(profile.PGVector)
+	off.SeqScanOff = true
+	if s, err = env.Store(off); err != nil {
+		t.Fatal(err)
+	}
+	if m, err = MeasureFiltered(env, s, ArticleFilter, "pgvector enable_seqscan=off"); err != nil {
+		t.Fatal(err)
+	}
 	if m.MeanHits >= float64(env.Scale.K) {
 		t.Errorf("pgvector post-filter mean hits %.1f, want fewer than k=%d", m.MeanHits, env.Scale.K)
 	}

@@ -26,6 +26,27 @@ func (p Profile) FilterStrategy() filtered.Strategy {
 	return filtered.InGraph
 }
 
+// FilterPlan is the strategy a filtered top-k query over n documents of
+// dim dimensions runs with: FilterStrategy, except where pgvector's
+// PostgreSQL planner prefers a sequential scan to the index (see
+// PgvectorPlan, with Spring AI's jsonpath filter) — exact search over the
+// matching rows. plan describes PostgreSQL's choice ("" for the other
+// stores).
+func (p Profile) FilterPlan(n, dim, k int) (st filtered.Strategy, plan string, err error) {
+	st = p.FilterStrategy()
+	if p.Kind != PGVector || n == 0 {
+		return st, "", nil
+	}
+	pl, err := p.PgvectorPlan(n, dim, k, SpringAIFilterSelectivity)
+	if err != nil {
+		return st, "", err
+	}
+	if !pl.IndexScan {
+		st = filtered.Exact
+	}
+	return st, pl.String(), nil
+}
+
 // FilterParams are the engine/filtered knobs of a top-k filtered query
 // under the profile's breadth: the beam of its plan (for Elasticsearch the
 // num_candidates beam), Qdrant's full_scan_threshold as a vector count and
@@ -129,6 +150,12 @@ func (s *Store) SearchFilter(coll *filtered.Collection, q []float32, k int, f *f
 	st := p.FilterStrategy()
 	if s.Indexed() == 0 {
 		st = filtered.Exact
+	}
+	if f != nil && st != filtered.Exact {
+		var err error
+		if st, _, err = p.FilterPlan(s.Len(), s.c.dim, k); err != nil {
+			return nil, filtered.Stats{}, err
+		}
 	}
 	return coll.Search(filtered.Request{Query: q, K: k, Filter: f, Strategy: st, Params: p.FilterParams(k, s.c.dim)})
 }

@@ -152,6 +152,12 @@ type Profile struct {
 	// Elasticsearch num_candidates (0 → min(⌈1.5·k⌉, 10000)).
 	EfSearch int
 
+	// SeqScanOff is pgvector's session setting enable_seqscan = off: the
+	// PostgreSQL planner then keeps the HNSW index even where a sequential
+	// scan costs less (see PgvectorPlan) — how pgvector's documentation
+	// has one test the index on a small table.
+	SeqScanOff bool
+
 	// Qdrant.
 	FullScanThresholdKB int // below this many KB of vectors a segment is searched exactly (10000)
 	IndexingThresholdKB int // a segment gets an HNSW graph from this many KB of vectors (10000)
@@ -459,6 +465,9 @@ func (p Profile) String() string {
 	if p.Kind == Qdrant || p.FullScanThresholdKB != 0 || p.IndexingThresholdKB != 0 {
 		fmt.Fprintf(&b, " full_scan_threshold_kb=%d indexing_threshold_kb=%d", p.FullScanThresholdKB, p.IndexingThresholdKB)
 	}
+	if p.Kind == PGVector || p.SeqScanOff {
+		fmt.Fprintf(&b, " enable_seqscan=%s", map[bool]string{false: "on", true: "off"}[p.SeqScanOff])
+	}
 	if p.Kind == Qdrant || p.PayloadM != 0 {
 		fmt.Fprintf(&b, " payload_m=%d", p.PayloadM)
 	}
@@ -515,6 +524,15 @@ func Parse(s string) (Profile, error) {
 			atoi(&p.IndexingThresholdKB)
 		case "payload_m":
 			atoi(&p.PayloadM)
+		case "enable_seqscan":
+			switch strings.ToLower(v) {
+			case "on", "true":
+				p.SeqScanOff = false
+			case "off", "false":
+				p.SeqScanOff = true
+			default:
+				err = errors.New("want on or off")
+			}
 		case "segments":
 			atoi(&p.Segments)
 		case "type":

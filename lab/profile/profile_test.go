@@ -522,8 +522,21 @@ func TestFiltered(t *testing.T) {
 		}
 		// The strategy, or a path it may take (Redis's policies, Lucene's
 		// exact fallback, Qdrant's plain segment under indexing_threshold).
+		// pgvector: the index scan if PostgreSQL's planner picks it (on a
+		// small table it filters every row instead, as PostgreSQL does).
+		pgPath := filtered.PostFilter
+		if p.Kind == PGVector {
+			pl, err := p.PgvectorPlan(s.Len(), s.Dim(), 10, SpringAIFilterSelectivity)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !pl.IndexScan {
+				pgPath = filtered.Exact
+			}
+			t.Logf("pgvector, %d rows: %v", s.Len(), pl)
+		}
 		ok := map[Kind][]filtered.Strategy{
-			PGVector:      {filtered.PostFilter},
+			PGVector:      {pgPath},
 			Redis:         {filtered.RedisAdHoc, filtered.RedisBatches, filtered.RedisToAdHoc, filtered.RedisHybrid},
 			Qdrant:        {filtered.Exact},
 			Elasticsearch: {filtered.InGraph, filtered.Exact},
