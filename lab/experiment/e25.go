@@ -1,0 +1,668 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
+	"github.com/veclab/veclab/engine/nested"
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e25 is nested vectors: passages of one document, searched for the k
+// nearest documents (seed 003, Elastic's reply, "Multi-vector integration
+// in Lucene and Elasticsearch").
+var e25 = Experiment{
+	ID:    "E25",
+	Title: "passages of one document (nested vectors): the k nearest documents by joining to the parent during the graph walk, vs k passages then dedupe",
+	Article: "seed 003 (Elastic's reply, \"Multi-vector integration in Lucene and Elasticsearch\"): pre-joining against parent documents " +
+		"while searching the HNSW graph returns the k nearest documents instead of passages, for a small memory overhead per vector; no figures, only the mechanism",
+	// The article gives no numbers: no Figures.
+}
+
+func init() { e25.Run = runE25; Register(e25) }
+
+// E25Config describes E25's nested data set. Every parent document is a
+// vector of the lab's data set; its passages are drawn around it. The zero
+// value is the default: 2–8 passages per parent, spread 0.5.
+type E25Config struct {
+	// MinPassages and MaxPassages bound the passages of one parent; the
+	// count is drawn uniformly in [MinPassages, MaxPassages] from the
+	// environment's seed (equal bounds: every parent has that many).
+	// Defaults 2 and 8.
+	MinPassages, MaxPassages int
+	// Spread is the expected norm of a passage's Gaussian offset from its
+	// parent's unit vector, before the passage is normalised (the data
+	// set's own clusters use 1.0, so passages of one document sit closer to
+	// each other than documents of one cluster). Default 0.5.
+	Spread float64
+}
+
+// The defaults of [E25Config].
+const (
+	E25DefaultMinPassages = 2
+	E25DefaultMaxPassages = 8
+	E25DefaultSpread      = 0.5
+)
+
+// WithDefaults returns c with zero fields set to their defaults.
+func (c E25Config) WithDefaults() E25Config {
+	if c.MinPassages == 0 {
+		c.MinPassages = E25DefaultMinPassages
+	}
+	if c.MaxPassages == 0 {
+		c.MaxPassages = max(E25DefaultMaxPassages, c.MinPassages)
+	}
+	if c.Spread == 0 {
+		c.Spread = E25DefaultSpread
+	}
+	return c
+}
+
+// Validate reports every invalid field at once (call it on WithDefaults).
+func (c E25Config) Validate() error {
+	var errs []string
+	if c.MinPassages < 1 {
+		errs = append(errs, fmt.Sprintf("min passages must be ≥ 1, got %d", c.MinPassages))
+	}
+	if c.MaxPassages < c.MinPassages {
+		errs = append(errs, fmt.Sprintf("max passages %d below min %d", c.MaxPassages, c.MinPassages))
+	}
+	if c.MaxPassages > 1000 {
+		errs = append(errs, fmt.Sprintf("max passages must be ≤ 1000, got %d", c.MaxPassages))
+	}
+	if !(c.Spread > 0) || math.IsInf(c.Spread, 0) {
+		errs = append(errs, fmt.Sprintf("spread must be finite and > 0, got %v", c.Spread))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: E25 config: %s", ErrBadArgument, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// MeanPassages is the expected number of passages per parent.
+func (c E25Config) MeanPassages() float64 {
+	return float64(c.MinPassages+c.MaxPassages) / 2
+}
+
+// String prints the config in the form [ParseE25Config] reads:
+// "passages=2-8 spread=0.5" ("passages=4" when the bounds are equal).
+func (c E25Config) String() string {
+	p := strconv.Itoa(c.MinPassages)
+	if c.MaxPassages != c.MinPassages {
+		p += "-" + strconv.Itoa(c.MaxPassages)
+	}
+	return "passages=" + p + " spread=" + strconv.FormatFloat(c.Spread, 'g', -1, 64)
+}
+
+// ParseE25Config reads the form String prints (keys separated by spaces or
+// commas, missing keys left zero so WithDefaults fills them) and returns
+// the config with defaults, validated.
+func ParseE25Config(s string) (E25Config, error) {
+	var c E25Config
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return E25Config{}, fmt.Errorf("%w: E25 config %q: %q is not key=value", ErrBadArgument, s, f)
+		}
+		var err error
+		switch k {
+		case "passages":
+			lo, hi, ranged := strings.Cut(v, "-")
+			if c.MinPassages, err = strconv.Atoi(lo); err == nil {
+				c.MaxPassages = c.MinPassages
+				if ranged {
+					c.MaxPassages, err = strconv.Atoi(hi)
+				}
+			}
+		case "spread":
+			c.Spread, err = strconv.ParseFloat(v, 64)
+		default:
+			return E25Config{}, fmt.Errorf("%w: E25 config %q: unknown key %q (passages, spread)", ErrBadArgument, s, k)
+		}
+		if err != nil {
+			return E25Config{}, fmt.Errorf("%w: E25 config %q: %s: %v", ErrBadArgument, s, k, err)
+		}
+		// An explicit zero is an error, not "the default".
+		if (k == "passages" && (c.MinPassages < 1 || c.MaxPassages < 1)) || (k == "spread" && !(c.Spread > 0)) {
+			return E25Config{}, fmt.Errorf("%w: E25 config %q: %s must be positive", ErrBadArgument, s, f)
+		}
+	}
+	c = c.WithDefaults()
+	return c, c.Validate()
+}
+
+// streamE25 is the PCG stream of E25's passages (the data set's own
+// streams are 0x9e37…); part of E25's determinism, never change.
+const streamE25 = 0xE25
+
+// E25Index is E25's nested collection: passages drawn around parent
+// documents, an HNSW graph over the passages (m 16, ef_construction 100,
+// Elasticsearch's defaults; one goroutine, the environment's seed), and
+// the parent of every passage.
+type E25Index struct {
+	Config   E25Config
+	Parents  int           // parent documents
+	Passages int           // passages (graph nodes)
+	ParentOf []uint32      // parent of each passage; passages of one parent are contiguous, as in a Lucene block
+	Counts   []int         // passages of each parent
+	Build    time.Duration // graph build time
+	// GraphBytes is the graph's resident bytes per passage (links);
+	// ParentBytes the parent-id column per passage (4 B; Lucene's parent
+	// bit set costs 1 bit per document).
+	GraphBytes, ParentBytes float64
+
+	ix      *nested.Index
+	graph   *hnsw.Index
+	truthK  int
+	truth   [][]uint32 // exact top-truthK parents per query
+	queries *vec.Matrix
+}
+
+// MeanPassages is the measured mean number of passages per parent.
+func (x *E25Index) MeanPassages() float64 {
+	return float64(x.Passages) / float64(x.Parents)
+}
+
+// CountHistogram returns h with h[c] = the number of parents that have c
+// passages (h[0] is always 0).
+func (x *E25Index) CountHistogram() []int {
+	h := make([]int, x.Config.MaxPassages+1)
+	for _, c := range x.Counts {
+		h[c]++
+	}
+	return h
+}
+
+// String summarises the collection on one line.
+func (x *E25Index) String() string {
+	return fmt.Sprintf("%d parents, %d passages (%.2f per parent; %v), HNSW m=16 ef_construction=100 built in %v",
+		x.Parents, x.Passages, x.MeanPassages(), x.Config, x.Build.Round(time.Millisecond))
+}
+
+// E25Build draws the nested collection from the environment's data set and
+// builds its graph: about Scale.N passages in all, so the graph is the
+// size of the other experiments'. Parent p is the data set's vector p
+// (parents lie in the data set's clusters); it gets a number of passages
+// drawn by cfg, each the parent's vector plus a Gaussian offset of norm
+// cfg.Spread, normalised. Queries are the environment's.
+func E25Build(env *Env, cfg E25Config) (*E25Index, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	k := env.Scale.K
+	nParents := min(int(math.Round(float64(ds.Base.N)/cfg.MeanPassages())), ds.Base.N)
+	if nParents < k {
+		return nil, fmt.Errorf("%w: E25: %d documents at %.1f passages each make %d parents, fewer than k=%d", ErrBadArgument, ds.Base.N, cfg.MeanPassages(), nParents, k)
+	}
+	dim := ds.Base.Dim
+	r := rand.New(rand.NewPCG(env.Seed, streamE25))
+	counts := make([]int, nParents)
+	total := 0
+	for p := range counts {
+		counts[p] = cfg.MinPassages + r.IntN(cfg.MaxPassages-cfg.MinPassages+1)
+		total += counts[p]
+	}
+	m := vec.NewMatrix(total, dim)
+	parentOf := make([]uint32, total)
+	sigma := cfg.Spread / math.Sqrt(float64(dim))
+	i := 0
+	for p, c := range counts {
+		doc := ds.Base.Row(p)
+		for range c {
+			row := m.Row(i)
+			for {
+				for d := range row {
+					row[d] = doc[d] + float32(sigma*r.NormFloat64())
+				}
+				if vec.Normalize(row) == nil {
+					break
+				}
+			}
+			parentOf[i] = uint32(p)
+			i++
+		}
+	}
+	g, err := hnsw.New(hnsw.Config{Dim: dim, Metric: engine.Cosine, M: 16, EfConstruction: 100, Seed: env.Seed, Workers: 1})
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]uint64, total)
+	for j := range keys {
+		keys[j] = uint64(j)
+	}
+	env.logf("E25: building HNSW over %d passages of %d parents (%v)", total, nParents, cfg)
+	env.progress(0, 1, "E25 graph build")
+	t0 := time.Now()
+	if err := g.AddBatch(keys, m); err != nil {
+		return nil, fmt.Errorf("experiment: E25 graph: %w", err)
+	}
+	build := time.Since(t0)
+	env.progress(1, 1, "E25 graph build")
+	ix, err := nested.New(g.Vectors(), parentOf, engine.Cosine, g)
+	if err != nil {
+		return nil, err
+	}
+	return &E25Index{Config: cfg, Parents: nParents, Passages: total, ParentOf: parentOf, Counts: counts, Build: build,
+		GraphBytes: g.GraphBytesPerVector(), ParentBytes: 4, ix: ix, graph: g, queries: ds.Queries}, nil
+}
+
+// truthFor returns (once per k) the exact top-k parents of every query.
+func (x *E25Index) truthFor(env *Env, k int) ([][]uint32, error) {
+	if x.truthK == k && x.truth != nil {
+		return x.truth, nil
+	}
+	qs := x.queries
+	t := make([][]uint32, qs.N)
+	for i := 0; i < qs.N; i++ {
+		env.progress(i, qs.N, "E25 exact parents")
+		hs, err := x.ix.ExactParents(qs.Row(i), k)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: E25 exact parents of query %d: %w", i, err)
+		}
+		t[i] = make([]uint32, len(hs))
+		for j, h := range hs {
+			t[i][j] = h.Parent
+		}
+	}
+	env.progress(qs.N, qs.N, "E25 exact parents")
+	x.truthK, x.truth = k, t
+	return t, nil
+}
+
+// The methods E25 compares, as [E25Row.Method] names them.
+const (
+	E25Parents     = "parents"  // dedupe during the walk (nested.Index.SearchParents)
+	E25Naive       = "naive"    // k nearest passages, then dedupe (SearchNaive)
+	E25NaiveKPrime = "naive k'" // k' = k × mean passages per parent nearest passages, dedupe, keep k
+)
+
+// E25Row is one method at one beam, over the environment's queries.
+type E25Row struct {
+	Method      string  // E25Parents, E25Naive or E25NaiveKPrime
+	Asked       int     // results asked of the walk: k parents, or k / k' passages
+	Ef          int     // effective beam: max(ef, Asked)
+	MeanParents float64 // mean distinct parents returned (at most k)
+	Short       float64 // fraction of queries given fewer than k parents
+	Recall      float64 // parent recall@k against nested.Index.ExactParents
+	DistComps   float64 // mean distance computations per query
+	Visited     float64 // mean layer-0 nodes visited per query
+	Latency     metrics.Latency
+}
+
+// P50ms is the median latency in milliseconds, for tables.
+func (r E25Row) P50ms() float64 { return ms(r.Latency.P50) }
+
+// Label names the row: "parents ef=40", "naive k'=50 ef=50".
+func (r E25Row) Label() string {
+	if r.Method == E25NaiveKPrime {
+		return fmt.Sprintf("naive k'=%d ef=%d", r.Asked, r.Ef)
+	}
+	return fmt.Sprintf("%s ef=%d", r.Method, r.Ef)
+}
+
+// E25Ef is the default beam sweep: Elasticsearch's num_candidates default
+// (1.5·k = 15), then wider beams.
+var E25Ef = []int{15, 40, 100, 200}
+
+// E25KPrime is the usual workaround's passage count for k parents:
+// k × the mean passages per parent, rounded.
+func E25KPrime(x *E25Index, k int) int {
+	return max(k, int(math.Round(float64(k)*x.MeanPassages())))
+}
+
+// E25Measure runs the environment's queries (Scale.Warmup of them first,
+// unmeasured) for k = Scale.K with each method at each beam of efs: the
+// k nearest parents deduplicated during the walk, the k nearest passages
+// deduplicated afterwards, and the workaround of asking for k' =
+// [E25KPrime] passages (beam max(ef, k')) and keeping the first k parents
+// (a workaround row whose beam repeats an earlier one is left out).
+func E25Measure(env *Env, x *E25Index, efs []int) ([]E25Row, error) {
+	if x == nil || x.ix == nil {
+		return nil, fmt.Errorf("%w: E25: no index (build it with E25Build)", ErrBadArgument)
+	}
+	if len(efs) == 0 {
+		return nil, fmt.Errorf("%w: E25: no ef values", ErrBadArgument)
+	}
+	for _, ef := range efs {
+		if ef < 1 {
+			return nil, fmt.Errorf("%w: E25: ef must be ≥ 1, got %d", ErrBadArgument, ef)
+		}
+	}
+	k := env.Scale.K
+	truth, err := x.truthFor(env, k)
+	if err != nil {
+		return nil, err
+	}
+	kp := E25KPrime(x, k)
+	type plan struct {
+		method string
+		asked  int
+		ef     int
+	}
+	var plans []plan
+	for _, ef := range efs {
+		plans = append(plans, plan{E25Parents, k, max(ef, k)})
+	}
+	for _, ef := range efs {
+		plans = append(plans, plan{E25Naive, k, max(ef, k)})
+	}
+	seen := map[int]bool{}
+	for _, ef := range efs {
+		if e := max(ef, kp); !seen[e] {
+			seen[e] = true
+			plans = append(plans, plan{E25NaiveKPrime, kp, e})
+		}
+	}
+	var out []E25Row
+	for i, p := range plans {
+		env.progress(i, len(plans), "E25 methods")
+		r, err := x.measure(env, p.method, p.asked, p.ef, k, truth)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	env.progress(len(plans), len(plans), "E25 methods")
+	return out, nil
+}
+
+// search runs one method for one query and returns at most k parents.
+func (x *E25Index) search(method string, q []float32, asked, ef, k int) ([]nested.Hit, engine.SearchStats, error) {
+	var hs []nested.Hit
+	var st engine.SearchStats
+	var err error
+	switch method {
+	case E25Parents:
+		hs, st, err = x.ix.SearchParents(q, asked, ef)
+	case E25Naive, E25NaiveKPrime:
+		hs, st, err = x.ix.SearchNaive(q, asked, ef)
+	default:
+		return nil, st, fmt.Errorf("%w: E25: unknown method %q", ErrBadArgument, method)
+	}
+	if len(hs) > k {
+		hs = hs[:k]
+	}
+	return hs, st, err
+}
+
+func (x *E25Index) measure(env *Env, method string, asked, ef, k int, truth [][]uint32) (E25Row, error) {
+	qs := x.queries
+	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
+		if _, _, err := x.search(method, qs.Row(i), asked, ef, k); err != nil {
+			return E25Row{}, fmt.Errorf("experiment: E25 %s warm-up query %d: %w", method, i, err)
+		}
+	}
+	r := E25Row{Method: method, Asked: asked, Ef: ef}
+	lat := make([]time.Duration, qs.N)
+	var recall float64
+	for i := 0; i < qs.N; i++ {
+		t0 := time.Now()
+		hs, st, err := x.search(method, qs.Row(i), asked, ef, k)
+		lat[i] = time.Since(t0)
+		if err != nil {
+			return E25Row{}, fmt.Errorf("experiment: E25 %s query %d: %w", method, i, err)
+		}
+		r.MeanParents += float64(len(hs))
+		if len(hs) < min(k, x.Parents) {
+			r.Short++
+		}
+		r.DistComps += float64(st.DistComps)
+		r.Visited += float64(st.Visited)
+		recall += parentRecall(hs, truth[i])
+	}
+	n := float64(qs.N)
+	r.MeanParents /= n
+	r.Short /= n
+	r.DistComps /= n
+	r.Visited /= n
+	r.Recall = recall / n
+	r.Latency = metrics.Summarize(lat)
+	return r, nil
+}
+
+// parentRecall is |got ∩ want| / |want|.
+func parentRecall(got []nested.Hit, want []uint32) float64 {
+	if len(want) == 0 {
+		return 1
+	}
+	in := make(map[uint32]bool, len(want))
+	for _, p := range want {
+		in[p] = true
+	}
+	n := 0
+	for _, h := range got {
+		if in[h.Parent] {
+			n++
+			in[h.Parent] = false // a parent counts once
+		}
+	}
+	return float64(n) / float64(len(want))
+}
+
+// E25Table tabulates the rows with the notes that explain the mechanism.
+func E25Table(env *Env, x *E25Index, rows []E25Row) *table.Table {
+	k := env.Scale.K
+	t := table.New(fmt.Sprintf("E25 nested vectors: %d parents, %d passages (%.2f per parent), %d queries, k=%d parents, HNSW m=16 ef_construction=100",
+		x.Parents, x.Passages, x.MeanPassages(), x.queries.N, k),
+		table.Col("method", ""),
+		table.Column{Header: "asked of the walk", Source: table.Lab, Prec: -1},
+		table.Column{Header: "ef", Source: table.Lab, Prec: -1},
+		table.Column{Header: "distinct parents", Source: table.Lab, Prec: 2},
+		table.Column{Header: fmt.Sprintf("queries < %d parents", k), Unit: "%", Source: table.Lab, Prec: -1},
+		table.Column{Header: fmt.Sprintf("parent recall@%d", k), Source: table.Lab, Prec: 3},
+		table.Column{Header: "distances/query", Source: table.Lab, Prec: -1},
+		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 3})
+	for _, r := range rows {
+		asked := fmt.Sprintf("%d parents", r.Asked)
+		if r.Method != E25Parents {
+			asked = fmt.Sprintf("%d passages", r.Asked)
+		}
+		_ = t.AddValues(r.Method, asked, r.Ef, r.MeanParents, 100*r.Short, r.Recall, r.DistComps, r.P50ms())
+	}
+	t.Note("article: no figures, only the mechanism: joining to the parent while walking the graph returns the k nearest documents instead of passages")
+	t.Note("parents: the walk's result set keeps one entry per parent (its nearest passage so far), so the beam of ef holds ef distinct documents and the k best are k documents (Lucene's DiversifyingChildrenFloatKnnVectorQuery)")
+	t.Note("naive: the same walk keeps the ef nearest passages; the k nearest are deduplicated afterwards, so a document with several passages near the query takes several of the k slots and fewer than k documents come back")
+	t.Note("naive k': the usual workaround asks for k' = k × mean passages per parent = %d passages (beam at least k') and keeps the first k documents; it pays for the wider beam and still misses a document whenever more than k' passages crowd the top", E25KPrime(x, k))
+	t.Note("recall is against the exact k nearest parents (every passage scored, the best per parent); the parent of each passage is a 4-byte column here (Lucene: a bit set over parent documents, since a block's children precede their parent)")
+	return t
+}
+
+// E25Chart draws parent recall@k against distance computations, one line
+// per method, each point labelled with its beam.
+func E25Chart(env *Env, rows []E25Row) *chart.Line {
+	c := chart.NewLine(fmt.Sprintf("E25 nested vectors: parent recall@%d against work (lab)", env.Scale.K), "distance computations per query", fmt.Sprintf("parent recall@%d", env.Scale.K))
+	for _, m := range []string{E25Parents, E25Naive, E25NaiveKPrime} {
+		var xs, ys []float64
+		var ls []string
+		for _, r := range rows {
+			if r.Method == m {
+				xs, ys = append(xs, r.DistComps), append(ys, r.Recall)
+				ls = append(ls, "ef="+strconv.Itoa(r.Ef))
+			}
+		}
+		if len(xs) > 0 {
+			c.AddLabeled(m, xs, ys, ls)
+		}
+	}
+	return c
+}
+
+// E25Sweep builds the collection of cfg, measures it at efs and returns
+// the table (a notebook's one-liner).
+func E25Sweep(env *Env, cfg E25Config, efs []int) (*table.Table, error) {
+	x, err := E25Build(env, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := E25Measure(env, x, efs)
+	if err != nil {
+		return nil, err
+	}
+	return E25Table(env, x, rows), nil
+}
+
+// E25Query shows one query (index qi of the environment's queries) at
+// beam ef: the k nearest passages with their parents, before the naive
+// plan deduplicates them (HNSW's own search, the same walk; a parent seen
+// before is marked), beside the k parents of the parent walk and the
+// exact k parents.
+func E25Query(env *Env, x *E25Index, qi, ef int) (*table.Table, error) {
+	if x == nil || x.ix == nil {
+		return nil, fmt.Errorf("%w: E25: no index (build it with E25Build)", ErrBadArgument)
+	}
+	if qi < 0 || qi >= x.queries.N || ef < 1 {
+		return nil, fmt.Errorf("%w: E25Query: query %d of %d, ef %d", ErrBadArgument, qi, x.queries.N, ef)
+	}
+	k := env.Scale.K
+	q := x.queries.Row(qi)
+	// All k passages, before dedupe: the naive walk's own result list.
+	pass, err := x.graph.Search(q, k, ef)
+	if err != nil {
+		return nil, err
+	}
+	par, _, err := x.ix.SearchParents(q, k, ef)
+	if err != nil {
+		return nil, err
+	}
+	exact, err := x.ix.ExactParents(q, k)
+	if err != nil {
+		return nil, err
+	}
+	t := table.New(fmt.Sprintf("E25 query %d, k=%d, ef=%d: the k nearest passages and the k nearest parents", qi, k, ef),
+		table.Col("rank", ""),
+		table.Column{Header: "naive: passage → parent", Source: table.Lab},
+		table.Column{Header: "distance", Source: table.Lab, Prec: 4},
+		table.Column{Header: "parents: parent (passage)", Source: table.Lab},
+		table.Column{Header: "distance", Source: table.Lab, Prec: 4},
+		table.Column{Header: "exact parent", Source: table.Lab})
+	seen := map[uint32]bool{}
+	distinct := 0
+	for i := 0; i < k; i++ {
+		row := []any{i + 1, nil, nil, nil, nil, nil}
+		if i < len(pass) {
+			p := x.ParentOf[pass[i].ID]
+			s := fmt.Sprintf("%d → %d", pass[i].ID, p)
+			if seen[p] {
+				s += " (again)"
+			} else {
+				distinct++
+			}
+			seen[p] = true
+			row[1], row[2] = s, float64(pass[i].Dist)
+		}
+		if i < len(par) {
+			row[3], row[4] = fmt.Sprintf("%d (%d)", par[i].Parent, par[i].Passage), float64(par[i].Dist)
+		}
+		if i < len(exact) {
+			row[5] = strconv.Itoa(int(exact[i].Parent))
+		}
+		_ = t.AddValues(row...)
+	}
+	t.Note("naive: %d passages name %d distinct parents; parents: %d", len(pass), distinct, len(par))
+	t.Note("distance is cosine distance (1 − cos); a parent's distance is its nearest passage's")
+	return t, nil
+}
+
+// E25Shape is one passage-count distribution measured by [E25Shapes].
+type E25Shape struct {
+	Config E25Config
+	Mean   float64 // measured passages per parent
+	Rows   []E25Row
+}
+
+// E25Shapes builds one collection per config (each about Scale.N passages)
+// and measures the three methods at one beam ef: how the naive plan's
+// shortfall grows with the passages per parent.
+func E25Shapes(env *Env, cfgs []E25Config, ef int) (*table.Table, []E25Shape, error) {
+	if len(cfgs) == 0 || ef < 1 {
+		return nil, nil, fmt.Errorf("%w: E25Shapes: %d configs, ef %d", ErrBadArgument, len(cfgs), ef)
+	}
+	k := env.Scale.K
+	var out []E25Shape
+	for i, c := range cfgs {
+		env.progress(i, len(cfgs), "E25 passage-count distributions")
+		progress := env.Progress
+		env.Progress = nil // one bar for the sweep, not one per build
+		x, err := E25Build(env, c)
+		var rows []E25Row
+		if err == nil {
+			rows, err = E25Measure(env, x, []int{ef})
+		}
+		env.Progress = progress
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, E25Shape{Config: x.Config, Mean: x.MeanPassages(), Rows: rows})
+	}
+	env.progress(len(cfgs), len(cfgs), "E25 passage-count distributions")
+	t := table.New(fmt.Sprintf("E25 by passage-count distribution: k=%d parents, ef=%d, %d queries (lab)", k, ef, env.Scale.Queries),
+		table.Col("passages per parent", ""),
+		table.Col("spread", ""),
+		table.Column{Header: "mean", Source: table.Lab, Prec: 2},
+		table.Column{Header: "naive distinct parents", Source: table.Lab, Prec: 2},
+		table.Column{Header: "naive recall", Source: table.Lab, Prec: 3},
+		table.Column{Header: "parents distinct", Source: table.Lab, Prec: 2},
+		table.Column{Header: "parents recall", Source: table.Lab, Prec: 3},
+		table.Column{Header: "parents distances/q", Source: table.Lab, Prec: -1},
+		table.Column{Header: "k'", Source: table.Lab, Prec: -1},
+		table.Column{Header: "naive k' recall", Source: table.Lab, Prec: 3},
+		table.Column{Header: "naive k' distances/q", Source: table.Lab, Prec: -1})
+	for _, s := range out {
+		var par, nai, kp E25Row
+		for _, r := range s.Rows {
+			switch r.Method {
+			case E25Parents:
+				par = r
+			case E25Naive:
+				nai = r
+			case E25NaiveKPrime:
+				kp = r
+			}
+		}
+		dist := strconv.Itoa(s.Config.MinPassages)
+		if s.Config.MaxPassages != s.Config.MinPassages {
+			dist += "–" + strconv.Itoa(s.Config.MaxPassages) + " uniform"
+		} else {
+			dist += " each"
+		}
+		_ = t.AddValues(dist, strconv.FormatFloat(s.Config.Spread, 'g', -1, 64), s.Mean, nai.MeanParents, nai.Recall, par.MeanParents, par.Recall, par.DistComps, kp.Asked, kp.Recall, kp.DistComps)
+	}
+	t.Note("each distribution is its own collection of about %d passages (fewer parents when they have more passages), spread as configured; one passage per parent is plain kNN, where all three plans coincide", env.Scale.N)
+	return t, out, nil
+}
+
+func runE25(env *Env) (*Report, error) {
+	x, err := E25Build(env, E25Config{})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := E25Measure(env, x, E25Ef)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReport(e25, env)
+	r.AddTable(E25Table(env, x, rows))
+	r.AddChart(E25Chart(env, rows))
+	k := env.Scale.K
+	for _, row := range rows {
+		if row.Ef == max(E25Ef[0], k) && row.Method != E25NaiveKPrime {
+			r.Note("lab, ef=%d: %s returns %.2f distinct parents on average at parent recall@%d %.3f", row.Ef, row.Method, row.MeanParents, k, row.Recall)
+		}
+	}
+	r.Note("the collection: %v; graph %.0f B/passage of links, parent ids %.0f B/passage", x, x.GraphBytes, x.ParentBytes)
+	return r, nil
+}

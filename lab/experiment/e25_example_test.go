@@ -1,0 +1,25 @@
+package experiment_test
+
+import (
+	"fmt"
+
+	"github.com/veclab/veclab/lab/experiment"
+)
+
+// A notebook cell choosing E25's passage-count distribution: the config
+// prints in the form it parses, and its zero fields take the defaults.
+func ExampleParseE25Config() {
+	c, err := experiment.ParseE25Config("passages=1-16")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c, "→ mean", c.MeanPassages(), "passages per parent")
+	fmt.Println(experiment.E25Config{}.WithDefaults())
+	_, err = experiment.ParseE25Config("passages=8-2")
+	fmt.Println(err)
+	// Output:
+	// passages=1-16 spread=0.5 → mean 8.5 passages per parent
+	// passages=2-8 spread=0.5
+	// experiment: engine: invalid argument: E25 config: max passages 2 below min 8
+}
