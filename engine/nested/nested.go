@@ -15,6 +15,7 @@ package nested
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/internal/topk"
@@ -45,6 +46,9 @@ type Index struct {
 	metric  engine.Metric
 	dist    vec.DistFunc
 	graph   Graph
+	// visited sets are reused across queries (reset by an epoch bump), so
+	// a search allocates no per-collection memory in steady state.
+	pool sync.Pool
 }
 
 // New binds passages (row i = passage i, normalised under Cosine), the
@@ -64,6 +68,16 @@ func New(passages *vec.Matrix, parents []uint32, metric engine.Metric, g Graph) 
 		np = max(np, int(p)+1)
 	}
 	return &Index{vectors: passages, parents: parents, nParent: np, metric: metric, dist: vec.Distance(metric), graph: g}, nil
+}
+
+// getVisited returns an empty visited set over the passages.
+func (x *Index) getVisited() *topk.Visited {
+	v, _ := x.pool.Get().(*topk.Visited)
+	if v == nil {
+		return topk.NewVisited(x.vectors.N)
+	}
+	v.Reset(x.vectors.N)
+	return v
 }
 
 func (x *Index) prepare(q []float32, k int) ([]float32, error) {
@@ -177,7 +191,8 @@ func (x *Index) SearchParents(q []float32, k, ef int) ([]Hit, engine.SearchStats
 		return nil, engine.SearchStats{}, nil
 	}
 	ef = max(ef, k)
-	w := &walker{x: x, q: qq, visited: topk.NewVisited(x.vectors.N)}
+	w := &walker{x: x, q: qq, visited: x.getVisited()}
+	defer x.pool.Put(w.visited)
 	set := &parentSet{best: map[uint32]Hit{}}
 	ep := w.descend()
 	w.visited.Visit(ep.ID)
@@ -225,7 +240,8 @@ func (x *Index) SearchNaive(q []float32, k, ef int) ([]Hit, engine.SearchStats, 
 		return nil, engine.SearchStats{}, nil
 	}
 	ef = max(ef, k)
-	w := &walker{x: x, q: qq, visited: topk.NewVisited(x.vectors.N)}
+	w := &walker{x: x, q: qq, visited: x.getVisited()}
+	defer x.pool.Put(w.visited)
 	var res topk.MaxHeap
 	ep := w.descend()
 	w.visited.Visit(ep.ID)
