@@ -60,6 +60,9 @@ func (p Profile) FilterParams(k, dim int) filtered.Params {
 	if p.Kind == Qdrant && dim > 0 {
 		fp.FullScanThreshold = max(p.FullScanThresholdKB*1024/(4*dim), 1)
 	}
+	if p.Kind == Elasticsearch {
+		fp.Rescore = pl.Rescore
+	}
 	return fp
 }
 
@@ -107,6 +110,14 @@ func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 	coll, err := filtered.New(g.graph.Vectors(), meta, filtered.Options{Metric: c.p.Metric, Graph: g.graph, M: c.p.M})
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
+	}
+	if cs := g.graph.Codes(); c.p.Kind == Elasticsearch && cs != nil && cs.Len() == coll.Len() {
+		// Lucene's filtered walk over a quantized field scores the codes
+		// (and so does its exact fallback); FilterParams rescores the
+		// best oversample·k with float32.
+		if coll, err = coll.WithCodes(cs); err != nil {
+			return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
+		}
 	}
 	if c.p.Kind == Qdrant && c.p.PayloadM > 0 && hasPayloadIndex(meta) {
 		// Qdrant builds its payload-block links for every field indexed
