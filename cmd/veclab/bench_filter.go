@@ -45,7 +45,7 @@ type benchFilterFlags struct {
 	noIndex    bool
 	seeds      int
 	efs        []int
-	fixedNbhd  bool
+	nbhds      []filtered.ACORNNeighbourhood
 	expand     int
 	minSel     float64
 	links      bool
@@ -79,7 +79,7 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	fs.IntVar(&f.expand, "acorn-expand", 0, "ACORN-γ construction: links expanded per node (0: the whole M·γ list; the authors' code: M)")
 	fs.Float64Var(&f.minSel, "acorn-minsel", 0, "ACORN-γ: selectivity below which it pre-filters (0: the default 1/γ)")
 	efs := fs.String("efs", "", "comma-separated beams for the graph strategies (each a row; overrides -ef), e.g. 40,100,200")
-	fs.BoolVar(&f.fixedNbhd, "acorn-fixed", false, "also run the ACORN strategies with the paper's fixed filtered neighbourhood (visited members count toward the 2·M truncation; default: the authors' code, they do not)")
+	nbhds := fs.String("acorn-nbhd", "", "comma-separated: also run the ACORN strategies with these readings of the filtered neighbourhood besides the authors' code: paper (the fixed set of Alg. 3), new-only (the lab's: visited members neither count nor expand)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -133,6 +133,19 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	if len(f.efs) == 0 {
 		f.efs = []int{f.ef}
 	}
+	for _, n := range strings.Split(*nbhds, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		v, err := filtered.ParseACORNNeighbourhood(n)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("-acorn-nbhd: %w", err))
+			continue
+		}
+		if v != filtered.ACORNAuthors {
+			f.nbhds = append(f.nbhds, v)
+		}
+	}
 	if f.workers == 0 {
 		f.workers = runtime.GOMAXPROCS(0)
 	}
@@ -177,7 +190,7 @@ func runBenchFilter(args []string, stdout, stderr io.Writer) error {
 	t.Note("article (E03/E07/E08, category == 'c3' && year >= 2022, 4.4 %%): pgvector post-filter ef 40 recall 0.167, 1.8 hits; iterative relaxed 0.611 / 10 hits; strict 0.281 / 10 hits; redis 1.000; qdrant 1.000 (p50 27.6 ms without payload index, 1.5 ms with)")
 	t.Note("selectivity rows filter a uniform random integer field 'bucket' (0…999), independent of the vectors; 'tag' rows a keyword value of a uniform 40-value field, also independent")
 	t.Note("'+payload links' rows: Qdrant over the graph with its payload-block links (an HNSW per keyword value / numeric range above full_scan_threshold and below the percolation bound, merged into layer 0); Qdrant plans with full_scan_threshold %s", thresholdText(f.threshold))
-	t.Note("acorn-gamma pre-filters (path exact) below s_min = 1/γ (-acorn-minsel); acorn-1 below 1/(2·M²); ACORN's neighbourhood is the authors' code's ('fixed-nbhd' rows: the paper's fixed set)")
+	t.Note("acorn-gamma pre-filters (path exact) below s_min = 1/γ (-acorn-minsel); acorn-1 below 1/(2·M²); ACORN's neighbourhood is the authors' code's ('paper-nbhd' rows: the paper's fixed set of Alg. 3; 'new-only-nbhd' rows: the lab's variant, see filtered.ACORNNeighbourhood)")
 	t.Note("'+N seeds' rows: ACORN with N matching documents as extra layer-0 entry points (a predicate-aware entry, not in the paper)")
 	t.Note("timings are wall time of one search on a machine shared with other jobs")
 	fmt.Fprint(stdout, t.String())
@@ -313,8 +326,8 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 				}
 				jobs = append(jobs, job{name, coll, cf, s, filtered.Params{Ef: ef, FullScanThreshold: f.threshold}})
 				if s == filtered.ACORNGamma || s == filtered.ACORN1 {
-					if f.fixedNbhd {
-						jobs = append(jobs, job{name + " fixed-nbhd", coll, cf, s, filtered.Params{Ef: ef, ACORNFixedNeighbourhood: true}})
+					for _, nb := range f.nbhds {
+						jobs = append(jobs, job{name + " " + nb.String() + "-nbhd", coll, cf, s, filtered.Params{Ef: ef, ACORNNeighbourhood: nb}})
 					}
 					if f.seeds > 0 {
 						jobs = append(jobs, job{fmt.Sprintf("%s +%d seeds", name, f.seeds), coll, cf, s, filtered.Params{Ef: ef, EntrySeeds: f.seeds}})

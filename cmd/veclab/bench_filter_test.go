@@ -64,6 +64,7 @@ func TestBenchFilterBadFlags(t *testing.T) {
 		{[]string{"-efs", "40,x"}, `-efs "x"`},
 		{[]string{"-efs", "0"}, `-efs "0"`},
 		{[]string{"-threshold", "-1"}, "-threshold"},
+		{[]string{"-acorn-nbhd", "fixed"}, `-acorn-nbhd: engine: invalid argument: ACORN neighbourhood "fixed"`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -77,17 +78,17 @@ func TestBenchFilterBadFlags(t *testing.T) {
 }
 
 // TestBenchFilterEfSweep checks that -efs gives one row per beam for the
-// graph strategies (exact once) and -acorn-fixed the paper's-neighbourhood
+// graph strategies (exact once) and -acorn-nbhd the other neighbourhood
 // rows.
 func TestBenchFilterEfSweep(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run([]string{"bench", "filter", "-n", "2000", "-queries", "5", "-dim", "16", "-warmup", "0", "-seeds", "0",
-		"-sel", "0.1", "-strategies", "exact,acorn-1", "-efs", "20,60", "-acorn-fixed"}, &out, &errb)
+		"-sel", "0.1", "-strategies", "exact,acorn-1", "-efs", "20,60", "-acorn-nbhd", "paper,new-only"}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	s := out.String()
-	for _, row := range []string{"exact ", "acorn-1 ef=20 ", "acorn-1 ef=60 ", "acorn-1 ef=20 fixed-nbhd", "acorn-1 ef=60 fixed-nbhd"} {
+	for _, row := range []string{"exact ", "acorn-1 ef=20 ", "acorn-1 ef=60 ", "acorn-1 ef=20 paper-nbhd", "acorn-1 ef=60 paper-nbhd", "acorn-1 ef=20 new-only-nbhd"} {
 		if !strings.Contains(s, row) {
 			t.Errorf("no row %q:\n%s", row, s)
 		}

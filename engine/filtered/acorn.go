@@ -363,17 +363,19 @@ func (b *acornBuilder) addLink(n, id engine.ID, d float32, l, capList int) {
 }
 
 // acornSearch is ACORN's search over the predicate subgraph (the authors'
-// hybrid_search_from_candidates / hybrid_greedy_update_nearest). At every
-// expanded node the passing neighbours are scored; for list positions ≥ M_β
+// hybrid_search_from_candidates / hybrid_greedy_update_nearest in
+// faiss/impl/ACORN.cpp of stanford-futuredata/ACORN). At every expanded
+// node the passing neighbours are scored; for list positions ≥ M_β
 // (ACORN-γ's compressed tail) or for every position (ACORN-1, γ = 1) the
 // neighbour's own list is expanded too and its passing members scored
-// (two hops), until 2·M passing neighbours were found; on layer 0, as in the
-// authors' code, members already visited are skipped without counting and
-// not expanded (Params.ACORNFixedNeighbourhood: the paper's fixed set,
-// where they count). Non-passing nodes are never scored. Selectivity below the configured minimum (estimated from
-// the filter) falls back to pre-filtering: exact search over the matching set.
+// (two hops), until the truncation budget of passing members is reached
+// (2·M on layer 0, M above, as the authors' code; the paper says M).
+// Params.ACORNNeighbourhood says which members count toward it (see
+// ACORNNeighbourhood). Non-passing nodes are never scored. Selectivity
+// below the configured minimum (estimated from the filter) falls back to
+// pre-filtering: exact search over the matching set.
 func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, p Params) []engine.Result {
-	seeds, newOnly := p.EntrySeeds, !p.ACORNFixedNeighbourhood
+	seeds, mode := p.EntrySeeds, p.ACORNNeighbourhood
 	ef = max(ef, k)
 	if s.f == nil {
 		return s.unfilteredOn(g, k, ef)
@@ -394,19 +396,58 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, p Params
 	}
 	local := s.local
 	// neighbourhood returns the passing nodes to score from node id on
-	// level l: the node's filtered neighbour set (direct neighbours, plus
-	// the neighbours of list positions ≥ M_β, or of every position for
-	// ACORN-1), each node once, truncated to 2·M members (the authors'
-	// code; the paper says M). On layer 0 (skipVisited) with newOnly, the
-	// authors' code, members already visited neither count toward the
-	// truncation nor are expanded; without it (the paper's fixed N_p(v))
-	// they count but are not returned.
+	// level l (skipVisited: layer 0, where the walk keeps a visited set):
+	// the node's filtered neighbour set — direct neighbours, plus the
+	// neighbours of list positions ≥ M_β, or of every position for
+	// ACORN-1 — each node once, truncated at the budget of passing members.
 	neighbourhood := func(l int, id engine.ID, skipVisited bool) []engine.ID {
 		buf = buf[:0]
 		local.Reset(s.c.vectors.N)
 		local.Visit(id)
 		found := 0
-		fresh := skipVisited && newOnly
+		limit := budget
+		if l > 0 && mode == ACORNAuthors {
+			limit = m // hybrid_greedy_update_nearest truncates at M
+		}
+		twoHop := func(j int) bool { return acorn1 || (l == 0 && j >= mBeta) }
+		if mode == ACORNAuthors {
+			// The authors' loop: a passing member counts whether visited
+			// or not; a visited member is neither returned nor, at one
+			// hop, expanded.
+			seen := func(v engine.ID) bool { return (skipVisited && s.visited.Seen(v)) || local.Visit(v) }
+			for j, v := range g.Neighbors(l, id) {
+				pass := s.allowedOnce(v)
+				if pass {
+					found++
+				}
+				if seen(v) {
+					continue
+				}
+				if pass {
+					buf = append(buf, v)
+					if found >= limit {
+						return buf
+					}
+				}
+				if twoHop(j) {
+					for _, v2 := range g.Neighbors(l, v) {
+						if !s.allowedOnce(v2) {
+							continue
+						}
+						found++
+						if seen(v2) {
+							continue
+						}
+						buf = append(buf, v2)
+						if found >= limit {
+							return buf
+						}
+					}
+				}
+			}
+			return buf
+		}
+		fresh := skipVisited && mode == ACORNNewOnly
 		add := func(v engine.ID) bool {
 			if local.Visit(v) || (fresh && s.visited.Seen(v)) || !s.allowedOnce(v) {
 				return false
@@ -415,7 +456,7 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, p Params
 			if !skipVisited || !s.visited.Seen(v) {
 				buf = append(buf, v)
 			}
-			return found >= budget
+			return found >= limit
 		}
 		for j, v := range g.Neighbors(l, id) {
 			if fresh && s.visited.Seen(v) {
@@ -424,7 +465,7 @@ func (s *search) acornSearch(g Graph, k, ef, m, mBeta int, acorn1 bool, p Params
 			if add(v) {
 				break
 			}
-			if acorn1 || (l == 0 && j >= mBeta) {
+			if twoHop(j) {
 				full := false
 				for _, v2 := range g.Neighbors(l, v) {
 					if full = add(v2); full {
@@ -542,4 +583,50 @@ func (s *search) unfilteredOn(g Graph, k, ef int) []engine.Result {
 		rs = rs[:k]
 	}
 	return rs
+}
+
+// ACORNNeighbourhood is a reading of ACORN's filtered neighbour set N_p(v):
+// the members of a node's (two-hop) neighbourhood that pass the predicate,
+// truncated once a budget of them was found (2·M on layer 0).
+type ACORNNeighbourhood uint8
+
+const (
+	// ACORNAuthors is the authors' code (stanford-futuredata/ACORN,
+	// faiss/impl/ACORN.cpp, hybrid_search_from_candidates): every passing
+	// member counts toward the budget, visited or not; visited members
+	// are not scored again, and a visited direct neighbour's own list is
+	// not expanded. When the budget is reached inside a two-hop list the
+	// authors' ACORN-1 loop may still score one more direct neighbour;
+	// the lab stops there.
+	ACORNAuthors ACORNNeighbourhood = iota
+	// ACORNPaper is the paper's fixed set (Alg. 3): the first 2·M passing
+	// members whether visited or not, with every direct neighbour's list
+	// expanded; visited members are not returned.
+	ACORNPaper
+	// ACORNNewOnly is the lab's variant: visited members neither count
+	// nor are expanded, so an expansion looks further for 2·M new passing
+	// nodes. On the lab's clustered data it widens ACORN-γ's reach at
+	// high selectivity, where a nearest-only list's first 2·M passing
+	// members are all local.
+	ACORNNewOnly
+)
+
+var acornNeighbourhoodNames = [...]string{"authors", "paper", "new-only"}
+
+// String names the reading: "authors", "paper" or "new-only".
+func (n ACORNNeighbourhood) String() string {
+	if int(n) < len(acornNeighbourhoodNames) {
+		return acornNeighbourhoodNames[n]
+	}
+	return fmt.Sprintf("ACORNNeighbourhood(%d)", uint8(n))
+}
+
+// ParseACORNNeighbourhood reads a name String prints.
+func ParseACORNNeighbourhood(s string) (ACORNNeighbourhood, error) {
+	for i, name := range acornNeighbourhoodNames {
+		if s == name {
+			return ACORNNeighbourhood(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: ACORN neighbourhood %q (want authors, paper or new-only)", engine.ErrInvalidArgument, s)
 }

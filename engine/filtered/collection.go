@@ -127,18 +127,10 @@ type Params struct {
 	// list). 0 is the paper's single entry point.
 	EntrySeeds int
 
-	// ACORNFixedNeighbourhood selects the paper's reading of the ACORN
-	// neighbourhood (Alg. 3: the filtered neighbour set N_p(v) of a node is
-	// fixed, truncated to its first 2·M passing members whether already
-	// visited or not). The default is the authors' code
-	// (TAG-Research/ACORN hybrid_search_from_candidates): visited members
-	// neither count toward the truncation nor have their own lists
-	// expanded, so each expansion looks further for 2·M new passing nodes.
-	// On the lab's clustered data the fixed set caps ACORN-γ's recall near
-	// 0.9 at 50 % selectivity whatever ef (its lists are nearest-only, so
-	// the first 2·M passing members are all local); the authors' set
-	// reaches 1.0 (bench filter -acorn-fixed).
-	ACORNFixedNeighbourhood bool
+	// ACORNNeighbourhood selects which passing members of a node's
+	// (two-hop) neighbourhood count toward its truncation (see
+	// ACORNNeighbourhood); the zero value is the authors' code.
+	ACORNNeighbourhood ACORNNeighbourhood
 }
 
 func (p Params) withDefaults(dim int) Params {
@@ -188,6 +180,9 @@ func (p Params) Validate() error {
 	}
 	if p.Rescore < 0 {
 		bad = append(bad, fmt.Sprintf("rescore %d < 0", p.Rescore))
+	}
+	if p.ACORNNeighbourhood > ACORNNewOnly {
+		bad = append(bad, fmt.Sprintf("ACORN neighbourhood %d (want authors, paper or new-only)", p.ACORNNeighbourhood))
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%w: %s", engine.ErrInvalidArgument, strings.Join(bad, "; "))
