@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The tests that build wasm/ share one cache, removed by TestMain.
+var (
+	wasmCacheOnce sync.Once
+	wasmCache     string
+	wasmCacheErr  error
+)
+
+func sharedCache(t *testing.T) string {
+	t.Helper()
+	wasmCacheOnce.Do(func() { wasmCache, wasmCacheErr = os.MkdirTemp("", "veclab-serve-test") })
+	if wasmCacheErr != nil {
+		t.Fatal(wasmCacheErr)
+	}
+	return wasmCache
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if wasmCache != "" {
+		os.RemoveAll(wasmCache)
+	}
+	os.Exit(code)
+}
+
+// chromiumPath is the browser TestBrowser drives: $CHROMIUM or Debian's.
+func chromiumPath() string {
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p
+	}
+	return "/usr/bin/chromium"
+}
+
+// needBrowser fails the test (it does not skip) when what the browser test
+// drives is missing, and says how to install it.
+func needBrowser(t *testing.T, dir string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the browser test is not short")
+	}
+	const install = "apt-get install -y chromium nodejs npm && (cd wasm/browsertest && npm ci)"
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatalf("the browser test needs node (install: %s): %v", install, err)
+	}
+	cmd := exec.Command("node", "-e", "require.resolve('playwright-core')")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the browser test needs playwright-core in wasm/browsertest/node_modules (install: %s): %v\n%s", install, err, out)
+	}
+	if st, err := os.Stat(chromiumPath()); err != nil || st.IsDir() {
+		t.Fatalf("the browser test needs chromium at %s, or $CHROMIUM (install: %s): %v", chromiumPath(), install, err)
+	}
+}
+
+// TestBrowser builds wasm/, serves it with serve on a free port and runs
+// wasm/browsertest/browser.js, which drives the page in chromium: the demo
+// (a lab experiment, its table and chart), 1+1, Println, a display handle,
+// a compile error naming its line, a panic, completion.
+func TestBrowser(t *testing.T) {
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "wasm", "browsertest")
+	needBrowser(t, dir)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	urls := make(chan string, 1)
+	served := make(chan error, 1)
+	var log bytes.Buffer
+	start := time.Now()
+	go func() {
+		served <- serve(ctx, serveConfig{Addr: "127.0.0.1:0", Src: root, Cache: sharedCache(t)}, io.Discard, &log, func(u string) { urls <- u })
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-served:
+		t.Fatalf("serve: %v\n%s", err, log.String())
+	case <-time.After(10 * time.Minute):
+		t.Fatalf("serve did not start in 10 minutes\n%s", log.String())
+	}
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	t.Logf("%sserving %s after %.1f s", log.String(), url, time.Since(start).Seconds())
+
+	nctx, ncancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer ncancel()
+	cmd := exec.CommandContext(nctx, "node", "browser.js", url)
+	cmd.Dir = dir
+	start = time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("node browser.js (%.1f s):\n%s", time.Since(start).Seconds(), out)
+	if err != nil {
+		t.Fatalf("the browser test failed: %v", err)
+	}
+}
+
+// TestServeReusesBuildAndServesMIMETypes builds once into a cache, checks
+// that a second start reuses the build, and that the handler serves the
+// page, wasm_exec.js and veclab.wasm (plain and gzipped) with their types.
+func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds wasm/")
+	}
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := sharedCache(t)
+	var log bytes.Buffer
+	s, err := buildSite(serveConfig{Src: root, Cache: cache}, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	log.Reset()
+	if _, err := buildSite(serveConfig{Src: root, Cache: cache}, &log); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "reusing") {
+		t.Errorf("second start rebuilt: %s", log.String())
+	}
+	srv := httptest.NewServer(s.handler())
+	defer srv.Close()
+	tests := []struct {
+		path, accept, ctype, encoding, contains string
+	}{
+		{"/", "", "text/html; charset=utf-8", "", "veclab.js"},
+		{"/veclab.js", "", "text/javascript; charset=utf-8", "", "veclab.eval"},
+		{"/style.css", "", "text/css; charset=utf-8", "", ".cell"},
+		{"/wasm_exec.js", "", "text/javascript; charset=utf-8", "", "globalThis.Go"},
+		{"/veclab.wasm", "identity", "application/wasm", "", "\x00asm"},
+		{"/veclab.wasm", "gzip, deflate", "application/wasm", "gzip", ""},
+		{"/veclab.wasm", "gzip;q=0", "application/wasm", "", "\x00asm"},
+	}
+	for _, tc := range tests {
+		req, _ := http.NewRequest("GET", srv.URL+tc.path, nil)
+		req.Header.Set("Accept-Encoding", tc.accept) // disables the client's transparent gunzip
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != tc.ctype || resp.Header.Get("Content-Encoding") != tc.encoding {
+			t.Errorf("GET %s (Accept-Encoding %q): %d, Content-Type %q, Content-Encoding %q; want 200, %q, %q",
+				tc.path, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"), tc.ctype, tc.encoding)
+		}
+		if !bytes.Contains(body, []byte(tc.contains)) {
+			t.Errorf("GET %s: body does not contain %q", tc.path, tc.contains)
+		}
+		if tc.encoding == "gzip" && !bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
+			t.Errorf("GET %s: Content-Encoding gzip, but the body is not gzip", tc.path)
+		}
+	}
+}
+
+// TestServeNamesWhatIsMissing checks the errors for a missing toolchain
+// and a missing module source.
+func TestServeNamesWhatIsMissing(t *testing.T) {
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("no module", func(t *testing.T) {
+		_, err := moduleRoot(t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), "github.com/veclab/veclab") {
+			t.Fatalf("-src of an empty directory: %v", err)
+		}
+		t.Chdir(t.TempDir())
+		_, err = moduleRoot("")
+		if err == nil || !strings.Contains(err.Error(), "module source is not available") || !strings.Contains(err.Error(), "-src") {
+			t.Fatalf("outside a checkout: %v", err)
+		}
+	})
+	t.Run("no go command", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		_, err := buildSite(serveConfig{Src: root, Cache: t.TempDir()}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "the go command is not on PATH") {
+			t.Fatalf("without go on PATH: %v", err)
+		}
+	})
+	t.Run("flags", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		if code := run([]string{"serve", "-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "-addr") || !strings.Contains(errb.String(), "127.0.0.1:8080") {
+			t.Fatalf("serve -h: exit %d, %s", code, errb.String())
+		}
+		if code := run([]string{"serve", "extra"}, &out, &errb); code == 0 {
+			t.Fatal("serve extra: exit 0")
+		}
+	})
+}
+
+// TestWasmImports keeps the browser build off the kernel's sockets: wasm
+// reaches the evaluation core and the lab, never the kernel package (its
+// sockets) or zmq4. (internal/layering lists packages for the host, where
+// wasm/ builds nothing.)
+func TestWasmImports(t *testing.T) {
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "list", "-deps", "./wasm")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		deps[p] = true
+	}
+	for _, want := range []string{modulePath + "/kernel/eval", modulePath + "/lab/experiment", modulePath + "/lab/chart"} {
+		if !deps[want] {
+			t.Errorf("wasm does not reach %s", want)
+		}
+	}
+	for p := range deps {
+		if p == modulePath+"/kernel" || strings.HasPrefix(p, "github.com/go-zeromq/") || strings.HasPrefix(p, modulePath+"/cmd/") {
+			t.Errorf("wasm reaches %s", p)
+		}
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for h, want := range map[string]bool{
+		"": false, "gzip": true, "deflate, gzip;q=1.0, *;q=0.5": true, "gzip;q=0": false,
+		"br": false, "GZIP": true, "identity": false, "gzip; q=0.001": true,
+	} {
+		if got := acceptsGzip(h); got != want {
+			t.Errorf("acceptsGzip(%q) = %t, want %t", h, got, want)
+		}
+	}
+}
