@@ -71,7 +71,7 @@ func needBrowser(t *testing.T, dir string) {
 // TestBrowser builds wasm/, serves it with serve on a free port and runs
 // wasm/browsertest/browser.js, which drives the page in chromium: the demo
 // (a lab experiment, its table and chart), 1+1, Println, a display handle,
-// a compile error naming its line, a panic, completion.
+// a compile error naming its line, a panic, completion, a loaded notebook.
 func TestBrowser(t *testing.T) {
 	root, err := moduleRoot("")
 	if err != nil {

@@ -1,7 +1,8 @@
 // browser.js drives the page of wasm/web (served by `veclab serve`) in
 // Debian's chromium through playwright-core, as cmd/veclab's TestBrowser
 // does: it waits for veclab.wasm, runs the built-in demo and a few cells
-// through the page (typing, Shift+Enter) and checks the DOM they produce.
+// through the page (typing, Shift+Enter), loads a notebook of the
+// repository with "Load notebook…" and checks the DOM they produce.
 //
 //	node browser.js URL [SCREENSHOT.png]
 //
@@ -118,6 +119,17 @@ async function main() {
 		const comp = await page.evaluate(() => veclab.complete("fmt.Prin", 8));
 		check(comp.matches.includes("Println") && comp.start === 4 && comp.end === 8, `complete: ${JSON.stringify(comp)}`);
 		console.log(`ok   complete("fmt.Prin") → ${comp.matches.join(", ")}`);
+
+		// Load notebook…: a notebook of the repository, its code cells and
+		// saved outputs (not run: they are article-scale).
+		const nbPath = require("path").join(__dirname, "..", "..", "notebooks", "02-redis-ef-runtime.ipynb");
+		const nb = JSON.parse(require("fs").readFileSync(nbPath, "utf8"));
+		const want = nb.cells.filter((x) => x.cell_type === "code").length;
+		await page.setInputFiles("#load", nbPath);
+		await page.waitForFunction((n) => document.querySelectorAll(".cell.code").length === n, want, { timeout: 10000 });
+		const saved = await page.$$eval(".outputs.saved .output.html table", (ts) => ts.length);
+		check(saved > 0, "the loaded notebook shows no saved HTML table");
+		console.log(`ok   load notebook: ${want} code cells, ${saved} saved tables`);
 
 		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
 		console.log(`PASS (${secs()})`);
