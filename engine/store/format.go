@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/engine/vfs"
 )
 
 // Format constants: part of the file format; never change.
@@ -89,10 +88,13 @@ func decodeHeader(path string, b []byte, size int64) (header, error) {
 // Writer appends vectors to a new vector file. Nothing is visible at the
 // final path until Commit, which writes the header, syncs the file, renames
 // it into place and syncs the directory; Abort (safe after Commit, so it can
-// be deferred) removes the temporary file.
+// be deferred) removes the temporary file. Any failure — an I/O error, or
+// a write refused by a vfs.WatermarkFS — leaves a previous file at the path
+// untouched.
 type Writer struct {
+	fsys      vfs.FS
 	path, tmp string
-	f         *os.File
+	f         vfs.File
 	bw        *bufio.Writer
 	dim       int
 	metric    engine.Metric
@@ -102,9 +104,20 @@ type Writer struct {
 	done      bool
 }
 
-// Create starts a vector file of dimension dim at path. Under Cosine every
-// appended vector is stored unit-normalised.
+// Create starts a vector file of dimension dim at path on the operating
+// system's files. Under Cosine every appended vector is stored
+// unit-normalised.
 func Create(path string, dim int, metric engine.Metric) (*Writer, error) {
+	return CreateFS(vfs.Default, path, dim, metric)
+}
+
+// CreateFS is [Create] through fsys (e.g. a vfs.WatermarkFS). [Open] reads
+// the result from the operating system's files, so fsys must write there
+// for the file to be opened.
+func CreateFS(fsys vfs.FS, path string, dim int, metric engine.Metric) (*Writer, error) {
+	if fsys == nil {
+		return nil, fmt.Errorf("%w: nil file system", engine.ErrInvalidArgument)
+	}
 	if dim <= 0 || dim > 1<<20 {
 		return nil, fmt.Errorf("%w: vector file dimension %d out of range", engine.ErrInvalidArgument, dim)
 	}
@@ -112,11 +125,11 @@ func Create(path string, dim int, metric engine.Metric) (*Writer, error) {
 		return nil, fmt.Errorf("%w: unknown metric %d", engine.ErrInvalidArgument, metric)
 	}
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := fsys.Create(tmp)
 	if err != nil {
 		return nil, fmt.Errorf("store: create %s: %w", path, err)
 	}
-	w := &Writer{path: path, tmp: tmp, f: f, bw: bufio.NewWriterSize(f, 1<<20), dim: dim, metric: metric,
+	w := &Writer{fsys: fsys, path: path, tmp: tmp, f: f, bw: bufio.NewWriterSize(f, 1<<20), dim: dim, metric: metric,
 		row: make([]byte, 4*dim+4), scratch: make([]float32, dim)}
 	if _, err := w.bw.Write(make([]byte, dataOffset)); err != nil { // header placeholder
 		w.Abort()
@@ -184,16 +197,12 @@ func (w *Writer) Commit() error {
 	if err := w.f.Close(); err != nil {
 		return w.fail(err)
 	}
-	if err := os.Rename(w.tmp, w.path); err != nil {
+	if err := w.fsys.Rename(w.tmp, w.path); err != nil {
 		return w.fail(err)
 	}
 	w.done = true
-	if d, err := os.Open(filepath.Dir(w.path)); err == nil {
-		err = d.Sync()
-		d.Close()
-		if err != nil {
-			return fmt.Errorf("store: sync directory of %s: %w", w.path, err)
-		}
+	if err := w.fsys.SyncDir(vfs.Dir(w.path)); err != nil {
+		return fmt.Errorf("store: sync directory of %s: %w", w.path, err)
 	}
 	return nil
 }
@@ -210,15 +219,20 @@ func (w *Writer) Abort() {
 	}
 	w.done = true
 	w.f.Close()
-	os.Remove(w.tmp)
+	w.fsys.Remove(w.tmp)
 }
 
 // WriteMatrix writes every row of m to a new vector file at path.
 func WriteMatrix(path string, m *vec.Matrix, metric engine.Metric) error {
+	return WriteMatrixFS(vfs.Default, path, m, metric)
+}
+
+// WriteMatrixFS is [WriteMatrix] through fsys.
+func WriteMatrixFS(fsys vfs.FS, path string, m *vec.Matrix, metric engine.Metric) error {
 	if m == nil {
 		return fmt.Errorf("%w: nil matrix", engine.ErrInvalidArgument)
 	}
-	w, err := Create(path, m.Dim, metric)
+	w, err := CreateFS(fsys, path, m.Dim, metric)
 	if err != nil {
 		return err
 	}

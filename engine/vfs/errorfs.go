@@ -173,6 +173,13 @@ func (f *errorFile) Write(p []byte) (int, error) {
 	return f.f.Write(p)
 }
 
+func (f *errorFile) WriteAt(p []byte, off int64) (int, error) {
+	if err := f.e.inj.MaybeError(OpWrite, f.name); err != nil {
+		return 0, err
+	}
+	return f.f.WriteAt(p, off)
+}
+
 func (f *errorFile) Close() error {
 	if err := f.e.inj.MaybeError(OpClose, f.name); err != nil {
 		f.f.Close() // release the underlying file; the caller sees the injected error

@@ -239,6 +239,28 @@ func (f *memFile) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
+	if err := f.check("write"); err != nil {
+		return 0, err
+	}
+	if !f.write {
+		return 0, &fs.PathError{Op: "write", Path: f.name, Err: fs.ErrPermission}
+	}
+	if off < 0 {
+		return 0, &fs.PathError{Op: "write", Path: f.name, Err: fs.ErrInvalid}
+	}
+	f.fs.mu.Lock()
+	defer f.fs.mu.Unlock()
+	d := f.node.data
+	end := off + int64(len(p))
+	if end > int64(len(d)) {
+		d = append(d, make([]byte, end-int64(len(d)))...)
+	}
+	copy(d[off:], p)
+	f.node.data = d
+	return len(p), nil
+}
+
 func (f *memFile) Close() error {
 	if err := f.check("close"); err != nil {
 		return err

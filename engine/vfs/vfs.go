@@ -9,11 +9,13 @@ import (
 )
 
 // File is an open file. Files opened by [FS.Open] are read-only; files from
-// [FS.Create] are read-write.
+// [FS.Create] are read-write. WriteAt does not move the offset Read and
+// Write use.
 type File interface {
 	io.Reader
 	io.ReaderAt
 	io.Writer
+	io.WriterAt
 	io.Closer
 	// Sync makes the file's contents durable.
 	Sync() error
