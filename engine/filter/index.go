@@ -133,11 +133,18 @@ func (ix *index) count(e *Expr) int {
 	return int(ix.bitmap(e).GetCardinality())
 }
 
-func (ix *index) bytes() int {
+func (ix *index) bytes() int { return ix.bitmapBytes() + ix.columnBytes() }
+
+// bitmapBytes is the roaring part of bytes: the present set and every
+// term's bitmap with its term string and a 16-byte map entry.
+func (ix *index) bitmapBytes() int {
 	n := int(ix.present.GetSizeInBytes())
 	for t, b := range ix.terms {
 		n += len(t) + int(b.GetSizeInBytes()) + 16
 	}
-	n += 12 * len(ix.vals)
 	return n
 }
+
+// columnBytes is the numeric column's part of bytes: 8-byte value plus
+// 4-byte id per entry.
+func (ix *index) columnBytes() int { return 12 * len(ix.vals) }

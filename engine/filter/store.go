@@ -158,6 +158,21 @@ func (s *Store) IndexBytes() int {
 	return n
 }
 
+// FieldIndexBytes returns the resident size of field's payload index in
+// its two parts: bitmaps, the roaring bitmaps (the set of documents that
+// have the field and, for keyword and bool fields, one bitmap per term,
+// counted with its term string and 16 bytes of map entry), and column, the
+// sorted numeric column of integer and float fields (an 8-byte value and a
+// 4-byte id per document). Both are 0 when the field has no index. Summed
+// over the fields, bitmaps+column is [Store.IndexBytes].
+func (s *Store) FieldIndexBytes(field string) (bitmaps, column int) {
+	ix := s.indexes[field]
+	if ix == nil {
+		return 0, 0
+	}
+	return ix.bitmapBytes(), ix.columnBytes()
+}
+
 // Kind returns the kind of a field (KindNone if the store has not seen it).
 func (s *Store) Kind(field string) Kind { return s.kinds[field] }
 

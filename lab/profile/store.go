@@ -320,6 +320,41 @@ func (s *Store) BytesPerVector() float64 {
 	return b / float64(n)
 }
 
+// Footprint is what a store's vector structures hold in memory, in bytes
+// summed over its segments (see [Store.Footprint]).
+type Footprint struct {
+	Docs    int   // documents counted: in a graph or in a plain tail
+	Vectors int64 // float32 vectors: the graphs' slabs and the plain tails (normalised copies)
+	Links   int64 // graph link lists at their fixed capacity, node levels and upper-layer offsets
+	Codes   int64 // quantized codes attached to the graphs (Elasticsearch's quantized types)
+}
+
+// Footprint measures the store's vector structures by component: the
+// float32 slabs (hnsw.Index.Vectors and the plain tails), the graph's
+// share of hnsw.Index.BytesPerVector (GraphBytesPerVector) and the
+// attached codes (CodeStore.BytesPerVector per indexed document).
+// Vectors+Links+Codes equals BytesPerVector·Docs up to rounding.
+func (s *Store) Footprint() Footprint {
+	var f Footprint
+	for _, g := range s.c.segs {
+		g.mu.RLock()
+		if g.graph != nil {
+			k := len(g.keys)
+			f.Vectors += int64(4 * len(g.graph.Vectors().Data))
+			f.Links += int64(math.Round(g.graph.GraphBytesPerVector() * float64(k)))
+			if cs := g.graph.Codes(); cs != nil {
+				f.Codes += int64(math.Round(cs.BytesPerVector() * float64(k)))
+			}
+			f.Docs += k
+		}
+		t := g.tailLen()
+		f.Vectors += int64(4*s.c.dim) * int64(t)
+		f.Docs += t
+		g.mu.RUnlock()
+	}
+	return f
+}
+
 // Ingest adds the rows of m as the next documents (keys Len(), Len()+1,
 // …) and returns when the store would acknowledge the batch. The batch is
 // checked first: a bad row rejects the whole batch and nothing of it is
