@@ -144,20 +144,35 @@ type WatermarkError struct {
 
 // Error implements error.
 func (e *WatermarkError) Error() string {
+	before, after := frac(e.Used, e.Total), frac(e.Used+e.Pending, e.Total)
+	// Enough decimals that a usage just below or above the watermark does
+	// not print as the watermark itself.
+	d := 2
+	for ; d < 9; d++ {
+		p := func(f float64) string { return fmt.Sprintf("%.*f", d, 100*f) }
+		thr := p(e.Threshold)
+		if p(after) != thr && (before >= e.Threshold || p(before) != thr) {
+			break
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v: %s ", ErrDiskWatermark, e.Op)
 	if e.Pending > 0 {
 		fmt.Fprintf(&b, "of %d bytes to ", e.Pending)
 	}
-	fmt.Fprintf(&b, "%s refused: the disk is %.2f%% full (%d of %d bytes used)", e.Path, 100*frac(e.Used, e.Total), e.Used, e.Total)
+	fmt.Fprintf(&b, "%s refused: the disk is %.*f%% full (%d of %d bytes used)", e.Path, d, 100*before, e.Used, e.Total)
 	if e.Pending > 0 {
-		fmt.Fprintf(&b, " and the write would take it to %.2f%%", 100*frac(e.Used+e.Pending, e.Total))
+		fmt.Fprintf(&b, " and the write would take it to %.*f%%", d, 100*after)
 	}
 	fmt.Fprintf(&b, ", above the %s watermark (%s)", e.Watermark, pct(e.Threshold))
 	if e.Watermark == "flood-stage" {
 		b.WriteString("; the disk is read-only until space is freed (deletes are allowed)")
 	}
-	b.WriteString("; nothing was written")
+	if e.Op == "rename" {
+		b.WriteString("; nothing was renamed")
+	} else {
+		b.WriteString("; nothing was written")
+	}
 	return b.String()
 }
 

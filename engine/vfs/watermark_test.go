@@ -102,7 +102,11 @@ func TestWatermarkThresholds(t *testing.T) {
 			}
 			msg := err.Error()
 			thr := map[string]string{"high": "high watermark (90%)", "flood-stage": "flood-stage watermark (95%)"}[tc.want]
-			for _, s := range []string{"disk watermark", thr, "d/", "nothing was written"} {
+			nothing := "nothing was written"
+			if tc.op == "rename" {
+				nothing = "nothing was renamed"
+			}
+			for _, s := range []string{"disk watermark", thr, "d/", nothing} {
 				if !strings.Contains(msg, s) {
 					t.Errorf("message %q does not contain %q", msg, s)
 				}
@@ -120,6 +124,14 @@ func TestWatermarkMessage(t *testing.T) {
 	want := "vfs: disk watermark reached: write of 2 bytes to d/ix.tmp refused: the disk is 89.90% full (899 of 1000 bytes used) and the write would take it to 90.10%, above the high watermark (90%); nothing was written"
 	if got := e.Error(); got != want {
 		t.Errorf("message\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestWatermarkMessageDecimals(t *testing.T) {
+	// 89.99975 % + 1 MB of 250 GB: two decimals would print 90.00 % twice.
+	e := &WatermarkError{Op: "write", Path: "f", Watermark: "high", Threshold: 0.9, Used: 224999367497, Total: 250000000000, Pending: 1 << 20}
+	if msg := e.Error(); !strings.Contains(msg, "89.9997% full") || !strings.Contains(msg, "to 90.0002%") {
+		t.Errorf("message %q does not tell the usage from the watermark", msg)
 	}
 }
 
