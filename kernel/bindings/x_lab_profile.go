@@ -39,6 +39,7 @@ func init() {
 			"SpringAIFilterSelectivity": ValueOf(profile.SpringAIFilterSelectivity),
 		}, Types: map[string]Type{
 			"BuildOptions": TypeOf((*profile.BuildOptions)(nil)).Elem(),
+			"Footprint":    TypeOf((*profile.Footprint)(nil)).Elem(),
 			"GraphBuild":   TypeOf((*profile.GraphBuild)(nil)).Elem(),
 			"IndexType":    TypeOf((*profile.IndexType)(nil)).Elem(),
 			"Kind":         TypeOf((*profile.Kind)(nil)).Elem(),
