@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/kernel/eval"
 	"github.com/veclab/veclab/kernel/internal/wire"
 )
@@ -36,8 +37,10 @@ type Config struct {
 	// in tests; veclab kernel turns it on).
 	HandleSIGINT bool
 	// IdleOnOneP runs the process on one P (GOMAXPROCS 1) while no cell
-	// runs, and with the GOMAXPROCS it had at Run's start while a cell
-	// runs. Why: a request crosses three goroutines in zmq4 (connection
+	// runs, and with the GOMAXPROCS it had at Run's start once a cell has
+	// run for cellRaiseAfter; engine.Cores() says that count throughout,
+	// so the engine's "all cores" defaults are unaffected (a cell reading
+	// runtime.GOMAXPROCS(0) in its first moments sees 1). Why: a request crosses three goroutines in zmq4 (connection
 	// reader, socket queue, PUB writer); with idle Ps each hand-off wakes
 	// another thread on another core, which costs more than the work
 	// (here a trivial cell's round trip fell from 0.51 to 0.30 ms, measured
@@ -111,6 +114,9 @@ func Run(ctx context.Context, cfg Config) error {
 	defer cancel()
 	k.shutdown = cancel
 	if cfg.IdleOnOneP {
+		// The engine's "all cores" defaults must see the cell's Ps, not
+		// the parked one (a build starting in a cell's first moments).
+		defer engine.SetCores(engine.SetCores(runtime.GOMAXPROCS(0)))
 		k.cellProcs = runtime.GOMAXPROCS(1)
 		defer runtime.GOMAXPROCS(k.cellProcs)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/kernel/eval"
 	"github.com/veclab/veclab/kernel/internal/wire"
 )
@@ -442,6 +443,32 @@ func TestProcsForCell(t *testing.T) {
 		if after := runtime.GOMAXPROCS(0); after != 1 {
 			t.Errorf("%s: GOMAXPROCS %d after it ended, want 1", tc.name, after)
 		}
+	}
+	// Run with IdleOnOneP: the process idles on one P while engine.Cores()
+	// keeps the cells' count.
+	runtime.GOMAXPROCS(2)
+	p := freePorts(t, 5)
+	conn := &wire.Connection{Transport: "tcp", IP: "127.0.0.1", ShellPort: p[0], ControlPort: p[1],
+		IOPubPort: p[2], StdinPort: p[3], HBPort: p[4], SignatureScheme: "hmac-sha256", Key: "k"}
+	sess, err := eval.New(eval.Options{Capture: eval.CaptureGo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, Config{Conn: conn, Interp: sess, Log: &testLog{t}, IdleOnOneP: true}) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.GOMAXPROCS(0) != 1 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if got, cores := runtime.GOMAXPROCS(0), engine.Cores(); got != 1 || cores != 2 {
+		t.Errorf("running kernel: GOMAXPROCS %d, engine.Cores() %d; want 1 and 2", got, cores)
+	}
+	cancel()
+	<-done
+	sess.Close()
+	if got, cores := runtime.GOMAXPROCS(0), engine.Cores(); got != 2 || cores != 2 {
+		t.Errorf("after Run: GOMAXPROCS %d, engine.Cores() %d; want both back at 2", got, cores)
 	}
 	// No changes when the kernel does not manage Ps.
 	runtime.GOMAXPROCS(2)

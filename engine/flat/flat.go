@@ -3,7 +3,6 @@ package flat
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +20,7 @@ type Config struct {
 	// Metric is the distance; default engine.Cosine.
 	Metric engine.Metric
 	// Workers is the number of goroutines one search (or SearchBatch) uses;
-	// 0 means 1. Use runtime.GOMAXPROCS(0) for all cores.
+	// 0 means 1. Use AllCores() for all cores.
 	Workers int
 }
 
@@ -364,9 +363,8 @@ func (x *Index) SearchBatch(queries *vec.Matrix, k int, allow engine.Filter) ([]
 	return out, nil
 }
 
-// AllCores returns runtime.GOMAXPROCS(0), the Workers value that uses every
-// core.
-func AllCores() int { return runtime.GOMAXPROCS(0) }
+// AllCores returns engine.Cores(), the Workers value that uses every core.
+func AllCores() int { return engine.Cores() }
 
 // Stream reads every byte of m's slab once with the widest loads this CPU
 // has (the f32 dot-product kernel over 16 KB chunks, each chunk against

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -90,7 +89,7 @@ type Config struct {
 	NewNodeDegreeL0 int
 	// Workers is the number of goroutines AddBatch builds with. 1 is the
 	// deterministic mode: the same seed and insertion order give the same
-	// graph, byte for byte. Default runtime.GOMAXPROCS(0).
+	// graph, byte for byte. Default engine.Cores() (all cores).
 	Workers int
 
 	// Codes, when set, makes the graph build and search score with
@@ -178,7 +177,7 @@ func (c Config) WithDefaults() Config {
 		c.NewNodeDegreeL0 = c.M
 	}
 	if c.Workers == 0 {
-		c.Workers = runtime.GOMAXPROCS(0)
+		c.Workers = engine.Cores()
 	}
 	return c
 }

@@ -3,7 +3,6 @@ package ivf
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
 	"time"
 
@@ -61,7 +60,7 @@ type Config struct {
 	// instead of k-means++.
 	RandomInit bool
 	Seed       uint64
-	Workers    int // goroutines for training and encoding; 0 → GOMAXPROCS
+	Workers    int // goroutines for training and encoding; 0 → engine.Cores()
 }
 
 // WithDefaults fills zero fields (Nlist stays 0 until the data size is known).
@@ -76,7 +75,7 @@ func (c Config) WithDefaults() Config {
 		c.Iters = DefaultIters
 	}
 	if c.Workers <= 0 {
-		c.Workers = runtime.GOMAXPROCS(0)
+		c.Workers = engine.Cores()
 	}
 	return c
 }

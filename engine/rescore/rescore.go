@@ -3,7 +3,6 @@ package rescore
 import (
 	"cmp"
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -220,7 +219,7 @@ func (r *Rescorer) scoreConcurrent(q []float32, out []engine.Result, io *store.I
 
 // DefaultConcurrency is a reasonable in-flight read count for concurrent
 // rescoring: enough to cover device latency, bounded by the machine.
-func DefaultConcurrency() int { return max(16, 4*runtime.GOMAXPROCS(0)) }
+func DefaultConcurrency() int { return max(16, 4*engine.Cores()) }
 
 // Slab serves vectors from a matrix in RAM. Rescoring from a Slab reads
 // rows in place; its IO counters count vectors and bytes touched.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 
 	"github.com/veclab/veclab/engine"
@@ -58,7 +57,7 @@ type Config struct {
 	// Spherical renormalises centroids to unit length after every update
 	// (FAISS's spherical option), for cosine and dot-product data.
 	Spherical bool
-	Workers   int // goroutines for the assignment step; 0 → GOMAXPROCS
+	Workers   int // goroutines for the assignment step; 0 → engine.Cores()
 	// NoBounds runs plain Lloyd iterations, scanning every centroid for
 	// every point, instead of Hamerly's bounded iteration (same result,
 	// more work); for comparison.
@@ -83,7 +82,7 @@ func (c Config) WithDefaults() Config {
 		c.MaxPointsPerCentroid = DefaultMaxPointsPerCentroid
 	}
 	if c.Workers <= 0 {
-		c.Workers = runtime.GOMAXPROCS(0)
+		c.Workers = engine.Cores()
 	}
 	return c
 }
@@ -297,7 +296,7 @@ func AssignAll(data, centroids *vec.Matrix, workers int) ([]int32, []float32) {
 
 func assignRows(rows [][]float32, centroids *vec.Matrix, workers int) ([]int32, []float32) {
 	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+		workers = engine.Cores()
 	}
 	cn := norms(centroids)
 	assign := make([]int32, len(rows))
