@@ -15,6 +15,7 @@ func init() {
 		Binds: map[string]Value{
 			"CheckK":             ValueOf(engine.CheckK),
 			"CheckVector":        ValueOf(engine.CheckVector),
+			"Cores":              ValueOf(engine.Cores),
 			"Cosine":             ValueOf(engine.Cosine),
 			"Dot":                ValueOf(engine.Dot),
 			"ErrClosed":          ValueOf(&engine.ErrClosed).Elem(),
@@ -30,6 +31,7 @@ func init() {
 			"L2":                 ValueOf(engine.L2),
 			"NewBitset":          ValueOf(engine.NewBitset),
 			"ParseMetric":        ValueOf(engine.ParseMetric),
+			"SetCores":           ValueOf(engine.SetCores),
 		}, Types: map[string]Type{
 			"Bitset":       TypeOf((*engine.Bitset)(nil)).Elem(),
 			"CodeStore":    TypeOf((*engine.CodeStore)(nil)).Elem(),
