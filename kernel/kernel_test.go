@@ -42,12 +42,18 @@ func freePorts(t testing.TB, n int) []int {
 	return ports
 }
 
+// testConn is a loopback connection on free ports, signed with key.
+func testConn(t testing.TB, key string) *wire.Connection {
+	t.Helper()
+	p := freePorts(t, 5)
+	return &wire.Connection{Transport: "tcp", IP: "127.0.0.1", ShellPort: p[0], ControlPort: p[1],
+		IOPubPort: p[2], StdinPort: p[3], HBPort: p[4], SignatureScheme: "hmac-sha256", Key: key}
+}
+
 // startKernel runs a kernel with a fresh session and a connected client.
 func startKernel(t testing.TB, capture eval.Capture) (*client, chan error) {
 	t.Helper()
-	p := freePorts(t, 5)
-	conn := &wire.Connection{Transport: "tcp", IP: "127.0.0.1", ShellPort: p[0], ControlPort: p[1],
-		IOPubPort: p[2], StdinPort: p[3], HBPort: p[4], SignatureScheme: "hmac-sha256", Key: "test-key"}
+	conn := testConn(t, "test-key")
 	sess, err := eval.New(eval.Options{Capture: capture})
 	if err != nil {
 		t.Fatal(err)
@@ -83,11 +89,11 @@ func startKernel(t testing.TB, capture eval.Capture) (*client, chan error) {
 		}
 		t.Fatalf("dial %d: %v", port, err)
 	}
-	dial(c.shell, p[0])
-	dial(c.control, p[1])
-	dial(c.iopub, p[2])
-	dial(c.stdin, p[3])
-	dial(c.hb, p[4])
+	dial(c.shell, conn.ShellPort)
+	dial(c.control, conn.ControlPort)
+	dial(c.iopub, conn.IOPubPort)
+	dial(c.stdin, conn.StdinPort)
+	dial(c.hb, conn.HBPort)
 	c.iopub.SetOption(zmq4.OptionSubscribe, "")
 	go func() {
 		for {
@@ -447,9 +453,7 @@ func TestProcsForCell(t *testing.T) {
 	// Run with IdleOnOneP: the process idles on one P while engine.Cores()
 	// keeps the cells' count.
 	runtime.GOMAXPROCS(2)
-	p := freePorts(t, 5)
-	conn := &wire.Connection{Transport: "tcp", IP: "127.0.0.1", ShellPort: p[0], ControlPort: p[1],
-		IOPubPort: p[2], StdinPort: p[3], HBPort: p[4], SignatureScheme: "hmac-sha256", Key: "k"}
+	conn := testConn(t, "k")
 	sess, err := eval.New(eval.Options{Capture: eval.CaptureGo})
 	if err != nil {
 		t.Fatal(err)
@@ -491,9 +495,7 @@ func TestParentPID(t *testing.T) {
 		{"parent alive", os.Getppid(), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := freePorts(t, 5)
-			conn := &wire.Connection{Transport: "tcp", IP: "127.0.0.1", ShellPort: p[0], ControlPort: p[1],
-				IOPubPort: p[2], StdinPort: p[3], HBPort: p[4], SignatureScheme: "hmac-sha256", Key: "k"}
+			conn := testConn(t, "k")
 			sess, err := eval.New(eval.Options{Capture: eval.CaptureGo})
 			if err != nil {
 				t.Fatal(err)
