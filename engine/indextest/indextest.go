@@ -267,3 +267,19 @@ func recall(got, want []engine.Result) float64 {
 	}
 	return float64(hit) / float64(len(want))
 }
+
+// Contract adapts any [engine.Index] to the suite: searches go through
+// Query with the given breadth (0: the index's default), so the suite
+// checks the one contract every index satisfies.
+func Contract(ix engine.Index, breadth int) Searchable { return contract{ix, breadth} }
+
+type contract struct {
+	ix      engine.Index
+	breadth int
+}
+
+func (c contract) Len() int { return c.ix.Len() }
+func (c contract) Search(q []float32, k int, allow engine.Filter) ([]engine.Result, error) {
+	res, _, err := c.ix.Query(q, engine.Request{K: k, Breadth: c.breadth, Filter: allow})
+	return res, err
+}
