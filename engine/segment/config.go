@@ -1,0 +1,180 @@
+package segment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vfs"
+)
+
+// IndexKind names the index a sealed segment builds.
+type IndexKind uint8
+
+// The segment index kinds. Part of the file format; never renumber.
+const (
+	HNSW IndexKind = iota // a graph per segment (Lucene, Elasticsearch, Qdrant's optimised segments)
+	Flat                  // exact scan (Qdrant's plain segments)
+)
+
+func (k IndexKind) String() string {
+	switch k {
+	case HNSW:
+		return "hnsw"
+	case Flat:
+		return "flat"
+	}
+	return fmt.Sprintf("IndexKind(%d)", k)
+}
+
+// ParseIndexKind reads "hnsw" or "flat".
+func ParseIndexKind(s string) (IndexKind, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "hnsw":
+		return HNSW, nil
+	case "flat", "plain":
+		return Flat, nil
+	}
+	return 0, fmt.Errorf("%w: segment: unknown index kind %q (want hnsw or flat)", engine.ErrInvalidArgument, s)
+}
+
+// Visibility names when an acknowledged document becomes searchable.
+type Visibility uint8
+
+// The visibility policies of the four stores the lab emulates.
+const (
+	// OnRefresh: documents wait in the writer's buffer, acknowledged but
+	// invisible, until Refresh seals the buffer into a segment
+	// (Elasticsearch's refresh, every refresh_interval or on demand).
+	OnRefresh Visibility = iota
+	// OnAdd: Add returns after the documents are in a searchable segment,
+	// as pgvector's insert is visible when its transaction commits.
+	OnAdd
+)
+
+func (v Visibility) String() string {
+	switch v {
+	case OnRefresh:
+		return "refresh"
+	case OnAdd:
+		return "add"
+	}
+	return fmt.Sprintf("Visibility(%d)", v)
+}
+
+// Config configures a [Collection]. The zero value of every field but Dim
+// and Dir means its default.
+type Config struct {
+	// FS is the file system (default vfs.Default); wrap it in a
+	// vfs.WatermarkFS to refuse writes on a full disk.
+	FS vfs.FS
+	// Dir is the collection's directory. Required.
+	Dir string
+	// Dim is the vector dimension. Required.
+	Dim int
+	// Metric is the distance (default Cosine).
+	Metric engine.Metric
+	// Index is what a sealed segment builds (default HNSW).
+	Index IndexKind
+	// M and EfConstruction configure each segment's graph (defaults 16 and
+	// 100, Lucene's and Elasticsearch's).
+	M, EfConstruction int
+	// BuildWorkers is the number of goroutines one segment's graph is built
+	// with (default engine.Cores()). 1 builds deterministically.
+	BuildWorkers int
+	// Seed seeds every segment's graph (each segment adds its id).
+	Seed uint64
+	// Visibility is when acknowledged documents become searchable
+	// (default OnRefresh).
+	Visibility Visibility
+	// FlushDocs seals a writer's buffer into a segment when it holds this
+	// many documents, whatever the visibility (default 20000; Lucene
+	// flushes by RAM, indices.memory.index_buffer_size).
+	FlushDocs int
+	// Writers is the number of per-thread writers (Lucene's
+	// DocumentsWriterPerThread): concurrent Add calls fill different
+	// buffers, each sealed into its own segment (default 1).
+	Writers int
+	// SearchWorkers is the size of the pool a concurrent search spreads
+	// segments over (default engine.Cores()).
+	SearchWorkers int
+	// StoredBlockBytes is the raw size at which a stored-fields block is
+	// compressed (default 60 KiB, the order of Lucene 9's stored-field
+	// chunks).
+	StoredBlockBytes int
+	// Merge is the merge policy.
+	Merge MergePolicy
+	// BackgroundMerge runs the merge policy after each flush on a
+	// background goroutine (default false: merges happen on MaybeMerge and
+	// ForceMerge only, so experiments choose their segment count).
+	BackgroundMerge bool
+}
+
+// WithDefaults returns c with zero fields filled.
+func (c Config) WithDefaults() Config {
+	if c.FS == nil {
+		c.FS = vfs.Default
+	}
+	if c.M == 0 {
+		c.M = 16
+	}
+	if c.EfConstruction == 0 {
+		c.EfConstruction = 100
+	}
+	if c.BuildWorkers == 0 {
+		c.BuildWorkers = engine.Cores()
+	}
+	if c.FlushDocs == 0 {
+		c.FlushDocs = 20000
+	}
+	if c.Writers == 0 {
+		c.Writers = 1
+	}
+	if c.SearchWorkers == 0 {
+		c.SearchWorkers = engine.Cores()
+	}
+	if c.StoredBlockBytes == 0 {
+		c.StoredBlockBytes = 60 << 10
+	}
+	c.Merge = c.Merge.WithDefaults()
+	return c
+}
+
+// Validate reports every invalid field at once.
+func (c Config) Validate() error {
+	var bad []string
+	if c.Dir == "" {
+		bad = append(bad, "Dir is empty")
+	}
+	if c.Dim < 1 {
+		bad = append(bad, fmt.Sprintf("Dim must be positive, got %d", c.Dim))
+	}
+	if !c.Metric.Valid() {
+		bad = append(bad, fmt.Sprintf("unknown metric %d", c.Metric))
+	}
+	if c.Index > Flat {
+		bad = append(bad, fmt.Sprintf("unknown index kind %d", c.Index))
+	}
+	if c.Visibility > OnAdd {
+		bad = append(bad, fmt.Sprintf("unknown visibility %d", c.Visibility))
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"M", c.M}, {"EfConstruction", c.EfConstruction}, {"BuildWorkers", c.BuildWorkers}, {"FlushDocs", c.FlushDocs},
+		{"Writers", c.Writers}, {"SearchWorkers", c.SearchWorkers}, {"StoredBlockBytes", c.StoredBlockBytes}} {
+		if f.v < 1 {
+			bad = append(bad, fmt.Sprintf("%s must be positive, got %d", f.name, f.v))
+		}
+	}
+	if c.M < 2 {
+		bad = append(bad, fmt.Sprintf("M must be at least 2, got %d", c.M))
+	}
+	if err := c.Merge.Validate(); err != nil {
+		bad = append(bad, err.Error())
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: segment: %s", engine.ErrInvalidArgument, strings.Join(bad, "; "))
+	}
+	return nil
+}
