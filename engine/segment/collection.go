@@ -3,6 +3,7 @@ package segment
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 	"sync/atomic"
 
@@ -96,13 +97,15 @@ func Open(cfg Config) (*Collection, error) {
 		}
 		for _, cs := range cp.segs {
 			s, err := readSegment(cfg, cs.id, cs.n)
+			if err == nil && cs.delGen > 0 {
+				err = s.readLive(cfg, cs.delGen)
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				// A file the commit names is gone: the directory is damaged.
+				err = fmt.Errorf("%w: segment: %s names a missing file: %v", engine.ErrCorrupt, commitName(cfg.Dir, cp.gen), err)
+			}
 			if err != nil {
 				return nil, err
-			}
-			if cs.delGen > 0 {
-				if err := s.readLive(cfg, cs.delGen); err != nil {
-					return nil, err
-				}
 			}
 			c.snap = append(c.snap, s)
 		}
