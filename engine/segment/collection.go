@@ -223,7 +223,10 @@ func (c *Collection) Add(docs []Doc) error {
 		b.srcs = append(b.srcs, append([]byte(nil), d.Source...))
 	}
 	c.acked.Add(int64(len(docs)))
-	if b.len() >= c.cfg.FlushDocs || c.cfg.Visibility == OnAdd {
+	// The writers share one indexing buffer of FlushDocs documents, as
+	// Lucene's per-thread writers share indices.memory.index_buffer_size:
+	// more writers flush smaller segments.
+	if b.len() >= max(1, c.cfg.FlushDocs/c.cfg.Writers) || c.cfg.Visibility == OnAdd {
 		return c.seal(b)
 	}
 	return nil

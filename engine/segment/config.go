@@ -87,9 +87,11 @@ type Config struct {
 	// Visibility is when acknowledged documents become searchable
 	// (default OnRefresh).
 	Visibility Visibility
-	// FlushDocs seals a writer's buffer into a segment when it holds this
-	// many documents, whatever the visibility (default 20000; Lucene
-	// flushes by RAM, indices.memory.index_buffer_size).
+	// FlushDocs is the indexing buffer the writers share: a writer's buffer
+	// is sealed into a segment when it holds FlushDocs/Writers documents,
+	// whatever the visibility (default 20000; Lucene flushes by RAM,
+	// indices.memory.index_buffer_size, split among its per-thread
+	// writers, so parallel ingest makes more, smaller segments).
 	FlushDocs int
 	// Writers is the number of per-thread writers (Lucene's
 	// DocumentsWriterPerThread): concurrent Add calls fill different

@@ -1,7 +1,9 @@
 package segment
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/veclab/veclab/engine"
@@ -169,23 +171,20 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	return all, st, nil
 }
 
+// sortHits orders hits nearest first, ties by segment id then local id,
+// so that the merge of the per-segment lists is deterministic.
 func sortHits(hs []Hit) {
-	// Insertion-friendly sizes (K·segments); ties by segment id then
-	// local id so that the merge is deterministic.
-	less := func(a, b Hit) bool {
-		if a.Dist != b.Dist {
-			return a.Dist < b.Dist
+	slices.SortFunc(hs, func(a, b Hit) int {
+		switch {
+		case a.Dist < b.Dist:
+			return -1
+		case a.Dist > b.Dist:
+			return 1
+		case a.seg.id != b.seg.id:
+			return cmp.Compare(a.seg.id, b.seg.id)
 		}
-		if a.seg.id != b.seg.id {
-			return a.seg.id < b.seg.id
-		}
-		return a.local < b.local
-	}
-	for i := 1; i < len(hs); i++ {
-		for j := i; j > 0 && less(hs[j], hs[j-1]); j-- {
-			hs[j], hs[j-1] = hs[j-1], hs[j]
-		}
-	}
+		return cmp.Compare(a.local, b.local)
+	})
 }
 
 func (c *Collection) fetch(hs []Hit, f Fetch, st *Stats) error {

@@ -1,0 +1,88 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e18 is ingest speed vs query speed (seed 003): parallel ingest is fast
+// and leaves many segments, single-threaded ingest is slow and leaves few.
+var e18 = Experiment{
+	ID:    "E18",
+	Title: "ingest speed vs query speed: parallel writers (many small segments) vs one writer (few large segments), then queries at the same ef",
+	Article: "seed 003: parallel ingest is fast and makes many segments; single-threaded ingest is slow and makes few; " +
+		"IVF is cheap to build and less sensitive to segment count than HNSW (no figures)",
+}
+
+func init() { e18.Run = runE18; Register(e18) }
+
+// E18Ingest is one ingest mode's build and the queries after it.
+type E18Ingest struct {
+	Mode      string
+	Writers   int
+	Segments  int
+	DocsPerS  float64
+	Seconds   float64
+	Search    SegmentMeasurement
+	FlushDocs int
+}
+
+// E18Measure ingests the data set once with writers concurrent writers
+// (each building its segments' graphs on one goroutine) and once with a
+// single writer, under the same shared indexing buffer of flushDocs
+// documents, and measures both at (k, ef).
+func E18Measure(env *Env, writers, flushDocs, k, ef int) ([]E18Ingest, error) {
+	if writers < 2 || flushDocs < 1 {
+		return nil, fmt.Errorf("%w: E18: %d writers (want ≥ 2), buffer of %d documents", ErrBadArgument, writers, flushDocs)
+	}
+	var out []E18Ingest
+	for _, w := range []int{writers, 1} {
+		mode := "single writer"
+		if w > 1 {
+			mode = fmt.Sprintf("%d parallel writers", w)
+		}
+		env.logf("E18: %s", mode)
+		b, err := BuildSegments(env, SegmentSetup{Writers: w, BuildWorkers: 1, FlushDocs: flushDocs})
+		if err != nil {
+			return nil, err
+		}
+		m, err := MeasureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef}, 3, mode)
+		b.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, E18Ingest{Mode: mode, Writers: w, Segments: b.Segments, DocsPerS: b.DocsPerSec(),
+			Seconds: b.Elapsed.Seconds(), Search: m, FlushDocs: flushDocs})
+	}
+	return out, nil
+}
+
+func runE18(env *Env) (*Report, error) {
+	writers := max(env.Machine.Cores, 2)
+	flush := max(env.Scale.N/4, 1)
+	k := env.Scale.K
+	const ef = 40
+	res, err := E18Measure(env, writers, flush, k, ef)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReport(e18, env)
+	t := table.New(fmt.Sprintf("E18 ingest of %d documents through a shared indexing buffer of %d documents, then top %d at ef %d", env.Scale.N, flush, k, ef),
+		table.Col("ingest", ""), table.Col("segments", ""),
+		table.Column{Header: "ingest", Unit: "docs/s", Source: table.Lab, Prec: -1},
+		table.Column{Header: "build", Unit: "s", Source: table.Lab, Prec: 1},
+		table.Column{Header: fmt.Sprintf("recall@%d", k), Source: table.Lab, Prec: 3},
+		table.Column{Header: "QPS", Source: table.Lab, Prec: 1},
+		table.Column{Header: "distances/query", Source: table.Lab, Prec: 0})
+	for _, x := range res {
+		_ = t.AddValues(x.Mode, x.Segments, x.DocsPerS, x.Seconds, x.Search.Recall, x.Search.QPS, x.Search.DistComps)
+	}
+	t.Note("the writers share one indexing buffer, as Lucene's per-thread writers share indices.memory.index_buffer_size: each writer's buffer is sealed at %d/writers documents, so more writers leave more, smaller segments", flush)
+	r.AddTable(t)
+	p, s := res[0], res[1]
+	r.Note("direction: %s ingest %.2f× as fast as one writer and leave %d segments instead of %d; queries at the same ef run at %.2f× the QPS on the fewer segments (recall %.3f vs %.3f)",
+		p.Mode, p.DocsPerS/s.DocsPerS, p.Segments, s.Segments, s.Search.QPS/p.Search.QPS, s.Search.Recall, p.Search.Recall)
+	r.Note("not measured: the article's IVF half (IVF is cheap to build and less sensitive to segment count). engine/segment builds HNSW or exact-scan segments; IVF segments are future work, so this experiment reproduces the HNSW half only")
+	return r, nil
+}
