@@ -8,6 +8,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/segment"
+	"github.com/veclab/veclab/engine/vfs"
 	"github.com/veclab/veclab/lab/metrics"
 )
 
@@ -34,7 +35,8 @@ type SegmentSetup struct {
 	// engine's 60 KiB).
 	StoredBlockBytes int
 	// Dir is where the collection lives (default a new temporary
-	// directory, removed by SegmentBuild.Close).
+	// directory, removed by SegmentBuild.Close; in memory where there is
+	// no file system, as in the browser).
 	Dir string
 }
 
@@ -89,13 +91,17 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 	}
 	b := &SegmentBuild{Setup: s, Docs: n}
 	dir := s.Dir
+	var fsys vfs.FS
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "veclab-segments-"); err != nil {
-			return nil, fmt.Errorf("experiment: segments: %w", err)
+		if dir, err = os.MkdirTemp("", "veclab-segments-"); err == nil {
+			b.temp = dir
+		} else {
+			// No writable temporary directory (a browser tab): keep the
+			// collection's files in memory.
+			fsys, dir = vfs.NewMem(), "segments"
 		}
-		b.temp = dir
 	}
-	cfg := segment.Config{Dir: dir, Dim: ds.Base.Dim, Metric: engine.Cosine, M: s.M, EfConstruction: s.EfConstruction,
+	cfg := segment.Config{FS: fsys, Dir: dir, Dim: ds.Base.Dim, Metric: engine.Cosine, M: s.M, EfConstruction: s.EfConstruction,
 		BuildWorkers: s.BuildWorkers, Seed: env.Seed, FlushDocs: s.FlushDocs, Writers: s.Writers,
 		StoredBlockBytes: s.StoredBlockBytes}
 	c, err := segment.Open(cfg)
