@@ -89,16 +89,27 @@ func SegmentTable(e Experiment, title string, ms []SegmentMeasurement, articleRo
 	return t
 }
 
+// E16Table tabulates E16's measurements with the article's rows after
+// the lab's.
+func E16Table(env *Env, ms []SegmentMeasurement) *table.Table {
+	k, ef := 0, 0
+	if len(ms) > 0 {
+		k, ef = ms[0].Search.K, ms[0].Search.Ef
+	}
+	t := SegmentTable(e16, fmt.Sprintf("E16 one collection of %d documents at ef %d per segment, top %d, as %d…%d segments", env.Scale.N, ef, k, ms[0].Segments, ms[len(ms)-1].Segments),
+		ms, []string{"128 segments", "66 segments (merged)", "67 segments (qdrant)"})
+	t.Note("each row after the first is a force merge of the previous collection (a new HNSW graph over the merged documents, m 16, ef_construction 100); searches are sequential over the segments, one client, 3 passes over the queries")
+	return t
+}
+
 func runE16(env *Env) (*Report, error) {
 	ms, err := E16Measure(env, E16Segments, E16K, E16Ef)
 	if err != nil {
 		return nil, err
 	}
 	r := NewReport(e16, env)
-	t := SegmentTable(e16, fmt.Sprintf("E16 one collection of %d documents at ef %d per segment, top %d, as %d…1 segments", env.Scale.N, E16Ef, E16K, E16Segments[0]),
-		ms, []string{"128 segments", "66 segments (merged)", "67 segments (qdrant)"})
-	t.Note("each row after the first is a force merge of the previous collection (a new HNSW graph over the merged documents, m 16, ef_construction 100); searches are sequential over the segments, one client, 3 passes over the queries")
-	r.AddTable(t)
+	r.AddTable(E16Table(env, ms))
+	r.AddChart(SegmentsChart("E16 the same documents as fewer, larger segments (lab)", []string{"force-merged"}, ms))
 	first, last := ms[0], ms[len(ms)-1]
 	r.Note("direction: from %d segments to %d, recall@%d goes %.4f → %.4f and QPS %.1f → %.1f (the article: 128 → 66 segments, 0.9745 → 0.9531 and 35.8 → 53.3 QPS)",
 		first.Segments, last.Segments, E16K, first.Recall, last.Recall, first.QPS, last.QPS)

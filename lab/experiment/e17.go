@@ -68,14 +68,10 @@ func E17Measure(env *Env, segments int, efs []int, k int) ([]E17Row, error) {
 	return out, nil
 }
 
-func runE17(env *Env) (*Report, error) {
-	const k = 100
-	rows, err := E17Measure(env, E17Segments, E17Efs, k)
-	if err != nil {
-		return nil, err
-	}
-	r := NewReport(e17, env)
-	t := table.New(fmt.Sprintf("E17 %d documents in %d segments, top %d: ids from compressed stored fields vs from the id column", env.Scale.N, E17Segments, k),
+// E17Table tabulates E17 row by row beside the article's visit
+// percentages.
+func E17Table(env *Env, rows []E17Row) *table.Table {
+	t := table.New(fmt.Sprintf("E17 %d documents in %d segments, top %d: ids from compressed stored fields vs from the id column", env.Scale.N, rows[0].Column.Segments, rows[0].Column.Search.K),
 		table.Col("ef", ""), table.Col("article visit %", ""))
 	t.AddColumns(table.Pair("recall@100", "", 3)...)
 	t.AddColumns(table.Pair("QPS stored", "", 1)...)
@@ -92,7 +88,17 @@ func runE17(env *Env) (*Report, error) {
 	}
 	t.Note("the article swept IVF's visit percentage; the lab sweeps HNSW's ef per segment (its segments hold graphs), so rows pair by position, not by setting")
 	t.Note("stored fields: each document's source (about 120 bytes of JSON with its id) in zstd blocks of up to 60 KiB raw, as Lucene's stored fields; reading one id decompresses its whole block, once per block per query")
-	r.AddTable(t)
+	return t
+}
+
+func runE17(env *Env) (*Report, error) {
+	const k = 100
+	rows, err := E17Measure(env, E17Segments, E17Efs, k)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReport(e17, env)
+	r.AddTable(E17Table(env, rows))
 	last := rows[len(rows)-1]
 	r.Note("direction: reading ids from the stored fields costs %.0f KB of decompression per query; the column reads %d bytes; at ef %d the column gives %.2f× the QPS (the article: 40/31 = 1.29× at 5 %% visit, 89/44 = 2.02× at 1 %%) — the cheaper the vector search, the larger the share of the fetch",
 		last.Stored.Decompressed/1024, 8*k, last.Ef, last.Column.QPS/last.Stored.QPS)

@@ -58,6 +58,22 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) ([]E18Ingest, error) {
 	return out, nil
 }
 
+// E18Table tabulates both ingest modes and the queries after them.
+func E18Table(env *Env, res []E18Ingest) *table.Table {
+	t := table.New(fmt.Sprintf("E18 ingest of %d documents through a shared indexing buffer of %d documents, then top %d at ef %d", env.Scale.N, res[0].FlushDocs, res[0].Search.Search.K, res[0].Search.Search.Ef),
+		table.Col("ingest", ""), table.Col("segments", ""),
+		table.Column{Header: "ingest", Unit: "docs/s", Source: table.Lab, Prec: -1},
+		table.Column{Header: "build", Unit: "s", Source: table.Lab, Prec: 1},
+		table.Column{Header: fmt.Sprintf("recall@%d", res[0].Search.Search.K), Source: table.Lab, Prec: 3},
+		table.Column{Header: "QPS", Source: table.Lab, Prec: 1},
+		table.Column{Header: "distances/query", Source: table.Lab, Prec: 0})
+	for _, x := range res {
+		_ = t.AddValues(x.Mode, x.Segments, x.DocsPerS, x.Seconds, x.Search.Recall, x.Search.QPS, x.Search.DistComps)
+	}
+	t.Note("the writers share one indexing buffer, as Lucene's per-thread writers share indices.memory.index_buffer_size: each writer's buffer is sealed at %d/writers documents, so more writers leave more, smaller segments", res[0].FlushDocs)
+	return t
+}
+
 func runE18(env *Env) (*Report, error) {
 	writers := max(env.Machine.Cores, 2)
 	flush := max(env.Scale.N/4, 1)
@@ -68,18 +84,7 @@ func runE18(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := NewReport(e18, env)
-	t := table.New(fmt.Sprintf("E18 ingest of %d documents through a shared indexing buffer of %d documents, then top %d at ef %d", env.Scale.N, flush, k, ef),
-		table.Col("ingest", ""), table.Col("segments", ""),
-		table.Column{Header: "ingest", Unit: "docs/s", Source: table.Lab, Prec: -1},
-		table.Column{Header: "build", Unit: "s", Source: table.Lab, Prec: 1},
-		table.Column{Header: fmt.Sprintf("recall@%d", k), Source: table.Lab, Prec: 3},
-		table.Column{Header: "QPS", Source: table.Lab, Prec: 1},
-		table.Column{Header: "distances/query", Source: table.Lab, Prec: 0})
-	for _, x := range res {
-		_ = t.AddValues(x.Mode, x.Segments, x.DocsPerS, x.Seconds, x.Search.Recall, x.Search.QPS, x.Search.DistComps)
-	}
-	t.Note("the writers share one indexing buffer, as Lucene's per-thread writers share indices.memory.index_buffer_size: each writer's buffer is sealed at %d/writers documents, so more writers leave more, smaller segments", flush)
-	r.AddTable(t)
+	r.AddTable(E18Table(env, res))
 	p, s := res[0], res[1]
 	r.Note("direction: %s ingest %.2f× as fast as one writer and leave %d segments instead of %d; queries at the same ef run at %.2f× the QPS on the fewer segments (recall %.3f vs %.3f)",
 		p.Mode, p.DocsPerS/s.DocsPerS, p.Segments, s.Segments, s.Search.QPS/p.Search.QPS, s.Search.Recall, p.Search.Recall)

@@ -92,20 +92,17 @@ func E20Pairs(res *E20Result) []metrics.Pair {
 	return out
 }
 
-func runE20(env *Env) (*Report, error) {
-	k := env.Scale.K
-	res, err := E20Measure(env, E20Segments, E20Efs, k)
-	if err != nil {
-		return nil, err
-	}
-	r := NewReport(e20, env)
-	t := table.New(fmt.Sprintf("E20 %d documents in %d segments, top %d: the four ways to search them", env.Scale.N, E20Segments, k),
+// E20Table tabulates every mode at every ef, the article's QPS beside the
+// plain sequential and concurrent rows.
+func E20Table(env *Env, res *E20Result) *table.Table {
+	k := res.Sequential[0].Search.K
+	t := table.New(fmt.Sprintf("E20 %d documents in %d segments, top %d: the four ways to search them", env.Scale.N, res.Sequential[0].Segments, k),
 		table.Col("ef", ""), table.Col("mode", ""),
 		table.Column{Header: fmt.Sprintf("recall@%d", k), Source: table.Lab, Prec: 3})
 	t.AddColumns(table.Pair("QPS", "", 1)...)
 	t.AddColumns(table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 3},
 		table.Column{Header: "distances/query", Source: table.Lab, Prec: 0})
-	for i := range E20Efs {
+	for i := range res.Sequential {
 		for _, m := range []SegmentMeasurement{res.Sequential[i], res.Concurrent[i], res.Shared[i], res.SharedConcurrent[i]} {
 			var article any
 			switch {
@@ -120,10 +117,12 @@ func runE20(env *Env) (*Report, error) {
 		}
 	}
 	t.Note("the article's QPS figures (sequential 104, concurrent 219) are for its own data and machine; they sit beside every ef for direction only")
-	r.AddTable(t)
-	mid := len(E20Efs) / 2
-	r.Note("concurrency: at ef %d, %d workers give %.2f× the QPS of sequential search (the article: 219/104 = 2.11× on its machine); this machine has %d cores",
-		E20Efs[mid], env.Machine.Cores, res.Concurrent[mid].QPS/res.Sequential[mid].QPS, env.Machine.Cores)
+	return t
+}
+
+// E20PairTable pairs the shared-bound rows with the sequential rows of
+// comparable recall (E20Pairs) and prints the distances saved.
+func E20PairTable(res *E20Result) *table.Table {
 	pt := table.New(fmt.Sprintf("E20 shared bound vs none at comparable recall (within ±%.2f)", E20RecallTolerance),
 		table.Col("shared bound", ""), table.Col("recall", ""), table.Col("paired with", ""), table.Col("recall", ""),
 		table.Column{Header: "distances saved", Unit: "%", Source: table.Lab, Prec: 1})
@@ -135,7 +134,23 @@ func runE20(env *Env) (*Report, error) {
 		pt.Note("no shared-bound point has a sequential point within ±%.2f recall: widen the ef sweep", E20RecallTolerance)
 	}
 	pt.Note("distances are counted, not timed, so this comparison does not move with the machine's load; the article's figure is a latency cut of up to 60 %%")
-	r.AddTable(pt)
+	return pt
+}
+
+func runE20(env *Env) (*Report, error) {
+	k := env.Scale.K
+	res, err := E20Measure(env, E20Segments, E20Efs, k)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReport(e20, env)
+	r.AddTable(E20Table(env, res))
+	r.AddChart(SegmentsChart(fmt.Sprintf("E20 %d segments: recall for the work, with and without the shared bound (lab)", E20Segments),
+		[]string{"sequential", "shared bound"}, res.Sequential, res.Shared))
+	mid := len(E20Efs) / 2
+	r.Note("concurrency: at ef %d, %d workers give %.2f× the QPS of sequential search (the article: 219/104 = 2.11× on its machine); this machine has %d cores",
+		E20Efs[mid], env.Machine.Cores, res.Concurrent[mid].QPS/res.Sequential[mid].QPS, env.Machine.Cores)
+	r.AddTable(E20PairTable(res))
 	r.Note("how the bound works (Lucene 9.10, MultiLeafKnnCollector): segments share a heap of the best ef distances found anywhere; once a segment's own beam is full, it stops expanding a candidate further than max(its own ⌈0.1·ef⌉-th best, the global ef-th best), so segments searched after good ones give up early; they exchange distances every 256 visited nodes")
 	return r, nil
 }

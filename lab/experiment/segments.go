@@ -3,12 +3,14 @@ package experiment
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/segment"
 	"github.com/veclab/veclab/engine/vfs"
+	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/metrics"
 )
 
@@ -281,4 +283,37 @@ func MeasureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int,
 	m.QPS = metrics.QPS(len(lat), total)
 	m.P50ms = ms(metrics.Summarize(lat).P50)
 	return m, nil
+}
+
+// SegmentsChart draws recall against distance computations per query for
+// several sweeps (one line each, a point per measurement labelled with
+// its segments or ef): the work a setting costs for the recall it buys.
+func SegmentsChart(title string, names []string, sweeps ...[]SegmentMeasurement) *chart.Line {
+	k := 0
+	if len(sweeps) > 0 && len(sweeps[0]) > 0 {
+		k = sweeps[0][0].Search.K
+	}
+	c := chart.NewLine(title, "distance computations per query", fmt.Sprintf("recall@%d", k))
+	c.LogX = true
+	for i, ms := range sweeps {
+		var xs, ys []float64
+		var ls []string
+		for _, m := range ms {
+			xs, ys = append(xs, m.DistComps), append(ys, m.Recall)
+			ls = append(ls, m.pointLabel())
+		}
+		name := fmt.Sprintf("sweep %d", i+1)
+		if i < len(names) {
+			name = names[i]
+		}
+		c.AddLabeled(name, xs, ys, ls)
+	}
+	return c
+}
+
+func (m SegmentMeasurement) pointLabel() string {
+	if strings.HasSuffix(m.Label, "segments") {
+		return fmt.Sprintf("%d seg", m.Segments)
+	}
+	return fmt.Sprintf("ef %d", m.Search.Ef)
 }
