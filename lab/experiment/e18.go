@@ -32,7 +32,16 @@ type E18Ingest struct {
 // (each building its segments' graphs on one goroutine) and once with a
 // single writer, under the same shared indexing buffer of flushDocs
 // documents, and measures both at (k, ef).
+//
+// writers 0 means one per core (at least 2); flushDocs 0 a quarter of the
+// data set.
 func E18Measure(env *Env, writers, flushDocs, k, ef int) ([]E18Ingest, error) {
+	if writers == 0 {
+		writers = max(env.Machine.Cores, 2)
+	}
+	if flushDocs == 0 {
+		flushDocs = max(env.Scale.N/4, 1)
+	}
 	if writers < 2 || flushDocs < 1 {
 		return nil, fmt.Errorf("%w: E18: %d writers (want ≥ 2), buffer of %d documents", ErrBadArgument, writers, flushDocs)
 	}
@@ -75,11 +84,8 @@ func E18Table(env *Env, res []E18Ingest) *table.Table {
 }
 
 func runE18(env *Env) (*Report, error) {
-	writers := max(env.Machine.Cores, 2)
-	flush := max(env.Scale.N/4, 1)
-	k := env.Scale.K
 	const ef = 40
-	res, err := E18Measure(env, writers, flush, k, ef)
+	res, err := E18Measure(env, 0, 0, env.Scale.K, ef)
 	if err != nil {
 		return nil, err
 	}

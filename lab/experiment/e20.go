@@ -124,7 +124,7 @@ func E20Table(env *Env, res *E20Result) *table.Table {
 // comparable recall (E20Pairs) and prints the distances saved.
 func E20PairTable(res *E20Result) *table.Table {
 	pt := table.New(fmt.Sprintf("E20 shared bound vs none at comparable recall (within ±%.2f)", E20RecallTolerance),
-		table.Col("shared bound", ""), table.Col("recall", ""), table.Col("paired with", ""), table.Col("recall", ""),
+		table.Col("shared bound", ""), table.Column{Header: "recall", Prec: 4}, table.Col("paired with", ""), table.Column{Header: "recall", Prec: 4},
 		table.Column{Header: "distances saved", Unit: "%", Source: table.Lab, Prec: 1})
 	pairs := E20Pairs(res)
 	for _, p := range pairs {
