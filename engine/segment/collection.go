@@ -57,10 +57,19 @@ type Collection struct {
 	last    *commitPoint    // the last commit (nil before the first)
 	closed  bool
 
+	// The head segment (OnAdd, Queued, Plain).
+	headMu     sync.Mutex // guards head and stopping; held for every head write
+	head       *headState
+	stopping   bool
+	queue      *sync.Cond     // (headMu) wakes the Queued indexer
+	idle       *sync.Cond     // (headMu) broadcast when the indexer has nothing to do
+	optimizing sync.WaitGroup // Plain heads being indexed in the background
+
 	commitMu sync.Mutex     // serialises Commit, Refresh and file removal
 	writers  chan *buffer   // the free per-thread buffers
 	acked    atomic.Int64   // documents acknowledged (added, not deleted)
-	bg       sync.WaitGroup // background merges
+	bg       sync.WaitGroup // the Queued indexer
+	merges   sync.WaitGroup // background merges
 	bgMu     sync.Mutex
 	bgErr    error // first background merge failure, guarded by bgMu
 }
@@ -82,6 +91,7 @@ func Open(cfg Config) (*Collection, error) {
 	for i := 0; i < cfg.Writers; i++ {
 		c.writers <- &buffer{}
 	}
+	c.queue, c.idle = sync.NewCond(&c.headMu), sync.NewCond(&c.headMu)
 	names, err := cfg.FS.List(cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("segment: open %s: %w", cfg.Dir, err)
@@ -114,6 +124,10 @@ func Open(cfg Config) (*Collection, error) {
 	}
 	c.acked.Store(int64(c.searchable()))
 	c.removeUnreferenced(names)
+	if cfg.Visibility == Queued {
+		c.bg.Add(1)
+		go c.indexer()
+	}
 	return c, nil
 }
 
@@ -214,6 +228,9 @@ func (c *Collection) Add(docs []Doc) error {
 	}
 	if err := c.checkOpen(); err != nil {
 		return err
+	}
+	if c.cfg.Visibility != OnRefresh {
+		return c.addHead(docs)
 	}
 	b := <-c.writers
 	defer func() { c.writers <- b }()
@@ -325,6 +342,12 @@ func (c *Collection) refreshLocked() error {
 			errs = append(errs, err)
 		}
 	}
+	c.headMu.Lock()
+	if err := c.sealHeadLocked(); err != nil {
+		errs = append(errs, err)
+	}
+	c.headMu.Unlock()
+	c.optimizing.Wait()
 	return errors.Join(errs...)
 }
 
@@ -358,6 +381,8 @@ func (c *Collection) Delete(keys ...uint64) (int, error) {
 		}
 		*b = nb
 	}
+	c.headMu.Lock()
+	defer c.headMu.Unlock()
 	c.mu.Lock()
 	dels := map[uint64][]uint32{}
 	for k := range want {
@@ -365,6 +390,14 @@ func (c *Collection) Delete(keys ...uint64) (int, error) {
 			dels[l.seg] = append(dels[l.seg], l.local)
 			delete(c.where, k)
 			found++
+			if h := c.head; h != nil && l.seg == h.id {
+				// Remembered by the head, so its next value keeps it.
+				if h.live == nil {
+					h.live = growLive(engine.NewBitset(0), len(h.keys))
+				}
+				h.live.Clear(engine.ID(l.local))
+				h.deleted++
+			}
 		}
 	}
 	next := make([]*segment, len(c.snap))
@@ -404,6 +437,9 @@ func (c *Collection) Commit() error {
 	c.mu.RUnlock()
 	written := map[uint64]*segment{}
 	for _, s := range snap {
+		if s.mutable {
+			continue // a head started after the refresh: not written yet
+		}
 		delGen := s.delGen
 		if s.dirty {
 			delGen = s.delGen + 1
@@ -444,8 +480,23 @@ func (c *Collection) Close() error {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
+	c.headMu.Lock()
+	c.stopping = true
+	c.queue.Broadcast()
+	c.idle.Broadcast()
+	c.headMu.Unlock()
+	c.optimizing.Wait()
+	c.merges.Wait()
 	c.bg.Wait()
 	return c.bgError()
+}
+
+func (c *Collection) setBgErr(err error) {
+	c.bgMu.Lock()
+	defer c.bgMu.Unlock()
+	if c.bgErr == nil {
+		c.bgErr = err
+	}
 }
 
 func (c *Collection) bgError() error {

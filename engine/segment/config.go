@@ -47,9 +47,21 @@ const (
 	// invisible, until Refresh seals the buffer into a segment
 	// (Elasticsearch's refresh, every refresh_interval or on demand).
 	OnRefresh Visibility = iota
-	// OnAdd: Add returns after the documents are in a searchable segment,
-	// as pgvector's insert is visible when its transaction commits.
+	// OnAdd: Add returns after the documents are in the graph of the
+	// appendable head segment, which grows in place: pgvector's insert,
+	// visible when its transaction commits, into one growing index.
 	OnAdd
+	// Queued: Add acknowledges the documents into the head segment, and a
+	// background indexer moves them into its graph a chunk at a time;
+	// searches see the indexed ones only (Redis's background indexing,
+	// FT.INFO percent_indexed < 1 meanwhile).
+	Queued
+	// Plain: Add appends the documents to a plain head segment, searched
+	// exactly at once; when it holds IndexingThreshold documents the
+	// optimizer builds its graph in the background and swaps it in, and a
+	// new plain head takes the next documents (Qdrant's appendable segment
+	// and indexing_threshold).
+	Plain
 )
 
 func (v Visibility) String() string {
@@ -58,6 +70,10 @@ func (v Visibility) String() string {
 		return "refresh"
 	case OnAdd:
 		return "add"
+	case Queued:
+		return "queued"
+	case Plain:
+		return "plain"
 	}
 	return fmt.Sprintf("Visibility(%d)", v)
 }
@@ -104,6 +120,13 @@ type Config struct {
 	// compressed (default 60 KiB, the order of Lucene 9's stored-field
 	// chunks).
 	StoredBlockBytes int
+	// IndexingThreshold is the size at which a Plain head segment is
+	// indexed (default 20000 documents; Qdrant's indexing_threshold is
+	// 20,000 KB of vectors, 13,333 at 384 dimensions).
+	IndexingThreshold int
+	// IndexChunk is how many queued documents the Queued indexer moves
+	// into the graph at a time, so searches interleave (default 64).
+	IndexChunk int
 	// Merge is the merge policy.
 	Merge MergePolicy
 	// BackgroundMerge runs the merge policy after each flush on a
@@ -138,6 +161,12 @@ func (c Config) WithDefaults() Config {
 	if c.StoredBlockBytes == 0 {
 		c.StoredBlockBytes = 60 << 10
 	}
+	if c.IndexingThreshold == 0 {
+		c.IndexingThreshold = 20000
+	}
+	if c.IndexChunk == 0 {
+		c.IndexChunk = 64
+	}
 	c.Merge = c.Merge.WithDefaults()
 	return c
 }
@@ -157,14 +186,15 @@ func (c Config) Validate() error {
 	if c.Index > Flat {
 		bad = append(bad, fmt.Sprintf("unknown index kind %d", c.Index))
 	}
-	if c.Visibility > OnAdd {
+	if c.Visibility > Plain {
 		bad = append(bad, fmt.Sprintf("unknown visibility %d", c.Visibility))
 	}
 	for _, f := range []struct {
 		name string
 		v    int
 	}{{"M", c.M}, {"EfConstruction", c.EfConstruction}, {"BuildWorkers", c.BuildWorkers}, {"FlushDocs", c.FlushDocs},
-		{"Writers", c.Writers}, {"SearchWorkers", c.SearchWorkers}, {"StoredBlockBytes", c.StoredBlockBytes}} {
+		{"Writers", c.Writers}, {"SearchWorkers", c.SearchWorkers}, {"StoredBlockBytes", c.StoredBlockBytes},
+		{"IndexingThreshold", c.IndexingThreshold}, {"IndexChunk", c.IndexChunk}} {
 		if f.v < 1 {
 			bad = append(bad, fmt.Sprintf("%s must be positive, got %d", f.name, f.v))
 		}

@@ -9,9 +9,15 @@
 //
 // The four stores the lab emulates differ in when an acknowledged document
 // becomes searchable; [Visibility] makes that a policy of this one
-// mechanism (Elasticsearch's refresh: [OnRefresh]; pgvector's
-// transaction: [OnAdd]). [Collection.Acknowledged] and
-// [Collection.Searchable] tell the two states apart.
+// mechanism: Elasticsearch's refresh seals a RAM buffer into a segment
+// ([OnRefresh]); pgvector inserts into one growing graph in the inserting
+// transaction ([OnAdd]); Redis indexes from a background queue
+// ([Queued]); Qdrant searches its appendable plain segment exactly and
+// builds its graph past indexing_threshold ([Plain]). The last three
+// write into an appendable head segment that grows in place and is sealed
+// (written) at FlushDocs, the threshold or a commit.
+// [Collection.Acknowledged] and [Collection.Searchable] tell the two
+// states apart; [Collection.WaitIndexed] waits for the second to catch up.
 //
 // # Search across segments
 //

@@ -154,7 +154,7 @@ func (c *Collection) pickMerge() []uint64 {
 	}
 	var in []sized
 	for _, s := range c.snap {
-		if !c.merging[s.id] {
+		if !c.merging[s.id] && !s.mutable {
 			in = append(in, sized{id: s.id, docs: s.n, live: s.liveCount()})
 		}
 	}
@@ -169,15 +169,11 @@ func (c *Collection) maybeMergeBackground() {
 	if !c.cfg.BackgroundMerge {
 		return
 	}
-	c.bg.Add(1)
+	c.merges.Add(1)
 	go func() {
-		defer c.bg.Done()
+		defer c.merges.Done()
 		if _, err := c.MaybeMerge(); err != nil {
-			c.bgMu.Lock()
-			if c.bgErr == nil {
-				c.bgErr = err
-			}
-			c.bgMu.Unlock()
+			c.setBgErr(err)
 		}
 	}()
 }
@@ -194,11 +190,11 @@ func (c *Collection) ForceMerge(n int) error {
 	if err := c.Refresh(); err != nil {
 		return err
 	}
-	c.bg.Wait()
+	c.merges.Wait()
 	c.mu.Lock()
 	var segs []*segment
 	for _, s := range c.snap {
-		if !c.merging[s.id] {
+		if !c.merging[s.id] && !s.mutable {
 			segs = append(segs, s)
 		}
 	}

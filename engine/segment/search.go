@@ -121,7 +121,10 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	one := func(i int) {
 		s := snap[i]
 		r := engine.Request{K: o.K, Breadth: ef, Bound: bound}
-		if s.live != nil {
+		switch {
+		case s.mutable:
+			r.Filter = limit{s.n, s.live}
+		case s.live != nil:
 			r.Filter = s.live
 		}
 		res, sst, err := s.index.Query(q, r)
@@ -204,6 +207,14 @@ func (c *Collection) fetch(hs []Hit, f Fetch, st *Stats) error {
 			h.Key = h.seg.keys[h.local]
 			st.ColumnBytes += 8
 		case IDsFromStored, Source:
+			if h.seg.mutable {
+				// The head's fields are still in RAM, uncompressed.
+				h.Key = h.seg.keys[h.local]
+				if f == Source {
+					h.Source = append([]byte(nil), h.seg.srcs[h.local]...)
+				}
+				continue
+			}
 			key, body, err := rd(h.seg).record(h.local)
 			if err != nil {
 				return fmt.Errorf("segment %d: fetch: %w", h.seg.id, err)
@@ -229,6 +240,9 @@ func (c *Collection) Source(h Hit) ([]byte, int64, error) {
 	if h.seg == nil {
 		return nil, 0, fmt.Errorf("%w: segment: hit has no segment (not from Search)", engine.ErrInvalidArgument)
 	}
+	if h.seg.mutable {
+		return append([]byte(nil), h.seg.srcs[h.local]...), 0, nil
+	}
 	r := h.seg.stored.reader()
 	_, body, err := r.record(h.local)
 	if err != nil {
@@ -250,6 +264,12 @@ func (c *Collection) Get(key uint64) ([]float32, []byte, error) {
 	c.mu.RUnlock()
 	if !ok || s == nil {
 		return nil, nil, fmt.Errorf("%w: segment: key %d is not searchable", engine.ErrNotFound, key)
+	}
+	if s.mutable {
+		if int(l.local) >= s.n {
+			return nil, nil, fmt.Errorf("%w: segment: key %d is not searchable yet", engine.ErrNotFound, key)
+		}
+		return append([]float32(nil), s.vecs.Row(int(l.local))...), append([]byte(nil), s.srcs[l.local]...), nil
 	}
 	_, body, err := s.stored.reader().record(l.local)
 	if err != nil {

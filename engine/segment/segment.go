@@ -44,6 +44,11 @@ type segment struct {
 	deleted int
 	delGen  int // generation of the committed .liv file (0: none)
 	dirty   bool
+	// mutable marks a value of the head segment: its index may hold more
+	// documents than n (searches are limited to the first n), and its
+	// stored fields are srcs, not yet compressed.
+	mutable bool
+	srcs    [][]byte
 }
 
 func (s *segment) liveCount() int { return s.n - s.deleted }

@@ -443,3 +443,123 @@ func TestFullDisk(t *testing.T) {
 		t.Fatalf("reopened after a refused flush: %d documents, want the 200 committed", c2.Searchable())
 	}
 }
+
+// TestHeadVisibilities: the appendable head under each store's rule —
+// pgvector's (searchable on return), Redis's (searchable once indexed in
+// the background) and Qdrant's (searched exactly at once, indexed past the
+// threshold) — with deletes and updates of head documents, and a commit
+// that makes the head durable.
+func TestHeadVisibilities(t *testing.T) {
+	data := indextest.Clustered(900, testDim, 6, 13)
+	for _, vis := range []Visibility{OnAdd, Queued, Plain} {
+		t.Run(vis.String(), func(t *testing.T) {
+			fsys := vfs.NewMem()
+			cfg := testConfig(fsys)
+			cfg.Visibility = vis
+			cfg.IndexingThreshold = 600
+			cfg.IndexChunk = 32
+			c, err := Open(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for b := 0; b < 3; b++ {
+				if err := c.Add(docs(data, b*300, (b+1)*300)); err != nil {
+					t.Fatal(err)
+				}
+				if vis != Queued && c.Searchable() != (b+1)*300 {
+					t.Fatalf("batch %d: %d searchable right after Add", b, c.Searchable())
+				}
+				if c.Acknowledged() != (b+1)*300 {
+					t.Fatalf("batch %d: %d acknowledged", b, c.Acknowledged())
+				}
+			}
+			if err := c.WaitIndexed(); err != nil {
+				t.Fatal(err)
+			}
+			if c.Searchable() != 900 {
+				t.Fatalf("after WaitIndexed: %d searchable", c.Searchable())
+			}
+			if vis == Plain {
+				kinds := map[IndexKind]int{}
+				for _, s := range c.Segments() {
+					kinds[s.Index]++
+				}
+				if kinds[HNSW] != 1 || kinds[Flat] != 1 {
+					t.Fatalf("plain head past the threshold: segments %+v, want one indexed and one plain", c.Segments())
+				}
+			}
+			if n, _ := c.Delete(899, 3); n != 2 {
+				t.Fatalf("deleted %d", n)
+			}
+			moved := append([]float32(nil), data.Row(0)...)
+			if err := c.Add([]Doc{{Key: 898, Vector: moved, Source: []byte("v2")}}); err != nil {
+				t.Fatal(err)
+			}
+			c.WaitIndexed()
+			hs, _, err := c.Search(data.Row(0), Options{K: 3, Ef: 50, Fetch: Source})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hs[0].Dist > 1e-6 || (hs[0].Key != 0 && hs[0].Key != 898) {
+				t.Fatalf("nearest to row 0: %+v", hs)
+			}
+			for _, h := range hs {
+				if h.Key == 3 || h.Key == 899 {
+					t.Fatalf("deleted key %d returned", h.Key)
+				}
+			}
+			if c.Searchable() != 898 || c.Acknowledged() != 898 {
+				t.Fatalf("searchable %d, acknowledged %d; want 898 (900, two deleted, one updated)", c.Searchable(), c.Acknowledged())
+			}
+			if err := c.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			c2, err := Open(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c2.Close()
+			if c2.Searchable() != 898 {
+				t.Fatalf("reopened: %d documents, want 898", c2.Searchable())
+			}
+			if _, src, err := c2.Get(898); err != nil || string(src) != "v2" {
+				t.Fatalf("Get(898) after reopen: %q, %v", src, err)
+			}
+		})
+	}
+}
+
+// TestQueuedSearchesSeeIndexedOnly: under Queued a search never sees a
+// document before the indexer has put it in the graph.
+func TestQueuedSearchesSeeIndexedOnly(t *testing.T) {
+	cfg := testConfig(vfs.NewMem())
+	cfg.Visibility = Queued
+	cfg.IndexChunk = 16
+	c, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	data := indextest.Clustered(2000, testDim, 6, 14)
+	if err := c.Add(docs(data, 0, 2000)); err != nil {
+		t.Fatal(err)
+	}
+	seen := c.Searchable()
+	if seen == 2000 {
+		t.Logf("the indexer finished before the first look (fast machine)")
+	}
+	for c.Searchable() < 2000 {
+		n := c.Searchable()
+		if n < seen {
+			t.Fatalf("searchable went back from %d to %d", seen, n)
+		}
+		seen = n
+		if _, _, err := c.Search(data.Row(1999), Options{K: 1, Ef: 20}); err != nil && n > 0 {
+			t.Fatal(err)
+		}
+	}
+	if err := c.WaitIndexed(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -23,6 +23,8 @@ func init() {
 			"OnRefresh":      ValueOf(segment.OnRefresh),
 			"Open":           ValueOf(segment.Open),
 			"ParseIndexKind": ValueOf(segment.ParseIndexKind),
+			"Plain":          ValueOf(segment.Plain),
+			"Queued":         ValueOf(segment.Queued),
 			"Sequential":     ValueOf(segment.Sequential),
 			"Source":         ValueOf(segment.Source),
 		}, Types: map[string]Type{
