@@ -380,5 +380,3 @@ func sealGraph(cfg Config, id uint64, keys []uint64, g *hnsw.Index, srcs [][]byt
 	s.stored = &storedIndex{n: sw.n, first: sw.first, offs: sw.offs, data: sw.data}
 	return s, nil
 }
-
-
