@@ -156,23 +156,29 @@ func TestCrashRecovery(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		lines := make(chan string, 1024)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
-		time.Sleep(time.Duration(20+rng.IntN(180)) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGKILL)
+		// The kill comes a random number of the writer's steps in, then a
+		// random 0–30 ms later, so it lands anywhere in a step however
+		// loaded the machine is.
 		phase, acked := "start", last
-		for l := range lines {
-			phase = l
-			if n, ok := strings.CutPrefix(l, "committed "); ok {
+		steps := rng.IntN(12)
+		delay := time.Duration(rng.IntN(30_000)) * time.Microsecond
+		sc := bufio.NewScanner(stdout)
+		read := func() bool {
+			if !sc.Scan() {
+				return false
+			}
+			phase = sc.Text()
+			if n, ok := strings.CutPrefix(phase, "committed "); ok {
 				acked, _ = strconv.Atoi(n)
 				phase = "ingest"
 			}
+			return true
+		}
+		for i := 0; i < steps && read(); i++ {
+		}
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGKILL)
+		for read() {
 		}
 		werr := cmd.Wait()
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
