@@ -26,12 +26,16 @@
 //
 // # Geometry
 //
-// Clustering, assignment and list selection all use squared L2 to the
-// centroids (for Dot this ranks lists by ‖c‖² − 2⟨q, c⟩, not FAISS's plain
-// ⟨q, c⟩). Under Cosine vectors and queries are unit-normalised and the
-// centroids are renormalised after every k-means step (spherical k-means),
-// so L2 and inner-product rankings coincide. Distances returned are on the
-// metric's smaller-is-closer scale.
+// Clustering and assignment use squared L2 to the centroids. List
+// selection does too under L2 and Cosine, and under Dot ranks lists by
+// ⟨q, c⟩, as FAISS's inner-product coarse quantizer (IndexFlatIP) does: a
+// list's members have inner product ⟨q, c⟩ + ⟨q, x − c⟩ with the query, so
+// ⟨q, c⟩ estimates them, where the L2 rank ‖c‖² − 2⟨q, c⟩ penalises the
+// long centroids maximum inner product search is after. Under Cosine
+// vectors and queries are unit-normalised and the centroids are
+// renormalised after every k-means step (spherical k-means), so L2 and
+// inner-product rankings coincide. Distances returned are on the metric's
+// smaller-is-closer scale.
 //
 // # Invariants
 //

@@ -164,10 +164,17 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 	}
 	qv := s.q
 
-	// Rank the lists by ‖c‖² − 2⟨q, c⟩ (squared L2 minus ‖q‖²).
+	// Rank the lists by ‖c‖² − 2⟨q, c⟩ (squared L2 minus ‖q‖²), or by
+	// −⟨q, c⟩ under Dot (FAISS's IndexFlatIP coarse quantizer; see the
+	// package doc, Geometry).
 	nl := ix.cents.N
 	for j := 0; j < nl; j++ {
-		s.order[j] = engine.Result{ID: engine.ID(j), Dist: ix.cnorms[j] - 2*f32.Dot(qv, ix.cents.Data[j*ix.cents.Stride:j*ix.cents.Stride+ix.dim])}
+		ip := f32.Dot(qv, ix.cents.Data[j*ix.cents.Stride:j*ix.cents.Stride+ix.dim])
+		d := ix.cnorms[j] - 2*ip
+		if ix.cfg.Metric == engine.Dot {
+			d = -ip
+		}
+		s.order[j] = engine.Result{ID: engine.ID(j), Dist: d}
 	}
 	st.CentroidComp = nl
 	byDist := func(a, b engine.Result) int {
