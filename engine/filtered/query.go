@@ -24,7 +24,9 @@ func (c *Collection) Dim() int { return c.vectors.Dim }
 // payload indexes), any other filter an opaque predicate asked per id
 // (cardinality unknown, {0, N/2, N} as Qdrant estimates a filter without
 // an index; the strategies that need the matching set ask it of every
-// id). r.Bound is ignored. The stats are [Stats]'s engine counters.
+// id). Results are sorted nearest first, which pgvector's relaxed_order
+// alone does not promise. r.Bound is ignored. The stats are [Stats]'s
+// engine counters.
 func (c *Collection) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
 	if err := r.Check(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("filtered: query: %w", err)
@@ -44,7 +46,11 @@ func (c *Collection) Query(q []float32, r engine.Request) ([]engine.Result, engi
 	if err != nil {
 		return nil, st.SearchStats, fmt.Errorf("filtered: query: %w", err)
 	}
-	return res, st.SearchStats, nil
+	// The contract returns nearest first; pgvector's relaxed_order emits
+	// rows only approximately sorted (a later batch can hold closer rows),
+	// and pgvector's documentation sorts them again in a materialized CTE,
+	// which this is. The rows are the same; only their order changes.
+	return sortedByDistID(res), st.SearchStats, nil
 }
 
 // matcher is what the strategies ask of a filter; *filter.Compiled is
