@@ -26,8 +26,12 @@ func TestContract(t *testing.T) {
 		dim   int // 0: the suite's 24
 	}{
 		{"int7", func(x *vec.Matrix, m engine.Metric) (Quantizer, error) { return TrainScalar(x, m, ScalarConfig{}) }, 0.75, 0},
-		{"int7 minmax", func(x *vec.Matrix, m engine.Metric) (Quantizer, error) { return TrainScalar(x, m, ScalarConfig{ConfidenceInterval: 1}) }, 0.9, 0},
-		{"int4", func(x *vec.Matrix, m engine.Metric) (Quantizer, error) { return TrainScalar(x, m, ScalarConfig{Bits: 4}) }, 0.7, 0},
+		{"int7 minmax", func(x *vec.Matrix, m engine.Metric) (Quantizer, error) {
+			return TrainScalar(x, m, ScalarConfig{ConfidenceInterval: 1})
+		}, 0.9, 0},
+		{"int4", func(x *vec.Matrix, m engine.Metric) (Quantizer, error) {
+			return TrainScalar(x, m, ScalarConfig{Bits: 4})
+		}, 0.7, 0},
 		{"osq4", func(x *vec.Matrix, m engine.Metric) (Quantizer, error) { return TrainOSQ(x, m, OSQConfig{Bits: 4}) }, 0.8, 0},
 		{"bbq", func(x *vec.Matrix, m engine.Metric) (Quantizer, error) { return TrainOSQ(x, m, OSQConfig{Bits: 1}) }, 0.25, 256},
 	} {
