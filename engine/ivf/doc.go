@@ -42,6 +42,15 @@
 // Every vector is in exactly one primary list, and in at most one other
 // list when Spill is on. An Index is immutable after Build.
 //
+// # File format
+//
+// [Index.WriteListsFS] writes the posting lists as an
+// engine/internal/blockfile file through engine/vfs (so a disk watermark
+// and injected failures apply; the write is atomic), one page-aligned,
+// checksummed section per list, read back one pread per probed list by
+// [Index.UseDiskLists]; disk.go has the layout. Corrupt or truncated files
+// give errors naming the file and offset.
+//
 // # Concurrency
 //
 // Search is safe for concurrent use; each call takes a searcher from a pool.
