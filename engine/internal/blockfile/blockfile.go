@@ -93,13 +93,13 @@ func PadSize(off, align int64) int64 {
 	return n
 }
 
-// Pad writes a padding section (tag "PAD ", zero payload, skipped by
-// readers) so that the next section starts on a multiple of align: a
-// format that reads a section with one aligned pread (engine/ivf's
-// posting lists) puts each on a page boundary. Nothing is written when the
-// offset is already aligned.
-func (w *Writer) Pad(align int64) error {
-	n := PadSize(w.off, align)
+// PadBefore writes a padding section so that lead bytes after it the
+// offset is a multiple of align: lead = SectionHeaderSize aligns the next
+// section's payload (engine/store's rows start on a page), lead = EndSize
+// makes the file end on a multiple of align. Nothing is written when the
+// offset is already where it should be.
+func (w *Writer) PadBefore(lead, align int64) error {
+	n := PadSize(w.off+lead, align)
 	if n == 0 {
 		return nil
 	}
@@ -112,6 +112,32 @@ func (w *Writer) Pad(align int64) error {
 	}
 	return sw.Close()
 }
+
+// BeginStream starts a section whose length is not known in advance (a
+// vector file appended one vector at a time): its header is written with
+// the length once the returned writer is closed (a positioned write back
+// into the file), and its CRC is the payload's, combined with the final
+// header's. The bytes are those of Begin with the final size.
+func (w *Writer) BeginStream(tag string) (io.WriteCloser, error) {
+	if err := checkTag(tag); err != nil {
+		return nil, err
+	}
+	hdrOff := w.off
+	sw, err := w.begin(tag, -1)
+	if err != nil {
+		return nil, err
+	}
+	sw.stream, sw.hdrOff = true, hdrOff
+	sw.crc.Reset() // the payload alone; the header is combined in at Close
+	return sw, nil
+}
+
+// Pad writes a padding section (tag "PAD ", zero payload, skipped by
+// readers) so that the next section starts on a multiple of align: a
+// format that reads a section with one aligned pread (engine/ivf's
+// posting lists) puts each on a page boundary. Nothing is written when the
+// offset is already aligned.
+func (w *Writer) Pad(align int64) error { return w.PadBefore(0, align) }
 
 func (w *Writer) wrap(err error) error { return fmt.Errorf("write %s: %w", w.path, err) }
 
@@ -148,13 +174,13 @@ func (w *Writer) begin(tag string, size int64) (*sectionWriter, error) {
 	if w.committed || w.aborted || w.open != nil {
 		return nil, fmt.Errorf("%w: blockfile: section %q begun on a finished writer or inside another section", engine.ErrInvalidArgument, tag)
 	}
-	if size < 0 {
+	if size < 0 && size != -1 { // -1: streamed (BeginStream)
 		return nil, fmt.Errorf("%w: blockfile: negative section size", engine.ErrInvalidArgument)
 	}
 	sw := &sectionWriter{w: w, tag: tag, size: size, crc: crc32.New(castagnoli)}
 	var h [SectionHeaderSize]byte
 	copy(h[:4], tag)
-	binary.LittleEndian.PutUint64(h[4:], uint64(size))
+	binary.LittleEndian.PutUint64(h[4:], uint64(max(size, 0)))
 	sw.crc.Write(h[:])
 	if _, err := w.bw.Write(h[:]); err != nil {
 		return nil, w.wrap(err)
@@ -169,10 +195,12 @@ type sectionWriter struct {
 	tag     string
 	size, n int64
 	crc     hash.Hash32
+	stream  bool  // length unknown until Close (BeginStream)
+	hdrOff  int64 // stream: offset of the header to complete
 }
 
 func (s *sectionWriter) Write(p []byte) (int, error) {
-	if s.n+int64(len(p)) > s.size {
+	if !s.stream && s.n+int64(len(p)) > s.size {
 		return 0, fmt.Errorf("%w: blockfile: section %q overflows its declared %d bytes", engine.ErrInvalidArgument, s.tag, s.size)
 	}
 	s.crc.Write(p)
@@ -190,11 +218,24 @@ func (s *sectionWriter) Close() error {
 		return fmt.Errorf("%w: blockfile: section %q closed twice", engine.ErrInvalidArgument, s.tag)
 	}
 	s.w.open = nil
-	if s.n != s.size {
+	sum := s.crc.Sum32()
+	if s.stream {
+		// Complete the header in place, then checksum header‖payload.
+		var h [SectionHeaderSize]byte
+		copy(h[:4], s.tag)
+		binary.LittleEndian.PutUint64(h[4:], uint64(s.n))
+		if err := s.w.bw.Flush(); err != nil {
+			return s.w.wrap(err)
+		}
+		if _, err := s.w.f.WriteAt(h[4:], s.hdrOff+4); err != nil {
+			return s.w.wrap(err)
+		}
+		sum = crcCombine(Checksum(h[:]), sum, s.n)
+	} else if s.n != s.size {
 		return fmt.Errorf("%w: blockfile: section %q got %d bytes, declared %d", engine.ErrInvalidArgument, s.tag, s.n, s.size)
 	}
 	var t [SectionTrailer]byte
-	binary.LittleEndian.PutUint32(t[:], s.crc.Sum32())
+	binary.LittleEndian.PutUint32(t[:], sum)
 	if _, err := s.w.bw.Write(t[:]); err != nil {
 		return s.w.wrap(err)
 	}
