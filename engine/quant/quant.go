@@ -79,7 +79,9 @@ func WriteFile(fsys vfs.FS, path string, q Quantizer) error {
 	if fsys == nil || q == nil {
 		return fmt.Errorf("%w: quant: write %s: nil file system or quantizer", engine.ErrInvalidArgument, path)
 	}
-	type framed interface{ frame() (magic, tag string, body []byte) }
+	type framed interface {
+		frame() (magic, tag string, body []byte)
+	}
 	fq, ok := q.(framed)
 	if !ok {
 		return fmt.Errorf("%w: quant: write %s: %T is not a quantizer of this package", engine.ErrInvalidArgument, path, q)
