@@ -384,6 +384,14 @@ func Open(fsys vfs.FS, path, magic string, maxVersion uint32) (*Reader, vfs.File
 
 // NewReader reads a framed file of size bytes from r; name is used in errors.
 func NewReader(name string, r io.ReaderAt, size int64, magic string, maxVersion uint32) (*Reader, error) {
+	return NewReaderVersions(name, r, size, magic, 1, maxVersion)
+}
+
+// NewReaderVersions is NewReader for a format that reads versions
+// minVersion…maxVersion only: a format whose earlier versions had a
+// framing of their own at the same magic (engine/store, engine/ivf) so
+// refuses them as versions before their bytes are misread as a header.
+func NewReaderVersions(name string, r io.ReaderAt, size int64, magic string, minVersion, maxVersion uint32) (*Reader, error) {
 	rd := &Reader{r: r, name: name, size: size}
 	var hdr [HeaderSize]byte
 	if size < 8 {
@@ -399,8 +407,8 @@ func NewReader(name string, r io.ReaderAt, size int64, magic string, maxVersion 
 		return nil, rd.corrupt(0, "file header", fmt.Sprintf("file is %d bytes, shorter than the %d-byte header", size, HeaderSize))
 	}
 	v := binary.LittleEndian.Uint32(hdr[8:])
-	if v == 0 || v > maxVersion {
-		return nil, fmt.Errorf("%w: %s: format version %d, this build reads 1…%d", engine.ErrVersion, name, v, maxVersion)
+	if v == 0 || v < minVersion || v > maxVersion {
+		return nil, fmt.Errorf("%w: %s: format version %d at offset 8, this build reads %d…%d", engine.ErrVersion, name, v, max(minVersion, 1), maxVersion)
 	}
 	if got, want := Checksum(hdr[:12]), binary.LittleEndian.Uint32(hdr[12:]); got != want {
 		return nil, rd.corrupt(0, "file header", "checksum mismatch")
