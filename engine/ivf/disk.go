@@ -214,7 +214,7 @@ func (ix *Index) UseDiskLists(path string, opt store.Options) error {
 }
 
 func (ix *Index) openLists(b *store.Blob) (*diskLists, error) {
-	rd, err := blockfile.NewReader(b.Path(), blobReader{b}, b.Size(), listMagic, listVersion)
+	rd, err := blockfile.NewReaderVersions(b.Path(), blobReader{b}, b.Size(), listMagic, listVersion, listVersion)
 	if err != nil {
 		return nil, err
 	}

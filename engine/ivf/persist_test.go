@@ -219,3 +219,18 @@ func FuzzListFile(f *testing.F) {
 		check(err)
 	})
 }
+
+// TestListFileVersion1 checks that a file of the first format (the same
+// magic with version 1 at offset 8) is refused as a version.
+func TestListFileVersion1(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "lists.ivf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[8] = 1
+	p := filepath.Join(t.TempDir(), "v1.ivf")
+	os.WriteFile(p, b, 0o644)
+	if err := goldenIndex(t).UseDiskLists(p, store.Options{}); !errors.Is(err, engine.ErrVersion) || !strings.Contains(err.Error(), "version 1") {
+		t.Fatalf("version 1 list file: %v", err)
+	}
+}

@@ -144,12 +144,10 @@ func openFile(name string, b []byte, magic, tag, what string) (*decoder, error) 
 	} else {
 		name = what
 	}
-	r, err := blockfile.NewReader(name, bytes.NewReader(b), int64(len(b)), magic, formatVersion)
+	// Version 1 was another framing: only version 2 is read.
+	r, err := blockfile.NewReaderVersions(name, bytes.NewReader(b), int64(len(b)), magic, formatVersion, formatVersion)
 	if err != nil {
 		return nil, fmt.Errorf("quant: %w", err)
-	}
-	if v := r.Version(); v != formatVersion { // version 1 was another framing
-		return nil, fmt.Errorf("%w: %s: format version %d at offset 8, this build reads %d", engine.ErrVersion, label, v, formatVersion)
 	}
 	s, err := r.Expect(tag)
 	if err != nil {
