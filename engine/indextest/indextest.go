@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
@@ -183,6 +184,42 @@ func runMetric(t *testing.T, o Options, m engine.Metric, build BuildFunc) {
 	})
 	if c, ok := ix.(contract); ok {
 		t.Run("bound", func(t *testing.T) { checkBound(t, o, c, exact, queries, k) })
+		// engine.Index promises Query is safe for concurrent use with
+		// itself: four goroutines answer as one does (and -race watches).
+		t.Run("concurrent", func(t *testing.T) {
+			want := make([]string, 2*o.Queries)
+			ask := func(i int) string {
+				var f engine.Filter
+				if i%2 == 1 {
+					f = allow
+				}
+				res, _, err := c.ix.Query(queries.Row(i/2), engine.Request{K: k, Breadth: c.breadth, Filter: f})
+				return fmt.Sprint(res, err)
+			}
+			for i := range want {
+				want[i] = ask(i)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan string, 4)
+			for g := 0; g < 4; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range want {
+						j := (i + g*7) % len(want)
+						if got := ask(j); got != want[j] {
+							errs <- fmt.Sprintf("query %d from goroutine %d: %s, alone %s", j, g, got, want[j])
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for e := range errs {
+				t.Error(e)
+			}
+		})
 	}
 	t.Run("bad input", func(t *testing.T) {
 		q := queries.Row(0)
