@@ -3,7 +3,10 @@ package blockfile
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,10 +48,22 @@ func writeAligned(t *testing.T, fsys vfs.FS, path string) (offs []int64) {
 	return offs
 }
 
+var update = flag.Bool("update", false, "rewrite testdata/aligned.vlt")
+
 func TestPadAndRandomAccess(t *testing.T) {
 	m := vfs.NewMem()
 	offs := writeAligned(t, m, "f")
 	b, _ := vfs.ReadFile(m, "f")
+	// The bytes are pinned (the framing never changes) and seed FuzzReader.
+	golden := filepath.Join("testdata", "aligned.vlt")
+	if *update {
+		if err := os.WriteFile(golden, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want, err := os.ReadFile(golden); err != nil || !bytes.Equal(b, want) {
+		t.Fatalf("framing differs from %s (%v)", golden, err)
+	}
 	open := func(b []byte) *Reader {
 		r, err := NewReader("f", bytes.NewReader(b), int64(len(b)), testMagic, 1)
 		if err != nil {
