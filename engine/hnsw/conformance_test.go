@@ -55,9 +55,10 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// TestContract runs the suite through engine.Index's Query.
+// TestContract runs the suite through engine.Index's Query, with the
+// check that a shared bound prunes.
 func TestContract(t *testing.T) {
-	indextest.Run(t, func(t *testing.T, dim int, m engine.Metric, vs *vec.Matrix) indextest.Searchable {
+	indextest.RunWith(t, indextest.Options{Bound: true}, func(t *testing.T, dim int, m engine.Metric, vs *vec.Matrix) indextest.Searchable {
 		cfg := HnswlibConfig(dim, m, 12, 64)
 		cfg.Workers = 1
 		ix, err := New(cfg)
