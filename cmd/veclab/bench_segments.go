@@ -134,14 +134,18 @@ func runBenchSegments(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		t := table.New(fmt.Sprintf("Ingest: %d parallel writers vs one, a shared buffer of %d documents, each segment's graph built on one goroutine; queries at ef %d", w, flush, f.ef),
-			table.Col("ingest", ""), table.Col("segments", ""), table.Column{Header: "build", Unit: "s", Prec: 1},
+			table.Col("index, ingest", ""), table.Col("segments", ""), table.Column{Header: "build", Unit: "s", Prec: 1},
 			table.Column{Header: "ingest", Unit: "docs/s", Prec: -1}, table.Column{Header: fmt.Sprintf("recall@%d", k), Prec: 4},
 			table.Column{Header: "QPS", Prec: 1}, table.Column{Header: "p50", Unit: "ms", Prec: 2}, table.Column{Header: "distances/query", Prec: 0})
 		for _, x := range res {
 			t.AddValues(x.Mode, x.Segments, x.Seconds, x.DocsPerS, x.Search.Recall, x.Search.QPS, x.Search.P50ms, x.Search.DistComps)
 		}
-		t.Note("ratio parallel/single: ingest %.2f×, segments %.2f×, QPS %.2f×", res[0].DocsPerS/res[1].DocsPerS,
-			float64(res[0].Segments)/float64(res[1].Segments), res[0].Search.QPS/res[1].Search.QPS)
+		for i := 0; i+1 < len(res); i += 2 {
+			p, s := res[i], res[i+1]
+			t.Note("%s ratio parallel/single: ingest %.2f×, segments %.2f×, QPS %.2f×, distances %.2f×", p.Index, p.DocsPerS/s.DocsPerS,
+				float64(p.Segments)/float64(s.Segments), p.Search.QPS/s.Search.QPS, p.Search.DistComps/s.Search.DistComps)
+		}
+		t.Note("IVF segments probe %.0f %% of their lists", 100*experiment.E18Visit)
 		fmt.Fprintln(stdout, t.String())
 	}
 	if !f.skip["counts"] {

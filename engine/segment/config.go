@@ -15,6 +15,12 @@ type IndexKind uint8
 const (
 	HNSW IndexKind = iota // a graph per segment (Lucene, Elasticsearch, Qdrant's optimised segments)
 	Flat                  // exact scan (Qdrant's plain segments)
+	// IVF clusters a segment's vectors into lists of about 384 (DiskBBQ's
+	// cluster size, float32 lists) and probes a fraction of them
+	// (Options.Visit). Its file keeps the vectors; the lists are
+	// re-clustered at open with the segment's seed, which gives the same
+	// lists (k-means is seeded).
+	IVF
 )
 
 func (k IndexKind) String() string {
@@ -23,6 +29,8 @@ func (k IndexKind) String() string {
 		return "hnsw"
 	case Flat:
 		return "flat"
+	case IVF:
+		return "ivf"
 	}
 	return fmt.Sprintf("IndexKind(%d)", k)
 }
@@ -34,8 +42,10 @@ func ParseIndexKind(s string) (IndexKind, error) {
 		return HNSW, nil
 	case "flat", "plain":
 		return Flat, nil
+	case "ivf":
+		return IVF, nil
 	}
-	return 0, fmt.Errorf("%w: segment: unknown index kind %q (want hnsw or flat)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("%w: segment: unknown index kind %q (want hnsw, flat or ivf)", engine.ErrInvalidArgument, s)
 }
 
 // Visibility names when an acknowledged document becomes searchable.
@@ -183,7 +193,7 @@ func (c Config) Validate() error {
 	if !c.Metric.Valid() {
 		bad = append(bad, fmt.Sprintf("unknown metric %d", c.Metric))
 	}
-	if c.Index > Flat {
+	if c.Index > IVF {
 		bad = append(bad, fmt.Sprintf("unknown index kind %d", c.Index))
 	}
 	if c.Visibility > Plain {

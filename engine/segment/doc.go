@@ -1,8 +1,9 @@
 // Package segment is the engine's storage lifecycle: a segmented,
 // crash-safe vector collection in the manner of Lucene. Writers buffer
 // documents (vector, key, stored fields) and seal them into immutable
-// segments, each with its own index (an HNSW graph or an exact scan), its
-// id column and its compressed stored fields; deletions and updates mark
+// segments, each with its own index (an HNSW graph, IVF lists or an exact
+// scan), its id column and its compressed stored fields; deletions and
+// updates mark
 // documents dead in per-segment live bitsets; a tiered merge policy and
 // force-merge rewrite several segments into one with a freshly built
 // index; a commit point names the segments that survive a crash.
@@ -53,7 +54,8 @@
 //
 //	_<id>.seg        META (id u64, docs u32, dim u32, metric u8, index u8)
 //	                 KEYS (docs × u64, the id column)
-//	                 VECS (flat segments: docs × dim × f32)
+//	                 VECS (flat and IVF segments: docs × dim × f32; IVF
+//	                       lists are re-clustered from them at open)
 //	                 SIDX (stored-field block index: docs u32, blocks u32,
 //	                       then per block first id u32, offset u64)
 //	                 SDAT (the zstd blocks; records uvarint key,

@@ -3,10 +3,12 @@ package segment
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/ivf"
 )
 
 // Fetch names what a search returns beside distances (E17: where the ids
@@ -67,6 +69,10 @@ type Options struct {
 	SharedBound bool
 	// Fetch is what comes back with each hit.
 	Fetch Fetch
+	// Visit is the fraction of an IVF segment's lists a search probes
+	// (DiskBBQ's visit_percentage / 100), at least one list (default
+	// 0.05).
+	Visit float64
 }
 
 // Hit is one result.
@@ -113,6 +119,13 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		return nil, st, fmt.Errorf("segment: search: %w", engine.ErrEmpty)
 	}
 	ef := max(o.Ef, o.K)
+	visit := o.Visit
+	if visit == 0 {
+		visit = 0.05
+	}
+	if !(visit > 0 && visit <= 1) {
+		return nil, st, fmt.Errorf("%w: segment: search: visit must be in (0, 1], got %v", engine.ErrInvalidArgument, o.Visit)
+	}
 	var bound *engine.Bound
 	if o.SharedBound {
 		bound = engine.NewBound(ef)
@@ -121,6 +134,9 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	one := func(i int) {
 		s := snap[i]
 		r := engine.Request{K: o.K, Breadth: ef, Bound: bound}
+		if ix, ok := s.index.(*ivf.Index); ok {
+			r.Breadth = max(1, int(math.Ceil(visit*float64(ix.Nlist()))))
+		}
 		switch {
 		case s.mutable:
 			r.Filter = limit{s.n, s.live}

@@ -10,6 +10,7 @@ import (
 	"github.com/veclab/veclab/engine/flat"
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/internal/blockfile"
+	"github.com/veclab/veclab/engine/ivf"
 	"github.com/veclab/veclab/engine/vec"
 )
 
@@ -100,6 +101,12 @@ func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, source
 			return nil, fmt.Errorf("segment %d: %w", id, err)
 		}
 		s.index, s.vecs = ix, vecs
+	case IVF:
+		ix, err := buildIVF(cfg, id, vecs)
+		if err != nil {
+			return nil, err
+		}
+		s.index, s.vecs = ix, vecs
 	}
 	sw := storedWriter{blockBytes: cfg.StoredBlockBytes}
 	for i, k := range keys {
@@ -116,6 +123,16 @@ func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, source
 	}
 	s.stored = &storedIndex{n: sw.n, first: sw.first, offs: sw.offs, data: sw.data}
 	return s, nil
+}
+
+// buildIVF clusters a segment's vectors (IVF-Flat, DiskBBQ's 384 vectors
+// per list, the segment's seed), the same lists at build and at open.
+func buildIVF(cfg Config, id uint64, vecs *vec.Matrix) (*ivf.Index, error) {
+	ix, err := ivf.Build(vecs, ivf.Config{Metric: cfg.Metric, Seed: cfg.Seed + id, Workers: cfg.BuildWorkers})
+	if err != nil {
+		return nil, fmt.Errorf("segment %d: %w", id, err)
+	}
+	return ix, nil
 }
 
 // write saves the segment's files: the graph (HNSW) and the segment file,
@@ -146,7 +163,7 @@ func (s *segment) write(cfg Config) error {
 		tag  string
 		data []byte
 	}{{"META", meta}, {"KEYS", keys}}
-	if s.kind == Flat {
+	if s.kind != HNSW {
 		v := make([]byte, 0, 4*s.n*cfg.Dim)
 		for i := 0; i < s.n; i++ {
 			for _, x := range s.vecs.Row(i) {
@@ -201,7 +218,7 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("holds %d documents, the commit says %d", gotN, n)))
 	case dim != cfg.Dim || metric != cfg.Metric:
 		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("is %d-d %s, the collection %d-d %s", dim, metric, cfg.Dim, cfg.Metric)))
-	case kind > Flat:
+	case kind > IVF:
 		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("unknown index kind %d", kind)))
 	}
 	s := &segment{id: id, n: n, kind: kind}
@@ -215,7 +232,7 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 	for i := range s.keys {
 		s.keys[i] = le.Uint64(sec.Data[8*i:])
 	}
-	if kind == Flat {
+	if kind != HNSW {
 		if sec, err = r.Expect("VECS"); err != nil {
 			return nil, fmt.Errorf("segment: %w", err)
 		}
@@ -226,7 +243,12 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 		for i := range m.Data {
 			m.Data[i] = math.Float32frombits(le.Uint32(sec.Data[4*i:]))
 		}
-		ix, err := flat.New(m, flat.Config{Metric: metric, Workers: 1})
+		var ix engine.Index
+		if kind == Flat {
+			ix, err = flat.New(m, flat.Config{Metric: metric, Workers: 1})
+		} else {
+			ix, err = buildIVF(cfg, id, m)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("segment: %s: %w", path, err)
 		}

@@ -563,3 +563,57 @@ func TestQueuedSearchesSeeIndexedOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestIVFSegments: IVF segments probe a fraction of their lists, answer
+// the same after a reopen (the lists are re-clustered with the same seed)
+// and reach full recall when every list is visited.
+func TestIVFSegments(t *testing.T) {
+	fsys := vfs.NewMem()
+	cfg := testConfig(fsys)
+	cfg.Index = IVF
+	c, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := indextest.Clustered(3000, testDim, 8, 15)
+	for b := 0; b < 3; b++ {
+		c.Add(docs(data, b*1000, (b+1)*1000))
+		if err := c.Refresh(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exact, _ := flat.New(data, flat.Config{Metric: engine.L2})
+	var part, all float64
+	var partDist, allDist int
+	for i := 0; i < 20; i++ {
+		q := data.Row(i * 7)
+		want, _, _ := exact.Search(q, 10, nil)
+		a, st1, err := c.Search(q, Options{K: 10, Visit: 0.34})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, st2, _ := c.Search(q, Options{K: 10, Visit: 1})
+		part += recallKeys(a, want) / 20
+		all += recallKeys(b, want) / 20
+		partDist += st1.DistComps
+		allDist += st2.DistComps
+	}
+	if all < 1-1e-9 || part > all || partDist >= allDist {
+		t.Fatalf("IVF segments: recall %.3f at a third of the lists (%d distances), %.3f at all (%d)", part, partDist, all, allDist)
+	}
+	if _, _, err := c.Search(data.Row(0), Options{K: 10, Visit: 1.5}); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatalf("visit 1.5: %v", err)
+	}
+	before, _, _ := c.Search(data.Row(3), Options{K: 10, Visit: 0.34})
+	if err := c.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _, _ := c2.Search(data.Row(3), Options{K: 10, Visit: 0.34})
+	if fmt.Sprint(keys(before)) != fmt.Sprint(keys(after)) {
+		t.Fatalf("reopened IVF segments answer %v, before %v", keys(after), keys(before))
+	}
+}

@@ -18,6 +18,7 @@ func init() {
 			"HNSW":           ValueOf(segment.HNSW),
 			"IDsFromColumn":  ValueOf(segment.IDsFromColumn),
 			"IDsFromStored":  ValueOf(segment.IDsFromStored),
+			"IVF":            ValueOf(segment.IVF),
 			"Lazy":           ValueOf(segment.Lazy),
 			"OnAdd":          ValueOf(segment.OnAdd),
 			"OnRefresh":      ValueOf(segment.OnRefresh),

@@ -36,6 +36,8 @@ type SegmentSetup struct {
 	// StoredBlockBytes is the stored-fields block size (default the
 	// engine's 60 KiB).
 	StoredBlockBytes int
+	// Index is what each segment builds (default HNSW).
+	Index segment.IndexKind
 	// Dir is where the collection lives (default a new temporary
 	// directory, removed by SegmentBuild.Close; in memory where there is
 	// no file system, as in the browser).
@@ -105,7 +107,7 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 	}
 	cfg := segment.Config{FS: fsys, Dir: dir, Dim: ds.Base.Dim, Metric: engine.Cosine, M: s.M, EfConstruction: s.EfConstruction,
 		BuildWorkers: s.BuildWorkers, Seed: env.Seed, FlushDocs: s.FlushDocs, Writers: s.Writers,
-		StoredBlockBytes: s.StoredBlockBytes}
+		StoredBlockBytes: s.StoredBlockBytes, Index: s.Index}
 	c, err := segment.Open(cfg)
 	if err != nil {
 		b.Close0()
@@ -196,6 +198,11 @@ type SegmentSearch struct {
 	Mode        segment.Mode
 	SharedBound bool
 	Fetch       segment.Fetch
+	Visit       float64 // IVF segments: the fraction of lists probed (0: the engine's 0.05)
+}
+
+func (o SegmentSearch) options() segment.Options {
+	return segment.Options{K: o.K, Ef: o.Ef, Mode: o.Mode, SharedBound: o.SharedBound, Fetch: o.Fetch, Visit: o.Visit}
 }
 
 // String names the setting, e.g. "ef 150, concurrent, shared bound".
@@ -247,7 +254,7 @@ func MeasureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int,
 	reps = max(reps, 1)
 	qs := ds.Queries
 	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
-		if _, _, err := c.Search(qs.Row(i), segment.Options{K: o.K, Ef: o.Ef, Mode: o.Mode, SharedBound: o.SharedBound, Fetch: o.Fetch}); err != nil {
+		if _, _, err := c.Search(qs.Row(i), o.options()); err != nil {
 			return SegmentMeasurement{}, fmt.Errorf("experiment: %s warm-up: %w", label, err)
 		}
 	}
@@ -258,7 +265,7 @@ func MeasureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int,
 	for r := 0; r < reps; r++ {
 		for i := 0; i < qs.N; i++ {
 			t0 := time.Now()
-			hs, st, err := c.Search(qs.Row(i), segment.Options{K: o.K, Ef: o.Ef, Mode: o.Mode, SharedBound: o.SharedBound, Fetch: o.Fetch})
+			hs, st, err := c.Search(qs.Row(i), o.options())
 			d := time.Since(t0)
 			if err != nil {
 				return SegmentMeasurement{}, fmt.Errorf("experiment: %s query %d: %w", label, i, err)

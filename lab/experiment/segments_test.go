@@ -43,7 +43,18 @@ func TestE18Direction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(res) != 4 || res[2].Index.String() != "ivf" {
+		t.Fatalf("rows: %+v", res)
+	}
 	par, single := res[0], res[1]
+	ipar, isingle := res[2], res[3]
+	if isingle.DocsPerS <= single.DocsPerS {
+		t.Logf("IVF ingest %.0f docs/s, HNSW %.0f (timed: reported, not asserted)", isingle.DocsPerS, single.DocsPerS)
+	}
+	if ipar.Search.DistComps/isingle.Search.DistComps >= par.Search.DistComps/single.Search.DistComps {
+		t.Fatalf("IVF's work grows %.2f× with the segments, HNSW's %.2f×: want IVF less sensitive",
+			ipar.Search.DistComps/isingle.Search.DistComps, par.Search.DistComps/single.Search.DistComps)
+	}
 	if par.Segments <= single.Segments {
 		t.Fatalf("parallel ingest left %d segments, single %d: want more", par.Segments, single.Segments)
 	}
