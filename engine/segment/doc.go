@@ -33,7 +33,7 @@
 // # Stored fields and ids
 //
 // A hit's key comes from the id column (doc values, 8 bytes a hit) or from
-// its stored fields, which are compressed in blocks with zstd
+// its stored fields, which are compressed in blocks with S2
 // (github.com/klauspost/compress), so reading one key decompresses the
 // hit's whole block — the cost Elasticsearch pays to return _id (E17).
 //
@@ -58,7 +58,7 @@
 //	                       lists are re-clustered from them at open)
 //	                 SIDX (stored-field block index: docs u32, blocks u32,
 //	                       then per block first id u32, offset u64)
-//	                 SDAT (the zstd blocks; records uvarint key,
+//	                 SDAT (the S2 blocks; records uvarint key,
 //	                       uvarint length, source)
 //	_<id>.hnsw       the segment's graph and vectors (engine/hnsw's format)
 //	_<id>_<gen>.liv  LIVE (id u64, docs u32, deleted u32, bit words u64)

@@ -216,7 +216,20 @@ func (c *Collection) fetch(hs []Hit, f Fetch, st *Stats) error {
 		}
 		return r
 	}
-	for i := range hs {
+	// Fetch in (segment, id) order, as Elasticsearch's fetch phase sorts
+	// the hits by doc id, so that hits sharing a stored-fields block share
+	// its decompression.
+	order := make([]int, len(hs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(hs[a].seg.id, hs[b].seg.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(hs[a].local, hs[b].local)
+	})
+	for _, i := range order {
 		h := &hs[i]
 		switch f {
 		case IDsFromColumn, Lazy:

@@ -3,9 +3,8 @@ package segment
 import (
 	"encoding/binary"
 	"fmt"
-	"sync"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/klauspost/compress/s2"
 
 	"github.com/veclab/veclab/engine"
 )
@@ -13,31 +12,18 @@ import (
 // Stored fields are kept as Lucene keeps them (Lucene90StoredFieldsFormat):
 // documents are appended in id order to a buffer that is compressed as one
 // block when it passes the block size, so reading one document's fields
-// means decompressing its whole block. The block index (the first id and
+// means decompressing its whole block. The compressor is S2
+// (github.com/klauspost/compress/s2), an LZ4-class block compressor, as
+// Lucene's default BEST_SPEED mode uses LZ4. The block index (the first id and
 // the byte offset of every block) is small and stays in memory.
 //
 // Each record is uvarint(key) uvarint(len(source)) source; the key is the
 // document's id as a stored field (Elasticsearch's _id), kept beside the
 // id column so that E17 can compare the two ways of reading it.
 
-// zstd coders are safe for concurrent use (EncodeAll/DecodeAll) and costly
-// to create, so the package shares one of each.
-var (
-	zOnce sync.Once
-	zEnc  *zstd.Encoder
-	zDec  *zstd.Decoder
-	zErr  error
-)
-
-func coders() (*zstd.Encoder, *zstd.Decoder, error) {
-	zOnce.Do(func() {
-		zEnc, zErr = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
-		if zErr == nil {
-			zDec, zErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
-		}
-	})
-	return zEnc, zDec, zErr
-}
+// maxBlockBytes bounds the decoded size a block may claim, so that a
+// crafted file cannot make a reader allocate without limit.
+const maxBlockBytes = 64 << 20
 
 // storedWriter accumulates records and cuts compressed blocks.
 type storedWriter struct {
@@ -68,13 +54,9 @@ func (w *storedWriter) cut() error {
 	if len(w.raw) == 0 {
 		return nil
 	}
-	enc, _, err := coders()
-	if err != nil {
-		return fmt.Errorf("segment: stored fields: %w", err)
-	}
 	w.offs = append(w.offs, uint64(len(w.data)))
 	w.rawTotal += int64(len(w.raw))
-	w.data = enc.EncodeAll(w.raw, w.data)
+	w.data = append(w.data, s2.Encode(nil, w.raw)...)
 	w.raw = w.raw[:0]
 	return nil
 }
@@ -164,11 +146,14 @@ func (r *blockReader) record(id uint32) (uint64, []byte, error) {
 		if bi+1 < len(s.offs) {
 			end = s.offs[bi+1]
 		}
-		_, dec, err := coders()
-		if err != nil {
-			return 0, nil, err
+		src := s.data[s.offs[bi]:end]
+		n, err := s2.DecodedLen(src)
+		if err == nil && n > maxBlockBytes {
+			err = fmt.Errorf("claims %d bytes, more than %d", n, maxBlockBytes)
 		}
-		r.raw, err = dec.DecodeAll(s.data[s.offs[bi]:end], r.raw[:0])
+		if err == nil {
+			r.raw, err = s2.Decode(r.raw[:cap(r.raw)], src)
+		}
 		if err != nil {
 			r.cur = -1
 			return 0, nil, fmt.Errorf("%w: stored fields block %d at offset %d: %v", engine.ErrCorrupt, bi, s.offs[bi], err)

@@ -87,7 +87,7 @@ func E17Table(env *Env, rows []E17Row) *table.Table {
 			e17.ArticleValue(a, "QPS column"), x.Column.QPS, x.Column.QPS/x.Stored.QPS, x.Stored.Decompressed/1024)
 	}
 	t.Note("the article swept IVF's visit percentage; the lab sweeps HNSW's ef per segment (its segments hold graphs), so rows pair by position, not by setting")
-	t.Note("stored fields: each document's source (about 120 bytes of JSON with its id) in zstd blocks of up to 60 KiB raw, as Lucene's stored fields; reading one id decompresses its whole block, once per block per query")
+	t.Note("stored fields: each document's source (about 120 bytes of JSON with its id) in S2 blocks (LZ4-class, as Lucene's default) of up to 60 KiB raw; hits are fetched in doc-id order, as Elasticsearch's fetch phase does, so reading a block's ids decompresses it once per query")
 	return t
 }
 
