@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
@@ -178,7 +179,7 @@ func TestBadBatch(t *testing.T) {
 	for _, tc := range cases {
 		batch := append(docs(data, 0, 4), tc.doc)
 		err := c.Add(batch)
-		if !errors.Is(err, tc.want) || !contains(err.Error(), tc.pos) {
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.pos) {
 			t.Errorf("%s: %v, want %v naming %q", tc.name, err, tc.want, tc.pos)
 		}
 		if c.Acknowledged() != 0 {
@@ -188,15 +189,6 @@ func TestBadBatch(t *testing.T) {
 	if err := c.Refresh(); err != nil || c.Searchable() != 0 {
 		t.Fatalf("refused batches became searchable: %d, %v", c.Searchable(), err)
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // TestMultiSegmentSearch checks each search mode against exact search and
@@ -441,6 +433,29 @@ func TestFullDisk(t *testing.T) {
 	}
 	if c2.Searchable() != 200 {
 		t.Fatalf("reopened after a refused flush: %d documents, want the 200 committed", c2.Searchable())
+	}
+	// A merge refused mid-way: the error names the watermark, the
+	// segments stay as they were, and the last commit still opens.
+	c2.Add(docs(data, 200, 400))
+	if err := c2.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	before := len(c2.Segments())
+	used = total / 100 * 97
+	err = c2.ForceMerge(1)
+	if !errors.Is(err, vfs.ErrDiskWatermark) || !strings.Contains(err.Error(), "watermark") {
+		t.Fatalf("merge on a full disk: %v, want ErrDiskWatermark", err)
+	}
+	if n := len(c2.Segments()); n != before || c2.Searchable() != 400 {
+		t.Fatalf("after a refused merge: %d segments (was %d), %d searchable", n, before, c2.Searchable())
+	}
+	used = total / 2
+	c3, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c3.Searchable() != 400 || len(c3.Segments()) != before {
+		t.Fatalf("reopened after a refused merge: %d documents in %d segments", c3.Searchable(), len(c3.Segments()))
 	}
 }
 
