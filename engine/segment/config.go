@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/vfs"
 )
 
@@ -102,9 +103,12 @@ type Config struct {
 	Metric engine.Metric
 	// Index is what a sealed segment builds (default HNSW).
 	Index IndexKind
-	// M and EfConstruction configure each segment's graph (defaults 16 and
-	// 100, Lucene's and Elasticsearch's).
-	M, EfConstruction int
+	// Graph is the template of every segment's HNSW graph: its M,
+	// EfConstruction, insertion policy (hnsw.PgvectorConfig's, say) and
+	// level generator. Dim, Metric, Seed and Workers are the collection's
+	// (Seed + the segment's id, BuildWorkers). Zero M and EfConstruction
+	// take 16 and 100, Lucene's and Elasticsearch's defaults.
+	Graph hnsw.Config
 	// BuildWorkers is the number of goroutines one segment's graph is built
 	// with (default engine.Cores()). 1 builds deterministically.
 	BuildWorkers int
@@ -150,11 +154,11 @@ func (c Config) WithDefaults() Config {
 	if c.FS == nil {
 		c.FS = vfs.Default
 	}
-	if c.M == 0 {
-		c.M = 16
+	if c.Graph.M == 0 {
+		c.Graph.M = 16
 	}
-	if c.EfConstruction == 0 {
-		c.EfConstruction = 100
+	if c.Graph.EfConstruction == 0 {
+		c.Graph.EfConstruction = 100
 	}
 	if c.BuildWorkers == 0 {
 		c.BuildWorkers = engine.Cores()
@@ -181,6 +185,13 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
+// graph is the configuration of segment id's graph.
+func (c Config) graph(id uint64) hnsw.Config {
+	g := c.Graph
+	g.Dim, g.Metric, g.Seed, g.Workers, g.Codes = c.Dim, c.Metric, c.Seed+id, c.BuildWorkers, nil
+	return g
+}
+
 // Validate reports every invalid field at once.
 func (c Config) Validate() error {
 	var bad []string
@@ -202,15 +213,15 @@ func (c Config) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"M", c.M}, {"EfConstruction", c.EfConstruction}, {"BuildWorkers", c.BuildWorkers}, {"FlushDocs", c.FlushDocs},
+	}{{"BuildWorkers", c.BuildWorkers}, {"FlushDocs", c.FlushDocs},
 		{"Writers", c.Writers}, {"SearchWorkers", c.SearchWorkers}, {"StoredBlockBytes", c.StoredBlockBytes},
 		{"IndexingThreshold", c.IndexingThreshold}, {"IndexChunk", c.IndexChunk}} {
 		if f.v < 1 {
 			bad = append(bad, fmt.Sprintf("%s must be positive, got %d", f.name, f.v))
 		}
 	}
-	if c.M < 2 {
-		bad = append(bad, fmt.Sprintf("M must be at least 2, got %d", c.M))
+	if err := c.graph(0).WithDefaults().Validate(); err != nil {
+		bad = append(bad, "Graph: "+err.Error())
 	}
 	if err := c.Merge.Validate(); err != nil {
 		bad = append(bad, err.Error())

@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 }
 
 func crashConfig(dir string) Config {
-	return Config{Dir: dir, Dim: crashDim, Metric: engine.L2, M: 8, EfConstruction: 32, BuildWorkers: 1, Seed: 3,
+	return Config{Dir: dir, Dim: crashDim, Metric: engine.L2, Graph: hnsw.Config{M: 8, EfConstruction: 32}, BuildWorkers: 1, Seed: 3,
 		Merge: MergePolicy{SegmentsPerTier: 3, MaxMergeAtOnce: 3, FloorDocs: 40}, BackgroundMerge: true}
 }
 
@@ -217,8 +217,9 @@ func checkFreshBuild(t *testing.T, c *Collection) {
 		if !ok {
 			continue
 		}
-		fresh, err := hnsw.New(hnsw.Config{Dim: c.cfg.Dim, Metric: c.cfg.Metric, M: c.cfg.M,
-			EfConstruction: c.cfg.EfConstruction, Seed: c.cfg.Seed + s.id, Workers: 1})
+		g := c.cfg.Graph
+		g.Dim, g.Metric, g.Seed, g.Workers = c.cfg.Dim, c.cfg.Metric, c.cfg.Seed+s.id, 1
+		fresh, err := hnsw.New(g)
 		if err != nil {
 			t.Fatal(err)
 		}

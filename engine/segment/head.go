@@ -48,8 +48,7 @@ func (c *Collection) newHeadLocked() (*headState, error) {
 	c.mu.Unlock()
 	h := &headState{id: id}
 	if c.cfg.Visibility != Plain {
-		g, err := hnsw.New(hnsw.Config{Dim: c.cfg.Dim, Metric: c.cfg.Metric, M: c.cfg.M, EfConstruction: c.cfg.EfConstruction,
-			Seed: c.cfg.Seed + id, Workers: c.cfg.BuildWorkers})
+		g, err := hnsw.New(c.cfg.graph(id))
 		if err != nil {
 			return nil, fmt.Errorf("segment: %w", err)
 		}

@@ -81,8 +81,7 @@ func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, source
 	s := &segment{id: id, n: len(keys), keys: keys, kind: cfg.Index}
 	switch cfg.Index {
 	case HNSW:
-		hc := hnsw.Config{Dim: cfg.Dim, Metric: cfg.Metric, M: cfg.M, EfConstruction: cfg.EfConstruction,
-			Seed: cfg.Seed + id, Workers: cfg.BuildWorkers}
+		hc := cfg.graph(id)
 		ix, err := hnsw.New(hc)
 		if err != nil {
 			return nil, fmt.Errorf("segment: %w", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/flat"
+	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/indextest"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/engine/vfs"
@@ -17,7 +18,7 @@ import (
 const testDim = 16
 
 func testConfig(fsys vfs.FS) Config {
-	return Config{FS: fsys, Dir: "coll", Dim: testDim, Metric: engine.L2, M: 8, EfConstruction: 64,
+	return Config{FS: fsys, Dir: "coll", Dim: testDim, Metric: engine.L2, Graph: hnsw.Config{M: 8, EfConstruction: 64},
 		BuildWorkers: 1, Seed: 7, FlushDocs: 1 << 30}
 }
 
@@ -630,5 +631,31 @@ func TestIVFSegments(t *testing.T) {
 	after, _, _ := c2.Search(data.Row(3), Options{K: 10, Visit: 0.34})
 	if fmt.Sprint(keys(before)) != fmt.Sprint(keys(after)) {
 		t.Fatalf("reopened IVF segments answer %v, before %v", keys(after), keys(before))
+	}
+}
+
+// TestGraphTemplate: a segment's graph follows the template (here
+// pgvector's insertion policy) with the collection's seed per segment.
+func TestGraphTemplate(t *testing.T) {
+	cfg := testConfig(vfs.NewMem())
+	cfg.Graph = hnsw.PgvectorConfig(testDim, engine.L2, 8, 32)
+	c, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := indextest.Clustered(300, testDim, 4, 16)
+	c.Add(docs(data, 0, 300))
+	if err := c.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	g := c.snap[0].index.(*hnsw.Index).Config()
+	want := hnsw.PgvectorConfig(testDim, engine.L2, 8, 32)
+	if g.Selection != want.Selection || g.KeepPruned != want.KeepPruned || g.NewNodeDegreeL0 != want.NewNodeDegreeL0 || g.M != 8 || g.Seed != cfg.Seed+c.snap[0].id {
+		t.Fatalf("segment graph %v, want pgvector's policy %v with seed %d", g, want, cfg.Seed+c.snap[0].id)
+	}
+	bad := testConfig(vfs.NewMem())
+	bad.Graph.M = 1
+	if _, err := Open(bad); !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "Graph") {
+		t.Fatalf("M = 1: %v", err)
 	}
 }

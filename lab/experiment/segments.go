@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/segment"
 	"github.com/veclab/veclab/engine/vfs"
 	"github.com/veclab/veclab/lab/chart"
@@ -105,7 +106,7 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 			fsys, dir = vfs.NewMem(), "segments"
 		}
 	}
-	cfg := segment.Config{FS: fsys, Dir: dir, Dim: ds.Base.Dim, Metric: engine.Cosine, M: s.M, EfConstruction: s.EfConstruction,
+	cfg := segment.Config{FS: fsys, Dir: dir, Dim: ds.Base.Dim, Metric: engine.Cosine, Graph: hnsw.Config{M: s.M, EfConstruction: s.EfConstruction},
 		BuildWorkers: s.BuildWorkers, Seed: env.Seed, FlushDocs: s.FlushDocs, Writers: s.Writers,
 		StoredBlockBytes: s.StoredBlockBytes, Index: s.Index}
 	c, err := segment.Open(cfg)
