@@ -40,8 +40,11 @@ func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
 		k.execCount++
 	}
 	count := k.execCount
-	if !req.Silent && (req.StoreHistory == nil || *req.StoreHistory) {
-		k.history = append(k.history, req.Code)
+	store := !req.Silent && (req.StoreHistory == nil || *req.StoreHistory)
+	if store {
+		if err := k.hist.AddInput(count, req.Code); err != nil {
+			k.logf("%v", err)
+		}
 	}
 	if !req.Silent {
 		k.publish("execute_input", msg, map[string]any{"code": req.Code, "execution_count": count})
@@ -65,6 +68,11 @@ func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
 			k.abortBefore = time.Now()
 		}
 		return
+	}
+	if text, ok := res.Value["text/plain"].(string); ok && store {
+		if err := k.hist.AddOutput(count, text); err != nil {
+			k.logf("%v", err)
+		}
 	}
 	if res.Value != nil && !req.Silent {
 		k.publish("execute_result", msg, map[string]any{"execution_count": count, "data": res.Value, "metadata": map[string]any{}})

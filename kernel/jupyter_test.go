@@ -161,7 +161,7 @@ func TestJupyterClient(t *testing.T) {
 	if r := get("stdin").outputs("execute_result"); len(r) != 1 || r[0]["data"].(map[string]any)["text/plain"] != "hello Ada" {
 		t.Errorf("stdin: %v", get("stdin"))
 	}
-	if r := get("interrupt").Reply; r["status"] != "error" || r["ename"] != "interrupted" {
+	if r := get("interrupt").Reply; r["status"] != "error" || r["ename"] != "Interrupted" {
 		t.Errorf("interrupt: %v", r)
 	}
 	if r := get("after_interrupt").outputs("execute_result"); len(r) != 1 || r[0]["data"].(map[string]any)["text/plain"] != "true" {

@@ -349,9 +349,13 @@ h.Markdown("2 of 2")`, false)
 		if r["status"] != "ok" || len(h) != 2 || !strings.Contains(h[1].([]any)[2].(string), `import "strings"`) {
 			t.Errorf("history_reply %v", r)
 		}
-		c.send(c.shell, "history_request", map[string]any{"hist_access_type": "search", "pattern": "*"})
-		if r := content(t, c.recv(c.shell)); r["status"] != "ok" || len(r["history"].([]any)) != 0 {
+		c.send(c.shell, "history_request", map[string]any{"hist_access_type": "search", "pattern": "import*", "n": 1})
+		if r := content(t, c.recv(c.shell)); r["status"] != "ok" || len(r["history"].([]any)) != 1 {
 			t.Errorf("history search %v", r)
+		}
+		c.send(c.shell, "history_request", map[string]any{"hist_access_type": "everything"})
+		if r := content(t, c.recv(c.shell)); r["status"] != "error" || !strings.Contains(fmt.Sprint(r["evalue"]), "hist_access_type") {
+			t.Errorf("history of an unknown access type %v", r)
 		}
 		c.send(c.shell, "comm_info_request", map[string]any{})
 		if r := content(t, c.recv(c.shell)); r["status"] != "ok" || r["comms"] == nil {
