@@ -89,6 +89,7 @@ func jupyterEnv(t *testing.T) []string {
 		"JUPYTER_CONFIG_DIR="+filepath.Join(dir, "config"),
 		"PYDEVD_DISABLE_FILE_VALIDATION=1",
 		"JUPYTER_PLATFORM_DIRS=1",
+		"VECLAB_HISTORY="+filepath.Join(dir, "history.jsonl"), // never the user's own
 	)
 	list := exec.Command(python, "-m", "jupyter_client.kernelspecapp", "list")
 	list.Env = env
@@ -346,7 +347,7 @@ func TestOrphanKernelExits(t *testing.T) {
 	for _, l := range ls {
 		l.Close()
 	}
-	out, err := exec.Command("sh", "-c", `JPY_PARENT_PID=$$ "$0" kernel -f "$1" >/dev/null 2>&1 & echo $!`, bin, connPath).Output()
+	out, err := exec.Command("sh", "-c", `JPY_PARENT_PID=$$ "$0" kernel -history off -f "$1" >/dev/null 2>&1 & echo $!`, bin, connPath).Output()
 	if err != nil {
 		t.Fatal(err)
 	}

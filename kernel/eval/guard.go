@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/cosmos72/gomacro/base"
 	"github.com/cosmos72/gomacro/fast"
@@ -236,6 +237,55 @@ func (s *Session) declareRuntime() {
 	ir.DeclFunc(doneName, func() <-chan struct{} { return s.guard.ctxOf().Done() })
 	ir.DeclFunc(stopName, func() { panic(stopPanic{context.Cause(s.guard.ctxOf())}) })
 	ir.DeclFunc(waitName, s.wait)
+	// A call of an env function in an expression compiles only for the
+	// signatures of gomacro's own builtins: func(xr.Value) xr.Value is
+	// Env()'s, called with no argument (gomacro adds the interpreter).
+	ir.DeclEnvFunc(bindName, fast.Function{Fun: func(ipv xr.Value) xr.Value {
+		if ipv.IsValid() {
+			s.evalRun.Store(runOf(ipv.Interface()))
+		}
+		return xr.ValueOf(0)
+	}, Type: ir.Comp.TypeOf(func(any) any { return nil })})
+	// An interpreted function: calling it runs in a function env.
+	ir.Eval("func " + bindName + "run() { " + bindName + "() }")
+}
+
+// runOf returns the gomacro Run (per-goroutine interpreter state, whose
+// Signals.Async an interrupt sets) of the env an env function was called
+// from. gomacro keeps it in Interp's unexported env field and offers no
+// accessor (PrepareEnv would resize the env): read the field by
+// reflection. TestEvalRunBinding fails if the field goes away.
+func runOf(ipv any) *fast.Run {
+	ip, ok := ipv.(*fast.Interp)
+	if !ok || ip == nil {
+		return nil
+	}
+	f := reflect.ValueOf(ip).Elem().FieldByName("env")
+	if !f.IsValid() || f.Kind() != reflect.Pointer || f.IsNil() {
+		return nil
+	}
+	env := (*fast.Env)(unsafe.Pointer(f.Pointer()))
+	return env.Run
+}
+
+// bindEvalRun finds the Run gomacro uses for interpreted function calls
+// on the goroutine that evaluates cells: gomacro makes one per goroutine
+// (the interpreter's own Run belongs to the goroutine that created it), and
+// ir.Interrupt reaches only the latter, so a loop inside a function called
+// from a cell on another goroutine (the kernel's shell goroutine) would
+// not stop. A function call made on this goroutine passes its env to
+// __veclab_bind, which records the Run.
+func (s *Session) bindEvalRun() {
+	id := gls.GoID()
+	if s.evalRun.Load() != nil && s.evalGoid == id {
+		return
+	}
+	s.evalRun.Store(nil)
+	func() {
+		defer func() { recover() }()
+		s.ir.Eval(bindName + "run()")
+	}()
+	s.evalGoid = id
 }
 
 // goStmt is __veclab_go, run by gomacro's go statement in the new

@@ -108,3 +108,35 @@ func TestRewrittenReceives(t *testing.T) {
 		}
 	}
 }
+
+// The kernel evaluates cells on its shell goroutine, not the one that
+// created the interpreter: a loop inside a function the cell calls must
+// stop too (gomacro keeps a Run per goroutine), and no interrupt may be
+// left over for the next cell's function calls.
+func TestEvalRunBinding(t *testing.T) {
+	s := newSession(t, Options{Capture: CaptureGo})
+	on := func(code string, interrupt bool) Result {
+		done := make(chan Result, 1)
+		go func() { done <- s.Eval(code, &Recorder{}) }()
+		if interrupt {
+			time.Sleep(300 * time.Millisecond)
+			s.Interrupt()
+		}
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%q did not stop", code)
+		}
+		return Result{}
+	}
+	if res := on("func spin() int { n := 0; for { n++ }; return n }\nspin()", true); res.Err == nil || res.Err.Name != InterruptedName {
+		t.Fatalf("loop in a function, cell on another goroutine: %+v", res.Err)
+	}
+	if s.evalRun.Load() == nil {
+		t.Fatal("no Run bound for the evaluating goroutine (gomacro's Interp.env field gone?)")
+	}
+	if res := on("func count() int { n := 0; for i := 0; i < 1000; i++ { n++ }; return n }\ncount()", false); res.Err != nil || res.Value["text/plain"] != "1000" {
+		t.Fatalf("the next cell: %+v %+v", res.Value, res.Err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"strconv"
+	"strings"
 
 	"golang.org/x/tools/go/ast/astutil"
 )
@@ -19,6 +20,7 @@ const (
 	stopName = "__veclab_stop" // raise the interrupt
 	waitName = "__veclab_wait" // wait for a channel (or the interrupt), keeping the value
 	chanName = "__veclab_c"    // temporaries of rewritten receives, numbered
+	bindName = "__veclab_bind" // record the Run of the goroutine that evaluates cells
 )
 
 // builtins cannot be passed as values: a go statement calling one is left
@@ -152,7 +154,15 @@ func (rw *rewriter) goStmt(g *ast.GoStmt) {
 // describe names a go statement for messages, as the cell wrote it (up
 // to a long argument list).
 func describe(g *ast.GoStmt) string {
-	text := "go " + types.ExprString(g.Call)
+	fun := types.ExprString(g.Call.Fun)
+	if _, ok := g.Call.Fun.(*ast.FuncLit); ok {
+		fun = "func(){…}" // ExprString prints "(func() literal)"
+	}
+	args := make([]string, len(g.Call.Args))
+	for i, a := range g.Call.Args {
+		args[i] = types.ExprString(a)
+	}
+	text := "go " + fun + "(" + strings.Join(args, ", ") + ")"
 	if len(text) > 80 {
 		text = text[:77] + "…"
 	}

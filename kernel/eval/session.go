@@ -85,7 +85,11 @@ type Session struct {
 	oldHook hook.PublishFunc
 	guard   guard         // cell contexts and the goroutines cells started
 	memStop chan struct{} // closes the memory watchdog (nil: none)
-	memDone func()        // restores the runtime's memory limit
+	// evalRun is gomacro's Run for function calls on the goroutine that
+	// evaluates cells (evalGoid); Interrupt sets its signal too.
+	evalRun  atomic.Pointer[fast.Run]
+	evalGoid uintptr
+	memDone  func() // restores the runtime's memory limit
 }
 
 var (
@@ -251,6 +255,9 @@ func (s *Session) stopWith(cause error) {
 	}
 	cell := s.cell.Load()
 	s.ir.Interrupt(os.Interrupt)
+	if r := s.evalRun.Load(); r != nil {
+		r.Signals.Async = base.SigInterrupt // loops in functions the cell called
+	}
 	time.AfterFunc(time.Second, func() {
 		if s.running.Load() && s.cell.Load() == cell {
 			s.sink.emit("stderr", []byte("[veclab: interrupt requested: a compiled call that does not take the interrupt runs to its end first; interpreted loops, time.Sleep, selects and index builds stop at once]\n"))
@@ -300,8 +307,12 @@ func (s *Session) Eval(code string, out Output) (res Result) {
 	for _, l := range s.guard.takeLate() {
 		s.sink.emit("stderr", []byte(l))
 	}
+	s.bindEvalRun()
 	env := s.ir.PrepareEnv()
 	env.Run.Signals.Async = base.SigNone // drop an interrupt that arrived between cells
+	if r := s.evalRun.Load(); r != nil {
+		r.Signals.Async = base.SigNone
+	}
 	seq := s.cell.Add(1)
 	cell := s.guard.startCell(seq, code)
 	s.running.Store(true)
