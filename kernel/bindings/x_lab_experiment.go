@@ -146,6 +146,8 @@ func init() {
 			"Register":               ValueOf(experiment.Register),
 			"Run":                    ValueOf(experiment.Run),
 			"RunAll":                 ValueOf(experiment.RunAll),
+			"RunAllContext":          ValueOf(experiment.RunAllContext),
+			"RunContext":             ValueOf(experiment.RunContext),
 			"Select":                 ValueOf(experiment.Select),
 			"Small":                  ValueOf(&experiment.Small).Elem(),
 			"Summary":                ValueOf(experiment.Summary),
