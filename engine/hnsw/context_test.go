@@ -15,14 +15,22 @@ import (
 // A build whose context is cancelled returns context.Canceled promptly and
 // leaves a searchable index holding a prefix of the batch.
 func TestAddBatchContextCancel(t *testing.T) {
-	const n, dim = 20000, 64
+	n, dim := 4000, 32
+	if raceEnabled { // ten times slower: a smaller batch still spans several chunks
+		n = 1500
+	}
 	base := clustered(n, dim, 20, 0.3, 1)
-	ix, err := New(Config{Dim: dim, Metric: engine.Cosine, EfConstruction: 200, Seed: 1, Workers: 2})
+	ix, err := New(Config{Dim: dim, Metric: engine.Cosine, EfConstruction: 100, Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
+	go func() { // cancel once the first chunk is in (Len waits for it)
+		for ix.Len() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
 	err = ix.AddBatchContext(ctx, seqKeys(n), base)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v (index has %d of %d)", err, ix.Len(), n)
@@ -48,7 +56,10 @@ func TestAddBatchContextCancel(t *testing.T) {
 // With one worker, the chunked build (a context that can be cancelled)
 // links exactly the graph of one AddBatch.
 func TestAddBatchContextSameGraph(t *testing.T) {
-	const n, dim = 3000, 16
+	n, dim := 3000, 16
+	if raceEnabled {
+		n = 800
+	}
 	base := clustered(n, dim, 10, 0.3, 2)
 	build := func(ctx context.Context) *Index {
 		ix, err := New(Config{Dim: dim, Seed: 3, Workers: 1})
