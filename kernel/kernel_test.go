@@ -221,6 +221,19 @@ func (c *client) execute(code string, allowStdin bool) (*wire.Message, []*wire.M
 func TestKernelProtocol(t *testing.T) {
 	c, _ := startKernel(t, eval.CaptureGo)
 
+	t.Run("user_expressions", func(t *testing.T) {
+		c.send(c.shell, "execute_request", map[string]any{"code": "ue := 21", "silent": false, "store_history": true,
+			"user_expressions": map[string]any{"double": "ue * 2", "bad": "nope + 1"}, "allow_stdin": false, "stop_on_error": true})
+		r := content(t, c.recv(c.shell))
+		ue, _ := r["user_expressions"].(map[string]any)
+		d, _ := ue["double"].(map[string]any)
+		b, _ := ue["bad"].(map[string]any)
+		if r["status"] != "ok" || d["status"] != "ok" || d["data"].(map[string]any)["text/plain"] != "42" ||
+			b["status"] != "error" || !strings.Contains(fmt.Sprint(b["evalue"]), "undefined identifier: nope") {
+			t.Errorf("user_expressions: %v", r)
+		}
+	})
+
 	t.Run("kernel_info", func(t *testing.T) {
 		c.send(c.shell, "kernel_info_request", map[string]any{})
 		r := content(t, c.recv(c.shell))
