@@ -99,6 +99,8 @@ func TestJupyterRobust(t *testing.T) {
 	}
 	if s := get("go_panic"); s.Reply["ename"] != "goroutine panic" || !strings.Contains(fmt.Sprint(s.Reply["evalue"]), "boom in a goroutine") || s.Elapsed > 5 {
 		t.Errorf("goroutine panic: %v after %.2f s", s.Reply, s.Elapsed)
+	} else {
+		t.Logf("goroutine panic: the cell (a 10 s sleep) replied after %.3f s: %v: %v", s.Elapsed, s.Reply["ename"], s.Reply["evalue"])
 	}
 	if s := get("go_panic_after"); value(s) != "42" {
 		t.Errorf("state after a goroutine panic: %v", s.IOPub)
@@ -166,6 +168,7 @@ func TestJupyterRobust(t *testing.T) {
 	if cur := hist("range_current"); len(cur) != 1 || cur[0].([]any)[0] != float64(2) || cur[0].([]any)[2] != "1" {
 		t.Errorf("range of the current session: %v", cur)
 	}
+	t.Logf("history: tail 3 with output %v; search keep* unique %v; range of the previous session after the restart %v", tail, search, prev)
 	if b, err := os.ReadFile(histFile); err != nil || !bytes.Contains(b, []byte(`"input":"keep + 1"`)) {
 		t.Errorf("history file %s: %v\n%s", histFile, err, b)
 	}
