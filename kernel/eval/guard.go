@@ -195,7 +195,14 @@ func (g *guard) ended(gr *goroutine, r any, stack string, log func(string)) {
 	g.late = append(g.late, fmt.Sprintf("[veclab: %s, started by %s after it had finished; the kernel goes on]\n", msg, from))
 }
 
-// running lists the goroutines started by cells that are still running.
+// busy reports whether a cell or a goroutine a cell started is running.
+func (g *guard) busy() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.running || len(g.gors) > 0
+}
+
+// live lists the goroutines started by cells that are still running.
 func (g *guard) live() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()

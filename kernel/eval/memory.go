@@ -14,8 +14,13 @@ import (
 	"time"
 )
 
-// memoryPoll is how often the watchdog samples the heap.
-const memoryPoll = 50 * time.Millisecond
+// How often the watchdog samples the heap: often while a cell or a
+// goroutine a cell started runs, rarely while the kernel idles (no
+// wake-ups of an idle kernel parked on one P for nothing).
+const (
+	memoryPoll     = 50 * time.Millisecond
+	memoryPollIdle = time.Second
+)
 
 // watchMemory is the memory watchdog of Options.MemoryLimit: the Go
 // runtime's soft limit makes the collector work harder near the limit, and
@@ -24,7 +29,7 @@ const memoryPoll = 50 * time.Millisecond
 // with a MemoryError naming the sizes. It re-arms when the heap falls
 // below nine tenths of the limit, so a cell that keeps a large value does
 // not fail every cell after it.
-func (s *Session) watchMemory(limit int64, stop <-chan struct{}) {
+func (s *Session) watchMemory(limit int64, stop, kick <-chan struct{}) {
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	heap := func() int64 {
 		metrics.Read(sample)
@@ -33,7 +38,7 @@ func (s *Session) watchMemory(limit int64, stop <-chan struct{}) {
 		}
 		return int64(sample[0].Value.Uint64())
 	}
-	t := time.NewTicker(memoryPoll)
+	t := time.NewTimer(memoryPoll)
 	defer t.Stop()
 	armed := true
 	for {
@@ -41,6 +46,13 @@ func (s *Session) watchMemory(limit int64, stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
+		case <-kick: // a cell starts: sample at the fast rate from now
+			t.Stop() // (Go ≥ 1.23: no stale tick after Stop, Reset below is safe)
+		}
+		if s.guard.busy() {
+			t.Reset(memoryPoll)
+		} else {
+			t.Reset(memoryPollIdle)
 		}
 		h := heap()
 		if h < limit/10*9 {

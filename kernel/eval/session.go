@@ -85,6 +85,7 @@ type Session struct {
 	oldHook hook.PublishFunc
 	guard   guard         // cell contexts and the goroutines cells started
 	memStop chan struct{} // closes the memory watchdog (nil: none)
+	memKick chan struct{} // wakes it when a cell starts
 	// evalRun is gomacro's Run for function calls on the goroutine that
 	// evaluates cells (evalGoid); Interrupt sets its signal too.
 	evalRun  atomic.Pointer[fast.Run]
@@ -181,8 +182,8 @@ func New(opt Options) (*Session, error) {
 	current.Store(s)
 	if opt.MemoryLimit > 0 {
 		s.memDone = setMemoryLimit(opt.MemoryLimit)
-		s.memStop = make(chan struct{})
-		go s.watchMemory(opt.MemoryLimit, s.memStop)
+		s.memStop, s.memKick = make(chan struct{}), make(chan struct{}, 1)
+		go s.watchMemory(opt.MemoryLimit, s.memStop, s.memKick)
 	}
 	s.oldHook = hook.Set(s.publish)
 	if res := s.Eval(`import "fmt"`, Discard{}); res.Err != nil {
@@ -315,6 +316,12 @@ func (s *Session) Eval(code string, out Output) (res Result) {
 	}
 	seq := s.cell.Add(1)
 	cell := s.guard.startCell(seq, code)
+	if s.memKick != nil {
+		select {
+		case s.memKick <- struct{}{}:
+		default:
+		}
+	}
 	s.running.Store(true)
 	vals, types, err := s.run(code)
 	s.running.Store(false)
