@@ -446,8 +446,20 @@ func (k *kernel) handle(ctx context.Context, sock zmq4.Socket, chanName string, 
 		k.reply(sock, msg, "history_reply", map[string]any{"status": "ok", "history": h})
 	case "comm_info_request":
 		k.reply(sock, msg, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
-	case "comm_open", "comm_msg", "comm_close":
-		// no comm targets: ignored, as the protocol allows
+	case "comm_open":
+		// No comm targets: the spec asks a kernel that does not know the
+		// target to close the comm at once, so the front end's side does
+		// not wait on it.
+		var req struct {
+			CommID string `json:"comm_id"`
+			Target string `json:"target_name"`
+		}
+		if k.decode(msg, &req) && req.CommID != "" {
+			k.logf("comm_open for unknown target %q: closing comm %s", req.Target, req.CommID)
+			k.publish("comm_close", msg, map[string]any{"comm_id": req.CommID, "data": map[string]any{}})
+		}
+	case "comm_msg", "comm_close":
+		// no comm is ever open: nothing to deliver
 	case "interrupt_request":
 		k.interrupt()
 		k.reply(sock, msg, "interrupt_reply", map[string]any{"status": "ok"})
