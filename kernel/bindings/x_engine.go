@@ -15,8 +15,10 @@ func init() {
 		Binds: map[string]Value{
 			"CheckK":             ValueOf(engine.CheckK),
 			"CheckVector":        ValueOf(engine.CheckVector),
+			"Context":            ValueOf(engine.Context),
 			"Cores":              ValueOf(engine.Cores),
 			"Cosine":             ValueOf(engine.Cosine),
+			"Done":               ValueOf(engine.Done),
 			"Dot":                ValueOf(engine.Dot),
 			"ErrClosed":          ValueOf(&engine.ErrClosed).Elem(),
 			"ErrCorrupt":         ValueOf(&engine.ErrCorrupt).Elem(),
@@ -33,7 +35,9 @@ func init() {
 			"NewBitset":          ValueOf(engine.NewBitset),
 			"NewBound":           ValueOf(engine.NewBound),
 			"ParseMetric":        ValueOf(engine.ParseMetric),
+			"SetContext":         ValueOf(engine.SetContext),
 			"SetCores":           ValueOf(engine.SetCores),
+			"Stopped":            ValueOf(engine.Stopped),
 		}, Types: map[string]Type{
 			"Bitset":       TypeOf((*engine.Bitset)(nil)).Elem(),
 			"Bound":        TypeOf((*engine.Bound)(nil)).Elem(),

@@ -167,6 +167,8 @@ func init() {
 			"Register":               ValueOf(experiment.Register),
 			"Run":                    ValueOf(experiment.Run),
 			"RunAll":                 ValueOf(experiment.RunAll),
+			"RunAllContext":          ValueOf(experiment.RunAllContext),
+			"RunContext":             ValueOf(experiment.RunContext),
 			"SegmentTable":           ValueOf(experiment.SegmentTable),
 			"SegmentsChart":          ValueOf(experiment.SegmentsChart),
 			"Select":                 ValueOf(experiment.Select),
