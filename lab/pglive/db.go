@@ -25,6 +25,7 @@ type DB struct {
 
 	settings Settings // the session's hnsw / planner settings as last set
 	set      bool     // settings holds what the session has
+	srv      *Server  // the embedded server Open started, stopped by Close
 }
 
 // Connect opens a connection to the server at rawURL (a postgres:// URL or
@@ -151,16 +152,46 @@ func (db *DB) explain(what string, err error) error {
 	return fmt.Errorf("pglive: %s: %s: %s", db.Where, what, msg)
 }
 
-// Close closes the connection.
+// Close closes the connection, and stops the embedded server if [Open]
+// started one.
 func (db *DB) Close() error {
 	if db == nil || db.conn == nil {
 		return nil
 	}
-	return db.conn.Close(context.Background())
+	err := db.conn.Close(context.Background())
+	if db.srv != nil {
+		err = errors.Join(err, db.srv.Close())
+	}
+	return err
 }
 
 // String names the server, e.g. "PostgreSQL 17.5, pgvector 0.8.0 at
 // 127.0.0.1:5432/postgres".
 func (db *DB) String() string {
 	return fmt.Sprintf("PostgreSQL %s, pgvector %s at %s", db.Server, db.Vector, db.Where)
+}
+
+// Embedded is the spec [Open] reads as "start the embedded server".
+const Embedded = "embedded"
+
+// Open connects by spec: [Embedded] starts the embedded server (see
+// [Start]; the DB's Close stops it), anything else is a URL for [Connect]
+// (postgres://user:password@host:port/database). It is what `veclab
+// reproduce -pg` and the notebooks' VECLAB_PG read.
+func Open(ctx context.Context, spec string) (*DB, error) {
+	spec = strings.TrimSpace(spec)
+	if spec != Embedded {
+		return Connect(ctx, spec)
+	}
+	srv, err := Start(ctx, ServerOptions{})
+	if err != nil {
+		return nil, err
+	}
+	db, err := Connect(ctx, srv.URL)
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	db.srv = srv
+	return db, nil
 }

@@ -44,6 +44,12 @@ try {
   const opts = noVector ? {} : { extensions: { vector } }
   if (dataDir) opts.dataDir = dataDir
   db = await PGlite.create(opts)
+  // PGlite starts its backend with enable_seqscan=off on the command line
+  // (pg_settings.source 'command line'); stock PostgreSQL has it on, and
+  // the planner's choice of a sequential scan is what E07 measures. Every
+  // socket client shares this one backend session, so a SET here holds
+  // for all of them (lab/pglive also sets it per query).
+  await db.exec('SET enable_seqscan = on')
   const v = await db.query('SHOW server_version')
   server = new PGLiteSocketServer({ db, host, port, maxConnections: 1 })
   // start() never settles when listen fails (the socket server marks
