@@ -204,7 +204,8 @@ type Env struct {
 	truths map[int]*dataset.GroundTruth
 	stores map[string]*profile.Store
 	meta   *filter.Store
-	live   *livePG // the data set loaded into PG, once
+	live   *livePG    // the data set loaded into PG, once
+	ownPG  *pglive.DB // opened by UsePG, closed by Close
 }
 
 // NewEnv returns an environment for the scale and seed, with the machine's
@@ -321,6 +322,13 @@ func (e *Env) Close() error {
 		errs = append(errs, s.Close())
 	}
 	e.stores = nil
+	if e.ownPG != nil {
+		errs = append(errs, e.ownPG.Close())
+		if e.PG == e.ownPG {
+			e.PG = nil
+		}
+		e.ownPG, e.live = nil, nil
+	}
 	return errors.Join(errs...)
 }
 

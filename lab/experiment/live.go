@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/veclab/veclab/engine"
@@ -219,3 +220,51 @@ func liveValues(l *LiveMeasurement, vals func(*LiveMeasurement) []any, n int) []
 
 // P95ms is the 95th percentile latency in milliseconds.
 func (m LiveMeasurement) P95ms() float64 { return ms(m.Latency.P95) }
+
+// liveLoad returns the real pgvector's loaded table (loading it if need
+// be), or nil without Env.PG.
+func (e *Env) liveLoad() (*livePG, error) {
+	if e.PG == nil {
+		return nil, nil
+	}
+	if _, _, err := e.PGTable(); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.live, nil
+}
+
+// inserts is the wall time of the load's INSERTs.
+func (l *livePG) inserts() time.Duration {
+	var d time.Duration
+	for _, b := range l.load.Batches {
+		d += b
+	}
+	return d
+}
+
+// UsePG points the environment at a real PostgreSQL by spec: "" none (the
+// experiments run on the emulation only), "embedded" (PostgreSQL 17 +
+// pgvector 0.8 as WebAssembly, started now; it needs node and `npm ci` in
+// lab/pglive/server), or a postgres:// URL of any server with pgvector ≥
+// 0.8. Env.Close closes what UsePG opened. Notebooks call it with
+// os.Getenv("VECLAB_PG").
+func (e *Env) UsePG(spec string) error {
+	if strings.TrimSpace(spec) == "" {
+		return nil
+	}
+	db, err := pglive.Open(context.Background(), spec)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	old := e.ownPG
+	e.PG, e.ownPG, e.live = db, db, nil
+	e.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	e.logf("real pgvector: %v", db)
+	return nil
+}

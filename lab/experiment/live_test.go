@@ -100,4 +100,34 @@ func TestLiveFidelity(t *testing.T) {
 			}
 		}
 	}
+	checkLiveSizesAndSettings(t, env)
+}
+
+// checkLiveSizesAndSettings is TestLiveFidelity's second half: E11's page
+// model and E04's settings against the same server (so it loads once).
+func checkLiveSizesAndSettings(t *testing.T, env *Env) {
+	live, err := env.liveLoad()
+	if err != nil || live == nil {
+		t.Fatalf("live table: %v", err)
+	}
+	sz, err := live.tab.Sizes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	heap, index := profile.PgPages(env.Scale.N, env.Scale.Dim, 16)
+	if got, want := sz.Heap/8192, int64(heap); got != want {
+		t.Errorf("heap: PostgreSQL %d pages, the lab's model (PgPages) %d", got, want)
+	}
+	// The index's pages depend on how full pgvector packs them while
+	// inserting; the model assumes element and neighbour tuples side by
+	// side. Allow 2 %.
+	if got, want := float64(sz.Index/8192), float64(index); math.Abs(got-want) > 0.02*want {
+		t.Errorf("HNSW index: PostgreSQL %.0f pages, the lab's model (PgPages) %.0f", got, want)
+	}
+	tb := E04Table(env)
+	c, ok := tb.Lookup("pgvector", "value (real pgvector)")
+	if !ok || !strings.HasPrefix(c.String(), "16") {
+		t.Errorf("E04's real pgvector column, first pgvector row (m): %q, %v; want 16", c, ok)
+	}
+	t.Logf("\n%s", tb.String())
 }

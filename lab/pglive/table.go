@@ -391,3 +391,26 @@ func (db *DB) Show(ctx context.Context, name string) (string, error) {
 	}
 	return v, nil
 }
+
+// IndexOptions returns the HNSW index's storage parameters (pg_class
+// reloptions, e.g. "m=16"), "" when it was created without WITH — then
+// pgvector's defaults hold: m 16, ef_construction 64.
+func (t *Table) IndexOptions(ctx context.Context) (string, error) {
+	var opts []string
+	q := fmt.Sprintf("SELECT COALESCE(reloptions, '{}'::text[]) FROM pg_class WHERE relname = '%s_embedding_idx'", t.Name)
+	if err := t.db.conn.QueryRow(ctx, q).Scan(&opts); err != nil {
+		return "", t.db.explain("reading the index's reloptions", err)
+	}
+	return strings.Join(opts, ","), nil
+}
+
+// Default returns the value a setting has when the session has not set it
+// (pg_settings.reset_val: the server's configuration, not this session's
+// SETs).
+func (db *DB) Default(ctx context.Context, name string) (string, error) {
+	var v string
+	if err := db.conn.QueryRow(ctx, "SELECT reset_val FROM pg_settings WHERE name = '"+strings.ReplaceAll(name, "'", "''")+"'").Scan(&v); err != nil {
+		return "", db.explain("reading the default of "+name, err)
+	}
+	return v, nil
+}
