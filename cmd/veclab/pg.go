@@ -64,7 +64,7 @@ func openPG(spec string, log io.Writer) (*pglive.DB, error) {
 	}
 	db, err := pglive.Open(context.Background(), spec)
 	if err != nil {
-		return nil, fmt.Errorf("-pg %s: %w", spec, err)
+		return nil, fmt.Errorf("-pg %s: %w", pglive.Redact(spec), err)
 	}
 	fmt.Fprintf(log, "real pgvector: %v\n", db)
 	return db, nil

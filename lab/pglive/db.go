@@ -80,6 +80,10 @@ func withDefaults(raw string) string {
 	return raw
 }
 
+// Redact replaces the password of a postgres:// URL quoted in s with
+// xxxxx, for messages that repeat what the user typed.
+func Redact(s string) string { return redact(s) }
+
 // redact removes a password from a message that quotes a URL.
 func redact(s string) string {
 	if i := strings.Index(s, "://"); i >= 0 {
