@@ -40,7 +40,7 @@ func embeddedPG(t *testing.T) *pglive.DB {
 // holds the cost model to the real planner's costs there), so the test
 // also runs E07 under enable_seqscan = off, where both keep the HNSW index
 // and the post-filter and iterative scans are compared.
-var fidelityScale = Scale{Name: "custom", N: 6000, Dim: 384, Clusters: 40, Queries: 60, Warmup: 5, K: 10, Batch: 1000}
+var fidelityScale = Scale{Name: "custom", N: 6000, Dim: 384, Clusters: 40, Queries: 40, Warmup: 3, K: 10, Batch: 1000}
 
 // TestLiveFidelity runs E07 on the emulation and on the real pgvector
 // (PostgreSQL 17.5, pgvector 0.8.0) with the same data, queries and
