@@ -42,7 +42,10 @@
 // vector extension, by URL. The embedded server is single-threaded
 // WebAssembly: its latencies are not comparable with native PostgreSQL's;
 // its recall, hits and plans are — the planner and pgvector are the real C
-// code.
+// code. One difference from a stock server: PGlite starts its backend with
+// enable_seqscan=off on its command line; server.mjs sets it back on, and
+// [Table.Search] sets all four settings for every query anyway. Every
+// socket client of the embedded server shares its one backend session.
 //
 // # Concurrency
 //
