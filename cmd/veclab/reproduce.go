@@ -29,6 +29,7 @@ type reproduceFlags struct {
 	cache    string
 	list     bool
 	progress bool
+	pg       string
 }
 
 func parseReproduce(args []string, stderr io.Writer) (*reproduceFlags, error) {
@@ -43,8 +44,9 @@ func parseReproduce(args []string, stderr io.Writer) (*reproduceFlags, error) {
 	fs.StringVar(&f.cache, "cache", "", "directory that keeps the exact ground truth between runs")
 	fs.BoolVar(&f.list, "list", false, "list the registered experiments and exit")
 	fs.BoolVar(&f.progress, "progress", false, "print progress of long steps to stderr")
+	fs.StringVar(&f.pg, "pg", "", `also run the pgvector experiments on a real PostgreSQL: "embedded" (PostgreSQL 17 + pgvector 0.8 as WebAssembly, started for the run; needs node and npm ci in lab/pglive/server) or postgres://user:password@host:port/db`)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: veclab reproduce [-scale article|small|k=v,…] [-only E02,E06] [-out FILE.md] [-json FILE.json] [-seed N]")
+		fmt.Fprintln(stderr, "usage: veclab reproduce [-scale article|small|k=v,…] [-only E02,E06] [-out FILE.md] [-json FILE.json] [-seed N] [-pg embedded|postgres://…]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -86,6 +88,10 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	defer env.Close()
 	env.CacheDir = f.cache
 	env.Log = stderr
+	if env.PG, err = openPG(f.pg, stderr); err != nil {
+		return err
+	}
+	defer env.PG.Close()
 	if f.progress {
 		last := ""
 		env.Progress = func(done, total int, what string) {
