@@ -62,7 +62,8 @@ var (
 
 // Open reads a data set directory: base.fvecs (or base.bvecs, base.npy),
 // query.fvecs (or .bvecs, .npy), and optionally groundtruth.ivecs,
-// base-labels.ivecs and dataset.json. Errors name the file and, for
+// base-labels.ivecs and dataset.json. Under cosine every row is returned
+// normalised to unit length (the files keep the source's values). Errors name the file and, for
 // malformed data, the row: a missing file, two base or query files, a
 // decoding error, base and query dimensions that differ, a truth file of
 // the wrong shape, a manifest whose counts disagree with the files.
@@ -132,13 +133,18 @@ func Open(dir string) (*Real, error) {
 		return nil, err
 	}
 	if r.Metric == engine.Cosine {
-		// The engine's cosine needs a direction: name the first zero row.
+		// Cosine is blind to length, and the engine's cosine paths (HNSW,
+		// the quantizers, the rescorers) take unit vectors, as the
+		// generated set's are: normalise here, once, naming a zero row.
 		for _, m := range []struct {
 			m    *vec.Matrix
 			path string
 		}{{base, bpath}, {q, qpath}} {
 			for i := 0; i < m.m.N; i++ {
 				if err := engine.CheckVector(m.m.Row(i), m.m.Dim, engine.Cosine); err != nil {
+					return nil, fmt.Errorf("%s: row %d: %w", m.path, i, err)
+				}
+				if err := vec.Normalize(m.m.Row(i)); err != nil {
 					return nil, fmt.Errorf("%s: row %d: %w", m.path, i, err)
 				}
 			}

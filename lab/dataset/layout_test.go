@@ -232,13 +232,25 @@ func TestWriteLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := Layout{Base: r.Base, Queries: r.Queries, Truth: tr, Words: strings.Fields(string(words)), Manifest: r.Manifest}
+	// Open normalised the vectors (cosine); the files hold the source's.
+	rawBase, err := LoadMatrix(filepath.Join(glove3k, "base.fvecs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawQueries, err := LoadMatrix(filepath.Join(glove3k, "query.fvecs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(rawBase.Data, r.Base.Data) {
+		t.Fatal("Open did not normalise a cosine set")
+	}
+	l := Layout{Base: rawBase, Queries: rawQueries, Truth: tr, Words: strings.Fields(string(words)), Manifest: r.Manifest}
 	dir := filepath.Join(t.TempDir(), "again")
 	if err := WriteLayout(dir, l); err != nil {
 		t.Fatal(err)
 	}
 	// The same content writes the same bytes, checksums included.
-	for _, name := range []string{"base.fvecs", "query.fvecs", "groundtruth.ivecs", "words.txt", ManifestFile, "truth-01ef8579a2269dd5-k100-cosine.bin"} {
+	for _, name := range []string{"base.fvecs", "query.fvecs", "groundtruth.ivecs", "words.txt", ManifestFile, "truth-039f2f945bf3ab7f-k100-cosine.bin"} {
 		a, _ := os.ReadFile(filepath.Join(glove3k, name))
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || !slices.Equal(a, b) {
