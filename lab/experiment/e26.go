@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/chart"
@@ -97,7 +96,7 @@ func E26Sweeps(env *Env, storage string, oversample float64, visit []float64, ef
 			return nil, nil, err
 		}
 	}
-	rs, err := rescore.New(f, engine.Cosine, rescore.Options{Concurrency: conc})
+	rs, err := rescore.New(f, env.Metric(), rescore.Options{Concurrency: conc})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -248,7 +247,7 @@ func E26Centring(env *Env, visit float64) (*table.Table, error) {
 		return nil, err
 	}
 	defer f.Close()
-	rs, err := rescore.New(f, engine.Cosine, rescore.Options{})
+	rs, err := rescore.New(f, env.Metric(), rescore.Options{})
 	if err != nil {
 		return nil, err
 	}
