@@ -175,3 +175,22 @@ func TestBenchIVFRealData(t *testing.T) {
 		t.Fatalf("output:\n%s", out.String())
 	}
 }
+
+// TestReproduceRealData runs E02 (the four stores' defaults) and E24 (1-bit
+// codes) on the checked-in GloVe vectors through reproduce -data.
+func TestReproduceRealData(t *testing.T) {
+	var out, errb bytes.Buffer
+	rc := run([]string{"reproduce", "-scale", "small", "-only", "E02,E24", "-data", "glove-3k", "-seed", "1"}, &out, &errb)
+	if rc != 0 {
+		t.Fatalf("rc %d: %s\n%s", rc, errb.String(), out.String())
+	}
+	s := out.String()
+	for _, want := range []string{"scale glove-3k (n=2000 dim=100", "E02  ok", "E24  ok"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("output lacks %q:\n%s", want, s)
+		}
+	}
+	if rc := run([]string{"reproduce", "-scale", "small", "-only", "E02", "-data", "no-such-set"}, &out, &errb); rc == 0 || !strings.Contains(errb.String(), `data set "no-such-set"`) {
+		t.Fatalf("unknown set: rc %d, %s", rc, errb.String())
+	}
+}
