@@ -36,10 +36,32 @@
 // trip of a trivial cell, beside Debian's ipykernel measured the same way.
 // BenchmarkExecuteRoundTrip measures the round trip from a Go client.
 //
+// # Interrupt, survive, remember
+//
+// Each cell runs under a context that interrupt_request and SIGINT
+// cancel; it is the engine's ambient context (engine.Context, which a cell
+// can also read and pass on), so index builds, exact truth, k-means, data
+// set generation and experiment runs stop within a fraction of a second
+// with an error wrapping context.Canceled, and the cell's error reply says
+// "Interrupted". time.Sleep, selects, receive statements and stdin reads
+// stop too, in the cell and in the goroutines it started; an interrupt
+// with no cell running stops the goroutines cells left running (kernel/eval
+// says how). A panic in a goroutine a cell started is that cell's error,
+// or a report on the next cell's stderr; os.Exit and log.Fatal raise an
+// error instead of ending the process; a cell whose heap grows past the
+// memory limit (veclab kernel -memory-limit, VECLAB_MEMORY_LIMIT, default
+// 80 % of the machine's memory) fails with a MemoryError. The kernel keeps
+// every executed cell, with the text of its result, in a history file
+// (kernel/internal/history; -history or VECLAB_HISTORY, default
+// $XDG_DATA_HOME/veclab/history.jsonl) and answers history_request's
+// tail, range and search from it, across restarts.
+//
 // # Limits
 //
-// An interpreted loop stops at once when interrupted; a long compiled call
-// (an index build) finishes first, then the cell reports "interrupted". A panic inside a goroutine started
-// by a cell ends the kernel process (gomacro runs goroutines without a
-// recover); the front end then offers to restart it.
+// A compiled call that takes no context (a receive inside an expression,
+// a for range over a channel, sync.WaitGroup.Wait, a lab function without
+// checks) finishes before the cell reports "Interrupted"; a notice on
+// stderr says so after a second. An allocation larger than the machine can
+// map ends the process (the Go runtime's out-of-memory error is fatal).
+// The front end then offers to restart the kernel.
 package kernel

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -20,6 +21,9 @@ type executeRequest struct {
 	StoreHistory *bool  `json:"store_history"`
 	AllowStdin   bool   `json:"allow_stdin"`
 	StopOnError  bool   `json:"stop_on_error"`
+	// UserExpressions are evaluated after a cell that succeeded, each as
+	// a cell of its own, and returned by name as mime bundles.
+	UserExpressions map[string]string `json:"user_expressions"`
 }
 
 func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
@@ -40,8 +44,11 @@ func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
 		k.execCount++
 	}
 	count := k.execCount
-	if !req.Silent && (req.StoreHistory == nil || *req.StoreHistory) {
-		k.history = append(k.history, req.Code)
+	store := !req.Silent && (req.StoreHistory == nil || *req.StoreHistory)
+	if store {
+		if err := k.hist.AddInput(count, req.Code); err != nil {
+			k.logf("%v", err)
+		}
 	}
 	if !req.Silent {
 		k.publish("execute_input", msg, map[string]any{"code": req.Code, "execution_count": count})
@@ -66,11 +73,45 @@ func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
 		}
 		return
 	}
+	if text, ok := res.Value["text/plain"].(string); ok && store {
+		if err := k.hist.AddOutput(count, text); err != nil {
+			k.logf("%v", err)
+		}
+	}
 	if res.Value != nil && !req.Silent {
 		k.publish("execute_result", msg, map[string]any{"execution_count": count, "data": res.Value, "metadata": map[string]any{}})
 	}
 	k.reply(sock, msg, "execute_reply", map[string]any{"status": "ok", "execution_count": count,
-		"user_expressions": map[string]any{}, "payload": []any{}})
+		"user_expressions": k.userExpressions(req.UserExpressions), "payload": []any{}})
+}
+
+// userExpressions evaluates an execute_request's user_expressions (in
+// name order, so that side effects are reproducible) as ipykernel does:
+// {status: ok, data, metadata} or {status: error, ename, evalue, traceback}.
+func (k *kernel) userExpressions(exprs map[string]string) map[string]any {
+	out := map[string]any{}
+	names := make([]string, 0, len(exprs))
+	for name := range exprs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		r := k.cfg.Interp.Eval(exprs[name], eval.Discard{})
+		if r.Err != nil {
+			tb := r.Err.Traceback
+			if tb == nil {
+				tb = []string{r.Err.Error()}
+			}
+			out[name] = map[string]any{"status": "error", "ename": r.Err.Name, "evalue": r.Err.Value, "traceback": tb}
+			continue
+		}
+		data := r.Value
+		if data == nil {
+			data = eval.Bundle{}
+		}
+		out[name] = map[string]any{"status": "ok", "data": data, "metadata": map[string]any{}}
+	}
+	return out
 }
 
 // cellRaiseAfter is how long a cell runs on the idle P before it gets all

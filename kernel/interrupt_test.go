@@ -20,7 +20,7 @@ func TestKernelInterruptRequest(t *testing.T) {
 		t.Fatalf("got %s", r.Header.MsgType)
 	}
 	r := c.recv(c.shell)
-	if r.ParentHeader.MsgID != id || content(t, r)["ename"] != "interrupted" {
+	if r.ParentHeader.MsgID != id || content(t, r)["ename"] != eval.InterruptedName {
 		t.Fatalf("execute_reply %v", content(t, r))
 	}
 	if reply, _ := c.execute("n > 0", false); content(t, reply)["status"] != "ok" {

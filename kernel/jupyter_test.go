@@ -89,6 +89,7 @@ func jupyterEnv(t *testing.T) []string {
 		"JUPYTER_CONFIG_DIR="+filepath.Join(dir, "config"),
 		"PYDEVD_DISABLE_FILE_VALIDATION=1",
 		"JUPYTER_PLATFORM_DIRS=1",
+		"VECLAB_HISTORY="+filepath.Join(dir, "history.jsonl"), // never the user's own
 	)
 	list := exec.Command(python, "-m", "jupyter_client.kernelspecapp", "list")
 	list.Env = env
@@ -161,7 +162,7 @@ func TestJupyterClient(t *testing.T) {
 	if r := get("stdin").outputs("execute_result"); len(r) != 1 || r[0]["data"].(map[string]any)["text/plain"] != "hello Ada" {
 		t.Errorf("stdin: %v", get("stdin"))
 	}
-	if r := get("interrupt").Reply; r["status"] != "error" || r["ename"] != "interrupted" {
+	if r := get("interrupt").Reply; r["status"] != "error" || r["ename"] != "Interrupted" {
 		t.Errorf("interrupt: %v", r)
 	}
 	if r := get("after_interrupt").outputs("execute_result"); len(r) != 1 || r[0]["data"].(map[string]any)["text/plain"] != "true" {
@@ -346,7 +347,7 @@ func TestOrphanKernelExits(t *testing.T) {
 	for _, l := range ls {
 		l.Close()
 	}
-	out, err := exec.Command("sh", "-c", `JPY_PARENT_PID=$$ "$0" kernel -f "$1" >/dev/null 2>&1 & echo $!`, bin, connPath).Output()
+	out, err := exec.Command("sh", "-c", `JPY_PARENT_PID=$$ "$0" kernel -history off -f "$1" >/dev/null 2>&1 & echo $!`, bin, connPath).Output()
 	if err != nil {
 		t.Fatal(err)
 	}

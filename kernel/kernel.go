@@ -19,6 +19,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/kernel/eval"
+	"github.com/veclab/veclab/kernel/internal/history"
 	"github.com/veclab/veclab/kernel/internal/wire"
 )
 
@@ -48,6 +49,12 @@ type Config struct {
 	// one P between cells. It changes a process-wide setting: veclab
 	// kernel turns it on, in-process tests leave it off.
 	IdleOnOneP bool
+	// HistoryPath is the history file the kernel appends every executed
+	// cell to and answers history_request from (kernel/internal/history:
+	// JSON lines, one session per kernel process). "" keeps this
+	// process's cells in memory only; a file that cannot be opened is
+	// logged and memory used instead.
+	HistoryPath string
 	// ParentPID, when > 1, is the process that started the kernel (a
 	// front end sets JPY_PARENT_PID): the kernel shuts down when it is
 	// no longer the parent (the front end died without a shutdown_request,
@@ -81,8 +88,8 @@ type kernel struct {
 	iopubMu sync.Mutex // serializes iopub sends
 
 	execCount   int
-	history     []string  // code of executed cells of this process, by execution count − 1
-	abortBefore time.Time // execute requests sent before this are aborted (stop_on_error)
+	hist        *history.Store // executed cells, this session's and earlier ones
+	abortBefore time.Time      // execute requests sent before this are aborted (stop_on_error)
 
 	// interrupted is closed and replaced at each interrupt; a pending
 	// input request waits on it.
@@ -110,6 +117,17 @@ func Run(ctx context.Context, cfg Config) error {
 	if k.log == nil {
 		k.log = os.Stderr
 	}
+	k.hist = history.Memory()
+	if cfg.HistoryPath != "" {
+		h, err := history.Open(cfg.HistoryPath)
+		if err != nil {
+			k.logf("%v: keeping this session's history in memory only", err)
+		} else {
+			k.hist = h
+			k.logf("history: session %d in %s", h.Session(), h.Path())
+		}
+	}
+	defer k.hist.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	k.shutdown = cancel
@@ -413,19 +431,35 @@ func (k *kernel) handle(ctx context.Context, sock zmq4.Socket, chanName string, 
 		}
 		k.reply(sock, msg, "is_complete_reply", content)
 	case "history_request":
-		var req struct {
-			Access string `json:"hist_access_type"`
-			Output bool   `json:"output"`
-			N      int    `json:"n"`
-			Start  int    `json:"start"`
-			Stop   int    `json:"stop"`
+		var req historyRequest
+		if !k.decode(msg, &req) {
+			k.reply(sock, msg, "history_reply", map[string]any{"status": "error", "ename": "bad request",
+				"evalue": "history_request content is not valid JSON", "traceback": []string{}, "history": []any{}})
+			return
 		}
-		k.decode(msg, &req)
-		k.reply(sock, msg, "history_reply", map[string]any{"status": "ok", "history": k.historyFor(req.Access, req.N, req.Start, req.Stop)})
+		h, err := k.historyFor(req)
+		if err != nil {
+			k.reply(sock, msg, "history_reply", map[string]any{"status": "error", "ename": "bad request",
+				"evalue": err.Error(), "traceback": []string{err.Error()}, "history": []any{}})
+			return
+		}
+		k.reply(sock, msg, "history_reply", map[string]any{"status": "ok", "history": h})
 	case "comm_info_request":
 		k.reply(sock, msg, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
-	case "comm_open", "comm_msg", "comm_close":
-		// no comm targets: ignored, as the protocol allows
+	case "comm_open":
+		// No comm targets: the spec asks a kernel that does not know the
+		// target to close the comm at once, so the front end's side does
+		// not wait on it.
+		var req struct {
+			CommID string `json:"comm_id"`
+			Target string `json:"target_name"`
+		}
+		if k.decode(msg, &req) && req.CommID != "" {
+			k.logf("comm_open for unknown target %q: closing comm %s", req.Target, req.CommID)
+			k.publish("comm_close", msg, map[string]any{"comm_id": req.CommID, "data": map[string]any{}})
+		}
+	case "comm_msg", "comm_close":
+		// no comm is ever open: nothing to deliver
 	case "interrupt_request":
 		k.interrupt()
 		k.reply(sock, msg, "interrupt_reply", map[string]any{"status": "ok"})
@@ -516,30 +550,60 @@ func ReadConnectionFile(path string) (*Connection, error) {
 	return c, nil
 }
 
-// historyFor answers a history_request from this process's cells (session
-// number 0 is "the current session" in the protocol): "tail" gives the last
-// n, "range" the execution counts [start, stop) (stop 0: to the end);
-// "search" is not supported and gives none.
-func (k *kernel) historyFor(access string, n, start, stop int) [][]any {
-	out := [][]any{}
-	from, to := 0, len(k.history)
-	switch access {
+// historyRequest is a history_request's content (messaging spec 5.3).
+type historyRequest struct {
+	Output  bool   `json:"output"`
+	Raw     bool   `json:"raw"` // cells are kept as typed: raw and processed input are the same
+	Access  string `json:"hist_access_type"`
+	Session int    `json:"session"`
+	Start   int    `json:"start"`
+	Stop    int    `json:"stop"`
+	N       int    `json:"n"`
+	Pattern string `json:"pattern"`
+	Unique  bool   `json:"unique"`
+}
+
+// historyFor answers a history_request from the history store: "tail" the
+// last n cells over all sessions, "range" the lines [start, stop) of a
+// session (0: this one, negative: counting back; stop 0: to the end),
+// "search" the inputs matching a glob pattern (the last n; unique: each
+// input once). Entries are [session, line, input], or with output
+// [session, line, [input, output]] (output null when none was recorded).
+func (k *kernel) historyFor(req historyRequest) ([][]any, error) {
+	var es []history.Entry
+	switch req.Access {
 	case "tail":
-		if n > 0 && n < to {
-			from = to - n
-		}
+		es = k.hist.Tail(req.N)
 	case "range":
-		if start > 1 {
-			from = start - 1
-		}
-		if stop > 0 && stop-1 < to {
-			to = stop - 1
+		es = k.hist.Range(req.Session, max(req.Start, 0), req.Stop)
+	case "search":
+		var err error
+		if es, err = k.hist.Search(req.Pattern, req.N, req.Unique); err != nil {
+			return nil, err
 		}
 	default:
-		return out
+		return nil, fmt.Errorf("history_request: hist_access_type %q: want range, tail or search", req.Access)
 	}
-	for i := from; i < to; i++ {
-		out = append(out, []any{0, i + 1, k.history[i]})
+	out := make([][]any, 0, len(es))
+	for _, e := range es {
+		if req.Output {
+			var o any
+			if e.Output != nil {
+				o = *e.Output
+			}
+			out = append(out, []any{e.Session, e.Line, []any{e.Input, o}})
+		} else {
+			out = append(out, []any{e.Session, e.Line, e.Input})
+		}
 	}
-	return out
+	return out, nil
+}
+
+// DefaultHistoryPath is the user's history file: $VECLAB_HISTORY when
+// set, else $XDG_DATA_HOME/veclab/history.jsonl (~/.local/share/…).
+func DefaultHistoryPath() (string, error) {
+	if p := os.Getenv("VECLAB_HISTORY"); p != "" {
+		return p, nil
+	}
+	return history.DefaultPath()
 }

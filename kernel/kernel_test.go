@@ -221,6 +221,19 @@ func (c *client) execute(code string, allowStdin bool) (*wire.Message, []*wire.M
 func TestKernelProtocol(t *testing.T) {
 	c, _ := startKernel(t, eval.CaptureGo)
 
+	t.Run("user_expressions", func(t *testing.T) {
+		c.send(c.shell, "execute_request", map[string]any{"code": "ue := 21", "silent": false, "store_history": true,
+			"user_expressions": map[string]any{"double": "ue * 2", "bad": "nope + 1"}, "allow_stdin": false, "stop_on_error": true})
+		r := content(t, c.recv(c.shell))
+		ue, _ := r["user_expressions"].(map[string]any)
+		d, _ := ue["double"].(map[string]any)
+		b, _ := ue["bad"].(map[string]any)
+		if r["status"] != "ok" || d["status"] != "ok" || d["data"].(map[string]any)["text/plain"] != "42" ||
+			b["status"] != "error" || !strings.Contains(fmt.Sprint(b["evalue"]), "undefined identifier: nope") {
+			t.Errorf("user_expressions: %v", r)
+		}
+	})
+
 	t.Run("kernel_info", func(t *testing.T) {
 		c.send(c.shell, "kernel_info_request", map[string]any{})
 		r := content(t, c.recv(c.shell))
@@ -349,9 +362,23 @@ h.Markdown("2 of 2")`, false)
 		if r["status"] != "ok" || len(h) != 2 || !strings.Contains(h[1].([]any)[2].(string), `import "strings"`) {
 			t.Errorf("history_reply %v", r)
 		}
-		c.send(c.shell, "history_request", map[string]any{"hist_access_type": "search", "pattern": "*"})
-		if r := content(t, c.recv(c.shell)); r["status"] != "ok" || len(r["history"].([]any)) != 0 {
+		c.send(c.shell, "history_request", map[string]any{"hist_access_type": "search", "pattern": "import*", "n": 1})
+		if r := content(t, c.recv(c.shell)); r["status"] != "ok" || len(r["history"].([]any)) != 1 {
 			t.Errorf("history search %v", r)
+		}
+		c.send(c.shell, "history_request", map[string]any{"hist_access_type": "everything"})
+		if r := content(t, c.recv(c.shell)); r["status"] != "error" || !strings.Contains(fmt.Sprint(r["evalue"]), "hist_access_type") {
+			t.Errorf("history of an unknown access type %v", r)
+		}
+		id := c.send(c.shell, "comm_open", map[string]any{"comm_id": "c-1", "target_name": "jupyter.widget", "data": map[string]any{}})
+		closed := false
+		for _, m := range c.waitIdle(id, 10*time.Second) {
+			if m.Header.MsgType == "comm_close" && content(t, m)["comm_id"] == "c-1" {
+				closed = true
+			}
+		}
+		if !closed {
+			t.Errorf("comm_open of an unknown target was not answered by comm_close")
 		}
 		c.send(c.shell, "comm_info_request", map[string]any{})
 		if r := content(t, c.recv(c.shell)); r["status"] != "ok" || r["comms"] == nil {

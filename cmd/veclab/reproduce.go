@@ -30,6 +30,7 @@ type reproduceFlags struct {
 	list     bool
 	progress bool
 	data     string // -data: a real data set instead of the generated one
+	pg       string
 }
 
 func parseReproduce(args []string, stderr io.Writer) (*reproduceFlags, error) {
@@ -45,8 +46,9 @@ func parseReproduce(args []string, stderr io.Writer) (*reproduceFlags, error) {
 	fs.BoolVar(&f.list, "list", false, "list the registered experiments and exit")
 	fs.BoolVar(&f.progress, "progress", false, "print progress of long steps to stderr")
 	fs.StringVar(&f.data, "data", "", "run on a real data set (a name from `veclab data list`, or a directory) instead of the generated one; the scale's n and queries cut it")
+	fs.StringVar(&f.pg, "pg", "", `also run the pgvector experiments on a real PostgreSQL: "embedded" (PostgreSQL 17 + pgvector 0.8 as WebAssembly, started for the run; needs node and npm ci in lab/pglive/server) or postgres://user:password@host:port/db`)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: veclab reproduce [-scale article|small|k=v,…] [-only E02,E06] [-out FILE.md] [-json FILE.json] [-seed N]")
+		fmt.Fprintln(stderr, "usage: veclab reproduce [-scale article|small|k=v,…] [-only E02,E06] [-out FILE.md] [-json FILE.json] [-seed N] [-pg embedded|postgres://…]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -93,6 +95,10 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if env.PG, err = openPG(f.pg, stderr); err != nil {
+		return err
+	}
+	defer env.PG.Close()
 	if f.progress {
 		last := ""
 		env.Progress = func(done, total int, what string) {

@@ -73,11 +73,14 @@ func runNotebook(args []string, stdout, stderr io.Writer) error {
 // newSession starts the evaluation core with file-descriptor capture
 // (everything a cell writes, stdin through the front end), or, where that
 // is not available (not Linux), with capture of os.Stdout and os.Stderr.
-func newSession(stderr io.Writer) (*eval.Session, error) {
-	sess, err := eval.New(eval.Options{Capture: eval.CaptureFD})
+func newSession(stderr io.Writer) (*eval.Session, error) { return newSessionLimit(stderr, 0) }
+
+// newSessionLimit is newSession with a memory limit (eval.Options.MemoryLimit).
+func newSessionLimit(stderr io.Writer, memoryLimit int64) (*eval.Session, error) {
+	sess, err := eval.New(eval.Options{Capture: eval.CaptureFD, MemoryLimit: memoryLimit})
 	if err == nil {
 		return sess, nil
 	}
 	fmt.Fprintf(stderr, "veclab: %v; capturing os.Stdout and os.Stderr only (no log/println capture, no stdin)\n", err)
-	return eval.New(eval.Options{Capture: eval.CaptureGo, Log: stderr})
+	return eval.New(eval.Options{Capture: eval.CaptureGo, Log: stderr, MemoryLimit: memoryLimit})
 }

@@ -221,8 +221,19 @@ type Collection struct {
 	acorn   *ACORN           // the ACORN-γ graph (nil: ACORNGamma unavailable)
 	m       int              // M of graph, for ACORN-1's truncation (default 16)
 	codes   engine.CodeStore // quantized scores for the in-graph strategy (nil: float32)
+	plan    Plan             // what Query runs
 	pool    sync.Pool        // of *search
 }
+
+// Plan is what [Collection.Query] maps an engine.Request onto: a strategy
+// and its knobs. A request's Breadth, when set, replaces Params.Ef.
+type Plan struct {
+	Strategy Strategy
+	Params   Params
+}
+
+// String prints the plan.
+func (p Plan) String() string { return p.Strategy.String() + " " + p.Params.String() }
 
 // Options are the parts of a Collection beyond vectors and metadata.
 type Options struct {
@@ -235,6 +246,10 @@ type Options struct {
 	// searches with): the in-graph strategy then scores with it and
 	// rescores with the float32 vectors (Params.Rescore), as Lucene does.
 	Codes engine.CodeStore
+	// Plan is what Query runs; nil means the in-graph strategy (hnswlib's
+	// and Lucene's filtered search) when there is a graph, exact search
+	// over the matching set when there is none, with default knobs.
+	Plan *Plan
 }
 
 // New binds vectors (row i = document i, normalised under Cosine), their
@@ -261,7 +276,51 @@ func New(vectors *vec.Matrix, meta *filter.Store, o Options) (*Collection, error
 	if o.M == 0 {
 		o.M = 16
 	}
-	return &Collection{vectors: vectors, metric: o.Metric, dist: vec.Distance(o.Metric), meta: meta, graph: o.Graph, acorn: o.ACORN, m: o.M, codes: o.Codes}, nil
+	plan := Plan{Strategy: Exact}
+	if o.Graph != nil {
+		plan.Strategy = InGraph
+	}
+	if o.Plan != nil {
+		plan = *o.Plan
+		if err := plan.Params.Validate(); err != nil {
+			return nil, fmt.Errorf("query plan: %w", err)
+		}
+		if err := checkStrategy(plan.Strategy, o.Graph != nil, o.ACORN != nil); err != nil {
+			return nil, fmt.Errorf("query plan: %w", err)
+		}
+	}
+	return &Collection{vectors: vectors, metric: o.Metric, dist: vec.Distance(o.Metric), meta: meta, graph: o.Graph, acorn: o.ACORN, m: o.M, codes: o.Codes, plan: plan}, nil
+}
+
+// checkStrategy reports whether s is selectable on a collection with (or
+// without) a graph and an ACORN graph.
+func checkStrategy(s Strategy, graph, acorn bool) error {
+	if s > ACORN1 {
+		return fmt.Errorf("%w: strategy %v is a planner path, not selectable", engine.ErrInvalidArgument, s)
+	}
+	// Qdrant without an HNSW graph (a segment below indexing_threshold, or
+	// m = 0) searches plainly: no graph needed.
+	needGraph := s != Exact && s != QdrantPlanner
+	if needGraph && !graph && s != ACORNGamma {
+		return fmt.Errorf("%w: strategy %v needs a graph and the collection has none", engine.ErrInvalidArgument, s)
+	}
+	if s == ACORNGamma && !acorn {
+		return fmt.Errorf("%w: strategy acorn-gamma needs an ACORN graph (BuildACORN)", engine.ErrInvalidArgument)
+	}
+	return nil
+}
+
+// WithPlan returns a collection over the same vectors, metadata, graphs
+// and codes whose Query runs plan.
+func (c *Collection) WithPlan(plan Plan) (*Collection, error) {
+	return New(c.vectors, c.meta, c.options(&plan))
+}
+
+// Plan returns what Query runs.
+func (c *Collection) Plan() Plan { return c.plan }
+
+func (c *Collection) options(plan *Plan) Options {
+	return Options{Metric: c.metric, Graph: c.graph, ACORN: c.acorn, M: c.m, Codes: c.codes, Plan: plan}
 }
 
 // WithCodes returns a collection over the same vectors, metadata and graphs
@@ -274,7 +333,9 @@ func New(vectors *vec.Matrix, meta *filter.Store, o Options) (*Collection, error
 // The other strategies keep scoring with float32. cs nil gives a copy
 // without codes.
 func (c *Collection) WithCodes(cs engine.CodeStore) (*Collection, error) {
-	return New(c.vectors, c.meta, Options{Metric: c.metric, Graph: c.graph, ACORN: c.acorn, M: c.m, Codes: cs})
+	o := c.options(&c.plan)
+	o.Codes = cs
+	return New(c.vectors, c.meta, o)
 }
 
 // Codes returns the code store the in-graph strategy scores with (nil:
@@ -303,32 +364,31 @@ type Request struct {
 // Search runs one request. A filter matching nothing gives no results and
 // no error; k larger than the matching set gives fewer results.
 func (c *Collection) Search(r Request) ([]engine.Result, Stats, error) {
+	var f matcher
+	if r.Filter != nil { // a nil *Compiled must stay a nil matcher
+		f = r.Filter
+	}
+	return c.run(r.Query, r.K, f, r.Strategy, r.Params)
+}
+
+func (c *Collection) run(query []float32, k int, f matcher, strategy Strategy, params Params) ([]engine.Result, Stats, error) {
 	var st Stats
-	if err := engine.CheckK(r.K); err != nil {
+	if err := engine.CheckK(k); err != nil {
 		return nil, st, err
 	}
-	if err := engine.CheckVector(r.Query, c.vectors.Dim, c.metric); err != nil {
+	if err := engine.CheckVector(query, c.vectors.Dim, c.metric); err != nil {
 		return nil, st, fmt.Errorf("query: %w", err)
 	}
-	if err := r.Params.Validate(); err != nil {
+	if err := params.Validate(); err != nil {
 		return nil, st, err
 	}
-	if r.Filter != nil && r.Filter.Len() != c.vectors.N {
-		return nil, st, fmt.Errorf("%w: filter compiled against %d documents, collection has %d (recompile after inserts)", engine.ErrInvalidArgument, r.Filter.Len(), c.vectors.N)
+	if cf, ok := f.(*filter.Compiled); ok && cf.Len() != c.vectors.N {
+		return nil, st, fmt.Errorf("%w: filter compiled against %d documents, collection has %d (recompile after inserts)", engine.ErrInvalidArgument, cf.Len(), c.vectors.N)
 	}
-	if r.Strategy > ACORN1 {
-		return nil, st, fmt.Errorf("%w: strategy %v is a planner path, not selectable", engine.ErrInvalidArgument, r.Strategy)
+	if err := checkStrategy(strategy, c.graph != nil, c.acorn != nil); err != nil {
+		return nil, st, err
 	}
-	// Qdrant without an HNSW graph (a segment below indexing_threshold, or
-	// m = 0) searches plainly: no graph needed.
-	needGraph := r.Strategy != Exact && r.Strategy != QdrantPlanner
-	if needGraph && c.graph == nil && r.Strategy != ACORNGamma {
-		return nil, st, fmt.Errorf("%w: strategy %v needs a graph and the collection has none", engine.ErrInvalidArgument, r.Strategy)
-	}
-	if r.Strategy == ACORNGamma && c.acorn == nil {
-		return nil, st, fmt.Errorf("%w: strategy acorn-gamma needs an ACORN graph (BuildACORN)", engine.ErrInvalidArgument)
-	}
-	q := append([]float32(nil), r.Query...)
+	q := append([]float32(nil), query...)
 	if c.metric == engine.Cosine {
 		if err := vec.Normalize(q); err != nil {
 			return nil, st, fmt.Errorf("query: %w", err)
@@ -337,8 +397,7 @@ func (c *Collection) Search(r Request) ([]engine.Result, Stats, error) {
 	if c.vectors.N == 0 {
 		return nil, st, nil
 	}
-	p := r.Params.withDefaults(c.vectors.Dim)
-	f := r.Filter
+	p := params.withDefaults(c.vectors.Dim)
 	if f != nil {
 		f.ResetCounters()
 		st.Estimate = f.Estimate()
@@ -347,16 +406,16 @@ func (c *Collection) Search(r Request) ([]engine.Result, Stats, error) {
 	}
 	s := c.newSearch(q, f, &st)
 	defer c.putSearch(s)
-	st.Path = r.Strategy
+	st.Path = strategy
 	start := time.Now()
 	var res []engine.Result
-	switch r.Strategy {
+	switch strategy {
 	case Exact:
-		res = s.exact(r.K)
+		res = s.exact(k)
 	case PostFilter:
-		res = s.postFilter(r.K, orDefault(p.Ef, 40))
+		res = s.postFilter(k, orDefault(p.Ef, 40))
 	case IterativeRelaxed, IterativeStrict:
-		res = s.iterative(r.K, orDefault(p.Ef, 40), r.Strategy == IterativeStrict, p)
+		res = s.iterative(k, orDefault(p.Ef, 40), strategy == IterativeStrict, p)
 	case InGraph:
 		if c.codes != nil {
 			sc, err := c.codes.NewQueryScorer(q)
@@ -365,15 +424,15 @@ func (c *Collection) Search(r Request) ([]engine.Result, Stats, error) {
 			}
 			s.sc = sc
 		}
-		res = s.inGraph(r.K, orDefault(p.Ef, 40), p.Rescore)
+		res = s.inGraph(k, orDefault(p.Ef, 40), p.Rescore)
 	case QdrantPlanner:
-		res = s.qdrant(r.K, orDefault(p.Ef, 100), p)
+		res = s.qdrant(k, orDefault(p.Ef, 100), p)
 	case RedisHybrid:
-		res = s.redis(r.K, orDefault(p.Ef, 10), p)
+		res = s.redis(k, orDefault(p.Ef, 10), p)
 	case ACORNGamma:
-		res = s.acornSearch(c.acorn, r.K, orDefault(p.Ef, 40), c.acorn.cfg.M, c.acorn.cfg.MBeta, false, p)
+		res = s.acornSearch(c.acorn, k, orDefault(p.Ef, 40), c.acorn.cfg.M, c.acorn.cfg.MBeta, false, p)
 	case ACORN1:
-		res = s.acornSearch(c.graph, r.K, orDefault(p.Ef, 40), c.m, 0, true, p)
+		res = s.acornSearch(c.graph, k, orDefault(p.Ef, 40), c.m, 0, true, p)
 	}
 	st.Elapsed = time.Since(start)
 	if f != nil {

@@ -430,9 +430,14 @@ func (c *Collection) WithPayloadLinks(cfg PayloadLinksConfig) (*Collection, Payl
 	if err != nil {
 		return nil, PayloadLinksReport{}, err
 	}
-	nc, err := New(c.vectors, c.meta, Options{Metric: c.metric, Graph: pg, ACORN: c.acorn, M: c.m, Codes: c.codes})
+	nc, err := New(c.vectors, c.meta, withGraph(c.options(&c.plan), pg))
 	if err != nil {
 		return nil, PayloadLinksReport{}, err
 	}
 	return nc, pg.Report(), nil
+}
+
+func withGraph(o Options, g Graph) Options {
+	o.Graph = g
+	return o
 }

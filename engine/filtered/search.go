@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"github.com/veclab/veclab/engine"
-	"github.com/veclab/veclab/engine/filter"
 	"github.com/veclab/veclab/engine/internal/topk"
 )
 
@@ -13,7 +12,7 @@ import (
 type search struct {
 	c       *Collection
 	q       []float32
-	f       *filter.Compiled
+	f       matcher // nil: no filter
 	st      *Stats
 	visited *topk.Visited
 	local   *topk.Visited // ACORN: dedup within one neighbourhood (lazily made)
@@ -29,7 +28,7 @@ type search struct {
 
 // newSearch takes a search state from the collection's pool (visited sets
 // are reset by bumping an epoch, heaps keep their storage).
-func (c *Collection) newSearch(q []float32, f *filter.Compiled, st *Stats) *search {
+func (c *Collection) newSearch(q []float32, f matcher, st *Stats) *search {
 	s, _ := c.pool.Get().(*search)
 	if s == nil {
 		s = &search{c: c, visited: topk.NewVisited(c.vectors.N)}

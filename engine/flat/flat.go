@@ -1,6 +1,7 @@
 package flat
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -322,8 +323,19 @@ func (x *Index) SearchIDs(q []float32, k int, ids []engine.ID) ([]engine.Result,
 
 // SearchBatch runs Search for every row of queries, Workers queries at a
 // time (each query on one goroutine), and returns one result list per
-// query. The first bad query stops the batch with an error naming it.
+// query. The first bad query stops the batch with an error naming it. It
+// consults engine.Context(), as SearchBatchContext does its ctx.
 func (x *Index) SearchBatch(queries *vec.Matrix, k int, allow engine.Filter) ([][]engine.Result, error) {
+	return x.SearchBatchContext(engine.Context(), queries, k, allow)
+}
+
+// SearchBatchContext is SearchBatch that stops handing out queries once
+// ctx is done: the queries already running finish (one exact search each)
+// and the error wraps ctx.Err(), naming how many queries were answered.
+func (x *Index) SearchBatchContext(ctx context.Context, queries *vec.Matrix, k int, allow engine.Filter) ([][]engine.Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if queries == nil {
 		return nil, fmt.Errorf("%w: flat: nil query matrix", engine.ErrInvalidArgument)
 	}
@@ -350,11 +362,20 @@ func (x *Index) SearchBatch(queries *vec.Matrix, k int, allow engine.Filter) ([]
 			}
 		}()
 	}
-	for i := range queries.N {
-		next <- i
+	sent := 0
+feed:
+	for ; sent < queries.N; sent++ {
+		select {
+		case next <- sent:
+		case <-ctx.Done():
+			break feed
+		}
 	}
 	close(next)
 	wg.Wait()
+	if sent < queries.N {
+		return nil, fmt.Errorf("flat: %w", engine.Stopped(ctx, "exact search of a batch", sent, queries.N))
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

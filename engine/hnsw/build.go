@@ -19,8 +19,14 @@ func (ix *Index) Add(key uint64, v []float32) error {
 
 // AddBatch inserts row i of vs under keys[i], building with Config.Workers
 // goroutines. The whole batch is validated first: if any row or key is bad
-// nothing is inserted and the error names the rows.
+// nothing is inserted and the error names the rows. It consults
+// engine.Context(): see AddBatchContext for what an interrupt leaves.
 func (ix *Index) AddBatch(keys []uint64, vs *vec.Matrix) error {
+	return ix.AddBatchContext(engine.Context(), keys, vs)
+}
+
+// checkShape checks AddBatch's arguments before any row is looked at.
+func (ix *Index) checkShape(keys []uint64, vs *vec.Matrix) error {
 	if vs == nil {
 		return fmt.Errorf("%w: hnsw: AddBatch with a nil matrix", engine.ErrInvalidArgument)
 	}
@@ -33,7 +39,7 @@ func (ix *Index) AddBatch(keys []uint64, vs *vec.Matrix) error {
 	if vs.N > 0 && (vs.Stride < vs.Dim || len(vs.Data) < (vs.N-1)*vs.Stride+vs.Dim) {
 		return fmt.Errorf("%w: hnsw: AddBatch matrix of %d×%d with stride %d holds only %d floats", engine.ErrInvalidArgument, vs.N, vs.Dim, vs.Stride, len(vs.Data))
 	}
-	return ix.add(keys, vs.Row, ix.cfg.Workers)
+	return nil
 }
 
 func (ix *Index) add(keys []uint64, row func(int) []float32, workers int) error {
@@ -45,23 +51,7 @@ func (ix *Index) add(keys []uint64, row func(int) []float32, workers int) error 
 	defer ix.mu.Unlock()
 
 	// 1. Validate everything before touching the index.
-	var errs errList
-	seen := make(map[uint64]int, n)
-	for i, k := range keys {
-		if err := engine.CheckVector(row(i), ix.dim, ix.metric); err != nil {
-			errs.add(fmt.Errorf("hnsw: row %d (key %d): %w", i, k, err))
-		}
-		if _, dup := ix.ids[k]; dup {
-			errs.add(fmt.Errorf("%w: hnsw: row %d: key %d is already in the index", engine.ErrDuplicateID, i, k))
-		} else if j, dup := seen[k]; dup {
-			errs.add(fmt.Errorf("%w: hnsw: rows %d and %d both have key %d", engine.ErrDuplicateID, j, i, k))
-		}
-		seen[k] = i
-	}
-	if uint64(len(ix.keys))+uint64(n) > math.MaxUint32 {
-		errs.add(fmt.Errorf("%w: hnsw: more than 2³²-1 vectors", engine.ErrInvalidArgument))
-	}
-	if err := errs.Err(); err != nil {
+	if err := ix.checkLocked(keys, row); err != nil {
 		return err
 	}
 
@@ -142,6 +132,29 @@ func (ix *Index) add(keys []uint64, row func(int) []float32, workers int) error 
 	wg.Wait()
 	ix.concurrent = false
 	return nil
+}
+
+// checkLocked validates a batch against the index (caller holds mu):
+// every bad row or key is reported at once.
+func (ix *Index) checkLocked(keys []uint64, row func(int) []float32) error {
+	n := len(keys)
+	var errs errList
+	seen := make(map[uint64]int, n)
+	for i, k := range keys {
+		if err := engine.CheckVector(row(i), ix.dim, ix.metric); err != nil {
+			errs.add(fmt.Errorf("hnsw: row %d (key %d): %w", i, k, err))
+		}
+		if _, dup := ix.ids[k]; dup {
+			errs.add(fmt.Errorf("%w: hnsw: row %d: key %d is already in the index", engine.ErrDuplicateID, i, k))
+		} else if j, dup := seen[k]; dup {
+			errs.add(fmt.Errorf("%w: hnsw: rows %d and %d both have key %d", engine.ErrDuplicateID, j, i, k))
+		}
+		seen[k] = i
+	}
+	if uint64(len(ix.keys))+uint64(n) > math.MaxUint32 {
+		errs.add(fmt.Errorf("%w: hnsw: more than 2³²-1 vectors", engine.ErrInvalidArgument))
+	}
+	return errs.Err()
 }
 
 // lens records what step 2 of add changes, so a failure can undo it.

@@ -54,3 +54,21 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
+// TestContract runs the suite through engine.Index's Query, with the
+// check that a shared bound prunes.
+func TestContract(t *testing.T) {
+	indextest.RunWith(t, indextest.Options{Bound: true}, func(t *testing.T, dim int, m engine.Metric, vs *vec.Matrix) indextest.Searchable {
+		cfg := HnswlibConfig(dim, m, 12, 64)
+		cfg.Workers = 1
+		ix, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.AddBatch(seqKeys(vs.N), vs); err != nil {
+			t.Fatal(err)
+		}
+		var _ engine.Index = ix
+		return indextest.Contract(ix, 100)
+	})
+}

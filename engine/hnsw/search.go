@@ -23,6 +23,9 @@ type Searcher struct {
 	stats engine.SearchStats
 	ids   []engine.ID // unvisited neighbours of the node being expanded
 	dists []float32   // their distances
+	// Shared-bound search (SearchBound) only.
+	nc  topk.MaxHeap // the m nearest collected, m = (1 − greediness)·ef
+	upd []float32    // distances collected since the last offer to the bound
 }
 
 // NewSearcher returns a Searcher bound to ix.
@@ -40,6 +43,10 @@ func (s *Searcher) Stats() engine.SearchStats { return s.stats }
 // hnswlib's isIdAllowed filter (ALGORITHMS.md §1.2). Result ids are dense
 // ids (Index.Key maps them back); the slice is valid until the next call.
 func (s *Searcher) Search(q []float32, k, ef int, allow engine.Filter) ([]engine.Result, error) {
+	return s.search(q, k, ef, allow, nil)
+}
+
+func (s *Searcher) search(q []float32, k, ef int, allow engine.Filter, b *engine.Bound) ([]engine.Result, error) {
 	ix := s.ix
 	s.stats = engine.SearchStats{}
 	if err := engine.CheckK(k); err != nil {
@@ -66,7 +73,11 @@ func (s *Searcher) Search(q []float32, k, ef int, allow engine.Filter) ([]engine
 	}
 	s.fs = FloatScorer{ix: ix, q: s.q}
 	ep, epDist := ix.greedyDescend(s.q, sc, &s.stats)
-	s.layer0(s.q, sc, ep, epDist, ef, allow)
+	if b != nil {
+		s.layer0Bound(s.q, sc, ep, epDist, ef, allow, b)
+	} else {
+		s.layer0(s.q, sc, ep, epDist, ef, allow)
+	}
 	s.out = s.res.Sorted(s.out[:0])
 	if len(s.out) > k {
 		s.out = s.out[:k]

@@ -2,9 +2,11 @@
 // builds the index under test on seeded clustered data for each metric and
 // checks it against exact search (engine/flat) — a recall floor, sorted and
 // well-formed results, allow-list filters, the bad-input errors of package
-// engine, an empty index, and a save/load round trip when the index
-// supports one. It is used from tests only (it imports testing), in the
-// spirit of testing/fstest.TestFS.
+// engine, an empty index, a save/load round trip when the index supports
+// one, and, for an engine.Index adapted with [Contract], the shared bound
+// of engine.Request: pruned against where the index says it supports it
+// ([Options].Bound), ignored otherwise. It is used from tests only (it
+// imports testing), in the spirit of testing/fstest.TestFS.
 //
 //	func TestConformance(t *testing.T) {
 //		indextest.Run(t, func(t *testing.T, dim int, m engine.Metric, vs *vec.Matrix) indextest.Searchable {
@@ -18,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
@@ -54,6 +57,13 @@ type Options struct {
 	ApproxDistances bool
 	// N, Dim and Queries size the data; defaults 1500, 24, 30.
 	N, Dim, Queries int
+	// Bound says the index prunes against engine.Request.Bound (hnsw):
+	// for an index adapted with Contract and a breadth ef, a search with a
+	// bound pre-filled by the query's exact ef nearest distances must
+	// compute fewer distances than one without and keep recall@10 at
+	// MinRecall. Without it, an index under Contract must ignore a bound:
+	// the same results with it as without.
+	Bound bool
 }
 
 // Run runs the suite with default options.
@@ -172,6 +182,45 @@ func runMetric(t *testing.T, o Options, m engine.Metric, build BuildFunc) {
 			t.Fatalf("allow-nothing filter: %d results, %v", len(got), err)
 		}
 	})
+	if c, ok := ix.(contract); ok {
+		t.Run("bound", func(t *testing.T) { checkBound(t, o, c, exact, queries, k) })
+		// engine.Index promises Query is safe for concurrent use with
+		// itself: four goroutines answer as one does (and -race watches).
+		t.Run("concurrent", func(t *testing.T) {
+			want := make([]string, 2*o.Queries)
+			ask := func(i int) string {
+				var f engine.Filter
+				if i%2 == 1 {
+					f = allow
+				}
+				res, _, err := c.ix.Query(queries.Row(i/2), engine.Request{K: k, Breadth: c.breadth, Filter: f})
+				return fmt.Sprint(res, err)
+			}
+			for i := range want {
+				want[i] = ask(i)
+			}
+			var wg sync.WaitGroup
+			errs := make(chan string, 4)
+			for g := 0; g < 4; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range want {
+						j := (i + g*7) % len(want)
+						if got := ask(j); got != want[j] {
+							errs <- fmt.Sprintf("query %d from goroutine %d: %s, alone %s", j, g, got, want[j])
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for e := range errs {
+				t.Error(e)
+			}
+		})
+	}
 	t.Run("bad input", func(t *testing.T) {
 		q := queries.Row(0)
 		nan := append([]float32(nil), q...)
@@ -266,4 +315,87 @@ func recall(got, want []engine.Result) float64 {
 		}
 	}
 	return float64(hit) / float64(len(want))
+}
+
+// Contract adapts any [engine.Index] to the suite: searches go through
+// Query with the given breadth (0: the index's default), so the suite
+// checks the one contract every index satisfies.
+func Contract(ix engine.Index, breadth int) Searchable { return contract{ix, breadth} }
+
+type contract struct {
+	ix      engine.Index
+	breadth int
+}
+
+func (c contract) Len() int { return c.ix.Len() }
+func (c contract) Search(q []float32, k int, allow engine.Filter) ([]engine.Result, error) {
+	res, _, err := c.ix.Query(q, engine.Request{K: k, Breadth: c.breadth, Filter: allow})
+	return res, err
+}
+
+// checkBound searches every query with and without a bound holding the
+// exact ef nearest distances (what the other segments of a collection
+// would have offered at best): an index that prunes against it must save
+// distance computations without losing recall; one that does not must
+// answer the same.
+func checkBound(t *testing.T, o Options, c contract, exact *flat.Index, queries *vec.Matrix, k int) {
+	msg, log := boundCheck(o, c, exact, queries, k)
+	if log != "" {
+		t.Log(log)
+	}
+	if msg != "" {
+		t.Fatal(msg)
+	}
+}
+
+// boundCheck is checkBound's work: it returns what failed ("" if
+// nothing) and what to log.
+func boundCheck(o Options, c contract, exact *flat.Index, queries *vec.Matrix, k int) (msg, log string) {
+	ef := c.breadth
+	if ef == 0 {
+		if o.Bound {
+			return "Options.Bound needs Contract with a breadth (the bound is sized ef)", ""
+		}
+		ef = k
+	}
+	var plain, bounded int
+	var rec float64
+	for i := 0; i < queries.N; i++ {
+		q := queries.Row(i)
+		want, _, err := exact.Search(q, max(ef, k), nil)
+		if err != nil {
+			return err.Error(), ""
+		}
+		b := engine.NewBound(ef)
+		for _, r := range want[:min(ef, len(want))] {
+			b.Offer(r.Dist)
+		}
+		r1, s1, err1 := c.ix.Query(q, engine.Request{K: k, Breadth: c.breadth})
+		r2, s2, err2 := c.ix.Query(q, engine.Request{K: k, Breadth: c.breadth, Bound: b})
+		if err1 != nil || err2 != nil {
+			return fmt.Sprintf("query %d: %v / with a bound: %v", i, err1, err2), ""
+		}
+		if msg := wellFormed(r2, exact.Len(), nil); msg != "" {
+			return fmt.Sprintf("query %d with a bound: %s", i, msg), ""
+		}
+		if !o.Bound && fmt.Sprint(r1) != fmt.Sprint(r2) {
+			return fmt.Sprintf("query %d: an index that ignores the bound answers %v with it, %v without", i, r2, r1), ""
+		}
+		plain += s1.DistComps
+		bounded += s2.DistComps
+		rec += recall(r2, want[:min(k, len(want))])
+	}
+	rec /= float64(queries.N)
+	if !o.Bound {
+		return "", ""
+	}
+	log = fmt.Sprintf("distance computations per query: %.1f without a bound, %.1f with the exact top-%d (recall@%d %.3f)",
+		float64(plain)/float64(queries.N), float64(bounded)/float64(queries.N), ef, k, rec)
+	if bounded >= plain {
+		return fmt.Sprintf("a bound of the exact top-%d saved nothing: %d distance computations, %d without", ef, bounded, plain), log
+	}
+	if rec < o.MinRecall {
+		return fmt.Sprintf("recall@%d with the bound %.3f, floor %.2f", k, rec, o.MinRecall), log
+	}
+	return "", log
 }

@@ -53,3 +53,51 @@ func TestChecksCatchBrokenResults(t *testing.T) {
 		t.Fatalf("recall of 1 of 3 = %v", r)
 	}
 }
+
+// boundFake is exact search whose answer and count a bound can change.
+type boundFake struct {
+	x       *flat.Index
+	prunes  bool // fewer distance computations with a bound
+	changes bool // other results with a bound
+}
+
+func (f boundFake) Len() int { return f.x.Len() }
+func (f boundFake) Dim() int { return f.x.Dim() }
+func (f boundFake) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
+	res, st, err := f.x.Search(q, r.K, r.Filter)
+	if r.Bound != nil && f.prunes {
+		st.DistComps /= 2
+	}
+	if r.Bound != nil && f.changes && len(res) > 1 {
+		res = res[1:]
+	}
+	return res, st, err
+}
+
+func TestBoundCheckCatches(t *testing.T) {
+	data := Clustered(300, 8, 4, 1)
+	x, err := flat.New(data, flat.Config{Metric: engine.L2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := Clustered(5, 8, 4, 2)
+	for _, tc := range []struct {
+		name    string
+		o       Options
+		ix      boundFake
+		breadth int
+		fails   bool
+	}{
+		{"pruning index", Options{Bound: true, MinRecall: 0.9}, boundFake{x: x, prunes: true}, 20, false},
+		{"claims a bound it ignores", Options{Bound: true, MinRecall: 0.9}, boundFake{x: x}, 20, true},
+		{"prunes but loses recall", Options{Bound: true, MinRecall: 0.95}, boundFake{x: x, prunes: true, changes: true}, 20, true},
+		{"bound without a breadth", Options{Bound: true}, boundFake{x: x, prunes: true}, 0, true},
+		{"ignores the bound", Options{}, boundFake{x: x}, 0, false},
+		{"changes answers without claiming a bound", Options{}, boundFake{x: x, changes: true}, 0, true},
+	} {
+		msg, _ := boundCheck(tc.o, contract{tc.ix, tc.breadth}, x, qs, 10)
+		if (msg != "") != tc.fails {
+			t.Errorf("%s: check says %q", tc.name, msg)
+		}
+	}
+}

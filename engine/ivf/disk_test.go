@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/blockfile"
 	"github.com/veclab/veclab/engine/store"
 )
 
@@ -84,15 +85,33 @@ func TestDiskListsCorrupt(t *testing.T) {
 	if err := other.UseDiskLists(path, store.Options{}); !errors.Is(err, engine.ErrInvalidArgument) {
 		t.Fatalf("list file of another index: %v", err)
 	}
-	// A flipped byte in the header, then in a list.
-	bad := slices.Clone(b)
-	bad[14] ^= 1
-	os.WriteFile(path, bad, 0o644)
-	if err := ix.UseDiskLists(path, store.Options{}); !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), "offset 40") {
-		t.Fatalf("header corruption: %v", err)
+	// A flipped byte in the file header, the IVFH section, the directory
+	// or the end marker is caught when the file is opened, naming the
+	// file and the offset.
+	for _, at := range []int{0, 9, 14, 16 + 12 + 3, 16 + 36 + 12 + 5, len(b) - 5} {
+		bad := slices.Clone(b)
+		bad[at] ^= 1
+		os.WriteFile(path, bad, 0o644)
+		err := ix.UseDiskLists(path, store.Options{})
+		want, where := engine.ErrCorrupt, "offset"
+		if at == 9 { // the format version
+			want, where = engine.ErrVersion, "format version"
+		}
+		if !errors.Is(err, want) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), where) {
+			t.Fatalf("byte %d flipped: %v, want %v naming the file and the %s", at, err, want, where)
+		}
 	}
-	bad = slices.Clone(b)
-	bad[2*listPage+10] ^= 0x40 // inside the first list's ids
+	if err := ix.UseDiskLists(path+".missing", store.Options{}); err == nil {
+		t.Fatal("a missing file opened")
+	}
+	// A truncated file is refused at open.
+	os.WriteFile(path, b[:len(b)-100], 0o644)
+	if err := ix.UseDiskLists(path, store.Options{}); !errors.Is(err, engine.ErrCorrupt) {
+		t.Fatalf("truncated file: %v", err)
+	}
+	// A flipped byte in a list is caught when the list is read.
+	bad := slices.Clone(b)
+	bad[listPage+blockfile.SectionHeaderSize+10] ^= 0x40 // inside the first list's ids
 	os.WriteFile(path, bad, 0o644)
 	if err := ix.UseDiskLists(path, store.Options{}); err != nil {
 		t.Fatal(err)
@@ -102,7 +121,7 @@ func TestDiskListsCorrupt(t *testing.T) {
 	for j := 1; j <= 4 && hit == nil; j++ {
 		_, _, hit = ix.Search(qs.Row(0), 5, j)
 	}
-	if !errors.Is(hit, engine.ErrCorrupt) || !strings.Contains(hit.Error(), "offset 8192") {
+	if !errors.Is(hit, engine.ErrCorrupt) || !strings.Contains(hit.Error(), "offset 4096") {
 		t.Fatalf("list corruption: %v", hit)
 	}
 }

@@ -26,17 +26,30 @@
 //
 // # Geometry
 //
-// Clustering, assignment and list selection all use squared L2 to the
-// centroids (for Dot this ranks lists by ‖c‖² − 2⟨q, c⟩, not FAISS's plain
-// ⟨q, c⟩). Under Cosine vectors and queries are unit-normalised and the
-// centroids are renormalised after every k-means step (spherical k-means),
-// so L2 and inner-product rankings coincide. Distances returned are on the
-// metric's smaller-is-closer scale.
+// Clustering and assignment use squared L2 to the centroids. List
+// selection does too under L2 and Cosine, and under Dot ranks lists by
+// ⟨q, c⟩, as FAISS's inner-product coarse quantizer (IndexFlatIP) does: a
+// list's members have inner product ⟨q, c⟩ + ⟨q, x − c⟩ with the query, so
+// ⟨q, c⟩ estimates them, where the L2 rank ‖c‖² − 2⟨q, c⟩ penalises the
+// long centroids maximum inner product search is after. Under Cosine
+// vectors and queries are unit-normalised and the centroids are
+// renormalised after every k-means step (spherical k-means), so L2 and
+// inner-product rankings coincide. Distances returned are on the metric's
+// smaller-is-closer scale.
 //
 // # Invariants
 //
 // Every vector is in exactly one primary list, and in at most one other
 // list when Spill is on. An Index is immutable after Build.
+//
+// # File format
+//
+// [Index.WriteListsFS] writes the posting lists as an
+// engine/internal/blockfile file through engine/vfs (so a disk watermark
+// and injected failures apply; the write is atomic), one page-aligned,
+// checksummed section per list, read back one pread per probed list by
+// [Index.UseDiskLists]; disk.go has the layout. Corrupt or truncated files
+// give errors naming the file and offset.
 //
 // # Concurrency
 //

@@ -35,6 +35,13 @@ type SearchOptions struct {
 	// Filter, when set, keeps only allowed documents (applied while
 	// scanning, before the candidate bound).
 	Filter engine.Filter
+	// Iterative keeps probing lists, nearest centroids first, past Nprobe
+	// until ⌈K·Oversample⌉ candidates have been gathered or every list has
+	// been scanned, as pgvector 0.8's ivfflat.iterative_scan (with
+	// ivfflat.max_probes left at all lists) does: a selective filter, or
+	// lists shorter than K, then still give min(K, allowed) results
+	// instead of silently fewer. Ignored when VisitPercentage > 0.
+	Iterative bool
 }
 
 // String prints the options.
@@ -47,13 +54,18 @@ func (o SearchOptions) String() string {
 	if o.Rescorer != nil {
 		rs = o.Rescorer.Options().String()
 	}
+	if o.Iterative && o.VisitPercentage <= 0 {
+		by += " iterative"
+	}
 	return fmt.Sprintf("search{k=%d %s oversample=%g rescore=%s}", o.K, by, o.Oversample, rs)
 }
 
 // Stats are one query's counters.
 type Stats struct {
 	ListsProbed  int // posting lists scanned
-	Scanned      int // list entries scored (vectors or codes)
+	Scanned      int // list entries scanned (vectors or codes)
+	Scored       int // list entries whose distance was computed
+	Filtered     int // entries skipped because the filter refused them
 	Duplicates   int // spilled entries skipped because already scored
 	Candidates   int // candidates handed to the rescorer (or returned)
 	Rescore      rescore.Stats
@@ -65,6 +77,8 @@ type Stats struct {
 func (s *Stats) Add(o Stats) {
 	s.ListsProbed += o.ListsProbed
 	s.Scanned += o.Scanned
+	s.Scored += o.Scored
+	s.Filtered += o.Filtered
 	s.Duplicates += o.Duplicates
 	s.Candidates += o.Candidates
 	s.Rescore.Add(o.Rescore)
@@ -150,10 +164,17 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 	}
 	qv := s.q
 
-	// Rank the lists by ‖c‖² − 2⟨q, c⟩ (squared L2 minus ‖q‖²).
+	// Rank the lists by ‖c‖² − 2⟨q, c⟩ (squared L2 minus ‖q‖²), or by
+	// −⟨q, c⟩ under Dot (FAISS's IndexFlatIP coarse quantizer; see the
+	// package doc, Geometry).
 	nl := ix.cents.N
 	for j := 0; j < nl; j++ {
-		s.order[j] = engine.Result{ID: engine.ID(j), Dist: ix.cnorms[j] - 2*f32.Dot(qv, ix.cents.Data[j*ix.cents.Stride:j*ix.cents.Stride+ix.dim])}
+		ip := f32.Dot(qv, ix.cents.Data[j*ix.cents.Stride:j*ix.cents.Stride+ix.dim])
+		d := ix.cnorms[j] - 2*ip
+		if ix.cfg.Metric == engine.Dot {
+			d = -ip
+		}
+		s.order[j] = engine.Result{ID: engine.ID(j), Dist: d}
 	}
 	st.CentroidComp = nl
 	byDist := func(a, b engine.Result) int {
@@ -164,12 +185,15 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 	}
 	var probe []engine.Result
 	budget := 0
-	if o.VisitPercentage > 0 {
+	np := max(1, min(o.Nprobe, nl))
+	iterative := o.Iterative && o.VisitPercentage <= 0
+	if o.VisitPercentage > 0 || iterative {
 		slices.SortFunc(s.order, byDist)
 		probe = s.order
-		budget = max(1, int(math.Ceil(o.VisitPercentage/100*float64(ix.n))))
+		if o.VisitPercentage > 0 {
+			budget = max(1, int(math.Ceil(o.VisitPercentage/100*float64(ix.n))))
+		}
 	} else {
-		np := max(1, min(o.Nprobe, nl))
 		// Select the np nearest with a bounded max-heap, then sort them.
 		s.heap.Reset()
 		for _, r := range s.order {
@@ -189,6 +213,9 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 	s.qowner = nil
 	for _, pr := range probe {
 		if budget > 0 && st.Scanned >= budget {
+			break
+		}
+		if iterative && st.ListsProbed >= np && s.heap.Len() >= kk {
 			break
 		}
 		j := int(pr.ID)
@@ -229,6 +256,7 @@ func (ix *Index) scanFloat(s *searcher, l *list, q []float32, kk int, filter eng
 	n := len(l.ids)
 	for i := 0; i < n; i += 4 {
 		m := min(4, n-i)
+		st.Scored += m // the kernel scores every row, allowed or not
 		// Four rows per kernel call (f32.Dot4 / L2Sq4) when the list has them.
 		if m == 4 {
 			if metric == engine.L2 {
@@ -248,6 +276,7 @@ func (ix *Index) scanFloat(s *searcher, l *list, q []float32, kk int, filter eng
 		for t := 0; t < m; t++ {
 			id := l.ids[i+t]
 			if filter != nil && !filter.Allowed(id) {
+				st.Filtered++
 				continue
 			}
 			if s.visited != nil && s.visited.Visit(id) {
@@ -280,12 +309,14 @@ func (ix *Index) scanCodes(s *searcher, j int, l *list, q []float32, kk int, fil
 	cs := ix.codeSize
 	for i, id := range l.ids {
 		if filter != nil && !filter.Allowed(id) {
+			st.Filtered++
 			continue
 		}
 		if s.visited != nil && s.visited.Visit(id) {
 			st.Duplicates++
 			continue
 		}
+		st.Scored++
 		d := qz.Distance(s.qcode, l.codes[i*cs:(i+1)*cs])
 		s.heap.PushBounded(engine.Result{ID: id, Dist: d}, kk)
 	}

@@ -183,6 +183,15 @@ func sortHits(hs []Hit) []Hit {
 // SearchParents returns the k nearest parents, deduplicating during the
 // walk: the beam holds max(ef, k) distinct parents.
 func (x *Index) SearchParents(q []float32, k, ef int) ([]Hit, engine.SearchStats, error) {
+	return x.SearchParentsFilter(q, k, ef, nil)
+}
+
+// SearchParentsFilter is SearchParents restricted to the parents allow
+// accepts (nil: all), filtered in the graph as hnswlib does: passages of
+// refused parents are still walked through (their neighbours expanded) but
+// never enter the result set, so the beam holds max(ef, k) distinct
+// allowed parents.
+func (x *Index) SearchParentsFilter(q []float32, k, ef int, allow engine.Filter) ([]Hit, engine.SearchStats, error) {
 	qq, err := x.prepare(q, k)
 	if err != nil {
 		return nil, engine.SearchStats{}, err
@@ -194,13 +203,16 @@ func (x *Index) SearchParents(q []float32, k, ef int) ([]Hit, engine.SearchStats
 	w := &walker{x: x, q: qq, visited: x.getVisited()}
 	defer x.pool.Put(w.visited)
 	set := &parentSet{best: map[uint32]Hit{}}
+	ok := func(id engine.ID) bool { return allow == nil || allow.Allowed(engine.ID(x.parents[id])) }
 	ep := w.descend()
 	w.visited.Visit(ep.ID)
 	w.cand.Push(ep)
-	set.offer(x.parents[ep.ID], ep.ID, ep.Dist, ef)
+	if ok(ep.ID) {
+		set.offer(x.parents[ep.ID], ep.ID, ep.Dist, ef)
+	}
 	for w.cand.Len() > 0 {
 		c := w.cand.Pop()
-		if wh, ok := set.worst(); ok && len(set.best) >= ef && c.Dist > wh.Dist {
+		if wh, found := set.worst(); found && len(set.best) >= ef && c.Dist > wh.Dist {
 			break
 		}
 		w.st.Hops++
@@ -210,10 +222,12 @@ func (x *Index) SearchParents(q []float32, k, ef int) ([]Hit, engine.SearchStats
 			}
 			w.st.Visited++
 			d := w.d(n)
-			wh, ok := set.worst()
-			if len(set.best) < ef || !ok || d < wh.Dist {
+			wh, found := set.worst()
+			if len(set.best) < ef || !found || d < wh.Dist {
 				w.cand.Push(engine.Result{ID: n, Dist: d})
-				set.offer(x.parents[n], n, d, ef)
+				if ok(n) {
+					set.offer(x.parents[n], n, d, ef)
+				}
 			}
 		}
 	}

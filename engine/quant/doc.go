@@ -52,17 +52,17 @@
 //
 // # File format
 //
-// MarshalBinary output, both quantizers (part of the file format; never change):
-//
-//	offset  size  field
-//	0       4     magic "VQSQ" (scalar) or "VQOS" (OSQ)
-//	4       2     format version (1), checked before anything else
-//	6       2     reserved, 0
-//	8       …     body (see scalar.go, osq.go)
-//	end−4   4     CRC-32C (Castagnoli) of every preceding byte
+// MarshalBinary output, both quantizers, is an engine/internal/blockfile
+// frame (part of the file format; never change): magic "VLQSCAL\x00"
+// (scalar) or "VLQOSQ\x00\x00" (OSQ), format version 2 (checked before
+// anything else; version 1, a framing of its own, was never committed to
+// any file and is not read), one section "SCAL" or "OSQP" holding the
+// parameters (see scalar.go, osq.go), the end marker. [WriteFile] and
+// [ReadFile] keep it in a file through engine/vfs, atomically.
 //
 // A short, corrupted or unknown file is an error wrapping
-// [engine.ErrCorrupt] or [engine.ErrVersion] that names the offset.
+// [engine.ErrCorrupt] or [engine.ErrVersion] that names the file (when
+// there is one) and the offset.
 //
 // # Concurrency
 //

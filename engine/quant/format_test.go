@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vfs"
 )
 
 func TestRestoreRoundTrip(t *testing.T) {
@@ -78,39 +82,49 @@ func TestRestoreCorrupt(t *testing.T) {
 			}
 		}
 		// A newer version is refused as such, before the checksum is read.
-		v2 := bytes.Clone(good)
-		binary.LittleEndian.PutUint16(v2[4:], 2)
-		if _, err := Restore(v2); !errors.Is(err, engine.ErrVersion) || !strings.Contains(err.Error(), "offset 4") {
-			t.Errorf("%s version 2: %v", name, err)
+		v3 := bytes.Clone(good)
+		binary.LittleEndian.PutUint32(v3[8:], 3)
+		if _, err := Restore(v3); !errors.Is(err, engine.ErrVersion) || !strings.Contains(err.Error(), "format version 3") {
+			t.Errorf("%s version 3: %v", name, err)
 		}
-		// Trailing garbage breaks the checksum.
+		// Trailing garbage is refused.
 		if _, err := Restore(append(bytes.Clone(good), 0)); !errors.Is(err, engine.ErrCorrupt) {
 			t.Errorf("%s trailing byte: %v", name, err)
 		}
 	}
-	// A well-formed file with a nonsensical field (re-checksummed) names it.
-	good, _ := sq.MarshalBinary()
-	bad := bytes.Clone(good[:len(good)-4])
-	bad[13] = 5 // bits
-	bad = (&encoder{b: bad}).finish()
-	if _, err := Restore(bad); !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), "Bits 5") {
+	// A well-formed file with a nonsensical field (re-checksummed) names
+	// it and its file offset: header 16, section header 12, then dim (4),
+	// metric (1), bits at 33.
+	magic, tag, body := sq.frame()
+	body[5] = 5 // bits
+	bad, err := marshal(magic, tag, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Restore(bad); !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), "Bits 5") || !strings.Contains(err.Error(), "offset 33") {
 		t.Errorf("bits 5: %v", err)
+	}
+	// Version 1 of the framing (4-byte magic) is not read.
+	if _, err := Restore([]byte("VQSQ\x01\x00\x00\x00abcdefgh")); !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), "magic") {
+		t.Errorf("version 1 bytes: %v", err)
 	}
 	if _, err := Restore([]byte("XXXXabcdefgh")); !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), "magic") {
 		t.Errorf("bad magic: %v", err)
 	}
+	good, _ := sq.MarshalBinary()
 	if _, err := RestoreOSQ(good); !errors.Is(err, engine.ErrCorrupt) {
 		t.Errorf("scalar bytes read as OSQ: %v", err)
 	}
 }
 
 func FuzzRestore(f *testing.F) {
-	data := clustered(50, 16, 2, 4)
-	sq, _ := TrainScalar(data, engine.Cosine, ScalarConfig{Bits: 4})
-	oq, _ := TrainOSQ(data, engine.Cosine, OSQConfig{})
-	for _, q := range []Quantizer{sq, oq} {
-		b, _ := q.MarshalBinary()
+	for _, name := range goldenNames {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
 		f.Add(b)
+		f.Add(b[:len(b)/2])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		q, err := Restore(b)
@@ -129,4 +143,99 @@ func FuzzRestore(f *testing.F) {
 		}
 		_ = q.Distance(qc, c)
 	})
+}
+
+var update = flag.Bool("update", false, "rewrite the golden quantizer files in testdata")
+
+var goldenNames = []string{"scalar.vlq", "osq.vlq"}
+
+// goldenQuantizers are built from given parameters, not trained, so their
+// bytes do not depend on the machine's float rounding.
+func goldenQuantizers(t testing.TB) []Quantizer {
+	sq, err := newScalar(8, engine.Dot, ScalarConfig{Bits: 7, ConfidenceInterval: 0.95, SampleSize: 100, Seed: 42}.WithDefaults(8), -1.5, 2.25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oq, err := NewOSQ([]float32{0.5, -0.25, 1, 0, 0.125, 2, -1, 0.75}, engine.L2, OSQConfig{Bits: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []Quantizer{sq, oq}
+}
+
+// TestFormatGolden pins the bytes of format version 2 and reads them
+// back; -update rewrites them (only with a new format version).
+func TestFormatGolden(t *testing.T) {
+	for i, q := range goldenQuantizers(t) {
+		got, err := q.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("testdata", goldenNames[i])
+		if *update {
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: bytes differ from the golden file", path)
+		}
+		r, err := ReadFile(vfs.Default, path)
+		if err != nil || r.String() != q.String() {
+			t.Fatalf("%s: read back %v, %v", path, r, err)
+		}
+	}
+}
+
+// TestWriteFile round-trips quantizers through a file, and checks that a
+// failed write (every step in turn) leaves the previous file durable (a
+// failure after the rename, at the directory sync, may have replaced it
+// but not durably: the crash image still holds the previous one) and that
+// a damaged file's error names the file.
+func TestWriteFile(t *testing.T) {
+	qs := goldenQuantizers(t)
+	m := vfs.NewMem()
+	if err := WriteFile(m, "q", qs[0]); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := vfs.ReadFile(m, "q")
+	steps := vfs.FailAfter(-1)
+	if err := WriteFile(vfs.NewErrorFS(m, steps), "count", qs[1]); err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < steps.Count(); n++ {
+		if err := WriteFile(vfs.NewErrorFS(m, vfs.FailAfter(n)), "q", qs[1]); !errors.Is(err, vfs.ErrInjected) {
+			t.Fatalf("step %d: %v", n, err)
+		}
+		if got, _ := vfs.ReadFile(m.CrashClone(), "q"); !bytes.Equal(got, want) {
+			t.Fatalf("step %d: the previous file changed", n)
+		}
+	}
+	for _, q := range qs {
+		if err := WriteFile(m, "rt", q); err != nil {
+			t.Fatal(err)
+		}
+		r, err := ReadFile(m, "rt")
+		if err != nil || r.String() != q.String() {
+			t.Fatalf("read back %v, %v", r, err)
+		}
+	}
+	b, _ := vfs.ReadFile(m, "q")
+	b[len(b)-30] ^= 1
+	f, _ := m.Create("bad")
+	f.Write(b)
+	f.Close()
+	if _, err := ReadFile(m, "bad"); !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), "bad") || !strings.Contains(err.Error(), "offset") {
+		t.Fatalf("damaged file: %v", err)
+	}
+	if _, err := ReadFile(m, "missing"); err == nil {
+		t.Fatal("missing file read")
+	}
+	if err := WriteFile(m, "x", nil); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatalf("nil quantizer: %v", err)
+	}
 }

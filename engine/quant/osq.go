@@ -485,8 +485,10 @@ func (o *OSQ) score(y, x osqSide, dot int64) float32 {
 //	u32 sampleSize | u32 seedLo | u32 seedHi | dim × f32 centroid
 
 // MarshalBinary writes the parameters and the centroid.
-func (o *OSQ) MarshalBinary() ([]byte, error) {
-	e := newEncoder(magicOSQ, 32+4*o.dim)
+func (o *OSQ) MarshalBinary() ([]byte, error) { return marshal(o.frame()) }
+
+func (o *OSQ) frame() (magic, tag string, body []byte) {
+	e := newEncoder(32 + 4*o.dim)
 	e.u32(uint32(o.dim))
 	e.u8(uint8(o.metric))
 	e.u8(uint8(o.cfg.Bits))
@@ -504,12 +506,14 @@ func (o *OSQ) MarshalBinary() ([]byte, error) {
 	for _, x := range o.centroid {
 		e.f32(x)
 	}
-	return e.finish(), nil
+	return magicOSQ, tagOSQ, e.b
 }
 
 // RestoreOSQ reads an OSQ written by MarshalBinary.
-func RestoreOSQ(b []byte) (*OSQ, error) {
-	d, err := openFile(b, magicOSQ, "OSQ quantizer")
+func RestoreOSQ(b []byte) (*OSQ, error) { return restoreOSQ("", b) }
+
+func restoreOSQ(name string, b []byte) (*OSQ, error) {
+	d, err := openFile(name, b, magicOSQ, tagOSQ, "OSQ quantizer")
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,14 @@
 package quant
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"math"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/blockfile"
+	"github.com/veclab/veclab/engine/vfs"
 )
 
 // Quantizer encodes vectors of one dimension into fixed-size codes and
@@ -40,90 +42,129 @@ type Quantizer interface {
 	String() string
 }
 
-// Format constants: part of the file format; never change.
+// Format constants: part of the file format; never change. A quantizer's
+// bytes are an engine/internal/blockfile frame holding one section of
+// parameters (see the package doc). formatVersion history: 1 = a framing
+// of its own (4-byte magic "VQSQ"/"VQOS", u16 version, trailing CRC-32C;
+// never committed to any file, so not read any more); 2 = blockfile.
 const (
-	formatVersion uint16 = 1
-	headerSize           = 8
-	crcSize              = 4
-)
-
-var (
-	magicScalar = [4]byte{'V', 'Q', 'S', 'Q'}
-	magicOSQ    = [4]byte{'V', 'Q', 'O', 'S'}
-	castagnoli  = crc32.MakeTable(crc32.Castagnoli)
+	formatVersion = 2
+	magicScalar   = "VLQSCAL\x00"
+	magicOSQ      = "VLQOSQ\x00\x00"
+	tagScalar     = "SCAL"
+	tagOSQ        = "OSQP"
 )
 
 // Restore reads a quantizer written by MarshalBinary, of either kind.
-func Restore(b []byte) (Quantizer, error) {
-	if len(b) < 4 {
-		return nil, fmt.Errorf("%w: quantizer truncated at offset %d: need a 4-byte magic", engine.ErrCorrupt, len(b))
+func Restore(b []byte) (Quantizer, error) { return restore("", b) }
+
+func restore(name string, b []byte) (Quantizer, error) {
+	if len(b) < 8 {
+		return nil, fmt.Errorf("%w: quantizer %s truncated at offset %d: the magic number needs 8 bytes", engine.ErrCorrupt, name, len(b))
 	}
-	switch [4]byte(b[:4]) {
+	switch string(b[:8]) {
 	case magicScalar:
-		return RestoreScalar(b)
+		return restoreScalar(name, b)
 	case magicOSQ:
-		return RestoreOSQ(b)
+		return restoreOSQ(name, b)
 	}
-	return nil, fmt.Errorf("%w: unknown quantizer magic %q at offset 0", engine.ErrCorrupt, b[:4])
+	return nil, fmt.Errorf("%w: quantizer %s: unknown magic %q at offset 0", engine.ErrCorrupt, name, b[:8])
+}
+
+// WriteFile writes q's MarshalBinary framing to path through fsys,
+// atomically (engine/internal/blockfile: a temporary file, fsync, rename,
+// fsync of the directory), so a disk watermark or an injected failure
+// leaves a previous file intact.
+func WriteFile(fsys vfs.FS, path string, q Quantizer) error {
+	if fsys == nil || q == nil {
+		return fmt.Errorf("%w: quant: write %s: nil file system or quantizer", engine.ErrInvalidArgument, path)
+	}
+	type framed interface {
+		frame() (magic, tag string, body []byte)
+	}
+	fq, ok := q.(framed)
+	if !ok {
+		return fmt.Errorf("%w: quant: write %s: %T is not a quantizer of this package", engine.ErrInvalidArgument, path, q)
+	}
+	magic, tag, body := fq.frame()
+	w, err := blockfile.Create(fsys, path, magic, formatVersion)
+	if err != nil {
+		return fmt.Errorf("quant: %w", err)
+	}
+	defer w.Abort()
+	if err := w.Section(tag, body); err != nil {
+		return fmt.Errorf("quant: %w", err)
+	}
+	if err := w.Commit(); err != nil {
+		return fmt.Errorf("quant: %w", err)
+	}
+	return nil
+}
+
+// ReadFile reads a quantizer written by WriteFile (or the bytes of
+// MarshalBinary saved by other means); errors name the file and offset.
+func ReadFile(fsys vfs.FS, path string) (Quantizer, error) {
+	b, err := vfs.ReadFile(fsys, path)
+	if err != nil {
+		return nil, fmt.Errorf("quant: read %s: %w", path, err)
+	}
+	return restore(path, b)
+}
+
+func marshal(magic, tag string, body []byte) ([]byte, error) {
+	return blockfile.Append(nil, magic, formatVersion, blockfile.Payload{Tag: tag, Data: body})
 }
 
 // encoder appends little-endian fields.
 type encoder struct{ b []byte }
 
-func newEncoder(magic [4]byte, bodyHint int) *encoder {
-	e := &encoder{b: make([]byte, 0, headerSize+bodyHint+crcSize)}
-	e.b = append(e.b, magic[:]...)
-	e.b = binary.LittleEndian.AppendUint16(e.b, formatVersion)
-	e.b = binary.LittleEndian.AppendUint16(e.b, 0)
-	return e
-}
+func newEncoder(bodyHint int) *encoder { return &encoder{b: make([]byte, 0, bodyHint)} }
 
 func (e *encoder) u8(v uint8)    { e.b = append(e.b, v) }
 func (e *encoder) u32(v uint32)  { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
 func (e *encoder) f32(v float32) { e.u32(math.Float32bits(v)) }
 func (e *encoder) f64(v float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v)) }
 
-func (e *encoder) finish() []byte {
-	return binary.LittleEndian.AppendUint32(e.b, crc32.Checksum(e.b, castagnoli))
-}
-
-// decoder reads little-endian fields, remembering the first error with the
-// offset it happened at.
+// decoder reads little-endian fields of a section payload, remembering the
+// first error with the file offset it happened at.
 type decoder struct {
-	b    []byte // the body, CRC already checked and stripped
-	off  int
+	b    []byte // the payload, CRC already checked
+	base int    // file offset of b[0]
+	off  int    // file offset of the next field
 	what string
 	err  error
 }
 
-// openFile checks magic, version, size and CRC, in that order, and returns
-// a decoder positioned after the header.
-func openFile(b []byte, magic [4]byte, what string) (*decoder, error) {
-	if len(b) < headerSize {
-		return nil, fmt.Errorf("%w: %s truncated at offset %d: header needs %d bytes", engine.ErrCorrupt, what, len(b), headerSize)
+// openFile checks the framing (magic, version, header and section CRCs,
+// nothing after the section) and returns a decoder over the payload.
+func openFile(name string, b []byte, magic, tag, what string) (*decoder, error) {
+	label := what
+	if name != "" {
+		label = what + " " + name
+	} else {
+		name = what
 	}
-	if [4]byte(b[:4]) != magic {
-		return nil, fmt.Errorf("%w: %s: bad magic %q at offset 0, want %q", engine.ErrCorrupt, what, b[:4], magic[:])
+	// Version 1 was another framing: only version 2 is read.
+	r, err := blockfile.NewReaderVersions(name, bytes.NewReader(b), int64(len(b)), magic, formatVersion, formatVersion)
+	if err != nil {
+		return nil, fmt.Errorf("quant: %w", err)
 	}
-	if v := binary.LittleEndian.Uint16(b[4:]); v != formatVersion {
-		return nil, fmt.Errorf("%w: %s: format version %d at offset 4, this build reads %d", engine.ErrVersion, what, v, formatVersion)
+	s, err := r.Expect(tag)
+	if err != nil {
+		return nil, fmt.Errorf("quant: %w", err)
 	}
-	if len(b) < headerSize+crcSize {
-		return nil, fmt.Errorf("%w: %s truncated at offset %d: no room for the checksum", engine.ErrCorrupt, what, len(b))
+	if err := r.Finish(); err != nil {
+		return nil, fmt.Errorf("quant: %w", err)
 	}
-	body := b[:len(b)-crcSize]
-	want := binary.LittleEndian.Uint32(b[len(b)-crcSize:])
-	if got := crc32.Checksum(body, castagnoli); got != want {
-		return nil, fmt.Errorf("%w: %s: checksum mismatch at offset %d (stored %08x, computed %08x): truncated or corrupted", engine.ErrCorrupt, what, len(b)-crcSize, want, got)
-	}
-	return &decoder{b: body, off: headerSize, what: what}, nil
+	base := int(s.PayloadOffset())
+	return &decoder{b: s.Data, base: base, off: base, what: label}, nil
 }
 
 func (d *decoder) need(n int, field string) bool {
 	if d.err != nil {
 		return false
 	}
-	if d.off+n > len(d.b) {
+	if d.off-d.base+n > len(d.b) {
 		d.err = fmt.Errorf("%w: %s truncated at offset %d reading %s (%d bytes)", engine.ErrCorrupt, d.what, d.off, field, n)
 		return false
 	}
@@ -134,7 +175,7 @@ func (d *decoder) u8(field string) uint8 {
 	if !d.need(1, field) {
 		return 0
 	}
-	v := d.b[d.off]
+	v := d.b[d.off-d.base]
 	d.off++
 	return v
 }
@@ -143,7 +184,7 @@ func (d *decoder) u32(field string) uint32 {
 	if !d.need(4, field) {
 		return 0
 	}
-	v := binary.LittleEndian.Uint32(d.b[d.off:])
+	v := binary.LittleEndian.Uint32(d.b[d.off-d.base:])
 	d.off += 4
 	return v
 }
@@ -162,7 +203,7 @@ func (d *decoder) f64(field string) float64 {
 		return 0
 	}
 	at := d.off
-	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.off:]))
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.off-d.base:]))
 	d.off += 8
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		d.err = fmt.Errorf("%w: %s: %s at offset %d is %v", engine.ErrCorrupt, d.what, field, at, v)
@@ -194,8 +235,8 @@ func (d *decoder) fail(at int, format string, args ...any) {
 }
 
 func (d *decoder) done() error {
-	if d.err == nil && d.off != len(d.b) {
-		d.err = fmt.Errorf("%w: %s: %d unexpected bytes at offset %d", engine.ErrCorrupt, d.what, len(d.b)-d.off, d.off)
+	if d.err == nil && d.off-d.base != len(d.b) {
+		d.err = fmt.Errorf("%w: %s: %d unexpected bytes at offset %d", engine.ErrCorrupt, d.what, len(d.b)-(d.off-d.base), d.off)
 	}
 	return d.err
 }

@@ -387,8 +387,10 @@ func (s *Scalar) Decode(dst []float32, code []byte) error {
 //	f64 confidenceInterval | f32 minQ | f32 maxQ | u32 sampleSize | u32 seedLo | u32 seedHi
 
 // MarshalBinary writes the trained parameters.
-func (s *Scalar) MarshalBinary() ([]byte, error) {
-	e := newEncoder(magicScalar, 36)
+func (s *Scalar) MarshalBinary() ([]byte, error) { return marshal(s.frame()) }
+
+func (s *Scalar) frame() (magic, tag string, body []byte) {
+	e := newEncoder(36)
 	e.u32(uint32(s.dim))
 	e.u8(uint8(s.metric))
 	e.u8(uint8(s.cfg.Bits))
@@ -404,12 +406,14 @@ func (s *Scalar) MarshalBinary() ([]byte, error) {
 	e.u32(uint32(s.cfg.SampleSize))
 	e.u32(uint32(s.cfg.Seed))
 	e.u32(uint32(s.cfg.Seed >> 32))
-	return e.finish(), nil
+	return magicScalar, tagScalar, e.b
 }
 
 // RestoreScalar reads a scalar quantizer written by MarshalBinary.
-func RestoreScalar(b []byte) (*Scalar, error) {
-	d, err := openFile(b, magicScalar, "scalar quantizer")
+func RestoreScalar(b []byte) (*Scalar, error) { return restoreScalar("", b) }
+
+func restoreScalar(name string, b []byte) (*Scalar, error) {
+	d, err := openFile(name, b, magicScalar, tagScalar, "scalar quantizer")
 	if err != nil {
 		return nil, err
 	}

@@ -174,28 +174,35 @@ func (s *Store) bind(qc []byte) engine.QueryScorer {
 // every code (a flat index over codes: it isolates the quantizer's error
 // from any graph's). q is checked, and normalised under Cosine; f may be nil.
 func (s *Store) Search(q []float32, k int, f engine.Filter) ([]engine.Result, error) {
+	res, _, err := s.search(q, k, f)
+	return res, err
+}
+
+// search is Search returning the number of codes scored too.
+func (s *Store) search(q []float32, k int, f engine.Filter) ([]engine.Result, int, error) {
 	if err := engine.CheckK(k); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if s.Len() == 0 {
-		return nil, engine.ErrEmpty
+		return nil, 0, engine.ErrEmpty
 	}
 	m := s.q.Metric()
 	if err := engine.CheckVector(q, s.q.Dim(), m); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if m == engine.Cosine {
 		q = slices.Clone(q)
 		if err := vec.Normalize(q); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	qc := make([]byte, s.q.QueryCodeSize())
 	if err := s.q.EncodeQuery(qc, q); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	sc := s.bind(qc)
 	var h topk.MaxHeap
+	scored := 0
 	for i := range s.has {
 		if !s.has[i].Load() {
 			continue
@@ -204,7 +211,8 @@ func (s *Store) Search(q []float32, k int, f engine.Filter) ([]engine.Result, er
 		if f != nil && !f.Allowed(id) {
 			continue
 		}
+		scored++
 		h.PushBounded(engine.Result{ID: id, Dist: sc.Distance(id)}, k)
 	}
-	return h.Sorted(make([]engine.Result, 0, h.Len())), nil
+	return h.Sorted(make([]engine.Result, 0, h.Len())), scored, nil
 }

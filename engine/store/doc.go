@@ -20,31 +20,32 @@
 //
 // # File format
 //
-// Little-endian. Every constant below is part of the file format; never
-// change it without bumping Version.
+// An engine/internal/blockfile file (magic "VLABVEC\x00", format version 2;
+// version 1, a 44-byte header page of its own, was never committed to any
+// file and is refused as a version). Little-endian; every constant is part
+// of the file format, never change it without bumping Version:
 //
 //	offset  size  field
-//	     0     8  magic "VLABVEC\x00"
-//	     8     4  version (1)
-//	    12     4  dim
-//	    16     8  count
-//	    24     1  metric (engine.Metric)
-//	    25     3  reserved, zero
-//	    28     4  row bytes = 4·dim + 4
-//	    32     8  data offset (4096)
-//	    40     4  CRC-32C (Castagnoli) of bytes 0…39
-//	    44  4052  zero
+//	     0    16  blockfile header: magic, version (2), CRC-32C
+//	    16     …  PAD section up to offset 4084
+//	  4084    12  ROWS section header (tag, length = count·(4·dim + 4))
 //	  4096        count rows: dim float32 components, then the CRC-32C of
 //	              those 4·dim bytes
-//	   end        zero padding to a multiple of 4096
+//	     …     4  the ROWS section's CRC-32C (header and rows)
+//	     …        VHDR section: dim u32, count u64, metric u8, 3 reserved
+//	              zero bytes, row bytes u32 (= 4·dim + 4)
+//	     …        PAD section so that the file ends on a 4096-byte page
+//	end−24    24  blockfile's end marker
 //
-// The data starts on a page boundary and every row carries its own
-// checksum, so one vector is one pread, verified as it is read. The magic
-// and version are checked before anything else; a truncated file or a bad
-// checksum is an error wrapping [engine.ErrCorrupt] that names the file and
-// the byte offset. This package frames its own header rather than using
-// engine/internal/blockfile because it must control page alignment and the
-// per-row layout that single-pread reads rely on.
+// The rows start on a page boundary and every row carries its own
+// checksum, so one vector is one pread at a fixed stride, verified as it
+// is read; opening a file checks the header, the ROWS section's place and
+// length, VHDR and the end marker without reading the rows (blockfile's
+// Reader.Skip), and [File.Verify] checks every row and the section's CRC.
+// The writer streams the rows (blockfile's Writer.BeginStream: the length
+// is completed when the writer commits). The magic and version are checked
+// before anything else; a truncated file or a bad checksum is an error
+// wrapping [engine.ErrCorrupt] that names the file and the byte offset.
 //
 // # Concurrency
 //

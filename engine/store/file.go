@@ -123,16 +123,10 @@ func Open(path string, opt Options) (*File, error) {
 		f.Close()
 		return nil, fmt.Errorf("store: stat %s: %w", path, err)
 	}
-	hb := make([]byte, headerSize)
-	n, err := f.ReadAt(hb, 0)
-	if err != nil && err != io.EOF {
-		f.Close()
-		return nil, fmt.Errorf("store: read header of %s: %w", path, err)
-	}
-	h, err := decodeHeader(path, hb[:n], st.Size())
+	h, err := readLayout(path, f, st.Size())
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	v := &File{path: path, opt: opt, f: f, h: h, size: st.Size()}
 	if !opt.ReadAhead {
@@ -337,8 +331,19 @@ func (v *File) Warm() (int, error) {
 	return c, err
 }
 
-// Verify reads every row and checks its checksum (not counted).
+// Verify reads every row and checks its checksum, then the rows
+// section's own checksum (not counted).
 func (v *File) Verify() error {
+	if err := v.verifyRowCRCs(); err != nil {
+		return err
+	}
+	if err := verifyRows(v.path, v.f, v.size); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}
+
+func (v *File) verifyRowCRCs() error {
 	dim := int(v.h.dim)
 	row := make([]byte, v.h.rowBytes)
 	for id := uint64(0); id < v.h.count; id++ {

@@ -1,25 +1,30 @@
 package store
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/blockfile"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/engine/vfs"
 )
 
 // Format constants: part of the file format; never change.
 const (
-	Magic      = "VLABVEC\x00"
-	Version    = 1
-	headerSize = 44
+	Magic = "VLABVEC\x00"
+	// Version history: 1 = a framing of its own (a 44-byte header page,
+	// never committed to any file, so not read); 2 = blockfile.
+	Version    = 2
 	pageSize   = 4096
-	dataOffset = pageSize
+	dataOffset = pageSize // the first row
+	vhdrSize   = 20       // VHDR payload
+	tagRows    = "ROWS"
+	tagHeader  = "VHDR"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -33,75 +38,96 @@ type header struct {
 }
 
 func (h header) encode() []byte {
-	b := make([]byte, pageSize)
-	copy(b, Magic)
-	binary.LittleEndian.PutUint32(b[8:], Version)
-	binary.LittleEndian.PutUint32(b[12:], h.dim)
-	binary.LittleEndian.PutUint64(b[16:], h.count)
-	b[24] = byte(h.metric)
-	binary.LittleEndian.PutUint32(b[28:], h.rowBytes)
-	binary.LittleEndian.PutUint64(b[32:], h.dataOff)
-	binary.LittleEndian.PutUint32(b[40:], crc32.Checksum(b[:40], castagnoli))
-	return b
+	b := make([]byte, 0, vhdrSize)
+	b = binary.LittleEndian.AppendUint32(b, h.dim)
+	b = binary.LittleEndian.AppendUint64(b, h.count)
+	b = append(b, byte(h.metric), 0, 0, 0)
+	return binary.LittleEndian.AppendUint32(b, h.rowBytes)
 }
 
-// decodeHeader checks magic, then version, then the checksum, then the
-// fields, in that order, naming the file and offset of the first problem.
-func decodeHeader(path string, b []byte, size int64) (header, error) {
+// readLayout checks the framing of the vector file r of size bytes — magic,
+// then version, then the header's checksum, the ROWS section's place and
+// length (not its payload: each row carries its own CRC, checked when it
+// is read), the VHDR section and the end marker — and returns its header.
+// Errors name the file and the byte offset of the first problem.
+func readLayout(path string, r io.ReaderAt, size int64) (header, error) {
 	var h header
-	if len(b) < headerSize {
-		return h, fmt.Errorf("%w: %s: file is %d bytes, shorter than the %d-byte header", engine.ErrCorrupt, path, len(b), headerSize)
+	rd, err := blockfile.NewReaderVersions(path, r, size, Magic, Version, Version)
+	if err != nil {
+		return h, err
 	}
-	if string(b[:8]) != Magic {
-		return h, fmt.Errorf("%w: %s: offset 0: bad magic %q, not a veclab vector file", engine.ErrCorrupt, path, b[:8])
+	rows, err := rd.Skip()
+	if err == io.EOF {
+		return h, fmt.Errorf("%w: %s: no %s section", engine.ErrCorrupt, path, tagRows)
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != Version {
-		return h, fmt.Errorf("%w: %s: offset 8: version %d, this build reads %d", engine.ErrVersion, path, v, Version)
+	if err != nil {
+		return h, err
 	}
-	if got, want := crc32.Checksum(b[:40], castagnoli), binary.LittleEndian.Uint32(b[40:]); got != want {
-		return h, fmt.Errorf("%w: %s: offset 40: header checksum %08x, computed %08x", engine.ErrCorrupt, path, want, got)
+	if rows.Tag != tagRows || rows.PayloadOffset() != dataOffset {
+		return h, rd.Corrupt(rows, fmt.Sprintf("found where section %q with its payload at offset %d was expected", tagRows, dataOffset))
 	}
-	h.dim = binary.LittleEndian.Uint32(b[12:])
-	h.count = binary.LittleEndian.Uint64(b[16:])
-	h.metric = engine.Metric(b[24])
-	h.rowBytes = binary.LittleEndian.Uint32(b[28:])
-	h.dataOff = binary.LittleEndian.Uint64(b[32:])
+	s, err := rd.Expect(tagHeader)
+	if err != nil {
+		return h, err
+	}
+	b := s.Data
+	if len(b) != vhdrSize {
+		return h, rd.Corrupt(s, fmt.Sprintf("%d bytes, want %d", len(b), vhdrSize))
+	}
+	h.dim = binary.LittleEndian.Uint32(b[0:])
+	h.count = binary.LittleEndian.Uint64(b[4:])
+	h.metric = engine.Metric(b[12])
+	h.rowBytes = binary.LittleEndian.Uint32(b[16:])
+	h.dataOff = uint64(rows.PayloadOffset())
+	at := func(field int64) int64 { return s.PayloadOffset() + field }
 	switch {
 	case h.dim == 0 || h.dim > 1<<20:
-		return h, fmt.Errorf("%w: %s: offset 12: dimension %d out of range", engine.ErrCorrupt, path, h.dim)
-	case !h.metric.Valid():
-		return h, fmt.Errorf("%w: %s: offset 24: unknown metric %d", engine.ErrCorrupt, path, h.metric)
-	case h.rowBytes != 4*h.dim+4:
-		return h, fmt.Errorf("%w: %s: offset 28: row bytes %d, want %d for dimension %d", engine.ErrCorrupt, path, h.rowBytes, 4*h.dim+4, h.dim)
-	case h.dataOff != dataOffset:
-		return h, fmt.Errorf("%w: %s: offset 32: data offset %d, want %d", engine.ErrCorrupt, path, h.dataOff, dataOffset)
+		return h, fmt.Errorf("%w: %s: offset %d: dimension %d out of range", engine.ErrCorrupt, path, at(0), h.dim)
 	case h.count > uint64(math.MaxUint32):
-		return h, fmt.Errorf("%w: %s: offset 16: count %d exceeds the id space", engine.ErrCorrupt, path, h.count)
+		return h, fmt.Errorf("%w: %s: offset %d: count %d exceeds the id space", engine.ErrCorrupt, path, at(4), h.count)
+	case !h.metric.Valid():
+		return h, fmt.Errorf("%w: %s: offset %d: unknown metric %d", engine.ErrCorrupt, path, at(12), h.metric)
+	case b[13] != 0 || b[14] != 0 || b[15] != 0:
+		return h, fmt.Errorf("%w: %s: offset %d: reserved bytes not zero", engine.ErrCorrupt, path, at(13))
+	case h.rowBytes != 4*h.dim+4:
+		return h, fmt.Errorf("%w: %s: offset %d: row bytes %d, want %d for dimension %d", engine.ErrCorrupt, path, at(16), h.rowBytes, 4*h.dim+4, h.dim)
+	case uint64(rows.Size) != h.count*uint64(h.rowBytes):
+		return h, rd.Corrupt(rows, fmt.Sprintf("%d bytes of rows, but %d vectors of %d bytes", rows.Size, h.count, h.rowBytes))
 	}
-	if need := int64(h.dataOff) + int64(h.count)*int64(h.rowBytes); size < need {
-		return h, fmt.Errorf("%w: %s: truncated: %d vectors need %d bytes, file has %d (data ends early at offset %d)",
-			engine.ErrCorrupt, path, h.count, need, size, size)
+	if err := rd.Finish(); err != nil {
+		return h, err
 	}
 	return h, nil
 }
 
+// verifyRows streams the ROWS section's payload through its section CRC
+// (the check per row is the reader's; this one also covers the row CRCs).
+func verifyRows(path string, r io.ReaderAt, size int64) error {
+	rd, err := blockfile.NewReaderVersions(path, r, size, Magic, Version, Version)
+	if err != nil {
+		return err
+	}
+	_, err = rd.NextInfo()
+	return err
+}
+
 // Writer appends vectors to a new vector file. Nothing is visible at the
-// final path until Commit, which writes the header, syncs the file, renames
-// it into place and syncs the directory; Abort (safe after Commit, so it can
-// be deferred) removes the temporary file. Any failure — an I/O error, or
-// a write refused by a vfs.WatermarkFS — leaves a previous file at the path
-// untouched.
+// final path until Commit, which completes the rows section, writes the
+// header section, syncs the file, renames it into place and syncs the
+// directory (engine/internal/blockfile); Abort (safe after Commit, so it
+// can be deferred) removes the temporary file. Any failure — an I/O
+// error, or a write refused by a vfs.WatermarkFS — leaves a previous file
+// at the path untouched.
 type Writer struct {
-	fsys      vfs.FS
-	path, tmp string
-	f         vfs.File
-	bw        *bufio.Writer
-	dim       int
-	metric    engine.Metric
-	count     uint64
-	row       []byte
-	scratch   []float32
-	done      bool
+	path    string
+	bf      *blockfile.Writer
+	rows    io.WriteCloser // the ROWS section being streamed
+	dim     int
+	metric  engine.Metric
+	count   uint64
+	row     []byte
+	scratch []float32
+	done    bool
 }
 
 // Create starts a vector file of dimension dim at path on the operating
@@ -124,16 +150,19 @@ func CreateFS(fsys vfs.FS, path string, dim int, metric engine.Metric) (*Writer,
 	if !metric.Valid() {
 		return nil, fmt.Errorf("%w: unknown metric %d", engine.ErrInvalidArgument, metric)
 	}
-	tmp := path + ".tmp"
-	f, err := fsys.Create(tmp)
+	bf, err := blockfile.Create(fsys, path, Magic, Version)
 	if err != nil {
-		return nil, fmt.Errorf("store: create %s: %w", path, err)
+		return nil, fmt.Errorf("store: %w", err)
 	}
-	w := &Writer{fsys: fsys, path: path, tmp: tmp, f: f, bw: bufio.NewWriterSize(f, 1<<20), dim: dim, metric: metric,
-		row: make([]byte, 4*dim+4), scratch: make([]float32, dim)}
-	if _, err := w.bw.Write(make([]byte, dataOffset)); err != nil { // header placeholder
+	w := &Writer{path: path, bf: bf, dim: dim, metric: metric, row: make([]byte, 4*dim+4), scratch: make([]float32, dim)}
+	// The rows start on a page: one vector is one pread at a fixed stride.
+	if err := bf.PadBefore(blockfile.SectionHeaderSize, pageSize); err != nil {
 		w.Abort()
-		return nil, fmt.Errorf("store: write %s: %w", tmp, err)
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	if w.rows, err = bf.BeginStream(tagRows); err != nil {
+		w.Abort()
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	return w, nil
 }
@@ -162,8 +191,8 @@ func (w *Writer) Append(v []float32) (engine.ID, error) {
 		binary.LittleEndian.PutUint32(w.row[4*i:], math.Float32bits(c))
 	}
 	binary.LittleEndian.PutUint32(w.row[4*w.dim:], crc32.Checksum(w.row[:4*w.dim], castagnoli))
-	if _, err := w.bw.Write(w.row); err != nil {
-		return 0, fmt.Errorf("store: write %s: %w", w.tmp, err)
+	if _, err := w.rows.Write(w.row); err != nil {
+		return 0, fmt.Errorf("store: %w", err)
 	}
 	id := engine.ID(w.count)
 	w.count++
@@ -178,32 +207,21 @@ func (w *Writer) Commit() error {
 	if w.done {
 		return fmt.Errorf("%w: vector file writer for %s already committed or aborted", engine.ErrClosed, w.path)
 	}
-	size := int64(dataOffset) + int64(w.count)*int64(4*w.dim+4)
-	if pad := (pageSize - size%pageSize) % pageSize; pad > 0 {
-		if _, err := w.bw.Write(make([]byte, pad)); err != nil {
-			return w.fail(err)
-		}
-	}
-	if err := w.bw.Flush(); err != nil {
+	if err := w.rows.Close(); err != nil {
 		return w.fail(err)
 	}
-	h := header{dim: uint32(w.dim), count: w.count, metric: w.metric, rowBytes: uint32(4*w.dim + 4), dataOff: dataOffset}
-	if _, err := w.f.WriteAt(h.encode(), 0); err != nil {
+	h := header{dim: uint32(w.dim), count: w.count, metric: w.metric, rowBytes: uint32(4*w.dim + 4)}
+	if err := w.bf.Section(tagHeader, h.encode()); err != nil {
 		return w.fail(err)
 	}
-	if err := w.f.Sync(); err != nil {
+	// The file ends on a page, as O_DIRECT reads of the last row expect.
+	if err := w.bf.PadBefore(blockfile.EndSize, pageSize); err != nil {
 		return w.fail(err)
 	}
-	if err := w.f.Close(); err != nil {
-		return w.fail(err)
-	}
-	if err := w.fsys.Rename(w.tmp, w.path); err != nil {
+	if err := w.bf.Commit(); err != nil {
 		return w.fail(err)
 	}
 	w.done = true
-	if err := w.fsys.SyncDir(vfs.Dir(w.path)); err != nil {
-		return fmt.Errorf("store: sync directory of %s: %w", w.path, err)
-	}
 	return nil
 }
 
@@ -218,8 +236,7 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.done = true
-	w.f.Close()
-	w.fsys.Remove(w.tmp)
+	w.bf.Abort()
 }
 
 // WriteMatrix writes every row of m to a new vector file at path.

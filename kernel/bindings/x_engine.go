@@ -15,8 +15,10 @@ func init() {
 		Binds: map[string]Value{
 			"CheckK":             ValueOf(engine.CheckK),
 			"CheckVector":        ValueOf(engine.CheckVector),
+			"Context":            ValueOf(engine.Context),
 			"Cores":              ValueOf(engine.Cores),
 			"Cosine":             ValueOf(engine.Cosine),
+			"Done":               ValueOf(engine.Done),
 			"Dot":                ValueOf(engine.Dot),
 			"ErrClosed":          ValueOf(&engine.ErrClosed).Elem(),
 			"ErrCorrupt":         ValueOf(&engine.ErrCorrupt).Elem(),
@@ -29,23 +31,31 @@ func init() {
 			"ErrVersion":         ValueOf(&engine.ErrVersion).Elem(),
 			"ErrZeroVector":      ValueOf(&engine.ErrZeroVector).Elem(),
 			"L2":                 ValueOf(engine.L2),
+			"MergeResults":       ValueOf(engine.MergeResults),
 			"NewBitset":          ValueOf(engine.NewBitset),
+			"NewBound":           ValueOf(engine.NewBound),
 			"ParseMetric":        ValueOf(engine.ParseMetric),
+			"SetContext":         ValueOf(engine.SetContext),
 			"SetCores":           ValueOf(engine.SetCores),
+			"Stopped":            ValueOf(engine.Stopped),
 		}, Types: map[string]Type{
 			"Bitset":       TypeOf((*engine.Bitset)(nil)).Elem(),
+			"Bound":        TypeOf((*engine.Bound)(nil)).Elem(),
 			"CodeStore":    TypeOf((*engine.CodeStore)(nil)).Elem(),
 			"Filter":       TypeOf((*engine.Filter)(nil)).Elem(),
 			"FilterFunc":   TypeOf((*engine.FilterFunc)(nil)).Elem(),
 			"ID":           TypeOf((*engine.ID)(nil)).Elem(),
+			"Index":        TypeOf((*engine.Index)(nil)).Elem(),
 			"Metric":       TypeOf((*engine.Metric)(nil)).Elem(),
 			"QueryScorer":  TypeOf((*engine.QueryScorer)(nil)).Elem(),
+			"Request":      TypeOf((*engine.Request)(nil)).Elem(),
 			"Result":       TypeOf((*engine.Result)(nil)).Elem(),
 			"SearchStats":  TypeOf((*engine.SearchStats)(nil)).Elem(),
 			"VectorSource": TypeOf((*engine.VectorSource)(nil)).Elem(),
 		}, Proxies: map[string]Type{
 			"CodeStore":    TypeOf((*P_github_com_veclab_veclab_engine_CodeStore)(nil)).Elem(),
 			"Filter":       TypeOf((*P_github_com_veclab_veclab_engine_Filter)(nil)).Elem(),
+			"Index":        TypeOf((*P_github_com_veclab_veclab_engine_Index)(nil)).Elem(),
 			"QueryScorer":  TypeOf((*P_github_com_veclab_veclab_engine_QueryScorer)(nil)).Elem(),
 			"VectorSource": TypeOf((*P_github_com_veclab_veclab_engine_VectorSource)(nil)).Elem(),
 		},
@@ -90,6 +100,24 @@ type P_github_com_veclab_veclab_engine_Filter struct {
 
 func (P *P_github_com_veclab_veclab_engine_Filter) Allowed(id engine.ID) bool {
 	return P.Allowed_(P.Object, id)
+}
+
+// --------------- proxy for github.com/veclab/veclab/engine.Index ---------------
+type P_github_com_veclab_veclab_engine_Index struct {
+	Object interface{}
+	Dim_   func(interface{}) int
+	Len_   func(interface{}) int
+	Query_ func(_proxy_obj_ interface{}, q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error)
+}
+
+func (P *P_github_com_veclab_veclab_engine_Index) Dim() int {
+	return P.Dim_(P.Object)
+}
+func (P *P_github_com_veclab_veclab_engine_Index) Len() int {
+	return P.Len_(P.Object)
+}
+func (P *P_github_com_veclab_veclab_engine_Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
+	return P.Query_(P.Object, q, r)
 }
 
 // --------------- proxy for github.com/veclab/veclab/engine.QueryScorer ---------------

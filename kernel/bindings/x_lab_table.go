@@ -25,6 +25,7 @@ func init() {
 			"IntKind":   ValueOf(table.IntKind),
 			"Lab":       ValueOf(table.Lab),
 			"Left":      ValueOf(table.Left),
+			"Live":      ValueOf(table.Live),
 			"Missing":   ValueOf(table.Missing),
 			"New":       ValueOf(table.New),
 			"Pair":      ValueOf(table.Pair),

@@ -17,18 +17,37 @@
 //     switched off: types come from reflection alone.
 //   - os.Exit, syscall.Exit and log.Fatal* panic with a message instead of
 //     ending the process; a panic in a cell becomes an [Error] and the
-//     session lives on. A panic in a goroutine started by a cell still
-//     kills the process (gomacro's go statement has no recover); with
-//     CaptureFD its report goes to the real stderr (the Jupyter server's
-//     log), not to the captured fd 2.
+//     session lives on.
+//   - Each cell is parsed, rewritten (rewrite.go), then compiled by
+//     gomacro. A go statement runs its function through a compiled
+//     wrapper that recovers a panic (gomacro's own go statement has none,
+//     and an unrecovered panic ends the process): while the cell runs the
+//     panic is the cell's error ("goroutine panic", naming the go
+//     statement); after it, the report goes to the next cell's stderr.
+//     Selects without a default, and receive statements (<-ch, v = <-ch,
+//     v := <-ch, v, ok := <-ch), get a case for the interrupt.
+//   - Each cell runs under a context, made the engine's ambient context
+//     (engine.Context) for the compiled lab and engine: [Session.Interrupt]
+//     cancels it, so index builds, exact truth, k-means, data set
+//     generation and experiment runs return at once (they check it between
+//     chunks of work), and time.Sleep (rebound), selects and rewritten
+//     receives end with it; interpreted loops stop at their next
+//     iteration, in the cell and in the goroutines it started. The cell's
+//     error is then named [InterruptedName]. A compiled call that takes no
+//     context (a receive inside an expression, sync.WaitGroup.Wait on a
+//     goroutine of another cell) finishes first, with a notice on stderr.
+//     With no cell running, Interrupt stops the goroutines cells left.
+//   - With Options.MemoryLimit, the Go runtime's soft limit is set
+//     (debug.SetMemoryLimit) and a watchdog ends a cell whose heap grows
+//     past it ("MemoryError"); a single allocation larger than the machine
+//     can map still ends the process (the Go runtime's out-of-memory
+//     error cannot be recovered).
 //   - With [CaptureFD], file descriptors 1 and 2 are pipes for the whole
 //     session, so fmt, log, println and goroutines are all captured and
-//     streamed while the cell runs; fd 0 is a pipe too, and a read of it
-//     asks [Output.Input] for a line (Linux: the session watches for a
+//     streamed while the cell runs (a crash report goes to the real
+//     stderr, the Jupyter server's log); fd 0 is a pipe too, and a read of
+//     it asks [Output.Input] for a line (Linux: the session watches for a
 //     thread blocked in read(0) while a cell runs).
-//   - Interrupt stops interpreted loops and blocks at once; a blocking
-//     compiled call (time.Sleep, an index build) finishes first, with a
-//     notice on stderr, and the cell is then reported as interrupted.
 //
 // # Concurrency
 //

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
 	"go/build"
+	"go/token"
 	"io"
 	"io/fs"
 	"log"
@@ -13,6 +15,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,11 +24,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cosmos72/gomacro/ast2"
 	"github.com/cosmos72/gomacro/base"
 	"github.com/cosmos72/gomacro/fast"
 	"github.com/cosmos72/gomacro/imports"
 	xr "github.com/cosmos72/gomacro/xreflect"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/kernel/bindings"
 	"github.com/veclab/veclab/kernel/display"
 	"github.com/veclab/veclab/kernel/internal/hook"
@@ -41,6 +46,11 @@ type Options struct {
 	// Log receives the session's own diagnostics and output written when
 	// no cell is running. Default: the real standard error.
 	Log io.Writer
+	// MemoryLimit, when > 0, is the heap size in bytes past which the
+	// running cell is stopped with a MemoryError (memory.go); it is also
+	// the Go runtime's soft memory limit while the session is open.
+	// ParseMemoryLimit reads "4GiB" or "80%".
+	MemoryLimit int64
 }
 
 // Validate checks the options.
@@ -48,11 +58,14 @@ func (o Options) Validate() error {
 	if o.Capture < CaptureGo || o.Capture > CaptureNone {
 		return fmt.Errorf("eval: unknown capture mode %d", int(o.Capture))
 	}
+	if o.MemoryLimit < 0 {
+		return fmt.Errorf("eval: negative memory limit %d", o.MemoryLimit)
+	}
 	return nil
 }
 
 func (o Options) String() string {
-	return fmt.Sprintf("eval.Options{Capture: %v, MaxOutput: %d}", o.Capture, o.MaxOutput)
+	return fmt.Sprintf("eval.Options{Capture: %v, MaxOutput: %d, MemoryLimit: %d}", o.Capture, o.MaxOutput, o.MemoryLimit)
 }
 
 // DefaultMaxOutput is the per-cell stream output limit when Options.MaxOutput is 0.
@@ -70,6 +83,14 @@ type Session struct {
 	flushMu sync.Mutex    // one flush at a time (their acknowledgements share a channel)
 	closed  bool
 	oldHook hook.PublishFunc
+	guard   guard         // cell contexts and the goroutines cells started
+	memStop chan struct{} // closes the memory watchdog (nil: none)
+	memKick chan struct{} // wakes it when a cell starts
+	// evalRun is gomacro's Run for function calls on the goroutine that
+	// evaluates cells (evalGoid); Interrupt sets its signal too.
+	evalRun  atomic.Pointer[fast.Run]
+	evalGoid uintptr
+	memDone  func() // restores the runtime's memory limit
 }
 
 var (
@@ -102,6 +123,7 @@ func setupGlobals() {
 			p.Binds[name] = reflect.ValueOf(fn)
 		}
 	}
+	override("time", "Sleep", sleep) // interruptible (guard.go)
 	override("os", "Exit", exit)
 	override("syscall", "Exit", exit)
 	fatal := func(s string) {
@@ -156,6 +178,13 @@ func New(opt Options) (*Session, error) {
 	g.Output.Stdout = diag
 	g.Output.Stderr = diag
 	s.ir = ir
+	s.declareRuntime()
+	current.Store(s)
+	if opt.MemoryLimit > 0 {
+		s.memDone = setMemoryLimit(opt.MemoryLimit)
+		s.memStop, s.memKick = make(chan struct{}), make(chan struct{}, 1)
+		go s.watchMemory(opt.MemoryLimit, s.memStop, s.memKick)
+	}
 	s.oldHook = hook.Set(s.publish)
 	if res := s.Eval(`import "fmt"`, Discard{}); res.Err != nil {
 		s.Close()
@@ -207,21 +236,32 @@ func (s *Session) flush() {
 // CaptureFD, a duplicate of the original standard error).
 func (s *Session) Log() io.Writer { return s.log }
 
-// Interrupt stops the running cell: interpreted loops and blocks stop at
-// once; a compiled call runs to its end first (the session then prints a
-// notice), and a cell whose remaining top-level statements ran anyway
-// reports "interrupted" too.
-func (s *Session) Interrupt() {
-	if !s.running.Load() {
+// Interrupt stops the running cell: its context (engine.Context, which
+// the compiled lab and engine consult) is cancelled, interpreted loops and
+// blocks stop at once, as do time.Sleep, selects and receive statements,
+// in the cell and in the goroutines it started. A compiled call that does
+// not take a context runs to its end first (the session then prints a
+// notice). With no cell running, Interrupt stops the goroutines earlier
+// cells left running.
+func (s *Session) Interrupt() { s.stopWith(errInterrupt) }
+
+// stopWith stops the running cell (or the goroutines cells left) with cause.
+func (s *Session) stopWith(cause error) {
+	running, n := s.guard.stop(cause)
+	if !running {
+		if n > 0 {
+			fmt.Fprintf(s.log, "veclab eval: interrupt with no cell running: stopping %d goroutine(s) cells left running\n", n)
+		}
 		return
 	}
 	cell := s.cell.Load()
 	s.ir.Interrupt(os.Interrupt)
-	// A compiled call (an index build) is not interruptible: say so when
-	// the cell is still running a moment later.
+	if r := s.evalRun.Load(); r != nil {
+		r.Signals.Async = base.SigInterrupt // loops in functions the cell called
+	}
 	time.AfterFunc(time.Second, func() {
 		if s.running.Load() && s.cell.Load() == cell {
-			s.sink.emit("stderr", []byte("[veclab: interrupt requested: a compiled call (an index build, a search sweep) runs to its end first; interpreted loops stop at once]\n"))
+			s.sink.emit("stderr", []byte("[veclab: interrupt requested: a compiled call that does not take the interrupt runs to its end first; interpreted loops, time.Sleep, selects and index builds stop at once]\n"))
 		}
 	})
 }
@@ -240,6 +280,13 @@ func (s *Session) Close() error {
 		s.gocap.close()
 	}
 	s.sink.set(nil)
+	if s.memStop != nil {
+		close(s.memStop)
+		s.memDone()
+	}
+	s.guard.stop(errors.New("the session is closed"))
+	current.CompareAndSwap(s, nil)
+	engine.SetContext(nil)
 	active.Store(false)
 	return nil
 }
@@ -258,20 +305,47 @@ func (s *Session) Eval(code string, out Output) (res Result) {
 		stop = make(chan struct{})
 		go s.fdcap.watchStdin(out, stop)
 	}
+	for _, l := range s.guard.takeLate() {
+		s.sink.emit("stderr", []byte(l))
+	}
+	s.bindEvalRun()
 	env := s.ir.PrepareEnv()
 	env.Run.Signals.Async = base.SigNone // drop an interrupt that arrived between cells
-	s.cell.Add(1)
+	if r := s.evalRun.Load(); r != nil {
+		r.Signals.Async = base.SigNone
+	}
+	seq := s.cell.Add(1)
+	cell := s.guard.startCell(seq, code)
+	if s.memKick != nil {
+		select {
+		case s.memKick <- struct{}{}:
+		default:
+		}
+	}
 	s.running.Store(true)
 	vals, types, err := s.run(code)
 	s.running.Store(false)
-	if env.Run.Signals.Async == base.SigInterrupt && err == nil {
+	failed, stopped, late := s.guard.endCell()
+	err = cellError(cell, err, failed, vals)
+	if err != nil && err.Name == "MemoryError" {
+		vals = nil
+		runtime.GC() // what the stopped cell held is garbage now: give it back
+		debug.FreeOSMemory()
+	}
+	if err == nil && env.Run.Signals.Async == base.SigInterrupt {
 		// gomacro checks for signals in loops and statement blocks, not
-		// between a cell's top-level calls: the interrupt came too late to
-		// stop anything. Report it, so a "run all" stops here.
-		err = &Error{Name: "interrupted", Value: "the interrupt arrived while a compiled call ran; the cell ran to its end before it could stop",
-			Traceback: []string{"interrupted: the interrupt arrived while a compiled call ran; the cell ran to its end before it could stop"}}
+		// between a cell's top-level calls: an interrupt that came while
+		// the last of them ran stopped nothing. Report it, so a "run all"
+		// stops here.
+		err = interrupted("the interrupt arrived while a compiled call ran; the cell ran to its end before it could stop")
 	}
 	env.Run.Signals.Async = base.SigNone
+	if stopped > 0 {
+		s.sink.emit("stderr", []byte(fmt.Sprintf("[veclab: the interrupt also stopped %d goroutine(s) this cell started]\n", stopped)))
+	}
+	for _, l := range late {
+		s.sink.emit("stderr", []byte(l))
+	}
 	if stop != nil {
 		close(stop)
 		s.fdcap.endCell()
@@ -292,8 +366,53 @@ func (s *Session) run(code string) (vals []xr.Value, types []xr.Type, eerr *Erro
 	if strings.TrimSpace(code) == "" {
 		return nil, nil, nil
 	}
-	vals, types = s.ir.Eval(code)
+	form := s.ir.Parse(code)
+	form = s.rewrite(form)
+	vals, types = s.ir.RunExpr(s.ir.CompileAst(form))
 	return vals, types, nil
+}
+
+// rewrite applies the rewriter (rewrite.go) to a parsed cell: in place,
+// except where statements are added at the top level of the cell.
+func (s *Session) rewrite(form ast2.Ast) ast2.Ast {
+	if form == nil {
+		return nil
+	}
+	rw := &rewriter{next: &s.guard.tmp}
+	var out []ast.Node
+	top := false
+	for _, n := range ast2.ToNodes(form) {
+		if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+			// A cell that is (or ends with) a receive shows the value: wait
+			// interruptibly first, then receive it from the holding channel.
+			for _, x := range rw.stmts([]ast.Stmt{&ast.AssignStmt{Lhs: []ast.Expr{&ast.Ident{Name: "_", NamePos: u.Pos()}}, TokPos: u.Pos(), Tok: token.DEFINE, Rhs: []ast.Expr{u}}})[:2] {
+				out = append(out, x)
+			}
+			out = append(out, u)
+			top = true
+			continue
+		}
+		st, ok := n.(ast.Stmt)
+		if !ok {
+			rw.node(n)
+			out = append(out, n)
+			continue
+		}
+		list := rw.stmts([]ast.Stmt{st})
+		if len(list) != 1 || list[0] != st {
+			top = true
+		}
+		for _, x := range list {
+			out = append(out, x)
+		}
+	}
+	switch {
+	case !top:
+		return form
+	case len(out) == 1:
+		return ast2.ToAst(out[0])
+	}
+	return ast2.NodeSlice{X: out}
 }
 
 var (
@@ -306,9 +425,11 @@ var (
 func classify(r any, code string) *Error {
 	e := &Error{}
 	switch v := r.(type) {
+	case stopPanic:
+		return interrupted("")
 	case base.Signal:
 		if v == base.SigInterrupt {
-			e.Name, e.Value = "interrupted", "the cell was interrupted"
+			return interrupted("")
 		} else {
 			e.Name, e.Value = "signal", v.String()
 		}

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -182,7 +183,18 @@ const (
 // is normalised to unit length. Queries are drawn the same way from their
 // own random stream. Metadata: category from the cluster, year and region
 // from their weights. The same Config gives the same bytes.
+//
+// It consults engine.Context(), as GenerateContext does its ctx.
 func Generate(cfg Config) (*Dataset, error) {
+	return GenerateContext(engine.Context(), cfg)
+}
+
+// GenerateContext is Generate that stops when ctx is done (checked every
+// 1024 vectors), with an error wrapping ctx.Err().
+func GenerateContext(ctx context.Context, cfg Config) (*Dataset, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -202,8 +214,13 @@ func Generate(cfg Config) (*Dataset, error) {
 		}
 	}
 	var clusters []int
-	ds.Base, clusters = ds.draw(rand.New(rand.NewPCG(cfg.Seed, streamBase)), cfg.N)
-	ds.Queries, ds.QueryClusters = ds.draw(rand.New(rand.NewPCG(cfg.Seed, streamQueries)), cfg.Queries)
+	var err error
+	if ds.Base, clusters, err = ds.draw(ctx, rand.New(rand.NewPCG(cfg.Seed, streamBase)), cfg.N, "base"); err != nil {
+		return nil, err
+	}
+	if ds.Queries, ds.QueryClusters, err = ds.draw(ctx, rand.New(rand.NewPCG(cfg.Seed, streamQueries)), cfg.Queries, "queries"); err != nil {
+		return nil, err
+	}
 
 	rm := rand.New(rand.NewPCG(cfg.Seed, streamMeta))
 	ds.Meta = make([]Doc, cfg.N)
@@ -220,12 +237,15 @@ func Generate(cfg Config) (*Dataset, error) {
 }
 
 // draw returns n unit vectors and their clusters.
-func (ds *Dataset) draw(r *rand.Rand, n int) (*vec.Matrix, []int) {
+func (ds *Dataset) draw(ctx context.Context, r *rand.Rand, n int, what string) (*vec.Matrix, []int, error) {
 	cfg := ds.Config
 	m := vec.NewMatrix(n, cfg.Dim)
 	cl := make([]int, n)
 	sigma := cfg.Spread / math.Sqrt(float64(cfg.Dim))
 	for i := 0; i < n; i++ {
+		if i%1024 == 0 && engine.Done(ctx) {
+			return nil, nil, fmt.Errorf("dataset: %w", engine.Stopped(ctx, "generating the "+what+" vectors", i, n))
+		}
 		j := r.IntN(cfg.Clusters)
 		cl[i] = j
 		c := ds.Centers.Row(j)
@@ -239,7 +259,7 @@ func (ds *Dataset) draw(r *rand.Rand, n int) (*vec.Matrix, []int) {
 			}
 		}
 	}
-	return m, cl
+	return m, cl, nil
 }
 
 // pick draws an index with the given weights (summing to 1).

@@ -90,6 +90,11 @@ func ComputeTruth(base, queries *vec.Matrix, k int, metric engine.Metric, allow 
 	if err != nil {
 		return nil, fmt.Errorf("truth: %w", err)
 	}
+	return truthOf(k, metric, res), nil
+}
+
+// truthOf copies exact search results into a GroundTruth.
+func truthOf(k int, metric engine.Metric, res [][]engine.Result) *GroundTruth {
 	t := &GroundTruth{K: k, Metric: metric, IDs: make([][]engine.ID, len(res)), Dists: make([][]float32, len(res))}
 	for q, rs := range res {
 		t.IDs[q] = make([]engine.ID, len(rs))
@@ -98,7 +103,7 @@ func ComputeTruth(base, queries *vec.Matrix, k int, metric engine.Metric, allow 
 			t.IDs[q][i], t.Dists[q][i] = r.ID, r.Dist
 		}
 	}
-	return t, nil
+	return t
 }
 
 var crc64Table = crc64.MakeTable(crc64.ECMA)

@@ -138,11 +138,29 @@ func E01Table(env *Env, ins []Ingest) *table.Table {
 	t.AddColumns(table.Column{Header: "visible at last ack", Source: table.Lab, Prec: -1})
 	t.AddColumns(table.Column{Header: "recall@10 at last ack", Source: table.Lab, Prec: 3})
 	t.AddColumns(table.Column{Header: "searchable after", Unit: "s", Source: table.Lab, Prec: 1})
+	live, liveErr := env.liveLoad()
+	if live != nil {
+		t.AddColumns(liveColumns(env, table.Column{Header: "ingest", Unit: "s", Prec: 1}, table.Column{Header: "docs/s", Prec: -1})...)
+	}
 	for _, in := range ins {
-		_ = t.AddValues(in.Store,
+		vals := []any{in.Store,
 			e01.ArticleValue(in.Store, "ingest"), in.Acked.Seconds(),
 			e01.ArticleValue(in.Store, "docs/s"), in.DocsPerSecond(),
-			fmt.Sprintf("%d of %d", in.VisibleAck, in.Docs), in.RecallAck, in.Searchable.Seconds())
+			fmt.Sprintf("%d of %d", in.VisibleAck, in.Docs), in.RecallAck, in.Searchable.Seconds()}
+		if live != nil {
+			if in.Store == profile.PGVector.String() {
+				sec := live.inserts().Seconds()
+				vals = append(vals, sec, float64(live.load.Rows)/sec)
+			} else {
+				vals = append(vals, "", "")
+			}
+		}
+		_ = t.AddValues(vals...)
+	}
+	if live != nil {
+		t.Note("real pgvector: the INSERTs of %d rows in batches of %d into Spring AI's table with its HNSW index already there (every row enters the graph as it is inserted, as in the article), on PostgreSQL compiled to WebAssembly: single-threaded and slower than native PostgreSQL, so only the lab's and the article's docs/s compare", live.load.Rows, env.Scale.Batch)
+	} else if liveErr != nil {
+		t.Note("real pgvector: %v", liveErr)
 	}
 	for _, in := range ins {
 		t.Note("%s: %s; at the last ack it reported: %s", in.Store, in.Visibility, in.StatusAck)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -52,6 +53,13 @@ func E02Measure(env *Env) ([]Measurement, error) {
 		if err != nil {
 			return nil, err
 		}
+		if p.Kind == profile.PGVector && env.PG != nil {
+			lm, err := MeasureLive(env, "", pglive.Settings{}, p.Kind.String())
+			if err != nil {
+				return nil, err
+			}
+			m.Live = &lm
+		}
 		out = append(out, m)
 	}
 	env.progress(len(ps), len(ps), "E02 stores")
@@ -67,14 +75,31 @@ func E02Table(env *Env, ms []Measurement) *table.Table {
 	t.AddColumns(table.Pair("p95", "ms", 2)...)
 	t.AddColumns(table.Pair("mean hits", "", 1)...)
 	t.AddColumns(table.Column{Header: "query plan", Source: table.Lab})
+	live := false
+	for _, m := range ms {
+		live = live || m.Live != nil
+	}
+	if live {
+		t.AddColumns(liveColumns(env, table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "p50", Unit: "ms", Prec: 2},
+			table.Column{Header: "p95", Unit: "ms", Prec: 2}, table.Column{Header: "mean hits", Prec: 1}, table.Column{Header: "PostgreSQL plan"})...)
+	}
 	for _, m := range ms {
 		row := m.Label
-		_ = t.AddValues(row,
+		vals := []any{row,
 			e02.ArticleValue(row, "recall@10"), m.Recall,
 			e02.ArticleValue(row, "p50"), m.P50ms(),
 			e02.ArticleValue(row, "p95"), m.P95ms(),
 			e02.ArticleValue(row, "mean hits"), m.MeanHits,
-			m.Plan.String())
+			m.Plan.String()}
+		if live {
+			vals = append(vals, liveValues(m.Live, func(l *LiveMeasurement) []any {
+				return []any{l.Recall, l.P50ms(), l.P95ms(), l.MeanHits, l.PlanName()}
+			}, 5)...)
+		}
+		_ = t.AddValues(vals...)
+	}
+	if live {
+		liveNote(env, t)
 	}
 	t.Note("article: four real services on one 2-vCPU machine, each call a network round trip through Spring AI; lab: the same mechanisms in one Go process, so milliseconds are not comparable, recall and hits are")
 	t.Note("recall@%d is against the exact top-%d over all %d documents (brute force)", env.Scale.K, env.Scale.K, env.Scale.N)

@@ -9,6 +9,7 @@ import (
 	"github.com/veclab/veclab/engine/filter"
 	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -87,6 +88,9 @@ type StrategyMeasurement struct {
 	// order (MeanHits is their mean): a post-filter's shortfall is uneven
 	// when the filter follows the vectors' clusters.
 	Hits []int
+	// Live is the real pgvector's answer to the same queries under the
+	// same settings (nil without Env.PG, and for the other stores).
+	Live *LiveMeasurement
 }
 
 // MeasureStrategy runs the environment's queries (Scale.Warmup of them
@@ -229,6 +233,13 @@ func E03Measure(env *Env) ([]StrategyMeasurement, error) {
 		if err != nil {
 			return nil, err
 		}
+		if k == profile.PGVector && env.PG != nil {
+			lm, err := MeasureLive(env, ArticleFilter, pglive.Settings{SeqScanOff: p.SeqScanOff}, k.String())
+			if err != nil {
+				return nil, err
+			}
+			m.Live = &lm
+		}
 		out = append(out, m)
 	}
 	env.progress(len(kinds), len(kinds), "E03 stores")
@@ -265,11 +276,25 @@ func E03Table(env *Env, ms []StrategyMeasurement) *table.Table {
 	t.AddColumns(table.Column{Header: "strategy", Source: table.Lab},
 		table.Column{Header: "distances/query", Source: table.Lab, Prec: -1},
 		table.Column{Header: "payload reads/query", Source: table.Lab, Prec: -1})
+	live := hasLive(ms)
+	if live {
+		t.AddColumns(liveColumns(env, table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "p50", Unit: "ms", Prec: 2},
+			table.Column{Header: "mean hits", Prec: 1}, table.Column{Header: "PostgreSQL plan"})...)
+	}
 	for _, m := range ms {
-		_ = t.AddValues(m.Label, e03.ArticleValue(m.Label, "recall@10"), m.Recall,
+		vals := []any{m.Label, e03.ArticleValue(m.Label, "recall@10"), m.Recall,
 			e03.ArticleValue(m.Label, "p50"), m.P50ms(),
 			e03.ArticleValue(m.Label, "mean hits"), m.MeanHits,
-			m.Path, m.DistComps, m.PayloadChecks)
+			m.Path, m.DistComps, m.PayloadChecks}
+		if live {
+			vals = append(vals, liveValues(m.Live, func(l *LiveMeasurement) []any {
+				return []any{l.Recall, l.P50ms(), l.MeanHits, l.PlanName()}
+			}, 4)...)
+		}
+		_ = t.AddValues(vals...)
+	}
+	if live {
+		liveNote(env, t)
 	}
 	if pl, err := filterProfile(profile.PGVector).PgvectorPlan(max(env.Scale.N, 1), max(env.Scale.Dim, 1), max(env.Scale.K, 1), profile.SpringAIFilterSelectivity); err == nil && !pl.IndexScan {
 		t.Note("pgvector: on %d rows PostgreSQL plans a %v: every row filtered, exact (on the article's 30,000 rows it takes the index; see E07)", env.Scale.N, pl)

@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
+	"strings"
 
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
@@ -37,11 +39,23 @@ func E04Table(env *Env) *table.Table {
 		table.Col("store", ""), table.Col("setting", ""))
 	t.AddColumns(table.Pair("value", "", -1)...)
 	t.AddColumns(table.Column{Header: "lab reading", Source: table.Lab})
+	real, realErr := e04Live(env)
+	if real != nil {
+		t.AddColumns(liveColumns(env, table.Column{Header: "value"})...)
+	}
 	for _, p := range profile.Defaults() {
 		row := p.Kind.String()
 		pl := p.Plan(k, dim)
 		add := func(setting, measure string, v any, reading string) {
-			_ = t.AddValues(row, setting, e04.ArticleValue(row, measure), v, reading)
+			vals := []any{row, setting, e04.ArticleValue(row, measure), v, reading}
+			if real != nil {
+				r := ""
+				if p.Kind == profile.PGVector {
+					r = real[setting]
+				}
+				vals = append(vals, r)
+			}
+			_ = t.AddValues(vals...)
 		}
 		add("m", "m", p.M, fmt.Sprintf("layer-0 cap m0 = %d; a new node gets %d layer-0 links", p.M0, p.Degree0))
 		add("ef_construction", "ef_construction", p.EfConstruction, "")
@@ -74,7 +88,49 @@ func E04Table(env *Env) *table.Table {
 		}
 	}
 	t.Note("article column: the values the article read from the live services; lab column: the profile's effective value")
+	if real != nil {
+		t.Note("real pgvector: the server's defaults (pg_settings.reset_val, not the session's SETs) on %v, and the index's reloptions (none: Spring AI's CREATE INDEX has no WITH, so pgvector's defaults HNSW_DEFAULT_M 16 and HNSW_DEFAULT_EF_CONSTRUCTION 64 hold); the other defaults: %s (PGlite, the embedded server, starts with enable_seqscan off; lab/pglive sets it on for every query, as stock PostgreSQL has it)", env.PG, real["other"])
+	} else if realErr != nil {
+		t.Note("real pgvector: %v", realErr)
+	}
 	return t
+}
+
+// e04Live reads the real pgvector's settings by E04's setting names (nil
+// without Env.PG).
+func e04Live(env *Env) (map[string]string, error) {
+	live, err := env.liveLoad()
+	if live == nil || err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	out := map[string]string{}
+	opts, err := live.tab.IndexOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range []struct{ key, def string }{{"m", "16"}, {"ef_construction", "64"}} {
+		out[kv.key] = kv.def + " (default: no reloptions)"
+		for _, o := range strings.Split(opts, ",") {
+			if v, ok := strings.CutPrefix(o, kv.key+"="); ok {
+				out[kv.key] = v
+			}
+		}
+	}
+	var other []string
+	for _, name := range []string{"hnsw.ef_search", "hnsw.iterative_scan", "hnsw.max_scan_tuples", "hnsw.scan_mem_multiplier", "work_mem", "enable_seqscan"} {
+		v, err := env.PG.Default(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if name == "hnsw.ef_search" {
+			out[name] = v
+			continue
+		}
+		other = append(other, name+" = "+v)
+	}
+	out["other"] = strings.Join(other, ", ")
+	return out, nil
 }
 
 // E04Describe prints every default profile the way its live service shows

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/veclab/veclab/engine/filtered"
+	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -114,10 +115,22 @@ func E07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]St
 			return nil, err
 		}
 		m.Plan = plan.String()
+		if env.PG != nil {
+			lm, err := MeasureLive(env, ArticleFilter, set.live(p.SeqScanOff), set.Label())
+			if err != nil {
+				return nil, err
+			}
+			m.Live = &lm
+		}
 		out = append(out, m)
 	}
 	env.progress(len(settings), len(settings), "E07 settings")
 	return out, nil
+}
+
+// live is the setting as the real pgvector's session settings.
+func (s E07Setting) live(seqScanOff bool) pglive.Settings {
+	return pglive.Settings{EfSearch: s.Ef, IterativeScan: s.Scan, MaxScanTuples: s.MaxScanTuples, SeqScanOff: seqScanOff}
 }
 
 // E07Table puts the sweep beside the article's figures.
@@ -129,13 +142,27 @@ func E07Table(env *Env, ms []StrategyMeasurement) *table.Table {
 	t.AddColumns(table.Pair("recall@10", "", 3)...)
 	t.AddColumns(table.Column{Header: "distances/query", Source: table.Lab, Prec: -1},
 		table.Column{Header: "PostgreSQL plan", Source: table.Lab})
+	live := hasLive(ms)
+	if live {
+		t.AddColumns(liveColumns(env, table.Column{Header: "mean hits", Prec: 1}, table.Column{Header: "p50", Unit: "ms", Prec: 2},
+			table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "PostgreSQL plan"})...)
+	}
 	for _, m := range ms {
-		_ = t.AddValues(m.Label, e07.ArticleValue(m.Label, "mean hits"), m.MeanHits,
+		vals := []any{e07.ArticleValue(m.Label, "mean hits"), m.MeanHits,
 			e07.ArticleValue(m.Label, "p50"), m.P50ms(),
-			e07.ArticleValue(m.Label, "recall@10"), m.Recall, m.DistComps, m.Plan)
+			e07.ArticleValue(m.Label, "recall@10"), m.Recall, m.DistComps, m.Plan}
+		if live {
+			vals = append(vals, liveValues(m.Live, func(l *LiveMeasurement) []any {
+				return []any{l.MeanHits, l.P50ms(), l.Recall, l.PlanName()}
+			}, 4)...)
+		}
+		_ = t.AddValues(append([]any{m.Label}, vals...)...)
+	}
+	if live {
+		liveNote(env, t)
 	}
 	t.Note("off: one index scan of ef_search rows, the WHERE clause afterwards: hits ≈ ef_search × selectivity")
-	t.Note("plan: PostgreSQL's choice between the HNSW index scan and a sequential scan with a top-N sort (exact), from pgvector 0.8's hnswcostestimate and PostgreSQL's default costs (lab/profile PgvectorPlan; the jsonpath filter estimated at %.0f %%): pgvector charges the index a startup cost growing with ef_search, so at 1000 the planner filters every row instead — the article's 10 hits at recall 1.000", 100*profile.SpringAIFilterSelectivity)
+	t.Note("plan: PostgreSQL's choice between the HNSW index scan and a sequential scan with a top-N sort (exact), from pgvector 0.8's hnswcostestimate and PostgreSQL's default costs (lab/profile PgvectorPlan; the jsonpath filter estimated at %.0f %% and Spring AI's distance threshold embedding <=> q < 1 at a third, so %.2f %% of the rows): pgvector charges the index a startup cost growing with ef_search, so at 1000 the planner filters every row instead — the article's 10 hits at recall 1.000", 100*profile.SpringAIFilterSelectivity, 100*profile.SpringAIFilterSelectivity*profile.SpringAIThresholdSelectivity)
 	t.Note("relaxed_order: batches continue until LIMIT rows pass; the executor keeps the FIRST 10 matches, not the best 10")
 	t.Note("strict_order: rows closer than the last emitted one are skipped, never returned late: sorted output, fewer true neighbours")
 	t.Note("max_scan_tuples 20,000 and work_mem 4 MB × scan_mem_multiplier 1 bound the scan (engine/filtered, iterative.go)")

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -347,13 +348,35 @@ func E11Compare(env *Env, fs []E11Footprint) *table.Table {
 		table.Column{Header: "size", Unit: "MB", Source: table.Article, Prec: 1, Align: table.Right},
 		table.Column{Header: "size at lab scale", Unit: "MB", Source: table.Lab, Prec: 1, Align: table.Right},
 		table.Col("lab figure", ""))
+	// The real pgvector's relations, from pg_relation_size.
+	var liveSizes map[string]float64
+	if live, err := env.liveLoad(); err != nil {
+		t.Note("real pgvector: %v", err)
+	} else if live != nil {
+		if sz, err := live.tab.Sizes(context.Background()); err != nil {
+			t.Note("real pgvector: %v", err)
+		} else {
+			n := float64(live.tab.Rows)
+			liveSizes = map[string]float64{"pgvector table": float64(sz.Heap+sz.Toast) / n, "pgvector index": float64(sz.Index) / n}
+			t.AddColumns(liveColumns(env, table.Column{Header: "size", Unit: "B/doc", Prec: -1, Align: table.Right})...)
+			t.Note("real pgvector: pg_relation_size of the heap (+ TOAST: %d B), the HNSW index and, not in these rows, the uuid primary key (%.0f B/doc) of Spring AI's table of %d rows", sz.Toast, float64(sz.PrimaryKey)/n, live.tab.Rows)
+		}
+	}
 	for _, r := range rows {
 		art := r.article.Value * 1e6 / e11ArticleDocs
 		var artMB any = r.article.Value
 		if r.article.Unit == "B" {
 			art, artMB = r.article.Value, nil
 		}
-		_ = t.AddValues(r.label, art, r.lab, r.lab/art, artMB, r.lab*float64(env.Scale.N)/1e6, r.what)
+		vals := []any{r.label, art, r.lab, r.lab / art, artMB, r.lab * float64(env.Scale.N) / 1e6, r.what}
+		if liveSizes != nil {
+			if v, ok := liveSizes[r.label]; ok {
+				vals = append(vals, v)
+			} else {
+				vals = append(vals, "")
+			}
+		}
+		_ = t.AddValues(vals...)
 	}
 	t.Note("article B/doc = the article's size ÷ 30,000 (its 'one document = 10600 bytes' is quoted as is); MB at lab scale = lab B/doc × %d documents", env.Scale.N)
 	return t

@@ -17,6 +17,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/filter"
 	"github.com/veclab/veclab/lab/dataset"
+	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
 )
 
@@ -193,6 +194,10 @@ type Env struct {
 	// Workers is the number of goroutines a store builds its graph with;
 	// 1 (the default) builds the same graph for the same seed.
 	Workers int
+	// PG, when set, is a real PostgreSQL with pgvector (lab/pglive): the
+	// pgvector experiments also run there and their tables get "real
+	// pgvector" columns (live.go). The caller opens and closes it.
+	PG *pglive.DB
 
 	mu     sync.Mutex
 	ds     *dataset.Dataset
@@ -200,6 +205,8 @@ type Env struct {
 	truths map[int]*dataset.GroundTruth
 	stores map[string]*profile.Store
 	meta   *filter.Store
+	live   *livePG    // the data set loaded into PG, once
+	ownPG  *pglive.DB // opened by UsePG, closed by Close
 }
 
 // NewEnv returns an environment for the scale and seed, with the machine's
@@ -421,6 +428,13 @@ func (e *Env) Close() error {
 		errs = append(errs, s.Close())
 	}
 	e.stores = nil
+	if e.ownPG != nil {
+		errs = append(errs, e.ownPG.Close())
+		if e.PG == e.ownPG {
+			e.PG = nil
+		}
+		e.ownPG, e.live = nil, nil
+	}
 	return errors.Join(errs...)
 }
 

@@ -21,6 +21,9 @@ type Measurement struct {
 	MeanHits  float64         // mean number of results returned
 	DistComps float64         // mean distance computations per query
 	Plan      profile.Plan    // the query plan the store used
+	// Live is the real pgvector's answer to the same queries (nil without
+	// Env.PG, and for the other stores).
+	Live *LiveMeasurement
 }
 
 // String prints the measurement on one line.

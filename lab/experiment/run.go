@@ -42,10 +42,14 @@ func runSafely(env *Env, e Experiment) (r *Report, err error) {
 }
 
 // RunAll runs the experiments in order on one environment (so they share
-// its data set and stores) and returns their reports.
+// its data set and stores) and returns their reports. Once
+// engine.Context() is done (an interrupted cell) it runs no more.
 func RunAll(env *Env, exps []Experiment) []*Report {
 	out := make([]*Report, 0, len(exps))
 	for i, e := range exps {
+		if i > 0 && interrupted() {
+			break
+		}
 		env.progress(i, len(exps), "experiments")
 		out = append(out, Run(env, e))
 	}

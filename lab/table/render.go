@@ -75,6 +75,7 @@ const (
 	styleTd      = "border-bottom:1px solid #ddd;padding:3px 10px;white-space:nowrap"
 	styleArticle = ";background:#f3f3f3;color:#555;font-style:italic"
 	styleLab     = ";font-weight:600"
+	styleLive    = ";font-weight:600;color:#1f4e79"
 	styleNotes   = "padding:6px 10px 2px 10px;color:#555;font-size:12px;text-align:left;white-space:normal"
 )
 
@@ -97,6 +98,8 @@ func (t *Table) HTML() string {
 			s += styleArticle
 		case Lab:
 			s += styleLab
+		case Live:
+			s += styleLive
 		}
 		return s
 	}

@@ -42,11 +42,15 @@ const (
 	Plain   Source = iota // neither: labels, settings, derived values
 	Article               // quoted from the article, never measured here
 	Lab                   // measured by the lab in this run
+	// Live is measured in this run on the real system the lab emulates
+	// (lab/pglive: a real PostgreSQL with pgvector), beside the lab's
+	// column; its header says "(real pgvector)".
+	Live
 )
 
-var sourceNames = [...]string{Plain: "", Article: "article", Lab: "lab"}
+var sourceNames = [...]string{Plain: "", Article: "article", Lab: "lab", Live: "real pgvector"}
 
-// String returns "article", "lab" or "" for Plain.
+// String returns "article", "lab", "real pgvector" or "" for Plain.
 func (s Source) String() string {
 	if int(s) < len(sourceNames) {
 		return sourceNames[s]

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
@@ -212,10 +214,38 @@ func FuzzReader(f *testing.F) {
 	good, _ := vfs.ReadFile(m, "f")
 	f.Add(good)
 	f.Add(good[:20])
+	// A file with padding, read at recorded offsets (testdata/aligned.vlt,
+	// written by TestPadAndRandomAccess's layout).
+	aligned, err := os.ReadFile(filepath.Join("testdata", "aligned.vlt"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(aligned)
 	f.Fuzz(func(t *testing.T, b []byte) {
+		check := func(err error) {
+			if err != nil && err != io.EOF && !errors.Is(err, engine.ErrCorrupt) && !errors.Is(err, engine.ErrVersion) {
+				t.Fatalf("error not wrapping ErrCorrupt/ErrVersion: %v", err)
+			}
+		}
 		_, err := readAll("f", b)
-		if err != nil && !errors.Is(err, engine.ErrCorrupt) && !errors.Is(err, engine.ErrVersion) {
-			t.Fatalf("error not wrapping ErrCorrupt/ErrVersion: %v", err)
+		check(err)
+		// The random-access path: Skip to the end, then every offset a
+		// format could have recorded, as SectionAt and DecodeSection.
+		r, err := NewReader("f", bytes.NewReader(b), int64(len(b)), testMagic, 1)
+		check(err)
+		if err != nil {
+			return
+		}
+		for err == nil {
+			_, err = r.Skip()
+		}
+		check(err)
+		check(r.CheckEnd(r.count))
+		for off := int64(0); off < int64(len(b)); off += 61 {
+			_, err := r.SectionAt(off, "")
+			check(err)
+			_, err = r.DecodeSection(b[off:min(int64(len(b)), off+100)], off, "DATA")
+			check(err)
 		}
 	})
 }

@@ -1,9 +1,10 @@
 // Package blockfile frames the engine's binary files: a magic number and a
 // format version checked before anything else, then tagged sections each
 // protected by a CRC-32C, then an end marker, written atomically through
-// engine/vfs. Index files (engine/hnsw), vector files and quantizer
-// codebooks reuse it, so every format gets the same crash safety and the same
-// corruption errors.
+// engine/vfs. Index files (engine/hnsw), IVF posting lists (engine/ivf),
+// vector files (engine/store) and quantizer codebooks (engine/quant) reuse
+// it, so every format gets the same crash safety and the same corruption
+// errors.
 //
 // # File format
 //
@@ -21,6 +22,21 @@
 //	                4  CRC-32C of tag, length and payload
 //	…       16+4  end section: tag "END!", length 8, payload = number of
 //	              sections before it (uint64), CRC; nothing may follow.
+//
+// A section tagged "PAD " holds zeros and aligns the section after it
+// ([Writer.Pad]); readers skip it (it is counted in the end section).
+// "END!" and "PAD " are reserved.
+//
+// # Random access
+//
+// A format may record section offsets (a directory section) and read
+// sections out of order: [Reader.SectionAt] reads and verifies one,
+// [Reader.DecodeSection] verifies one the format read itself (one counted
+// pread of a posting list), and [Reader.CheckEnd] checks that the file
+// still ends with its end marker. [Reader.Skip] steps over a section
+// without its payload CRC, for payloads that carry finer checksums of
+// their own (per-vector rows read one pread at a time). [Append] builds
+// the same framing in memory.
 //
 // # Errors
 //

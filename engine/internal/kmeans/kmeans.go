@@ -1,6 +1,7 @@
 package kmeans
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -170,8 +171,19 @@ func CheckData(data *vec.Matrix) error {
 	return nil
 }
 
-// Train runs k-means on data and returns K centroids.
+// Train runs k-means on data and returns K centroids. It consults
+// engine.Context(), as TrainContext does its ctx.
 func Train(data *vec.Matrix, cfg Config) (*Model, error) {
+	return TrainContext(engine.Context(), data, cfg)
+}
+
+// TrainContext is Train that stops when ctx is done: it is checked before
+// each Lloyd iteration and each k-means++ seed, and the error wraps
+// ctx.Err().
+func TrainContext(ctx context.Context, data *vec.Matrix, cfg Config) (*Model, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -187,7 +199,7 @@ func Train(data *vec.Matrix, cfg Config) (*Model, error) {
 	if cfg.MaxPointsPerCentroid > 0 && data.N > cfg.K*cfg.MaxPointsPerCentroid {
 		train = sample(train, cfg.K*cfg.MaxPointsPerCentroid, rng)
 	}
-	return lloyd(train, data.Dim, cfg, rng), nil
+	return lloyd(ctx, train, data.Dim, cfg, rng)
 }
 
 // rowsOf returns views of m's rows (no copy).
@@ -316,7 +328,7 @@ func assignRows(rows [][]float32, centroids *vec.Matrix, workers int) ([]int32, 
 	return assign, dist
 }
 
-func lloyd(train [][]float32, dim int, cfg Config, rng *rand.Rand) *Model {
+func lloyd(ctx context.Context, train [][]float32, dim int, cfg Config, rng *rand.Rand) (*Model, error) {
 	n, k := len(train), cfg.K
 	cents := vec.NewMatrix(k, dim)
 	switch cfg.Init {
@@ -325,7 +337,9 @@ func lloyd(train [][]float32, dim int, cfg Config, rng *rand.Rand) *Model {
 			copy(cents.Row(j), r)
 		}
 	default:
-		plusPlus(train, cents, cfg.Workers, rng)
+		if err := plusPlus(ctx, train, cents, cfg.Workers, rng); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Spherical {
 		normalizeRows(cents)
@@ -345,6 +359,9 @@ func lloyd(train [][]float32, dim int, cfg Config, rng *rand.Rand) *Model {
 	h := newHamerly(train, k, cfg.Workers)
 	old := make([]float32, k*dim)
 	for it := 0; it < cfg.MaxIter; it++ {
+		if engine.Done(ctx) {
+			return nil, fmt.Errorf("kmeans: %w", engine.Stopped(ctx, "Lloyd iterations", it, cfg.MaxIter))
+		}
 		var changed int
 		if cfg.NoBounds {
 			assign, dist := assignRows(train, cents, cfg.Workers)
@@ -410,7 +427,7 @@ func lloyd(train [][]float32, dim int, cfg Config, rng *rand.Rand) *Model {
 		}
 		prev = obj
 	}
-	return m
+	return m, nil
 }
 
 // hamerly holds the bounds of the accelerated Lloyd iteration (G. Hamerly,
@@ -719,7 +736,7 @@ func normalizeRows(m *vec.Matrix) {
 }
 
 // plusPlus fills cents with k-means++ seeds drawn from train.
-func plusPlus(train [][]float32, cents *vec.Matrix, workers int, rng *rand.Rand) {
+func plusPlus(ctx context.Context, train [][]float32, cents *vec.Matrix, workers int, rng *rand.Rand) error {
 	n := len(train)
 	minD := make([]float64, n)
 	first := rng.IntN(n)
@@ -757,6 +774,9 @@ func plusPlus(train [][]float32, cents *vec.Matrix, workers int, rng *rand.Rand)
 	}
 	update(cents.Row(0))
 	for j := 1; j < cents.N; j++ {
+		if engine.Done(ctx) {
+			return fmt.Errorf("kmeans: %w", engine.Stopped(ctx, "k-means++ seeding", j, cents.N))
+		}
 		var total float64
 		for _, d := range minD {
 			total += d
@@ -785,4 +805,5 @@ func plusPlus(train [][]float32, cents *vec.Matrix, workers int, rng *rand.Rand)
 		copy(cents.Row(j), train[pick])
 		update(cents.Row(j))
 	}
+	return nil
 }

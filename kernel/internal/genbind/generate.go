@@ -33,6 +33,7 @@ var DefaultPackages = []string{
 	Module + "/engine/vec",
 	Module + "/engine/flat",
 	Module + "/engine/hnsw",
+	Module + "/engine/segment",
 	Module + "/lab/dataset",
 	Module + "/lab/metrics",
 	Module + "/lab/profile",

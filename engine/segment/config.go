@@ -1,0 +1,233 @@
+package segment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
+	"github.com/veclab/veclab/engine/vfs"
+)
+
+// IndexKind names the index a sealed segment builds.
+type IndexKind uint8
+
+// The segment index kinds. Part of the file format; never renumber.
+const (
+	HNSW IndexKind = iota // a graph per segment (Lucene, Elasticsearch, Qdrant's optimised segments)
+	Flat                  // exact scan (Qdrant's plain segments)
+	// IVF clusters a segment's vectors into lists of about 384 (DiskBBQ's
+	// cluster size, float32 lists) and probes a fraction of them
+	// (Options.Visit). Its file keeps the vectors; the lists are
+	// re-clustered at open with the segment's seed, which gives the same
+	// lists (k-means is seeded).
+	IVF
+)
+
+func (k IndexKind) String() string {
+	switch k {
+	case HNSW:
+		return "hnsw"
+	case Flat:
+		return "flat"
+	case IVF:
+		return "ivf"
+	}
+	return fmt.Sprintf("IndexKind(%d)", k)
+}
+
+// ParseIndexKind reads "hnsw" or "flat".
+func ParseIndexKind(s string) (IndexKind, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "hnsw":
+		return HNSW, nil
+	case "flat", "plain":
+		return Flat, nil
+	case "ivf":
+		return IVF, nil
+	}
+	return 0, fmt.Errorf("%w: segment: unknown index kind %q (want hnsw, flat or ivf)", engine.ErrInvalidArgument, s)
+}
+
+// Visibility names when an acknowledged document becomes searchable.
+type Visibility uint8
+
+// The visibility policies of the four stores the lab emulates.
+const (
+	// OnRefresh: documents wait in the writer's buffer, acknowledged but
+	// invisible, until Refresh seals the buffer into a segment
+	// (Elasticsearch's refresh, every refresh_interval or on demand).
+	OnRefresh Visibility = iota
+	// OnAdd: Add returns after the documents are in the graph of the
+	// appendable head segment, which grows in place: pgvector's insert,
+	// visible when its transaction commits, into one growing index.
+	OnAdd
+	// Queued: Add acknowledges the documents into the head segment, and a
+	// background indexer moves them into its graph a chunk at a time;
+	// searches see the indexed ones only (Redis's background indexing,
+	// FT.INFO percent_indexed < 1 meanwhile).
+	Queued
+	// Plain: Add appends the documents to a plain head segment, searched
+	// exactly at once; when it holds IndexingThreshold documents the
+	// optimizer builds its graph in the background and swaps it in, and a
+	// new plain head takes the next documents (Qdrant's appendable segment
+	// and indexing_threshold).
+	Plain
+)
+
+func (v Visibility) String() string {
+	switch v {
+	case OnRefresh:
+		return "refresh"
+	case OnAdd:
+		return "add"
+	case Queued:
+		return "queued"
+	case Plain:
+		return "plain"
+	}
+	return fmt.Sprintf("Visibility(%d)", v)
+}
+
+// Config configures a [Collection]. The zero value of every field but Dim
+// and Dir means its default.
+type Config struct {
+	// FS is the file system (default vfs.Default); wrap it in a
+	// vfs.WatermarkFS to refuse writes on a full disk.
+	FS vfs.FS
+	// Dir is the collection's directory. Required.
+	Dir string
+	// Dim is the vector dimension. Required.
+	Dim int
+	// Metric is the distance (default Cosine).
+	Metric engine.Metric
+	// Index is what a sealed segment builds (default HNSW).
+	Index IndexKind
+	// Graph is the template of every segment's HNSW graph: its M,
+	// EfConstruction, insertion policy (hnsw.PgvectorConfig's, say) and
+	// level generator. Dim, Metric, Seed and Workers are the collection's
+	// (Seed + the segment's id, BuildWorkers). Zero M and EfConstruction
+	// take 16 and 100, Lucene's and Elasticsearch's defaults.
+	Graph hnsw.Config
+	// BuildWorkers is the number of goroutines one segment's graph is built
+	// with (default engine.Cores()). 1 builds deterministically.
+	BuildWorkers int
+	// Seed seeds every segment's graph (each segment adds its id).
+	Seed uint64
+	// Visibility is when acknowledged documents become searchable
+	// (default OnRefresh).
+	Visibility Visibility
+	// FlushDocs is the indexing buffer the writers share: a writer's buffer
+	// is sealed into a segment when it holds FlushDocs/Writers documents,
+	// whatever the visibility (default 20000; Lucene flushes by RAM,
+	// indices.memory.index_buffer_size, split among its per-thread
+	// writers, so parallel ingest makes more, smaller segments).
+	FlushDocs int
+	// Writers is the number of per-thread writers (Lucene's
+	// DocumentsWriterPerThread): concurrent Add calls fill different
+	// buffers, each sealed into its own segment (default 1).
+	Writers int
+	// SearchWorkers is the size of the pool a concurrent search spreads
+	// segments over (default engine.Cores()).
+	SearchWorkers int
+	// StoredBlockBytes is the raw size at which a stored-fields block is
+	// compressed (default 60 KiB, the order of Lucene 9's stored-field
+	// chunks).
+	StoredBlockBytes int
+	// IndexingThreshold is the size at which a Plain head segment is
+	// indexed (default 20000 documents; Qdrant's indexing_threshold is
+	// 20,000 KB of vectors, 13,333 at 384 dimensions).
+	IndexingThreshold int
+	// IndexChunk is how many queued documents the Queued indexer moves
+	// into the graph at a time, so searches interleave (default 64).
+	IndexChunk int
+	// Merge is the merge policy.
+	Merge MergePolicy
+	// BackgroundMerge runs the merge policy after each flush on a
+	// background goroutine (default false: merges happen on MaybeMerge and
+	// ForceMerge only, so experiments choose their segment count).
+	BackgroundMerge bool
+}
+
+// WithDefaults returns c with zero fields filled.
+func (c Config) WithDefaults() Config {
+	if c.FS == nil {
+		c.FS = vfs.Default
+	}
+	if c.Graph.M == 0 {
+		c.Graph.M = 16
+	}
+	if c.Graph.EfConstruction == 0 {
+		c.Graph.EfConstruction = 100
+	}
+	if c.BuildWorkers == 0 {
+		c.BuildWorkers = engine.Cores()
+	}
+	if c.FlushDocs == 0 {
+		c.FlushDocs = 20000
+	}
+	if c.Writers == 0 {
+		c.Writers = 1
+	}
+	if c.SearchWorkers == 0 {
+		c.SearchWorkers = engine.Cores()
+	}
+	if c.StoredBlockBytes == 0 {
+		c.StoredBlockBytes = 60 << 10
+	}
+	if c.IndexingThreshold == 0 {
+		c.IndexingThreshold = 20000
+	}
+	if c.IndexChunk == 0 {
+		c.IndexChunk = 64
+	}
+	c.Merge = c.Merge.WithDefaults()
+	return c
+}
+
+// graph is the configuration of segment id's graph.
+func (c Config) graph(id uint64) hnsw.Config {
+	g := c.Graph
+	g.Dim, g.Metric, g.Seed, g.Workers, g.Codes = c.Dim, c.Metric, c.Seed+id, c.BuildWorkers, nil
+	return g
+}
+
+// Validate reports every invalid field at once.
+func (c Config) Validate() error {
+	var bad []string
+	if c.Dir == "" {
+		bad = append(bad, "Dir is empty")
+	}
+	if c.Dim < 1 {
+		bad = append(bad, fmt.Sprintf("Dim must be positive, got %d", c.Dim))
+	}
+	if !c.Metric.Valid() {
+		bad = append(bad, fmt.Sprintf("unknown metric %d", c.Metric))
+	}
+	if c.Index > IVF {
+		bad = append(bad, fmt.Sprintf("unknown index kind %d", c.Index))
+	}
+	if c.Visibility > Plain {
+		bad = append(bad, fmt.Sprintf("unknown visibility %d", c.Visibility))
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"BuildWorkers", c.BuildWorkers}, {"FlushDocs", c.FlushDocs},
+		{"Writers", c.Writers}, {"SearchWorkers", c.SearchWorkers}, {"StoredBlockBytes", c.StoredBlockBytes},
+		{"IndexingThreshold", c.IndexingThreshold}, {"IndexChunk", c.IndexChunk}} {
+		if f.v < 1 {
+			bad = append(bad, fmt.Sprintf("%s must be positive, got %d", f.name, f.v))
+		}
+	}
+	if err := c.graph(0).WithDefaults().Validate(); err != nil {
+		bad = append(bad, "Graph: "+err.Error())
+	}
+	if err := c.Merge.Validate(); err != nil {
+		bad = append(bad, err.Error())
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: segment: %s", engine.ErrInvalidArgument, strings.Join(bad, "; "))
+	}
+	return nil
+}

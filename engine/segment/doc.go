@@ -1,0 +1,76 @@
+// Package segment is the engine's storage lifecycle: a segmented,
+// crash-safe vector collection in the manner of Lucene. Writers buffer
+// documents (vector, key, stored fields) and seal them into immutable
+// segments, each with its own index (an HNSW graph, IVF lists or an exact
+// scan), its id column and its compressed stored fields; deletions and
+// updates mark
+// documents dead in per-segment live bitsets; a tiered merge policy and
+// force-merge rewrite several segments into one with a freshly built
+// index; a commit point names the segments that survive a crash.
+//
+// The four stores the lab emulates differ in when an acknowledged document
+// becomes searchable; [Visibility] makes that a policy of this one
+// mechanism: Elasticsearch's refresh seals a RAM buffer into a segment
+// ([OnRefresh]); pgvector inserts into one growing graph in the inserting
+// transaction ([OnAdd]); Redis indexes from a background queue
+// ([Queued]); Qdrant searches its appendable plain segment exactly and
+// builds its graph past indexing_threshold ([Plain]). The last three
+// write into an appendable head segment that grows in place and is sealed
+// (written) at FlushDocs, the threshold or a commit.
+// [Collection.Acknowledged] and [Collection.Searchable] tell the two
+// states apart; [Collection.WaitIndexed] waits for the second to catch up.
+//
+// # Search across segments
+//
+// Every segment is searched for the top K at breadth ef and the lists are
+// merged. [Sequential] visits them in turn, [Concurrent] spreads them over
+// a worker pool, and [Options.SharedBound] shares one top-ef bound across
+// them ([engine.Bound], after Lucene 9.10's MultiLeafKnnCollector), so a
+// segment's graph search stops early once it cannot beat what the other
+// segments have found. Stats count distance computations, segments and
+// stored-field bytes decompressed.
+//
+// # Stored fields and ids
+//
+// A hit's key comes from the id column (doc values, 8 bytes a hit) or from
+// its stored fields, which are compressed in blocks with S2
+// (github.com/klauspost/compress), so reading one key decompresses the
+// hit's whole block — the cost Elasticsearch pays to return _id (E17).
+//
+// # Concurrency
+//
+// All methods are safe for concurrent use. A search reads an immutable
+// snapshot of the segment list; flushes, merges and deletes build their
+// new segments outside every lock and swap the list, so searches never
+// wait for them. Up to Config.Writers Adds proceed at once.
+//
+// # Durability
+//
+// Every file is written through engine/vfs (so the disk watermark and
+// crash tests apply) in the checksummed framing of
+// engine/internal/blockfile (magic, version, CRC-32C per section,
+// temporary file, fsync, rename, directory fsync). Files of a collection
+// directory:
+//
+//	_<id>.seg        META (id u64, docs u32, dim u32, metric u8, index u8)
+//	                 KEYS (docs × u64, the id column)
+//	                 VECS (flat and IVF segments: docs × dim × f32; IVF
+//	                       lists are re-clustered from them at open)
+//	                 SIDX (stored-field block index: docs u32, blocks u32,
+//	                       then per block first id u32, offset u64)
+//	                 SDAT (the S2 blocks; records uvarint key,
+//	                       uvarint length, source)
+//	_<id>.hnsw       the segment's graph and vectors (engine/hnsw's format)
+//	_<id>_<gen>.liv  LIVE (id u64, docs u32, deleted u32, bit words u64)
+//	segments_<gen>   META (gen u64, next id u64, dim u32, metric u8)
+//	                 SEGS (count u32, then per segment id u64, docs u32,
+//	                       live generation u32; 0 = no deletions)
+//
+// A segment's graph is written before its .seg file and a commit point
+// after every file it names, so a commit point on disk always names
+// complete files. [Open] reads the highest commit generation and removes
+// every file it does not name: segments flushed or merged after the last
+// commit, and temporary files of interrupted writes. A crash therefore
+// loses what was not committed and never shows half of it. Files a commit
+// names are never rewritten (live bitsets get a new generation).
+package segment

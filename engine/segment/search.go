@@ -1,0 +1,308 @@
+package segment
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/ivf"
+)
+
+// Fetch names what a search returns beside distances (E17: where the ids
+// come from, and what reading them costs).
+type Fetch uint8
+
+const (
+	// IDsFromColumn reads each hit's key from the id column (doc values):
+	// 8 bytes per hit, nothing decompressed.
+	IDsFromColumn Fetch = iota
+	// IDsFromStored reads each hit's key from its stored fields, as
+	// Elasticsearch reads _id: the hit's whole compressed block is
+	// decompressed.
+	IDsFromStored
+	// Source reads keys from the column and each hit's stored source.
+	Source
+	// Lazy returns keys from the column and loads sources on demand
+	// (Collection.Source).
+	Lazy
+)
+
+func (f Fetch) String() string {
+	switch f {
+	case IDsFromColumn:
+		return "ids from column"
+	case IDsFromStored:
+		return "ids from stored fields"
+	case Source:
+		return "ids + source"
+	case Lazy:
+		return "lazy source"
+	}
+	return fmt.Sprintf("Fetch(%d)", f)
+}
+
+// Mode names how the segments of one search are visited.
+type Mode uint8
+
+const (
+	// Sequential searches the segments one after the other on the caller's
+	// goroutine (Lucene without an executor).
+	Sequential Mode = iota
+	// Concurrent spreads the segments over Config.SearchWorkers
+	// goroutines (Lucene's IndexSearcher with an executor, one slice per
+	// segment).
+	Concurrent
+)
+
+// Options are one search's parameters.
+type Options struct {
+	K  int // results wanted (≥ 1)
+	Ef int // per-segment breadth (0: the index's default); raised to K
+	// Mode is sequential or concurrent.
+	Mode Mode
+	// SharedBound shares one top-ef bound across the segments (Lucene
+	// 9.10's MultiLeafKnnCollector): a segment's graph search stops
+	// expanding candidates that cannot enter the global top ef.
+	SharedBound bool
+	// Fetch is what comes back with each hit.
+	Fetch Fetch
+	// Visit is the fraction of an IVF segment's lists a search probes
+	// (DiskBBQ's visit_percentage / 100), at least one list (default
+	// 0.05).
+	Visit float64
+}
+
+// Hit is one result.
+type Hit struct {
+	Key    uint64
+	Dist   float32
+	Source []byte // with Fetch == Source
+	seg    *segment
+	local  uint32
+}
+
+// Stats count one search's work.
+type Stats struct {
+	engine.SearchStats
+	Segments     int   // segments searched
+	Decompressed int64 // stored-field bytes decompressed
+	Blocks       int   // stored-field blocks decompressed
+	ColumnBytes  int64 // id-column bytes read
+}
+
+type segResult struct {
+	res []engine.Result
+	st  engine.SearchStats
+	err error
+}
+
+// Search returns the K nearest live documents over every searchable
+// segment, with each segment searched at breadth Ef.
+func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
+	var st Stats
+	if err := engine.CheckK(o.K); err != nil {
+		return nil, st, fmt.Errorf("segment: search: %w", err)
+	}
+	if o.Ef < 0 {
+		return nil, st, fmt.Errorf("%w: segment: search: ef must be ≥ 0, got %d", engine.ErrInvalidArgument, o.Ef)
+	}
+	if err := engine.CheckVector(q, c.cfg.Dim, c.cfg.Metric); err != nil {
+		return nil, st, fmt.Errorf("segment: search: %w", err)
+	}
+	c.mu.RLock()
+	snap := c.snap
+	c.mu.RUnlock()
+	if len(snap) == 0 {
+		return nil, st, fmt.Errorf("segment: search: %w", engine.ErrEmpty)
+	}
+	ef := max(o.Ef, o.K)
+	visit := o.Visit
+	if visit == 0 {
+		visit = 0.05
+	}
+	if !(visit > 0 && visit <= 1) {
+		return nil, st, fmt.Errorf("%w: segment: search: visit must be in (0, 1], got %v", engine.ErrInvalidArgument, o.Visit)
+	}
+	var bound *engine.Bound
+	if o.SharedBound {
+		bound = engine.NewBound(ef)
+	}
+	out := make([]segResult, len(snap))
+	one := func(i int) {
+		s := snap[i]
+		r := engine.Request{K: o.K, Breadth: ef, Bound: bound}
+		if ix, ok := s.index.(*ivf.Index); ok {
+			r.Breadth = max(1, int(math.Ceil(visit*float64(ix.Nlist()))))
+		}
+		switch {
+		case s.mutable:
+			r.Filter = limit{s.n, s.live}
+		case s.live != nil:
+			r.Filter = s.live
+		}
+		res, sst, err := s.index.Query(q, r)
+		out[i] = segResult{res, sst, err}
+	}
+	if o.Mode == Concurrent && len(snap) > 1 && c.cfg.SearchWorkers > 1 {
+		work := make(chan int)
+		var wg sync.WaitGroup
+		for w := 0; w < min(c.cfg.SearchWorkers, len(snap)); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range work {
+					one(i)
+				}
+			}()
+		}
+		for i := range snap {
+			work <- i
+		}
+		close(work)
+		wg.Wait()
+	} else {
+		for i := range snap {
+			one(i)
+		}
+	}
+	// Merge: ids into one space by encoding (segment position, local id).
+	var all []Hit
+	for i, r := range out {
+		st.SearchStats.Add(r.st)
+		if r.err != nil {
+			return nil, st, fmt.Errorf("segment %d: search: %w", snap[i].id, r.err)
+		}
+		st.Segments++
+		for _, h := range r.res {
+			all = append(all, Hit{Dist: h.Dist, seg: snap[i], local: uint32(h.ID)})
+		}
+	}
+	sortHits(all)
+	if len(all) > o.K {
+		all = all[:o.K]
+	}
+	if err := c.fetch(all, o.Fetch, &st); err != nil {
+		return nil, st, err
+	}
+	return all, st, nil
+}
+
+// sortHits orders hits nearest first, ties by segment id then local id,
+// so that the merge of the per-segment lists is deterministic.
+func sortHits(hs []Hit) {
+	slices.SortFunc(hs, func(a, b Hit) int {
+		switch {
+		case a.Dist < b.Dist:
+			return -1
+		case a.Dist > b.Dist:
+			return 1
+		case a.seg.id != b.seg.id:
+			return cmp.Compare(a.seg.id, b.seg.id)
+		}
+		return cmp.Compare(a.local, b.local)
+	})
+}
+
+func (c *Collection) fetch(hs []Hit, f Fetch, st *Stats) error {
+	readers := map[*segment]*blockReader{}
+	rd := func(s *segment) *blockReader {
+		r := readers[s]
+		if r == nil {
+			r = s.stored.reader()
+			readers[s] = r
+		}
+		return r
+	}
+	// Fetch in (segment, id) order, as Elasticsearch's fetch phase sorts
+	// the hits by doc id, so that hits sharing a stored-fields block share
+	// its decompression.
+	order := make([]int, len(hs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(hs[a].seg.id, hs[b].seg.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(hs[a].local, hs[b].local)
+	})
+	for _, i := range order {
+		h := &hs[i]
+		switch f {
+		case IDsFromColumn, Lazy:
+			h.Key = h.seg.keys[h.local]
+			st.ColumnBytes += 8
+		case IDsFromStored, Source:
+			if h.seg.mutable {
+				// The head's fields are still in RAM, uncompressed.
+				h.Key = h.seg.keys[h.local]
+				if f == Source {
+					h.Source = append([]byte(nil), h.seg.srcs[h.local]...)
+				}
+				continue
+			}
+			key, body, err := rd(h.seg).record(h.local)
+			if err != nil {
+				return fmt.Errorf("segment %d: fetch: %w", h.seg.id, err)
+			}
+			h.Key = key
+			if f == Source {
+				h.Source = append([]byte(nil), body...)
+			}
+		default:
+			return fmt.Errorf("%w: segment: unknown fetch %d", engine.ErrInvalidArgument, f)
+		}
+	}
+	for _, r := range readers {
+		st.Decompressed += r.Decompressed
+		st.Blocks += r.Blocks
+	}
+	return nil
+}
+
+// Source loads a hit's stored source (for hits of a Lazy search) and
+// reports the bytes decompressed to read it.
+func (c *Collection) Source(h Hit) ([]byte, int64, error) {
+	if h.seg == nil {
+		return nil, 0, fmt.Errorf("%w: segment: hit has no segment (not from Search)", engine.ErrInvalidArgument)
+	}
+	if h.seg.mutable {
+		return append([]byte(nil), h.seg.srcs[h.local]...), 0, nil
+	}
+	r := h.seg.stored.reader()
+	_, body, err := r.record(h.local)
+	if err != nil {
+		return nil, r.Decompressed, fmt.Errorf("segment %d: source: %w", h.seg.id, err)
+	}
+	return append([]byte(nil), body...), r.Decompressed, nil
+}
+
+// Get returns the vector and source of the live document key.
+func (c *Collection) Get(key uint64) ([]float32, []byte, error) {
+	c.mu.RLock()
+	l, ok := c.where[key]
+	var s *segment
+	for _, x := range c.snap {
+		if x.id == l.seg {
+			s = x
+		}
+	}
+	c.mu.RUnlock()
+	if !ok || s == nil {
+		return nil, nil, fmt.Errorf("%w: segment: key %d is not searchable", engine.ErrNotFound, key)
+	}
+	if s.mutable {
+		if int(l.local) >= s.n {
+			return nil, nil, fmt.Errorf("%w: segment: key %d is not searchable yet", engine.ErrNotFound, key)
+		}
+		return append([]float32(nil), s.vecs.Row(int(l.local))...), append([]byte(nil), s.srcs[l.local]...), nil
+	}
+	_, body, err := s.stored.reader().record(l.local)
+	if err != nil {
+		return nil, nil, fmt.Errorf("segment %d: get: %w", s.id, err)
+	}
+	return append([]float32(nil), s.vecs.Row(int(l.local))...), append([]byte(nil), body...), nil
+}

@@ -1,0 +1,351 @@
+package segment
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/flat"
+	"github.com/veclab/veclab/engine/hnsw"
+	"github.com/veclab/veclab/engine/internal/blockfile"
+	"github.com/veclab/veclab/engine/ivf"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// File names and magics. Part of the file format; never change.
+const (
+	segMagic    = "VLSEG\x00\x00\x00"
+	segVersion  = 1
+	liveMagic   = "VLLIVE\x00\x00"
+	liveVersion = 1
+)
+
+func segName(dir string, id uint64) string   { return fmt.Sprintf("%s/_%d.seg", dir, id) }
+func graphName(dir string, id uint64) string { return fmt.Sprintf("%s/_%d.hnsw", dir, id) }
+func liveName(dir string, id uint64, gen int) string {
+	return fmt.Sprintf("%s/_%d_%d.liv", dir, id, gen)
+}
+
+// segment is one immutable segment: its documents' keys (the id column),
+// vectors, index and stored fields. Only its live-document bitset changes,
+// and that by copy: a deletion makes a new *segment value sharing
+// everything else, so a search's snapshot never sees a half-applied delete.
+type segment struct {
+	id     uint64
+	n      int
+	keys   []uint64 // the id column (doc values): local id → key
+	vecs   *vec.Matrix
+	index  engine.Index
+	kind   IndexKind
+	stored *storedIndex
+	// live is nil when no document is deleted.
+	live    *engine.Bitset
+	deleted int
+	delGen  int // generation of the committed .liv file (0: none)
+	dirty   bool
+	// mutable marks a value of the head segment: its index may hold more
+	// documents than n (searches are limited to the first n), and its
+	// stored fields are srcs, not yet compressed.
+	mutable bool
+	srcs    [][]byte
+}
+
+func (s *segment) liveCount() int { return s.n - s.deleted }
+
+// withDeleted returns a copy of s with local ids deleted.
+func (s *segment) withDeleted(ids []uint32) *segment {
+	c := *s
+	c.live = engine.NewBitset(s.n)
+	if s.live != nil {
+		s.live.ForEach(func(id engine.ID) { c.live.Set(id) })
+	} else {
+		for i := 0; i < s.n; i++ {
+			c.live.Set(engine.ID(i))
+		}
+	}
+	for _, id := range ids {
+		if c.live.Allowed(engine.ID(id)) {
+			c.live.Clear(engine.ID(id))
+			c.deleted++
+		}
+	}
+	c.dirty = true
+	return &c
+}
+
+// buildSegment indexes docs (already validated; vectors as given) as
+// segment id.
+func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, sources [][]byte) (*segment, error) {
+	s := &segment{id: id, n: len(keys), keys: keys, kind: cfg.Index}
+	switch cfg.Index {
+	case HNSW:
+		hc := cfg.graph(id)
+		ix, err := hnsw.New(hc)
+		if err != nil {
+			return nil, fmt.Errorf("segment: %w", err)
+		}
+		rows := make([]uint64, len(keys))
+		for i := range rows {
+			rows[i] = uint64(i)
+		}
+		if err := ix.AddBatch(rows, vecs); err != nil {
+			return nil, fmt.Errorf("segment %d: %w", id, err)
+		}
+		s.index, s.vecs = ix, ix.Vectors()
+	case Flat:
+		ix, err := flat.New(vecs, flat.Config{Metric: cfg.Metric, Workers: 1})
+		if err != nil {
+			return nil, fmt.Errorf("segment %d: %w", id, err)
+		}
+		s.index, s.vecs = ix, vecs
+	case IVF:
+		ix, err := buildIVF(cfg, id, vecs)
+		if err != nil {
+			return nil, err
+		}
+		s.index, s.vecs = ix, vecs
+	}
+	sw := storedWriter{blockBytes: cfg.StoredBlockBytes}
+	for i, k := range keys {
+		var src []byte
+		if sources != nil {
+			src = sources[i]
+		}
+		if err := sw.add(k, src); err != nil {
+			return nil, err
+		}
+	}
+	if err := sw.cut(); err != nil {
+		return nil, err
+	}
+	s.stored = &storedIndex{n: sw.n, first: sw.first, offs: sw.offs, data: sw.data}
+	return s, nil
+}
+
+// buildIVF clusters a segment's vectors (IVF-Flat, DiskBBQ's 384 vectors
+// per list, the segment's seed), the same lists at build and at open.
+func buildIVF(cfg Config, id uint64, vecs *vec.Matrix) (*ivf.Index, error) {
+	ix, err := ivf.Build(vecs, ivf.Config{Metric: cfg.Metric, Seed: cfg.Seed + id, Workers: cfg.BuildWorkers})
+	if err != nil {
+		return nil, fmt.Errorf("segment %d: %w", id, err)
+	}
+	return ix, nil
+}
+
+// write saves the segment's files: the graph (HNSW) and the segment file,
+// each atomically; the segment file last, so that a segment file on disk
+// always has its graph beside it.
+func (s *segment) write(cfg Config) error {
+	if ix, ok := s.index.(*hnsw.Index); ok {
+		if err := ix.Save(cfg.FS, graphName(cfg.Dir, s.id)); err != nil {
+			return fmt.Errorf("segment %d: %w", s.id, err)
+		}
+	}
+	path := segName(cfg.Dir, s.id)
+	w, err := blockfile.Create(cfg.FS, path, segMagic, segVersion)
+	if err != nil {
+		return fmt.Errorf("segment %d: %w", s.id, err)
+	}
+	defer w.Abort()
+	le := binary.LittleEndian
+	meta := le.AppendUint64(nil, s.id)
+	meta = le.AppendUint32(meta, uint32(s.n))
+	meta = le.AppendUint32(meta, uint32(cfg.Dim))
+	meta = append(meta, byte(cfg.Metric), byte(s.kind))
+	keys := make([]byte, 0, 8*s.n)
+	for _, k := range s.keys {
+		keys = le.AppendUint64(keys, k)
+	}
+	secs := []struct {
+		tag  string
+		data []byte
+	}{{"META", meta}, {"KEYS", keys}}
+	if s.kind != HNSW {
+		v := make([]byte, 0, 4*s.n*cfg.Dim)
+		for i := 0; i < s.n; i++ {
+			for _, x := range s.vecs.Row(i) {
+				v = le.AppendUint32(v, math.Float32bits(x))
+			}
+		}
+		secs = append(secs, struct {
+			tag  string
+			data []byte
+		}{"VECS", v})
+	}
+	secs = append(secs, struct {
+		tag  string
+		data []byte
+	}{"SIDX", s.stored.encodeIndex()}, struct {
+		tag  string
+		data []byte
+	}{"SDAT", s.stored.data})
+	for _, sec := range secs {
+		if err := w.Section(sec.tag, sec.data); err != nil {
+			return fmt.Errorf("segment %d: %w", s.id, err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		return fmt.Errorf("segment %d: %w", s.id, err)
+	}
+	return nil
+}
+
+// readSegment opens segment id of n documents written under cfg.
+func readSegment(cfg Config, id uint64, n int) (*segment, error) {
+	path := segName(cfg.Dir, id)
+	r, f, err := blockfile.Open(cfg.FS, path, segMagic, segVersion)
+	if err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
+	}
+	defer f.Close()
+	le := binary.LittleEndian
+	sec, err := r.Expect("META")
+	if err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
+	}
+	if len(sec.Data) != 18 {
+		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("is %d bytes, want 18", len(sec.Data))))
+	}
+	gotID, gotN, dim := le.Uint64(sec.Data), int(le.Uint32(sec.Data[8:])), int(le.Uint32(sec.Data[12:]))
+	metric, kind := engine.Metric(sec.Data[16]), IndexKind(sec.Data[17])
+	switch {
+	case gotID != id:
+		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("names segment %d, the commit %d", gotID, id)))
+	case gotN != n:
+		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("holds %d documents, the commit says %d", gotN, n)))
+	case dim != cfg.Dim || metric != cfg.Metric:
+		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("is %d-d %s, the collection %d-d %s", dim, metric, cfg.Dim, cfg.Metric)))
+	case kind > IVF:
+		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("unknown index kind %d", kind)))
+	}
+	s := &segment{id: id, n: n, kind: kind}
+	if sec, err = r.Expect("KEYS"); err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
+	}
+	if len(sec.Data) != 8*n {
+		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("is %d bytes for %d keys", len(sec.Data), n)))
+	}
+	s.keys = make([]uint64, n)
+	for i := range s.keys {
+		s.keys[i] = le.Uint64(sec.Data[8*i:])
+	}
+	if kind != HNSW {
+		if sec, err = r.Expect("VECS"); err != nil {
+			return nil, fmt.Errorf("segment: %w", err)
+		}
+		if len(sec.Data) != 4*n*dim {
+			return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("is %d bytes for %d × %d floats", len(sec.Data), n, dim)))
+		}
+		m := vec.NewMatrix(n, dim)
+		for i := range m.Data {
+			m.Data[i] = math.Float32frombits(le.Uint32(sec.Data[4*i:]))
+		}
+		var ix engine.Index
+		if kind == Flat {
+			ix, err = flat.New(m, flat.Config{Metric: metric, Workers: 1})
+		} else {
+			ix, err = buildIVF(cfg, id, m)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("segment: %s: %w", path, err)
+		}
+		s.index, s.vecs = ix, m
+	}
+	idx, err := r.Expect("SIDX")
+	if err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
+	}
+	dat, err := r.Expect("SDAT")
+	if err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
+	}
+	if s.stored, err = decodeIndex(idx.Data, len(dat.Data), n); err != nil {
+		return nil, fmt.Errorf("segment: %w", r.Corrupt(idx, err.Error()))
+	}
+	s.stored.data = dat.Data
+	if err := r.Finish(); err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
+	}
+	if kind == HNSW {
+		ix, err := hnsw.Load(cfg.FS, graphName(cfg.Dir, id))
+		if err != nil {
+			return nil, fmt.Errorf("segment %d: %w", id, err)
+		}
+		if ix.Len() != n || ix.Dim() != dim || ix.Metric() != metric {
+			return nil, fmt.Errorf("%w: segment %d: graph %s holds %d %d-d %s vectors, the segment %d %d-d %s",
+				engine.ErrCorrupt, id, graphName(cfg.Dir, id), ix.Len(), ix.Dim(), ix.Metric(), n, dim, metric)
+		}
+		s.index, s.vecs = ix, ix.Vectors()
+	}
+	return s, nil
+}
+
+// writeLive saves the live-document bitset as generation gen.
+func (s *segment) writeLive(cfg Config, gen int) error {
+	w, err := blockfile.Create(cfg.FS, liveName(cfg.Dir, s.id, gen), liveMagic, liveVersion)
+	if err != nil {
+		return fmt.Errorf("segment %d: %w", s.id, err)
+	}
+	defer w.Abort()
+	le := binary.LittleEndian
+	b := le.AppendUint64(nil, s.id)
+	b = le.AppendUint32(b, uint32(s.n))
+	b = le.AppendUint32(b, uint32(s.deleted))
+	words := make([]uint64, (s.n+63)/64)
+	s.live.ForEach(func(id engine.ID) { words[id>>6] |= 1 << (id & 63) })
+	for _, x := range words {
+		b = le.AppendUint64(b, x)
+	}
+	if err := w.Section("LIVE", b); err != nil {
+		return fmt.Errorf("segment %d: %w", s.id, err)
+	}
+	if err := w.Commit(); err != nil {
+		return fmt.Errorf("segment %d: %w", s.id, err)
+	}
+	return nil
+}
+
+// readLive loads the live bitset of generation gen into s.
+func (s *segment) readLive(cfg Config, gen int) error {
+	path := liveName(cfg.Dir, s.id, gen)
+	r, f, err := blockfile.Open(cfg.FS, path, liveMagic, liveVersion)
+	if err != nil {
+		return fmt.Errorf("segment: %w", err)
+	}
+	defer f.Close()
+	sec, err := r.Expect("LIVE")
+	if err != nil {
+		return fmt.Errorf("segment: %w", err)
+	}
+	le := binary.LittleEndian
+	words := (s.n + 63) / 64
+	if len(sec.Data) != 16+8*words {
+		return fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("is %d bytes for %d documents", len(sec.Data), s.n)))
+	}
+	if le.Uint64(sec.Data) != s.id || int(le.Uint32(sec.Data[8:])) != s.n {
+		return fmt.Errorf("segment: %w", r.Corrupt(sec, "names another segment"))
+	}
+	live := engine.NewBitset(s.n)
+	for i := 0; i < s.n; i++ {
+		if le.Uint64(sec.Data[16+8*(i>>6):])&(1<<(i&63)) != 0 {
+			live.Set(engine.ID(i))
+		}
+	}
+	if del := s.n - live.Count(); del != int(le.Uint32(sec.Data[12:])) {
+		return fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("counts %d deletions, its bits %d", le.Uint32(sec.Data[12:]), del)))
+	}
+	if err := r.Finish(); err != nil && err != io.EOF {
+		return fmt.Errorf("segment: %w", err)
+	}
+	s.live, s.deleted, s.delGen = live, s.n-live.Count(), gen
+	return nil
+}
+
+// removeFiles deletes the segment's files (after it left every commit and
+// snapshot); errors are ignored because the next commit retries.
+func removeFiles(cfg Config, id uint64) {
+	cfg.FS.Remove(segName(cfg.Dir, id))
+	cfg.FS.Remove(graphName(cfg.Dir, id))
+}

@@ -1,0 +1,106 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/veclab/veclab/engine/segment"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e17 is document retrieval inside a vector benchmark (seed 003): the
+// benchmark fetched each hit's id from Elasticsearch's compressed stored
+// fields, which costs as much as the vector search itself.
+var e17 = Experiment{
+	ID:    "E17",
+	Title: "document retrieval inside a vector benchmark: ids read from compressed stored fields vs from an id column",
+	Article: "seed 003: visit % 1 / 2 / 3 / 5 → recall@100 0.894 / 0.939 / 0.956 / 0.970; QPS with ids from stored fields 44 / 39 / 35 / 31; " +
+		"with ids isolated (read from a column) 89 / 73 / 56 / 40",
+	Figures: []Figure{
+		{Row: "1", Measure: "recall@100", Value: 0.894}, {Row: "2", Measure: "recall@100", Value: 0.939},
+		{Row: "3", Measure: "recall@100", Value: 0.956}, {Row: "5", Measure: "recall@100", Value: 0.970},
+		{Row: "1", Measure: "QPS stored", Value: 44}, {Row: "2", Measure: "QPS stored", Value: 39},
+		{Row: "3", Measure: "QPS stored", Value: 35}, {Row: "5", Measure: "QPS stored", Value: 31},
+		{Row: "1", Measure: "QPS column", Value: 89}, {Row: "2", Measure: "QPS column", Value: 73},
+		{Row: "3", Measure: "QPS column", Value: 56}, {Row: "5", Measure: "QPS column", Value: 40},
+	},
+}
+
+func init() { e17.Run = runE17; Register(e17) }
+
+// E17Efs is E17's breadth sweep (per segment), paired row by row with the
+// article's visit percentages 1, 2, 3 and 5.
+var (
+	E17Efs      = []int{100, 150, 250, 400}
+	e17Article  = []string{"1", "2", "3", "5"}
+	E17Segments = 4
+)
+
+// E17Row is one breadth: the same search with ids from the column and
+// from the stored fields.
+type E17Row struct {
+	Ef             int
+	Column, Stored SegmentMeasurement
+}
+
+// E17Measure builds a collection of segments and measures every ef with
+// both ways of reading the ids, top k.
+func E17Measure(env *Env, segments int, efs []int, k int) ([]E17Row, error) {
+	if len(efs) == 0 {
+		return nil, fmt.Errorf("%w: E17: no ef values", ErrBadArgument)
+	}
+	b, err := BuildSegments(env, SegmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	var out []E17Row
+	for _, ef := range efs {
+		col, err := MeasureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef}, 3, "ids from column")
+		if err != nil {
+			return nil, err
+		}
+		sto, err := MeasureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef, Fetch: segment.IDsFromStored}, 3, "ids from stored fields")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, E17Row{Ef: ef, Column: col, Stored: sto})
+	}
+	return out, nil
+}
+
+// E17Table tabulates E17 row by row beside the article's visit
+// percentages.
+func E17Table(env *Env, rows []E17Row) *table.Table {
+	t := table.New(fmt.Sprintf("E17 %d documents in %d segments, top %d: ids from compressed stored fields vs from the id column", env.Scale.N, rows[0].Column.Segments, rows[0].Column.Search.K),
+		table.Col("ef", ""), table.Col("article visit %", ""))
+	t.AddColumns(table.Pair("recall@100", "", 3)...)
+	t.AddColumns(table.Pair("QPS stored", "", 1)...)
+	t.AddColumns(table.Pair("QPS column", "", 1)...)
+	t.AddColumns(table.Column{Header: "column/stored", Unit: "×", Source: table.Lab, Prec: 2},
+		table.Column{Header: "decompressed", Unit: "KB/query", Source: table.Lab, Prec: 0})
+	for i, x := range rows {
+		a := ""
+		if i < len(e17Article) {
+			a = e17Article[i]
+		}
+		_ = t.AddValues(x.Ef, a, e17.ArticleValue(a, "recall@100"), x.Column.Recall, e17.ArticleValue(a, "QPS stored"), x.Stored.QPS,
+			e17.ArticleValue(a, "QPS column"), x.Column.QPS, x.Column.QPS/x.Stored.QPS, x.Stored.Decompressed/1024)
+	}
+	t.Note("the article swept IVF's visit percentage; the lab sweeps HNSW's ef per segment (its segments hold graphs), so rows pair by position, not by setting")
+	t.Note("stored fields: each document's source (about 120 bytes of JSON with its id) in S2 blocks (LZ4-class, as Lucene's default) of up to 60 KiB raw; hits are fetched in doc-id order, as Elasticsearch's fetch phase does, so reading a block's ids decompresses it once per query")
+	return t
+}
+
+func runE17(env *Env) (*Report, error) {
+	const k = 100
+	rows, err := E17Measure(env, E17Segments, E17Efs, k)
+	if err != nil {
+		return nil, err
+	}
+	r := NewReport(e17, env)
+	r.AddTable(E17Table(env, rows))
+	last := rows[len(rows)-1]
+	r.Note("direction: reading ids from the stored fields costs %.0f KB of decompression per query; the column reads %d bytes; at ef %d the column gives %.2f× the QPS (the article: 40/31 = 1.29× at 5 %% visit, 89/44 = 2.02× at 1 %%) — the cheaper the vector search, the larger the share of the fetch",
+		last.Stored.Decompressed/1024, 8*k, last.Ef, last.Column.QPS/last.Stored.QPS)
+	return r, nil
+}

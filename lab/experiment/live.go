@@ -1,0 +1,270 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/flat"
+	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/pglive"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// The real pgvector beside its emulation. When [Env.PG] is set, the
+// experiments that measure pgvector (E01's ingest, E02, E03, E04's
+// settings, E07, E11's sizes) also run on that PostgreSQL server, with the
+// same data set, the same queries and the same settings, and their tables
+// get columns marked "(real pgvector)" beside "(lab)" and "(article)".
+// Without it they are unchanged.
+
+// livePG is the state of the real pgvector in an Env: the table loaded
+// once, its load statistics and the filter truths computed for it.
+type livePG struct {
+	tab  *pglive.Table
+	load pglive.LoadStats
+	took time.Duration
+}
+
+// PGTable loads the environment's data set into Env.PG (once): Spring AI's
+// table with the HNSW index created first, rows in the scale's batches.
+func (e *Env) PGTable() (*pglive.Table, pglive.LoadStats, error) {
+	if e.PG == nil {
+		return nil, pglive.LoadStats{}, fmt.Errorf("%w: no PostgreSQL server configured (Env.PG)", ErrNotRunnable)
+	}
+	ds, err := e.Dataset()
+	if err != nil {
+		return nil, pglive.LoadStats{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.live != nil {
+		return e.live.tab, e.live.load, nil
+	}
+	e.logf("loading %d documents into the real pgvector (%v)", ds.Base.N, e.PG)
+	t0 := time.Now()
+	tab, st, err := e.PG.Load(context.Background(), ds.Base, ds.Meta, pglive.LoadOptions{Batch: e.Scale.Batch, Progress: e.Progress})
+	if err != nil {
+		return nil, st, fmt.Errorf("experiment: real pgvector: %w", err)
+	}
+	e.live = &livePG{tab: tab, load: st, took: time.Since(t0)}
+	return tab, st, nil
+}
+
+// LiveMeasurement is what the real pgvector answered for the environment's
+// queries under one setting.
+type LiveMeasurement struct {
+	Label    string
+	Recall   float64 // mean recall@K against the exact top-K (of the matching documents, under a filter)
+	MeanHits float64
+	Hits     []int // per measured query
+	Latency  metrics.Latency
+	// Plan is the plan of the first measured query; IndexScans counts the
+	// measured queries PostgreSQL planned with the HNSW index.
+	Plan       pglive.Plan
+	IndexScans int
+	Queries    int
+}
+
+// IndexScan reports whether most measured queries scanned the HNSW index.
+func (m LiveMeasurement) IndexScan() bool { return 2*m.IndexScans > m.Queries }
+
+// PlanName is "index scan" or "seq scan", with the count when the queries
+// disagreed, e.g. "index scan (97 of 100)".
+func (m LiveMeasurement) PlanName() string {
+	name, n := "seq scan", m.Queries-m.IndexScans
+	if m.IndexScan() {
+		name, n = "index scan", m.IndexScans
+	}
+	if n != m.Queries {
+		name += fmt.Sprintf(" (%d of %d)", n, m.Queries)
+	}
+	return name
+}
+
+// P50ms is the median latency in milliseconds.
+func (m LiveMeasurement) P50ms() float64 { return ms(m.Latency.P50) }
+
+// String prints the measurement on one line.
+func (m LiveMeasurement) String() string {
+	return fmt.Sprintf("%s (real pgvector): recall %.3f, mean hits %.1f, p50 %.2f ms, %s: %v", m.Label, m.Recall, m.MeanHits, m.P50ms(), m.PlanName(), m.Plan)
+}
+
+// MeasureLive runs the environment's queries (Scale.Warmup of them first,
+// unmeasured) on the real pgvector under set, with the filter text ("" for
+// none), and compares each answer with exact search — over the documents
+// the filter matches, as MeasureStrategy does.
+func MeasureLive(env *Env, filterText string, set pglive.Settings, label string) (LiveMeasurement, error) {
+	m := LiveMeasurement{Label: label}
+	tab, _, err := env.PGTable()
+	if err != nil {
+		return m, err
+	}
+	ds, err := env.Dataset()
+	if err != nil {
+		return m, err
+	}
+	var allow engine.Filter
+	if filterText != "" {
+		meta, err := FilterMeta(env, false)
+		if err != nil {
+			return m, err
+		}
+		f, err := meta.CompileString(filterText)
+		if err != nil {
+			return m, err
+		}
+		allow = f
+	}
+	exact, err := flat.New(ds.Base, flat.Config{Metric: engine.Cosine, Workers: 1})
+	if err != nil {
+		return m, err
+	}
+	k, qs := env.Scale.K, ds.Queries
+	ctx := context.Background()
+	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
+		if _, err := tab.Search(ctx, pglive.Query{Vector: qs.Row(i), K: k, Filter: filterText, Settings: set, NoExplain: true}); err != nil {
+			return m, fmt.Errorf("experiment: %s (real pgvector) warm-up query %d: %w", label, i, err)
+		}
+	}
+	lat := make([]time.Duration, qs.N)
+	m.Hits = make([]int, qs.N)
+	m.Queries = qs.N
+	for i := 0; i < qs.N; i++ {
+		truth, _, err := exact.Search(qs.Row(i), k, allow)
+		if err != nil {
+			return m, err
+		}
+		ids := make([]engine.ID, len(truth))
+		for j, r := range truth {
+			ids[j] = r.ID
+		}
+		a, err := tab.Search(ctx, pglive.Query{Vector: qs.Row(i), K: k, Filter: filterText, Settings: set})
+		if err != nil {
+			return m, fmt.Errorf("experiment: %s (real pgvector) query %d: %w", label, i, err)
+		}
+		if i == 0 {
+			m.Plan = a.Plan
+		}
+		if a.Plan.IndexScan {
+			m.IndexScans++
+		}
+		rs := make([]engine.Result, len(a.IDs))
+		for j, id := range a.IDs {
+			rs[j] = engine.Result{ID: engine.ID(id), Dist: float32(a.Dists[j])}
+		}
+		lat[i] = a.Elapsed
+		m.Recall += metrics.Recall(rs, ids, k)
+		m.Hits[i] = len(rs)
+		m.MeanHits += float64(len(rs))
+	}
+	n := float64(qs.N)
+	m.Recall /= n
+	m.MeanHits /= n
+	m.Latency = metrics.Summarize(lat)
+	return m, nil
+}
+
+// liveColumns are the columns a table gets for the real pgvector's figures
+// (none without a server).
+func liveColumns(env *Env, cols ...table.Column) []table.Column {
+	if env.PG == nil {
+		return nil
+	}
+	for i := range cols {
+		cols[i].Source = table.Live
+	}
+	return cols
+}
+
+// liveNote says which server the real pgvector columns come from and how
+// long loading took.
+func liveNote(env *Env, t *table.Table) {
+	if env.PG == nil {
+		return
+	}
+	env.mu.Lock()
+	l := env.live
+	env.mu.Unlock()
+	if l == nil {
+		return
+	}
+	t.Note("real pgvector: %v; %d rows loaded in %v (Spring AI's table, HNSW index m 16, ef_construction 64 created before the rows, batches of %d), then ANALYZE; the same queries and settings as the lab's, Spring AI's SQL; the embedded server is PostgreSQL compiled to WebAssembly (single-threaded), so its milliseconds are not comparable with native PostgreSQL's, its recall, hits and plans are",
+		env.PG, l.load.Rows, l.took.Round(time.Second), env.Scale.Batch)
+}
+
+// hasLive reports whether any measurement has a real pgvector answer.
+func hasLive(ms []StrategyMeasurement) bool {
+	for _, m := range ms {
+		if m.Live != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// liveValues are the n real pgvector cells of a row: vals(l), or empty
+// cells for a row the real pgvector did not run.
+func liveValues(l *LiveMeasurement, vals func(*LiveMeasurement) []any, n int) []any {
+	if l == nil {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = ""
+		}
+		return out
+	}
+	return vals(l)
+}
+
+// P95ms is the 95th percentile latency in milliseconds.
+func (m LiveMeasurement) P95ms() float64 { return ms(m.Latency.P95) }
+
+// liveLoad returns the real pgvector's loaded table (loading it if need
+// be), or nil without Env.PG.
+func (e *Env) liveLoad() (*livePG, error) {
+	if e.PG == nil {
+		return nil, nil
+	}
+	if _, _, err := e.PGTable(); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.live, nil
+}
+
+// inserts is the wall time of the load's INSERTs.
+func (l *livePG) inserts() time.Duration {
+	var d time.Duration
+	for _, b := range l.load.Batches {
+		d += b
+	}
+	return d
+}
+
+// UsePG points the environment at a real PostgreSQL by spec: "" none (the
+// experiments run on the emulation only), "embedded" (PostgreSQL 17 +
+// pgvector 0.8 as WebAssembly, started now; it needs node and `npm ci` in
+// lab/pglive/server), or a postgres:// URL of any server with pgvector ≥
+// 0.8. Env.Close closes what UsePG opened. Notebooks call it with
+// os.Getenv("VECLAB_PG").
+func (e *Env) UsePG(spec string) error {
+	if strings.TrimSpace(spec) == "" {
+		return nil
+	}
+	db, err := pglive.Open(context.Background(), spec)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	old := e.ownPG
+	e.PG, e.ownPG, e.live = db, db, nil
+	e.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	e.logf("real pgvector: %v", db)
+	return nil
+}

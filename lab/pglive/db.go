@@ -1,0 +1,201 @@
+package pglive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// MinVectorVersion is the oldest pgvector with hnsw.iterative_scan and
+// hnsw.max_scan_tuples (0.8.0), which E07 sets.
+const MinVectorVersion = "0.8.0"
+
+// DB is one connection to a PostgreSQL server with the vector extension
+// created in its database.
+type DB struct {
+	conn *pgx.Conn
+	// Server is PostgreSQL's server_version; Vector is pgvector's
+	// extversion; Where is host:port/database (no password).
+	Server, Vector, Where string
+
+	settings Settings // the session's hnsw / planner settings as last set
+	set      bool     // settings holds what the session has
+	srv      *Server  // the embedded server Open started, stopped by Close
+}
+
+// Connect opens a connection to the server at rawURL (a postgres:// URL or
+// a keyword/value connection string), checks that it answers, and creates
+// the vector extension if it is not there (CREATE EXTENSION IF NOT EXISTS
+// vector). The URL's default_query_exec_mode defaults to simple_protocol:
+// PGlite's socket server needs it, and it works with every server.
+func Connect(ctx context.Context, rawURL string) (*DB, error) {
+	if strings.TrimSpace(rawURL) == "" {
+		return nil, fmt.Errorf("%w: empty PostgreSQL URL (want postgres://user:password@host:port/database)", ErrBadArgument)
+	}
+	cfg, err := pgx.ParseConfig(withDefaults(rawURL))
+	if err != nil {
+		return nil, fmt.Errorf("%w: PostgreSQL URL: %v (want postgres://user:password@host:port/database)", ErrBadArgument, redact(err.Error()))
+	}
+	db := &DB{Where: fmt.Sprintf("%s:%d/%s", cfg.Host, cfg.Port, cfg.Database)}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, db.explain("connecting", err)
+	}
+	db.conn = conn
+	if err := db.init(ctx); err != nil {
+		conn.Close(context.Background())
+		return nil, err
+	}
+	return db, nil
+}
+
+// withDefaults adds default_query_exec_mode=simple_protocol and a connect
+// timeout to a URL that sets neither.
+func withDefaults(raw string) string {
+	add := map[string]string{"default_query_exec_mode": "simple_protocol", "connect_timeout": "10"}
+	if strings.HasPrefix(raw, "postgres://") || strings.HasPrefix(raw, "postgresql://") {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return raw // ParseConfig reports it
+		}
+		q := u.Query()
+		for k, v := range add {
+			if q.Get(k) == "" {
+				q.Set(k, v)
+			}
+		}
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	for k, v := range add {
+		if !strings.Contains(raw, k+"=") {
+			raw += " " + k + "=" + v
+		}
+	}
+	return raw
+}
+
+// Redact replaces the password of a postgres:// URL quoted in s with
+// xxxxx, for messages that repeat what the user typed.
+func Redact(s string) string { return redact(s) }
+
+// redact removes a password from a message that quotes a URL.
+func redact(s string) string {
+	if i := strings.Index(s, "://"); i >= 0 {
+		if at := strings.Index(s[i:], "@"); at > 0 {
+			if c := strings.Index(s[i+3:i+at], ":"); c >= 0 {
+				return s[:i+3+c+1] + "xxxxx" + s[i+at:]
+			}
+		}
+	}
+	return s
+}
+
+func (db *DB) init(ctx context.Context) error {
+	if err := db.conn.QueryRow(ctx, "SHOW server_version").Scan(&db.Server); err != nil {
+		return db.explain("reading server_version", err)
+	}
+	if _, err := db.conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && (pe.Code == "0A000" || pe.Code == "58P01" || strings.Contains(pe.Message, "extension \"vector\" is not available")) {
+			return fmt.Errorf("%w: %s (PostgreSQL %s): %s: install pgvector %s or later on that server (https://github.com/pgvector/pgvector#installation), or use the embedded server", ErrNoVector, db.Where, db.Server, pe.Message, MinVectorVersion)
+		}
+		if errors.As(err, &pe) && pe.Code == "42501" {
+			return fmt.Errorf("%w: %s: not allowed to CREATE EXTENSION vector (%s): ask its owner to run it once in this database, or connect as a user who may", ErrNoVector, db.Where, pe.Message)
+		}
+		return db.explain("CREATE EXTENSION vector", err)
+	}
+	if err := db.conn.QueryRow(ctx, "SELECT extversion FROM pg_extension WHERE extname = 'vector'").Scan(&db.Vector); err != nil {
+		return db.explain("reading pgvector's version", err)
+	}
+	if versionLess(db.Vector, MinVectorVersion) {
+		return fmt.Errorf("%w: %s has pgvector %s; the experiments set hnsw.iterative_scan, which needs %s or later: ALTER EXTENSION vector UPDATE after installing it", ErrNoVector, db.Where, db.Vector, MinVectorVersion)
+	}
+	return nil
+}
+
+// versionLess compares dotted versions numerically ("0.7.4" < "0.8.0").
+func versionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(as), len(bs)); i++ {
+		var x, y int
+		if i < len(as) {
+			fmt.Sscan(as[i], &x)
+		}
+		if i < len(bs) {
+			fmt.Sscan(bs[i], &y)
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
+
+// explain wraps a server or connection error with what to do about it.
+func (db *DB) explain(what string, err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "28P01", "28000":
+			return fmt.Errorf("%w: %s: %s: check the user and password in the URL (postgres://user:password@host/db), PGPASSWORD or ~/.pgpass", ErrAuth, db.Where, pe.Message)
+		case "3D000":
+			return fmt.Errorf("%w: %s: %s: create the database first (createdb) or name an existing one in the URL", ErrBadArgument, db.Where, pe.Message)
+		}
+		return fmt.Errorf("pglive: %s: %s: %s (SQLSTATE %s)", db.Where, what, pe.Message, pe.Code)
+	}
+	msg := redact(err.Error())
+	if strings.Contains(msg, "connection refused") {
+		return fmt.Errorf("pglive: %s: %s: nothing listens there (%s): start the server, check host and port, or use the embedded server", db.Where, what, msg)
+	}
+	return fmt.Errorf("pglive: %s: %s: %s", db.Where, what, msg)
+}
+
+// Close closes the connection, and stops the embedded server if [Open]
+// started one.
+func (db *DB) Close() error {
+	if db == nil || db.conn == nil {
+		return nil
+	}
+	err := db.conn.Close(context.Background())
+	if db.srv != nil {
+		err = errors.Join(err, db.srv.Close())
+	}
+	return err
+}
+
+// String names the server, e.g. "PostgreSQL 17.5, pgvector 0.8.0 at
+// 127.0.0.1:5432/postgres".
+func (db *DB) String() string {
+	return fmt.Sprintf("PostgreSQL %s, pgvector %s at %s", db.Server, db.Vector, db.Where)
+}
+
+// Embedded is the spec [Open] reads as "start the embedded server".
+const Embedded = "embedded"
+
+// Open connects by spec: [Embedded] starts the embedded server (see
+// [Start]; the DB's Close stops it), anything else is a URL for [Connect]
+// (postgres://user:password@host:port/database). It is what `veclab
+// reproduce -pg` and the notebooks' VECLAB_PG read.
+func Open(ctx context.Context, spec string) (*DB, error) {
+	spec = strings.TrimSpace(spec)
+	if spec != Embedded {
+		return Connect(ctx, spec)
+	}
+	srv, err := Start(ctx, ServerOptions{})
+	if err != nil {
+		return nil, err
+	}
+	db, err := Connect(ctx, srv.URL)
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	db.srv = srv
+	return db, nil
+}

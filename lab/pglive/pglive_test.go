@@ -1,0 +1,234 @@
+package pglive_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/flat"
+	"github.com/veclab/veclab/lab/dataset"
+	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/pglive"
+)
+
+// startServer starts the embedded server for a test. Without node (or its
+// npm packages) the test is skipped on a developer's machine and fails
+// under CI (CI=true), where .ci/run installs both.
+func startServer(t *testing.T, opt pglive.ServerOptions) *pglive.Server {
+	t.Helper()
+	if _, _, err := pglive.CheckServer(opt); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("embedded PostgreSQL unavailable under CI: %v", err)
+		}
+		t.Skipf("embedded PostgreSQL unavailable: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := pglive.Start(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestJSONPath(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"category == 'c3' && year >= 2022", `$.category == "c3" && $.year >= 2022`},
+		{"category in ['c1', 'c2'] || year < 2016", `($.category == "c1" || $.category == "c2") || $.year < 2016`},
+		{"region nin ['eu']", `!($.region == "eu")`},
+		{"!(year != 2020) && (region == 'us' || region == 'eu')", `!($.year != 2020) && ($.region == "us" || $.region == "eu")`},
+		{"score > 0.5 && flag == true", `$.score > 0.5 && $.flag == true`},
+	} {
+		got, err := pglive.JSONPath(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("JSONPath(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	if _, err := pglive.JSONPath("category =="); !errors.Is(err, pglive.ErrBadArgument) {
+		t.Errorf("a broken filter: %v, want ErrBadArgument", err)
+	}
+	p, err := pglive.SQLPredicate(`category == 'it\'s'`)
+	if err != nil || !strings.Contains(p, `"it''s"`) {
+		t.Errorf("a quote in a value must be doubled inside the SQL literal: %q, %v", p, err)
+	}
+}
+
+// TestLive loads a small data set into the embedded PostgreSQL and checks
+// what the experiments rely on: the index answers unfiltered queries
+// nearly exactly, a sequential scan (enable_seqscan on, a plan PostgreSQL
+// prefers for a big ef_search) answers exactly, the plans are told apart,
+// and the sizes are those of a real relation.
+func TestLive(t *testing.T) {
+	srv := startServer(t, pglive.ServerOptions{})
+	ctx := context.Background()
+	db, err := pglive.Connect(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.Vector != "0.8.0" || !strings.HasPrefix(db.Server, "17.") {
+		t.Errorf("embedded server: %s, want PostgreSQL 17 with pgvector 0.8.0 (the versions the lock file pins)", db)
+	}
+	ds, err := dataset.Generate(dataset.Config{N: 1500, Queries: 20, Dim: 32, Clusters: 8, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, st, err := db.Load(ctx, ds.Base, ds.Meta, pglive.LoadOptions{Batch: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Rows != 1500 || len(st.Batches) != 3 {
+		t.Errorf("load stats %+v: want 1500 rows in 3 batches", st)
+	}
+	ex, err := flat.New(ds.Base, flat.Config{Metric: engine.Cosine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recIdx, recSeq float64
+	for i := 0; i < ds.Queries.N; i++ {
+		q := ds.Queries.Row(i)
+		truth, _, err := ex.Search(q, 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]engine.ID, len(truth))
+		for j, r := range truth {
+			ids[j] = r.ID
+		}
+		a, err := tab.Search(ctx, pglive.Query{Vector: q, K: 10, Settings: pglive.Settings{EfSearch: 100, SeqScanOff: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Plan.IndexScan {
+			t.Fatalf("enable_seqscan = off: plan %v, want the HNSW index", a.Plan)
+		}
+		recIdx += metrics.Recall(results(a), ids, 10)
+		// A filter matching everything through the jsonpath predicate,
+		// with the index's startup cost at its highest: PostgreSQL scans.
+		b, err := tab.Search(ctx, pglive.Query{Vector: q, K: 10, Filter: "year >= 0", Settings: pglive.Settings{EfSearch: 1000}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Plan.IndexScan {
+			t.Fatalf("ef_search 1000 on 1,500 rows: plan %v, want a sequential scan", b.Plan)
+		}
+		recSeq += metrics.Recall(results(b), ids, 10)
+		if i == 0 {
+			t.Logf("index: %v; seq: %v", a.Plan, b.Plan)
+		}
+	}
+	n := float64(ds.Queries.N)
+	if recIdx/n < 0.9 || recSeq/n < 0.999 {
+		t.Errorf("recall@10: index %.3f (want ≥ 0.9), sequential scan %.3f (want 1: exact)", recIdx/n, recSeq/n)
+	}
+	sz, err := tab.Sizes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1,500 rows of 32 floats (136-byte vectors) fill a few dozen 8 kB
+	// pages; the HNSW index more (its elements carry the vector and 2·m
+	// neighbour slots).
+	if sz.Heap < 8192*10 || sz.Index <= sz.Heap/2 || sz.Heap%8192 != 0 {
+		t.Errorf("sizes %+v: want whole 8 kB pages, heap ≥ 10 pages, index not far below the heap", sz)
+	}
+	if _, err := tab.Search(ctx, pglive.Query{Vector: ds.Queries.Row(0), K: 10, Settings: pglive.Settings{IterativeScan: "sideways"}}); !errors.Is(err, pglive.ErrBadArgument) {
+		t.Errorf("iterative_scan sideways: %v, want ErrBadArgument", err)
+	}
+	if _, err := tab.Search(ctx, pglive.Query{Vector: ds.Queries.Row(0)[:5], K: 10}); !errors.Is(err, pglive.ErrBadArgument) {
+		t.Errorf("a 5-dimensional query: %v, want ErrBadArgument", err)
+	}
+}
+
+func results(a pglive.Answer) []engine.Result {
+	rs := make([]engine.Result, len(a.IDs))
+	for i, id := range a.IDs {
+		rs[i] = engine.Result{ID: engine.ID(id), Dist: float32(a.Dists[i])}
+	}
+	return rs
+}
+
+// TestErrors checks that each way the embedded server or a connection can
+// fail says what to do.
+func TestErrors(t *testing.T) {
+	ctx := context.Background()
+	t.Run("no node", func(t *testing.T) {
+		_, err := pglive.Start(ctx, pglive.ServerOptions{Node: filepath.Join(t.TempDir(), "node")})
+		if !errors.Is(err, pglive.ErrNoNode) || !strings.Contains(err.Error(), "install") {
+			t.Errorf("got %v, want ErrNoNode saying what to install", err)
+		}
+	})
+	t.Run("no packages", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "server.mjs"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := exec.LookPath("node"); err != nil {
+			t.Skip("node not installed: the check for npm packages comes after it")
+		}
+		_, err := pglive.Start(ctx, pglive.ServerOptions{Dir: dir})
+		if !errors.Is(err, pglive.ErrNoPackages) || !strings.Contains(err.Error(), "npm ci") {
+			t.Errorf("got %v, want ErrNoPackages saying npm ci", err)
+		}
+	})
+	t.Run("bad URL", func(t *testing.T) {
+		_, err := pglive.Connect(ctx, "postgres://u:secret@[::1")
+		if !errors.Is(err, pglive.ErrBadArgument) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("got %v, want ErrBadArgument without the password", err)
+		}
+	})
+	t.Run("nothing listening", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		_, err = pglive.Connect(ctx, "postgres://postgres:secret@"+addr+"/postgres?connect_timeout=3")
+		if err == nil || !strings.Contains(err.Error(), "nothing listens") || strings.Contains(err.Error(), "secret") {
+			t.Errorf("got %v, want 'nothing listens' without the password", err)
+		}
+	})
+	t.Run("port in use", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		port := l.Addr().(*net.TCPAddr).Port
+		if _, _, err := pglive.CheckServer(pglive.ServerOptions{}); err != nil {
+			startServer(t, pglive.ServerOptions{}) // skips or fails as the other live tests
+		}
+		_, err = pglive.Start(ctx, pglive.ServerOptions{Port: port})
+		if !errors.Is(err, pglive.ErrPortInUse) || !strings.Contains(err.Error(), "choose another port") {
+			t.Errorf("got %v, want ErrPortInUse saying what to do", err)
+		}
+	})
+	t.Run("no vector extension", func(t *testing.T) {
+		srv := startServer(t, pglive.ServerOptions{NoVector: true})
+		_, err := pglive.Connect(ctx, srv.URL)
+		if !errors.Is(err, pglive.ErrNoVector) || !strings.Contains(err.Error(), "install pgvector") {
+			t.Errorf("got %v, want ErrNoVector saying to install pgvector", err)
+		}
+	})
+}
+
+// TestAuthMessage checks the message of a refused password. The embedded
+// server does not authenticate (PGlite's socket server accepts any
+// password), so this test builds the server's error as PostgreSQL sends
+// it (SQLSTATE 28P01) rather than provoking it.
+func TestAuthMessage(t *testing.T) {
+	err := pglive.ExplainError("db:5432/x", "connecting", &pgconn.PgError{Code: "28P01", Message: `password authentication failed for user "lab"`})
+	if !errors.Is(err, pglive.ErrAuth) || !strings.Contains(err.Error(), "password in the URL") {
+		t.Errorf("got %v, want ErrAuth naming where to fix the password", err)
+	}
+}
