@@ -33,6 +33,7 @@ func init() {
 // benchFilterFlags are the flags of `veclab bench filter`.
 type benchFilterFlags struct {
 	ds         dataset.Config
+	data       string // -data: a real set's name or directory; "" generates ds
 	m, efc     int
 	gamma      int
 	mBeta      int
@@ -80,11 +81,15 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	fs.Float64Var(&f.minSel, "acorn-minsel", 0, "ACORN-γ: selectivity below which it pre-filters (0: the default 1/γ)")
 	efs := fs.String("efs", "", "comma-separated beams for the graph strategies (each a row; overrides -ef), e.g. 40,100,200")
 	nbhds := fs.String("acorn-nbhd", "", "comma-separated: also run the ACORN strategies with these readings of the filtered neighbourhood besides the authors' code: paper (the fixed set of Alg. 3), new-only (the lab's: visited members neither count nor expand)")
+	data := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("%w: unexpected arguments %q", engine.ErrInvalidArgument, fs.Args())
+	}
+	if f.data = *data; f.data != "" && !flagSet(fs, "queries") {
+		f.ds.Queries = 0 // all of the real set's queries
 	}
 	var errs []error
 	for _, s := range strings.Split(*sel, ",") {
@@ -152,7 +157,7 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	if f.m < 2 || f.efc < 1 || f.gamma < 1 || f.mBeta < 0 || f.k < 1 || f.warmup < 0 || f.workers < 1 || f.ef < 0 || f.seeds < 0 || f.expand < 0 || !(f.minSel >= 0 && f.minSel <= 1) || f.threshold < 0 {
 		errs = append(errs, fmt.Errorf("%w: -m ≥ 2, -efc, -gamma, -k, -workers ≥ 1 and -mbeta, -warmup, -ef, -threshold ≥ 0 required (and -seeds, -acorn-expand ≥ 0, -acorn-minsel in [0, 1])", engine.ErrInvalidArgument))
 	}
-	if err := f.ds.WithDefaults().Validate(); err != nil {
+	if err := f.ds.WithDefaults().Validate(); err != nil && f.data == "" {
 		errs = append(errs, err)
 	}
 	return f, errors.Join(errs...)
@@ -176,7 +181,7 @@ func runBenchFilter(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t := table.New(fmt.Sprintf("Filtered search, %d × %d, k = %d (%s)", f.ds.WithDefaults().N, f.ds.WithDefaults().Dim, f.k, info),
+	t := table.New(fmt.Sprintf("Filtered search, %s, k = %d (%s)", info.data, f.k, info.text),
 		table.Col("filter", ""), table.Col("matching", ""), table.Col("strategy", ""), table.Col("path", ""),
 		table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "mean hits", Prec: 1},
 		table.Column{Header: "p50", Unit: "ms", Prec: 3}, table.Column{Header: "p95", Unit: "ms", Prec: 3},
@@ -192,18 +197,37 @@ func runBenchFilter(args []string, stdout, stderr io.Writer) error {
 	t.Note("'+payload links' rows: Qdrant over the graph with its payload-block links (an HNSW per keyword value / numeric range above full_scan_threshold and below the percolation bound, merged into layer 0); Qdrant plans with full_scan_threshold %s", thresholdText(f.threshold))
 	t.Note("acorn-gamma pre-filters (path exact) below s_min = 1/γ (-acorn-minsel); acorn-1 below 1/(2·M²); ACORN's neighbourhood is the authors' code's ('paper-nbhd' rows: the paper's fixed set of Alg. 3; 'new-only-nbhd' rows: the lab's variant, see filtered.ACORNNeighbourhood)")
 	t.Note("'+N seeds' rows: ACORN with N matching documents as extra layer-0 entry points (a predicate-aware entry, not in the paper)")
+	if info.real {
+		t.Note("real data: category, year and region are drawn with the generator's weights (lab/dataset.AttachMeta); the category follows the set's labels where it has them (Fashion-MNIST: class mod 8), else it is independent of the vectors, unlike the generated set's, which follow its clusters")
+	}
 	t.Note("timings are wall time of one search on a machine shared with other jobs")
 	fmt.Fprint(stdout, t.String())
 	return nil
 }
 
-func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, error) {
-	ds, err := dataset.Generate(f.ds)
+// filterInfo describes a bench filter run for its table's title.
+type filterInfo struct {
+	data, text string
+	real       bool
+}
+
+func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, filterInfo, error) {
+	bd, err := loadBenchData(f.data, f.ds, f.ds.Queries, f.k, "")
 	if err != nil {
-		return nil, "", err
+		return nil, filterInfo{}, err
+	}
+	ds, metric := bd.ds, bd.metric
+	if bd.real != nil {
+		var labels []int32
+		if bd.real.Labels != nil && len(bd.real.Labels) == ds.Base.N {
+			labels = bd.real.Labels
+		}
+		if err := dataset.AttachMeta(ds, labels, f.ds.Seed); err != nil {
+			return nil, filterInfo{}, err
+		}
 	}
 	n, dim := ds.Base.N, ds.Base.Dim
-	fmt.Fprintf(stderr, "bench filter: %d × %d generated; building metadata…\n", n, dim)
+	fmt.Fprintf(stderr, "bench filter: %s; building metadata…\n", bd.desc)
 	rng := rand.New(rand.NewPCG(f.ds.Seed, 0xb0c4e7))
 	tags := rand.New(rand.NewPCG(f.ds.Seed, 0x7a65))
 	docs := make([]filter.Doc, n)
@@ -219,28 +243,28 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 		{Name: "bucket", Kind: filter.KindInteger, Indexed: true},
 		{Name: "tag", Kind: filter.KindKeyword, Indexed: true}}})
 	if err != nil {
-		return nil, "", err
+		return nil, filterInfo{}, err
 	}
 	plain, _ := filter.NewStore(filter.Schema{})
 	if _, err := indexed.Add(docs...); err != nil {
-		return nil, "", err
+		return nil, filterInfo{}, err
 	}
 	if _, err := plain.Add(docs...); err != nil {
-		return nil, "", err
+		return nil, filterInfo{}, err
 	}
 
 	fmt.Fprintf(stderr, "bench filter: building HNSW (M %d, efConstruction %d, %d workers)…\n", f.m, f.efc, f.workers)
 	start := time.Now()
-	g, err := hnsw.New(hnsw.Config{Dim: dim, M: f.m, EfConstruction: f.efc, Workers: f.workers, Seed: f.ds.Seed})
+	g, err := hnsw.New(hnsw.Config{Dim: dim, Metric: metric, M: f.m, EfConstruction: f.efc, Workers: f.workers, Seed: f.ds.Seed})
 	if err != nil {
-		return nil, "", err
+		return nil, filterInfo{}, err
 	}
 	keys := make([]uint64, n)
 	for i := range keys {
 		keys[i] = uint64(i)
 	}
 	if err := g.AddBatch(keys, ds.Base); err != nil {
-		return nil, "", err
+		return nil, filterInfo{}, err
 	}
 	hnswTime := time.Since(start)
 	var ac *filtered.ACORN
@@ -249,21 +273,21 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 		if s == filtered.ACORNGamma {
 			fmt.Fprintf(stderr, "bench filter: building ACORN-γ (M %d, γ %d)…\n", f.m, f.gamma)
 			start = time.Now()
-			ac, err = filtered.BuildACORN(g.Vectors(), engine.Cosine, filtered.ACORNConfig{M: f.m, Gamma: f.gamma, MBeta: f.mBeta, ExpandConstruction: f.expand, MinSelectivity: f.minSel, Seed: f.ds.Seed})
+			ac, err = filtered.BuildACORN(g.Vectors(), metric, filtered.ACORNConfig{M: f.m, Gamma: f.gamma, MBeta: f.mBeta, ExpandConstruction: f.expand, MinSelectivity: f.minSel, Seed: f.ds.Seed})
 			if err != nil {
-				return nil, "", err
+				return nil, filterInfo{}, err
 			}
 			acornTime = time.Since(start)
 			break
 		}
 	}
-	coll, err := filtered.New(g.Vectors(), indexed, filtered.Options{Graph: g, ACORN: ac, M: f.m})
+	coll, err := filtered.New(g.Vectors(), indexed, filtered.Options{Metric: metric, Graph: g, ACORN: ac, M: f.m})
 	if err != nil {
-		return nil, "", err
+		return nil, filterInfo{}, err
 	}
-	collPlain, err := filtered.New(g.Vectors(), plain, filtered.Options{Graph: g, ACORN: ac, M: f.m})
+	collPlain, err := filtered.New(g.Vectors(), plain, filtered.Options{Metric: metric, Graph: g, ACORN: ac, M: f.m})
 	if err != nil {
-		return nil, "", err
+		return nil, filterInfo{}, err
 	}
 	info := fmt.Sprintf("HNSW build %.1f s", hnswTime.Seconds())
 	if ac != nil {
@@ -275,7 +299,7 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 		var rep filtered.PayloadLinksReport
 		collLinks, rep, err = coll.WithPayloadLinks(filtered.PayloadLinksConfig{Threshold: f.threshold, EfConstruction: f.efc, Seed: f.ds.Seed, Workers: f.workers})
 		if err != nil {
-			return nil, "", err
+			return nil, filterInfo{}, err
 		}
 		fmt.Fprintf(stderr, "bench filter: %s\n", rep)
 		info += fmt.Sprintf(", %d payload blocks linked (%d skipped), %.0f B/vector, %.1f s", rep.Built, rep.SkippedPercolation+rep.SkippedSmall, rep.BytesPerVector(), rep.Elapsed.Seconds())
@@ -292,7 +316,7 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 		}
 		cf, err := indexed.CompileString(text)
 		if err != nil {
-			return nil, "", err
+			return nil, filterInfo{}, err
 		}
 		matching := cf.Estimate().Exp
 		fmt.Fprintf(stderr, "bench filter: %s (%d matching)…\n", text, matching)
@@ -300,7 +324,7 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 		for qi := range truth {
 			rs, _, err := coll.Search(filtered.Request{Query: ds.Queries.Row(qi), K: f.k, Filter: cf, Strategy: filtered.Exact})
 			if err != nil {
-				return nil, "", err
+				return nil, filterInfo{}, err
 			}
 			for _, r := range rs {
 				truth[qi] = append(truth[qi], r.ID)
@@ -336,7 +360,7 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 				if f.noIndex && (s == filtered.QdrantPlanner || s == filtered.Exact || s == filtered.ACORN1 || s == filtered.ACORNGamma) {
 					pcf, err := plain.CompileString(text)
 					if err != nil {
-						return nil, "", err
+						return nil, filterInfo{}, err
 					}
 					jobs = append(jobs, job{name + " (no payload index)", collPlain, pcf, s, filtered.Params{Ef: ef, FullScanThreshold: f.threshold}})
 				}
@@ -348,13 +372,17 @@ func benchFilter(f *benchFilterFlags, stderr io.Writer) ([]filterRow, string, er
 		for _, j := range jobs {
 			row, err := benchFilterOne(f, ds, j.c, j.cf, j.s, j.p, truth)
 			if err != nil {
-				return nil, "", fmt.Errorf("%s, %s: %w", text, j.name, err)
+				return nil, filterInfo{}, fmt.Errorf("%s, %s: %w", text, j.name, err)
 			}
 			row.filter, row.strategy, row.matching = text, j.name, matching
 			rows = append(rows, row)
 		}
 	}
-	return rows, info, nil
+	fi := filterInfo{data: fmt.Sprintf("%d × %d", n, dim), text: info, real: bd.real != nil}
+	if fi.real {
+		fi.data = bd.desc
+	}
+	return rows, fi, nil
 }
 
 func benchFilterOne(f *benchFilterFlags, ds *dataset.Dataset, c *filtered.Collection, cf *filter.Compiled, s filtered.Strategy, p filtered.Params, truth [][]engine.ID) (filterRow, error) {

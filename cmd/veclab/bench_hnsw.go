@@ -34,6 +34,8 @@ func init() {
 // benchHNSWFlags are the flags of `veclab bench hnsw`.
 type benchHNSWFlags struct {
 	ds         dataset.Config
+	data       string // -data: a real set's name or directory; "" generates ds
+	metric     engine.Metric
 	m          int
 	efc, ef    []int
 	k          int
@@ -69,8 +71,12 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 	fs.StringVar(&f.cache, "cache", "", "directory to cache ground truth in (default: none)")
 	fs.Float64Var(&f.minSeconds, "min-seconds", 0.3, "minimum timed seconds per ef (queries repeat until reached)")
 	fs.StringVar(&f.timing, "timing", "wall", `"wall": QPS over every timed pass; "best": each query's fastest of ≥ 3 passes (for a shared, busy machine; applied to hnswlib too)`)
+	data := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if f.data = *data; f.data != "" && !flagSet(fs, "queries") {
+		f.ds.Queries = 0 // all of the real set's queries
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("%w: unexpected arguments %q", engine.ErrInvalidArgument, fs.Args())
@@ -104,7 +110,7 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 	if f.peer != "" && f.peer != "hnswlib" {
 		errs = append(errs, fmt.Errorf("%w: -peer %q: only hnswlib is known", engine.ErrInvalidArgument, f.peer))
 	}
-	if err := f.ds.WithDefaults().Validate(); err != nil {
+	if err := f.ds.WithDefaults().Validate(); err != nil && f.data == "" {
 		errs = append(errs, err)
 	}
 	return f, errors.Join(errs...)
@@ -171,16 +177,18 @@ func runBenchHNSW(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	t0 := time.Now()
-	ds, err := dataset.Generate(f.ds)
+	bd, err := loadBenchData(f.data, f.ds, f.ds.Queries, f.k, f.cache)
 	if err != nil {
 		return err
 	}
-	truth, err := dataset.Truth(ds, max(f.k, 100), engine.Cosine, f.cache)
-	if err != nil {
-		return err
+	ds, truth := bd.ds, bd.truth
+	f.metric = bd.metric
+	how := "generated with truth"
+	if bd.real != nil {
+		how = "read with truth"
 	}
-	fmt.Fprintf(stdout, "data set: %s (generated with truth in %.1f s); cosine, recall@%d; GOMAXPROCS=%d; timing %s\n",
-		ds.Config, time.Since(t0).Seconds(), f.k, runtime.GOMAXPROCS(0), f.timing)
+	fmt.Fprintf(stdout, "data set: %s (%s in %.1f s); %s, recall@%d; GOMAXPROCS=%d; timing %s\n",
+		bd.desc, how, time.Since(t0).Seconds(), f.metric, f.k, runtime.GOMAXPROCS(0), f.timing)
 
 	// The harness is compiled once, before any timing.
 	var peerBin, peerDir string
@@ -198,7 +206,7 @@ func runBenchHNSW(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	exactRatio, exactBest, exactMedian, stream, err := hnswExactVsStream(ds, f.minSeconds)
+	exactRatio, exactBest, exactMedian, stream, err := hnswExactVsStream(ds, f.metric, f.minSeconds)
 	if err != nil {
 		return err
 	}
@@ -230,8 +238,8 @@ func hnswMS(d time.Duration) float64 { return float64(d) / float64(time.Millisec
 // over the slab, interleaved (a pass, a query, a pass, …) so that both see
 // the same machine: on a shared machine other work slows both alike. The
 // ratio is of the medians; the fastest query is returned too.
-func hnswExactVsStream(ds *dataset.Dataset, minSeconds float64) (ratio float64, best, median, stream time.Duration, err error) {
-	x, err := flat.New(ds.Base, flat.Config{Metric: engine.Cosine, Workers: 1})
+func hnswExactVsStream(ds *dataset.Dataset, metric engine.Metric, minSeconds float64) (ratio float64, best, median, stream time.Duration, err error) {
+	x, err := flat.New(ds.Base, flat.Config{Metric: metric, Workers: 1})
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}
@@ -260,7 +268,7 @@ func benchHNSWOne(ds *dataset.Dataset, truth *dataset.GroundTruth, f *benchHNSWF
 		keys[i] = uint64(i)
 	}
 	build := func(workers int) (*hnsw.Index, time.Duration, time.Duration, error) {
-		cfg := hnsw.HnswlibConfig(ds.Base.Dim, engine.Cosine, f.m, efc)
+		cfg := hnsw.HnswlibConfig(ds.Base.Dim, f.metric, f.m, efc)
 		// Both sides draw levels from the same generator and seed, so the
 		// recall comparison at equal ef compares graphs, not level draws.
 		cfg.Seed, cfg.Workers = f.graphSeed, workers
@@ -404,7 +412,7 @@ func runHnswlib(bin, dir string, f *benchHNSWFlags, efc int) (*hnswlibResult, er
 	}
 	cmd := exec.Command(bin,
 		"-base", filepath.Join(dir, "base.fvecs"), "-query", filepath.Join(dir, "query.fvecs"),
-		"-truth", filepath.Join(dir, "groundtruth.ivecs"), "-metric", "cosine",
+		"-truth", filepath.Join(dir, "groundtruth.ivecs"), "-metric", f.metric.String(),
 		"-m", strconv.Itoa(f.m), "-efc", strconv.Itoa(efc), "-threads", threads,
 		"-ef", strings.Join(efs, ","), "-k", strconv.Itoa(f.k),
 		"-seed", strconv.FormatUint(f.graphSeed, 10),

@@ -35,6 +35,8 @@ func init() {
 
 // ivfBench holds the parsed flags.
 type ivfBench struct {
+	data                      string        // -data: a real set's name or directory; "" generates
+	metric                    engine.Metric // the data set's
 	n, queries, dim, clusters int
 	seed                      uint64
 	nlist, iters, workers     int
@@ -112,8 +114,12 @@ func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&b.peer, "peer", "", "run a peer on the same data: faiss")
 	fs.StringVar(&b.python, "python", faiss.DefaultPython, "Python interpreter with faiss")
 	fs.IntVar(&b.warmup, "warmup", 20, "untimed warm-up queries before each timed run")
+	data := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if b.data = *data; b.data != "" && !flagSet(fs, "queries") {
+		b.queries = 0 // all of the real set's queries
 	}
 	var err error
 	if b.bits, err = parseInts(*bitsS); err != nil {
@@ -131,7 +137,7 @@ func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 	if b.peer != "" && b.peer != "faiss" {
 		return fmt.Errorf("%w: -peer %q (only faiss)", engine.ErrInvalidArgument, b.peer)
 	}
-	if b.queries < 1 || b.n < 1 {
+	if b.data == "" && (b.queries < 1 || b.n < 1) {
 		return fmt.Errorf("%w: -n and -queries must be positive", engine.ErrInvalidArgument)
 	}
 	return b.run(stdout)
@@ -181,14 +187,12 @@ type ivfRun struct {
 
 func (b *ivfBench) run(w io.Writer) error {
 	t0 := time.Now()
-	ds, err := dataset.Generate(dataset.Config{N: b.n, Queries: b.queries, Dim: b.dim, Clusters: b.clusters, Seed: b.seed})
+	bd, err := loadBenchData(b.data, dataset.Config{N: b.n, Queries: b.queries, Dim: b.dim, Clusters: b.clusters, Seed: b.seed}, b.queries, min(100, b.n), "")
 	if err != nil {
 		return err
 	}
-	truth, err := dataset.Truth(ds, min(100, b.n), engine.Cosine, "")
-	if err != nil {
-		return err
-	}
+	ds, truth := bd.ds, bd.truth
+	b.metric, b.n, b.queries, b.dim = bd.metric, ds.Base.N, ds.Queries.N, ds.Base.Dim
 	dir := b.dir
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "veclab-bench-ivf"); err != nil {
@@ -200,7 +204,7 @@ func (b *ivfBench) run(w io.Writer) error {
 	}
 	vpath := filepath.Join(dir, "vectors.vec")
 	os.Remove(vpath)
-	if err := store.WriteMatrix(vpath, ds.Base, engine.Cosine); err != nil {
+	if err := store.WriteMatrix(vpath, ds.Base, b.metric); err != nil {
 		return err
 	}
 	warm, err := store.Open(vpath, store.Options{})
@@ -215,8 +219,13 @@ func (b *ivfBench) run(w io.Writer) error {
 	if nlist == 0 {
 		nlist = max(1, int(math.Round(float64(b.n)/ivf.DefaultClusterSize)))
 	}
-	fmt.Fprintf(w, "veclab bench ivf — %d×%d unit vectors (%d clusters, seed %d), %d queries (+%d warm-up), cosine; truth by exact search in %v\n",
-		b.n, b.dim, b.clusters, b.seed, b.queries, b.warmup, time.Since(t0).Round(time.Millisecond))
+	if bd.real == nil {
+		fmt.Fprintf(w, "veclab bench ivf — %d×%d unit vectors (%d clusters, seed %d), %d queries (+%d warm-up), cosine; truth by exact search in %v\n",
+			b.n, b.dim, b.clusters, b.seed, b.queries, b.warmup, time.Since(t0).Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(w, "veclab bench ivf — %s (+%d warm-up); truth from the set's cache or exact search in %v\n",
+			bd.desc, b.warmup, time.Since(t0).Round(time.Millisecond))
+	}
 	fmt.Fprintf(w, "machine: %s/%s, GOMAXPROCS %d, searches single-threaded; other jobs may share the CPU\n", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 	if b.hier {
 		fmt.Fprintf(w, "IVF lists from hierarchical k-means (DiskBBQ, target %d vectors per list); ", ivf.DefaultClusterSize)
@@ -230,7 +239,7 @@ func (b *ivfBench) run(w io.Writer) error {
 		nlist, b.iters, b.spill, b.workers, b.oversample)
 	fmt.Fprintf(w, "vector file: %s, %.1f MB (%.0f B/vector incl. per-row CRC)\n\n", "vectors.vec", float64(warm.Size())/1e6, warm.BytesPerVector())
 
-	seq, err := rescore.New(warm, engine.Cosine, rescore.Options{})
+	seq, err := rescore.New(warm, b.metric, rescore.Options{})
 	if err != nil {
 		return err
 	}
@@ -239,7 +248,7 @@ func (b *ivfBench) run(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "codes\tlists\ttrain wall\ttrain CPU\tassign\tencode\tspilled\tresident B/vec\tcodes B/vec\tdisk B/vec\t")
 	for _, bits := range b.bits {
-		cfg := ivf.Config{Nlist: nlist, Metric: engine.Cosine, Bits: bits, Spill: b.spill, GlobalCentroid: b.global,
+		cfg := ivf.Config{Nlist: nlist, Metric: b.metric, Bits: bits, Spill: b.spill, GlobalCentroid: b.global,
 			Iters: b.iters, RandomInit: b.randomInit, Seed: b.seed, Workers: b.workers}
 		if b.hier {
 			cfg.Nlist, cfg.Hierarchical = 0, true
@@ -400,7 +409,7 @@ func (b *ivfBench) ioTable(w io.Writer, ix *ivf.Index, ds *dataset.Dataset, trut
 	}
 	defer warm.Close()
 	warm.Warm()
-	seq, _ := rescore.New(warm, engine.Cosine, rescore.Options{})
+	seq, _ := rescore.New(warm, b.metric, rescore.Options{})
 	visit, best := 0.0, -1.0
 	for _, v := range slices.Sorted(slices.Values(b.visit)) {
 		r, err := b.measure(ix, ds, truth, ivf.SearchOptions{VisitPercentage: v, Oversample: b.oversample, Rescorer: seq}, nil)
@@ -466,7 +475,7 @@ func (b *ivfBench) ioTable(w io.Writer, ix *ivf.Index, ds *dataset.Dataset, trut
 	fmt.Fprintln(tw, "reads served by\trecall@10\tQPS\tCPU-QPS\tp50 ms\treads/q\tKB/q\tcache-served\tdevice reads/q\t")
 	var readsPerQ float64
 	for _, m := range modes {
-		rs, err := rescore.New(m.file, engine.Cosine, rescore.Options{Concurrency: m.conc})
+		rs, err := rescore.New(m.file, b.metric, rescore.Options{Concurrency: m.conc})
 		if err != nil {
 			return err
 		}
@@ -542,7 +551,7 @@ func (b *ivfBench) diskListsTable(w io.Writer, ref *ivf.Index, ds *dataset.Datas
 				return err
 			}
 		}
-		rs, _ := rescore.New(vf, engine.Cosine, rescore.Options{})
+		rs, _ := rescore.New(vf, b.metric, rescore.Options{})
 		r, lio, err := b.measureLists(ix, ds, truth, ivf.SearchOptions{VisitPercentage: visit, Oversample: b.oversample, Rescorer: rs}, before)
 		vf.Close()
 		if err != nil {
@@ -627,7 +636,7 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 		var sd side
 		// FAISS's initialisation (a random sample), iterations and sample
 		// cap, on one thread: the training times compare like for like.
-		ix, wall, cpu, err := trainTimed(ds, ivf.Config{Nlist: nlist, Metric: engine.Cosine, Bits: bits, Iters: b.iters,
+		ix, wall, cpu, err := trainTimed(ds, ivf.Config{Nlist: nlist, Metric: b.metric, Bits: bits, Iters: b.iters,
 			RandomInit: true, Seed: b.seed, Workers: 1})
 		if err != nil {
 			return sd, err
@@ -653,7 +662,7 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 		return err
 	}
 	res, err := faiss.RunIVF(context.Background(), faiss.IVFRequest{Python: b.python, Base: files.Base, Query: files.Queries,
-		Truth: files.Truth, Nlist: nlist, Niter: b.iters, Nprobe: b.nprobe, Metric: engine.Cosine, K: 10, Seed: 1234})
+		Truth: files.Truth, Nlist: nlist, Niter: b.iters, Nprobe: b.nprobe, Metric: b.metric, K: 10, Seed: 1234})
 	if err != nil {
 		return err
 	}

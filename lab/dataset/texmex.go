@@ -23,11 +23,13 @@ const MaxTexmexDim = 1 << 20
 // all little-endian:
 //
 //	+-----------+------------------------------+
-//	| dim int32 | dim × float32 (or int32)      |  record 0
+//	| dim int32 | dim × float32 (int32, uint8) |  record 0
 //	+-----------+------------------------------+
 //	| dim int32 | …                             |  record 1 …
 //
-// Every record of one file has the same dim.
+// Every record of one file has the same dim. .fvecs holds float32
+// components, .ivecs int32 and .bvecs uint8 (SIFT1B's bytes); the
+// dimension header is an int32 in all three.
 
 // ReadFvecs reads a whole .fvecs stream into a matrix. Errors wrap
 // engine.ErrCorrupt and name the record and byte offset: a dimension header
@@ -36,7 +38,7 @@ const MaxTexmexDim = 1 << 20
 // engine.ErrEmpty.
 func ReadFvecs(r io.Reader) (*vec.Matrix, error) {
 	var m *vec.Matrix
-	err := readTexmex(r, func(rec int, off int64, dim int, body []byte) error {
+	err := readTexmex(r, 4, func(rec int, off int64, dim int, body []byte) error {
 		if m == nil {
 			m = &vec.Matrix{Dim: dim, Stride: dim}
 		}
@@ -64,7 +66,7 @@ func ReadFvecs(r io.Reader) (*vec.Matrix, error) {
 // one []int32 per record, with the same errors as ReadFvecs.
 func ReadIvecs(r io.Reader) ([][]int32, error) {
 	var rows [][]int32
-	err := readTexmex(r, func(rec int, off int64, dim int, body []byte) error {
+	err := readTexmex(r, 4, func(rec int, off int64, dim int, body []byte) error {
 		row := make([]int32, dim)
 		for j := range row {
 			row[j] = int32(binary.LittleEndian.Uint32(body[4*j:]))
@@ -81,8 +83,61 @@ func ReadIvecs(r io.Reader) ([][]int32, error) {
 	return rows, nil
 }
 
-// readTexmex frames records and checks headers, lengths and dim consistency.
-func readTexmex(r io.Reader, fn func(rec int, off int64, dim int, body []byte) error) error {
+// ReadBvecs reads a whole .bvecs stream (uint8 components, as SIFT1B's
+// base set) into a float32 matrix, with the same errors as ReadFvecs
+// (a byte cannot be NaN).
+func ReadBvecs(r io.Reader) (*vec.Matrix, error) {
+	var m *vec.Matrix
+	err := readTexmex(r, 1, func(rec int, off int64, dim int, body []byte) error {
+		if m == nil {
+			m = &vec.Matrix{Dim: dim, Stride: dim}
+		}
+		for _, b := range body {
+			m.Data = append(m.Data, float32(b))
+		}
+		m.N++
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bvecs: %w", err)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("bvecs: no records: %w", engine.ErrEmpty)
+	}
+	return m, nil
+}
+
+// WriteBvecs writes m as .bvecs records. Every component must be an
+// integer in 0…255; the first that is not is an error naming its row and
+// column, and nothing is written past the row before it.
+func WriteBvecs(w io.Writer, m *vec.Matrix) error {
+	if m == nil || m.Dim <= 0 {
+		return fmt.Errorf("%w: bvecs: nil or zero-dimension matrix", engine.ErrInvalidArgument)
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	buf := make([]byte, 4+m.Dim)
+	binary.LittleEndian.PutUint32(buf, uint32(m.Dim))
+	for i := 0; i < m.N; i++ {
+		for j, x := range m.Row(i) {
+			if !(x >= 0 && x <= 255) || x != float32(math.Trunc(float64(x))) {
+				if err := bw.Flush(); err != nil {
+					return err
+				}
+				return fmt.Errorf("%w: bvecs: row %d component %d is %v, not a byte",
+					engine.ErrInvalidArgument, i, j, x)
+			}
+			buf[4+j] = byte(x)
+		}
+		if _, err := bw.Write(buf); err != nil {
+			return fmt.Errorf("bvecs: record %d: %w", i, err)
+		}
+	}
+	return bw.Flush()
+}
+
+// readTexmex frames records of elem-byte components and checks headers,
+// lengths and dim consistency.
+func readTexmex(r io.Reader, elem int, fn func(rec int, off int64, dim int, body []byte) error) error {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var hdr [4]byte
 	var body []byte
@@ -111,22 +166,22 @@ func readTexmex(r io.Reader, fn func(rec int, off int64, dim int, body []byte) e
 			return fmt.Errorf("%w: record %d at offset %d: dimension %d, earlier records have %d",
 				engine.ErrCorrupt, rec, off, dim, first)
 		}
-		if cap(body) < 4*dim {
-			body = make([]byte, 4*dim)
+		if cap(body) < elem*dim {
+			body = make([]byte, elem*dim)
 		}
-		body = body[:4*dim]
+		body = body[:elem*dim]
 		n, err = io.ReadFull(br, body)
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
 				return fmt.Errorf("%w: record %d at offset %d: truncated: %d of %d body bytes",
-					engine.ErrCorrupt, rec, off, n, 4*dim)
+					engine.ErrCorrupt, rec, off, n, elem*dim)
 			}
 			return fmt.Errorf("record %d at offset %d: %w", rec, off, err)
 		}
 		if err := fn(rec, off, dim, body); err != nil {
 			return err
 		}
-		off += 4 + 4*int64(dim)
+		off += 4 + int64(elem)*int64(dim)
 	}
 }
 

@@ -131,6 +131,7 @@ func FuzzReadFvecs(f *testing.F) {
 	f.Add(cat(rec(1, 5), rec(1, 7)))
 	f.Add(rec(0))
 	f.Add([]byte{1, 0, 0})
+	testdataSeeds(f, "glove-3k/base.fvecs", "glove-3k/query.fvecs")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := ReadFvecs(bytes.NewReader(b))
 		if err != nil {
@@ -153,6 +154,7 @@ func FuzzReadIvecs(f *testing.F) {
 	f.Add(rec(3, 1, 2, 3))
 	f.Add(cat(rec(1, 5), rec(2, 7, 8)))
 	f.Add([]byte{0xff, 0xff, 0xff, 0x7f})
+	testdataSeeds(f, "glove-3k/groundtruth.ivecs")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rows, err := ReadIvecs(bytes.NewReader(b))
 		if err != nil {

@@ -53,7 +53,7 @@ func Truth(ds *Dataset, k int, metric engine.Metric, cacheDir string) (*GroundTr
 	var key uint64
 	if cacheDir != "" {
 		key = ds.Hash()
-		path = filepath.Join(cacheDir, fmt.Sprintf("truth-%016x-k%d-%s.bin", key, k, metric))
+		path = filepath.Join(cacheDir, truthCacheName(key, k, metric))
 		if t, err := readTruthFile(path, key, k, metric, ds.Queries.N); err == nil {
 			return t, nil
 		}
@@ -71,6 +71,11 @@ func Truth(ds *Dataset, k int, metric engine.Metric, cacheDir string) (*GroundTr
 		}
 	}
 	return t, nil
+}
+
+// truthCacheName is the file name of a truth cache entry.
+func truthCacheName(key uint64, k int, metric engine.Metric) string {
+	return fmt.Sprintf("truth-%016x-k%d-%s.bin", key, k, metric)
 }
 
 // ComputeTruth is exact search of every query row over base, on all cores,

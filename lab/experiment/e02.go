@@ -68,7 +68,7 @@ func E02Measure(env *Env) ([]Measurement, error) {
 
 // E02Table puts the measurements beside the article's figures.
 func E02Table(env *Env, ms []Measurement) *table.Table {
-	t := table.New(fmt.Sprintf("E02 unfiltered: %d queries after %d warm-up, topK=%d, cosine, each store's defaults", env.Scale.Queries, env.Scale.Warmup, env.Scale.K),
+	t := table.New(fmt.Sprintf("E02 unfiltered: %d queries after %d warm-up, topK=%d, %s, each store's defaults", env.Scale.Queries, env.Scale.Warmup, env.Scale.K, env.Metric()),
 		table.Col("store", ""))
 	t.AddColumns(table.Pair("recall@10", "", 3)...)
 	t.AddColumns(table.Pair("p50", "ms", 2)...)

@@ -47,7 +47,7 @@ func TrainQuantizer(env *Env, name string) (quant.Quantizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	const m = engine.Cosine
+	m := env.Metric()
 	switch name {
 	case "raw":
 		return nil, nil
@@ -119,14 +119,14 @@ func QuantFlat(env *Env, name string, oversample []float64) (QuantResult, error)
 	}
 	r := QuantResult{Name: name, Train: time.Since(t0), Oversample: append([]float64(nil), oversample...),
 		RecallOver: make([]float64, len(oversample)), BytesPerVector: float64(4 * ds.Base.Dim)}
-	rs, err := rescore.New(rescore.NewSlab(ds.Base), engine.Cosine, rescore.Options{})
+	rs, err := rescore.New(rescore.NewSlab(ds.Base), env.Metric(), rescore.Options{})
 	if err != nil {
 		return QuantResult{}, err
 	}
 	var st *quant.Store
 	var exact *flat.Index
 	if q == nil {
-		if exact, err = flat.New(ds.Base, flat.Config{Metric: engine.Cosine}); err != nil {
+		if exact, err = flat.New(ds.Base, flat.Config{Metric: env.Metric()}); err != nil {
 			return QuantResult{}, err
 		}
 	} else {

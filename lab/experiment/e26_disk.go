@@ -75,13 +75,13 @@ func HNSWCodesGraph(env *Env, bits int, codeGraph bool) (*DiskHNSW, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := quant.TrainOSQ(ds.Base, engine.Cosine, quant.OSQConfig{Bits: bits, Seed: env.Seed})
+	q, err := quant.TrainOSQ(ds.Base, env.Metric(), quant.OSQConfig{Bits: bits, Seed: env.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %d-bit codes: %w", bits, err)
 	}
 	codes := quant.NewStore(q)
 	const m = 16
-	cfg := hnsw.Config{Dim: ds.Base.Dim, Metric: engine.Cosine, M: m, M0: 2 * m, NewNodeDegreeL0: 2 * m,
+	cfg := hnsw.Config{Dim: ds.Base.Dim, Metric: env.Metric(), M: m, M0: 2 * m, NewNodeDegreeL0: 2 * m,
 		EfConstruction: 100, Seed: env.Seed, Workers: max(env.Workers, 1)}
 	if codeGraph {
 		cfg.Codes = codes
@@ -137,7 +137,7 @@ func buildIVFCentring(env *Env, bits int, global bool) (*ivf.Index, error) {
 		return nil, err
 	}
 	env.logf("building IVF with %d-bit OSQ lists over %d vectors (global centroid %t)", bits, ds.Base.N, global)
-	ix, err := ivf.Build(ds.Base, ivf.Config{Metric: engine.Cosine, Bits: bits, GlobalCentroid: global, Seed: env.Seed, Workers: max(env.Workers, 1)})
+	ix, err := ivf.Build(ds.Base, ivf.Config{Metric: env.Metric(), Bits: bits, GlobalCentroid: global, Seed: env.Seed, Workers: max(env.Workers, 1)})
 	if err != nil {
 		return nil, fmt.Errorf("experiment: IVF with %d-bit lists: %w", bits, err)
 	}
@@ -156,7 +156,7 @@ func vectorFile(env *Env) (dir, path string, cleanup func(), err error) {
 		return "", "", nil, fmt.Errorf("experiment: vector file: %w", err)
 	}
 	path = filepath.Join(dir, "vectors.vec")
-	if err := store.WriteMatrix(path, ds.Base, engine.Cosine); err != nil {
+	if err := store.WriteMatrix(path, ds.Base, env.Metric()); err != nil {
 		os.RemoveAll(dir)
 		return "", "", nil, fmt.Errorf("experiment: vector file: %w", err)
 	}

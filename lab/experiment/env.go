@@ -201,6 +201,7 @@ type Env struct {
 
 	mu     sync.Mutex
 	ds     *dataset.Dataset
+	real   *realData // nil: the generated set
 	truths map[int]*dataset.GroundTruth
 	stores map[string]*profile.Store
 	meta   *filter.Store
@@ -229,6 +230,93 @@ func (e *Env) logf(format string, args ...any) {
 	}
 }
 
+// realData is a real data set an environment runs on (see [Env.UseData]).
+type realData struct {
+	name   string
+	metric engine.Metric
+	truth  *dataset.GroundTruth // the set's cached top-100, its first queries; nil when the base was cut
+}
+
+// UseData makes the environment run on a real data set instead of the
+// generated one: a name from [dataset.Sources] (fetched by `veclab data
+// get`; glove-3k is compiled in) or a directory in the layout
+// [dataset.Open] reads; root "" means [dataset.DataRoot]. The scale's N
+// (when smaller than the set) keeps the first N base rows and its Queries
+// the first queries; N, Dim and Queries are then set to the set's. The
+// set's metric replaces cosine wherever the experiments build an index,
+// a quantizer or a store (profiles included). Metadata is drawn by
+// [dataset.AttachMeta] with the environment's seed: categories follow the
+// set's labels where it has them, else they are independent of the
+// vectors. Call it before any experiment runs.
+func (e *Env) UseData(nameOrDir, root string) error {
+	r, err := dataset.OpenData(nameOrDir, root)
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	full := r.Dataset
+	n, nq := full.Base.N, full.Queries.N
+	if e.Scale.N > 0 && e.Scale.N < n {
+		n = e.Scale.N
+	}
+	if e.Scale.Queries > 0 && e.Scale.Queries < nq {
+		nq = e.Scale.Queries
+	}
+	dim := full.Base.Dim
+	ds := &dataset.Dataset{Config: dataset.Config{N: n, Queries: nq, Dim: dim},
+		Base:    &vec.Matrix{N: n, Dim: dim, Stride: full.Base.Stride, Data: full.Base.Data[:n*full.Base.Stride]},
+		Queries: &vec.Matrix{N: nq, Dim: dim, Stride: full.Queries.Stride, Data: full.Queries.Data[:nq*full.Queries.Stride]}}
+	var labels []int32
+	if r.Labels != nil {
+		labels = r.Labels[:n]
+	}
+	if err := dataset.AttachMeta(ds, labels, e.Seed); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	name := r.Manifest.Name
+	if name == "" {
+		name = nameOrDir
+	}
+	rd := &realData{name: name, metric: r.Metric}
+	if n == full.Base.N {
+		t, err := r.Truth(100)
+		if err != nil {
+			return fmt.Errorf("experiment: %s: truth: %w", name, err)
+		}
+		rd.truth = &dataset.GroundTruth{K: t.K, Metric: t.Metric, IDs: t.IDs[:nq], Dists: t.Dists[:nq]}
+	}
+	sc := e.Scale
+	sc.Name, sc.N, sc.Dim, sc.Queries = name, n, dim, nq
+	sc.Warmup = min(sc.Warmup, nq)
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.Scale, e.ds, e.real, e.truths = sc, ds, rd, nil
+	return nil
+}
+
+// Metric is the data set's metric: cosine for the generated set (the
+// articles'), a real set's own after [Env.UseData].
+func (e *Env) Metric() engine.Metric {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.real != nil {
+		return e.real.metric
+	}
+	return engine.Cosine
+}
+
+// DataName names the data set: "generated" or the real set's name.
+func (e *Env) DataName() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.real != nil {
+		return e.real.name
+	}
+	return "generated"
+}
+
 // DatasetConfig is the generator configuration of this environment.
 func (e *Env) DatasetConfig() dataset.Config {
 	return dataset.Config{N: e.Scale.N, Queries: e.Scale.Queries, Dim: e.Scale.Dim, Clusters: e.Scale.Clusters, Seed: e.Seed}
@@ -250,19 +338,33 @@ func (e *Env) Dataset() (*dataset.Dataset, error) {
 	return ds, nil
 }
 
-// Truth returns (once) the exact top-k of every query, cosine.
+// Truth returns (once) the exact top-k of every query under the data
+// set's metric (cosine for the generated set; a real set's cached truth
+// when k ≤ 100 and its base is whole).
 func (e *Env) Truth(k int) (*dataset.GroundTruth, error) {
 	ds, err := e.Dataset()
 	if err != nil {
 		return nil, err
 	}
+	metric := e.Metric()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if t, ok := e.truths[k]; ok {
 		return t, nil
 	}
+	if e.real != nil && e.real.truth != nil && k <= e.real.truth.K {
+		t := &dataset.GroundTruth{K: k, Metric: metric, IDs: make([][]engine.ID, len(e.real.truth.IDs)), Dists: make([][]float32, len(e.real.truth.IDs))}
+		for q := range t.IDs {
+			t.IDs[q], t.Dists[q] = e.real.truth.IDs[q][:min(k, len(e.real.truth.IDs[q]))], e.real.truth.Dists[q][:min(k, len(e.real.truth.Dists[q]))]
+		}
+		if e.truths == nil {
+			e.truths = map[int]*dataset.GroundTruth{}
+		}
+		e.truths[k] = t
+		return t, nil
+	}
 	e.logf("computing exact top-%d for %d queries", k, ds.Queries.N)
-	t, err := dataset.Truth(ds, k, engine.Cosine, e.CacheDir)
+	t, err := dataset.Truth(ds, k, metric, e.CacheDir)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: truth: %w", err)
 	}
@@ -302,8 +404,12 @@ func (e *Env) Store(p profile.Profile) (*profile.Store, error) {
 	return s, nil
 }
 
-// fill sets the environment's seed and workers on a profile that has none.
+// fill sets the environment's seed and workers on a profile that has none,
+// and a real data set's metric (the profiles' zero metric is cosine).
 func (e *Env) fill(p profile.Profile) profile.Profile {
+	if m := e.Metric(); m != engine.Cosine && p.Metric == engine.Cosine {
+		p.Metric = m
+	}
 	if p.Seed == 0 {
 		p.Seed = e.Seed
 	}

@@ -1,0 +1,240 @@
+package dataset
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// Layout is what WriteLayout writes into a data set directory.
+type Layout struct {
+	Base, Queries *vec.Matrix
+	// Truth, when not nil, is written as groundtruth.ivecs (ids only) and
+	// as the truth cache file Real.Truth reads, so a fresh directory
+	// needs no exact search.
+	Truth *GroundTruth
+	// Labels, when not nil, are written as base-labels.ivecs.
+	Labels []int32
+	// Words, when not nil, are written as words.txt, one a line: what each
+	// base row then each query row stands for.
+	Words    []string
+	Manifest Manifest
+}
+
+// PartialSuffix marks a directory WriteLayout has not finished; Open is
+// never pointed at one, and the next WriteLayout of the same name removes
+// it.
+const PartialSuffix = ".partial"
+
+// WriteLayout writes l as a data set directory dir — base.fvecs,
+// query.fvecs, groundtruth.ivecs and base-labels.ivecs when given,
+// dataset.json with every file's SHA-256 — into a sibling temporary
+// directory, verifies it (checksums re-read, then [Open]) and only then
+// renames it to dir. An existing dir is an error (nothing already written
+// is lost); an interrupted write leaves only dir+PartialSuffix+"-*",
+// which is never read.
+func WriteLayout(dir string, l Layout) error {
+	if l.Base == nil || l.Queries == nil {
+		return fmt.Errorf("%w: WriteLayout: no vectors", engine.ErrInvalidArgument)
+	}
+	if l.Base.Dim != l.Queries.Dim {
+		return fmt.Errorf("%w: WriteLayout: base has %d dimensions, queries %d", engine.ErrDimension, l.Base.Dim, l.Queries.Dim)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return fmt.Errorf("%w: %s exists; remove it to rewrite", engine.ErrInvalidArgument, dir)
+	}
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	stale, _ := filepath.Glob(dir + PartialSuffix + "-*")
+	for _, s := range stale {
+		os.RemoveAll(s)
+	}
+	tmp, err := os.MkdirTemp(parent, filepath.Base(dir)+PartialSuffix+"-")
+	if err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
+	mf := l.Manifest
+	mf.Base, mf.Queries, mf.Dim = l.Base.N, l.Queries.N, l.Base.Dim
+	mf.SHA256 = map[string]string{}
+	put := func(name string, fill func(io.Writer) error) error {
+		f, err := os.OpenFile(filepath.Join(tmp, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		h := sha256.New()
+		if err := fill(io.MultiWriter(f, h)); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		mf.SHA256[name] = hex.EncodeToString(h.Sum(nil))
+		return nil
+	}
+	if err := put("base.fvecs", func(w io.Writer) error { return WriteFvecs(w, l.Base) }); err != nil {
+		return err
+	}
+	if err := put("query.fvecs", func(w io.Writer) error { return WriteFvecs(w, l.Queries) }); err != nil {
+		return err
+	}
+	if l.Truth != nil {
+		rows := make([][]int32, len(l.Truth.IDs))
+		for i, ids := range l.Truth.IDs {
+			rows[i] = make([]int32, len(ids))
+			for j, id := range ids {
+				rows[i][j] = int32(id)
+			}
+		}
+		if err := put("groundtruth.ivecs", func(w io.Writer) error { return WriteIvecs(w, rows) }); err != nil {
+			return err
+		}
+	}
+	if l.Labels != nil {
+		rows := make([][]int32, len(l.Labels))
+		for i, x := range l.Labels {
+			rows[i] = []int32{x}
+		}
+		if err := put("base-labels.ivecs", func(w io.Writer) error { return WriteIvecs(w, rows) }); err != nil {
+			return err
+		}
+	}
+	if l.Words != nil {
+		if len(l.Words) != l.Base.N+l.Queries.N {
+			return fmt.Errorf("%w: WriteLayout: %d words for %d base and %d query rows", engine.ErrInvalidArgument, len(l.Words), l.Base.N, l.Queries.N)
+		}
+		for i, w := range l.Words {
+			if strings.ContainsAny(w, "\n\r") {
+				return fmt.Errorf("%w: WriteLayout: word %d (%q) holds a line break", engine.ErrInvalidArgument, i, w)
+			}
+		}
+		if err := put("words.txt", func(w io.Writer) error {
+			_, err := io.WriteString(w, strings.Join(l.Words, "\n")+"\n")
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(mf, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ManifestFile), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	if err := VerifyDir(tmp); err != nil {
+		return fmt.Errorf("verifying %s before renaming it: %w", tmp, err)
+	}
+	r, err := Open(tmp)
+	if err != nil {
+		return fmt.Errorf("verifying %s before renaming it: %w", tmp, err)
+	}
+	if l.Truth != nil {
+		// Seed the truth cache, keyed by the content just verified.
+		path := filepath.Join(tmp, truthCacheName(r.Dataset.Hash(), l.Truth.K, l.Truth.Metric))
+		if err := writeFile(path, func(w io.Writer) error { return writeTruth(w, l.Truth, r.Dataset.Hash()) }); err != nil {
+			return err
+		}
+	}
+	if err := syncDir(tmp); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp made it 0700
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	done = true
+	return syncDir(parent)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}
+
+// VerifyDir checks every file dataset.json lists against its SHA-256; the
+// error names each file that is missing or differs, with both sums. A
+// directory without a manifest, or a manifest without sums, verifies
+// trivially.
+func VerifyDir(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var mf Manifest
+	if err := json.Unmarshal(b, &mf); err != nil {
+		return fmt.Errorf("%w: %s: %v", engine.ErrCorrupt, filepath.Join(dir, ManifestFile), err)
+	}
+	names := make([]string, 0, len(mf.SHA256))
+	for n := range mf.SHA256 {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var bad []string
+	for _, n := range names {
+		if strings.ContainsAny(n, `/\`) || n == ".." {
+			bad = append(bad, fmt.Sprintf("%s: not a file name of the directory", n))
+			continue
+		}
+		got, err := fileSHA256(filepath.Join(dir, n))
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		if got != mf.SHA256[n] {
+			bad = append(bad, fmt.Sprintf("%s: SHA-256 %s, %s says %s", filepath.Join(dir, n), got, ManifestFile, mf.SHA256[n]))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: checksum mismatch: %s", engine.ErrCorrupt, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,297 @@
+package dataset
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// ManifestFile is the optional file of a data set directory that names its
+// metric, source and licence and lists its files' SHA-256 sums.
+const ManifestFile = "dataset.json"
+
+// Manifest is the content of dataset.json. Every field is optional; a
+// directory without a manifest is read as TEXMEX's convention, L2.
+type Manifest struct {
+	Name    string `json:"name,omitempty"`
+	Metric  string `json:"metric,omitempty"` // "cosine", "dot" or "l2"; default "l2"
+	Source  string `json:"source,omitempty"` // where the vectors came from
+	License string `json:"license,omitempty"`
+	Base    int    `json:"base,omitempty"`    // rows of the base file
+	Queries int    `json:"queries,omitempty"` // rows of the query file
+	Dim     int    `json:"dim,omitempty"`
+	Seed    uint64 `json:"seed,omitempty"` // the seed of the query hold-out, if any
+	// SHA256 maps a file name of the directory to its hex SHA-256, written
+	// by the converter and checked by [VerifyDir].
+	SHA256 map[string]string `json:"sha256,omitempty"`
+	Notes  string            `json:"notes,omitempty"`
+}
+
+// Real is a data set read from a directory: the vectors, the metric its
+// manifest states, and the ground truth it ships, if any.
+type Real struct {
+	Dir      string
+	Manifest Manifest
+	Metric   engine.Metric
+	*Dataset
+	// Given is groundtruth.ivecs when the directory has one (shape checked:
+	// one row per query, ids below the base size); nil otherwise.
+	Given [][]int32
+	// Labels are base-labels.ivecs's first column when the directory has
+	// it (Fashion-MNIST's classes); nil otherwise.
+	Labels []int32
+}
+
+// layoutNames are the file names Open looks for, in order of preference.
+var (
+	baseNames  = []string{"base.fvecs", "base.bvecs", "base.npy"}
+	queryNames = []string{"query.fvecs", "query.bvecs", "query.npy"}
+)
+
+// Open reads a data set directory: base.fvecs (or base.bvecs, base.npy),
+// query.fvecs (or .bvecs, .npy), and optionally groundtruth.ivecs,
+// base-labels.ivecs and dataset.json. Under cosine every row is returned
+// normalised to unit length (the files keep the source's values). Errors name the file and, for
+// malformed data, the row: a missing file, two base or query files, a
+// decoding error, base and query dimensions that differ, a truth file of
+// the wrong shape, a manifest whose counts disagree with the files.
+func Open(dir string) (*Real, error) {
+	r := &Real{Dir: dir, Metric: engine.L2}
+	if b, err := os.ReadFile(filepath.Join(dir, ManifestFile)); err == nil {
+		if err := json.Unmarshal(b, &r.Manifest); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", engine.ErrCorrupt, filepath.Join(dir, ManifestFile), err)
+		}
+		if r.Manifest.Metric != "" {
+			if r.Metric, err = engine.ParseMetric(r.Manifest.Metric); err != nil {
+				return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	base, bpath, err := loadOne(dir, baseNames)
+	if err != nil {
+		return nil, err
+	}
+	q, qpath, err := loadOne(dir, queryNames)
+	if err != nil {
+		return nil, err
+	}
+	if q.Dim != base.Dim {
+		return nil, fmt.Errorf("%w: %s has %d dimensions, %s has %d",
+			engine.ErrDimension, qpath, q.Dim, bpath, base.Dim)
+	}
+	mf := r.Manifest
+	for _, c := range []struct {
+		what       string
+		got, want  int
+		path, name string
+	}{{"rows", base.N, mf.Base, bpath, "base"}, {"rows", q.N, mf.Queries, qpath, "queries"}, {"dimensions", base.Dim, mf.Dim, bpath, "dim"}} {
+		if c.want != 0 && c.got != c.want {
+			return nil, fmt.Errorf("%w: %s has %d %s, %s says %s %d", engine.ErrCorrupt, c.path, c.got, c.what, ManifestFile, c.name, c.want)
+		}
+	}
+	r.Dataset = &Dataset{Config: Config{N: base.N, Queries: q.N, Dim: base.Dim}, Base: base, Queries: q}
+	gpath := filepath.Join(dir, "groundtruth.ivecs")
+	if rows, err := LoadIvecs(gpath); err == nil {
+		if len(rows) != q.N {
+			return nil, fmt.Errorf("%w: %s has %d rows, %s has %d queries", engine.ErrCorrupt, gpath, len(rows), qpath, q.N)
+		}
+		for i, row := range rows {
+			for j, id := range row {
+				if id < 0 || int(id) >= base.N {
+					return nil, fmt.Errorf("%w: %s: row %d column %d: id %d outside 0…%d", engine.ErrCorrupt, gpath, i, j, id, base.N-1)
+				}
+			}
+		}
+		r.Given = rows
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	lpath := filepath.Join(dir, "base-labels.ivecs")
+	if rows, err := LoadIvecs(lpath); err == nil {
+		if len(rows) != base.N {
+			return nil, fmt.Errorf("%w: %s has %d rows, %s has %d", engine.ErrCorrupt, lpath, len(rows), bpath, base.N)
+		}
+		r.Labels = make([]int32, len(rows))
+		for i, row := range rows {
+			r.Labels[i] = row[0]
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if r.Metric == engine.Cosine {
+		// Cosine is blind to length, and the engine's cosine paths (HNSW,
+		// the quantizers, the rescorers) take unit vectors, as the
+		// generated set's are: normalise here, once, naming a zero row.
+		for _, m := range []struct {
+			m    *vec.Matrix
+			path string
+		}{{base, bpath}, {q, qpath}} {
+			for i := 0; i < m.m.N; i++ {
+				if err := engine.CheckVector(m.m.Row(i), m.m.Dim, engine.Cosine); err != nil {
+					return nil, fmt.Errorf("%s: row %d: %w", m.path, i, err)
+				}
+				if err := vec.Normalize(m.m.Row(i)); err != nil {
+					return nil, fmt.Errorf("%s: row %d: %w", m.path, i, err)
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+// loadOne reads the one file of names present in dir.
+func loadOne(dir string, names []string) (*vec.Matrix, string, error) {
+	var found []string
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			found = append(found, n)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, "", fmt.Errorf("%w: %s: none of %v", engine.ErrNotFound, dir, names)
+	case 1:
+	default:
+		return nil, "", fmt.Errorf("%w: %s: both %s and %s; keep one", engine.ErrInvalidArgument, dir, found[0], found[1])
+	}
+	path := filepath.Join(dir, found[0])
+	m, err := LoadMatrix(path)
+	return m, path, err
+}
+
+// LoadMatrix reads a .fvecs, .bvecs, .npy or IDX (.idx, -ubyte, as
+// MNIST's files are named) file by its name, gzip-compressed when the name
+// ends in .gz; errors name the file.
+func LoadMatrix(path string) (*vec.Matrix, error) {
+	name := strings.TrimSuffix(path, ".gz")
+	var read func(io.Reader) (*vec.Matrix, error)
+	switch ext := filepath.Ext(name); {
+	case ext == ".fvecs":
+		read = ReadFvecs
+	case ext == ".bvecs":
+		read = ReadBvecs
+	case ext == ".npy":
+		read = ReadNpy
+	case ext == ".idx" || strings.HasSuffix(name, "-ubyte"):
+		read = ReadIDX
+	default:
+		return nil, fmt.Errorf("%w: %s: unknown extension %q (want .fvecs, .bvecs, .npy or .idx, optionally .gz)", engine.ErrInvalidArgument, path, ext)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var in io.Reader = f
+	if name != path {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", path, engine.ErrCorrupt, err)
+		}
+		defer z.Close()
+		in = z
+	}
+	m, err := read(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// Truth returns the exact top-k of every query under the data set's
+// metric, cached in the data set's directory under its content hash (see
+// [Truth]); when the directory is not writable it is computed uncached.
+func (r *Real) Truth(k int) (*GroundTruth, error) {
+	cache := r.Dir
+	if f, err := os.CreateTemp(r.Dir, ".veclab-writable-*"); err != nil {
+		cache = ""
+	} else {
+		f.Close()
+		os.Remove(f.Name())
+	}
+	return Truth(r.Dataset, k, r.Metric, cache)
+}
+
+// streamHoldout is the random stream of HoldOut's permutation.
+const streamHoldout = 0x9e3779b97f4a7c15 + 0x100
+
+// HoldOut splits m deterministically: a seeded permutation picks queries
+// rows as queries and, of the rest, base rows as the base (base ≤ 0 keeps
+// them all). Both keep m's row order, so a frequency-ordered vocabulary
+// stays frequency-ordered. It returns the row numbers of m taken for
+// each.
+func HoldOut(m *vec.Matrix, queries, base int, seed uint64) (b, q *vec.Matrix, bRows, qRows []int, err error) {
+	if m == nil || queries < 1 || queries >= m.N {
+		return nil, nil, nil, nil, fmt.Errorf("%w: HoldOut: %d queries of %d rows", engine.ErrInvalidArgument, queries, rowsOf(m))
+	}
+	rest := m.N - queries
+	if base <= 0 || base > rest {
+		base = rest
+	}
+	perm := rand.New(rand.NewPCG(seed, streamHoldout)).Perm(m.N)
+	qRows = slices.Clone(perm[:queries])
+	bRows = slices.Clone(perm[queries : queries+base])
+	slices.Sort(qRows)
+	slices.Sort(bRows)
+	return pickRows(m, bRows), pickRows(m, qRows), bRows, qRows, nil
+}
+
+func rowsOf(m *vec.Matrix) int {
+	if m == nil {
+		return 0
+	}
+	return m.N
+}
+
+func pickRows(m *vec.Matrix, rows []int) *vec.Matrix {
+	out := vec.NewMatrix(len(rows), m.Dim)
+	for i, r := range rows {
+		copy(out.Row(i), m.Row(r))
+	}
+	return out
+}
+
+// AttachMeta gives a data set read from files the metadata the filtered
+// experiments need, drawn from the generator's weights with seed: year
+// and region as for the generated set; the category from labels (label mod
+// Categories) when labels are given, else uniformly at random. Unlike the
+// generated set, whose categories follow its clusters, a real set without
+// labels gets categories independent of its vectors; say so beside any
+// filtered result.
+func AttachMeta(ds *Dataset, labels []int32, seed uint64) error {
+	if ds == nil || ds.Base == nil {
+		return fmt.Errorf("%w: AttachMeta: no data set", engine.ErrInvalidArgument)
+	}
+	if labels != nil && len(labels) != ds.Base.N {
+		return fmt.Errorf("%w: AttachMeta: %d labels for %d rows", engine.ErrInvalidArgument, len(labels), ds.Base.N)
+	}
+	rm := rand.New(rand.NewPCG(seed, streamMeta))
+	ds.Meta = make([]Doc, ds.Base.N)
+	for i := range ds.Meta {
+		cl := rm.IntN(Categories)
+		if labels != nil {
+			cl = int(labels[i])
+		}
+		ds.Meta[i] = Doc{
+			Cluster:  cl,
+			Category: "c" + strconv.Itoa(((cl%Categories)+Categories)%Categories),
+			Year:     FirstYear + pick(rm, yearWeights),
+			Region:   Regions[pick(rm, regionWeights)],
+		}
+	}
+	return nil
+}
