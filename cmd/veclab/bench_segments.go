@@ -33,6 +33,7 @@ type benchSegmentsFlags struct {
 	flush   int
 	reps    int
 	skip    map[string]bool
+	data    string
 }
 
 func parseIntList(name, s string) ([]int, error) {
@@ -73,6 +74,7 @@ func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, e
 	fs.IntVar(&f.flush, "flush", 0, "shared indexing buffer in documents (0: n/8)")
 	fs.IntVar(&f.reps, "reps", 3, "passes over the queries per row")
 	skip := fs.String("skip", "", "parts to skip: ingest, counts, modes (comma-separated)")
+	fs.StringVar(&f.data, "data", "", "a real data set (a name from `veclab data list`, or a directory) instead of the generated one; -n and -queries cut it")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -117,8 +119,14 @@ func runBenchSegments(args []string, stdout, stderr io.Writer) error {
 	}
 	env.Log = stderr
 	env.Workers = env.Machine.Cores
+	if f.data != "" {
+		if err := env.UseData(f.data, ""); err != nil {
+			return fmt.Errorf("bench segments: %w", err)
+		}
+		f.scale = env.Scale
+	}
 	k := f.scale.K
-	fmt.Fprintf(stdout, "bench segments: %d × %d, %d queries, top %d, seed %d; %s\n\n", f.scale.N, f.scale.Dim, f.scale.Queries, k, f.seed, env.Machine)
+	fmt.Fprintf(stdout, "bench segments: %s, %d × %d, %d queries, top %d, seed %d; %s\n\n", f.scale.Name, f.scale.N, f.scale.Dim, f.scale.Queries, k, f.seed, env.Machine)
 
 	if !f.skip["ingest"] {
 		w := f.writers

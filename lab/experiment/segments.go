@@ -106,7 +106,7 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 			fsys, dir = vfs.NewMem(), "segments"
 		}
 	}
-	cfg := segment.Config{FS: fsys, Dir: dir, Dim: ds.Base.Dim, Metric: engine.Cosine, Graph: hnsw.Config{M: s.M, EfConstruction: s.EfConstruction},
+	cfg := segment.Config{FS: fsys, Dir: dir, Dim: ds.Base.Dim, Metric: env.Metric(), Graph: hnsw.Config{M: s.M, EfConstruction: s.EfConstruction},
 		BuildWorkers: s.BuildWorkers, Seed: env.Seed, FlushDocs: s.FlushDocs, Writers: s.Writers,
 		StoredBlockBytes: s.StoredBlockBytes, Index: s.Index}
 	c, err := segment.Open(cfg)
