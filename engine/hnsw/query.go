@@ -51,7 +51,10 @@ func (s *Searcher) SearchBound(q []float32, k, ef int, allow engine.Filter, b *e
 	return s.search(q, k, ef, allow, b)
 }
 
-// layer0Bound is layer0 with the shared bound.
+// layer0Bound is layer0 with the shared bound. Its expansion step is
+// layer0's, written out again: factoring it into a method cost 3–9 % of
+// BenchmarkSearch's throughput (ef 10…200), on the path every recall
+// figure runs through.
 func (s *Searcher) layer0Bound(q []float32, sc engine.QueryScorer, ep engine.ID, epDist float32, ef int, allow engine.Filter, b *engine.Bound) {
 	ix := s.ix
 	s.vis.Reset(len(ix.keys))
