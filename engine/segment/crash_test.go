@@ -27,6 +27,7 @@ import (
 // lost or half-visible commit.
 const (
 	crashChildEnv = "VECLAB_SEGMENT_CRASH_DIR"
+	crashVisEnv   = "VECLAB_SEGMENT_CRASH_VISIBILITY"
 	crashBatch    = 40
 	crashDim      = 8
 	crashKeep     = 5
@@ -43,9 +44,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func crashConfig(dir string) Config {
+func crashConfig(dir string, vis Visibility) Config {
 	return Config{Dir: dir, Dim: crashDim, Metric: engine.L2, Graph: hnsw.Config{M: 8, EfConstruction: 32}, BuildWorkers: 1, Seed: 3,
-		Merge: MergePolicy{SegmentsPerTier: 3, MaxMergeAtOnce: 3, FloorDocs: 40}, BackgroundMerge: true}
+		Merge: MergePolicy{SegmentsPerTier: 3, MaxMergeAtOnce: 3, FloorDocs: 40}, BackgroundMerge: true,
+		Visibility: vis, IndexingThreshold: 100, IndexChunk: 16}
 }
 
 func crashVector(key uint64) []float32 {
@@ -90,7 +92,8 @@ func committedBatch(c *Collection) (int, error) {
 }
 
 func crashChild(dir string) error {
-	c, err := Open(crashConfig(dir))
+	vis, _ := strconv.Atoi(os.Getenv(crashVisEnv))
+	c, err := Open(crashConfig(dir, Visibility(vis)))
 	if err != nil {
 		return err
 	}
@@ -134,19 +137,28 @@ func crashChild(dir string) error {
 // collection holds exactly the last commit (or the one being written when
 // the kill came), that no file is left that the commit does not name, and
 // that each segment's graph answers as a fresh build from its vectors.
-func TestCrashRecovery(t *testing.T) {
+func TestCrashRecovery(t *testing.T) { crashRecovery(t, OnRefresh, 100) }
+
+// TestCrashRecoveryHeads is the same for the head segment's
+// visibilities (pgvector's, Redis's and Qdrant's), 20 kills each.
+func TestCrashRecoveryHeads(t *testing.T) {
+	for _, vis := range []Visibility{OnAdd, Queued, Plain} {
+		t.Run(vis.String(), func(t *testing.T) { crashRecovery(t, vis, 20) })
+	}
+}
+
+func crashRecovery(t *testing.T, vis Visibility, kills int) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(2026, 12))
-	const kills = 100
 	phases := map[string]int{}
 	last := -1
 	for kill := 0; kill < kills; kill++ {
 		cmd := exec.Command(exe, "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+dir)
+		cmd.Env = append(os.Environ(), crashChildEnv+"="+dir, fmt.Sprintf("%s=%d", crashVisEnv, vis))
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -185,7 +197,7 @@ func TestCrashRecovery(t *testing.T) {
 			t.Fatalf("kill %d: the writer ended by itself (%v): %s", kill, werr, stderr.String())
 		}
 		phases[phase]++
-		c, err := Open(crashConfig(dir))
+		c, err := Open(crashConfig(dir, vis))
 		if err != nil {
 			t.Fatalf("kill %d (during %s): reopen: %v", kill, phase, err)
 		}
@@ -202,7 +214,7 @@ func TestCrashRecovery(t *testing.T) {
 		last = b
 	}
 	t.Logf("%d kills, last commit batch %d; killed during: %v", kills, last, phases)
-	if last < 10 {
+	if last < kills/10 {
 		t.Fatalf("the writer committed only %d batches in %d runs", last, kills)
 	}
 }
