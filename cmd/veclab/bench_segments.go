@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/veclab/veclab/lab/experiment"
@@ -36,21 +35,20 @@ type benchSegmentsFlags struct {
 	data    string
 }
 
-func parseIntList(name, s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.Atoi(f)
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("-%s: %q is not a positive integer", name, f)
-		}
-		out = append(out, v)
+// positiveInts is parseInts (bench ivf's comma-list reader) for a list
+// that must be non-empty and positive.
+func positiveInts(name, s string) ([]int, error) {
+	out, err := parseInts(s)
+	if err != nil {
+		return nil, fmt.Errorf("-%s: %w", name, err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("-%s is empty", name)
+	}
+	for _, v := range out {
+		if v < 1 {
+			return nil, fmt.Errorf("-%s: %d is not positive", name, v)
+		}
 	}
 	return out, nil
 }
@@ -79,14 +77,14 @@ func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, e
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("bench segments: unexpected argument %q", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	var err error
-	if f.efs, err = parseIntList("efs", *efs); err != nil {
-		return nil, fmt.Errorf("bench segments: %w", err)
+	if f.efs, err = positiveInts("efs", *efs); err != nil {
+		return nil, err
 	}
-	if f.counts, err = parseIntList("segments", *counts); err != nil {
-		return nil, fmt.Errorf("bench segments: %w", err)
+	if f.counts, err = positiveInts("segments", *counts); err != nil {
+		return nil, err
 	}
 	f.skip = map[string]bool{}
 	for _, p := range strings.Split(*skip, ",") {
@@ -95,15 +93,15 @@ func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, e
 		case "ingest", "counts", "modes":
 			f.skip[p] = true
 		default:
-			return nil, fmt.Errorf("bench segments: -skip: unknown part %q (ingest, counts, modes)", p)
+			return nil, fmt.Errorf("-skip: unknown part %q (ingest, counts, modes)", p)
 		}
 	}
 	f.scale.Warmup = min(20, f.scale.Queries)
 	if err := f.scale.Validate(); err != nil {
-		return nil, fmt.Errorf("bench segments: %w", err)
+		return nil, err
 	}
 	if f.ef < 1 || f.shared < 1 || f.reps < 1 || f.writers < 0 || f.flush < 0 {
-		return nil, fmt.Errorf("bench segments: -ef, -mode-segments and -reps must be positive, -writers and -flush non-negative")
+		return nil, fmt.Errorf("-ef, -mode-segments and -reps must be positive, -writers and -flush non-negative")
 	}
 	return f, nil
 }
@@ -121,7 +119,7 @@ func runBenchSegments(args []string, stdout, stderr io.Writer) error {
 	env.Workers = env.Machine.Cores
 	if f.data != "" {
 		if err := env.UseData(f.data, ""); err != nil {
-			return fmt.Errorf("bench segments: %w", err)
+			return err
 		}
 		f.scale = env.Scale
 	}

@@ -4,21 +4,13 @@ import (
 	"testing"
 )
 
-// The segment experiments at small scale: each checks the direction the
-// article reports on counted quantities (segments, distances, bytes),
-// which do not depend on the machine's speed.
-
-func segEnv(t *testing.T) *Env {
-	t.Helper()
-	env, err := NewEnv(Small, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env
-}
+// The segment experiments at small scale, on the shared small
+// environment: each checks the direction the article reports on counted
+// quantities (segments, distances, bytes), which do not depend on the
+// machine's speed.
 
 func TestE16Direction(t *testing.T) {
-	env := segEnv(t)
+	env := small(t)
 	ms, err := E16Measure(env, []int{16, 4, 1}, 10, 40)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +30,7 @@ func TestE16Direction(t *testing.T) {
 }
 
 func TestE18Direction(t *testing.T) {
-	env := segEnv(t)
+	env := small(t)
 	res, err := E18Measure(env, 2, 500, 10, 40)
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +57,7 @@ func TestE18Direction(t *testing.T) {
 }
 
 func TestE20Direction(t *testing.T) {
-	env := segEnv(t)
+	env := small(t)
 	res, err := E20Measure(env, 8, []int{20, 40}, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +74,7 @@ func TestE20Direction(t *testing.T) {
 }
 
 func TestE17Direction(t *testing.T) {
-	env := segEnv(t)
+	env := small(t)
 	rows, err := E17Measure(env, 2, []int{40}, 10)
 	if err != nil {
 		t.Fatal(err)
