@@ -1,10 +1,10 @@
 package experiment
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -103,7 +103,7 @@ func e04Live(env *Env) (map[string]string, error) {
 	if live == nil || err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
+	ctx := engine.Context()
 	out := map[string]string{}
 	opts, err := live.tab.IndexOptions(ctx)
 	if err != nil {

@@ -1,10 +1,10 @@
 package experiment
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -353,7 +353,7 @@ func E11Compare(env *Env, fs []E11Footprint) *table.Table {
 	if live, err := env.liveLoad(); err != nil {
 		t.Note("real pgvector: %v", err)
 	} else if live != nil {
-		if sz, err := live.tab.Sizes(context.Background()); err != nil {
+		if sz, err := live.tab.Sizes(engine.Context()); err != nil {
 			t.Note("real pgvector: %v", err)
 		} else {
 			n := float64(live.tab.Rows)

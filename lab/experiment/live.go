@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -45,7 +44,7 @@ func (e *Env) PGTable() (*pglive.Table, pglive.LoadStats, error) {
 	}
 	e.logf("loading %d documents into the real pgvector (%v)", ds.Base.N, e.PG)
 	t0 := time.Now()
-	tab, st, err := e.PG.Load(context.Background(), ds.Base, ds.Meta, pglive.LoadOptions{Batch: e.Scale.Batch, Progress: e.Progress})
+	tab, st, err := e.PG.Load(engine.Context(), ds.Base, ds.Meta, pglive.LoadOptions{Batch: e.Scale.Batch, Progress: e.Progress})
 	if err != nil {
 		return nil, st, fmt.Errorf("experiment: real pgvector: %w", err)
 	}
@@ -123,7 +122,7 @@ func MeasureLive(env *Env, filterText string, set pglive.Settings, label string)
 		return m, err
 	}
 	k, qs := env.Scale.K, ds.Queries
-	ctx := context.Background()
+	ctx := engine.Context()
 	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
 		if _, err := tab.Search(ctx, pglive.Query{Vector: qs.Row(i), K: k, Filter: filterText, Settings: set, NoExplain: true}); err != nil {
 			return m, fmt.Errorf("experiment: %s (real pgvector) warm-up query %d: %w", label, i, err)
@@ -254,7 +253,7 @@ func (e *Env) UsePG(spec string) error {
 	if strings.TrimSpace(spec) == "" {
 		return nil
 	}
-	db, err := pglive.Open(context.Background(), spec)
+	db, err := pglive.Open(engine.Context(), spec)
 	if err != nil {
 		return err
 	}

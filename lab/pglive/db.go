@@ -26,6 +26,11 @@ type DB struct {
 	settings Settings // the session's hnsw / planner settings as last set
 	set      bool     // settings holds what the session has
 	srv      *Server  // the embedded server Open started, stopped by Close
+	// cfg is what Connect parsed, kept to reconnect: a statement whose
+	// context ends mid-flight (a notebook cell interrupted during a load)
+	// makes pgx close the connection, and the next call reconnects
+	// rather than failing with "conn closed" for the rest of the session.
+	cfg *pgx.ConnConfig
 }
 
 // Connect opens a connection to the server at rawURL (a postgres:// URL or
@@ -46,7 +51,7 @@ func Connect(ctx context.Context, rawURL string) (*DB, error) {
 	if err != nil {
 		return nil, db.explain("connecting", err)
 	}
-	db.conn = conn
+	db.conn, db.cfg = conn, cfg
 	if err := db.init(ctx); err != nil {
 		conn.Close(context.Background())
 		return nil, err
@@ -97,10 +102,10 @@ func redact(s string) string {
 }
 
 func (db *DB) init(ctx context.Context) error {
-	if err := db.conn.QueryRow(ctx, "SHOW server_version").Scan(&db.Server); err != nil {
+	if err := db.scan(ctx, "SHOW server_version", &db.Server); err != nil {
 		return db.explain("reading server_version", err)
 	}
-	if _, err := db.conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
+	if err := db.exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && (pe.Code == "0A000" || pe.Code == "58P01" || strings.Contains(pe.Message, "extension \"vector\" is not available")) {
 			return fmt.Errorf("%w: %s (PostgreSQL %s): %s: install pgvector %s or later on that server (https://github.com/pgvector/pgvector#installation), or use the embedded server", ErrNoVector, db.Where, db.Server, pe.Message, MinVectorVersion)
@@ -110,13 +115,53 @@ func (db *DB) init(ctx context.Context) error {
 		}
 		return db.explain("CREATE EXTENSION vector", err)
 	}
-	if err := db.conn.QueryRow(ctx, "SELECT extversion FROM pg_extension WHERE extname = 'vector'").Scan(&db.Vector); err != nil {
+	if err := db.scan(ctx, "SELECT extversion FROM pg_extension WHERE extname = 'vector'", &db.Vector); err != nil {
 		return db.explain("reading pgvector's version", err)
 	}
 	if versionLess(db.Vector, MinVectorVersion) {
 		return fmt.Errorf("%w: %s has pgvector %s; the experiments set hnsw.iterative_scan, which needs %s or later: ALTER EXTENSION vector UPDATE after installing it", ErrNoVector, db.Where, db.Vector, MinVectorVersion)
 	}
 	return nil
+}
+
+// live returns an open connection, reconnecting if the last one was
+// closed under a statement whose context ended (pgx closes a connection
+// it could not bring back to a known state). The session settings are
+// then the server's defaults again, so apply sets them anew.
+func (db *DB) live(ctx context.Context) (*pgx.Conn, error) {
+	if db == nil || db.conn == nil {
+		return nil, fmt.Errorf("%w: use of a closed DB", ErrBadArgument)
+	}
+	if !db.conn.IsClosed() {
+		return db.conn, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	conn, err := pgx.ConnectConfig(ctx, db.cfg)
+	if err != nil {
+		return nil, err
+	}
+	db.conn, db.set = conn, false
+	return conn, nil
+}
+
+// exec runs sql on a live connection.
+func (db *DB) exec(ctx context.Context, sql string) error {
+	c, err := db.live(ctx)
+	if err == nil {
+		_, err = c.Exec(ctx, sql)
+	}
+	return err
+}
+
+// scan runs a one-row query on a live connection and scans it into dest.
+func (db *DB) scan(ctx context.Context, sql string, dest ...any) error {
+	c, err := db.live(ctx)
+	if err == nil {
+		err = c.QueryRow(ctx, sql).Scan(dest...)
+	}
+	return err
 }
 
 // versionLess compares dotted versions numerically ("0.7.4" < "0.8.0").
@@ -149,6 +194,16 @@ func (db *DB) explain(what string, err error) error {
 		}
 		return fmt.Errorf("pglive: %s: %s: %s (SQLSTATE %s)", db.Where, what, pe.Message, pe.Code)
 	}
+	if errors.Is(err, ErrBadArgument) {
+		return err // already says what and where
+	}
+	// An ended context stays visible to errors.Is (the kernel reports an
+	// interrupted cell by it); its text carries no URL to redact.
+	for _, c := range []error{context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, c) {
+			return fmt.Errorf("pglive: %s: %s: %w", db.Where, what, c)
+		}
+	}
 	msg := redact(err.Error())
 	if strings.Contains(msg, "connection refused") {
 		return fmt.Errorf("pglive: %s: %s: nothing listens there (%s): start the server, check host and port, or use the embedded server", db.Where, what, msg)
@@ -163,6 +218,7 @@ func (db *DB) Close() error {
 		return nil
 	}
 	err := db.conn.Close(context.Background())
+	db.conn = nil // a closed DB stays closed: live does not reconnect it
 	if db.srv != nil {
 		err = errors.Join(err, db.srv.Close())
 	}

@@ -232,3 +232,55 @@ func TestAuthMessage(t *testing.T) {
 		t.Errorf("got %v, want ErrAuth naming where to fix the password", err)
 	}
 }
+
+// TestInterruptedLoad checks what a notebook's interrupt does to a load:
+// between batches it stops cleanly, during a statement pgx closes the
+// connection, and in both cases the next call works on the same DB (it
+// reconnects) and the error is the context's, as the kernel needs to
+// report the cell as interrupted.
+func TestInterruptedLoad(t *testing.T) {
+	srv := startServer(t, pglive.ServerOptions{})
+	db, err := pglive.Connect(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ds, err := dataset.Generate(dataset.Config{N: 3000, Queries: 5, Dim: 32, Clusters: 8, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	_, st, err := db.Load(ctx, ds.Base, ds.Meta, pglive.LoadOptions{Batch: 500, Progress: func(done, total int, _ string) {
+		if done >= 1000 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) || st.Rows != 1000 {
+		t.Fatalf("cancelled after two batches: rows %d, err %v; want 1000 rows and context.Canceled", st.Rows, err)
+	}
+
+	// One statement inserting all rows, under a context that ends while
+	// it runs.
+	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+	_, _, err = db.Load(ctx, ds.Base, ds.Meta, pglive.LoadOptions{Batch: 3000})
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		t.Fatalf("a load whose context ends mid-statement: %v, want the context's error", err)
+	}
+
+	tab, st, err := db.Load(context.Background(), ds.Base, ds.Meta, pglive.LoadOptions{Batch: 1000})
+	if err != nil || st.Rows != 3000 {
+		t.Fatalf("the load after the interrupts: rows %d, err %v", st.Rows, err)
+	}
+	a, err := tab.Search(context.Background(), pglive.Query{Vector: ds.Queries.Row(0), K: 10, Settings: pglive.Settings{EfSearch: 100}})
+	if err != nil || len(a.IDs) != 10 {
+		t.Fatalf("search after the interrupts: %v, %d ids", err, len(a.IDs))
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Search(context.Background(), pglive.Query{Vector: ds.Queries.Row(0), K: 10}); !errors.Is(err, pglive.ErrBadArgument) {
+		t.Errorf("search on a closed DB: %v, want ErrBadArgument (a closed DB must not reconnect)", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/dataset"
 )
@@ -104,12 +105,17 @@ func (db *DB) Load(ctx context.Context, base *vec.Matrix, meta []dataset.Doc, op
 		ddl = append(ddl, index)
 	}
 	for _, q := range ddl {
-		if _, err := db.conn.Exec(ctx, q); err != nil {
+		if err := db.exec(ctx, q); err != nil {
 			return nil, st, db.explain(q, err)
 		}
 	}
 	var sb strings.Builder
 	for lo := 0; lo < base.N; lo += batch {
+		// An interrupt between batches leaves the connection usable; one
+		// during a statement makes pgx close it (the next call reconnects).
+		if err := engine.Stopped(ctx, "pglive: Load", lo, base.N); err != nil {
+			return nil, st, err
+		}
 		hi := min(lo+batch, base.N)
 		sb.Reset()
 		sb.WriteString("INSERT INTO " + name + " (id, content, metadata, embedding) VALUES ")
@@ -135,7 +141,7 @@ func (db *DB) Load(ctx context.Context, base *vec.Matrix, meta []dataset.Doc, op
 			fmt.Fprintf(&sb, "('%s','%s','%s','%s')", docID(i), content, strings.ReplaceAll(string(m), "'", "''"), pgvector.NewVector(row).String())
 		}
 		b0 := time.Now()
-		if _, err := db.conn.Exec(ctx, sb.String()); err != nil {
+		if err := db.exec(ctx, sb.String()); err != nil {
 			return nil, st, db.explain(fmt.Sprintf("inserting rows %d…%d", lo, hi-1), err)
 		}
 		st.Batches = append(st.Batches, time.Since(b0))
@@ -146,14 +152,14 @@ func (db *DB) Load(ctx context.Context, base *vec.Matrix, meta []dataset.Doc, op
 	}
 	if opt.IndexAfter {
 		i0 := time.Now()
-		if _, err := db.conn.Exec(ctx, index); err != nil {
+		if err := db.exec(ctx, index); err != nil {
 			return nil, st, db.explain(index, err)
 		}
 		st.Index = time.Since(i0)
 	}
 	// Statistics, as autovacuum's ANALYZE would have gathered before the
 	// article's queries: the planner's row and page estimates use them.
-	if _, err := db.conn.Exec(ctx, "ANALYZE "+name); err != nil {
+	if err := db.exec(ctx, "ANALYZE "+name); err != nil {
 		return nil, st, db.explain("ANALYZE", err)
 	}
 	st.Total = time.Since(t0)
@@ -204,7 +210,7 @@ func (db *DB) apply(ctx context.Context, s Settings) error {
 	}
 	q := fmt.Sprintf("SET hnsw.ef_search = %d; SET hnsw.iterative_scan = %s; SET hnsw.max_scan_tuples = %d; SET enable_seqscan = %s",
 		s.EfSearch, s.IterativeScan, s.MaxScanTuples, map[bool]string{false: "on", true: "off"}[s.SeqScanOff])
-	if _, err := db.conn.Exec(ctx, q); err != nil {
+	if err := db.exec(ctx, q); err != nil {
 		db.set = false
 		return db.explain("setting "+q, err)
 	}
@@ -297,8 +303,12 @@ func (t *Table) Search(ctx context.Context, q Query) (Answer, error) {
 			return a, err
 		}
 	}
+	conn, err := t.db.live(ctx)
+	if err != nil {
+		return a, t.db.explain("search", err)
+	}
 	t0 := time.Now()
-	rows, err := t.db.conn.Query(ctx, sql)
+	rows, err := conn.Query(ctx, sql)
 	if err != nil {
 		return a, t.db.explain("search", err)
 	}
@@ -337,7 +347,7 @@ type explainNode struct {
 func (db *DB) explainPlan(ctx context.Context, sql string) (Plan, error) {
 	var p Plan
 	var raw string
-	if err := db.conn.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+sql).Scan(&raw); err != nil {
+	if err := db.scan(ctx, "EXPLAIN (FORMAT JSON) "+sql, &raw); err != nil {
 		return p, db.explain("EXPLAIN", err)
 	}
 	var doc []struct {
@@ -374,7 +384,7 @@ func (t *Table) Sizes(ctx context.Context) (Sizes, error) {
 	var s Sizes
 	q := fmt.Sprintf(`SELECT pg_relation_size('%[1]s'), COALESCE((SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = '%[1]s'::regclass AND reltoastrelid <> 0), 0),
 		pg_relation_size('%[1]s_embedding_idx'), pg_relation_size('%[1]s_pkey')`, t.Name)
-	if err := t.db.conn.QueryRow(ctx, q).Scan(&s.Heap, &s.Toast, &s.Index, &s.PrimaryKey); err != nil {
+	if err := t.db.scan(ctx, q, &s.Heap, &s.Toast, &s.Index, &s.PrimaryKey); err != nil {
 		return s, t.db.explain("pg_relation_size", err)
 	}
 	return s, nil
@@ -386,7 +396,7 @@ func (db *DB) Show(ctx context.Context, name string) (string, error) {
 		return "", fmt.Errorf("%w: setting name %q", ErrBadArgument, name)
 	}
 	var v string
-	if err := db.conn.QueryRow(ctx, "SHOW "+name).Scan(&v); err != nil {
+	if err := db.scan(ctx, "SHOW "+name, &v); err != nil {
 		return "", db.explain("SHOW "+name, err)
 	}
 	return v, nil
@@ -398,7 +408,7 @@ func (db *DB) Show(ctx context.Context, name string) (string, error) {
 func (t *Table) IndexOptions(ctx context.Context) (string, error) {
 	var opts []string
 	q := fmt.Sprintf("SELECT COALESCE(reloptions, '{}'::text[]) FROM pg_class WHERE relname = '%s_embedding_idx'", t.Name)
-	if err := t.db.conn.QueryRow(ctx, q).Scan(&opts); err != nil {
+	if err := t.db.scan(ctx, q, &opts); err != nil {
 		return "", t.db.explain("reading the index's reloptions", err)
 	}
 	return strings.Join(opts, ","), nil
@@ -409,7 +419,7 @@ func (t *Table) IndexOptions(ctx context.Context) (string, error) {
 // SETs).
 func (db *DB) Default(ctx context.Context, name string) (string, error) {
 	var v string
-	if err := db.conn.QueryRow(ctx, "SELECT reset_val FROM pg_settings WHERE name = '"+strings.ReplaceAll(name, "'", "''")+"'").Scan(&v); err != nil {
+	if err := db.scan(ctx, "SELECT reset_val FROM pg_settings WHERE name = '"+strings.ReplaceAll(name, "'", "''")+"'", &v); err != nil {
 		return "", db.explain("reading the default of "+name, err)
 	}
 	return v, nil
