@@ -172,7 +172,11 @@ func TestScatterAndGrid(t *testing.T) {
 		t.Fatalf("grid SVG lacks its title or a chart's: %.200q", gs)
 	}
 	golden(t, "grid.svg", gs)
-	if _, err := png.DecodeConfig(bytes.NewReader(g.PNG())); err != nil {
+	img, err := g.Render("png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.DecodeConfig(bytes.NewReader(img)); err != nil {
 		t.Fatalf("grid PNG: %v", err)
 	}
 }

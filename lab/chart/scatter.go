@@ -55,8 +55,8 @@ type Group struct {
 // Scatter is a picture of points in the plane: groups of points, segments
 // between points (a graph's edges) and highlighted paths, drawn in the
 // order they were added (the last on top). Groups that take a colour take
-// the palette's next one in that order, so a picture keeps its colours
-// from run to run.
+// the palette's next one in that order, an empty group too, so a picture
+// keeps its colours from run to run and pictures built alike match.
 type Scatter struct {
 	Title, XLabel, YLabel string
 	// Equal gives both axes the same range (the union of the data's), so a
@@ -153,13 +153,18 @@ func (c *Scatter) plot() (*plot.Plot, error) {
 		return nil, err
 	}
 	p := newPlot(c.Title, c.XLabel, c.YLabel)
-	if c.NoLegend {
-		p.Legend = plot.NewLegend()
-	}
 	col := 0
 	next := func() color.Color { cl := colorOf(col); col++; return cl }
+	legend := func(name string, thumbs ...plot.Thumbnailer) {
+		if name != "" && !c.NoLegend {
+			p.Legend.Add(name, thumbs...)
+		}
+	}
 	for _, g := range c.Groups {
 		if len(g.X) == 0 {
+			if g.Role != Background && g.Role != Edges && g.Role != Reference {
+				next() // an empty group keeps its colour, so pictures of one kind match
+			}
 			continue
 		}
 		pts := xys(g.X, g.Y)
@@ -180,9 +185,7 @@ func (c *Scatter) plot() (*plot.Plot, error) {
 				s.Color, s.Shape, s.Radius = next(), draw.CrossGlyph{}, vg.Points(6)
 			}
 			p.Add(s)
-			if g.Name != "" {
-				p.Legend.Add(g.Name, s)
-			}
+			legend(g.Name, s)
 		case Edges:
 			var first *plotter.Line
 			for i := 0; i+1 < len(pts); i += 2 {
@@ -196,8 +199,8 @@ func (c *Scatter) plot() (*plot.Plot, error) {
 					first = l
 				}
 			}
-			if g.Name != "" && first != nil {
-				p.Legend.Add(g.Name, first)
+			if first != nil {
+				legend(g.Name, first)
 			}
 		case Path, Reference:
 			l, err := plotter.NewLine(pts)
@@ -207,9 +210,7 @@ func (c *Scatter) plot() (*plot.Plot, error) {
 			if g.Role == Reference {
 				l.Color, l.Width, l.Dashes = color.Black, vg.Points(1), []vg.Length{vg.Points(4), vg.Points(3)}
 				p.Add(l)
-				if g.Name != "" {
-					p.Legend.Add(g.Name, l)
-				}
+				legend(g.Name, l)
 				continue
 			}
 			cl := next()
@@ -220,9 +221,7 @@ func (c *Scatter) plot() (*plot.Plot, error) {
 			}
 			s.Color, s.Shape, s.Radius = cl, draw.CircleGlyph{}, vg.Points(3)
 			p.Add(l, s)
-			if g.Name != "" {
-				p.Legend.Add(g.Name, l, s)
-			}
+			legend(g.Name, l, s)
 		}
 	}
 	if c.Equal {
@@ -244,12 +243,11 @@ func (c *Scatter) Render(format string) ([]byte, error) {
 }
 
 // SVG returns the chart as an SVG document; bad data renders as a picture
-// of the error.
+// of the error. Scatter has no PNG method, so a notebook saves one image
+// per picture (a few hundred points and their edges make a large PNG
+// beside the SVG); Render("png") draws one when needed.
 func (c *Scatter) SVG() string { return string(mustRender(c.Render, c.size, "svg")) }
 
-// PNG returns the chart as a PNG image; bad data renders as a picture of
-// the error.
-func (c *Scatter) PNG() []byte { return mustRender(c.Render, c.size, "png") }
 
 // Chart is any chart of this package ([Line], [Bars], [Scatter]), for
 // [Grid].
@@ -362,9 +360,7 @@ func (g *Grid) Render(format string) (out []byte, err error) {
 }
 
 // SVG returns the grid as an SVG document; bad data renders as a picture
-// of the error.
+// of the error. Like Scatter, Grid has no PNG method (Render("png") draws
+// one).
 func (g *Grid) SVG() string { return string(mustRender(g.Render, g.size, "svg")) }
 
-// PNG returns the grid as a PNG image; bad data renders as a picture of
-// the error.
-func (g *Grid) PNG() []byte { return mustRender(g.Render, g.size, "png") }

@@ -184,8 +184,9 @@ func WalkPicture(ix *hnsw.Index, tr *hnsw.Trace, q []float32, level int) (*chart
 	if !ok {
 		return nil, fmt.Errorf("%w: the search did not pass layer %d", ErrBadArgument, level)
 	}
-	title := fmt.Sprintf("layer %d: %d hops, %d scored", level, len(lt.Expanded), len(lt.Visited))
+	title := fmt.Sprintf("layer %d: %s, %d scored", level, plural(len(lt.Expanded), "hop"), len(lt.Visited))
 	c := square(title)
+	c.NoLegend = level != 0
 	x, y := coords(ix, all(ix))
 	c.Add("points", chart.Background, x, y)
 	x1, y1, x2, y2 := edges(ix, level)
@@ -194,21 +195,22 @@ func WalkPicture(ix *hnsw.Index, tr *hnsw.Trace, q []float32, level int) (*chart
 	c.Add("scored", chart.Dots, x, y)
 	path := lt.Expanded
 	if level == 0 {
-		path = path[:1] // the beam's expansions are not a path: mark its start only
-		x, y = coords(ix, lt.Expanded)
-		c.Add("expanded", chart.Marks, x, y)
+		path = path[:1] // the beam's expansions are not a path: draw its start only
 	}
 	x, y = coords(ix, path)
-	c.Add("path", chart.Path, x, y)
+	c.Add("path (start on layer 0)", chart.Path, x, y)
 	c.Add("query", chart.Star, []float64{float64(q[0])}, []float64{float64(q[1])})
+	var expanded, results []engine.ID
 	if level == 0 {
-		ids := make([]engine.ID, len(tr.Results))
-		for i, r := range tr.Results {
-			ids[i] = r.ID
+		expanded = lt.Expanded
+		for _, r := range tr.Results {
+			results = append(results, r.ID)
 		}
-		x, y = coords(ix, ids)
-		c.Add("results", chart.Marks, x, y)
 	}
+	x, y = coords(ix, expanded)
+	c.Add("expanded", chart.Marks, x, y)
+	x, y = coords(ix, results)
+	c.Add("results", chart.Marks, x, y)
 	return c, nil
 }
 
@@ -227,6 +229,13 @@ func Walk(ix *hnsw.Index, tr *hnsw.Trace, q []float32) (*chart.Grid, error) {
 	}
 	return chart.NewGrid(fmt.Sprintf("one search from entry point %d: %d distances for %d results", tr.Entry, tr.Stats.DistComps, len(tr.Results)),
 		min(len(cs), 4), cs...), nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // DescribeTrace prints a trace: per layer the hops and the nodes scored.

@@ -2,6 +2,7 @@ package picture
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -107,14 +108,21 @@ func TestQuantPictures(t *testing.T) {
 	if c, err := Components(m.Row(0), 16, []string{"int8"}, []quant.Quantizer{s}); err != nil || c.Err() != nil {
 		t.Fatalf("components: %v", err)
 	}
-	cen, plain, err := Centring(m, engine.L2, 1, 1)
-	if err != nil {
-		t.Fatal(err)
+	labels, qs, err := Centring(m, engine.L2, 1, 1)
+	if err != nil || len(labels) != 2 || len(qs) != 2 {
+		t.Fatalf("centring under L2: %v %v", labels, err)
+	}
+	plain, cen := qs[0], qs[1]
+	if labels, qs, _ := Centring(m, engine.Cosine, 1, 1); len(labels) != 3 || math.Abs(Norm(qs[1].Centroid())-1) > 1e-5 {
+		t.Fatalf("centring under Cosine: %v, Lucene's centroid has length %v", labels, Norm(qs[1].Centroid()))
 	}
 	ec, _ := ReconstructionError(cen, m, 200)
 	ep, _ := ReconstructionError(plain, m, 200)
 	if Norm(plain.Centroid()) != 0 || Norm(cen.Centroid()) == 0 || ec <= 0 || ep <= 0 {
 		t.Fatalf("centring: centroids %v / %v, errors %v / %v", Norm(cen.Centroid()), Norm(plain.Centroid()), ec, ep)
+	}
+	if o, err := Offset(m, 3, 0.5); err != nil || o.N != 3 || o.Row(2)[5] != m.Row(2)[5]+0.5 {
+		t.Fatalf("Offset: %v", err)
 	}
 	if r := ranks([]float64{3, 1, 1, 2}); r[0] != 3 || r[1] != 0.5 || r[2] != 0.5 || r[3] != 2 {
 		t.Fatalf("ranks %v", r)

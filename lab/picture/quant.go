@@ -218,21 +218,35 @@ func ranks(v []float64) []float64 {
 	return r
 }
 
-// Centring trains an OSQ with the given bits twice on base: around the
-// data's mean (what OSQ does) and around the origin (no centring), and
-// returns both.
-func Centring(base *vec.Matrix, metric engine.Metric, bits int, seed uint64) (centred, plain *quant.OSQ, err error) {
+// Centring trains OSQ quantizers with the given bits on base around
+// different centroids and returns them with a label each: the origin (no
+// centring), then, under Cosine, Lucene's centroid (the mean normalised to
+// unit length, what TrainOSQ does by default), then the plain mean of the
+// data (OSQConfig.MeanCentroid). Under L2 and Dot Lucene's centroid is the
+// plain mean, so two are returned.
+func Centring(base *vec.Matrix, metric engine.Metric, bits int, seed uint64) ([]string, []*quant.OSQ, error) {
 	if base == nil || base.N == 0 {
 		return nil, nil, fmt.Errorf("%w: Centring: no vectors", ErrBadArgument)
 	}
-	cfg := quant.OSQConfig{Bits: bits, Seed: seed, MeanCentroid: true}
-	if centred, err = quant.TrainOSQ(base, metric, cfg); err != nil {
+	cfg := quant.OSQConfig{Bits: bits, Seed: seed}
+	plain, err := quant.NewOSQ(make([]float32, base.Dim), metric, cfg)
+	if err != nil {
 		return nil, nil, fmt.Errorf("picture: %w", err)
 	}
-	if plain, err = quant.NewOSQ(make([]float32, base.Dim), metric, cfg); err != nil {
+	labels, qs := []string{"no centring"}, []*quant.OSQ{plain}
+	if metric == engine.Cosine {
+		lucene, err := quant.TrainOSQ(base, metric, cfg)
+		if err != nil {
+			return nil, nil, fmt.Errorf("picture: %w", err)
+		}
+		labels, qs = append(labels, "unit-length mean (Lucene)"), append(qs, lucene)
+	}
+	cfg.MeanCentroid = true
+	mean, err := quant.TrainOSQ(base, metric, cfg)
+	if err != nil {
 		return nil, nil, fmt.Errorf("picture: %w", err)
 	}
-	return centred, plain, nil
+	return append(labels, "plain mean"), append(qs, mean), nil
 }
 
 // Norm returns the Euclidean length of v.
@@ -270,6 +284,9 @@ func CodeTable(rs []experiment.QuantResult, errs []float64, k int) *table.Table 
 		if len(r.RecallOver) > 0 {
 			last = r.RecallOver[len(r.RecallOver)-1]
 		}
+		if f, ok := e.(float64); ok {
+			e = fmt.Sprintf("%.1e", f)
+		}
 		_ = t.AddValues(CodeLabel(r.Name), r.BytesPerVector, r.Compression, e, r.RecallNone, last)
 	}
 	return t
@@ -286,6 +303,62 @@ func Sample(m *vec.Matrix, n int, seed uint64) (*vec.Matrix, error) {
 	out := vec.NewMatrix(n, m.Dim)
 	for i, j := range perm {
 		copy(out.Row(i), m.Row(j))
+	}
+	return out, nil
+}
+
+// CodeBits returns the bits per document component of a lab quantizer name
+// (0 for an unknown one).
+func CodeBits(name string) int {
+	switch name {
+	case "int8", "int8-minmax":
+		return 7
+	case "int4", "int4-nocorr", "osq4":
+		return 4
+	case "osq2":
+		return 2
+	case "bbq", "osq1x1":
+		return 1
+	case "raw":
+		return 32
+	}
+	return 0
+}
+
+// ErrorChart draws each quantizer's reconstruction error against its bits
+// per component, on a log scale, labelled with the quantizer's name.
+func ErrorChart(names []string, errs []float64) (*chart.Line, error) {
+	if len(names) != len(errs) || len(names) == 0 {
+		return nil, fmt.Errorf("%w: ErrorChart: %d names for %d errors", ErrBadArgument, len(names), len(errs))
+	}
+	x := make([]float64, len(names))
+	labels := make([]string, len(names))
+	for i, n := range names {
+		if x[i] = float64(CodeBits(n)); x[i] == 0 {
+			return nil, fmt.Errorf("%w: ErrorChart: unknown quantizer %q", ErrBadArgument, n)
+		}
+		labels[i] = CodeLabel(n)
+	}
+	c := chart.NewLine("reconstruction error per bit width", "bits per component", "mean ‖x − x̂‖² / ‖x‖²")
+	c.LogY = true
+	c.AddLabeled("", x, errs, labels)
+	return c, c.Err()
+}
+
+// Offset returns a copy of the first n rows of m with by added to every
+// component: the same points moved away from the origin, which changes no
+// L2 distance between them.
+func Offset(m *vec.Matrix, n int, by float32) (*vec.Matrix, error) {
+	if m == nil || m.N == 0 || n < 1 {
+		return nil, fmt.Errorf("%w: Offset: no vectors", ErrBadArgument)
+	}
+	n = min(n, m.N)
+	out := vec.NewMatrix(n, m.Dim)
+	for i := 0; i < n; i++ {
+		row, src := out.Row(i), m.Row(i)
+		for j := range row {
+			row[j] = src[j] + by
+		}
 	}
 	return out, nil
 }
