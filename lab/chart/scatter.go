@@ -248,7 +248,6 @@ func (c *Scatter) Render(format string) ([]byte, error) {
 // beside the SVG); Render("png") draws one when needed.
 func (c *Scatter) SVG() string { return string(mustRender(c.Render, c.size, "svg")) }
 
-
 // Chart is any chart of this package ([Line], [Bars], [Scatter]), for
 // [Grid].
 type Chart interface {
@@ -363,4 +362,3 @@ func (g *Grid) Render(format string) (out []byte, err error) {
 // of the error. Like Scatter, Grid has no PNG method (Render("png") draws
 // one).
 func (g *Grid) SVG() string { return string(mustRender(g.Render, g.size, "svg")) }
-
