@@ -19,6 +19,7 @@ func init() {
 			"CodeTable":           ValueOf(picture.CodeTable),
 			"Codes":               ValueOf(&picture.Codes).Elem(),
 			"Components":          ValueOf(picture.Components),
+			"Constants":           ValueOf(picture.Constants),
 			"DescribeTrace":       ValueOf(picture.DescribeTrace),
 			"ErrBadArgument":      ValueOf(&picture.ErrBadArgument).Elem(),
 			"ErrorChart":          ValueOf(picture.ErrorChart),

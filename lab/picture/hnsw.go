@@ -138,11 +138,13 @@ func LayerPicture(ix *hnsw.Index, level int) (*chart.Scatter, error) {
 	}
 	nodes := onLevel(ix, level)
 	c := square(fmt.Sprintf("layer %d: %d nodes", level, len(nodes)))
-	x, y := coords(ix, all(ix))
-	c.Add("points", chart.Background, x, y)
+	if level > 0 { // on layer 0 the nodes are all the points
+		x, y := coords(ix, all(ix))
+		c.Add("points", chart.Background, x, y)
+	}
 	x1, y1, x2, y2 := edges(ix, level)
 	c.AddSegments("links", x1, y1, x2, y2)
-	x, y = coords(ix, nodes)
+	x, y := coords(ix, nodes)
 	role := chart.Marks
 	if level == 0 {
 		role = chart.Dots

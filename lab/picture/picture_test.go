@@ -128,3 +128,24 @@ func TestQuantPictures(t *testing.T) {
 		t.Fatalf("ranks %v", r)
 	}
 }
+
+func TestConstants(t *testing.T) {
+	tb, err := Constants()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.Rows) < 8 {
+		t.Fatalf("%d rows", len(tb.Rows))
+	}
+	md := tb.Markdown()
+	for _, want := range []string{"62 B = 48 B of bits + 14 B of corrections", "~384 vectors", "gp3-baseline", "0.9974"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("constants table lacks %q:\n%s", want, md)
+		}
+	}
+	for r := range tb.Rows {
+		if tb.Cell(r, 3).String() == "" {
+			t.Errorf("row %d (%s) has no source", r, tb.Cell(r, 0))
+		}
+	}
+}

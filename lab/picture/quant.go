@@ -261,7 +261,8 @@ func Norm(v []float32) float64 {
 // RescoreCurves draws recall after rescoring against the oversample
 // factor, one line per quantizer (experiment.QuantFlat's results).
 func RescoreCurves(rs []experiment.QuantResult, k int) *chart.Line {
-	c := chart.NewLine(fmt.Sprintf("rescoring ⌈o·%d⌉ code candidates with float32 vectors", k), "oversample o", fmt.Sprintf("recall@%d", k))
+	c := chart.NewLine(fmt.Sprintf("rescoring ⌈o·%d⌉ code candidates with float32 vectors", k), "oversample o (log scale)", fmt.Sprintf("recall@%d", k))
+	c.LogX = true
 	for _, r := range rs {
 		c.Add(CodeLabel(r.Name), r.Oversample, r.RecallOver)
 	}
