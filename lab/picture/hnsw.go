@@ -196,7 +196,7 @@ func WalkPicture(ix *hnsw.Index, tr *hnsw.Trace, q []float32, level int) (*chart
 	x, y = coords(ix, lt.Visited)
 	c.Add("scored", chart.Dots, x, y)
 	path := lt.Expanded
-	if level == 0 {
+	if level == 0 && len(path) > 0 {
 		path = path[:1] // the beam's expansions are not a path: draw its start only
 	}
 	x, y = coords(ix, path)
@@ -250,7 +250,7 @@ func DescribeTrace(tr *hnsw.Trace) string {
 	for _, l := range tr.Layers {
 		if l.Level > 0 {
 			fmt.Fprintf(&b, "layer %d: greedy path %v, %d nodes scored\n", l.Level, l.Expanded, len(l.Visited))
-		} else {
+		} else if len(l.Expanded) > 0 {
 			fmt.Fprintf(&b, "layer 0: beam search from %d, %d nodes expanded, %d scored\n", l.Expanded[0], len(l.Expanded), len(l.Visited))
 		}
 	}

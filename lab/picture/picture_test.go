@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/vec"
 )
@@ -41,6 +42,11 @@ func TestHNSWPictures(t *testing.T) {
 	}
 	if s := DescribeTrace(tr); !strings.Contains(s, "layer 0: beam search") {
 		t.Fatalf("DescribeTrace: %s", s)
+	}
+	// A hand-made, empty trace is drawn, not panicked over.
+	empty := &hnsw.Trace{Layers: []hnsw.LayerTrace{{Level: 0}}}
+	if _, err := WalkPicture(ix, empty, q, 0); err != nil || !strings.Contains(DescribeTrace(empty), "results []") {
+		t.Fatalf("empty trace: %v, %q", err, DescribeTrace(empty))
 	}
 	// A wider beam scores more nodes: the picture's point.
 	_, narrow, _ := VisitedPicture(ix, q, 5, 5)
