@@ -76,6 +76,7 @@
 //	s.Scorer(q) (engine.QueryScorer, error) // same, no allocation (float path)
 //	ix.GreedyDescend(sc, *stats) (engine.ID, float32)   // Alg. 5 lines 1–4
 //	s.Layer0(sc, ep, epDist, ef, allow) []engine.Result // the default loop
+//	s.SearchTrace(q, k, ef, allow) (*Trace, error)      // Search, recording each layer's hops and scored nodes
 //
 // engine/internal/topk provides the heaps and the epoch visited set.
 //

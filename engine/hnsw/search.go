@@ -26,6 +26,8 @@ type Searcher struct {
 	// Shared-bound search (SearchBound) only.
 	nc  topk.MaxHeap // the m nearest collected, m = (1 − greediness)·ef
 	upd []float32    // distances collected since the last offer to the bound
+	// tr, when set (SearchTrace only), records what the search does.
+	tr *Trace
 }
 
 // NewSearcher returns a Searcher bound to ix.
@@ -72,7 +74,7 @@ func (s *Searcher) search(q []float32, k, ef int, allow engine.Filter, b *engine
 		}
 	}
 	s.fs = FloatScorer{ix: ix, q: s.q}
-	ep, epDist := ix.greedyDescend(s.q, sc, &s.stats)
+	ep, epDist := ix.greedyDescend(s.q, sc, &s.stats, s.tr)
 	if b != nil {
 		s.layer0Bound(s.q, sc, ep, epDist, ef, allow, b)
 	} else {
@@ -125,9 +127,9 @@ func (ix *Index) GreedyDescend(sc engine.QueryScorer, stats *engine.SearchStats)
 		stats = new(engine.SearchStats)
 	}
 	if fs, ok := sc.(*FloatScorer); ok && fs.ix == ix {
-		return ix.greedyDescend(fs.q, nil, stats)
+		return ix.greedyDescend(fs.q, nil, stats, nil)
 	}
-	return ix.greedyDescend(nil, sc, stats)
+	return ix.greedyDescend(nil, sc, stats, nil)
 }
 
 // dist scores id with sc when set, else with the float query q.
@@ -138,15 +140,28 @@ func (ix *Index) dist(q []float32, sc engine.QueryScorer, id engine.ID) float32 
 	return ix.QueryDistance(q, id)
 }
 
-func (ix *Index) greedyDescend(q []float32, sc engine.QueryScorer, st *engine.SearchStats) (engine.ID, float32) {
+// greedyDescend records each layer's hops and scored nodes into tr when
+// it is not nil (SearchTrace); the check is once per hop, not per distance.
+func (ix *Index) greedyDescend(q []float32, sc engine.QueryScorer, st *engine.SearchStats, tr *Trace) (engine.ID, float32) {
 	cur := ix.entry
 	curDist := ix.dist(q, sc, cur)
 	st.DistComps++
+	if tr != nil {
+		tr.Entry, tr.EntryDist = cur, curDist
+	}
 	for l := ix.maxLevel; l > 0; l-- {
+		if tr != nil {
+			tr.Layers = append(tr.Layers, LayerTrace{Level: l})
+		}
 		for changed := true; changed; {
 			changed = false
 			st.Hops++
 			lst := ix.list(l, cur)
+			if tr != nil {
+				lt := &tr.Layers[len(tr.Layers)-1]
+				lt.Expanded = append(lt.Expanded, cur)
+				lt.Visited = append(lt.Visited, lst[1:1+lst[0]]...)
+			}
 			for _, nb := range lst[1 : 1+lst[0]] {
 				d := ix.dist(q, sc, nb)
 				st.DistComps++
@@ -193,6 +208,11 @@ func (s *Searcher) layer0(q []float32, sc engine.QueryScorer, ep engine.ID, epDi
 		lower = epDist
 	}
 	s.cand.Push(engine.Result{ID: ep, Dist: epDist})
+	var lt *LayerTrace
+	if s.tr != nil {
+		s.tr.Layers = append(s.tr.Layers, LayerTrace{Level: 0, Visited: []engine.ID{ep}})
+		lt = &s.tr.Layers[len(s.tr.Layers)-1]
+	}
 	links, stride := ix.links0, ix.stride0
 	for s.cand.Len() > 0 {
 		c := s.cand.Top()
@@ -214,6 +234,10 @@ func (s *Searcher) layer0(q []float32, sc engine.QueryScorer, ep engine.ID, epDi
 		}
 		st.Visited += len(ids)
 		st.DistComps += len(ids)
+		if lt != nil {
+			lt.Expanded = append(lt.Expanded, c.ID)
+			lt.Visited = append(lt.Visited, ids...)
+		}
 		dists := s.dists[:len(ids)]
 		if sc != nil {
 			for i, nb := range ids {

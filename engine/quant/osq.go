@@ -407,6 +407,31 @@ func optimizeInterval(x []float32, a, b, norm2, levels, lambda float64, iters in
 	return a, b
 }
 
+// Decode writes the dequantized document vector of code into dst (len
+// Dim): c_i + a + Δ·q_i, the centroid added back to the point of the
+// vector's own grid its code names. Scoring never decodes (it works on the
+// codes and the corrective factors); Decode shows what the code keeps.
+func (o *OSQ) Decode(dst []float32, code []byte) error {
+	if len(dst) != o.dim {
+		return fmt.Errorf("%w: decode buffer has %d components, quantizer has %d", engine.ErrDimension, len(dst), o.dim)
+	}
+	if err := checkDst(code, o.CodeSize(), "code"); err != nil {
+		return err
+	}
+	s := o.scratch.Get().(*osqScratch)
+	defer o.scratch.Put(s)
+	if o.planar {
+		bitsx.UnpackPlanes(s.q, code, o.cfg.Bits, o.words)
+	} else {
+		copy(s.q, code[:o.dim])
+	}
+	y := o.side(code, o.docCode, o.docSum, o.cfg.Bits)
+	for i := range dst {
+		dst[i] = o.centroid[i] + y.a + y.step*float32(s.q[i])
+	}
+	return nil
+}
+
 // factors reads the corrective factors of a code of n code bytes.
 func factors(c []byte, n, sumBytes int) (lower, upper, add float32, sum float32) {
 	lower = getF32(c[n:])

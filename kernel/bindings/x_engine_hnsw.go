@@ -30,9 +30,11 @@ func init() {
 			"Config":      TypeOf((*hnsw.Config)(nil)).Elem(),
 			"FloatScorer": TypeOf((*hnsw.FloatScorer)(nil)).Elem(),
 			"Index":       TypeOf((*hnsw.Index)(nil)).Elem(),
+			"LayerTrace":  TypeOf((*hnsw.LayerTrace)(nil)).Elem(),
 			"LevelGen":    TypeOf((*hnsw.LevelGen)(nil)).Elem(),
 			"Searcher":    TypeOf((*hnsw.Searcher)(nil)).Elem(),
 			"Selection":   TypeOf((*hnsw.Selection)(nil)).Elem(),
+			"Trace":       TypeOf((*hnsw.Trace)(nil)).Elem(),
 		}, Untypeds: map[string]string{
 			"MaxLevels": "int:64",
 		},

@@ -141,3 +141,72 @@ func TestCompare(t *testing.T) {
 		t.Errorf("Compare on a missing measure: err = %v", err)
 	}
 }
+
+func graphPicture() *Scatter {
+	c := NewScatter("a graph and a walk", "x", "y")
+	c.Equal = true
+	c.Width, c.Height = 320, 320
+	c.Add("points", Background, []float64{0, 1, 2, 0.5, 1.5}, []float64{0, 1, 0, 2, 2})
+	c.AddSegments("edges", []float64{0, 1, 1}, []float64{0, 1, 1}, []float64{1, 2, 0.5}, []float64{1, 0, 2})
+	c.Add("visited", Dots, []float64{1, 2}, []float64{1, 0})
+	c.Add("path", Path, []float64{0, 1, 2}, []float64{0, 1, 0})
+	c.Add("query", Star, []float64{1.8}, []float64{0.3})
+	c.Add("result", Marks, []float64{2}, []float64{0})
+	c.Add("y = x", Reference, []float64{0, 2}, []float64{0, 2})
+	return c
+}
+
+func TestScatterAndGrid(t *testing.T) {
+	s := graphPicture()
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	svg := s.SVG()
+	if svg != graphPicture().SVG() {
+		t.Error("two renders of the same scatter differ")
+	}
+	golden(t, "scatter.svg", svg)
+	g := NewGrid("two pictures", 2, graphPicture(), efCurve())
+	gs := g.SVG()
+	if !strings.Contains(gs, "<svg") || !strings.Contains(gs, "two pictures") || !strings.Contains(gs, "a graph and a walk") || !strings.Contains(gs, "recall@10 vs ef") {
+		t.Fatalf("grid SVG lacks its title or a chart's: %.200q", gs)
+	}
+	golden(t, "grid.svg", gs)
+	img, err := g.Render("png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.DecodeConfig(bytes.NewReader(img)); err != nil {
+		t.Fatalf("grid PNG: %v", err)
+	}
+}
+
+func TestScatterBadData(t *testing.T) {
+	tests := []struct {
+		name string
+		c    *Scatter
+		want string
+	}{
+		{"empty", NewScatter("e", "", ""), "no groups"},
+		{"lengths", NewScatter("l", "", "").Add("a", Dots, []float64{1, 2}, []float64{1}), "2 x values and 1 y values"},
+		{"nan", NewScatter("n", "", "").Add("a", Dots, []float64{math.NaN()}, []float64{1}), "NaN"},
+		{"segments", NewScatter("s", "", "").AddSegments("e", []float64{1}, []float64{1}, nil, nil), "edge group"},
+		{"role", NewScatter("r", "", "").Add("a", Role(99), []float64{1}, []float64{1}), "unknown role"},
+	}
+	for _, tt := range tests {
+		err := tt.c.Err()
+		if !errors.Is(err, ErrData) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Err() = %v, want ErrData mentioning %q", tt.name, err, tt.want)
+		}
+		if svg := tt.c.SVG(); !strings.Contains(svg, "<svg") {
+			t.Errorf("%s: bad data does not render as a picture of the error", tt.name)
+		}
+	}
+	g := NewGrid("g", 2, NewScatter("e", "", ""))
+	if err := g.Err(); !errors.Is(err, ErrData) || !strings.Contains(err.Error(), "chart 0") {
+		t.Errorf("grid with a bad chart: %v", err)
+	}
+	if err := NewGrid("g", 0, graphPicture()).Err(); !errors.Is(err, ErrData) {
+		t.Errorf("grid with 0 columns: %v", err)
+	}
+}

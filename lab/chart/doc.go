@@ -1,7 +1,9 @@
 // Package chart draws the lab's figures, line charts (recall against ef,
 // recall against QPS, several series, optional log axes) and grouped bar
 // charts (a measure per store, the article's figure beside the lab's), as
-// SVG and PNG.
+// SVG and PNG; scatter pictures of points in the plane (groups of points,
+// a graph's edges, highlighted paths, a y = x reference) and grids that lay
+// charts side by side, as SVG.
 //
 // Drawing is done by gonum.org/v1/plot, a maintained plotting library, so
 // axes, ticks, legends and text are not hand-written SVG. Output is

@@ -33,6 +33,7 @@ var DefaultPackages = []string{
 	Module + "/engine/vec",
 	Module + "/engine/flat",
 	Module + "/engine/hnsw",
+	Module + "/engine/quant",
 	Module + "/engine/segment",
 	Module + "/lab/dataset",
 	Module + "/lab/metrics",
@@ -40,6 +41,7 @@ var DefaultPackages = []string{
 	Module + "/lab/experiment",
 	Module + "/lab/table",
 	Module + "/lab/chart",
+	Module + "/lab/picture",
 	Module + "/kernel/display",
 }
 

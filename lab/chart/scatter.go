@@ -1,0 +1,364 @@
+package chart
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Role says how a [Scatter] group is drawn.
+type Role uint8
+
+const (
+	// Background: small light-grey dots (the whole data set behind a
+	// picture); takes no palette colour.
+	Background Role = iota
+	// Dots: small dots in the group's palette colour.
+	Dots
+	// Marks: large rings in the group's palette colour (nodes to point out:
+	// a layer's nodes, the results).
+	Marks
+	// Star: a large cross in the group's palette colour (the query).
+	Star
+	// Edges: thin grey segments (X[2i], Y[2i]) – (X[2i+1], Y[2i+1]); takes
+	// no palette colour.
+	Edges
+	// Path: a thick polyline through the points in order, with markers, in
+	// the group's palette colour (a walk through a graph).
+	Path
+	// Reference: a dashed black line through the points in order (y = x).
+	Reference
+)
+
+var roleNames = [...]string{"background", "dots", "marks", "star", "edges", "path", "reference"}
+
+func (r Role) String() string {
+	if int(r) < len(roleNames) {
+		return roleNames[r]
+	}
+	return fmt.Sprintf("Role(%d)", uint8(r))
+}
+
+// Group is one set of points of a [Scatter], drawn by its Role.
+type Group struct {
+	Name string // legend entry; "" draws no legend entry
+	Role Role
+	X, Y []float64
+}
+
+// Scatter is a picture of points in the plane: groups of points, segments
+// between points (a graph's edges) and highlighted paths, drawn in the
+// order they were added (the last on top). Groups that take a colour take
+// the palette's next one in that order, an empty group too, so a picture
+// keeps its colours from run to run and pictures built alike match.
+type Scatter struct {
+	Title, XLabel, YLabel string
+	// Equal gives both axes the same range (the union of the data's), so a
+	// square chart shows distances undistorted.
+	Equal bool
+	// NoLegend hides the legend.
+	NoLegend bool
+	// Width and Height in points; zero means DefaultWidth × DefaultHeight.
+	Width, Height float64
+	Groups        []Group
+
+	addErr error // the first bad call of AddSegments
+}
+
+// NewScatter returns an empty scatter chart.
+func NewScatter(title, xlabel, ylabel string) *Scatter {
+	return &Scatter{Title: title, XLabel: xlabel, YLabel: ylabel}
+}
+
+// Add appends a group of points drawn by role and returns the chart.
+func (c *Scatter) Add(name string, role Role, x, y []float64) *Scatter {
+	c.Groups = append(c.Groups, Group{Name: name, Role: role,
+		X: append([]float64(nil), x...), Y: append([]float64(nil), y...)})
+	return c
+}
+
+// AddSegments appends segments (x1[i], y1[i]) – (x2[i], y2[i]) drawn as
+// [Edges].
+func (c *Scatter) AddSegments(name string, x1, y1, x2, y2 []float64) *Scatter {
+	n := len(x1)
+	if len(y1) != n || len(x2) != n || len(y2) != n {
+		if c.addErr == nil {
+			c.addErr = fmt.Errorf("%w: edge group %q has %d x1, %d y1, %d x2 and %d y2 values", ErrData, name, n, len(y1), len(x2), len(y2))
+		}
+		return c
+	}
+	g := Group{Name: name, Role: Edges, X: make([]float64, 0, 2*n), Y: make([]float64, 0, 2*n)}
+	for i := 0; i < n; i++ {
+		g.X = append(g.X, x1[i], x2[i])
+		g.Y = append(g.Y, y1[i], y2[i])
+	}
+	c.Groups = append(c.Groups, g)
+	return c
+}
+
+// Err reports the first problem with the chart's data, or nil. A group
+// may be empty (a layer with no visited node draws nothing).
+func (c *Scatter) Err() error {
+	if c.addErr != nil {
+		return c.addErr
+	}
+	if len(c.Groups) == 0 {
+		return fmt.Errorf("%w: scatter %q has no groups", ErrData, c.Title)
+	}
+	for _, g := range c.Groups {
+		if g.Role > Reference {
+			return fmt.Errorf("%w: group %q has unknown role %v", ErrData, g.Name, g.Role)
+		}
+		if len(g.X) != len(g.Y) {
+			return fmt.Errorf("%w: group %q has %d x values and %d y values", ErrData, g.Name, len(g.X), len(g.Y))
+		}
+		if g.Role == Edges && len(g.X)%2 != 0 {
+			return fmt.Errorf("%w: edge group %q has an odd number of end points (%d)", ErrData, g.Name, len(g.X))
+		}
+		for i := range g.X {
+			if err := checkValue(g.Name, "x", i, g.X[i], false); err != nil {
+				return err
+			}
+			if err := checkValue(g.Name, "y", i, g.Y[i], false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Scatter) size() (vg.Length, vg.Length) { return dims(c.Width, c.Height) }
+
+var (
+	backgroundGrey = color.RGBA{0xC8, 0xC8, 0xC8, 0xFF}
+	edgeGrey       = color.RGBA{0x90, 0x90, 0x90, 0xFF}
+)
+
+func xys(x, y []float64) plotter.XYs {
+	p := make(plotter.XYs, len(x))
+	for i := range x {
+		p[i] = plotter.XY{X: x[i], Y: y[i]}
+	}
+	return p
+}
+
+func (c *Scatter) plot() (*plot.Plot, error) {
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	p := newPlot(c.Title, c.XLabel, c.YLabel)
+	col := 0
+	next := func() color.Color { cl := colorOf(col); col++; return cl }
+	legend := func(name string, thumbs ...plot.Thumbnailer) {
+		if name != "" && !c.NoLegend {
+			p.Legend.Add(name, thumbs...)
+		}
+	}
+	for _, g := range c.Groups {
+		if len(g.X) == 0 {
+			if g.Role != Background && g.Role != Edges && g.Role != Reference {
+				next() // an empty group keeps its colour, so pictures of one kind match
+			}
+			continue
+		}
+		pts := xys(g.X, g.Y)
+		switch g.Role {
+		case Background, Dots, Marks, Star:
+			s, err := plotter.NewScatter(pts)
+			if err != nil {
+				return nil, fmt.Errorf("%w: group %q: %v", ErrData, g.Name, err)
+			}
+			switch g.Role {
+			case Background:
+				s.Color, s.Shape, s.Radius = backgroundGrey, draw.CircleGlyph{}, vg.Points(1.5)
+			case Dots:
+				s.Color, s.Shape, s.Radius = next(), draw.CircleGlyph{}, vg.Points(2)
+			case Marks:
+				s.Color, s.Shape, s.Radius = next(), draw.RingGlyph{}, vg.Points(4)
+			case Star:
+				s.Color, s.Shape, s.Radius = next(), draw.CrossGlyph{}, vg.Points(6)
+			}
+			p.Add(s)
+			legend(g.Name, s)
+		case Edges:
+			var first *plotter.Line
+			for i := 0; i+1 < len(pts); i += 2 {
+				l, err := plotter.NewLine(pts[i : i+2])
+				if err != nil {
+					return nil, fmt.Errorf("%w: group %q: %v", ErrData, g.Name, err)
+				}
+				l.Color, l.Width = edgeGrey, vg.Points(0.5)
+				p.Add(l)
+				if first == nil {
+					first = l
+				}
+			}
+			if first != nil {
+				legend(g.Name, first)
+			}
+		case Path, Reference:
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return nil, fmt.Errorf("%w: group %q: %v", ErrData, g.Name, err)
+			}
+			if g.Role == Reference {
+				l.Color, l.Width, l.Dashes = color.Black, vg.Points(1), []vg.Length{vg.Points(4), vg.Points(3)}
+				p.Add(l)
+				legend(g.Name, l)
+				continue
+			}
+			cl := next()
+			l.Color, l.Width = cl, vg.Points(2.2)
+			s, err := plotter.NewScatter(pts)
+			if err != nil {
+				return nil, fmt.Errorf("%w: group %q: %v", ErrData, g.Name, err)
+			}
+			s.Color, s.Shape, s.Radius = cl, draw.CircleGlyph{}, vg.Points(3)
+			p.Add(l, s)
+			legend(g.Name, l, s)
+		}
+	}
+	if c.Equal {
+		lo := math.Min(p.X.Min, p.Y.Min)
+		hi := math.Max(p.X.Max, p.Y.Max)
+		p.X.Min, p.Y.Min, p.X.Max, p.Y.Max = lo, lo, hi, hi
+	}
+	return p, nil
+}
+
+// Render draws the chart as "svg" or "png" (or another gonum/plot format).
+func (c *Scatter) Render(format string) ([]byte, error) {
+	w, h := c.size()
+	p, err := c.plot()
+	if err != nil {
+		return nil, err
+	}
+	return render(p, w, h, format)
+}
+
+// SVG returns the chart as an SVG document; bad data renders as a picture
+// of the error. Scatter has no PNG method, so a notebook saves one image
+// per picture (a few hundred points and their edges make a large PNG
+// beside the SVG); Render("png") draws one when needed.
+func (c *Scatter) SVG() string { return string(mustRender(c.Render, c.size, "svg")) }
+
+// Chart is any chart of this package ([Line], [Bars], [Scatter]), for
+// [Grid].
+type Chart interface {
+	plot() (*plot.Plot, error)
+	Err() error
+}
+
+// Grid lays charts out side by side, Cols to a row, in one picture
+// (e.g. the same graph built with M = 4, 8 and 16).
+type Grid struct {
+	Title  string
+	Cols   int
+	Charts []Chart
+	// CellWidth and CellHeight are each chart's size in points; zero means
+	// 300 × 300.
+	CellWidth, CellHeight float64
+}
+
+// NewGrid returns a grid of charts, cols to a row.
+func NewGrid(title string, cols int, charts ...Chart) *Grid {
+	return &Grid{Title: title, Cols: cols, Charts: append([]Chart(nil), charts...)}
+}
+
+// Err reports the first problem with the grid or one of its charts.
+func (g *Grid) Err() error {
+	if len(g.Charts) == 0 {
+		return fmt.Errorf("%w: grid %q has no charts", ErrData, g.Title)
+	}
+	if g.Cols < 1 {
+		return fmt.Errorf("%w: grid %q has %d columns (want ≥ 1)", ErrData, g.Title, g.Cols)
+	}
+	for i, c := range g.Charts {
+		if c == nil {
+			return fmt.Errorf("%w: grid %q chart %d is nil", ErrData, g.Title, i)
+		}
+		if err := c.Err(); err != nil {
+			return fmt.Errorf("grid %q chart %d: %w", g.Title, i, err)
+		}
+	}
+	return nil
+}
+
+const gridTitle = 24 // points above the tiles for the grid's title
+
+func (g *Grid) size() (vg.Length, vg.Length) {
+	cw, ch := g.CellWidth, g.CellHeight
+	if cw <= 0 {
+		cw = 300
+	}
+	if ch <= 0 {
+		ch = 300
+	}
+	cols := max(g.Cols, 1)
+	if len(g.Charts) > 0 && len(g.Charts) < cols {
+		cols = len(g.Charts)
+	}
+	rows := (len(g.Charts) + cols - 1) / cols
+	return vg.Length(cw * float64(cols)), vg.Length(ch*float64(max(rows, 1)) + gridTitle)
+}
+
+// Render draws the grid as "svg" or "png" (or another gonum/plot format).
+func (g *Grid) Render(format string) (out []byte, err error) {
+	if err := g.Err(); err != nil {
+		return nil, err
+	}
+	cols := min(g.Cols, len(g.Charts))
+	rows := (len(g.Charts) + cols - 1) / cols
+	plots := make([][]*plot.Plot, rows)
+	for r := range plots {
+		plots[r] = make([]*plot.Plot, cols)
+	}
+	for i, c := range g.Charts {
+		p, err := c.plot()
+		if err != nil {
+			return nil, fmt.Errorf("grid %q chart %d: %w", g.Title, i, err)
+		}
+		plots[i/cols][i%cols] = p
+	}
+	w, h := g.size()
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("chart: rendering grid %s failed: %v", format, r)
+		}
+	}()
+	cw, err := draw.NewFormattedCanvas(w, h, format)
+	if err != nil {
+		return nil, fmt.Errorf("chart: %w", err)
+	}
+	dc := draw.New(cw)
+	if g.Title != "" {
+		ts := plot.New().Title.TextStyle
+		ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
+		dc.FillText(ts, vg.Point{X: w / 2, Y: h - vg.Points(6)}, g.Title)
+	}
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(6), PadY: vg.Points(6), PadTop: vg.Points(gridTitle)}
+	canvases := plot.Align(plots, tiles, dc)
+	for r := range plots {
+		for c, p := range plots[r] {
+			if p != nil {
+				p.Draw(canvases[r][c])
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := cw.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("chart: writing %s: %w", format, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// SVG returns the grid as an SVG document; bad data renders as a picture
+// of the error. Like Scatter, Grid has no PNG method (Render("png") draws
+// one).
+func (g *Grid) SVG() string { return string(mustRender(g.Render, g.size, "svg")) }

@@ -1,0 +1,351 @@
+package picture
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// ErrBadArgument is wrapped by every error about an argument.
+var ErrBadArgument = errors.New("picture: bad argument")
+
+// Plane returns n points of the plane in clusters Gaussian clusters
+// (centres uniform in [−1, 1]², standard deviation 0.15), seeded: data
+// small enough to draw every point and every edge.
+func Plane(n, clusters int, seed uint64) (*vec.Matrix, error) {
+	if n < 1 || clusters < 1 {
+		return nil, fmt.Errorf("%w: Plane: n = %d, clusters = %d (want ≥ 1 each)", ErrBadArgument, n, clusters)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x2d))
+	cx := make([]float64, clusters)
+	cy := make([]float64, clusters)
+	for i := range cx {
+		cx[i], cy[i] = 2*r.Float64()-1, 2*r.Float64()-1
+	}
+	m := vec.NewMatrix(n, 2)
+	for i := 0; i < n; i++ {
+		c := r.IntN(clusters)
+		row := m.Row(i)
+		row[0] = float32(cx[c] + 0.15*r.NormFloat64())
+		row[1] = float32(cy[c] + 0.15*r.NormFloat64())
+	}
+	return m, nil
+}
+
+// Graph builds an HNSW graph (squared L2) over points with M and
+// efConstruction on one worker, so the same seed gives the same graph.
+func Graph(points *vec.Matrix, m, efConstruction int, seed uint64) (*hnsw.Index, error) {
+	if points == nil || points.N == 0 {
+		return nil, fmt.Errorf("%w: Graph: no points", ErrBadArgument)
+	}
+	ix, err := hnsw.New(hnsw.Config{Dim: points.Dim, M: m, EfConstruction: efConstruction,
+		Metric: engine.L2, Seed: seed, Workers: 1})
+	if err != nil {
+		return nil, fmt.Errorf("picture: Graph: %w", err)
+	}
+	keys := make([]uint64, points.N)
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	if err := ix.AddBatch(keys, points); err != nil {
+		return nil, fmt.Errorf("picture: Graph: %w", err)
+	}
+	return ix, nil
+}
+
+func check2D(ix *hnsw.Index) error {
+	if ix == nil || ix.Len() == 0 {
+		return fmt.Errorf("%w: empty or nil graph", ErrBadArgument)
+	}
+	if ix.Dim() != 2 {
+		return fmt.Errorf("%w: a %d-dimensional graph cannot be drawn in the plane", ErrBadArgument, ix.Dim())
+	}
+	return nil
+}
+
+// coords returns the x and y of ids.
+func coords(ix *hnsw.Index, ids []engine.ID) (x, y []float64) {
+	x, y = make([]float64, len(ids)), make([]float64, len(ids))
+	for i, id := range ids {
+		v := ix.Vector(id)
+		x[i], y[i] = float64(v[0]), float64(v[1])
+	}
+	return x, y
+}
+
+func all(ix *hnsw.Index) []engine.ID {
+	ids := make([]engine.ID, ix.Len())
+	for i := range ids {
+		ids[i] = engine.ID(i)
+	}
+	return ids
+}
+
+// onLevel returns the nodes whose top layer is at least level.
+func onLevel(ix *hnsw.Index, level int) []engine.ID {
+	var ids []engine.ID
+	for i := 0; i < ix.Len(); i++ {
+		if ix.Level(engine.ID(i)) >= level {
+			ids = append(ids, engine.ID(i))
+		}
+	}
+	return ids
+}
+
+// edges returns the segments of level's lists (each undirected pair once,
+// a one-way link drawn too).
+func edges(ix *hnsw.Index, level int) (x1, y1, x2, y2 []float64) {
+	type pair struct{ a, b engine.ID }
+	seen := map[pair]bool{}
+	for _, a := range onLevel(ix, level) {
+		for _, b := range ix.Neighbors(level, a) {
+			p := pair{min(a, b), max(a, b)}
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			va, vb := ix.Vector(a), ix.Vector(b)
+			x1, y1 = append(x1, float64(va[0])), append(y1, float64(va[1]))
+			x2, y2 = append(x2, float64(vb[0])), append(y2, float64(vb[1]))
+		}
+	}
+	return
+}
+
+func square(title string) *chart.Scatter {
+	c := chart.NewScatter(title, "", "")
+	c.Equal, c.NoLegend = true, true
+	return c
+}
+
+// LayerPicture draws one layer: every point in grey, the layer's nodes
+// ringed and its links as segments.
+func LayerPicture(ix *hnsw.Index, level int) (*chart.Scatter, error) {
+	if err := check2D(ix); err != nil {
+		return nil, err
+	}
+	if level < 0 || level > ix.MaxLevel() {
+		return nil, fmt.Errorf("%w: layer %d (the graph has layers 0…%d)", ErrBadArgument, level, ix.MaxLevel())
+	}
+	nodes := onLevel(ix, level)
+	c := square(fmt.Sprintf("layer %d: %d nodes", level, len(nodes)))
+	if level > 0 { // on layer 0 the nodes are all the points
+		x, y := coords(ix, all(ix))
+		c.Add("points", chart.Background, x, y)
+	}
+	x1, y1, x2, y2 := edges(ix, level)
+	c.AddSegments("links", x1, y1, x2, y2)
+	x, y := coords(ix, nodes)
+	role := chart.Marks
+	if level == 0 {
+		role = chart.Dots
+	}
+	c.Add("nodes", role, x, y)
+	return c, nil
+}
+
+// Layers draws every layer of the graph side by side, the top layer first.
+func Layers(ix *hnsw.Index) (*chart.Grid, error) {
+	if err := check2D(ix); err != nil {
+		return nil, err
+	}
+	var cs []chart.Chart
+	for l := ix.MaxLevel(); l >= 0; l-- {
+		c, err := LayerPicture(ix, l)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, c)
+	}
+	cfg := ix.Config()
+	return chart.NewGrid(fmt.Sprintf("HNSW over %d points, M = %d, efConstruction = %d: the layers, top first", ix.Len(), cfg.M, cfg.EfConstruction),
+		min(len(cs), 4), cs...), nil
+}
+
+// WalkPicture draws the search of tr on one layer: the layer's links, the
+// nodes it scored there (dots), the path of expanded nodes (on layers ≥ 1
+// the greedy hops; on layer 0 the order the beam expanded them in), the
+// query (a cross) and, on layer 0, the results (rings).
+func WalkPicture(ix *hnsw.Index, tr *hnsw.Trace, q []float32, level int) (*chart.Scatter, error) {
+	if err := check2D(ix); err != nil {
+		return nil, err
+	}
+	if tr == nil || len(q) != 2 {
+		return nil, fmt.Errorf("%w: WalkPicture needs a trace and a 2-D query", ErrBadArgument)
+	}
+	lt, ok := tr.Layer(level)
+	if !ok {
+		return nil, fmt.Errorf("%w: the search did not pass layer %d", ErrBadArgument, level)
+	}
+	title := fmt.Sprintf("layer %d: %s, %d scored", level, plural(len(lt.Expanded), "hop"), len(lt.Visited))
+	c := square(title)
+	c.NoLegend = level != 0
+	x, y := coords(ix, all(ix))
+	c.Add("points", chart.Background, x, y)
+	x1, y1, x2, y2 := edges(ix, level)
+	c.AddSegments("links", x1, y1, x2, y2)
+	x, y = coords(ix, lt.Visited)
+	c.Add("scored", chart.Dots, x, y)
+	path := lt.Expanded
+	if level == 0 && len(path) > 0 {
+		path = path[:1] // the beam's expansions are not a path: draw its start only
+	}
+	x, y = coords(ix, path)
+	c.Add("path (start on layer 0)", chart.Path, x, y)
+	c.Add("query", chart.Star, []float64{float64(q[0])}, []float64{float64(q[1])})
+	var expanded, results []engine.ID
+	if level == 0 {
+		expanded = lt.Expanded
+		for _, r := range tr.Results {
+			results = append(results, r.ID)
+		}
+	}
+	x, y = coords(ix, expanded)
+	c.Add("expanded", chart.Marks, x, y)
+	x, y = coords(ix, results)
+	c.Add("results", chart.Marks, x, y)
+	return c, nil
+}
+
+// Walk draws a traced search layer by layer, top first (see WalkPicture).
+func Walk(ix *hnsw.Index, tr *hnsw.Trace, q []float32) (*chart.Grid, error) {
+	if tr == nil {
+		return nil, fmt.Errorf("%w: Walk: nil trace", ErrBadArgument)
+	}
+	var cs []chart.Chart
+	for _, l := range tr.Layers {
+		c, err := WalkPicture(ix, tr, q, l.Level)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, c)
+	}
+	return chart.NewGrid(fmt.Sprintf("one search from entry point %d: %d distances for %d results", tr.Entry, tr.Stats.DistComps, len(tr.Results)),
+		min(len(cs), 4), cs...), nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// DescribeTrace prints a trace: per layer the hops and the nodes scored.
+func DescribeTrace(tr *hnsw.Trace) string {
+	if tr == nil {
+		return "no trace"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "entry point %d (distance %.4f)\n", tr.Entry, tr.EntryDist)
+	for _, l := range tr.Layers {
+		if l.Level > 0 {
+			fmt.Fprintf(&b, "layer %d: greedy path %v, %d nodes scored\n", l.Level, l.Expanded, len(l.Visited))
+		} else if len(l.Expanded) > 0 {
+			fmt.Fprintf(&b, "layer 0: beam search from %d, %d nodes expanded, %d scored\n", l.Expanded[0], len(l.Expanded), len(l.Visited))
+		}
+	}
+	ids := make([]engine.ID, len(tr.Results))
+	for i, r := range tr.Results {
+		ids[i] = r.ID
+	}
+	fmt.Fprintf(&b, "results %v; %d distance computations in all", ids, tr.Stats.DistComps)
+	return b.String()
+}
+
+// GraphFacts are the numbers M and efConstruction change.
+type GraphFacts struct {
+	M, EfConstruction int
+	Layers            int     // top layer + 1
+	Nodes             []int   // nodes per layer, layer 0 first
+	MeanDegree0       float64 // mean links per node on layer 0
+	MaxDegree0        int     // the most links any node has on layer 0
+	MeanEdgeLength0   float64 // mean length of a layer-0 link
+}
+
+// Facts measures a graph's layers and layer-0 degrees.
+func Facts(ix *hnsw.Index) (GraphFacts, error) {
+	if ix == nil || ix.Len() == 0 {
+		return GraphFacts{}, fmt.Errorf("%w: empty or nil graph", ErrBadArgument)
+	}
+	cfg := ix.Config()
+	f := GraphFacts{M: cfg.M, EfConstruction: cfg.EfConstruction, Layers: ix.MaxLevel() + 1}
+	for l := 0; l <= ix.MaxLevel(); l++ {
+		f.Nodes = append(f.Nodes, len(onLevel(ix, l)))
+	}
+	var links int
+	var length float64
+	for i := 0; i < ix.Len(); i++ {
+		nb := ix.Neighbors(0, engine.ID(i))
+		links += len(nb)
+		f.MaxDegree0 = max(f.MaxDegree0, len(nb))
+		for _, b := range nb {
+			length += math.Sqrt(float64(ix.PairDistance(engine.ID(i), b)))
+		}
+	}
+	f.MeanDegree0 = float64(links) / float64(ix.Len())
+	if links > 0 {
+		f.MeanEdgeLength0 = length / float64(links)
+	}
+	return f, nil
+}
+
+// FactsTable puts the facts of several graphs side by side.
+func FactsTable(fs []GraphFacts) *table.Table {
+	t := table.New("what M and efConstruction change in the graph",
+		table.Col("M", ""), table.Col("efConstruction", ""), table.Col("layers", ""),
+		table.Col("nodes per layer (0 first)", ""), table.Col("mean links on layer 0", ""),
+		table.Col("max links on layer 0", ""), table.Col("mean link length", ""))
+	for _, f := range fs {
+		ns := make([]string, len(f.Nodes))
+		for i, n := range f.Nodes {
+			ns[i] = fmt.Sprint(n)
+		}
+		_ = t.AddValues(f.M, f.EfConstruction, f.Layers, strings.Join(ns, " / "), f.MeanDegree0, f.MaxDegree0, f.MeanEdgeLength0)
+	}
+	return t
+}
+
+// VisitedPicture runs a traced search with ef and draws layer 0: the nodes
+// scored, the results and the query.
+func VisitedPicture(ix *hnsw.Index, q []float32, k, ef int) (*chart.Scatter, *hnsw.Trace, error) {
+	if err := check2D(ix); err != nil {
+		return nil, nil, err
+	}
+	tr, err := ix.NewSearcher().SearchTrace(q, k, ef, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("picture: %w", err)
+	}
+	c, err := WalkPicture(ix, tr, q, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Title = fmt.Sprintf("ef = %d: %d scored, %d expanded", ef, tr.Stats.DistComps, tr.Stats.Hops)
+	return c, tr, nil
+}
+
+// TradeOff draws recall against median latency for a sweep of one store's
+// query breadth (experiment.E06Measure's measurements), each point
+// labelled with its setting.
+func TradeOff(title string, ms []experiment.Measurement) *chart.Line {
+	x := make([]float64, len(ms))
+	y := make([]float64, len(ms))
+	labels := make([]string, len(ms))
+	k := 0
+	for i, m := range ms {
+		x[i], y[i], labels[i] = m.P50ms(), m.Recall, "ef="+m.Label
+		k = m.K
+	}
+	c := chart.NewLine(title, "median latency per query (ms)", fmt.Sprintf("recall@%d", k))
+	c.AddLabeled("lab", x, y, labels)
+	return c
+}

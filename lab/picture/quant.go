@@ -1,0 +1,365 @@
+package picture
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/quant"
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// Codes are the four codes the quantization notebook draws, by the lab's
+// quantizer names (experiment.TrainQuantizer): Lucene's int8 (7-bit) and
+// int4 scalar codes, OSQ 2-bit and 1-bit documents (both with 4-bit
+// queries; 1-bit is Elasticsearch's bbq).
+var Codes = []string{"int8", "int4", "osq2", "bbq"}
+
+// CodeLabel names a quantizer for a picture: "int8 (7 bits)" and so on.
+func CodeLabel(name string) string {
+	switch name {
+	case "int8":
+		return "int8 (7 bits)"
+	case "int4":
+		return "int4"
+	case "osq2":
+		return "2-bit OSQ"
+	case "bbq":
+		return "1-bit OSQ (bbq)"
+	case "osq1x1":
+		return "1-bit × 1-bit"
+	case "osq4":
+		return "4-bit OSQ"
+	}
+	return name
+}
+
+// decoder is what Scalar and OSQ offer to turn a code back into a vector.
+type decoder interface {
+	Decode(dst []float32, code []byte) error
+}
+
+// Reconstruct encodes v and decodes it back with q.
+func Reconstruct(q quant.Quantizer, v []float32) ([]float32, error) {
+	d, ok := q.(decoder)
+	if !ok {
+		return nil, fmt.Errorf("%w: %v cannot decode its codes", ErrBadArgument, q)
+	}
+	code := make([]byte, q.CodeSize())
+	if err := q.Encode(code, v); err != nil {
+		return nil, fmt.Errorf("picture: %w", err)
+	}
+	out := make([]float32, q.Dim())
+	if err := d.Decode(out, code); err != nil {
+		return nil, fmt.Errorf("picture: %w", err)
+	}
+	return out, nil
+}
+
+// Components draws the first n components of v and of its reconstruction
+// by each quantizer, as lines over the component index.
+func Components(v []float32, n int, names []string, qs []quant.Quantizer) (*chart.Line, error) {
+	if len(names) != len(qs) {
+		return nil, fmt.Errorf("%w: %d names for %d quantizers", ErrBadArgument, len(names), len(qs))
+	}
+	n = min(n, len(v))
+	idx := make([]float64, n)
+	orig := make([]float64, n)
+	for i := 0; i < n; i++ {
+		idx[i], orig[i] = float64(i), float64(v[i])
+	}
+	c := chart.NewLine(fmt.Sprintf("the first %d components of one vector and of its codes", n), "component", "value")
+	c.Width, c.Height = 640, 320
+	c.Add("float32 (original)", idx, orig)
+	for i, q := range qs {
+		r, err := Reconstruct(q, v)
+		if err != nil {
+			return nil, err
+		}
+		y := make([]float64, n)
+		for j := range y {
+			y[j] = float64(r[j])
+		}
+		c.Add(CodeLabel(names[i]), idx, y)
+	}
+	return c, nil
+}
+
+// ReconstructionError is the mean relative squared error ‖x − x̂‖²/‖x‖²
+// of q over the first n rows of m.
+func ReconstructionError(q quant.Quantizer, m *vec.Matrix, n int) (float64, error) {
+	if m == nil || m.N == 0 || n < 1 {
+		return 0, fmt.Errorf("%w: ReconstructionError: no vectors", ErrBadArgument)
+	}
+	n = min(n, m.N)
+	var sum float64
+	for i := 0; i < n; i++ {
+		v := m.Row(i)
+		r, err := Reconstruct(q, v)
+		if err != nil {
+			return 0, err
+		}
+		var e, s float64
+		for j := range v {
+			d := float64(v[j] - r[j])
+			e += d * d
+			s += float64(v[j]) * float64(v[j])
+		}
+		if s > 0 {
+			sum += e / s
+		}
+	}
+	return sum / float64(n), nil
+}
+
+// Distortion holds true and estimated distances of query–document pairs.
+type Distortion struct {
+	Name            string
+	True, Estimated []float64
+	// Corr is the Pearson correlation of True and Estimated; Spearman the
+	// rank correlation, what a nearest-neighbour ranking depends on.
+	Corr, Spearman float64
+}
+
+// MeasureDistortion scores nq queries against nd documents (the first
+// rows of queries and base) with q's estimate (EncodeQuery + Distance, the
+// asymmetric path a search takes) and with the exact float32 distance.
+func MeasureDistortion(q quant.Quantizer, name string, base, queries *vec.Matrix, nq, nd int) (Distortion, error) {
+	if base == nil || queries == nil || nq < 1 || nd < 1 {
+		return Distortion{}, fmt.Errorf("%w: MeasureDistortion: no vectors", ErrBadArgument)
+	}
+	nq, nd = min(nq, queries.N), min(nd, base.N)
+	exact := vec.Distance(q.Metric())
+	codes := make([][]byte, nd)
+	for i := range codes {
+		codes[i] = make([]byte, q.CodeSize())
+		if err := q.Encode(codes[i], base.Row(i)); err != nil {
+			return Distortion{}, fmt.Errorf("picture: %w", err)
+		}
+	}
+	d := Distortion{Name: name}
+	qc := make([]byte, q.QueryCodeSize())
+	for j := 0; j < nq; j++ {
+		qv := queries.Row(j)
+		if err := q.EncodeQuery(qc, qv); err != nil {
+			return Distortion{}, fmt.Errorf("picture: %w", err)
+		}
+		for i := range codes {
+			d.True = append(d.True, float64(exact(qv, base.Row(i))))
+			d.Estimated = append(d.Estimated, float64(q.Distance(qc, codes[i])))
+		}
+	}
+	d.Corr = pearson(d.True, d.Estimated)
+	d.Spearman = pearson(ranks(d.True), ranks(d.Estimated))
+	return d, nil
+}
+
+// Scatter draws estimated against true distance with the line y = x.
+func (d Distortion) Scatter() *chart.Scatter {
+	c := chart.NewScatter(fmt.Sprintf("%s: rank correlation %.3f", CodeLabel(d.Name), d.Spearman), "true distance", "estimated distance")
+	c.Width, c.Height = 300, 300
+	c.NoLegend = true
+	c.Add("pairs", chart.Dots, d.True, d.Estimated)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range d.True {
+		lo = math.Min(lo, math.Min(d.True[i], d.Estimated[i]))
+		hi = math.Max(hi, math.Max(d.True[i], d.Estimated[i]))
+	}
+	if len(d.True) > 0 {
+		c.Add("y = x", chart.Reference, []float64{lo, hi}, []float64{lo, hi})
+	}
+	return c
+}
+
+func pearson(a, b []float64) float64 {
+	n := float64(len(a))
+	if n < 2 {
+		return math.NaN()
+	}
+	var ma, mb float64
+	for i := range a {
+		ma += a[i]
+		mb += b[i]
+	}
+	ma, mb = ma/n, mb/n
+	var sab, saa, sbb float64
+	for i := range a {
+		x, y := a[i]-ma, b[i]-mb
+		sab += x * y
+		saa += x * x
+		sbb += y * y
+	}
+	return sab / math.Sqrt(saa*sbb)
+}
+
+// ranks returns the rank of each value (ties share the mean rank).
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	r := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			r[idx[k]] = float64(i+j) / 2
+		}
+		i = j + 1
+	}
+	return r
+}
+
+// Centring trains OSQ quantizers with the given bits on base around
+// different centroids and returns them with a label each: the origin (no
+// centring), then, under Cosine, Lucene's centroid (the mean normalised to
+// unit length, what TrainOSQ does by default), then the plain mean of the
+// data (OSQConfig.MeanCentroid). Under L2 and Dot Lucene's centroid is the
+// plain mean, so two are returned.
+func Centring(base *vec.Matrix, metric engine.Metric, bits int, seed uint64) ([]string, []*quant.OSQ, error) {
+	if base == nil || base.N == 0 {
+		return nil, nil, fmt.Errorf("%w: Centring: no vectors", ErrBadArgument)
+	}
+	cfg := quant.OSQConfig{Bits: bits, Seed: seed}
+	plain, err := quant.NewOSQ(make([]float32, base.Dim), metric, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("picture: %w", err)
+	}
+	labels, qs := []string{"no centring"}, []*quant.OSQ{plain}
+	if metric == engine.Cosine {
+		lucene, err := quant.TrainOSQ(base, metric, cfg)
+		if err != nil {
+			return nil, nil, fmt.Errorf("picture: %w", err)
+		}
+		labels, qs = append(labels, "unit-length mean (Lucene)"), append(qs, lucene)
+	}
+	cfg.MeanCentroid = true
+	mean, err := quant.TrainOSQ(base, metric, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("picture: %w", err)
+	}
+	return append(labels, "plain mean"), append(qs, mean), nil
+}
+
+// Norm returns the Euclidean length of v.
+func Norm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+// RescoreCurves draws recall after rescoring against the oversample
+// factor, one line per quantizer (experiment.QuantFlat's results).
+func RescoreCurves(rs []experiment.QuantResult, k int) *chart.Line {
+	c := chart.NewLine(fmt.Sprintf("rescoring ⌈o·%d⌉ code candidates with float32 vectors", k), "oversample o (log scale)", fmt.Sprintf("recall@%d", k))
+	c.LogX = true
+	for _, r := range rs {
+		c.Add(CodeLabel(r.Name), r.Oversample, r.RecallOver)
+	}
+	return c
+}
+
+// CodeTable lists each quantizer's bytes per vector, reconstruction error
+// and recall without and with rescoring.
+func CodeTable(rs []experiment.QuantResult, errs []float64, k int) *table.Table {
+	t := table.New("what each code keeps",
+		table.Col("code", ""), table.Col("bytes/vector", ""), table.Col("compression", "×"),
+		table.Col("relative error ‖x−x̂‖²/‖x‖²", ""), table.Col(fmt.Sprintf("recall@%d, codes only", k), ""),
+		table.Col(fmt.Sprintf("recall@%d, rescored at the largest o", k), ""))
+	for i, r := range rs {
+		var e any
+		if i < len(errs) {
+			e = errs[i]
+		}
+		last := math.NaN()
+		if len(r.RecallOver) > 0 {
+			last = r.RecallOver[len(r.RecallOver)-1]
+		}
+		if f, ok := e.(float64); ok {
+			e = fmt.Sprintf("%.1e", f)
+		}
+		_ = t.AddValues(CodeLabel(r.Name), r.BytesPerVector, r.Compression, e, r.RecallNone, last)
+	}
+	return t
+}
+
+// Sample returns n rows of m chosen with seed (without replacement), as a
+// new matrix: a few hundred points for a scatter.
+func Sample(m *vec.Matrix, n int, seed uint64) (*vec.Matrix, error) {
+	if m == nil || m.N == 0 || n < 1 {
+		return nil, fmt.Errorf("%w: Sample: no vectors", ErrBadArgument)
+	}
+	n = min(n, m.N)
+	perm := rand.New(rand.NewPCG(seed, 0x5a)).Perm(m.N)[:n]
+	out := vec.NewMatrix(n, m.Dim)
+	for i, j := range perm {
+		copy(out.Row(i), m.Row(j))
+	}
+	return out, nil
+}
+
+// CodeBits returns the bits per document component of a lab quantizer name
+// (0 for an unknown one).
+func CodeBits(name string) int {
+	switch name {
+	case "int8", "int8-minmax":
+		return 7
+	case "int4", "int4-nocorr", "osq4":
+		return 4
+	case "osq2":
+		return 2
+	case "bbq", "osq1x1":
+		return 1
+	case "raw":
+		return 32
+	}
+	return 0
+}
+
+// ErrorChart draws each quantizer's reconstruction error against its bits
+// per component, on a log scale, labelled with the quantizer's name.
+func ErrorChart(names []string, errs []float64) (*chart.Line, error) {
+	if len(names) != len(errs) || len(names) == 0 {
+		return nil, fmt.Errorf("%w: ErrorChart: %d names for %d errors", ErrBadArgument, len(names), len(errs))
+	}
+	x := make([]float64, len(names))
+	labels := make([]string, len(names))
+	for i, n := range names {
+		if x[i] = float64(CodeBits(n)); x[i] == 0 {
+			return nil, fmt.Errorf("%w: ErrorChart: unknown quantizer %q", ErrBadArgument, n)
+		}
+		labels[i] = CodeLabel(n)
+	}
+	c := chart.NewLine("reconstruction error per bit width", "bits per component", "mean ‖x − x̂‖² / ‖x‖²")
+	c.LogY = true
+	c.AddLabeled("", x, errs, labels)
+	return c, c.Err()
+}
+
+// Offset returns a copy of the first n rows of m with by added to every
+// component: the same points moved away from the origin, which changes no
+// L2 distance between them.
+func Offset(m *vec.Matrix, n int, by float32) (*vec.Matrix, error) {
+	if m == nil || m.N == 0 || n < 1 {
+		return nil, fmt.Errorf("%w: Offset: no vectors", ErrBadArgument)
+	}
+	n = min(n, m.N)
+	out := vec.NewMatrix(n, m.Dim)
+	for i := 0; i < n; i++ {
+		row, src := out.Row(i), m.Row(i)
+		for j := range row {
+			row[j] = src[j] + by
+		}
+	}
+	return out, nil
+}
