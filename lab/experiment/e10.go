@@ -21,7 +21,10 @@ var e10 = Experiment{
 	},
 }
 
-func init() { e10.Run = runE10; Register(e10) }
+func init() {
+	e10.Run, e10.Notebook = runE10, "03-elasticsearch-quantized-default.ipynb"
+	Register(e10)
+}
 
 // E10Types is the article's row order.
 var E10Types = []profile.IndexType{profile.BBQHNSW, profile.Int8HNSW, profile.HNSWType}

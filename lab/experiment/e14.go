@@ -19,7 +19,7 @@ var e14 = Experiment{
 	},
 }
 
-func init() { e14.Run = runE14; Register(e14) }
+func init() { e14.Run, e14.Notebook = runE14, "07-disk-rescore-budget.ipynb"; Register(e14) }
 
 // E14Project is the article's projection: 21 M vectors over 3 nodes.
 const (

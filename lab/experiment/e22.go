@@ -264,7 +264,7 @@ var e22 = Experiment{
 	},
 }
 
-func init() { e22.Run = runE22; Register(e22) }
+func init() { e22.Run, e22.Notebook = runE22, "11-lucene-quantization.ipynb"; Register(e22) }
 
 // E22Oversample is the sweep: 1.5 is the article's "quantized@15" at k=10.
 var E22Oversample = []float64{1, 1.5, 2, 3}
@@ -310,6 +310,7 @@ func runE22(env *Env) (*Report, error) {
 	raw, i8 := rs[0], rs[1]
 	r.Note("lab: int8 recall@%d %.3f without rescoring vs raw %.3f; at ×1.5 (quantized@15) %.3f", env.Scale.K, i8.RecallNone, raw.RecallNone, overAt(i8, 1.5))
 	r.Note("the article reports a chart, not a recall number; the lab's figure is its own measurement on the seed-000 synthetic set (384-d Gaussian clusters), not the article's corpus")
+	E22Verdicts(env, t)
 	return r, nil
 }
 
@@ -321,4 +322,60 @@ func overAt(r QuantResult, o float64) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// quantRecall reads a quantizer's recall@k from a quantization table
+// (E22Sweep, E23Sweep, E24Sweep, QuantSweep): o = 0 without rescoring,
+// else rescored ×o; NaN when the row or the column is absent.
+func quantRecall(t *table.Table, row string, o float64) float64 {
+	if t == nil {
+		return math.NaN()
+	}
+	prefix := "recall@"
+	if o > 0 {
+		prefix = fmt.Sprintf("rescored ×%g (", o)
+	}
+	for ci, c := range t.Columns {
+		if !strings.HasPrefix(c.Header, prefix) || (o == 0 && !strings.HasSuffix(c.Header, "no rescoring")) {
+			continue
+		}
+		for _, r := range t.Rows {
+			if len(r) > ci && r[0].String() == row && r[ci].Kind == table.FloatKind {
+				return r[ci].Float
+			}
+		}
+	}
+	return math.NaN()
+}
+
+// quantNumber reads a lab column (e.g. "compression", "memory saved") of
+// a quantizer's row, or NaN.
+func quantNumber(t *table.Table, row, header string) float64 {
+	for ci, c := range t.Columns {
+		if c.Header != header || c.Source == table.Article {
+			continue
+		}
+		for _, r := range t.Rows {
+			if len(r) > ci && r[0].String() == row && r[ci].Kind == table.FloatKind {
+				return r[ci].Float
+			}
+		}
+	}
+	return math.NaN()
+}
+
+// E22Verdicts compares the int8 table of [E22Sweep] with the article's
+// claims: about 75 % less memory (± 1 %), recall without rescoring a
+// little below raw (by less than 0.1), and quantized@15 (×1.5) back
+// within 0.01 of raw.
+func E22Verdicts(env *Env, t *table.Table) Verdicts {
+	raw, none, at15 := quantRecall(t, "raw", 0), quantRecall(t, "int8", 0), quantRecall(t, "int8", 1.5)
+	k := env.Scale.K
+	v1 := env.Within("E22", "int8 cuts the vectors' memory by about 75 %", 75, quantNumber(t, "int8", "memory saved"), 1, "%")
+	v2 := env.Holds("E22", fmt.Sprintf("int8 recall@%d without rescoring is a little below raw", k), "below raw by < 0.1",
+		fmt.Sprintf("%.3f vs raw %.3f", none, raw), none <= raw && raw-none < 0.1,
+		fmt.Sprintf("%.3f below raw", raw-none))
+	v3 := env.Holds("E22", "quantized@15 (×1.5 candidates, rescored) recovers raw recall", "raw recall (± 0.01)",
+		fmt.Sprintf("%.3f vs raw %.3f", at15, raw), at15 >= raw-0.01, fmt.Sprintf("%.3f below raw", math.Max(raw-at15, 0)))
+	return Verdicts{v1, v2, v3}
 }

@@ -23,7 +23,7 @@ var e26 = Experiment{
 	},
 }
 
-func init() { e26.Run = runE26; Register(e26) }
+func init() { e26.Run, e26.Notebook = runE26, "12-diskbbq-vs-hnsw.ipynb"; Register(e26) }
 
 // The default sweeps of E26.
 var (

@@ -18,7 +18,7 @@ var e27 = Experiment{
 	Article: "none: seeds 003 and 004 stop where the index fits in RAM (codes resident, only the rescoring originals on disk); this is the lab's own experiment",
 }
 
-func init() { e27.Run = runE27; Register(e27) }
+func init() { e27.Run, e27.Notebook = runE27, "13-beyond-ram.ipynb"; Register(e27) }
 
 // E27Measure measures, with 2-bit codes, k = env's K and ⌈oversample·k⌉
 // candidates rescored from the vector file:

@@ -207,6 +207,8 @@ type Env struct {
 	meta   *filter.Store
 	live   *livePG    // the data set loaded into PG, once
 	ownPG  *pglive.DB // opened by UsePG, closed by Close
+
+	verdicts Verdicts // recorded by the verdict constructors (verdict.go)
 }
 
 // NewEnv returns an environment for the scale and seed, with the machine's
