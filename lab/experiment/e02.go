@@ -121,6 +121,7 @@ func runE02(env *Env) (*Report, error) {
 	for _, m := range ms {
 		r.Note("%s", m)
 	}
+	E02Verdicts(env, ms)
 	es, err := E02Segments(env)
 	if err != nil {
 		return nil, err

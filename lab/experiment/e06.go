@@ -151,5 +151,6 @@ func runE06(env *Env) (*Report, error) {
 	}
 	r.AddTable(E06Table(env, ms, fms))
 	r.AddChart(E06Chart(ms))
+	E06Verdicts(env, ms)
 	return r, nil
 }

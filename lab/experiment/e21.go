@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	"github.com/veclab/veclab/engine"
@@ -42,25 +43,37 @@ func scalarDot(a, b []float32) float32 {
 
 var e21Sink float32
 
+// kernelRounds is the number of timed rounds behind each ns figure; the
+// median round is kept, so one stall of a shared machine (a GC, another
+// job) does not become the figure.
+const kernelRounds = 5
+
 // timeKernel returns ns per call of f over pairs of vectors cycling
-// through a small pool (in cache), repeated until ~budget elapsed.
+// through a small pool (in cache): kernelRounds rounds of budget/rounds
+// each, the median round's ns per call.
 func timeKernel(f func(a, b []float32) float32, pool [][]float32, budget time.Duration) float64 {
-	calls := 0
 	var s float32
-	start := time.Now()
-	for time.Since(start) < budget {
-		for i := 0; i+1 < len(pool); i++ {
-			s += f(pool[i], pool[i+1])
+	rounds := make([]float64, kernelRounds)
+	for r := range rounds {
+		calls := 0
+		start := time.Now()
+		for time.Since(start) < budget/kernelRounds || calls == 0 {
+			for i := 0; i+1 < len(pool); i++ {
+				s += f(pool[i], pool[i+1])
+			}
+			calls += len(pool) - 1
 		}
-		calls += len(pool) - 1
+		rounds[r] = float64(time.Since(start).Nanoseconds()) / float64(calls)
 	}
 	e21Sink = s
-	return float64(time.Since(start).Nanoseconds()) / float64(calls)
+	sort.Float64s(rounds)
+	return rounds[len(rounds)/2]
 }
 
 // E21Kernels measures ns per dot product at each dimension for the
 // scalar Go loop and for vec.Dot (the engine's kernels, see
-// vec.KernelName), with budget of timing per cell.
+// vec.KernelName), with budget of timing per cell (the median of
+// kernelRounds rounds).
 func E21Kernels(env *Env, dims []int, budget time.Duration) (*table.Table, error) {
 	if len(dims) == 0 || budget <= 0 {
 		return nil, fmt.Errorf("%w: E21: need dimensions and a positive time budget", ErrBadArgument)

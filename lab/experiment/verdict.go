@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/veclab/veclab/lab/table"
 )
@@ -33,7 +34,10 @@ func (v Verdict) Word() string {
 
 // String prints the verdict on one line.
 func (v Verdict) String() string {
-	s := fmt.Sprintf("%s %s: %s — article %s, lab %s", v.ID, v.Word(), v.Claim, v.Article, v.Lab)
+	s := fmt.Sprintf("%s %s: %s", v.ID, v.Word(), v.Claim)
+	if v.Article != "" || v.Lab != "" {
+		s += fmt.Sprintf(" — article %s, lab %s", v.Article, v.Lab)
+	}
 	if v.Reason != "" {
 		s += " (" + v.Reason + ")"
 	}
@@ -127,6 +131,20 @@ func (e *Env) AtMost(id, claim string, bound, lab, tol float64, unit string) Ver
 // out and reason the one-line why.
 func (e *Env) Holds(id, claim, article, lab string, ok bool, reason string) Verdict {
 	return e.record(Verdict{ID: id, Claim: claim, Article: article, Lab: lab, Agrees: ok, Reason: reason})
+}
+
+// Check records a check a notebook computes itself, written "E07: the
+// claim": ok says whether the figures the notebook printed bear the claim
+// out. It is the form of the checks whose claims have no verdict function
+// in the lab yet, so `veclab reproduce` does not state them; its Article
+// and Lab fields stay empty (the notebook prints the figures).
+func (e *Env) Check(what string, ok bool) Verdict {
+	id, claim, found := strings.Cut(what, ":")
+	if !found || !idRE.MatchString(strings.TrimSpace(id)) {
+		id, claim = "—", what
+	}
+	return e.record(Verdict{ID: strings.TrimSpace(id), Claim: strings.TrimSpace(claim), Agrees: ok,
+		Reason: "checked in the notebook (no lab verdict function yet)"})
 }
 
 // record keeps the verdict in the environment (replacing an earlier one
