@@ -242,3 +242,11 @@ func (vs Verdicts) JSON() []map[string]any {
 	}
 	return out
 }
+
+// Conventions is the line a notebook prints once, in its set-up cell: the
+// seed (the default of `veclab reproduce` too) and what recall@k means in
+// it.
+func Conventions(env *Env, k int) string {
+	return fmt.Sprintf("conventions: seed %d (veclab reproduce's default too, so both print the same recall figures); recall@%d = the share of the exact top %d (brute force over all %d documents) a query returns, averaged over the queries; timings vary, recall does not",
+		env.Seed, k, k, env.Scale.N)
+}
