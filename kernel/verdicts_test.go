@@ -3,6 +3,7 @@ package kernel_test
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,22 +143,8 @@ func checkVerdicts(t *testing.T, outDir string, books []string) {
 			t.Errorf("%s: no expected verdicts in %s (rerun with -update-verdicts)", name, file)
 			continue
 		}
-		byClaim := map[string]expectedVerdict{}
-		for _, v := range got {
-			byClaim[v.ID+"\x00"+v.Claim] = v
-		}
-		for _, e := range exp {
-			g, ok := byClaim[e.ID+"\x00"+e.Claim]
-			switch {
-			case !ok:
-				t.Errorf("%s: verdict %s %q is gone", name, e.ID, e.Claim)
-			case !e.Timing && g.Verdict != e.Verdict:
-				t.Errorf("%s: verdict %s %q flipped: %s, committed %s", name, e.ID, e.Claim, g.Verdict, e.Verdict)
-			}
-			delete(byClaim, e.ID+"\x00"+e.Claim)
-		}
-		for _, g := range byClaim {
-			t.Errorf("%s: new verdict %s %q (%s) is not in %s (rerun with -update-verdicts)", name, g.ID, g.Claim, g.Verdict, file)
+		for _, msg := range compareVerdicts(exp, got) {
+			t.Errorf("%s: %s (rerun with -update-verdicts if the change is meant)", name, msg)
 		}
 	}
 	if *updateVerdicts {
@@ -171,6 +158,55 @@ func checkVerdicts(t *testing.T, outDir string, books []string) {
 		}
 		if err := os.WriteFile(file, append(b, '\n'), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// compareVerdicts lists how got departs from want: a verdict gone, one
+// flipped (unless it reads a timing), one not in want.
+func compareVerdicts(want, got []expectedVerdict) []string {
+	var out []string
+	byClaim := map[string]expectedVerdict{}
+	var order []string
+	for _, v := range got {
+		key := v.ID + "\x00" + v.Claim
+		byClaim[key] = v
+		order = append(order, key)
+	}
+	for _, e := range want {
+		key := e.ID + "\x00" + e.Claim
+		g, ok := byClaim[key]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("verdict %s %q is gone", e.ID, e.Claim))
+		case !e.Timing && g.Verdict != e.Verdict:
+			out = append(out, fmt.Sprintf("verdict %s %q flipped: %s, committed %s", e.ID, e.Claim, g.Verdict, e.Verdict))
+		}
+		delete(byClaim, key)
+	}
+	for _, key := range order {
+		if g, ok := byClaim[key]; ok {
+			out = append(out, fmt.Sprintf("new verdict %s %q (%s) is not in notebooks/verdicts.json", g.ID, g.Claim, g.Verdict))
+		}
+	}
+	return out
+}
+
+func TestCompareVerdicts(t *testing.T) {
+	want := []expectedVerdict{
+		{ID: "E22", Claim: "int8 saves 75 %", Verdict: "agrees"},
+		{ID: "E21", Claim: "SIMD is faster", Verdict: "agrees", Timing: true},
+		{ID: "E24", Claim: "restored at ×3", Verdict: "differs"},
+	}
+	same := []expectedVerdict{want[0], {ID: "E21", Claim: "SIMD is faster", Verdict: "differs"}, want[2]}
+	if msgs := compareVerdicts(want, same); len(msgs) != 0 {
+		t.Errorf("a timing verdict flipping is reported: %v", msgs)
+	}
+	flipped := []expectedVerdict{{ID: "E22", Claim: "int8 saves 75 %", Verdict: "differs"}, want[1], {ID: "E99", Claim: "new", Verdict: "agrees"}}
+	msgs := strings.Join(compareVerdicts(want, flipped), "\n")
+	for _, w := range []string{"E22 \"int8 saves 75 %\" flipped: differs, committed agrees", "E24 \"restored at ×3\" is gone", "new verdict E99"} {
+		if !strings.Contains(msgs, w) {
+			t.Errorf("report lacks %q:\n%s", w, msgs)
 		}
 	}
 }
