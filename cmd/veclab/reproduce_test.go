@@ -27,10 +27,17 @@ func TestReproduceSmall(t *testing.T) {
 	for _, want := range []string{
 		"scale small", "seed 3",
 		"recall@10 (article)  recall@10 (lab)",
-		"E02  ran", "E06  ran", "wrote " + out,
+		"wrote " + out, "summary: per experiment, the article's claim, the lab's figure, and whether they agree",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	// The summary line of each experiment is its headline verdict: the
+	// claim, the article's figure and the lab's.
+	for _, id := range []string{"E02", "E06"} {
+		if !regexp.MustCompile(`(?m)^` + id + `  (agrees|differs) [0-9]+/[0-9]+ .*: article .*, lab `).MatchString(s) {
+			t.Errorf("no verdict summary line for %s:\n%s", id, s)
 		}
 	}
 	// The article's Redis row keeps the article's figure; the lab's is measured.
