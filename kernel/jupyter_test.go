@@ -211,6 +211,7 @@ func TestNbconvertExecute(t *testing.T) {
 	for _, nb := range books {
 		checkNoErrors(t, filepath.Join(outDir, filepath.Base(nb)))
 	}
+	checkVerdicts(t, outDir, books)
 }
 
 // checkNoErrors checks that every code cell of an executed notebook ran

@@ -26,7 +26,7 @@ func TestReproducePGErrors(t *testing.T) {
 		if code == 0 || !strings.Contains(msg, "-pg ") || !strings.Contains(msg, tc.want) || strings.Contains(msg, "secret") {
 			t.Errorf("-pg %s: exit %d, stderr %q; want a failure naming -pg and %q, without the password", tc.pg, code, msg, tc.want)
 		}
-		if strings.Contains(stdout.String(), "E07  ok") {
+		if strings.Contains(stdout.String(), "E07  ran") {
 			t.Errorf("-pg %s: E07 ran", tc.pg)
 		}
 	}

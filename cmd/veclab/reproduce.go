@@ -28,6 +28,7 @@ type reproduceFlags struct {
 	seed     uint64
 	cache    string
 	list     bool
+	md       bool // -md: -list prints a Markdown catalogue
 	progress bool
 	data     string // -data: a real data set instead of the generated one
 	pg       string
@@ -41,10 +42,11 @@ func parseReproduce(args []string, stderr io.Writer) (*reproduceFlags, error) {
 	fs.StringVar(&f.only, "only", "", "comma-separated experiment ids to run (default: all registered), e.g. E02,E06")
 	fs.StringVar(&f.out, "out", "", "also write a Markdown report to this file")
 	fs.StringVar(&f.jsonOut, "json", "", "also write the reports (tables, seed, scale, machine) as JSON to this file")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed of the data set, the graphs and the quantizers")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the data set, the graphs and the quantizers (1, as the notebooks)")
 	fs.StringVar(&f.cache, "cache", "", "directory that keeps the exact ground truth between runs")
 	fs.BoolVar(&f.list, "list", false, "list the registered experiments and exit")
-	fs.BoolVar(&f.progress, "progress", false, "print progress of long steps to stderr")
+	fs.BoolVar(&f.md, "md", false, "with -list: print the catalogue as Markdown (docs/experiments.md is this output)")
+	fs.BoolVar(&f.progress, "progress", false, "print progress of long steps to stderr as lines when stderr is not a terminal (on a terminal a progress bar is always drawn)")
 	fs.StringVar(&f.data, "data", "", "run on a real data set (a name from `veclab data list`, or a directory) instead of the generated one; the scale's n and queries cut it")
 	fs.StringVar(&f.pg, "pg", "", `also run the pgvector experiments on a real PostgreSQL: "embedded" (PostgreSQL 17 + pgvector 0.8 as WebAssembly, started for the run; needs node and npm ci in lab/pglive/server) or postgres://user:password@host:port/db`)
 	fs.Usage = func() {
@@ -74,6 +76,13 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if f.md && !f.list {
+		return fmt.Errorf("-md goes with -list")
+	}
+	if f.list && f.md {
+		fmt.Fprint(stdout, experiment.Catalogue(exps))
+		return nil
+	}
 	if f.list {
 		for _, e := range exps {
 			fmt.Fprintf(stdout, "%-4s %s\n     %s\n", e.ID, e.Title, e.Article)
@@ -99,24 +108,26 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer env.PG.Close()
-	if f.progress {
-		last := ""
-		env.Progress = func(done, total int, what string) {
-			if what != last || done == total || done%max(total/10, 1) == 0 {
-				fmt.Fprintf(stderr, "  %s: %d/%d\n", what, done, total)
-				last = what
-			}
-		}
+	var bar *progressBar
+	switch {
+	case isTerminal(stderr):
+		bar = newProgressBar(stderr)
+		env.Progress = bar.update
+	case f.progress:
+		env.Progress = progressLines(stderr)
 	}
 	fmt.Fprintf(stdout, "veclab reproduce: %d experiment(s), scale %s (%v), seed %d\nmachine: %v\n\n",
 		len(exps), env.Scale.Name, env.Scale, f.seed, env.Machine)
 	var reports []*experiment.Report
 	for _, e := range exps {
 		r := experiment.Run(env, e)
+		if bar != nil {
+			bar.end()
+		}
 		reports = append(reports, r)
 		fmt.Fprintln(stdout, r.String())
 	}
-	fmt.Fprintln(stdout, "summary:")
+	fmt.Fprintln(stdout, "summary: per experiment, the article's claim, the lab's figure, and whether they agree")
 	fmt.Fprint(stdout, experiment.Summary(reports))
 	if f.out != "" {
 		if err := writeReport(f.out, f, env, reports); err != nil {

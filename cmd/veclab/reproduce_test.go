@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReproduceSmall runs two experiments at the small scale, checks that
@@ -26,10 +27,17 @@ func TestReproduceSmall(t *testing.T) {
 	for _, want := range []string{
 		"scale small", "seed 3",
 		"recall@10 (article)  recall@10 (lab)",
-		"E02  ok", "E06  ok", "wrote " + out,
+		"wrote " + out, "summary: per experiment, the article's claim, the lab's figure, and whether they agree",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	// The summary line of each experiment is its headline verdict: the
+	// claim, the article's figure and the lab's.
+	for _, id := range []string{"E02", "E06"} {
+		if !regexp.MustCompile(`(?m)^` + id + `  (agrees|differs) [0-9]+/[0-9]+ .*: article .*, lab `).MatchString(s) {
+			t.Errorf("no verdict summary line for %s:\n%s", id, s)
 		}
 	}
 	// The article's Redis row keeps the article's figure; the lab's is measured.
@@ -95,5 +103,56 @@ func TestReproduceFlags(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"reproduce", "-list"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "E06  Redis EF_RUNTIME") {
 		t.Errorf("-list: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestCatalogueUpToDate checks that docs/experiments.md is the output of
+// `veclab reproduce -list -md` (regenerate it with that command).
+func TestCatalogueUpToDate(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"reproduce", "-list", "-md"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	committed, err := os.ReadFile(filepath.Join("..", "..", "docs", "experiments.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != string(committed) {
+		t.Errorf("docs/experiments.md is stale: run `go run ./cmd/veclab reproduce -list -md > docs/experiments.md`")
+	}
+	for _, want := range []string{"| E01 |", "| E27 |", "(../notebooks/11-lucene-quantization.ipynb)", "| verdicts |"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("catalogue lacks %q", want)
+		}
+	}
+	if code := run([]string{"reproduce", "-md"}, &stdout, &stderr); code == 0 {
+		t.Error("-md without -list accepted")
+	}
+}
+
+// TestProgressBar drives the bar with a fake clock: it redraws in place,
+// extrapolates the time left from the step's elapsed time and ends its
+// line when the step is done.
+func TestProgressBar(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgressBar(&b)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return now }
+	p.update(0, 4, "truth")
+	now = now.Add(10 * time.Second)
+	p.update(1, 4, "truth")
+	if s := b.String(); !strings.Contains(s, "\r  truth [#######.......................] 1/4, 30s left") {
+		t.Errorf("after 1 of 4 in 10 s: %q", s)
+	}
+	now = now.Add(30 * time.Second)
+	p.update(4, 4, "truth")
+	if s := b.String(); !strings.HasSuffix(s, "4/4, 0s left\x1b[K\n") {
+		t.Errorf("done: %q", s)
+	}
+	b.Reset()
+	p.update(0, 2, "build")
+	p.update(1, 2, "build") // within 100 ms of the last redraw: skipped
+	if s := b.String(); strings.Count(s, "\r") != 1 {
+		t.Errorf("redrawn within 100 ms: %q", s)
 	}
 }

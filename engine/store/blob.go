@@ -131,6 +131,7 @@ func (b *Blob) ReadAt(p []byte, off int64, st *IOStats) error {
 	one.ReadTime = end.Sub(start)
 	if b.sim != nil {
 		one.Simulated = b.sim.wait(start, end, one.Bytes)
+		one.SimReads = 1
 	}
 	b.count(one)
 	if st != nil {

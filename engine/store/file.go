@@ -62,6 +62,10 @@ type IOStats struct {
 	CachedReads int64
 	ReadTime    time.Duration // wall time of the real reads (pread or O_DIRECT)
 	Simulated   time.Duration // latency added by the Model (zero when off)
+	// SimReads counts the reads the Model charged a device latency for:
+	// every read when a Model is on, whatever the page cache held (the
+	// simulated device serves them).
+	SimReads int64
 }
 
 // Add accumulates o into s.
@@ -73,6 +77,7 @@ func (s *IOStats) Add(o IOStats) {
 	s.CachedReads += o.CachedReads
 	s.ReadTime += o.ReadTime
 	s.Simulated += o.Simulated
+	s.SimReads += o.SimReads
 }
 
 // CacheHitRatio returns CachedReads/Reads (0 with no reads).
@@ -83,9 +88,11 @@ func (s IOStats) CacheHitRatio() float64 {
 	return float64(s.CachedReads) / float64(s.Reads)
 }
 
-// DeviceReads returns the reads that touched at least one page not in the
-// cache: an upper bound on the reads the device served.
-func (s IOStats) DeviceReads() int64 { return s.Reads - s.CachedReads }
+// DeviceReads returns the reads a device served: those that touched at
+// least one page not in the cache (an upper bound on the real device's
+// reads), or, when a latency Model simulates the device, every read it
+// charged (SimReads), whichever is larger.
+func (s IOStats) DeviceReads() int64 { return max(s.Reads-s.CachedReads, s.SimReads) }
 
 // String prints the counters.
 func (s IOStats) String() string {
@@ -280,6 +287,7 @@ func (v *File) ReadVector(dst []float32, id engine.ID, st *IOStats) ([]float32, 
 	one.ReadTime = end.Sub(start)
 	if v.sim != nil {
 		one.Simulated = v.sim.wait(start, end, one.Bytes)
+		one.SimReads = 1
 	}
 
 	dim := int(v.h.dim)

@@ -11,7 +11,7 @@ import (
 // counters are the read counters File and Blob keep, updated atomically so
 // concurrent readers can share one file.
 type counters struct {
-	reads, bytes, pages, cachedPages, cachedReads, readNanos, simNanos atomic.Int64
+	reads, bytes, pages, cachedPages, cachedReads, readNanos, simNanos, simReads atomic.Int64
 }
 
 // count adds one read's (or one batch's) statistics.
@@ -23,18 +23,19 @@ func (c *counters) count(s IOStats) {
 	c.cachedReads.Add(s.CachedReads)
 	c.readNanos.Add(int64(s.ReadTime))
 	c.simNanos.Add(int64(s.Simulated))
+	c.simReads.Add(s.SimReads)
 }
 
 // Stats returns the counters accumulated since Open or ResetStats.
 func (c *counters) Stats() IOStats {
 	return IOStats{Reads: c.reads.Load(), Bytes: c.bytes.Load(), Pages: c.pages.Load(),
 		CachedPages: c.cachedPages.Load(), CachedReads: c.cachedReads.Load(),
-		ReadTime: time.Duration(c.readNanos.Load()), Simulated: time.Duration(c.simNanos.Load())}
+		ReadTime: time.Duration(c.readNanos.Load()), Simulated: time.Duration(c.simNanos.Load()), SimReads: c.simReads.Load()}
 }
 
 // ResetStats zeroes the counters.
 func (c *counters) ResetStats() {
-	for _, a := range []*atomic.Int64{&c.reads, &c.bytes, &c.pages, &c.cachedPages, &c.cachedReads, &c.readNanos, &c.simNanos} {
+	for _, a := range []*atomic.Int64{&c.reads, &c.bytes, &c.pages, &c.cachedPages, &c.cachedReads, &c.readNanos, &c.simNanos, &c.simReads} {
 		a.Store(0)
 	}
 }

@@ -18,6 +18,7 @@ func init() {
 			"MeanHits":       ValueOf(metrics.MeanHits),
 			"MeanRecall":     ValueOf(metrics.MeanRecall),
 			"PairByRecall":   ValueOf(metrics.PairByRecall),
+			"PairWithin":     ValueOf(metrics.PairWithin),
 			"QPS":            ValueOf(metrics.QPS),
 			"QPSAtRecall":    ValueOf(metrics.QPSAtRecall),
 			"Quantile":       ValueOf(metrics.Quantile),

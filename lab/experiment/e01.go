@@ -26,7 +26,7 @@ var e01 = Experiment{
 	},
 }
 
-func init() { e01.Run = runE01; Register(e01) }
+func init() { e01.Run, e01.Notebook = runE01, "01-four-stores-on-defaults.ipynb"; Register(e01) }
 
 // Ingest is what one store's ingest run measured.
 type Ingest struct {
@@ -188,4 +188,102 @@ func runE01(env *Env) (*Report, error) {
 		r.AddChart(c)
 	}
 	return r, nil
+}
+
+// E01Lag watches the seconds between "acknowledged" and "searchable":
+// for Redis, Qdrant and Elasticsearch (pgvector's commit is its
+// visibility step) it ingests the data set again into a fresh store and,
+// from the moment the last batch is acknowledged, runs every query
+// repeatedly until the store reports itself searchable (at most 40
+// samples, about ten over the lag ins measured; Elasticsearch over one
+// refresh interval). Each row gives the documents acknowledged, those a
+// search sees, those in a graph, the recall@K of that pass and what the
+// store reports. For Elasticsearch the last batch is sent right after a
+// refresh, so the first sample falls between its acknowledgement and the
+// next refresh; a note says so if the refresh came first anyway.
+func E01Lag(env *Env, ins []Ingest) (*table.Table, *chart.Line, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, nil, err
+	}
+	k := env.Scale.K
+	t := table.New(fmt.Sprintf("After the last acknowledgement: %d queries repeated until the store reports itself searchable, topK=%d (lab)", env.Scale.Queries, k),
+		table.Col("store", ""),
+		table.Column{Header: "since last ack", Unit: "s", Source: table.Lab, Prec: 2},
+		table.Column{Header: "acknowledged", Source: table.Lab, Prec: -1},
+		table.Column{Header: "searchable", Source: table.Lab, Prec: -1},
+		table.Column{Header: "in a graph", Source: table.Lab, Prec: -1},
+		table.Column{Header: fmt.Sprintf("recall@%d", k), Source: table.Lab, Prec: 3},
+		table.Column{Header: "the store reports", Source: table.Lab})
+	c := chart.NewLine(fmt.Sprintf("recall@%d of the queries run t seconds after the last acknowledgement (lab)", k), "seconds since the last acknowledgement", fmt.Sprintf("recall@%d", k))
+	lagOf := map[string]time.Duration{}
+	for _, in := range ins {
+		lagOf[in.Store] = in.Searchable - in.Acked
+	}
+	base, batch := ds.Base, env.Scale.Batch
+	for _, p := range profile.Defaults() {
+		if p.Kind == profile.PGVector {
+			continue
+		}
+		p = env.fill(p)
+		s, err := p.Open(base.Dim)
+		if err != nil {
+			return nil, nil, err
+		}
+		if p.Kind == profile.Elasticsearch {
+			if err := s.Train(base); err != nil { // as E01Ingest: the merged segment's quantizer
+				s.Close()
+				return nil, nil, err
+			}
+		}
+		for lo := 0; lo < base.N; lo += batch {
+			hi := min(lo+batch, base.N)
+			if p.Kind == profile.Elasticsearch && hi == base.N && lo > 0 {
+				// Send the last batch right after a refresh: the next is a
+				// whole interval away.
+				for st := s.Status(); st.Visible < st.Docs; st = s.Status() {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			if err := s.Ingest(&vec.Matrix{N: hi - lo, Dim: base.Dim, Stride: base.Stride, Data: base.Data[lo*base.Stride:]}); err != nil {
+				s.Close()
+				return nil, nil, err
+			}
+			env.progress(hi, base.N, "E01 ingest "+p.Kind.String())
+		}
+		ack := time.Now()
+		lag := lagOf[p.Kind.String()]
+		if p.Kind == profile.Elasticsearch {
+			lag = p.RefreshInterval
+		}
+		step := max(lag/10, 50*time.Millisecond)
+		var xs, ys []float64
+		for n := 0; ; n++ {
+			since := time.Since(ack)
+			st := s.Status()
+			r, err := quickRecall(env, s)
+			if err != nil {
+				s.Close()
+				return nil, nil, err
+			}
+			_ = t.AddValues(p.Kind.String(), since.Seconds(), st.Docs, st.Visible, st.Indexed, r, st.String())
+			if n == 0 && p.Kind == profile.Elasticsearch && st.Visible == st.Docs {
+				t.Note("elasticsearch: the refresh came before the first sample on this run (a loaded machine): acknowledged and searchable are equal in every row")
+			}
+			xs, ys = append(xs, since.Seconds()), append(ys, r)
+			if st.Ready || n >= 40 {
+				break
+			}
+			time.Sleep(step - time.Since(ack)%step)
+		}
+		c.Add(p.Kind.String(), xs, ys)
+		if err := s.Close(); err != nil {
+			return nil, nil, err
+		}
+	}
+	t.Note("each row: the store's status, then every query run once; the last row of a store is the first sample at which it reported itself searchable")
+	t.Note("searchable and in a graph are read one after the other while the indexing thread runs, so they may be a few documents apart")
+	t.Note("Qdrant stays searchable throughout (plain segments are scanned exactly); Redis answers from the part of its graph the indexing thread has reached; Elasticsearch shows nothing of the last batch until the next refresh (its last batch is sent right after a refresh)")
+	c.Width = 800
+	return t, c, nil
 }

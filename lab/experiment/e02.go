@@ -23,7 +23,7 @@ var e02 = Experiment{
 	}),
 }
 
-func init() { e02.Run = runE02; Register(e02) }
+func init() { e02.Run, e02.Notebook = runE02, "01-four-stores-on-defaults.ipynb"; Register(e02) }
 
 func storeFigures(m map[string][4]float64) []Figure {
 	var fs []Figure
@@ -121,6 +121,7 @@ func runE02(env *Env) (*Report, error) {
 	for _, m := range ms {
 		r.Note("%s", m)
 	}
+	E02Verdicts(env, ms)
 	es, err := E02Segments(env)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,10 @@ var e03 = Experiment{
 	}),
 }
 
-func init() { e03.Run = runE03; Register(e03) }
+func init() {
+	e03.Run, e03.Notebook = runE03, "04-pgvector-filters-and-iterative-scan.ipynb"
+	Register(e03)
+}
 
 // FilterMeta builds the metadata store of the environment's data set:
 // category (keyword), year (integer) and region (keyword) for every

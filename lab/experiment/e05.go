@@ -23,7 +23,10 @@ var e05 = Experiment{
 	},
 }
 
-func init() { e05.Run = runE05; Register(e05) }
+func init() {
+	e05.Run, e05.Notebook = runE05, "03-elasticsearch-quantized-default.ipynb"
+	Register(e05)
+}
 
 // E05Default is the article's sweep.
 var E05Default = []int{15, 50, 100, 500}

@@ -24,7 +24,7 @@ var e06 = Experiment{
 	},
 }
 
-func init() { e06.Run = runE06; Register(e06) }
+func init() { e06.Run, e06.Notebook = runE06, "02-redis-ef-runtime.ipynb"; Register(e06) }
 
 // E06Default is the article's sweep: the default EF_RUNTIME, 50 and 200.
 var E06Default = []int{10, 50, 200}
@@ -151,5 +151,6 @@ func runE06(env *Env) (*Report, error) {
 	}
 	r.AddTable(E06Table(env, ms, fms))
 	r.AddChart(E06Chart(ms))
+	E06Verdicts(env, ms)
 	return r, nil
 }

@@ -18,7 +18,10 @@ var e07 = Experiment{
 	Figures: e07Figures(),
 }
 
-func init() { e07.Run = runE07; Register(e07) }
+func init() {
+	e07.Run, e07.Notebook = runE07, "04-pgvector-filters-and-iterative-scan.ipynb"
+	Register(e07)
+}
 
 // E07Setting is one (ef_search, iterative_scan) row.
 type E07Setting struct {

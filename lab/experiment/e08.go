@@ -32,7 +32,10 @@ var e08 = Experiment{
 	},
 }
 
-func init() { e08.Run = runE08; Register(e08) }
+func init() {
+	e08.Run, e08.Notebook = runE08, "05-qdrant-payload-index-and-threshold.ipynb"
+	Register(e08)
+}
 
 // E08Measure runs the article's filter through Qdrant's planner twice: on
 // metadata without payload indexes (cardinality unknown → sampling, then

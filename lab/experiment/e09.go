@@ -16,7 +16,10 @@ var e09 = Experiment{
 	Article: "seed 000 (Spring AI VectorStore article), 09-redis-undeclared-metadata.txt: IllegalArgumentException \"Not allowed filter identifier name: category\"",
 }
 
-func init() { e09.Run = runE09; Register(e09) }
+func init() {
+	e09.Run, e09.Notebook = runE09, "05-qdrant-payload-index-and-threshold.ipynb"
+	Register(e09)
+}
 
 // E09Outcome is what compiling the article's filter did on a store.
 type E09Outcome struct {

@@ -21,7 +21,10 @@ var e10 = Experiment{
 	},
 }
 
-func init() { e10.Run = runE10; Register(e10) }
+func init() {
+	e10.Run, e10.Notebook = runE10, "03-elasticsearch-quantized-default.ipynb"
+	Register(e10)
+}
 
 // E10Types is the article's row order.
 var E10Types = []profile.IndexType{profile.BBQHNSW, profile.Int8HNSW, profile.HNSWType}
@@ -81,7 +84,7 @@ func E10Table(env *Env, ms, fms []Measurement, bytes []float64) *table.Table {
 	}
 	t.Note("article store size is Elasticsearch's on-disk index (float32 vectors kept for rescoring, codes, graph, the documents' text and metadata); the lab's resident size counts float32 vectors + graph links + codes only, so it is not the same quantity: both show that quantization adds codes beside the float32 vectors rather than replacing them")
 	t.Note("filtered: %s through the store's own filtered strategy; recall against the exact top-%d of the matching documents", ArticleFilter, env.Scale.K)
-	t.Note("the article's hnsw reached 0.995 at num_candidates 15 with about ten segments (each searched with its own beam, E02's finding); the lab's store is one segment, as after a force-merge")
+	t.Note("the lab's store is one segment, as after a force-merge; the article does not report its segment count, and each segment is searched with its own beam (E02Segments and E10CodesOrSegments measure one against ten)")
 	return t
 }
 
@@ -103,4 +106,51 @@ func runE10(env *Env) (*Report, error) {
 		r.AddChart(c)
 	}
 	return r, nil
+}
+
+// E10CodesOrSegments separates the two explanations of Elasticsearch's
+// low (filtered) recall: it measures bbq_hnsw (1-bit codes) and hnsw
+// (float32) on one and on ten segments unfiltered, and on one segment
+// with the article's filter (the profile emulates filtered search on one
+// segment only), and its last note reads how much each factor moves
+// bbq_hnsw's recall: the codes (hnsw against bbq_hnsw) or the segments
+// (ten against one, same codes). The article does not report its segment
+// count; ten is the lab's choice.
+func E10CodesOrSegments(env *Env) (*table.Table, error) {
+	k := env.Scale.K
+	t := table.New(fmt.Sprintf("Elasticsearch: 1-bit codes or segment count? bbq_hnsw and hnsw on 1 and 10 segments, %d queries, topK=%d", env.Scale.Queries, k),
+		table.Col("index type", ""), table.Col("segments", ""))
+	t.AddColumns(table.Pair(fmt.Sprintf("recall@%d", k), "", 3)...)
+	t.AddColumns(table.Pair(fmt.Sprintf("filtered recall@%d", k), "", 3)...)
+	f := map[string]float64{}
+	for _, typ := range []profile.IndexType{profile.BBQHNSW, profile.HNSWType} {
+		for _, segs := range []int{1, 10} {
+			p := profile.Default(profile.Elasticsearch)
+			p.Type, p.Segments = typ, segs
+			s, err := env.Store(p)
+			if err != nil {
+				return nil, err
+			}
+			label := fmt.Sprintf("%s, %d segment(s)", typ, segs)
+			m, err := Measure(env, s, label)
+			if err != nil {
+				return nil, err
+			}
+			var filtered any // the profile emulates filtered search on one segment only
+			if segs == 1 {
+				fm, err := MeasureFiltered(env, s, ArticleFilter, label)
+				if err != nil {
+					return nil, err
+				}
+				filtered, f[typ.String()+"/filtered"] = fm.Recall, fm.Recall
+			}
+			_ = t.AddValues(typ.String(), fmt.Sprint(segs), e10.ArticleValue(typ.String(), "recall@10"), m.Recall,
+				e10.ArticleValue(typ.String(), "filtered recall@10"), filtered)
+			f[fmt.Sprintf("%s/%d", typ, segs)] = m.Recall
+		}
+	}
+	t.Note("article: one index, segment count not reported; its figures stand beside each row of its type; filtered search is emulated on one segment only, so the ten-segment rows have no filtered figure")
+	t.Note("bbq_hnsw: float32 instead of 1-bit codes adds %+.3f to the filtered recall and %+.3f to the unfiltered (one segment); ten segments instead of one add %+.3f to the unfiltered recall (same codes)",
+		f["hnsw/filtered"]-f["bbq_hnsw/filtered"], f["hnsw/1"]-f["bbq_hnsw/1"], f["bbq_hnsw/10"]-f["bbq_hnsw/1"])
+	return t, nil
 }

@@ -27,7 +27,7 @@ var e11 = Experiment{
 	},
 }
 
-func init() { e11.Run = runE11; Register(e11) }
+func init() { e11.Run, e11.Notebook = runE11, "06-footprint.ipynb"; Register(e11) }
 
 // e11ArticleDocs is the article's document count, which turns its sizes
 // into bytes per document.

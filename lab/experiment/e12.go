@@ -31,7 +31,7 @@ var e12 = Experiment{
 	},
 }
 
-func init() { e12.Run = runE12; Register(e12) }
+func init() { e12.Run, e12.Notebook = runE12, "06-footprint.ipynb"; Register(e12) }
 
 // E12Disk is one simulated disk the new files are saved on.
 type E12Disk struct {

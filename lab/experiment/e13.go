@@ -23,7 +23,7 @@ var e13 = Experiment{
 	},
 }
 
-func init() { e13.Run = runE13; Register(e13) }
+func init() { e13.Run, e13.Notebook = runE13, "07-disk-rescore-budget.ipynb"; Register(e13) }
 
 // IOBudget is the article's arithmetic: reads per query × QPS spread over
 // nodes gives the IOPS each node's disk must serve, and × bytes per read

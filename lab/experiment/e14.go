@@ -13,13 +13,14 @@ var e14 = Experiment{
 	Article: "seed 003 (Elastic's reply): 4-bit codes 384 B + HNSW m=16 links 136 B = 520 B per vector; 21 M vectors / 3 nodes → 3.64 GB per node; measured 3.4–3.9 GB",
 	Figures: []Figure{
 		{Row: "4-bit codes", Measure: "bytes/vector", Value: 384},
+		{Row: "4-bit codes", Measure: "GB per node", Value: 2.7}, {Row: "4-bit codes", Measure: "GB per cluster", Value: 8},
 		{Row: "graph links (m=16)", Measure: "bytes/vector", Value: 136},
 		{Row: "total resident", Measure: "bytes/vector", Value: 520},
 		{Row: "total resident", Measure: "GB per node", Value: 3.64},
 	},
 }
 
-func init() { e14.Run = runE14; Register(e14) }
+func init() { e14.Run, e14.Notebook = runE14, "07-disk-rescore-budget.ipynb"; Register(e14) }
 
 // E14Project is the article's projection: 21 M vectors over 3 nodes.
 const (
@@ -61,13 +62,16 @@ func E14Budget(env *Env, bits int) (*table.Table, error) {
 	t.AddColumns(table.Pair("GB per node", "", 2)...)
 	t.AddColumns(table.Column{Header: fmt.Sprintf("GB per node at %d dims", e14ArtDim), Source: table.Lab, Prec: 2})
 	// The article's component figure is for 4-bit codes only.
-	_ = t.AddValues(codesRow, e14.ArticleValue(codesRow, "bytes/vector"), codes, codesAt, nil, per(codes), per(codesAt))
+	_ = t.AddValues(codesRow, e14.ArticleValue(codesRow, "bytes/vector"), codes, codesAt, e14.ArticleValue(codesRow, "GB per node"), per(codes), per(codesAt))
 	_ = t.AddValues("graph links (m=16)", e14.ArticleValue("graph links (m=16)", "bytes/vector"), links, links, nil, per(links), per(links))
 	_ = t.AddValues("total resident", e14.ArticleValue("total resident", "bytes/vector"), codes+links, codesAt+links,
 		e14.ArticleValue("total resident", "GB per node"), per(codes+links), per(codesAt+links))
 	_ = t.AddValues("(float32 originals, on disk)", nil, float64(4*env.Scale.Dim), float64(4*e14ArtDim), nil, per(float64(4*env.Scale.Dim)), per(float64(4*e14ArtDim)))
 	t.Note("codes: the lab's OSQ %d-bit code with its per-vector corrections (%.0f B of corrections); graph links: the lab's link storage per vector as allocated (layer 0 has a fixed 2·m slot list per node, plus upper layers) of an HNSW built with m=16, 2·m on layer 0", bits, corr)
 	t.Note("the lab's HNSW also keeps its float32 slab in RAM (%.0f B/vector) to build the graph; a disk-backed deployment reads those from the vector file, so they are listed as on disk and left out of the total", floats)
+	if bits == 4 {
+		t.Note("E13's working set: the article's 8 GB per cluster and 2.7 GB per node are the 4-bit codes (384 B × 21 M, / 3 nodes); the lab's codes at %d dims: %.1f GB per cluster, %.2f GB per node", e14ArtDim, codesAt*E14Vectors/1e9, per(codesAt))
+	}
 	t.Note("the article's 3.64 GB per node = 520 B × 21 M / 3; its measured 3.4–3.9 GB include the process and page cache, which the projection does not")
 	return t, nil
 }

@@ -24,7 +24,7 @@ var e15 = Experiment{
 
 const e15Conc = 16
 
-func init() { e15.Run = runE15; Register(e15) }
+func init() { e15.Run, e15.Notebook = runE15, "07-disk-rescore-budget.ipynb"; Register(e15) }
 
 // E15Modes measures the 2-bit HNSW (ef, k, oversample) with its
 // rescoring reads served each way: warm page cache or cold (the file's

@@ -26,7 +26,7 @@ var e16 = Experiment{
 	},
 }
 
-func init() { e16.Run = runE16; Register(e16) }
+func init() { e16.Run, e16.Notebook = runE16, "08-segments-and-merges.ipynb"; Register(e16) }
 
 // E16K and E16Ef are the search of E16: recall@100 as the article, at
 // Elasticsearch's default num_candidates of 1.5·k per segment.

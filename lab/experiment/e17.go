@@ -25,7 +25,7 @@ var e17 = Experiment{
 	},
 }
 
-func init() { e17.Run = runE17; Register(e17) }
+func init() { e17.Run, e17.Notebook = runE17, "10-ingest-and-fetch.ipynb"; Register(e17) }
 
 // E17Efs is E17's breadth sweep (per segment), paired row by row with the
 // article's visit percentages 1, 2, 3 and 5.

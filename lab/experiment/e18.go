@@ -17,7 +17,7 @@ var e18 = Experiment{
 		"IVF is cheap to build and less sensitive to segment count than HNSW (no figures)",
 }
 
-func init() { e18.Run = runE18; Register(e18) }
+func init() { e18.Run, e18.Notebook = runE18, "08-segments-and-merges.ipynb"; Register(e18) }
 
 // E18Ingest is one ingest mode's build and the queries after it.
 type E18Ingest struct {

@@ -34,7 +34,7 @@ var e19 = Experiment{
 	},
 }
 
-func init() { e19.Run = runE19; Register(e19) }
+func init() { e19.Run, e19.Notebook = runE19, "10-ingest-and-fetch.ipynb"; Register(e19) }
 
 // E19BatchDocs is the documents of one bulk request: the article's 1,000.
 const E19BatchDocs = 1000

@@ -22,7 +22,7 @@ var e20 = Experiment{
 	},
 }
 
-func init() { e20.Run = runE20; Register(e20) }
+func init() { e20.Run, e20.Notebook = runE20, "08-segments-and-merges.ipynb"; Register(e20) }
 
 // E20Segments is the segment count of E20, and E20Efs its ef sweep.
 var (

@@ -1,6 +1,9 @@
 package experiment
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -15,7 +18,7 @@ var e23 = Experiment{
 	},
 }
 
-func init() { e23.Run = runE23; Register(e23) }
+func init() { e23.Run, e23.Notebook = runE23, "11-lucene-quantization.ipynb"; Register(e23) }
 
 // E23Oversample is the sweep of E23.
 var E23Oversample = []float64{1, 1.5, 3, 5}
@@ -62,5 +65,26 @@ func runE23(env *Env) (*Report, error) {
 	r.Note("lab: int4 recall@%d %.3f with the correction term, %.3f without (no rescoring); after rescoring ×3: %.3f vs %.3f",
 		env.Scale.K, i4.RecallNone, nc.RecallNone, overAt(i4, 3), overAt(nc, 3))
 	r.Note("\"without worse results\" in the article is with rescoring from the float32 vectors kept on disk; the no-rescoring column shows what the codes alone give on the lab's synthetic set")
+	E23Verdicts(env, t)
 	return r, nil
+}
+
+// E23Verdicts compares the int4 table of [E23Sweep] with the article's
+// claims: 8× compression (± 0.5×: the per-vector correction costs 4 B),
+// the correction term does not make results worse without or with
+// rescoring (± 0.01: 100 queries resolve about that much), and with
+// rescoring ×3 int4 is "without worse results" than raw (± 0.01).
+func E23Verdicts(env *Env, t *table.Table) Verdicts {
+	raw := quantRecall(t, "raw", 0)
+	i4, n4 := quantRecall(t, "int4", 0), quantRecall(t, "int4-nocorr", 0)
+	i43, n43 := quantRecall(t, "int4", 3), quantRecall(t, "int4-nocorr", 3)
+	return Verdicts{
+		env.Within("E23", "int4 compresses the vectors 8×", 8, quantNumber(t, "int4", "compression"), 0.5, "×"),
+		env.Holds("E23", "the error-correction term does not make codes-only results worse", "with ≥ without (± 0.01)",
+			fmt.Sprintf("%.3f with, %.3f without", i4, n4), i4 >= n4-0.01, fmt.Sprintf("difference %+.3f", i4-n4)),
+		env.Holds("E23", "with rescoring ×3, the correction term does not make results worse", "with ≥ without (± 0.01)",
+			fmt.Sprintf("%.3f with, %.3f without", i43, n43), i43 >= n43-0.01, fmt.Sprintf("difference %+.3f", i43-n43)),
+		env.Holds("E23", "int4 rescored ×3 searches \"without making results worse\" than raw", "raw recall (± 0.01)",
+			fmt.Sprintf("%.3f vs raw %.3f", i43, raw), i43 >= raw-0.01, fmt.Sprintf("%.3f below raw", math.Max(raw-i43, 0))),
+	}
 }

@@ -28,7 +28,7 @@ var e25 = Experiment{
 	// The article gives no numbers: no Figures.
 }
 
-func init() { e25.Run = runE25; Register(e25) }
+func init() { e25.Run, e25.Notebook = runE25, "09-document-retrieval.ipynb"; Register(e25) }
 
 // E25Config describes E25's nested data set. Every parent document is a
 // vector of the lab's data set; its passages are drawn around it. The zero

@@ -207,6 +207,9 @@ type Env struct {
 	meta   *filter.Store
 	live   *livePG    // the data set loaded into PG, once
 	ownPG  *pglive.DB // opened by UsePG, closed by Close
+
+	verdicts Verdicts           // recorded by the verdict constructors (verdict.go)
+	scans    map[string]float64 // a quantizer's flat-scan ms per query, timed once (QuantFlat)
 }
 
 // NewEnv returns an environment for the scale and seed, with the machine's

@@ -44,6 +44,9 @@ type Experiment struct {
 	Title   string   // one line
 	Article string   // the source: seed article and where its figures are
 	Figures []Figure // the article's figures
+	// Notebook is the file under notebooks/ that runs the experiment cell
+	// by cell ("" if none does).
+	Notebook string
 	// Run measures the experiment on env and returns its report. An error
 	// wrapping ErrNotRunnable means the experiment cannot run here.
 	Run func(env *Env) (*Report, error)

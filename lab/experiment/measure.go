@@ -135,3 +135,36 @@ func CompareProfiles(env *Env, title string, labels []string, ps []profile.Profi
 	t.Note("one Go process, single-threaded queries; %d queries after %d warm-up, topK=%d", env.Scale.Queries, env.Scale.Warmup, env.Scale.K)
 	return t, nil
 }
+
+// recallTolerance is how far a lab recall@10 may sit from an article's
+// and still agree: 0.05, about the spread of recall over 100 queries
+// between seeds of the lab's set, and a tenth of the gaps the articles
+// draw conclusions from (Redis's 0.616 against the others' 0.99).
+const recallTolerance = 0.05
+
+// recallVerdicts records, for each measurement whose label has an article
+// recall@10 figure in e, whether the lab's recall is within
+// recallTolerance of it.
+func recallVerdicts(env *Env, e Experiment, ms []Measurement, what string) Verdicts {
+	var out Verdicts
+	for _, m := range ms {
+		f, ok := e.Figure(m.Label, "recall@10")
+		if !ok {
+			continue
+		}
+		out = append(out, env.Within(e.ID, fmt.Sprintf("%s %s recall@10 is %.3f", m.Label, what, f.Value), f.Value, m.Recall, recallTolerance, ""))
+	}
+	return out
+}
+
+// E02Verdicts compares E02Measure's recall@10 per store with the
+// article's (± 0.05).
+func E02Verdicts(env *Env, ms []Measurement) Verdicts {
+	return recallVerdicts(env, e02, ms, "on its defaults:")
+}
+
+// E06Verdicts compares E06Measure's recall@10 per EF_RUNTIME with the
+// article's (± 0.05).
+func E06Verdicts(env *Env, ms []Measurement) Verdicts {
+	return recallVerdicts(env, e06, ms, "(Redis EF_RUNTIME):")
+}

@@ -49,6 +49,7 @@ type Report struct {
 	Tables             []*table.Table
 	Charts             []Chart
 	Notes              []string
+	Verdicts           Verdicts // the article's claims against the lab's figures
 	Elapsed            time.Duration
 	Status             Status
 	Err                string // why it did not run, when Status is not OK
@@ -101,6 +102,9 @@ func (r *Report) String() string {
 			b.WriteString("- " + n + "\n")
 		}
 	}
+	if len(r.Verdicts) > 0 {
+		b.WriteString("\n" + r.Verdicts.String())
+	}
 	if len(r.Charts) > 0 {
 		fmt.Fprintf(&b, "\n(%d chart(s): see the Markdown or HTML report)\n", len(r.Charts))
 	}
@@ -140,6 +144,9 @@ func (r *Report) Markdown() string {
 			b.WriteString("- " + mdText(n) + "\n")
 		}
 	}
+	if len(r.Verdicts) > 0 {
+		b.WriteString("\n" + r.Verdicts.Markdown())
+	}
 	if r.Elapsed > 0 {
 		fmt.Fprintf(&b, "\n*Elapsed:* %s\n", r.Elapsed.Round(time.Millisecond))
 	}
@@ -167,7 +174,7 @@ func (r *Report) JSON() map[string]any {
 		"machine": map[string]any{"cpu": r.Machine.CPU, "cores": r.Machine.Cores, "go": r.Machine.GoVersion,
 			"os": r.Machine.OS, "arch": r.Machine.Arch, "simd": r.Machine.Features, "kernel": r.Machine.Kernel},
 		"status": r.Status.String(), "error": r.Err, "elapsed_seconds": r.Elapsed.Seconds(),
-		"tables": tables, "notes": notes,
+		"tables": tables, "notes": notes, "verdicts": r.Verdicts.JSON(),
 	}
 }
 
@@ -205,6 +212,9 @@ func (r *Report) HTML() string {
 			b.WriteString("<li>" + html.EscapeString(n) + "</li>\n")
 		}
 		b.WriteString("</ul>\n")
+	}
+	if len(r.Verdicts) > 0 {
+		b.WriteString(r.Verdicts.HTML())
 	}
 	b.WriteString("</div>\n")
 	return b.String()

@@ -15,11 +15,15 @@ import (
 func Run(env *Env, e Experiment) *Report {
 	start := time.Now()
 	env.logf("running %s: %s", e.ID, e.Title)
+	env.forget(e.ID)
 	r, err := runSafely(env, e)
 	if r == nil {
 		r = NewReport(e, env)
 	}
 	r.ID, r.Title, r.Article = e.ID, e.Title, e.Article
+	if err == nil {
+		r.Verdicts = env.verdictsOf(e.ID)
+	}
 	r.Elapsed = time.Since(start)
 	switch {
 	case err == nil:
@@ -57,19 +61,45 @@ func RunAll(env *Env, exps []Experiment) []*Report {
 	return out
 }
 
-// Summary is a one-line-per-experiment status list of reports.
+// Summary is one line per experiment: for one that ran, its headline
+// verdict (the first that differs, else the first) — the article's claim,
+// the lab's figure, agrees or differs and why — with the count of its
+// verdicts that agree; for one without verdicts, that it ran; for one
+// that did not run, why.
 func Summary(reports []*Report) string {
 	var b strings.Builder
 	for _, r := range reports {
-		line := fmt.Sprintf("%-4s %-13s %s", r.ID, r.Status, r.Title)
-		if r.Status != OK {
-			msg := r.Err
-			if i := strings.IndexByte(msg, '\n'); i >= 0 {
-				msg = msg[:i]
-			}
-			line += " — " + msg
-		}
-		b.WriteString(line + "\n")
+		b.WriteString(SummaryLine(r) + "\n")
 	}
 	return b.String()
+}
+
+// SummaryLine is one report's line of [Summary].
+func SummaryLine(r *Report) string {
+	if r.Status != OK {
+		msg := r.Err
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		return fmt.Sprintf("%-4s %-13s %s — %s", r.ID, r.Status, r.Title, msg)
+	}
+	if len(r.Verdicts) == 0 {
+		return fmt.Sprintf("%-4s %-13s %s (tables only: the lab states no verdict for it yet)", r.ID, "ran", r.Title)
+	}
+	head := r.Verdicts[0]
+	for _, v := range r.Verdicts {
+		if !v.Agrees {
+			head = v
+			break
+		}
+	}
+	word := "agrees"
+	if r.Verdicts.Agreeing() < len(r.Verdicts) {
+		word = "differs"
+	}
+	line := fmt.Sprintf("%-4s %-13s %s: article %s, lab %s", r.ID, fmt.Sprintf("%s %d/%d", word, r.Verdicts.Agreeing(), len(r.Verdicts)), head.Claim, head.Article, head.Lab)
+	if head.Reason != "" {
+		line += " — " + head.Reason
+	}
+	return line
 }

@@ -226,3 +226,17 @@ func PairByRecall(a, b []Point) []Pair {
 	}
 	return out
 }
+
+// PairWithin is [PairByRecall] keeping only the pairs whose recalls are
+// within tol of each other: a speed-up between points of different
+// recall compares two trade-offs, not two speeds. Points of a without a
+// partner that close are left out.
+func PairWithin(a, b []Point, tol float64) []Pair {
+	var out []Pair
+	for _, p := range PairByRecall(a, b) {
+		if math.Abs(p.RecallGap) <= tol {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -187,3 +187,15 @@ func TestPairByRecall(t *testing.T) {
 		t.Fatal("pairing with an empty sweep")
 	}
 }
+
+func TestPairWithin(t *testing.T) {
+	a := []Point{{Label: "a1", Recall: 0.60, QPS: 100}, {Label: "a2", Recall: 0.90, QPS: 50}}
+	b := []Point{{Label: "b1", Recall: 0.73, QPS: 90}, {Label: "b2", Recall: 0.91, QPS: 25}}
+	ps := PairWithin(a, b, 0.02)
+	if len(ps) != 1 || ps[0].A.Label != "a2" || ps[0].B.Label != "b2" || ps[0].Speedup != 2 {
+		t.Fatalf("PairWithin = %+v, want only a2–b2 at 2×", ps)
+	}
+	if len(PairWithin(a, b, 0.2)) != 2 {
+		t.Error("a wider tolerance keeps both pairs")
+	}
+}

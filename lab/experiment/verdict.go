@@ -1,0 +1,252 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/veclab/veclab/lab/table"
+)
+
+// Verdict compares one of the lab's figures with one of the article's
+// claims: the claim in words, the article's figure (or bound) and the
+// tolerance the comparison allows, the lab's figure, whether they agree,
+// and a one-line reason. The constructors ([Env.Within], [Env.AtLeast],
+// [Env.AtMost], [Env.Holds]) compute Agrees and Reason from the numbers,
+// so a verdict is never typed in; they also record it in the Env, so a
+// notebook's last cell lists them all with [Env.Verdicts].
+type Verdict struct {
+	ID      string // the experiment, e.g. "E22"
+	Claim   string // the article's claim, in words
+	Article string // the article's figure as printed, with the tolerance ("≥ 74 % (± 1)")
+	Lab     string // the lab's figure
+	Agrees  bool
+	Reason  string // one line: why it agrees or differs
+}
+
+// Word returns "agrees" or "differs".
+func (v Verdict) Word() string {
+	if v.Agrees {
+		return "agrees"
+	}
+	return "differs"
+}
+
+// String prints the verdict on one line.
+func (v Verdict) String() string {
+	s := fmt.Sprintf("%s %s: %s", v.ID, v.Word(), v.Claim)
+	if v.Article != "" || v.Lab != "" {
+		s += fmt.Sprintf(" — article %s, lab %s", v.Article, v.Lab)
+	}
+	if v.Reason != "" {
+		s += " (" + v.Reason + ")"
+	}
+	return s
+}
+
+// fmtFig prints a figure with its unit, with up to three significant
+// decimals (0.989, 24.8, 1300).
+func fmtFig(x float64, unit string) string {
+	var s string
+	switch {
+	case math.IsNaN(x):
+		return "not measured"
+	case math.Abs(x) >= 100 || x == math.Trunc(x):
+		s = fmt.Sprintf("%.0f", x)
+	case math.Abs(x) >= 10:
+		s = fmt.Sprintf("%.1f", x)
+	default:
+		s = fmt.Sprintf("%.3g", x)
+	}
+	switch unit {
+	case "":
+	case "×":
+		s += "×"
+	default:
+		s += " " + unit
+	}
+	return s
+}
+
+func tolText(tol float64, unit string) string {
+	if tol == 0 {
+		return ""
+	}
+	return " (± " + fmtFig(tol, unit) + ")"
+}
+
+// Within records that the lab's figure agrees with the article's value
+// when |lab − article| ≤ tol (unit is printed after both).
+func (e *Env) Within(id, claim string, article, lab, tol float64, unit string) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: fmtFig(article, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
+	d := lab - article
+	switch {
+	case math.IsNaN(lab):
+		v.Reason = "the lab did not measure it"
+	case math.Abs(d) <= tol:
+		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", fmtFig(math.Abs(d), unit))
+	default:
+		v.Reason = fmt.Sprintf("off by %s, more than %s", fmtFig(math.Abs(d), unit), fmtFig(tol, unit))
+	}
+	return e.record(v)
+}
+
+// AtLeast records that the lab's figure agrees with a claim "at least
+// bound" when lab ≥ bound − tol.
+func (e *Env) AtLeast(id, claim string, bound, lab, tol float64, unit string) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: "≥ " + fmtFig(bound, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
+	switch {
+	case math.IsNaN(lab):
+		v.Reason = "the lab did not measure it"
+	case lab >= bound:
+		v.Agrees, v.Reason = true, "at or above the bound"
+	case lab >= bound-tol:
+		v.Agrees, v.Reason = true, fmt.Sprintf("below the bound by %s, within the tolerance", fmtFig(bound-lab, unit))
+	default:
+		v.Reason = fmt.Sprintf("below the bound by %s", fmtFig(bound-lab, unit))
+	}
+	return e.record(v)
+}
+
+// AtMost records that the lab's figure agrees with a claim "at most
+// bound" when lab ≤ bound + tol.
+func (e *Env) AtMost(id, claim string, bound, lab, tol float64, unit string) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: "≤ " + fmtFig(bound, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
+	switch {
+	case math.IsNaN(lab):
+		v.Reason = "the lab did not measure it"
+	case lab <= bound:
+		v.Agrees, v.Reason = true, "at or below the bound"
+	case lab <= bound+tol:
+		v.Agrees, v.Reason = true, fmt.Sprintf("above the bound by %s, within the tolerance", fmtFig(lab-bound, unit))
+	default:
+		v.Reason = fmt.Sprintf("above the bound by %s", fmtFig(lab-bound, unit))
+	}
+	return e.record(v)
+}
+
+// Holds records a claim about a direction or an order ("faster",
+// "a 4-bit query beats a 1-bit one"): article is the claim's figure in
+// words, lab the lab's figures that decide it, ok whether they bear it
+// out and reason the one-line why.
+func (e *Env) Holds(id, claim, article, lab string, ok bool, reason string) Verdict {
+	return e.record(Verdict{ID: id, Claim: claim, Article: article, Lab: lab, Agrees: ok, Reason: reason})
+}
+
+// Check records a check a notebook computes itself, written "E07: the
+// claim": ok says whether the figures the notebook printed bear the claim
+// out. It is the form of the checks whose claims have no verdict function
+// in the lab yet, so `veclab reproduce` does not state them; its Article
+// and Lab fields stay empty (the notebook prints the figures).
+func (e *Env) Check(what string, ok bool) Verdict {
+	id, claim, found := strings.Cut(what, ":")
+	if !found || !idRE.MatchString(strings.TrimSpace(id)) {
+		id, claim = "—", what
+	}
+	return e.record(Verdict{ID: strings.TrimSpace(id), Claim: strings.TrimSpace(claim), Agrees: ok,
+		Reason: "checked in the notebook (no lab verdict function yet)"})
+}
+
+// record keeps the verdict in the environment (replacing an earlier one
+// with the same experiment and claim, as a re-run cell does) and returns it.
+func (e *Env) record(v Verdict) Verdict {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i, w := range e.verdicts {
+		if w.ID == v.ID && w.Claim == v.Claim {
+			e.verdicts[i] = v
+			return v
+		}
+	}
+	e.verdicts = append(e.verdicts, v)
+	return v
+}
+
+// Verdicts returns every verdict recorded in this environment so far, in
+// the order first recorded: a notebook's last cell shows them.
+func (e *Env) Verdicts() Verdicts {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append(Verdicts(nil), e.verdicts...)
+}
+
+// forget drops the verdicts recorded for experiment id (a new run of it
+// supersedes them).
+func (e *Env) forget(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	kept := e.verdicts[:0]
+	for _, v := range e.verdicts {
+		if v.ID != id {
+			kept = append(kept, v)
+		}
+	}
+	e.verdicts = kept
+}
+
+// verdictsOf returns the verdicts recorded for experiment id (what a Run
+// attaches to its report).
+func (e *Env) verdictsOf(id string) Verdicts {
+	var out Verdicts
+	for _, v := range e.Verdicts() {
+		if v.ID == id {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Verdicts is a list of verdicts; it renders as a table (text, Markdown,
+// HTML) and as JSON, like the lab's tables.
+type Verdicts []Verdict
+
+// Agreeing counts the verdicts that agree.
+func (vs Verdicts) Agreeing() int {
+	n := 0
+	for _, v := range vs {
+		if v.Agrees {
+			n++
+		}
+	}
+	return n
+}
+
+// Table returns the verdicts as a table: experiment, claim, article, lab,
+// verdict, reason.
+func (vs Verdicts) Table() *table.Table {
+	t := table.New(fmt.Sprintf("Verdicts: %d of %d agree with the articles", vs.Agreeing(), len(vs)),
+		table.Col("experiment", ""), table.Col("the article's claim", ""), table.Col("article", ""),
+		table.Col("lab", ""), table.Col("verdict", ""), table.Col("why", ""))
+	for _, v := range vs {
+		_ = t.AddValues(v.ID, v.Claim, v.Article, v.Lab, v.Word(), v.Reason)
+	}
+	return t
+}
+
+// String renders the verdicts as a text table.
+func (vs Verdicts) String() string { return vs.Table().String() }
+
+// Markdown renders the verdicts as a Markdown table.
+func (vs Verdicts) Markdown() string { return vs.Table().Markdown() }
+
+// HTML renders the verdicts as an HTML table.
+func (vs Verdicts) HTML() string { return vs.Table().HTML() }
+
+// JSON returns the verdicts as a JSON-ready list of objects (id, claim,
+// article, lab, verdict, reason): the notebook tests compare it with the
+// committed expectations.
+func (vs Verdicts) JSON() []map[string]any {
+	out := make([]map[string]any, len(vs))
+	for i, v := range vs {
+		out[i] = map[string]any{"id": v.ID, "claim": v.Claim, "article": v.Article, "lab": v.Lab, "verdict": v.Word(), "reason": v.Reason}
+	}
+	return out
+}
+
+// Conventions is the line a notebook prints once, in its set-up cell: the
+// seed (the default of `veclab reproduce` too) and what recall@k means in
+// it.
+func Conventions(env *Env, k int) string {
+	return fmt.Sprintf("conventions: seed %d (veclab reproduce's default too, so both print the same recall figures); recall@%d = the share of the exact top %d (brute force over all %d documents) a query returns, averaged over the queries; timings vary, recall does not",
+		env.Seed, k, k, env.Scale.N)
+}
