@@ -14,6 +14,15 @@ var Dot4 = Dot4Generic
 // elements; every row must have at least len(q).
 var L2Sq4 = L2Sq4Generic
 
+// DotRows sets out[j] = Dot(q, data[j*stride:j*stride+len(q)]) for every
+// j < len(out), bit-identical to what Dot4 returns for the same row; len(out)
+// must be a multiple of 4 and data must hold (len(out)-1)*stride+len(q)
+// elements. It is the scan of a row-major slab in one call.
+var DotRows = DotRowsGeneric
+
+// L2SqRows is DotRows for L2Sq4.
+var L2SqRows = L2SqRowsGeneric
+
 // Kernel is one complete set of kernels, named after the instruction set it needs.
 type Kernel struct {
 	Name  string // "generic", "avx2" or "avx512"
@@ -21,10 +30,15 @@ type Kernel struct {
 	L2Sq  func(a, b []float32) float32
 	Dot4  func(q, a, b, c, d []float32) (float32, float32, float32, float32)
 	L2Sq4 func(q, a, b, c, d []float32) (float32, float32, float32, float32)
+	// DotRows and L2SqRows score consecutive rows of a slab, four at a
+	// time, each bit-identical to Dot4 / L2Sq4 of the same set.
+	DotRows  func(q, data []float32, stride int, out []float32)
+	L2SqRows func(q, data []float32, stride int, out []float32)
 }
 
 // Generic is the pure-Go kernel set, available everywhere.
-var Generic = Kernel{Name: "generic", Dot: DotGeneric, L2Sq: L2SqGeneric, Dot4: Dot4Generic, L2Sq4: L2Sq4Generic}
+var Generic = Kernel{Name: "generic", Dot: DotGeneric, L2Sq: L2SqGeneric, Dot4: Dot4Generic, L2Sq4: L2Sq4Generic,
+	DotRows: DotRowsGeneric, L2SqRows: L2SqRowsGeneric}
 
 var (
 	available = append([]Kernel{Generic}, archKernels()...) // generic first, best last
@@ -38,7 +52,7 @@ func init() { SetAccelerated(true) }
 func Available() []Kernel { return append([]Kernel(nil), available...) }
 
 // SetAccelerated installs the best kernel set of this CPU (true) or the pure-Go
-// twins (false) into Dot, L2Sq, Dot4 and L2Sq4. It is not safe to call while
+// twins (false) into Dot, L2Sq, Dot4, L2Sq4, DotRows and L2SqRows. It is not safe to call while
 // other goroutines use the kernels.
 func SetAccelerated(on bool) {
 	k := Generic
@@ -47,6 +61,7 @@ func SetAccelerated(on bool) {
 	}
 	current = k
 	Dot, L2Sq, Dot4, L2Sq4 = k.Dot, k.L2Sq, k.Dot4, k.L2Sq4
+	DotRows, L2SqRows = k.DotRows, k.L2SqRows
 }
 
 // Impl names the kernel set in use: "avx512", "avx2" or "generic".
@@ -99,4 +114,26 @@ func Dot4Generic(q, a, b, c, d []float32) (float32, float32, float32, float32) {
 // L2Sq4Generic is the pure-Go twin of L2Sq4: four calls of L2SqGeneric.
 func L2Sq4Generic(q, a, b, c, d []float32) (float32, float32, float32, float32) {
 	return L2SqGeneric(q, a), L2SqGeneric(q, b), L2SqGeneric(q, c), L2SqGeneric(q, d)
+}
+
+// DotRowsGeneric is the pure-Go twin of DotRows: Dot4Generic over each block
+// of four rows.
+func DotRowsGeneric(q, data []float32, stride int, out []float32) {
+	n := len(q)
+	for j := 0; j+4 <= len(out); j += 4 {
+		o := j * stride
+		out[j], out[j+1], out[j+2], out[j+3] = Dot4Generic(q, data[o:o+n],
+			data[o+stride:o+stride+n], data[o+2*stride:o+2*stride+n], data[o+3*stride:o+3*stride+n])
+	}
+}
+
+// L2SqRowsGeneric is the pure-Go twin of L2SqRows: L2Sq4Generic over each
+// block of four rows.
+func L2SqRowsGeneric(q, data []float32, stride int, out []float32) {
+	n := len(q)
+	for j := 0; j+4 <= len(out); j += 4 {
+		o := j * stride
+		out[j], out[j+1], out[j+2], out[j+3] = L2Sq4Generic(q, data[o:o+n],
+			data[o+stride:o+stride+n], data[o+2*stride:o+2*stride+n], data[o+3*stride:o+3*stride+n])
+	}
 }

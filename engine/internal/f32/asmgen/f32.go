@@ -107,6 +107,11 @@ func genF32(c *build.Context) {
 			batch4(c, s, m, t)
 		}
 	}
+	for _, s := range []isa{avx2, avx512} {
+		for _, m := range []metric{dot, l2sq} {
+			batchRows(c, s, m, t)
+		}
+	}
 }
 
 // zero clears v; for ZMM it uses VPXORD (AVX-512F), since VXORPS on ZMM needs DQ.
@@ -290,6 +295,28 @@ func batch4(c *build.Context, s isa, m metric, t tables) {
 		c.Load(c.Param("d").Base(), c.GP64()),
 	}
 	n := c.Load(c.Param("q").Len(), c.GP64())
+	x := quad(c, s, m, t, name, q, rows, n, 0)
+	c.VZEROUPPER()
+	for r := 0; r < 4; r++ {
+		ret, err := c.ReturnIndex(r).Resolve()
+		if err != nil {
+			panic(err)
+		}
+		if r == 0 {
+			c.VMOVSS(x, ret.Addr)
+		} else {
+			c.VEXTRACTPS(operand.U8(r), x, ret.Addr)
+		}
+	}
+	c.RET()
+}
+
+// quad emits the body of a four-row kernel: the distances of q (n elements,
+// n is clobbered) to the four rows, returned as lanes 0…3 of an XMM
+// register. Labels are prefixed with lbl. prefetch > 0 adds, per cache line
+// of each row, a PREFETCHT0 of the same line prefetch bytes further on (the
+// rows of a later block in a row-major slab).
+func quad(c *build.Context, s isa, m metric, t tables, lbl string, q reg.Register, rows []reg.Register, n reg.Register, prefetch int) reg.Register {
 	i := c.GP64()
 	c.XORQ(i, i)
 	const unroll = 2
@@ -300,7 +327,7 @@ func batch4(c *build.Context, s isa, m metric, t tables) {
 			zero(c, s, acc[u][r])
 		}
 	}
-	lbl := func(l string) string { return name + "_" + l }
+	label := func(l string) string { return lbl + "_" + l }
 	width := 4 * s.lanes
 
 	step := func(u, disp int) {
@@ -308,6 +335,9 @@ func batch4(c *build.Context, s isa, m metric, t tables) {
 		c.VMOVUPS(operand.Mem{Base: q, Index: i, Scale: 1, Disp: disp}, x)
 		for r, row := range rows {
 			mem := operand.Mem{Base: row, Index: i, Scale: 1, Disp: disp}
+			if prefetch > 0 && disp%64 == 0 {
+				c.PREFETCHT0(operand.Mem{Base: row, Index: i, Scale: 1, Disp: disp + prefetch})
+			}
 			if m == dot {
 				c.VFMADD231PS(mem, x, acc[u][r])
 			} else {
@@ -318,26 +348,26 @@ func batch4(c *build.Context, s isa, m metric, t tables) {
 		}
 	}
 
-	c.Label(lbl("loop"))
+	c.Label(label("loop"))
 	c.CMPQ(n, operand.U32(s.lanes*unroll))
-	c.JL(operand.LabelRef(lbl("block")))
+	c.JL(operand.LabelRef(label("block")))
 	for u := 0; u < unroll; u++ {
 		step(u, u*width)
 	}
 	c.ADDQ(operand.U32(width*unroll), i)
 	c.SUBQ(operand.U32(s.lanes*unroll), n)
-	c.JMP(operand.LabelRef(lbl("loop")))
+	c.JMP(operand.LabelRef(label("loop")))
 
-	c.Label(lbl("block"))
+	c.Label(label("block"))
 	c.CMPQ(n, operand.U32(s.lanes))
-	c.JL(operand.LabelRef(lbl("tail")))
+	c.JL(operand.LabelRef(label("tail")))
 	step(0, 0)
 	c.ADDQ(operand.U32(width), i)
 	c.SUBQ(operand.U32(s.lanes), n)
 
-	c.Label(lbl("tail"))
+	c.Label(label("tail"))
 	c.TESTQ(n, n)
-	c.JZ(operand.LabelRef(lbl("reduce")))
+	c.JZ(operand.LabelRef(label("reduce")))
 	mk := tailMask(c, s, t, n)
 	xq := maskedLoad(c, s, mk, q, i)
 	for r, row := range rows {
@@ -350,7 +380,7 @@ func batch4(c *build.Context, s isa, m metric, t tables) {
 		}
 	}
 
-	c.Label(lbl("reduce"))
+	c.Label(label("reduce"))
 	var y [4]reg.Register
 	for r := 0; r < 4; r++ {
 		c.VADDPS(acc[1][r], acc[0][r], acc[0][r])
@@ -370,17 +400,61 @@ func batch4(c *build.Context, s isa, m metric, t tables) {
 	c.VEXTRACTF128(operand.U8(1), y[0], hi)
 	x := acc[0][0].AsX()
 	c.VADDPS(hi, x, x)
-	c.VZEROUPPER()
-	for r := 0; r < 4; r++ {
-		ret, err := c.ReturnIndex(r).Resolve()
-		if err != nil {
-			panic(err)
-		}
-		if r == 0 {
-			c.VMOVSS(x, ret.Addr)
-		} else {
-			c.VEXTRACTPS(operand.U8(r), x, ret.Addr)
-		}
+	return x
+}
+
+// rowsPrefetch is how far ahead the slab kernels prefetch, in bytes: about
+// 1 µs of streaming at this machine's ~40 GB/s would be far too much for L1;
+// a few KB (the rows of the next block or two) is what hides the latency of
+// a page-crossing stream the hardware prefetcher restarts on.
+const rowsPrefetch = 4096
+
+// batchRows generates func <Metric>Rows<ISA>(q, data []float32, stride int, out []float32):
+// out[j] is the distance of q to the row data[j*stride : j*stride+len(q)],
+// four rows per pass exactly as <Metric>4<ISA> (the same instructions, so
+// every distance is bit-identical to that kernel's), for len(out)/4 blocks.
+func batchRows(c *build.Context, s isa, m metric, t tables) {
+	name := m.name() + "Rows" + s.name
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(q, data []float32, stride int, out []float32)")
+	c.Doc(
+		fmt.Sprintf("%s is the %s kernel of %sRows: out[j] is the distance of q to the", name, s.name, m.name()),
+		"row data[j*stride : j*stride+len(q)] for every j < len(out), which must be a",
+		"multiple of 4; data must hold (len(out)-1)*stride+len(q) elements. Rows are",
+		fmt.Sprintf("scored four at a time by the instructions of %s4%s, so each distance is", m.name(), s.name),
+		fmt.Sprintf("bit-identical to that kernel's, and prefetched %d bytes ahead.", rowsPrefetch),
+		"The CPU must have "+map[int]string{8: "AVX2 and FMA", 16: "AVX-512F"}[s.lanes]+" (see Available).",
+		"Its pure-Go twin is "+m.name()+"RowsGeneric.",
+	)
+	q := c.Load(c.Param("q").Base(), c.GP64())
+	r0 := c.Load(c.Param("data").Base(), c.GP64())
+	dim := c.Load(c.Param("q").Len(), c.GP64())
+	stride := c.Load(c.Param("stride"), c.GP64())
+	out := c.Load(c.Param("out").Base(), c.GP64())
+	cnt := c.Load(c.Param("out").Len(), c.GP64())
+	c.SHLQ(operand.U8(2), stride) // bytes per row
+	c.SHRQ(operand.U8(2), cnt)    // blocks of four rows
+	rows := []reg.Register{r0, c.GP64(), c.GP64(), c.GP64()}
+	c.LEAQ(operand.Mem{Base: r0, Index: stride, Scale: 1}, rows[1])
+	c.LEAQ(operand.Mem{Base: r0, Index: stride, Scale: 2}, rows[2])
+	c.LEAQ(operand.Mem{Base: rows[1], Index: stride, Scale: 2}, rows[3])
+	c.SHLQ(operand.U8(2), stride) // bytes per block of four rows
+	label := func(l string) string { return name + "_" + l }
+	c.TESTQ(cnt, cnt)
+	c.JZ(operand.LabelRef(label("done")))
+	c.Label(label("next"))
+	n := c.GP64()
+	c.MOVQ(dim, n)
+	x := quad(c, s, m, t, name, q, rows, n, rowsPrefetch)
+	c.VMOVUPS(x, operand.Mem{Base: out})
+	c.ADDQ(operand.U32(16), out)
+	for _, r := range rows {
+		c.ADDQ(stride, r)
 	}
+	c.DECQ(cnt)
+	c.JNZ(operand.LabelRef(label("next")))
+	c.Label(label("done"))
+	c.VZEROUPPER()
 	c.RET()
 }
