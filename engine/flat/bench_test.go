@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vec"
 )
 
 // BenchmarkSearchVsStream measures one exact search over an N×384 slab
@@ -79,4 +81,40 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// BenchmarkSearchBatch times SearchBatch of 256 queries (k=10) over the
+// 30000 × 384 slab with Workers = AllCores, issued by 1, 2, 4 and 8
+// concurrent clients, each sending its share of the queries as one batch.
+// On a machine with fewer cores than clients the clients' worker pools
+// share the cores: the figure then shows what oversubscription costs.
+// Reports queries per second of wall time.
+func BenchmarkSearchBatch(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	m := randMatrix(r, 30000, 384, 384)
+	qs := randMatrix(r, 256, 384, 384)
+	x, err := New(m, Config{Metric: engine.Cosine, Workers: AllCores()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, clients := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for c := range clients {
+					lo, hi := c*qs.N/clients, (c+1)*qs.N/clients
+					sub := &vec.Matrix{N: hi - lo, Dim: qs.Dim, Stride: qs.Stride, Data: qs.Data[lo*qs.Stride : hi*qs.Stride]}
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if _, err := x.SearchBatch(sub, 10, nil); err != nil {
+							b.Error(err)
+						}
+					}()
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(float64(qs.N)*float64(b.N)/b.Elapsed().Seconds(), "QPS")
+		})
+	}
 }

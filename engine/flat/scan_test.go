@@ -9,6 +9,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/internal/f32"
+	"github.com/veclab/veclab/engine/vec"
 )
 
 // TestScanMatchesDist4 holds the block scan (f32.DotRows / L2SqRows and the
@@ -77,6 +78,52 @@ func TestScanMatchesDist4(t *testing.T) {
 								if c.rs[j].ID != want[j].ID || math.Float32bits(c.rs[j].Dist) != math.Float32bits(want[j].Dist) {
 									t.Fatalf("%s k=%d: %s result %d = %+v, want %+v", name, k, c.what, j, c.rs[j], want[j])
 								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBatchMatchesSearch requires SearchBatch (blocks of queries sharing a
+// pass over the slab) to return, for every query, exactly what Search
+// returns, for both kernel sets, every metric, a filter (the per-query
+// path), one worker and several, and batch sizes that leave partial blocks.
+func TestBatchMatchesSearch(t *testing.T) {
+	defer f32.SetAccelerated(true)
+	r := rand.New(rand.NewPCG(5, 6))
+	m := randMatrix(r, 1031, 24, 26)
+	for i := 5; i < m.N; i += 13 {
+		copy(m.Row(i), m.Row(i-5))
+	}
+	qs := randMatrix(r, 37, 24, 24)
+	copy(qs.Row(3), m.Row(100))
+	odd := engine.FilterFunc(func(id engine.ID) bool { return id%2 == 1 })
+	for _, accel := range []bool{true, false} {
+		f32.SetAccelerated(accel)
+		for _, metric := range []engine.Metric{engine.Cosine, engine.Dot, engine.L2} {
+			for _, workers := range []int{1, 3} {
+				x, err := New(m, Config{Metric: metric, Workers: workers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, allow := range []engine.Filter{nil, odd} {
+					for _, nq := range []int{1, 5, 37} {
+						sub := &vec.Matrix{N: nq, Dim: qs.Dim, Stride: qs.Stride, Data: qs.Data[:nq*qs.Stride]}
+						got, err := x.SearchBatch(sub, 10, allow)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for i := range nq {
+							want, _, err := x.Search(sub.Row(i), 10, allow)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if !slices.Equal(got[i], want) {
+								t.Fatalf("%s accel=%t workers=%d filter=%t nq=%d query %d:\n got %v\nwant %v",
+									metric, accel, workers, allow != nil, nq, i, got[i], want)
 							}
 						}
 					}
