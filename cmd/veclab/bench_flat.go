@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/flat"
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/dataset"
+)
+
+func init() {
+	register(&command{
+		name:    "bench flat",
+		summary: "exact search on one goroutine against the memory floor (streaming the slab) and a C loop (g++ -O3 -march=native)",
+		run:     runBenchFlat,
+	})
+}
+
+type benchFlatFlags struct {
+	ds         dataset.Config
+	data       string
+	k          int
+	peer       string
+	peerSrc    string
+	minSeconds float64
+	reps       int
+}
+
+func parseBenchFlat(args []string, stderr io.Writer) (*benchFlatFlags, error) {
+	fs := flag.NewFlagSet("bench flat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &benchFlatFlags{}
+	fs.IntVar(&f.ds.N, "n", dataset.DefaultN, "base vectors")
+	fs.IntVar(&f.ds.Queries, "queries", 100, "query vectors")
+	fs.IntVar(&f.ds.Dim, "dim", dataset.DefaultDim, "dimensions")
+	fs.IntVar(&f.ds.Clusters, "clusters", dataset.DefaultClusters, "Gaussian clusters")
+	fs.Float64Var(&f.ds.Spread, "spread", dataset.DefaultSpread, "cluster spread (see lab/dataset)")
+	fs.Uint64Var(&f.ds.Seed, "seed", 0, "data set seed")
+	fs.IntVar(&f.k, "k", 10, "neighbours per query")
+	fs.StringVar(&f.peer, "peer", "c", `"c": also run the plain C loop (needs g++); "": none`)
+	fs.StringVar(&f.peerSrc, "peer-src", "", "path to bench/peers (default: found from the working directory)")
+	fs.Float64Var(&f.minSeconds, "min-seconds", 0.5, "minimum timed seconds of queries per measurement")
+	fs.IntVar(&f.reps, "reps", 3, "measurements (each side runs reps times, alternating; the report gives each and their median)")
+	data := dataFlag(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	f.data = *data
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%w: unexpected arguments %q", engine.ErrInvalidArgument, fs.Args())
+	}
+	var errs []error
+	if f.k < 1 {
+		errs = append(errs, fmt.Errorf("%w: -k must be ≥ 1, got %d", engine.ErrInvalidArgument, f.k))
+	}
+	if f.reps < 1 {
+		errs = append(errs, fmt.Errorf("%w: -reps must be ≥ 1, got %d", engine.ErrInvalidArgument, f.reps))
+	}
+	if !(f.minSeconds >= 0) {
+		errs = append(errs, fmt.Errorf("%w: -min-seconds must be ≥ 0", engine.ErrInvalidArgument))
+	}
+	if f.peer != "" && f.peer != "c" {
+		errs = append(errs, fmt.Errorf("%w: -peer %q: only c is known", engine.ErrInvalidArgument, f.peer))
+	}
+	if err := f.ds.WithDefaults().Validate(); err != nil && f.data == "" {
+		errs = append(errs, err)
+	}
+	return f, errors.Join(errs...)
+}
+
+// cFlatResult is the JSON of bench/peers/cflat/flat_bench.
+type cFlatResult struct {
+	N        int     `json:"n"`
+	Rounds   int     `json:"rounds"`
+	StreamMS float64 `json:"stream_ms"`
+	QueryMS  float64 `json:"query_ms"`
+	FirstIDs []int   `json:"first_ids"`
+}
+
+// buildPeer compiles bench/peers/<name>/build.sh into dir/bin.
+func buildPeer(peerSrc, name, bin, dir string) (string, error) {
+	peers, err := findHNSWPeers(peerSrc)
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, bin)
+	cmd := exec.Command("bash", filepath.Join(peers, name, "build.sh"), out)
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building the %s peer: %v\n%s", name, err, b.String())
+	}
+	return out, nil
+}
+
+func runBenchFlat(args []string, stdout, stderr io.Writer) error {
+	f, err := parseBenchFlat(args, stderr)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	bd, err := loadBenchData(f.data, f.ds, f.ds.Queries, f.k, "")
+	if err != nil {
+		return err
+	}
+	ds := bd.ds
+	fmt.Fprintf(stdout, "data set: %s; %s, k=%d; kernels %s; GOMAXPROCS=%d; load average %s\n",
+		bd.desc, bd.metric, f.k, vec.KernelName(), runtime.GOMAXPROCS(0), loadAverage())
+	var cbin, dir string
+	if f.peer == "c" {
+		if dir, err = os.MkdirTemp("", "veclab-bench-flat-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if cbin, err = buildPeer(f.peerSrc, "cflat", "flat_bench", dir); err != nil {
+			return err
+		}
+		if _, err := dataset.WriteDir(dir, ds, nil); err != nil {
+			return err
+		}
+	}
+	x, err := flat.New(ds.Base, flat.Config{Metric: bd.metric, Workers: 1})
+	if err != nil {
+		return err
+	}
+	first, _, err := x.Search(ds.Queries.Row(0), f.k, nil)
+	if err != nil {
+		return err
+	}
+	mb := float64(len(ds.Base.Data)*4) / 1e6
+	var ours, oursFloor, cq, cFloor []float64
+	for rep := range f.reps {
+		ratio, _, med, stream, err := hnswExactVsStream(ds, bd.metric, f.minSeconds)
+		if err != nil {
+			return err
+		}
+		ours, oursFloor = append(ours, hnswMS(med)), append(oursFloor, hnswMS(stream))
+		line := fmt.Sprintf("round %d: veclab floor %.3f ms (%.1f GB/s), query %.3f ms, ratio %.2f", rep+1,
+			hnswMS(stream), mb/1e3/stream.Seconds(), hnswMS(med), ratio)
+		if cbin != "" {
+			cmd := exec.Command(cbin, "-base", filepath.Join(dir, "base.fvecs"), "-query", filepath.Join(dir, "query.fvecs"),
+				"-metric", bd.metric.String(), "-k", strconv.Itoa(f.k), "-min-seconds", strconv.FormatFloat(f.minSeconds, 'g', -1, 64))
+			var out, eb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &eb
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("C peer: %v: %s", err, strings.TrimSpace(eb.String()))
+			}
+			var r cFlatResult
+			if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+				return fmt.Errorf("C peer output: %v: %q", err, out.String())
+			}
+			same := 0
+			for i, id := range r.FirstIDs {
+				if i < len(first) && int(first[i].ID) == id {
+					same++
+				}
+			}
+			if rep == 0 {
+				fmt.Fprintf(stdout, "C peer answers query 0 with the same ids in the same order at %d of %d ranks\n", same, len(first))
+			}
+			cq, cFloor = append(cq, r.QueryMS), append(cFloor, r.StreamMS)
+			line += fmt.Sprintf("; C floor %.3f ms, query %.3f ms, ratio %.2f", r.StreamMS, r.QueryMS, r.QueryMS/r.StreamMS)
+		}
+		fmt.Fprintf(stdout, "%s (load average %s)\n", line, loadAverage())
+	}
+	med := func(v []float64) float64 { return medianF(v) }
+	fmt.Fprintf(stdout, "\nexact search, one goroutine, %.1f MB slab: floor (stream the slab once, %s loads) %.3f ms; veclab %.3f ms; ratio %.2f (target ≤ 1.3)\n",
+		mb, vec.KernelName(), med(oursFloor), med(ours), med(ours)/med(oursFloor))
+	if cbin != "" {
+		fmt.Fprintf(stdout, "C loop (g++ -O3 -march=native -mprefer-vector-width=512, omp simd sum; bench/peers/cflat): floor %.3f ms; query %.3f ms; ratio %.2f; veclab / C query time %.2f\n",
+			med(cFloor), med(cq), med(cq)/med(cFloor), med(ours)/med(cq))
+	}
+	fmt.Fprintf(stdout, "(medians of %d rounds; each round interleaves floor passes and queries for ≥ %.2g s; total %.1f s)\n", f.reps, f.minSeconds, time.Since(t0).Seconds())
+	return nil
+}
+
+func medianF(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s[len(s)/2]
+}
+
+// loadAverage returns the 1-, 5- and 15-minute load averages from
+// /proc/loadavg, or "unknown".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	fs := strings.Fields(string(b))
+	if len(fs) < 3 {
+		return "unknown"
+	}
+	return strings.Join(fs[:3], " ")
+}
