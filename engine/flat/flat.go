@@ -263,16 +263,39 @@ const scanBlock = 256
 func (x *Index) distRows(q []float32, i int, d []float32) {
 	s := x.m.Stride
 	data := x.m.Data[i*s : (i+len(d)-1)*s+x.m.Dim]
+	if x.cfg.Metric == engine.L2 {
+		f32.L2SqRows(q, data, s, d)
+	} else {
+		f32.DotRows(q, data, s, d)
+	}
+	x.finish(i, d)
+}
+
+// distRows3 is distRows for three queries, packed at q[j*Dim:], into
+// d[j*len(d)/3:]: one slab-kernel call that loads each row once for the
+// three (f32.DotRowsQ3 / L2SqRowsQ3), bit-identical to distRows.
+func (x *Index) distRows3(q []float32, i int, d []float32) {
+	s, dim, n := x.m.Stride, x.m.Dim, len(d)/3
+	data := x.m.Data[i*s : (i+n-1)*s+dim]
+	if x.cfg.Metric == engine.L2 {
+		f32.L2SqRowsQ3(q, dim, dim, data, s, n, d, n)
+	} else {
+		f32.DotRowsQ3(q, dim, dim, data, s, n, d, n)
+	}
+	for j := range 3 {
+		x.finish(i, d[j*n:(j+1)*n])
+	}
+}
+
+// finish turns the kernel's values for rows i… into distances: −⟨q, x⟩
+// under Dot, 1 − ⟨q, x⟩/‖x‖ under Cosine (the expressions of dist4).
+func (x *Index) finish(i int, d []float32) {
 	switch x.cfg.Metric {
 	case engine.Dot:
-		f32.DotRows(q, data, s, d)
 		for j := range d {
 			d[j] = -d[j]
 		}
-	case engine.L2:
-		f32.L2SqRows(q, data, s, d)
-	default:
-		f32.DotRows(q, data, s, d)
+	case engine.Cosine:
 		inv := x.invNorm[i : i+len(d)]
 		for j := range d {
 			d[j] = 1 - d[j]*inv[j]
@@ -431,30 +454,43 @@ func (x *Index) SearchBatchContext(ctx context.Context, queries *vec.Matrix, k i
 // query before the next chunk is read. Each query sees the same distances
 // in the same row order as its own serial scan, so its heap ends the same.
 func (x *Index) scanBlock(qs [][]float32, k int) []heap {
-	n := x.m.N
+	n, dim := x.m.N, x.m.Dim
 	hs := make([]heap, len(qs))
 	worst := make([]float32, len(qs))
+	packed := make([]float32, len(qs)*dim) // the queries, contiguous for distRows3
 	for j := range hs {
 		hs[j].items = make([]engine.Result, 0, min(k, n))
 		worst[j] = float32(math.Inf(1))
+		copy(packed[j*dim:], qs[j])
 	}
-	var buf [batchRows]float32
+	offer := func(j, i int, d []float32) {
+		h, w := &hs[j], worst[j]
+		for u, du := range d {
+			if du < w || len(h.items) < k {
+				x.offer(h, k, i+u, du)
+				if len(h.items) == k {
+					w = h.items[0].Dist
+				}
+			}
+		}
+		worst[j] = w
+	}
+	var buf [3 * batchRows]float32
 	i := 0
 	for i+4 <= n {
 		nb := min(batchRows, (n-i)&^3)
-		d := buf[:nb]
-		for j, q := range qs {
-			x.distRows(q, i, d)
-			h, w := &hs[j], worst[j]
-			for u, du := range d {
-				if du < w || len(h.items) < k {
-					x.offer(h, k, i+u, du)
-					if len(h.items) == k {
-						w = h.items[0].Dist
-					}
-				}
+		j := 0
+		for ; j+3 <= len(qs); j += 3 {
+			d := buf[:3*nb]
+			x.distRows3(packed[j*dim:(j+3)*dim], i, d)
+			for u := range 3 {
+				offer(j+u, i, d[u*nb:(u+1)*nb])
 			}
-			worst[j] = w
+		}
+		for ; j < len(qs); j++ {
+			d := buf[:nb]
+			x.distRows(qs[j], i, d)
+			offer(j, i, d)
 		}
 		i += nb
 	}

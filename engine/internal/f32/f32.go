@@ -23,6 +23,16 @@ var DotRows = DotRowsGeneric
 // L2SqRows is DotRows for L2Sq4.
 var L2SqRows = L2SqRowsGeneric
 
+// DotRowsQ3 is DotRows for three queries at once: for j < 3 and i < n (n a
+// multiple of 4), out[j*ostride+i] is what DotRows gives for the query
+// q[j*qstride : j*qstride+dim] and row i of data, bit for bit. The AVX-512
+// kernel loads each row once for the three queries; elsewhere it is three
+// DotRows calls.
+var DotRowsQ3 = DotRowsQ3Generic
+
+// L2SqRowsQ3 is DotRowsQ3 for L2SqRows.
+var L2SqRowsQ3 = L2SqRowsQ3Generic
+
 // Kernel is one complete set of kernels, named after the instruction set it needs.
 type Kernel struct {
 	Name  string // "generic", "avx2" or "avx512"
@@ -34,11 +44,15 @@ type Kernel struct {
 	// time, each bit-identical to Dot4 / L2Sq4 of the same set.
 	DotRows  func(q, data []float32, stride int, out []float32)
 	L2SqRows func(q, data []float32, stride int, out []float32)
+	// DotRowsQ3 and L2SqRowsQ3 score three queries against consecutive
+	// rows, each distance bit-identical to DotRows / L2SqRows of the set.
+	DotRowsQ3  func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int)
+	L2SqRowsQ3 func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int)
 }
 
 // Generic is the pure-Go kernel set, available everywhere.
 var Generic = Kernel{Name: "generic", Dot: DotGeneric, L2Sq: L2SqGeneric, Dot4: Dot4Generic, L2Sq4: L2Sq4Generic,
-	DotRows: DotRowsGeneric, L2SqRows: L2SqRowsGeneric}
+	DotRows: DotRowsGeneric, L2SqRows: L2SqRowsGeneric, DotRowsQ3: DotRowsQ3Generic, L2SqRowsQ3: L2SqRowsQ3Generic}
 
 var (
 	available = append([]Kernel{Generic}, archKernels()...) // generic first, best last
@@ -52,7 +66,7 @@ func init() { SetAccelerated(true) }
 func Available() []Kernel { return append([]Kernel(nil), available...) }
 
 // SetAccelerated installs the best kernel set of this CPU (true) or the pure-Go
-// twins (false) into Dot, L2Sq, Dot4, L2Sq4, DotRows and L2SqRows. It is not safe to call while
+// twins (false) into Dot, L2Sq, Dot4, L2Sq4 and the Rows kernels. It is not safe to call while
 // other goroutines use the kernels.
 func SetAccelerated(on bool) {
 	k := Generic
@@ -62,6 +76,7 @@ func SetAccelerated(on bool) {
 	current = k
 	Dot, L2Sq, Dot4, L2Sq4 = k.Dot, k.L2Sq, k.Dot4, k.L2Sq4
 	DotRows, L2SqRows = k.DotRows, k.L2SqRows
+	DotRowsQ3, L2SqRowsQ3 = k.DotRowsQ3, k.L2SqRowsQ3
 }
 
 // Impl names the kernel set in use: "avx512", "avx2" or "generic".
@@ -136,4 +151,25 @@ func L2SqRowsGeneric(q, data []float32, stride int, out []float32) {
 		out[j], out[j+1], out[j+2], out[j+3] = L2Sq4Generic(q, data[o:o+n],
 			data[o+stride:o+stride+n], data[o+2*stride:o+2*stride+n], data[o+3*stride:o+3*stride+n])
 	}
+}
+
+// rowsQ3 is a Q3 kernel made of three calls of a one-query slab kernel.
+func rowsQ3(rows func(q, data []float32, stride int, out []float32)) func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int) {
+	return func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int) {
+		for j := range 3 {
+			rows(q[j*qstride:j*qstride+dim], data, stride, out[j*ostride:j*ostride+n])
+		}
+	}
+}
+
+// DotRowsQ3Generic is the pure-Go twin of DotRowsQ3: DotRowsGeneric for each
+// of the three queries.
+func DotRowsQ3Generic(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int) {
+	rowsQ3(DotRowsGeneric)(q, qstride, dim, data, stride, n, out, ostride)
+}
+
+// L2SqRowsQ3Generic is the pure-Go twin of L2SqRowsQ3: L2SqRowsGeneric for
+// each of the three queries.
+func L2SqRowsQ3Generic(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int) {
+	rowsQ3(L2SqRowsGeneric)(q, qstride, dim, data, stride, n, out, ostride)
 }

@@ -252,7 +252,8 @@ func TestSetAccelerated(t *testing.T) {
 	SetAccelerated(false)
 	if Impl() != "generic" || ptr(Dot) != ptr(DotGeneric) || ptr(L2Sq) != ptr(L2SqGeneric) ||
 		ptr(Dot4) != ptr(Dot4Generic) || ptr(L2Sq4) != ptr(L2Sq4Generic) ||
-		ptr(DotRows) != ptr(DotRowsGeneric) || ptr(L2SqRows) != ptr(L2SqRowsGeneric) {
+		ptr(DotRows) != ptr(DotRowsGeneric) || ptr(L2SqRows) != ptr(L2SqRowsGeneric) ||
+		ptr(DotRowsQ3) != ptr(DotRowsQ3Generic) || ptr(L2SqRowsQ3) != ptr(L2SqRowsQ3Generic) {
 		t.Fatalf("SetAccelerated(false): Impl()=%q and the variables are not the generic twins", Impl())
 	}
 	SetAccelerated(true)
@@ -337,6 +338,59 @@ func TestRowsMatchQuad(t *testing.T) {
 						for j := rows; j < len(out); j++ {
 							if out[j] != -7 {
 								t.Fatalf("%s/%s dim=%d rows=%d: out[%d] written past len(out)", c.name, k.Name, dim, rows, j)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRowsQ3MatchRows requires every three-query slab kernel to give, bit
+// for bit, what the one-query slab kernel of its set gives for each of the
+// three queries, with query and output strides of their own, padded rows
+// and a slab cut to exactly what may be read; nothing past each output row
+// is written.
+func TestRowsQ3MatchRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	for _, k := range Available() {
+		for _, dim := range []int{1, 7, 15, 16, 17, 33, 48, 65, 384} {
+			for _, n := range []int{0, 4, 16, 20} {
+				stride, qstride, ostride := dim+dim%3, dim+2, n+5
+				q := make([]float32, 2*qstride+dim)
+				for i := range q {
+					q[i] = r.Float32()*2 - 1
+				}
+				size := 0
+				if n > 0 {
+					size = (n-1)*stride + dim
+				}
+				data := make([]float32, size)
+				for i := range data {
+					data[i] = r.Float32()*2 - 1
+				}
+				out := make([]float32, 2*ostride+n+4)
+				want := make([]float32, n)
+				for _, c := range []struct {
+					name string
+					q3   func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int)
+					rows func(q, data []float32, stride int, out []float32)
+				}{{"DotRowsQ3", k.DotRowsQ3, k.DotRows}, {"L2SqRowsQ3", k.L2SqRowsQ3, k.L2SqRows}} {
+					for i := range out {
+						out[i] = -7
+					}
+					c.q3(q, qstride, dim, data, stride, n, out, ostride)
+					for j := range 3 {
+						c.rows(q[j*qstride:j*qstride+dim], data, stride, want)
+						for i := range n {
+							if math.Float32bits(out[j*ostride+i]) != math.Float32bits(want[i]) {
+								t.Fatalf("%s/%s dim=%d n=%d: query %d row %d = %v, one-query kernel %v", c.name, k.Name, dim, n, j, i, out[j*ostride+i], want[i])
+							}
+						}
+						for i := n; i < ostride && j*ostride+i < len(out); i++ {
+							if out[j*ostride+i] != -7 {
+								t.Fatalf("%s/%s dim=%d n=%d: query %d wrote past row %d", c.name, k.Name, dim, n, j, n)
 							}
 						}
 					}

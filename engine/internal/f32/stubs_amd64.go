@@ -151,3 +151,23 @@ func DotRowsAVX512(q []float32, data []float32, stride int, out []float32)
 // The CPU must have AVX-512F (see Available).
 // Its pure-Go twin is L2SqRowsGeneric.
 func L2SqRowsAVX512(q []float32, data []float32, stride int, out []float32)
+
+// DotRowsQ3AVX512 is the AVX512 kernel of DotRowsQ3: for each query j < 3,
+// q[j*qstride : j*qstride+dim], and each row i < n of data (row i at
+// data[i*stride:]), out[j*ostride+i] is the distance DotRowsAVX512 gives for that
+// query and row, bit for bit: every pair has its own accumulators and the
+// instructions of Dot4AVX512, and each row, loaded once, serves the three queries.
+// n must be a multiple of 4; data must hold (n-1)*stride+dim elements, q
+// 2*qstride+dim and out 2*ostride+n. The CPU must have AVX-512F and AVX-512VL (see Available).
+// Its pure-Go twin is DotRowsQ3Generic.
+func DotRowsQ3AVX512(q []float32, qstride int, dim int, data []float32, stride int, n int, out []float32, ostride int)
+
+// L2SqRowsQ3AVX512 is the AVX512 kernel of L2SqRowsQ3: for each query j < 3,
+// q[j*qstride : j*qstride+dim], and each row i < n of data (row i at
+// data[i*stride:]), out[j*ostride+i] is the distance L2SqRowsAVX512 gives for that
+// query and row, bit for bit: every pair has its own accumulators and the
+// instructions of L2Sq4AVX512, and each row, loaded once, serves the three queries.
+// n must be a multiple of 4; data must hold (n-1)*stride+dim elements, q
+// 2*qstride+dim and out 2*ostride+n. The CPU must have AVX-512F and AVX-512VL (see Available).
+// Its pure-Go twin is L2SqRowsQ3Generic.
+func L2SqRowsQ3AVX512(q []float32, qstride int, dim int, data []float32, stride int, n int, out []float32, ostride int)
