@@ -380,10 +380,11 @@ func (x *Index) SearchIDs(q []float32, k int, ids []engine.ID) ([]engine.Result,
 // and returns one result list per query, in the order of the rows, each
 // exactly what Search returns for that row. Without a filter, queries go
 // in blocks of up to batchBlock per goroutine and each block streams the
-// slab once: every chunk of batchRows rows is scored against all the block's queries
-// while it sits in cache, so memory traffic per query falls by the block
-// size (see batchBlock). The first bad query stops the batch with an error naming it. It
-// consults engine.Context(), as SearchBatchContext does its ctx.
+// slab once: every chunk of batchRows rows is scored against all the
+// block's queries, three at a time, while it sits in L1, so memory traffic
+// per query falls by the block size. The first bad query stops the batch
+// with an error naming it. It consults engine.Context(), as
+// SearchBatchContext does its ctx.
 func (x *Index) SearchBatch(queries *vec.Matrix, k int, allow engine.Filter) ([][]engine.Result, error) {
 	return x.SearchBatchContext(engine.Context(), queries, k, allow)
 }
