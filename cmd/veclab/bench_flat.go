@@ -91,36 +91,52 @@ type cFlatResult struct {
 	PairRatio float64 `json:"pair_ratio"`
 	FastStrMS float64 `json:"fastest_stream_ms"`
 	FastQMS   float64 `json:"fastest_query_ms"`
+	CPURatio  float64 `json:"cpu_pair_ratio"`
 	FirstIDs  []int   `json:"first_ids"`
 }
 
 // flatRound is one measurement of one side: medians of the floor passes
 // and of the queries, the median of the per-pair ratios query / adjacent
 // pass (each pair sees the same machine, so this is the figure that other
-// load on a shared machine disturbs least), and the fastest of each.
+// load on a shared machine disturbs least), the same by the thread's CPU
+// time (which leaves out time other processes held the core), and the
+// fastest of each.
 type flatRound struct {
 	floor, query, ratio, fastFloor, fastQuery float64 // ms, ms, -, ms, ms
+	cpuRatio                                  float64 // the pair ratio by thread CPU time (0: unknown)
 }
 
 // flatVsFloor alternates a Stream pass over the slab and one query of x
 // (k nearest, queries in turn) for at least minSeconds of queries and 21
 // pairs.
 func flatVsFloor(x *flat.Index, ds *dataset.Dataset, k int, minSeconds float64) (flatRound, error) {
-	var floor, query, ratio []float64
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var floor, query, ratio, cpu []float64
 	var total time.Duration
 	for i := 0; total.Seconds() < minSeconds || i < 21; i++ {
+		c0 := threadCPU()
 		p := flat.StreamTime(ds.Base, 1)
+		c1 := threadCPU()
 		t := time.Now()
 		if _, _, err := x.Search(ds.Queries.Row(i%ds.Queries.N), k, nil); err != nil {
 			return flatRound{}, err
 		}
 		d := time.Since(t)
+		c2 := threadCPU()
 		total += d
 		floor, query = append(floor, hnswMS(p)), append(query, hnswMS(d))
 		ratio = append(ratio, d.Seconds()/p.Seconds())
+		if c1 > c0 {
+			cpu = append(cpu, (c2-c1).Seconds()/(c1-c0).Seconds())
+		}
 	}
-	return flatRound{floor: medianF(floor), query: medianF(query), ratio: medianF(ratio),
-		fastFloor: slices.Min(floor), fastQuery: slices.Min(query)}, nil
+	r := flatRound{floor: medianF(floor), query: medianF(query), ratio: medianF(ratio),
+		fastFloor: slices.Min(floor), fastQuery: slices.Min(query)}
+	if len(cpu) > 0 {
+		r.cpuRatio = medianF(cpu)
+	}
+	return r, nil
 }
 
 // buildPeer compiles bench/peers/<name>/build.sh into dir/bin.
@@ -181,8 +197,8 @@ func runBenchFlat(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		ours = append(ours, r)
-		line := fmt.Sprintf("round %d: veclab floor %.3f ms (%.1f GB/s), query %.3f ms, pair ratio %.2f, fastest %.3f / %.3f ms",
-			rep+1, r.floor, mb/r.floor, r.query, r.ratio, r.fastQuery, r.fastFloor)
+		line := fmt.Sprintf("round %d: veclab floor %.3f ms (%.1f GB/s), query %.3f ms, pair ratio %.2f (CPU time %.2f), fastest %.3f / %.3f ms",
+			rep+1, r.floor, mb/r.floor, r.query, r.ratio, r.cpuRatio, r.fastQuery, r.fastFloor)
 		if cbin != "" {
 			cmd := exec.Command(cbin, "-base", filepath.Join(dir, "base.fvecs"), "-query", filepath.Join(dir, "query.fvecs"),
 				"-metric", bd.metric.String(), "-k", strconv.Itoa(f.k), "-min-seconds", strconv.FormatFloat(f.minSeconds, 'g', -1, 64))
@@ -204,9 +220,9 @@ func runBenchFlat(args []string, stdout, stderr io.Writer) error {
 			if rep == 0 {
 				fmt.Fprintf(stdout, "C peer answers query 0 with the same ids in the same order at %d of %d ranks\n", same, len(first))
 			}
-			cs = append(cs, flatRound{floor: c.StreamMS, query: c.QueryMS, ratio: c.PairRatio, fastFloor: c.FastStrMS, fastQuery: c.FastQMS})
-			line += fmt.Sprintf("; C floor %.3f ms, query %.3f ms, pair ratio %.2f, fastest %.3f / %.3f ms",
-				c.StreamMS, c.QueryMS, c.PairRatio, c.FastQMS, c.FastStrMS)
+			cs = append(cs, flatRound{floor: c.StreamMS, query: c.QueryMS, ratio: c.PairRatio, fastFloor: c.FastStrMS, fastQuery: c.FastQMS, cpuRatio: c.CPURatio})
+			line += fmt.Sprintf("; C floor %.3f ms, query %.3f ms, pair ratio %.2f (CPU time %.2f), fastest %.3f / %.3f ms",
+				c.StreamMS, c.QueryMS, c.PairRatio, c.CPURatio, c.FastQMS, c.FastStrMS)
 		}
 		fmt.Fprintf(stdout, "%s (load average %s)\n", line, loadAverage())
 	}
@@ -218,9 +234,9 @@ func runBenchFlat(args []string, stdout, stderr io.Writer) error {
 		return medianF(v)
 	}
 	summary := func(name string, rs []flatRound) string {
-		return fmt.Sprintf("%s: floor %.3f ms, query %.3f ms; query/floor: median of pair ratios %.2f, fastest query / fastest pass %.2f",
+		return fmt.Sprintf("%s: floor %.3f ms, query %.3f ms; query/floor: median of pair ratios %.2f (by thread CPU time %.2f), fastest query / fastest pass %.2f",
 			name, col(rs, func(r flatRound) float64 { return r.floor }), col(rs, func(r flatRound) float64 { return r.query }),
-			col(rs, func(r flatRound) float64 { return r.ratio }),
+			col(rs, func(r flatRound) float64 { return r.ratio }), col(rs, func(r flatRound) float64 { return r.cpuRatio }),
 			col(rs, func(r flatRound) float64 { return r.fastQuery })/col(rs, func(r flatRound) float64 { return r.fastFloor }))
 	}
 	fmt.Fprintf(stdout, "\nexact search, one goroutine, %.1f MB slab, medians of %d rounds (floor = one pass streaming the slab with %s loads)\n",
