@@ -149,7 +149,8 @@ type batchPoint struct {
 	clients int
 	param   int
 	recall  float64
-	qps     float64
+	qps     float64 // by -timing
+	cpuQPS  float64 // queries over the process CPU time of the passes (0: unknown)
 }
 
 // timeClients starts c clients together, each answering its 1/c share of
@@ -158,13 +159,14 @@ type batchPoint struct {
 // wall time of every pass, or of the fastest pass) and the mean recall@k
 // of the last pass.
 func (f *benchBatchFlags) timeClients(queries *vec.Matrix, truth *dataset.GroundTruth, k, c int, minSeconds float64,
-	search func(sub *vec.Matrix) ([][]engine.Result, error)) (qps, recall float64, err error) {
+	search func(sub *vec.Matrix) ([][]engine.Result, error)) (batchPoint, error) {
 	c = max(1, min(c, queries.N))
 	res := make([][]engine.Result, queries.N)
 	errs := make([]error, c)
 	var elapsed time.Duration
 	fastest := time.Duration(1<<63 - 1)
 	passes := 0
+	cpu0, okCPU := processCPU()
 	for passes < 3 || elapsed.Seconds() < minSeconds {
 		var wg sync.WaitGroup
 		t0 := time.Now()
@@ -185,13 +187,19 @@ func (f *benchBatchFlags) timeClients(queries *vec.Matrix, truth *dataset.Ground
 		fastest = min(fastest, el)
 		passes++
 		if err := errors.Join(errs...); err != nil {
-			return 0, 0, err
+			return batchPoint{}, err
 		}
 	}
-	for i := range res {
-		recall += metrics.Recall(res[i], truth.At(i, k), k)
+	cpu1, _ := processCPU()
+	p := batchPoint{clients: c, qps: f.pick(float64(passes*queries.N)/elapsed.Seconds(), float64(queries.N)/fastest.Seconds())}
+	if okCPU && cpu1 > cpu0 {
+		p.cpuQPS = float64(passes*queries.N) / (cpu1 - cpu0).Seconds()
 	}
-	return f.pick(float64(passes*queries.N)/elapsed.Seconds(), float64(queries.N)/fastest.Seconds()), recall / float64(queries.N), nil
+	for i := range res {
+		p.recall += metrics.Recall(res[i], truth.At(i, k), k)
+	}
+	p.recall /= float64(queries.N)
+	return p, nil
 }
 
 func runBenchBatch(args []string, stdout, stderr io.Writer) error {
@@ -260,13 +268,13 @@ func benchBatch(f *benchBatchFlags, stdout, stderr io.Writer) ([]batchRatio, err
 	}
 	var flatPts []batchPoint
 	for _, c := range f.clients {
-		qps, rc, err := f.timeClients(queries, truth, f.k, c, f.minSeconds, func(sub *vec.Matrix) ([][]engine.Result, error) {
+		p, err := f.timeClients(queries, truth, f.k, c, f.minSeconds, func(sub *vec.Matrix) ([][]engine.Result, error) {
 			return fx.SearchBatch(sub, f.k, nil)
 		})
 		if err != nil {
 			return nil, err
 		}
-		flatPts = append(flatPts, batchPoint{clients: c, recall: rc, qps: qps})
+		flatPts = append(flatPts, p)
 	}
 
 	// HNSW, built as bench hnsw builds it (hnswlib's policy and level seed).
@@ -287,13 +295,14 @@ func benchBatch(f *benchBatchFlags, stdout, stderr io.Writer) ([]batchRatio, err
 	var hnswPts []batchPoint
 	for _, c := range f.clients {
 		for _, ef := range f.ef {
-			qps, rc, err := f.timeClients(queries, truth, f.k, c, f.minSeconds, func(sub *vec.Matrix) ([][]engine.Result, error) {
+			p, err := f.timeClients(queries, truth, f.k, c, f.minSeconds, func(sub *vec.Matrix) ([][]engine.Result, error) {
 				return hx.SearchBatchWorkers(context.Background(), sub, f.k, ef, nil, f.threads)
 			})
 			if err != nil {
 				return nil, err
 			}
-			hnswPts = append(hnswPts, batchPoint{clients: c, param: ef, recall: rc, qps: qps})
+			p.param = ef
+			hnswPts = append(hnswPts, p)
 		}
 	}
 
@@ -307,13 +316,14 @@ func benchBatch(f *benchBatchFlags, stdout, stderr io.Writer) ([]batchRatio, err
 	var ivfPts []batchPoint
 	for _, c := range f.clients {
 		for _, p := range f.nprobe {
-			qps, rc, err := f.timeClients(queries, truth, f.k, c, f.minSeconds, func(sub *vec.Matrix) ([][]engine.Result, error) {
+			pt, err := f.timeClients(queries, truth, f.k, c, f.minSeconds, func(sub *vec.Matrix) ([][]engine.Result, error) {
 				return ix.SearchBatchWorkers(context.Background(), sub, ivf.SearchOptions{K: f.k, Nprobe: p}, f.threads)
 			})
 			if err != nil {
 				return nil, err
 			}
-			ivfPts = append(ivfPts, batchPoint{clients: c, param: p, recall: rc, qps: qps})
+			pt.param = p
+			ivfPts = append(ivfPts, pt)
 		}
 	}
 	fmt.Fprintf(stdout, "veclab measured (load average %s)\n", loadAverage())
@@ -356,38 +366,42 @@ func benchBatch(f *benchBatchFlags, stdout, stderr io.Writer) ([]batchRatio, err
 		fmt.Fprintf(stdout, "FAISS measured (load average %s): faiss %s (%s) — %s\n", loadAverage(), fr.FaissVersion, fr.CompileOptions, fr.Note)
 	}
 
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "\nsystem\tclients\tef/nprobe\trecall@%d\tQPS\t\n", f.k)
-	for _, p := range flatPts {
-		fmt.Fprintf(tw, "veclab flat\t%d\t-\t%.3f\t%.0f\t\n", p.clients, p.recall, p.qps)
+	var faissFlat, hnswlibPts, faissIVF []batchPoint
+	if hl != nil {
+		for _, p := range hl.Batch {
+			hnswlibPts = append(hnswlibPts, batchPoint{clients: p.Clients, param: p.Ef, recall: p.Recall, qps: f.pick(p.QPS, p.BestQPS), cpuQPS: p.CPUQPS})
+		}
 	}
 	if fr != nil {
 		for _, p := range fr.Flat {
-			fmt.Fprintf(tw, "FAISS IndexFlat\t%d\t-\t%.3f\t%.0f\t\n", p.Clients, p.Recall, f.pick(p.QPS, p.BestQPS))
+			faissFlat = append(faissFlat, batchPoint{clients: p.Clients, recall: p.Recall, qps: f.pick(p.QPS, p.BestQPS), cpuQPS: p.CPUQPS})
 		}
-	}
-	for _, p := range hnswPts {
-		fmt.Fprintf(tw, "veclab HNSW\t%d\t%d\t%.3f\t%.0f\t\n", p.clients, p.param, p.recall, p.qps)
-	}
-	if hl != nil {
-		for _, p := range hl.Batch {
-			fmt.Fprintf(tw, "hnswlib knn_query\t%d\t%d\t%.3f\t%.0f\t\n", p.Clients, p.Ef, p.Recall, f.pick(p.QPS, p.BestQPS))
-		}
-	}
-	for _, p := range ivfPts {
-		fmt.Fprintf(tw, "veclab IVF-Flat\t%d\t%d\t%.3f\t%.0f\t\n", p.clients, p.param, p.recall, p.qps)
-	}
-	if fr != nil {
 		for _, p := range fr.IVF {
-			fmt.Fprintf(tw, "FAISS IndexIVFFlat\t%d\t%d\t%.3f\t%.0f\t\n", p.Clients, p.Nprobe, p.Recall, f.pick(p.QPS, p.BestQPS))
+			faissIVF = append(faissIVF, batchPoint{clients: p.Clients, param: p.Nprobe, recall: p.Recall, qps: f.pick(p.QPS, p.BestQPS), cpuQPS: p.CPUQPS})
+		}
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\nsystem\tclients\tef/nprobe\trecall@%d\tQPS\tCPU-QPS\t\n", f.k)
+	for _, sys := range []struct {
+		name string
+		pts  []batchPoint
+	}{{"veclab flat", flatPts}, {"FAISS IndexFlat", faissFlat}, {"veclab HNSW", hnswPts}, {"hnswlib knn_query", hnswlibPts},
+		{"veclab IVF-Flat", ivfPts}, {"FAISS IndexIVFFlat", faissIVF}} {
+		for _, p := range sys.pts {
+			param := "-"
+			if p.param > 0 {
+				param = strconv.Itoa(p.param)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%.3f\t%.0f\t%.0f\t\n", sys.name, p.clients, param, p.recall, p.qps, p.cpuQPS)
 		}
 	}
 	tw.Flush()
+	fmt.Fprintf(stdout, "QPS: all queries over wall time (%s); CPU-QPS: all queries over the process CPU time of the same passes (every thread; it leaves out time other processes held the cores)\n", f.timing)
 
 	fmt.Fprintln(stdout)
 	var all []batchRatio
 	for _, c := range f.clients {
-		for _, r := range batchRatios(f, c, flatPts, hnswPts, ivfPts, hl, fr) {
+		for _, r := range batchRatios(f, c, flatPts, faissFlat, hnswPts, hnswlibPts, ivfPts, faissIVF, hl != nil, fr != nil) {
 			fmt.Fprintln(stdout, r.line)
 			all = append(all, r)
 		}
@@ -399,58 +413,63 @@ func benchBatch(f *benchBatchFlags, stdout, stderr io.Writer) ([]batchRatio, err
 // batchRatios returns the ratio lines of one client count: exact search
 // against FAISS IndexFlat (recall 1 on both sides), HNSW against hnswlib
 // and IVF against FAISS IndexIVFFlat at recall f.target (interpolated along
-// each side's sweep at that client count).
-func batchRatios(f *benchBatchFlags, c int, flatPts, hnswPts, ivfPts []batchPoint, hl *hnswlibResult, fr *faiss.BatchResult) []batchRatio {
-	sweep := func(pts []batchPoint, name string) []metrics.Point {
+// each side's sweep at that client count), by wall-time QPS and by CPU-QPS.
+func batchRatios(f *benchBatchFlags, c int, flatPts, faissFlat, hnswPts, hnswlibPts, ivfPts, faissIVF []batchPoint, haveHnswlib, haveFaiss bool) []batchRatio {
+	sweep := func(pts []batchPoint, cpu bool) []metrics.Point {
 		var out []metrics.Point
 		for _, p := range pts {
 			if p.clients == c {
-				out = append(out, metrics.Point{Label: name + "=" + strconv.Itoa(p.param), Param: float64(p.param), Recall: p.recall, QPS: p.qps})
+				q := p.qps
+				if cpu {
+					q = p.cpuQPS
+				}
+				out = append(out, metrics.Point{Label: strconv.Itoa(p.param), Param: float64(p.param), Recall: p.recall, QPS: q})
 			}
 		}
 		return out
 	}
-	at := func(system string, a, b []metrics.Point, what string) batchRatio {
-		qa, okA := metrics.QPSAtRecall(a, f.target)
-		qb, okB := metrics.QPSAtRecall(b, f.target)
-		r := batchRatio{system: system, clients: c, ok: okA && okB}
-		if !r.ok {
-			r.line = fmt.Sprintf("%d client(s): %s at recall %.2f: not reached (veclab %t, peer %t)", c, what, f.target, okA, okB)
-			return r
+	at := func(system string, ours, theirs []batchPoint, what string, exact bool) batchRatio {
+		r := batchRatio{system: system, clients: c, ok: true}
+		var parts []string
+		for _, cpu := range []bool{false, true} {
+			a, b := sweep(ours, cpu), sweep(theirs, cpu)
+			var qa, qb float64
+			okA, okB := len(a) > 0, len(b) > 0
+			if exact && okA && okB {
+				qa, qb = a[0].QPS, b[0].QPS
+			} else {
+				qa, okA = metrics.QPSAtRecall(a, f.target)
+				qb, okB = metrics.QPSAtRecall(b, f.target)
+			}
+			kind := map[bool]string{false: "QPS", true: "CPU-QPS"}[cpu]
+			if !okA || !okB || qb <= 0 {
+				if !cpu {
+					r.ok = false
+				}
+				parts = append(parts, fmt.Sprintf("%s not compared (veclab %t, peer %t)", kind, okA, okB))
+				continue
+			}
+			if !cpu {
+				r.ratio = qa / qb
+			}
+			parts = append(parts, fmt.Sprintf("%s veclab %.0f / %.0f = %.2f", kind, qa, qb, qa/qb))
 		}
-		r.ratio = qa / qb
-		r.line = fmt.Sprintf("%d client(s): %s at recall %.2f: veclab %.0f / %.0f = %.2f (target ≥ 1.0)", c, what, f.target, qa, qb, r.ratio)
+		cond := fmt.Sprintf("at recall %.2f", f.target)
+		if exact {
+			cond = "(recall 1 on both sides)"
+		}
+		r.line = fmt.Sprintf("%d client(s): %s %s: %s (target ≥ 1.0)", c, what, cond, strings.Join(parts, "; "))
 		return r
 	}
 	var lines []batchRatio
-	if fr != nil {
-		for i, p := range flatPts {
-			if p.clients == c && i < len(fr.Flat) {
-				q := fr.Flat[i]
-				qq := f.pick(q.QPS, q.BestQPS)
-				lines = append(lines, batchRatio{system: "flat", clients: c, ratio: p.qps / qq, ok: true,
-					line: fmt.Sprintf("%d client(s): exact batch QPS veclab %.0f (recall %.3f) / FAISS IndexFlat %.0f (recall %.3f) = %.2f (target ≥ 1.0)",
-						c, p.qps, p.recall, qq, q.Recall, p.qps/qq)})
-			}
-		}
+	if haveFaiss {
+		lines = append(lines, at("flat", flatPts, faissFlat, "exact batch vs FAISS IndexFlat", true))
 	}
-	if hl != nil {
-		var theirs []metrics.Point
-		for _, p := range hl.Batch {
-			if p.Clients == c {
-				theirs = append(theirs, metrics.Point{Label: "ef=" + strconv.Itoa(p.Ef), Param: float64(p.Ef), Recall: p.Recall, QPS: f.pick(p.QPS, p.BestQPS)})
-			}
-		}
-		lines = append(lines, at("hnsw", sweep(hnswPts, "ef"), theirs, "HNSW batch QPS vs hnswlib knn_query"))
+	if haveHnswlib {
+		lines = append(lines, at("hnsw", hnswPts, hnswlibPts, "HNSW batch vs hnswlib knn_query", false))
 	}
-	if fr != nil {
-		var theirs []metrics.Point
-		for _, p := range fr.IVF {
-			if p.Clients == c {
-				theirs = append(theirs, metrics.Point{Label: "nprobe=" + strconv.Itoa(p.Nprobe), Param: float64(p.Nprobe), Recall: p.Recall, QPS: f.pick(p.QPS, p.BestQPS)})
-			}
-		}
-		lines = append(lines, at("ivf", sweep(ivfPts, "nprobe"), theirs, "IVF-Flat batch QPS vs FAISS IndexIVFFlat"))
+	if haveFaiss {
+		lines = append(lines, at("ivf", ivfPts, faissIVF, "IVF-Flat batch vs FAISS IndexIVFFlat", false))
 	}
 	return lines
 }

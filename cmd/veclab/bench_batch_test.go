@@ -38,7 +38,7 @@ func TestBenchBatchTiny(t *testing.T) {
 		}
 	}
 	for _, c := range []string{"1", "3"} {
-		for _, want := range []string{"exact batch QPS veclab", "HNSW batch QPS vs hnswlib", "IVF-Flat batch QPS vs FAISS"} {
+		for _, want := range []string{"exact batch vs FAISS IndexFlat", "HNSW batch vs hnswlib knn_query", "IVF-Flat batch vs FAISS IndexIVFFlat"} {
 			if !strings.Contains(s, c+" client(s): "+want) {
 				t.Fatalf("no %q line for %s clients:\n%s", want, c, s)
 			}

@@ -178,6 +178,7 @@ type hnswlibResult struct {
 		Recall  float64 `json:"recall"`
 		QPS     float64 `json:"qps"`
 		BestQPS float64 `json:"best_qps"`
+		CPUQPS  float64 `json:"cpu_qps"`
 	} `json:"batch"`
 }
 

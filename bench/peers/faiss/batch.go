@@ -41,6 +41,7 @@ type BatchPoint struct {
 	Nprobe  int     `json:"nprobe"`
 	QPS     float64 `json:"qps"`      // over every timed pass
 	BestQPS float64 `json:"best_qps"` // of the fastest pass
+	CPUQPS  float64 `json:"cpu_qps"`  // over the process CPU time of every pass
 	Recall  float64 `json:"recall"`
 }
 
