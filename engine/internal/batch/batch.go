@@ -7,7 +7,6 @@ package batch
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -94,13 +93,4 @@ func Run(ctx context.Context, n, workers, chunk int, fn func(w, lo, hi int) erro
 		}
 	}
 	return n, nil
-}
-
-// Workers is the goroutine count of a batch search: workers if positive,
-// else runtime.GOMAXPROCS(0).
-func Workers(workers int) int {
-	if workers > 0 {
-		return workers
-	}
-	return runtime.GOMAXPROCS(0)
 }
