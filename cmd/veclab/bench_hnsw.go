@@ -169,6 +169,17 @@ type hnswlibResult struct {
 		P95us     float64 `json:"p95_us"`
 		DistComps float64 `json:"dist_comps"`
 	} `json:"search"`
+	// Batch holds the -clients points (bench batch): knn_query-style
+	// ParallelFor batches from concurrent clients.
+	Batch []struct {
+		Clients int     `json:"clients"`
+		Threads int     `json:"threads"`
+		Ef      int     `json:"ef"`
+		Recall  float64 `json:"recall"`
+		QPS     float64 `json:"qps"`
+		BestQPS float64 `json:"best_qps"`
+		CPUQPS  float64 `json:"cpu_qps"`
+	} `json:"batch"`
 }
 
 func runBenchHNSW(args []string, stdout, stderr io.Writer) error {

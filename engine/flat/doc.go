@@ -14,6 +14,21 @@
 // [engine.L2]. A search for k greater than the number of eligible rows
 // returns all of them.
 //
+// # Speed
+//
+// Exact search is bound by memory: it must read every row once. The serial
+// scan hands 256-row blocks to the slab kernels (engine/internal/f32.DotRows
+// / L2SqRows: four rows per pass over the query, prefetching ahead, each
+// distance bit-identical to the four-row kernel's, so a row scores the same
+// through every path) and compares each distance with the k-th best, held
+// in a register, before touching the heap. BenchmarkFloor and `veclab bench
+// flat` time one search against one pass streaming the slab ([Stream]),
+// interleaved. [Index.SearchBatch] goes further for many queries: blocks of
+// 32 queries share one pass over the slab, each 16-row chunk being scored
+// against all of them while it sits in L1, and the blocks run on Workers
+// goroutines (engine/internal/batch); `veclab bench batch` compares it with
+// FAISS's IndexFlat batch search.
+//
 // # Concurrency
 //
 // An [Index] is read-only after [New]: any number of goroutines may search it

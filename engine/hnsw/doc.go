@@ -93,7 +93,9 @@
 // # Concurrency
 //
 // An Index may be searched from many goroutines at once (one Searcher
-// each, or Index.Search which pools them). Add, AddBatch and AttachCodes
+// each, or Index.Search which pools them). [Index.SearchBatch] answers a
+// matrix of queries on engine.Cores() goroutines, one pooled Searcher each,
+// in row order. Add, AddBatch and AttachCodes
 // take the index's write lock, so searches wait for them. Inside AddBatch,
 // Workers goroutines insert concurrently with striped per-node locks: a
 // reader copies a neighbour list under its node's lock and computes

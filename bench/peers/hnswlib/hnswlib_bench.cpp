@@ -12,13 +12,23 @@
 //   hnswlib_bench -base base.fvecs -query query.fvecs -truth groundtruth.ivecs
 //                 [-metric cosine|ip|l2] [-m 16] [-efc 64] [-threads 1,2]
 //                 [-ef 10,40,64,100] [-k 10] [-seed 100] [-min-seconds 0.3]
-//                 [-timing wall|best]
+//                 [-timing wall|best] [-clients 1,2,4,8 -batch-threads 2 [-batch-min-seconds S]]
 //
 // Cosine normalises every vector and uses InnerProductSpace (1 − ⟨a,b⟩).
 // The search runs on the index built with the first thread count.
 // -timing wall (default) reports QPS over every timed pass; -timing best
 // times each query by its fastest of at least three passes, which filters
 // out other work on a shared machine.
+//
+// -clients adds a "batch" array: for each client count c and each ef, c
+// client threads start together, each answering its 1/c share of the
+// queries as hnswlib's Python binding answers knn_query(data, k,
+// num_threads=batch-threads): ParallelFor over the rows (python_bindings/
+// bindings.cpp: num_threads workers take row numbers from an atomic
+// counter, each calling searchKnn), and QPS is all queries over the wall
+// time until every client is done, over at least three passes and
+// -batch-min-seconds (default -min-seconds); best_qps is that of the
+// fastest pass, cpu_qps all queries over the process CPU time of the passes.
 #include <hnswlib/hnswlib.h>
 
 #include <algorithm>
@@ -108,6 +118,9 @@ int main(int argc, char **argv) {
     size_t M = 16, efc = 64, k = 10, seed = 100;
     double minSeconds = 0.3;
     std::string timing = "wall";
+    std::string clientsArg;
+    size_t batchThreads = 0;
+    double batchMinSeconds = -1;  // < 0: -min-seconds
     try {
         for (int i = 1; i < argc; i++) {
             std::string a = argv[i];
@@ -127,6 +140,9 @@ int main(int argc, char **argv) {
             else if (a == "-seed") seed = std::stoul(next());
             else if (a == "-min-seconds") minSeconds = std::stod(next());
             else if (a == "-timing") timing = next();
+            else if (a == "-clients") clientsArg = next();
+            else if (a == "-batch-threads") batchThreads = std::stoul(next());
+            else if (a == "-batch-min-seconds") batchMinSeconds = std::stod(next());
             else throw std::runtime_error("unknown flag " + a);
         }
         if (timing != "wall" && timing != "best") throw std::runtime_error("-timing must be wall or best");
@@ -234,9 +250,68 @@ int main(int argc, char **argv) {
                           quantile(lat, 0.95), double(searchIndex->metric_distance_computations.load()) / calls);
             searchJSON += buf;
         }
+        std::string batchJSON;
+        if (!clientsArg.empty()) {
+            if (batchThreads == 0) batchThreads = std::max(1u, std::thread::hardware_concurrency());
+            std::vector<size_t> clients = parseList(clientsArg);
+            std::vector<std::vector<size_t>> got(query.n);
+            bool first = true;
+            for (size_t c : clients) {
+                c = std::max<size_t>(1, std::min(c, query.n));
+                for (size_t ef : efs) {
+                    searchIndex->setEf(ef);
+                    // One client's knn_query over rows [lo, hi): ParallelFor
+                    // as in hnswlib's python_bindings/bindings.cpp.
+                    auto knnQuery = [&](size_t lo, size_t hi) {
+                        std::atomic<size_t> next(lo);
+                        std::vector<std::thread> pool;
+                        for (size_t t = 0; t < batchThreads; t++) {
+                            pool.emplace_back([&]() {
+                                for (size_t i; (i = next.fetch_add(1)) < hi;) {
+                                    auto res = searchIndex->searchKnn(query.data.data() + i * query.dim, k);
+                                    std::vector<size_t> ids;
+                                    while (!res.empty()) {
+                                        ids.push_back(res.top().second);
+                                        res.pop();
+                                    }
+                                    got[i] = std::move(ids);
+                                }
+                            });
+                        }
+                        for (auto &th : pool) th.join();
+                    };
+                    double elapsed = 0, fastest = 1e300;
+                    size_t passes = 0;
+                    std::clock_t cpu0 = std::clock();  // all threads of the process
+                    while (passes < 3 || elapsed < (batchMinSeconds < 0 ? minSeconds : batchMinSeconds)) {
+                        auto t0 = Clock::now();
+                        std::vector<std::thread> cl;
+                        for (size_t j = 0; j < c; j++)
+                            cl.emplace_back(knnQuery, j * query.n / c, (j + 1) * query.n / c);
+                        for (auto &th : cl) th.join();
+                        double el = std::chrono::duration<double>(Clock::now() - t0).count();
+                        elapsed += el;
+                        fastest = std::min(fastest, el);
+                        passes++;
+                    }
+                    double cpu = double(std::clock() - cpu0) / CLOCKS_PER_SEC;
+                    double hits = 0;
+                    for (size_t i = 0; i < query.n; i++) {
+                        std::unordered_set<int32_t> want(truth.begin() + i * tk, truth.begin() + i * tk + k);
+                        for (size_t id : got[i]) hits += want.count(int32_t(id));
+                    }
+                    char buf[200];
+                    std::snprintf(buf, sizeof buf, "%s{\"clients\":%zu,\"threads\":%zu,\"ef\":%zu,\"recall\":%.4f,\"qps\":%.1f,\"best_qps\":%.1f,\"cpu_qps\":%.1f}",
+                                  first ? "" : ",", c, batchThreads, ef, hits / double(query.n * k), passes * query.n / elapsed,
+                                  query.n / fastest, cpu > 0 ? passes * query.n / cpu : 0.0);
+                    first = false;
+                    batchJSON += buf;
+                }
+            }
+        }
         std::printf("{\"peer\":\"hnswlib\",\"n\":%zu,\"dim\":%zu,\"queries\":%zu,\"metric\":\"%s\",\"m\":%zu,\"efc\":%zu,\"k\":%zu,"
-                    "\"builds\":[%s],\"search\":[%s]}\n",
-                    base.n, base.dim, query.n, metric.c_str(), M, efc, k, buildsJSON.c_str(), searchJSON.c_str());
+                    "\"builds\":[%s],\"search\":[%s],\"batch\":[%s]}\n",
+                    base.n, base.dim, query.n, metric.c_str(), M, efc, k, buildsJSON.c_str(), searchJSON.c_str(), batchJSON.c_str());
     } catch (const std::exception &e) {
         std::fprintf(stderr, "hnswlib_bench: %s\n", e.what());
         return 1;

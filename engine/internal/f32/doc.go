@@ -7,6 +7,10 @@
 // [Dot] and [L2Sq] compare one vector with another; [Dot4] and [L2Sq4] compare
 // one query with four rows, loading the query once per block (exact search and
 // the neighbour scoring of graph indexes score many rows against one query).
+// [DotRows] and [L2SqRows] run the four-row kernels' instructions over
+// consecutive rows of a slab in one call, with software prefetch ahead, so
+// every distance is bit-identical to Dot4's / L2Sq4's for the same row: the
+// exact scan of engine/flat uses them without changing any result.
 // Every kernel reads exactly len(a) (or len(q)) elements of each argument and
 // nothing past them: the assembly tails use masked loads (VMASKMOVPS on AVX2,
 // zeroing opmask loads on AVX-512), whose masked-off lanes are neither read

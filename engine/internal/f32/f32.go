@@ -14,6 +14,25 @@ var Dot4 = Dot4Generic
 // elements; every row must have at least len(q).
 var L2Sq4 = L2Sq4Generic
 
+// DotRows sets out[j] = Dot(q, data[j*stride:j*stride+len(q)]) for every
+// j < len(out), bit-identical to what Dot4 returns for the same row; len(out)
+// must be a multiple of 4 and data must hold (len(out)-1)*stride+len(q)
+// elements. It is the scan of a row-major slab in one call.
+var DotRows = DotRowsGeneric
+
+// L2SqRows is DotRows for L2Sq4.
+var L2SqRows = L2SqRowsGeneric
+
+// DotRowsQ3 is DotRows for three queries at once: for j < 3 and i < n (n a
+// multiple of 4), out[j*ostride+i] is what DotRows gives for the query
+// q[j*qstride : j*qstride+dim] and row i of data, bit for bit. The AVX-512
+// kernel loads each row once for the three queries; elsewhere it is three
+// DotRows calls.
+var DotRowsQ3 = DotRowsQ3Generic
+
+// L2SqRowsQ3 is DotRowsQ3 for L2SqRows.
+var L2SqRowsQ3 = L2SqRowsQ3Generic
+
 // Kernel is one complete set of kernels, named after the instruction set it needs.
 type Kernel struct {
 	Name  string // "generic", "avx2" or "avx512"
@@ -21,10 +40,19 @@ type Kernel struct {
 	L2Sq  func(a, b []float32) float32
 	Dot4  func(q, a, b, c, d []float32) (float32, float32, float32, float32)
 	L2Sq4 func(q, a, b, c, d []float32) (float32, float32, float32, float32)
+	// DotRows and L2SqRows score consecutive rows of a slab, four at a
+	// time, each bit-identical to Dot4 / L2Sq4 of the same set.
+	DotRows  func(q, data []float32, stride int, out []float32)
+	L2SqRows func(q, data []float32, stride int, out []float32)
+	// DotRowsQ3 and L2SqRowsQ3 score three queries against consecutive
+	// rows, each distance bit-identical to DotRows / L2SqRows of the set.
+	DotRowsQ3  func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int)
+	L2SqRowsQ3 func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int)
 }
 
 // Generic is the pure-Go kernel set, available everywhere.
-var Generic = Kernel{Name: "generic", Dot: DotGeneric, L2Sq: L2SqGeneric, Dot4: Dot4Generic, L2Sq4: L2Sq4Generic}
+var Generic = Kernel{Name: "generic", Dot: DotGeneric, L2Sq: L2SqGeneric, Dot4: Dot4Generic, L2Sq4: L2Sq4Generic,
+	DotRows: DotRowsGeneric, L2SqRows: L2SqRowsGeneric, DotRowsQ3: DotRowsQ3Generic, L2SqRowsQ3: L2SqRowsQ3Generic}
 
 var (
 	available = append([]Kernel{Generic}, archKernels()...) // generic first, best last
@@ -38,7 +66,7 @@ func init() { SetAccelerated(true) }
 func Available() []Kernel { return append([]Kernel(nil), available...) }
 
 // SetAccelerated installs the best kernel set of this CPU (true) or the pure-Go
-// twins (false) into Dot, L2Sq, Dot4 and L2Sq4. It is not safe to call while
+// twins (false) into Dot, L2Sq, Dot4, L2Sq4 and the Rows kernels. It is not safe to call while
 // other goroutines use the kernels.
 func SetAccelerated(on bool) {
 	k := Generic
@@ -47,6 +75,8 @@ func SetAccelerated(on bool) {
 	}
 	current = k
 	Dot, L2Sq, Dot4, L2Sq4 = k.Dot, k.L2Sq, k.Dot4, k.L2Sq4
+	DotRows, L2SqRows = k.DotRows, k.L2SqRows
+	DotRowsQ3, L2SqRowsQ3 = k.DotRowsQ3, k.L2SqRowsQ3
 }
 
 // Impl names the kernel set in use: "avx512", "avx2" or "generic".
@@ -99,4 +129,47 @@ func Dot4Generic(q, a, b, c, d []float32) (float32, float32, float32, float32) {
 // L2Sq4Generic is the pure-Go twin of L2Sq4: four calls of L2SqGeneric.
 func L2Sq4Generic(q, a, b, c, d []float32) (float32, float32, float32, float32) {
 	return L2SqGeneric(q, a), L2SqGeneric(q, b), L2SqGeneric(q, c), L2SqGeneric(q, d)
+}
+
+// DotRowsGeneric is the pure-Go twin of DotRows: Dot4Generic over each block
+// of four rows.
+func DotRowsGeneric(q, data []float32, stride int, out []float32) {
+	n := len(q)
+	for j := 0; j+4 <= len(out); j += 4 {
+		o := j * stride
+		out[j], out[j+1], out[j+2], out[j+3] = Dot4Generic(q, data[o:o+n],
+			data[o+stride:o+stride+n], data[o+2*stride:o+2*stride+n], data[o+3*stride:o+3*stride+n])
+	}
+}
+
+// L2SqRowsGeneric is the pure-Go twin of L2SqRows: L2Sq4Generic over each
+// block of four rows.
+func L2SqRowsGeneric(q, data []float32, stride int, out []float32) {
+	n := len(q)
+	for j := 0; j+4 <= len(out); j += 4 {
+		o := j * stride
+		out[j], out[j+1], out[j+2], out[j+3] = L2Sq4Generic(q, data[o:o+n],
+			data[o+stride:o+stride+n], data[o+2*stride:o+2*stride+n], data[o+3*stride:o+3*stride+n])
+	}
+}
+
+// rowsQ3 is a Q3 kernel made of three calls of a one-query slab kernel.
+func rowsQ3(rows func(q, data []float32, stride int, out []float32)) func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int) {
+	return func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int) {
+		for j := range 3 {
+			rows(q[j*qstride:j*qstride+dim], data, stride, out[j*ostride:j*ostride+n])
+		}
+	}
+}
+
+// DotRowsQ3Generic is the pure-Go twin of DotRowsQ3: DotRowsGeneric for each
+// of the three queries.
+func DotRowsQ3Generic(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int) {
+	rowsQ3(DotRowsGeneric)(q, qstride, dim, data, stride, n, out, ostride)
+}
+
+// L2SqRowsQ3Generic is the pure-Go twin of L2SqRowsQ3: L2SqRowsGeneric for
+// each of the three queries.
+func L2SqRowsQ3Generic(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int) {
+	rowsQ3(L2SqRowsGeneric)(q, qstride, dim, data, stride, n, out, ostride)
 }

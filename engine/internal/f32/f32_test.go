@@ -251,14 +251,17 @@ func TestSetAccelerated(t *testing.T) {
 	ptr := func(f any) uintptr { return reflect.ValueOf(f).Pointer() }
 	SetAccelerated(false)
 	if Impl() != "generic" || ptr(Dot) != ptr(DotGeneric) || ptr(L2Sq) != ptr(L2SqGeneric) ||
-		ptr(Dot4) != ptr(Dot4Generic) || ptr(L2Sq4) != ptr(L2Sq4Generic) {
+		ptr(Dot4) != ptr(Dot4Generic) || ptr(L2Sq4) != ptr(L2Sq4Generic) ||
+		ptr(DotRows) != ptr(DotRowsGeneric) || ptr(L2SqRows) != ptr(L2SqRowsGeneric) ||
+		ptr(DotRowsQ3) != ptr(DotRowsQ3Generic) || ptr(L2SqRowsQ3) != ptr(L2SqRowsQ3Generic) {
 		t.Fatalf("SetAccelerated(false): Impl()=%q and the variables are not the generic twins", Impl())
 	}
 	SetAccelerated(true)
 	av := Available()
 	best := av[len(av)-1]
 	if Impl() != best.Name || ptr(Dot) != ptr(best.Dot) || ptr(L2Sq) != ptr(best.L2Sq) ||
-		ptr(Dot4) != ptr(best.Dot4) || ptr(L2Sq4) != ptr(best.L2Sq4) {
+		ptr(Dot4) != ptr(best.Dot4) || ptr(L2Sq4) != ptr(best.L2Sq4) ||
+		ptr(DotRows) != ptr(best.DotRows) || ptr(L2SqRows) != ptr(best.L2SqRows) {
 		t.Fatalf("SetAccelerated(true): Impl()=%q, want every variable from %q", Impl(), best.Name)
 	}
 	if av[0].Name != "generic" {
@@ -284,4 +287,115 @@ func ExampleDot4() {
 	a, b, c, d := Dot4(q, []float32{1, 0, 0}, []float32{0, 1, 0}, []float32{0, 0, 1}, []float32{1, 1, 1})
 	fmt.Println(a, b, c, d)
 	// Output: 1 2 3 6
+}
+
+// TestRowsMatchQuad requires every slab kernel to give, bit for bit, what the
+// four-row kernel of its own set gives for each block (the exact index relies
+// on it: a row scores the same through either path), over dimensions that
+// exercise every loop, step and tail, strides with padding, and a slab cut
+// to exactly the elements the kernel may read. Entries of out past the
+// blocks it was given stay untouched.
+func TestRowsMatchQuad(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, k := range Available() {
+		for _, dim := range []int{1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 100, 384} {
+			for _, pad := range []int{0, 1, 5} {
+				stride := dim + pad
+				for _, rows := range []int{0, 4, 8, 36} {
+					q := make([]float32, dim)
+					for i := range q {
+						q[i] = r.Float32()*2 - 1
+					}
+					size := 0
+					if rows > 0 {
+						size = (rows-1)*stride + dim
+					}
+					data := make([]float32, size)
+					for i := range data {
+						data[i] = r.Float32()*2 - 1
+					}
+					out := make([]float32, rows+4)
+					for _, c := range []struct {
+						name string
+						rows func(q, data []float32, stride int, out []float32)
+						quad func(q, a, b, c, d []float32) (float32, float32, float32, float32)
+					}{{"DotRows", k.DotRows, k.Dot4}, {"L2SqRows", k.L2SqRows, k.L2Sq4}} {
+						for i := range out {
+							out[i] = -7
+						}
+						c.rows(q, data, stride, out[:rows])
+						row := func(j int) []float32 { return data[j*stride : j*stride+dim] }
+						for j := 0; j < rows; j += 4 {
+							var want [4]float32
+							want[0], want[1], want[2], want[3] = c.quad(q, row(j), row(j+1), row(j+2), row(j+3))
+							for u := range 4 {
+								if math.Float32bits(out[j+u]) != math.Float32bits(want[u]) {
+									t.Fatalf("%s/%s dim=%d stride=%d rows=%d: out[%d] = %v, %s4 gives %v",
+										c.name, k.Name, dim, stride, rows, j+u, out[j+u], c.name[:len(c.name)-4], want[u])
+								}
+							}
+						}
+						for j := rows; j < len(out); j++ {
+							if out[j] != -7 {
+								t.Fatalf("%s/%s dim=%d rows=%d: out[%d] written past len(out)", c.name, k.Name, dim, rows, j)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRowsQ3MatchRows requires every three-query slab kernel to give, bit
+// for bit, what the one-query slab kernel of its set gives for each of the
+// three queries, with query and output strides of their own, padded rows
+// and a slab cut to exactly what may be read; nothing past each output row
+// is written.
+func TestRowsQ3MatchRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	for _, k := range Available() {
+		for _, dim := range []int{1, 7, 15, 16, 17, 33, 48, 65, 384} {
+			for _, n := range []int{0, 4, 16, 20} {
+				stride, qstride, ostride := dim+dim%3, dim+2, n+5
+				q := make([]float32, 2*qstride+dim)
+				for i := range q {
+					q[i] = r.Float32()*2 - 1
+				}
+				size := 0
+				if n > 0 {
+					size = (n-1)*stride + dim
+				}
+				data := make([]float32, size)
+				for i := range data {
+					data[i] = r.Float32()*2 - 1
+				}
+				out := make([]float32, 2*ostride+n+4)
+				want := make([]float32, n)
+				for _, c := range []struct {
+					name string
+					q3   func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int)
+					rows func(q, data []float32, stride int, out []float32)
+				}{{"DotRowsQ3", k.DotRowsQ3, k.DotRows}, {"L2SqRowsQ3", k.L2SqRowsQ3, k.L2SqRows}} {
+					for i := range out {
+						out[i] = -7
+					}
+					c.q3(q, qstride, dim, data, stride, n, out, ostride)
+					for j := range 3 {
+						c.rows(q[j*qstride:j*qstride+dim], data, stride, want)
+						for i := range n {
+							if math.Float32bits(out[j*ostride+i]) != math.Float32bits(want[i]) {
+								t.Fatalf("%s/%s dim=%d n=%d: query %d row %d = %v, one-query kernel %v", c.name, k.Name, dim, n, j, i, out[j*ostride+i], want[i])
+							}
+						}
+						for i := n; i < ostride && j*ostride+i < len(out); i++ {
+							if out[j*ostride+i] != -7 {
+								t.Fatalf("%s/%s dim=%d n=%d: query %d wrote past row %d", c.name, k.Name, dim, n, j, n)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
 }

@@ -115,3 +115,59 @@ func Dot4AVX512(q []float32, a []float32, b []float32, c []float32, d []float32)
 //
 // with the terms summed in another order.
 func L2Sq4AVX512(q []float32, a []float32, b []float32, c []float32, d []float32) (da float32, db float32, dc float32, dd float32)
+
+// DotRowsAVX2 is the AVX2 kernel of DotRows: out[j] is the distance of q to the
+// row data[j*stride : j*stride+len(q)] for every j < len(out), which must be a
+// multiple of 4; data must hold (len(out)-1)*stride+len(q) elements. Rows are
+// scored four at a time by the instructions of Dot4AVX2, so each distance is
+// bit-identical to that kernel's, and prefetched 4096 bytes ahead.
+// The CPU must have AVX2 and FMA (see Available).
+// Its pure-Go twin is DotRowsGeneric.
+func DotRowsAVX2(q []float32, data []float32, stride int, out []float32)
+
+// L2SqRowsAVX2 is the AVX2 kernel of L2SqRows: out[j] is the distance of q to the
+// row data[j*stride : j*stride+len(q)] for every j < len(out), which must be a
+// multiple of 4; data must hold (len(out)-1)*stride+len(q) elements. Rows are
+// scored four at a time by the instructions of L2Sq4AVX2, so each distance is
+// bit-identical to that kernel's, and prefetched 4096 bytes ahead.
+// The CPU must have AVX2 and FMA (see Available).
+// Its pure-Go twin is L2SqRowsGeneric.
+func L2SqRowsAVX2(q []float32, data []float32, stride int, out []float32)
+
+// DotRowsAVX512 is the AVX512 kernel of DotRows: out[j] is the distance of q to the
+// row data[j*stride : j*stride+len(q)] for every j < len(out), which must be a
+// multiple of 4; data must hold (len(out)-1)*stride+len(q) elements. Rows are
+// scored four at a time by the instructions of Dot4AVX512, so each distance is
+// bit-identical to that kernel's, and prefetched 4096 bytes ahead.
+// The CPU must have AVX-512F (see Available).
+// Its pure-Go twin is DotRowsGeneric.
+func DotRowsAVX512(q []float32, data []float32, stride int, out []float32)
+
+// L2SqRowsAVX512 is the AVX512 kernel of L2SqRows: out[j] is the distance of q to the
+// row data[j*stride : j*stride+len(q)] for every j < len(out), which must be a
+// multiple of 4; data must hold (len(out)-1)*stride+len(q) elements. Rows are
+// scored four at a time by the instructions of L2Sq4AVX512, so each distance is
+// bit-identical to that kernel's, and prefetched 4096 bytes ahead.
+// The CPU must have AVX-512F (see Available).
+// Its pure-Go twin is L2SqRowsGeneric.
+func L2SqRowsAVX512(q []float32, data []float32, stride int, out []float32)
+
+// DotRowsQ3AVX512 is the AVX512 kernel of DotRowsQ3: for each query j < 3,
+// q[j*qstride : j*qstride+dim], and each row i < n of data (row i at
+// data[i*stride:]), out[j*ostride+i] is the distance DotRowsAVX512 gives for that
+// query and row, bit for bit: every pair has its own accumulators and the
+// instructions of Dot4AVX512, and each row, loaded once, serves the three queries.
+// n must be a multiple of 4; data must hold (n-1)*stride+dim elements, q
+// 2*qstride+dim and out 2*ostride+n. The CPU must have AVX-512F and AVX-512VL (see Available).
+// Its pure-Go twin is DotRowsQ3Generic.
+func DotRowsQ3AVX512(q []float32, qstride int, dim int, data []float32, stride int, n int, out []float32, ostride int)
+
+// L2SqRowsQ3AVX512 is the AVX512 kernel of L2SqRowsQ3: for each query j < 3,
+// q[j*qstride : j*qstride+dim], and each row i < n of data (row i at
+// data[i*stride:]), out[j*ostride+i] is the distance L2SqRowsAVX512 gives for that
+// query and row, bit for bit: every pair has its own accumulators and the
+// instructions of L2Sq4AVX512, and each row, loaded once, serves the three queries.
+// n must be a multiple of 4; data must hold (n-1)*stride+dim elements, q
+// 2*qstride+dim and out 2*ostride+n. The CPU must have AVX-512F and AVX-512VL (see Available).
+// Its pure-Go twin is L2SqRowsQ3Generic.
+func L2SqRowsQ3AVX512(q []float32, qstride int, dim int, data []float32, stride int, n int, out []float32, ostride int)

@@ -1,0 +1,22 @@
+package faiss
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/veclab/veclab/engine"
+)
+
+// A batch request without clients (or any other non-positive count) is
+// refused before Python starts, naming the counts.
+func TestRunBatchRejectsBadRequest(t *testing.T) {
+	_, err := RunBatch(context.Background(), BatchRequest{Nlist: 4, Niter: 2, K: 10, Threads: 2, Nprobe: []int{1}})
+	if !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "0 client values") {
+		t.Fatalf("no clients: %v", err)
+	}
+	if !strings.Contains(string(batchScript), "def run_clients") {
+		t.Fatal("batch.py is not embedded")
+	}
+}

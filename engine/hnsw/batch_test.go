@@ -1,0 +1,67 @@
+package hnsw
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// SearchBatch answers every row as a lone Search does, in row order, on
+// one worker and several, with and without a filter; a bad row fails the
+// batch naming it; a done context stops it with the context's error.
+func TestSearchBatch(t *testing.T) {
+	n, dim := 2000, 16
+	base := clustered(n, dim, 10, 0.3, 2)
+	ix, err := New(Config{Dim: dim, Metric: engine.Cosine, EfConstruction: 64, Seed: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.AddBatch(seqKeys(n), base); err != nil {
+		t.Fatal(err)
+	}
+	qs := clustered(57, dim, 10, 0.3, 3)
+	even := engine.FilterFunc(func(id engine.ID) bool { return id%2 == 0 })
+	for _, workers := range []int{1, 3} {
+		for _, allow := range []engine.Filter{nil, even} {
+			got, err := ix.SearchBatchWorkers(context.Background(), qs, 10, 40, allow, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != qs.N {
+				t.Fatalf("%d result lists for %d queries", len(got), qs.N)
+			}
+			for i := range qs.N {
+				want, err := ix.SearchFilter(qs.Row(i), 10, 40, allow)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got[i], want) {
+					t.Fatalf("workers=%d filter=%t query %d: batch %v, single %v", workers, allow != nil, i, got[i], want)
+				}
+			}
+		}
+	}
+	bad := &vec.Matrix{N: 3, Dim: dim, Stride: dim, Data: slices.Clone(qs.Data[:3*dim])}
+	for j := range dim {
+		bad.Row(1)[j] = 0 // a zero vector has no cosine
+	}
+	if _, err := ix.SearchBatch(bad, 10, 40, nil); err == nil || !strings.Contains(err.Error(), "query 1") {
+		t.Fatalf("zero query row 1: got %v, want an error naming query 1", err)
+	}
+	if _, err := ix.SearchBatch(&vec.Matrix{N: 1, Dim: dim + 1, Stride: dim + 1, Data: make([]float32, dim+1)}, 10, 40, nil); !errors.Is(err, engine.ErrDimension) {
+		t.Fatalf("wrong dimension: %v", err)
+	}
+	if _, err := ix.SearchBatch(nil, 10, 40, nil); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatalf("nil matrix: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ix.SearchBatchContext(ctx, qs, 10, 40, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled context: %v", err)
+	}
+}
