@@ -138,6 +138,11 @@ type Config struct {
 	// indexed (default 20000 documents; Qdrant's indexing_threshold is
 	// 20,000 KB of vectors, 13,333 at 384 dimensions).
 	IndexingThreshold int
+	// Heads is the number of appendable Plain head segments (default 1;
+	// Plain only): each Add goes to the one with the fewest documents,
+	// and each is indexed at IndexingThreshold on its own (Qdrant creates
+	// default_segment_number appendable segments, 2 on a 2-CPU machine).
+	Heads int
 	// IndexChunk is how many queued documents the Queued indexer moves
 	// into the graph at a time, so searches interleave (default 64).
 	IndexChunk int
@@ -181,6 +186,9 @@ func (c Config) WithDefaults() Config {
 	if c.IndexChunk == 0 {
 		c.IndexChunk = 64
 	}
+	if c.Heads == 0 {
+		c.Heads = 1
+	}
 	c.Merge = c.Merge.WithDefaults()
 	return c
 }
@@ -215,10 +223,13 @@ func (c Config) Validate() error {
 		v    int
 	}{{"BuildWorkers", c.BuildWorkers}, {"FlushDocs", c.FlushDocs},
 		{"Writers", c.Writers}, {"SearchWorkers", c.SearchWorkers}, {"StoredBlockBytes", c.StoredBlockBytes},
-		{"IndexingThreshold", c.IndexingThreshold}, {"IndexChunk", c.IndexChunk}} {
+		{"IndexingThreshold", c.IndexingThreshold}, {"IndexChunk", c.IndexChunk}, {"Heads", c.Heads}} {
 		if f.v < 1 {
 			bad = append(bad, fmt.Sprintf("%s must be positive, got %d", f.name, f.v))
 		}
+	}
+	if c.Heads > 1 && c.Visibility != Plain {
+		bad = append(bad, fmt.Sprintf("Heads %d needs the Plain visibility, got %s", c.Heads, c.Visibility))
 	}
 	if err := c.graph(0).WithDefaults().Validate(); err != nil {
 		bad = append(bad, "Graph: "+err.Error())

@@ -89,6 +89,7 @@ type Hit struct {
 type Stats struct {
 	engine.SearchStats
 	Segments     int   // segments searched
+	Exact        int   // of which scanned exactly (Flat: Qdrant's plain segments)
 	Decompressed int64 // stored-field bytes decompressed
 	Blocks       int   // stored-field blocks decompressed
 	ColumnBytes  int64 // id-column bytes read
@@ -185,6 +186,9 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 			return nil, st, fmt.Errorf("segment %d: search: %w", snap[i].id, r.err)
 		}
 		st.Segments++
+		if snap[i].kind == Flat {
+			st.Exact++
+		}
 		for _, h := range r.res {
 			all = append(all, Hit{Dist: h.Dist, seg: snap[i], local: uint32(h.ID)})
 		}

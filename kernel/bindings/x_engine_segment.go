@@ -38,6 +38,7 @@ func init() {
 			"MergePolicy": TypeOf((*segment.MergePolicy)(nil)).Elem(),
 			"Mode":        TypeOf((*segment.Mode)(nil)).Elem(),
 			"Options":     TypeOf((*segment.Options)(nil)).Elem(),
+			"SegmentData": TypeOf((*segment.SegmentData)(nil)).Elem(),
 			"SegmentInfo": TypeOf((*segment.SegmentInfo)(nil)).Elem(),
 			"Stats":       TypeOf((*segment.Stats)(nil)).Elem(),
 			"Visibility":  TypeOf((*segment.Visibility)(nil)).Elem(),
