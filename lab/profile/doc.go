@@ -30,20 +30,36 @@
 // Query-time settings are overridden per view ([Store.WithEf],
 // [Store.WithOversample]) without rebuilding.
 //
+// # On engine/segment
+//
+// pgvector, Redis and Qdrant stores are configurations of one
+// engine/segment collection (on an in-memory file system): pgvector is
+// the OnAdd visibility (one graph growing in place, pgvector's insertion
+// policy), Redis the Queued one (a background indexer, 64 documents at a
+// time), Qdrant the Plain one with default_segment_number appendable
+// segments: a batch goes to the smallest, which is searched exactly until
+// it passes indexing_threshold; the indexing optimizer then builds its
+// graph and a new appendable segment takes the next points, and
+// [Store.WaitSearchable] runs the merge optimizer down to
+// default_segment_number segments (rebuilding the merged graphs).
+//
 // # Known simplifications
 //
-// Elasticsearch is one segment by default, as after a force-merge, its
-// graph built with the codes' scores as a merge builds it. Its segments
+// Elasticsearch is still the package's own model (elasticsearch.go): one
+// segment by default, as after a force-merge, its graph built with the
+// codes' scores as a merge builds it. Its segments
 // are not a setting but an outcome of refreshes and merges: the article's
 // 9.9 s ingest at refresh_interval 1s would have flushed about ten, below
 // TieredMergePolicy's ten per tier. Segments > 1 emulates that (graphs
-// built with float32 scores, as at flush); each segment is walked with
+// built with float32 scores, as at flush, documents spread by key mod
+// Segments); each segment is walked with
 // num_candidates and the candidates are merged by quantized score to k'
 // before rescoring. Segments matter at num_candidates 15: on the article's
 // data plain hnsw reaches about 0.75 recall@10 in one segment and 0.99 in
-// ten (the article measured 0.995). Qdrant's points go to
-// segment key mod 2; documents are spread over segments by key, not by
-// arrival time as Lucene's flushes do. Every store builds its graph with Profile.Workers
+// ten (the article measured 0.995). Qdrant's full_scan_threshold is
+// applied through indexing_threshold only: a segment under it is plain
+// and scanned exactly, an indexed one (at least indexing_threshold
+// points) is walked even when full_scan_threshold is set higher. Every store builds its graph with Profile.Workers
 // goroutines (1 by default, so the same seed gives the same graph).
 //
 // # Concurrency

@@ -169,12 +169,15 @@ type Profile struct {
 	// (Qdrant's default); a negative value builds none (Qdrant's
 	// payload_m: 0).
 	PayloadM int
-	// Segments is the number of segments the documents are spread over
-	// (key mod Segments), each with its own graph, searched one by one and
-	// merged. Qdrant: default_segment_number resolved, clamp(CPUs/2, 2, 8)
-	// → 2 on the article's 2-vCPU machine (it reported segments_count=2).
-	// Others: 1 (Elasticsearch as after a force-merge; its refreshes during
-	// the article's 9.9 s ingest would have flushed about 10).
+	// Segments is the number of segments, each with its own graph (or
+	// plain rows), searched one by one and merged. Qdrant:
+	// default_segment_number resolved, clamp(CPUs/2, 2, 8) → 2 on the
+	// article's 2-vCPU machine (it reported segments_count=2): that many
+	// appendable segments, each batch to the smallest, and the merge
+	// optimizer's target. Elasticsearch: documents spread by key mod
+	// Segments (1, as after a force-merge; its refreshes during the
+	// article's 9.9 s ingest would have flushed about 10). pgvector and
+	// Redis: 1.
 	Segments int
 
 	// Elasticsearch.
@@ -344,6 +347,9 @@ func (p Profile) Validate() error {
 	}
 	if p.Segments < 1 || p.Segments > 64 {
 		bad("segments must be in 1…64, got %d", p.Segments)
+	}
+	if (p.Kind == PGVector || p.Kind == Redis) && p.Segments != 1 {
+		bad("segments must be 1 (the store keeps one index), got %d", p.Segments)
 	}
 	if p.Type > BBQHNSW {
 		bad("unknown index type %d", p.Type)

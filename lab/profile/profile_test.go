@@ -310,10 +310,12 @@ func TestQdrantThresholds(t *testing.T) {
 		t.Errorf("default thresholds: exact=%v indexed=%d, want exact search and no graph", st.Exact, s.Indexed())
 	}
 	s.Close()
-	// 1 KB thresholds: both segments indexed and searched by graph.
+	// 1 KB thresholds: every batch of 100 passes indexing_threshold and
+	// is indexed, and the merge optimizer leaves default_segment_number
+	// (2) indexed segments, searched by graph.
 	p := Default(Qdrant)
 	p.IndexingThresholdKB, p.FullScanThresholdKB = 1, 1
-	s, err = p.Build(ds.Base, BuildOptions{})
+	s, err = p.Build(ds.Base, BuildOptions{Batch: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,7 +548,8 @@ func TestFiltered(t *testing.T) {
 		}
 		s.Close()
 	}
-	two, err := Default(Qdrant).Build(ds.Base, BuildOptions{})
+	// Batches go to the smaller of Qdrant's two appendable segments.
+	two, err := Default(Qdrant).Build(ds.Base, BuildOptions{Batch: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

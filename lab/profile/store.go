@@ -1,0 +1,488 @@
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
+	"github.com/veclab/veclab/engine/segment"
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/engine/vfs"
+)
+
+// BuildOptions tune how [Profile.Build] loads a data set.
+type BuildOptions struct {
+	// Batch is the number of documents per Ingest call (default 1000, the
+	// article's batch).
+	Batch int
+	// Progress, when set, is called after each batch.
+	Progress func(done, total int, what string)
+	// Train is the sample an Elasticsearch quantizer is trained on; nil
+	// means the whole data set being built, as a merged segment would be.
+	Train *vec.Matrix
+}
+
+// Store is a built (or building) store of one profile: documents are
+// ingested in batches under sequential keys 0, 1, 2, … and searched with
+// the profile's query plan. Views made by [Store.WithEf] and friends share
+// the documents and indexes and differ only in query settings.
+//
+// pgvector, Redis and Qdrant are configurations of one engine/segment
+// collection (on an in-memory file system); Elasticsearch is still the
+// package's own model of graphs with attached codes (elasticsearch.go).
+//
+// # Visibility
+//
+// Ingest returns when the emulated store would acknowledge the batch;
+// what a search sees at that moment is each store's own rule, a
+// [segment.Visibility]:
+//
+//   - pgvector inserts each row into the heap and the HNSW index in the
+//     inserting transaction (segment.OnAdd: one graph growing in place):
+//     visible when Ingest returns.
+//   - Redis stores the documents at once but indexes their vectors from a
+//     queue on a background thread (segment.Queued); a vector search sees
+//     only the indexed ones (FT.INFO percent_indexed < 1 meanwhile).
+//   - Qdrant appends each batch to its smallest appendable segment, a
+//     plain one searched exactly (segment.Plain, default_segment_number
+//     of them); the indexing optimizer builds a segment's HNSW graph in
+//     the background once it passes indexing_threshold, and a new
+//     appendable segment takes the next points. [Store.WaitSearchable]
+//     then runs the merge optimizer down to default_segment_number
+//     segments (collection status yellow until both are done).
+//   - Elasticsearch adds each document to the segment's graph on the
+//     indexing thread, but a search sees documents only after a refresh
+//     (every refresh_interval, or an explicit Refresh).
+//
+// [Store.WaitSearchable] waits for each store's completion signal (commit,
+// percent_indexed = 1, green status, _refresh).
+//
+// # Concurrency
+//
+// Search is safe for concurrent use with itself, with Ingest and with the
+// background indexers. Ingest calls must not overlap one another.
+type Store struct {
+	c *core
+	// Query-time overrides of this view (0: the profile's).
+	ef         int
+	oversample float64
+}
+
+type core struct {
+	p   Profile
+	dim int
+
+	ingestMu sync.Mutex // serialises Ingest
+	closed   atomic.Bool
+	coll     *segment.Collection // pgvector, Redis, Qdrant
+	es       *esModel            // Elasticsearch
+}
+
+// collectionConfig is the engine/segment configuration of a pgvector,
+// Redis or Qdrant store of p for vectors of dim dimensions.
+func (p Profile) collectionConfig(dim int) segment.Config {
+	cfg := segment.Config{
+		FS: vfs.NewMem(), Dir: "store", Dim: dim, Metric: p.Metric, Index: segment.HNSW,
+		Graph: hnsw.Config{M: p.M, M0: p.M0, EfConstruction: p.EfConstruction,
+			Selection: hnsw.Heuristic, KeepPruned: p.KeepPruned, NewNodeDegreeL0: p.Degree0},
+		BuildWorkers: p.Workers, Seed: p.Seed, SearchWorkers: 1,
+		// The head grows until the collection is closed: pgvector and
+		// Redis keep one index, Qdrant's heads are sealed by the optimizer.
+		FlushDocs: math.MaxInt32,
+	}
+	switch p.Kind {
+	case PGVector:
+		cfg.Visibility = segment.OnAdd
+	case Redis:
+		cfg.Visibility, cfg.IndexChunk = segment.Queued, indexerChunk
+	case Qdrant:
+		cfg.Visibility, cfg.Heads = segment.Plain, p.Segments
+		cfg.IndexingThreshold = max(p.IndexingThresholdKB*1024/(4*dim), 1)
+	}
+	return cfg
+}
+
+// indexerChunk is how many queued documents Redis's background indexer
+// moves into the graph at a time, so searches interleave with indexing.
+const indexerChunk = 64
+
+// Open returns an empty store of the profile for vectors of dim dimensions.
+func (p Profile) Open(dim int) (*Store, error) {
+	p = p.WithDefaults()
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if dim < 1 {
+		return nil, fmt.Errorf("%w: profile %s: dimension must be positive, got %d", engine.ErrInvalidArgument, p.Kind, dim)
+	}
+	c := &core{p: p, dim: dim}
+	if p.Kind == Elasticsearch {
+		c.es = newESModel(p, dim)
+		return &Store{c: c}, nil
+	}
+	coll, err := segment.Open(p.collectionConfig(dim))
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", p.Kind, err)
+	}
+	c.coll = coll
+	return &Store{c: c}, nil
+}
+
+// Build opens a store and ingests base in batches (opt.Batch), then waits
+// until everything is searchable: the state the article measured queries
+// in.
+func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
+	if base == nil || base.N == 0 {
+		return nil, fmt.Errorf("%w: profile %s: nothing to build from", engine.ErrEmpty, p.Kind)
+	}
+	s, err := p.Open(base.Dim)
+	if err != nil {
+		return nil, err
+	}
+	if s.c.p.Kind == Elasticsearch {
+		train := opt.Train
+		if train == nil {
+			train = base
+		}
+		if err := s.Train(train); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	batch := opt.Batch
+	if batch <= 0 {
+		batch = 1000
+	}
+	what := "ingest " + s.c.p.Kind.String()
+	for lo := 0; lo < base.N; lo += batch {
+		hi := min(lo+batch, base.N)
+		m := &vec.Matrix{N: hi - lo, Dim: base.Dim, Stride: base.Stride, Data: base.Data[lo*base.Stride:]}
+		if err := s.Ingest(m); err != nil {
+			s.Close()
+			return nil, err
+		}
+		if opt.Progress != nil {
+			opt.Progress(hi, base.N, what)
+		}
+	}
+	if err := s.WaitSearchable(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Train fits an Elasticsearch store's quantizer on sample before any
+// document is ingested (Build trains on the whole data set, as a merged
+// segment would; Ingest trains on the first batch otherwise). It is a
+// no-op for the other stores and for the plain hnsw type.
+func (s *Store) Train(sample *vec.Matrix) error {
+	c := s.c
+	if c.es == nil {
+		return nil
+	}
+	if sample == nil || sample.N == 0 {
+		return fmt.Errorf("%w: profile %s: empty training sample", engine.ErrEmpty, c.p.Kind)
+	}
+	c.ingestMu.Lock()
+	defer c.ingestMu.Unlock()
+	if c.es.n.Load() > 0 {
+		return fmt.Errorf("%w: profile %s: Train after documents were ingested", engine.ErrInvalidArgument, c.p.Kind)
+	}
+	return c.es.train(sample)
+}
+
+// Profile returns the profile of this view, with its overrides applied.
+func (s *Store) Profile() Profile {
+	p := s.c.p
+	if s.ef > 0 {
+		p.EfSearch = s.ef
+	}
+	if s.oversample != 0 {
+		p.Oversample = s.oversample
+	}
+	return p
+}
+
+// Dim returns the vector dimension.
+func (s *Store) Dim() int { return s.c.dim }
+
+// WithEf returns a view whose query breadth is ef under the store's own
+// name: pgvector hnsw.ef_search, Redis EF_RUNTIME, Qdrant hnsw_ef,
+// Elasticsearch num_candidates. ef ≤ 0 restores the profile's default.
+func (s *Store) WithEf(ef int) *Store {
+	v := *s
+	v.ef = max(ef, 0)
+	return &v
+}
+
+// WithOversample returns a view with Elasticsearch's rescore oversample
+// set (x < 0 disables rescoring, 0 restores the default).
+func (s *Store) WithOversample(x float64) *Store {
+	v := *s
+	v.oversample = x
+	return &v
+}
+
+// Len returns the number of documents ingested (acknowledged).
+func (s *Store) Len() int {
+	if s.c.es != nil {
+		return int(s.c.es.n.Load())
+	}
+	return s.c.coll.Acknowledged()
+}
+
+// Indexed returns the number of documents in a graph.
+func (s *Store) Indexed() int {
+	if s.c.es != nil {
+		return s.c.es.indexed()
+	}
+	n := 0
+	for _, g := range s.c.coll.Segments() {
+		if g.Index == segment.HNSW {
+			n += g.Docs - g.Deleted
+		}
+	}
+	return n
+}
+
+// Visible returns the number of documents a search sees now.
+func (s *Store) Visible() int {
+	if s.c.es != nil {
+		return int(s.c.es.visible.Load())
+	}
+	return s.c.coll.Searchable()
+}
+
+// SegmentInfo describes one segment of a store.
+type SegmentInfo struct {
+	Docs    int // documents in the segment
+	Indexed int // of which in its HNSW graph
+}
+
+// Segments describes the store's segments (Redis: the documents still
+// queued count in its one segment's Docs).
+func (s *Store) Segments() []SegmentInfo {
+	if s.c.es != nil {
+		return s.c.es.segments()
+	}
+	segs := s.c.coll.Segments()
+	out := make([]SegmentInfo, len(segs))
+	for i, g := range segs {
+		out[i].Docs = g.Docs - g.Deleted
+		if g.Index == segment.HNSW {
+			out[i].Indexed = out[i].Docs
+		}
+	}
+	if s.c.p.Kind == Redis && len(out) > 0 {
+		out[len(out)-1].Docs += s.Len() - s.Visible()
+	}
+	return out
+}
+
+// BytesPerVector returns the resident bytes per document of the float32
+// vectors, the graph links and, for quantized types, the codes.
+func (s *Store) BytesPerVector() float64 {
+	f := s.Footprint()
+	if f.Docs == 0 {
+		return 0
+	}
+	return float64(f.Vectors+f.Links+f.Codes) / float64(f.Docs)
+}
+
+// Footprint is what a store's vector structures hold in memory, in bytes
+// summed over its segments (see [Store.Footprint]).
+type Footprint struct {
+	Docs    int   // documents counted: in a graph or in a plain segment
+	Vectors int64 // float32 vectors: the graphs' slabs and the plain segments' rows
+	Links   int64 // graph link lists at their fixed capacity, node levels and upper-layer offsets
+	Codes   int64 // quantized codes attached to the graphs (Elasticsearch's quantized types)
+}
+
+// Footprint measures the store's vector structures by component: the
+// float32 slabs (hnsw.Index.Vectors, the plain segments' rows), the
+// graph's share of hnsw.Index.BytesPerVector (GraphBytesPerVector) and
+// the attached codes (CodeStore.BytesPerVector per indexed document).
+// Vectors+Links+Codes equals BytesPerVector·Docs.
+func (s *Store) Footprint() Footprint {
+	if s.c.es != nil {
+		return s.c.es.footprint()
+	}
+	var f Footprint
+	coll := s.c.coll
+	for i := range coll.Segments() {
+		d, err := coll.Segment(i)
+		if err != nil {
+			break // the list shrank under a merge: count what is left
+		}
+		f.Docs += d.Docs
+		if g, ok := d.Index.(*hnsw.Index); ok {
+			f.Vectors += int64(4*g.Vectors().Stride) * int64(d.Docs)
+			f.Links += int64(math.Round(g.GraphBytesPerVector() * float64(d.Docs)))
+			continue
+		}
+		f.Vectors += int64(4*s.c.dim) * int64(d.Docs)
+	}
+	return f
+}
+
+// Ingest adds the rows of m as the next documents (keys Len(), Len()+1,
+// …) and returns when the store would acknowledge the batch. The batch is
+// checked first: a bad row rejects the whole batch and nothing of it is
+// stored.
+func (s *Store) Ingest(m *vec.Matrix) error {
+	c := s.c
+	if c.closed.Load() {
+		return fmt.Errorf("profile %s: ingest: %w", c.p.Kind, engine.ErrClosed)
+	}
+	if m == nil || m.N == 0 {
+		return nil
+	}
+	if m.Dim != c.dim {
+		return fmt.Errorf("%w: profile %s: batch has %d dimensions, store has %d", engine.ErrDimension, c.p.Kind, m.Dim, c.dim)
+	}
+	for i := 0; i < m.N; i++ {
+		if err := engine.CheckVector(m.Row(i), c.dim, c.p.Metric); err != nil {
+			return fmt.Errorf("profile %s: batch row %d: %w", c.p.Kind, i, err)
+		}
+	}
+	c.ingestMu.Lock()
+	defer c.ingestMu.Unlock()
+	if c.es != nil {
+		return c.es.ingest(m)
+	}
+	first := uint64(c.coll.Acknowledged())
+	docs := make([]segment.Doc, m.N)
+	for i := range docs {
+		docs[i] = segment.Doc{Key: first + uint64(i), Vector: m.Row(i)}
+	}
+	if err := c.coll.Add(docs); err != nil {
+		return fmt.Errorf("profile %s: ingest: %w", c.p.Kind, err)
+	}
+	return nil
+}
+
+// Refresh publishes every acknowledged document (Elasticsearch _refresh);
+// for the other stores it is a no-op.
+func (s *Store) Refresh() error {
+	if s.c.es != nil {
+		return s.c.es.refresh()
+	}
+	return nil
+}
+
+// WaitSearchable blocks until every acknowledged document is searchable
+// the way the store reports completion: pgvector (already committed),
+// Redis percent_indexed = 1, Qdrant status green (the indexing optimizer
+// idle, then the merge optimizer down to default_segment_number),
+// Elasticsearch after an explicit _refresh.
+func (s *Store) WaitSearchable() error {
+	c := s.c
+	if c.closed.Load() {
+		return fmt.Errorf("profile %s: %w", c.p.Kind, engine.ErrClosed)
+	}
+	if c.es != nil {
+		return c.es.refresh()
+	}
+	if err := c.coll.WaitIndexed(); err != nil {
+		return fmt.Errorf("profile %s: %w", c.p.Kind, err)
+	}
+	if c.p.Kind == Qdrant && len(c.coll.Segments()) > c.p.Segments {
+		// Qdrant's merge optimizer (lib/collection/src/collection_manager/
+		// optimizers/merge_optimizer.rs) merges segments while there are
+		// more than default_segment_number; the merged segment gets a
+		// graph when it passes indexing_threshold.
+		c.ingestMu.Lock()
+		err := c.coll.ForceMerge(c.p.Segments)
+		c.ingestMu.Unlock()
+		if err != nil {
+			return fmt.Errorf("profile %s: merge optimizer: %w", c.p.Kind, err)
+		}
+	}
+	return nil
+}
+
+// Close stops the background work. The store must not be used afterwards.
+func (s *Store) Close() error {
+	c := s.c
+	if c.closed.Swap(true) {
+		return nil
+	}
+	if c.es != nil {
+		return c.es.close()
+	}
+	return c.coll.Close()
+}
+
+// QueryStats are the counters of one store search.
+type QueryStats struct {
+	DistComps int  // distance computations (graph, exact scans and rescoring)
+	Rescored  int  // candidates rescored with float32 vectors
+	Exact     bool // some segment was searched exactly (Qdrant plain segment)
+}
+
+// Search returns up to k documents nearest to q under the view's query
+// plan (see [Profile.Plan]); Result.ID is the document key (its ingest
+// position). Fewer than k results is the store's behaviour (pgvector with
+// k > ef_search), not an error.
+func (s *Store) Search(q []float32, k int) ([]engine.Result, error) {
+	res, _, err := s.SearchStats(q, k)
+	return res, err
+}
+
+// SearchStats is Search with its counters.
+func (s *Store) SearchStats(q []float32, k int) ([]engine.Result, QueryStats, error) {
+	c := s.c
+	var st QueryStats
+	if c.closed.Load() {
+		return nil, st, fmt.Errorf("profile %s: search: %w", c.p.Kind, engine.ErrClosed)
+	}
+	if err := engine.CheckK(k); err != nil {
+		return nil, st, fmt.Errorf("profile %s: %w", c.p.Kind, err)
+	}
+	if err := engine.CheckVector(q, c.dim, c.p.Metric); err != nil {
+		return nil, st, fmt.Errorf("profile %s: query: %w", c.p.Kind, err)
+	}
+	pl := s.Profile().Plan(k, c.dim)
+	if c.es != nil {
+		return c.es.search(q, pl)
+	}
+	// Every segment is searched for the plan's candidates at its beam and
+	// the lists merged (pgvector and Redis have one; Qdrant's plain
+	// segments are scanned exactly).
+	hits, sst, err := c.coll.Search(q, segment.Options{K: max(pl.Candidates, 1), Ef: pl.Ef})
+	st.DistComps, st.Exact = sst.DistComps, sst.Exact > 0
+	if errors.Is(err, engine.ErrEmpty) {
+		return nil, st, nil // nothing searchable yet
+	}
+	if err != nil {
+		return nil, st, fmt.Errorf("profile %s: %w", c.p.Kind, err)
+	}
+	out := make([]engine.Result, 0, min(len(hits), pl.Limit))
+	for _, h := range hits {
+		if len(out) == pl.Limit {
+			break
+		}
+		out = append(out, engine.Result{ID: engine.ID(h.Key), Dist: h.Dist})
+	}
+	return out, st, nil
+}
+
+// normalize scales v to unit length in place (v is checked non-zero).
+func normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return
+	}
+	inv := 1 / math.Sqrt(s)
+	for i, x := range v {
+		v[i] = float32(float64(x) * inv)
+	}
+}
