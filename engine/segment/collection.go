@@ -308,7 +308,7 @@ func (c *Collection) seal(b *buffer) error {
 	id := c.nextID
 	c.nextID++
 	c.mu.Unlock()
-	s, err := buildSegment(c.cfg, id, keys, m, srcs)
+	s, err := buildSegment(c.cfg, id, keys, m, srcs, false)
 	if err == nil {
 		err = s.write(c.cfg)
 	}

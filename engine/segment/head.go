@@ -334,7 +334,7 @@ func (c *Collection) sealHead(h *headState, kind IndexKind) (*segment, error) {
 	} else {
 		cfg := c.cfg
 		cfg.Index = kind
-		s, err = buildSegment(cfg, h.id, h.keys, m, h.srcs)
+		s, err = buildSegment(cfg, h.id, h.keys, m, h.srcs, false)
 	}
 	if err == nil {
 		err = s.write(c.cfg)

@@ -327,7 +327,7 @@ func (c *Collection) merge(ids []uint64) (err error) {
 		// only when it passes indexing_threshold).
 		cfg.Index = Flat
 	}
-	ns, err := buildSegment(cfg, id, keys, m, srcs)
+	ns, err := buildSegment(cfg, id, keys, m, srcs, true)
 	if err == nil {
 		err = ns.write(c.cfg)
 	}
