@@ -84,27 +84,16 @@ func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 		keys  []uint64
 		rows  *vec.Matrix
 	)
-	if c.es != nil {
-		e := c.es
-		if len(e.segs) != 1 {
-			return nil, fmt.Errorf("%w: profile %s: filtered search over %d segments is not emulated (use segments=1)", engine.ErrInvalidArgument, c.p.Kind, len(e.segs))
-		}
-		g := e.segs[0]
-		g.mu.RLock()
-		defer g.mu.RUnlock()
-		graph, keys = g.graph, g.keys
-	} else {
-		segs := c.coll.Segments()
-		if len(segs) != 1 {
-			return nil, fmt.Errorf("%w: profile %s: filtered search over %d segments is not emulated (use segments=1)", engine.ErrInvalidArgument, c.p.Kind, len(segs))
-		}
-		d, err := c.coll.Segment(0)
-		if err != nil {
-			return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
-		}
-		keys, rows = d.Keys, d.Vectors
-		graph, _ = d.Index.(*hnsw.Index)
+	segs := c.coll.Segments()
+	if len(segs) != 1 {
+		return nil, fmt.Errorf("%w: profile %s: filtered search over %d segments is not emulated (use segments=1)", engine.ErrInvalidArgument, c.p.Kind, len(segs))
 	}
+	d, err := c.coll.Segment(0)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
+	}
+	keys, rows = d.Keys, d.Vectors
+	graph, _ = d.Index.(*hnsw.Index)
 	if len(keys) != n || graph != nil && graph.Len() != n {
 		return nil, fmt.Errorf("%w: profile %s: %d of %d documents are searchable (wait until searchable)", engine.ErrInvalidArgument, c.p.Kind, len(keys), n)
 	}

@@ -21,9 +21,6 @@ type BuildOptions struct {
 	Batch int
 	// Progress, when set, is called after each batch.
 	Progress func(done, total int, what string)
-	// Train is the sample an Elasticsearch quantizer is trained on; nil
-	// means the whole data set being built, as a merged segment would be.
-	Train *vec.Matrix
 }
 
 // Store is a built (or building) store of one profile: documents are
@@ -31,9 +28,8 @@ type BuildOptions struct {
 // the profile's query plan. Views made by [Store.WithEf] and friends share
 // the documents and indexes and differ only in query settings.
 //
-// pgvector, Redis and Qdrant are configurations of one engine/segment
-// collection (on an in-memory file system); Elasticsearch is still the
-// package's own model of graphs with attached codes (elasticsearch.go).
+// Every store is a configuration of one engine/segment collection (on an
+// in-memory file system).
 //
 // # Visibility
 //
@@ -54,9 +50,12 @@ type BuildOptions struct {
 //     appendable segment takes the next points. [Store.WaitSearchable]
 //     then runs the merge optimizer down to default_segment_number
 //     segments (collection status yellow until both are done).
-//   - Elasticsearch adds each document to the segment's graph on the
-//     indexing thread, but a search sees documents only after a refresh
-//     (every refresh_interval, or an explicit Refresh).
+//   - Elasticsearch buffers documents, acknowledged but invisible, until a
+//     refresh seals the buffer into a segment (segment.OnRefresh) with its
+//     quantized codes (bbq_hnsw, int8_hnsw, int4_hnsw); refreshes come
+//     every refresh_interval of ingest at the article's rate
+//     ([ESIngestRate]), or on Refresh. WaitSearchable refreshes and
+//     force-merges to Profile.Segments.
 //
 // [Store.WaitSearchable] waits for each store's completion signal (commit,
 // percent_indexed = 1, green status, _refresh).
@@ -76,10 +75,35 @@ type core struct {
 	p   Profile
 	dim int
 
-	ingestMu sync.Mutex // serialises Ingest
-	closed   atomic.Bool
-	coll     *segment.Collection // pgvector, Redis, Qdrant
-	es       *esModel            // Elasticsearch
+	ingestMu  sync.Mutex // serialises Ingest, and guards refreshes below
+	refreshes int64      // Elasticsearch: refresh intervals of emulated ingest time done
+	closed    atomic.Bool
+	coll      *segment.Collection
+}
+
+// ESIngestRate is the ingest rate, in documents per second, at which the
+// lab's Elasticsearch store turns refresh_interval into documents: a
+// refresh seals the buffer whenever the acknowledged documents cross a
+// multiple of ESIngestRate·refresh_interval. It is the article's
+// measured bulk rate (01-ingest.txt: 30,000 documents in 9.9 s, 3,039
+// docs/s), so at refresh_interval 1s the 30,000 documents flush ten
+// segments, as the article's would have, and the last 2,000 are still
+// invisible when the last batch is acknowledged. Counting documents
+// instead of the lab's own clock keeps the segments the same run after
+// run.
+const ESIngestRate = 3039
+
+// esCodes is the engine/segment encoding of an Elasticsearch index type.
+func esCodes(t IndexType) segment.Encoding {
+	switch t {
+	case BBQHNSW:
+		return segment.BBQ
+	case Int8HNSW:
+		return segment.Int8
+	case Int4HNSW:
+		return segment.Int4
+	}
+	return segment.Float
 }
 
 // collectionConfig is the engine/segment configuration of a pgvector,
@@ -102,6 +126,8 @@ func (p Profile) collectionConfig(dim int) segment.Config {
 	case Qdrant:
 		cfg.Visibility, cfg.Heads = segment.Plain, p.Segments
 		cfg.IndexingThreshold = max(p.IndexingThresholdKB*1024/(4*dim), 1)
+	case Elasticsearch:
+		cfg.Visibility, cfg.Encoding = segment.OnRefresh, esCodes(p.EffectiveType(dim))
 	}
 	return cfg
 }
@@ -120,10 +146,6 @@ func (p Profile) Open(dim int) (*Store, error) {
 		return nil, fmt.Errorf("%w: profile %s: dimension must be positive, got %d", engine.ErrInvalidArgument, p.Kind, dim)
 	}
 	c := &core{p: p, dim: dim}
-	if p.Kind == Elasticsearch {
-		c.es = newESModel(p, dim)
-		return &Store{c: c}, nil
-	}
 	coll, err := segment.Open(p.collectionConfig(dim))
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.Kind, err)
@@ -142,16 +164,6 @@ func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 	s, err := p.Open(base.Dim)
 	if err != nil {
 		return nil, err
-	}
-	if s.c.p.Kind == Elasticsearch {
-		train := opt.Train
-		if train == nil {
-			train = base
-		}
-		if err := s.Train(train); err != nil {
-			s.Close()
-			return nil, err
-		}
 	}
 	batch := opt.Batch
 	if batch <= 0 {
@@ -176,24 +188,15 @@ func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 	return s, nil
 }
 
-// Train fits an Elasticsearch store's quantizer on sample before any
-// document is ingested (Build trains on the whole data set, as a merged
-// segment would; Ingest trains on the first batch otherwise). It is a
-// no-op for the other stores and for the plain hnsw type.
+// Train is kept for callers that trained an Elasticsearch store's
+// quantizer before ingest; it only checks sample. Each segment now trains
+// its own quantizer on its vectors (a merged one on all of them), as
+// Lucene does, so there is nothing to fit ahead.
 func (s *Store) Train(sample *vec.Matrix) error {
-	c := s.c
-	if c.es == nil {
-		return nil
-	}
 	if sample == nil || sample.N == 0 {
-		return fmt.Errorf("%w: profile %s: empty training sample", engine.ErrEmpty, c.p.Kind)
+		return fmt.Errorf("%w: profile %s: empty training sample", engine.ErrEmpty, s.c.p.Kind)
 	}
-	c.ingestMu.Lock()
-	defer c.ingestMu.Unlock()
-	if c.es.n.Load() > 0 {
-		return fmt.Errorf("%w: profile %s: Train after documents were ingested", engine.ErrInvalidArgument, c.p.Kind)
-	}
-	return c.es.train(sample)
+	return nil
 }
 
 // Profile returns the profile of this view, with its overrides applied.
@@ -229,18 +232,10 @@ func (s *Store) WithOversample(x float64) *Store {
 }
 
 // Len returns the number of documents ingested (acknowledged).
-func (s *Store) Len() int {
-	if s.c.es != nil {
-		return int(s.c.es.n.Load())
-	}
-	return s.c.coll.Acknowledged()
-}
+func (s *Store) Len() int { return s.c.coll.Acknowledged() }
 
 // Indexed returns the number of documents in a graph.
 func (s *Store) Indexed() int {
-	if s.c.es != nil {
-		return s.c.es.indexed()
-	}
 	n := 0
 	for _, g := range s.c.coll.Segments() {
 		if g.Index == segment.HNSW {
@@ -251,12 +246,7 @@ func (s *Store) Indexed() int {
 }
 
 // Visible returns the number of documents a search sees now.
-func (s *Store) Visible() int {
-	if s.c.es != nil {
-		return int(s.c.es.visible.Load())
-	}
-	return s.c.coll.Searchable()
-}
+func (s *Store) Visible() int { return s.c.coll.Searchable() }
 
 // SegmentInfo describes one segment of a store.
 type SegmentInfo struct {
@@ -267,9 +257,6 @@ type SegmentInfo struct {
 // Segments describes the store's segments (Redis: the documents still
 // queued count in its one segment's Docs).
 func (s *Store) Segments() []SegmentInfo {
-	if s.c.es != nil {
-		return s.c.es.segments()
-	}
 	segs := s.c.coll.Segments()
 	out := make([]SegmentInfo, len(segs))
 	for i, g := range segs {
@@ -309,9 +296,6 @@ type Footprint struct {
 // the attached codes (CodeStore.BytesPerVector per indexed document).
 // Vectors+Links+Codes equals BytesPerVector·Docs.
 func (s *Store) Footprint() Footprint {
-	if s.c.es != nil {
-		return s.c.es.footprint()
-	}
 	var f Footprint
 	coll := s.c.coll
 	for i := range coll.Segments() {
@@ -323,6 +307,9 @@ func (s *Store) Footprint() Footprint {
 		if g, ok := d.Index.(*hnsw.Index); ok {
 			f.Vectors += int64(4*g.Vectors().Stride) * int64(d.Docs)
 			f.Links += int64(math.Round(g.GraphBytesPerVector() * float64(d.Docs)))
+			if cs := g.Codes(); cs != nil {
+				f.Codes += int64(math.Round(cs.BytesPerVector() * float64(d.Docs)))
+			}
 			continue
 		}
 		f.Vectors += int64(4*s.c.dim) * int64(d.Docs)
@@ -352,9 +339,6 @@ func (s *Store) Ingest(m *vec.Matrix) error {
 	}
 	c.ingestMu.Lock()
 	defer c.ingestMu.Unlock()
-	if c.es != nil {
-		return c.es.ingest(m)
-	}
 	first := uint64(c.coll.Acknowledged())
 	docs := make([]segment.Doc, m.N)
 	for i := range docs {
@@ -363,14 +347,30 @@ func (s *Store) Ingest(m *vec.Matrix) error {
 	if err := c.coll.Add(docs); err != nil {
 		return fmt.Errorf("profile %s: ingest: %w", c.p.Kind, err)
 	}
+	if c.p.Kind == Elasticsearch {
+		// A refresh for every refresh_interval of ingest at the article's
+		// rate that this batch completed.
+		per := float64(ESIngestRate) * c.p.RefreshInterval.Seconds()
+		if per >= 1 {
+			if t := int64(float64(c.coll.Acknowledged()) / per); t > c.refreshes {
+				c.refreshes = t
+				if err := c.coll.Refresh(); err != nil {
+					return fmt.Errorf("profile %s: refresh: %w", c.p.Kind, err)
+				}
+			}
+		}
+	}
 	return nil
 }
 
 // Refresh publishes every acknowledged document (Elasticsearch _refresh);
 // for the other stores it is a no-op.
 func (s *Store) Refresh() error {
-	if s.c.es != nil {
-		return s.c.es.refresh()
+	if s.c.p.Kind != Elasticsearch {
+		return nil
+	}
+	if err := s.c.coll.Refresh(); err != nil {
+		return fmt.Errorf("profile %s: refresh: %w", s.c.p.Kind, err)
 	}
 	return nil
 }
@@ -379,20 +379,26 @@ func (s *Store) Refresh() error {
 // the way the store reports completion: pgvector (already committed),
 // Redis percent_indexed = 1, Qdrant status green (the indexing optimizer
 // idle, then the merge optimizer down to default_segment_number),
-// Elasticsearch after an explicit _refresh.
+// Elasticsearch after an explicit _refresh (then a force-merge to
+// Profile.Segments, the state the article queried: one segment by
+// default).
 func (s *Store) WaitSearchable() error {
 	c := s.c
 	if c.closed.Load() {
 		return fmt.Errorf("profile %s: %w", c.p.Kind, engine.ErrClosed)
 	}
-	if c.es != nil {
-		return c.es.refresh()
+	if c.p.Kind == Elasticsearch {
+		if err := s.Refresh(); err != nil {
+			return err
+		}
 	}
 	if err := c.coll.WaitIndexed(); err != nil {
 		return fmt.Errorf("profile %s: %w", c.p.Kind, err)
 	}
-	if c.p.Kind == Qdrant && len(c.coll.Segments()) > c.p.Segments {
-		// Qdrant's merge optimizer (lib/collection/src/collection_manager/
+	if (c.p.Kind == Qdrant || c.p.Kind == Elasticsearch) && len(c.coll.Segments()) > c.p.Segments {
+		// Elasticsearch: _forcemerge?max_num_segments (the merge retrains
+		// the quantizer and builds the graph over the codes). Qdrant: the
+		// merge optimizer (lib/collection/src/collection_manager/
 		// optimizers/merge_optimizer.rs) merges segments while there are
 		// more than default_segment_number; the merged segment gets a
 		// graph when it passes indexing_threshold.
@@ -400,7 +406,7 @@ func (s *Store) WaitSearchable() error {
 		err := c.coll.ForceMerge(c.p.Segments)
 		c.ingestMu.Unlock()
 		if err != nil {
-			return fmt.Errorf("profile %s: merge optimizer: %w", c.p.Kind, err)
+			return fmt.Errorf("profile %s: merge: %w", c.p.Kind, err)
 		}
 	}
 	return nil
@@ -411,9 +417,6 @@ func (s *Store) Close() error {
 	c := s.c
 	if c.closed.Swap(true) {
 		return nil
-	}
-	if c.es != nil {
-		return c.es.close()
 	}
 	return c.coll.Close()
 }
@@ -447,15 +450,22 @@ func (s *Store) SearchStats(q []float32, k int) ([]engine.Result, QueryStats, er
 	if err := engine.CheckVector(q, c.dim, c.p.Metric); err != nil {
 		return nil, st, fmt.Errorf("profile %s: query: %w", c.p.Kind, err)
 	}
-	pl := s.Profile().Plan(k, c.dim)
-	if c.es != nil {
-		return c.es.search(q, pl)
-	}
+	p := s.Profile()
+	pl := p.Plan(k, c.dim)
 	// Every segment is searched for the plan's candidates at its beam and
 	// the lists merged (pgvector and Redis have one; Qdrant's plain
-	// segments are scanned exactly).
-	hits, sst, err := c.coll.Search(q, segment.Options{K: max(pl.Candidates, 1), Ef: pl.Ef})
-	st.DistComps, st.Exact = sst.DistComps, sst.Exact > 0
+	// segments are scanned exactly). Elasticsearch's quantized segments
+	// gather k' = ⌈k·oversample⌉ each over the codes and the best k' of
+	// all are rescored with float32 (pl.Rescore, RescoreKnnVectorQuery).
+	o := segment.Options{K: max(pl.Candidates, 1), Ef: pl.Ef}
+	if c.p.Kind == Elasticsearch {
+		o.K, o.Oversample = k, -1
+		if os := p.EffectiveOversample(c.dim); os > 0 {
+			o.Oversample = os
+		}
+	}
+	hits, sst, err := c.coll.Search(q, o)
+	st.DistComps, st.Exact, st.Rescored = sst.DistComps, sst.Exact > 0, sst.Rescored
 	if errors.Is(err, engine.ErrEmpty) {
 		return nil, st, nil // nothing searchable yet
 	}
