@@ -333,6 +333,22 @@ func (ix *Index) distBatch(q []float32, ids []engine.ID, out []float32) {
 	}
 }
 
+// UseCodes makes the index traverse with cs, which already holds the code
+// of every node (codes read back from a file): nothing is re-encoded.
+func (ix *Index) UseCodes(cs engine.CodeStore) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if cs == nil || cs.Len() != len(ix.keys) {
+		n := -1
+		if cs != nil {
+			n = cs.Len()
+		}
+		return fmt.Errorf("%w: hnsw: UseCodes with %d codes for %d nodes", engine.ErrInvalidArgument, n, len(ix.keys))
+	}
+	ix.codes, ix.cfg.Codes = cs, cs
+	return nil
+}
+
 // AttachCodes encodes every stored vector into cs and makes the index
 // traverse with it from now on (a loaded index, or a float index switched
 // to quantized traversal: the graph is not rebuilt). nil detaches.

@@ -82,6 +82,25 @@ func (s *Store) Set(id engine.ID, v []float32) error {
 	return nil
 }
 
+// SetCode stores code (CodeSize bytes, as Encode wrote it, read back from
+// a file) as the code of document id (id < the reserved count). A store
+// filled this way has no build-time query codes: it serves searches, not
+// a graph build.
+func (s *Store) SetCode(id engine.ID, code []byte) error {
+	if int(id) >= len(s.has) {
+		return fmt.Errorf("%w: code store: id %d beyond reserved %d", engine.ErrInvalidArgument, id, len(s.has))
+	}
+	if len(code) != s.size {
+		return fmt.Errorf("%w: code store: document %d: code of %d bytes, want %d", engine.ErrInvalidArgument, id, len(code), s.size)
+	}
+	i := int(id)
+	copy(s.codes[i*s.size:(i+1)*s.size], code)
+	if !s.has[i].Swap(true) {
+		s.n.Add(1)
+	}
+	return nil
+}
+
 // Len returns the number of ids with a code.
 func (s *Store) Len() int { return int(s.n.Load()) }
 

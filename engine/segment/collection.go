@@ -57,13 +57,15 @@ type Collection struct {
 	last    *commitPoint    // the last commit (nil before the first)
 	closed  bool
 
-	// The head segment (OnAdd, Queued, Plain).
-	headMu     sync.Mutex // guards head and stopping; held for every head write
-	head       *headState
+	// The head segments (OnAdd, Queued, Plain): Config.Heads slots, nil
+	// until a document arrives.
+	headMu     sync.Mutex // guards heads and stopping; held for every head write
+	heads      []*headState
 	stopping   bool
 	queue      *sync.Cond     // (headMu) wakes the Queued indexer
 	idle       *sync.Cond     // (headMu) broadcast when the indexer has nothing to do
 	optimizing sync.WaitGroup // Plain heads being indexed in the background
+	running    atomic.Int32   // of which still running (Indexing)
 
 	commitMu sync.Mutex     // serialises Commit, Refresh and file removal
 	writers  chan *buffer   // the free per-thread buffers
@@ -92,6 +94,7 @@ func Open(cfg Config) (*Collection, error) {
 		c.writers <- &buffer{}
 	}
 	c.queue, c.idle = sync.NewCond(&c.headMu), sync.NewCond(&c.headMu)
+	c.heads = make([]*headState, cfg.Heads)
 	names, err := cfg.FS.List(cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("segment: open %s: %w", cfg.Dir, err)
@@ -204,6 +207,38 @@ func (c *Collection) Segments() []SegmentInfo {
 	return out
 }
 
+// SegmentData is one searchable segment's contents, for callers that bind
+// it to more than the collection does (engine/filtered's metadata): its
+// index (an *hnsw.Index, *flat.Index or *ivf.Index; a head's graph may
+// hold more than Docs nodes, and only its first Docs are the segment's),
+// its vectors and its id column. Everything is shared with the collection
+// and must not be modified.
+type SegmentData struct {
+	SegmentInfo
+	Index   engine.Index
+	Vectors *vec.Matrix    // Docs rows
+	Keys    []uint64       // local id → key, Docs of them
+	Live    *engine.Bitset // nil when no document is deleted
+}
+
+// Segment returns the i-th searchable segment (in Segments' order).
+func (c *Collection) Segment(i int) (SegmentData, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if i < 0 || i >= len(c.snap) {
+		return SegmentData{}, fmt.Errorf("%w: segment: segment %d of %d", engine.ErrInvalidArgument, i, len(c.snap))
+	}
+	s := c.snap[i]
+	committed := false
+	if c.last != nil {
+		for _, x := range c.last.segs {
+			committed = committed || x.id == s.id
+		}
+	}
+	return SegmentData{SegmentInfo: SegmentInfo{ID: s.id, Docs: s.n, Deleted: s.deleted, Index: s.kind, Committed: committed},
+		Index: s.index, Vectors: s.vecs, Keys: s.keys[:s.n:s.n], Live: s.live}, nil
+}
+
 // Add validates every document of the batch, then acknowledges them all
 // or none: a document of the wrong dimension, with a NaN or Inf component
 // or a key twice in the batch refuses the batch with its position, and
@@ -273,7 +308,7 @@ func (c *Collection) seal(b *buffer) error {
 	id := c.nextID
 	c.nextID++
 	c.mu.Unlock()
-	s, err := buildSegment(c.cfg, id, keys, m, srcs)
+	s, err := buildSegment(c.cfg, id, keys, m, srcs, false)
 	if err == nil {
 		err = s.write(c.cfg)
 	}
@@ -343,7 +378,7 @@ func (c *Collection) refreshLocked() error {
 		}
 	}
 	c.headMu.Lock()
-	if err := c.sealHeadLocked(); err != nil {
+	if err := c.sealHeadsLocked(); err != nil {
 		errs = append(errs, err)
 	}
 	c.headMu.Unlock()
@@ -390,13 +425,15 @@ func (c *Collection) Delete(keys ...uint64) (int, error) {
 			dels[l.seg] = append(dels[l.seg], l.local)
 			delete(c.where, k)
 			found++
-			if h := c.head; h != nil && l.seg == h.id {
-				// Remembered by the head, so its next value keeps it.
-				if h.live == nil {
-					h.live = growLive(engine.NewBitset(0), len(h.keys))
+			for _, h := range c.heads {
+				if h != nil && l.seg == h.id {
+					// Remembered by the head, so its next value keeps it.
+					if h.live == nil {
+						h.live = growLive(engine.NewBitset(0), len(h.keys))
+					}
+					h.live.Clear(engine.ID(l.local))
+					h.deleted++
 				}
-				h.live.Clear(engine.ID(l.local))
-				h.deleted++
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/veclab/veclab/engine"
@@ -47,6 +48,61 @@ func ParseIndexKind(s string) (IndexKind, error) {
 		return IVF, nil
 	}
 	return 0, fmt.Errorf("%w: segment: unknown index kind %q (want hnsw, flat or ivf)", engine.ErrInvalidArgument, s)
+}
+
+// Encoding names the quantized codes a sealed HNSW segment's graph is
+// searched over (and, when the segment comes from a merge, built over),
+// the float32 vectors being kept to rescore the best candidates.
+type Encoding uint8
+
+// The encodings. Part of the file format; never renumber.
+const (
+	// Float: no codes, the graph scores float32 vectors.
+	Float Encoding = iota
+	// Int8 is Elasticsearch's int8_hnsw: per-dimension scalar codes of 7
+	// bits with corrective terms (Lucene99ScalarQuantizedVectorsFormat,
+	// bits = 7), trained on the segment's vectors.
+	Int8
+	// Int4 is int4_hnsw: the same with 4 bits.
+	Int4
+	// BBQ is bbq_hnsw: optimized scalar quantization, 1-bit document codes
+	// and 4-bit query codes around the segment's centroid
+	// (Lucene102BinaryQuantizedVectorsFormat).
+	BBQ
+)
+
+func (e Encoding) String() string {
+	switch e {
+	case Float:
+		return "float"
+	case Int8:
+		return "int8"
+	case Int4:
+		return "int4"
+	case BBQ:
+		return "bbq"
+	}
+	return fmt.Sprintf("Encoding(%d)", e)
+}
+
+// ParseEncoding reads "float", "int8", "int4" or "bbq".
+func ParseEncoding(s string) (Encoding, error) {
+	for e := Float; e <= BBQ; e++ {
+		if strings.EqualFold(strings.TrimSpace(s), e.String()) {
+			return e, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: segment: unknown encoding %q (want float, int8, int4 or bbq)", engine.ErrInvalidArgument, s)
+}
+
+// DefaultOversample is the rescore oversample of an encoding when
+// Config.Oversample is 0: 3 for BBQ (Elasticsearch 9.1+'s
+// rescore_vector.oversample default for bbq_hnsw), none otherwise.
+func (e Encoding) DefaultOversample() float64 {
+	if e == BBQ {
+		return 3
+	}
+	return 0
 }
 
 // Visibility names when an acknowledged document becomes searchable.
@@ -103,6 +159,22 @@ type Config struct {
 	Metric engine.Metric
 	// Index is what a sealed segment builds (default HNSW).
 	Index IndexKind
+	// Encoding quantizes every sealed HNSW segment (default Float: none).
+	// A flush builds the graph over float32 vectors and then attaches the
+	// codes, trained on the segment's vectors (Lucene's indexing chain
+	// builds the graph with the raw vectors' scorer); a merge retrains the
+	// quantizer on the merged vectors and builds the graph over the codes
+	// (Lucene's merge uses the quantized scorer). Searches walk the codes
+	// and rescore the best candidates with float32 (Oversample). OnRefresh
+	// only: the head segments grow in place.
+	Encoding Encoding
+	// Oversample is the rescore factor of a quantized collection: each
+	// segment yields ⌈K·Oversample⌉ candidates, the best ⌈K·Oversample⌉ of
+	// them over all segments are rescored with float32 vectors, and the K
+	// nearest returned (Elasticsearch's rescore_vector). 0 takes
+	// Encoding.DefaultOversample; a negative value rescores nothing
+	// (codes' distances are returned). Options.Oversample overrides it.
+	Oversample float64
 	// Graph is the template of every segment's HNSW graph: its M,
 	// EfConstruction, insertion policy (hnsw.PgvectorConfig's, say) and
 	// level generator. Dim, Metric, Seed and Workers are the collection's
@@ -138,6 +210,11 @@ type Config struct {
 	// indexed (default 20000 documents; Qdrant's indexing_threshold is
 	// 20,000 KB of vectors, 13,333 at 384 dimensions).
 	IndexingThreshold int
+	// Heads is the number of appendable Plain head segments (default 1;
+	// Plain only): each Add goes to the one with the fewest documents,
+	// and each is indexed at IndexingThreshold on its own (Qdrant creates
+	// default_segment_number appendable segments, 2 on a 2-CPU machine).
+	Heads int
 	// IndexChunk is how many queued documents the Queued indexer moves
 	// into the graph at a time, so searches interleave (default 64).
 	IndexChunk int
@@ -181,6 +258,9 @@ func (c Config) WithDefaults() Config {
 	if c.IndexChunk == 0 {
 		c.IndexChunk = 64
 	}
+	if c.Heads == 0 {
+		c.Heads = 1
+	}
 	c.Merge = c.Merge.WithDefaults()
 	return c
 }
@@ -215,10 +295,22 @@ func (c Config) Validate() error {
 		v    int
 	}{{"BuildWorkers", c.BuildWorkers}, {"FlushDocs", c.FlushDocs},
 		{"Writers", c.Writers}, {"SearchWorkers", c.SearchWorkers}, {"StoredBlockBytes", c.StoredBlockBytes},
-		{"IndexingThreshold", c.IndexingThreshold}, {"IndexChunk", c.IndexChunk}} {
+		{"IndexingThreshold", c.IndexingThreshold}, {"IndexChunk", c.IndexChunk}, {"Heads", c.Heads}} {
 		if f.v < 1 {
 			bad = append(bad, fmt.Sprintf("%s must be positive, got %d", f.name, f.v))
 		}
+	}
+	if c.Encoding > BBQ {
+		bad = append(bad, fmt.Sprintf("unknown encoding %d", c.Encoding))
+	}
+	if c.Encoding != Float && (c.Index != HNSW || c.Visibility != OnRefresh) {
+		bad = append(bad, fmt.Sprintf("Encoding %s needs the HNSW index and the OnRefresh visibility, got %s and %s", c.Encoding, c.Index, c.Visibility))
+	}
+	if math.IsNaN(c.Oversample) || math.IsInf(c.Oversample, 0) || c.Oversample > 0 && c.Oversample < 1 {
+		bad = append(bad, fmt.Sprintf("Oversample must be ≥ 1, 0 (the encoding's default) or negative (none), got %v", c.Oversample))
+	}
+	if c.Heads > 1 && c.Visibility != Plain {
+		bad = append(bad, fmt.Sprintf("Heads %d needs the Plain visibility, got %s", c.Heads, c.Visibility))
 	}
 	if err := c.graph(0).WithDefaults().Validate(); err != nil {
 		bad = append(bad, "Graph: "+err.Error())

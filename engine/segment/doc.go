@@ -30,6 +30,19 @@
 // segments have found. Stats count distance computations, segments and
 // stored-field bytes decompressed.
 //
+// # Quantized segments
+//
+// With Config.Encoding (Int8, Int4, BBQ: Elasticsearch's int8_hnsw,
+// int4_hnsw and bbq_hnsw) every sealed HNSW segment trains its own
+// quantizer on its vectors and keeps their codes beside the float32
+// vectors. A flush builds the graph over the float32 vectors and attaches
+// the codes; a merge retrains the quantizer on the merged vectors and
+// builds the graph over the codes, as Lucene's
+// Lucene99HnswScalarQuantizedVectorsFormat and its BBQ successor do. A
+// search walks every graph over the codes for k' = ⌈K·oversample⌉
+// candidates, rescores the best k' of all segments with float32 vectors
+// and returns the K nearest ([Stats].Rescored counts them).
+//
 // # Stored fields and ids
 //
 // A hit's key comes from the id column (doc values, 8 bytes a hit) or from
@@ -52,10 +65,14 @@
 // temporary file, fsync, rename, directory fsync). Files of a collection
 // directory:
 //
-//	_<id>.seg        META (id u64, docs u32, dim u32, metric u8, index u8)
+//	_<id>.seg        META (id u64, docs u32, dim u32, metric u8, index u8,
+//	                       encoding u8)
 //	                 KEYS (docs × u64, the id column)
 //	                 VECS (flat and IVF segments: docs × dim × f32; IVF
 //	                       lists are re-clustered from them at open)
+//	                 QUNT (quantized HNSW segments: codebook length u32,
+//	                       the codebook as engine/quant writes it, then
+//	                       docs × code size bytes in local id order)
 //	                 SIDX (stored-field block index: docs u32, blocks u32,
 //	                       then per block first id u32, offset u64)
 //	                 SDAT (the S2 blocks; records uvarint key,

@@ -15,7 +15,7 @@ import (
 // immutable *segment value of the documents visible then. A search of an
 // older value may meet graph nodes added since: limit hides them.
 
-// headState is the appendable segment being written. Guarded by
+// headState is an appendable segment being written. Guarded by
 // Collection.headMu.
 type headState struct {
 	id    uint64
@@ -118,17 +118,29 @@ func (c *Collection) replace(s *segment) {
 	c.snap = next
 }
 
-// addHead is Add under OnAdd, Queued and Plain.
+// addHead is Add under OnAdd, Queued and Plain. The batch goes to the
+// head with the fewest documents (under Plain there are Config.Heads of
+// them; Qdrant routes new points to its smallest appendable segment,
+// SegmentHolder::smallest_appendable_segment in lib/segment's holder).
 func (c *Collection) addHead(docs []Doc) error {
 	c.headMu.Lock()
 	defer c.headMu.Unlock()
-	h := c.head
+	slot := 0
+	for i, h := range c.heads {
+		if h == nil || c.heads[slot] != nil && len(h.keys) < len(c.heads[slot].keys) {
+			slot = i
+			if h == nil {
+				break
+			}
+		}
+	}
+	h := c.heads[slot]
 	if h == nil {
 		var err error
 		if h, err = c.newHeadLocked(); err != nil {
 			return err
 		}
-		c.head = h
+		c.heads[slot] = h
 	}
 	// Updates: older versions of these keys elsewhere die when the new
 	// ones become visible (under Queued: when they are acknowledged, so a
@@ -159,10 +171,10 @@ func (c *Collection) addHead(docs []Doc) error {
 	}
 	switch {
 	case c.cfg.Visibility == Plain && len(h.keys) >= c.cfg.IndexingThreshold:
-		c.head = nil
+		c.heads[slot] = nil
 		c.optimize(h)
 	case c.cfg.Visibility != Plain && len(h.keys) >= c.cfg.FlushDocs:
-		if err := c.sealHeadLocked(); err != nil {
+		if err := c.sealHeadsLocked(); err != nil {
 			return err
 		}
 	}
@@ -234,7 +246,8 @@ func (c *Collection) indexer() {
 	defer c.bg.Done()
 	for {
 		c.headMu.Lock()
-		for !c.stopping && (c.head == nil || c.head.visible == len(c.head.keys)) {
+		// Queued has one head (Config.Heads > 1 is Plain only).
+		for !c.stopping && (c.heads[0] == nil || c.heads[0].visible == len(c.heads[0].keys)) {
 			c.idle.Broadcast()
 			c.queue.Wait()
 		}
@@ -243,7 +256,7 @@ func (c *Collection) indexer() {
 			c.headMu.Unlock()
 			return
 		}
-		h := c.head
+		h := c.heads[0]
 		err := c.indexHeadLocked(h, min(len(h.keys), h.visible+c.cfg.IndexChunk))
 		if err == nil {
 			err = c.publishHeadLocked(h)
@@ -260,7 +273,7 @@ func (c *Collection) indexer() {
 // Redis's percent_indexed = 1, Qdrant's green status.
 func (c *Collection) WaitIndexed() error {
 	c.headMu.Lock()
-	for c.head != nil && c.head.visible < len(c.head.keys) && !c.stopping {
+	for c.queuedLocked() && !c.stopping {
 		c.queue.Signal()
 		c.idle.Wait()
 	}
@@ -269,13 +282,38 @@ func (c *Collection) WaitIndexed() error {
 	return c.bgError()
 }
 
+// queuedLocked reports whether a head has acknowledged documents that are
+// not searchable yet. Caller holds headMu.
+func (c *Collection) queuedLocked() bool {
+	for _, h := range c.heads {
+		if h != nil && h.visible < len(h.keys) {
+			return true
+		}
+	}
+	return false
+}
+
+// Indexing reports whether background indexing is under way now: queued
+// documents waiting for the Queued indexer (Redis's percent_indexed < 1)
+// or a Plain head being optimised (Qdrant's yellow status).
+func (c *Collection) Indexing() bool {
+	if c.running.Load() > 0 {
+		return true
+	}
+	c.headMu.Lock()
+	defer c.headMu.Unlock()
+	return c.queuedLocked()
+}
+
 // optimize builds the graph of a full Plain head in the background (the
 // optimizer) and swaps the indexed segment in; the head stays searchable
 // exactly until then.
 func (c *Collection) optimize(h *headState) {
 	c.optimizing.Add(1)
+	c.running.Add(1)
 	go func() {
 		defer c.optimizing.Done()
+		defer c.running.Add(-1)
 		s, err := c.sealHead(h, HNSW)
 		if err != nil {
 			c.setBgErr(err)
@@ -296,7 +334,7 @@ func (c *Collection) sealHead(h *headState, kind IndexKind) (*segment, error) {
 	} else {
 		cfg := c.cfg
 		cfg.Index = kind
-		s, err = buildSegment(cfg, h.id, h.keys, m, h.srcs)
+		s, err = buildSegment(cfg, h.id, h.keys, m, h.srcs, false)
 	}
 	if err == nil {
 		err = s.write(c.cfg)
@@ -338,28 +376,29 @@ func (c *Collection) replaceSealed(s *segment) {
 	c.replace(s)
 }
 
-// sealHeadLocked seals the current head (indexing its queue first) and
-// starts a new one on the next Add. Caller holds headMu.
-func (c *Collection) sealHeadLocked() error {
-	h := c.head
-	if h == nil || len(h.keys) == 0 {
-		return nil
-	}
-	if h.graph != nil {
-		if err := c.indexHeadLocked(h, len(h.keys)); err != nil {
+// sealHeadsLocked seals every head (indexing its queue first); new heads
+// start on the next Add. Caller holds headMu.
+func (c *Collection) sealHeadsLocked() error {
+	for i, h := range c.heads {
+		if h == nil || len(h.keys) == 0 {
+			continue
+		}
+		if h.graph != nil {
+			if err := c.indexHeadLocked(h, len(h.keys)); err != nil {
+				return err
+			}
+		}
+		kind := Flat
+		if c.cfg.Visibility != Plain {
+			kind = HNSW
+		}
+		s, err := c.sealHead(h, kind)
+		if err != nil {
 			return err
 		}
+		c.heads[i] = nil
+		c.replaceSealed(s)
 	}
-	kind := Flat
-	if c.cfg.Visibility != Plain {
-		kind = HNSW
-	}
-	s, err := c.sealHead(h, kind)
-	if err != nil {
-		return err
-	}
-	c.head = nil
-	c.replaceSealed(s)
 	c.maybeMergeBackground()
 	return nil
 }

@@ -320,7 +320,14 @@ func (c *Collection) merge(ids []uint64) (err error) {
 		return nil
 	}
 	m := &vec.Matrix{N: len(keys), Dim: c.cfg.Dim, Stride: c.cfg.Dim, Data: data}
-	ns, err := buildSegment(c.cfg, id, keys, m, srcs)
+	cfg := c.cfg
+	if cfg.Visibility == Plain && len(keys) < cfg.IndexingThreshold {
+		// Under Plain a segment gets its index only past the threshold
+		// (Qdrant's merge optimizer builds the merged segment's HNSW
+		// only when it passes indexing_threshold).
+		cfg.Index = Flat
+	}
+	ns, err := buildSegment(cfg, id, keys, m, srcs, true)
 	if err == nil {
 		err = ns.write(c.cfg)
 	}

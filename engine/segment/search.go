@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/ivf"
 )
 
@@ -70,6 +71,9 @@ type Options struct {
 	SharedBound bool
 	// Fetch is what comes back with each hit.
 	Fetch Fetch
+	// Oversample overrides Config.Oversample for this search (0: the
+	// collection's; negative: no rescoring).
+	Oversample float64
 	// Visit is the fraction of an IVF segment's lists a search probes
 	// (DiskBBQ's visit_percentage / 100), at least one list (default
 	// 0.05).
@@ -89,6 +93,8 @@ type Hit struct {
 type Stats struct {
 	engine.SearchStats
 	Segments     int   // segments searched
+	Exact        int   // of which scanned exactly (Flat: Qdrant's plain segments)
+	Rescored     int   // candidates rescored with float32 vectors (quantized segments)
 	Decompressed int64 // stored-field bytes decompressed
 	Blocks       int   // stored-field blocks decompressed
 	ColumnBytes  int64 // id-column bytes read
@@ -119,7 +125,27 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	if len(snap) == 0 {
 		return nil, st, fmt.Errorf("segment: search: %w", engine.ErrEmpty)
 	}
-	ef := max(o.Ef, o.K)
+	// A quantized collection gathers k' = ⌈K·oversample⌉ candidates per
+	// segment and rescores the best k' of all of them (Elasticsearch's
+	// rescore_vector: k' = min(⌈k·oversample⌉, 10000), num_candidates
+	// raised to k').
+	kk := o.K
+	os := o.Oversample
+	if os == 0 {
+		os = c.cfg.Oversample
+	}
+	if os == 0 {
+		os = c.cfg.Encoding.DefaultOversample()
+	}
+	if math.IsNaN(os) || math.IsInf(os, 0) || os > 0 && os < 1 {
+		return nil, st, fmt.Errorf("%w: segment: search: oversample must be ≥ 1, 0 or negative, got %v", engine.ErrInvalidArgument, o.Oversample)
+	}
+	rescore := c.cfg.Encoding != Float && os > 0
+	if rescore {
+		kk = min(int(math.Ceil(float64(o.K)*os)), 10000)
+		kk = max(kk, o.K)
+	}
+	ef := max(o.Ef, kk)
 	visit := o.Visit
 	if visit == 0 {
 		visit = 0.05
@@ -134,7 +160,7 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	out := make([]segResult, len(snap))
 	one := func(i int) {
 		s := snap[i]
-		r := engine.Request{K: o.K, Breadth: ef, Bound: bound}
+		r := engine.Request{K: kk, Breadth: ef, Bound: bound}
 		if ix, ok := s.index.(*ivf.Index); ok {
 			r.Breadth = max(1, int(math.Ceil(visit*float64(ix.Nlist()))))
 		}
@@ -185,11 +211,20 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 			return nil, st, fmt.Errorf("segment %d: search: %w", snap[i].id, r.err)
 		}
 		st.Segments++
+		if snap[i].kind == Flat {
+			st.Exact++
+		}
 		for _, h := range r.res {
 			all = append(all, Hit{Dist: h.Dist, seg: snap[i], local: uint32(h.ID)})
 		}
 	}
 	sortHits(all)
+	if rescore {
+		var err error
+		if all, err = c.rescore(all, q, kk, &st); err != nil {
+			return nil, st, err
+		}
+	}
 	if len(all) > o.K {
 		all = all[:o.K]
 	}
@@ -197,6 +232,37 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		return nil, st, err
 	}
 	return all, st, nil
+}
+
+// rescore replaces the codes' distances of the best kk hits with float32
+// distances and sorts them again (RescoreKnnVectorQuery in
+// Elasticsearch: the top k' by quantized score, rescored exactly).
+func (c *Collection) rescore(all []Hit, q []float32, kk int, st *Stats) ([]Hit, error) {
+	if len(all) > kk {
+		all = all[:kk]
+	}
+	var prep []float32
+	for i := range all {
+		h := &all[i]
+		if h.seg.codes == nil {
+			continue // a float segment's distance is exact already
+		}
+		g, ok := h.seg.index.(*hnsw.Index)
+		if !ok {
+			return nil, fmt.Errorf("segment %d: rescore: a quantized segment without a graph", h.seg.id)
+		}
+		if prep == nil {
+			var err error
+			if prep, err = g.PrepareQuery(nil, q); err != nil {
+				return nil, fmt.Errorf("segment %d: rescore: %w", h.seg.id, err)
+			}
+		}
+		h.Dist = g.QueryDistance(prep, engine.ID(h.local))
+		st.DistComps++
+		st.Rescored++
+	}
+	sortHits(all)
+	return all, nil
 }
 
 // sortHits orders hits nearest first, ties by segment id then local id,

@@ -11,13 +11,18 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/internal/blockfile"
 	"github.com/veclab/veclab/engine/ivf"
+	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/vec"
 )
 
 // File names and magics. Part of the file format; never change.
 const (
-	segMagic    = "VLSEG\x00\x00\x00"
-	segVersion  = 1
+	segMagic = "VLSEG\x00\x00\x00"
+	// segVersion history: 1 = META of 18 bytes, no codes; 2 = META of 19
+	// bytes (the encoding last) and a QUNT section for quantized
+	// segments. Version 1 files are not read (no commit of them is kept
+	// anywhere).
+	segVersion  = 2
 	liveMagic   = "VLLIVE\x00\x00"
 	liveVersion = 1
 )
@@ -39,6 +44,8 @@ type segment struct {
 	vecs   *vec.Matrix
 	index  engine.Index
 	kind   IndexKind
+	enc    Encoding     // the codes the graph is searched over (Float: none)
+	codes  *quant.Store // with enc != Float
 	stored *storedIndex
 	// live is nil when no document is deleted.
 	live    *engine.Bitset
@@ -76,12 +83,23 @@ func (s *segment) withDeleted(ids []uint32) *segment {
 }
 
 // buildSegment indexes docs (already validated; vectors as given) as
-// segment id.
-func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, sources [][]byte) (*segment, error) {
+// segment id; merged says the segment comes from a merge, whose graph a
+// quantized collection builds over the codes.
+func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, sources [][]byte, merged bool) (*segment, error) {
 	s := &segment{id: id, n: len(keys), keys: keys, kind: cfg.Index}
 	switch cfg.Index {
 	case HNSW:
 		hc := cfg.graph(id)
+		if cfg.Encoding != Float {
+			q, err := trainQuantizer(cfg, id, vecs)
+			if err != nil {
+				return nil, err
+			}
+			s.enc, s.codes = cfg.Encoding, quant.NewStore(q)
+			if merged {
+				hc.Codes = s.codes
+			}
+		}
 		ix, err := hnsw.New(hc)
 		if err != nil {
 			return nil, fmt.Errorf("segment: %w", err)
@@ -92,6 +110,16 @@ func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, source
 		}
 		if err := ix.AddBatch(rows, vecs); err != nil {
 			return nil, fmt.Errorf("segment %d: %w", id, err)
+		}
+		if s.codes != nil {
+			if !merged {
+				// Flushed: the graph was built over float32 vectors; the
+				// codes are attached for searching.
+				if err := ix.AttachCodes(s.codes); err != nil {
+					return nil, fmt.Errorf("segment %d: %w", id, err)
+				}
+			}
+			s.codes.DropBuildCodes()
 		}
 		s.index, s.vecs = ix, ix.Vectors()
 	case Flat:
@@ -124,6 +152,28 @@ func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, source
 	return s, nil
 }
 
+// trainQuantizer fits the encoding's quantizer on a segment's vectors,
+// seeded by the segment (Lucene computes a segment's quantiles or
+// centroid from its own vectors, at flush and again at merge).
+func trainQuantizer(cfg Config, id uint64, vecs *vec.Matrix) (quant.Quantizer, error) {
+	var q quant.Quantizer
+	var err error
+	switch cfg.Encoding {
+	case Int8:
+		q, err = quant.TrainScalar(vecs, cfg.Metric, quant.ScalarConfig{Bits: 7, Seed: cfg.Seed + id})
+	case Int4:
+		q, err = quant.TrainScalar(vecs, cfg.Metric, quant.ScalarConfig{Bits: 4, Seed: cfg.Seed + id})
+	case BBQ:
+		q, err = quant.TrainOSQ(vecs, cfg.Metric, quant.OSQConfig{Bits: 1, QueryBits: 4, Seed: cfg.Seed + id})
+	default:
+		return nil, fmt.Errorf("%w: segment %d: unknown encoding %d", engine.ErrInvalidArgument, id, cfg.Encoding)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("segment %d: training the %s quantizer: %w", id, cfg.Encoding, err)
+	}
+	return q, nil
+}
+
 // buildIVF clusters a segment's vectors (IVF-Flat, DiskBBQ's 384 vectors
 // per list, the segment's seed), the same lists at build and at open.
 func buildIVF(cfg Config, id uint64, vecs *vec.Matrix) (*ivf.Index, error) {
@@ -153,7 +203,7 @@ func (s *segment) write(cfg Config) error {
 	meta := le.AppendUint64(nil, s.id)
 	meta = le.AppendUint32(meta, uint32(s.n))
 	meta = le.AppendUint32(meta, uint32(cfg.Dim))
-	meta = append(meta, byte(cfg.Metric), byte(s.kind))
+	meta = append(meta, byte(cfg.Metric), byte(s.kind), byte(s.enc))
 	keys := make([]byte, 0, 8*s.n)
 	for _, k := range s.keys {
 		keys = le.AppendUint64(keys, k)
@@ -173,6 +223,25 @@ func (s *segment) write(cfg Config) error {
 			tag  string
 			data []byte
 		}{"VECS", v})
+	}
+	if s.codes != nil {
+		// QUNT: u32 codebook length, the codebook (quant's MarshalBinary),
+		// then docs × CodeSize code bytes in local id order.
+		book, err := s.codes.Quantizer().MarshalBinary()
+		if err != nil {
+			return fmt.Errorf("segment %d: %w", s.id, err)
+		}
+		size := s.codes.Quantizer().CodeSize()
+		q := make([]byte, 0, 4+len(book)+s.n*size)
+		q = le.AppendUint32(q, uint32(len(book)))
+		q = append(q, book...)
+		for i := 0; i < s.n; i++ {
+			q = append(q, s.codes.Code(engine.ID(i))...)
+		}
+		secs = append(secs, struct {
+			tag  string
+			data []byte
+		}{"QUNT", q})
 	}
 	secs = append(secs, struct {
 		tag  string
@@ -205,11 +274,11 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("segment: %w", err)
 	}
-	if len(sec.Data) != 18 {
-		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("is %d bytes, want 18", len(sec.Data))))
+	if len(sec.Data) != 19 {
+		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("is %d bytes, want 19", len(sec.Data))))
 	}
 	gotID, gotN, dim := le.Uint64(sec.Data), int(le.Uint32(sec.Data[8:])), int(le.Uint32(sec.Data[12:]))
-	metric, kind := engine.Metric(sec.Data[16]), IndexKind(sec.Data[17])
+	metric, kind, enc := engine.Metric(sec.Data[16]), IndexKind(sec.Data[17]), Encoding(sec.Data[18])
 	switch {
 	case gotID != id:
 		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("names segment %d, the commit %d", gotID, id)))
@@ -219,8 +288,10 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("is %d-d %s, the collection %d-d %s", dim, metric, cfg.Dim, cfg.Metric)))
 	case kind > IVF:
 		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("unknown index kind %d", kind)))
+	case enc > BBQ || enc != Float && kind != HNSW:
+		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("encoding %d on a %s segment", enc, kind)))
 	}
-	s := &segment{id: id, n: n, kind: kind}
+	s := &segment{id: id, n: n, kind: kind, enc: enc}
 	if sec, err = r.Expect("KEYS"); err != nil {
 		return nil, fmt.Errorf("segment: %w", err)
 	}
@@ -253,6 +324,14 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 		}
 		s.index, s.vecs = ix, m
 	}
+	if enc != Float {
+		if sec, err = r.Expect("QUNT"); err != nil {
+			return nil, fmt.Errorf("segment: %w", err)
+		}
+		if s.codes, err = decodeCodes(sec.Data, n, dim, metric); err != nil {
+			return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, err.Error()))
+		}
+	}
 	idx, err := r.Expect("SIDX")
 	if err != nil {
 		return nil, fmt.Errorf("segment: %w", err)
@@ -277,9 +356,45 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 			return nil, fmt.Errorf("%w: segment %d: graph %s holds %d %d-d %s vectors, the segment %d %d-d %s",
 				engine.ErrCorrupt, id, graphName(cfg.Dir, id), ix.Len(), ix.Dim(), ix.Metric(), n, dim, metric)
 		}
+		if s.codes != nil {
+			if err := ix.UseCodes(s.codes); err != nil {
+				return nil, fmt.Errorf("%w: segment %d: %v", engine.ErrCorrupt, id, err)
+			}
+		}
 		s.index, s.vecs = ix, ix.Vectors()
 	}
 	return s, nil
+}
+
+// decodeCodes reads a QUNT section: the codebook of a quantizer for n
+// dim-dimensional vectors under metric, then n codes.
+func decodeCodes(b []byte, n, dim int, metric engine.Metric) (*quant.Store, error) {
+	if len(b) < 4 {
+		return nil, fmt.Errorf("is %d bytes, too short for the codebook length", len(b))
+	}
+	bl := int(binary.LittleEndian.Uint32(b))
+	if bl > len(b)-4 {
+		return nil, fmt.Errorf("codebook of %d bytes in %d", bl, len(b)-4)
+	}
+	q, err := quant.Restore(b[4 : 4+bl])
+	if err != nil {
+		return nil, fmt.Errorf("codebook: %v", err)
+	}
+	if q.Dim() != dim || q.Metric() != metric {
+		return nil, fmt.Errorf("codebook for %d-d %s vectors, the segment %d-d %s", q.Dim(), q.Metric(), dim, metric)
+	}
+	size, codes := q.CodeSize(), b[4+bl:]
+	if size < 1 || len(codes) != n*size {
+		return nil, fmt.Errorf("holds %d code bytes for %d codes of %d", len(codes), n, size)
+	}
+	cs := quant.NewStore(q)
+	cs.Reserve(n)
+	for i := 0; i < n; i++ {
+		if err := cs.SetCode(engine.ID(i), codes[i*size:(i+1)*size]); err != nil {
+			return nil, err
+		}
+	}
+	return cs, nil
 }
 
 // writeLive saves the live-document bitset as generation gen.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -657,5 +658,88 @@ func TestGraphTemplate(t *testing.T) {
 	bad.Graph.M = 1
 	if _, err := Open(bad); !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "Graph") {
 		t.Fatalf("M = 1: %v", err)
+	}
+}
+
+// TestPlainHeads: under Plain with two heads each batch goes to the
+// smaller head (a new head counts as empty; ties go to the first slot),
+// each head is indexed on its own once it holds IndexingThreshold
+// documents, and heads under it stay plain and are counted as exact scans
+// (Qdrant's default_segment_number appendable segments). 14 batches of
+// 100 at threshold 600: slot 0 takes batches 0, 2, …, 10 (indexed at
+// 600), slot 1 batches 1, 3, …, 9 (500), then slot 0's new head 11–13
+// (300). Heads > 1 under another visibility is refused.
+func TestPlainHeads(t *testing.T) {
+	cfg := testConfig(vfs.NewMem())
+	cfg.Visibility, cfg.Heads, cfg.IndexingThreshold = Plain, 2, 600
+	c, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	data := indextest.Clustered(1400, testDim, 6, 17)
+	for b := 0; b < 14; b++ {
+		if err := c.Add(docs(data, b*100, (b+1)*100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.WaitIndexed(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Indexing() {
+		t.Fatal("Indexing after WaitIndexed")
+	}
+	var hnswDocs, flats []int
+	for i, s := range c.Segments() {
+		d, err := c.Segment(i)
+		if err != nil || d.ID != s.ID || len(d.Keys) != s.Docs || d.Vectors.N != s.Docs {
+			t.Fatalf("Segment(%d) = %+v, %v; Segments()[%d] = %+v", i, d.SegmentInfo, err, i, s)
+		}
+		switch s.Index {
+		case HNSW:
+			hnswDocs = append(hnswDocs, s.Docs)
+		case Flat:
+			flats = append(flats, s.Docs)
+		}
+	}
+	slices.Sort(flats)
+	if !slices.Equal(hnswDocs, []int{600}) || !slices.Equal(flats, []int{300, 500}) {
+		t.Fatalf("segments %+v: want one indexed of 600 and plain heads of 500 and 300", c.Segments())
+	}
+	_, st, err := c.Search(data.Row(5), Options{K: 5, Ef: 40})
+	if err != nil || st.Segments != 3 || st.Exact != 2 {
+		t.Fatalf("search: %+v, %v; want 3 segments, 2 scanned exactly", st, err)
+	}
+	if _, err := c.Segment(3); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatalf("Segment(3) of 3: %v", err)
+	}
+	// Merged, the plain heads stay plain while under the threshold, and
+	// the whole collection passes it.
+	small, err := Open(func() Config { c := cfg; c.FS = vfs.NewMem(); return c }())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	for b := 0; b < 2; b++ {
+		if err := small.Add(docs(data, b*100, (b+1)*100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := small.ForceMerge(1); err != nil {
+		t.Fatal(err)
+	}
+	if segs := small.Segments(); len(segs) != 1 || segs[0].Index != Flat || segs[0].Docs != 200 {
+		t.Fatalf("two plain heads of 100 merged: %+v, want one plain segment of 200", segs)
+	}
+	if err := c.ForceMerge(1); err != nil {
+		t.Fatal(err)
+	}
+	if segs := c.Segments(); len(segs) != 1 || segs[0].Index != HNSW || segs[0].Docs != 1400 {
+		t.Fatalf("everything merged: %+v, want one indexed segment of 1400", segs)
+	}
+	bad := testConfig(vfs.NewMem())
+	bad.Visibility, bad.Heads = OnAdd, 2
+	if _, err := Open(bad); !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "Heads") {
+		t.Fatalf("Heads 2 under OnAdd: %v", err)
 	}
 }

@@ -71,15 +71,9 @@ func (p Profile) Describe(dim, k int) string {
 			fmt.Fprintf(&b, "num_candidates = %d; no rescoring\n", pl.NumCandidates)
 		}
 		fmt.Fprintf(&b, "  -- refresh_interval %s: documents become searchable at the next refresh\n", p.RefreshInterval)
-		if p.Segments > 1 {
-			fmt.Fprintf(&b, "  -- %d segments: each walked with a beam of num_candidates; their candidates merged by score before rescoring\n", p.Segments)
-		}
+		fmt.Fprintf(&b, "  -- refreshed into segments, force-merged to %d: each walked with a beam of num_candidates; their candidates merged by score before rescoring\n", p.Segments)
 		if typ != HNSWType {
-			how := "with float32 scores, as Lucene builds a segment while indexing; codes only for search"
-			if p.EffectiveGraph() == MergeGraph {
-				how = "with the codes' scores, as Lucene's merges build it"
-			}
-			fmt.Fprintf(&b, "  -- graph built %s\n", how)
+			fmt.Fprintf(&b, "  -- each segment trains its quantizer on its vectors; a refresh builds its graph with float32 scores (codes only for search), a merge with the codes' scores\n")
 		}
 	default:
 		fmt.Fprintf(&b, "%v\n", p)

@@ -30,21 +30,46 @@
 // Query-time settings are overridden per view ([Store.WithEf],
 // [Store.WithOversample]) without rebuilding.
 //
+// # On engine/segment
+//
+// Every store is a configuration of one engine/segment collection (on an
+// in-memory file system): pgvector is the OnAdd visibility (one graph
+// growing in place, pgvector's insertion policy), Redis the Queued one (a
+// background indexer, 64 documents at a time), Qdrant the Plain one with
+// default_segment_number appendable segments: a batch goes to the
+// smallest, which is searched exactly until it passes
+// indexing_threshold; the indexing optimizer then builds its graph and a
+// new appendable segment takes the next points, and
+// [Store.WaitSearchable] runs the merge optimizer down to
+// default_segment_number segments (rebuilding the merged graphs).
+// Elasticsearch is the OnRefresh one with quantized segments (bbq_hnsw →
+// segment.BBQ, int8_hnsw → segment.Int8, int4_hnsw → segment.Int4): a
+// refresh every refresh_interval of ingest at the article's rate
+// ([ESIngestRate]) seals the buffer into a segment whose quantizer is
+// trained on it and whose graph is built with float32 scores;
+// [Store.WaitSearchable] refreshes and force-merges to Profile.Segments
+// (one by default, as the article's index was queried), the merge
+// retraining the quantizer on all the documents and building the graph
+// with the codes' scores, as Lucene's merges do. Segments = 10 keeps the
+// ten segments the article's 9.9 s ingest at refresh_interval 1s would
+// have flushed (below TieredMergePolicy's ten per tier); each segment is
+// walked with num_candidates and the candidates are merged by quantized
+// score to k' before rescoring. Segments matter at num_candidates 15: on
+// the article's data plain hnsw reaches about 0.75 recall@10 in one
+// segment and 0.98 in ten (the article measured 0.995).
+//
 // # Known simplifications
 //
-// Elasticsearch is one segment by default, as after a force-merge, its
-// graph built with the codes' scores as a merge builds it. Its segments
-// are not a setting but an outcome of refreshes and merges: the article's
-// 9.9 s ingest at refresh_interval 1s would have flushed about ten, below
-// TieredMergePolicy's ten per tier. Segments > 1 emulates that (graphs
-// built with float32 scores, as at flush); each segment is walked with
-// num_candidates and the candidates are merged by quantized score to k'
-// before rescoring. Segments matter at num_candidates 15: on the article's
-// data plain hnsw reaches about 0.75 recall@10 in one segment and 0.99 in
-// ten (the article measured 0.995). Qdrant's points go to
-// segment key mod 2; documents are spread over segments by key, not by
-// arrival time as Lucene's flushes do. Every store builds its graph with Profile.Workers
-// goroutines (1 by default, so the same seed gives the same graph).
+// Elasticsearch builds a segment's graph when the refresh seals it, not
+// document by document on the indexing thread as Lucene does, so its
+// acknowledgements carry the flushes' graph builds in lumps. Refreshes
+// count documents, not the lab's clock (see [ESIngestRate]). Qdrant's
+// full_scan_threshold is applied through indexing_threshold only: a
+// segment under it is plain and scanned exactly, an indexed one (at
+// least indexing_threshold points) is walked even when
+// full_scan_threshold is set higher. Every store builds its graph with
+// Profile.Workers goroutines (1 by default, so the same seed gives the
+// same graph).
 //
 // # Concurrency
 //

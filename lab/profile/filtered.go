@@ -6,6 +6,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/filter"
 	"github.com/veclab/veclab/engine/filtered"
+	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/vec"
 )
 
@@ -77,41 +78,53 @@ func (p Profile) FilterParams(k, dim int) filtered.Params {
 // payload-block links (see Profile.PayloadM).
 func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 	c := s.c
-	if len(c.segs) != 1 {
-		return nil, fmt.Errorf("%w: profile %s: filtered search over %d segments is not emulated (use segments=1)", engine.ErrInvalidArgument, c.p.Kind, len(c.segs))
+	n := s.Len()
+	var (
+		graph *hnsw.Index
+		keys  []uint64
+		rows  *vec.Matrix
+	)
+	segs := c.coll.Segments()
+	if len(segs) != 1 {
+		return nil, fmt.Errorf("%w: profile %s: filtered search over %d segments is not emulated (use segments=1)", engine.ErrInvalidArgument, c.p.Kind, len(segs))
 	}
-	g := c.segs[0]
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	n := int(c.n.Load())
-	if c.p.Kind == Qdrant && g.graph == nil && g.tailLen() == n && n > 0 {
-		keys := g.tailKeys[g.tailStart:]
-		for i, k := range keys {
-			if k != uint64(i) {
-				return nil, fmt.Errorf("%w: profile %s: plain row %d holds document %d", engine.ErrCorrupt, c.p.Kind, i, k)
+	d, err := c.coll.Segment(0)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
+	}
+	keys, rows = d.Keys, d.Vectors
+	graph, _ = d.Index.(*hnsw.Index)
+	if len(keys) != n || graph != nil && graph.Len() != n {
+		return nil, fmt.Errorf("%w: profile %s: %d of %d documents are searchable (wait until searchable)", engine.ErrInvalidArgument, c.p.Kind, len(keys), n)
+	}
+	for i, k := range keys {
+		if k != uint64(i) {
+			return nil, fmt.Errorf("%w: profile %s: segment row %d holds document %d", engine.ErrCorrupt, c.p.Kind, i, k)
+		}
+	}
+	if graph == nil {
+		if c.p.Kind != Qdrant || n == 0 {
+			return nil, fmt.Errorf("%w: profile %s: %d of %d documents are in the graph (wait until searchable)", engine.ErrInvalidArgument, c.p.Kind, 0, n)
+		}
+		// A Qdrant segment under indexing_threshold: plain, no graph.
+		m := vec.NewMatrix(n, c.dim)
+		for i := 0; i < n; i++ {
+			copy(m.Row(i), rows.Row(i))
+			if c.p.Metric == engine.Cosine {
+				normalize(m.Row(i))
 			}
 		}
-		rows := append([]float32(nil), g.tail[g.tailStart*c.dim:]...)
-		m := &vec.Matrix{N: n, Dim: c.dim, Stride: c.dim, Data: rows}
 		coll, err := filtered.New(m, meta, filtered.Options{Metric: c.p.Metric, M: c.p.M})
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
 		}
 		return coll, nil
 	}
-	if g.graph == nil || g.tailLen() > 0 || len(g.keys) != n {
-		return nil, fmt.Errorf("%w: profile %s: %d of %d documents are in the graph (wait until searchable)", engine.ErrInvalidArgument, c.p.Kind, len(g.keys), n)
-	}
-	for i, k := range g.keys {
-		if k != uint64(i) {
-			return nil, fmt.Errorf("%w: profile %s: graph id %d holds document %d", engine.ErrCorrupt, c.p.Kind, i, k)
-		}
-	}
-	coll, err := filtered.New(g.graph.Vectors(), meta, filtered.Options{Metric: c.p.Metric, Graph: g.graph, M: c.p.M})
+	coll, err := filtered.New(graph.Vectors(), meta, filtered.Options{Metric: c.p.Metric, Graph: graph, M: c.p.M})
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)
 	}
-	if cs := g.graph.Codes(); c.p.Kind == Elasticsearch && cs != nil && cs.Len() == coll.Len() {
+	if cs := graph.Codes(); c.p.Kind == Elasticsearch && cs != nil && cs.Len() == coll.Len() {
 		// Lucene's filtered walk over a quantized field scores the codes
 		// (and so does its exact fallback); FilterParams rescores the
 		// best oversample·k with float32.

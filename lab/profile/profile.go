@@ -81,47 +81,6 @@ func ParseIndexType(s string) (IndexType, error) {
 	return 0, fmt.Errorf("%w: unknown index_options.type %q (want auto, hnsw, int8_hnsw, int4_hnsw or bbq_hnsw)", engine.ErrInvalidArgument, s)
 }
 
-// GraphBuild says how a quantized graph is scored while it is built.
-type GraphBuild uint8
-
-// The graph builds.
-const (
-	AutoGraph  GraphBuild = iota // MergeGraph for one segment, FlushGraph for several
-	FlushGraph                   // float32 scores, codes attached for search (Lucene indexing/flush)
-	MergeGraph                   // the codes' scores (Lucene merge)
-)
-
-var graphNames = [...]string{AutoGraph: "auto", FlushGraph: "flush", MergeGraph: "merge"}
-
-// String returns "auto", "flush" or "merge".
-func (g GraphBuild) String() string {
-	if int(g) < len(graphNames) {
-		return graphNames[g]
-	}
-	return fmt.Sprintf("GraphBuild(%d)", g)
-}
-
-// ParseGraphBuild reads "auto", "flush" or "merge".
-func ParseGraphBuild(s string) (GraphBuild, error) {
-	for i, n := range graphNames {
-		if strings.EqualFold(strings.TrimSpace(s), n) {
-			return GraphBuild(i), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: unknown graph build %q (want auto, flush or merge)", engine.ErrInvalidArgument, s)
-}
-
-// EffectiveGraph resolves AutoGraph by the number of segments.
-func (p Profile) EffectiveGraph() GraphBuild {
-	if p.Graph != AutoGraph {
-		return p.Graph
-	}
-	if p.Segments > 1 {
-		return FlushGraph
-	}
-	return MergeGraph
-}
-
 // BBQDimsThreshold is the dimension from which Elasticsearch 9.1+ maps a
 // float dense_vector to bbq_hnsw by default (BBQ_DIMS_DEFAULT_THRESHOLD).
 const BBQDimsThreshold = 384
@@ -169,12 +128,15 @@ type Profile struct {
 	// (Qdrant's default); a negative value builds none (Qdrant's
 	// payload_m: 0).
 	PayloadM int
-	// Segments is the number of segments the documents are spread over
-	// (key mod Segments), each with its own graph, searched one by one and
-	// merged. Qdrant: default_segment_number resolved, clamp(CPUs/2, 2, 8)
-	// → 2 on the article's 2-vCPU machine (it reported segments_count=2).
-	// Others: 1 (Elasticsearch as after a force-merge; its refreshes during
-	// the article's 9.9 s ingest would have flushed about 10).
+	// Segments is the number of segments, each with its own graph (or
+	// plain rows), searched one by one and merged. Qdrant:
+	// default_segment_number resolved, clamp(CPUs/2, 2, 8) → 2 on the
+	// article's 2-vCPU machine (it reported segments_count=2): that many
+	// appendable segments, each batch to the smallest, and the merge
+	// optimizer's target. Elasticsearch: documents spread by key mod
+	// Segments (1, as after a force-merge; its refreshes during the
+	// article's 9.9 s ingest would have flushed about 10). pgvector and
+	// Redis: 1.
 	Segments int
 
 	// Elasticsearch.
@@ -184,19 +146,12 @@ type Profile struct {
 	// value disables rescoring (Elasticsearch's 0).
 	Oversample float64
 	// RefreshInterval is index.refresh_interval (1s): documents become
-	// searchable at the next refresh.
+	// searchable at the next refresh, which comes after every
+	// ESIngestRate·RefreshInterval acknowledged documents (the interval
+	// in ingest time at the article's rate).
 	RefreshInterval time.Duration
-	// Graph says how a quantized type's graph is scored while it is built:
-	// FlushGraph with float32 scores, as Lucene builds a segment's graph
-	// while indexing (its scorer delegates to the raw vectors; the codes
-	// are attached at refresh and used only to search), MergeGraph with
-	// the codes' scores, as Lucene's merges rebuild it. AutoGraph: merge
-	// for a single segment (one segment of this size is the product of
-	// merges), flush for several.
-	Graph GraphBuild
-
-	Seed    uint64 // graph levels and quantizer sampling
-	Workers int    // goroutines building a graph; 1 (default) is deterministic
+	Seed            uint64 // graph levels and quantizer sampling
+	Workers         int    // goroutines building a graph; 1 (default) is deterministic
 }
 
 // Default returns the defaults-as-shipped profile of a store
@@ -345,11 +300,11 @@ func (p Profile) Validate() error {
 	if p.Segments < 1 || p.Segments > 64 {
 		bad("segments must be in 1…64, got %d", p.Segments)
 	}
+	if (p.Kind == PGVector || p.Kind == Redis) && p.Segments != 1 {
+		bad("segments must be 1 (the store keeps one index), got %d", p.Segments)
+	}
 	if p.Type > BBQHNSW {
 		bad("unknown index type %d", p.Type)
-	}
-	if p.Graph > MergeGraph {
-		bad("unknown graph build %d", p.Graph)
 	}
 	if math.IsNaN(p.Oversample) || math.IsInf(p.Oversample, 0) {
 		bad("oversample must be finite, got %v", p.Oversample)
@@ -473,7 +428,7 @@ func (p Profile) String() string {
 	}
 	fmt.Fprintf(&b, " segments=%d", p.Segments)
 	if p.Kind == Elasticsearch {
-		fmt.Fprintf(&b, " type=%s oversample=%s refresh=%s graph=%s", p.Type, strconv.FormatFloat(p.Oversample, 'g', -1, 64), p.RefreshInterval, p.Graph)
+		fmt.Fprintf(&b, " type=%s oversample=%s refresh=%s", p.Type, strconv.FormatFloat(p.Oversample, 'g', -1, 64), p.RefreshInterval)
 	}
 	fmt.Fprintf(&b, " seed=%d workers=%d", p.Seed, p.Workers)
 	if p.Version != "" {
@@ -541,8 +496,6 @@ func Parse(s string) (Profile, error) {
 			p.Oversample, err = strconv.ParseFloat(v, 64)
 		case "refresh":
 			p.RefreshInterval, err = time.ParseDuration(v)
-		case "graph":
-			p.Graph, err = ParseGraphBuild(v)
 		case "seed":
 			p.Seed, err = strconv.ParseUint(v, 10, 64)
 		case "workers":

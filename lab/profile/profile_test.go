@@ -53,7 +53,7 @@ func TestDefaults(t *testing.T) {
 func TestStringParse(t *testing.T) {
 	ps := Defaults()
 	custom := Default(Elasticsearch)
-	custom.Type, custom.Oversample, custom.EfSearch, custom.Seed, custom.Graph, custom.Segments = Int8HNSW, -1, 500, 7, FlushGraph, 3
+	custom.Type, custom.Oversample, custom.EfSearch, custom.Seed, custom.Segments = Int8HNSW, -1, 500, 7, 3
 	pg := Default(PGVector)
 	pg.EfSearch, pg.KeepPruned, pg.Metric = 200, false, engine.L2
 	qd := Default(Qdrant)
@@ -310,10 +310,12 @@ func TestQdrantThresholds(t *testing.T) {
 		t.Errorf("default thresholds: exact=%v indexed=%d, want exact search and no graph", st.Exact, s.Indexed())
 	}
 	s.Close()
-	// 1 KB thresholds: both segments indexed and searched by graph.
+	// 1 KB thresholds: every batch of 100 passes indexing_threshold and
+	// is indexed, and the merge optimizer leaves default_segment_number
+	// (2) indexed segments, searched by graph.
 	p := Default(Qdrant)
 	p.IndexingThresholdKB, p.FullScanThresholdKB = 1, 1
-	s, err = p.Build(ds.Base, BuildOptions{})
+	s, err = p.Build(ds.Base, BuildOptions{Batch: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,7 +548,8 @@ func TestFiltered(t *testing.T) {
 		}
 		s.Close()
 	}
-	two, err := Default(Qdrant).Build(ds.Base, BuildOptions{})
+	// Batches go to the smaller of Qdrant's two appendable segments.
+	two, err := Default(Qdrant).Build(ds.Base, BuildOptions{Batch: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -667,5 +670,41 @@ func TestFilteredPayloadLinks(t *testing.T) {
 				t.Fatalf("search: %d results, path %v, %v", len(res), st.Path, err)
 			}
 		})
+	}
+}
+
+// TestElasticsearchRefreshes: a refresh seals the buffer every
+// ESIngestRate·refresh_interval acknowledged documents (at 1s: after the
+// batch that crosses 3,039 documents), later documents stay invisible
+// until WaitSearchable refreshes and force-merges to one bbq segment,
+// whose searches rescore ⌈3·k⌉ candidates.
+func TestElasticsearchRefreshes(t *testing.T) {
+	ds := smallData(t, 5000)
+	s, err := Default(Elasticsearch).Open(ds.Base.Dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for lo := 0; lo < 5000; lo += 1000 {
+		m := &vec.Matrix{N: 1000, Dim: ds.Base.Dim, Stride: ds.Base.Stride, Data: ds.Base.Data[lo*ds.Base.Stride:]}
+		if err := s.Ingest(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := s.Status(); st.Visible != 4000 || st.Segments != 1 || st.Ready {
+		t.Errorf("after 5,000 documents: %+v, want 4,000 visible in one refreshed segment", st)
+	}
+	if err := s.WaitSearchable(); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Status(); st.Visible != 5000 || st.Segments != 1 || !st.Ready {
+		t.Errorf("searchable: %+v, want 5,000 in one merged segment", st)
+	}
+	_, qs, err := s.SearchStats(ds.Queries.Row(0), 10)
+	if err != nil || qs.Rescored != 30 {
+		t.Errorf("bbq search: %+v, %v; want 30 rescored", qs, err)
+	}
+	if f := s.Footprint(); f.Codes == 0 || f.Docs != 5000 {
+		t.Errorf("footprint %+v: want the codes of 5,000 documents", f)
 	}
 }

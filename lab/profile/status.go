@@ -11,19 +11,21 @@ type Status struct {
 	Segments int
 	// Ready is the store's own completion signal: pgvector always (the
 	// transaction committed), Redis percent_indexed = 1, Qdrant status
-	// green (no segment due for indexing), Elasticsearch every
+	// green (no segment being indexed, and no more segments than
+	// default_segment_number), Elasticsearch every
 	// acknowledged document refreshed.
 	Ready bool
 }
 
 // Status returns the store's counters now.
 func (s *Store) Status() Status {
-	st := Status{Kind: s.c.p.Kind, Docs: s.Len(), Visible: s.Visible(), Indexed: s.Indexed(), Segments: len(s.c.segs)}
+	st := Status{Kind: s.c.p.Kind, Docs: s.Len(), Visible: s.Visible(), Indexed: s.Indexed(), Segments: len(s.Segments())}
 	switch st.Kind {
 	case Redis:
 		st.Ready = st.Indexed == st.Docs
 	case Qdrant:
-		st.Ready = !s.c.busy()
+		// Green: the indexing optimizer idle and the merge optimizer done.
+		st.Ready = !s.c.coll.Indexing() && st.Segments <= s.c.p.Segments
 	case Elasticsearch:
 		st.Ready = st.Visible == st.Docs
 	default:
