@@ -243,7 +243,6 @@ func (b *ivfBench) run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	results := map[int][]ivfRun{} // by bits, nprobe sweep
 	indexes := map[int]*ivf.Index{}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "codes\tlists\ttrain wall\ttrain CPU\tassign\tencode\tspilled\tresident B/vec\tcodes B/vec\tdisk B/vec\t")
@@ -289,7 +288,6 @@ func (b *ivfBench) run(w io.Writer) error {
 				return err
 			}
 			r.label, r.param = fmt.Sprintf("nprobe=%d", p), float64(p)
-			results[bits] = append(results[bits], r)
 			printRun(tw, codesName(bits), r)
 		}
 		for _, v := range b.visit {
@@ -310,7 +308,7 @@ func (b *ivfBench) run(w io.Writer) error {
 		}
 	}
 	if b.peer == "faiss" {
-		return b.faissPeer(w, ds, truth, dir, nlist, results)
+		return b.faissPeer(w, ds, truth, dir, nlist, seq)
 	}
 	return nil
 }
@@ -604,19 +602,25 @@ func (b *ivfBench) measureLists(ix *ivf.Index, ds *dataset.Dataset, truth *datas
 	return r, lio, nil
 }
 
-// bestAt returns the highest QPS among points with recall ≥ target.
-func bestAt(pts []metrics.Point, target float64) (metrics.Point, bool) {
-	var best metrics.Point
-	ok := false
-	for _, p := range pts {
-		if p.Recall >= target && (!ok || p.QPS > best.QPS) {
-			best, ok = p, true
-		}
+// printRatioLine writes one matched-recall ratio line: the fastest point
+// of each sweep reaching target, by wall time and by CPU time.
+func printRatioLine(tw io.Writer, name string, wall, cpu []metrics.Point, peer string, peerWall, peerCPU []metrics.Point, target float64) {
+	a, okA := metrics.BestAt(wall, target)
+	p, okP := metrics.BestAt(peerWall, target)
+	ac, _ := metrics.BestAt(cpu, target)
+	pc, _ := metrics.BestAt(peerCPU, target)
+	switch {
+	case !okA:
+		fmt.Fprintf(tw, "%s\t%s\tnot reached\t\t\t\t\t\t\n", name, peer)
+	case !okP:
+		fmt.Fprintf(tw, "%s\t%s\t%.0f (%s)\tnot reached\t\t\t\t\t\n", name, peer, a.QPS, a.Label)
+	default:
+		fmt.Fprintf(tw, "%s\t%s\t%.0f (%s)\t%.0f (%s)\t%.2f\t%.0f (%s)\t%.0f (%s)\t%.2f\t\n", name, peer,
+			a.QPS, a.Label, p.QPS, p.Label, a.QPS/p.QPS, ac.QPS, ac.Label, pc.QPS, pc.Label, ac.QPS/pc.QPS)
 	}
-	return best, ok
 }
 
-func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.GroundTruth, dir string, nlist int, results map[int][]ivfRun) error {
+func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.GroundTruth, dir string, nlist int, rs *rescore.Rescorer) error {
 	if err := faiss.Available(b.python); err != nil {
 		return err
 	}
@@ -625,14 +629,17 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 		return err
 	}
 	// Our like-for-like runs: float32 lists (IVFFlat), and 8-bit codes
-	// scanned without rescoring (IVFSQ8 does not rescore either).
+	// scanned without rescoring (IVFSQ8 does not rescore either); then the
+	// 1-, 2- and 4-bit lists of the sweep with rescoring (⌈k·oversample⌉
+	// candidates from the warm vector file), the configuration the lab
+	// would deploy, against FAISS's IVF-SQ8 at matched recall.
 	type side struct {
 		wall, cpu []metrics.Point
 		trainWall time.Duration
 		trainCPU  time.Duration
 		trained   int
 	}
-	ours := func(bits int) (side, error) {
+	ours := func(bits int, rs *rescore.Rescorer) (side, error) {
 		var sd side
 		// FAISS's initialisation (a random sample), iterations and sample
 		// cap, on one thread: the training times compare like for like.
@@ -643,7 +650,7 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 		}
 		sd.trainWall, sd.trainCPU, sd.trained = wall, cpu, ix.BuildStats().Trained
 		for _, p := range b.nprobe {
-			r, err := b.measure(ix, ds, truth, ivf.SearchOptions{Nprobe: p}, nil)
+			r, err := b.measure(ix, ds, truth, ivf.SearchOptions{Nprobe: p, Oversample: b.oversample, Rescorer: rs}, nil)
 			if err != nil {
 				return sd, err
 			}
@@ -653,13 +660,25 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 		}
 		return sd, nil
 	}
-	flat, err := ours(0)
+	flat, err := ours(0, nil)
 	if err != nil {
 		return err
 	}
-	sq8, err := ours(8)
+	sq8, err := ours(8, nil)
 	if err != nil {
 		return err
+	}
+	var lowBits []int
+	lowSides := map[int]side{}
+	for _, bits := range b.bits {
+		if bits >= 1 && bits <= 4 && lowSides[bits].wall == nil {
+			sd, err := ours(bits, rs)
+			if err != nil {
+				return err
+			}
+			lowBits = append(lowBits, bits)
+			lowSides[bits] = sd
+		}
 	}
 	res, err := faiss.RunIVF(context.Background(), faiss.IVFRequest{Python: b.python, Base: files.Base, Query: files.Queries,
 		Truth: files.Truth, Nlist: nlist, Niter: b.iters, Nprobe: b.nprobe, Metric: b.metric, K: 10, Seed: 1234})
@@ -686,30 +705,31 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 	for i, p := range sq8.wall {
 		fmt.Fprintf(tw, "veclab osq-8bit, no rescoring\t%g\t%.3f\t%.0f\t%.0f\t\n", p.Param, p.Recall, p.QPS, sq8.cpu[i].QPS)
 	}
-	tw.Flush()
-
-	fmt.Fprintln(w, "\nsingle-threaded QPS at recall@10 ≥ 0.95 (best swept point reaching it), veclab / FAISS, by wall time and by CPU time:")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "veclab\tvs FAISS\tveclab QPS\tFAISS QPS\twall ratio\tveclab CPU-QPS\tFAISS CPU-QPS\tCPU ratio\t")
-	compare := func(name string, sd side, peer string) {
-		a, okA := bestAt(sd.wall, 0.95)
-		p, okP := bestAt(peerWall[peer], 0.95)
-		ac, _ := bestAt(sd.cpu, 0.95)
-		pc, _ := bestAt(peerCPU[peer], 0.95)
-		switch {
-		case !okA:
-			fmt.Fprintf(tw, "%s\t%s\tnot reached\t\t\t\t\t\t\n", name, peer)
-		case !okP:
-			fmt.Fprintf(tw, "%s\t%s\t%.0f (%s)\tnot reached\t\t\t\t\t\n", name, peer, a.QPS, a.Label)
-		default:
-			fmt.Fprintf(tw, "%s\t%s\t%.0f (%s)\t%.0f (%s)\t%.2f\t%.0f (%s)\t%.0f (%s)\t%.2f\t\n", name, peer,
-				a.QPS, a.Label, p.QPS, p.Label, a.QPS/p.QPS, ac.QPS, ac.Label, pc.QPS, pc.Label, ac.QPS/pc.QPS)
+	for _, bits := range lowBits {
+		sd := lowSides[bits]
+		for i, p := range sd.wall {
+			fmt.Fprintf(tw, "veclab %s + rescoring\t%g\t%.3f\t%.0f\t%.0f\t\n", codesName(bits), p.Param, p.Recall, p.QPS, sd.cpu[i].QPS)
 		}
 	}
+	tw.Flush()
+
+	fmt.Fprintf(w, "\nsingle-threaded QPS at recall@10 ≥ 0.95 (best swept point reaching it), veclab / peer, by wall time and by CPU time (FAISS %s: %s):\n",
+		res.FaissVersion, res.Note)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "veclab\tvs\tveclab QPS\tpeer QPS\twall ratio\tveclab CPU-QPS\tpeer CPU-QPS\tCPU ratio\t")
+	compare := func(name string, sd side, peer string, pw, pc []metrics.Point) {
+		printRatioLine(tw, name, sd.wall, sd.cpu, peer, pw, pc, 0.95)
+	}
 	flatName, sqName := res.Indexes[0].Name, res.Indexes[len(res.Indexes)-1].Name
-	compare("float32 lists", flat, flatName)
-	compare("osq-8bit, no rescoring", sq8, sqName)
-	compare("float32 lists", flat, sqName)
+	compare("float32 lists", flat, "FAISS "+flatName, peerWall[flatName], peerCPU[flatName])
+	compare("osq-8bit, no rescoring", sq8, "FAISS "+sqName, peerWall[sqName], peerCPU[sqName])
+	compare("float32 lists", flat, "FAISS "+sqName, peerWall[sqName], peerCPU[sqName])
+	for _, bits := range lowBits {
+		compare(codesName(bits)+" + rescoring", lowSides[bits], "FAISS "+sqName, peerWall[sqName], peerCPU[sqName])
+	}
+	for _, bits := range lowBits {
+		compare(codesName(bits)+" + rescoring", lowSides[bits], "veclab float32 lists", flat.wall, flat.cpu)
+	}
 	tw.Flush()
 	fmt.Fprintf(w, "\ntraining (k-means, random-sample init, %d lists × %d iterations, %d sampled vectors, one thread; ratio veclab/FAISS, < 1 = veclab faster):\n", nlist, b.iters, flat.trained)
 	fmt.Fprintf(w, "  veclab ivf.Train: wall %v, CPU %v\n", flat.trainWall.Round(time.Millisecond), flat.trainCPU.Round(time.Millisecond))
