@@ -44,6 +44,7 @@ type ivfBench struct {
 	nprobe                    []int
 	visit                     []float64
 	oversample                float64
+	peerOversample            []float64
 	spill                     bool
 	hier                      bool
 	global                    bool
@@ -103,6 +104,7 @@ func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 	nprobeS := fs.String("nprobe", "1,2,4,8,16,32", "nprobe sweep")
 	visitS := fs.String("visit", "1,2,3,5,10,20", "visit-percentage sweep (Elasticsearch visit_percentage)")
 	fs.Float64Var(&b.oversample, "oversample", 3, "rescore oversample for quantized lists (Elasticsearch's BBQ default 3)")
+	peerOS := fs.String("peer-oversample", "3,5,10", "rescore oversample sweep of the 1/2/4-bit lists in the FAISS comparison (each with every -nprobe)")
 	fs.BoolVar(&b.spill, "spill", false, "SOAR spilled second assignment")
 	fs.BoolVar(&b.global, "global-centroid", false, "quantize every list around the data mean (query encoded once) instead of its own centroid (DiskBBQ)")
 	fs.BoolVar(&b.hier, "hierarchical", false, "DiskBBQ hierarchical k-means (cluster size 384) instead of flat k-means with -nlist")
@@ -130,6 +132,9 @@ func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 	}
 	if b.visit, err = parseFloats(*visitS); err != nil {
 		return fmt.Errorf("-visit: %w", err)
+	}
+	if b.peerOversample, err = parseFloats(*peerOS); err != nil {
+		return fmt.Errorf("-peer-oversample: %w", err)
 	}
 	if b.model, err = store.ParseModel(*modelS); err != nil {
 		return fmt.Errorf("-model: %w", err)
@@ -631,15 +636,17 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 	// Our like-for-like runs: float32 lists (IVFFlat), and 8-bit codes
 	// scanned without rescoring (IVFSQ8 does not rescore either); then the
 	// 1-, 2- and 4-bit lists of the sweep with rescoring (⌈k·oversample⌉
-	// candidates from the warm vector file), the configuration the lab
-	// would deploy, against FAISS's IVF-SQ8 at matched recall.
+	// candidates from the warm vector file, oversample swept with nprobe:
+	// low-bit codes need more than 3 to reach the target recall), the
+	// configuration the lab would deploy, against FAISS's IVF-SQ8 at
+	// matched recall.
 	type side struct {
 		wall, cpu []metrics.Point
 		trainWall time.Duration
 		trainCPU  time.Duration
 		trained   int
 	}
-	ours := func(bits int, rs *rescore.Rescorer) (side, error) {
+	ours := func(bits int, rs *rescore.Rescorer, oversample []float64) (side, error) {
 		var sd side
 		// FAISS's initialisation (a random sample), iterations and sample
 		// cap, on one thread: the training times compare like for like.
@@ -649,22 +656,27 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 			return sd, err
 		}
 		sd.trainWall, sd.trainCPU, sd.trained = wall, cpu, ix.BuildStats().Trained
-		for _, p := range b.nprobe {
-			r, err := b.measure(ix, ds, truth, ivf.SearchOptions{Nprobe: p, Oversample: b.oversample, Rescorer: rs}, nil)
-			if err != nil {
-				return sd, err
+		for _, ovs := range oversample {
+			for _, p := range b.nprobe {
+				r, err := b.measure(ix, ds, truth, ivf.SearchOptions{Nprobe: p, Oversample: ovs, Rescorer: rs}, nil)
+				if err != nil {
+					return sd, err
+				}
+				lbl := fmt.Sprintf("nprobe=%d", p)
+				if rs != nil {
+					lbl += fmt.Sprintf(" os=%g", ovs)
+				}
+				sd.wall = append(sd.wall, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.qps})
+				sd.cpu = append(sd.cpu, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.cpuQPS})
 			}
-			lbl := fmt.Sprintf("nprobe=%d", p)
-			sd.wall = append(sd.wall, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.qps})
-			sd.cpu = append(sd.cpu, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.cpuQPS})
 		}
 		return sd, nil
 	}
-	flat, err := ours(0, nil)
+	flat, err := ours(0, nil, []float64{1})
 	if err != nil {
 		return err
 	}
-	sq8, err := ours(8, nil)
+	sq8, err := ours(8, nil, []float64{1})
 	if err != nil {
 		return err
 	}
@@ -672,7 +684,7 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 	lowSides := map[int]side{}
 	for _, bits := range b.bits {
 		if bits >= 1 && bits <= 4 && lowSides[bits].wall == nil {
-			sd, err := ours(bits, rs)
+			sd, err := ours(bits, rs, b.peerOversample)
 			if err != nil {
 				return err
 			}
@@ -688,27 +700,27 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 	fmt.Fprintf(w, "FAISS peer: faiss %s (%s) — %s; same data (.fvecs), nlist %d, %d iterations, nprobe sweep, k=10\n",
 		res.FaissVersion, res.CompileOptions, res.Note, nlist, b.iters)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "index\tnprobe\trecall@10\tQPS\tCPU-QPS\t")
+	fmt.Fprintln(tw, "index\tsetting\trecall@10\tQPS\tCPU-QPS\t")
 	peerWall := map[string][]metrics.Point{}
 	peerCPU := map[string][]metrics.Point{}
 	for _, ix := range res.Indexes {
 		for _, p := range ix.Sweep {
-			fmt.Fprintf(tw, "FAISS %s\t%d\t%.3f\t%.0f\t%.0f\t\n", ix.Name, p.Nprobe, p.Recall, p.QPS, p.CPUQPS)
 			lbl := fmt.Sprintf("nprobe=%d", p.Nprobe)
+			fmt.Fprintf(tw, "FAISS %s\t%s\t%.3f\t%.0f\t%.0f\t\n", ix.Name, lbl, p.Recall, p.QPS, p.CPUQPS)
 			peerWall[ix.Name] = append(peerWall[ix.Name], metrics.Point{Label: lbl, Param: float64(p.Nprobe), Recall: p.Recall, QPS: p.QPS})
 			peerCPU[ix.Name] = append(peerCPU[ix.Name], metrics.Point{Label: lbl, Param: float64(p.Nprobe), Recall: p.Recall, QPS: p.CPUQPS})
 		}
 	}
 	for i, p := range flat.wall {
-		fmt.Fprintf(tw, "veclab float32 lists\t%g\t%.3f\t%.0f\t%.0f\t\n", p.Param, p.Recall, p.QPS, flat.cpu[i].QPS)
+		fmt.Fprintf(tw, "veclab float32 lists\t%s\t%.3f\t%.0f\t%.0f\t\n", p.Label, p.Recall, p.QPS, flat.cpu[i].QPS)
 	}
 	for i, p := range sq8.wall {
-		fmt.Fprintf(tw, "veclab osq-8bit, no rescoring\t%g\t%.3f\t%.0f\t%.0f\t\n", p.Param, p.Recall, p.QPS, sq8.cpu[i].QPS)
+		fmt.Fprintf(tw, "veclab osq-8bit, no rescoring\t%s\t%.3f\t%.0f\t%.0f\t\n", p.Label, p.Recall, p.QPS, sq8.cpu[i].QPS)
 	}
 	for _, bits := range lowBits {
 		sd := lowSides[bits]
 		for i, p := range sd.wall {
-			fmt.Fprintf(tw, "veclab %s + rescoring\t%g\t%.3f\t%.0f\t%.0f\t\n", codesName(bits), p.Param, p.Recall, p.QPS, sd.cpu[i].QPS)
+			fmt.Fprintf(tw, "veclab %s + rescoring\t%s\t%.3f\t%.0f\t%.0f\t\n", codesName(bits), p.Label, p.Recall, p.QPS, sd.cpu[i].QPS)
 		}
 	}
 	tw.Flush()

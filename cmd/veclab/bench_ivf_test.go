@@ -42,6 +42,7 @@ func TestBenchIVFBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-bits", "x"},
 		{"-visit", "nan"},
+		{"-peer-oversample", "3,x"},
 		{"-peer", "annoy"},
 		{"-model", "floppy"},
 		{"-queries", "0"},
@@ -59,15 +60,15 @@ func TestBenchIVFBadFlags(t *testing.T) {
 func TestBenchIVFFaissPeer(t *testing.T) {
 	var out, errb bytes.Buffer
 	err := runBenchIVF([]string{"-n", "2000", "-queries", "20", "-dim", "32", "-clusters", "6", "-warmup", "2",
-		"-bits", "0,2", "-nprobe", "2,8", "-visit", "10", "-io-bits", "0", "-peer", "faiss"}, &out, &errb)
+		"-bits", "0,2", "-nprobe", "2,8", "-visit", "10", "-io-bits", "0", "-peer", "faiss", "-peer-oversample", "3,5"}, &out, &errb)
 	if err != nil {
 		t.Fatalf("the FAISS peer needs Debian's python3-faiss: %v\n%s", err, errb.String())
 	}
 	s := out.String()
 	for _, want := range []*regexp.Regexp{
-		regexp.MustCompile(`veclab osq-2bit \+ rescoring +8 +[01]\.\d{3} +\d+ +\d+`),
-		regexp.MustCompile(`osq-2bit \+ rescoring +FAISS IndexIVFScalarQuantizer\(QT_8bit\) +(not reached|\d+ \(nprobe=\d\))`),
-		regexp.MustCompile(`osq-2bit \+ rescoring +veclab float32 lists +(not reached|\d+ \(nprobe=\d\))`),
+		regexp.MustCompile(`veclab osq-2bit \+ rescoring +nprobe=8 os=5 +[01]\.\d{3} +\d+ +\d+`),
+		regexp.MustCompile(`osq-2bit \+ rescoring +FAISS IndexIVFScalarQuantizer\(QT_8bit\) +(not reached|\d+ \(nprobe=\d os=\d+\))`),
+		regexp.MustCompile(`osq-2bit \+ rescoring +veclab float32 lists +(not reached|\d+ \(nprobe=\d os=\d+\))`),
 		regexp.MustCompile(`generic x86-64 build`),
 	} {
 		if !want.MatchString(s) {
