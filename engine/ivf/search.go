@@ -333,8 +333,13 @@ func (ix *Index) scanCodes(s *searcher, j int, l *list, q []float32, kk int, fil
 				return fmt.Errorf("ivf: list %d: %w", j, err)
 			}
 			st.Scored += len(ids)
+			h := &s.heap
 			for t, id := range ids {
-				s.heap.PushBounded(engine.Result{ID: id, Dist: ds[t]}, kk)
+				// Most codes lose to the kk-th best: compare before calling.
+				if h.Len() >= kk && !(ds[t] < h.Top().Dist) {
+					continue
+				}
+				h.PushBounded(engine.Result{ID: id, Dist: ds[t]}, kk)
 			}
 		}
 		return nil

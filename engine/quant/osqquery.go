@@ -7,6 +7,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/internal/bitsx"
+	"github.com/veclab/veclab/engine/internal/f32"
 )
 
 // QueryEncoder encodes one query against many OSQ quantizers of its
@@ -17,10 +18,10 @@ import (
 // posting list). The query is checked once, by Reset; Encode then costs a
 // few passes over its components:
 //
-//  1. one fused pass centres the query on the quantizer's centroid and
-//     gathers the statistics OSQ needs — mean, variance, minimum, maximum,
-//     ‖q − c‖² and ⟨q, c⟩ (Elasticsearch's
-//     ESVectorUtil.centerAndCalculateOSQStats* does the same in one pass);
+//  1. one pass centres the query on the quantizer's centroid and gathers
+//     the sum, minimum and maximum, and the SIMD dot kernel gives ‖q − c‖²
+//     and ⟨q, c⟩: the statistics OSQ needs (Elasticsearch's
+//     ESVectorUtil.centerAndCalculateOSQStats* gathers them in one pass);
 //  2. the interval starts from the minimum-MSE grid scaled by the standard
 //     deviation, as in [OSQ.EncodeQuery], and is refined by at most Iters
 //     coordinate-descent steps of the anisotropic loss — DiskBBQ builds
@@ -93,24 +94,41 @@ func (e *QueryEncoder) encode(dst []byte, o *OSQ) {
 	bits := o.cfg.QueryBits
 	q, c, x := e.q, o.centroid[:len(e.q)], e.x[:len(e.q)]
 	// 1. Centre and gather the statistics in one pass.
-	// (Comparisons, not the builtin min and max, whose NaN and signed-zero
-	// rules cost several instructions: the query is finite.)
-	var sum, sumSq, cdot float64
+	// The loop keeps what needs a comparison or the residual itself (two
+	// partial sums, no loop-carried float64 chain); the two inner products
+	// go to the SIMD dot kernel. (Comparisons, not the builtin min and
+	// max, whose NaN and signed-zero rules cost several instructions: the
+	// query is finite.)
+	var s0, s1 float32
 	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
-	for i, qi := range q {
-		xi := qi - c[i]
-		x[i] = xi
-		if xi < lo {
-			lo = xi
+	i := 0
+	for ; i+2 <= len(q); i += 2 {
+		x0, x1 := q[i]-c[i], q[i+1]-c[i+1]
+		x[i], x[i+1] = x0, x1
+		if x0 < lo {
+			lo = x0
 		}
-		if xi > hi {
-			hi = xi
+		if x0 > hi {
+			hi = x0
 		}
-		f := float64(xi)
-		sum += f
-		sumSq += f * f
-		cdot += float64(qi) * float64(c[i])
+		if x1 < lo {
+			lo = x1
+		}
+		if x1 > hi {
+			hi = x1
+		}
+		s0 += x0
+		s1 += x1
 	}
+	if i < len(q) {
+		x0 := q[i] - c[i]
+		x[i] = x0
+		lo, hi = min(lo, x0), max(hi, x0)
+		s0 += x0
+	}
+	sum := float64(s0) + float64(s1)
+	sumSq := float64(f32.Dot(x, x))
+	cdot := float64(f32.Dot(q, c))
 	n := float64(len(q))
 	mean := sum / n
 	std := math.Sqrt(max(0, sumSq/n-mean*mean))
