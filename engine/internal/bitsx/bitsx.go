@@ -18,7 +18,10 @@
 // which is how Lucene's Lucene102BinaryFlatVectorsScorer scores a 4-bit
 // query against 1-bit documents (the query transposed into four planes,
 // after Gao & Long, "RaBitQ", SIGMOD 2024). math/bits.OnesCount64 compiles
-// to POPCNT on amd64 (behind a CPU feature check).
+// to POPCNT on amd64 (behind a CPU feature check). DotQ4Batch scores many
+// codes against one 4-bit query in one call (a posting list's scan), which
+// on AVX-512 saves the per-code call, kernel selection and mask setup that
+// dominate at a few words per code.
 package bitsx
 
 import (
