@@ -104,7 +104,7 @@ func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 	nprobeS := fs.String("nprobe", "1,2,4,8,16,32", "nprobe sweep")
 	visitS := fs.String("visit", "1,2,3,5,10,20", "visit-percentage sweep (Elasticsearch visit_percentage)")
 	fs.Float64Var(&b.oversample, "oversample", 3, "rescore oversample for quantized lists (Elasticsearch's BBQ default 3)")
-	peerOS := fs.String("peer-oversample", "3,5,10", "rescore oversample sweep of the 1/2/4-bit lists in the FAISS comparison (each with every -nprobe)")
+	peerOS := fs.String("peer-oversample", "3,5,10,20", "rescore oversample sweep of the 1/2/4-bit lists in the FAISS comparison (each with every -nprobe)")
 	fs.BoolVar(&b.spill, "spill", false, "SOAR spilled second assignment")
 	fs.BoolVar(&b.global, "global-centroid", false, "quantize every list around the data mean (query encoded once) instead of its own centroid (DiskBBQ)")
 	fs.BoolVar(&b.hier, "hierarchical", false, "DiskBBQ hierarchical k-means (cluster size 384) instead of flat k-means with -nlist")
@@ -646,45 +646,59 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 		trainCPU  time.Duration
 		trained   int
 	}
-	ours := func(bits int, rs *rescore.Rescorer, oversample []float64) (side, error) {
-		var sd side
+	// ours trains one index and measures it with each rescorer (nil: none).
+	ours := func(bits int, rss []*rescore.Rescorer, oversample []float64) ([]side, error) {
 		// FAISS's initialisation (a random sample), iterations and sample
 		// cap, on one thread: the training times compare like for like.
 		ix, wall, cpu, err := trainTimed(ds, ivf.Config{Nlist: nlist, Metric: b.metric, Bits: bits, Iters: b.iters,
 			RandomInit: true, Seed: b.seed, Workers: 1})
 		if err != nil {
-			return sd, err
+			return nil, err
 		}
-		sd.trainWall, sd.trainCPU, sd.trained = wall, cpu, ix.BuildStats().Trained
-		for _, ovs := range oversample {
-			for _, p := range b.nprobe {
-				r, err := b.measure(ix, ds, truth, ivf.SearchOptions{Nprobe: p, Oversample: ovs, Rescorer: rs}, nil)
-				if err != nil {
-					return sd, err
+		sides := make([]side, len(rss))
+		for s, rs := range rss {
+			sd := &sides[s]
+			sd.trainWall, sd.trainCPU, sd.trained = wall, cpu, ix.BuildStats().Trained
+			for _, ovs := range oversample {
+				for _, p := range b.nprobe {
+					r, err := b.measure(ix, ds, truth, ivf.SearchOptions{Nprobe: p, Oversample: ovs, Rescorer: rs}, nil)
+					if err != nil {
+						return nil, err
+					}
+					lbl := fmt.Sprintf("nprobe=%d", p)
+					if rs != nil {
+						lbl += fmt.Sprintf(" os=%g", ovs)
+					}
+					sd.wall = append(sd.wall, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.qps})
+					sd.cpu = append(sd.cpu, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.cpuQPS})
 				}
-				lbl := fmt.Sprintf("nprobe=%d", p)
-				if rs != nil {
-					lbl += fmt.Sprintf(" os=%g", ovs)
-				}
-				sd.wall = append(sd.wall, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.qps})
-				sd.cpu = append(sd.cpu, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.cpuQPS})
 			}
 		}
-		return sd, nil
+		return sides, nil
 	}
-	flat, err := ours(0, nil, []float64{1})
+	none := []*rescore.Rescorer{nil}
+	sides, err := ours(0, none, []float64{1})
 	if err != nil {
 		return err
 	}
-	sq8, err := ours(8, nil, []float64{1})
+	flat := sides[0]
+	if sides, err = ours(8, none, []float64{1}); err != nil {
+		return err
+	}
+	sq8 := sides[0]
+	// The low-bit lists rescore from the warm vector file (the bench's
+	// configuration: the float vectors are not resident) and from RAM (the
+	// float lists' and IVF-SQ8's residency, to compare the search itself).
+	ram, err := rescore.New(rescore.NewSlab(ds.Base), b.metric, rescore.Options{})
 	if err != nil {
 		return err
 	}
+	sources := []string{"file", "RAM"}
 	var lowBits []int
-	lowSides := map[int]side{}
+	lowSides := map[int][]side{}
 	for _, bits := range b.bits {
-		if bits >= 1 && bits <= 4 && lowSides[bits].wall == nil {
-			sd, err := ours(bits, rs, b.peerOversample)
+		if bits >= 1 && bits <= 4 && lowSides[bits] == nil {
+			sd, err := ours(bits, []*rescore.Rescorer{rs, ram}, b.peerOversample)
 			if err != nil {
 				return err
 			}
@@ -718,9 +732,10 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 		fmt.Fprintf(tw, "veclab osq-8bit, no rescoring\t%s\t%.3f\t%.0f\t%.0f\t\n", p.Label, p.Recall, p.QPS, sq8.cpu[i].QPS)
 	}
 	for _, bits := range lowBits {
-		sd := lowSides[bits]
-		for i, p := range sd.wall {
-			fmt.Fprintf(tw, "veclab %s + rescoring\t%s\t%.3f\t%.0f\t%.0f\t\n", codesName(bits), p.Label, p.Recall, p.QPS, sd.cpu[i].QPS)
+		for s, sd := range lowSides[bits] {
+			for i, p := range sd.wall {
+				fmt.Fprintf(tw, "veclab %s + rescoring (%s)\t%s\t%.3f\t%.0f\t%.0f\t\n", codesName(bits), sources[s], p.Label, p.Recall, p.QPS, sd.cpu[i].QPS)
+			}
 		}
 	}
 	tw.Flush()
@@ -736,11 +751,15 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 	compare("float32 lists", flat, "FAISS "+flatName, peerWall[flatName], peerCPU[flatName])
 	compare("osq-8bit, no rescoring", sq8, "FAISS "+sqName, peerWall[sqName], peerCPU[sqName])
 	compare("float32 lists", flat, "FAISS "+sqName, peerWall[sqName], peerCPU[sqName])
-	for _, bits := range lowBits {
-		compare(codesName(bits)+" + rescoring", lowSides[bits], "FAISS "+sqName, peerWall[sqName], peerCPU[sqName])
+	for s, src := range sources {
+		for _, bits := range lowBits {
+			compare(fmt.Sprintf("%s + rescoring (%s)", codesName(bits), src), lowSides[bits][s], "FAISS "+sqName, peerWall[sqName], peerCPU[sqName])
+		}
 	}
-	for _, bits := range lowBits {
-		compare(codesName(bits)+" + rescoring", lowSides[bits], "veclab float32 lists", flat.wall, flat.cpu)
+	for s, src := range sources {
+		for _, bits := range lowBits {
+			compare(fmt.Sprintf("%s + rescoring (%s)", codesName(bits), src), lowSides[bits][s], "veclab float32 lists", flat.wall, flat.cpu)
+		}
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\ntraining (k-means, random-sample init, %d lists × %d iterations, %d sampled vectors, one thread; ratio veclab/FAISS, < 1 = veclab faster):\n", nlist, b.iters, flat.trained)

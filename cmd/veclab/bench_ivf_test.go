@@ -66,9 +66,10 @@ func TestBenchIVFFaissPeer(t *testing.T) {
 	}
 	s := out.String()
 	for _, want := range []*regexp.Regexp{
-		regexp.MustCompile(`veclab osq-2bit \+ rescoring +nprobe=8 os=5 +[01]\.\d{3} +\d+ +\d+`),
-		regexp.MustCompile(`osq-2bit \+ rescoring +FAISS IndexIVFScalarQuantizer\(QT_8bit\) +(not reached|\d+ \(nprobe=\d os=\d+\))`),
-		regexp.MustCompile(`osq-2bit \+ rescoring +veclab float32 lists +(not reached|\d+ \(nprobe=\d os=\d+\))`),
+		regexp.MustCompile(`veclab osq-2bit \+ rescoring \(file\) +nprobe=8 os=5 +[01]\.\d{3} +\d+ +\d+`),
+		regexp.MustCompile(`veclab osq-2bit \+ rescoring \(RAM\) +nprobe=8 os=5 +[01]\.\d{3} +\d+ +\d+`),
+		regexp.MustCompile(`osq-2bit \+ rescoring \(file\) +FAISS IndexIVFScalarQuantizer\(QT_8bit\) +(not reached|\d+ \(nprobe=\d os=\d+\))`),
+		regexp.MustCompile(`osq-2bit \+ rescoring \(RAM\) +veclab float32 lists +(not reached|\d+ \(nprobe=\d os=\d+\))`),
 		regexp.MustCompile(`generic x86-64 build`),
 	} {
 		if !want.MatchString(s) {
