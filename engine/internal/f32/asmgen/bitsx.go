@@ -991,8 +991,10 @@ func hsum64y(c *build.Context, v reg.VecVirtual) reg.GPVirtual {
 // codes, stride bytes apart, against one 4-bit query, in one call — a
 // posting list's codes scored without a call, a kernel selection and a
 // reduction setup per code. Planes are taken from the top one down
-// (Horner: total = 2·total + Σ_r 2^r·popcount(X_p AND Q_r)), blocks of
-// eight words per plane, the last block of a plane loaded through an
+// (Horner: total = 2·total + Σ_r 2^r·popcount(X_p AND Q_r)). Up to eight
+// words (512 dimensions) the query's planes are loaded once into four
+// registers and each code plane is one masked load; wider codes go in
+// blocks of eight words per plane, the last block loaded through an
 // opmask of the words%8 low lanes computed once.
 func dotQ4Batch512(c *build.Context) {
 	c.Function("DotQ4BatchAVX512")
@@ -1031,6 +1033,66 @@ func dotQ4Batch512(c *build.Context) {
 	c.LEAQ(operand.Mem{Base: pb, Index: pb, Scale: 2}, pb3)
 	c.TESTQ(n, n)
 	c.JZ(operand.LabelRef("DotQ4BatchAVX512_end"))
+	c.CMPQ(pb, operand.U32(64))
+	c.JG(operand.LabelRef("DotQ4BatchAVX512_doc"))
+
+	// Up to eight words (512 dimensions): the query's four planes stay in
+	// registers for the whole slab, and a code plane is one (masked) load.
+	{
+		wn := c.GP64()
+		c.MOVQ(pb, wn)
+		c.SHRQ(operand.U8(3), wn)
+		m1 := c.GP64()
+		c.MOVQ(wn, reg.RCX)
+		c.MOVQ(operand.U32(1), m1)
+		c.SHLQ(reg.CL, m1)
+		c.DECQ(m1)
+		k1 := c.K()
+		c.KMOVQ(m1, k1)
+		var qv [4]reg.VecVirtual
+		for r, mem := range []operand.Mem{
+			{Base: q},
+			{Base: q, Index: pb, Scale: 1},
+			{Base: q, Index: pb, Scale: 2},
+			{Base: q, Index: pb3, Scale: 1},
+		} {
+			qv[r] = c.ZMM()
+			c.VMOVDQU64_Z(mem, k1, qv[r])
+		}
+		c.Label("DotQ4BatchAVX512_sdoc")
+		tot := c.ZMM()
+		c.VPXORQ(tot, tot, tot)
+		spl := c.Load(c.Param("xBits"), c.GP64())
+		sx := c.GP64()
+		c.MOVQ(spl, sx)
+		c.DECQ(sx)
+		c.IMULQ(pb, sx)
+		c.ADDQ(cp, sx)
+		c.Label("DotQ4BatchAVX512_splane")
+		c.VPSLLQ(operand.U8(1), tot, tot)
+		w := c.ZMM()
+		c.VMOVDQU64_Z(operand.Mem{Base: sx}, k1, w)
+		for r := 0; r < 4; r++ {
+			v := c.ZMM()
+			c.VPANDQ(qv[r], w, v)
+			c.VPOPCNTQ(v, v)
+			if r > 0 {
+				c.VPSLLQ(operand.U8(uint8(r)), v, v)
+			}
+			c.VPADDQ(v, tot, tot)
+		}
+		c.SUBQ(pb, sx)
+		c.DECQ(spl)
+		c.JNZ(operand.LabelRef("DotQ4BatchAVX512_splane"))
+		sres := hsum64(c, tot)
+		c.MOVQ(sres, operand.Mem{Base: dst})
+		c.ADDQ(operand.U32(8), dst)
+		sstride := c.Load(c.Param("stride"), c.GP64())
+		c.ADDQ(sstride, cp)
+		c.DECQ(n)
+		c.JNZ(operand.LabelRef("DotQ4BatchAVX512_sdoc"))
+		c.JMP(operand.LabelRef("DotQ4BatchAVX512_end"))
+	}
 
 	c.Label("DotQ4BatchAVX512_doc")
 	total := c.ZMM()
