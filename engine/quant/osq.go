@@ -137,8 +137,9 @@ type OSQ struct {
 }
 
 type osqScratch struct {
-	x []float32
-	q []byte
+	x    []float32
+	q    []byte
+	dots [64]int64 // a block of BoundQuery.Distances' integer dot products
 }
 
 // correction block: lower, upper, additional (float32 each), then Σq.
@@ -596,15 +597,22 @@ func (b BoundQuery) Distances(dst []float32, codes []byte) error {
 		}
 	case o.cfg.QueryBits == 4:
 		// Bit-plane codes against a 4-bit query (BBQ and DiskBBQ): the
-		// integer dot products of a block of codes in one kernel call.
-		var dots [64]int64
-		xb := o.cfg.Bits
+		// integer dot products of a block of codes in one kernel call,
+		// into pooled scratch (the kernel is a func value, so a local
+		// array would escape), then the corrections, decoded inline as
+		// side does.
+		sc := o.scratch.Get().(*osqScratch)
+		defer o.scratch.Put(sc)
+		dots := sc.dots[:]
+		xb, n, sb := o.cfg.Bits, o.docCode, o.docSum
+		inv := invLevels[xb]
 		for lo := 0; lo < len(dst); lo += len(dots) {
 			m := min(len(dots), len(dst)-lo)
 			bitsx.DotQ4Batch(dots[:m], codes[lo*cs:], cs, xb, qc, o.words)
 			for t, dot := range dots[:m] {
 				c := codes[(lo+t)*cs : (lo+t+1)*cs]
-				dst[lo+t] = o.score(y, o.side(c, o.docCode, o.docSum, xb), dot)
+				lower, upper, add, sum := factors(c, n, sb)
+				dst[lo+t] = o.score(y, osqSide{lower, (upper - lower) * inv, add, sum}, dot)
 			}
 		}
 	default:
