@@ -44,6 +44,7 @@ type ivfBench struct {
 	nprobe                    []int
 	visit                     []float64
 	oversample                float64
+	peerOversample            []float64
 	spill                     bool
 	hier                      bool
 	global                    bool
@@ -103,6 +104,7 @@ func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 	nprobeS := fs.String("nprobe", "1,2,4,8,16,32", "nprobe sweep")
 	visitS := fs.String("visit", "1,2,3,5,10,20", "visit-percentage sweep (Elasticsearch visit_percentage)")
 	fs.Float64Var(&b.oversample, "oversample", 3, "rescore oversample for quantized lists (Elasticsearch's BBQ default 3)")
+	peerOS := fs.String("peer-oversample", "3,5,10,20", "rescore oversample sweep of the 1/2/4-bit lists in the FAISS comparison (each with every -nprobe)")
 	fs.BoolVar(&b.spill, "spill", false, "SOAR spilled second assignment")
 	fs.BoolVar(&b.global, "global-centroid", false, "quantize every list around the data mean (query encoded once) instead of its own centroid (DiskBBQ)")
 	fs.BoolVar(&b.hier, "hierarchical", false, "DiskBBQ hierarchical k-means (cluster size 384) instead of flat k-means with -nlist")
@@ -130,6 +132,9 @@ func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 	}
 	if b.visit, err = parseFloats(*visitS); err != nil {
 		return fmt.Errorf("-visit: %w", err)
+	}
+	if b.peerOversample, err = parseFloats(*peerOS); err != nil {
+		return fmt.Errorf("-peer-oversample: %w", err)
 	}
 	if b.model, err = store.ParseModel(*modelS); err != nil {
 		return fmt.Errorf("-model: %w", err)
@@ -243,7 +248,6 @@ func (b *ivfBench) run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	results := map[int][]ivfRun{} // by bits, nprobe sweep
 	indexes := map[int]*ivf.Index{}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "codes\tlists\ttrain wall\ttrain CPU\tassign\tencode\tspilled\tresident B/vec\tcodes B/vec\tdisk B/vec\t")
@@ -289,7 +293,6 @@ func (b *ivfBench) run(w io.Writer) error {
 				return err
 			}
 			r.label, r.param = fmt.Sprintf("nprobe=%d", p), float64(p)
-			results[bits] = append(results[bits], r)
 			printRun(tw, codesName(bits), r)
 		}
 		for _, v := range b.visit {
@@ -310,7 +313,7 @@ func (b *ivfBench) run(w io.Writer) error {
 		}
 	}
 	if b.peer == "faiss" {
-		return b.faissPeer(w, ds, truth, dir, nlist, results)
+		return b.faissPeer(w, ds, truth, dir, nlist, seq)
 	}
 	return nil
 }
@@ -604,19 +607,25 @@ func (b *ivfBench) measureLists(ix *ivf.Index, ds *dataset.Dataset, truth *datas
 	return r, lio, nil
 }
 
-// bestAt returns the highest QPS among points with recall ≥ target.
-func bestAt(pts []metrics.Point, target float64) (metrics.Point, bool) {
-	var best metrics.Point
-	ok := false
-	for _, p := range pts {
-		if p.Recall >= target && (!ok || p.QPS > best.QPS) {
-			best, ok = p, true
-		}
+// printRatioLine writes one matched-recall ratio line: the fastest point
+// of each sweep reaching target, by wall time and by CPU time.
+func printRatioLine(tw io.Writer, name string, wall, cpu []metrics.Point, peer string, peerWall, peerCPU []metrics.Point, target float64) {
+	a, okA := metrics.BestAt(wall, target)
+	p, okP := metrics.BestAt(peerWall, target)
+	ac, _ := metrics.BestAt(cpu, target)
+	pc, _ := metrics.BestAt(peerCPU, target)
+	switch {
+	case !okA:
+		fmt.Fprintf(tw, "%s\t%s\tnot reached\t\t\t\t\t\t\n", name, peer)
+	case !okP:
+		fmt.Fprintf(tw, "%s\t%s\t%.0f (%s)\tnot reached\t\t\t\t\t\n", name, peer, a.QPS, a.Label)
+	default:
+		fmt.Fprintf(tw, "%s\t%s\t%.0f (%s)\t%.0f (%s)\t%.2f\t%.0f (%s)\t%.0f (%s)\t%.2f\t\n", name, peer,
+			a.QPS, a.Label, p.QPS, p.Label, a.QPS/p.QPS, ac.QPS, ac.Label, pc.QPS, pc.Label, ac.QPS/pc.QPS)
 	}
-	return best, ok
 }
 
-func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.GroundTruth, dir string, nlist int, results map[int][]ivfRun) error {
+func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.GroundTruth, dir string, nlist int, rs *rescore.Rescorer) error {
 	if err := faiss.Available(b.python); err != nil {
 		return err
 	}
@@ -625,41 +634,77 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 		return err
 	}
 	// Our like-for-like runs: float32 lists (IVFFlat), and 8-bit codes
-	// scanned without rescoring (IVFSQ8 does not rescore either).
+	// scanned without rescoring (IVFSQ8 does not rescore either); then the
+	// 1-, 2- and 4-bit lists of the sweep with rescoring (⌈k·oversample⌉
+	// candidates from the warm vector file, oversample swept with nprobe:
+	// low-bit codes need more than 3 to reach the target recall), the
+	// configuration the lab would deploy, against FAISS's IVF-SQ8 at
+	// matched recall.
 	type side struct {
 		wall, cpu []metrics.Point
 		trainWall time.Duration
 		trainCPU  time.Duration
 		trained   int
 	}
-	ours := func(bits int) (side, error) {
-		var sd side
+	// ours trains one index and measures it with each rescorer (nil: none).
+	ours := func(bits int, rss []*rescore.Rescorer, oversample []float64) ([]side, error) {
 		// FAISS's initialisation (a random sample), iterations and sample
 		// cap, on one thread: the training times compare like for like.
 		ix, wall, cpu, err := trainTimed(ds, ivf.Config{Nlist: nlist, Metric: b.metric, Bits: bits, Iters: b.iters,
 			RandomInit: true, Seed: b.seed, Workers: 1})
 		if err != nil {
-			return sd, err
+			return nil, err
 		}
-		sd.trainWall, sd.trainCPU, sd.trained = wall, cpu, ix.BuildStats().Trained
-		for _, p := range b.nprobe {
-			r, err := b.measure(ix, ds, truth, ivf.SearchOptions{Nprobe: p}, nil)
-			if err != nil {
-				return sd, err
+		sides := make([]side, len(rss))
+		for s, rs := range rss {
+			sd := &sides[s]
+			sd.trainWall, sd.trainCPU, sd.trained = wall, cpu, ix.BuildStats().Trained
+			for _, ovs := range oversample {
+				for _, p := range b.nprobe {
+					r, err := b.measure(ix, ds, truth, ivf.SearchOptions{Nprobe: p, Oversample: ovs, Rescorer: rs}, nil)
+					if err != nil {
+						return nil, err
+					}
+					lbl := fmt.Sprintf("nprobe=%d", p)
+					if rs != nil {
+						lbl += fmt.Sprintf(" os=%g", ovs)
+					}
+					sd.wall = append(sd.wall, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.qps})
+					sd.cpu = append(sd.cpu, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.cpuQPS})
+				}
 			}
-			lbl := fmt.Sprintf("nprobe=%d", p)
-			sd.wall = append(sd.wall, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.qps})
-			sd.cpu = append(sd.cpu, metrics.Point{Label: lbl, Param: float64(p), Recall: r.recall10, QPS: r.cpuQPS})
 		}
-		return sd, nil
+		return sides, nil
 	}
-	flat, err := ours(0)
+	none := []*rescore.Rescorer{nil}
+	sides, err := ours(0, none, []float64{1})
 	if err != nil {
 		return err
 	}
-	sq8, err := ours(8)
+	flat := sides[0]
+	if sides, err = ours(8, none, []float64{1}); err != nil {
+		return err
+	}
+	sq8 := sides[0]
+	// The low-bit lists rescore from the warm vector file (the bench's
+	// configuration: the float vectors are not resident) and from RAM (the
+	// float lists' and IVF-SQ8's residency, to compare the search itself).
+	ram, err := rescore.New(rescore.NewSlab(ds.Base), b.metric, rescore.Options{})
 	if err != nil {
 		return err
+	}
+	sources := []string{"file", "RAM"}
+	var lowBits []int
+	lowSides := map[int][]side{}
+	for _, bits := range b.bits {
+		if bits >= 1 && bits <= 4 && lowSides[bits] == nil {
+			sd, err := ours(bits, []*rescore.Rescorer{rs, ram}, b.peerOversample)
+			if err != nil {
+				return err
+			}
+			lowBits = append(lowBits, bits)
+			lowSides[bits] = sd
+		}
 	}
 	res, err := faiss.RunIVF(context.Background(), faiss.IVFRequest{Python: b.python, Base: files.Base, Query: files.Queries,
 		Truth: files.Truth, Nlist: nlist, Niter: b.iters, Nprobe: b.nprobe, Metric: b.metric, K: 10, Seed: 1234})
@@ -669,47 +714,53 @@ func (b *ivfBench) faissPeer(w io.Writer, ds *dataset.Dataset, truth *dataset.Gr
 	fmt.Fprintf(w, "FAISS peer: faiss %s (%s) — %s; same data (.fvecs), nlist %d, %d iterations, nprobe sweep, k=10\n",
 		res.FaissVersion, res.CompileOptions, res.Note, nlist, b.iters)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "index\tnprobe\trecall@10\tQPS\tCPU-QPS\t")
+	fmt.Fprintln(tw, "index\tsetting\trecall@10\tQPS\tCPU-QPS\t")
 	peerWall := map[string][]metrics.Point{}
 	peerCPU := map[string][]metrics.Point{}
 	for _, ix := range res.Indexes {
 		for _, p := range ix.Sweep {
-			fmt.Fprintf(tw, "FAISS %s\t%d\t%.3f\t%.0f\t%.0f\t\n", ix.Name, p.Nprobe, p.Recall, p.QPS, p.CPUQPS)
 			lbl := fmt.Sprintf("nprobe=%d", p.Nprobe)
+			fmt.Fprintf(tw, "FAISS %s\t%s\t%.3f\t%.0f\t%.0f\t\n", ix.Name, lbl, p.Recall, p.QPS, p.CPUQPS)
 			peerWall[ix.Name] = append(peerWall[ix.Name], metrics.Point{Label: lbl, Param: float64(p.Nprobe), Recall: p.Recall, QPS: p.QPS})
 			peerCPU[ix.Name] = append(peerCPU[ix.Name], metrics.Point{Label: lbl, Param: float64(p.Nprobe), Recall: p.Recall, QPS: p.CPUQPS})
 		}
 	}
 	for i, p := range flat.wall {
-		fmt.Fprintf(tw, "veclab float32 lists\t%g\t%.3f\t%.0f\t%.0f\t\n", p.Param, p.Recall, p.QPS, flat.cpu[i].QPS)
+		fmt.Fprintf(tw, "veclab float32 lists\t%s\t%.3f\t%.0f\t%.0f\t\n", p.Label, p.Recall, p.QPS, flat.cpu[i].QPS)
 	}
 	for i, p := range sq8.wall {
-		fmt.Fprintf(tw, "veclab osq-8bit, no rescoring\t%g\t%.3f\t%.0f\t%.0f\t\n", p.Param, p.Recall, p.QPS, sq8.cpu[i].QPS)
+		fmt.Fprintf(tw, "veclab osq-8bit, no rescoring\t%s\t%.3f\t%.0f\t%.0f\t\n", p.Label, p.Recall, p.QPS, sq8.cpu[i].QPS)
+	}
+	for _, bits := range lowBits {
+		for s, sd := range lowSides[bits] {
+			for i, p := range sd.wall {
+				fmt.Fprintf(tw, "veclab %s + rescoring (%s)\t%s\t%.3f\t%.0f\t%.0f\t\n", codesName(bits), sources[s], p.Label, p.Recall, p.QPS, sd.cpu[i].QPS)
+			}
+		}
 	}
 	tw.Flush()
 
-	fmt.Fprintln(w, "\nsingle-threaded QPS at recall@10 ≥ 0.95 (best swept point reaching it), veclab / FAISS, by wall time and by CPU time:")
+	fmt.Fprintf(w, "\nsingle-threaded QPS at recall@10 ≥ 0.95 (best swept point reaching it), veclab / peer, by wall time and by CPU time (FAISS %s: %s):\n",
+		res.FaissVersion, res.Note)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "veclab\tvs FAISS\tveclab QPS\tFAISS QPS\twall ratio\tveclab CPU-QPS\tFAISS CPU-QPS\tCPU ratio\t")
-	compare := func(name string, sd side, peer string) {
-		a, okA := bestAt(sd.wall, 0.95)
-		p, okP := bestAt(peerWall[peer], 0.95)
-		ac, _ := bestAt(sd.cpu, 0.95)
-		pc, _ := bestAt(peerCPU[peer], 0.95)
-		switch {
-		case !okA:
-			fmt.Fprintf(tw, "%s\t%s\tnot reached\t\t\t\t\t\t\n", name, peer)
-		case !okP:
-			fmt.Fprintf(tw, "%s\t%s\t%.0f (%s)\tnot reached\t\t\t\t\t\n", name, peer, a.QPS, a.Label)
-		default:
-			fmt.Fprintf(tw, "%s\t%s\t%.0f (%s)\t%.0f (%s)\t%.2f\t%.0f (%s)\t%.0f (%s)\t%.2f\t\n", name, peer,
-				a.QPS, a.Label, p.QPS, p.Label, a.QPS/p.QPS, ac.QPS, ac.Label, pc.QPS, pc.Label, ac.QPS/pc.QPS)
-		}
+	fmt.Fprintln(tw, "veclab\tvs\tveclab QPS\tpeer QPS\twall ratio\tveclab CPU-QPS\tpeer CPU-QPS\tCPU ratio\t")
+	compare := func(name string, sd side, peer string, pw, pc []metrics.Point) {
+		printRatioLine(tw, name, sd.wall, sd.cpu, peer, pw, pc, 0.95)
 	}
 	flatName, sqName := res.Indexes[0].Name, res.Indexes[len(res.Indexes)-1].Name
-	compare("float32 lists", flat, flatName)
-	compare("osq-8bit, no rescoring", sq8, sqName)
-	compare("float32 lists", flat, sqName)
+	compare("float32 lists", flat, "FAISS "+flatName, peerWall[flatName], peerCPU[flatName])
+	compare("osq-8bit, no rescoring", sq8, "FAISS "+sqName, peerWall[sqName], peerCPU[sqName])
+	compare("float32 lists", flat, "FAISS "+sqName, peerWall[sqName], peerCPU[sqName])
+	for s, src := range sources {
+		for _, bits := range lowBits {
+			compare(fmt.Sprintf("%s + rescoring (%s)", codesName(bits), src), lowSides[bits][s], "FAISS "+sqName, peerWall[sqName], peerCPU[sqName])
+		}
+	}
+	for s, src := range sources {
+		for _, bits := range lowBits {
+			compare(fmt.Sprintf("%s + rescoring (%s)", codesName(bits), src), lowSides[bits][s], "veclab float32 lists", flat.wall, flat.cpu)
+		}
+	}
 	tw.Flush()
 	fmt.Fprintf(w, "\ntraining (k-means, random-sample init, %d lists × %d iterations, %d sampled vectors, one thread; ratio veclab/FAISS, < 1 = veclab faster):\n", nlist, b.iters, flat.trained)
 	fmt.Fprintf(w, "  veclab ivf.Train: wall %v, CPU %v\n", flat.trainWall.Round(time.Millisecond), flat.trainCPU.Round(time.Millisecond))

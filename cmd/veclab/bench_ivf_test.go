@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -41,6 +42,7 @@ func TestBenchIVFBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-bits", "x"},
 		{"-visit", "nan"},
+		{"-peer-oversample", "3,x"},
 		{"-peer", "annoy"},
 		{"-model", "floppy"},
 		{"-queries", "0"},
@@ -48,6 +50,30 @@ func TestBenchIVFBadFlags(t *testing.T) {
 		var out, errb bytes.Buffer
 		if err := runBenchIVF(args, &out, &errb); !errors.Is(err, engine.ErrInvalidArgument) {
 			t.Errorf("%v: got %v, want ErrInvalidArgument", args, err)
+		}
+	}
+}
+
+// TestBenchIVFFaissPeer runs the FAISS peer at a small scale and checks the
+// ratio lines of the quantized lists against IVF-SQ8 and against float32
+// lists are there.
+func TestBenchIVFFaissPeer(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := runBenchIVF([]string{"-n", "2000", "-queries", "20", "-dim", "32", "-clusters", "6", "-warmup", "2",
+		"-bits", "0,2", "-nprobe", "2,8", "-visit", "10", "-io-bits", "0", "-peer", "faiss", "-peer-oversample", "3,5"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("the FAISS peer needs Debian's python3-faiss: %v\n%s", err, errb.String())
+	}
+	s := out.String()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`veclab osq-2bit \+ rescoring \(file\) +nprobe=8 os=5 +[01]\.\d{3} +\d+ +\d+`),
+		regexp.MustCompile(`veclab osq-2bit \+ rescoring \(RAM\) +nprobe=8 os=5 +[01]\.\d{3} +\d+ +\d+`),
+		regexp.MustCompile(`osq-2bit \+ rescoring \(file\) +FAISS IndexIVFScalarQuantizer\(QT_8bit\) +(not reached|\d+ \(nprobe=\d os=\d+\))`),
+		regexp.MustCompile(`osq-2bit \+ rescoring \(RAM\) +veclab float32 lists +(not reached|\d+ \(nprobe=\d os=\d+\))`),
+		regexp.MustCompile(`generic x86-64 build`),
+	} {
+		if !want.MatchString(s) {
+			t.Errorf("output lacks %v:\n%s", want, s)
 		}
 	}
 }

@@ -15,13 +15,21 @@
 //
 // Build is Train (k-means on at most Nlist·256 sampled vectors, FAISS's
 // cap) followed by Add (coarse assignment and list filling), as FAISS splits
-// them; training can be timed alone. With GlobalCentroid all lists share one
-// quantizer centred on the data mean, so a query is encoded once instead of
-// once per visited list.
+// them; training can be timed alone. A query is encoded once per visited
+// list, around that list's centroid, by quant.QueryEncoder: one pass for
+// the residual's statistics, the minimum-MSE grid interval (or
+// Config.QueryIters refinement steps; DiskBBQ takes one), one pass for the
+// codes — a few passes over the query, where OSQ.EncodeQuery's five-step
+// interval search cost more than the list scan. With GlobalCentroid all
+// lists share one quantizer centred on the data mean, so a query is
+// encoded once instead of once per visited list. A list's codes are scored
+// a block at a time (quant.BoundQuery.Distances over one batch kernel call
+// per block) when no filter or spill bookkeeping needs them one by one.
 //
 // Sources followed: facebookresearch/faiss faiss/IndexIVF.cpp (train,
 // add with coarse assignment, search_preassigned), faiss/IndexIVFFlat.cpp;
 // elastic/elasticsearch …/codec/vectors/diskbbq/ES920DiskBBQVectorsFormat.java,
+// …/diskbbq/ES920DiskBBQVectorsReader.java (the per-list query encoding),
 // …/cluster/HierarchicalKMeans.java, …/cluster/Soar.java.
 //
 // # Geometry

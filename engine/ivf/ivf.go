@@ -42,6 +42,16 @@ type Config struct {
 	Bits int
 	// QueryBits for OSQ query codes; 0 → quant's default (4 for Bits ≤ 4).
 	QueryBits int
+	// QueryIters bounds the coordinate-descent steps refining the query
+	// interval each time the query is encoded for a visited list
+	// (quant.QueryEncoder): 0 (the default) uses the minimum-MSE grid
+	// interval as is, a fixed rule per query and list; DiskBBQ takes one
+	// step (ES920DiskBBQVectorsReader builds its per-list query quantizer
+	// as new OptimizedScalarQuantizer(similarity, DEFAULT_LAMBDA, 1)).
+	// On the lab's data, 1 and 5 steps give the recall of none
+	// (BenchmarkQuantizedVsFloat's iters sub-benchmark) at 2–4 more passes
+	// over the query per list.
+	QueryIters int
 	// GlobalCentroid quantizes every list around the mean of all vectors
 	// (one query encoding per query, as bbq_hnsw) instead of around each
 	// list's own centroid (DiskBBQ, one query encoding per visited list).
@@ -100,6 +110,9 @@ func (c Config) Validate() error {
 	if c.QueryBits < 0 || c.QueryBits > 8 {
 		errs = append(errs, fmt.Sprintf("QueryBits %d (want 0…8)", c.QueryBits))
 	}
+	if c.QueryIters < 0 || c.QueryIters > 100 {
+		errs = append(errs, fmt.Sprintf("QueryIters %d (want 0…100)", c.QueryIters))
+	}
 	if !(c.SpillLambda > 0) || math.IsInf(c.SpillLambda, 0) {
 		errs = append(errs, fmt.Sprintf("SpillLambda %g (want > 0)", c.SpillLambda))
 	}
@@ -118,8 +131,8 @@ func (c Config) String() string {
 	if c.Bits > 0 {
 		codes = fmt.Sprintf("osq%d", c.Bits)
 	}
-	return fmt.Sprintf("ivf{Nlist:%d ClusterSize:%d Hierarchical:%t Metric:%v Codes:%s QueryBits:%d GlobalCentroid:%t Spill:%t λ:%g Iters:%d TrainSample:%d RandomInit:%t Seed:%d}",
-		c.Nlist, c.ClusterSize, c.Hierarchical, c.Metric, codes, c.QueryBits, c.GlobalCentroid, c.Spill, c.SpillLambda, c.Iters, c.TrainSample, c.RandomInit, c.Seed)
+	return fmt.Sprintf("ivf{Nlist:%d ClusterSize:%d Hierarchical:%t Metric:%v Codes:%s QueryBits:%d QueryIters:%d GlobalCentroid:%t Spill:%t λ:%g Iters:%d TrainSample:%d RandomInit:%t Seed:%d}",
+		c.Nlist, c.ClusterSize, c.Hierarchical, c.Metric, codes, c.QueryBits, c.QueryIters, c.GlobalCentroid, c.Spill, c.SpillLambda, c.Iters, c.TrainSample, c.RandomInit, c.Seed)
 }
 
 // list is one posting list.

@@ -354,3 +354,38 @@ func TestFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeScanPaths checks the block scan of quantized lists (no filter,
+// no spill) returns exactly what the per-code scan does (forced here by a
+// filter that allows every document), for every code width and both query
+// encodings, and that QueryIters outside 0…100 is refused.
+func TestCodeScanPaths(t *testing.T) {
+	x, qs := clustered(3000, 10, 100, 6, 21)
+	all := engine.FilterFunc(func(engine.ID) bool { return true })
+	for _, bits := range []int{1, 2, 4, 8} {
+		for _, iters := range []int{0, 1} {
+			ix, err := Build(x, Config{Nlist: 12, Bits: bits, QueryIters: iters, Seed: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < qs.N; i++ {
+				a, sa, err := ix.SearchWith(qs.Row(i), SearchOptions{K: 20, Nprobe: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, sb, err := ix.SearchWith(qs.Row(i), SearchOptions{K: 20, Nprobe: 5, Filter: all})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(a, b) || sa.Scored != sb.Scored || sa.Scanned != sb.Scanned {
+					t.Fatalf("bits %d iters %d query %d: block scan %v (%+v), per-code scan %v (%+v)", bits, iters, i, a, sa, b, sb)
+				}
+			}
+		}
+	}
+	for _, qi := range []int{-1, 101} {
+		if _, err := Build(x, Config{Nlist: 12, Bits: 2, QueryIters: qi}); !errors.Is(err, engine.ErrInvalidArgument) {
+			t.Fatalf("QueryIters %d: %v", qi, err)
+		}
+	}
+}

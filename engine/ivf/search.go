@@ -93,6 +93,8 @@ type searcher struct {
 	visited *topk.Visited
 	qcode   []byte
 	qowner  *quant.OSQ // quantizer qcode was encoded for
+	qenc    *quant.QueryEncoder
+	dists   []float32 // a block of code distances
 	cands   []engine.Result
 	// buffers for lists read from disk
 	listBuf []byte
@@ -111,6 +113,11 @@ func (ix *Index) getSearcher() *searcher {
 	}
 	if ix.cfg.Bits > 0 {
 		s.qcode = make([]byte, ix.qcodeSz)
+		s.dists = make([]float32, 256)
+		var err error
+		if s.qenc, err = quant.NewQueryEncoder(ix.dim, ix.cfg.QueryIters); err != nil { // config validated: cannot happen
+			panic("ivf: " + err.Error())
+		}
 	}
 	return s
 }
@@ -211,6 +218,11 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 	}
 	s.heap.Reset()
 	s.qowner = nil
+	if s.qenc != nil {
+		if err := s.qenc.Reset(qv); err != nil {
+			return nil, st, fmt.Errorf("ivf: query: %w", err)
+		}
+	}
 	for _, pr := range probe {
 		if budget > 0 && st.Scanned >= budget {
 			break
@@ -296,17 +308,42 @@ func (ix *Index) scanFloat(s *searcher, l *list, q []float32, kk int, filter eng
 }
 
 // scanCodes encodes the query against the list's own centroid (DiskBBQ
-// quantizes the query per visited cluster) and scores every code. A
-// spilled document keeps the estimate of the first list that scored it.
+// quantizes the query per visited cluster, with quant.QueryEncoder's
+// cheap interval) and scores every code. A spilled document keeps the
+// estimate of the first list that scored it.
 func (ix *Index) scanCodes(s *searcher, j int, l *list, q []float32, kk int, filter engine.Filter, st *Stats) error {
 	qz := ix.quants[j]
 	if s.qowner != qz { // with GlobalCentroid every list shares one encoding
-		if err := qz.EncodeQuery(s.qcode, q); err != nil {
+		if err := s.qenc.Encode(s.qcode, qz); err != nil {
 			return fmt.Errorf("ivf: encode query for list %d: %w", j, err)
 		}
 		s.qowner = qz
 	}
+	bq, err := qz.Bind(s.qcode)
+	if err != nil {
+		return fmt.Errorf("ivf: bind query for list %d: %w", j, err)
+	}
 	cs := ix.codeSize
+	if filter == nil && s.visited == nil {
+		// Every code is scored: a block at a time through the slab kernel.
+		for lo := 0; lo < len(l.ids); lo += len(s.dists) {
+			ids := l.ids[lo:min(lo+len(s.dists), len(l.ids))]
+			ds := s.dists[:len(ids)]
+			if err := bq.Distances(ds, l.codes[lo*cs:(lo+len(ids))*cs]); err != nil {
+				return fmt.Errorf("ivf: list %d: %w", j, err)
+			}
+			st.Scored += len(ids)
+			h := &s.heap
+			for t, id := range ids {
+				// Most codes lose to the kk-th best: compare before calling.
+				if h.Len() >= kk && !(ds[t] < h.Top().Dist) {
+					continue
+				}
+				h.PushBounded(engine.Result{ID: id, Dist: ds[t]}, kk)
+			}
+		}
+		return nil
+	}
 	for i, id := range l.ids {
 		if filter != nil && !filter.Allowed(id) {
 			st.Filtered++
@@ -317,7 +354,7 @@ func (ix *Index) scanCodes(s *searcher, j int, l *list, q []float32, kk int, fil
 			continue
 		}
 		st.Scored++
-		d := qz.Distance(s.qcode, l.codes[i*cs:(i+1)*cs])
+		d := bq.Distance(l.codes[i*cs : (i+1)*cs])
 		s.heap.PushBounded(engine.Result{ID: id, Dist: d}, kk)
 	}
 	return nil

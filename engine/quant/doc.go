@@ -32,8 +32,12 @@
 //
 // For IVF, [NewOSQ] builds an OSQ around a cluster centroid; DiskBBQ
 // quantizes each posting list relative to its own centroid, so a query is
-// encoded once per visited cluster. [OSQ.Bind] decodes a query code's
-// factors once for a scan over many codes.
+// encoded once per visited cluster. [QueryEncoder] does that encoding
+// cheaply (the query checked once, then a few passes per list with the
+// minimum-MSE grid interval, or DiskBBQ's one refinement step, instead of
+// EncodeQuery's five). [OSQ.Bind] decodes a query code's factors once for
+// a scan over many codes, and [BoundQuery.Distances] scores a slab of them
+// (a posting list) a block at a time.
 //
 // # Code layouts
 //

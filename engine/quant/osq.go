@@ -137,8 +137,9 @@ type OSQ struct {
 }
 
 type osqScratch struct {
-	x []float32
-	q []byte
+	x    []float32
+	q    []byte
+	dots [64]int64 // a block of BoundQuery.Distances' integer dot products
 }
 
 // correction block: lower, upper, additional (float32 each), then Σq.
@@ -598,3 +599,53 @@ func (o *OSQ) Bind(qc []byte) (BoundQuery, error) {
 
 // Distance equals o.Distance(qc, code).
 func (b BoundQuery) Distance(code []byte) float32 { return b.o.distance(b.y, b.qc, code) }
+
+// Distances writes to dst[i] the distance to the i-th of len(dst) document
+// codes laid end to end in codes, CodeSize bytes each (a posting list's
+// slab): exactly what Distance gives for each, with the kernel chosen once
+// for the slab instead of once per code.
+func (b BoundQuery) Distances(dst []float32, codes []byte) error {
+	o := b.o
+	cs := o.CodeSize()
+	if len(codes) < len(dst)*cs {
+		return fmt.Errorf("%w: quant: %d codes of %d bytes need %d bytes, have %d", engine.ErrInvalidArgument, len(dst), cs, len(dst)*cs, len(codes))
+	}
+	codes = codes[:len(dst)*cs]
+	qc, y := b.qc, b.y
+	switch {
+	case !o.planar:
+		dot := bitsx.DotBytes
+		q := qc[:o.dim]
+		for i := range dst {
+			c := codes[i*cs : (i+1)*cs]
+			dst[i] = o.score(y, o.side(c, o.docCode, o.docSum, o.cfg.Bits), int64(dot(q, c[:o.dim])))
+		}
+	case o.cfg.QueryBits == 4:
+		// Bit-plane codes against a 4-bit query (BBQ and DiskBBQ): the
+		// integer dot products of a block of codes in one kernel call,
+		// into pooled scratch (the kernel is a func value, so a local
+		// array would escape), then the corrections, decoded inline as
+		// side does.
+		sc := o.scratch.Get().(*osqScratch)
+		defer o.scratch.Put(sc)
+		dots := sc.dots[:]
+		xb, n, sb := o.cfg.Bits, o.docCode, o.docSum
+		inv := invLevels[xb]
+		for lo := 0; lo < len(dst); lo += len(dots) {
+			m := min(len(dots), len(dst)-lo)
+			bitsx.DotQ4Batch(dots[:m], codes[lo*cs:], cs, xb, qc, o.words)
+			for t, dot := range dots[:m] {
+				c := codes[(lo+t)*cs : (lo+t+1)*cs]
+				lower, upper, add, sum := factors(c, n, sb)
+				dst[lo+t] = o.score(y, osqSide{lower, (upper - lower) * inv, add, sum}, dot)
+			}
+		}
+	default:
+		dot, words, xb, qb := bitsx.DotPlanes, o.words, o.cfg.Bits, o.cfg.QueryBits
+		for i := range dst {
+			c := codes[i*cs : (i+1)*cs]
+			dst[i] = o.score(y, o.side(c, o.docCode, o.docSum, xb), dot(c, xb, qc, qb, words))
+		}
+	}
+	return nil
+}

@@ -16,6 +16,7 @@ func init() {
 		Binds: map[string]Value{
 			"DefaultConfidenceInterval": ValueOf(quant.DefaultConfidenceInterval),
 			"NewOSQ":                    ValueOf(quant.NewOSQ),
+			"NewQueryEncoder":           ValueOf(quant.NewQueryEncoder),
 			"NewStore":                  ValueOf(quant.NewStore),
 			"ReadFile":                  ValueOf(quant.ReadFile),
 			"Restore":                   ValueOf(quant.Restore),
@@ -29,6 +30,7 @@ func init() {
 			"OSQ":          TypeOf((*quant.OSQ)(nil)).Elem(),
 			"OSQConfig":    TypeOf((*quant.OSQConfig)(nil)).Elem(),
 			"Quantizer":    TypeOf((*quant.Quantizer)(nil)).Elem(),
+			"QueryEncoder": TypeOf((*quant.QueryEncoder)(nil)).Elem(),
 			"Scalar":       TypeOf((*quant.Scalar)(nil)).Elem(),
 			"ScalarConfig": TypeOf((*quant.ScalarConfig)(nil)).Elem(),
 			"Store":        TypeOf((*quant.Store)(nil)).Elem(),

@@ -13,6 +13,7 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/metrics"] = Package{
 		Name: "metrics",
 		Binds: map[string]Value{
+			"BestAt":         ValueOf(metrics.BestAt),
 			"BytesPerVector": ValueOf(metrics.BytesPerVector),
 			"FirstReaching":  ValueOf(metrics.FirstReaching),
 			"MeanHits":       ValueOf(metrics.MeanHits),

@@ -192,6 +192,19 @@ func FirstReaching(sweep []Point, target float64) (Point, bool) {
 	return best, found
 }
 
+// BestAt returns the fastest point of a sweep whose recall is at least
+// target (the "best swept setting reaching the recall" reading, which
+// compares two systems at matched recall without interpolating); ok is
+// false when no point reaches the target. Ties keep the earlier point.
+func BestAt(sweep []Point, target float64) (best Point, ok bool) {
+	for _, p := range sweep {
+		if p.Recall >= target && (!ok || p.QPS > best.QPS) {
+			best, ok = p, true
+		}
+	}
+	return best, ok
+}
+
 // Pair is a point of sweep A matched with the point of sweep B whose
 // recall is nearest.
 type Pair struct {

@@ -167,6 +167,15 @@ func TestQPSAtRecall(t *testing.T) {
 	if _, ok := FirstReaching(sweep, 1); ok {
 		t.Fatal("FirstReaching(1) found a point")
 	}
+	if p, ok := BestAt(sweep, 0.95); !ok || p.Param != 64 || p.QPS != 3000 {
+		t.Fatalf("BestAt(0.95) = %+v, %v", p, ok)
+	}
+	if p, ok := BestAt(sweep, 0.5); !ok || p.Param != 10 {
+		t.Fatalf("BestAt(0.5) = %+v, %v", p, ok)
+	}
+	if _, ok := BestAt(sweep, 0.995); ok {
+		t.Fatal("BestAt(0.995) found a point")
+	}
 }
 
 func TestPairByRecall(t *testing.T) {

@@ -18,7 +18,10 @@
 // which is how Lucene's Lucene102BinaryFlatVectorsScorer scores a 4-bit
 // query against 1-bit documents (the query transposed into four planes,
 // after Gao & Long, "RaBitQ", SIGMOD 2024). math/bits.OnesCount64 compiles
-// to POPCNT on amd64 (behind a CPU feature check).
+// to POPCNT on amd64 (behind a CPU feature check). DotQ4Batch scores many
+// codes against one 4-bit query in one call (a posting list's scan), which
+// on AVX-512 saves the per-code call, kernel selection and mask setup that
+// dominate at a few words per code.
 package bitsx
 
 import (
@@ -193,18 +196,53 @@ func Dot1x4Generic(q, d []byte, words int) int64 {
 	return int64(c0) + int64(c1)<<1 + int64(c2)<<2 + int64(c3)<<3
 }
 
+// DotQ4Batch writes to dst[j], for every j < len(dst), ⟨x_j, q⟩ of the
+// xBits-bit code x_j = codes[j·stride:] (bit-planes of words 64-bit words,
+// 1 ≤ xBits ≤ 8) and the 4-bit query q: a posting list's codes against one
+// query in one call (the scan of BBQ/OSQ lists with 4-bit queries).
+var DotQ4Batch = DotQ4BatchGeneric
+
+// DotQ4BatchGeneric is the pure-Go twin of DotQ4Batch: DotPlanes per code
+// (the kernel set's own, so each set's batch is its single-code kernel in
+// a loop).
+func DotQ4BatchGeneric(dst []int64, codes []byte, stride, xBits int, q []byte, words int) {
+	batchVia(DotPlanesGeneric)(dst, codes, stride, xBits, q, words)
+}
+
+// batchVia returns DotQ4Batch as a loop over a DotPlanes kernel.
+func batchVia(planes func(x []byte, xBits int, y []byte, yBits int, words int) int64) func(dst []int64, codes []byte, stride, xBits int, q []byte, words int) {
+	return func(dst []int64, codes []byte, stride, xBits int, q []byte, words int) {
+		n := xBits * words * 8
+		for j := range dst {
+			dst[j] = planes(codes[j*stride:j*stride+n], xBits, q, 4, words)
+		}
+	}
+}
+
 // PackPlanes writes the B-bit values codes[i] (each < 2^B) as B bit-planes
 // into dst, which must hold B·words·8 bytes and is fully overwritten.
+// Eight components at a time: with their codes as the bytes of a 64-bit
+// x, bit p of each byte is (x >> p) & 0x0101…01, and multiplying that by
+// 0x0102040810204080 gathers the eight bits, byte i's into bit 56 + i,
+// without carries (the products' bit positions 8i + 7j + 7 are distinct),
+// so one multiply and shift gives a plane's byte.
 func PackPlanes(dst []byte, codes []byte, b int, words int) {
 	pb := words * 8
 	clear(dst[:b*pb])
-	for i, c := range codes {
-		byteIdx := i >> 3
-		bit := byte(1) << (i & 7)
+	const lsbs, gather = 0x0101010101010101, 0x0102040810204080
+	g := 0
+	for ; g+8 <= len(codes); g += 8 {
+		x := binary.LittleEndian.Uint64(codes[g:])
 		for p := 0; p < b; p++ {
-			if c&(1<<p) != 0 {
-				dst[p*pb+byteIdx] |= bit
-			}
+			dst[p*pb+g>>3] = byte(((x >> p) & lsbs) * gather >> 56)
+		}
+	}
+	if g < len(codes) {
+		var tail [8]byte
+		copy(tail[:], codes[g:])
+		x := binary.LittleEndian.Uint64(tail[:])
+		for p := 0; p < b; p++ {
+			dst[p*pb+g>>3] = byte(((x >> p) & lsbs) * gather >> 56)
 		}
 	}
 }

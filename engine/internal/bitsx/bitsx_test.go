@@ -1,6 +1,7 @@
 package bitsx
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -180,5 +181,39 @@ func BenchmarkKernels(b *testing.B) {
 				sink += int64(AndPopCount(d1, d1))
 			}
 		})
+	}
+}
+
+// TestPackPlanes compares PackPlanes (eight components per multiply) with
+// the plain bit-by-bit loop, on dirty destination buffers, and checks
+// UnpackPlanes inverts it.
+func TestPackPlanes(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, b := range []int{1, 2, 3, 4, 5, 8} {
+		for _, d := range dims {
+			words := (d + 63) / 64
+			codes := randCodes(r, d, 1<<b-1)
+			want := make([]byte, b*words*8)
+			for i, c := range codes {
+				for p := 0; p < b; p++ {
+					if c&(1<<p) != 0 {
+						want[p*words*8+i/8] |= 1 << (i % 8)
+					}
+				}
+			}
+			got := make([]byte, b*words*8)
+			for i := range got {
+				got[i] = 0xa5
+			}
+			PackPlanes(got, codes, b, words)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("bits %d dim %d: PackPlanes = %x, want %x", b, d, got, want)
+			}
+			back := make([]byte, d)
+			UnpackPlanes(back, got, b, words)
+			if !bytes.Equal(back, codes) {
+				t.Fatalf("bits %d dim %d: UnpackPlanes does not invert PackPlanes", b, d)
+			}
+		}
 	}
 }

@@ -44,3 +44,18 @@ func dot1x4AVX512(q, d []byte, words int) int64 {
 	pb := words * 8
 	return Dot1x4AVX512(q[:4*pb], d[:pb], words)
 }
+
+// dotQ4BatchAVX512 checks what the batch kernel reads — the last code's
+// xBits·words·8 bytes and the query's four planes — and a plane count
+// the kernel's loop needs (at least one), then calls it.
+func dotQ4BatchAVX512(dst []int64, codes []byte, stride, xBits int, q []byte, words int) {
+	if len(dst) == 0 {
+		return
+	}
+	if xBits < 1 || words < 1 || stride < 0 {
+		panic("bitsx: DotQ4Batch: xBits, words must be ≥ 1 and stride ≥ 0")
+	}
+	n := xBits * words * 8
+	_ = codes[(len(dst)-1)*stride : (len(dst)-1)*stride+n]
+	DotQ4BatchAVX512(dst, codes, stride, xBits, q[:4*words*8], words)
+}

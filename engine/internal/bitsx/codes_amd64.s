@@ -1136,6 +1136,165 @@ DotPlanesAVX512_reduce:
 	MOVQ          AX, ret+72(FP)
 	RET
 
+// func DotQ4BatchAVX512(dst []int64, codes []byte, stride int, xBits int, q []byte, words int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VPOPCNTDQ
+TEXT ·DotQ4BatchAVX512(SB), NOSPLIT, $0-96
+	MOVQ        dst_base+0(FP), AX
+	MOVQ        dst_len+8(FP), DX
+	MOVQ        codes_base+24(FP), BX
+	MOVQ        q_base+64(FP), SI
+	MOVQ        words+88(FP), DI
+	MOVQ        DI, CX
+	ANDQ        $0x00000007, CX
+	MOVQ        $0x00000001, R8
+	SHLQ        CL, R8
+	DECQ        R8
+	KMOVQ       R8, K1
+	SHLQ        $0x03, DI
+	LEAQ        (DI)(DI*2), R8
+	TESTQ       DX, DX
+	JZ          DotQ4BatchAVX512_end
+	CMPQ        DI, $0x00000040
+	JG          DotQ4BatchAVX512_doc
+	MOVQ        DI, CX
+	SHRQ        $0x03, CX
+	MOVQ        $0x00000001, R9
+	SHLQ        CL, R9
+	DECQ        R9
+	KMOVQ       R9, K1
+	VMOVDQU64.Z (SI), K1, Z0
+	VMOVDQU64.Z (SI)(DI*1), K1, Z1
+	VMOVDQU64.Z (SI)(DI*2), K1, Z2
+	VMOVDQU64.Z (SI)(R8*1), K1, Z3
+
+DotQ4BatchAVX512_sdoc:
+	VPXORQ Z4, Z4, Z4
+	MOVQ   xBits+56(FP), CX
+	MOVQ   CX, SI
+	DECQ   SI
+	IMULQ  DI, SI
+	ADDQ   BX, SI
+
+DotQ4BatchAVX512_splane:
+	VPSLLQ        $0x01, Z4, Z4
+	VMOVDQU64.Z   (SI), K1, Z5
+	VPANDQ        Z0, Z5, Z6
+	VPOPCNTQ      Z6, Z6
+	VPADDQ        Z6, Z4, Z4
+	VPANDQ        Z1, Z5, Z6
+	VPOPCNTQ      Z6, Z6
+	VPSLLQ        $0x01, Z6, Z6
+	VPADDQ        Z6, Z4, Z4
+	VPANDQ        Z2, Z5, Z6
+	VPOPCNTQ      Z6, Z6
+	VPSLLQ        $0x02, Z6, Z6
+	VPADDQ        Z6, Z4, Z4
+	VPANDQ        Z3, Z5, Z5
+	VPOPCNTQ      Z5, Z5
+	VPSLLQ        $0x03, Z5, Z5
+	VPADDQ        Z5, Z4, Z4
+	SUBQ          DI, SI
+	DECQ          CX
+	JNZ           DotQ4BatchAVX512_splane
+	VEXTRACTI64X4 $0x01, Z4, Y5
+	VPADDQ        Y5, Y4, Y4
+	VEXTRACTI128  $0x01, Y4, X5
+	VPADDQ        X5, X4, X4
+	VPSHUFD       $0x4e, X4, X5
+	VPADDQ        X5, X4, X4
+	VMOVQ         X4, CX
+	MOVQ          CX, (AX)
+	ADDQ          $0x00000008, AX
+	MOVQ          stride+48(FP), CX
+	ADDQ          CX, BX
+	DECQ          DX
+	JNZ           DotQ4BatchAVX512_sdoc
+	JMP           DotQ4BatchAVX512_end
+
+DotQ4BatchAVX512_doc:
+	VPXORQ Z0, Z0, Z0
+	MOVQ   xBits+56(FP), CX
+	MOVQ   CX, R9
+	DECQ   R9
+	IMULQ  DI, R9
+	ADDQ   BX, R9
+
+DotQ4BatchAVX512_plane:
+	VPSLLQ $0x01, Z0, Z0
+	XORQ   R10, R10
+	MOVQ   DI, R11
+
+DotQ4BatchAVX512_block:
+	CMPQ      R11, $0x00000040
+	JL        DotQ4BatchAVX512_tail
+	LEAQ      (SI)(R10*1), R12
+	VMOVDQU64 (R9)(R10*1), Z1
+	VPANDQ    (R12), Z1, Z2
+	VPOPCNTQ  Z2, Z2
+	VPADDQ    Z2, Z0, Z0
+	VPANDQ    (R12)(DI*1), Z1, Z2
+	VPOPCNTQ  Z2, Z2
+	VPSLLQ    $0x01, Z2, Z2
+	VPADDQ    Z2, Z0, Z0
+	VPANDQ    (R12)(DI*2), Z1, Z2
+	VPOPCNTQ  Z2, Z2
+	VPSLLQ    $0x02, Z2, Z2
+	VPADDQ    Z2, Z0, Z0
+	VPANDQ    (R12)(R8*1), Z1, Z1
+	VPOPCNTQ  Z1, Z1
+	VPSLLQ    $0x03, Z1, Z1
+	VPADDQ    Z1, Z0, Z0
+	ADDQ      $0x00000040, R10
+	SUBQ      $0x00000040, R11
+	JMP       DotQ4BatchAVX512_block
+
+DotQ4BatchAVX512_tail:
+	TESTQ       R11, R11
+	JZ          DotQ4BatchAVX512_planedone
+	LEAQ        (SI)(R10*1), R11
+	VMOVDQU64.Z (R9)(R10*1), K1, Z1
+	VMOVDQU64.Z (R11), K1, Z2
+	VMOVDQU64.Z (R11)(DI*1), K1, Z3
+	VMOVDQU64.Z (R11)(DI*2), K1, Z4
+	VMOVDQU64.Z (R11)(R8*1), K1, Z5
+	VPANDQ      Z2, Z1, Z2
+	VPOPCNTQ    Z2, Z2
+	VPADDQ      Z2, Z0, Z0
+	VPANDQ      Z3, Z1, Z2
+	VPOPCNTQ    Z2, Z2
+	VPSLLQ      $0x01, Z2, Z2
+	VPADDQ      Z2, Z0, Z0
+	VPANDQ      Z4, Z1, Z2
+	VPOPCNTQ    Z2, Z2
+	VPSLLQ      $0x02, Z2, Z2
+	VPADDQ      Z2, Z0, Z0
+	VPANDQ      Z5, Z1, Z1
+	VPOPCNTQ    Z1, Z1
+	VPSLLQ      $0x03, Z1, Z1
+	VPADDQ      Z1, Z0, Z0
+
+DotQ4BatchAVX512_planedone:
+	SUBQ          DI, R9
+	DECQ          CX
+	JNZ           DotQ4BatchAVX512_plane
+	VEXTRACTI64X4 $0x01, Z0, Y1
+	VPADDQ        Y1, Y0, Y0
+	VEXTRACTI128  $0x01, Y0, X1
+	VPADDQ        X1, X0, X0
+	VPSHUFD       $0x4e, X0, X1
+	VPADDQ        X1, X0, X0
+	VMOVQ         X0, CX
+	MOVQ          CX, (AX)
+	ADDQ          $0x00000008, AX
+	MOVQ          stride+48(FP), CX
+	ADDQ          CX, BX
+	DECQ          DX
+	JNZ           DotQ4BatchAVX512_doc
+
+DotQ4BatchAVX512_end:
+	VZEROUPPER
+	RET
+
 // func AndPopCountPOPCNT(a []byte, b []byte) int
 // Requires: POPCNT
 TEXT ·AndPopCountPOPCNT(SB), NOSPLIT, $0-56

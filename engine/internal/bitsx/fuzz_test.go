@@ -56,6 +56,13 @@ func FuzzPlaneKernels(f *testing.F) {
 					t.Fatalf("%s/Dot1x4 words=%d: got %d, want %d", k.Name, words, got, want)
 				}
 			}
+			if yBits == 4 && words > 0 {
+				var got [1]int64
+				k.DotQ4Batch(got[:], x, 0, xBits, y, words)
+				if got[0] != want {
+					t.Fatalf("%s/DotQ4Batch words=%d bits=%d: got %d, want %d", k.Name, words, xBits, got[0], want)
+				}
+			}
 			if got := int64(k.AndPopCount(a, b)); got != wantPop {
 				t.Fatalf("%s/AndPopCount len=%d: got %d, want %d", k.Name, n, got, wantPop)
 			}

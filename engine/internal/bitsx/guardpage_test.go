@@ -70,6 +70,15 @@ func TestNoReadPastEnd(t *testing.T) {
 						t.Fatalf("%s/Dot1x4 words=%d: got %d, want %d", k.Name, words, got, want)
 					}
 				}
+				if yb == 4 && words > 0 {
+					// Two codes, the second ending at the fence (stride = code size).
+					codes := atEnd(pa, cycle(poolA, 2*xb*n))
+					var got [2]int64
+					k.DotQ4Batch(got[:], codes, xb*n, xb, y, words)
+					if w1 := naivePlanes(codes[xb*n:], xb, y, yb, words); got[1] != w1 {
+						t.Fatalf("%s/DotQ4Batch words=%d bits=%d: got %d, want %d", k.Name, words, xb, got[1], w1)
+					}
+				}
 			}
 		}
 	}

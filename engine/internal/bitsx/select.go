@@ -21,6 +21,7 @@ type Kernel struct {
 	AndPopCount   func(a, b []byte) int
 	Dot1x4        func(q, d []byte, words int) int64
 	DotPlanes     func(x []byte, xBits int, y []byte, yBits int, words int) int64
+	DotQ4Batch    func(dst []int64, codes []byte, stride, xBits int, q []byte, words int)
 }
 
 // Generic is the pure-Go kernel set, available everywhere.
@@ -33,6 +34,7 @@ var Generic = Kernel{
 	AndPopCount:   AndPopCountGeneric,
 	Dot1x4:        Dot1x4Generic,
 	DotPlanes:     DotPlanesGeneric,
+	DotQ4Batch:    DotQ4BatchGeneric,
 }
 
 var (
@@ -62,6 +64,7 @@ func install(k Kernel) {
 	DotBytes, SqDiffBytes = k.DotBytes, k.SqDiffBytes
 	DotNibbles, SqDiffNibbles = k.DotNibbles, k.SqDiffNibbles
 	AndPopCount, Dot1x4, DotPlanes = k.AndPopCount, k.Dot1x4, k.DotPlanes
+	DotQ4Batch = k.DotQ4Batch
 }
 
 // Impl names the kernel set in use: "avx512", "avx2", "popcnt" or "generic".

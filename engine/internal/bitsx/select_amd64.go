@@ -16,6 +16,7 @@ func archKernels() []Kernel {
 		k.Name = "popcnt"
 		k.AndPopCount, k.Dot1x4 = andPopCountPOPCNT, dot1x4POPCNT
 		k.DotPlanes = planesVia(Dot1x4POPCNT, AndPopCountPOPCNT)
+		k.DotQ4Batch = batchVia(k.DotPlanes)
 		ks = append(ks, k)
 	}
 	if cpu.X86.HasAVX2 {
@@ -25,6 +26,7 @@ func archKernels() []Kernel {
 			// dimensions on and ties below (BenchmarkCodeKernels).
 			k.AndPopCount, k.Dot1x4 = andPopCountAVX2, dot1x4AVX2
 			k.DotPlanes = planesVia(Dot1x4AVX2, AndPopCountAVX2)
+			k.DotQ4Batch = batchVia(k.DotPlanes)
 		}
 		k.DotBytes, k.SqDiffBytes = dotBytesAVX2, sqDiffBytesAVX2
 		k.DotNibbles, k.SqDiffNibbles = dotNibblesAVX2, sqDiffNibblesAVX2
@@ -39,6 +41,7 @@ func archKernels() []Kernel {
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VPOPCNTDQ {
 		avx512 = true
 		k.AndPopCount, k.Dot1x4, k.DotPlanes = andPopCountAVX512, dot1x4AVX512, dotPlanesAVX512
+		k.DotQ4Batch = dotQ4BatchAVX512
 	}
 	if avx512 {
 		k.Name = "avx512"

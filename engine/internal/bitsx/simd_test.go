@@ -190,6 +190,43 @@ func TestPlaneKernelsAllWords(t *testing.T) {
 	}
 }
 
+// TestDotQ4Batch compares DotQ4Batch of every kernel set with the
+// bit-by-bit reference per code, for 1…20 words (the tail mask of every
+// words%8, and two full blocks and more), code widths 1…5 and 8, 0…5
+// codes at strides of the code plus 0…13 bytes of factors, the last code
+// followed by guard bytes, and checks it writes nothing past len(dst).
+func TestDotQ4Batch(t *testing.T) {
+	for _, k := range Available() {
+		for words := 1; words <= 20; words++ {
+			pb := words * 8
+			q := guarded(4*pb, 3, func(i int) byte { return poolB[(i*5)%len(poolB)] })
+			for _, xb := range []int{1, 2, 3, 4, 5, 8} {
+				for ndocs := 0; ndocs <= 5; ndocs++ {
+					pad := (words + xb + ndocs) % 14
+					stride := xb*pb + pad
+					n := 0
+					if ndocs > 0 {
+						n = (ndocs-1)*stride + xb*pb
+					}
+					codes := guarded(n, ndocs%4, func(i int) byte { return poolA[(i*3+words)%len(poolA)] })
+					dst := make([]int64, ndocs+1)
+					dst[ndocs] = -7
+					k.DotQ4Batch(dst[:ndocs], codes, stride, xb, q, words)
+					for j := 0; j < ndocs; j++ {
+						want := naivePlanes(codes[j*stride:j*stride+xb*pb], xb, q, 4, words)
+						if dst[j] != want {
+							t.Fatalf("%s/DotQ4Batch words=%d bits=%d code %d of %d: got %d, want %d", k.Name, words, xb, j, ndocs, dst[j], want)
+						}
+					}
+					if dst[ndocs] != -7 {
+						t.Fatalf("%s/DotQ4Batch wrote past len(dst)", k.Name)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestSetAccelerated checks that switching installs the named set and back.
 func TestSetAccelerated(t *testing.T) {
 	defer SetAccelerated(true)

@@ -139,6 +139,18 @@ func Dot1x4AVX512(q []byte, d []byte, words int) int64
 //	return total
 func DotPlanesAVX512(x []byte, xBits int, y []byte, yBits int, words int) int64
 
+// DotQ4BatchAVX512 is the AVX-512 kernel of DotQ4Batch: for every j <
+// len(dst), dst[j] = ⟨x_j, q⟩ for the xBits-bit code x_j = codes[j·stride:]
+// (xBits ≥ 1 planes of words ≥ 1 64-bit words) and the 4-bit query q (four
+// planes of words words). It reads, of each code, exactly its xBits·words·8
+// bytes, and 4·words·8 bytes of q. The CPU must have AVX-512F, VL and VPOPCNTDQ (see
+// Available). Its result equals that of the pure-Go loop (DotQ4BatchGeneric)
+//
+//	for j := range dst {
+//		dst[j] = DotPlanes(codes[j*stride:], xBits, q, 4, words)
+//	}
+func DotQ4BatchAVX512(dst []int64, codes []byte, stride int, xBits int, q []byte, words int)
+
 // AndPopCountPOPCNT is the scalar POPCNT kernel of AndPopCount over the
 // len(a)/8 64-bit words of a and b; len(b) must be at least len(a) and no
 // byte past the last whole word of a is read. The CPU must have POPCNT (see

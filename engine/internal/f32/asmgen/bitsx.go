@@ -151,6 +151,7 @@ func genBitsx(c *build.Context) {
 	andPopCount512(c)
 	dot1x4512(c)
 	dotPlanes512(c)
+	dotQ4Batch512(c)
 	andPopCountScalar(c)
 	dot1x4Scalar(c)
 	popAVX2(c, t.lut, t.low)
@@ -983,4 +984,194 @@ func hsum64y(c *build.Context, v reg.VecVirtual) reg.GPVirtual {
 	r := c.GP64()
 	c.VMOVQ(x, r)
 	return r
+}
+
+// dotQ4Batch512 generates DotQ4BatchAVX512(dst []int64, codes []byte,
+// stride, xBits int, q []byte, words int): DotPlanes of each of len(dst)
+// codes, stride bytes apart, against one 4-bit query, in one call — a
+// posting list's codes scored without a call, a kernel selection and a
+// reduction setup per code. Planes are taken from the top one down
+// (Horner: total = 2·total + Σ_r 2^r·popcount(X_p AND Q_r)). Up to eight
+// words (512 dimensions) the query's planes are loaded once into four
+// registers and each code plane is one masked load; wider codes go in
+// blocks of eight words per plane, the last block loaded through an
+// opmask of the words%8 low lanes computed once.
+func dotQ4Batch512(c *build.Context) {
+	c.Function("DotQ4BatchAVX512")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(dst []int64, codes []byte, stride int, xBits int, q []byte, words int)")
+	c.Doc(
+		"DotQ4BatchAVX512 is the AVX-512 kernel of DotQ4Batch: for every j <",
+		"len(dst), dst[j] = ⟨x_j, q⟩ for the xBits-bit code x_j = codes[j·stride:]",
+		"(xBits ≥ 1 planes of words ≥ 1 64-bit words) and the 4-bit query q (four",
+		"planes of words words). It reads, of each code, exactly its xBits·words·8",
+		"bytes, and 4·words·8 bytes of q. The CPU must have "+popNeeds+" (see",
+		"Available). Its result equals that of the pure-Go loop (DotQ4BatchGeneric)",
+		"",
+		"\tfor j := range dst {",
+		"\t\tdst[j] = DotPlanes(codes[j*stride:], xBits, q, 4, words)",
+		"\t}",
+	)
+	dst := c.Load(c.Param("dst").Base(), c.GP64())
+	n := c.Load(c.Param("dst").Len(), c.GP64())
+	cp := c.Load(c.Param("codes").Base(), c.GP64())
+	q := c.Load(c.Param("q").Base(), c.GP64())
+	pb := c.Load(c.Param("words"), c.GP64())
+	// The tail mask: the low words%8 lanes (none when words%8 == 0).
+	tw := c.GP64()
+	c.MOVQ(pb, tw)
+	c.ANDQ(operand.U32(7), tw)
+	m := c.GP64()
+	c.MOVQ(tw, reg.RCX)
+	c.MOVQ(operand.U32(1), m)
+	c.SHLQ(reg.CL, m)
+	c.DECQ(m)
+	km := c.K()
+	c.KMOVQ(m, km)
+	c.SHLQ(operand.U8(3), pb) // bytes per plane
+	pb3 := c.GP64()
+	c.LEAQ(operand.Mem{Base: pb, Index: pb, Scale: 2}, pb3)
+	c.TESTQ(n, n)
+	c.JZ(operand.LabelRef("DotQ4BatchAVX512_end"))
+	c.CMPQ(pb, operand.U32(64))
+	c.JG(operand.LabelRef("DotQ4BatchAVX512_doc"))
+
+	// Up to eight words (512 dimensions): the query's four planes stay in
+	// registers for the whole slab, and a code plane is one (masked) load.
+	{
+		wn := c.GP64()
+		c.MOVQ(pb, wn)
+		c.SHRQ(operand.U8(3), wn)
+		m1 := c.GP64()
+		c.MOVQ(wn, reg.RCX)
+		c.MOVQ(operand.U32(1), m1)
+		c.SHLQ(reg.CL, m1)
+		c.DECQ(m1)
+		k1 := c.K()
+		c.KMOVQ(m1, k1)
+		var qv [4]reg.VecVirtual
+		for r, mem := range []operand.Mem{
+			{Base: q},
+			{Base: q, Index: pb, Scale: 1},
+			{Base: q, Index: pb, Scale: 2},
+			{Base: q, Index: pb3, Scale: 1},
+		} {
+			qv[r] = c.ZMM()
+			c.VMOVDQU64_Z(mem, k1, qv[r])
+		}
+		c.Label("DotQ4BatchAVX512_sdoc")
+		tot := c.ZMM()
+		c.VPXORQ(tot, tot, tot)
+		spl := c.Load(c.Param("xBits"), c.GP64())
+		sx := c.GP64()
+		c.MOVQ(spl, sx)
+		c.DECQ(sx)
+		c.IMULQ(pb, sx)
+		c.ADDQ(cp, sx)
+		c.Label("DotQ4BatchAVX512_splane")
+		c.VPSLLQ(operand.U8(1), tot, tot)
+		w := c.ZMM()
+		c.VMOVDQU64_Z(operand.Mem{Base: sx}, k1, w)
+		for r := 0; r < 4; r++ {
+			v := c.ZMM()
+			c.VPANDQ(qv[r], w, v)
+			c.VPOPCNTQ(v, v)
+			if r > 0 {
+				c.VPSLLQ(operand.U8(uint8(r)), v, v)
+			}
+			c.VPADDQ(v, tot, tot)
+		}
+		c.SUBQ(pb, sx)
+		c.DECQ(spl)
+		c.JNZ(operand.LabelRef("DotQ4BatchAVX512_splane"))
+		sres := hsum64(c, tot)
+		c.MOVQ(sres, operand.Mem{Base: dst})
+		c.ADDQ(operand.U32(8), dst)
+		sstride := c.Load(c.Param("stride"), c.GP64())
+		c.ADDQ(sstride, cp)
+		c.DECQ(n)
+		c.JNZ(operand.LabelRef("DotQ4BatchAVX512_sdoc"))
+		c.JMP(operand.LabelRef("DotQ4BatchAVX512_end"))
+	}
+
+	c.Label("DotQ4BatchAVX512_doc")
+	total := c.ZMM()
+	c.VPXORQ(total, total, total)
+	// x: the top plane of this code.
+	pl := c.Load(c.Param("xBits"), c.GP64())
+	x := c.GP64()
+	c.MOVQ(pl, x)
+	c.DECQ(x)
+	c.IMULQ(pb, x)
+	c.ADDQ(cp, x)
+
+	c.Label("DotQ4BatchAVX512_plane")
+	c.VPSLLQ(operand.U8(1), total, total)
+	i, rem := c.GP64(), c.GP64()
+	c.XORQ(i, i)
+	c.MOVQ(pb, rem)
+	block := func(w reg.VecVirtual, qs [4]operand.Op) {
+		for r := 0; r < 4; r++ {
+			v := c.ZMM()
+			c.VPANDQ(qs[r], w, v)
+			c.VPOPCNTQ(v, v)
+			if r > 0 {
+				c.VPSLLQ(operand.U8(uint8(r)), v, v)
+			}
+			c.VPADDQ(v, total, total)
+		}
+	}
+	c.Label("DotQ4BatchAVX512_block")
+	c.CMPQ(rem, operand.U32(64))
+	c.JL(operand.LabelRef("DotQ4BatchAVX512_tail"))
+	qi := c.GP64()
+	c.LEAQ(operand.Mem{Base: q, Index: i, Scale: 1}, qi)
+	w := c.ZMM()
+	c.VMOVDQU64(operand.Mem{Base: x, Index: i, Scale: 1}, w)
+	block(w, [4]operand.Op{
+		operand.Mem{Base: qi},
+		operand.Mem{Base: qi, Index: pb, Scale: 1},
+		operand.Mem{Base: qi, Index: pb, Scale: 2},
+		operand.Mem{Base: qi, Index: pb3, Scale: 1},
+	})
+	c.ADDQ(operand.U32(64), i)
+	c.SUBQ(operand.U32(64), rem)
+	c.JMP(operand.LabelRef("DotQ4BatchAVX512_block"))
+
+	c.Label("DotQ4BatchAVX512_tail")
+	c.TESTQ(rem, rem)
+	c.JZ(operand.LabelRef("DotQ4BatchAVX512_planedone"))
+	qt := c.GP64()
+	c.LEAQ(operand.Mem{Base: q, Index: i, Scale: 1}, qt)
+	wt := c.ZMM()
+	c.VMOVDQU64_Z(operand.Mem{Base: x, Index: i, Scale: 1}, km, wt)
+	var qs [4]operand.Op
+	for r, mem := range []operand.Mem{
+		{Base: qt},
+		{Base: qt, Index: pb, Scale: 1},
+		{Base: qt, Index: pb, Scale: 2},
+		{Base: qt, Index: pb3, Scale: 1},
+	} {
+		v := c.ZMM()
+		c.VMOVDQU64_Z(mem, km, v)
+		qs[r] = v
+	}
+	block(wt, qs)
+
+	c.Label("DotQ4BatchAVX512_planedone")
+	c.SUBQ(pb, x)
+	c.DECQ(pl)
+	c.JNZ(operand.LabelRef("DotQ4BatchAVX512_plane"))
+
+	res := hsum64(c, total)
+	c.MOVQ(res, operand.Mem{Base: dst})
+	c.ADDQ(operand.U32(8), dst)
+	stride := c.Load(c.Param("stride"), c.GP64())
+	c.ADDQ(stride, cp)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("DotQ4BatchAVX512_doc"))
+
+	c.Label("DotQ4BatchAVX512_end")
+	c.VZEROUPPER()
+	c.RET()
 }
