@@ -9,7 +9,9 @@ import (
 )
 
 // SearchRescored is quantized search with rescoring, as Elasticsearch's
-// rescore_vector does it (ALGORITHMS.md §4.2): gather k' = ⌈oversample·k⌉
+// rescore_vector does it (dense_vector index_options.rescore_vector,
+// https://www.elastic.co/docs/reference/elasticsearch/mapping-reference/dense-vector,
+// Elasticsearch 9.1): gather k' = ⌈oversample·k⌉
 // candidates by the graph's own scores (the attached codes, when there are
 // any) with beam max(ef, k'), re-rank those k' with full-precision vectors
 // read through r — a RAM slab or the on-disk vector file, whose reads r

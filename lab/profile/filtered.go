@@ -10,10 +10,14 @@ import (
 )
 
 // FilterStrategy is the filtered-search strategy the store applies on its
-// defaults (ALGORITHMS.md §2–§4): pgvector post-filters the ef_search rows
-// its index scan yields (hnsw.iterative_scan = off), Redis follows its
-// hybrid policy (ADHOC_BF or BATCHES), Qdrant its cardinality planner, and
-// Elasticsearch filters inside the graph walk (Lucene).
+// defaults: pgvector post-filters the ef_search rows its index scan yields
+// (hnsw.iterative_scan = off; pgvector/pgvector v0.8.0 README.md
+// "Filtering", src/hnswscan.c), Redis follows its hybrid policy (ADHOC_BF or
+// BATCHES; RediSearch/RediSearch v2.10 src/hybrid_reader.c), Qdrant its
+// cardinality planner (qdrant/qdrant v1.19
+// lib/segment/src/index/query_estimator.rs and hnsw_index/), and
+// Elasticsearch filters inside the graph walk (apache/lucene 10.3
+// lucene/core/src/java/org/apache/lucene/search/AbstractKnnVectorQuery.java).
 func (p Profile) FilterStrategy() filtered.Strategy {
 	switch p.Kind {
 	case PGVector:

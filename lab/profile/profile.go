@@ -200,7 +200,7 @@ type Profile struct {
 }
 
 // Default returns the defaults-as-shipped profile of a store
-// (ALGORITHMS.md §0, §1.3, §1.5, §1.6, §4; seed-000 article).
+// (the sources listed in the package documentation; seed-000 article).
 func Default(k Kind) Profile {
 	p := Profile{Kind: k}
 	switch k {

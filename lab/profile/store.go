@@ -752,7 +752,8 @@ func (s *Store) SearchStats(q []float32, k int) ([]engine.Result, QueryStats, er
 	if pl.Rescore > 0 {
 		// Elasticsearch merges the segments' candidates by quantized score
 		// to the k' best, then rescores those with float32 vectors
-		// (ALGORITHMS.md §4.2) and keeps the top k.
+		// (rescore_vector, Elasticsearch 9.1 dense_vector docs) and keeps
+		// the top k.
 		if len(all) > pl.Candidates {
 			all = all[:pl.Candidates]
 		}
