@@ -46,7 +46,7 @@ func ParseIndexKind(s string) (IndexKind, error) {
 	case "ivf":
 		return IVF, nil
 	}
-	return 0, fmt.Errorf("%w: segment: unknown index kind %q (want hnsw, flat or ivf)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("segment: unknown index kind %q (want hnsw, flat or ivf): %w", s, engine.ErrInvalidArgument)
 }
 
 // Visibility names when an acknowledged document becomes searchable.
@@ -227,7 +227,7 @@ func (c Config) Validate() error {
 		bad = append(bad, err.Error())
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: segment: %s", engine.ErrInvalidArgument, strings.Join(bad, "; "))
+		return fmt.Errorf("segment: %s: %w", strings.Join(bad, "; "), engine.ErrInvalidArgument)
 	}
 	return nil
 }

@@ -274,8 +274,7 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 			return nil, fmt.Errorf("segment %d: %w", id, err)
 		}
 		if ix.Len() != n || ix.Dim() != dim || ix.Metric() != metric {
-			return nil, fmt.Errorf("%w: segment %d: graph %s holds %d %d-d %s vectors, the segment %d %d-d %s",
-				engine.ErrCorrupt, id, graphName(cfg.Dir, id), ix.Len(), ix.Dim(), ix.Metric(), n, dim, metric)
+			return nil, fmt.Errorf("segment: segment %d: graph %s holds %d %d-d %s vectors, the segment %d %d-d %s: %w", id, graphName(cfg.Dir, id), ix.Len(), ix.Dim(), ix.Metric(), n, dim, metric, engine.ErrCorrupt)
 		}
 		s.index, s.vecs = ix, ix.Vectors()
 	}

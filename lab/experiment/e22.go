@@ -68,7 +68,7 @@ func TrainQuantizer(env *Env, name string) (quant.Quantizer, error) {
 	case "osq4":
 		return quant.TrainOSQ(ds.Base, m, quant.OSQConfig{Bits: 4, Seed: env.Seed})
 	}
-	return nil, fmt.Errorf("%w: unknown quantizer %q (want one of %s)", ErrBadArgument, name, strings.Join(QuantNames, ", "))
+	return nil, fmt.Errorf("experiment: unknown quantizer %q (want one of %s): %w", name, strings.Join(QuantNames, ", "), ErrBadArgument)
 }
 
 // QuantResult is one quantizer's flat-scan recall, without and with
@@ -86,11 +86,11 @@ type QuantResult struct {
 
 func checkOversample(what string, over []float64) error {
 	if len(over) == 0 {
-		return fmt.Errorf("%w: %s: no oversample factors", ErrBadArgument, what)
+		return fmt.Errorf("experiment: %s: no oversample factors: %w", what, ErrBadArgument)
 	}
 	for _, o := range over {
 		if !(o >= 1) || math.IsInf(o, 0) {
-			return fmt.Errorf("%w: %s: oversample must be a finite number ≥ 1, got %v", ErrBadArgument, what, o)
+			return fmt.Errorf("experiment: %s: oversample must be a finite number ≥ 1, got %v: %w", what, o, ErrBadArgument)
 		}
 	}
 	return nil
@@ -183,7 +183,7 @@ func QuantFlat(env *Env, name string, oversample []float64) (QuantResult, error)
 // them: bytes/vector, compression, recall without and with rescoring.
 func QuantSweep(env *Env, names []string, oversample []float64) (*table.Table, []QuantResult, error) {
 	if len(names) == 0 {
-		return nil, nil, fmt.Errorf("%w: QuantSweep: no quantizers", ErrBadArgument)
+		return nil, nil, fmt.Errorf("experiment: QuantSweep: no quantizers: %w", ErrBadArgument)
 	}
 	var rs []QuantResult
 	for i, n := range names {

@@ -82,7 +82,7 @@ func (p Profile) FilterParams(k, dim int) filtered.Params {
 func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 	c := s.c
 	if len(c.segs) != 1 {
-		return nil, fmt.Errorf("%w: profile %s: filtered search over %d segments is not emulated (use segments=1)", engine.ErrInvalidArgument, c.p.Kind, len(c.segs))
+		return nil, fmt.Errorf("profile: %s: filtered search over %d segments is not emulated (use segments=1): %w", c.p.Kind, len(c.segs), engine.ErrInvalidArgument)
 	}
 	g := c.segs[0]
 	g.mu.RLock()
@@ -92,7 +92,7 @@ func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 		keys := g.tailKeys[g.tailStart:]
 		for i, k := range keys {
 			if k != uint64(i) {
-				return nil, fmt.Errorf("%w: profile %s: plain row %d holds document %d", engine.ErrCorrupt, c.p.Kind, i, k)
+				return nil, fmt.Errorf("profile: %s: plain row %d holds document %d: %w", c.p.Kind, i, k, engine.ErrCorrupt)
 			}
 		}
 		rows := append([]float32(nil), g.tail[g.tailStart*c.dim:]...)
@@ -104,11 +104,11 @@ func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 		return coll, nil
 	}
 	if g.graph == nil || g.tailLen() > 0 || len(g.keys) != n {
-		return nil, fmt.Errorf("%w: profile %s: %d of %d documents are in the graph (wait until searchable)", engine.ErrInvalidArgument, c.p.Kind, len(g.keys), n)
+		return nil, fmt.Errorf("profile: %s: %d of %d documents are in the graph (wait until searchable): %w", c.p.Kind, len(g.keys), n, engine.ErrInvalidArgument)
 	}
 	for i, k := range g.keys {
 		if k != uint64(i) {
-			return nil, fmt.Errorf("%w: profile %s: graph id %d holds document %d", engine.ErrCorrupt, c.p.Kind, i, k)
+			return nil, fmt.Errorf("profile: %s: graph id %d holds document %d: %w", c.p.Kind, i, k, engine.ErrCorrupt)
 		}
 	}
 	coll, err := filtered.New(g.graph.Vectors(), meta, filtered.Options{Metric: c.p.Metric, Graph: g.graph, M: c.p.M})

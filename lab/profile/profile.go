@@ -45,7 +45,7 @@ func ParseKind(s string) (Kind, error) {
 	case "elasticsearch", "es", "elastic":
 		return Elasticsearch, nil
 	}
-	return 0, fmt.Errorf("%w: unknown store %q (want pgvector, redis, qdrant or elasticsearch)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("profile: unknown store %q (want pgvector, redis, qdrant or elasticsearch): %w", s, engine.ErrInvalidArgument)
 }
 
 // IndexType is Elasticsearch's dense_vector index_options.type.
@@ -78,7 +78,7 @@ func ParseIndexType(s string) (IndexType, error) {
 			return IndexType(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: unknown index_options.type %q (want auto, hnsw, int8_hnsw, int4_hnsw or bbq_hnsw)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("profile: unknown index_options.type %q (want auto, hnsw, int8_hnsw, int4_hnsw or bbq_hnsw): %w", s, engine.ErrInvalidArgument)
 }
 
 // GraphBuild says how a quantized graph is scored while it is built.
@@ -108,7 +108,7 @@ func ParseGraphBuild(s string) (GraphBuild, error) {
 			return GraphBuild(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: unknown graph build %q (want auto, flush or merge)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("profile: unknown graph build %q (want auto, flush or merge): %w", s, engine.ErrInvalidArgument)
 }
 
 // EffectiveGraph resolves AutoGraph by the number of segments.
@@ -303,7 +303,7 @@ func (p Profile) WithDefaults() Profile {
 func (p Profile) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: profile %s: "+format, append([]any{engine.ErrInvalidArgument, p.Kind}, args...)...))
+		errs = append(errs, fmt.Errorf("profile: %s: %s: %w", p.Kind, fmt.Sprintf(format, args...), engine.ErrInvalidArgument))
 	}
 	if p.Kind < PGVector || p.Kind > Elasticsearch {
 		bad("unknown store kind %d", p.Kind)
@@ -487,7 +487,7 @@ func (p Profile) String() string {
 func Parse(s string) (Profile, error) {
 	f := strings.Fields(s)
 	if len(f) == 0 {
-		return Profile{}, fmt.Errorf("%w: empty profile", engine.ErrInvalidArgument)
+		return Profile{}, fmt.Errorf("profile: empty profile: %w", engine.ErrInvalidArgument)
 	}
 	k, err := ParseKind(f[0])
 	if err != nil {
@@ -498,7 +498,7 @@ func Parse(s string) (Profile, error) {
 	for _, kv := range f[1:] {
 		key, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			errs = append(errs, fmt.Errorf("%w: profile: %q is not key=value", engine.ErrInvalidArgument, kv))
+			errs = append(errs, fmt.Errorf("profile: %q is not key=value: %w", kv, engine.ErrInvalidArgument))
 			continue
 		}
 		var err error
@@ -553,7 +553,7 @@ func Parse(s string) (Profile, error) {
 			err = errors.New("unknown key")
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: profile %q: %v", engine.ErrInvalidArgument, kv, err))
+			errs = append(errs, fmt.Errorf("profile: %q: %v: %w", kv, err, engine.ErrInvalidArgument))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
