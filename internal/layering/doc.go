@@ -23,5 +23,6 @@
 // experiment notes, the architecture, style and interpreter notes, which
 // are not in the repository); code and docs cite the primary source
 // instead — the paper, the store's source file with its version, or the
-// documentation page. The package has no code outside its tests.
+// documentation page. A third checks the error convention, `pkg: what:
+// %w` (see errors_test.go). The package has no code outside its tests.
 package layering

@@ -8,7 +8,8 @@ import (
 )
 
 // TestBoundEnginePackages runs, through the interpreter, one small cell per
-// engine package a notebook teaches with (kernel/bindings), each using the
+// engine package a notebook teaches with (kernel/bindings), and one for
+// lab/bench's quantizer catalogue, each using the
 // package the way a notebook would and printing a check that fails if the
 // binding or the call is wrong.
 func TestBoundEnginePackages(t *testing.T) {
@@ -37,6 +38,11 @@ err3 := sq.Decode(back, code)
 fmt.Println(err, err2, err3, sq.CodeSize(), vec.L2Sq(back, m.Row(3)) < 0.001)`, "<nil> <nil> <nil> 12 true"},
 		{"quant: 1-bit OSQ", `osq, err := quant.TrainOSQ(m, engine.L2, quant.OSQConfig{Bits: 1})
 fmt.Println(err, osq.CodeSize() < 8*4)`, "<nil> true"},
+		{"lab/bench: the quantizer catalogue", `import "github.com/veclab/veclab/lab/bench"
+names := bench.QuantizerNames()
+q8, err := bench.TrainQuantizer("int8", m, engine.L2, 1)
+_, bad := bench.TrainQuantizer("int3", m, engine.L2, 1)
+fmt.Println(len(names) >= 9, names[0], err, q8.CodeSize(), bad != nil)`, "true raw <nil> 12 true"},
 		{"ivf: build and search", `import "github.com/veclab/veclab/engine/ivf"
 ix, err := ivf.Build(m, ivf.Config{Nlist: 4, Metric: engine.L2, Seed: 1, Workers: 1})
 res, _, err2 := ix.Search(m.Row(5), 3, 4)

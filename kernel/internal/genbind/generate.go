@@ -41,6 +41,7 @@ var DefaultPackages = []string{
 	Module + "/engine/rescore",
 	Module + "/engine/store",
 	Module + "/lab/dataset",
+	Module + "/lab/bench",
 	Module + "/lab/metrics",
 	Module + "/lab/profile",
 	Module + "/lab/experiment",
