@@ -109,7 +109,6 @@ func errorStyle(fset *token.FileSet, f *ast.File) []string {
 	return out
 }
 
-
 func TestErrorStyleCatchesViolations(t *testing.T) {
 	const src = `package quant
 
