@@ -1,7 +1,8 @@
 // Package ivf is an inverted-file index: vectors are clustered by k-means,
 // each cluster keeps a posting list of its members, and a query scans only
 // the lists of the centroids nearest to it — nprobe of them (FAISS
-// IndexIVF, facebookresearch/faiss v1.8.0 faiss/IndexIVF.h) or as many as
+// IndexIVF: IndexIVFInterface.nprobe in facebookresearch/faiss
+// faiss/IndexIVF.h, main branch as read in 2026) or as many as
 // a visit budget allows (Elasticsearch 9.2's visit_percentage for
 // bbq_disk, https://www.elastic.co/docs/reference/query-languages/query-dsl/query-dsl-knn-query).
 //
