@@ -47,7 +47,7 @@ func ParseMetric(s string) (Metric, error) {
 	case "l2", "euclidean", "l2_norm":
 		return L2, nil
 	}
-	return 0, fmt.Errorf("%w: unknown metric %q (want cosine, dot or l2)", ErrInvalidArgument, s)
+	return 0, fmt.Errorf("engine: unknown metric %q (want cosine, dot or l2): %w", s, ErrInvalidArgument)
 }
 
 // Result is one hit of a search: a document and its distance to the query
@@ -76,13 +76,13 @@ var (
 // vector must not be zero. The error names the offending component.
 func CheckVector(v []float32, dim int, m Metric) error {
 	if len(v) != dim {
-		return fmt.Errorf("%w: vector has %d components, index has %d", ErrDimension, len(v), dim)
+		return fmt.Errorf("engine: vector has %d components, index has %d: %w", len(v), dim, ErrDimension)
 	}
 	var norm float64
 	for i, x := range v {
 		f := float64(x)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("%w: component %d is %v", ErrInvalidVector, i, x)
+			return fmt.Errorf("engine: component %d is %v: %w", i, x, ErrInvalidVector)
 		}
 		norm += f * f
 	}
@@ -95,7 +95,7 @@ func CheckVector(v []float32, dim int, m Metric) error {
 // CheckK validates a requested number of results.
 func CheckK(k int) error {
 	if k <= 0 {
-		return fmt.Errorf("%w: k must be positive, got %d", ErrInvalidArgument, k)
+		return fmt.Errorf("engine: k must be positive, got %d: %w", k, ErrInvalidArgument)
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func (r Request) Check() error {
 		return err
 	}
 	if r.Breadth < 0 {
-		return fmt.Errorf("%w: breadth must be ≥ 0, got %d", ErrInvalidArgument, r.Breadth)
+		return fmt.Errorf("engine: breadth must be ≥ 0, got %d: %w", r.Breadth, ErrInvalidArgument)
 	}
 	return nil
 }

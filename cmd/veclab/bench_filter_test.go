@@ -64,7 +64,7 @@ func TestBenchFilterBadFlags(t *testing.T) {
 		{[]string{"-efs", "40,x"}, `-efs "x"`},
 		{[]string{"-efs", "0"}, `-efs "0"`},
 		{[]string{"-threshold", "-1"}, "-threshold"},
-		{[]string{"-acorn-nbhd", "fixed"}, `-acorn-nbhd: engine: invalid argument: ACORN neighbourhood "fixed"`},
+		{[]string{"-acorn-nbhd", "fixed"}, `-acorn-nbhd: filtered: ACORN neighbourhood "fixed"`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/veclab/veclab/lab/bench"
 )
 
 // TestBenchQuantTiny runs every quantizer on a tiny data set, flat and
@@ -36,9 +38,9 @@ func TestBenchQuantTiny(t *testing.T) {
 				rows[f[0]] = f
 			}
 		}
-		for _, s := range quantSpecs {
-			if rows[s.name] == nil {
-				t.Fatalf("%s: no row for %s in:\n%s", disk, s.name, out.String())
+		for _, name := range bench.QuantizerNames() {
+			if rows[name] == nil {
+				t.Fatalf("%s: no row for %s in:\n%s", disk, name, out.String())
 			}
 		}
 		if rows["raw"][2] != "1.000" {

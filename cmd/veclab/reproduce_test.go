@@ -86,7 +86,7 @@ func TestReproduceFlags(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"reproduce", "-only", "E02,E99"}, 1, "unknown experiment: E99"},
+		{[]string{"reproduce", "-only", "E02,E99"}, 1, "experiment: E99 (registered: "},
 		{[]string{"reproduce", "-scale", "galactic"}, 1, "neither a scale name"},
 		{[]string{"reproduce", "-scale", "n=0"}, 1, "n must be ≥ 1"},
 		{[]string{"reproduce", "E02"}, 1, "experiments are chosen with -only"},

@@ -35,14 +35,14 @@ type Block struct {
 // unindexed field), as is a negative threshold.
 func (s *Store) PayloadBlocks(field string, threshold int) (blocks []Block, below int, err error) {
 	if threshold < 0 {
-		return nil, 0, fmt.Errorf("%w: payload blocks of %q: threshold %d < 0", engine.ErrInvalidArgument, field, threshold)
+		return nil, 0, fmt.Errorf("filter: payload blocks of %q: threshold %d < 0: %w", field, threshold, engine.ErrInvalidArgument)
 	}
 	if s.kinds[field] == KindNone && s.indexes[field] == nil {
-		return nil, 0, fmt.Errorf("%w: payload blocks of %q: the store has no such field", ErrUnknownField, field)
+		return nil, 0, fmt.Errorf("filter: payload blocks of %q: the store has no such field: %w", field, ErrUnknownField)
 	}
 	ix := s.indexes[field]
 	if ix == nil {
-		return nil, 0, fmt.Errorf("%w: payload blocks of %q: the field has no payload index (create it first)", engine.ErrInvalidArgument, field)
+		return nil, 0, fmt.Errorf("filter: payload blocks of %q: the field has no payload index (create it first): %w", field, engine.ErrInvalidArgument)
 	}
 	if !ix.kind.numeric() {
 		terms := make([]string, 0, len(ix.terms))

@@ -168,7 +168,7 @@ func (e *Expr) Equal(o *Expr) bool {
 // validate checks the tree's shape (builder expressions can be malformed).
 func (e *Expr) validate() error {
 	if e == nil {
-		return fmt.Errorf("%w: nil expression", ErrSyntax)
+		return fmt.Errorf("filter: nil expression: %w", ErrSyntax)
 	}
 	if e.err != nil {
 		return e.err
@@ -176,23 +176,23 @@ func (e *Expr) validate() error {
 	switch e.Node {
 	case NodeCompare:
 		if e.Field == "" {
-			return fmt.Errorf("%w: comparison without a field name", ErrSyntax)
+			return fmt.Errorf("filter: comparison without a field name: %w", ErrSyntax)
 		}
 		switch e.Op {
 		case OpIn, OpNin:
 			if len(e.Values) == 0 {
-				return fmt.Errorf("%w: %s %s needs at least one value", ErrSyntax, e.Field, e.Op)
+				return fmt.Errorf("filter: %s %s needs at least one value: %w", e.Field, e.Op, ErrSyntax)
 			}
 		case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
 			if len(e.Values) != 1 {
-				return fmt.Errorf("%w: %s %s needs exactly one value, got %d", ErrSyntax, e.Field, e.Op, len(e.Values))
+				return fmt.Errorf("filter: %s %s needs exactly one value, got %d: %w", e.Field, e.Op, len(e.Values), ErrSyntax)
 			}
 		default:
-			return fmt.Errorf("%w: invalid operator %d on field %s", ErrSyntax, e.Op, e.Field)
+			return fmt.Errorf("filter: invalid operator %d on field %s: %w", e.Op, e.Field, ErrSyntax)
 		}
 	case NodeAnd, NodeOr:
 		if len(e.Args) == 0 {
-			return fmt.Errorf("%w: empty AND/OR", ErrSyntax)
+			return fmt.Errorf("filter: empty AND/OR: %w", ErrSyntax)
 		}
 		for _, a := range e.Args {
 			if err := a.validate(); err != nil {
@@ -201,22 +201,30 @@ func (e *Expr) validate() error {
 		}
 	case NodeNot:
 		if len(e.Args) != 1 {
-			return fmt.Errorf("%w: NOT takes one operand, got %d", ErrSyntax, len(e.Args))
+			return fmt.Errorf("filter: NOT takes one operand, got %d: %w", len(e.Args), ErrSyntax)
 		}
 		return e.Args[0].validate()
 	default:
-		return fmt.Errorf("%w: invalid node type %d", ErrSyntax, e.Node)
+		return fmt.Errorf("filter: invalid node type %d: %w", e.Node, ErrSyntax)
 	}
 	return nil
 }
 
-// Errors of the filter language. Each wraps engine.ErrInvalidArgument and is
-// itself wrapped with the column and what was expected.
+// Errors of the filter language. Each wraps engine.ErrInvalidArgument
+// (errors.Is holds for both) and is itself wrapped with the column and what
+// was expected.
 var (
-	ErrSyntax       = fmt.Errorf("%w: filter syntax error", engine.ErrInvalidArgument)
-	ErrType         = fmt.Errorf("%w: filter type error", engine.ErrInvalidArgument)
-	ErrUnknownField = fmt.Errorf("%w: not allowed filter identifier name", engine.ErrInvalidArgument)
+	ErrSyntax       error = &langError{"filter: syntax error"}
+	ErrType         error = &langError{"filter: type error"}
+	ErrUnknownField error = &langError{"filter: not allowed filter identifier name"}
 )
+
+// langError is a sentinel of the filter language: its message is its own,
+// and it unwraps to engine.ErrInvalidArgument.
+type langError struct{ msg string }
+
+func (e *langError) Error() string { return e.msg }
+func (e *langError) Unwrap() error { return engine.ErrInvalidArgument }
 
 // PosError is an error at a column of the filter text.
 type PosError struct {
@@ -247,7 +255,7 @@ func cmp(field string, op Op, vals ...any) *Expr {
 	for i, x := range vals {
 		v, err := ValueOf(x)
 		if err != nil {
-			e.err = fmt.Errorf("%w: %s %s: value %d: %v", ErrType, field, op, i+1, err)
+			e.err = fmt.Errorf("filter: %s %s: value %d: %v: %w", field, op, i+1, err, ErrType)
 			return e
 		}
 		e.Values = append(e.Values, v)

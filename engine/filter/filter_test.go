@@ -415,7 +415,7 @@ func ExampleParse() {
 	fmt.Println(err)
 	// Output:
 	// category == "c3" && year >= 2022
-	// engine: invalid argument: filter syntax error at column 9: unexpected end of input, expected a literal (quoted string, number, true or false)
+	// filter: syntax error at column 9: unexpected end of input, expected a literal (quoted string, number, true or false)
 }
 
 func ExampleStore_Compile() {
@@ -436,8 +436,8 @@ func ExampleStore_Compile() {
 	fmt.Println(err)
 	// Output:
 	// [0] 1/1/1
-	// engine: invalid argument: not allowed filter identifier name: region (the field is not declared in the schema; declare it to filter on it) (column 1)
-	// engine: invalid argument: filter type error at column 9: field year is integer, found keyword literal "abc", expected a number
+	// filter: not allowed filter identifier name: region (the field is not declared in the schema; declare it to filter on it) (column 1)
+	// filter: type error at column 9: field year is integer, found keyword literal "abc", expected a number
 }
 
 func ExampleAnd() {

@@ -47,18 +47,18 @@ type Schema struct {
 // Validate checks field names and kinds and refuses duplicates.
 func (s Schema) Validate() error {
 	if s.Mode != Schemaless && s.Mode != Declared {
-		return fmt.Errorf("%w: schema mode %d", engine.ErrInvalidArgument, s.Mode)
+		return fmt.Errorf("filter: schema mode %d: %w", s.Mode, engine.ErrInvalidArgument)
 	}
 	seen := map[string]bool{}
 	for i, f := range s.Fields {
 		if f.Name == "" {
-			return fmt.Errorf("%w: schema field %d has no name", engine.ErrInvalidArgument, i)
+			return fmt.Errorf("filter: schema field %d has no name: %w", i, engine.ErrInvalidArgument)
 		}
 		if f.Kind < KindKeyword || f.Kind > KindBool {
-			return fmt.Errorf("%w: schema field %q has kind %v (want keyword, integer, float or bool)", engine.ErrInvalidArgument, f.Name, f.Kind)
+			return fmt.Errorf("filter: schema field %q has kind %v (want keyword, integer, float or bool): %w", f.Name, f.Kind, engine.ErrInvalidArgument)
 		}
 		if seen[f.Name] {
-			return fmt.Errorf("%w: schema field %q declared twice", engine.ErrInvalidArgument, f.Name)
+			return fmt.Errorf("filter: schema field %q declared twice: %w", f.Name, engine.ErrInvalidArgument)
 		}
 		seen[f.Name] = true
 	}
@@ -197,21 +197,21 @@ func (s *Store) Add(docs ...Doc) ([]engine.ID, error) {
 		name := docName(i, d.Key)
 		if d.Key != "" {
 			if _, dup := s.byKey[d.Key]; dup {
-				return nil, fmt.Errorf("%w: document %s: key already stored", engine.ErrDuplicateID, name)
+				return nil, fmt.Errorf("filter: document %s: key already stored: %w", name, engine.ErrDuplicateID)
 			}
 			if j, dup := batchKeys[d.Key]; dup {
-				return nil, fmt.Errorf("%w: document %s: key repeats document %d of the batch", engine.ErrDuplicateID, name, j)
+				return nil, fmt.Errorf("filter: document %s: key repeats document %d of the batch: %w", name, j, engine.ErrDuplicateID)
 			}
 			batchKeys[d.Key] = i
 		}
 		vals := make(map[string]Value, len(d.Meta))
 		for field, raw := range d.Meta {
 			if field == "" {
-				return nil, fmt.Errorf("%w: document %s: empty field name", engine.ErrInvalidArgument, name)
+				return nil, fmt.Errorf("filter: document %s: empty field name: %w", name, engine.ErrInvalidArgument)
 			}
 			v, err := ValueOf(raw)
 			if err != nil {
-				return nil, fmt.Errorf("%w: document %s field %q: %v", engine.ErrInvalidArgument, name, field, err)
+				return nil, fmt.Errorf("filter: document %s field %q: %v: %w", name, field, err, engine.ErrInvalidArgument)
 			}
 			want := s.kinds[field]
 			if want == KindNone {
@@ -225,13 +225,13 @@ func (s *Store) Add(docs ...Doc) ([]engine.ID, error) {
 			case want == KindFloat && v.Kind == KindInteger:
 				v = Float(float64(v.Int)) // widen
 			case want != v.Kind:
-				return nil, fmt.Errorf("%w: document %s field %q: value %s is %v, the field is %v", engine.ErrInvalidArgument, name, field, v, v.Kind, want)
+				return nil, fmt.Errorf("filter: document %s field %q: value %s is %v, the field is %v: %w", name, field, v, v.Kind, want, engine.ErrInvalidArgument)
 			}
 			vals[field] = v
 		}
 		packed, err := encode(vals)
 		if err != nil {
-			return nil, fmt.Errorf("%w: document %s: encoding stored fields: %v", engine.ErrInvalidArgument, name, err)
+			return nil, fmt.Errorf("filter: document %s: encoding stored fields: %v: %w", name, err, engine.ErrInvalidArgument)
 		}
 		checked[i] = checkedDoc{key: d.Key, vals: vals, packed: packed}
 	}
@@ -290,11 +290,11 @@ func encode(vals map[string]Value) ([]byte, error) {
 // Payload decodes the stored fields of id.
 func (s *Store) Payload(id engine.ID) (map[string]any, error) {
 	if int(id) >= len(s.payloads) {
-		return nil, fmt.Errorf("%w: document id %d (store has %d)", engine.ErrNotFound, id, len(s.payloads))
+		return nil, fmt.Errorf("filter: document id %d (store has %d): %w", id, len(s.payloads), engine.ErrNotFound)
 	}
 	var m map[string]any
 	if err := msgpack.Unmarshal(s.payloads[id], &m); err != nil {
-		return nil, fmt.Errorf("%w: stored fields of document %d: %v", engine.ErrCorrupt, id, err)
+		return nil, fmt.Errorf("filter: stored fields of document %d: %v: %w", id, err, engine.ErrCorrupt)
 	}
 	return m, nil
 }
@@ -325,16 +325,16 @@ func (s *Store) payloadValues(id engine.ID) map[string]Value {
 // store has not seen the field yet. Creating an existing index is a no-op.
 func (s *Store) CreateIndex(field string, kind Kind) error {
 	if field == "" {
-		return fmt.Errorf("%w: index on an empty field name", engine.ErrInvalidArgument)
+		return fmt.Errorf("filter: index on an empty field name: %w", engine.ErrInvalidArgument)
 	}
 	if kind < KindKeyword || kind > KindBool {
-		return fmt.Errorf("%w: index on %q with kind %v (want keyword, integer, float or bool)", engine.ErrInvalidArgument, field, kind)
+		return fmt.Errorf("filter: index on %q with kind %v (want keyword, integer, float or bool): %w", field, kind, engine.ErrInvalidArgument)
 	}
 	if s.schema.Mode == Declared && !s.declared[field] {
-		return fmt.Errorf("%w: %s (declare it in the schema to index it)", ErrUnknownField, field)
+		return fmt.Errorf("filter: %s (declare it in the schema to index it): %w", field, ErrUnknownField)
 	}
 	if have := s.kinds[field]; have != KindNone && have != kind {
-		return fmt.Errorf("%w: index on %q as %v, but the field holds %v values", engine.ErrInvalidArgument, field, kind, have)
+		return fmt.Errorf("filter: index on %q as %v, but the field holds %v values: %w", field, kind, have, engine.ErrInvalidArgument)
 	}
 	if s.indexes[field] != nil {
 		return nil

@@ -44,7 +44,7 @@ func ParseKind(s string) (Kind, error) {
 	case "bool", "boolean":
 		return KindBool, nil
 	}
-	return KindNone, fmt.Errorf("%w: unknown field kind %q (want keyword, integer, float or bool)", engine.ErrInvalidArgument, s)
+	return KindNone, fmt.Errorf("filter: unknown field kind %q (want keyword, integer, float or bool): %w", s, engine.ErrInvalidArgument)
 }
 
 func (k Kind) numeric() bool { return k == KindInteger || k == KindFloat }
@@ -138,7 +138,7 @@ func ValueOf(x any) (Value, error) {
 	case nil:
 		return Value{}, fmt.Errorf("nil value")
 	}
-	return Value{}, fmt.Errorf("%w %T", errUnsupported, x)
+	return Value{}, fmt.Errorf("filter: %T: %w", x, errUnsupported)
 }
 
 func floatValue(f float64) (Value, error) {

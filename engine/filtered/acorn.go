@@ -92,7 +92,7 @@ func (c ACORNConfig) Validate() error {
 		bad = append(bad, fmt.Sprintf("min selectivity %v not in [0, 1]", c.MinSelectivity))
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: ACORN config: %s", engine.ErrInvalidArgument, strings.Join(bad, "; "))
+		return fmt.Errorf("filtered: ACORN config: %s: %w", strings.Join(bad, "; "), engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -183,10 +183,10 @@ func BuildACORN(vectors *vec.Matrix, metric engine.Metric, cfg ACORNConfig) (*AC
 		return nil, err
 	}
 	if vectors == nil {
-		return nil, fmt.Errorf("%w: BuildACORN needs vectors", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("filtered: BuildACORN needs vectors: %w", engine.ErrInvalidArgument)
 	}
 	if !metric.Valid() {
-		return nil, fmt.Errorf("%w: metric %v", engine.ErrInvalidArgument, metric)
+		return nil, fmt.Errorf("filtered: metric %v: %w", metric, engine.ErrInvalidArgument)
 	}
 	for i := 0; i < vectors.N; i++ {
 		if err := engine.CheckVector(vectors.Row(i), vectors.Dim, metric); err != nil {
@@ -628,5 +628,5 @@ func ParseACORNNeighbourhood(s string) (ACORNNeighbourhood, error) {
 			return ACORNNeighbourhood(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: ACORN neighbourhood %q (want authors, paper or new-only)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("filtered: ACORN neighbourhood %q (want authors, paper or new-only): %w", s, engine.ErrInvalidArgument)
 }

@@ -66,7 +66,7 @@ func ParseStrategy(name string) (Strategy, error) {
 			return Strategy(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: unknown strategy %q (want one of %s)", engine.ErrInvalidArgument, name, strings.Join(Strategies(), ", "))
+	return 0, fmt.Errorf("filtered: unknown strategy %q (want one of %s): %w", name, strings.Join(Strategies(), ", "), engine.ErrInvalidArgument)
 }
 
 // Strategies lists the selectable strategies' names.
@@ -185,7 +185,7 @@ func (p Params) Validate() error {
 		bad = append(bad, fmt.Sprintf("ACORN neighbourhood %d (want authors, paper or new-only)", p.ACORNNeighbourhood))
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: %s", engine.ErrInvalidArgument, strings.Join(bad, "; "))
+		return fmt.Errorf("filtered: %s: %w", strings.Join(bad, "; "), engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -256,22 +256,22 @@ type Options struct {
 // metadata (meta.Len() must equal the number of rows) and graphs.
 func New(vectors *vec.Matrix, meta *filter.Store, o Options) (*Collection, error) {
 	if vectors == nil || meta == nil {
-		return nil, fmt.Errorf("%w: filtered.New needs vectors and a metadata store", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("filtered: filtered.New needs vectors and a metadata store: %w", engine.ErrInvalidArgument)
 	}
 	if !o.Metric.Valid() {
-		return nil, fmt.Errorf("%w: metric %v", engine.ErrInvalidArgument, o.Metric)
+		return nil, fmt.Errorf("filtered: metric %v: %w", o.Metric, engine.ErrInvalidArgument)
 	}
 	if meta.Len() != vectors.N {
-		return nil, fmt.Errorf("%w: %d vectors but %d metadata records", engine.ErrInvalidArgument, vectors.N, meta.Len())
+		return nil, fmt.Errorf("filtered: %d vectors but %d metadata records: %w", vectors.N, meta.Len(), engine.ErrInvalidArgument)
 	}
 	if o.Graph != nil && o.Graph.Len() != vectors.N {
-		return nil, fmt.Errorf("%w: graph has %d nodes, collection %d vectors", engine.ErrInvalidArgument, o.Graph.Len(), vectors.N)
+		return nil, fmt.Errorf("filtered: graph has %d nodes, collection %d vectors: %w", o.Graph.Len(), vectors.N, engine.ErrInvalidArgument)
 	}
 	if o.ACORN != nil && o.ACORN.Len() != vectors.N {
-		return nil, fmt.Errorf("%w: ACORN graph has %d nodes, collection %d vectors", engine.ErrInvalidArgument, o.ACORN.Len(), vectors.N)
+		return nil, fmt.Errorf("filtered: ACORN graph has %d nodes, collection %d vectors: %w", o.ACORN.Len(), vectors.N, engine.ErrInvalidArgument)
 	}
 	if o.Codes != nil && o.Codes.Len() != vectors.N {
-		return nil, fmt.Errorf("%w: code store has %d codes, collection %d vectors", engine.ErrInvalidArgument, o.Codes.Len(), vectors.N)
+		return nil, fmt.Errorf("filtered: code store has %d codes, collection %d vectors: %w", o.Codes.Len(), vectors.N, engine.ErrInvalidArgument)
 	}
 	if o.M == 0 {
 		o.M = 16
@@ -283,10 +283,10 @@ func New(vectors *vec.Matrix, meta *filter.Store, o Options) (*Collection, error
 	if o.Plan != nil {
 		plan = *o.Plan
 		if err := plan.Params.Validate(); err != nil {
-			return nil, fmt.Errorf("query plan: %w", err)
+			return nil, fmt.Errorf("filtered: query plan: %w", err)
 		}
 		if err := checkStrategy(plan.Strategy, o.Graph != nil, o.ACORN != nil); err != nil {
-			return nil, fmt.Errorf("query plan: %w", err)
+			return nil, fmt.Errorf("filtered: query plan: %w", err)
 		}
 	}
 	return &Collection{vectors: vectors, metric: o.Metric, dist: vec.Distance(o.Metric), meta: meta, graph: o.Graph, acorn: o.ACORN, m: o.M, codes: o.Codes, plan: plan}, nil
@@ -296,16 +296,16 @@ func New(vectors *vec.Matrix, meta *filter.Store, o Options) (*Collection, error
 // without) a graph and an ACORN graph.
 func checkStrategy(s Strategy, graph, acorn bool) error {
 	if s > ACORN1 {
-		return fmt.Errorf("%w: strategy %v is a planner path, not selectable", engine.ErrInvalidArgument, s)
+		return fmt.Errorf("filtered: strategy %v is a planner path, not selectable: %w", s, engine.ErrInvalidArgument)
 	}
 	// Qdrant without an HNSW graph (a segment below indexing_threshold, or
 	// m = 0) searches plainly: no graph needed.
 	needGraph := s != Exact && s != QdrantPlanner
 	if needGraph && !graph && s != ACORNGamma {
-		return fmt.Errorf("%w: strategy %v needs a graph and the collection has none", engine.ErrInvalidArgument, s)
+		return fmt.Errorf("filtered: strategy %v needs a graph and the collection has none: %w", s, engine.ErrInvalidArgument)
 	}
 	if s == ACORNGamma && !acorn {
-		return fmt.Errorf("%w: strategy acorn-gamma needs an ACORN graph (BuildACORN)", engine.ErrInvalidArgument)
+		return fmt.Errorf("filtered: strategy acorn-gamma needs an ACORN graph (BuildACORN): %w", engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -377,13 +377,13 @@ func (c *Collection) run(query []float32, k int, f matcher, strategy Strategy, p
 		return nil, st, err
 	}
 	if err := engine.CheckVector(query, c.vectors.Dim, c.metric); err != nil {
-		return nil, st, fmt.Errorf("query: %w", err)
+		return nil, st, fmt.Errorf("filtered: query: %w", err)
 	}
 	if err := params.Validate(); err != nil {
 		return nil, st, err
 	}
 	if cf, ok := f.(*filter.Compiled); ok && cf.Len() != c.vectors.N {
-		return nil, st, fmt.Errorf("%w: filter compiled against %d documents, collection has %d (recompile after inserts)", engine.ErrInvalidArgument, cf.Len(), c.vectors.N)
+		return nil, st, fmt.Errorf("filtered: filter compiled against %d documents, collection has %d (recompile after inserts): %w", cf.Len(), c.vectors.N, engine.ErrInvalidArgument)
 	}
 	if err := checkStrategy(strategy, c.graph != nil, c.acorn != nil); err != nil {
 		return nil, st, err
@@ -391,7 +391,7 @@ func (c *Collection) run(query []float32, k int, f matcher, strategy Strategy, p
 	q := append([]float32(nil), query...)
 	if c.metric == engine.Cosine {
 		if err := vec.Normalize(q); err != nil {
-			return nil, st, fmt.Errorf("query: %w", err)
+			return nil, st, fmt.Errorf("filtered: query: %w", err)
 		}
 	}
 	if c.vectors.N == 0 {
@@ -420,7 +420,7 @@ func (c *Collection) run(query []float32, k int, f matcher, strategy Strategy, p
 		if c.codes != nil {
 			sc, err := c.codes.NewQueryScorer(q)
 			if err != nil {
-				return nil, st, fmt.Errorf("query: %w", err)
+				return nil, st, fmt.Errorf("filtered: query: %w", err)
 			}
 			s.sc = sc
 		}

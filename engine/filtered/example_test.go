@@ -58,5 +58,5 @@ func Example() {
 	// postfilter fewer than k: true
 	// qdrant     hits 10 path exact
 	// redis      hits 10 path redis-adhoc-bf
-	// query: engine: dimension mismatch: vector has 3 components, index has 16
+	// filtered: query: engine: vector has 3 components, index has 16: engine: dimension mismatch
 }

@@ -248,7 +248,7 @@ func BuildPayloadLinks(vectors *vec.Matrix, metric engine.Metric, meta *filter.S
 			case seen[f]:
 				bad = append(bad, fmt.Sprintf("field %q listed twice", f))
 			case meta.Kind(f) == filter.KindNone:
-				fieldErrs = append(fieldErrs, fmt.Errorf("%w: payload links: field %q", filter.ErrUnknownField, f))
+				fieldErrs = append(fieldErrs, fmt.Errorf("filtered: payload links: field %q: %w", f, filter.ErrUnknownField))
 			case !meta.Indexed(f):
 				bad = append(bad, fmt.Sprintf("field %q has no payload index (Qdrant builds links only for fields indexed before the HNSW build)", f))
 			}
@@ -256,7 +256,7 @@ func BuildPayloadLinks(vectors *vec.Matrix, metric engine.Metric, meta *filter.S
 		}
 	}
 	if len(bad) > 0 {
-		fieldErrs = append(fieldErrs, fmt.Errorf("%w: payload links: %s", engine.ErrInvalidArgument, strings.Join(bad, "; ")))
+		fieldErrs = append(fieldErrs, fmt.Errorf("filtered: payload links: %s: %w", strings.Join(bad, "; "), engine.ErrInvalidArgument))
 	}
 	if err := errors.Join(fieldErrs...); err != nil {
 		return nil, err
@@ -293,7 +293,7 @@ func BuildPayloadLinks(vectors *vec.Matrix, metric engine.Metric, meta *filter.S
 	for _, f := range cfg.Fields {
 		blocks, below, err := meta.PayloadBlocks(f, cfg.Threshold)
 		if err != nil {
-			return nil, fmt.Errorf("payload links: %w", err)
+			return nil, fmt.Errorf("filtered: payload links: %w", err)
 		}
 		rep.BelowThreshold += below
 		for _, b := range blocks {
@@ -334,7 +334,7 @@ func BuildPayloadLinks(vectors *vec.Matrix, metric engine.Metric, meta *filter.S
 	close(next)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("payload links: %w", err)
+		return nil, fmt.Errorf("filtered: payload links: %w", err)
 	}
 
 	// 5. Merge, in block order: a link is added when the node's list does
@@ -417,7 +417,7 @@ func blockLinks(vectors *vec.Matrix, metric engine.Metric, ids []engine.ID, cfg 
 // The report says what was built.
 func (c *Collection) WithPayloadLinks(cfg PayloadLinksConfig) (*Collection, PayloadLinksReport, error) {
 	if c.graph == nil {
-		return nil, PayloadLinksReport{}, fmt.Errorf("%w: payload links need the collection's HNSW graph and it has none", engine.ErrInvalidArgument)
+		return nil, PayloadLinksReport{}, fmt.Errorf("filtered: payload links need the collection's HNSW graph and it has none: %w", engine.ErrInvalidArgument)
 	}
 	base := c.graph
 	if pg, ok := base.(*PayloadGraph); ok {

@@ -64,7 +64,7 @@ func ExampleCollection_WithPayloadLinks() {
 	// blocks: 24 considered, 24 built, 0 skipped (percolation bound 1088 points)
 	// without links path qdrant-graph,  1 hits, recall ≥ 0.9: false
 	// with links    path qdrant-graph, 10 hits, recall ≥ 0.9: true
-	// engine: invalid argument: not allowed filter identifier name: payload links: field "colour"
+	// filtered: payload links: field "colour": filter: not allowed filter identifier name
 }
 
 func overlap(a, b []engine.Result) int {

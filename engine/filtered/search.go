@@ -289,7 +289,9 @@ func (s *search) postFilter(k, ef int) []engine.Result {
 // walk and of the exact fallback is a code score, as in Lucene over a
 // bbq_hnsw or int8_hnsw field; Elasticsearch asks Lucene for k' =
 // ⌈oversample·k⌉ hits (rescore > 0), then rescores them with the float32
-// vectors and keeps k (ALGORITHMS.md §4.2, §4.5).
+// vectors and keeps k (rescore_vector in Elasticsearch 9.1's dense_vector
+// docs; Lucene's per-leaf choice in apache/lucene 10.3
+// lucene/core/src/java/org/apache/lucene/search/AbstractKnnVectorQuery.java).
 func (s *search) inGraph(k, ef, rescore int) []engine.Result {
 	if s.sc == nil {
 		rescore = 0 // float32 scores need no rescoring

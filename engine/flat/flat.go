@@ -44,7 +44,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Sprintf("workers must be ≥ 0, got %d", c.Workers))
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w: flat config: %s", engine.ErrInvalidArgument, strings.Join(errs, "; "))
+		return fmt.Errorf("flat: config: %s: %w", strings.Join(errs, "; "), engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -75,11 +75,10 @@ func New(m *vec.Matrix, cfg Config) (*Index, error) {
 		return nil, err
 	}
 	if m == nil {
-		return nil, fmt.Errorf("%w: flat: nil matrix", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("flat: nil matrix: %w", engine.ErrInvalidArgument)
 	}
 	if m.Dim <= 0 || m.Stride < m.Dim || m.N < 0 || (m.N > 0 && len(m.Data) < (m.N-1)*m.Stride+m.Dim) {
-		return nil, fmt.Errorf("%w: flat: malformed matrix (N=%d Dim=%d Stride=%d len(Data)=%d)",
-			engine.ErrInvalidArgument, m.N, m.Dim, m.Stride, len(m.Data))
+		return nil, fmt.Errorf("flat: malformed matrix (N=%d Dim=%d Stride=%d len(Data)=%d): %w", m.N, m.Dim, m.Stride, len(m.Data), engine.ErrInvalidArgument)
 	}
 	x := &Index{cfg: cfg, m: m}
 	if cfg.Metric == engine.Cosine {
@@ -331,8 +330,7 @@ func (x *Index) SearchIDs(q []float32, k int, ids []engine.ID) ([]engine.Result,
 	}
 	for j, id := range ids {
 		if int(id) >= x.m.N {
-			return nil, engine.SearchStats{}, fmt.Errorf("%w: flat: ids[%d] = %d, index has %d rows",
-				engine.ErrNotFound, j, id, x.m.N)
+			return nil, engine.SearchStats{}, fmt.Errorf("flat: ids[%d] = %d, index has %d rows: %w", j, id, x.m.N, engine.ErrNotFound)
 		}
 	}
 	var h heap
@@ -410,10 +408,10 @@ func (x *Index) SearchBatchContext(ctx context.Context, queries *vec.Matrix, k i
 		ctx = context.Background()
 	}
 	if queries == nil {
-		return nil, fmt.Errorf("%w: flat: nil query matrix", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("flat: nil query matrix: %w", engine.ErrInvalidArgument)
 	}
 	if queries.Dim != x.m.Dim {
-		return nil, fmt.Errorf("%w: flat: queries have %d dims, index has %d", engine.ErrDimension, queries.Dim, x.m.Dim)
+		return nil, fmt.Errorf("flat: queries have %d dims, index has %d: %w", queries.Dim, x.m.Dim, engine.ErrDimension)
 	}
 	out := make([][]engine.Result, queries.N)
 	workers := max(1, x.cfg.Workers)

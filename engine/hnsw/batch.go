@@ -39,10 +39,10 @@ func (ix *Index) SearchBatchWorkers(ctx context.Context, queries *vec.Matrix, k,
 		ctx = context.Background()
 	}
 	if queries == nil {
-		return nil, fmt.Errorf("%w: hnsw: nil query matrix", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("hnsw: nil query matrix: %w", engine.ErrInvalidArgument)
 	}
 	if queries.Dim != ix.dim {
-		return nil, fmt.Errorf("%w: hnsw: queries have %d dims, index has %d", engine.ErrDimension, queries.Dim, ix.dim)
+		return nil, fmt.Errorf("hnsw: queries have %d dims, index has %d: %w", queries.Dim, ix.dim, engine.ErrDimension)
 	}
 	if workers <= 0 {
 		workers = engine.Cores()

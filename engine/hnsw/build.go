@@ -28,16 +28,16 @@ func (ix *Index) AddBatch(keys []uint64, vs *vec.Matrix) error {
 // checkShape checks AddBatch's arguments before any row is looked at.
 func (ix *Index) checkShape(keys []uint64, vs *vec.Matrix) error {
 	if vs == nil {
-		return fmt.Errorf("%w: hnsw: AddBatch with a nil matrix", engine.ErrInvalidArgument)
+		return fmt.Errorf("hnsw: AddBatch with a nil matrix: %w", engine.ErrInvalidArgument)
 	}
 	if len(keys) != vs.N {
-		return fmt.Errorf("%w: hnsw: AddBatch with %d keys for %d vectors", engine.ErrInvalidArgument, len(keys), vs.N)
+		return fmt.Errorf("hnsw: AddBatch with %d keys for %d vectors: %w", len(keys), vs.N, engine.ErrInvalidArgument)
 	}
 	if vs.N > 0 && vs.Dim != ix.dim {
-		return fmt.Errorf("%w: hnsw: AddBatch matrix has %d dimensions, index has %d", engine.ErrDimension, vs.Dim, ix.dim)
+		return fmt.Errorf("hnsw: AddBatch matrix has %d dimensions, index has %d: %w", vs.Dim, ix.dim, engine.ErrDimension)
 	}
 	if vs.N > 0 && (vs.Stride < vs.Dim || len(vs.Data) < (vs.N-1)*vs.Stride+vs.Dim) {
-		return fmt.Errorf("%w: hnsw: AddBatch matrix of %d×%d with stride %d holds only %d floats", engine.ErrInvalidArgument, vs.N, vs.Dim, vs.Stride, len(vs.Data))
+		return fmt.Errorf("hnsw: AddBatch matrix of %d×%d with stride %d holds only %d floats: %w", vs.N, vs.Dim, vs.Stride, len(vs.Data), engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -75,7 +75,7 @@ func (ix *Index) add(keys []uint64, row func(int) []float32, workers int) error 
 		if lv > 0 {
 			if len(ix.upper)+lv*ix.strideU > math.MaxUint32 {
 				ix.rollback(old)
-				return fmt.Errorf("%w: hnsw: upper layers exceed 2³² slots", engine.ErrInvalidArgument)
+				return fmt.Errorf("hnsw: upper layers exceed 2³² slots: %w", engine.ErrInvalidArgument)
 			}
 			off = uint32(len(ix.upper))
 			ix.upper = append(ix.upper, make([]engine.ID, lv*ix.strideU)...)
@@ -145,14 +145,14 @@ func (ix *Index) checkLocked(keys []uint64, row func(int) []float32) error {
 			errs.add(fmt.Errorf("hnsw: row %d (key %d): %w", i, k, err))
 		}
 		if _, dup := ix.ids[k]; dup {
-			errs.add(fmt.Errorf("%w: hnsw: row %d: key %d is already in the index", engine.ErrDuplicateID, i, k))
+			errs.add(fmt.Errorf("hnsw: row %d: key %d is already in the index: %w", i, k, engine.ErrDuplicateID))
 		} else if j, dup := seen[k]; dup {
-			errs.add(fmt.Errorf("%w: hnsw: rows %d and %d both have key %d", engine.ErrDuplicateID, j, i, k))
+			errs.add(fmt.Errorf("hnsw: rows %d and %d both have key %d: %w", j, i, k, engine.ErrDuplicateID))
 		}
 		seen[k] = i
 	}
 	if uint64(len(ix.keys))+uint64(n) > math.MaxUint32 {
-		errs.add(fmt.Errorf("%w: hnsw: more than 2³²-1 vectors", engine.ErrInvalidArgument))
+		errs.add(fmt.Errorf("hnsw: more than 2³²-1 vectors: %w", engine.ErrInvalidArgument))
 	}
 	return errs.Err()
 }

@@ -44,7 +44,7 @@ func ParseSelection(s string) (Selection, error) {
 	case "simple":
 		return Simple, nil
 	}
-	return 0, fmt.Errorf("%w: unknown neighbour selection %q (want heuristic or simple)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("hnsw: unknown neighbour selection %q (want heuristic or simple): %w", s, engine.ErrInvalidArgument)
 }
 
 // Config describes an index. The zero value of every field but Dim means
@@ -131,7 +131,7 @@ func ParseLevelGen(s string) (LevelGen, error) {
 	case "hnswlib", "minstd":
 		return MinstdLevels, nil
 	}
-	return 0, fmt.Errorf("%w: unknown level generator %q (want pcg or hnswlib)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("hnsw: unknown level generator %q (want pcg or hnswlib): %w", s, engine.ErrInvalidArgument)
 }
 
 // MaxLevels bounds the number of layers (levels 0…MaxLevels-1); the chance
@@ -187,7 +187,7 @@ func (c Config) WithDefaults() Config {
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: hnsw: "+format, append([]any{engine.ErrInvalidArgument}, args...)...))
+		errs = append(errs, fmt.Errorf("hnsw: %s: %w", fmt.Sprintf(format, args...), engine.ErrInvalidArgument))
 	}
 	if c.Dim <= 0 {
 		bad("Dim must be positive, got %d", c.Dim)
@@ -244,7 +244,7 @@ func ParseConfig(s string) (Config, error) {
 	for _, f := range strings.Fields(s) {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			errs = append(errs, fmt.Errorf("%w: hnsw config: %q is not key=value", engine.ErrInvalidArgument, f))
+			errs = append(errs, fmt.Errorf("hnsw: config: %q is not key=value: %w", f, engine.ErrInvalidArgument))
 			continue
 		}
 		var err error
@@ -280,7 +280,7 @@ func ParseConfig(s string) (Config, error) {
 			err = fmt.Errorf("unknown key")
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: hnsw config %q: %v", engine.ErrInvalidArgument, f, err))
+			errs = append(errs, fmt.Errorf("hnsw: config %q: %v: %w", f, err, engine.ErrInvalidArgument))
 		}
 	}
 	return c, errors.Join(errs...)

@@ -68,6 +68,18 @@ func (ix *Index) AddBatchContext(ctx context.Context, keys []uint64, vs *vec.Mat
 }
 
 func (ix *Index) stopped(ctx context.Context, done, total int) error {
-	return fmt.Errorf("%w; the index holds the first %d rows of the batch, linked and searchable",
-		engine.Stopped(ctx, "hnsw: AddBatch", done, total), done)
+	return &stoppedError{engine.Stopped(ctx, "hnsw: AddBatch", done, total), done}
 }
+
+// stoppedError is engine.Stopped's error ("hnsw: AddBatch stopped after …:
+// context canceled") followed by what the index holds; it unwraps to it.
+type stoppedError struct {
+	err  error
+	done int
+}
+
+func (e *stoppedError) Error() string {
+	return fmt.Sprintf("%v; the index holds the first %d rows of the batch, linked and searchable", e.err, e.done)
+}
+
+func (e *stoppedError) Unwrap() error { return e.err }

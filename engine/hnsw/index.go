@@ -343,7 +343,7 @@ func (ix *Index) UseCodes(cs engine.CodeStore) error {
 		if cs != nil {
 			n = cs.Len()
 		}
-		return fmt.Errorf("%w: hnsw: UseCodes with %d codes for %d nodes", engine.ErrInvalidArgument, n, len(ix.keys))
+		return fmt.Errorf("hnsw: UseCodes with %d codes for %d nodes: %w", n, len(ix.keys), engine.ErrInvalidArgument)
 	}
 	ix.codes, ix.cfg.Codes = cs, cs
 	return nil

@@ -180,7 +180,7 @@ func load(r *blockfile.Reader) (*Index, error) {
 	read := func(tag string, want uint64) ([]byte, blockfile.Section, error) {
 		s, err := r.Next()
 		if err == io.EOF {
-			return nil, s, fmt.Errorf("%w: %s: section %q missing", engine.ErrCorrupt, r.Name(), tag)
+			return nil, s, fmt.Errorf("hnsw: %s: section %q missing: %w", r.Name(), tag, engine.ErrCorrupt)
 		}
 		if err != nil {
 			return nil, s, err

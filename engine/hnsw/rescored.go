@@ -9,7 +9,9 @@ import (
 )
 
 // SearchRescored is quantized search with rescoring, as Elasticsearch's
-// rescore_vector does it (ALGORITHMS.md §4.2): gather k' = ⌈oversample·k⌉
+// rescore_vector does it (dense_vector index_options.rescore_vector,
+// https://www.elastic.co/docs/reference/elasticsearch/mapping-reference/dense-vector,
+// Elasticsearch 9.1): gather k' = ⌈oversample·k⌉
 // candidates by the graph's own scores (the attached codes, when there are
 // any) with beam max(ef, k'), re-rank those k' with full-precision vectors
 // read through r — a RAM slab or the on-disk vector file, whose reads r
@@ -21,16 +23,16 @@ import (
 func (s *Searcher) SearchRescored(q []float32, k, ef int, oversample float64, r *rescore.Rescorer, allow engine.Filter) ([]engine.Result, rescore.Stats, error) {
 	var st rescore.Stats
 	if r == nil {
-		return nil, st, fmt.Errorf("hnsw: search rescored: %w: nil rescorer", engine.ErrInvalidArgument)
+		return nil, st, fmt.Errorf("hnsw: search rescored: nil rescorer: %w", engine.ErrInvalidArgument)
 	}
 	if !(oversample >= 1) || math.IsInf(oversample, 0) {
-		return nil, st, fmt.Errorf("hnsw: search rescored: %w: oversample must be a finite number ≥ 1, got %v", engine.ErrInvalidArgument, oversample)
+		return nil, st, fmt.Errorf("hnsw: search rescored: oversample must be a finite number ≥ 1, got %v: %w", oversample, engine.ErrInvalidArgument)
 	}
 	if err := engine.CheckK(k); err != nil {
 		return nil, st, fmt.Errorf("hnsw: %w", err)
 	}
 	if r.Source().Dim() != s.ix.Dim() {
-		return nil, st, fmt.Errorf("hnsw: search rescored: %w: rescoring source has %d dimensions, index %d", engine.ErrDimension, r.Source().Dim(), s.ix.Dim())
+		return nil, st, fmt.Errorf("hnsw: search rescored: rescoring source has %d dimensions, index %d: %w", r.Source().Dim(), s.ix.Dim(), engine.ErrDimension)
 	}
 	kk := int(math.Ceil(oversample * float64(k)))
 	cands, err := s.Search(q, kk, max(ef, kk), allow)

@@ -42,7 +42,8 @@ func (s *Searcher) Stats() engine.SearchStats { return s.stats }
 // Search returns the k nearest neighbours of q with beam ef (ef ≤ 0 means
 // Config.EfSearch; ef < k is raised to k), restricted to ids allow accepts
 // (nil: all). Disallowed nodes are traversed but never returned, as in
-// hnswlib's isIdAllowed filter (ALGORITHMS.md §1.2). Result ids are dense
+// hnswlib's isIdAllowed filter (nmslib/hnswlib v0.8.0 hnswlib/hnswalg.h,
+// searchBaseLayerST). Result ids are dense
 // ids (Index.Key maps them back); the slice is valid until the next call.
 func (s *Searcher) Search(q []float32, k, ef int, allow engine.Filter) ([]engine.Result, error) {
 	return s.search(q, k, ef, allow, nil)

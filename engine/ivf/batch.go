@@ -35,10 +35,10 @@ func (ix *Index) SearchBatchWorkers(ctx context.Context, queries *vec.Matrix, o 
 		ctx = context.Background()
 	}
 	if queries == nil {
-		return nil, fmt.Errorf("%w: ivf: nil query matrix", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("ivf: nil query matrix: %w", engine.ErrInvalidArgument)
 	}
 	if queries.Dim != ix.dim {
-		return nil, fmt.Errorf("%w: ivf: queries have %d dims, index has %d", engine.ErrDimension, queries.Dim, ix.dim)
+		return nil, fmt.Errorf("ivf: queries have %d dims, index has %d: %w", queries.Dim, ix.dim, engine.ErrDimension)
 	}
 	if workers <= 0 {
 		workers = engine.Cores()

@@ -96,13 +96,13 @@ func (ix *Index) WriteLists(path string) error { return ix.WriteListsFS(vfs.Defa
 // operating system's files, so fsys must write there for it to be opened.
 func (ix *Index) WriteListsFS(fsys vfs.FS, path string) error {
 	if ix.lists == nil {
-		return fmt.Errorf("%w: ivf: no lists to write (call Add)", engine.ErrEmpty)
+		return fmt.Errorf("ivf: no lists to write (call Add): %w", engine.ErrEmpty)
 	}
 	if ix.disk != nil {
-		return fmt.Errorf("%w: ivf: lists already live on disk in %s", engine.ErrInvalidArgument, ix.disk.blob.Path())
+		return fmt.Errorf("ivf: lists already live on disk in %s: %w", ix.disk.blob.Path(), engine.ErrInvalidArgument)
 	}
 	if fsys == nil {
-		return fmt.Errorf("%w: ivf: write lists %s: nil file system", engine.ErrInvalidArgument, path)
+		return fmt.Errorf("ivf: write lists %s: nil file system: %w", path, engine.ErrInvalidArgument)
 	}
 	rec := ix.recordBytes()
 	nl := len(ix.lists)
@@ -191,7 +191,7 @@ func (r blobReader) ReadAt(p []byte, off int64) (int, error) {
 // afterwards are safe together.
 func (ix *Index) UseDiskLists(path string, opt store.Options) error {
 	if ix.lists == nil {
-		return fmt.Errorf("%w: ivf: index has no lists", engine.ErrEmpty)
+		return fmt.Errorf("ivf: index has no lists: %w", engine.ErrEmpty)
 	}
 	b, err := store.OpenBlob(path, opt)
 	if err != nil {
@@ -232,8 +232,7 @@ func (ix *Index) openLists(b *store.Blob) (*diskLists, error) {
 	}
 	nl, rec := len(ix.lists), ix.recordBytes()
 	if h[0] != nl || h[1] != ix.dim || h[2] != ix.cfg.Bits || h[3] != rec || h[4] != ix.n {
-		return nil, fmt.Errorf("%w: %s was written for another index (nlist %d, dim %d, bits %d, record %d bytes, %d vectors; this index has %d, %d, %d, %d, %d)",
-			engine.ErrInvalidArgument, b.Path(), h[0], h[1], h[2], h[3], h[4], nl, ix.dim, ix.cfg.Bits, rec, ix.n)
+		return nil, fmt.Errorf("ivf: %s was written for another index (nlist %d, dim %d, bits %d, record %d bytes, %d vectors; this index has %d, %d, %d, %d, %d): %w", b.Path(), h[0], h[1], h[2], h[3], h[4], nl, ix.dim, ix.cfg.Bits, rec, ix.n, engine.ErrInvalidArgument)
 	}
 	if s, err = rd.Expect("IDIR"); err != nil {
 		return nil, err
@@ -265,15 +264,14 @@ func (ix *Index) openLists(b *store.Blob) (*diskLists, error) {
 		}
 	}
 	if h[5] != int(sections) {
-		return nil, fmt.Errorf("%w: %s: IVFH records %d sections, the layout has %d", engine.ErrCorrupt, b.Path(), h[5], sections)
+		return nil, fmt.Errorf("ivf: %s: IVFH records %d sections, the layout has %d: %w", b.Path(), h[5], sections, engine.ErrCorrupt)
 	}
 	end := int64(blockfile.HeaderSize)
 	if nl > 0 {
 		end = offs[nl-1] + blockfile.SectionHeaderSize + blockfile.SectionTrailer + int64(counts[nl-1])*int64(4+rec)
 	}
 	if b.Size() != end+blockfile.EndSize {
-		return nil, fmt.Errorf("%w: %s: %d bytes, the lists end at offset %d and the end marker then takes %d (truncated or extended)",
-			engine.ErrCorrupt, b.Path(), b.Size(), end, blockfile.EndSize)
+		return nil, fmt.Errorf("ivf: %s: %d bytes, the lists end at offset %d and the end marker then takes %d (truncated or extended): %w", b.Path(), b.Size(), end, blockfile.EndSize, engine.ErrCorrupt)
 	}
 	if err := rd.CheckEnd(sections); err != nil {
 		return nil, err
@@ -322,7 +320,7 @@ func (ix *Index) readList(s *searcher, j int, st *Stats) (*list, error) {
 	for i := range ids {
 		ids[i] = engine.ID(binary.LittleEndian.Uint32(p[4*i:]))
 		if int(ids[i]) >= ix.n {
-			return nil, fmt.Errorf("%w: ivf: list file %s: list %d at offset %d holds id %d of %d", engine.ErrCorrupt, ix.disk.blob.Path(), j, d.off, ids[i], ix.n)
+			return nil, fmt.Errorf("ivf: list file %s: list %d at offset %d holds id %d of %d: %w", ix.disk.blob.Path(), j, d.off, ids[i], ix.n, engine.ErrCorrupt)
 		}
 	}
 	p = p[4*d.count:]

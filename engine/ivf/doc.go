@@ -1,8 +1,10 @@
 // Package ivf is an inverted-file index: vectors are clustered by k-means,
 // each cluster keeps a posting list of its members, and a query scans only
 // the lists of the centroids nearest to it — nprobe of them (FAISS
-// IndexIVF, ALGORITHMS.md §8) or as many as a visit budget allows
-// (Elasticsearch's visit_percentage for bbq_disk, §4.3).
+// IndexIVF: IndexIVFInterface.nprobe in facebookresearch/faiss
+// faiss/IndexIVF.h, main branch as read in 2026) or as many as
+// a visit budget allows (Elasticsearch 9.2's visit_percentage for
+// bbq_disk, https://www.elastic.co/docs/reference/query-languages/query-dsl/query-dsl-knn-query).
 //
 // Posting lists hold either the float32 vectors themselves (IndexIVFFlat) or
 // optimized-scalar-quantized codes of 1, 2, 4 or 8 bits per dimension built

@@ -120,7 +120,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Sprintf("Iters %d < 1", c.Iters))
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w: ivf config: %v", engine.ErrInvalidArgument, errs)
+		return fmt.Errorf("ivf: config: %v: %w", errs, engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -197,10 +197,10 @@ func Train(data *vec.Matrix, cfg Config) (*Index, error) {
 // 0…data.N−1. An index is filled once: a second Add is an error.
 func (ix *Index) Add(data *vec.Matrix) error {
 	if ix.lists != nil {
-		return fmt.Errorf("%w: ivf: index already holds %d vectors (an index is filled once)", engine.ErrInvalidArgument, ix.n)
+		return fmt.Errorf("ivf: index already holds %d vectors (an index is filled once): %w", ix.n, engine.ErrInvalidArgument)
 	}
 	if data != nil && data.Dim != ix.dim {
-		return fmt.Errorf("%w: ivf: vectors have %d components, centroids %d", engine.ErrDimension, data.Dim, ix.dim)
+		return fmt.Errorf("ivf: vectors have %d components, centroids %d: %w", data.Dim, ix.dim, engine.ErrDimension)
 	}
 	x, err := prepare(data, ix.cfg.Metric)
 	if err != nil {
@@ -216,10 +216,10 @@ func (ix *Index) Add(data *vec.Matrix) error {
 // used as they are: the lab's data sets are unit-normalised).
 func prepare(data *vec.Matrix, metric engine.Metric) (*vec.Matrix, error) {
 	if data == nil || data.N == 0 {
-		return nil, fmt.Errorf("%w: no vectors to index", engine.ErrEmpty)
+		return nil, fmt.Errorf("ivf: no vectors to index: %w", engine.ErrEmpty)
 	}
 	if data.Dim <= 0 || data.Stride < data.Dim || len(data.Data) < (data.N-1)*data.Stride+data.Dim {
-		return nil, fmt.Errorf("%w: matrix shape N=%d Dim=%d Stride=%d does not fit %d floats", engine.ErrDimension, data.N, data.Dim, data.Stride, len(data.Data))
+		return nil, fmt.Errorf("ivf: matrix shape N=%d Dim=%d Stride=%d does not fit %d floats: %w", data.N, data.Dim, data.Stride, len(data.Data), engine.ErrDimension)
 	}
 	unit := true
 	for i := 0; i < data.N; i++ {
@@ -253,7 +253,7 @@ func train(data *vec.Matrix, cfg Config) (*Index, *vec.Matrix, error) {
 		return nil, nil, err
 	}
 	if data != nil && data.N > 0 && cfg.Nlist > data.N {
-		return nil, nil, fmt.Errorf("%w: more clusters (Nlist %d) than vectors (%d)", engine.ErrInvalidArgument, cfg.Nlist, data.N)
+		return nil, nil, fmt.Errorf("ivf: more clusters (Nlist %d) than vectors (%d): %w", cfg.Nlist, data.N, engine.ErrInvalidArgument)
 	}
 	x, err := prepare(data, cfg.Metric)
 	if err != nil {

@@ -137,30 +137,29 @@ func (ix *Index) SearchVisit(q []float32, k int, visitPercentage float64) ([]eng
 func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stats, error) {
 	var st Stats
 	if ix.lists == nil {
-		return nil, st, fmt.Errorf("%w: ivf: index trained but not filled (call Add)", engine.ErrEmpty)
+		return nil, st, fmt.Errorf("ivf: index trained but not filled (call Add): %w", engine.ErrEmpty)
 	}
 	if err := engine.CheckK(o.K); err != nil {
 		return nil, st, err
 	}
 	if o.K > ix.n {
-		return nil, st, fmt.Errorf("%w: k = %d exceeds the %d indexed vectors", engine.ErrInvalidArgument, o.K, ix.n)
+		return nil, st, fmt.Errorf("ivf: k = %d exceeds the %d indexed vectors: %w", o.K, ix.n, engine.ErrInvalidArgument)
 	}
 	if err := engine.CheckVector(q, ix.dim, ix.cfg.Metric); err != nil {
 		return nil, st, fmt.Errorf("ivf: query: %w", err)
 	}
 	if o.VisitPercentage < 0 || o.VisitPercentage > 100 || math.IsNaN(o.VisitPercentage) {
-		return nil, st, fmt.Errorf("%w: visit percentage %g outside (0, 100]", engine.ErrInvalidArgument, o.VisitPercentage)
+		return nil, st, fmt.Errorf("ivf: visit percentage %g outside (0, 100]: %w", o.VisitPercentage, engine.ErrInvalidArgument)
 	}
 	if o.Nprobe < 0 {
-		return nil, st, fmt.Errorf("%w: nprobe %d < 0", engine.ErrInvalidArgument, o.Nprobe)
+		return nil, st, fmt.Errorf("ivf: nprobe %d < 0: %w", o.Nprobe, engine.ErrInvalidArgument)
 	}
 	if math.IsNaN(o.Oversample) || math.IsInf(o.Oversample, 0) {
-		return nil, st, fmt.Errorf("%w: oversample %g", engine.ErrInvalidArgument, o.Oversample)
+		return nil, st, fmt.Errorf("ivf: oversample %g: %w", o.Oversample, engine.ErrInvalidArgument)
 	}
 	if o.Rescorer != nil {
 		if src := o.Rescorer.Source(); src.Dim() != ix.dim || src.Len() < ix.n {
-			return nil, st, fmt.Errorf("%w: rescoring source has %d vectors of %d dims, index has %d of %d",
-				engine.ErrDimension, src.Len(), src.Dim(), ix.n, ix.dim)
+			return nil, st, fmt.Errorf("ivf: rescoring source has %d vectors of %d dims, index has %d of %d: %w", src.Len(), src.Dim(), ix.n, ix.dim, engine.ErrDimension)
 		}
 	}
 	s := ix.getSearcher()

@@ -55,13 +55,13 @@ type Index struct {
 // parent of each passage and a graph over the passages.
 func New(passages *vec.Matrix, parents []uint32, metric engine.Metric, g Graph) (*Index, error) {
 	if passages == nil || g == nil {
-		return nil, fmt.Errorf("%w: nested.New needs passages and a graph", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("nested: nested.New needs passages and a graph: %w", engine.ErrInvalidArgument)
 	}
 	if len(parents) != passages.N || g.Len() != passages.N {
-		return nil, fmt.Errorf("%w: %d passages, %d parent ids, graph of %d", engine.ErrInvalidArgument, passages.N, len(parents), g.Len())
+		return nil, fmt.Errorf("nested: %d passages, %d parent ids, graph of %d: %w", passages.N, len(parents), g.Len(), engine.ErrInvalidArgument)
 	}
 	if !metric.Valid() {
-		return nil, fmt.Errorf("%w: metric %v", engine.ErrInvalidArgument, metric)
+		return nil, fmt.Errorf("nested: metric %v: %w", metric, engine.ErrInvalidArgument)
 	}
 	np := 0
 	for _, p := range parents {

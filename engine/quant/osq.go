@@ -80,7 +80,7 @@ func (c OSQConfig) Validate() error {
 		errs = append(errs, fmt.Sprintf("SampleSize %d (want ≥ 0)", c.SampleSize))
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w: OSQ config: %v", engine.ErrInvalidArgument, errs)
+		return fmt.Errorf("quant: OSQ config: %v: %w", errs, engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -185,10 +185,10 @@ func NewOSQ(centroid []float32, metric engine.Metric, cfg OSQConfig) (*OSQ, erro
 		return nil, err
 	}
 	if !metric.Valid() {
-		return nil, fmt.Errorf("%w: unknown metric %v", engine.ErrInvalidArgument, metric)
+		return nil, fmt.Errorf("quant: unknown metric %v: %w", metric, engine.ErrInvalidArgument)
 	}
 	if len(centroid) == 0 {
-		return nil, fmt.Errorf("%w: centroid is empty", engine.ErrDimension)
+		return nil, fmt.Errorf("quant: centroid is empty: %w", engine.ErrDimension)
 	}
 	if err := checkInput(centroid, len(centroid), "centroid"); err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func NewOSQ(centroid []float32, metric engine.Metric, cfg OSQConfig) (*OSQ, erro
 func newOSQ(c []float32, metric engine.Metric, cfg OSQConfig) (*OSQ, error) {
 	dim := len(c)
 	if dim > maxByteDim && (cfg.Bits > 4 || cfg.QueryBits > 4) {
-		return nil, fmt.Errorf("%w: OSQ: %d dimensions exceed the %d an exact int32 byte-code dot product allows", engine.ErrDimension, dim, maxByteDim)
+		return nil, fmt.Errorf("quant: OSQ: %d dimensions exceed the %d an exact int32 byte-code dot product allows: %w", dim, maxByteDim, engine.ErrDimension)
 	}
 	o := &OSQ{dim: dim, metric: metric, cfg: cfg, centroid: c}
 	var cc float64
@@ -414,7 +414,7 @@ func optimizeInterval(x []float32, a, b, norm2, levels, lambda float64, iters in
 // codes and the corrective factors); Decode shows what the code keeps.
 func (o *OSQ) Decode(dst []float32, code []byte) error {
 	if len(dst) != o.dim {
-		return fmt.Errorf("%w: decode buffer has %d components, quantizer has %d", engine.ErrDimension, len(dst), o.dim)
+		return fmt.Errorf("quant: decode buffer has %d components, quantizer has %d: %w", len(dst), o.dim, engine.ErrDimension)
 	}
 	if err := checkDst(code, o.CodeSize(), "code"); err != nil {
 		return err
@@ -562,10 +562,10 @@ func restoreOSQ(name string, b []byte) (*OSQ, error) {
 		return nil, d.err
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: OSQ quantizer: stored config (offset %d): %v", engine.ErrCorrupt, cfgAt, err)
+		return nil, fmt.Errorf("quant: OSQ quantizer: stored config (offset %d): %v: %w", cfgAt, err, engine.ErrCorrupt)
 	}
 	if cfg.Iters == 0 {
-		return nil, fmt.Errorf("%w: OSQ quantizer: stored iters is 0 (offset %d)", engine.ErrCorrupt, cfgAt+11)
+		return nil, fmt.Errorf("quant: OSQ quantizer: stored iters is 0 (offset %d): %w", cfgAt+11, engine.ErrCorrupt)
 	}
 	if !d.need(4*dim, "centroid") {
 		return nil, d.err
@@ -592,7 +592,7 @@ type BoundQuery struct {
 // Bind returns qc (from EncodeQuery, QueryCodeSize bytes) bound for scanning.
 func (o *OSQ) Bind(qc []byte) (BoundQuery, error) {
 	if len(qc) < o.QueryCodeSize() {
-		return BoundQuery{}, fmt.Errorf("%w: query code has %d bytes, need %d", engine.ErrInvalidArgument, len(qc), o.QueryCodeSize())
+		return BoundQuery{}, fmt.Errorf("quant: query code has %d bytes, need %d: %w", len(qc), o.QueryCodeSize(), engine.ErrInvalidArgument)
 	}
 	return BoundQuery{o: o, qc: qc, y: o.side(qc, o.qCode, 4, o.cfg.QueryBits)}, nil
 }
@@ -608,7 +608,7 @@ func (b BoundQuery) Distances(dst []float32, codes []byte) error {
 	o := b.o
 	cs := o.CodeSize()
 	if len(codes) < len(dst)*cs {
-		return fmt.Errorf("%w: quant: %d codes of %d bytes need %d bytes, have %d", engine.ErrInvalidArgument, len(dst), cs, len(dst)*cs, len(codes))
+		return fmt.Errorf("quant: %d codes of %d bytes need %d bytes, have %d: %w", len(dst), cs, len(dst)*cs, len(codes), engine.ErrInvalidArgument)
 	}
 	codes = codes[:len(dst)*cs]
 	qc, y := b.qc, b.y

@@ -51,10 +51,10 @@ type QueryEncoder struct {
 // (0: the minimum-MSE grid interval, no refinement; at most 100).
 func NewQueryEncoder(dim, iters int) (*QueryEncoder, error) {
 	if dim < 1 {
-		return nil, fmt.Errorf("%w: quant: query encoder of %d dimensions", engine.ErrDimension, dim)
+		return nil, fmt.Errorf("quant: query encoder of %d dimensions: %w", dim, engine.ErrDimension)
 	}
 	if iters < 0 || iters > 100 {
-		return nil, fmt.Errorf("%w: quant: query encoder iters %d (want 0…100)", engine.ErrInvalidArgument, iters)
+		return nil, fmt.Errorf("quant: query encoder iters %d (want 0…100): %w", iters, engine.ErrInvalidArgument)
 	}
 	return &QueryEncoder{dim: dim, iters: iters, x: make([]float32, dim), codes: make([]byte, dim)}, nil
 }
@@ -78,10 +78,10 @@ func (e *QueryEncoder) Reset(q []float32) error {
 // Encode writes the query's code for quantizer o into dst[:o.QueryCodeSize()].
 func (e *QueryEncoder) Encode(dst []byte, o *OSQ) error {
 	if e.q == nil {
-		return fmt.Errorf("%w: quant: query encoder has no query (call Reset)", engine.ErrInvalidArgument)
+		return fmt.Errorf("quant: query encoder has no query (call Reset): %w", engine.ErrInvalidArgument)
 	}
 	if o.dim != e.dim {
-		return fmt.Errorf("%w: quant: query of %d components, quantizer has %d", engine.ErrDimension, e.dim, o.dim)
+		return fmt.Errorf("quant: query of %d components, quantizer has %d: %w", e.dim, o.dim, engine.ErrDimension)
 	}
 	if err := checkDst(dst, o.QueryCodeSize(), "query code"); err != nil {
 		return err

@@ -60,7 +60,7 @@ func Restore(b []byte) (Quantizer, error) { return restore("", b) }
 
 func restore(name string, b []byte) (Quantizer, error) {
 	if len(b) < 8 {
-		return nil, fmt.Errorf("%w: quantizer %s truncated at offset %d: the magic number needs 8 bytes", engine.ErrCorrupt, name, len(b))
+		return nil, fmt.Errorf("quant: quantizer %s truncated at offset %d: the magic number needs 8 bytes: %w", name, len(b), engine.ErrCorrupt)
 	}
 	switch string(b[:8]) {
 	case magicScalar:
@@ -68,7 +68,7 @@ func restore(name string, b []byte) (Quantizer, error) {
 	case magicOSQ:
 		return restoreOSQ(name, b)
 	}
-	return nil, fmt.Errorf("%w: quantizer %s: unknown magic %q at offset 0", engine.ErrCorrupt, name, b[:8])
+	return nil, fmt.Errorf("quant: quantizer %s: unknown magic %q at offset 0: %w", name, b[:8], engine.ErrCorrupt)
 }
 
 // WriteFile writes q's MarshalBinary framing to path through fsys,
@@ -77,14 +77,14 @@ func restore(name string, b []byte) (Quantizer, error) {
 // leaves a previous file intact.
 func WriteFile(fsys vfs.FS, path string, q Quantizer) error {
 	if fsys == nil || q == nil {
-		return fmt.Errorf("%w: quant: write %s: nil file system or quantizer", engine.ErrInvalidArgument, path)
+		return fmt.Errorf("quant: write %s: nil file system or quantizer: %w", path, engine.ErrInvalidArgument)
 	}
 	type framed interface {
 		frame() (magic, tag string, body []byte)
 	}
 	fq, ok := q.(framed)
 	if !ok {
-		return fmt.Errorf("%w: quant: write %s: %T is not a quantizer of this package", engine.ErrInvalidArgument, path, q)
+		return fmt.Errorf("quant: write %s: %T is not a quantizer of this package: %w", path, q, engine.ErrInvalidArgument)
 	}
 	magic, tag, body := fq.frame()
 	w, err := blockfile.Create(fsys, path, magic, formatVersion)
@@ -165,7 +165,7 @@ func (d *decoder) need(n int, field string) bool {
 		return false
 	}
 	if d.off-d.base+n > len(d.b) {
-		d.err = fmt.Errorf("%w: %s truncated at offset %d reading %s (%d bytes)", engine.ErrCorrupt, d.what, d.off, field, n)
+		d.err = fmt.Errorf("quant: %s truncated at offset %d reading %s (%d bytes): %w", d.what, d.off, field, n, engine.ErrCorrupt)
 		return false
 	}
 	return true
@@ -193,7 +193,7 @@ func (d *decoder) f32(field string) float32 {
 	at := d.off
 	v := math.Float32frombits(d.u32(field))
 	if d.err == nil && !finite32(v) {
-		d.err = fmt.Errorf("%w: %s: %s at offset %d is %v", engine.ErrCorrupt, d.what, field, at, v)
+		d.err = fmt.Errorf("quant: %s: %s at offset %d is %v: %w", d.what, field, at, v, engine.ErrCorrupt)
 	}
 	return v
 }
@@ -206,7 +206,7 @@ func (d *decoder) f64(field string) float64 {
 	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.off-d.base:]))
 	d.off += 8
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		d.err = fmt.Errorf("%w: %s: %s at offset %d is %v", engine.ErrCorrupt, d.what, field, at, v)
+		d.err = fmt.Errorf("quant: %s: %s at offset %d is %v: %w", d.what, field, at, v, engine.ErrCorrupt)
 	}
 	return v
 }
@@ -230,13 +230,13 @@ func (d *decoder) dimMetric() (int, engine.Metric) {
 
 func (d *decoder) fail(at int, format string, args ...any) {
 	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s: %s (offset %d)", engine.ErrCorrupt, d.what, fmt.Sprintf(format, args...), at)
+		d.err = fmt.Errorf("quant: %s: %s (offset %d): %w", d.what, fmt.Sprintf(format, args...), at, engine.ErrCorrupt)
 	}
 }
 
 func (d *decoder) done() error {
 	if d.err == nil && d.off-d.base != len(d.b) {
-		d.err = fmt.Errorf("%w: %s: %d unexpected bytes at offset %d", engine.ErrCorrupt, d.what, len(d.b)-(d.off-d.base), d.off)
+		d.err = fmt.Errorf("quant: %s: %d unexpected bytes at offset %d: %w", d.what, len(d.b)-(d.off-d.base), d.off, engine.ErrCorrupt)
 	}
 	return d.err
 }
@@ -249,11 +249,11 @@ func finite32(v float32) bool {
 // checkInput validates a vector handed to Encode/EncodeQuery.
 func checkInput(v []float32, dim int, what string) error {
 	if len(v) != dim {
-		return fmt.Errorf("%w: %s has %d components, quantizer has %d", engine.ErrDimension, what, len(v), dim)
+		return fmt.Errorf("quant: %s has %d components, quantizer has %d: %w", what, len(v), dim, engine.ErrDimension)
 	}
 	for i, x := range v {
 		if !finite32(x) {
-			return fmt.Errorf("%w: %s component %d is %v", engine.ErrInvalidVector, what, i, x)
+			return fmt.Errorf("quant: %s component %d is %v: %w", what, i, x, engine.ErrInvalidVector)
 		}
 	}
 	return nil
@@ -261,7 +261,7 @@ func checkInput(v []float32, dim int, what string) error {
 
 func checkDst(dst []byte, n int, what string) error {
 	if len(dst) < n {
-		return fmt.Errorf("%w: %s buffer has %d bytes, need %d", engine.ErrInvalidArgument, what, len(dst), n)
+		return fmt.Errorf("quant: %s buffer has %d bytes, need %d: %w", what, len(dst), n, engine.ErrInvalidArgument)
 	}
 	return nil
 }

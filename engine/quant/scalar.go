@@ -76,7 +76,7 @@ func (c ScalarConfig) Validate() error {
 		errs = append(errs, fmt.Sprintf("SampleSize %d (want ≥ 0)", c.SampleSize))
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w: scalar quantizer config: %v", engine.ErrInvalidArgument, errs)
+		return fmt.Errorf("quant: scalar quantizer config: %v: %w", errs, engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ type Scalar struct {
 // TrainScalar learns the bounds from sample under metric.
 func TrainScalar(sample *vec.Matrix, metric engine.Metric, cfg ScalarConfig) (*Scalar, error) {
 	if sample == nil {
-		return nil, fmt.Errorf("%w: training sample is nil", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("quant: training sample is nil: %w", engine.ErrInvalidArgument)
 	}
 	cfg = cfg.WithDefaults(sample.Dim)
 	if err := cfg.Validate(); err != nil {
@@ -218,11 +218,10 @@ func selectNth(a []float32, n int) {
 
 func newScalar(dim int, metric engine.Metric, cfg ScalarConfig, lo, hi float32) (*Scalar, error) {
 	if !finite32(lo) || !finite32(hi) || !(hi > lo) {
-		return nil, fmt.Errorf("%w: scalar quantizer bounds [%v, %v] are empty or not finite (are all training components equal?)",
-			engine.ErrInvalidArgument, lo, hi)
+		return nil, fmt.Errorf("quant: scalar quantizer bounds [%v, %v] are empty or not finite (are all training components equal?): %w", lo, hi, engine.ErrInvalidArgument)
 	}
 	if dim > maxByteDim {
-		return nil, fmt.Errorf("%w: scalar quantizer: %d dimensions exceed the %d an exact int32 code dot product allows", engine.ErrDimension, dim, maxByteDim)
+		return nil, fmt.Errorf("quant: scalar quantizer: %d dimensions exceed the %d an exact int32 code dot product allows: %w", dim, maxByteDim, engine.ErrDimension)
 	}
 	levels := float32(int(1)<<cfg.Bits - 1)
 	s := &Scalar{dim: dim, metric: metric, cfg: cfg, minQ: lo, maxQ: hi}
@@ -364,7 +363,7 @@ func (s *Scalar) CodeDistance(a, b []byte) float32 {
 // MinQ + α·q_i per component.
 func (s *Scalar) Decode(dst []float32, code []byte) error {
 	if len(dst) != s.dim {
-		return fmt.Errorf("%w: decode buffer has %d components, quantizer has %d", engine.ErrDimension, len(dst), s.dim)
+		return fmt.Errorf("quant: decode buffer has %d components, quantizer has %d: %w", len(dst), s.dim, engine.ErrDimension)
 	}
 	if err := checkDst(code, s.CodeSize(), "code"); err != nil {
 		return err
@@ -438,11 +437,11 @@ func restoreScalar(name string, b []byte) (*Scalar, error) {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: scalar quantizer: stored config (offset %d): %v", engine.ErrCorrupt, at, err)
+		return nil, fmt.Errorf("quant: scalar quantizer: stored config (offset %d): %v: %w", at, err, engine.ErrCorrupt)
 	}
 	s, err := newScalar(dim, metric, cfg, minQ, maxQ)
 	if err != nil {
-		return nil, fmt.Errorf("%w: scalar quantizer: stored bounds: %v", engine.ErrCorrupt, err)
+		return nil, fmt.Errorf("quant: scalar quantizer: stored bounds: %v: %w", err, engine.ErrCorrupt)
 	}
 	return s, nil
 }

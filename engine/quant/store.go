@@ -65,7 +65,7 @@ func (s *Store) Reserve(n int) {
 // Set encodes v as the code of document id (id < the reserved count).
 func (s *Store) Set(id engine.ID, v []float32) error {
 	if int(id) >= len(s.has) {
-		return fmt.Errorf("%w: code store: id %d beyond reserved %d", engine.ErrInvalidArgument, id, len(s.has))
+		return fmt.Errorf("quant: code store: id %d beyond reserved %d: %w", id, len(s.has), engine.ErrInvalidArgument)
 	}
 	i := int(id)
 	if err := s.q.Encode(s.codes[i*s.size:(i+1)*s.size], v); err != nil {
@@ -88,10 +88,10 @@ func (s *Store) Set(id engine.ID, v []float32) error {
 // a graph build.
 func (s *Store) SetCode(id engine.ID, code []byte) error {
 	if int(id) >= len(s.has) {
-		return fmt.Errorf("%w: code store: id %d beyond reserved %d", engine.ErrInvalidArgument, id, len(s.has))
+		return fmt.Errorf("quant: code store: id %d beyond reserved %d: %w", id, len(s.has), engine.ErrInvalidArgument)
 	}
 	if len(code) != s.size {
-		return fmt.Errorf("%w: code store: document %d: code of %d bytes, want %d", engine.ErrInvalidArgument, id, len(code), s.size)
+		return fmt.Errorf("quant: code store: document %d: code of %d bytes, want %d: %w", id, len(code), s.size, engine.ErrInvalidArgument)
 	}
 	i := int(id)
 	copy(s.codes[i*s.size:(i+1)*s.size], code)

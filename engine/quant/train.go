@@ -19,20 +19,19 @@ const minTrain = 2
 // and unit-normalised, as the engine normalises documents on insert.
 func trainingRows(sample *vec.Matrix, metric engine.Metric, maxRows int, seed uint64) ([][]float32, error) {
 	if !metric.Valid() {
-		return nil, fmt.Errorf("%w: unknown metric %v", engine.ErrInvalidArgument, metric)
+		return nil, fmt.Errorf("quant: unknown metric %v: %w", metric, engine.ErrInvalidArgument)
 	}
 	if sample == nil {
-		return nil, fmt.Errorf("%w: training sample is nil", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("quant: training sample is nil: %w", engine.ErrInvalidArgument)
 	}
 	if sample.Dim <= 0 {
-		return nil, fmt.Errorf("%w: training sample dimension is %d", engine.ErrDimension, sample.Dim)
+		return nil, fmt.Errorf("quant: training sample dimension is %d: %w", sample.Dim, engine.ErrDimension)
 	}
 	if sample.N < minTrain {
-		return nil, fmt.Errorf("%w: training sample has %d vectors, need at least %d", engine.ErrInvalidArgument, sample.N, minTrain)
+		return nil, fmt.Errorf("quant: training sample has %d vectors, need at least %d: %w", sample.N, minTrain, engine.ErrInvalidArgument)
 	}
 	if sample.Stride < sample.Dim || len(sample.Data) < (sample.N-1)*sample.Stride+sample.Dim {
-		return nil, fmt.Errorf("%w: training sample slab is malformed (N=%d Dim=%d Stride=%d, %d floats)",
-			engine.ErrInvalidArgument, sample.N, sample.Dim, sample.Stride, len(sample.Data))
+		return nil, fmt.Errorf("quant: training sample slab is malformed (N=%d Dim=%d Stride=%d, %d floats): %w", sample.N, sample.Dim, sample.Stride, len(sample.Data), engine.ErrInvalidArgument)
 	}
 	idx := make([]int, 0, min(sample.N, maxRows))
 	if maxRows <= 0 || sample.N <= maxRows {

@@ -1,7 +1,9 @@
 // Package rescore re-ranks approximate candidates with full-precision
 // vectors: the second phase of every quantized search (Elasticsearch's
 // rescore_vector with its oversample, DiskBBQ's and bbq_hnsw's rescoring of
-// the top oversample·k by raw float vectors, ALGORITHMS.md §4.2).
+// the top oversample·k by raw float vectors: index_options.rescore_vector in
+// https://www.elastic.co/docs/reference/elasticsearch/mapping-reference/dense-vector,
+// Elasticsearch 9.1).
 //
 // The vectors come from any engine.VectorSource: a slab in RAM ([Slab]) or
 // a vector file on disk (engine/store.File), whose reads are counted per

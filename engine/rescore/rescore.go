@@ -31,7 +31,7 @@ func (o Options) String() string {
 // Validate checks the options.
 func (o Options) Validate() error {
 	if o.Concurrency < 0 || o.Concurrency > 4096 {
-		return fmt.Errorf("%w: rescore concurrency %d out of range 0…4096", engine.ErrInvalidArgument, o.Concurrency)
+		return fmt.Errorf("rescore: concurrency %d out of range 0…4096: %w", o.Concurrency, engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -71,10 +71,10 @@ type Rescorer struct {
 // be unit-normalised (engine/store writes them so).
 func New(src engine.VectorSource, metric engine.Metric, opt Options) (*Rescorer, error) {
 	if src == nil {
-		return nil, fmt.Errorf("%w: nil vector source", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("rescore: nil vector source: %w", engine.ErrInvalidArgument)
 	}
 	if !metric.Valid() {
-		return nil, fmt.Errorf("%w: unknown metric %d", engine.ErrInvalidArgument, metric)
+		return nil, fmt.Errorf("rescore: unknown metric %d: %w", metric, engine.ErrInvalidArgument)
 	}
 	if err := opt.Validate(); err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func (r *Rescorer) Rescore(dst []engine.Result, q []float32, cands []engine.Resu
 		return dst[:0], st, err
 	}
 	if len(q) != r.src.Dim() {
-		return dst[:0], st, fmt.Errorf("%w: query has %d components, vectors have %d", engine.ErrDimension, len(q), r.src.Dim())
+		return dst[:0], st, fmt.Errorf("rescore: query has %d components, vectors have %d: %w", len(q), r.src.Dim(), engine.ErrDimension)
 	}
 	out := make([]engine.Result, len(cands))
 	copy(out, cands)
@@ -114,7 +114,7 @@ func (r *Rescorer) Rescore(dst []engine.Result, q []float32, cands []engine.Resu
 	st.Candidates = n
 	for _, c := range out {
 		if int(c.ID) >= r.src.Len() {
-			return dst[:0], st, fmt.Errorf("%w: candidate id %d beyond the %d vectors of the source", engine.ErrNotFound, c.ID, r.src.Len())
+			return dst[:0], st, fmt.Errorf("rescore: candidate id %d beyond the %d vectors of the source: %w", c.ID, r.src.Len(), engine.ErrNotFound)
 		}
 	}
 	var err error
@@ -159,7 +159,7 @@ func (r *Rescorer) read(buf []float32, id engine.ID, io *store.IOStats) ([]float
 	}
 	if err == nil && len(v) != len(buf) {
 		// A misbehaving source must not reach the unchecked kernels.
-		return nil, fmt.Errorf("%w: source returned %d components for vector %d, want %d", engine.ErrDimension, len(v), id, len(buf))
+		return nil, fmt.Errorf("rescore: source returned %d components for vector %d, want %d: %w", len(v), id, len(buf), engine.ErrDimension)
 	}
 	return v, err
 }
@@ -237,10 +237,10 @@ func (s *Slab) Len() int { return s.M.N }
 // Vector copies row id into dst.
 func (s *Slab) Vector(dst []float32, id engine.ID) ([]float32, error) {
 	if len(dst) != s.M.Dim {
-		return nil, fmt.Errorf("%w: destination has %d components, slab has %d", engine.ErrDimension, len(dst), s.M.Dim)
+		return nil, fmt.Errorf("rescore: destination has %d components, slab has %d: %w", len(dst), s.M.Dim, engine.ErrDimension)
 	}
 	if int(id) >= s.M.N {
-		return nil, fmt.Errorf("%w: vector %d, slab holds %d", engine.ErrNotFound, id, s.M.N)
+		return nil, fmt.Errorf("rescore: vector %d, slab holds %d: %w", id, s.M.N, engine.ErrNotFound)
 	}
 	copy(dst, s.M.Row(int(id)))
 	return dst, nil

@@ -105,8 +105,7 @@ func Open(cfg Config) (*Collection, error) {
 			return nil, err
 		}
 		if cp.dim != cfg.Dim || cp.metric != cfg.Metric {
-			return nil, fmt.Errorf("%w: segment: %s holds %d-d %s vectors, opened as %d-d %s",
-				engine.ErrInvalidArgument, cfg.Dir, cp.dim, cp.metric, cfg.Dim, cfg.Metric)
+			return nil, fmt.Errorf("segment: %s holds %d-d %s vectors, opened as %d-d %s: %w", cfg.Dir, cp.dim, cp.metric, cfg.Dim, cfg.Metric, engine.ErrInvalidArgument)
 		}
 		for _, cs := range cp.segs {
 			s, err := readSegment(cfg, cs.id, cs.n)
@@ -115,7 +114,7 @@ func Open(cfg Config) (*Collection, error) {
 			}
 			if errors.Is(err, fs.ErrNotExist) {
 				// A file the commit names is gone: the directory is damaged.
-				err = fmt.Errorf("%w: segment: %s names a missing file: %v", engine.ErrCorrupt, commitName(cfg.Dir, cp.gen), err)
+				err = fmt.Errorf("segment: %s names a missing file: %v: %w", commitName(cfg.Dir, cp.gen), err, engine.ErrCorrupt)
 			}
 			if err != nil {
 				return nil, err
@@ -226,7 +225,7 @@ func (c *Collection) Segment(i int) (SegmentData, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if i < 0 || i >= len(c.snap) {
-		return SegmentData{}, fmt.Errorf("%w: segment: segment %d of %d", engine.ErrInvalidArgument, i, len(c.snap))
+		return SegmentData{}, fmt.Errorf("segment: segment %d of %d: %w", i, len(c.snap), engine.ErrInvalidArgument)
 	}
 	s := c.snap[i]
 	committed := false
@@ -254,7 +253,7 @@ func (c *Collection) Add(docs []Doc) error {
 			errs = append(errs, fmt.Errorf("segment: add: document %d (key %d): %w", i, d.Key, err))
 		}
 		if j, dup := seen[d.Key]; dup {
-			errs = append(errs, fmt.Errorf("%w: segment: add: documents %d and %d both have key %d", engine.ErrDuplicateID, j, i, d.Key))
+			errs = append(errs, fmt.Errorf("segment: add: documents %d and %d both have key %d: %w", j, i, d.Key, engine.ErrDuplicateID))
 		}
 		seen[d.Key] = i
 	}

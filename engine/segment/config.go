@@ -47,7 +47,7 @@ func ParseIndexKind(s string) (IndexKind, error) {
 	case "ivf":
 		return IVF, nil
 	}
-	return 0, fmt.Errorf("%w: segment: unknown index kind %q (want hnsw, flat or ivf)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("segment: unknown index kind %q (want hnsw, flat or ivf): %w", s, engine.ErrInvalidArgument)
 }
 
 // Encoding names the quantized codes a sealed HNSW segment's graph is
@@ -92,7 +92,7 @@ func ParseEncoding(s string) (Encoding, error) {
 			return e, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: segment: unknown encoding %q (want float, int8, int4 or bbq)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("segment: unknown encoding %q (want float, int8, int4 or bbq): %w", s, engine.ErrInvalidArgument)
 }
 
 // DefaultOversample is the rescore oversample of an encoding when
@@ -319,7 +319,7 @@ func (c Config) Validate() error {
 		bad = append(bad, err.Error())
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: segment: %s", engine.ErrInvalidArgument, strings.Join(bad, "; "))
+		return fmt.Errorf("segment: %s: %w", strings.Join(bad, "; "), engine.ErrInvalidArgument)
 	}
 	return nil
 }

@@ -185,7 +185,7 @@ func (c *Collection) maybeMergeBackground() {
 // Buffered documents are sealed first.
 func (c *Collection) ForceMerge(n int) error {
 	if n < 1 {
-		return fmt.Errorf("%w: segment: force merge to %d segments", engine.ErrInvalidArgument, n)
+		return fmt.Errorf("segment: force merge to %d segments: %w", n, engine.ErrInvalidArgument)
 	}
 	if err := c.Refresh(); err != nil {
 		return err

@@ -114,7 +114,7 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		return nil, st, fmt.Errorf("segment: search: %w", err)
 	}
 	if o.Ef < 0 {
-		return nil, st, fmt.Errorf("%w: segment: search: ef must be ≥ 0, got %d", engine.ErrInvalidArgument, o.Ef)
+		return nil, st, fmt.Errorf("segment: search: ef must be ≥ 0, got %d: %w", o.Ef, engine.ErrInvalidArgument)
 	}
 	if err := engine.CheckVector(q, c.cfg.Dim, c.cfg.Metric); err != nil {
 		return nil, st, fmt.Errorf("segment: search: %w", err)
@@ -138,7 +138,7 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		os = c.cfg.Encoding.DefaultOversample()
 	}
 	if math.IsNaN(os) || math.IsInf(os, 0) || os > 0 && os < 1 {
-		return nil, st, fmt.Errorf("%w: segment: search: oversample must be ≥ 1, 0 or negative, got %v", engine.ErrInvalidArgument, o.Oversample)
+		return nil, st, fmt.Errorf("segment: search: oversample must be ≥ 1, 0 or negative, got %v: %w", o.Oversample, engine.ErrInvalidArgument)
 	}
 	rescore := c.cfg.Encoding != Float && os > 0
 	if rescore {
@@ -151,7 +151,7 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		visit = 0.05
 	}
 	if !(visit > 0 && visit <= 1) {
-		return nil, st, fmt.Errorf("%w: segment: search: visit must be in (0, 1], got %v", engine.ErrInvalidArgument, o.Visit)
+		return nil, st, fmt.Errorf("segment: search: visit must be in (0, 1], got %v: %w", o.Visit, engine.ErrInvalidArgument)
 	}
 	var bound *engine.Bound
 	if o.SharedBound {
@@ -338,7 +338,7 @@ func (c *Collection) fetch(hs []Hit, f Fetch, st *Stats) error {
 				h.Source = append([]byte(nil), body...)
 			}
 		default:
-			return fmt.Errorf("%w: segment: unknown fetch %d", engine.ErrInvalidArgument, f)
+			return fmt.Errorf("segment: unknown fetch %d: %w", f, engine.ErrInvalidArgument)
 		}
 	}
 	for _, r := range readers {
@@ -352,7 +352,7 @@ func (c *Collection) fetch(hs []Hit, f Fetch, st *Stats) error {
 // reports the bytes decompressed to read it.
 func (c *Collection) Source(h Hit) ([]byte, int64, error) {
 	if h.seg == nil {
-		return nil, 0, fmt.Errorf("%w: segment: hit has no segment (not from Search)", engine.ErrInvalidArgument)
+		return nil, 0, fmt.Errorf("segment: hit has no segment (not from Search): %w", engine.ErrInvalidArgument)
 	}
 	if h.seg.mutable {
 		return append([]byte(nil), h.seg.srcs[h.local]...), 0, nil
@@ -377,11 +377,11 @@ func (c *Collection) Get(key uint64) ([]float32, []byte, error) {
 	}
 	c.mu.RUnlock()
 	if !ok || s == nil {
-		return nil, nil, fmt.Errorf("%w: segment: key %d is not searchable", engine.ErrNotFound, key)
+		return nil, nil, fmt.Errorf("segment: key %d is not searchable: %w", key, engine.ErrNotFound)
 	}
 	if s.mutable {
 		if int(l.local) >= s.n {
-			return nil, nil, fmt.Errorf("%w: segment: key %d is not searchable yet", engine.ErrNotFound, key)
+			return nil, nil, fmt.Errorf("segment: key %d is not searchable yet: %w", key, engine.ErrNotFound)
 		}
 		return append([]float32(nil), s.vecs.Row(int(l.local))...), append([]byte(nil), s.srcs[l.local]...), nil
 	}

@@ -166,7 +166,7 @@ func trainQuantizer(cfg Config, id uint64, vecs *vec.Matrix) (quant.Quantizer, e
 	case BBQ:
 		q, err = quant.TrainOSQ(vecs, cfg.Metric, quant.OSQConfig{Bits: 1, QueryBits: 4, Seed: cfg.Seed + id})
 	default:
-		return nil, fmt.Errorf("%w: segment %d: unknown encoding %d", engine.ErrInvalidArgument, id, cfg.Encoding)
+		return nil, fmt.Errorf("segment: %d: unknown encoding %d: %w", id, cfg.Encoding, engine.ErrInvalidArgument)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("segment %d: training the %s quantizer: %w", id, cfg.Encoding, err)
@@ -353,12 +353,11 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 			return nil, fmt.Errorf("segment %d: %w", id, err)
 		}
 		if ix.Len() != n || ix.Dim() != dim || ix.Metric() != metric {
-			return nil, fmt.Errorf("%w: segment %d: graph %s holds %d %d-d %s vectors, the segment %d %d-d %s",
-				engine.ErrCorrupt, id, graphName(cfg.Dir, id), ix.Len(), ix.Dim(), ix.Metric(), n, dim, metric)
+			return nil, fmt.Errorf("segment: segment %d: graph %s holds %d %d-d %s vectors, the segment %d %d-d %s: %w", id, graphName(cfg.Dir, id), ix.Len(), ix.Dim(), ix.Metric(), n, dim, metric, engine.ErrCorrupt)
 		}
 		if s.codes != nil {
 			if err := ix.UseCodes(s.codes); err != nil {
-				return nil, fmt.Errorf("%w: segment %d: %v", engine.ErrCorrupt, id, err)
+				return nil, fmt.Errorf("segment: %d: %v: %w", id, err, engine.ErrCorrupt)
 			}
 		}
 		s.index, s.vecs = ix, ix.Vectors()

@@ -138,7 +138,7 @@ func (s *storedIndex) reader() *blockReader { return &blockReader{s: s, cur: -1}
 func (r *blockReader) record(id uint32) (uint64, []byte, error) {
 	s := r.s
 	if id >= s.n {
-		return 0, nil, fmt.Errorf("%w: stored document %d of %d", engine.ErrNotFound, id, s.n)
+		return 0, nil, fmt.Errorf("segment: stored document %d of %d: %w", id, s.n, engine.ErrNotFound)
 	}
 	bi := s.block(id)
 	if bi != r.cur {
@@ -156,7 +156,7 @@ func (r *blockReader) record(id uint32) (uint64, []byte, error) {
 		}
 		if err != nil {
 			r.cur = -1
-			return 0, nil, fmt.Errorf("%w: stored fields block %d at offset %d: %v", engine.ErrCorrupt, bi, s.offs[bi], err)
+			return 0, nil, fmt.Errorf("segment: stored fields block %d at offset %d: %v: %w", bi, s.offs[bi], err, engine.ErrCorrupt)
 		}
 		r.cur = bi
 		r.Decompressed += int64(len(r.raw))
@@ -166,11 +166,11 @@ func (r *blockReader) record(id uint32) (uint64, []byte, error) {
 	for j := s.first[bi]; ; j++ {
 		key, n1 := binary.Uvarint(b)
 		if n1 <= 0 {
-			return 0, nil, fmt.Errorf("%w: stored fields block %d: bad record %d", engine.ErrCorrupt, bi, j)
+			return 0, nil, fmt.Errorf("segment: stored fields block %d: bad record %d: %w", bi, j, engine.ErrCorrupt)
 		}
 		l, n2 := binary.Uvarint(b[n1:])
 		if n2 <= 0 || uint64(len(b)-n1-n2) < l {
-			return 0, nil, fmt.Errorf("%w: stored fields block %d: record %d runs past the block", engine.ErrCorrupt, bi, j)
+			return 0, nil, fmt.Errorf("segment: stored fields block %d: record %d runs past the block: %w", bi, j, engine.ErrCorrupt)
 		}
 		if j == id {
 			return key, b[n1+n2 : n1+n2+int(l)], nil

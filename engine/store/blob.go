@@ -59,7 +59,7 @@ func OpenBlob(path string, opt Options) (*Blob, error) {
 	if opt.Direct {
 		if oDirect < 0 {
 			b.Close()
-			return nil, fmt.Errorf("%w: %s: direct I/O needs Linux", engine.ErrInvalidArgument, path)
+			return nil, fmt.Errorf("store: %s: direct I/O needs Linux: %w", path, engine.ErrInvalidArgument)
 		}
 		if b.df, err = os.OpenFile(path, os.O_RDONLY|oDirect, 0); err != nil {
 			b.Close()
@@ -80,11 +80,11 @@ func (b *Blob) Size() int64 { return b.size }
 // is an error wrapping engine.ErrCorrupt naming the file and offset.
 func (b *Blob) ReadAt(p []byte, off int64, st *IOStats) error {
 	if b.closed.Load() {
-		return fmt.Errorf("%w: %s", engine.ErrClosed, b.path)
+		return fmt.Errorf("store: %s: %w", b.path, engine.ErrClosed)
 	}
 	n := int64(len(p))
 	if off < 0 || off+n > b.size {
-		return fmt.Errorf("%w: %s: read of %d bytes at offset %d beyond the %d-byte file", engine.ErrCorrupt, b.path, n, off, b.size)
+		return fmt.Errorf("store: %s: read of %d bytes at offset %d beyond the %d-byte file: %w", b.path, n, off, b.size, engine.ErrCorrupt)
 	}
 	if n == 0 {
 		return nil
@@ -142,7 +142,7 @@ func (b *Blob) ReadAt(p []byte, off int64, st *IOStats) error {
 
 func (b *Blob) readErr(off int64, got int, err error) error {
 	if err == nil || err == io.EOF {
-		return fmt.Errorf("%w: %s: short read at offset %d (got %d bytes; file truncated?)", engine.ErrCorrupt, b.path, off, got)
+		return fmt.Errorf("store: %s: short read at offset %d (got %d bytes; file truncated?): %w", b.path, off, got, engine.ErrCorrupt)
 	}
 	return fmt.Errorf("store: %s: read at offset %d: %w", b.path, off, err)
 }

@@ -156,7 +156,7 @@ func Open(path string, opt Options) (*File, error) {
 	if opt.Direct {
 		if oDirect < 0 {
 			v.Close()
-			return nil, fmt.Errorf("%w: %s: direct I/O needs Linux", engine.ErrInvalidArgument, path)
+			return nil, fmt.Errorf("store: %s: direct I/O needs Linux: %w", path, engine.ErrInvalidArgument)
 		}
 		df, err := os.OpenFile(path, os.O_RDONLY|oDirect, 0)
 		if err != nil {
@@ -220,13 +220,13 @@ func (v *File) Vector(dst []float32, id engine.ID) ([]float32, error) {
 // nil), so a caller can attribute reads to one query while others run.
 func (v *File) ReadVector(dst []float32, id engine.ID, st *IOStats) ([]float32, error) {
 	if v.closed.Load() {
-		return nil, fmt.Errorf("%w: vector file %s", engine.ErrClosed, v.path)
+		return nil, fmt.Errorf("store: vector file %s: %w", v.path, engine.ErrClosed)
 	}
 	if len(dst) != int(v.h.dim) {
-		return nil, fmt.Errorf("%w: destination has %d components, %s holds %d", engine.ErrDimension, len(dst), v.path, v.h.dim)
+		return nil, fmt.Errorf("store: destination has %d components, %s holds %d: %w", len(dst), v.path, v.h.dim, engine.ErrDimension)
 	}
 	if uint64(id) >= v.h.count {
-		return nil, fmt.Errorf("%w: vector %d in %s, which holds %d", engine.ErrNotFound, id, v.path, v.h.count)
+		return nil, fmt.Errorf("store: vector %d in %s, which holds %d: %w", id, v.path, v.h.count, engine.ErrNotFound)
 	}
 	off := int64(v.h.dataOff) + int64(id)*int64(v.h.rowBytes)
 	n := int64(v.h.rowBytes)
@@ -292,7 +292,7 @@ func (v *File) ReadVector(dst []float32, id engine.ID, st *IOStats) ([]float32, 
 
 	dim := int(v.h.dim)
 	if got, want := crc32.Checksum(row[:4*dim], castagnoli), binary.LittleEndian.Uint32(row[4*dim:]); got != want {
-		return nil, fmt.Errorf("%w: %s: vector %d at offset %d: checksum %08x, computed %08x", engine.ErrCorrupt, v.path, id, off, want, got)
+		return nil, fmt.Errorf("store: %s: vector %d at offset %d: checksum %08x, computed %08x: %w", v.path, id, off, want, got, engine.ErrCorrupt)
 	}
 	for i := range dst {
 		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(row[4*i:]))
@@ -306,7 +306,7 @@ func (v *File) ReadVector(dst []float32, id engine.ID, st *IOStats) ([]float32, 
 
 func (v *File) readErr(id engine.ID, off int64, got int, err error) error {
 	if err == nil || err == io.EOF {
-		return fmt.Errorf("%w: %s: vector %d at offset %d: %v (got %d bytes; file truncated?)", engine.ErrCorrupt, v.path, id, off, errShort, got)
+		return fmt.Errorf("store: %s: vector %d at offset %d: %v (got %d bytes; file truncated?): %w", v.path, id, off, errShort, got, engine.ErrCorrupt)
 	}
 	return fmt.Errorf("store: %s: read vector %d at offset %d: %w", v.path, id, off, err)
 }
@@ -360,7 +360,7 @@ func (v *File) verifyRowCRCs() error {
 			return v.readErr(engine.ID(id), off, 0, err)
 		}
 		if got, want := crc32.Checksum(row[:4*dim], castagnoli), binary.LittleEndian.Uint32(row[4*dim:]); got != want {
-			return fmt.Errorf("%w: %s: vector %d at offset %d: checksum %08x, computed %08x", engine.ErrCorrupt, v.path, id, off, want, got)
+			return fmt.Errorf("store: %s: vector %d at offset %d: checksum %08x, computed %08x: %w", v.path, id, off, want, got, engine.ErrCorrupt)
 		}
 	}
 	return nil

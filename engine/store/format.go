@@ -58,7 +58,7 @@ func readLayout(path string, r io.ReaderAt, size int64) (header, error) {
 	}
 	rows, err := rd.Skip()
 	if err == io.EOF {
-		return h, fmt.Errorf("%w: %s: no %s section", engine.ErrCorrupt, path, tagRows)
+		return h, fmt.Errorf("store: %s: no %s section: %w", path, tagRows, engine.ErrCorrupt)
 	}
 	if err != nil {
 		return h, err
@@ -82,15 +82,15 @@ func readLayout(path string, r io.ReaderAt, size int64) (header, error) {
 	at := func(field int64) int64 { return s.PayloadOffset() + field }
 	switch {
 	case h.dim == 0 || h.dim > 1<<20:
-		return h, fmt.Errorf("%w: %s: offset %d: dimension %d out of range", engine.ErrCorrupt, path, at(0), h.dim)
+		return h, fmt.Errorf("store: %s: offset %d: dimension %d out of range: %w", path, at(0), h.dim, engine.ErrCorrupt)
 	case h.count > uint64(math.MaxUint32):
-		return h, fmt.Errorf("%w: %s: offset %d: count %d exceeds the id space", engine.ErrCorrupt, path, at(4), h.count)
+		return h, fmt.Errorf("store: %s: offset %d: count %d exceeds the id space: %w", path, at(4), h.count, engine.ErrCorrupt)
 	case !h.metric.Valid():
-		return h, fmt.Errorf("%w: %s: offset %d: unknown metric %d", engine.ErrCorrupt, path, at(12), h.metric)
+		return h, fmt.Errorf("store: %s: offset %d: unknown metric %d: %w", path, at(12), h.metric, engine.ErrCorrupt)
 	case b[13] != 0 || b[14] != 0 || b[15] != 0:
-		return h, fmt.Errorf("%w: %s: offset %d: reserved bytes not zero", engine.ErrCorrupt, path, at(13))
+		return h, fmt.Errorf("store: %s: offset %d: reserved bytes not zero: %w", path, at(13), engine.ErrCorrupt)
 	case h.rowBytes != 4*h.dim+4:
-		return h, fmt.Errorf("%w: %s: offset %d: row bytes %d, want %d for dimension %d", engine.ErrCorrupt, path, at(16), h.rowBytes, 4*h.dim+4, h.dim)
+		return h, fmt.Errorf("store: %s: offset %d: row bytes %d, want %d for dimension %d: %w", path, at(16), h.rowBytes, 4*h.dim+4, h.dim, engine.ErrCorrupt)
 	case uint64(rows.Size) != h.count*uint64(h.rowBytes):
 		return h, rd.Corrupt(rows, fmt.Sprintf("%d bytes of rows, but %d vectors of %d bytes", rows.Size, h.count, h.rowBytes))
 	}
@@ -142,13 +142,13 @@ func Create(path string, dim int, metric engine.Metric) (*Writer, error) {
 // for the file to be opened.
 func CreateFS(fsys vfs.FS, path string, dim int, metric engine.Metric) (*Writer, error) {
 	if fsys == nil {
-		return nil, fmt.Errorf("%w: nil file system", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("store: nil file system: %w", engine.ErrInvalidArgument)
 	}
 	if dim <= 0 || dim > 1<<20 {
-		return nil, fmt.Errorf("%w: vector file dimension %d out of range", engine.ErrInvalidArgument, dim)
+		return nil, fmt.Errorf("store: vector file dimension %d out of range: %w", dim, engine.ErrInvalidArgument)
 	}
 	if !metric.Valid() {
-		return nil, fmt.Errorf("%w: unknown metric %d", engine.ErrInvalidArgument, metric)
+		return nil, fmt.Errorf("store: unknown metric %d: %w", metric, engine.ErrInvalidArgument)
 	}
 	bf, err := blockfile.Create(fsys, path, Magic, Version)
 	if err != nil {
@@ -171,13 +171,13 @@ func CreateFS(fsys vfs.FS, path string, dim int, metric engine.Metric) (*Writer,
 // normalises a copy under Cosine and appends it; it returns the vector's id.
 func (w *Writer) Append(v []float32) (engine.ID, error) {
 	if w.done {
-		return 0, fmt.Errorf("%w: vector file writer for %s already committed or aborted", engine.ErrClosed, w.path)
+		return 0, fmt.Errorf("store: vector file writer for %s already committed or aborted: %w", w.path, engine.ErrClosed)
 	}
 	if err := engine.CheckVector(v, w.dim, w.metric); err != nil {
 		return 0, fmt.Errorf("store: vector %d: %w", w.count, err)
 	}
 	if w.count >= math.MaxUint32 {
-		return 0, fmt.Errorf("%w: vector file %s is full (%d vectors)", engine.ErrInvalidArgument, w.path, w.count)
+		return 0, fmt.Errorf("store: vector file %s is full (%d vectors): %w", w.path, w.count, engine.ErrInvalidArgument)
 	}
 	x := v
 	if w.metric == engine.Cosine {
@@ -205,7 +205,7 @@ func (w *Writer) Len() int { return int(w.count) }
 // Commit makes the file durable and visible at its path.
 func (w *Writer) Commit() error {
 	if w.done {
-		return fmt.Errorf("%w: vector file writer for %s already committed or aborted", engine.ErrClosed, w.path)
+		return fmt.Errorf("store: vector file writer for %s already committed or aborted: %w", w.path, engine.ErrClosed)
 	}
 	if err := w.rows.Close(); err != nil {
 		return w.fail(err)
@@ -247,7 +247,7 @@ func WriteMatrix(path string, m *vec.Matrix, metric engine.Metric) error {
 // WriteMatrixFS is [WriteMatrix] through fsys.
 func WriteMatrixFS(fsys vfs.FS, path string, m *vec.Matrix, metric engine.Metric) error {
 	if m == nil {
-		return fmt.Errorf("%w: nil matrix", engine.ErrInvalidArgument)
+		return fmt.Errorf("store: nil matrix: %w", engine.ErrInvalidArgument)
 	}
 	w, err := CreateFS(fsys, path, m.Dim, metric)
 	if err != nil {

@@ -47,8 +47,7 @@ func (m Model) Enabled() bool { return m.Latency > 0 || m.IOPS > 0 || m.Bandwidt
 // Validate checks the fields.
 func (m Model) Validate() error {
 	if m.Latency < 0 || m.IOPS < 0 || m.Bandwidth < 0 || math.IsNaN(m.IOPS) || math.IsNaN(m.Bandwidth) || math.IsInf(m.IOPS, 0) || math.IsInf(m.Bandwidth, 0) {
-		return fmt.Errorf("%w: storage model %q: latency %v, IOPS %g, bandwidth %g must be finite and ≥ 0",
-			engine.ErrInvalidArgument, m.Name, m.Latency, m.IOPS, m.Bandwidth)
+		return fmt.Errorf("store: storage model %q: latency %v, IOPS %g, bandwidth %g must be finite and ≥ 0: %w", m.Name, m.Latency, m.IOPS, m.Bandwidth, engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -85,7 +84,7 @@ func ParseModel(s string) (Model, error) {
 	case "io2", "io2-provisioned", "provisioned":
 		return IO2Provisioned, nil
 	}
-	return Off, fmt.Errorf("%w: unknown storage model %q (want off, nvme, gp3 or io2)", engine.ErrInvalidArgument, s)
+	return Off, fmt.Errorf("store: unknown storage model %q (want off, nvme, gp3 or io2): %w", s, engine.ErrInvalidArgument)
 }
 
 // simulator admits reads through the model's ceilings.

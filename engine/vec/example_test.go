@@ -16,7 +16,7 @@ func ExampleMatrix() {
 	}
 	_, err := m.Append([]float32{1, 2})
 	fmt.Println(m.N, m.Row(1), err)
-	// Output: 2 [0 2 0] engine: dimension mismatch: vector has 2 components, matrix has 3
+	// Output: 2 [0 2 0] vec: vector has 2 components, matrix has 3: engine: dimension mismatch
 }
 
 func ExampleNormalize() {
@@ -25,7 +25,7 @@ func ExampleNormalize() {
 	fmt.Println(vec.Normalize([]float32{0, 0}))
 	// Output:
 	// <nil> [0.6 0.8]
-	// engine: zero vector cannot be normalised for cosine: all 2 components are zero
+	// vec: all 2 components are zero: engine: zero vector cannot be normalised for cosine
 }
 
 func ExampleDistance() {

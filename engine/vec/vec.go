@@ -28,7 +28,7 @@ func (m *Matrix) Row(i int) []float32 {
 // Append adds v as a new row (len(v) must be Dim) and returns its index.
 func (m *Matrix) Append(v []float32) (int, error) {
 	if len(v) != m.Dim {
-		return 0, fmt.Errorf("%w: vector has %d components, matrix has %d", engine.ErrDimension, len(v), m.Dim)
+		return 0, fmt.Errorf("vec: vector has %d components, matrix has %d: %w", len(v), m.Dim, engine.ErrDimension)
 	}
 	if m.Stride != m.Dim {
 		m.Data = append(m.Data, make([]float32, m.Stride)...)
@@ -93,12 +93,12 @@ func Normalize(v []float32) error {
 	if math.IsNaN(n) || math.IsInf(n, 0) {
 		for i, x := range v {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("%w: component %d is %v", engine.ErrInvalidVector, i, x)
+				return fmt.Errorf("vec: component %d is %v: %w", i, x, engine.ErrInvalidVector)
 			}
 		}
 	}
 	if n == 0 {
-		return fmt.Errorf("%w: all %d components are zero", engine.ErrZeroVector, len(v))
+		return fmt.Errorf("vec: all %d components are zero: %w", len(v), engine.ErrZeroVector)
 	}
 	inv := 1 / n
 	for i := range v {

@@ -68,7 +68,7 @@ func (c *Counter) Count() int { return int(c.count.Load()) }
 func (c *Counter) MaybeError(op Op, name string) error {
 	i := c.count.Add(1) - 1
 	if c.n >= 0 && i >= c.n {
-		return fmt.Errorf("%w: %s %s (operation %d)", ErrInjected, op, name, i)
+		return fmt.Errorf("vfs: %s %s (operation %d): %w", op, name, i, ErrInjected)
 	}
 	return nil
 }

@@ -1,5 +1,5 @@
 // Package layering holds the test that keeps veclab's imports pointing down
-// the layers of ARCHITECTURE.md:
+// the layers of the module (README.md, "Map of the tree"):
 //
 //	cmd/veclab ─┐
 //	kernel ─────┼──► lab ──► engine
@@ -16,5 +16,13 @@
 //     never kernel, wasm, cmd, gomacro or zmq4.
 //
 // internal/depsanchor, which only keeps modules required in go.mod, is
-// exempt. The package has no code outside its test.
+// exempt.
+//
+// A second test keeps the repository self-contained: no file of the module
+// may cite the project's private working notes (the research and
+// experiment notes, the architecture, style and interpreter notes, which
+// are not in the repository); code and docs cite the primary source
+// instead — the paper, the store's source file with its version, or the
+// documentation page. A third checks the error convention, `pkg: what:
+// %w` (see errors_test.go). The package has no code outside its tests.
 package layering

@@ -67,8 +67,8 @@ func (s *Session) watchMemory(limit int64, stop, kick <-chan struct{}) {
 			continue
 		}
 		armed = false
-		cause := fmt.Errorf("%w: the heap reached %s, over this kernel's limit of %s (veclab kernel -memory-limit, VECLAB_MEMORY_LIMIT); "+
-			"variables that hold large values can be set to nil to free them", errMemoryBase, Bytes(h), Bytes(limit))
+		cause := fmt.Errorf("the heap reached %s, over this kernel's limit of %s (veclab kernel -memory-limit, VECLAB_MEMORY_LIMIT); "+
+			"variables that hold large values can be set to nil to free them: %w", Bytes(h), Bytes(limit), errMemoryBase)
 		fmt.Fprintf(s.log, "veclab eval: %v\n", cause)
 		s.stopWith(cause)
 	}

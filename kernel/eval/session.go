@@ -105,8 +105,11 @@ type exitPanic struct{ msg string }
 func (e exitPanic) Error() string { return e.msg }
 
 func setupGlobals() {
-	// Switch off gomacro's metadata importer (GOMACRO.md §3): with an empty
-	// GOROOT, go/build finds nothing and xreflect uses reflection alone.
+	// Switch off gomacro's metadata importer (cosmos72/gomacro
+	// v0.0.0-20240506194242-2ff796e3da10 xreflect/importer.go, which asks
+	// go/build and the Go toolchain for export data of every package a cell
+	// meets, slowing start-up): with an empty GOROOT, go/build finds nothing
+	// and xreflect uses reflection alone.
 	build.Default.GOROOT = ""
 	build.Default.IsDir = func(string) bool { return false }
 	build.Default.ReadDir = func(string) ([]fs.FileInfo, error) { return nil, fs.ErrNotExist }

@@ -80,7 +80,7 @@ func Run(nb []byte, interp eval.Interpreter, opt Options) ([]byte, error) {
 			progress(opt.Progress, i, count, outs)
 		}
 		if res.Err != nil && !opt.AllowErrors {
-			runErr = fmt.Errorf("%w: cell %d (execution %d): %v", ErrCell, i, count, res.Err)
+			runErr = fmt.Errorf("notebook: cell %d (execution %d): %v: %w", i, count, res.Err, ErrCell)
 		}
 	}
 	var buf bytes.Buffer

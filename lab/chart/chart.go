@@ -82,17 +82,17 @@ func (c *Line) AddLabeled(name string, x, y []float64, labels []string) *Line {
 // Err reports the first problem with the chart's data, or nil.
 func (c *Line) Err() error {
 	if len(c.Series) == 0 {
-		return fmt.Errorf("%w: line chart %q has no series", ErrData, c.Title)
+		return fmt.Errorf("chart: line chart %q has no series: %w", c.Title, ErrData)
 	}
 	for _, s := range c.Series {
 		if len(s.X) != len(s.Y) {
-			return fmt.Errorf("%w: series %q has %d x values and %d y values", ErrData, s.Name, len(s.X), len(s.Y))
+			return fmt.Errorf("chart: series %q has %d x values and %d y values: %w", s.Name, len(s.X), len(s.Y), ErrData)
 		}
 		if len(s.X) == 0 {
-			return fmt.Errorf("%w: series %q is empty", ErrData, s.Name)
+			return fmt.Errorf("chart: series %q is empty: %w", s.Name, ErrData)
 		}
 		if len(s.Labels) != 0 && len(s.Labels) != len(s.X) {
-			return fmt.Errorf("%w: series %q has %d labels for %d points", ErrData, s.Name, len(s.Labels), len(s.X))
+			return fmt.Errorf("chart: series %q has %d labels for %d points: %w", s.Name, len(s.Labels), len(s.X), ErrData)
 		}
 		for i := range s.X {
 			if err := checkValue(s.Name, "x", i, s.X[i], c.LogX); err != nil {
@@ -108,10 +108,10 @@ func (c *Line) Err() error {
 
 func checkValue(series, axis string, i int, v float64, log bool) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("%w: series %q point %d has %s = %v", ErrData, series, i, axis, v)
+		return fmt.Errorf("chart: series %q point %d has %s = %v: %w", series, i, axis, v, ErrData)
 	}
 	if log && v <= 0 {
-		return fmt.Errorf("%w: series %q point %d has %s = %v on a log axis (must be > 0)", ErrData, series, i, axis, v)
+		return fmt.Errorf("chart: series %q point %d has %s = %v on a log axis (must be > 0): %w", series, i, axis, v, ErrData)
 	}
 	return nil
 }
@@ -149,7 +149,7 @@ func (c *Line) plot() (*plot.Plot, error) {
 		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return nil, fmt.Errorf("%w: series %q: %v", ErrData, s.Name, err)
+			return nil, fmt.Errorf("chart: series %q: %v: %w", s.Name, err, ErrData)
 		}
 		l.Color = colorOf(i)
 		l.Width = vg.Points(1.5)
@@ -163,7 +163,7 @@ func (c *Line) plot() (*plot.Plot, error) {
 		if len(s.Labels) > 0 {
 			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: s.Labels})
 			if err != nil {
-				return nil, fmt.Errorf("%w: series %q labels: %v", ErrData, s.Name, err)
+				return nil, fmt.Errorf("chart: series %q labels: %v: %w", s.Name, err, ErrData)
 			}
 			for k := range lb.TextStyle {
 				lb.TextStyle[k].Font.Size = vg.Points(7)
@@ -286,18 +286,18 @@ func (c *Bars) AddArticle(name string, values []float64) *Bars {
 // Err reports the first problem with the chart's data, or nil.
 func (c *Bars) Err() error {
 	if len(c.Categories) == 0 {
-		return fmt.Errorf("%w: bar chart %q has no categories", ErrData, c.Title)
+		return fmt.Errorf("chart: bar chart %q has no categories: %w", c.Title, ErrData)
 	}
 	if len(c.Series) == 0 {
-		return fmt.Errorf("%w: bar chart %q has no series", ErrData, c.Title)
+		return fmt.Errorf("chart: bar chart %q has no series: %w", c.Title, ErrData)
 	}
 	for _, s := range c.Series {
 		if len(s.Values) != len(c.Categories) {
-			return fmt.Errorf("%w: series %q has %d values for %d categories", ErrData, s.Name, len(s.Values), len(c.Categories))
+			return fmt.Errorf("chart: series %q has %d values for %d categories: %w", s.Name, len(s.Values), len(c.Categories), ErrData)
 		}
 		for i, v := range s.Values {
 			if math.IsInf(v, 0) {
-				return fmt.Errorf("%w: series %q category %q is %v", ErrData, s.Name, c.Categories[i], v)
+				return fmt.Errorf("chart: series %q category %q is %v: %w", s.Name, c.Categories[i], v, ErrData)
 			}
 		}
 	}
@@ -329,7 +329,7 @@ func (c *Bars) plot() (*plot.Plot, error) {
 		}
 		b, err := plotter.NewBarChart(vals, bw)
 		if err != nil {
-			return nil, fmt.Errorf("%w: series %q: %v", ErrData, s.Name, err)
+			return nil, fmt.Errorf("chart: series %q: %v: %w", s.Name, err, ErrData)
 		}
 		b.LineStyle.Width = 0
 		if s.Article {
@@ -376,7 +376,7 @@ func (c *Bars) PNG() []byte { return mustRender(c.Render, c.size, "png") }
 func Compare(t *table.Table, measure string) (*Bars, error) {
 	ai, li := t.Column(measure+" (article)"), t.Column(measure+" (lab)")
 	if li < 0 {
-		return nil, fmt.Errorf("%w: table %q has no column %q", ErrData, t.Title, measure+" (lab)")
+		return nil, fmt.Errorf("chart: table %q has no column %q: %w", t.Title, measure+" (lab)", ErrData)
 	}
 	cats := make([]string, len(t.Rows))
 	art := make([]float64, len(t.Rows))

@@ -89,7 +89,7 @@ func (c *Scatter) AddSegments(name string, x1, y1, x2, y2 []float64) *Scatter {
 	n := len(x1)
 	if len(y1) != n || len(x2) != n || len(y2) != n {
 		if c.addErr == nil {
-			c.addErr = fmt.Errorf("%w: edge group %q has %d x1, %d y1, %d x2 and %d y2 values", ErrData, name, n, len(y1), len(x2), len(y2))
+			c.addErr = fmt.Errorf("chart: edge group %q has %d x1, %d y1, %d x2 and %d y2 values: %w", name, n, len(y1), len(x2), len(y2), ErrData)
 		}
 		return c
 	}
@@ -109,17 +109,17 @@ func (c *Scatter) Err() error {
 		return c.addErr
 	}
 	if len(c.Groups) == 0 {
-		return fmt.Errorf("%w: scatter %q has no groups", ErrData, c.Title)
+		return fmt.Errorf("chart: scatter %q has no groups: %w", c.Title, ErrData)
 	}
 	for _, g := range c.Groups {
 		if g.Role > Reference {
-			return fmt.Errorf("%w: group %q has unknown role %v", ErrData, g.Name, g.Role)
+			return fmt.Errorf("chart: group %q has unknown role %v: %w", g.Name, g.Role, ErrData)
 		}
 		if len(g.X) != len(g.Y) {
-			return fmt.Errorf("%w: group %q has %d x values and %d y values", ErrData, g.Name, len(g.X), len(g.Y))
+			return fmt.Errorf("chart: group %q has %d x values and %d y values: %w", g.Name, len(g.X), len(g.Y), ErrData)
 		}
 		if g.Role == Edges && len(g.X)%2 != 0 {
-			return fmt.Errorf("%w: edge group %q has an odd number of end points (%d)", ErrData, g.Name, len(g.X))
+			return fmt.Errorf("chart: edge group %q has an odd number of end points (%d): %w", g.Name, len(g.X), ErrData)
 		}
 		for i := range g.X {
 			if err := checkValue(g.Name, "x", i, g.X[i], false); err != nil {
@@ -172,7 +172,7 @@ func (c *Scatter) plot() (*plot.Plot, error) {
 		case Background, Dots, Marks, Star:
 			s, err := plotter.NewScatter(pts)
 			if err != nil {
-				return nil, fmt.Errorf("%w: group %q: %v", ErrData, g.Name, err)
+				return nil, fmt.Errorf("chart: group %q: %v: %w", g.Name, err, ErrData)
 			}
 			switch g.Role {
 			case Background:
@@ -191,7 +191,7 @@ func (c *Scatter) plot() (*plot.Plot, error) {
 			for i := 0; i+1 < len(pts); i += 2 {
 				l, err := plotter.NewLine(pts[i : i+2])
 				if err != nil {
-					return nil, fmt.Errorf("%w: group %q: %v", ErrData, g.Name, err)
+					return nil, fmt.Errorf("chart: group %q: %v: %w", g.Name, err, ErrData)
 				}
 				l.Color, l.Width = edgeGrey, vg.Points(0.5)
 				p.Add(l)
@@ -205,7 +205,7 @@ func (c *Scatter) plot() (*plot.Plot, error) {
 		case Path, Reference:
 			l, err := plotter.NewLine(pts)
 			if err != nil {
-				return nil, fmt.Errorf("%w: group %q: %v", ErrData, g.Name, err)
+				return nil, fmt.Errorf("chart: group %q: %v: %w", g.Name, err, ErrData)
 			}
 			if g.Role == Reference {
 				l.Color, l.Width, l.Dashes = color.Black, vg.Points(1), []vg.Length{vg.Points(4), vg.Points(3)}
@@ -217,7 +217,7 @@ func (c *Scatter) plot() (*plot.Plot, error) {
 			l.Color, l.Width = cl, vg.Points(2.2)
 			s, err := plotter.NewScatter(pts)
 			if err != nil {
-				return nil, fmt.Errorf("%w: group %q: %v", ErrData, g.Name, err)
+				return nil, fmt.Errorf("chart: group %q: %v: %w", g.Name, err, ErrData)
 			}
 			s.Color, s.Shape, s.Radius = cl, draw.CircleGlyph{}, vg.Points(3)
 			p.Add(l, s)
@@ -274,14 +274,14 @@ func NewGrid(title string, cols int, charts ...Chart) *Grid {
 // Err reports the first problem with the grid or one of its charts.
 func (g *Grid) Err() error {
 	if len(g.Charts) == 0 {
-		return fmt.Errorf("%w: grid %q has no charts", ErrData, g.Title)
+		return fmt.Errorf("chart: grid %q has no charts: %w", g.Title, ErrData)
 	}
 	if g.Cols < 1 {
-		return fmt.Errorf("%w: grid %q has %d columns (want ≥ 1)", ErrData, g.Title, g.Cols)
+		return fmt.Errorf("chart: grid %q has %d columns (want ≥ 1): %w", g.Title, g.Cols, ErrData)
 	}
 	for i, c := range g.Charts {
 		if c == nil {
-			return fmt.Errorf("%w: grid %q chart %d is nil", ErrData, g.Title, i)
+			return fmt.Errorf("chart: grid %q chart %d is nil: %w", g.Title, i, ErrData)
 		}
 		if err := c.Err(); err != nil {
 			return fmt.Errorf("grid %q chart %d: %w", g.Title, i, err)

@@ -46,13 +46,13 @@ const PartialSuffix = ".partial"
 // which is never read.
 func WriteLayout(dir string, l Layout) error {
 	if l.Base == nil || l.Queries == nil {
-		return fmt.Errorf("%w: WriteLayout: no vectors", engine.ErrInvalidArgument)
+		return fmt.Errorf("dataset: WriteLayout: no vectors: %w", engine.ErrInvalidArgument)
 	}
 	if l.Base.Dim != l.Queries.Dim {
-		return fmt.Errorf("%w: WriteLayout: base has %d dimensions, queries %d", engine.ErrDimension, l.Base.Dim, l.Queries.Dim)
+		return fmt.Errorf("dataset: WriteLayout: base has %d dimensions, queries %d: %w", l.Base.Dim, l.Queries.Dim, engine.ErrDimension)
 	}
 	if _, err := os.Stat(dir); err == nil {
-		return fmt.Errorf("%w: %s exists; remove it to rewrite", engine.ErrInvalidArgument, dir)
+		return fmt.Errorf("dataset: %s exists; remove it to rewrite: %w", dir, engine.ErrInvalidArgument)
 	}
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -124,11 +124,11 @@ func WriteLayout(dir string, l Layout) error {
 	}
 	if l.Words != nil {
 		if len(l.Words) != l.Base.N+l.Queries.N {
-			return fmt.Errorf("%w: WriteLayout: %d words for %d base and %d query rows", engine.ErrInvalidArgument, len(l.Words), l.Base.N, l.Queries.N)
+			return fmt.Errorf("dataset: WriteLayout: %d words for %d base and %d query rows: %w", len(l.Words), l.Base.N, l.Queries.N, engine.ErrInvalidArgument)
 		}
 		for i, w := range l.Words {
 			if strings.ContainsAny(w, "\n\r") {
-				return fmt.Errorf("%w: WriteLayout: word %d (%q) holds a line break", engine.ErrInvalidArgument, i, w)
+				return fmt.Errorf("dataset: WriteLayout: word %d (%q) holds a line break: %w", i, w, engine.ErrInvalidArgument)
 			}
 		}
 		if err := put("words.txt", func(w io.Writer) error {
@@ -198,7 +198,7 @@ func VerifyDir(dir string) error {
 	}
 	var mf Manifest
 	if err := json.Unmarshal(b, &mf); err != nil {
-		return fmt.Errorf("%w: %s: %v", engine.ErrCorrupt, filepath.Join(dir, ManifestFile), err)
+		return fmt.Errorf("dataset: %s: %v: %w", filepath.Join(dir, ManifestFile), err, engine.ErrCorrupt)
 	}
 	names := make([]string, 0, len(mf.SHA256))
 	for n := range mf.SHA256 {
@@ -221,7 +221,7 @@ func VerifyDir(dir string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: checksum mismatch: %s", engine.ErrCorrupt, strings.Join(bad, "; "))
+		return fmt.Errorf("dataset: checksum mismatch: %s: %w", strings.Join(bad, "; "), engine.ErrCorrupt)
 	}
 	return nil
 }

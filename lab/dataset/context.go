@@ -16,11 +16,11 @@ import (
 func ComputeTruthContext(ctx context.Context, base, queries *vec.Matrix, k int, metric engine.Metric, allow engine.Filter) (*GroundTruth, error) {
 	x, err := flat.New(base, flat.Config{Metric: metric, Workers: flat.AllCores()})
 	if err != nil {
-		return nil, fmt.Errorf("truth: %w", err)
+		return nil, fmt.Errorf("dataset: truth: %w", err)
 	}
 	res, err := x.SearchBatchContext(ctx, queries, k, allow)
 	if err != nil {
-		return nil, fmt.Errorf("truth: %w", err)
+		return nil, fmt.Errorf("dataset: truth: %w", err)
 	}
 	return truthOf(k, metric, res), nil
 }

@@ -74,5 +74,5 @@ func ExampleReadNpy() {
 	fmt.Println(err)
 	// Output:
 	// 2 3 [4 5 6]
-	// npy: engine: corrupt data: truncated header length
+	// dataset: npy: truncated header length: engine: corrupt data
 }

@@ -85,7 +85,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Sprintf("n×dim = %d×%d is too large", c.N, c.Dim))
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w: dataset config: %s", engine.ErrInvalidArgument, strings.Join(errs, "; "))
+		return fmt.Errorf("dataset: config: %s: %w", strings.Join(errs, "; "), engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -104,7 +104,7 @@ func ParseConfig(s string) (Config, error) {
 	for _, f := range strings.Fields(s) {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			return c, fmt.Errorf("%w: dataset config: %q is not key=value", engine.ErrInvalidArgument, f)
+			return c, fmt.Errorf("dataset: config: %q is not key=value: %w", f, engine.ErrInvalidArgument)
 		}
 		var err error
 		switch k {
@@ -121,10 +121,10 @@ func ParseConfig(s string) (Config, error) {
 		case "seed":
 			c.Seed, err = strconv.ParseUint(v, 10, 64)
 		default:
-			return c, fmt.Errorf("%w: dataset config: unknown key %q", engine.ErrInvalidArgument, k)
+			return c, fmt.Errorf("dataset: config: unknown key %q: %w", k, engine.ErrInvalidArgument)
 		}
 		if err != nil {
-			return c, fmt.Errorf("%w: dataset config: %s: %v", engine.ErrInvalidArgument, k, err)
+			return c, fmt.Errorf("dataset: config: %s: %v: %w", k, err, engine.ErrInvalidArgument)
 		}
 	}
 	return c, nil

@@ -32,12 +32,12 @@ func ReadIDX(r io.Reader) (*vec.Matrix, error) {
 	var magic [4]byte
 	if n, err := io.ReadFull(br, magic[:]); err != nil {
 		if n == 0 && err == io.EOF {
-			return nil, fmt.Errorf("idx: empty stream: %w", engine.ErrEmpty)
+			return nil, fmt.Errorf("dataset: idx: empty stream: %w", engine.ErrEmpty)
 		}
-		return nil, fmt.Errorf("idx: %w: truncated magic (%d of 4 bytes)", engine.ErrCorrupt, n)
+		return nil, fmt.Errorf("dataset: idx: truncated magic (%d of 4 bytes): %w", n, engine.ErrCorrupt)
 	}
 	if magic[0] != 0 || magic[1] != 0 {
-		return nil, fmt.Errorf("idx: %w: wrong magic % x (want 00 00 type ndims)", engine.ErrCorrupt, magic)
+		return nil, fmt.Errorf("dataset: idx: wrong magic % x (want 00 00 type ndims): %w", magic, engine.ErrCorrupt)
 	}
 	var elem int
 	switch magic[2] {
@@ -46,36 +46,36 @@ func ReadIDX(r io.Reader) (*vec.Matrix, error) {
 	case 0x0D:
 		elem = 4
 	default:
-		return nil, fmt.Errorf("idx: %w: element type 0x%02x (want 0x08 unsigned byte or 0x0D float32)", engine.ErrCorrupt, magic[2])
+		return nil, fmt.Errorf("dataset: idx: element type 0x%02x (want 0x08 unsigned byte or 0x0D float32): %w", magic[2], engine.ErrCorrupt)
 	}
 	nd := int(magic[3])
 	if nd < 1 {
-		return nil, fmt.Errorf("idx: %w: 0 dimensions", engine.ErrCorrupt)
+		return nil, fmt.Errorf("dataset: idx: 0 dimensions: %w", engine.ErrCorrupt)
 	}
 	sizes := make([]int, nd)
 	b := make([]byte, 4*nd)
 	if n, err := io.ReadFull(br, b); err != nil {
-		return nil, fmt.Errorf("idx: %w: truncated sizes (%d of %d bytes)", engine.ErrCorrupt, n, len(b))
+		return nil, fmt.Errorf("dataset: idx: truncated sizes (%d of %d bytes): %w", n, len(b), engine.ErrCorrupt)
 	}
 	dim := int64(1)
 	for i := range sizes {
 		sizes[i] = int(binary.BigEndian.Uint32(b[4*i:]))
 		if i > 0 {
 			if sizes[i] == 0 {
-				return nil, fmt.Errorf("idx: %w: size %d of %v is 0", engine.ErrCorrupt, i, sizes)
+				return nil, fmt.Errorf("dataset: idx: size %d of %v is 0: %w", i, sizes, engine.ErrCorrupt)
 			}
 			dim *= int64(sizes[i])
 			if dim > MaxTexmexDim {
-				return nil, fmt.Errorf("idx: %w: sizes %v: a row of more than %d items", engine.ErrCorrupt, sizes, MaxTexmexDim)
+				return nil, fmt.Errorf("dataset: idx: sizes %v: a row of more than %d items: %w", sizes, MaxTexmexDim, engine.ErrCorrupt)
 			}
 		}
 	}
 	n := sizes[0]
 	if n == 0 {
-		return nil, fmt.Errorf("idx: sizes %v: no rows: %w", sizes, engine.ErrEmpty)
+		return nil, fmt.Errorf("dataset: idx: sizes %v: no rows: %w", sizes, engine.ErrEmpty)
 	}
 	if int64(n)*dim > 1<<34 {
-		return nil, fmt.Errorf("idx: %w: sizes %v are too large", engine.ErrCorrupt, sizes)
+		return nil, fmt.Errorf("dataset: idx: sizes %v are too large: %w", sizes, engine.ErrCorrupt)
 	}
 	d := int(dim)
 	off := int64(4 + 4*nd)
@@ -85,10 +85,9 @@ func ReadIDX(r io.Reader) (*vec.Matrix, error) {
 		got, err := io.ReadFull(br, body)
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
-				return nil, fmt.Errorf("idx: %w: row %d of %d at offset %d: truncated: %d of %d bytes",
-					engine.ErrCorrupt, i, n, off, got, len(body))
+				return nil, fmt.Errorf("dataset: idx: row %d of %d at offset %d: truncated: %d of %d bytes: %w", i, n, off, got, len(body), engine.ErrCorrupt)
 			}
-			return nil, fmt.Errorf("idx: row %d at offset %d: %w", i, off, err)
+			return nil, fmt.Errorf("dataset: idx: row %d at offset %d: %w", i, off, err)
 		}
 		if elem == 1 {
 			for _, x := range body {
@@ -98,8 +97,7 @@ func ReadIDX(r io.Reader) (*vec.Matrix, error) {
 			for j := 0; j < d; j++ {
 				x := math.Float32frombits(binary.BigEndian.Uint32(body[4*j:]))
 				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-					return nil, fmt.Errorf("idx: %w: row %d at offset %d: component %d is %v",
-						engine.ErrCorrupt, i, off, j, x)
+					return nil, fmt.Errorf("dataset: idx: row %d at offset %d: component %d is %v: %w", i, off, j, x, engine.ErrCorrupt)
 				}
 				m.Data = append(m.Data, x)
 			}
@@ -108,8 +106,7 @@ func ReadIDX(r io.Reader) (*vec.Matrix, error) {
 		off += int64(len(body))
 	}
 	if _, err := br.ReadByte(); err == nil {
-		return nil, fmt.Errorf("idx: %w: data continues at offset %d past the %d rows of sizes %v",
-			engine.ErrCorrupt, off, n, sizes)
+		return nil, fmt.Errorf("dataset: idx: data continues at offset %d past the %d rows of sizes %v: %w", off, n, sizes, engine.ErrCorrupt)
 	}
 	return m, nil
 }
@@ -119,7 +116,7 @@ func ReadIDX(r io.Reader) (*vec.Matrix, error) {
 // an integer in 0…255.
 func WriteIDX(w io.Writer, m *vec.Matrix) error {
 	if m == nil || m.Dim <= 0 {
-		return fmt.Errorf("%w: idx: nil or zero-dimension matrix", engine.ErrInvalidArgument)
+		return fmt.Errorf("dataset: idx: nil or zero-dimension matrix: %w", engine.ErrInvalidArgument)
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	hdr := []byte{0, 0, 0x08, 2}
@@ -135,12 +132,12 @@ func WriteIDX(w io.Writer, m *vec.Matrix) error {
 				if err := bw.Flush(); err != nil {
 					return err
 				}
-				return fmt.Errorf("%w: idx: row %d component %d is %v, not a byte", engine.ErrInvalidArgument, i, j, x)
+				return fmt.Errorf("dataset: idx: row %d component %d is %v, not a byte: %w", i, j, x, engine.ErrInvalidArgument)
 			}
 			buf[j] = byte(x)
 		}
 		if _, err := bw.Write(buf); err != nil {
-			return fmt.Errorf("idx: row %d: %w", i, err)
+			return fmt.Errorf("dataset: idx: row %d: %w", i, err)
 		}
 	}
 	return bw.Flush()

@@ -71,7 +71,7 @@ func Open(dir string) (*Real, error) {
 	r := &Real{Dir: dir, Metric: engine.L2}
 	if b, err := os.ReadFile(filepath.Join(dir, ManifestFile)); err == nil {
 		if err := json.Unmarshal(b, &r.Manifest); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", engine.ErrCorrupt, filepath.Join(dir, ManifestFile), err)
+			return nil, fmt.Errorf("dataset: %s: %v: %w", filepath.Join(dir, ManifestFile), err, engine.ErrCorrupt)
 		}
 		if r.Manifest.Metric != "" {
 			if r.Metric, err = engine.ParseMetric(r.Manifest.Metric); err != nil {
@@ -90,8 +90,7 @@ func Open(dir string) (*Real, error) {
 		return nil, err
 	}
 	if q.Dim != base.Dim {
-		return nil, fmt.Errorf("%w: %s has %d dimensions, %s has %d",
-			engine.ErrDimension, qpath, q.Dim, bpath, base.Dim)
+		return nil, fmt.Errorf("dataset: %s has %d dimensions, %s has %d: %w", qpath, q.Dim, bpath, base.Dim, engine.ErrDimension)
 	}
 	mf := r.Manifest
 	for _, c := range []struct {
@@ -100,19 +99,19 @@ func Open(dir string) (*Real, error) {
 		path, name string
 	}{{"rows", base.N, mf.Base, bpath, "base"}, {"rows", q.N, mf.Queries, qpath, "queries"}, {"dimensions", base.Dim, mf.Dim, bpath, "dim"}} {
 		if c.want != 0 && c.got != c.want {
-			return nil, fmt.Errorf("%w: %s has %d %s, %s says %s %d", engine.ErrCorrupt, c.path, c.got, c.what, ManifestFile, c.name, c.want)
+			return nil, fmt.Errorf("dataset: %s has %d %s, %s says %s %d: %w", c.path, c.got, c.what, ManifestFile, c.name, c.want, engine.ErrCorrupt)
 		}
 	}
 	r.Dataset = &Dataset{Config: Config{N: base.N, Queries: q.N, Dim: base.Dim}, Base: base, Queries: q}
 	gpath := filepath.Join(dir, "groundtruth.ivecs")
 	if rows, err := LoadIvecs(gpath); err == nil {
 		if len(rows) != q.N {
-			return nil, fmt.Errorf("%w: %s has %d rows, %s has %d queries", engine.ErrCorrupt, gpath, len(rows), qpath, q.N)
+			return nil, fmt.Errorf("dataset: %s has %d rows, %s has %d queries: %w", gpath, len(rows), qpath, q.N, engine.ErrCorrupt)
 		}
 		for i, row := range rows {
 			for j, id := range row {
 				if id < 0 || int(id) >= base.N {
-					return nil, fmt.Errorf("%w: %s: row %d column %d: id %d outside 0…%d", engine.ErrCorrupt, gpath, i, j, id, base.N-1)
+					return nil, fmt.Errorf("dataset: %s: row %d column %d: id %d outside 0…%d: %w", gpath, i, j, id, base.N-1, engine.ErrCorrupt)
 				}
 			}
 		}
@@ -123,7 +122,7 @@ func Open(dir string) (*Real, error) {
 	lpath := filepath.Join(dir, "base-labels.ivecs")
 	if rows, err := LoadIvecs(lpath); err == nil {
 		if len(rows) != base.N {
-			return nil, fmt.Errorf("%w: %s has %d rows, %s has %d", engine.ErrCorrupt, lpath, len(rows), bpath, base.N)
+			return nil, fmt.Errorf("dataset: %s has %d rows, %s has %d: %w", lpath, len(rows), bpath, base.N, engine.ErrCorrupt)
 		}
 		r.Labels = make([]int32, len(rows))
 		for i, row := range rows {
@@ -163,10 +162,10 @@ func loadOne(dir string, names []string) (*vec.Matrix, string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return nil, "", fmt.Errorf("%w: %s: none of %v", engine.ErrNotFound, dir, names)
+		return nil, "", fmt.Errorf("dataset: %s: none of %v: %w", dir, names, engine.ErrNotFound)
 	case 1:
 	default:
-		return nil, "", fmt.Errorf("%w: %s: both %s and %s; keep one", engine.ErrInvalidArgument, dir, found[0], found[1])
+		return nil, "", fmt.Errorf("dataset: %s: both %s and %s; keep one: %w", dir, found[0], found[1], engine.ErrInvalidArgument)
 	}
 	path := filepath.Join(dir, found[0])
 	m, err := LoadMatrix(path)
@@ -189,7 +188,7 @@ func LoadMatrix(path string) (*vec.Matrix, error) {
 	case ext == ".idx" || strings.HasSuffix(name, "-ubyte"):
 		read = ReadIDX
 	default:
-		return nil, fmt.Errorf("%w: %s: unknown extension %q (want .fvecs, .bvecs, .npy or .idx, optionally .gz)", engine.ErrInvalidArgument, path, ext)
+		return nil, fmt.Errorf("dataset: %s: unknown extension %q (want .fvecs, .bvecs, .npy or .idx, optionally .gz): %w", path, ext, engine.ErrInvalidArgument)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -200,7 +199,7 @@ func LoadMatrix(path string) (*vec.Matrix, error) {
 	if name != path {
 		z, err := gzip.NewReader(f)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w: %v", path, engine.ErrCorrupt, err)
+			return nil, fmt.Errorf("dataset: %s: %v: %w", path, err, engine.ErrCorrupt)
 		}
 		defer z.Close()
 		in = z
@@ -236,7 +235,7 @@ const streamHoldout = 0x9e3779b97f4a7c15 + 0x100
 // each.
 func HoldOut(m *vec.Matrix, queries, base int, seed uint64) (b, q *vec.Matrix, bRows, qRows []int, err error) {
 	if m == nil || queries < 1 || queries >= m.N {
-		return nil, nil, nil, nil, fmt.Errorf("%w: HoldOut: %d queries of %d rows", engine.ErrInvalidArgument, queries, rowsOf(m))
+		return nil, nil, nil, nil, fmt.Errorf("dataset: HoldOut: %d queries of %d rows: %w", queries, rowsOf(m), engine.ErrInvalidArgument)
 	}
 	rest := m.N - queries
 	if base <= 0 || base > rest {
@@ -274,10 +273,10 @@ func pickRows(m *vec.Matrix, rows []int) *vec.Matrix {
 // filtered result.
 func AttachMeta(ds *Dataset, labels []int32, seed uint64) error {
 	if ds == nil || ds.Base == nil {
-		return fmt.Errorf("%w: AttachMeta: no data set", engine.ErrInvalidArgument)
+		return fmt.Errorf("dataset: AttachMeta: no data set: %w", engine.ErrInvalidArgument)
 	}
 	if labels != nil && len(labels) != ds.Base.N {
-		return fmt.Errorf("%w: AttachMeta: %d labels for %d rows", engine.ErrInvalidArgument, len(labels), ds.Base.N)
+		return fmt.Errorf("dataset: AttachMeta: %d labels for %d rows: %w", len(labels), ds.Base.N, engine.ErrInvalidArgument)
 	}
 	rm := rand.New(rand.NewPCG(seed, streamMeta))
 	ds.Meta = make([]Doc, ds.Base.N)

@@ -173,7 +173,7 @@ func TestOpenErrors(t *testing.T) {
 			writeMatrix(t, filepath.Join(dir, "base.fvecs"), base)
 			writeMatrix(t, filepath.Join(dir, "query.fvecs"), q)
 			os.Truncate(filepath.Join(dir, "base.fvecs"), 20)
-		}, engine.ErrCorrupt, "base.fvecs: fvecs: engine: corrupt data: record 1 at offset 12: truncated"},
+		}, engine.ErrCorrupt, "base.fvecs: dataset: fvecs: record 1 at offset 12: truncated"},
 		{"truth rows", func(dir string) {
 			writeMatrix(t, filepath.Join(dir, "base.fvecs"), base)
 			writeMatrix(t, filepath.Join(dir, "query.fvecs"), q)

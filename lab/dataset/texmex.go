@@ -45,8 +45,7 @@ func ReadFvecs(r io.Reader) (*vec.Matrix, error) {
 		for j := 0; j < dim; j++ {
 			x := math.Float32frombits(binary.LittleEndian.Uint32(body[4*j:]))
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("%w: record %d at offset %d: component %d is %v",
-					engine.ErrCorrupt, rec, off, j, x)
+				return fmt.Errorf("record %d at offset %d: component %d is %v: %w", rec, off, j, x, engine.ErrCorrupt)
 			}
 			m.Data = append(m.Data, x)
 		}
@@ -54,10 +53,10 @@ func ReadFvecs(r io.Reader) (*vec.Matrix, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("fvecs: %w", err)
+		return nil, fmt.Errorf("dataset: fvecs: %w", err)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("fvecs: no records: %w", engine.ErrEmpty)
+		return nil, fmt.Errorf("dataset: fvecs: no records: %w", engine.ErrEmpty)
 	}
 	return m, nil
 }
@@ -75,10 +74,10 @@ func ReadIvecs(r io.Reader) ([][]int32, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("ivecs: %w", err)
+		return nil, fmt.Errorf("dataset: ivecs: %w", err)
 	}
 	if rows == nil {
-		return nil, fmt.Errorf("ivecs: no records: %w", engine.ErrEmpty)
+		return nil, fmt.Errorf("dataset: ivecs: no records: %w", engine.ErrEmpty)
 	}
 	return rows, nil
 }
@@ -99,10 +98,10 @@ func ReadBvecs(r io.Reader) (*vec.Matrix, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("bvecs: %w", err)
+		return nil, fmt.Errorf("dataset: bvecs: %w", err)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("bvecs: no records: %w", engine.ErrEmpty)
+		return nil, fmt.Errorf("dataset: bvecs: no records: %w", engine.ErrEmpty)
 	}
 	return m, nil
 }
@@ -112,7 +111,7 @@ func ReadBvecs(r io.Reader) (*vec.Matrix, error) {
 // column, and nothing is written past the row before it.
 func WriteBvecs(w io.Writer, m *vec.Matrix) error {
 	if m == nil || m.Dim <= 0 {
-		return fmt.Errorf("%w: bvecs: nil or zero-dimension matrix", engine.ErrInvalidArgument)
+		return fmt.Errorf("dataset: bvecs: nil or zero-dimension matrix: %w", engine.ErrInvalidArgument)
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	buf := make([]byte, 4+m.Dim)
@@ -123,13 +122,12 @@ func WriteBvecs(w io.Writer, m *vec.Matrix) error {
 				if err := bw.Flush(); err != nil {
 					return err
 				}
-				return fmt.Errorf("%w: bvecs: row %d component %d is %v, not a byte",
-					engine.ErrInvalidArgument, i, j, x)
+				return fmt.Errorf("dataset: bvecs: row %d component %d is %v, not a byte: %w", i, j, x, engine.ErrInvalidArgument)
 			}
 			buf[4+j] = byte(x)
 		}
 		if _, err := bw.Write(buf); err != nil {
-			return fmt.Errorf("bvecs: record %d: %w", i, err)
+			return fmt.Errorf("dataset: bvecs: record %d: %w", i, err)
 		}
 	}
 	return bw.Flush()
@@ -150,21 +148,18 @@ func readTexmex(r io.Reader, elem int, fn func(rec int, off int64, dim int, body
 		}
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return fmt.Errorf("%w: record %d at offset %d: truncated dimension header (%d of 4 bytes)",
-					engine.ErrCorrupt, rec, off, n)
+				return fmt.Errorf("record %d at offset %d: truncated dimension header (%d of 4 bytes): %w", rec, off, n, engine.ErrCorrupt)
 			}
 			return fmt.Errorf("record %d at offset %d: %w", rec, off, err)
 		}
 		dim := int(int32(binary.LittleEndian.Uint32(hdr[:])))
 		if dim <= 0 || dim > MaxTexmexDim {
-			return fmt.Errorf("%w: record %d at offset %d: bad dimension header %d (want 1…%d)",
-				engine.ErrCorrupt, rec, off, dim, MaxTexmexDim)
+			return fmt.Errorf("record %d at offset %d: bad dimension header %d (want 1…%d): %w", rec, off, dim, MaxTexmexDim, engine.ErrCorrupt)
 		}
 		if first < 0 {
 			first = dim
 		} else if dim != first {
-			return fmt.Errorf("%w: record %d at offset %d: dimension %d, earlier records have %d",
-				engine.ErrCorrupt, rec, off, dim, first)
+			return fmt.Errorf("record %d at offset %d: dimension %d, earlier records have %d: %w", rec, off, dim, first, engine.ErrCorrupt)
 		}
 		if cap(body) < elem*dim {
 			body = make([]byte, elem*dim)
@@ -173,8 +168,7 @@ func readTexmex(r io.Reader, elem int, fn func(rec int, off int64, dim int, body
 		n, err = io.ReadFull(br, body)
 		if err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
-				return fmt.Errorf("%w: record %d at offset %d: truncated: %d of %d body bytes",
-					engine.ErrCorrupt, rec, off, n, elem*dim)
+				return fmt.Errorf("record %d at offset %d: truncated: %d of %d body bytes: %w", rec, off, n, elem*dim, engine.ErrCorrupt)
 			}
 			return fmt.Errorf("record %d at offset %d: %w", rec, off, err)
 		}
@@ -188,7 +182,7 @@ func readTexmex(r io.Reader, elem int, fn func(rec int, off int64, dim int, body
 // WriteFvecs writes m as .fvecs records.
 func WriteFvecs(w io.Writer, m *vec.Matrix) error {
 	if m == nil || m.Dim <= 0 {
-		return fmt.Errorf("%w: fvecs: nil or zero-dimension matrix", engine.ErrInvalidArgument)
+		return fmt.Errorf("dataset: fvecs: nil or zero-dimension matrix: %w", engine.ErrInvalidArgument)
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	buf := make([]byte, 4+4*m.Dim)
@@ -198,7 +192,7 @@ func WriteFvecs(w io.Writer, m *vec.Matrix) error {
 			binary.LittleEndian.PutUint32(buf[4+4*j:], math.Float32bits(x))
 		}
 		if _, err := bw.Write(buf); err != nil {
-			return fmt.Errorf("fvecs: record %d: %w", i, err)
+			return fmt.Errorf("dataset: fvecs: record %d: %w", i, err)
 		}
 	}
 	return bw.Flush()
@@ -211,15 +205,14 @@ func WriteIvecs(w io.Writer, rows [][]int32) error {
 	var buf []byte
 	for i, row := range rows {
 		if len(row) == 0 || len(row) != len(rows[0]) {
-			return fmt.Errorf("%w: ivecs: row %d has %d values, row 0 has %d",
-				engine.ErrInvalidArgument, i, len(row), len(rows[0]))
+			return fmt.Errorf("dataset: ivecs: row %d has %d values, row 0 has %d: %w", i, len(row), len(rows[0]), engine.ErrInvalidArgument)
 		}
 		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(len(row)))
 		for _, x := range row {
 			buf = binary.LittleEndian.AppendUint32(buf, uint32(x))
 		}
 		if _, err := bw.Write(buf); err != nil {
-			return fmt.Errorf("ivecs: record %d: %w", i, err)
+			return fmt.Errorf("dataset: ivecs: record %d: %w", i, err)
 		}
 	}
 	return bw.Flush()
@@ -264,7 +257,7 @@ type Files struct {
 // peer harnesses such as bench/peers/hnswlib.
 func WriteDir(dir string, ds *Dataset, truth *GroundTruth) (Files, error) {
 	if ds == nil || ds.Base == nil || ds.Queries == nil {
-		return Files{}, fmt.Errorf("%w: WriteDir: data set has no vectors", engine.ErrInvalidArgument)
+		return Files{}, fmt.Errorf("WriteDir: data set has no vectors: %w", engine.ErrInvalidArgument)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Files{}, err
@@ -325,7 +318,7 @@ func Load(dir string) (*Dataset, error) {
 		return nil, err
 	}
 	if q.Dim != base.Dim {
-		return nil, fmt.Errorf("%w: %s: queries have %d dims, base has %d", engine.ErrDimension, dir, q.Dim, base.Dim)
+		return nil, fmt.Errorf("%s: queries have %d dims, base has %d: %w", dir, q.Dim, base.Dim, engine.ErrDimension)
 	}
 	return &Dataset{Config: Config{N: base.N, Queries: q.N, Dim: base.Dim}, Base: base, Queries: q}, nil
 }

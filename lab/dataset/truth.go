@@ -41,13 +41,13 @@ func (t *GroundTruth) At(q, k int) []engine.ID {
 // torn write) is recomputed and replaced, never used.
 func Truth(ds *Dataset, k int, metric engine.Metric, cacheDir string) (*GroundTruth, error) {
 	if ds == nil || ds.Base == nil || ds.Queries == nil {
-		return nil, fmt.Errorf("%w: truth: data set has no vectors", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("dataset: truth: data set has no vectors: %w", engine.ErrInvalidArgument)
 	}
 	if err := engine.CheckK(k); err != nil {
-		return nil, fmt.Errorf("truth: %w", err)
+		return nil, fmt.Errorf("dataset: truth: %w", err)
 	}
 	if !metric.Valid() {
-		return nil, fmt.Errorf("%w: truth: metric %v", engine.ErrInvalidArgument, metric)
+		return nil, fmt.Errorf("dataset: truth: metric %v: %w", metric, engine.ErrInvalidArgument)
 	}
 	var path string
 	var key uint64
@@ -64,10 +64,10 @@ func Truth(ds *Dataset, k int, metric engine.Metric, cacheDir string) (*GroundTr
 	}
 	if path != "" {
 		if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-			return nil, fmt.Errorf("truth cache: %w", err)
+			return nil, fmt.Errorf("dataset: truth cache: %w", err)
 		}
 		if err := writeFile(path, func(w io.Writer) error { return writeTruth(w, t, key) }); err != nil {
-			return nil, fmt.Errorf("truth cache: %w", err)
+			return nil, fmt.Errorf("dataset: truth cache: %w", err)
 		}
 	}
 	return t, nil
@@ -84,11 +84,11 @@ func truthCacheName(key uint64, k int, metric engine.Metric) string {
 func ComputeTruth(base, queries *vec.Matrix, k int, metric engine.Metric, allow engine.Filter) (*GroundTruth, error) {
 	x, err := flat.New(base, flat.Config{Metric: metric, Workers: flat.AllCores()})
 	if err != nil {
-		return nil, fmt.Errorf("truth: %w", err)
+		return nil, fmt.Errorf("dataset: truth: %w", err)
 	}
 	res, err := x.SearchBatch(queries, k, allow)
 	if err != nil {
-		return nil, fmt.Errorf("truth: %w", err)
+		return nil, fmt.Errorf("dataset: truth: %w", err)
 	}
 	return truthOf(k, metric, res), nil
 }
@@ -181,14 +181,14 @@ func readTruthFile(path string, key uint64, k int, metric engine.Metric, queries
 func decodeTruth(b []byte, key uint64, k int, metric engine.Metric, queries int) (*GroundTruth, error) {
 	const hdr = 8 + 4 + 8 + 4 + 4 + 4
 	if len(b) < hdr+4 || !bytes.Equal(b[:8], []byte(truthMagic)) {
-		return nil, fmt.Errorf("%w: bad magic or short file", engine.ErrCorrupt)
+		return nil, fmt.Errorf("dataset: bad magic or short file: %w", engine.ErrCorrupt)
 	}
 	if v := binary.LittleEndian.Uint32(b[8:]); v != truthVersion {
-		return nil, fmt.Errorf("%w: truth cache version %d", engine.ErrVersion, v)
+		return nil, fmt.Errorf("dataset: truth cache version %d: %w", v, engine.ErrVersion)
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
 	if crc32.Checksum(body, castagnoli) != sum {
-		return nil, fmt.Errorf("%w: checksum mismatch", engine.ErrCorrupt)
+		return nil, fmt.Errorf("dataset: checksum mismatch: %w", engine.ErrCorrupt)
 	}
 	if binary.LittleEndian.Uint64(b[12:]) != key ||
 		engine.Metric(binary.LittleEndian.Uint32(b[20:])) != metric ||
@@ -200,12 +200,12 @@ func decodeTruth(b []byte, key uint64, k int, metric engine.Metric, queries int)
 	p := body[hdr:]
 	for q := 0; q < queries; q++ {
 		if len(p) < 4 {
-			return nil, fmt.Errorf("%w: truncated at query %d", engine.ErrCorrupt, q)
+			return nil, fmt.Errorf("dataset: truncated at query %d: %w", q, engine.ErrCorrupt)
 		}
 		n := int(binary.LittleEndian.Uint32(p))
 		p = p[4:]
 		if n > k || len(p) < 8*n {
-			return nil, fmt.Errorf("%w: query %d: %d neighbours", engine.ErrCorrupt, q, n)
+			return nil, fmt.Errorf("dataset: query %d: %d neighbours: %w", q, n, engine.ErrCorrupt)
 		}
 		t.IDs[q] = make([]engine.ID, n)
 		t.Dists[q] = make([]float32, n)
@@ -216,7 +216,7 @@ func decodeTruth(b []byte, key uint64, k int, metric engine.Metric, queries int)
 		p = p[8*n:]
 	}
 	if len(p) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", engine.ErrCorrupt, len(p))
+		return nil, fmt.Errorf("dataset: %d trailing bytes: %w", len(p), engine.ErrCorrupt)
 	}
 	return t, nil
 }

@@ -40,7 +40,7 @@ const maxWinkWords = 1 << 24
 func ReadWinkEmbeddings(r io.Reader) (*Words, error) {
 	dec := json.NewDecoder(r)
 	fail := func(format string, a ...any) error {
-		return fmt.Errorf("wink: %w: at byte %d: %s", engine.ErrCorrupt, dec.InputOffset(), fmt.Sprintf(format, a...))
+		return fmt.Errorf("dataset: wink: at byte %d: %s: %w", dec.InputOffset(), fmt.Sprintf(format, a...), engine.ErrCorrupt)
 	}
 	if err := expectDelim(dec, '{'); err != nil {
 		return nil, fail("%v", err)
@@ -145,7 +145,7 @@ func ReadWinkEmbeddings(r io.Reader) (*Words, error) {
 						break
 					}
 				}
-				return nil, fmt.Errorf("wink: %w: %d of %d word indices have vectors; index %d has none", engine.ErrCorrupt, len(words), size, missing)
+				return nil, fmt.Errorf("dataset: wink: %d of %d word indices have vectors; index %d has none: %w", len(words), size, missing, engine.ErrCorrupt)
 			}
 			out = &Words{Words: make([]string, size), Vectors: vec.NewMatrix(size, dims)}
 			for i, e := range pos {
@@ -167,7 +167,7 @@ func ReadWinkEmbeddings(r io.Reader) (*Words, error) {
 		return nil, fail("%v", err)
 	}
 	if out == nil {
-		return nil, fmt.Errorf("wink: no \"vectors\": %w", engine.ErrEmpty)
+		return nil, fmt.Errorf("dataset: wink: no \"vectors\": %w", engine.ErrEmpty)
 	}
 	return out, nil
 }

@@ -1,5 +1,6 @@
-// Package experiment holds the articles' experiments (E01…E27 of the
-// project's EXPERIMENTS.md) as registered, runnable functions, the runner
+// Package experiment holds the articles' experiments (E01…E27, numbered in
+// the order of the three articles; `veclab reproduce -list` prints the
+// catalogue) as registered, runnable functions, the runner
 // that executes a selection of them, and the reports they produce.
 //
 // An [Experiment] carries its id, its title, the article it comes from,

@@ -46,7 +46,7 @@ func FilterMeta(env *Env, indexed bool) (*filter.Store, error) {
 		return nil, err
 	}
 	if ds.Meta == nil {
-		return nil, fmt.Errorf("%w: the data set has no metadata", ErrNotRunnable)
+		return nil, fmt.Errorf("experiment: the data set has no metadata: %w", ErrNotRunnable)
 	}
 	var schema filter.Schema
 	if indexed {

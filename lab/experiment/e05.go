@@ -35,12 +35,11 @@ var E05Default = []int{15, 50, 100, 500}
 // num_candidates (the rescoring oversample stays at its default).
 func E05Measure(env *Env, ncs []int) ([]Measurement, error) {
 	if len(ncs) == 0 {
-		return nil, fmt.Errorf("%w: E05: no num_candidates values", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E05: no num_candidates values: %w", ErrBadArgument)
 	}
 	p := profile.Default(profile.Elasticsearch)
 	if typ := p.EffectiveType(env.Scale.Dim); typ != profile.BBQHNSW {
-		return nil, fmt.Errorf("%w: E05 needs the bbq_hnsw default, which Elasticsearch picks only for dims ≥ %d (scale has %d, giving %s)",
-			ErrNotRunnable, profile.BBQDimsThreshold, env.Scale.Dim, typ)
+		return nil, fmt.Errorf("experiment: E05 needs the bbq_hnsw default, which Elasticsearch picks only for dims ≥ %d (scale has %d, giving %s): %w", profile.BBQDimsThreshold, env.Scale.Dim, typ, ErrNotRunnable)
 	}
 	s, err := env.Store(p)
 	if err != nil {
@@ -49,7 +48,7 @@ func E05Measure(env *Env, ncs []int) ([]Measurement, error) {
 	var out []Measurement
 	for i, nc := range ncs {
 		if nc < 1 || nc > profile.NumCandidatesLimit {
-			return nil, fmt.Errorf("%w: E05: num_candidates must be in 1…%d, got %d", ErrBadArgument, profile.NumCandidatesLimit, nc)
+			return nil, fmt.Errorf("experiment: E05: num_candidates must be in 1…%d, got %d: %w", profile.NumCandidatesLimit, nc, ErrBadArgument)
 		}
 		env.progress(i, len(ncs), "E05 num_candidates")
 		m, err := Measure(env, s.WithEf(nc), strconv.Itoa(nc))

@@ -35,7 +35,7 @@ var E06Default = []int{10, 50, 200}
 // which gives the same graph here (deterministic build).
 func E06Measure(env *Env, efs []int) ([]Measurement, error) {
 	if len(efs) == 0 {
-		return nil, fmt.Errorf("%w: E06: no EF_RUNTIME values", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E06: no EF_RUNTIME values: %w", ErrBadArgument)
 	}
 	s, err := env.Store(profile.Default(profile.Redis))
 	if err != nil {
@@ -44,7 +44,7 @@ func E06Measure(env *Env, efs []int) ([]Measurement, error) {
 	var out []Measurement
 	for i, ef := range efs {
 		if ef < 1 {
-			return nil, fmt.Errorf("%w: E06: EF_RUNTIME must be positive, got %d", ErrBadArgument, ef)
+			return nil, fmt.Errorf("experiment: E06: EF_RUNTIME must be positive, got %d: %w", ef, ErrBadArgument)
 		}
 		env.progress(i, len(efs), "E06 EF_RUNTIME")
 		m, err := Measure(env, s.WithEf(ef), strconv.Itoa(ef))
@@ -68,7 +68,7 @@ func E06MeasureFiltered(env *Env, efs []int) ([]Measurement, error) {
 	var out []Measurement
 	for i, ef := range efs {
 		if ef < 1 {
-			return nil, fmt.Errorf("%w: E06: EF_RUNTIME must be positive, got %d", ErrBadArgument, ef)
+			return nil, fmt.Errorf("experiment: E06: EF_RUNTIME must be positive, got %d: %w", ef, ErrBadArgument)
 		}
 		env.progress(i, len(efs), "E06 filtered")
 		m, err := MeasureFiltered(env, s.WithEf(ef), ArticleFilter, strconv.Itoa(ef))

@@ -71,10 +71,10 @@ func E07Measure(env *Env, settings []E07Setting) ([]StrategyMeasurement, error) 
 // where PostgreSQL would rather scan the table.
 func E07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]StrategyMeasurement, error) {
 	if len(settings) == 0 {
-		return nil, fmt.Errorf("%w: E07: no settings", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E07: no settings: %w", ErrBadArgument)
 	}
 	if p.Kind != profile.PGVector {
-		return nil, fmt.Errorf("%w: E07: profile %s is not pgvector", ErrBadArgument, p.Kind)
+		return nil, fmt.Errorf("experiment: E07: profile %s is not pgvector: %w", p.Kind, ErrBadArgument)
 	}
 	s, coll, err := FilteredCollection(env, p, false)
 	if err != nil {
@@ -91,13 +91,13 @@ func E07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]St
 		case "strict_order":
 			strat = filtered.IterativeStrict
 		default:
-			return nil, fmt.Errorf("%w: E07: iterative_scan %q (want off, relaxed_order or strict_order)", ErrBadArgument, set.Scan)
+			return nil, fmt.Errorf("experiment: E07: iterative_scan %q (want off, relaxed_order or strict_order): %w", set.Scan, ErrBadArgument)
 		}
 		if set.Ef < 1 || set.Ef > 1000 {
-			return nil, fmt.Errorf("%w: E07: hnsw.ef_search %d outside pgvector's 1…1000", ErrBadArgument, set.Ef)
+			return nil, fmt.Errorf("experiment: E07: hnsw.ef_search %d outside pgvector's 1…1000: %w", set.Ef, ErrBadArgument)
 		}
 		if set.MaxScanTuples < 0 {
-			return nil, fmt.Errorf("%w: E07: hnsw.max_scan_tuples %d < 0", ErrBadArgument, set.MaxScanTuples)
+			return nil, fmt.Errorf("experiment: E07: hnsw.max_scan_tuples %d < 0: %w", set.MaxScanTuples, ErrBadArgument)
 		}
 		fp := p.FilterParams(env.Scale.K, s.Dim())
 		fp.Ef, fp.MaxScanTuples = set.Ef, set.MaxScanTuples

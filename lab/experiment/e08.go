@@ -148,7 +148,7 @@ func (r E08IndexingRow) Label() string { return strconv.Itoa(r.Docs) + " documen
 // exactly, which the collection's status (green) does not reveal.
 func E08Indexing(env *Env, sizes []int, thresholdKB int) ([]E08IndexingRow, error) {
 	if len(sizes) == 0 || thresholdKB < 0 {
-		return nil, fmt.Errorf("%w: E08Indexing: want sizes and a threshold ≥ 0, got %v and %d", ErrBadArgument, sizes, thresholdKB)
+		return nil, fmt.Errorf("experiment: E08Indexing: want sizes and a threshold ≥ 0, got %v and %d: %w", sizes, thresholdKB, ErrBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -162,7 +162,7 @@ func E08Indexing(env *Env, sizes []int, thresholdKB int) ([]E08IndexingRow, erro
 	var out []E08IndexingRow
 	for i, n := range sizes {
 		if n < 1 || n > ds.Base.N {
-			return nil, fmt.Errorf("%w: E08Indexing: size %d outside 1…%d", ErrBadArgument, n, ds.Base.N)
+			return nil, fmt.Errorf("experiment: E08Indexing: size %d outside 1…%d: %w", n, ds.Base.N, ErrBadArgument)
 		}
 		env.progress(i, len(sizes), "E08 indexing_threshold")
 		base := &vec.Matrix{N: n, Dim: ds.Base.Dim, Stride: ds.Base.Stride, Data: ds.Base.Data[:n*ds.Base.Stride]}

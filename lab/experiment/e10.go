@@ -33,7 +33,7 @@ var E10Types = []profile.IndexType{profile.BBQHNSW, profile.Int8HNSW, profile.HN
 // else default) and measures it unfiltered and with the article's filter.
 func E10Measure(env *Env, types []profile.IndexType) (ms, fms []Measurement, bytes []float64, err error) {
 	if len(types) == 0 {
-		return nil, nil, nil, fmt.Errorf("%w: E10: no index types", ErrBadArgument)
+		return nil, nil, nil, fmt.Errorf("experiment: E10: no index types: %w", ErrBadArgument)
 	}
 	for i, typ := range types {
 		env.progress(i, len(types), "E10 index types")

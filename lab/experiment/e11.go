@@ -147,10 +147,10 @@ const (
 // them, adding the modelled parts the lab has no structure for.
 func e11Footprint(kind profile.Kind, x e11Measured) (E11Footprint, error) {
 	if x.n < 1 || x.dim < 1 || x.m < 1 {
-		return E11Footprint{}, fmt.Errorf("%w: E11: n %d, dim %d and m %d must be positive", ErrBadArgument, x.n, x.dim, x.m)
+		return E11Footprint{}, fmt.Errorf("experiment: E11: n %d, dim %d and m %d must be positive: %w", x.n, x.dim, x.m, ErrBadArgument)
 	}
 	if x.fp.Vectors < 0 || x.fp.Links < 0 || x.fp.Codes < 0 || x.stored < 0 || x.bitmaps < 0 || x.column < 0 {
-		return E11Footprint{}, fmt.Errorf("%w: E11: negative sizes %+v", ErrBadArgument, x)
+		return E11Footprint{}, fmt.Errorf("experiment: E11: negative sizes %+v: %w", x, ErrBadArgument)
 	}
 	n := float64(x.n)
 	vecs := float64(x.fp.Vectors) / n
@@ -214,7 +214,7 @@ func e11Footprint(kind profile.Kind, x e11Measured) (E11Footprint, error) {
 		add(E11Component{Group: "store", Name: E11StoredFields, Disk: stored, Basis: storedBasis + "; _source without the vector"})
 		add(E11Component{Group: "store", Name: E11PayloadIndexes, Disk: pidx, Basis: pidxBasis + "; stands for Lucene's postings, points and doc values of the metadata"})
 	default:
-		return E11Footprint{}, fmt.Errorf("%w: E11: no footprint model for store %v", ErrBadArgument, kind)
+		return E11Footprint{}, fmt.Errorf("experiment: E11: no footprint model for store %v: %w", kind, ErrBadArgument)
 	}
 	return f, nil
 }
@@ -230,7 +230,7 @@ var E11Kinds = []profile.Kind{profile.PGVector, profile.Redis, profile.Qdrant, p
 // no structure for modelled (each such component has Model set).
 func E11Measure(env *Env, kinds []profile.Kind) ([]E11Footprint, error) {
 	if len(kinds) == 0 {
-		return nil, fmt.Errorf("%w: E11: no stores", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E11: no stores: %w", ErrBadArgument)
 	}
 	for _, k := range kinds {
 		if _, err := e11Footprint(k, e11Measured{n: 1, dim: 1, m: 1}); err != nil {

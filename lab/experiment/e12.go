@@ -103,7 +103,7 @@ type e12Gen struct {
 // queries, k = env's K) equal those recorded when it was first saved.
 func E12Measure(env *Env, diskBytes uint64, disks []E12Disk) ([]E12Row, error) {
 	if len(disks) == 0 || diskBytes == 0 {
-		return nil, fmt.Errorf("%w: E12: need at least one disk and a disk size", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E12: need at least one disk and a disk size: %w", ErrBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {

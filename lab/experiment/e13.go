@@ -62,7 +62,7 @@ func E13Measure(env *Env, ef int, oversample float64) (warm, cold DiskPoint, err
 		return warm, cold, err
 	}
 	if ef < 1 {
-		return warm, cold, fmt.Errorf("%w: E13: ef must be ≥ 1, got %d", ErrBadArgument, ef)
+		return warm, cold, fmt.Errorf("experiment: E13: ef must be ≥ 1, got %d: %w", ef, ErrBadArgument)
 	}
 	hn, err := HNSWCodes(env, 2)
 	if err != nil {

@@ -36,7 +36,7 @@ const (
 func E14Budget(env *Env, bits int) (*table.Table, error) {
 	name := map[int]string{1: "bbq", 2: "osq2", 4: "osq4"}[bits]
 	if name == "" {
-		return nil, fmt.Errorf("%w: E14: bits must be 1, 2 or 4, got %d", ErrBadArgument, bits)
+		return nil, fmt.Errorf("experiment: E14: bits must be 1, 2 or 4, got %d: %w", bits, ErrBadArgument)
 	}
 	hn, err := HNSWCodes(env, 2)
 	if err != nil {

@@ -33,7 +33,7 @@ func init() { e15.Run, e15.Notebook = runE15, "07-disk-rescore-budget.ipynb"; Re
 // to 20 queries.
 func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) ([]DiskPoint, error) {
 	if ef < 1 || conc < 1 {
-		return nil, fmt.Errorf("%w: E15: ef %d and concurrency %d must be ≥ 1", ErrBadArgument, ef, conc)
+		return nil, fmt.Errorf("experiment: E15: ef %d and concurrency %d must be ≥ 1: %w", ef, conc, ErrBadArgument)
 	}
 	if err := checkOversample("E15", []float64{oversample}); err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) ([]Dis
 	if sim != "" {
 		m, err := store.ParseModel(sim)
 		if err != nil {
-			return nil, fmt.Errorf("%w: E15: %v", ErrBadArgument, err)
+			return nil, fmt.Errorf("experiment: E15: %v: %w", err, ErrBadArgument)
 		}
 		model = m
 	}

@@ -43,7 +43,7 @@ var E16Segments = []int{64, 16, 4, 1}
 // (k, ef), then force-merges it to each later count and measures again.
 func E16Measure(env *Env, counts []int, k, ef int) ([]SegmentMeasurement, error) {
 	if len(counts) == 0 {
-		return nil, fmt.Errorf("%w: E16: no segment counts", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E16: no segment counts: %w", ErrBadArgument)
 	}
 	b, err := BuildSegments(env, SegmentSetup{Segments: counts[0], BuildWorkers: max(env.Workers, 1)})
 	if err != nil {

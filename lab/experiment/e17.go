@@ -46,7 +46,7 @@ type E17Row struct {
 // both ways of reading the ids, top k.
 func E17Measure(env *Env, segments int, efs []int, k int) ([]E17Row, error) {
 	if len(efs) == 0 {
-		return nil, fmt.Errorf("%w: E17: no ef values", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E17: no ef values: %w", ErrBadArgument)
 	}
 	b, err := BuildSegments(env, SegmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
 	if err != nil {

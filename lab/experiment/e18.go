@@ -46,7 +46,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) ([]E18Ingest, error) {
 		flushDocs = max(env.Scale.N/4, 1)
 	}
 	if writers < 2 || flushDocs < 1 {
-		return nil, fmt.Errorf("%w: E18: %d writers (want ≥ 2), buffer of %d documents", ErrBadArgument, writers, flushDocs)
+		return nil, fmt.Errorf("experiment: E18: %d writers (want ≥ 2), buffer of %d documents: %w", writers, flushDocs, ErrBadArgument)
 	}
 	var out []E18Ingest
 	for _, kind := range []segment.IndexKind{segment.HNSW, segment.IVF} {

@@ -95,10 +95,10 @@ type e19BinDoc struct {
 // an error (JSON cannot carry them).
 func E19Encode(f E19Format, m *vec.Matrix, first, n int) ([]byte, error) {
 	if !f.valid() {
-		return nil, fmt.Errorf("%w: E19: unknown format %d", ErrBadArgument, f)
+		return nil, fmt.Errorf("experiment: E19: unknown format %d: %w", f, ErrBadArgument)
 	}
 	if m == nil || first < 0 || n < 0 || first+n > m.N {
-		return nil, fmt.Errorf("%w: E19: rows [%d, %d) outside the matrix", ErrBadArgument, first, first+n)
+		return nil, fmt.Errorf("experiment: E19: rows [%d, %d) outside the matrix: %w", first, first+n, ErrBadArgument)
 	}
 	var b bytes.Buffer
 	enc := msgpack.NewEncoder(&b)
@@ -107,7 +107,7 @@ func E19Encode(f E19Format, m *vec.Matrix, first, n int) ([]byte, error) {
 		v := m.Row(i)
 		for j, x := range v {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("%w: E19: row %d component %d is %v", ErrBadArgument, i, j, x)
+				return nil, fmt.Errorf("experiment: E19: row %d component %d is %v: %w", i, j, x, ErrBadArgument)
 			}
 			binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(x))
 		}
@@ -164,10 +164,10 @@ type E19Decoder struct {
 // guaranteed about dst then.
 func (d *E19Decoder) Decode(body []byte, ids *[]uint64, dst *[]float32) error {
 	if !d.Format.valid() || d.Dim < 1 {
-		return fmt.Errorf("%w: E19: decoder for format %d, dim %d", ErrBadArgument, d.Format, d.Dim)
+		return fmt.Errorf("experiment: E19: decoder for format %d, dim %d: %w", d.Format, d.Dim, ErrBadArgument)
 	}
 	corrupt := func(doc int, format string, args ...any) error {
-		return fmt.Errorf("%w: E19 %s body: document %d: %s", engine.ErrCorrupt, d.Format, doc, fmt.Sprintf(format, args...))
+		return fmt.Errorf("experiment: E19 %s body: document %d: %s: %w", d.Format, doc, fmt.Sprintf(format, args...), engine.ErrCorrupt)
 	}
 	if d.Format == Msgpack {
 		// bytes.Reader is an io.ByteScanner, so the decoder reads it
@@ -253,7 +253,7 @@ func (d *E19Decoder) Decode(body []byte, ids *[]uint64, dst *[]float32) error {
 // documents in format f.
 func E19Bodies(f E19Format, m *vec.Matrix, n, batch int) ([][]byte, error) {
 	if batch < 1 || n < 1 || m == nil || n > m.N {
-		return nil, fmt.Errorf("%w: E19: %d documents in batches of %d", ErrBadArgument, n, batch)
+		return nil, fmt.Errorf("experiment: E19: %d documents in batches of %d: %w", n, batch, ErrBadArgument)
 	}
 	var bodies [][]byte
 	for first := 0; first < n; first += batch {
@@ -271,13 +271,12 @@ func E19Bodies(f E19Format, m *vec.Matrix, n, batch int) ([][]byte, error) {
 func e19Check(f E19Format, m *vec.Matrix, first int, ids []uint64, got []float32) error {
 	for i, id := range ids {
 		if id != uint64(first+i) {
-			return fmt.Errorf("%w: E19 %s: document %d decoded with id %d, want %d", engine.ErrCorrupt, f, first+i, id, first+i)
+			return fmt.Errorf("experiment: E19 %s: document %d decoded with id %d, want %d: %w", f, first+i, id, first+i, engine.ErrCorrupt)
 		}
 		want := m.Row(first + i)
 		for j, x := range got[i*m.Dim : (i+1)*m.Dim] {
 			if math.Float32bits(x) != math.Float32bits(want[j]) {
-				return fmt.Errorf("%w: E19 %s: document %d component %d decoded as %v (%#08x), want %v (%#08x)",
-					engine.ErrCorrupt, f, first+i, j, x, math.Float32bits(x), want[j], math.Float32bits(want[j]))
+				return fmt.Errorf("experiment: E19 %s: document %d component %d decoded as %v (%#08x), want %v (%#08x): %w", f, first+i, j, x, math.Float32bits(x), want[j], math.Float32bits(want[j]), engine.ErrCorrupt)
 			}
 		}
 	}
@@ -301,14 +300,14 @@ type E19Parse struct {
 // budget has elapsed (at least one pass).
 func E19MeasureParse(env *Env, formats []E19Format, n, batch int, budget time.Duration) ([]E19Parse, error) {
 	if len(formats) == 0 || budget < 0 {
-		return nil, fmt.Errorf("%w: E19: need formats and a non-negative time budget", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E19: need formats and a non-negative time budget: %w", ErrBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
 	}
 	if n < 1 || n > ds.Base.N || batch < 1 {
-		return nil, fmt.Errorf("%w: E19: %d documents of %d in batches of %d", ErrBadArgument, n, ds.Base.N, batch)
+		return nil, fmt.Errorf("experiment: E19: %d documents of %d in batches of %d: %w", n, ds.Base.N, batch, ErrBadArgument)
 	}
 	var out []E19Parse
 	for fi, f := range formats {
@@ -331,7 +330,7 @@ func E19MeasureParse(env *Env, formats []E19Format, n, batch int, budget time.Du
 				return nil, err
 			}
 			if want := min(batch, n-bi*batch); len(ids) != want {
-				return nil, fmt.Errorf("%w: E19 %s: body %d decoded %d documents, want %d", engine.ErrCorrupt, f, bi, len(ids), want)
+				return nil, fmt.Errorf("experiment: E19 %s: body %d decoded %d documents, want %d: %w", f, bi, len(ids), want, engine.ErrCorrupt)
 			}
 			if err := e19Check(f, ds.Base, bi*batch, ids, dst); err != nil {
 				return nil, err
@@ -399,14 +398,14 @@ type E19Ingest struct {
 // segment when it is flushed.
 func E19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch int) ([]E19Ingest, error) {
 	if len(formats) == 0 || kind > E19IVF {
-		return nil, fmt.Errorf("%w: E19: need formats and a known index kind (got %d)", ErrBadArgument, kind)
+		return nil, fmt.Errorf("experiment: E19: need formats and a known index kind (got %d): %w", kind, ErrBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
 	}
 	if n < 1 || n > ds.Base.N || batch < 1 {
-		return nil, fmt.Errorf("%w: E19: %d documents of %d in batches of %d", ErrBadArgument, n, ds.Base.N, batch)
+		return nil, fmt.Errorf("experiment: E19: %d documents of %d in batches of %d: %w", n, ds.Base.N, batch, ErrBadArgument)
 	}
 	dim := ds.Base.Dim
 	p := env.fill(profile.Default(profile.Elasticsearch))
@@ -449,14 +448,14 @@ func E19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch
 		}
 		if kind == E19IVF {
 			if len(ids) != n {
-				return nil, fmt.Errorf("%w: E19 %s: decoded %d documents, want %d", engine.ErrCorrupt, f, len(ids), n)
+				return nil, fmt.Errorf("experiment: E19 %s: decoded %d documents, want %d: %w", f, len(ids), n, engine.ErrCorrupt)
 			}
 			m := &vec.Matrix{N: n, Dim: dim, Stride: dim, Data: slab}
 			if _, err := ivf.Build(m, ivf.Config{Metric: engine.Cosine, Bits: 2, Seed: env.Seed, Workers: p.Workers}); err != nil {
 				return nil, err
 			}
 		} else if ix.Len() != n {
-			return nil, fmt.Errorf("%w: E19 %s: index holds %d documents, want %d", engine.ErrCorrupt, f, ix.Len(), n)
+			return nil, fmt.Errorf("experiment: E19 %s: index holds %d documents, want %d: %w", f, ix.Len(), n, engine.ErrCorrupt)
 		}
 		total := time.Since(t0)
 		out = append(out, E19Ingest{Format: f, Kind: kind, Docs: n, Parse: parse, Total: total, DocsPerSec: float64(n) / total.Seconds()})
@@ -492,7 +491,7 @@ type E19Result struct {
 // columns. The first format is the baseline of the gains.
 func E19Measure(env *Env, formats []E19Format, sz E19Sizes) (*E19Result, error) {
 	if len(formats) == 0 {
-		return nil, fmt.Errorf("%w: E19: no formats", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E19: no formats: %w", ErrBadArgument)
 	}
 	parse, err := E19MeasureParse(env, formats, sz.Parse, E19BatchDocs, sz.Budget)
 	if err != nil {

@@ -39,7 +39,7 @@ type E20Result struct {
 // efs in the four modes, top k.
 func E20Measure(env *Env, segments int, efs []int, k int) (*E20Result, error) {
 	if len(efs) == 0 {
-		return nil, fmt.Errorf("%w: E20: no ef values", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E20: no ef values: %w", ErrBadArgument)
 	}
 	b, err := BuildSegments(env, SegmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
 	if err != nil {

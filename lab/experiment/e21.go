@@ -76,7 +76,7 @@ func timeKernel(f func(a, b []float32) float32, pool [][]float32, budget time.Du
 // kernelRounds rounds).
 func E21Kernels(env *Env, dims []int, budget time.Duration) (*table.Table, error) {
 	if len(dims) == 0 || budget <= 0 {
-		return nil, fmt.Errorf("%w: E21: need dimensions and a positive time budget", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E21: need dimensions and a positive time budget: %w", ErrBadArgument)
 	}
 	rng := rand.New(rand.NewPCG(env.Seed, 21))
 	t := table.New(fmt.Sprintf("E21 ns per dot product (in cache, one goroutine); engine kernels: %s", vec.KernelName()),
@@ -88,7 +88,7 @@ func E21Kernels(env *Env, dims []int, budget time.Duration) (*table.Table, error
 		table.Column{Header: "engine", Unit: "GFLOP/s", Source: table.Lab, Prec: 1})
 	for i, d := range dims {
 		if d < 1 {
-			return nil, fmt.Errorf("%w: E21: dimension %d", ErrBadArgument, d)
+			return nil, fmt.Errorf("experiment: E21: dimension %d: %w", d, ErrBadArgument)
 		}
 		env.progress(i, len(dims), "E21 kernels")
 		pool := make([][]float32, 16)

@@ -12,6 +12,7 @@ import (
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/table"
@@ -23,54 +24,25 @@ import (
 // scan isolates the quantizer from any graph), rescore them with the
 // float32 vectors from RAM and keep k.
 
-// QuantNames lists the quantizers [QuantFlat] knows, in table order:
+// QuantNames lists the quantizers E22–E24 tabulate, in table order (a
+// subset of lab/bench's catalogue, which [QuantFlat] accepts whole):
 // raw float32; Lucene's int8 (7-bit, confidence interval) and int8 with
 // min/max bounds; int4 with and without Lucene's error-correction term;
 // OSQ 1-bit (bbq: 1-bit docs × 4-bit query), 1×1-bit, 2-bit and 4-bit.
 var QuantNames = []string{"raw", "int8", "int8-minmax", "int4", "int4-nocorr", "bbq", "osq1x1", "osq2", "osq4"}
 
-// quantAbout describes each quantizer for the tables' notes.
-var quantAbout = map[string]string{
-	"raw":         "float32, no quantization",
-	"int8":        "Lucene int8 (7-bit codes, bounds from the confidence interval), with the per-vector correction",
-	"int8-minmax": "7-bit codes, bounds = min/max (confidence interval 1)",
-	"int4":        "4-bit scalar codes with Lucene's error-correction term",
-	"int4-nocorr": "4-bit scalar codes, rounding-error correction dropped",
-	"bbq":         "OSQ 1-bit docs × 4-bit query (Elasticsearch bbq)",
-	"osq1x1":      "OSQ 1-bit docs × 1-bit query (symmetric, plain binary)",
-	"osq2":        "OSQ 2-bit docs × 4-bit query",
-	"osq4":        "OSQ 4-bit docs × 4-bit query",
-}
-
-// TrainQuantizer trains the named quantizer (see [QuantNames]) on the
-// environment's data set with its seed; "raw" returns nil.
+// TrainQuantizer trains the named quantizer of the lab's catalogue
+// (lab/bench.QuantizerNames; [QuantNames] are those E22–E24 tabulate) on
+// the environment's data set with its seed; "raw" returns nil.
 func TrainQuantizer(env *Env, name string) (quant.Quantizer, error) {
+	if bench.DescribeQuantizer(name) == "" {
+		return nil, fmt.Errorf("experiment: unknown quantizer %q (want one of %s): %w", name, strings.Join(bench.QuantizerNames(), ", "), ErrBadArgument)
+	}
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
 	}
-	m := env.Metric()
-	switch name {
-	case "raw":
-		return nil, nil
-	case "int8":
-		return quant.TrainScalar(ds.Base, m, quant.ScalarConfig{Seed: env.Seed})
-	case "int8-minmax":
-		return quant.TrainScalar(ds.Base, m, quant.ScalarConfig{ConfidenceInterval: 1, Seed: env.Seed})
-	case "int4":
-		return quant.TrainScalar(ds.Base, m, quant.ScalarConfig{Bits: 4, Seed: env.Seed})
-	case "int4-nocorr":
-		return quant.TrainScalar(ds.Base, m, quant.ScalarConfig{Bits: 4, NoCorrection: true, Seed: env.Seed})
-	case "bbq":
-		return quant.TrainOSQ(ds.Base, m, quant.OSQConfig{Bits: 1, Seed: env.Seed})
-	case "osq1x1":
-		return quant.TrainOSQ(ds.Base, m, quant.OSQConfig{Bits: 1, QueryBits: 1, Seed: env.Seed})
-	case "osq2":
-		return quant.TrainOSQ(ds.Base, m, quant.OSQConfig{Bits: 2, Seed: env.Seed})
-	case "osq4":
-		return quant.TrainOSQ(ds.Base, m, quant.OSQConfig{Bits: 4, Seed: env.Seed})
-	}
-	return nil, fmt.Errorf("%w: unknown quantizer %q (want one of %s)", ErrBadArgument, name, strings.Join(QuantNames, ", "))
+	return bench.TrainQuantizer(name, ds.Base, env.Metric(), env.Seed)
 }
 
 // QuantResult is one quantizer's flat-scan recall, without and with
@@ -88,11 +60,11 @@ type QuantResult struct {
 
 func checkOversample(what string, over []float64) error {
 	if len(over) == 0 {
-		return fmt.Errorf("%w: %s: no oversample factors", ErrBadArgument, what)
+		return fmt.Errorf("experiment: %s: no oversample factors: %w", what, ErrBadArgument)
 	}
 	for _, o := range over {
 		if !(o >= 1) || math.IsInf(o, 0) {
-			return fmt.Errorf("%w: %s: oversample must be a finite number ≥ 1, got %v", ErrBadArgument, what, o)
+			return fmt.Errorf("experiment: %s: oversample must be a finite number ≥ 1, got %v: %w", what, o, ErrBadArgument)
 		}
 	}
 	return nil
@@ -223,7 +195,7 @@ func (e *Env) scanMs(name string, qs *vec.Matrix, k int, search func([]float32, 
 // them: bytes/vector, compression, recall without and with rescoring.
 func QuantSweep(env *Env, names []string, oversample []float64) (*table.Table, []QuantResult, error) {
 	if len(names) == 0 {
-		return nil, nil, fmt.Errorf("%w: QuantSweep: no quantizers", ErrBadArgument)
+		return nil, nil, fmt.Errorf("experiment: QuantSweep: no quantizers: %w", ErrBadArgument)
 	}
 	var rs []QuantResult
 	for i, n := range names {
@@ -275,7 +247,7 @@ func quantTable(env *Env, title string, rs []QuantResult, article func(row strin
 		_ = t.AddValues(row...)
 	}
 	for _, r := range rs {
-		t.Note("%s: %s", r.Name, quantAbout[r.Name])
+		t.Note("%s: %s", r.Name, bench.DescribeQuantizer(r.Name))
 	}
 	t.Note("flat scan over every code (no graph), one goroutine; rescored ×o = gather ⌈o·k⌉ by code distance, re-rank with the float32 vectors, keep k")
 	t.Note("scan = the top-%d scan alone, the median of %d passes over the queries, timed once per quantizer in this environment (every table shows the same figure)", k, scanRepeats)

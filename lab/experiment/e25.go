@@ -83,7 +83,7 @@ func (c E25Config) Validate() error {
 		errs = append(errs, fmt.Sprintf("spread must be finite and > 0, got %v", c.Spread))
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w: E25 config: %s", ErrBadArgument, strings.Join(errs, "; "))
+		return fmt.Errorf("experiment: E25 config: %s: %w", strings.Join(errs, "; "), ErrBadArgument)
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func ParseE25Config(s string) (E25Config, error) {
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			return E25Config{}, fmt.Errorf("%w: E25 config %q: %q is not key=value", ErrBadArgument, s, f)
+			return E25Config{}, fmt.Errorf("experiment: E25 config %q: %q is not key=value: %w", s, f, ErrBadArgument)
 		}
 		var err error
 		switch k {
@@ -126,14 +126,14 @@ func ParseE25Config(s string) (E25Config, error) {
 		case "spread":
 			c.Spread, err = strconv.ParseFloat(v, 64)
 		default:
-			return E25Config{}, fmt.Errorf("%w: E25 config %q: unknown key %q (passages, spread)", ErrBadArgument, s, k)
+			return E25Config{}, fmt.Errorf("experiment: E25 config %q: unknown key %q (passages, spread): %w", s, k, ErrBadArgument)
 		}
 		if err != nil {
-			return E25Config{}, fmt.Errorf("%w: E25 config %q: %s: %v", ErrBadArgument, s, k, err)
+			return E25Config{}, fmt.Errorf("experiment: E25 config %q: %s: %v: %w", s, k, err, ErrBadArgument)
 		}
 		// An explicit zero is an error, not "the default".
 		if (k == "passages" && (c.MinPassages < 1 || c.MaxPassages < 1)) || (k == "spread" && !(c.Spread > 0)) {
-			return E25Config{}, fmt.Errorf("%w: E25 config %q: %s must be positive", ErrBadArgument, s, f)
+			return E25Config{}, fmt.Errorf("experiment: E25 config %q: %s must be positive: %w", s, f, ErrBadArgument)
 		}
 	}
 	c = c.WithDefaults()
@@ -206,7 +206,7 @@ func E25Build(env *Env, cfg E25Config) (*E25Index, error) {
 	k := env.Scale.K
 	nParents := min(int(math.Round(float64(ds.Base.N)/cfg.MeanPassages())), ds.Base.N)
 	if nParents < k {
-		return nil, fmt.Errorf("%w: E25: %d documents at %.1f passages each make %d parents, fewer than k=%d", ErrBadArgument, ds.Base.N, cfg.MeanPassages(), nParents, k)
+		return nil, fmt.Errorf("experiment: E25: %d documents at %.1f passages each make %d parents, fewer than k=%d: %w", ds.Base.N, cfg.MeanPassages(), nParents, k, ErrBadArgument)
 	}
 	dim := ds.Base.Dim
 	r := rand.New(rand.NewPCG(env.Seed, streamE25))
@@ -332,14 +332,14 @@ func E25KPrime(x *E25Index, k int) int {
 // (a workaround row whose beam repeats an earlier one is left out).
 func E25Measure(env *Env, x *E25Index, efs []int) ([]E25Row, error) {
 	if x == nil || x.ix == nil {
-		return nil, fmt.Errorf("%w: E25: no index (build it with E25Build)", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E25: no index (build it with E25Build): %w", ErrBadArgument)
 	}
 	if len(efs) == 0 {
-		return nil, fmt.Errorf("%w: E25: no ef values", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E25: no ef values: %w", ErrBadArgument)
 	}
 	for _, ef := range efs {
 		if ef < 1 {
-			return nil, fmt.Errorf("%w: E25: ef must be ≥ 1, got %d", ErrBadArgument, ef)
+			return nil, fmt.Errorf("experiment: E25: ef must be ≥ 1, got %d: %w", ef, ErrBadArgument)
 		}
 	}
 	k := env.Scale.K
@@ -391,7 +391,7 @@ func (x *E25Index) search(method string, q []float32, asked, ef, k int) ([]neste
 	case E25Naive, E25NaiveKPrime:
 		hs, st, err = x.ix.SearchNaive(q, asked, ef)
 	default:
-		return nil, st, fmt.Errorf("%w: E25: unknown method %q", ErrBadArgument, method)
+		return nil, st, fmt.Errorf("experiment: E25: unknown method %q: %w", method, ErrBadArgument)
 	}
 	if len(hs) > k {
 		hs = hs[:k]
@@ -522,10 +522,10 @@ func E25Sweep(env *Env, cfg E25Config, efs []int) (*table.Table, error) {
 // exact k parents.
 func E25Query(env *Env, x *E25Index, qi, ef int) (*table.Table, error) {
 	if x == nil || x.ix == nil {
-		return nil, fmt.Errorf("%w: E25: no index (build it with E25Build)", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E25: no index (build it with E25Build): %w", ErrBadArgument)
 	}
 	if qi < 0 || qi >= x.queries.N || ef < 1 {
-		return nil, fmt.Errorf("%w: E25Query: query %d of %d, ef %d", ErrBadArgument, qi, x.queries.N, ef)
+		return nil, fmt.Errorf("experiment: E25Query: query %d of %d, ef %d: %w", qi, x.queries.N, ef, ErrBadArgument)
 	}
 	k := env.Scale.K
 	q := x.queries.Row(qi)
@@ -589,7 +589,7 @@ type E25Shape struct {
 // shortfall grows with the passages per parent.
 func E25Shapes(env *Env, cfgs []E25Config, ef int) (*table.Table, []E25Shape, error) {
 	if len(cfgs) == 0 || ef < 1 {
-		return nil, nil, fmt.Errorf("%w: E25Shapes: %d configs, ef %d", ErrBadArgument, len(cfgs), ef)
+		return nil, nil, fmt.Errorf("experiment: E25Shapes: %d configs, ef %d: %w", len(cfgs), ef, ErrBadArgument)
 	}
 	k := env.Scale.K
 	var out []E25Shape

@@ -21,5 +21,5 @@ func ExampleParseE25Config() {
 	// Output:
 	// passages=1-16 spread=0.5 → mean 8.5 passages per parent
 	// passages=2-8 spread=0.5
-	// experiment: engine: invalid argument: E25 config: max passages 2 below min 8
+	// experiment: E25 config: max passages 2 below min 8: experiment: engine: invalid argument
 }

@@ -42,7 +42,7 @@ func e26Options(storage string) (store.Options, int, error) {
 	}
 	m, err := store.ParseModel(storage)
 	if err != nil {
-		return store.Options{}, 0, fmt.Errorf("%w: E26 storage %q: %v", ErrBadArgument, storage, err)
+		return store.Options{}, 0, fmt.Errorf("experiment: E26 storage %q: %v: %w", storage, err, ErrBadArgument)
 	}
 	// A network volume is read with many reads in flight (io_uring-style);
 	// 16 as `veclab bench ivf -conc`.
@@ -58,16 +58,16 @@ func E26Sweeps(env *Env, storage string, oversample float64, visit []float64, ef
 		return nil, nil, err
 	}
 	if len(visit) == 0 || len(efs) == 0 {
-		return nil, nil, fmt.Errorf("%w: E26: empty sweep", ErrBadArgument)
+		return nil, nil, fmt.Errorf("experiment: E26: empty sweep: %w", ErrBadArgument)
 	}
 	for _, v := range visit {
 		if !(v > 0 && v <= 100) {
-			return nil, nil, fmt.Errorf("%w: E26: visit percentage must be in (0, 100], got %v", ErrBadArgument, v)
+			return nil, nil, fmt.Errorf("experiment: E26: visit percentage must be in (0, 100], got %v: %w", v, ErrBadArgument)
 		}
 	}
 	for _, ef := range efs {
 		if ef < 1 {
-			return nil, nil, fmt.Errorf("%w: E26: ef must be ≥ 1, got %d", ErrBadArgument, ef)
+			return nil, nil, fmt.Errorf("experiment: E26: ef must be ≥ 1, got %d: %w", ef, ErrBadArgument)
 		}
 	}
 	opt, conc, err := e26Options(storage)
@@ -258,7 +258,7 @@ func E26Sweep(env *Env, storage string, visit []float64, efs []int) (*table.Tabl
 // codes are): the test of why the two designs' recall differs.
 func E26Centring(env *Env, visit float64) (*table.Table, error) {
 	if !(visit > 0 && visit <= 100) {
-		return nil, fmt.Errorf("%w: E26: visit percentage must be in (0, 100], got %v", ErrBadArgument, visit)
+		return nil, fmt.Errorf("experiment: E26: visit percentage must be in (0, 100], got %v: %w", visit, ErrBadArgument)
 	}
 	_, path, cleanup, err := vectorFile(env)
 	if err != nil {

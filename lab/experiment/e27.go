@@ -32,7 +32,7 @@ func init() { e27.Run, e27.Notebook = runE27, "13-beyond-ram.ipynb"; Register(e2
 // (up to 20 queries).
 func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string) ([]DiskPoint, error) {
 	if !(visit > 0 && visit <= 100) || ef < 1 {
-		return nil, fmt.Errorf("%w: E27: visit %v must be in (0, 100] and ef %d ≥ 1", ErrBadArgument, visit, ef)
+		return nil, fmt.Errorf("experiment: E27: visit %v must be in (0, 100] and ef %d ≥ 1: %w", visit, ef, ErrBadArgument)
 	}
 	if err := checkOversample("E27", []float64{oversample}); err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string)
 	if sim != "" {
 		m, err := store.ParseModel(sim)
 		if err != nil {
-			return nil, fmt.Errorf("%w: E27: %v", ErrBadArgument, err)
+			return nil, fmt.Errorf("experiment: E27: %v: %w", err, ErrBadArgument)
 		}
 		model = m
 	}

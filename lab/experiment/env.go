@@ -70,7 +70,7 @@ func (s Scale) Validate() error {
 		errs = append(errs, fmt.Sprintf("k=%d exceeds n=%d", s.K, s.N))
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w: scale: %s", engine.ErrInvalidArgument, strings.Join(errs, "; "))
+		return fmt.Errorf("experiment: scale: %s: %w", strings.Join(errs, "; "), engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -90,11 +90,11 @@ func ParseScale(s string) (Scale, error) {
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			return Scale{}, fmt.Errorf("%w: scale %q: %q is neither a scale name (article, small) nor key=value", engine.ErrInvalidArgument, s, f)
+			return Scale{}, fmt.Errorf("experiment: scale %q: %q is neither a scale name (article, small) nor key=value: %w", s, f, engine.ErrInvalidArgument)
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return Scale{}, fmt.Errorf("%w: scale %q: %s: %v", engine.ErrInvalidArgument, s, k, err)
+			return Scale{}, fmt.Errorf("experiment: scale %q: %s: %v: %w", s, k, err, engine.ErrInvalidArgument)
 		}
 		switch strings.ToLower(k) {
 		case "n":
@@ -112,7 +112,7 @@ func ParseScale(s string) (Scale, error) {
 		case "batch":
 			sc.Batch = n
 		default:
-			return Scale{}, fmt.Errorf("%w: scale %q: unknown key %q (n, dim, clusters, queries, warmup, k, batch)", engine.ErrInvalidArgument, s, k)
+			return Scale{}, fmt.Errorf("experiment: scale %q: unknown key %q (n, dim, clusters, queries, warmup, k, batch): %w", s, k, engine.ErrInvalidArgument)
 		}
 	}
 	return sc, sc.Validate()

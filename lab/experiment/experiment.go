@@ -151,7 +151,7 @@ func Select(list string) ([]Experiment, error) {
 		for _, e := range All() {
 			known = append(known, e.ID)
 		}
-		return nil, fmt.Errorf("%w: %s (registered: %s)", ErrUnknown, strings.Join(unknown, ", "), strings.Join(known, ", "))
+		return nil, fmt.Errorf("experiment: %s (registered: %s): %w", strings.Join(unknown, ", "), strings.Join(known, ", "), ErrUnknown)
 	}
 	sort.Slice(out, func(i, j int) bool { return idLess(out[i].ID, out[j].ID) })
 	return out, nil

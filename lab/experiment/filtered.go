@@ -29,7 +29,7 @@ func (e *Env) Metadata() (*filter.Store, error) {
 		return e.meta, nil
 	}
 	if len(ds.Meta) != ds.Base.N {
-		return nil, fmt.Errorf("%w: experiment: the data set has no metadata", ErrNotRunnable)
+		return nil, fmt.Errorf("experiment: the data set has no metadata: %w", ErrNotRunnable)
 	}
 	st, err := filter.NewStore(filter.Schema{Mode: filter.Declared, Fields: []filter.Field{
 		{Name: "category", Kind: filter.KindKeyword, Indexed: true},

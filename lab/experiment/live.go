@@ -31,7 +31,7 @@ type livePG struct {
 // table with the HNSW index created first, rows in the scale's batches.
 func (e *Env) PGTable() (*pglive.Table, pglive.LoadStats, error) {
 	if e.PG == nil {
-		return nil, pglive.LoadStats{}, fmt.Errorf("%w: no PostgreSQL server configured (Env.PG)", ErrNotRunnable)
+		return nil, pglive.LoadStats{}, fmt.Errorf("experiment: no PostgreSQL server configured (Env.PG): %w", ErrNotRunnable)
 	}
 	ds, err := e.Dataset()
 	if err != nil {

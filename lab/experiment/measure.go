@@ -102,10 +102,10 @@ func MeasureProfile(env *Env, p profile.Profile) (Measurement, error) {
 // (nil: each profile's store name).
 func CompareProfiles(env *Env, title string, labels []string, ps []profile.Profile) (*table.Table, error) {
 	if len(ps) == 0 {
-		return nil, fmt.Errorf("%w: CompareProfiles: no profiles", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: CompareProfiles: no profiles: %w", ErrBadArgument)
 	}
 	if labels != nil && len(labels) != len(ps) {
-		return nil, fmt.Errorf("%w: CompareProfiles: %d labels for %d profiles", ErrBadArgument, len(labels), len(ps))
+		return nil, fmt.Errorf("experiment: CompareProfiles: %d labels for %d profiles: %w", len(labels), len(ps), ErrBadArgument)
 	}
 	t := table.New(title, table.Col("profile", ""),
 		table.Column{Header: "recall@10", Source: table.Lab, Prec: 3},

@@ -92,7 +92,7 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 		s.FlushDocs = n + 1
 	}
 	if s.Segments < 0 || s.Writers < 1 || s.Segments > n {
-		return nil, fmt.Errorf("%w: segments: %d segments with %d writers over %d documents", ErrBadArgument, s.Segments, s.Writers, n)
+		return nil, fmt.Errorf("experiment: segments: %d segments with %d writers over %d documents: %w", s.Segments, s.Writers, n, ErrBadArgument)
 	}
 	b := &SegmentBuild{Setup: s, Docs: n}
 	dir := s.Dir

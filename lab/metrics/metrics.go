@@ -40,7 +40,7 @@ func Recall(got []engine.Result, truth []engine.ID, k int) float64 {
 // entry per query.
 func MeanRecall(results [][]engine.Result, truth [][]engine.ID, k int) (float64, error) {
 	if len(results) != len(truth) {
-		return 0, fmt.Errorf("%w: metrics: %d result lists for %d truth lists", engine.ErrInvalidArgument, len(results), len(truth))
+		return 0, fmt.Errorf("metrics: %d result lists for %d truth lists: %w", len(results), len(truth), engine.ErrInvalidArgument)
 	}
 	if err := engine.CheckK(k); err != nil {
 		return 0, fmt.Errorf("metrics: %w", err)

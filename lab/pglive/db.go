@@ -40,11 +40,11 @@ type DB struct {
 // PGlite's socket server needs it, and it works with every server.
 func Connect(ctx context.Context, rawURL string) (*DB, error) {
 	if strings.TrimSpace(rawURL) == "" {
-		return nil, fmt.Errorf("%w: empty PostgreSQL URL (want postgres://user:password@host:port/database)", ErrBadArgument)
+		return nil, fmt.Errorf("pglive: empty PostgreSQL URL (want postgres://user:password@host:port/database): %w", ErrBadArgument)
 	}
 	cfg, err := pgx.ParseConfig(withDefaults(rawURL))
 	if err != nil {
-		return nil, fmt.Errorf("%w: PostgreSQL URL: %v (want postgres://user:password@host:port/database)", ErrBadArgument, redact(err.Error()))
+		return nil, fmt.Errorf("pglive: PostgreSQL URL: %v (want postgres://user:password@host:port/database): %w", redact(err.Error()), ErrBadArgument)
 	}
 	db := &DB{Where: fmt.Sprintf("%s:%d/%s", cfg.Host, cfg.Port, cfg.Database)}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
@@ -108,10 +108,10 @@ func (db *DB) init(ctx context.Context) error {
 	if err := db.exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && (pe.Code == "0A000" || pe.Code == "58P01" || strings.Contains(pe.Message, "extension \"vector\" is not available")) {
-			return fmt.Errorf("%w: %s (PostgreSQL %s): %s: install pgvector %s or later on that server (https://github.com/pgvector/pgvector#installation), or use the embedded server", ErrNoVector, db.Where, db.Server, pe.Message, MinVectorVersion)
+			return fmt.Errorf("pglive: %s (PostgreSQL %s): %s: install pgvector %s or later on that server (https://github.com/pgvector/pgvector#installation), or use the embedded server: %w", db.Where, db.Server, pe.Message, MinVectorVersion, ErrNoVector)
 		}
 		if errors.As(err, &pe) && pe.Code == "42501" {
-			return fmt.Errorf("%w: %s: not allowed to CREATE EXTENSION vector (%s): ask its owner to run it once in this database, or connect as a user who may", ErrNoVector, db.Where, pe.Message)
+			return fmt.Errorf("pglive: %s: not allowed to CREATE EXTENSION vector (%s): ask its owner to run it once in this database, or connect as a user who may: %w", db.Where, pe.Message, ErrNoVector)
 		}
 		return db.explain("CREATE EXTENSION vector", err)
 	}
@@ -119,7 +119,7 @@ func (db *DB) init(ctx context.Context) error {
 		return db.explain("reading pgvector's version", err)
 	}
 	if versionLess(db.Vector, MinVectorVersion) {
-		return fmt.Errorf("%w: %s has pgvector %s; the experiments set hnsw.iterative_scan, which needs %s or later: ALTER EXTENSION vector UPDATE after installing it", ErrNoVector, db.Where, db.Vector, MinVectorVersion)
+		return fmt.Errorf("pglive: %s has pgvector %s; the experiments set hnsw.iterative_scan, which needs %s or later: ALTER EXTENSION vector UPDATE after installing it: %w", db.Where, db.Vector, MinVectorVersion, ErrNoVector)
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func (db *DB) init(ctx context.Context) error {
 // then the server's defaults again, so apply sets them anew.
 func (db *DB) live(ctx context.Context) (*pgx.Conn, error) {
 	if db == nil || db.conn == nil {
-		return nil, fmt.Errorf("%w: use of a closed DB", ErrBadArgument)
+		return nil, fmt.Errorf("pglive: use of a closed DB: %w", ErrBadArgument)
 	}
 	if !db.conn.IsClosed() {
 		return db.conn, nil
@@ -188,9 +188,9 @@ func (db *DB) explain(what string, err error) error {
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case "28P01", "28000":
-			return fmt.Errorf("%w: %s: %s: check the user and password in the URL (postgres://user:password@host/db), PGPASSWORD or ~/.pgpass", ErrAuth, db.Where, pe.Message)
+			return fmt.Errorf("pglive: %s: %s: check the user and password in the URL (postgres://user:password@host/db), PGPASSWORD or ~/.pgpass: %w", db.Where, pe.Message, ErrAuth)
 		case "3D000":
-			return fmt.Errorf("%w: %s: %s: create the database first (createdb) or name an existing one in the URL", ErrBadArgument, db.Where, pe.Message)
+			return fmt.Errorf("pglive: %s: %s: create the database first (createdb) or name an existing one in the URL: %w", db.Where, pe.Message, ErrBadArgument)
 		}
 		return fmt.Errorf("pglive: %s: %s: %s (SQLSTATE %s)", db.Where, what, pe.Message, pe.Code)
 	}

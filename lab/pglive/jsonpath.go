@@ -17,11 +17,11 @@ import (
 func JSONPath(text string) (string, error) {
 	e, err := filter.Parse(text)
 	if err != nil {
-		return "", fmt.Errorf("%w: filter %q: %v", ErrBadArgument, text, err)
+		return "", fmt.Errorf("pglive: filter %q: %v: %w", text, err, ErrBadArgument)
 	}
 	var b strings.Builder
 	if err := writePath(&b, e, 0); err != nil {
-		return "", fmt.Errorf("%w: filter %q: %v", ErrBadArgument, text, err)
+		return "", fmt.Errorf("pglive: filter %q: %v: %w", text, err, ErrBadArgument)
 	}
 	return b.String(), nil
 }

@@ -81,7 +81,7 @@ func ServerDir(dir string) (string, error) {
 	}
 	if dir != "" {
 		if _, err := os.Stat(filepath.Join(dir, "server.mjs")); err != nil {
-			return "", fmt.Errorf("%w: %s has no server.mjs (want the directory lab/pglive/server of a veclab checkout)", ErrBadArgument, dir)
+			return "", fmt.Errorf("pglive: %s has no server.mjs (want the directory lab/pglive/server of a veclab checkout): %w", dir, ErrBadArgument)
 		}
 		return dir, nil
 	}
@@ -93,12 +93,12 @@ func ServerDir(dir string) (string, error) {
 		if isModuleRoot(d) {
 			s := filepath.Join(d, filepath.FromSlash(serverRel))
 			if _, err := os.Stat(filepath.Join(s, "server.mjs")); err != nil {
-				return "", fmt.Errorf("%w: the veclab checkout at %s has no %s/server.mjs", ErrBadArgument, d, serverRel)
+				return "", fmt.Errorf("pglive: the veclab checkout at %s has no %s/server.mjs: %w", d, serverRel, ErrBadArgument)
 			}
 			return s, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("%w: no veclab checkout (go.mod of %s) in %s or above it, so no embedded server: run in a checkout, set VECLAB_PGLIVE_DIR to its %s, or connect to your own PostgreSQL with a postgres:// URL", ErrBadArgument, modulePath, wd, serverRel)
+			return "", fmt.Errorf("pglive: no veclab checkout (go.mod of %s) in %s or above it, so no embedded server: run in a checkout, set VECLAB_PGLIVE_DIR to its %s, or connect to your own PostgreSQL with a postgres:// URL: %w", modulePath, wd, serverRel, ErrBadArgument)
 		}
 	}
 }
@@ -130,11 +130,11 @@ func CheckServer(opt ServerOptions) (dir, node string, err error) {
 		node = "node"
 	}
 	if node, err = exec.LookPath(node); err != nil {
-		return dir, "", fmt.Errorf("%w (%v): the embedded PostgreSQL runs on Node.js 18 or later: install it (Debian: apt-get install nodejs npm), or connect to your own PostgreSQL with a postgres:// URL", ErrNoNode, err)
+		return dir, "", fmt.Errorf("pglive: (%v): the embedded PostgreSQL runs on Node.js 18 or later: install it (Debian: apt-get install nodejs npm), or connect to your own PostgreSQL with a postgres:// URL: %w", err, ErrNoNode)
 	}
 	for _, p := range serverPackages {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(p), "package.json")); err != nil {
-			return dir, node, fmt.Errorf("%w: %s is missing from %s: run `npm ci` in that directory (it installs the versions package-lock.json pins)", ErrNoPackages, p, filepath.Join(dir, "node_modules"))
+			return dir, node, fmt.Errorf("pglive: %s is missing from %s: run `npm ci` in that directory (it installs the versions package-lock.json pins): %w", p, filepath.Join(dir, "node_modules"), ErrNoPackages)
 		}
 	}
 	return dir, node, nil
@@ -145,7 +145,7 @@ func CheckServer(opt ServerOptions) (dir, node string, err error) {
 // stdin).
 func Start(ctx context.Context, opt ServerOptions) (*Server, error) {
 	if opt.Port < 0 || opt.Port > 65535 {
-		return nil, fmt.Errorf("%w: port %d outside 0…65535", ErrBadArgument, opt.Port)
+		return nil, fmt.Errorf("pglive: port %d outside 0…65535: %w", opt.Port, ErrBadArgument)
 	}
 	dir, node, err := CheckServer(opt)
 	if err != nil {
@@ -176,7 +176,7 @@ func Start(ctx context.Context, opt ServerOptions) (*Server, error) {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%w: starting %s: %v", ErrServer, node, err)
+		return nil, fmt.Errorf("pglive: starting %s: %v: %w", node, err, ErrServer)
 	}
 	s := &Server{cmd: cmd, stdin: stdin, done: make(chan struct{})}
 	lines := make(chan string, 1)
@@ -205,7 +205,7 @@ func Start(ctx context.Context, opt ServerOptions) (*Server, error) {
 	case line, ok := <-lines:
 		if !ok {
 			<-s.done
-			return nil, fmt.Errorf("%w: %s exited before listening (%v); run `node server.mjs` in %s to see why", ErrServer, node, s.werr, dir)
+			return nil, fmt.Errorf("pglive: %s exited before listening (%v); run `node server.mjs` in %s to see why: %w", node, s.werr, dir, ErrServer)
 		}
 		if err := s.ready(line, opt.Port); err != nil {
 			s.Close()
@@ -214,7 +214,7 @@ func Start(ctx context.Context, opt ServerOptions) (*Server, error) {
 		return s, nil
 	case <-t.C:
 		s.Close()
-		return nil, fmt.Errorf("%w: not listening after %v", ErrServer, timeout)
+		return nil, fmt.Errorf("pglive: not listening after %v: %w", timeout, ErrServer)
 	case <-ctx.Done():
 		s.Close()
 		return nil, ctx.Err()
@@ -236,11 +236,11 @@ func (s *Server) ready(line string, port int) error {
 		s.URL = "postgres://postgres@" + s.Addr + "/postgres?sslmode=disable"
 		return nil
 	case len(f) >= 3 && f[1] == "error" && f[2] == "EADDRINUSE":
-		return fmt.Errorf("%w: 127.0.0.1:%d is taken by another program: choose another port, or 0 for any free one", ErrPortInUse, port)
+		return fmt.Errorf("pglive: 127.0.0.1:%d is taken by another program: choose another port, or 0 for any free one: %w", port, ErrPortInUse)
 	case len(f) >= 3 && f[1] == "error":
-		return fmt.Errorf("%w: %s", ErrServer, strings.Join(f[2:], " "))
+		return fmt.Errorf("pglive: %s: %w", strings.Join(f[2:], " "), ErrServer)
 	}
-	return fmt.Errorf("%w: unexpected first line %q", ErrServer, line)
+	return fmt.Errorf("pglive: unexpected first line %q: %w", line, ErrServer)
 }
 
 // Close stops the server (closing its stdin, then killing it after 5 s)

@@ -76,20 +76,20 @@ func parseDocID(s string) (int, error) {
 func (db *DB) Load(ctx context.Context, base *vec.Matrix, meta []dataset.Doc, opt LoadOptions) (*Table, LoadStats, error) {
 	var st LoadStats
 	if db == nil || db.conn == nil {
-		return nil, st, fmt.Errorf("%w: Load on a closed DB", ErrBadArgument)
+		return nil, st, fmt.Errorf("pglive: Load on a closed DB: %w", ErrBadArgument)
 	}
 	if base == nil || base.N == 0 || base.Dim < 1 {
-		return nil, st, fmt.Errorf("%w: Load: no vectors", ErrBadArgument)
+		return nil, st, fmt.Errorf("pglive: Load: no vectors: %w", ErrBadArgument)
 	}
 	if meta != nil && len(meta) != base.N {
-		return nil, st, fmt.Errorf("%w: Load: %d metadata documents for %d vectors", ErrBadArgument, len(meta), base.N)
+		return nil, st, fmt.Errorf("pglive: Load: %d metadata documents for %d vectors: %w", len(meta), base.N, ErrBadArgument)
 	}
 	name := opt.Table
 	if name == "" {
 		name = DefaultTable
 	}
 	if !plainName(name) {
-		return nil, st, fmt.Errorf("%w: Load: table name %q (want letters, digits and _)", ErrBadArgument, name)
+		return nil, st, fmt.Errorf("pglive: Load: table name %q (want letters, digits and _): %w", name, ErrBadArgument)
 	}
 	batch := opt.Batch
 	if batch <= 0 {
@@ -135,7 +135,7 @@ func (db *DB) Load(ctx context.Context, base *vec.Matrix, meta []dataset.Doc, op
 			row := base.Row(i)
 			for _, x := range row {
 				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-					return nil, st, fmt.Errorf("%w: Load: row %d has a non-finite value", ErrBadArgument, i)
+					return nil, st, fmt.Errorf("pglive: Load: row %d has a non-finite value: %w", i, ErrBadArgument)
 				}
 			}
 			fmt.Fprintf(&sb, "('%s','%s','%s','%s')", docID(i), content, strings.ReplaceAll(string(m), "'", "''"), pgvector.NewVector(row).String())
@@ -190,15 +190,15 @@ func (s Settings) withDefaults() Settings {
 
 func (s Settings) validate() error {
 	if s.EfSearch < 1 || s.EfSearch > 1000 {
-		return fmt.Errorf("%w: hnsw.ef_search %d outside pgvector's 1…1000", ErrBadArgument, s.EfSearch)
+		return fmt.Errorf("pglive: hnsw.ef_search %d outside pgvector's 1…1000: %w", s.EfSearch, ErrBadArgument)
 	}
 	switch s.IterativeScan {
 	case "off", "relaxed_order", "strict_order":
 	default:
-		return fmt.Errorf("%w: hnsw.iterative_scan %q (want off, relaxed_order or strict_order)", ErrBadArgument, s.IterativeScan)
+		return fmt.Errorf("pglive: hnsw.iterative_scan %q (want off, relaxed_order or strict_order): %w", s.IterativeScan, ErrBadArgument)
 	}
 	if s.MaxScanTuples < 1 {
-		return fmt.Errorf("%w: hnsw.max_scan_tuples %d < 1", ErrBadArgument, s.MaxScanTuples)
+		return fmt.Errorf("pglive: hnsw.max_scan_tuples %d < 1: %w", s.MaxScanTuples, ErrBadArgument)
 	}
 	return nil
 }
@@ -262,14 +262,14 @@ type Answer struct {
 // SQL returns Spring AI's statement for q against the table.
 func (t *Table) SQL(q Query) (string, error) {
 	if q.K < 1 {
-		return "", fmt.Errorf("%w: k must be positive, got %d", ErrBadArgument, q.K)
+		return "", fmt.Errorf("pglive: k must be positive, got %d: %w", q.K, ErrBadArgument)
 	}
 	if len(q.Vector) != t.Dim {
-		return "", fmt.Errorf("%w: query has %d dimensions, table %s has %d", ErrBadArgument, len(q.Vector), t.Name, t.Dim)
+		return "", fmt.Errorf("pglive: query has %d dimensions, table %s has %d: %w", len(q.Vector), t.Name, t.Dim, ErrBadArgument)
 	}
 	for _, x := range q.Vector {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return "", fmt.Errorf("%w: query vector has a non-finite value", ErrBadArgument)
+			return "", fmt.Errorf("pglive: query vector has a non-finite value: %w", ErrBadArgument)
 		}
 	}
 	where, err := SQLPredicate(q.Filter)
@@ -393,7 +393,7 @@ func (t *Table) Sizes(ctx context.Context) (Sizes, error) {
 // Show returns the current value of a setting (SHOW name).
 func (db *DB) Show(ctx context.Context, name string) (string, error) {
 	if !plainName(strings.ReplaceAll(name, ".", "_")) {
-		return "", fmt.Errorf("%w: setting name %q", ErrBadArgument, name)
+		return "", fmt.Errorf("pglive: setting name %q: %w", name, ErrBadArgument)
 	}
 	var v string
 	if err := db.scan(ctx, "SHOW "+name, &v); err != nil {

@@ -23,7 +23,7 @@ var ErrBadArgument = errors.New("picture: bad argument")
 // small enough to draw every point and every edge.
 func Plane(n, clusters int, seed uint64) (*vec.Matrix, error) {
 	if n < 1 || clusters < 1 {
-		return nil, fmt.Errorf("%w: Plane: n = %d, clusters = %d (want ≥ 1 each)", ErrBadArgument, n, clusters)
+		return nil, fmt.Errorf("picture: Plane: n = %d, clusters = %d (want ≥ 1 each): %w", n, clusters, ErrBadArgument)
 	}
 	r := rand.New(rand.NewPCG(seed, 0x2d))
 	cx := make([]float64, clusters)
@@ -45,7 +45,7 @@ func Plane(n, clusters int, seed uint64) (*vec.Matrix, error) {
 // efConstruction on one worker, so the same seed gives the same graph.
 func Graph(points *vec.Matrix, m, efConstruction int, seed uint64) (*hnsw.Index, error) {
 	if points == nil || points.N == 0 {
-		return nil, fmt.Errorf("%w: Graph: no points", ErrBadArgument)
+		return nil, fmt.Errorf("picture: Graph: no points: %w", ErrBadArgument)
 	}
 	ix, err := hnsw.New(hnsw.Config{Dim: points.Dim, M: m, EfConstruction: efConstruction,
 		Metric: engine.L2, Seed: seed, Workers: 1})
@@ -64,10 +64,10 @@ func Graph(points *vec.Matrix, m, efConstruction int, seed uint64) (*hnsw.Index,
 
 func check2D(ix *hnsw.Index) error {
 	if ix == nil || ix.Len() == 0 {
-		return fmt.Errorf("%w: empty or nil graph", ErrBadArgument)
+		return fmt.Errorf("picture: Facts: empty or nil graph: %w", ErrBadArgument)
 	}
 	if ix.Dim() != 2 {
-		return fmt.Errorf("%w: a %d-dimensional graph cannot be drawn in the plane", ErrBadArgument, ix.Dim())
+		return fmt.Errorf("picture: a %d-dimensional graph cannot be drawn in the plane: %w", ix.Dim(), ErrBadArgument)
 	}
 	return nil
 }
@@ -134,7 +134,7 @@ func LayerPicture(ix *hnsw.Index, level int) (*chart.Scatter, error) {
 		return nil, err
 	}
 	if level < 0 || level > ix.MaxLevel() {
-		return nil, fmt.Errorf("%w: layer %d (the graph has layers 0…%d)", ErrBadArgument, level, ix.MaxLevel())
+		return nil, fmt.Errorf("picture: layer %d (the graph has layers 0…%d): %w", level, ix.MaxLevel(), ErrBadArgument)
 	}
 	nodes := onLevel(ix, level)
 	c := square(fmt.Sprintf("layer %d: %d nodes", level, len(nodes)))
@@ -180,11 +180,11 @@ func WalkPicture(ix *hnsw.Index, tr *hnsw.Trace, q []float32, level int) (*chart
 		return nil, err
 	}
 	if tr == nil || len(q) != 2 {
-		return nil, fmt.Errorf("%w: WalkPicture needs a trace and a 2-D query", ErrBadArgument)
+		return nil, fmt.Errorf("picture: WalkPicture needs a trace and a 2-D query: %w", ErrBadArgument)
 	}
 	lt, ok := tr.Layer(level)
 	if !ok {
-		return nil, fmt.Errorf("%w: the search did not pass layer %d", ErrBadArgument, level)
+		return nil, fmt.Errorf("picture: the search did not pass layer %d: %w", level, ErrBadArgument)
 	}
 	title := fmt.Sprintf("layer %d: %s, %d scored", level, plural(len(lt.Expanded), "hop"), len(lt.Visited))
 	c := square(title)
@@ -219,7 +219,7 @@ func WalkPicture(ix *hnsw.Index, tr *hnsw.Trace, q []float32, level int) (*chart
 // Walk draws a traced search layer by layer, top first (see WalkPicture).
 func Walk(ix *hnsw.Index, tr *hnsw.Trace, q []float32) (*chart.Grid, error) {
 	if tr == nil {
-		return nil, fmt.Errorf("%w: Walk: nil trace", ErrBadArgument)
+		return nil, fmt.Errorf("picture: Walk: nil trace: %w", ErrBadArgument)
 	}
 	var cs []chart.Chart
 	for _, l := range tr.Layers {
@@ -275,7 +275,7 @@ type GraphFacts struct {
 // Facts measures a graph's layers and layer-0 degrees.
 func Facts(ix *hnsw.Index) (GraphFacts, error) {
 	if ix == nil || ix.Len() == 0 {
-		return GraphFacts{}, fmt.Errorf("%w: empty or nil graph", ErrBadArgument)
+		return GraphFacts{}, fmt.Errorf("picture: Facts: empty or nil graph: %w", ErrBadArgument)
 	}
 	cfg := ix.Config()
 	f := GraphFacts{M: cfg.M, EfConstruction: cfg.EfConstruction, Layers: ix.MaxLevel() + 1}

@@ -48,7 +48,7 @@ type decoder interface {
 func Reconstruct(q quant.Quantizer, v []float32) ([]float32, error) {
 	d, ok := q.(decoder)
 	if !ok {
-		return nil, fmt.Errorf("%w: %v cannot decode its codes", ErrBadArgument, q)
+		return nil, fmt.Errorf("picture: %v cannot decode its codes: %w", q, ErrBadArgument)
 	}
 	code := make([]byte, q.CodeSize())
 	if err := q.Encode(code, v); err != nil {
@@ -65,7 +65,7 @@ func Reconstruct(q quant.Quantizer, v []float32) ([]float32, error) {
 // by each quantizer, as lines over the component index.
 func Components(v []float32, n int, names []string, qs []quant.Quantizer) (*chart.Line, error) {
 	if len(names) != len(qs) {
-		return nil, fmt.Errorf("%w: %d names for %d quantizers", ErrBadArgument, len(names), len(qs))
+		return nil, fmt.Errorf("picture: %d names for %d quantizers: %w", len(names), len(qs), ErrBadArgument)
 	}
 	n = min(n, len(v))
 	idx := make([]float64, n)
@@ -94,7 +94,7 @@ func Components(v []float32, n int, names []string, qs []quant.Quantizer) (*char
 // of q over the first n rows of m.
 func ReconstructionError(q quant.Quantizer, m *vec.Matrix, n int) (float64, error) {
 	if m == nil || m.N == 0 || n < 1 {
-		return 0, fmt.Errorf("%w: ReconstructionError: no vectors", ErrBadArgument)
+		return 0, fmt.Errorf("picture: ReconstructionError: no vectors: %w", ErrBadArgument)
 	}
 	n = min(n, m.N)
 	var sum float64
@@ -131,7 +131,7 @@ type Distortion struct {
 // asymmetric path a search takes) and with the exact float32 distance.
 func MeasureDistortion(q quant.Quantizer, name string, base, queries *vec.Matrix, nq, nd int) (Distortion, error) {
 	if base == nil || queries == nil || nq < 1 || nd < 1 {
-		return Distortion{}, fmt.Errorf("%w: MeasureDistortion: no vectors", ErrBadArgument)
+		return Distortion{}, fmt.Errorf("picture: MeasureDistortion: no vectors: %w", ErrBadArgument)
 	}
 	nq, nd = min(nq, queries.N), min(nd, base.N)
 	exact := vec.Distance(q.Metric())
@@ -226,7 +226,7 @@ func ranks(v []float64) []float64 {
 // plain mean, so two are returned.
 func Centring(base *vec.Matrix, metric engine.Metric, bits int, seed uint64) ([]string, []*quant.OSQ, error) {
 	if base == nil || base.N == 0 {
-		return nil, nil, fmt.Errorf("%w: Centring: no vectors", ErrBadArgument)
+		return nil, nil, fmt.Errorf("picture: Centring: no vectors: %w", ErrBadArgument)
 	}
 	cfg := quant.OSQConfig{Bits: bits, Seed: seed}
 	plain, err := quant.NewOSQ(make([]float32, base.Dim), metric, cfg)
@@ -297,7 +297,7 @@ func CodeTable(rs []experiment.QuantResult, errs []float64, k int) *table.Table 
 // new matrix: a few hundred points for a scatter.
 func Sample(m *vec.Matrix, n int, seed uint64) (*vec.Matrix, error) {
 	if m == nil || m.N == 0 || n < 1 {
-		return nil, fmt.Errorf("%w: Sample: no vectors", ErrBadArgument)
+		return nil, fmt.Errorf("picture: Sample: no vectors: %w", ErrBadArgument)
 	}
 	n = min(n, m.N)
 	perm := rand.New(rand.NewPCG(seed, 0x5a)).Perm(m.N)[:n]
@@ -330,13 +330,13 @@ func CodeBits(name string) int {
 // per component, on a log scale, labelled with the quantizer's name.
 func ErrorChart(names []string, errs []float64) (*chart.Line, error) {
 	if len(names) != len(errs) || len(names) == 0 {
-		return nil, fmt.Errorf("%w: ErrorChart: %d names for %d errors", ErrBadArgument, len(names), len(errs))
+		return nil, fmt.Errorf("picture: ErrorChart: %d names for %d errors: %w", len(names), len(errs), ErrBadArgument)
 	}
 	x := make([]float64, len(names))
 	labels := make([]string, len(names))
 	for i, n := range names {
 		if x[i] = float64(CodeBits(n)); x[i] == 0 {
-			return nil, fmt.Errorf("%w: ErrorChart: unknown quantizer %q", ErrBadArgument, n)
+			return nil, fmt.Errorf("picture: ErrorChart: unknown quantizer %q: %w", n, ErrBadArgument)
 		}
 		labels[i] = CodeLabel(n)
 	}
@@ -351,7 +351,7 @@ func ErrorChart(names []string, errs []float64) (*chart.Line, error) {
 // L2 distance between them.
 func Offset(m *vec.Matrix, n int, by float32) (*vec.Matrix, error) {
 	if m == nil || m.N == 0 || n < 1 {
-		return nil, fmt.Errorf("%w: Offset: no vectors", ErrBadArgument)
+		return nil, fmt.Errorf("picture: Offset: no vectors: %w", ErrBadArgument)
 	}
 	n = min(n, m.N)
 	out := vec.NewMatrix(n, m.Dim)

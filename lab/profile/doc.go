@@ -6,24 +6,33 @@
 // rescoring), and a [Store] built from it ingests, indexes, publishes and
 // searches documents the way that store does.
 //
-// The defaults follow the project's ALGORITHMS.md (§0, §1.3, §1.5, §1.6,
-// §3, §4) and the sources cited there:
+// The defaults follow each store's own source and documentation:
 //
 //   - pgvector: m 16, ef_construction 64, hnsw.ef_search 40 — and the scan
 //     yields at most ef_search rows, the LIMIT is not passed to the index;
-//     a new element gets 2·m layer-0 links and keeps pruned candidates.
+//     a new element gets 2·m layer-0 links and keeps pruned candidates
+//     (pgvector/pgvector v0.8.0 src/hnsw.h, src/hnswutils.c,
+//     src/hnswscan.c, README.md).
 //   - Redis: M 16, EF_CONSTRUCTION 200, EF_RUNTIME 10 with effective
-//     ef = max(EF_RUNTIME, k); hnswlib's insertion (M links per new node).
+//     ef = max(EF_RUNTIME, k); hnswlib's insertion (M links per new node)
+//     (RedisAI/VectorSimilarity src/VecSim/vec_sim_common.h and
+//     src/VecSim/algorithms/hnsw/hnsw.h, as in RediSearch 2.10;
+//     nmslib/hnswlib v0.8.0 hnswlib/hnswalg.h).
 //   - Qdrant: m 16, ef_construct 100, hnsw_ef unset → ef_construct;
 //     full_scan_threshold 10,000 KB converted to a vector count by vector
 //     size (a smaller segment is searched exactly), indexing_threshold
 //     10,000 KB per segment, two segments (clamp(CPUs/2, 2, 8) on the
-//     article's 2-vCPU machine).
+//     article's 2-vCPU machine) (qdrant/qdrant v1.19 config/config.yaml,
+//     lib/segment/src/types.rs, lib/segment/src/index/hnsw_index/config.rs).
 //   - Elasticsearch: m 16, ef_construction 100, index_options.type
 //     bbq_hnsw for dims ≥ 384 else int8_hnsw; num_candidates =
 //     min(⌈1.5·k⌉, 10000); for bbq the rescore oversample is 3:
 //     k' = ⌈k·oversample⌉, num_candidates = max(nc, k'), the graph is
-//     walked with codes and the k' best are rescored with float32 vectors.
+//     walked with codes and the k' best are rescored with float32 vectors
+//     (Elasticsearch 9.1:
+//     https://www.elastic.co/docs/reference/elasticsearch/mapping-reference/dense-vector,
+//     https://www.elastic.co/docs/reference/query-languages/query-dsl/query-dsl-knn-query,
+//     elastic/elasticsearch server/src/main/java/org/elasticsearch/index/mapper/vectors/DenseVectorFieldMapper.java).
 //
 // A profile prints and parses ([Profile.String], [Parse]) and describes
 // itself the way the live service shows its index ([Profile.Describe]).

@@ -11,10 +11,14 @@ import (
 )
 
 // FilterStrategy is the filtered-search strategy the store applies on its
-// defaults (ALGORITHMS.md §2–§4): pgvector post-filters the ef_search rows
-// its index scan yields (hnsw.iterative_scan = off), Redis follows its
-// hybrid policy (ADHOC_BF or BATCHES), Qdrant its cardinality planner, and
-// Elasticsearch filters inside the graph walk (Lucene).
+// defaults: pgvector post-filters the ef_search rows its index scan yields
+// (hnsw.iterative_scan = off; pgvector/pgvector v0.8.0 README.md
+// "Filtering", src/hnswscan.c), Redis follows its hybrid policy (ADHOC_BF or
+// BATCHES; RediSearch/RediSearch v2.10 src/hybrid_reader.c), Qdrant its
+// cardinality planner (qdrant/qdrant v1.19
+// lib/segment/src/index/query_estimator.rs and hnsw_index/), and
+// Elasticsearch filters inside the graph walk (apache/lucene 10.3
+// lucene/core/src/java/org/apache/lucene/search/AbstractKnnVectorQuery.java).
 func (p Profile) FilterStrategy() filtered.Strategy {
 	switch p.Kind {
 	case PGVector:
@@ -86,7 +90,7 @@ func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 	)
 	segs := c.coll.Segments()
 	if len(segs) != 1 {
-		return nil, fmt.Errorf("%w: profile %s: filtered search over %d segments is not emulated (use segments=1)", engine.ErrInvalidArgument, c.p.Kind, len(segs))
+		return nil, fmt.Errorf("profile: %s: filtered search over %d segments is not emulated (use segments=1): %w", c.p.Kind, len(segs), engine.ErrInvalidArgument)
 	}
 	d, err := c.coll.Segment(0)
 	if err != nil {
@@ -95,16 +99,16 @@ func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 	keys, rows = d.Keys, d.Vectors
 	graph, _ = d.Index.(*hnsw.Index)
 	if len(keys) != n || graph != nil && graph.Len() != n {
-		return nil, fmt.Errorf("%w: profile %s: %d of %d documents are searchable (wait until searchable)", engine.ErrInvalidArgument, c.p.Kind, len(keys), n)
+		return nil, fmt.Errorf("profile: %s: %d of %d documents are searchable (wait until searchable): %w", c.p.Kind, len(keys), n, engine.ErrInvalidArgument)
 	}
 	for i, k := range keys {
 		if k != uint64(i) {
-			return nil, fmt.Errorf("%w: profile %s: segment row %d holds document %d", engine.ErrCorrupt, c.p.Kind, i, k)
+			return nil, fmt.Errorf("profile: %s: segment row %d holds document %d: %w", c.p.Kind, i, k, engine.ErrCorrupt)
 		}
 	}
 	if graph == nil {
 		if c.p.Kind != Qdrant || n == 0 {
-			return nil, fmt.Errorf("%w: profile %s: %d of %d documents are in the graph (wait until searchable)", engine.ErrInvalidArgument, c.p.Kind, 0, n)
+			return nil, fmt.Errorf("profile: %s: %d of %d documents are in the graph (wait until searchable): %w", c.p.Kind, 0, n, engine.ErrInvalidArgument)
 		}
 		// A Qdrant segment under indexing_threshold: plain, no graph.
 		m := vec.NewMatrix(n, c.dim)

@@ -139,13 +139,13 @@ func (p Profile) PgvectorPlan(n, dim, k int, filterSel float64) (PgPlan, error) 
 	var pl PgPlan
 	switch {
 	case p.Kind != PGVector:
-		return pl, fmt.Errorf("%w: PgvectorPlan: profile %s is not pgvector", engine.ErrInvalidArgument, p.Kind)
+		return pl, fmt.Errorf("profile: PgvectorPlan: profile %s is not pgvector: %w", p.Kind, engine.ErrInvalidArgument)
 	case n < 1 || dim < 1 || k < 1:
-		return pl, fmt.Errorf("%w: PgvectorPlan: n %d, dim %d and k %d must be positive", engine.ErrInvalidArgument, n, dim, k)
+		return pl, fmt.Errorf("profile: PgvectorPlan: n %d, dim %d and k %d must be positive: %w", n, dim, k, engine.ErrInvalidArgument)
 	case !(filterSel > 0 && filterSel <= 1):
-		return pl, fmt.Errorf("%w: PgvectorPlan: filter selectivity %v outside (0, 1]", engine.ErrInvalidArgument, filterSel)
+		return pl, fmt.Errorf("profile: PgvectorPlan: filter selectivity %v outside (0, 1]: %w", filterSel, engine.ErrInvalidArgument)
 	case p.M < 2 || p.EfSearch < 1:
-		return pl, fmt.Errorf("%w: PgvectorPlan: m %d and ef_search %d", engine.ErrInvalidArgument, p.M, p.EfSearch)
+		return pl, fmt.Errorf("profile: PgvectorPlan: m %d and ef_search %d: %w", p.M, p.EfSearch, engine.ErrInvalidArgument)
 	}
 	N := float64(n)
 	pl.TablePages, pl.IndexPages = PgPages(n, dim, p.M)

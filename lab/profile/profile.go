@@ -45,7 +45,7 @@ func ParseKind(s string) (Kind, error) {
 	case "elasticsearch", "es", "elastic":
 		return Elasticsearch, nil
 	}
-	return 0, fmt.Errorf("%w: unknown store %q (want pgvector, redis, qdrant or elasticsearch)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("profile: unknown store %q (want pgvector, redis, qdrant or elasticsearch): %w", s, engine.ErrInvalidArgument)
 }
 
 // IndexType is Elasticsearch's dense_vector index_options.type.
@@ -78,7 +78,7 @@ func ParseIndexType(s string) (IndexType, error) {
 			return IndexType(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: unknown index_options.type %q (want auto, hnsw, int8_hnsw, int4_hnsw or bbq_hnsw)", engine.ErrInvalidArgument, s)
+	return 0, fmt.Errorf("profile: unknown index_options.type %q (want auto, hnsw, int8_hnsw, int4_hnsw or bbq_hnsw): %w", s, engine.ErrInvalidArgument)
 }
 
 // BBQDimsThreshold is the dimension from which Elasticsearch 9.1+ maps a
@@ -155,7 +155,7 @@ type Profile struct {
 }
 
 // Default returns the defaults-as-shipped profile of a store
-// (ALGORITHMS.md §0, §1.3, §1.5, §1.6, §4; seed-000 article).
+// (the sources listed in the package documentation; seed-000 article).
 func Default(k Kind) Profile {
 	p := Profile{Kind: k}
 	switch k {
@@ -258,7 +258,7 @@ func (p Profile) WithDefaults() Profile {
 func (p Profile) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: profile %s: "+format, append([]any{engine.ErrInvalidArgument, p.Kind}, args...)...))
+		errs = append(errs, fmt.Errorf("profile: %s: %s: %w", p.Kind, fmt.Sprintf(format, args...), engine.ErrInvalidArgument))
 	}
 	if p.Kind < PGVector || p.Kind > Elasticsearch {
 		bad("unknown store kind %d", p.Kind)
@@ -442,7 +442,7 @@ func (p Profile) String() string {
 func Parse(s string) (Profile, error) {
 	f := strings.Fields(s)
 	if len(f) == 0 {
-		return Profile{}, fmt.Errorf("%w: empty profile", engine.ErrInvalidArgument)
+		return Profile{}, fmt.Errorf("profile: empty profile: %w", engine.ErrInvalidArgument)
 	}
 	k, err := ParseKind(f[0])
 	if err != nil {
@@ -453,7 +453,7 @@ func Parse(s string) (Profile, error) {
 	for _, kv := range f[1:] {
 		key, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			errs = append(errs, fmt.Errorf("%w: profile: %q is not key=value", engine.ErrInvalidArgument, kv))
+			errs = append(errs, fmt.Errorf("profile: %q is not key=value: %w", kv, engine.ErrInvalidArgument))
 			continue
 		}
 		var err error
@@ -506,7 +506,7 @@ func Parse(s string) (Profile, error) {
 			err = errors.New("unknown key")
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: profile %q: %v", engine.ErrInvalidArgument, kv, err))
+			errs = append(errs, fmt.Errorf("profile: %q: %v: %w", kv, err, engine.ErrInvalidArgument))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -143,7 +143,7 @@ func (p Profile) Open(dim int) (*Store, error) {
 		return nil, err
 	}
 	if dim < 1 {
-		return nil, fmt.Errorf("%w: profile %s: dimension must be positive, got %d", engine.ErrInvalidArgument, p.Kind, dim)
+		return nil, fmt.Errorf("profile: %s: dimension must be positive, got %d: %w", p.Kind, dim, engine.ErrInvalidArgument)
 	}
 	c := &core{p: p, dim: dim}
 	coll, err := segment.Open(p.collectionConfig(dim))
@@ -159,7 +159,7 @@ func (p Profile) Open(dim int) (*Store, error) {
 // in.
 func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 	if base == nil || base.N == 0 {
-		return nil, fmt.Errorf("%w: profile %s: nothing to build from", engine.ErrEmpty, p.Kind)
+		return nil, fmt.Errorf("profile: %s: nothing to build from: %w", p.Kind, engine.ErrEmpty)
 	}
 	s, err := p.Open(base.Dim)
 	if err != nil {
@@ -194,7 +194,7 @@ func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 // Lucene does, so there is nothing to fit ahead.
 func (s *Store) Train(sample *vec.Matrix) error {
 	if sample == nil || sample.N == 0 {
-		return fmt.Errorf("%w: profile %s: empty training sample", engine.ErrEmpty, s.c.p.Kind)
+		return fmt.Errorf("profile: %s: empty training sample: %w", s.c.p.Kind, engine.ErrEmpty)
 	}
 	return nil
 }
@@ -330,7 +330,7 @@ func (s *Store) Ingest(m *vec.Matrix) error {
 		return nil
 	}
 	if m.Dim != c.dim {
-		return fmt.Errorf("%w: profile %s: batch has %d dimensions, store has %d", engine.ErrDimension, c.p.Kind, m.Dim, c.dim)
+		return fmt.Errorf("profile: %s: batch has %d dimensions, store has %d: %w", c.p.Kind, m.Dim, c.dim, engine.ErrDimension)
 	}
 	for i := 0; i < m.N; i++ {
 		if err := engine.CheckVector(m.Row(i), c.dim, c.p.Metric); err != nil {

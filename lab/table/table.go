@@ -230,7 +230,7 @@ func (t *Table) AddColumns(cols ...Column) {
 // AddRow appends a row; it must have one cell per column.
 func (t *Table) AddRow(cells ...Cell) error {
 	if len(cells) != len(t.Columns) {
-		return fmt.Errorf("%w: %d cells for %d columns in table %q", ErrShape, len(cells), len(t.Columns), t.Title)
+		return fmt.Errorf("table: %d cells for %d columns in table %q: %w", len(cells), len(t.Columns), t.Title, ErrShape)
 	}
 	t.Rows = append(t.Rows, append([]Cell(nil), cells...))
 	return nil
@@ -241,7 +241,7 @@ func (t *Table) AddRow(cells ...Cell) error {
 // or nil (missing). Floats take the column's Prec.
 func (t *Table) AddValues(vals ...any) error {
 	if len(vals) != len(t.Columns) {
-		return fmt.Errorf("%w: %d values for %d columns in table %q", ErrShape, len(vals), len(t.Columns), t.Title)
+		return fmt.Errorf("table: %d values for %d columns in table %q: %w", len(vals), len(t.Columns), t.Title, ErrShape)
 	}
 	row := make([]Cell, len(vals))
 	for i, v := range vals {

@@ -52,10 +52,10 @@ type Writer struct {
 // bytes, version ≥ 1.
 func Create(fsys vfs.FS, path, magic string, version uint32) (*Writer, error) {
 	if len(magic) != 8 {
-		return nil, fmt.Errorf("%w: blockfile magic %q must be 8 bytes", engine.ErrInvalidArgument, magic)
+		return nil, fmt.Errorf("blockfile: magic %q must be 8 bytes: %w", magic, engine.ErrInvalidArgument)
 	}
 	if version == 0 {
-		return nil, fmt.Errorf("%w: blockfile version must be ≥ 1", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("blockfile: version must be ≥ 1: %w", engine.ErrInvalidArgument)
 	}
 	tmp := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), tmpSeq.Add(1))
 	f, err := fsys.Create(tmp)
@@ -143,7 +143,7 @@ func (w *Writer) wrap(err error) error { return fmt.Errorf("write %s: %w", w.pat
 
 func checkTag(tag string) error {
 	if len(tag) != 4 || tag == endTag || tag == padTag {
-		return fmt.Errorf("%w: blockfile section tag %q must be 4 bytes and not %q or %q", engine.ErrInvalidArgument, tag, endTag, padTag)
+		return fmt.Errorf("blockfile: section tag %q must be 4 bytes and not %q or %q: %w", tag, endTag, padTag, engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -172,10 +172,10 @@ func (w *Writer) Begin(tag string, size int64) (io.WriteCloser, error) {
 
 func (w *Writer) begin(tag string, size int64) (*sectionWriter, error) {
 	if w.committed || w.aborted || w.open != nil {
-		return nil, fmt.Errorf("%w: blockfile: section %q begun on a finished writer or inside another section", engine.ErrInvalidArgument, tag)
+		return nil, fmt.Errorf("blockfile: section %q begun on a finished writer or inside another section: %w", tag, engine.ErrInvalidArgument)
 	}
 	if size < 0 && size != -1 { // -1: streamed (BeginStream)
-		return nil, fmt.Errorf("%w: blockfile: negative section size", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("blockfile: negative section size: %w", engine.ErrInvalidArgument)
 	}
 	sw := &sectionWriter{w: w, tag: tag, size: size, crc: crc32.New(castagnoli)}
 	var h [SectionHeaderSize]byte
@@ -201,7 +201,7 @@ type sectionWriter struct {
 
 func (s *sectionWriter) Write(p []byte) (int, error) {
 	if !s.stream && s.n+int64(len(p)) > s.size {
-		return 0, fmt.Errorf("%w: blockfile: section %q overflows its declared %d bytes", engine.ErrInvalidArgument, s.tag, s.size)
+		return 0, fmt.Errorf("blockfile: section %q overflows its declared %d bytes: %w", s.tag, s.size, engine.ErrInvalidArgument)
 	}
 	s.crc.Write(p)
 	n, err := s.w.bw.Write(p)
@@ -215,7 +215,7 @@ func (s *sectionWriter) Write(p []byte) (int, error) {
 
 func (s *sectionWriter) Close() error {
 	if s.w.open != s {
-		return fmt.Errorf("%w: blockfile: section %q closed twice", engine.ErrInvalidArgument, s.tag)
+		return fmt.Errorf("blockfile: section %q closed twice: %w", s.tag, engine.ErrInvalidArgument)
 	}
 	s.w.open = nil
 	sum := s.crc.Sum32()
@@ -232,7 +232,7 @@ func (s *sectionWriter) Close() error {
 		}
 		sum = crcCombine(Checksum(h[:]), sum, s.n)
 	} else if s.n != s.size {
-		return fmt.Errorf("%w: blockfile: section %q got %d bytes, declared %d", engine.ErrInvalidArgument, s.tag, s.n, s.size)
+		return fmt.Errorf("blockfile: section %q got %d bytes, declared %d: %w", s.tag, s.n, s.size, engine.ErrInvalidArgument)
 	}
 	var t [SectionTrailer]byte
 	binary.LittleEndian.PutUint32(t[:], sum)
@@ -250,10 +250,10 @@ func (s *sectionWriter) Close() error {
 // perhaps not durable) and Abort cleans up.
 func (w *Writer) Commit() error {
 	if w.committed || w.aborted {
-		return fmt.Errorf("%w: blockfile: Commit of a finished writer", engine.ErrInvalidArgument)
+		return fmt.Errorf("blockfile: Commit of a finished writer: %w", engine.ErrInvalidArgument)
 	}
 	if w.open != nil {
-		return fmt.Errorf("%w: blockfile: Commit with section %q still open", engine.ErrInvalidArgument, w.open.tag)
+		return fmt.Errorf("blockfile: Commit with section %q still open: %w", w.open.tag, engine.ErrInvalidArgument)
 	}
 	end := appendEnd(nil, w.sections)
 	if _, err := w.bw.Write(end); err != nil {
@@ -301,10 +301,10 @@ type Payload struct {
 // with NewReader over a bytes.Reader.
 func Append(dst []byte, magic string, version uint32, sections ...Payload) ([]byte, error) {
 	if len(magic) != 8 {
-		return nil, fmt.Errorf("%w: blockfile magic %q must be 8 bytes", engine.ErrInvalidArgument, magic)
+		return nil, fmt.Errorf("blockfile: magic %q must be 8 bytes: %w", magic, engine.ErrInvalidArgument)
 	}
 	if version == 0 {
-		return nil, fmt.Errorf("%w: blockfile version must be ≥ 1", engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("blockfile: version must be ≥ 1: %w", engine.ErrInvalidArgument)
 	}
 	var hdr [HeaderSize]byte
 	copy(hdr[:8], magic)
@@ -408,7 +408,7 @@ func NewReaderVersions(name string, r io.ReaderAt, size int64, magic string, min
 	}
 	v := binary.LittleEndian.Uint32(hdr[8:])
 	if v == 0 || v < minVersion || v > maxVersion {
-		return nil, fmt.Errorf("%w: %s: format version %d at offset 8, this build reads %d…%d", engine.ErrVersion, name, v, max(minVersion, 1), maxVersion)
+		return nil, fmt.Errorf("blockfile: %s: format version %d at offset 8, this build reads %d…%d: %w", name, v, max(minVersion, 1), maxVersion, engine.ErrVersion)
 	}
 	if got, want := Checksum(hdr[:12]), binary.LittleEndian.Uint32(hdr[12:]); got != want {
 		return nil, rd.corrupt(0, "file header", "checksum mismatch")
@@ -425,7 +425,7 @@ func (r *Reader) Version() uint32 { return r.version }
 func (r *Reader) Name() string { return r.name }
 
 func (r *Reader) corrupt(off int64, what, msg string) error {
-	return fmt.Errorf("%w: %s: %s at offset %d: %s", engine.ErrCorrupt, r.name, what, off, msg)
+	return fmt.Errorf("blockfile: %s: %s at offset %d: %s: %w", r.name, what, off, msg, engine.ErrCorrupt)
 }
 
 // Corrupt returns an error wrapping engine.ErrCorrupt that names the file,

@@ -50,8 +50,7 @@ func (c HierConfig) WithDefaults() HierConfig {
 // Validate reports invalid fields.
 func (c HierConfig) Validate() error {
 	if c.TargetSize < 1 || c.MaxK < 2 || c.SamplePerK < 1 || c.MaxIter < 1 || !(c.SplitFactor >= 1) {
-		return fmt.Errorf("%w: hierarchical kmeans config: TargetSize=%d MaxK=%d SamplePerK=%d MaxIter=%d SplitFactor=%g (want ≥1, ≥2, ≥1, ≥1, ≥1)",
-			engine.ErrInvalidArgument, c.TargetSize, c.MaxK, c.SamplePerK, c.MaxIter, c.SplitFactor)
+		return fmt.Errorf("kmeans: hierarchical kmeans config: TargetSize=%d MaxK=%d SamplePerK=%d MaxIter=%d SplitFactor=%g (want ≥1, ≥2, ≥1, ≥1, ≥1): %w", c.TargetSize, c.MaxK, c.SamplePerK, c.MaxIter, c.SplitFactor, engine.ErrInvalidArgument)
 	}
 	return nil
 }

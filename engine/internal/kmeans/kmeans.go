@@ -106,7 +106,7 @@ func (c Config) Validate() error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: kmeans config: %v", engine.ErrInvalidArgument, errs)
+	return fmt.Errorf("kmeans: config: %v: %w", errs, engine.ErrInvalidArgument)
 }
 
 // Model is a trained clustering.
@@ -132,7 +132,7 @@ func (m *Model) K() int { return m.Centroids.N }
 // its squared L2 distance.
 func (m *Model) Nearest(x []float32) (int, float32, error) {
 	if len(x) != m.Centroids.Dim {
-		return 0, 0, fmt.Errorf("%w: vector has %d components, centroids have %d", engine.ErrDimension, len(x), m.Centroids.Dim)
+		return 0, 0, fmt.Errorf("kmeans: vector has %d components, centroids have %d: %w", len(x), m.Centroids.Dim, engine.ErrDimension)
 	}
 	if err := engine.CheckVector(x, len(x), engine.L2); err != nil {
 		return 0, 0, err
@@ -146,10 +146,10 @@ func (m *Model) Nearest(x []float32) (int, float32, error) {
 // finite components. The error names the first bad row and component.
 func CheckData(data *vec.Matrix) error {
 	if data == nil || data.N == 0 {
-		return fmt.Errorf("%w: no vectors to cluster", engine.ErrEmpty)
+		return fmt.Errorf("kmeans: no vectors to cluster: %w", engine.ErrEmpty)
 	}
 	if data.Dim <= 0 || data.Stride < data.Dim || len(data.Data) < (data.N-1)*data.Stride+data.Dim {
-		return fmt.Errorf("%w: matrix shape N=%d Dim=%d Stride=%d does not fit %d floats", engine.ErrDimension, data.N, data.Dim, data.Stride, len(data.Data))
+		return fmt.Errorf("kmeans: matrix shape N=%d Dim=%d Stride=%d does not fit %d floats: %w", data.N, data.Dim, data.Stride, len(data.Data), engine.ErrDimension)
 	}
 	for i := 0; i < data.N; i++ {
 		// NaN and ±Inf are exactly the floats whose exponent bits are all set.
@@ -164,7 +164,7 @@ func CheckData(data *vec.Matrix) error {
 		}
 		for j, x := range data.Row(i) {
 			if math.Float32bits(x)&0x7f800000 == 0x7f800000 {
-				return fmt.Errorf("%w: row %d component %d is %v", engine.ErrInvalidVector, i, j, x)
+				return fmt.Errorf("kmeans: row %d component %d is %v: %w", i, j, x, engine.ErrInvalidVector)
 			}
 		}
 	}
@@ -192,7 +192,7 @@ func TrainContext(ctx context.Context, data *vec.Matrix, cfg Config) (*Model, er
 		return nil, err
 	}
 	if cfg.K > data.N {
-		return nil, fmt.Errorf("%w: more clusters (%d) than vectors (%d)", engine.ErrInvalidArgument, cfg.K, data.N)
+		return nil, fmt.Errorf("kmeans: more clusters (%d) than vectors (%d): %w", cfg.K, data.N, engine.ErrInvalidArgument)
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))
 	train := rowsOf(data)

@@ -42,7 +42,7 @@ func ParseConnection(b []byte) (*Connection, error) {
 		}
 	}
 	if c.Key != "" && c.SignatureScheme != "hmac-sha256" {
-		return nil, fmt.Errorf("wire: connection file: %w %q", ErrScheme, c.SignatureScheme)
+		return nil, fmt.Errorf("wire: connection file: %q: %w", c.SignatureScheme, ErrScheme)
 	}
 	return &c, nil
 }

@@ -61,7 +61,7 @@ func NewSigner(scheme, key string) (*Signer, error) {
 		return &Signer{}, nil
 	}
 	if scheme != "hmac-sha256" {
-		return nil, fmt.Errorf("%w %q (want hmac-sha256)", ErrScheme, scheme)
+		return nil, fmt.Errorf("wire: %q (want hmac-sha256): %w", scheme, ErrScheme)
 	}
 	return &Signer{key: []byte(key), new: sha256.New}, nil
 }
@@ -98,11 +98,11 @@ func Decode(frames [][]byte, s *Signer) (*Message, error) {
 		}
 	}
 	if d < 0 {
-		return nil, fmt.Errorf("%w: no %s delimiter in %d frames", ErrFrames, Delimiter, len(frames))
+		return nil, fmt.Errorf("wire: no %s delimiter in %d frames: %w", Delimiter, len(frames), ErrFrames)
 	}
 	rest := frames[d+1:]
 	if len(rest) < 5 {
-		return nil, fmt.Errorf("%w: %d frames after the delimiter, want at least 5", ErrFrames, len(rest))
+		return nil, fmt.Errorf("wire: %d frames after the delimiter, want at least 5: %w", len(rest), ErrFrames)
 	}
 	sig, header, parent, metadata, content := rest[0], rest[1], rest[2], rest[3], rest[4]
 	if !s.verify(sig, header, parent, metadata, content) {
@@ -110,13 +110,13 @@ func Decode(frames [][]byte, s *Signer) (*Message, error) {
 	}
 	m := &Message{Identities: cloneFrames(frames[:d])}
 	if err := json.Unmarshal(header, &m.Header); err != nil {
-		return nil, fmt.Errorf("%w: header: %v", ErrFrames, err)
+		return nil, fmt.Errorf("wire: header: %v: %w", err, ErrFrames)
 	}
 	if m.Header.MsgType == "" {
-		return nil, fmt.Errorf("%w: header has no msg_type", ErrFrames)
+		return nil, fmt.Errorf("wire: header has no msg_type: %w", ErrFrames)
 	}
 	if err := json.Unmarshal(parent, &m.ParentHeader); err != nil {
-		return nil, fmt.Errorf("%w: parent_header: %v", ErrFrames, err)
+		return nil, fmt.Errorf("wire: parent_header: %v: %w", err, ErrFrames)
 	}
 	var err error
 	if m.Metadata, err = object(metadata, "metadata"); err != nil {
@@ -132,7 +132,7 @@ func Decode(frames [][]byte, s *Signer) (*Message, error) {
 func object(b []byte, what string) (json.RawMessage, error) {
 	var v map[string]json.RawMessage
 	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("%w: %s is not a JSON object: %v", ErrFrames, what, err)
+		return nil, fmt.Errorf("wire: %s is not a JSON object: %v: %w", what, err, ErrFrames)
 	}
 	if v == nil { // JSON null
 		return json.RawMessage("{}"), nil

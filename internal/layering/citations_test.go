@@ -1,0 +1,96 @@
+package layering
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// privateNotes are the working notes a reader of the repository does not
+// have. The names are split so this file does not match itself.
+var privateNotes = []string{
+	"ALGORITHMS" + ".md",
+	"EXPERIMENTS" + ".md",
+	"ARCHITECTURE" + ".md",
+	"STYLE" + ".md",
+	"GOMACRO" + ".md",
+}
+
+// citesPrivate returns the private notes that text names.
+func citesPrivate(text []byte) []string {
+	var out []string
+	for _, n := range privateNotes {
+		if bytes.Contains(text, []byte(n)) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func TestCitesPrivateCatchesEachNote(t *testing.T) {
+	for _, n := range privateNotes {
+		if got := citesPrivate([]byte("see `" + n + "` §4.2")); len(got) != 1 || got[0] != n {
+			t.Errorf("citesPrivate(%q) = %v", n, got)
+		}
+	}
+	if got := citesPrivate([]byte("apache/lucene 10.3 AbstractKnnVectorQuery.java; README.md")); got != nil {
+		t.Errorf("citesPrivate on a primary source = %v", got)
+	}
+}
+
+// moduleRoot is the directory of the module's go.mod.
+func moduleRoot(t *testing.T) string {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	out, err := exec.Command(goBin, "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		t.Fatalf("go list -m: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestNoPrivateCitations reads every file of the module (hidden
+// directories and installed node_modules aside) and fails on each that
+// cites a private note.
+func TestNoPrivateCitations(t *testing.T) {
+	root := moduleRoot(t)
+	files := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		if got := citesPrivate(b); got != nil {
+			rel, _ := filepath.Rel(root, path)
+			t.Errorf("%s cites %s, which is not in the repository: cite the paper, the store's source file (with its version) or the documentation page", rel, strings.Join(got, ", "))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("read only %d files under %s: the check would pass vacuously", files, root)
+	}
+}

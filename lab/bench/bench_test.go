@@ -1,0 +1,139 @@
+package bench
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/filtered"
+	"github.com/veclab/veclab/lab/dataset"
+)
+
+func TestParseLists(t *testing.T) {
+	if got, err := ParseInts("-efs", " 40, 100,,200 "); err != nil || !slices.Equal(got, []int{40, 100, 200}) {
+		t.Errorf("ParseInts = %v, %v", got, err)
+	}
+	if got, err := ParseFloats("-oversample", "1,1.5, 3"); err != nil || !slices.Equal(got, []float64{1, 1.5, 3}) {
+		t.Errorf("ParseFloats = %v, %v", got, err)
+	}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{func() error { _, err := ParseInts("-efs", "40,x"); return err }(), `bench: -efs "x" is not an integer`},
+		{func() error { _, err := ParseFloats("-oversample", "1,NaN"); return err }(), `bench: -oversample "NaN" is not a number`},
+		{func() error { _, err := ParseFloats("-oversample", "Inf"); return err }(), `bench: -oversample "Inf" is not a number`},
+	} {
+		if !errors.Is(tc.err, engine.ErrInvalidArgument) || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("error %v, want one containing %q", tc.err, tc.want)
+		}
+	}
+	if got := SplitList(" , a,b ,"); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("SplitList = %q", got)
+	}
+}
+
+func tinySet(t *testing.T) (*dataset.Dataset, *dataset.GroundTruth) {
+	t.Helper()
+	ds, err := dataset.Generate(dataset.Config{N: 400, Queries: 5, Dim: 32, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := dataset.Truth(ds, 10, engine.Cosine, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds, truth
+}
+
+// TestCatalogue trains every quantizer of the catalogue and checks that
+// names are unique, each is described, raw has no codes and the others
+// are smaller than float32.
+func TestCatalogue(t *testing.T) {
+	ds, _ := tinySet(t)
+	names := QuantizerNames()
+	seen := map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			t.Errorf("%s listed twice", name)
+		}
+		seen[name] = true
+		if DescribeQuantizer(name) == "" {
+			t.Errorf("%s has no description", name)
+		}
+		q, err := TrainQuantizer(name, ds.Base, engine.Cosine, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if (q == nil) != (name == "raw") {
+			t.Errorf("%s: quantizer %v", name, q)
+		}
+		if q != nil && q.BytesPerVector() >= float64(4*ds.Base.Dim) {
+			t.Errorf("%s: %.0f bytes per vector, float32 takes %d", name, q.BytesPerVector(), 4*ds.Base.Dim)
+		}
+	}
+	if _, err := TrainQuantizer("int3", ds.Base, engine.Cosine, 1); !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), `bench: unknown quantizer "int3"`) {
+		t.Errorf("unknown quantizer: %v", err)
+	}
+}
+
+// TestQuantFlat: the raw flat scan is exact and rescoring a larger
+// candidate set never loses recall on the flat scan.
+func TestQuantFlat(t *testing.T) {
+	ds, truth := tinySet(t)
+	cfg := DefaultQuantConfig()
+	cfg.Graph, cfg.Only = false, []string{"raw", "int4", "bbq"}
+	rep, err := Quant(ds, truth, engine.Cosine, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 3 || rep.Rows[0].Name != "raw" || rep.Rows[0].FlatNone != 1 {
+		t.Fatalf("rows %+v", rep.Rows)
+	}
+	for _, r := range rep.Rows {
+		prev := r.FlatNone
+		for i, v := range r.FlatOver {
+			if v < prev {
+				t.Errorf("%s: recall %.3f at ×%g below %.3f", r.Name, v, cfg.Oversample[i], prev)
+			}
+			prev = v
+		}
+	}
+	if !strings.Contains(rep.String(), "recall@10 on 400×32") {
+		t.Errorf("report:\n%s", rep)
+	}
+	bad := cfg
+	bad.Oversample, bad.Only, bad.Cold = []float64{0.5}, []string{"int3"}, true
+	if err := bad.Validate(); !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "oversample 0.5") ||
+		!strings.Contains(err.Error(), `"int3"`) || !strings.Contains(err.Error(), "-cold needs -disk") {
+		t.Errorf("Validate: %v", err)
+	}
+}
+
+// TestFilterExact: exact filtered search finds every true neighbour and a
+// post-filter over a 1 % filter returns fewer than k.
+func TestFilterExact(t *testing.T) {
+	ds, _ := tinySet(t)
+	cfg := DefaultFilterConfig()
+	cfg.Filters, cfg.Warmup, cfg.Workers, cfg.Seeds, cfg.NoIndex, cfg.PayloadLinks = []string{"0.01"}, 0, 1, 0, false, false
+	cfg.Strategies = nil
+	for _, n := range []string{"exact", "postfilter"} {
+		s, err := filtered.ParseStrategy(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Strategies = append(cfg.Strategies, s)
+	}
+	rep, err := Filter(ds, engine.Cosine, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != 2 || rep.Rows[0].Strategy != "exact" || rep.Rows[0].Recall != 1 || rep.Rows[1].Hits >= 10 {
+		t.Fatalf("rows %+v", rep.Rows)
+	}
+	if _, err := rep.Table(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,95 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/quant"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// quantizer is one entry of the catalogue: a named way to build codes.
+type quantizer struct {
+	name, about string
+	scalar      *quant.ScalarConfig // one of scalar and osq, or neither for raw
+	osq         *quant.OSQConfig
+}
+
+// quantizers is the catalogue, in table order: raw float32; Lucene's int8
+// (7-bit, confidence interval) and int8 with min/max bounds; int4 with and
+// without Lucene's error-correction term (Lucene99ScalarQuantizedVectorsFormat,
+// apache/lucene 9.x util/quantization/ScalarQuantizer.java); OSQ 1-bit
+// (bbq: 1-bit docs × 4-bit query), 1×1-bit, 2-, 4- and 8-bit, some centred on
+// the plain mean (apache/lucene 10.x util/quantization/OptimizedScalarQuantizer.java).
+var quantizers = []quantizer{
+	{name: "raw", about: "float32, no quantization"},
+	{name: "int8", about: "Lucene int8 (7-bit codes, bounds from the confidence interval), with the per-vector correction", scalar: &quant.ScalarConfig{}},
+	{name: "int8-minmax", about: "7-bit codes, bounds = min/max (confidence interval 1)", scalar: &quant.ScalarConfig{ConfidenceInterval: 1}},
+	{name: "int4", about: "4-bit scalar codes with Lucene's error-correction term", scalar: &quant.ScalarConfig{Bits: 4}},
+	{name: "int4-nocorr", about: "4-bit scalar codes, rounding-error correction dropped", scalar: &quant.ScalarConfig{Bits: 4, NoCorrection: true}},
+	{name: "bbq", about: "OSQ 1-bit docs × 4-bit query (Elasticsearch bbq)", osq: &quant.OSQConfig{Bits: 1}},
+	{name: "bbq-mean", about: "BBQ centred on the plain mean (Lucene normalises it under cosine)", osq: &quant.OSQConfig{Bits: 1, MeanCentroid: true}},
+	{name: "osq1x1", about: "OSQ 1-bit docs × 1-bit query (symmetric, plain binary)", osq: &quant.OSQConfig{Bits: 1, QueryBits: 1}},
+	{name: "osq2", about: "OSQ 2-bit docs × 4-bit query", osq: &quant.OSQConfig{Bits: 2}},
+	{name: "osq4", about: "OSQ 4-bit docs × 4-bit query", osq: &quant.OSQConfig{Bits: 4}},
+	{name: "osq2-mean", about: "OSQ 2-bit × 4-bit centred on the plain mean", osq: &quant.OSQConfig{Bits: 2, MeanCentroid: true}},
+	{name: "osq4-mean", about: "OSQ 4-bit × 4-bit centred on the plain mean", osq: &quant.OSQConfig{Bits: 4, MeanCentroid: true}},
+	{name: "osq8", about: "OSQ 8-bit docs × 8-bit query", osq: &quant.OSQConfig{Bits: 8}},
+}
+
+// QuantizerNames lists the catalogue's quantizers in table order.
+func QuantizerNames() []string {
+	names := make([]string, len(quantizers))
+	for i, q := range quantizers {
+		names[i] = q.name
+	}
+	return names
+}
+
+func lookupQuantizer(name string) (quantizer, error) {
+	for _, q := range quantizers {
+		if q.name == name {
+			return q, nil
+		}
+	}
+	return quantizer{}, fmt.Errorf("bench: unknown quantizer %q (want one of %s): %w", name, strings.Join(QuantizerNames(), ", "), engine.ErrInvalidArgument)
+}
+
+// DescribeQuantizer says in one line what the named quantizer is, or ""
+// for a name the catalogue does not have.
+func DescribeQuantizer(name string) string {
+	q, err := lookupQuantizer(name)
+	if err != nil {
+		return ""
+	}
+	return q.about
+}
+
+// TrainQuantizer trains the named quantizer on sample with the seed; "raw"
+// returns nil (no codes).
+func TrainQuantizer(name string, sample *vec.Matrix, metric engine.Metric, seed uint64) (quant.Quantizer, error) {
+	q, err := lookupQuantizer(name)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case q.scalar != nil:
+		cfg := *q.scalar
+		cfg.Seed = seed
+		s, err := quant.TrainScalar(sample, metric, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("bench: quantizer %s: %w", name, err)
+		}
+		return s, nil
+	case q.osq != nil:
+		cfg := *q.osq
+		cfg.Seed = seed
+		o, err := quant.TrainOSQ(sample, metric, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("bench: quantizer %s: %w", name, err)
+		}
+		return o, nil
+	}
+	return nil, nil
+}
