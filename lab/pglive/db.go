@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -138,13 +139,30 @@ func (db *DB) live(ctx context.Context) (*pgx.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	conn, err := pgx.ConnectConfig(ctx, db.cfg)
-	if err != nil {
-		return nil, err
+	t0 := time.Now()
+	// The server may still be finishing the statement the old connection
+	// was cut from (the embedded server serves one connection at a time
+	// and resets others meanwhile): retry for a while.
+	var err error
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		var conn *pgx.Conn
+		if conn, err = pgx.ConnectConfig(ctx, db.cfg); err == nil {
+			db.conn, db.set = conn, false
+			return conn, nil
+		}
+		if time.Since(t0) > reconnectFor {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
 	}
-	db.conn, db.set = conn, false
-	return conn, nil
 }
+
+// reconnectFor bounds how long live retries a reconnection.
+const reconnectFor = 30 * time.Second
 
 // exec runs sql on a live connection.
 func (db *DB) exec(ctx context.Context, sql string) error {
