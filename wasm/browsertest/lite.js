@@ -92,6 +92,10 @@ const text = (outs) => outs.map((o) => o.text || (o.data && (o.data["text/plain"
 
 async function firstResult(context, label) {
 	const page = await context.newPage();
+	let load = "";
+	page.on("console", (m) => {
+		if (m.text().startsWith("veclab kernel:")) load = m.text().replace(/^veclab kernel: [^:]*: /, "");
+	});
 	const t = Date.now();
 	await page.goto(base);
 	await appReady(page, 120000);
@@ -101,7 +105,8 @@ async function firstResult(context, label) {
 	const r = await runCell(page, id, "1+1", 60000);
 	const tFirst = Date.now() - t;
 	check(r.status === "ok" && text(r.outputs).trim() === "2", `${label}: 1+1 gave ${JSON.stringify(r)}`);
-	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s`);
+	page.notebookId = id;
+	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load})`);
 	return page;
 }
 
@@ -134,7 +139,7 @@ async function main() {
 			`the kernel list has no "Go (veclab)": ${JSON.stringify(specs && Object.keys(specs.kernelspecs))}`);
 		console.log(`ok   cross-origin isolated; kernels: ${Object.values(specs.kernelspecs).map((s) => s.display_name).join(", ")}`);
 
-		const listing = await page.evaluate(async () => (await window.jupyterapp.serviceManager.contents.get("notebooks")).content.map((m) => m.name));
+		const listing = await page.evaluate(async () => (await window.jupyterapp.serviceManager.contents.get("notebooks", { content: true })).content.map((m) => m.name));
 		const fs = require("fs"), path = require("path");
 		const repo = fs.readdirSync(path.join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb")).sort();
 		check(JSON.stringify(listing.slice().sort()) === JSON.stringify(repo), `the file browser's notebooks/ holds ${listing.join(", ")}, want ${repo.join(", ")}`);
@@ -143,27 +148,31 @@ async function main() {
 		console.log(`ok   file browser: notebooks/ holds the repository's ${repo.length} notebooks`);
 
 		// The kernel's own requests on the open notebook.
-		const id = await page.evaluate(() => window.jupyterapp.shell.currentWidget.id);
-		const info = await page.evaluate(async () => (await window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.info));
+		const id = page.notebookId;
+		// kernelOf is defined in the page: the kernel of the notebook panel id.
+		await page.evaluate(() => {
+			window.kernelOf = (id) => [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id).sessionContext.session.kernel;
+		});
+		const info = await page.evaluate(async (id) => await window.kernelOf(id).info, id);
 		const li = info.language_info;
 		check(li.name === "go" && li.file_extension === ".go" && li.mimetype === "text/x-go" && /^\d+\.\d+/.test(li.version) && li.codemirror_mode === "go",
 			`kernel_info language_info: ${JSON.stringify(li)}`);
 		console.log(`ok   kernel_info: ${info.implementation} ${info.implementation_version}, language_info ${JSON.stringify(li)}`);
-		let r = await runCell(page, id, `for i := 1; i <= 3; i++ {\n\tfmt.Println("line", i)\n}\nfmt.Fprintln(os.Stderr, "to stderr")`, 30000);
+		let r = await runCell(page, id, `import "os"\nfor i := 1; i <= 3; i++ {\n\tfmt.Println("line", i)\n}\nfmt.Fprintln(os.Stderr, "to stderr")`, 30000);
 		check(r.status === "ok" && r.outputs.some((o) => o.name === "stdout" && o.text.includes("line 3")) && r.outputs.some((o) => o.name === "stderr" && o.text.includes("to stderr")),
 			`streams: ${JSON.stringify(r)}`);
 		r = await runCell(page, id, `x := 1\ny := undefinedThing + x`, 30000);
 		const tb = text(r.outputs);
 		check(r.status === "error" && tb.includes("undefinedThing") && tb.includes("cell line 2"), `compile error: ${JSON.stringify(r)}`);
 		console.log(`ok   stdout/stderr streams; a compile error names cell line 2`);
-		const k = await page.evaluate(async () => {
-			const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+		const k = await page.evaluate(async (id) => {
+			const kernel = window.kernelOf(id);
 			const c = await kernel.requestComplete({ code: "fmt.Prin", cursor_pos: 8 });
 			const i = await kernel.requestInspect({ code: "fmt.Println", cursor_pos: 6, detail_level: 0 });
 			const a = await kernel.requestIsComplete({ code: "for i := 0; i < 3; i++ {" });
 			const b = await kernel.requestIsComplete({ code: "1+1" });
 			return { c: c.content, i: i.content, a: a.content, b: b.content };
-		});
+		}, id);
 		check(k.c.status === "ok" && k.c.matches.includes("Println") && k.c.cursor_start === 4 && k.c.cursor_end === 8, `complete: ${JSON.stringify(k.c)}`);
 		check(k.i.status === "ok" && k.i.found && JSON.stringify(k.i.data).includes("Println"), `inspect: ${JSON.stringify(k.i)}`);
 		check(k.a.status === "incomplete" && k.b.status === "complete", `is_complete: ${JSON.stringify([k.a, k.b])}`);
@@ -175,7 +184,7 @@ async function main() {
 		const tInt = Date.now();
 		const long = runCell(page, id, `ix, _ := hnsw.New(hnsw.Config{Dim: 96})\nfmt.Println("building")\nerr = ix.AddBatch(keys, ds.Base)\nfmt.Println("built", ix.Len(), err)`, 180000);
 		await page.waitForTimeout(3000);
-		await page.evaluate(() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.interrupt());
+		await page.evaluate((id) => window.kernelOf(id).interrupt(), id);
 		r = await long;
 		const took = (Date.now() - tInt) / 1000;
 		const out = text(r.outputs);
@@ -213,7 +222,7 @@ async function main() {
 				results.push({ status: reply?.content?.status, ms: Date.now() - t, outputs: c.model.outputs.toJSON() });
 				if (reply?.content?.status !== "ok") break;
 			}
-			const html = [...panel.node.querySelectorAll(".jp-OutputArea-output table")].map((t) => t.innerText);
+			const html = [...panel.node.querySelectorAll(".jp-OutputArea-output table")].map((t) => t.textContent);
 			const svgs = panel.node.querySelectorAll(".jp-OutputArea-output svg, .jp-OutputArea-output img").length;
 			return { results, html, svgs, cells: codeCells.length };
 		}, 600000);

@@ -25,9 +25,9 @@ for (const f of files) {
 	const br = zlib.brotliCompressSync(data, {
 		params: {
 			// The 80 MB module at quality 5 (16 MiB window): 14.6 MB in 9 s,
-			// where quality 9 gives 13.9 MB in 68 s; files over 200 kB at 9,
-			// smaller ones at 11.
-			[zlib.constants.BROTLI_PARAM_QUALITY]: data.length > 4e6 ? 5 : data.length > 2e5 ? 9 : 11,
+			// where quality 9 gives 13.9 MB in 68 s; the site's files at 9
+			// (11 is a few per cent smaller and several times slower).
+			[zlib.constants.BROTLI_PARAM_QUALITY]: data.length > 4e6 ? 5 : 9,
 			[zlib.constants.BROTLI_PARAM_LGWIN]: 24,
 			[zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length,
 		},

@@ -87,6 +87,7 @@ export class VeclabKernel extends BaseKernel {
 		switch (m.type) {
 			case "ready":
 				this._info = m;
+				console.info(`veclab kernel: ${m.version}: veclab.wasm fetched and compiled in ${Math.round(m.loadMs)} ms, started in ${Math.round(m.startMs)} ms`);
 				this._readyResolve();
 				return;
 			case "failed":

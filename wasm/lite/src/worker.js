@@ -13,6 +13,7 @@ let started = null;
 
 async function init(m) {
 	try {
+		const t0 = performance.now();
 		importScripts(m.execJS);
 		const go = new globalThis.Go();
 		go.env = { HOME: "/", ...m.env };
@@ -27,12 +28,18 @@ async function init(m) {
 			if (!r.ok) throw new Error(`${m.wasm}: HTTP ${r.status}`);
 			inst = await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject);
 		}
+		const t1 = performance.now();
 		go.run(inst.instance).then(() => {
 			postMessage({ type: "failed", error: "the Go program ended (exit code " + go.exitCode + ")" });
 		});
 		await ready;
 		if (m.flag) globalThis.veclab.setInterruptFlag(m.flag);
-		postMessage({ type: "ready", version: globalThis.veclab.version, goVersion: globalThis.veclab.goVersion });
+		postMessage({
+			type: "ready", version: globalThis.veclab.version, goVersion: globalThis.veclab.goVersion,
+			// milliseconds: fetching and compiling the module, then the Go
+			// program's start-up until the bridge is installed
+			loadMs: t1 - t0, startMs: performance.now() - t1,
+		});
 	} catch (err) {
 		postMessage({ type: "failed", error: `loading veclab.wasm: ${err && err.message ? err.message : err}` });
 		throw err;
