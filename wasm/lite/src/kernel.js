@@ -31,28 +31,54 @@ const pageEnv = (() => {
 
 const kernels = new Map(); // id → VeclabKernel, for the interrupt hook
 
+// startWorker starts a kernel worker: it fetches, compiles and starts
+// veclab.wasm at once. Messages that arrive before a kernel adopts the
+// worker are kept for it.
+function startWorker() {
+	const base = PageConfig.getBaseUrl();
+	const flag = typeof SharedArrayBuffer !== "undefined" && globalThis.crossOriginIsolated
+		? new Int32Array(new SharedArrayBuffer(4)) : null;
+	const worker = new Worker(URLExt.join(base, "build/veclab-worker.js"), { name: "veclab-kernel" });
+	const w = { worker, flag, kept: [], handler: null };
+	worker.onmessage = (e) => (w.handler ? w.handler(e.data) : w.kept.push(e.data));
+	worker.onerror = (e) => {
+		const m = { type: "failed", error: `veclab worker: ${e.message || "failed to start"}` };
+		w.handler ? w.handler(m) : w.kept.push(m);
+	};
+	worker.postMessage({
+		type: "init",
+		wasm: URLExt.join(base, "veclab.wasm"),
+		execJS: URLExt.join(base, "wasm_exec.js"),
+		env: { ...pageEnv },
+		flag,
+	});
+	return w;
+}
+
+// spare is a worker started with the page (prewarm), before any kernel
+// asks for one, so that loading the module overlaps JupyterLab's start-up
+// and the reader's first clicks; the first kernel takes it.
+let spare = null;
+
+export function prewarm() {
+	if (!spare) spare = startWorker();
+}
+
 export class VeclabKernel extends BaseKernel {
 	constructor(options) {
 		super(options);
 		this._pending = new Map(); // request id → {resolve, reject, onOutput}
 		this._next = 1;
-		this._flag = typeof SharedArrayBuffer !== "undefined" && globalThis.crossOriginIsolated
-			? new Int32Array(new SharedArrayBuffer(4)) : null;
-		const base = PageConfig.getBaseUrl();
-		this._worker = new Worker(URLExt.join(base, "build/veclab-worker.js"), { name: "veclab-kernel" });
-		this._worker.onmessage = (e) => this._onMessage(e.data);
-		this._worker.onerror = (e) => this._fail(new Error(`veclab worker: ${e.message || "failed to start"}`));
 		this._ready = new Promise((resolve, reject) => {
 			this._readyResolve = resolve;
 			this._readyReject = reject;
 		});
-		this._worker.postMessage({
-			type: "init",
-			wasm: URLExt.join(base, "veclab.wasm"),
-			execJS: URLExt.join(base, "wasm_exec.js"),
-			env: { ...pageEnv },
-			flag: this._flag,
-		});
+		const w = spare || startWorker();
+		spare = null;
+		this._worker = w.worker;
+		this._flag = w.flag;
+		w.handler = (m) => this._onMessage(m);
+		for (const m of w.kept.splice(0)) this._onMessage(m);
 		kernels.set(this.id, this);
 	}
 

@@ -6,7 +6,7 @@ import { JupyterLab } from "@jupyterlab/application";
 import { PageConfig } from "@jupyterlab/coreutils";
 import { IServiceManager } from "@jupyterlab/services";
 import { PluginRegistry } from "@lumino/coreutils";
-import veclabKernel from "./kernel.js";
+import veclabKernel, { prewarm } from "./kernel.js";
 
 // dropUnprovided removes the plugins that require a service no plugin of
 // the site provides (the site has a subset of JupyterLab's extensions:
@@ -24,6 +24,7 @@ function dropUnprovided(plugins, allPlugins) {
 }
 
 export async function main(extensions, disabled) {
+	prewarm(); // veclab.wasm loads in a worker while JupyterLab starts
 	const isDisabled = (id) =>
 		PageConfig.Extension.isDisabled(id) || disabled.includes(id) || disabled.includes(id.split(":")[0]);
 	const plugins = [];
