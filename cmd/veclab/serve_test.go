@@ -286,3 +286,43 @@ func TestAccepts(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineTestsOnWasm runs a subset of the engine's and the lab's tests
+// compiled for js/wasm on node, through the Go toolchain's wasm exec
+// wrapper (lib/wasm/go_js_wasm_exec): the pure-Go distance kernels, exact
+// search, HNSW and the metrics, as the browser kernel runs them.
+// hnsw's TestSearchRescored is left out: it opens an on-disk store whose
+// page-cache probe (mincore) exists on Linux only.
+func TestEngineTestsOnWasm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the tests for js/wasm")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatalf("the js/wasm tests need node (install: apt-get install -y nodejs): %v", err)
+	}
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := goEnv("go", root, "GOROOT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	execWrapper := filepath.Join(env["GOROOT"], "lib", "wasm", "go_js_wasm_exec")
+	if !fileExists(execWrapper) {
+		t.Fatalf("the Go toolchain has no %s", execWrapper)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "test", "-short", "-count=1", "-exec="+execWrapper,
+		"-skip", "^TestSearchRescored$",
+		"./engine/vec/", "./engine/flat/", "./engine/hnsw/", "./lab/metrics/")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("GOOS=js GOARCH=wasm go test (%.1f s):\n%s", time.Since(start).Seconds(), out)
+	if err != nil {
+		t.Fatalf("the engine's tests on js/wasm failed: %v", err)
+	}
+}
