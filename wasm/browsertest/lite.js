@@ -6,8 +6,8 @@
 //     and the kernel list has "Go (veclab)";
 //   - the file browser holds the repository's notebooks;
 //   - navigation → first cell result (1+1 in a new Go notebook), with a
-//     cold browser cache (a new browser context) and a warm one (the same
-//     context, reloaded); the figures are printed;
+//     cold browser cache (a new profile) and a warm one (the same profile,
+//     loaded again); the times and the bytes over the wire are printed;
 //   - notebook 02 run whole at small scale (?VECLAB_SCALE=small): no cell
 //     fails, its E02 table (HTML) shows recall values, its charts (SVG or
 //     PNG) appear, the progress display was updated in place;
@@ -96,6 +96,16 @@ async function firstResult(context, label) {
 	page.on("console", (m) => {
 		if (m.text().startsWith("veclab kernel:")) load = m.text().replace(/^veclab kernel: [^:]*: /, "");
 	});
+	// Bytes over the wire: the encoded bodies received (0 for a response
+	// revalidated with 304 or taken from the cache).
+	let bytes = 0, wasmBytes = 0, n = 0;
+	const sizes = [];
+	const onFinished = (req) => sizes.push(req.sizes().then((z) => {
+		n++;
+		bytes += z.responseBodySize;
+		if (req.url().endsWith("/veclab.wasm")) wasmBytes = z.responseBodySize;
+	}, () => {}));
+	page.on("requestfinished", onFinished);
 	const t = Date.now();
 	await page.goto(base);
 	await appReady(page, 120000);
@@ -104,14 +114,21 @@ async function firstResult(context, label) {
 	const tKernel = Date.now() - t;
 	const r = await runCell(page, id, "1+1", 60000);
 	const tFirst = Date.now() - t;
+	await Promise.all(sizes);
 	check(r.status === "ok" && text(r.outputs).trim() === "2", `${label}: 1+1 gave ${JSON.stringify(r)}`);
 	page.notebookId = id;
-	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load})`);
+	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load}); ${n} responses, ${(bytes / 1e6).toFixed(1)} MB over the wire, veclab.wasm ${(wasmBytes / 1e6).toFixed(1)} MB`);
 	return page;
 }
 
 async function main() {
-	const browser = await chromium.launch({
+	// A persistent profile in a new directory: its HTTP cache is on disk,
+	// as a reader's is (a playwright context's in-memory cache drops
+	// entries as large as veclab.wasm, and there is no warm cache to
+	// measure), and it starts empty (the cold cache).
+	const os = require("os");
+	const profile = require("fs").mkdtempSync(require("path").join(os.tmpdir(), "veclab-lite-"));
+	const context = await chromium.launchPersistentContext(profile, {
 		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
 		headless: true,
 		args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
@@ -119,15 +136,14 @@ async function main() {
 	const problems = [];
 	let page;
 	try {
-		const context = await browser.newContext();
 		context.on("request", (req) => {
 			const u = new URL(req.url());
 			if (u.protocol.startsWith("http") && u.origin !== origin) problems.push(`request to another origin: ${req.url()}`);
 		});
 		context.on("weberror", (e) => problems.push(`page error: ${e.error().message}`));
 
-		// Cold: a new context has an empty cache. Warm: the same context
-		// again (HTTP cache and V8's cache of the compiled module).
+		// Cold: the new profile's empty cache. Warm: the same profile again
+		// (HTTP cache and V8's cache of the compiled module).
 		const cold = await firstResult(context, "cold cache");
 		await cold.close();
 		page = await firstResult(context, "warm cache");
@@ -242,7 +258,8 @@ async function main() {
 		console.log(`PASS (${secs()})`);
 	} finally {
 		if (page && screenshot) await page.screenshot({ path: screenshot, fullPage: true }).catch(() => {});
-		await browser.close();
+		await context.close();
+		require("fs").rmSync(profile, { recursive: true, force: true });
 	}
 }
 
