@@ -11,6 +11,7 @@
 //   - notebook 02 run whole at small scale (?VECLAB_SCALE=small): no cell
 //     fails, its E02 table (HTML) shows recall values, its charts (SVG or
 //     PNG) appear, the progress display was updated in place;
+//   - offline once loaded: a second kernel starts with the network off;
 //   - stdout streamed while a cell runs, complete, inspect, is_complete,
 //     kernel_info's language_info, an error naming its cell line;
 //   - interrupt of a running index build through the kernel's interrupt
@@ -148,6 +149,15 @@ async function main() {
 		await cold.close();
 		page = await firstResult(context, "warm cache");
 
+		// Offline once loaded: a second kernel starts (the page hands the
+		// worker its script and the compiled module) and runs a cell.
+		await context.setOffline(true);
+		const off = await newNotebook(page, 120000);
+		let r = await runCell(page, off, "1+2", 60000);
+		check(r.status === "ok" && text(r.outputs).trim() === "3", `offline: a new kernel's 1+2 gave ${JSON.stringify(r)}`);
+		await context.setOffline(false);
+		console.log("ok   offline: a second kernel starts and runs 1+2 = 3 with the network off");
+
 		const iso = await page.evaluate(() => globalThis.crossOriginIsolated);
 		check(iso === true, "the page is not cross-origin isolated (COOP/COEP headers missing): no SharedArrayBuffer, no interrupt");
 		const specs = await page.evaluate(() => window.jupyterapp.serviceManager.kernelspecs.specs);
@@ -174,7 +184,7 @@ async function main() {
 		check(li.name === "go" && li.file_extension === ".go" && li.mimetype === "text/x-go" && /^\d+\.\d+/.test(li.version) && li.codemirror_mode === "go",
 			`kernel_info language_info: ${JSON.stringify(li)}`);
 		console.log(`ok   kernel_info: ${info.implementation} ${info.implementation_version}, language_info ${JSON.stringify(li)}`);
-		let r = await runCell(page, id, `import "os"\nfor i := 1; i <= 3; i++ {\n\tfmt.Println("line", i)\n}\nfmt.Fprintln(os.Stderr, "to stderr")`, 30000);
+		r = await runCell(page, id, `import "os"\nfor i := 1; i <= 3; i++ {\n\tfmt.Println("line", i)\n}\nfmt.Fprintln(os.Stderr, "to stderr")`, 30000);
 		check(r.status === "ok" && r.outputs.some((o) => o.name === "stdout" && o.text.includes("line 3")) && r.outputs.some((o) => o.name === "stderr" && o.text.includes("to stderr")),
 			`streams: ${JSON.stringify(r)}`);
 		r = await runCell(page, id, `x := 1\ny := undefinedThing + x`, 30000);

@@ -31,27 +31,59 @@ const pageEnv = (() => {
 
 const kernels = new Map(); // id → VeclabKernel, for the interrupt hook
 
-// startWorker starts a kernel worker: it fetches, compiles and starts
-// veclab.wasm at once. Messages that arrive before a kernel adopts the
-// worker are kept for it.
-function startWorker() {
+// assets fetches, once per page, what every kernel worker needs: the
+// worker's script, wasm_exec.js and veclab.wasm compiled to a
+// WebAssembly.Module (compiled off the main thread by the browser's
+// streaming compiler). Each worker gets them from the page: a restarted
+// kernel, or a second one, needs no network (the site works offline once
+// loaded) and does not compile the module again.
+let assets = null;
+
+function loadAssets() {
+	if (assets) return assets;
 	const base = PageConfig.getBaseUrl();
+	const text = async (p) => {
+		const r = await fetch(URLExt.join(base, p));
+		if (!r.ok) throw new Error(`${p}: HTTP ${r.status}`);
+		return r.text();
+	};
+	assets = (async () => {
+		const t0 = performance.now();
+		const [worker, execJS] = await Promise.all([text("build/veclab-worker.js"), text("wasm_exec.js")]);
+		const url = URLExt.join(base, "veclab.wasm");
+		let module;
+		try {
+			module = await WebAssembly.compileStreaming(fetch(url));
+		} catch (err) {
+			// A server that sends another Content-Type: compile the bytes.
+			const r = await fetch(url);
+			if (!r.ok) throw new Error(`veclab.wasm: HTTP ${r.status}`);
+			module = await WebAssembly.compile(await r.arrayBuffer());
+		}
+		return {
+			workerURL: URL.createObjectURL(new Blob([worker], { type: "text/javascript" })),
+			execJS, module, compileMs: performance.now() - t0,
+		};
+	})();
+	assets.catch(() => { assets = null; }); // a later kernel tries again
+	return assets;
+}
+
+// startWorker starts a kernel worker on the assets. Messages that arrive
+// before a kernel adopts the worker are kept for it.
+function startWorker() {
 	const flag = typeof SharedArrayBuffer !== "undefined" && globalThis.crossOriginIsolated
 		? new Int32Array(new SharedArrayBuffer(4)) : null;
-	const worker = new Worker(URLExt.join(base, "build/veclab-worker.js"), { name: "veclab-kernel" });
-	const w = { worker, flag, kept: [], handler: null };
-	worker.onmessage = (e) => (w.handler ? w.handler(e.data) : w.kept.push(e.data));
-	worker.onerror = (e) => {
-		const m = { type: "failed", error: `veclab worker: ${e.message || "failed to start"}` };
-		w.handler ? w.handler(m) : w.kept.push(m);
-	};
-	worker.postMessage({
-		type: "init",
-		wasm: URLExt.join(base, "veclab.wasm"),
-		execJS: URLExt.join(base, "wasm_exec.js"),
-		env: { ...pageEnv },
-		flag,
-	});
+	const w = { worker: null, flag, kept: [], handler: null, disposed: false };
+	const deliver = (m) => (w.handler ? w.handler(m) : w.kept.push(m));
+	loadAssets().then((a) => {
+		if (w.disposed) return;
+		w.compileMs = a.compileMs;
+		w.worker = new Worker(a.workerURL, { name: "veclab-kernel" });
+		w.worker.onmessage = (e) => deliver(e.data);
+		w.worker.onerror = (e) => deliver({ type: "failed", error: `veclab worker: ${e.message || "failed to start"}` });
+		w.worker.postMessage({ type: "init", module: a.module, execJS: a.execJS, env: { ...pageEnv }, flag });
+	}, (err) => deliver({ type: "failed", error: `loading veclab.wasm: ${err && err.message ? err.message : err}` }));
 	return w;
 }
 
@@ -75,7 +107,7 @@ export class VeclabKernel extends BaseKernel {
 		});
 		const w = spare || startWorker();
 		spare = null;
-		this._worker = w.worker;
+		this._w = w;
 		this._flag = w.flag;
 		w.handler = (m) => this._onMessage(m);
 		for (const m of w.kept.splice(0)) this._onMessage(m);
@@ -89,7 +121,8 @@ export class VeclabKernel extends BaseKernel {
 	dispose() {
 		if (this.isDisposed) return;
 		kernels.delete(this.id);
-		this._worker.terminate();
+		this._w.disposed = true;
+		this._w.worker?.terminate();
 		this._fail(new Error("the kernel was shut down"));
 		super.dispose();
 	}
@@ -113,7 +146,7 @@ export class VeclabKernel extends BaseKernel {
 		switch (m.type) {
 			case "ready":
 				this._info = m;
-				console.info(`veclab kernel: ${m.version}: veclab.wasm fetched and compiled in ${Math.round(m.loadMs)} ms, started in ${Math.round(m.startMs)} ms`);
+				console.info(`veclab kernel: ${m.version}: veclab.wasm fetched and compiled in ${Math.round(this._w.compileMs)} ms (once per page), the Go program started in ${Math.round(m.startMs)} ms`);
 				this._readyResolve();
 				return;
 			case "failed":
@@ -138,8 +171,12 @@ export class VeclabKernel extends BaseKernel {
 	_request(type, args, onOutput) {
 		const id = this._next++;
 		return new Promise((resolve, reject) => {
+			if (!this._w.worker) {
+				reject(new Error("the kernel's worker has not started"));
+				return;
+			}
 			this._pending.set(id, { resolve, reject, onOutput });
-			this._worker.postMessage({ type, id, ...args });
+			this._w.worker.postMessage({ type, id, ...args });
 		});
 	}
 

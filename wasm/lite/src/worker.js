@@ -1,10 +1,11 @@
-// The Web Worker of the Go (veclab) kernel: it loads wasm_exec.js of the Go
-// toolchain that built veclab.wasm, runs the module, and answers the
+// The Web Worker of the Go (veclab) kernel: it runs wasm_exec.js of the Go
+// toolchain that built veclab.wasm and the module, both handed over by the
+// page (kernel.js compiles the module once per page), and answers the
 // requests of kernel.js through the bridge the module installs
 // (globalThis.veclab, wasm/main.go). A cell that computes blocks this
 // worker, never the page; outputs are posted as the cell produces them.
 //
-//	in:  {type: "init", wasm, execJS, env, flag}
+//	in:  {type: "init", module, execJS, env, flag}
 //	     {type: "execute"|"complete"|"inspect"|"isComplete", id, …}
 //	out: {type: "ready", version, goVersion} | {type: "failed", error}
 //	     {type: "output", id, item} | {type: "reply", id, result | error}
@@ -13,35 +14,26 @@ let started = null;
 
 async function init(m) {
 	try {
-		const t0 = performance.now();
-		importScripts(m.execJS);
+		// wasm_exec.js of the toolchain that built the module, as text from
+		// the page (this worker may start offline): it defines globalThis.Go.
+		(0, eval)(m.execJS);
 		const go = new globalThis.Go();
 		go.env = { HOME: "/", ...m.env };
 		const ready = new Promise((resolve) => { globalThis.veclabReady = resolve; });
-		const resp = fetch(m.wasm);
-		let inst;
-		try {
-			inst = await WebAssembly.instantiateStreaming(resp, go.importObject);
-		} catch (err) {
-			// A server that sends another Content-Type: fall back to bytes.
-			const r = await fetch(m.wasm);
-			if (!r.ok) throw new Error(`${m.wasm}: HTTP ${r.status}`);
-			inst = await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject);
-		}
 		const t1 = performance.now();
-		go.run(inst.instance).then(() => {
+		const instance = await WebAssembly.instantiate(m.module, go.importObject);
+		go.run(instance).then(() => {
 			postMessage({ type: "failed", error: "the Go program ended (exit code " + go.exitCode + ")" });
 		});
 		await ready;
 		if (m.flag) globalThis.veclab.setInterruptFlag(m.flag);
 		postMessage({
 			type: "ready", version: globalThis.veclab.version, goVersion: globalThis.veclab.goVersion,
-			// milliseconds: fetching and compiling the module, then the Go
-			// program's start-up until the bridge is installed
-			loadMs: t1 - t0, startMs: performance.now() - t1,
+			// milliseconds from instantiating the module to the bridge
+			startMs: performance.now() - t1,
 		});
 	} catch (err) {
-		postMessage({ type: "failed", error: `loading veclab.wasm: ${err && err.message ? err.message : err}` });
+		postMessage({ type: "failed", error: `starting veclab.wasm: ${err && err.message ? err.message : err}` });
 		throw err;
 	}
 }
