@@ -531,7 +531,14 @@ func (s *site) serveFile(w http.ResponseWriter, r *http.Request, file string) {
 		ctype = "application/wasm" // what WebAssembly.instantiateStreaming requires
 	case ".json", ".ipynb":
 		ctype = "application/json"
-	case "":
+	case ".woff2":
+		ctype = "font/woff2"
+	case ".woff":
+		ctype = "font/woff"
+	case ".ttf":
+		ctype = "font/ttf"
+	}
+	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
 	h := w.Header()
