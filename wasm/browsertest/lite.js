@@ -16,7 +16,7 @@
 //     kernel_info's language_info, an error naming its cell line;
 //   - interrupt of a running index build through the kernel's interrupt
 //     (the SharedArrayBuffer flag): the cell ends Interrupted within
-//     seconds and the next cell runs.
+//     seconds and the next cell runs; a restart gives a fresh session.
 //
 //	node lite.js URL [SCREENSHOT.png]
 //
@@ -219,6 +219,19 @@ async function main() {
 		r = await runCell(page, id, `2*21`, 30000);
 		check(r.status === "ok" && text(r.outputs).trim() === "42", `after the interrupt: ${JSON.stringify(r)}`);
 		console.log(`ok   interrupt: the index build ended ${took.toFixed(1)} s after its start (interrupted at 3 s): ${out.trim().split("\n").slice(-1)[0].slice(0, 160)}; the next cell gives 42`);
+
+		// Restart: a new worker on the page's compiled module, a fresh session.
+		const tr = Date.now();
+		await page.evaluate(async (id) => {
+			const k = window.kernelOf(id);
+			await k.restart();
+			for (let i = 0; i < 1200 && k.status !== "idle"; i++) await new Promise((r) => setTimeout(r, 50));
+		}, id);
+		r = await runCell(page, id, `ds`, 30000);
+		check(r.status === "error" && text(r.outputs).includes("ds"), `after a restart the old session's ds is still defined: ${JSON.stringify(r)}`);
+		r = await runCell(page, id, `3*3`, 30000);
+		check(r.status === "ok" && text(r.outputs).trim() === "9", `after a restart: ${JSON.stringify(r)}`);
+		console.log(`ok   restart: a fresh session in ${secs(tr)} (the old variables are gone, 3*3 = 9)`);
 
 		// Notebook 02 at small scale, whole.
 		const t2 = Date.now();
