@@ -103,8 +103,9 @@ async function firstResult(context, label) {
 	const sizes = [];
 	const onFinished = (req) => sizes.push(req.sizes().then((z) => {
 		n++;
-		bytes += z.responseBodySize;
-		if (req.url().endsWith("/veclab.wasm")) wasmBytes = z.responseBodySize;
+		const got = Math.max(0, z.responseBodySize); // -1: none (from the cache)
+		bytes += got;
+		if (req.url().endsWith("/veclab.wasm")) wasmBytes = got;
 	}, () => {}));
 	page.on("requestfinished", onFinished);
 	const t = Date.now();
