@@ -57,8 +57,10 @@ func Stopped(ctx context.Context, op string, done, total int) error {
 }
 
 // Done reports whether ctx has ended, without blocking (a nil Done channel,
-// as context.Background's, never ends).
+// as context.Background's, never ends). On js/wasm it first lets other
+// goroutines run (yield_js.go).
 func Done(ctx context.Context) bool {
+	yield()
 	select {
 	case <-ctx.Done():
 		return true

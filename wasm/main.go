@@ -5,7 +5,8 @@
 // Command wasm is veclab in the browser: the evaluation core of the Jupyter
 // kernel and `veclab run` (kernel/eval, the gomacro interpreter with the
 // lab and engine bound) compiled to WebAssembly, with a small JavaScript
-// bridge. `veclab serve` builds it and serves it with the page in web/.
+// bridge. It is the kernel of the JupyterLite site in lite/ (run in a Web
+// Worker there); `veclab serve` builds both and serves them.
 //
 // # The bridge
 //
@@ -15,7 +16,12 @@
 //	veclab.packages              the non-standard packages cells can import
 //	veclab.eval(code, opts?)     Promise<{outputs, error?, ms}>
 //	veclab.complete(code, pos)   Promise<{start, end, matches}>
+//	veclab.inspect(code, pos)    Promise<{found, data?}>   (data: a MIME bundle)
+//	veclab.isComplete(code)      Promise<{status, indent}>  ("complete", "incomplete", "invalid")
 //	veclab.interrupt()           stops the running cell where it can
+//	veclab.setInterruptFlag(a)   a: Int32Array on a SharedArrayBuffer; a[0] = 1 from
+//	                             another thread interrupts the running cell
+//	veclab.goVersion             runtime.Version()
 //	veclab.capture               the stream capture (see below)
 //
 // outputs is the cell's output, in order, each item one of
@@ -100,10 +106,14 @@ func main() {
 	api.Set("capture", capture)
 	api.Set("eval", js.FuncOf(b.eval))
 	api.Set("complete", js.FuncOf(b.complete))
+	api.Set("inspect", js.FuncOf(b.inspect))
+	api.Set("isComplete", js.FuncOf(b.isComplete))
+	api.Set("goVersion", runtime.Version())
 	api.Set("interrupt", js.FuncOf(func(js.Value, []js.Value) any {
 		sess.Interrupt()
 		return nil
 	}))
+	api.Set("setInterruptFlag", js.FuncOf(b.setInterruptFlag))
 	js.Global().Set("veclab", api)
 	if ready := js.Global().Get("veclabReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -163,6 +173,45 @@ func installCapture() (js.Value, error) {
 type bridge struct {
 	sess    *eval.Session
 	capture js.Value
+	flag    js.Value // an Int32Array on a SharedArrayBuffer, or undefined
+}
+
+// setInterruptFlag is veclab.setInterruptFlag(int32Array): while a cell
+// runs, element 0 is polled every pollEvery; a non-zero value is taken
+// (reset to 0) as an interrupt of the cell.
+func (b *bridge) setInterruptFlag(_ js.Value, args []js.Value) any {
+	if len(args) < 1 || !args[0].InstanceOf(js.Global().Get("Int32Array")) {
+		panic("veclab.setInterruptFlag(flag): flag must be an Int32Array")
+	}
+	b.flag = args[0]
+	return nil
+}
+
+// pollEvery is how often the interrupt flag is read while a cell runs.
+const pollEvery = 20 * time.Millisecond
+
+// watchFlag reads the interrupt flag until stop is closed, and interrupts
+// the session when the page has set it. The page writes the flag from its
+// own thread while this worker is busy in the cell, so no message could
+// reach the cell; the flag is read by this goroutine whenever the cell's
+// goroutine lets the Go scheduler run (js/wasm has one thread and no
+// preemption): at time.Sleep, channel operations and output, and between
+// the chunks of the engine's and the lab's long operations
+// (engine.Done yields on js/wasm).
+func (b *bridge) watchFlag(stop chan struct{}) {
+	atomics := js.Global().Get("Atomics")
+	t := time.NewTicker(pollEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if atomics.Call("exchange", b.flag, 0, 0).Int() != 0 {
+				b.sess.Interrupt()
+			}
+		}
+	}
 }
 
 // work runs the queued jobs one at a time.
@@ -231,6 +280,13 @@ func rejected(msg string) any {
 func (b *bridge) run(code string, onOutput js.Value) any {
 	b.drain(nil) // anything written between cells goes to the console
 	out := &cellOutput{b: b, onOutput: onOutput}
+	if b.flag.Truthy() {
+		// An interrupt asked for before the cell started is not its own.
+		js.Global().Get("Atomics").Call("store", b.flag, 0, 0)
+		stop := make(chan struct{})
+		defer close(stop)
+		go b.watchFlag(stop)
+	}
 	b.capture.Set("on", true)
 	start := time.Now()
 	res := b.sess.Eval(code, out)
@@ -408,6 +464,44 @@ func (b *bridge) complete(_ js.Value, args []js.Value) (ret any) {
 			ms[i] = m
 		}
 		return map[string]any{"start": utf16Offset(code, start), "end": utf16Offset(code, end), "matches": ms}
+	})
+}
+
+// inspect is veclab.inspect(code, pos): {found, data}.
+func (b *bridge) inspect(_ js.Value, args []js.Value) (ret any) {
+	defer func() {
+		if r := recover(); r != nil {
+			ret = rejected(fmt.Sprintf("veclab.inspect: %v", r))
+		}
+	}()
+	if len(args) < 2 || args[0].Type() != js.TypeString || args[1].Type() != js.TypeNumber {
+		return rejected("veclab.inspect(code, pos): code must be a string, pos a number")
+	}
+	code, pos := args[0].String(), args[1].Int()
+	return promise(false, func() any {
+		data, found := b.sess.Inspect(code, byteOffset(code, pos))
+		r := map[string]any{"found": found}
+		if found {
+			r["data"] = bundle(data)
+		}
+		return r
+	})
+}
+
+// isComplete is veclab.isComplete(code): {status, indent}.
+func (b *bridge) isComplete(_ js.Value, args []js.Value) (ret any) {
+	defer func() {
+		if r := recover(); r != nil {
+			ret = rejected(fmt.Sprintf("veclab.isComplete: %v", r))
+		}
+	}()
+	if len(args) < 1 || args[0].Type() != js.TypeString {
+		return rejected("veclab.isComplete(code): code must be a string")
+	}
+	code := args[0].String()
+	return promise(false, func() any {
+		status, indent := b.sess.IsComplete(code)
+		return map[string]any{"status": status, "indent": indent}
 	})
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,11 +11,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"mime"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		summary: "build the browser version (wasm/) and serve its page (veclab serve [-addr 127.0.0.1:8080])",
+		summary: "build the JupyterLite site with the Go (veclab) kernel (wasm/) and serve it (veclab serve [-addr 127.0.0.1:8080] [-out DIR])",
 		run:     runServe,
 	})
 }
@@ -42,6 +43,7 @@ type serveConfig struct {
 	Addr  string // listen address, e.g. "127.0.0.1:8080"; port 0 picks a free one
 	Src   string // root of the veclab module's source (its go.mod)
 	Cache string // where built files are kept, one subdirectory per source state
+	Out   string // when set: write the static site there instead of serving it
 }
 
 func runServe(args []string, stdout, stderr io.Writer) error {
@@ -50,13 +52,16 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	var cfg serveConfig
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&cfg.Src, "src", "", "the veclab module's source directory (default: the module containing the working directory)")
-	fs.StringVar(&cfg.Cache, "cache", "", "directory for the built veclab.wasm (default: the user cache directory's veclab/wasm)")
+	fs.StringVar(&cfg.Cache, "cache", "", "directory for the built site and veclab.wasm (default: the user cache directory's veclab/wasm)")
+	fs.StringVar(&cfg.Out, "out", "", "write the static site (with .br and .gz forms) to this directory and exit, for any static file host")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: veclab serve [-addr HOST:PORT] [-src DIR] [-cache DIR]")
+		fmt.Fprintln(stderr, "usage: veclab serve [-addr HOST:PORT] [-src DIR] [-cache DIR] [-out DIR]")
 		fmt.Fprintln(stderr)
-		fmt.Fprintln(stderr, "Builds wasm/ (the evaluation core, lab and engine) for js/wasm with the Go toolchain,")
-		fmt.Fprintln(stderr, "reusing the build while the sources are unchanged, and serves the notebook page of")
-		fmt.Fprintln(stderr, "wasm/web with it. Needs the go command and the module's source.")
+		fmt.Fprintln(stderr, "Builds wasm/ (the evaluation core, lab and engine) for js/wasm with the Go toolchain and")
+		fmt.Fprintln(stderr, "assembles the JupyterLite site of wasm/lite (JupyterLab in the browser, the notebooks of")
+		fmt.Fprintln(stderr, "notebooks/, the Go (veclab) kernel in a Web Worker) with node, reusing both while their")
+		fmt.Fprintln(stderr, "sources are unchanged, then serves the site with the cross-origin isolation headers the")
+		fmt.Fprintln(stderr, "kernel's interrupt needs. Needs the go command, node and npm, and the module's source.")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
@@ -68,6 +73,17 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if cfg.Out != "" {
+		s, err := buildSite(cfg, stderr)
+		if err != nil {
+			return err
+		}
+		if err := s.export(cfg.Out); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "veclab serve: the static site is in %s\n", cfg.Out)
+		return nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -107,72 +123,6 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	return err
 }
 
-// site is what serve serves: the page from the module's wasm/web, the
-// built veclab.wasm (and its gzip form) and the toolchain's wasm_exec.js.
-type site struct {
-	web    string // wasm/web of the module source
-	wasm   string // veclab.wasm
-	wasmGz string // veclab.wasm.gz
-	execJS string // wasm_exec.js
-}
-
-// buildSite finds the Go toolchain and the module source, and builds
-// wasm/ into the cache unless a build of the same sources is there.
-func buildSite(cfg serveConfig, log io.Writer) (*site, error) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		return nil, fmt.Errorf("the Go toolchain is not available: the go command is not on PATH (veclab serve builds wasm/ with it; install Go 1.26 from https://go.dev/dl/ and put its bin directory on PATH): %w", err)
-	}
-	root, err := moduleRoot(cfg.Src)
-	if err != nil {
-		return nil, err
-	}
-	env, err := goEnv(goBin, root, "GOROOT", "GOVERSION")
-	if err != nil {
-		return nil, err
-	}
-	execJS := ""
-	for _, p := range []string{"lib/wasm/wasm_exec.js", "misc/wasm/wasm_exec.js"} {
-		if f := filepath.Join(env["GOROOT"], filepath.FromSlash(p)); fileExists(f) {
-			execJS = f
-			break
-		}
-	}
-	if execJS == "" {
-		return nil, fmt.Errorf("the Go toolchain at %s has no lib/wasm/wasm_exec.js (the JavaScript support of GOOS=js GOARCH=wasm; it ships with Go ≥ 1.24)", env["GOROOT"])
-	}
-	cache := cfg.Cache
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return nil, fmt.Errorf("no cache directory for the wasm build (%v): pass -cache DIR", err)
-		}
-		cache = filepath.Join(dir, "veclab", "wasm")
-	}
-	key, err := sourceKey(root, env["GOVERSION"])
-	if err != nil {
-		return nil, err
-	}
-	dir := filepath.Join(cache, key)
-	s := &site{
-		web:    filepath.Join(root, "wasm", "web"),
-		wasm:   filepath.Join(dir, "veclab.wasm"),
-		wasmGz: filepath.Join(dir, "veclab.wasm.gz"),
-		execJS: filepath.Join(dir, "wasm_exec.js"),
-	}
-	if fileExists(s.wasm) && fileExists(s.wasmGz) {
-		fmt.Fprintf(log, "veclab serve: sources unchanged, reusing %s\n", s.wasm)
-	} else if err := buildWasm(goBin, root, dir, s, log); err != nil {
-		return nil, err
-	}
-	// wasm_exec.js must match the toolchain that built the wasm: copy it
-	// next to the build.
-	if err := copyFile(s.execJS, execJS); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
 // moduleRoot returns src, or the directory of the go.mod of the veclab
 // module containing the working directory, after checking that it holds
 // wasm/ and its page.
@@ -194,9 +144,9 @@ func moduleRoot(src string) (string, error) {
 	} else if !isModuleRoot(src) {
 		return "", fmt.Errorf("-src %s: not the veclab module source (no go.mod declaring module %s)", src, modulePath)
 	}
-	for _, f := range []string{"wasm/main.go", "wasm/web/index.html"} {
+	for _, f := range []string{"wasm/main.go", "wasm/lite/build.mjs"} {
 		if !fileExists(filepath.Join(src, filepath.FromSlash(f))) {
-			return "", fmt.Errorf("the veclab module source at %s has no %s (the browser build and its page)", src, f)
+			return "", fmt.Errorf("the veclab module source at %s has no %s (the browser build and its JupyterLite site)", src, f)
 		}
 	}
 	return src, nil
@@ -282,19 +232,179 @@ func sourceKey(root, goVersion string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-// buildWasm runs `go build` of ./wasm for js/wasm in the module and writes
-// veclab.wasm and veclab.wasm.gz into dir, each atomically.
-func buildWasm(goBin, root, dir string, s *site, log io.Writer) error {
+// site is what serve serves: the JupyterLite site of wasm/lite (built by
+// its build.mjs with esbuild from the npm packages of its lock file), the
+// built veclab.wasm and the toolchain's wasm_exec.js, with .br and .gz
+// forms of every compressible file.
+type site struct {
+	lite   string // the built JupyterLite site (index.html, build/, files/, api/)
+	wasm   string // veclab.wasm
+	execJS string // wasm_exec.js
+}
+
+// buildSite finds the Go toolchain, node and the module source, and builds
+// wasm/ and the site into the cache unless builds of the same sources are
+// there.
+func buildSite(cfg serveConfig, log io.Writer) (*site, error) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return nil, fmt.Errorf("the Go toolchain is not available: the go command is not on PATH (veclab serve builds wasm/ with it; install Go 1.26 from https://go.dev/dl/ and put its bin directory on PATH): %w", err)
+	}
+	root, err := moduleRoot(cfg.Src)
+	if err != nil {
+		return nil, err
+	}
+	nodeBin, err := exec.LookPath("node")
+	if err != nil {
+		return nil, fmt.Errorf("node is not available: the node command is not on PATH (veclab serve assembles the JupyterLite site of wasm/lite and compresses it with node; install: apt-get install -y nodejs npm): %w", err)
+	}
+	env, err := goEnv(goBin, root, "GOROOT", "GOVERSION")
+	if err != nil {
+		return nil, err
+	}
+	execJS := ""
+	for _, p := range []string{"lib/wasm/wasm_exec.js", "misc/wasm/wasm_exec.js"} {
+		if f := filepath.Join(env["GOROOT"], filepath.FromSlash(p)); fileExists(f) {
+			execJS = f
+			break
+		}
+	}
+	if execJS == "" {
+		return nil, fmt.Errorf("the Go toolchain at %s has no lib/wasm/wasm_exec.js (the JavaScript support of GOOS=js GOARCH=wasm; it ships with Go ≥ 1.24)", env["GOROOT"])
+	}
+	cache := cfg.Cache
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("no cache directory for the wasm build (%v): pass -cache DIR", err)
+		}
+		cache = filepath.Join(dir, "veclab", "wasm")
+	}
+	key, err := sourceKey(root, env["GOVERSION"])
+	if err != nil {
+		return nil, err
+	}
+	lkey, err := liteKey(root)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(cache, "wasm-"+key)
+	s := &site{
+		lite:   filepath.Join(cache, "lite-"+lkey),
+		wasm:   filepath.Join(dir, "veclab.wasm"),
+		execJS: filepath.Join(dir, "wasm_exec.js"),
+	}
+	lite := filepath.Join(root, "wasm", "lite")
+	if fileExists(s.wasm) && fileExists(s.wasm+".br") && fileExists(s.wasm+".gz") {
+		fmt.Fprintf(log, "veclab serve: Go sources unchanged, reusing %s\n", s.wasm)
+	} else if err := buildWasm(goBin, nodeBin, root, dir, s, log); err != nil {
+		return nil, err
+	}
+	// wasm_exec.js must match the toolchain that built the wasm: copy it
+	// next to the build.
+	if err := copyFile(s.execJS, execJS); err != nil {
+		return nil, err
+	}
+	if fileExists(filepath.Join(s.lite, "index.html")) {
+		fmt.Fprintf(log, "veclab serve: site sources unchanged, reusing %s\n", s.lite)
+	} else {
+		if err := ensureNodeModules(lite, log); err != nil {
+			return nil, err
+		}
+		if err := buildLite(nodeBin, root, s.lite, log); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// liteKey hashes what the JupyterLite site depends on: wasm/lite's lock
+// file, build and compression scripts and sources, and the notebooks.
+func liteKey(root string) (string, error) {
+	h := sha256.New()
+	var files []string
+	for _, pat := range []string{"wasm/lite/package-lock.json", "wasm/lite/*.mjs", "wasm/lite/src/*", "notebooks/*.ipynb"} {
+		m, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(pat)))
+		if err != nil {
+			return "", err
+		}
+		files = append(files, m...)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", fmt.Errorf("hashing the site's sources: %w", err)
+		}
+		rel, _ := filepath.Rel(root, f)
+		fmt.Fprintf(h, "%s %d\n", filepath.ToSlash(rel), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// ensureNodeModules runs `npm ci` in wasm/lite when its packages (esbuild,
+// JupyterLab, JupyterLite) are not installed.
+func ensureNodeModules(lite string, log io.Writer) error {
+	if fileExists(filepath.Join(lite, "node_modules", "esbuild", "package.json")) &&
+		fileExists(filepath.Join(lite, "node_modules", "@jupyterlite", "services", "package.json")) {
+		return nil
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return fmt.Errorf("wasm/lite has no node_modules and npm is not on PATH (install: apt-get install -y nodejs npm, then npm ci in wasm/lite): %w", err)
+	}
+	fmt.Fprintf(log, "veclab serve: installing the site's npm packages (npm ci in %s)…\n", lite)
+	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund")
+	cmd.Dir = lite
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("npm ci in %s: %v\n%s", lite, err, out)
+	}
+	return nil
+}
+
+// buildLite runs wasm/lite/build.mjs into dir (through a temporary
+// directory renamed at the end, so a failed build leaves no site) and
+// pre-compresses it.
+func buildLite(nodeBin, root, dir string, log io.Writer) error {
+	fmt.Fprintf(log, "veclab serve: assembling the JupyterLite site in %s…\n", dir)
+	start := time.Now()
+	tmp := dir + fmt.Sprintf(".tmp%d", os.Getpid())
+	defer os.RemoveAll(tmp)
+	lite := filepath.Join(root, "wasm", "lite")
+	for _, args := range [][]string{
+		{"build.mjs", tmp, filepath.Join(root, "notebooks")},
+		{"compress.mjs", tmp},
+	} {
+		cmd := exec.Command(nodeBin, args...)
+		cmd.Dir = lite
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("node %s (in %s): %v\n%s", strings.Join(args, " "), lite, err, out)
+		}
+	}
+	os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "veclab serve: site assembled in %.1f s\n", time.Since(start).Seconds())
+	return nil
+}
+
+// buildWasm runs `go build` of ./wasm for js/wasm in the module (symbols
+// and DWARF stripped) and writes veclab.wasm, veclab.wasm.br and
+// veclab.wasm.gz into dir, each by a rename.
+func buildWasm(goBin, nodeBin, root, dir string, s *site, log io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	fmt.Fprintf(log, "veclab serve: building wasm/ for js/wasm in %s (the first build takes a few minutes)…\n", dir)
 	start := time.Now()
-	tmp := s.wasm + fmt.Sprintf(".tmp%d", os.Getpid())
-	defer os.Remove(tmp)
+	tmp := filepath.Join(dir, fmt.Sprintf("build%d.wasm", os.Getpid()))
+	for _, ext := range []string{"", ".br", ".gz"} {
+		defer os.Remove(tmp + ext)
+	}
 	build := func(extra ...string) ([]byte, error) {
 		args := append([]string{"build"}, extra...)
-		args = append(args, "-ldflags=-s -w", "-o", tmp, "./wasm")
+		args = append(args, "-ldflags=-s -w", "-trimpath", "-o", tmp, "./wasm")
 		cmd := exec.Command(goBin, args...)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
@@ -303,54 +413,34 @@ func buildWasm(goBin, root, dir string, s *site, log io.Writer) error {
 	out, err := build()
 	if err != nil && bytes.Contains(out, []byte("-buildvcs=false")) {
 		// No git, or a checkout git refuses to read: build without
-		// the revision (the page then shows "devel").
+		// the revision (the kernel then says "devel").
 		out, err = build("-buildvcs=false")
 	}
 	if err != nil {
 		return fmt.Errorf("building wasm/ for js/wasm (GOOS=js GOARCH=wasm go build ./wasm in %s): %v\n%s", root, err, out)
 	}
-	if err := gzipFile(tmp+".gz", tmp); err != nil {
-		return err
+	built := time.Since(start)
+	lite := filepath.Join(root, "wasm", "lite")
+	cmd := exec.Command(nodeBin, "compress.mjs", tmp)
+	cmd.Dir = lite
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("node compress.mjs (in %s): %v\n%s", lite, err, out)
 	}
-	if err := os.Rename(tmp+".gz", s.wasmGz); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, s.wasm); err != nil {
-		return err
-	}
-	st, _ := os.Stat(s.wasm)
-	gz, _ := os.Stat(s.wasmGz)
-	fmt.Fprintf(log, "veclab serve: built veclab.wasm, %.1f MB (%.1f MB gzipped), in %.1f s\n",
-		float64(st.Size())/1e6, float64(gz.Size())/1e6, time.Since(start).Seconds())
-	return nil
-}
-
-func gzipFile(dst, src string) (err error) {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := out.Close(); err == nil {
-			err = cerr
+	for _, ext := range []string{".br", ".gz", ""} {
+		if err := os.Rename(tmp+ext, s.wasm+ext); err != nil {
+			return err
 		}
+	}
+	size := func(ext string) float64 {
+		st, err := os.Stat(s.wasm + ext)
 		if err != nil {
-			os.Remove(dst)
+			return 0
 		}
-	}()
-	zw, err := gzip.NewWriterLevel(out, gzip.BestSpeed)
-	if err != nil {
-		return err
+		return float64(st.Size()) / 1e6
 	}
-	if _, err := io.Copy(zw, in); err != nil {
-		return err
-	}
-	return zw.Close()
+	fmt.Fprintf(log, "veclab serve: built veclab.wasm, %.1f MB (%.1f MB gzip, %.1f MB brotli), in %.1f s (+%.1f s compressing)\n",
+		size(""), size(".gz"), size(".br"), built.Seconds(), (time.Since(start) - built).Seconds())
+	return nil
 }
 
 func copyFile(dst, src string) error {
@@ -365,65 +455,128 @@ func copyFile(dst, src string) error {
 	return os.Rename(tmp, dst)
 }
 
-// handler serves the site. Every response is revalidated (Cache-Control:
-// no-cache), so an edited page or a rebuilt wasm shows on reload.
-func (s *site) handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /veclab.wasm", s.serveWasm)
-	mux.HandleFunc("GET /wasm_exec.js", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		http.ServeFile(w, r, s.execJS)
-	})
-	files := http.FileServer(http.Dir(s.web))
-	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
-		switch filepath.Ext(r.URL.Path) {
-		case ".js":
-			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		case ".css":
-			w.Header().Set("Content-Type", "text/css; charset=utf-8")
-		case ".html":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+// export writes the static site to out: the site, veclab.wasm and
+// wasm_exec.js, each with its .br and .gz forms.
+func (s *site) export(out string) error {
+	err := filepath.WalkDir(s.lite, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
-		files.ServeHTTP(w, r)
+		rel, _ := filepath.Rel(s.lite, p)
+		dst := filepath.Join(out, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		return copyFile(dst, p)
 	})
+	if err != nil {
+		return fmt.Errorf("writing the site to %s: %w", out, err)
+	}
+	for _, f := range []string{s.wasm, s.wasm + ".br", s.wasm + ".gz", s.execJS} {
+		if err := copyFile(filepath.Join(out, filepath.Base(f)), f); err != nil {
+			return fmt.Errorf("writing the site to %s: %w", out, err)
+		}
+	}
+	return nil
+}
+
+// handler serves the site. Every response carries the cross-origin
+// isolation headers (COOP same-origin, COEP require-corp, CORP
+// same-origin) that SharedArrayBuffer, hence the kernel's interrupt,
+// needs, and is revalidated (Cache-Control: no-cache, answered by 304 when
+// unchanged), so a rebuilt site shows on reload. A file is sent in its
+// pre-compressed brotli or gzip form when the request accepts it.
+func (s *site) handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-cache")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		mux.ServeHTTP(w, r)
+		h := w.Header()
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Embedder-Policy", "require-corp")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		p := path.Clean("/" + r.URL.Path)
+		var file string
+		switch p {
+		case "/veclab.wasm":
+			file = s.wasm
+		case "/wasm_exec.js":
+			file = s.execJS
+		default:
+			if strings.HasSuffix(p, "/") {
+				p += "index.html"
+			}
+			file = filepath.Join(s.lite, filepath.FromSlash(p[1:]))
+		}
+		s.serveFile(w, r, file)
 	})
 }
 
-// serveWasm serves veclab.wasm as application/wasm (what
-// WebAssembly.instantiateStreaming requires), gzipped when the client
-// accepts it.
-func (s *site) serveWasm(w http.ResponseWriter, r *http.Request) {
-	name := s.wasm
-	w.Header().Set("Vary", "Accept-Encoding")
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		name = s.wasmGz
-		w.Header().Set("Content-Encoding", "gzip")
+// serveFile sends file with the Content-Type of its name, or its .br or
+// .gz form with Content-Encoding when the request accepts that encoding.
+func (s *site) serveFile(w http.ResponseWriter, r *http.Request, file string) {
+	st, err := os.Stat(file)
+	if err != nil || !st.Mode().IsRegular() {
+		http.NotFound(w, r)
+		return
+	}
+	ctype := mime.TypeByExtension(filepath.Ext(file))
+	switch filepath.Ext(file) {
+	case ".js", ".mjs":
+		ctype = "text/javascript; charset=utf-8"
+	case ".wasm":
+		ctype = "application/wasm" // what WebAssembly.instantiateStreaming requires
+	case ".json", ".ipynb":
+		ctype = "application/json"
+	case ".woff2":
+		ctype = "font/woff2"
+	case ".woff":
+		ctype = "font/woff"
+	case ".ttf":
+		ctype = "font/ttf"
+	}
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("Vary", "Accept-Encoding")
+	name := file
+	accept := r.Header.Get("Accept-Encoding")
+	for _, enc := range []struct{ name, ext string }{{"br", ".br"}, {"gzip", ".gz"}} {
+		if accepts(accept, enc.name) && fileExists(file+enc.ext) {
+			name = file + enc.ext
+			h.Set("Content-Encoding", enc.name)
+			break
+		}
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		w.Header().Del("Content-Encoding")
-		http.Error(w, "veclab.wasm: "+err.Error(), http.StatusInternalServerError)
+		h.Del("Content-Encoding")
+		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	fst, err := f.Stat()
 	if err != nil {
-		w.Header().Del("Content-Encoding")
-		http.Error(w, "veclab.wasm: "+err.Error(), http.StatusInternalServerError)
+		h.Del("Content-Encoding")
+		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "application/wasm")
-	http.ServeContent(w, r, "veclab.wasm", st.ModTime(), f)
+	// The ETag names the encoded file, so a cache never mixes encodings.
+	h.Set("ETag", strconv.Quote(fmt.Sprintf("%x-%x-%s", fst.ModTime().UnixNano(), fst.Size(), h.Get("Content-Encoding"))))
+	http.ServeContent(w, r, "", fst.ModTime(), f)
 }
 
-func acceptsGzip(h string) bool {
+// accepts reports whether an Accept-Encoding header value accepts enc
+// (q > 0).
+func accepts(h, enc string) bool {
 	for _, part := range strings.Split(h, ",") {
-		enc, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(enc), "gzip") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), enc) {
 			continue
 		}
 		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {

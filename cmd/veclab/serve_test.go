@@ -68,10 +68,12 @@ func needBrowser(t *testing.T, dir string) {
 	}
 }
 
-// TestBrowser builds wasm/, serves it with serve on a free port and runs
-// wasm/browsertest/browser.js, which drives the page in chromium: the demo
-// (a lab experiment, its table and chart), 1+1, Println, a display handle,
-// a compile error naming its line, a panic, completion, a loaded notebook.
+// TestBrowser builds wasm/ and the JupyterLite site, serves them with
+// serve on a free port and runs wasm/browsertest/lite.js, which drives the
+// site in chromium: the Go (veclab) kernel in the kernel list, the
+// notebooks in the file browser, the first cell's result with a cold and a
+// warm cache (printed), streams, errors, complete, inspect, is_complete,
+// kernel_info, an interrupted index build, and notebook 02 at small scale.
 func TestBrowser(t *testing.T) {
 	root, err := moduleRoot("")
 	if err != nil {
@@ -104,21 +106,23 @@ func TestBrowser(t *testing.T) {
 	}()
 	t.Logf("%sserving %s after %.1f s", log.String(), url, time.Since(start).Seconds())
 
-	nctx, ncancel := context.WithTimeout(ctx, 3*time.Minute)
+	nctx, ncancel := context.WithTimeout(ctx, 8*time.Minute)
 	defer ncancel()
-	cmd := exec.CommandContext(nctx, "node", "browser.js", url)
+	cmd := exec.CommandContext(nctx, "node", "lite.js", url)
 	cmd.Dir = dir
 	start = time.Now()
 	out, err := cmd.CombinedOutput()
-	t.Logf("node browser.js (%.1f s):\n%s", time.Since(start).Seconds(), out)
+	t.Logf("node lite.js (%.1f s):\n%s", time.Since(start).Seconds(), out)
 	if err != nil {
 		t.Fatalf("the browser test failed: %v", err)
 	}
 }
 
 // TestServeReusesBuildAndServesMIMETypes builds once into a cache, checks
-// that a second start reuses the build, and that the handler serves the
-// page, wasm_exec.js and veclab.wasm (plain and gzipped) with their types.
+// that a second start reuses both builds, that the handler serves the
+// site, wasm_exec.js and veclab.wasm (plain, brotli, gzip) with their
+// types and the cross-origin isolation headers, and that -out writes a
+// static copy of the site.
 func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds wasm/")
@@ -133,25 +137,37 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
+	t.Logf("%s", log.String())
 	log.Reset()
 	if _, err := buildSite(serveConfig{Src: root, Cache: cache}, &log); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(log.String(), "reusing") {
+	if strings.Count(log.String(), "reusing") != 2 {
 		t.Errorf("second start rebuilt: %s", log.String())
 	}
 	srv := httptest.NewServer(s.handler())
 	defer srv.Close()
 	tests := []struct {
 		path, accept, ctype, encoding, contains string
+		status                                  int
 	}{
-		{"/", "", "text/html; charset=utf-8", "", "veclab.js"},
-		{"/veclab.js", "", "text/javascript; charset=utf-8", "", "veclab.eval"},
-		{"/style.css", "", "text/css; charset=utf-8", "", ".cell"},
-		{"/wasm_exec.js", "", "text/javascript; charset=utf-8", "", "globalThis.Go"},
-		{"/veclab.wasm", "identity", "application/wasm", "", "\x00asm"},
-		{"/veclab.wasm", "gzip, deflate", "application/wasm", "gzip", ""},
-		{"/veclab.wasm", "gzip;q=0", "application/wasm", "", "\x00asm"},
+		{"/", "", "text/html; charset=utf-8", "", "build/lab.js", 200},
+		{"/index.html", "", "text/html; charset=utf-8", "", "jupyter-config-data", 200},
+		{"/build/lab.js", "", "text/javascript; charset=utf-8", "", "veclab-kernel:plugin", 200},
+		{"/build/lab.js", "br, gzip", "text/javascript; charset=utf-8", "br", "", 200},
+		{"/build/lab.css", "", "text/css; charset=utf-8", "", ".jp-", 200},
+		{"/build/veclab-worker.js", "", "text/javascript; charset=utf-8", "", "setInterruptFlag", 200},
+		{"/build/schemas/all.json", "", "application/json", "", "@jupyterlab/notebook-extension:tracker", 200},
+		{"/build/themes/@jupyterlab/theme-light-extension/index.css", "", "text/css; charset=utf-8", "", "--jp-", 200},
+		{"/api/contents/notebooks/all.json", "", "application/json", "", "02-redis-ef-runtime.ipynb", 200},
+		{"/files/notebooks/02-redis-ef-runtime.ipynb", "", "application/json", "", "nbformat", 200},
+		{"/wasm_exec.js", "", "text/javascript; charset=utf-8", "", "globalThis.Go", 200},
+		{"/veclab.wasm", "identity", "application/wasm", "", "\x00asm", 200},
+		{"/veclab.wasm", "gzip, deflate", "application/wasm", "gzip", "", 200},
+		{"/veclab.wasm", "gzip, deflate, br", "application/wasm", "br", "", 200},
+		{"/veclab.wasm", "gzip;q=0", "application/wasm", "", "\x00asm", 200},
+		{"/no-such-file.js", "", "text/plain; charset=utf-8", "", "not found", 404},
+		{"/../go.mod", "", "text/plain; charset=utf-8", "", "not found", 404},
 	}
 	for _, tc := range tests {
 		req, _ := http.NewRequest("GET", srv.URL+tc.path, nil)
@@ -160,17 +176,34 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 		resp.Body.Close()
-		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != tc.ctype || resp.Header.Get("Content-Encoding") != tc.encoding {
-			t.Errorf("GET %s (Accept-Encoding %q): %d, Content-Type %q, Content-Encoding %q; want 200, %q, %q",
-				tc.path, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"), tc.ctype, tc.encoding)
+		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != tc.ctype || resp.Header.Get("Content-Encoding") != tc.encoding {
+			t.Errorf("GET %s (Accept-Encoding %q): %d, Content-Type %q, Content-Encoding %q; want %d, %q, %q",
+				tc.path, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"), tc.status, tc.ctype, tc.encoding)
 		}
 		if !bytes.Contains(body, []byte(tc.contains)) {
 			t.Errorf("GET %s: body does not contain %q", tc.path, tc.contains)
 		}
 		if tc.encoding == "gzip" && !bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
 			t.Errorf("GET %s: Content-Encoding gzip, but the body is not gzip", tc.path)
+		}
+		if tc.encoding != "" && bytes.HasPrefix(body, []byte("\x00asm")) {
+			t.Errorf("GET %s: Content-Encoding %s, but the body is the plain module", tc.path, tc.encoding)
+		}
+		if resp.Header.Get("Cross-Origin-Opener-Policy") != "same-origin" || resp.Header.Get("Cross-Origin-Embedder-Policy") != "require-corp" {
+			t.Errorf("GET %s: no cross-origin isolation headers: COOP %q, COEP %q", tc.path,
+				resp.Header.Get("Cross-Origin-Opener-Policy"), resp.Header.Get("Cross-Origin-Embedder-Policy"))
+		}
+	}
+
+	out := t.TempDir()
+	if err := s.export(out); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"index.html", "build/lab.js", "build/lab.js.br", "veclab.wasm", "veclab.wasm.br", "veclab.wasm.gz", "wasm_exec.js", "api/contents/all.json", "files/notebooks/02-redis-ef-runtime.ipynb"} {
+		if !fileExists(filepath.Join(out, filepath.FromSlash(f))) {
+			t.Errorf("-out: the static site has no %s", f)
 		}
 	}
 }
@@ -243,13 +276,53 @@ func TestWasmImports(t *testing.T) {
 	}
 }
 
-func TestAcceptsGzip(t *testing.T) {
+func TestAccepts(t *testing.T) {
 	for h, want := range map[string]bool{
 		"": false, "gzip": true, "deflate, gzip;q=1.0, *;q=0.5": true, "gzip;q=0": false,
 		"br": false, "GZIP": true, "identity": false, "gzip; q=0.001": true,
 	} {
-		if got := acceptsGzip(h); got != want {
-			t.Errorf("acceptsGzip(%q) = %t, want %t", h, got, want)
+		if got := accepts(h, "gzip"); got != want {
+			t.Errorf("accepts(%q, gzip) = %t, want %t", h, got, want)
 		}
+	}
+}
+
+// TestEngineTestsOnWasm runs a subset of the engine's and the lab's tests
+// compiled for js/wasm on node, through the Go toolchain's wasm exec
+// wrapper (lib/wasm/go_js_wasm_exec): the pure-Go distance kernels, exact
+// search, HNSW and the metrics, as the browser kernel runs them.
+// hnsw's TestSearchRescored is left out: it opens an on-disk store whose
+// page-cache probe (mincore) exists on Linux only.
+func TestEngineTestsOnWasm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the tests for js/wasm")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatalf("the js/wasm tests need node (install: apt-get install -y nodejs): %v", err)
+	}
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := goEnv("go", root, "GOROOT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	execWrapper := filepath.Join(env["GOROOT"], "lib", "wasm", "go_js_wasm_exec")
+	if !fileExists(execWrapper) {
+		t.Fatalf("the Go toolchain has no %s", execWrapper)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "test", "-short", "-count=1", "-exec="+execWrapper,
+		"-skip", "^TestSearchRescored$",
+		"./engine/vec/", "./engine/flat/", "./engine/hnsw/", "./lab/metrics/")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("GOOS=js GOARCH=wasm go test (%.1f s):\n%s", time.Since(start).Seconds(), out)
+	if err != nil {
+		t.Fatalf("the engine's tests on js/wasm failed: %v", err)
 	}
 }

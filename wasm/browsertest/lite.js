@@ -1,0 +1,293 @@
+// lite.js drives veclab's JupyterLite site (wasm/lite, served by `veclab
+// serve`) in Debian's chromium through playwright-core, as cmd/veclab's
+// TestBrowser does. It checks, in the real browser:
+//
+//   - the page is cross-origin isolated (the kernel's interrupt needs it)
+//     and the kernel list has "Go (veclab)";
+//   - the file browser holds the repository's notebooks;
+//   - navigation → first cell result (1+1 in a new Go notebook), with a
+//     cold browser cache (a new profile) and a warm one (the same profile,
+//     loaded again); the times and the bytes over the wire are printed;
+//   - notebook 02 run whole at small scale (?VECLAB_SCALE=small): no cell
+//     fails, its E02 table (HTML) shows recall values, its charts (SVG or
+//     PNG) appear, the progress display was updated in place;
+//   - offline once loaded: a second kernel starts with the network off;
+//   - stdout streamed while a cell runs, complete, inspect, is_complete,
+//     kernel_info's language_info, an error naming its cell line;
+//   - interrupt of a running index build through the kernel's interrupt
+//     (the SharedArrayBuffer flag): the cell ends Interrupted within
+//     seconds and the next cell runs; a restart gives a fresh session.
+//
+//	node lite.js URL [SCREENSHOT.png]
+//
+// It prints one line per check and exits 1 at the first failure. The
+// browser is $CHROMIUM, default /usr/bin/chromium. No request may leave
+// the page's origin: one that does fails the test.
+"use strict";
+
+const { chromium } = require("playwright-core");
+
+const base = process.argv[2];
+const screenshot = process.argv[3];
+if (!base) {
+	console.error("usage: node lite.js URL [SCREENSHOT.png]");
+	process.exit(2);
+}
+const origin = new URL(base).origin;
+const t0 = Date.now();
+const secs = (t = t0) => ((Date.now() - t) / 1000).toFixed(1) + " s";
+
+class CheckError extends Error {}
+function check(ok, what) {
+	if (!ok) throw new CheckError(what);
+}
+
+// page helpers, run in the page: the app is window.jupyterapp.
+async function appReady(page, timeout) {
+	await page.waitForFunction(() => document.body.dataset.veclabLite === "ready" && window.jupyterapp, null, { timeout });
+}
+
+// newNotebook opens a new notebook on the Go kernel and waits for the
+// kernel to be idle; it returns the panel's id.
+async function newNotebook(page, timeout) {
+	return page.evaluate(async (timeout) => {
+		const app = window.jupyterapp;
+		const panel = await app.commands.execute("notebook:create-new", { kernelName: "veclab" });
+		await panel.sessionContext.ready;
+		const t = Date.now();
+		while (!panel.sessionContext.session?.kernel || panel.sessionContext.session.kernel.status !== "idle") {
+			if (Date.now() - t > timeout) throw new Error(`kernel not idle after ${timeout} ms: ${panel.sessionContext.session?.kernel?.status}`);
+			await new Promise((r) => setTimeout(r, 50));
+		}
+		return panel.id;
+	}, timeout);
+}
+
+// runCell puts code into the last cell of the notebook (a new one when
+// that is not empty), runs it and returns its outputs (as nbformat JSON)
+// and the reply's status, after the kernel is idle again.
+async function runCell(page, id, code, timeout) {
+	return page.evaluate(async ({ id, code, timeout }) => {
+		const app = window.jupyterapp;
+		const panel = app.shell.widgets ? [...app.shell.widgets("main")].find((w) => w.id === id) : null;
+		if (!panel) throw new Error(`no notebook panel ${id}`);
+		const nb = panel.content;
+		let cell = nb.widgets[nb.widgets.length - 1];
+		if (cell.model.sharedModel.getSource() !== "") {
+			nb.activeCellIndex = nb.widgets.length - 1;
+			await app.commands.execute("notebook:insert-cell-below");
+			cell = nb.widgets[nb.widgets.length - 1];
+		}
+		cell.model.sharedModel.setSource(code);
+		nb.activeCellIndex = nb.widgets.length - 1;
+		const CodeCell = cell.constructor; // @jupyterlab/cells' CodeCell, with its static execute
+		const reply = await Promise.race([
+			CodeCell.execute(cell, panel.sessionContext),
+			new Promise((_, rej) => setTimeout(() => rej(new Error(`cell did not finish in ${timeout} ms: ${code.slice(0, 80)}`)), timeout)),
+		]);
+		return { status: reply?.content?.status, outputs: cell.model.outputs.toJSON() };
+	}, { id, code, timeout });
+}
+
+const text = (outs) => outs.map((o) => o.text || (o.data && (o.data["text/plain"] || "")) || (o.traceback || []).join("\n")).join("");
+
+async function firstResult(context, label) {
+	const page = await context.newPage();
+	let load = "";
+	page.on("console", (m) => {
+		if (m.text().startsWith("veclab kernel:")) load = m.text().replace(/^veclab kernel: [^:]*: /, "");
+	});
+	// Bytes over the wire: the encoded bodies received (0 for a response
+	// revalidated with 304 or taken from the cache).
+	let bytes = 0, wasmBytes = 0, n = 0;
+	const sizes = [];
+	const onFinished = (req) => sizes.push(req.sizes().then((z) => {
+		n++;
+		const got = Math.max(0, z.responseBodySize); // -1: none (from the cache)
+		bytes += got;
+		if (req.url().endsWith("/veclab.wasm")) wasmBytes = got;
+	}, () => {}));
+	page.on("requestfinished", onFinished);
+	const t = Date.now();
+	await page.goto(base);
+	await appReady(page, 120000);
+	const tApp = Date.now() - t;
+	const id = await newNotebook(page, 120000);
+	const tKernel = Date.now() - t;
+	const r = await runCell(page, id, "1+1", 60000);
+	const tFirst = Date.now() - t;
+	await Promise.all(sizes);
+	check(r.status === "ok" && text(r.outputs).trim() === "2", `${label}: 1+1 gave ${JSON.stringify(r)}`);
+	page.notebookId = id;
+	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load}); ${n} responses, ${(bytes / 1e6).toFixed(1)} MB over the wire, veclab.wasm ${(wasmBytes / 1e6).toFixed(1)} MB`);
+	return page;
+}
+
+async function main() {
+	// A persistent profile in a new directory: its HTTP cache is on disk,
+	// as a reader's is (a playwright context's in-memory cache drops
+	// entries as large as veclab.wasm, and there is no warm cache to
+	// measure), and it starts empty (the cold cache).
+	const os = require("os");
+	const profile = require("fs").mkdtempSync(require("path").join(os.tmpdir(), "veclab-lite-"));
+	const context = await chromium.launchPersistentContext(profile, {
+		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+		headless: true,
+		args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
+	});
+	const problems = [];
+	let page;
+	try {
+		context.on("request", (req) => {
+			const u = new URL(req.url());
+			if (u.protocol.startsWith("http") && u.origin !== origin) problems.push(`request to another origin: ${req.url()}`);
+		});
+		context.on("weberror", (e) => problems.push(`page error: ${e.error().message}`));
+
+		// Cold: the new profile's empty cache. Warm: the same profile again
+		// (HTTP cache and V8's cache of the compiled module).
+		const cold = await firstResult(context, "cold cache");
+		await cold.close();
+		page = await firstResult(context, "warm cache");
+
+		// Offline once loaded: a second kernel starts (the page hands the
+		// worker its script and the compiled module) and runs a cell.
+		await context.setOffline(true);
+		const off = await newNotebook(page, 120000);
+		let r = await runCell(page, off, "1+2", 60000);
+		check(r.status === "ok" && text(r.outputs).trim() === "3", `offline: a new kernel's 1+2 gave ${JSON.stringify(r)}`);
+		await context.setOffline(false);
+		console.log("ok   offline: a second kernel starts and runs 1+2 = 3 with the network off");
+
+		const iso = await page.evaluate(() => globalThis.crossOriginIsolated);
+		check(iso === true, "the page is not cross-origin isolated (COOP/COEP headers missing): no SharedArrayBuffer, no interrupt");
+		const specs = await page.evaluate(() => window.jupyterapp.serviceManager.kernelspecs.specs);
+		check(specs && specs.kernelspecs.veclab && specs.kernelspecs.veclab.display_name === "Go (veclab)",
+			`the kernel list has no "Go (veclab)": ${JSON.stringify(specs && Object.keys(specs.kernelspecs))}`);
+		console.log(`ok   cross-origin isolated; kernels: ${Object.values(specs.kernelspecs).map((s) => s.display_name).join(", ")}`);
+
+		const listing = await page.evaluate(async () => (await window.jupyterapp.serviceManager.contents.get("notebooks", { content: true })).content.map((m) => m.name));
+		const fs = require("fs"), path = require("path");
+		const repo = fs.readdirSync(path.join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb")).sort();
+		check(JSON.stringify(listing.slice().sort()) === JSON.stringify(repo), `the file browser's notebooks/ holds ${listing.join(", ")}, want ${repo.join(", ")}`);
+		await page.evaluate(() => window.jupyterapp.commands.execute("filebrowser:go-to-path", { path: "notebooks" }));
+		await page.waitForSelector('.jp-DirListing-item[title*="02-redis-ef-runtime.ipynb"], .jp-DirListing-itemText:has-text("02-redis-ef-runtime.ipynb")', { timeout: 20000 });
+		console.log(`ok   file browser: notebooks/ holds the repository's ${repo.length} notebooks`);
+
+		// The kernel's own requests on the open notebook.
+		const id = page.notebookId;
+		// kernelOf is defined in the page: the kernel of the notebook panel id.
+		await page.evaluate(() => {
+			window.kernelOf = (id) => [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id).sessionContext.session.kernel;
+		});
+		const info = await page.evaluate(async (id) => await window.kernelOf(id).info, id);
+		const li = info.language_info;
+		check(li.name === "go" && li.file_extension === ".go" && li.mimetype === "text/x-go" && /^\d+\.\d+/.test(li.version) && li.codemirror_mode === "go",
+			`kernel_info language_info: ${JSON.stringify(li)}`);
+		console.log(`ok   kernel_info: ${info.implementation} ${info.implementation_version}, language_info ${JSON.stringify(li)}`);
+		r = await runCell(page, id, `import "os"\nfor i := 1; i <= 3; i++ {\n\tfmt.Println("line", i)\n}\nfmt.Fprintln(os.Stderr, "to stderr")`, 30000);
+		check(r.status === "ok" && r.outputs.some((o) => o.name === "stdout" && o.text.includes("line 3")) && r.outputs.some((o) => o.name === "stderr" && o.text.includes("to stderr")),
+			`streams: ${JSON.stringify(r)}`);
+		r = await runCell(page, id, `x := 1\ny := undefinedThing + x`, 30000);
+		const tb = text(r.outputs);
+		check(r.status === "error" && tb.includes("undefinedThing") && tb.includes("cell line 2"), `compile error: ${JSON.stringify(r)}`);
+		console.log(`ok   stdout/stderr streams; a compile error names cell line 2`);
+		const k = await page.evaluate(async (id) => {
+			const kernel = window.kernelOf(id);
+			const c = await kernel.requestComplete({ code: "fmt.Prin", cursor_pos: 8 });
+			const i = await kernel.requestInspect({ code: "fmt.Println", cursor_pos: 6, detail_level: 0 });
+			const a = await kernel.requestIsComplete({ code: "for i := 0; i < 3; i++ {" });
+			const b = await kernel.requestIsComplete({ code: "1+1" });
+			return { c: c.content, i: i.content, a: a.content, b: b.content };
+		}, id);
+		check(k.c.status === "ok" && k.c.matches.includes("Println") && k.c.cursor_start === 4 && k.c.cursor_end === 8, `complete: ${JSON.stringify(k.c)}`);
+		check(k.i.status === "ok" && k.i.found && JSON.stringify(k.i.data).includes("Println"), `inspect: ${JSON.stringify(k.i)}`);
+		check(k.a.status === "incomplete" && k.b.status === "complete", `is_complete: ${JSON.stringify([k.a, k.b])}`);
+		console.log(`ok   complete (fmt.Prin → ${k.c.matches.join(", ")}), inspect (fmt.Println), is_complete (incomplete / complete)`);
+
+		// Interrupt a running index build; the kernel lives on.
+		r = await runCell(page, id, `import (\n\t"github.com/veclab/veclab/engine/hnsw"\n\t"github.com/veclab/veclab/lab/dataset"\n)\nds, err := dataset.Generate(dataset.Config{N: 60000, Queries: 1, Dim: 96, Seed: 1})\nif err != nil {\n\tpanic(err)\n}\nkeys := make([]uint64, ds.Base.N)\nfor i := range keys {\n\tkeys[i] = uint64(i)\n}\nfmt.Println("data ready")`, 120000);
+		check(r.status === "ok", `the build's data: ${JSON.stringify(r)}`);
+		const tInt = Date.now();
+		const long = runCell(page, id, `ix, _ := hnsw.New(hnsw.Config{Dim: 96})\nfmt.Println("building")\nerr = ix.AddBatch(keys, ds.Base)\nfmt.Println("built", ix.Len(), err)`, 180000);
+		await page.waitForTimeout(3000);
+		await page.evaluate((id) => window.kernelOf(id).interrupt(), id);
+		r = await long;
+		const took = (Date.now() - tInt) / 1000;
+		const out = text(r.outputs);
+		check(r.status === "error" || out.includes("context canceled") || out.includes("stopped"), `the interrupted build: ${JSON.stringify(r).slice(0, 1000)}`);
+		check(took < 15, `the interrupted build ended ${took.toFixed(1)} s after it started (interrupt at 3 s)`);
+		r = await runCell(page, id, `2*21`, 30000);
+		check(r.status === "ok" && text(r.outputs).trim() === "42", `after the interrupt: ${JSON.stringify(r)}`);
+		console.log(`ok   interrupt: the index build ended ${took.toFixed(1)} s after its start (interrupted at 3 s): ${out.trim().split("\n").slice(-1)[0].slice(0, 160)}; the next cell gives 42`);
+
+		// Restart: a new worker on the page's compiled module, a fresh session.
+		const tr = Date.now();
+		await page.evaluate(async (id) => {
+			const k = window.kernelOf(id);
+			await k.restart();
+			for (let i = 0; i < 1200 && k.status !== "idle"; i++) await new Promise((r) => setTimeout(r, 50));
+		}, id);
+		r = await runCell(page, id, `ds`, 30000);
+		check(r.status === "error" && text(r.outputs).includes("ds"), `after a restart the old session's ds is still defined: ${JSON.stringify(r)}`);
+		r = await runCell(page, id, `3*3`, 30000);
+		check(r.status === "ok" && text(r.outputs).trim() === "9", `after a restart: ${JSON.stringify(r)}`);
+		console.log(`ok   restart: a fresh session in ${secs(tr)} (the old variables are gone, 3*3 = 9)`);
+
+		// Notebook 02 at small scale, whole.
+		const t2 = Date.now();
+		await page.goto(base + "?VECLAB_SCALE=small");
+		await appReady(page, 120000);
+		const nb = await page.evaluate(async (timeout) => {
+			const app = window.jupyterapp;
+			const panel = await app.commands.execute("docmanager:open", { path: "notebooks/02-redis-ef-runtime.ipynb", factory: "Notebook", kernel: { name: "veclab" } });
+			await panel.context.ready;
+			await panel.sessionContext.ready;
+			const wait = async (ok, what) => {
+				const t = Date.now();
+				while (!ok()) {
+					if (Date.now() - t > timeout) throw new Error(`${what} after ${timeout} ms`);
+					await new Promise((r) => setTimeout(r, 100));
+				}
+			};
+			await wait(() => panel.sessionContext.session?.kernel?.status === "idle", "kernel not idle");
+			const nb = panel.content;
+			const codeCells = nb.widgets.filter((c) => c.model.type === "code");
+			for (const c of codeCells) c.model.outputs.clear(); // only what this run produces counts
+			const CodeCell = codeCells[0].constructor;
+			const results = [];
+			for (const c of codeCells) {
+				const t = Date.now();
+				const reply = await CodeCell.execute(c, panel.sessionContext);
+				results.push({ status: reply?.content?.status, ms: Date.now() - t, outputs: c.model.outputs.toJSON() });
+				if (reply?.content?.status !== "ok") break;
+			}
+			const html = [...panel.node.querySelectorAll(".jp-OutputArea-output table")].map((t) => t.textContent);
+			const svgs = panel.node.querySelectorAll(".jp-OutputArea-output svg, .jp-OutputArea-output img").length;
+			return { results, html, svgs, cells: codeCells.length };
+		}, 600000);
+		const failed = nb.results.find((x) => x.status !== "ok");
+		check(!failed, `notebook 02: cell ${nb.results.indexOf(failed) + 1} of ${nb.cells} ended ${failed && failed.status}: ${failed && text(failed.outputs).slice(0, 1500)}`);
+		check(nb.results.length === nb.cells, `notebook 02 ran ${nb.results.length} of ${nb.cells} cells`);
+		check(text(nb.results[0].outputs).includes("small") || text(nb.results[0].outputs).includes("n=2000"), `notebook 02 did not run at small scale: ${text(nb.results[0].outputs)}`);
+		const e02 = nb.html.find((t) => t.includes("recall"));
+		check(e02 && /0\.\d{2,}/.test(e02) && /redis/i.test(e02), `notebook 02: no HTML table with recall values: ${JSON.stringify(nb.html).slice(0, 800)}`);
+		check(nb.svgs >= 2, `notebook 02: ${nb.svgs} charts (svg/img), want its 2`);
+		const prog = nb.results[3].outputs.filter((o) => o.output_type === "display_data");
+		check(prog.length === 1 && text(prog).includes("of"), `notebook 02 cell 4: the progress display (updated in place) is ${JSON.stringify(prog)}`);
+		const recalls = [...e02.matchAll(/0\.\d{3}/g)].slice(0, 6).map((m) => m[0]).join(" ");
+		console.log(`ok   notebook 02 at small scale: ${nb.cells} cells in ${secs(t2)} (slowest ${Math.max(...nb.results.map((x) => x.ms)) / 1000} s), ${nb.html.length} HTML tables (E02 recall values ${recalls} …), ${nb.svgs} charts`);
+
+		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
+		console.log(`PASS (${secs()})`);
+	} finally {
+		if (page && screenshot) await page.screenshot({ path: screenshot, fullPage: true }).catch(() => {});
+		await context.close();
+		require("fs").rmSync(profile, { recursive: true, force: true });
+	}
+}
+
+main().catch((e) => {
+	console.log(`FAIL (${secs()}): ${e instanceof CheckError ? e.message : e.stack || e}`);
+	process.exit(1);
+});

@@ -1,0 +1,221 @@
+// build.mjs assembles veclab's JupyterLite site from the npm packages of
+// package-lock.json, with esbuild, the way JupyterLite's own app/ does it
+// with rspack (jupyterlite/jupyterlite, app/index.template.js and
+// app/rspack.config.js at v0.8.x): one entry that registers the plugins of
+// the listed JupyterLab and JupyterLite extensions, minus the disabled
+// ones, plus the settings schemas (build/schemas/all.json), the light theme
+// (build/themes/…), the contents index of the notebooks
+// (api/contents/…/all.json, files/…) and the Go (veclab) kernel of src/.
+//
+//	node build.mjs OUT_DIR NOTEBOOKS_DIR
+//
+// It writes everything but veclab.wasm and wasm_exec.js, which
+// `veclab serve` builds with the Go toolchain and puts beside it.
+// Nothing in the site loads from another origin.
+import * as esbuild from "esbuild";
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(path.join(here, "package.json"));
+const [out, notebooks] = process.argv.slice(2);
+if (!out || !notebooks) {
+	console.error("usage: node build.mjs OUT_DIR NOTEBOOKS_DIR");
+	process.exit(2);
+}
+
+// The extensions of the site: JupyterLab's notebook front end and the
+// JupyterLite services that replace the Jupyter server.
+const extensions = [
+	"@jupyterlab/application-extension",
+	"@jupyterlab/apputils-extension",
+	"@jupyterlab/codemirror-extension",
+	"@jupyterlab/completer-extension",
+	"@jupyterlab/docmanager-extension",
+	"@jupyterlab/filebrowser-extension",
+	"@jupyterlab/inspector-extension",
+	"@jupyterlab/launcher-extension",
+	"@jupyterlab/mainmenu-extension",
+	"@jupyterlab/markedparser-extension",
+	"@jupyterlab/notebook-extension",
+	"@jupyterlab/rendermime-extension",
+	"@jupyterlab/running-extension",
+	"@jupyterlab/services-extension",
+	"@jupyterlab/shortcuts-extension",
+	"@jupyterlab/statusbar-extension",
+	"@jupyterlab/theme-light-extension",
+	"@jupyterlab/tooltip-extension",
+	"@jupyterlab/translation-extension",
+	"@jupyterlab/ui-components-extension",
+	"@jupyterlite/application-extension",
+	"@jupyterlite/apputils-extension",
+	"@jupyterlite/services-extension",
+];
+
+// Plugins JupyterLite's lab app disables (they need a Jupyter server or
+// are replaced by a JupyterLite plugin), and the service worker, which this
+// site does not use (the kernel reads no files of the contents drive).
+const disabled = [
+	"@jupyterlab/application-extension:logo",
+	"@jupyterlab/application-extension:main",
+	"@jupyterlab/application-extension:tree-resolver",
+	"@jupyterlab/application-extension:router",
+	"@jupyterlab/apputils-extension:licenses-client",
+	"@jupyterlab/apputils-extension:announcements",
+	"@jupyterlab/apputils-extension:resolver",
+	"@jupyterlab/docmanager-extension:download",
+	"@jupyterlab/filebrowser-extension:download",
+	"@jupyterlab/filebrowser-extension:share-file",
+	"@jupyterlab/help-extension:about",
+	"@jupyterlab/services-extension:config-section-manager",
+	"@jupyterlab/services-extension:connection-status",
+	"@jupyterlab/services-extension:default-drive",
+	"@jupyterlab/services-extension:event-manager",
+	"@jupyterlab/services-extension:kernel-manager",
+	"@jupyterlab/services-extension:kernel-spec-manager",
+	"@jupyterlab/services-extension:nbconvert-manager",
+	"@jupyterlab/services-extension:session-manager",
+	"@jupyterlab/services-extension:setting-manager",
+	"@jupyterlab/services-extension:user-manager",
+	"@jupyterlab/services-extension:workspace-manager",
+	"@jupyterlab/translation:translator",
+	"@jupyterlite/application-extension:service-worker-manager",
+	"@jupyterlite/application-extension:share-file",
+];
+
+const pkgDir = (name) => path.dirname(require.resolve(`${name}/package.json`));
+const pkgJSON = (name) => JSON.parse(fs.readFileSync(path.join(pkgDir(name), "package.json"), "utf8"));
+
+fs.rmSync(out, { recursive: true, force: true });
+const build = path.join(out, "build");
+fs.mkdirSync(build, { recursive: true });
+
+// 1. The entry: import every extension and its style, as JupyterLite's
+// index.template.js and style.js do.
+const gen = path.join(here, ".gen");
+fs.mkdirSync(gen, { recursive: true });
+let entry = `import { main } from ${JSON.stringify(path.join(here, "src", "main.js"))};\n`;
+const names = [];
+extensions.forEach((name, i) => {
+	if (fs.existsSync(path.join(pkgDir(name), "style", "index.js"))) {
+		entry += `import ${JSON.stringify(name + "/style/index.js")};\n`;
+	}
+	entry += `import * as ext${i} from ${JSON.stringify(name)};\n`;
+	names.push(`[${JSON.stringify(name)}, ext${i}]`);
+});
+entry += `import "@jupyterlab/application/style/index.js";\n`;
+entry += `main([${names.join(", ")}], ${JSON.stringify(disabled)});\n`;
+fs.writeFileSync(path.join(gen, "entry.js"), entry);
+
+// webpack's "~package/file" in CSS @import and url() means a module path.
+const tilde = {
+	name: "tilde",
+	setup(b) {
+		b.onResolve({ filter: /^~/ }, (args) => ({
+			path: createRequire(path.join(args.resolveDir, "x.js")).resolve(args.path.slice(1)),
+		}));
+	},
+};
+
+const common = {
+	bundle: true,
+	plugins: [tilde],
+	minify: true,
+	legalComments: "linked",
+	target: "es2022",
+	logLevel: "warning",
+	define: { "process.env.NODE_ENV": '"production"', global: "globalThis" },
+	loader: {
+		".svg": "text",
+		".woff": "file",
+		".woff2": "file",
+		".ttf": "file",
+		".eot": "file",
+		".png": "file",
+		".gif": "file",
+	},
+	assetNames: "assets/[name]-[hash]",
+};
+await esbuild.build({
+	...common,
+	entryPoints: { lab: path.join(gen, "entry.js") },
+	outdir: build,
+	format: "esm",
+	splitting: true,
+	chunkNames: "chunks/[name]-[hash]",
+	metafile: false,
+});
+// The kernel's worker: a classic worker script (it loads wasm_exec.js with
+// importScripts).
+await esbuild.build({
+	...common,
+	entryPoints: { "veclab-worker": path.join(here, "src", "worker.js") },
+	outdir: build,
+	format: "iife",
+});
+// The light theme, loaded by the theme manager from themesUrl.
+await esbuild.build({
+	...common,
+	entryPoints: [path.join(pkgDir("@jupyterlab/theme-light-extension"), "style", "theme.css")],
+	outfile: path.join(build, "themes", "@jupyterlab", "theme-light-extension", "index.css"),
+});
+
+// 2. The settings schemas of every extension, in one all.json (the
+// format of JupyterLite's CompileSchemasPlugin: id, raw, schema, settings,
+// version).
+const all = [];
+for (const name of extensions) {
+	const pj = pkgJSON(name);
+	const dir = path.join(pkgDir(name), pj.jupyterlab?.schemaDir || "schema");
+	if (!fs.existsSync(dir)) continue;
+	for (const f of fs.readdirSync(dir).sort()) {
+		if (!f.endsWith(".json")) continue;
+		const schema = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
+		all.push({ id: `${name}:${f.slice(0, -5)}`, raw: "{}", schema, settings: {}, version: pj.version });
+	}
+}
+fs.mkdirSync(path.join(build, "schemas"), { recursive: true });
+fs.writeFileSync(path.join(build, "schemas", "all.json"), JSON.stringify(all));
+fs.writeFileSync(path.join(build, "schemas", "all_federated.json"), "[]"); // no federated extensions
+
+// English only: the translation connector's index and its (empty) pack.
+fs.mkdirSync(path.join(out, "api", "translations"), { recursive: true });
+fs.writeFileSync(path.join(out, "api", "translations", "all.json"),
+	JSON.stringify({ data: { en: { displayName: "English", nativeName: "English" } }, message: "" }));
+fs.writeFileSync(path.join(out, "api", "translations", "en.json"), JSON.stringify({ data: {}, message: "" }));
+
+// 3. The contents: the notebooks under files/notebooks, listed in
+// api/contents/all.json (the root) and api/contents/notebooks/all.json, as
+// jupyterlite-core's contents addon writes them, with each file's
+// modification time.
+const model = (name, p, type, size, mtime = new Date(0)) => ({
+	name, path: p, type, size, writable: true, created: mtime.toISOString(), last_modified: mtime.toISOString(),
+	mimetype: type === "notebook" ? "application/x-ipynb+json" : null,
+	format: null, content: null,
+});
+const nbs = fs.readdirSync(notebooks).filter((f) => f.endsWith(".ipynb")).sort();
+if (nbs.length === 0) {
+	console.error(`build.mjs: no .ipynb in ${notebooks}`);
+	process.exit(1);
+}
+fs.mkdirSync(path.join(out, "files", "notebooks"), { recursive: true });
+const listing = [];
+for (const f of nbs) {
+	const data = fs.readFileSync(path.join(notebooks, f));
+	JSON.parse(data.toString("utf8")); // a broken notebook fails the build, not the page
+	fs.writeFileSync(path.join(out, "files", "notebooks", f), data);
+	listing.push(model(f, `notebooks/${f}`, "notebook", data.length, fs.statSync(path.join(notebooks, f)).mtime));
+}
+const dirModel = (name, p, content) => ({ ...model(name, p, "directory", 0), format: "json", content });
+fs.mkdirSync(path.join(out, "api", "contents", "notebooks"), { recursive: true });
+fs.writeFileSync(path.join(out, "api", "contents", "all.json"),
+	JSON.stringify(dirModel("", "", [model("notebooks", "notebooks", "directory", 0)])));
+fs.writeFileSync(path.join(out, "api", "contents", "notebooks", "all.json"),
+	JSON.stringify(dirModel("notebooks", "notebooks", listing)));
+
+// 4. The page and the kernel's logo.
+fs.copyFileSync(path.join(here, "src", "index.html"), path.join(out, "index.html"));
+fs.copyFileSync(path.join(here, "src", "logo.svg"), path.join(build, "veclab-logo.svg"));
+console.log(`build.mjs: site in ${out}: ${extensions.length} extensions, ${all.length} settings schemas, ${nbs.length} notebooks`);

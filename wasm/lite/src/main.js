@@ -1,0 +1,53 @@
+// main starts JupyterLab with the given extensions and the Go (veclab)
+// kernel, as JupyterLite's app/index.template.js (v0.8.x) does for its lab
+// app: register the plugins in a registry, resolve the service manager
+// (JupyterLite's in-browser one), create the application, start it.
+import { JupyterLab } from "@jupyterlab/application";
+import { PageConfig } from "@jupyterlab/coreutils";
+import { IServiceManager } from "@jupyterlab/services";
+import { PluginRegistry } from "@lumino/coreutils";
+import veclabKernel, { prewarm } from "./kernel.js";
+
+// dropUnprovided removes the plugins that require a service no plugin of
+// the site provides (the site has a subset of JupyterLab's extensions:
+// no console, table of contents, search or language server), and then
+// those that required a removed one, so none fails to activate.
+function dropUnprovided(plugins, allPlugins) {
+	for (;;) {
+		const provided = new Set(plugins.filter((p) => p.provides).map((p) => p.provides.name));
+		const i = plugins.findIndex((p) => (p.requires || []).some((t) => !provided.has(t.name)));
+		if (i < 0) return;
+		const [p] = plugins.splice(i, 1);
+		const j = allPlugins.findIndex((q) => q.id === p.id);
+		if (j >= 0) allPlugins.splice(j, 1);
+	}
+}
+
+export async function main(extensions, disabled) {
+	prewarm(); // veclab.wasm loads in a worker while JupyterLab starts
+	const isDisabled = (id) =>
+		PageConfig.Extension.isDisabled(id) || disabled.includes(id) || disabled.includes(id.split(":")[0]);
+	const plugins = [];
+	const allPlugins = [];
+	const add = (scope, exports) => {
+		const list = Array.isArray(exports) ? exports : [exports];
+		for (const p of list) {
+			if (isDisabled(p.id)) continue;
+			allPlugins.push({ ...p, extension: scope });
+			plugins.push(p);
+		}
+	};
+	for (const [name, mod] of extensions) add(name, mod.default);
+	add("veclab-kernel", veclabKernel);
+	dropUnprovided(plugins, allPlugins);
+
+	const pluginRegistry = new PluginRegistry();
+	pluginRegistry.registerPlugins(plugins);
+	const serviceManager = await pluginRegistry.resolveRequiredService(IServiceManager);
+	const app = new JupyterLab({ pluginRegistry, mimeExtensions: [], serviceManager, availablePlugins: allPlugins });
+	app.name = PageConfig.getOption("appName") || "veclab";
+	window.jupyterapp = app; // the browser test drives the app through it
+	await app.start({ bubblingKeydown: true });
+	await app.restored;
+	document.body.dataset.veclabLite = "ready";
+}
