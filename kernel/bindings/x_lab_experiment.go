@@ -59,6 +59,7 @@ func init() {
 			"E08IndexingThresholdKB": ValueOf(experiment.E08IndexingThresholdKB),
 			"E08Measure":             ValueOf(experiment.E08Measure),
 			"E08Table":               ValueOf(experiment.E08Table),
+			"E08Verdicts":            ValueOf(experiment.E08Verdicts),
 			"E09Measure":             ValueOf(experiment.E09Measure),
 			"E09Table":               ValueOf(experiment.E09Table),
 			"E10CodesOrSegments":     ValueOf(experiment.E10CodesOrSegments),

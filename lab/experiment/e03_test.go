@@ -124,6 +124,15 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 		t.Errorf("E08 with index read %v payloads", reads)
 	}
 
+	// E08's verdicts other than the timing one hold by the mechanism at any scale.
+	if len(r.Verdicts) != 6 {
+		t.Errorf("E08 stated %d verdicts, want 6: %v", len(r.Verdicts), r.Verdicts)
+	}
+	for _, v := range r.Verdicts {
+		if !strings.Contains(v.Claim, "faster") && !v.Agrees {
+			t.Errorf("E08: %s", v)
+		}
+	}
 	if len(r.Tables) != 2 {
 		t.Fatalf("E08 has %d tables, want the payload-index and the indexing_threshold ones", len(r.Tables))
 	}
