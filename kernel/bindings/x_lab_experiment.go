@@ -62,6 +62,7 @@ func init() {
 			"E08Verdicts":            ValueOf(experiment.E08Verdicts),
 			"E09Measure":             ValueOf(experiment.E09Measure),
 			"E09Table":               ValueOf(experiment.E09Table),
+			"E09Verdicts":            ValueOf(experiment.E09Verdicts),
 			"E10CodesOrSegments":     ValueOf(experiment.E10CodesOrSegments),
 			"E10Measure":             ValueOf(experiment.E10Measure),
 			"E10Table":               ValueOf(experiment.E10Table),

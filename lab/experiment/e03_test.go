@@ -152,4 +152,11 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 	if s := r.String(); !strings.Contains(s, "not allowed filter identifier name: category") || !strings.Contains(s, "documents match") {
 		t.Errorf("E09 report lacks the refusal or the declared run:\n%s", s)
 	}
+	if len(r.Verdicts) != 2 || !r.Verdicts[0].Agrees || !r.Verdicts[1].Agrees {
+		t.Errorf("E09 verdicts: %v", r.Verdicts)
+	}
+	// An outcome that did not refuse makes the refusal verdict differ.
+	if vs := E09Verdicts(env, []E09Outcome{{Declared: false, Matching: 3}}); len(vs) != 1 || vs[0].Agrees {
+		t.Errorf("E09Verdicts on an accepted undeclared filter: %v", vs)
+	}
 }
