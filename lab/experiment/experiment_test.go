@@ -230,6 +230,10 @@ func TestE05(t *testing.T) {
 	if ms[0].Plan.Ef != 30 || ms[1].Plan.Ef != 100 || ms[0].Plan.Rescore != 30 || ms[1].Plan.Rescore != 30 {
 		t.Errorf("plans %v / %v: want beams 30 and 100, 30 rescored each", ms[0].Plan, ms[1].Plan)
 	}
+	// Both rescore the same 30 candidates: the sweep is flat.
+	if vs := E05Verdicts(env, ms); len(vs) != 3 || !vs[2].Agrees || !strings.Contains(vs[2].Claim, "flat") {
+		t.Errorf("E05Verdicts: %v", vs)
+	}
 	// Below 384 dims Elasticsearch does not pick bbq_hnsw: not runnable.
 	sc := Small
 	sc.Dim = 128
