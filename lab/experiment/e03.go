@@ -316,5 +316,15 @@ func runE03(env *Env) (*Report, error) {
 	}
 	r := NewReport(e03, env)
 	r.AddTable(E03Table(env, ms))
+	E03Verdicts(env, ms)
 	return r, nil
+}
+
+// E03Verdicts compares E03Measure's four stores with the article's
+// filtered table (§ "Adding a metadata filter"): recall@10 within 0.05 of
+// the article's (pgvector 0.167, Redis and Qdrant 1.000, Elasticsearch
+// 0.544) and the mean rows returned (pgvector 1.8 = 40 × 4.4 % ± half of
+// it, the others exactly 10).
+func E03Verdicts(env *Env, ms []StrategyMeasurement) Verdicts {
+	return strategyVerdicts(env, e03, ms, "Adding a metadata filter")
 }

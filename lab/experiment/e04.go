@@ -149,5 +149,36 @@ func runE04(env *Env) (*Report, error) {
 	for _, p := range profile.Defaults() {
 		r.Note("%s", p.Describe(env.Scale.Dim, env.Scale.K))
 	}
+	E04Verdicts(env, r.Tables[0])
 	return r, nil
+}
+
+// E04Verdicts compares E04Table's article column with the profiles'
+// effective values: every default the article read from the live
+// services (§ "HNSW in two minutes, and the three numbers that matter": pgvector m 16, ef_construction
+// 64, ef_search 40; Redis EF_RUNTIME 10; Qdrant m 16, ef_construct 100;
+// Elasticsearch bbq_hnsw, oversample 3) must be the profile's, exactly
+// (settings, so no tolerance).
+func E04Verdicts(env *Env, t *table.Table) Verdicts {
+	art, lab := t.Column("value (article)"), t.Column("value (lab)")
+	agree, given := 0, 0
+	var first string
+	for r := range t.Rows {
+		a, l := t.Cell(r, art), t.Cell(r, lab)
+		if a.Kind == table.Missing {
+			continue
+		}
+		given++
+		if a.String() == l.String() {
+			agree++
+		} else if first == "" {
+			first = fmt.Sprintf("%s %s: article %s, lab %s", t.Cell(r, 0), t.Cell(r, 1), a, l)
+		}
+	}
+	reason := "every setting the article names is the profile's effective value"
+	if first != "" {
+		reason = "first difference: " + first
+	}
+	return Verdicts{env.Holds("E04", "every default the article read from the services is the profile's (§ HNSW in two minutes)",
+		fmt.Sprintf("%d settings", given), fmt.Sprintf("%d of %d the same", agree, given), given > 0 && agree == given, reason)}
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/veclab/veclab/engine/filter"
 	"github.com/veclab/veclab/lab/table"
@@ -97,5 +98,27 @@ func runE09(env *Env) (*Report, error) {
 	if len(os) > 0 && !os[0].Unknown {
 		r.Note("unexpected: the undeclared field was not refused")
 	}
+	E09Verdicts(env, os)
 	return r, nil
+}
+
+// E09Verdicts compares E09Measure's two outcomes with the article
+// (§ "Redis: filter on a field you did not declare, and it refuses"): the
+// filter on undeclared fields is refused with an error naming the field
+// ("Not allowed filter identifier name: category"), and with the fields
+// declared it runs. Outcomes, so no tolerance.
+func E09Verdicts(env *Env, os []E09Outcome) Verdicts {
+	const section = "§ Redis: filter on a field you did not declare, and it refuses"
+	var out Verdicts
+	for _, o := range os {
+		if o.Declared {
+			out = append(out, env.Holds("E09", "with category and year declared the filter runs ("+section+")",
+				"filtered search runs", fmtMatching(o), o.Err == "" && o.Matching > 0, "the declared TAG and NUMERIC fields are indexed"))
+		} else {
+			out = append(out, env.Holds("E09", "the filter on an undeclared field is refused with an error naming it ("+section+")",
+				"Not allowed filter identifier name: category", fmtMatching(o), o.Unknown && strings.Contains(o.Err, "category"),
+				"the refusal comes when the filter is compiled, before any search"))
+		}
+	}
+	return out
 }

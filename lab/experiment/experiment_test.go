@@ -230,6 +230,10 @@ func TestE05(t *testing.T) {
 	if ms[0].Plan.Ef != 30 || ms[1].Plan.Ef != 100 || ms[0].Plan.Rescore != 30 || ms[1].Plan.Rescore != 30 {
 		t.Errorf("plans %v / %v: want beams 30 and 100, 30 rescored each", ms[0].Plan, ms[1].Plan)
 	}
+	// Both rescore the same 30 candidates: the sweep is flat.
+	if vs := E05Verdicts(env, ms); len(vs) != 3 || !vs[2].Agrees || !strings.Contains(vs[2].Claim, "flat") {
+		t.Errorf("E05Verdicts: %v", vs)
+	}
 	// Below 384 dims Elasticsearch does not pick bbq_hnsw: not runnable.
 	sc := Small
 	sc.Dim = 128
@@ -246,6 +250,15 @@ func TestE05(t *testing.T) {
 func TestE04(t *testing.T) {
 	env := small(t)
 	tb := E04Table(env)
+	if vs := E04Verdicts(env, tb); len(vs) != 1 || !vs[0].Agrees || vs[0].Lab == "0 of 0 the same" {
+		t.Errorf("E04Verdicts: %v", vs)
+	}
+	// A profile that differs from the article's default makes it differ.
+	bad := E04Table(env)
+	bad.Rows[0][3] = table.Int(99)
+	if vs := E04Verdicts(env, bad); vs[0].Agrees || !strings.Contains(vs[0].Reason, "99") {
+		t.Errorf("E04Verdicts on an altered table: %v", vs)
+	}
 	for _, tt := range []struct {
 		store, setting string
 		want           float64
@@ -298,6 +311,20 @@ func TestE01Small(t *testing.T) {
 		}
 		if acked, searchable := lab(t, tb, store, "ingest s (lab)"), lab(t, tb, store, "searchable after s (lab)"); searchable < acked {
 			t.Errorf("%s searchable after %.3fs, before the last ack at %.3fs", store, searchable, acked)
+		}
+	}
+	// E01 states its verdicts: the order, and one visibility step per store.
+	// pgvector's and Qdrant's hold by construction (commit; exact scan of
+	// plain segments), so they must agree on any machine.
+	if len(r.Verdicts) != 5 {
+		t.Errorf("E01 stated %d verdicts, want 5: %v", len(r.Verdicts), r.Verdicts)
+	}
+	for _, v := range r.Verdicts {
+		if v.ID != "E01" || v.Article == "" || v.Lab == "" {
+			t.Errorf("E01 verdict without figures: %+v", v)
+		}
+		if (strings.HasPrefix(v.Claim, "pgvector") || strings.HasPrefix(v.Claim, "qdrant")) && !v.Agrees {
+			t.Errorf("E01: %s", v)
 		}
 	}
 	// E01's stores are kept: E02 measures the same indexes without rebuilding.

@@ -114,3 +114,36 @@ func MeasureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 		Plan: s.Profile().Plan(k, s.Dim()),
 	}, nil
 }
+
+// hitsTolerance is how far a lab's mean rows per filtered query may sit
+// from an article's and agree: none when the article returned k rows (a
+// store returns its LIMIT or it does not), else half the article's figure.
+// pgvector's rows are ef_search × s only on average: a query drawn from a
+// matching cluster keeps most of its ef_search candidates, the others
+// almost none, so the mean over 100 queries moves by tens of percent with
+// the queries drawn.
+func hitsTolerance(article float64, k int) float64 {
+	if article == float64(k) {
+		return 0
+	}
+	return article / 2
+}
+
+// strategyVerdicts records, for each measurement whose label has article
+// figures in e, whether its recall@10 is within recallTolerance of the
+// article's and its mean rows within hitsTolerance; section names the
+// article's section the figures are from.
+func strategyVerdicts(env *Env, e Experiment, ms []StrategyMeasurement, section string) Verdicts {
+	var out Verdicts
+	for _, m := range ms {
+		if f, ok := e.Figure(m.Label, "recall@10"); ok {
+			out = append(out, env.Within(e.ID, fmt.Sprintf("%s: filtered recall@10 is %.3f (§ %s)", m.Label, f.Value, section),
+				f.Value, m.Recall, recallTolerance, ""))
+		}
+		if f, ok := e.Figure(m.Label, "mean hits"); ok {
+			out = append(out, env.Within(e.ID, fmt.Sprintf("%s: a filtered query returns %.1f rows on average (§ %s)", m.Label, f.Value, section),
+				f.Value, m.MeanHits, hitsTolerance(f.Value, env.Scale.K), "rows"))
+		}
+	}
+	return out
+}
