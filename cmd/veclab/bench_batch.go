@@ -22,6 +22,7 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/ivf"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
 )
@@ -56,12 +57,7 @@ func parseBenchBatch(args []string, stderr io.Writer) (*benchBatchFlags, error) 
 	fs := flag.NewFlagSet("bench batch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &benchBatchFlags{}
-	fs.IntVar(&f.ds.N, "n", dataset.DefaultN, "base vectors")
-	fs.IntVar(&f.ds.Queries, "queries", 1000, "query vectors (the batch)")
-	fs.IntVar(&f.ds.Dim, "dim", dataset.DefaultDim, "dimensions")
-	fs.IntVar(&f.ds.Clusters, "clusters", dataset.DefaultClusters, "Gaussian clusters")
-	fs.Float64Var(&f.ds.Spread, "spread", dataset.DefaultSpread, "cluster spread (see lab/dataset)")
-	fs.Uint64Var(&f.ds.Seed, "seed", 0, "data set seed")
+	generatorFlags(fs, &f.ds, 1000, "query vectors (the batch)", "data set seed")
 	fs.IntVar(&f.k, "k", 10, "neighbours per query (recall@k)")
 	fs.IntVar(&f.m, "m", 16, "HNSW M")
 	fs.IntVar(&f.efc, "efc", 64, "HNSW efConstruction")
@@ -90,13 +86,13 @@ func parseBenchBatch(args []string, stderr io.Writer) (*benchBatchFlags, error) 
 	}
 	var errs []error
 	var err error
-	if f.ef, err = hnswParseInts("ef", *ef); err != nil {
+	if f.ef, err = bench.ParsePositiveInts("-ef", *ef); err != nil {
 		errs = append(errs, err)
 	}
-	if f.nprobe, err = hnswParseInts("nprobe", *np); err != nil {
+	if f.nprobe, err = bench.ParsePositiveInts("-nprobe", *np); err != nil {
 		errs = append(errs, err)
 	}
-	if f.clients, err = hnswParseInts("clients", *cl); err != nil {
+	if f.clients, err = bench.ParsePositiveInts("-clients", *cl); err != nil {
 		errs = append(errs, err)
 	}
 	for _, p := range strings.Split(*peers, ",") {

@@ -51,7 +51,7 @@ func TestBenchBatchBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-clients", "1,0"}, `-clients: "0" is not a positive integer`},
+		{[]string{"-clients", "1,0"}, `-clients 0 is not a positive integer`},
 		{[]string{"-peer", "milvus"}, "want hnswlib or faiss"},
 		{[]string{"-timing", "fast"}, "want best or wall"},
 		{[]string{"-target", "1.5"}, "-target 1.5 in (0, 1]"},

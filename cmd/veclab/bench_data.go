@@ -24,6 +24,18 @@ func dataFlag(fs *flag.FlagSet) *string {
 	return fs.String("data", "", "a real data set instead of the generated one: a name from `veclab data list` (fetched by `veclab data get`) or a directory with base.fvecs and query.fvecs; -n, -dim, -clusters, -spread and -seed then do not apply")
 }
 
+// generatorFlags defines the generated data set's flags (-n, -queries,
+// -dim, -clusters, -spread, -seed) on fs, the bench commands' common
+// ones; queries and the two help texts are the command's own.
+func generatorFlags(fs *flag.FlagSet, ds *dataset.Config, queries int, queriesHelp, seedHelp string) {
+	fs.IntVar(&ds.N, "n", dataset.DefaultN, "base vectors")
+	fs.IntVar(&ds.Queries, "queries", queries, queriesHelp)
+	fs.IntVar(&ds.Dim, "dim", dataset.DefaultDim, "dimensions")
+	fs.IntVar(&ds.Clusters, "clusters", dataset.DefaultClusters, "Gaussian clusters")
+	fs.Float64Var(&ds.Spread, "spread", dataset.DefaultSpread, "cluster spread (see lab/dataset)")
+	fs.Uint64Var(&ds.Seed, "seed", 0, seedHelp)
+}
+
 // flagSet reports whether the flag name was given on the command line.
 func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false

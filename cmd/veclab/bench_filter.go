@@ -37,12 +37,7 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	f := &benchFilterFlags{cfg: bench.DefaultFilterConfig()}
 	c := &f.cfg
 	var ef int
-	fs.IntVar(&f.ds.N, "n", dataset.DefaultN, "base vectors")
-	fs.IntVar(&f.ds.Queries, "queries", dataset.DefaultQueries, "timed queries")
-	fs.IntVar(&f.ds.Dim, "dim", dataset.DefaultDim, "dimensions")
-	fs.IntVar(&f.ds.Clusters, "clusters", dataset.DefaultClusters, "Gaussian clusters")
-	fs.Float64Var(&f.ds.Spread, "spread", dataset.DefaultSpread, "cluster spread (see lab/dataset)")
-	fs.Uint64Var(&f.ds.Seed, "seed", 0, "data set seed (graphs and the bucket field use it too)")
+	generatorFlags(fs, &f.ds, dataset.DefaultQueries, "timed queries", "data set seed (graphs and the bucket field use it too)")
 	fs.IntVar(&c.M, "m", c.M, "HNSW M (M0 = 2M), all four stores' default")
 	fs.IntVar(&c.EfConstruction, "efc", c.EfConstruction, "HNSW efConstruction (Qdrant/Lucene 100; pgvector 64, Redis 200)")
 	fs.IntVar(&c.Gamma, "gamma", c.Gamma, "ACORN-γ expansion factor γ")

@@ -44,12 +44,7 @@ func parseBenchFlat(args []string, stderr io.Writer) (*benchFlatFlags, error) {
 	fs := flag.NewFlagSet("bench flat", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &benchFlatFlags{}
-	fs.IntVar(&f.ds.N, "n", dataset.DefaultN, "base vectors")
-	fs.IntVar(&f.ds.Queries, "queries", 100, "query vectors")
-	fs.IntVar(&f.ds.Dim, "dim", dataset.DefaultDim, "dimensions")
-	fs.IntVar(&f.ds.Clusters, "clusters", dataset.DefaultClusters, "Gaussian clusters")
-	fs.Float64Var(&f.ds.Spread, "spread", dataset.DefaultSpread, "cluster spread (see lab/dataset)")
-	fs.Uint64Var(&f.ds.Seed, "seed", 0, "data set seed")
+	generatorFlags(fs, &f.ds, 100, "query vectors", "data set seed")
 	fs.IntVar(&f.k, "k", 10, "neighbours per query")
 	fs.StringVar(&f.peer, "peer", "c", `"c": also run the plain C loop (needs g++); "": none`)
 	fs.StringVar(&f.peerSrc, "peer-src", "", "path to bench/peers (default: found from the working directory)")

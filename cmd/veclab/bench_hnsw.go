@@ -18,6 +18,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/flat"
 	"github.com/veclab/veclab/engine/hnsw"
+	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/table"
@@ -53,12 +54,7 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 	fs := flag.NewFlagSet("bench hnsw", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &benchHNSWFlags{}
-	fs.IntVar(&f.ds.N, "n", dataset.DefaultN, "base vectors")
-	fs.IntVar(&f.ds.Queries, "queries", dataset.DefaultQueries, "query vectors")
-	fs.IntVar(&f.ds.Dim, "dim", dataset.DefaultDim, "dimensions")
-	fs.IntVar(&f.ds.Clusters, "clusters", dataset.DefaultClusters, "Gaussian clusters")
-	fs.Float64Var(&f.ds.Spread, "spread", dataset.DefaultSpread, "cluster spread (see lab/dataset)")
-	fs.Uint64Var(&f.ds.Seed, "seed", 0, "data set seed")
+	generatorFlags(fs, &f.ds, dataset.DefaultQueries, "query vectors", "data set seed")
 	fs.Uint64Var(&f.graphSeed, "graph-seed", 100, "HNSW level generator seed, passed to the peer too (100 is hnswlib's default)")
 	fs.IntVar(&f.m, "m", 16, "HNSW M (M0 = 2M)")
 	efc := fs.String("efc", "64,200", "comma-separated efConstruction values")
@@ -82,10 +78,10 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 		return nil, fmt.Errorf("%w: unexpected arguments %q", engine.ErrInvalidArgument, fs.Args())
 	}
 	var err error
-	if f.efc, err = hnswParseInts("efc", *efc); err != nil {
+	if f.efc, err = bench.ParsePositiveInts("-efc", *efc); err != nil {
 		return nil, err
 	}
-	if f.ef, err = hnswParseInts("ef", *ef); err != nil {
+	if f.ef, err = bench.ParsePositiveInts("-ef", *ef); err != nil {
 		return nil, err
 	}
 	if f.workers == 0 {
@@ -114,25 +110,6 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 		errs = append(errs, err)
 	}
 	return f, errors.Join(errs...)
-}
-
-func hnswParseInts(name, s string) ([]int, error) {
-	var out []int
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("%w: -%s: %q is not a positive integer", engine.ErrInvalidArgument, name, p)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: -%s is empty", engine.ErrInvalidArgument, name)
-	}
-	return out, nil
 }
 
 // hnswSweepPoint is one ef of one system.

@@ -40,7 +40,7 @@ func TestBenchHNSWBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-ef", "10,x"}, `-ef: "x" is not a positive integer`},
+		{[]string{"-ef", "10,x"}, `-ef "x" is not an integer`},
 		{[]string{"-efc", ""}, "-efc is empty"},
 		{[]string{"-k", "0"}, "-k must be ≥ 1"},
 		{[]string{"-m", "1"}, "-m must be ≥ 2"},

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/veclab/veclab/engine/ivf"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
+	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
 	"golang.org/x/sys/unix"
@@ -58,36 +57,6 @@ type ivfBench struct {
 	warmup                    int
 }
 
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		v, err := strconv.Atoi(f)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %q is not an integer", engine.ErrInvalidArgument, f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-func parseFloats(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || math.IsNaN(v) {
-			return nil, fmt.Errorf("%w: %q is not a number", engine.ErrInvalidArgument, f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench ivf", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -124,17 +93,17 @@ func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 		b.queries = 0 // all of the real set's queries
 	}
 	var err error
-	if b.bits, err = parseInts(*bitsS); err != nil {
-		return fmt.Errorf("-bits: %w", err)
+	if b.bits, err = bench.ParseInts("-bits", *bitsS); err != nil {
+		return err
 	}
-	if b.nprobe, err = parseInts(*nprobeS); err != nil {
-		return fmt.Errorf("-nprobe: %w", err)
+	if b.nprobe, err = bench.ParseInts("-nprobe", *nprobeS); err != nil {
+		return err
 	}
-	if b.visit, err = parseFloats(*visitS); err != nil {
-		return fmt.Errorf("-visit: %w", err)
+	if b.visit, err = bench.ParseFloats("-visit", *visitS); err != nil {
+		return err
 	}
-	if b.peerOversample, err = parseFloats(*peerOS); err != nil {
-		return fmt.Errorf("-peer-oversample: %w", err)
+	if b.peerOversample, err = bench.ParseFloats("-peer-oversample", *peerOS); err != nil {
+		return err
 	}
 	if b.model, err = store.ParseModel(*modelS); err != nil {
 		return fmt.Errorf("-model: %w", err)

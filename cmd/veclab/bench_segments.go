@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -35,24 +36,6 @@ type benchSegmentsFlags struct {
 	data    string
 }
 
-// positiveInts is parseInts (bench ivf's comma-list reader) for a list
-// that must be non-empty and positive.
-func positiveInts(name, s string) ([]int, error) {
-	out, err := parseInts(s)
-	if err != nil {
-		return nil, fmt.Errorf("-%s: %w", name, err)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("-%s is empty", name)
-	}
-	for _, v := range out {
-		if v < 1 {
-			return nil, fmt.Errorf("-%s: %d is not positive", name, v)
-		}
-	}
-	return out, nil
-}
-
 func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, error) {
 	fs := flag.NewFlagSet("bench segments", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -80,10 +63,10 @@ func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, e
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	var err error
-	if f.efs, err = positiveInts("efs", *efs); err != nil {
+	if f.efs, err = bench.ParsePositiveInts("-efs", *efs); err != nil {
 		return nil, err
 	}
-	if f.counts, err = positiveInts("segments", *counts); err != nil {
+	if f.counts, err = bench.ParsePositiveInts("-segments", *counts); err != nil {
 		return nil, err
 	}
 	f.skip = map[string]bool{}

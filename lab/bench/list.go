@@ -48,3 +48,21 @@ func ParseFloats(what, s string) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// ParsePositiveInts is ParseInts for a list that must hold at least one
+// item, each ≥ 1 (ef values, segment and client counts).
+func ParsePositiveInts(what, s string) ([]int, error) {
+	out, err := ParseInts(what, s)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("bench: %s is empty: %w", what, engine.ErrInvalidArgument)
+	}
+	for _, v := range out {
+		if v < 1 {
+			return nil, fmt.Errorf("bench: %s %d is not a positive integer: %w", what, v, engine.ErrInvalidArgument)
+		}
+	}
+	return out, nil
+}
