@@ -416,3 +416,41 @@ func TestReportJSONAndVerbatimNotes(t *testing.T) {
 		t.Error("a store's description is not a <pre> block in HTML")
 	}
 }
+
+// TestE01LagSmall checks the visibility timeline notebook 01 draws: each
+// store's samples end when it reports itself searchable, and
+// Elasticsearch's first sample, taken before the scheduled refresh,
+// sees fewer documents than were acknowledged (the refreshes count
+// documents, so the last batch waits for the next one).
+func TestE01LagSmall(t *testing.T) {
+	env, err := NewEnv(Small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	tb, _, err := E01Lag(env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, acked, searchable := tb.Column("store"), tb.Column("acknowledged"), tb.Column("searchable")
+	first, last := map[string]int{}, map[string]int{}
+	for r := range tb.Rows {
+		s := tb.Cell(r, store).Text
+		if _, ok := first[s]; !ok {
+			first[s] = r
+		}
+		last[s] = r
+	}
+	if len(first) != 3 {
+		t.Fatalf("stores sampled: %v, want redis, qdrant and elasticsearch", first)
+	}
+	es := "elasticsearch"
+	if a, v := tb.Cell(first[es], acked).Int, tb.Cell(first[es], searchable).Int; v >= a {
+		t.Errorf("elasticsearch's first sample: %d searchable of %d acknowledged, want fewer before the refresh", v, a)
+	}
+	for s, r := range last {
+		if a, v := tb.Cell(r, acked).Int, tb.Cell(r, searchable).Int; v != a {
+			t.Errorf("%s's last sample: %d searchable of %d acknowledged, want all", s, v, a)
+		}
+	}
+}
