@@ -54,7 +54,7 @@ var visibilityStep = map[profile.Kind]string{
 	profile.PGVector:      "row and index entry written in the inserting transaction: visible at commit",
 	profile.Redis:         "vectors indexed from a queue by a background thread (percent_indexed)",
 	profile.Qdrant:        "points searchable at once in plain segments; the optimizer builds HNSW in the background (status yellow → green)",
-	profile.Elasticsearch: "graph built on the indexing thread; documents visible only after a refresh (refresh_interval 1s, or _refresh)",
+	profile.Elasticsearch: "documents visible only after a refresh (refresh_interval 1s, or _refresh), which seals them into a segment and builds its graph",
 }
 
 // E01Ingest ingests the data set into a fresh store of p in the scale's
@@ -289,7 +289,7 @@ func E01Lag(env *Env, ins []Ingest) (*table.Table, *chart.Line, error) {
 	}
 	t.Note("each row: the store's status, then every query run once; the last row of a store is the first sample at which it reported itself searchable")
 	t.Note("searchable and in a graph are read one after the other while the indexing thread runs, so they may be a few documents apart")
-	t.Note("Qdrant stays searchable throughout (plain segments are scanned exactly); Redis answers from the part of its graph the indexing thread has reached; Elasticsearch shows nothing of the last batch until the next refresh (its last batch is sent right after a refresh)")
+	t.Note("Qdrant stays searchable throughout (plain segments are scanned exactly); Redis answers from the part of its graph the indexing thread has reached; Elasticsearch shows nothing of the documents acknowledged since its last refresh (a refresh comes every %d docs/s × refresh_interval of acknowledged documents, the article's ingest rate) until the scheduled one, refresh_interval after the last acknowledgement", profile.ESIngestRate)
 	c.Width = 800
 	return t, c, nil
 }
