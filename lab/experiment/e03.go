@@ -305,7 +305,7 @@ func E03Table(env *Env, ms []StrategyMeasurement) *table.Table {
 		t.Note("pgvector: PostgreSQL plans an %v; the scan yields hnsw.ef_search = 40 rows and the WHERE clause keeps ≈ 40 × %.1f %% of them", pl, 100*float64(matching)/float64(max(env.Scale.N, 1)))
 	}
 	t.Note("qdrant: no payload index (as Spring AI creates the collection), so the planner samples the stored payloads and, below full_scan_threshold, reads every payload: exact but slow (E08)")
-	t.Note("elasticsearch: Lucene's filtered walk over the bbq graph, scoring the quantized codes (as does its exact fallback over the matching set when the walk visits more documents than match), then the best ⌈oversample·k⌉ rescored with float32; the lab's store is one segment (the article's had several)")
+	t.Note("elasticsearch: Lucene's filtered walk over the bbq graph, scoring the quantized codes (as does its exact fallback over the matching set when the walk visits more documents than match), then the best ⌈oversample·k⌉ rescored with float32; the lab's store is one segment (the article does not say how many its index had)")
 	return t
 }
 

@@ -448,9 +448,19 @@ func TestE01LagSmall(t *testing.T) {
 	if a, v := tb.Cell(first[es], acked).Int, tb.Cell(first[es], searchable).Int; v >= a {
 		t.Errorf("elasticsearch's first sample: %d searchable of %d acknowledged, want fewer before the refresh", v, a)
 	}
+	indexed, reports := tb.Column("in a graph"), tb.Column("the store reports")
 	for s, r := range last {
 		if a, v := tb.Cell(r, acked).Int, tb.Cell(r, searchable).Int; v != a {
 			t.Errorf("%s's last sample: %d searchable of %d acknowledged, want all", s, v, a)
+		}
+		// The last sample is the store reporting itself searchable, not
+		// the sampling cap: Redis with every document in its graph,
+		// Qdrant green (after the merge optimizer).
+		if a, g := tb.Cell(r, acked).Int, tb.Cell(r, indexed).Int; s == "redis" && g != a {
+			t.Errorf("redis's last sample: %d of %d documents in a graph, want all", g, a)
+		}
+		if rep := tb.Cell(r, reports).Text; s == "qdrant" && !strings.Contains(rep, "status=green") {
+			t.Errorf("qdrant's last sample reports %q, want status=green (the timeline must end searchable)", rep)
 		}
 	}
 }
