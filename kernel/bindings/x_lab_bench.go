@@ -19,6 +19,7 @@ func init() {
 			"Filter":              ValueOf(bench.Filter),
 			"ParseFloats":         ValueOf(bench.ParseFloats),
 			"ParseInts":           ValueOf(bench.ParseInts),
+			"ParsePositiveInts":   ValueOf(bench.ParsePositiveInts),
 			"Quant":               ValueOf(bench.Quant),
 			"QuantizerNames":      ValueOf(bench.QuantizerNames),
 			"SplitList":           ValueOf(bench.SplitList),
