@@ -93,12 +93,15 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 // serve builds the site, listens on cfg.Addr and serves until ctx ends.
 // ready, when not nil, receives the page's URL once the server listens.
 func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready func(url string)) error {
-	s, err := buildSite(cfg, stderr)
-	if err != nil {
-		return err
-	}
+	// Listen first: a bad or busy address is reported at once, not after
+	// the minutes a first build of the site takes.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
+		return fmt.Errorf("-addr %s: %w", cfg.Addr, err)
+	}
+	s, err := buildSite(cfg, stderr)
+	if err != nil {
+		ln.Close()
 		return err
 	}
 	url := "http://" + ln.Addr().String() + "/"
