@@ -1,16 +1,10 @@
 package faiss
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/veclab/veclab/engine"
 )
@@ -61,44 +55,15 @@ func RunBatch(ctx context.Context, req BatchRequest) (*BatchResult, error) {
 		return nil, fmt.Errorf("%w: faiss batch peer: nlist %d, niter %d, k %d, threads %d, %d nprobe and %d client values must all be positive",
 			engine.ErrInvalidArgument, req.Nlist, req.Niter, req.K, req.Threads, len(req.Nprobe), len(req.Clients))
 	}
-	py := req.Python
-	if py == "" {
-		py = DefaultPython
-	}
-	dir, err := os.MkdirTemp("", "veclab-faiss-batch")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	script := filepath.Join(dir, "batch.py")
-	if err := os.WriteFile(script, batchScript, 0o644); err != nil {
-		return nil, err
-	}
-	join := func(xs []int) string {
-		s := make([]string, len(xs))
-		for i, x := range xs {
-			s[i] = strconv.Itoa(x)
-		}
-		return strings.Join(s, ",")
-	}
-	cmd := exec.CommandContext(ctx, py, script,
+	var res BatchResult
+	err := runScript(ctx, "faiss batch peer", req.Python, "batch.py", batchScript, req.Threads, &res,
 		"--base", req.Base, "--query", req.Query, "--gt", req.Truth,
 		"--nlist", strconv.Itoa(req.Nlist), "--niter", strconv.Itoa(req.Niter),
-		"--nprobe", join(req.Nprobe), "--clients", join(req.Clients), "--threads", strconv.Itoa(req.Threads),
+		"--nprobe", intList(req.Nprobe), "--clients", intList(req.Clients), "--threads", strconv.Itoa(req.Threads),
 		"--metric", req.Metric.String(), "--k", strconv.Itoa(req.K), "--seed", strconv.Itoa(req.Seed),
 		"--min-seconds", strconv.FormatFloat(req.MinSeconds, 'g', -1, 64))
-	// FAISS's parallelism is OpenMP; OpenBLAS (IndexFlat's sgemm) gets as
-	// many threads.
-	th := strconv.Itoa(req.Threads)
-	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS="+th, "OPENBLAS_NUM_THREADS="+th, "MKL_NUM_THREADS="+th)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("faiss batch peer (%s): %w: %s", py, err, strings.TrimSpace(stderr.String()))
-	}
-	var res BatchResult
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		return nil, fmt.Errorf("faiss batch peer: bad JSON output: %w (stdout %q)", err, truncate(stdout.String(), 200))
+	if err != nil {
+		return nil, err
 	}
 	if len(res.Flat) != len(req.Clients) || len(res.IVF) != len(req.Clients)*len(req.Nprobe) {
 		return nil, fmt.Errorf("faiss batch peer: %d flat and %d IVF points, want %d and %d",

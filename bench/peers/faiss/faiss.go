@@ -98,42 +98,61 @@ func RunIVF(ctx context.Context, req IVFRequest) (*IVFResult, error) {
 		return nil, fmt.Errorf("%w: faiss peer: nlist %d, niter %d, k %d and %d nprobe values must all be positive",
 			engine.ErrInvalidArgument, req.Nlist, req.Niter, req.K, len(req.Nprobe))
 	}
-	py := req.Python
-	if py == "" {
-		py = DefaultPython
-	}
-	dir, err := os.MkdirTemp("", "veclab-faiss")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	script := filepath.Join(dir, "ivf.py")
-	if err := os.WriteFile(script, ivfScript, 0o644); err != nil {
-		return nil, err
-	}
-	probes := make([]string, len(req.Nprobe))
-	for i, p := range req.Nprobe {
-		probes[i] = strconv.Itoa(p)
-	}
-	cmd := exec.CommandContext(ctx, py, script,
+	var res IVFResult
+	err := runScript(ctx, "faiss peer", req.Python, "ivf.py", ivfScript, 1, &res,
 		"--base", req.Base, "--query", req.Query, "--gt", req.Truth,
 		"--nlist", strconv.Itoa(req.Nlist), "--niter", strconv.Itoa(req.Niter),
-		"--nprobe", strings.Join(probes, ","), "--metric", req.Metric.String(),
+		"--nprobe", intList(req.Nprobe), "--metric", req.Metric.String(),
 		"--k", strconv.Itoa(req.K), "--seed", strconv.Itoa(req.Seed))
-	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1", "MKL_NUM_THREADS=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("faiss peer (%s): %w: %s", py, err, strings.TrimSpace(stderr.String()))
-	}
-	var res IVFResult
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		return nil, fmt.Errorf("faiss peer: bad JSON output: %w (stdout %q)", err, truncate(stdout.String(), 200))
+	if err != nil {
+		return nil, err
 	}
 	if len(res.Indexes) == 0 {
 		return nil, fmt.Errorf("faiss peer: no index results in output")
 	}
 	return &res, nil
+}
+
+// runScript writes script to a temporary directory as name, runs it with
+// py (DefaultPython when "") and args, FAISS's OpenMP and the BLAS limited
+// to threads, and decodes its JSON standard output into out; what names
+// the peer in errors.
+func runScript(ctx context.Context, what, py, name string, script []byte, threads int, out any, args ...string) error {
+	if py == "" {
+		py = DefaultPython
+	}
+	dir, err := os.MkdirTemp("", "veclab-faiss")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, script, 0o644); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, py, append([]string{path}, args...)...)
+	// FAISS's parallelism is OpenMP; OpenBLAS (IndexFlat's sgemm) gets as
+	// many threads.
+	th := strconv.Itoa(threads)
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS="+th, "OPENBLAS_NUM_THREADS="+th, "MKL_NUM_THREADS="+th)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s (%s): %w: %s", what, py, err, strings.TrimSpace(stderr.String()))
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		return fmt.Errorf("%s: bad JSON output: %w (stdout %q)", what, err, truncate(stdout.String(), 200))
+	}
+	return nil
+}
+
+// intList writes xs as the scripts' comma-separated lists.
+func intList(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }
 
 func truncate(s string, n int) string {
