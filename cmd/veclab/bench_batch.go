@@ -232,7 +232,7 @@ func benchBatch(f *benchBatchFlags, stdout, stderr io.Writer) ([]batchRatio, err
 		f.nlist = max(1, int(sqrtInt(ds.Base.N)))
 	}
 	fmt.Fprintf(stdout, "data set: %s; %s, recall@%d; %d queries per batch; %d worker goroutines / threads per batch call on every side (engine.Cores() = %d); kernels %s; load average %s\n",
-		bd.desc, bd.metric, f.k, ds.Queries.N, f.threads, engine.Cores(), vec.KernelName(), loadAverage())
+		bd.desc, bd.metric, f.k, ds.Queries.N, f.threads, engine.Cores(), vec.KernelName(), bench.LoadAverage())
 	fmt.Fprintf(stdout, "c clients start together, each sending its 1/c of the queries as one batch call; QPS = all queries / wall time until the last client is done (timing %s). With more clients than cores (here %d), the clients' worker pools share the cores: 4 and 8 clients measure oversubscription, not more hardware.\n", f.timing, engine.Cores())
 
 	dir, err := os.MkdirTemp("", "veclab-bench-batch-")
@@ -322,7 +322,7 @@ func benchBatch(f *benchBatchFlags, stdout, stderr io.Writer) ([]batchRatio, err
 			ivfPts = append(ivfPts, pt)
 		}
 	}
-	fmt.Fprintf(stdout, "veclab measured (load average %s)\n", loadAverage())
+	fmt.Fprintf(stdout, "veclab measured (load average %s)\n", bench.LoadAverage())
 
 	// Peers, after ours, on the same files.
 	var hl *hnswlibResult
@@ -348,7 +348,7 @@ func benchBatch(f *benchBatchFlags, stdout, stderr io.Writer) ([]batchRatio, err
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(stdout, "hnswlib measured (load average %s)\n", loadAverage())
+		fmt.Fprintf(stdout, "hnswlib measured (load average %s)\n", bench.LoadAverage())
 	}
 	var fr *faiss.BatchResult
 	if f.has("faiss") {
@@ -359,7 +359,7 @@ func benchBatch(f *benchBatchFlags, stdout, stderr io.Writer) ([]batchRatio, err
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(stdout, "FAISS measured (load average %s): faiss %s (%s) — %s\n", loadAverage(), fr.FaissVersion, fr.CompileOptions, fr.Note)
+		fmt.Fprintf(stdout, "FAISS measured (load average %s): faiss %s (%s) — %s\n", bench.LoadAverage(), fr.FaissVersion, fr.CompileOptions, fr.Note)
 	}
 
 	var faissFlat, hnswlibPts, faissIVF []batchPoint
@@ -402,7 +402,7 @@ func benchBatch(f *benchBatchFlags, stdout, stderr io.Writer) ([]batchRatio, err
 			all = append(all, r)
 		}
 	}
-	fmt.Fprintf(stdout, "total %.1f s (load average %s)\n", time.Since(t0).Seconds(), loadAverage())
+	fmt.Fprintf(stdout, "total %.1f s (load average %s)\n", time.Since(t0).Seconds(), bench.LoadAverage())
 	return all, nil
 }
 

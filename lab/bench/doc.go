@@ -1,7 +1,7 @@
-// Package bench holds the measurements behind the `veclab bench quant` and
-// `veclab bench filter` commands, so that a notebook cell and the command
-// run the same code: the command parses its flags, loads the data set and
-// prints; everything it measures is here.
+// Package bench holds the measurements behind the `veclab bench`
+// commands, so that a notebook cell and the command run the same code: the
+// command parses its flags, loads the data set and prints; everything it
+// measures is here.
 //
 //   - [Quant] measures recall@k of every quantizer of the catalogue
 //     ([QuantizerNames], [TrainQuantizer]), over a flat scan of the codes
@@ -9,11 +9,19 @@
 //     rescoring from RAM or from an on-disk vector file.
 //   - [Filter] measures every filtered-search strategy of engine/filtered
 //     at several filters and selectivities.
+//   - [Flat] times exact search on one goroutine against the memory floor
+//     (a pass streaming the slab), pair by pair, beside the plain C loop
+//     of bench/peers/cflat.
 //
 // The quantizer catalogue is the one place the lab names its quantizers:
 // lab/experiment's E14 and E22–E24 train theirs through it too.
 // [ParseInts], [ParseFloats] and [SplitList] read the comma lists of every
 // bench command's flags.
+//
+// The native peers (hnswlib's harness, the C loop) are compiled from the
+// repository's bench/peers with their build.sh before any timing; FAISS
+// runs through the Go package bench/peers/faiss, which imports nothing of
+// the lab. [LoadAverage] goes with every timed figure.
 //
 // Timings are wall time on whatever else the machine runs; recall figures
 // depend only on the seed (with one build worker).
