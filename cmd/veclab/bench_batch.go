@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -490,4 +491,72 @@ func runHarness(cmd *exec.Cmd) (*hnswlibResult, error) {
 		return nil, fmt.Errorf("%s output: %v: %q", filepath.Base(cmd.Path), err, out.String())
 	}
 	return &r, nil
+}
+
+// hnswlibResult is the JSON the hnswlib harness prints.
+type hnswlibResult struct {
+	N      int `json:"n"`
+	Builds []struct {
+		Threads    int     `json:"threads"`
+		Seconds    float64 `json:"seconds"`
+		CPUSeconds float64 `json:"cpu_seconds"`
+	} `json:"builds"`
+	Search []struct {
+		Ef        int     `json:"ef"`
+		Recall    float64 `json:"recall"`
+		QPS       float64 `json:"qps"`
+		P50us     float64 `json:"p50_us"`
+		P95us     float64 `json:"p95_us"`
+		DistComps float64 `json:"dist_comps"`
+	} `json:"search"`
+	// Batch holds the -clients points (bench batch): knn_query-style
+	// ParallelFor batches from concurrent clients.
+	Batch []struct {
+		Clients int     `json:"clients"`
+		Threads int     `json:"threads"`
+		Ef      int     `json:"ef"`
+		Recall  float64 `json:"recall"`
+		QPS     float64 `json:"qps"`
+		BestQPS float64 `json:"best_qps"`
+		CPUQPS  float64 `json:"cpu_qps"`
+	} `json:"batch"`
+}
+
+// findHNSWPeers locates bench/peers: the flag, else the nearest parent of the
+// working directory that holds it.
+func findHNSWPeers(flagDir string) (string, error) {
+	if flagDir != "" {
+		return flagDir, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "bench", "peers")
+		if st, err := os.Stat(filepath.Join(p, "hnswlib", "hnswlib_bench.cpp")); err == nil && !st.IsDir() {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("bench/peers/hnswlib/hnswlib_bench.cpp not found above the working directory; run from the repository or pass -peer-src")
+		}
+		dir = parent
+	}
+}
+
+// buildHnswlibHarness compiles the harness into dir with its build.sh.
+func buildHnswlibHarness(peerSrc, dir string) (string, error) {
+	peers, err := findHNSWPeers(peerSrc)
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "hnswlib_bench")
+	cmd := exec.Command("bash", filepath.Join(peers, "hnswlib", "build.sh"), bin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building the hnswlib harness: %v\n%s", err, out.String())
+	}
+	return bin, nil
 }

@@ -12,6 +12,9 @@
 //   - [Flat] times exact search on one goroutine against the memory floor
 //     (a pass streaming the slab), pair by pair, beside the plain C loop
 //     of bench/peers/cflat.
+//   - [HNSW] builds engine/hnsw with hnswlib's policy and sweeps ef,
+//     beside hnswlib's own harness (bench/peers/hnswlib) on the same
+//     vectors and level seed.
 //
 // The quantizer catalogue is the one place the lab names its quantizers:
 // lab/experiment's E14 and E22–E24 train theirs through it too.
