@@ -15,6 +15,11 @@
 //   - [HNSW] builds engine/hnsw with hnswlib's policy and sweeps ef,
 //     beside hnswlib's own harness (bench/peers/hnswlib) on the same
 //     vectors and level seed.
+//   - [Batch] measures batch search on all cores (exact, HNSW, IVF-Flat)
+//     from concurrent clients beside hnswlib's and FAISS's batch search,
+//     in rounds that measure ours and then the peer, so that each ratio
+//     ([BatchReport.Ratios]) is the median of per-round ratios of
+//     measurements that saw the same machine.
 //
 // The quantizer catalogue is the one place the lab names its quantizers:
 // lab/experiment's E14 and E22–E24 train theirs through it too.

@@ -227,14 +227,17 @@ func flatVsFloor(x *flat.Index, ds *dataset.Dataset, k int, minSeconds float64) 
 	return r, nil
 }
 
-// median returns the median of v (the upper one of an even count), 0 for
-// none.
+// median returns the median of v (the mean of the middle two of an even
+// count), 0 for none.
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
 	s := slices.Clone(v)
 	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
 	return s[len(s)/2]
 }
 
