@@ -21,6 +21,10 @@
 //     ([BatchReport.Ratios]) is the median of per-round ratios of
 //     measurements that saw the same machine.
 //
+// `veclab bench segments` is a front end over lab/experiment's
+// SegmentsBench instead: its measurements are E16's, E18's and E20's, and
+// lab/experiment imports this package.
+//
 // The quantizer catalogue is the one place the lab names its quantizers:
 // lab/experiment's E14 and E22–E24 train theirs through it too.
 // [ParseInts], [ParseFloats] and [SplitList] read the comma lists of every
