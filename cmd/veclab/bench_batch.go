@@ -62,11 +62,11 @@ func parseBenchBatch(args []string, stderr io.Writer) (*benchBatchFlags, error) 
 		f.ds.Queries = 0
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("bench batch: unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
 	}
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("bench batch: "+format+": %w", append(args, engine.ErrInvalidArgument)...))
+		errs = append(errs, fmt.Errorf(""+format+": %w", append(args, engine.ErrInvalidArgument)...))
 	}
 	var err error
 	if c.Efs, err = bench.ParsePositiveInts("-ef", *ef); err != nil {

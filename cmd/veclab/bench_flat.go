@@ -45,17 +45,17 @@ func parseBenchFlat(args []string, stderr io.Writer) (*benchFlatFlags, error) {
 	}
 	f.data = *data
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("bench flat: unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
 	}
 	var errs []error
 	if f.cfg.K < 1 {
-		errs = append(errs, fmt.Errorf("bench flat: -k must be ≥ 1, got %d: %w", f.cfg.K, engine.ErrInvalidArgument))
+		errs = append(errs, fmt.Errorf("-k must be ≥ 1, got %d: %w", f.cfg.K, engine.ErrInvalidArgument))
 	}
 	if f.cfg.Reps < 1 {
-		errs = append(errs, fmt.Errorf("bench flat: -reps must be ≥ 1, got %d: %w", f.cfg.Reps, engine.ErrInvalidArgument))
+		errs = append(errs, fmt.Errorf("-reps must be ≥ 1, got %d: %w", f.cfg.Reps, engine.ErrInvalidArgument))
 	}
 	if !(f.cfg.MinSeconds >= 0) {
-		errs = append(errs, fmt.Errorf("bench flat: -min-seconds must be ≥ 0: %w", engine.ErrInvalidArgument))
+		errs = append(errs, fmt.Errorf("-min-seconds must be ≥ 0: %w", engine.ErrInvalidArgument))
 	}
 	switch *peer {
 	case "c":
@@ -63,7 +63,7 @@ func parseBenchFlat(args []string, stderr io.Writer) (*benchFlatFlags, error) {
 	case "":
 		f.cfg.C = false
 	default:
-		errs = append(errs, fmt.Errorf("bench flat: -peer %q: only c is known: %w", *peer, engine.ErrInvalidArgument))
+		errs = append(errs, fmt.Errorf("-peer %q: only c is known: %w", *peer, engine.ErrInvalidArgument))
 	}
 	if err := f.ds.WithDefaults().Validate(); err != nil && f.data == "" {
 		errs = append(errs, err)

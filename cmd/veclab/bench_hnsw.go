@@ -60,7 +60,7 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 		f.ds.Queries = 0 // all of the real set's queries
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("bench hnsw: unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
 	}
 	var err error
 	if c.EfConstructions, err = bench.ParsePositiveInts("-efc", *efc); err != nil {
@@ -74,7 +74,7 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 	}
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("bench hnsw: "+format+": %w", append(args, engine.ErrInvalidArgument)...))
+		errs = append(errs, fmt.Errorf(""+format+": %w", append(args, engine.ErrInvalidArgument)...))
 	}
 	if c.M < 2 {
 		bad("-m must be ≥ 2, got %d", c.M)

@@ -52,7 +52,7 @@ func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, e
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("bench segments: unexpected argument %q: %w", fs.Arg(0), engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("unexpected argument %q: %w", fs.Arg(0), engine.ErrInvalidArgument)
 	}
 	var err error
 	if c.Efs, err = bench.ParsePositiveInts("-efs", *efs); err != nil {
@@ -70,7 +70,7 @@ func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, e
 		case "modes":
 			c.SkipModes = true
 		default:
-			return nil, fmt.Errorf("bench segments: -skip: unknown part %q (ingest, counts, modes): %w", p, engine.ErrInvalidArgument)
+			return nil, fmt.Errorf("-skip: unknown part %q (ingest, counts, modes): %w", p, engine.ErrInvalidArgument)
 		}
 	}
 	f.scale.Warmup = min(20, f.scale.Queries)
@@ -78,7 +78,7 @@ func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, e
 		return nil, err
 	}
 	if c.Ef < 1 || c.ModeSegments < 1 || c.Writers < 0 || c.Flush < 0 {
-		return nil, fmt.Errorf("bench segments: -ef %d and -mode-segments %d must be positive, -writers %d and -flush %d non-negative: %w",
+		return nil, fmt.Errorf("-ef %d and -mode-segments %d must be positive, -writers %d and -flush %d non-negative: %w",
 			c.Ef, c.ModeSegments, c.Writers, c.Flush, engine.ErrInvalidArgument)
 	}
 	return f, nil

@@ -56,7 +56,7 @@ func runDataList(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", engine.ErrInvalidArgument, fs.Args())
+		return fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
 	}
 	root, err := dataRoot(*rootFlag)
 	if err != nil {
@@ -111,7 +111,7 @@ func runDataGet(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return fmt.Errorf("%w: no data set named", engine.ErrInvalidArgument)
+		return fmt.Errorf("no data set named: %w", engine.ErrInvalidArgument)
 	}
 	root, err := dataRoot(*rootFlag)
 	if err != nil {
@@ -121,7 +121,7 @@ func runDataGet(args []string, stdout, stderr io.Writer) error {
 	for _, name := range fs.Args() {
 		s, ok := dataset.LookupSource(name)
 		if !ok {
-			return fmt.Errorf("%w: unknown data set %q (see veclab data list)", engine.ErrNotFound, name)
+			return fmt.Errorf("unknown data set %q (see veclab data list): %w", name, engine.ErrNotFound)
 		}
 		srcs = append(srcs, s)
 	}
@@ -176,7 +176,7 @@ func dataGetOne(s dataset.Source, root string, force bool, stdout, stderr io.Wri
 			return err
 		}
 	default:
-		return fmt.Errorf("%w: no converter for %s", engine.ErrNotFound, s.Name)
+		return fmt.Errorf("no converter for %s: %w", s.Name, engine.ErrNotFound)
 	}
 	t1 := time.Now()
 	fmt.Fprintf(stderr, "%s: exact top-100 (%s) of %d queries over %d × %d on %d cores…\n", s.Name, s.Metric, l.Queries.N, l.Base.N, l.Base.Dim, engine.Cores())
@@ -238,7 +238,7 @@ func fetchWink(root string, stderr io.Writer) (string, error) {
 	final := filepath.Join(dl, name)
 	if _, err := os.Stat(final); err == nil {
 		if err := checkIntegrity(final, dataset.WinkIntegrity); err != nil {
-			return "", fmt.Errorf("%w (remove it to fetch again)", err)
+			return "", fmt.Errorf("the earlier download (remove it to fetch again): %w", err)
 		}
 		return final, nil
 	}
@@ -289,7 +289,7 @@ func checkIntegrity(path, integrity string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if got := base64.StdEncoding.EncodeToString(h.Sum(nil)); got != want {
-		return fmt.Errorf("%w: %s: sha512 %s, the npm registry states %s (a truncated or altered download)", engine.ErrCorrupt, path, got, want)
+		return fmt.Errorf("%s: sha512 %s, the npm registry states %s (a truncated or altered download): %w", path, got, want, engine.ErrCorrupt)
 	}
 	return nil
 }
@@ -327,7 +327,7 @@ func verifyDebianPackage(pkg, dir string) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		if got := hex.EncodeToString(h.Sum(nil)); got != sum {
-			return fmt.Errorf("%w: %s: md5 %s, dpkg's %s says %s (reinstall %s)", engine.ErrCorrupt, path, got, list, sum, pkg)
+			return fmt.Errorf("%s: md5 %s, dpkg's %s says %s (reinstall %s): %w", path, got, list, sum, pkg, engine.ErrCorrupt)
 		}
 		checked++
 	}

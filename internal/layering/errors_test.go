@@ -69,7 +69,11 @@ func errorStyle(fset *token.FileSet, f *ast.File) []string {
 			return true
 		}
 		if strings.HasPrefix(s, "%w") {
-			bad(c, "fmt.Errorf(%q, …) starts with the wrapped error: write \"%s: what: %%w\"", s, pkg)
+			if pkg == "main" { // main prints the command's name first
+				bad(c, "fmt.Errorf(%q, …) starts with the wrapped error: write \"what: %%w\"", s)
+			} else {
+				bad(c, "fmt.Errorf(%q, …) starts with the wrapped error: write \"%s: what: %%w\"", s, pkg)
+			}
 		} else if whole && strings.Contains(s, "%w") {
 			last := strings.LastIndex(s, "%")
 			for last > 0 && s[last-1] == '%' { // %% is not a verb
@@ -143,12 +147,22 @@ func f(err error, n int) error {
 	}
 }
 
+// errorStyleExempt lists files TestErrorStyle leaves out, each with the
+// reason.
+var errorStyleExempt = map[string]string{
+	// Its errors still start with the sentinel; the file is being reworked
+	// on another branch, which brings it to the convention.
+	"cmd/veclab/bench_ivf.go": "reworked elsewhere",
+}
+
 // TestErrorStyle applies errorStyle to every non-test Go file of engine/,
-// lab/ and kernel/.
+// lab/, kernel/ and cmd/ (errorStyleExempt aside). In cmd/veclab, main
+// prints every error of a command after "veclab <command>: ", so there
+// the command is the package of origin and a message starts with what.
 func TestErrorStyle(t *testing.T) {
 	root := moduleRoot(t)
 	files := 0
-	for _, dir := range []string{"engine", "lab", "kernel"} {
+	for _, dir := range []string{"engine", "lab", "kernel", "cmd"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -162,13 +176,22 @@ func TestErrorStyle(t *testing.T) {
 			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 				return nil
 			}
+			rel, _ := filepath.Rel(root, path)
+			exempt := errorStyleExempt[filepath.ToSlash(rel)] != ""
 			fset := token.NewFileSet()
 			f, err := parser.ParseFile(fset, path, nil, 0)
 			if err != nil {
 				return err
 			}
 			files++
-			for _, p := range errorStyle(fset, f) {
+			problems := errorStyle(fset, f)
+			if exempt {
+				if len(problems) == 0 {
+					t.Errorf("%s follows the convention now: remove it from errorStyleExempt", rel)
+				}
+				return nil
+			}
+			for _, p := range problems {
 				rel, _ := filepath.Rel(root, p)
 				t.Error(rel)
 			}
