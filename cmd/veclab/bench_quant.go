@@ -24,7 +24,7 @@ func init() {
 // loads the data set and prints the report.
 func runBenchQuant(args []string, stdout, stderr io.Writer) error {
 	if err := benchQuantMain(args, stdout, stderr); err != nil && !errors.Is(err, flag.ErrHelp) {
-		return fmt.Errorf("bench quant: %w", err)
+		return err // main prints "veclab bench quant: " before it
 	}
 	return nil
 }

@@ -156,13 +156,13 @@ var errorStyleExempt = map[string]string{
 }
 
 // TestErrorStyle applies errorStyle to every non-test Go file of engine/,
-// lab/, kernel/ and cmd/ (errorStyleExempt aside). In cmd/veclab, main
+// lab/, kernel/, cmd/, bench/ and wasm/ (errorStyleExempt aside). In cmd/veclab, main
 // prints every error of a command after "veclab <command>: ", so there
 // the command is the package of origin and a message starts with what.
 func TestErrorStyle(t *testing.T) {
 	root := moduleRoot(t)
 	files := 0
-	for _, dir := range []string{"engine", "lab", "kernel", "cmd"} {
+	for _, dir := range []string{"engine", "lab", "kernel", "cmd", "bench", "wasm"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err

@@ -52,11 +52,11 @@ type BatchResult struct {
 // RunBatch writes batch.py to a temporary file and runs it.
 func RunBatch(ctx context.Context, req BatchRequest) (*BatchResult, error) {
 	if req.Nlist < 1 || req.Niter < 1 || req.K < 1 || req.Threads < 1 || len(req.Nprobe) == 0 || len(req.Clients) == 0 {
-		return nil, fmt.Errorf("%w: faiss batch peer: nlist %d, niter %d, k %d, threads %d, %d nprobe and %d client values must all be positive",
-			engine.ErrInvalidArgument, req.Nlist, req.Niter, req.K, req.Threads, len(req.Nprobe), len(req.Clients))
+		return nil, fmt.Errorf("faiss: batch peer: nlist %d, niter %d, k %d, threads %d, %d nprobe and %d client values must all be positive: %w",
+			req.Nlist, req.Niter, req.K, req.Threads, len(req.Nprobe), len(req.Clients), engine.ErrInvalidArgument)
 	}
 	var res BatchResult
-	err := runScript(ctx, "faiss batch peer", req.Python, "batch.py", batchScript, req.Threads, &res,
+	err := runScript(ctx, "batch peer", req.Python, "batch.py", batchScript, req.Threads, &res,
 		"--base", req.Base, "--query", req.Query, "--gt", req.Truth,
 		"--nlist", strconv.Itoa(req.Nlist), "--niter", strconv.Itoa(req.Niter),
 		"--nprobe", intList(req.Nprobe), "--clients", intList(req.Clients), "--threads", strconv.Itoa(req.Threads),
@@ -66,7 +66,7 @@ func RunBatch(ctx context.Context, req BatchRequest) (*BatchResult, error) {
 		return nil, err
 	}
 	if len(res.Flat) != len(req.Clients) || len(res.IVF) != len(req.Clients)*len(req.Nprobe) {
-		return nil, fmt.Errorf("faiss batch peer: %d flat and %d IVF points, want %d and %d",
+		return nil, fmt.Errorf("faiss: batch peer: %d flat and %d IVF points, want %d and %d",
 			len(res.Flat), len(res.IVF), len(req.Clients), len(req.Clients)*len(req.Nprobe))
 	}
 	return &res, nil

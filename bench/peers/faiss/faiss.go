@@ -15,6 +15,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -95,11 +96,11 @@ func Script() []byte { return bytes.Clone(ivfScript) }
 // RunIVF writes the script to a temporary file and runs it.
 func RunIVF(ctx context.Context, req IVFRequest) (*IVFResult, error) {
 	if req.Nlist < 1 || req.Niter < 1 || req.K < 1 || len(req.Nprobe) == 0 {
-		return nil, fmt.Errorf("%w: faiss peer: nlist %d, niter %d, k %d and %d nprobe values must all be positive",
-			engine.ErrInvalidArgument, req.Nlist, req.Niter, req.K, len(req.Nprobe))
+		return nil, fmt.Errorf("faiss: peer: nlist %d, niter %d, k %d and %d nprobe values must all be positive: %w",
+			req.Nlist, req.Niter, req.K, len(req.Nprobe), engine.ErrInvalidArgument)
 	}
 	var res IVFResult
-	err := runScript(ctx, "faiss peer", req.Python, "ivf.py", ivfScript, 1, &res,
+	err := runScript(ctx, "IVF peer", req.Python, "ivf.py", ivfScript, 1, &res,
 		"--base", req.Base, "--query", req.Query, "--gt", req.Truth,
 		"--nlist", strconv.Itoa(req.Nlist), "--niter", strconv.Itoa(req.Niter),
 		"--nprobe", intList(req.Nprobe), "--metric", req.Metric.String(),
@@ -108,7 +109,7 @@ func RunIVF(ctx context.Context, req IVFRequest) (*IVFResult, error) {
 		return nil, err
 	}
 	if len(res.Indexes) == 0 {
-		return nil, fmt.Errorf("faiss peer: no index results in output")
+		return nil, errors.New("faiss: peer: no index results in output")
 	}
 	return &res, nil
 }
@@ -138,10 +139,10 @@ func runScript(ctx context.Context, what, py, name string, script []byte, thread
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s (%s): %w: %s", what, py, err, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("faiss: %s (%s): %s: %w", what, py, strings.TrimSpace(stderr.String()), err)
 	}
 	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
-		return fmt.Errorf("%s: bad JSON output: %w (stdout %q)", what, err, truncate(stdout.String(), 200))
+		return fmt.Errorf("faiss: %s: bad JSON output (stdout %q): %w", what, truncate(stdout.String(), 200), err)
 	}
 	return nil
 }
@@ -169,7 +170,7 @@ func Available(python string) error {
 	}
 	out, err := exec.Command(python, "-c", "import faiss, numpy").CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("faiss peer: %s cannot import faiss: %v: %s", python, err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("faiss: peer: %s cannot import faiss (%s): %w", python, strings.TrimSpace(string(out)), err)
 	}
 	return nil
 }
