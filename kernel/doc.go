@@ -15,7 +15,19 @@
 // (interrupt_request, shutdown_request) has its own goroutine so it is
 // served while a cell runs; SIGINT interrupts too (kernelspec
 // interrupt_mode "signal"). IOPub sends are serialized by a mutex. Run
-// returns when ctx is cancelled or a shutdown_request arrives.
+// returns when ctx is cancelled or a shutdown_request arrives, after
+// interrupting the running cell and closing its sockets (it waits for
+// them at most a second). `veclab kernel` cancels ctx on SIGTERM, which
+// jupyter_client sends when a kernel has not exited after a
+// shutdown_request (a second SIGTERM exits at once), and writes a
+// goroutine dump to its log on SIGQUIT, then exits with status 2.
+//
+// # Cell outputs
+//
+// A cell's outputs are published as they come (stream, display_data,
+// update_display_data) and kept: when the cell showed a transient display
+// (display.Progress), the kernel sends clear_output and its other
+// outputs again at the cell's end, so saved notebooks keep no progress.
 //
 // # Use
 //

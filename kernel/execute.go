@@ -151,19 +151,40 @@ func (k *kernel) procsForCell() (end func()) {
 }
 
 // cellOutput publishes what a cell produces on IOPub, as children of the
-// execute_request, and asks for standard input on the stdin socket.
+// execute_request, and asks for standard input on the stdin socket. It
+// keeps the cell's outputs as a front end shows them (log), so that it can
+// take displays away again (eval.Remover): Jupyter has no message that
+// removes one output, so it sends clear_output and then the outputs it
+// keeps, in order, displays with their display ids (a later
+// update_display_data still finds them).
 type cellOutput struct {
 	k          *kernel
 	parent     *wire.Message
 	silent     bool
 	allowStdin bool
+	mu         sync.Mutex    // orders publication with log changes
+	log        eval.Recorder // the cell's outputs, guarded by mu
 }
 
 func (o *cellOutput) Stream(name, text string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.log.Stream(name, text)
+	o.publishStream(name, text)
+}
+
+func (o *cellOutput) publishStream(name, text string) {
 	o.k.publish("stream", o.parent, map[string]any{"name": name, "text": text})
 }
 
 func (o *cellOutput) Display(data eval.Bundle, id string, update bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.log.Display(data, id, update)
+	o.publishDisplay(data, id, update)
+}
+
+func (o *cellOutput) publishDisplay(data eval.Bundle, id string, update bool) {
 	content := map[string]any{"data": data, "metadata": map[string]any{}, "transient": map[string]any{}}
 	if id != "" {
 		content["transient"] = map[string]any{"display_id": id}
@@ -173,6 +194,24 @@ func (o *cellOutput) Display(data eval.Bundle, id string, update bool) {
 		typ = "update_display_data"
 	}
 	o.k.publish(typ, o.parent, content)
+}
+
+// RemoveDisplays implements eval.Remover: clear_output, then the outputs
+// kept. With something to send again the clear waits for it (wait: true,
+// so the front end does not flicker); with nothing, it clears at once (a
+// waiting clear would wait for ever).
+func (o *cellOutput) RemoveDisplays(ids []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.log.RemoveDisplays(ids)
+	o.k.publish("clear_output", o.parent, map[string]any{"wait": len(o.log.Items) > 0})
+	for _, it := range o.log.Items {
+		if it.Stream != "" {
+			o.publishStream(it.Stream, it.Text)
+			continue
+		}
+		o.publishDisplay(it.Data, it.ID, false)
+	}
 }
 
 func (o *cellOutput) Input(prompt string, password bool) (string, error) {

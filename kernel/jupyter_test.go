@@ -141,6 +141,7 @@ func TestJupyterClient(t *testing.T) {
 	if s := get("print"); len(s.outputs("stream")) != 1 || s.outputs("stream")[0]["text"] != "hello from a Go cell\n" {
 		t.Errorf("print: %v", s.IOPub)
 	}
+	checkProgressIOPub(t, get("progress").IOPub)
 	tbl := get("table").outputs("execute_result")
 	if len(tbl) != 1 {
 		t.Fatalf("table: no execute_result: %v", get("table").IOPub)
@@ -183,6 +184,61 @@ func TestJupyterClient(t *testing.T) {
 	}
 	if li, _ := info["language_info"].(map[string]any); li["name"] != "go" {
 		t.Errorf("kernel_info: %v", info)
+	}
+}
+
+// checkProgressIOPub checks what a front end such as JupyterLab sees of a
+// cell with a progress bar: the bar (text/html <progress>) shown and
+// updated in place while the cell runs, then clear_output (wait: true) and
+// the cell's other outputs again, in order, with no bar.
+func checkProgressIOPub(t *testing.T, msgs [][]any) {
+	t.Helper()
+	var (
+		bar      string
+		updates  int
+		clears   int
+		after    []string
+		sawFinal bool
+	)
+	for _, m := range msgs {
+		typ, c := m[0].(string), m[1].(map[string]any)
+		id := ""
+		if tr, ok := c["transient"].(map[string]any); ok {
+			id, _ = tr["display_id"].(string)
+		}
+		data, _ := c["data"].(map[string]any)
+		html, _ := data["text/html"].(string)
+		switch {
+		case typ == "display_data" && strings.Contains(html, "<progress"):
+			if bar != "" || clears > 0 || id == "" || !strings.Contains(fmt.Sprint(data["text/plain"]), "build: 0 of 3 (0 %)") {
+				t.Errorf("progress bar shown: %v", c)
+			}
+			bar = id
+		case typ == "update_display_data" && id == bar:
+			updates++
+			sawFinal = sawFinal || strings.Contains(fmt.Sprint(data["text/plain"]), "build: 3 of 3 (100 %)")
+			if clears > 0 {
+				t.Errorf("bar updated after the clear: %v", c)
+			}
+		case typ == "clear_output":
+			clears++
+			if c["wait"] != true {
+				t.Errorf("clear_output with outputs to send again: %v", c)
+			}
+		case clears > 0 && typ == "stream":
+			after = append(after, "stream:"+fmt.Sprint(c["text"]))
+		case clears > 0 && typ == "display_data":
+			if id == bar {
+				t.Errorf("bar sent again after the clear: %v", c)
+			}
+			after = append(after, "display:"+fmt.Sprint(data["text/markdown"]))
+		}
+	}
+	if bar == "" || updates == 0 || !sawFinal || clears != 1 {
+		t.Errorf("progress: bar %q, %d updates (final seen: %v), %d clears: %v", bar, updates, sawFinal, clears, msgs)
+	}
+	if want := []string{"stream:before\n", "display:kept", "stream:after\n"}; fmt.Sprint(after) != fmt.Sprint(want) {
+		t.Errorf("outputs sent again after the clear: %q, want %q", after, want)
 	}
 }
 

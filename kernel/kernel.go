@@ -192,7 +192,12 @@ func Run(ctx context.Context, cfg Config) error {
 		go k.watchParent(ctx, cfg.ParentPID)
 	}
 	<-ctx.Done()
-	// Sockets close in the deferred loop; the goroutines then see errors.
+	// A cell still running stops as on an interrupt (a compiled call that
+	// takes no interrupt runs on; the process exit ends it), so that a
+	// shutdown — shutdown_request, SIGTERM, the parent gone — does not
+	// wait for it.
+	k.interrupt()
+	// Sockets close in the deferred loop too; the goroutines then see errors.
 	for _, s := range socks {
 		s.s.Close()
 	}
@@ -200,11 +205,17 @@ func Run(ctx context.Context, cfg Config) error {
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(2 * time.Second):
-		k.logf("some socket goroutines did not stop in 2 s")
+	case <-time.After(shutdownGrace):
+		k.logf("some socket goroutines did not stop in %v (a cell in a compiled call?): exiting without them", shutdownGrace)
 	}
 	return nil
 }
+
+// shutdownGrace is how long Run waits for its goroutines (one may be
+// running a cell) once it is told to stop: well under the 2.5 s
+// jupyter_client leaves between SIGTERM and SIGKILL (half its
+// shutdown_wait_time of 5 s, jupyter_client/manager.py finish_shutdown).
+const shutdownGrace = time.Second
 
 // watchParent shuts the kernel down once pid is no longer its parent.
 func (k *kernel) watchParent(ctx context.Context, pid int) {

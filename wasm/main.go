@@ -29,6 +29,8 @@
 //	{type: "stream", name: "stdout"|"stderr", text}
 //	{type: "display", data: {MIME type: data}, id?}   // id: an updatable display
 //	{type: "update", data, id}  // replaces a display of an earlier cell
+//	{type: "clear", wait}       // onOutput only: the items sent so far are void,
+//	                            // the cell's outputs follow again (Jupyter's clear_output)
 //	{type: "result", data}      // the value of the cell's last expression
 //	{type: "error", name, value, traceback: [lines]}
 //
@@ -417,6 +419,33 @@ func (o *cellOutput) Display(data eval.Bundle, id string, update bool) {
 		return
 	}
 	o.add(item)
+}
+
+// RemoveDisplays implements eval.Remover (display.Progress bars leave the
+// outputs when the cell ends): the items lose those displays, and onOutput
+// gets a clear and the items kept.
+func (o *cellOutput) RemoveDisplays(ids []string) {
+	o.b.drain(o)
+	drop := map[string]bool{}
+	for _, id := range ids {
+		drop[id] = true
+	}
+	o.mu.Lock()
+	var kept []any
+	for _, it := range o.items {
+		m := it.(map[string]any)
+		if n := len(kept); m["type"] == "stream" && n > 0 && kept[n-1].(map[string]any)["type"] == "stream" && kept[n-1].(map[string]any)["name"] == m["name"] {
+			kept[n-1].(map[string]any)["text"] = kept[n-1].(map[string]any)["text"].(string) + m["text"].(string)
+		} else if id, _ := m["id"].(string); m["type"] != "display" || !drop[id] {
+			kept = append(kept, m)
+		}
+	}
+	o.items = kept
+	o.mu.Unlock()
+	o.notify(map[string]any{"type": "clear", "wait": len(kept) > 0})
+	for _, it := range kept {
+		o.notify(it.(map[string]any))
+	}
 }
 
 // Input implements eval.Output: the page has no standard input.

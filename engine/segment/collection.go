@@ -72,6 +72,7 @@ type Collection struct {
 	acked    atomic.Int64   // documents acknowledged (added, not deleted)
 	bg       sync.WaitGroup // the Queued indexer
 	merges   sync.WaitGroup // background merges
+	idleMrg  sync.WaitGroup // the merge optimizer's runs (Config.IdleMerge)
 	bgMu     sync.Mutex
 	bgErr    error // first background merge failure, guarded by bgMu
 }
@@ -522,6 +523,7 @@ func (c *Collection) Close() error {
 	c.idle.Broadcast()
 	c.headMu.Unlock()
 	c.optimizing.Wait()
+	c.idleMrg.Wait()
 	c.merges.Wait()
 	c.bg.Wait()
 	return c.bgError()

@@ -224,6 +224,14 @@ type Config struct {
 	// background goroutine (default false: merges happen on MaybeMerge and
 	// ForceMerge only, so experiments choose their segment count).
 	BackgroundMerge bool
+	// IdleMerge (Plain only) is Qdrant's merge optimizer with
+	// default_segment_number = IdleMerge: when the indexing optimizer goes
+	// idle (its last running job has swapped its graph in) and the
+	// collection has more than IdleMerge segments, heads included, a
+	// background goroutine force-merges it to IdleMerge segments
+	// ([Collection.ForceMerge]: the heads are sealed, the merged segments
+	// get a graph past IndexingThreshold). 0: off, merges only on demand.
+	IdleMerge int
 }
 
 // WithDefaults returns c with zero fields filled.
@@ -314,6 +322,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.graph(0).WithDefaults().Validate(); err != nil {
 		bad = append(bad, "Graph: "+err.Error())
+	}
+	if c.IdleMerge < 0 || c.IdleMerge > 0 && c.Visibility != Plain {
+		bad = append(bad, fmt.Sprintf("IdleMerge must be 0, or positive with the Plain visibility, got %d with %v", c.IdleMerge, c.Visibility))
 	}
 	if err := c.Merge.Validate(); err != nil {
 		bad = append(bad, err.Error())

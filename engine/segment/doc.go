@@ -14,7 +14,9 @@
 // ([OnRefresh]); pgvector inserts into one growing graph in the inserting
 // transaction ([OnAdd]); Redis indexes from a background queue
 // ([Queued]); Qdrant searches its appendable plain segment exactly and
-// builds its graph past indexing_threshold ([Plain]). The last three
+// builds its graph past indexing_threshold ([Plain]; with
+// Config.IdleMerge its merge optimizer then merges down to
+// default_segment_number in the background). The last three
 // write into an appendable head segment that grows in place and is sealed
 // (written) at FlushDocs, the threshold or a commit.
 // [Collection.Acknowledged] and [Collection.Searchable] tell the two

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/veclab/veclab/engine"
@@ -279,6 +280,7 @@ func (c *Collection) WaitIndexed() error {
 	}
 	c.headMu.Unlock()
 	c.optimizing.Wait()
+	c.idleMrg.Wait() // started before the last optimizer job ended
 	return c.bgError()
 }
 
@@ -313,14 +315,42 @@ func (c *Collection) optimize(h *headState) {
 	c.running.Add(1)
 	go func() {
 		defer c.optimizing.Done()
-		defer c.running.Add(-1)
 		s, err := c.sealHead(h, HNSW)
 		if err != nil {
+			c.running.Add(-1)
 			c.setBgErr(err)
 			return
 		}
 		c.replaceSealed(s)
+		if c.running.Add(-1) == 0 && c.cfg.IdleMerge > 0 {
+			// The indexing optimizer is idle: Qdrant's update handler
+			// now runs the merge optimizer. Counted before this job's
+			// Done, so WaitIndexed and Close wait for it.
+			c.idleMrg.Add(1)
+			go c.idleMerge()
+		}
 	}()
+}
+
+// idleMerge is Qdrant's merge optimizer (lib/shard/src/optimizers/
+// merge_optimizer.rs, planned after the indexing optimizer by
+// lib/collection/src/update_handler.rs): with more than IdleMerge
+// segments, heads included, force-merge down to IdleMerge. It runs the
+// same ForceMerge a caller would, on the same segments, so the merged
+// graphs (their seeds follow segment ids) are those of a ForceMerge
+// called once indexing is done — unless documents arrive while it runs
+// (they go to new heads, and the next idle moment merges again).
+func (c *Collection) idleMerge() {
+	defer c.idleMrg.Done()
+	c.mu.RLock()
+	closed, n := c.closed, len(c.snap)
+	c.mu.RUnlock()
+	if closed || n <= c.cfg.IdleMerge {
+		return
+	}
+	if err := c.ForceMerge(c.cfg.IdleMerge); err != nil && !errors.Is(err, engine.ErrClosed) {
+		c.setBgErr(err)
+	}
 }
 
 // sealHead writes head h as an immutable segment of the given kind.

@@ -743,3 +743,60 @@ func TestPlainHeads(t *testing.T) {
 		t.Fatalf("Heads 2 under OnAdd: %v", err)
 	}
 }
+
+// TestIdleMerge: with IdleMerge, the collection TestPlainHeads builds
+// (one indexed segment and two plain heads) merges itself down to two
+// segments in the background once the indexing optimizer is idle, into
+// the same segments, with the same graphs, as a ForceMerge(2) called after
+// WaitIndexed without it; IdleMerge needs the Plain visibility.
+func TestIdleMerge(t *testing.T) {
+	data := indextest.Clustered(1400, testDim, 6, 17)
+	build := func(idle int) *Collection {
+		cfg := testConfig(vfs.NewMem())
+		cfg.Visibility, cfg.Heads, cfg.IndexingThreshold, cfg.IdleMerge = Plain, 2, 600, idle
+		c, err := Open(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		for b := 0; b < 14; b++ {
+			if err := c.Add(docs(data, b*100, (b+1)*100)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.WaitIndexed(); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	bg := build(2)
+	if c := bg.Segments(); len(c) != 2 || bg.Indexing() {
+		t.Fatalf("after WaitIndexed with IdleMerge 2: segments %+v (indexing %v), want 2", c, bg.Indexing())
+	}
+	fg := build(0)
+	if n := len(fg.Segments()); n != 3 {
+		t.Fatalf("without IdleMerge: %d segments, want 3 (no merge)", n)
+	}
+	if err := fg.ForceMerge(2); err != nil {
+		t.Fatal(err)
+	}
+	a, b := bg.Segments(), fg.Segments()
+	for i := range a {
+		a[i].Committed, b[i].Committed = false, false
+	}
+	if !slices.Equal(a, b) {
+		t.Fatalf("background merge %+v, ForceMerge %+v", a, b)
+	}
+	for q := 0; q < 50; q++ {
+		ha, _, err1 := bg.Search(data.Row(q*7), Options{K: 10, Ef: 40})
+		hb, _, err2 := fg.Search(data.Row(q*7), Options{K: 10, Ef: 40})
+		if err1 != nil || err2 != nil || !slices.Equal(keys(ha), keys(hb)) {
+			t.Fatalf("query %d: background %v (%v), ForceMerge %v (%v)", q, keys(ha), err1, keys(hb), err2)
+		}
+	}
+	cfg := testConfig(vfs.NewMem())
+	cfg.Visibility, cfg.IdleMerge = Queued, 2
+	if _, err := Open(cfg); err == nil || !strings.Contains(err.Error(), "IdleMerge") {
+		t.Errorf("IdleMerge under Queued: %v, want an error naming IdleMerge", err)
+	}
+}

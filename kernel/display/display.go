@@ -178,13 +178,22 @@ func Text(v any) (s string) {
 	return fmt.Sprintf("%v", v)
 }
 
-func show(b Bundle, id string, update bool) {
+func show(b Bundle, id string, update bool) { publish(b, id, update, false) }
+
+// publish hands b to the evaluation core; with none running, it writes the
+// text/plain form to standard output (standard error for a transient
+// display, which is no part of a program's output).
+func publish(b Bundle, id string, update, transient bool) {
 	if p := hook.Get(); p != nil {
-		p(map[string]any(b), id, update)
+		p(map[string]any(b), id, update, transient)
 		return
 	}
 	if t, ok := b[MIMEText].(string); ok {
-		fmt.Fprintln(os.Stdout, t)
+		w := os.Stdout
+		if transient {
+			w = os.Stderr
+		}
+		fmt.Fprintln(w, t)
 	}
 }
 
@@ -245,6 +254,12 @@ func (h *Handle) String() string { return "display.Handle(" + h.id + ")" }
 func (h *Handle) ShowBundle(b Bundle) {
 	update := h.shown.Swap(true)
 	show(b, h.id, update)
+}
+
+// showTransient is ShowBundle for a display the cell's end takes away.
+func (h *Handle) showTransient(b Bundle) {
+	update := h.shown.Swap(true)
+	publish(b, h.id, update, true)
 }
 
 // Show shows v (rendered by [Render]) as this handle's display; the first

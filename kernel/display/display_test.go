@@ -94,7 +94,7 @@ type shown struct {
 
 func capture(t *testing.T) *[]shown {
 	var got []shown
-	old := hook.Set(func(d map[string]any, id string, update bool) { got = append(got, shown{d, id, update}) })
+	old := hook.Set(func(d map[string]any, id string, update, _ bool) { got = append(got, shown{d, id, update}) })
 	t.Cleanup(func() { hook.Set(old) })
 	return &got
 }

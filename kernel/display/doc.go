@@ -14,10 +14,19 @@
 //		h.Update(fmt.Sprintf("step %d/10", i+1)) // replaces the previous text
 //	}
 //
+// [Progress] returns a reporter for the long steps of a cell (the
+// signature of lab/experiment's Env.Progress) that shows a bar with the
+// time left, updated in place; the display is transient: the evaluation
+// core takes it away when the cell ends, so saved notebooks keep no
+// progress lines.
+//
+//	env.Progress = display.Progress()
+//
 // # Outside a kernel
 //
 // When no evaluation core is running (a test, a plain Go program), every
-// function writes the text/plain form to standard output.
+// function writes the text/plain form to standard output (a progress
+// display to standard error).
 //
 // # Concurrency
 //

@@ -53,11 +53,12 @@ type sink struct {
 	written   int
 	truncated bool
 	log       io.Writer
+	transient []string // ids of the transient displays out showed
 }
 
 func (s *sink) set(out Output) {
 	s.mu.Lock()
-	s.out, s.written, s.truncated = out, 0, false
+	s.out, s.written, s.truncated, s.transient = out, 0, false, nil
 	s.mu.Unlock()
 }
 

@@ -42,6 +42,10 @@
 //     past it ("MemoryError"); a single allocation larger than the machine
 //     can map still ends the process (the Go runtime's out-of-memory
 //     error cannot be recovered).
+//   - A transient display (display.Progress) is shown as any other while
+//     its cell runs; when the cell ends the session asks the Output to
+//     take it away ([Remover]): the kernel sends clear_output and the
+//     cell's other outputs again, [Recorder] (`veclab run`) drops it.
 //   - With [CaptureFD], file descriptors 1 and 2 are pipes for the whole
 //     session, so fmt, log, println and goroutines are all captured and
 //     streamed while the cell runs (a crash report goes to the real

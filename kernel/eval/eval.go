@@ -25,6 +25,17 @@ type Output interface {
 	Input(prompt string, password bool) (string, error)
 }
 
+// A Remover is an Output that can take displays away again. At the end of
+// a cell that showed transient displays (display.Progress), after
+// everything else the cell produced has been delivered and before Eval
+// returns, the session calls RemoveDisplays with their ids, in the order
+// they were first shown. Jupyter has no message that removes one output:
+// the kernel clears the cell's outputs and sends the others again, in
+// order and with their display ids; a Recorder drops the items.
+type Remover interface {
+	RemoveDisplays(ids []string)
+}
+
 // Error is a failed cell: Name is the kind ("compile error", "panic",
 // "runtime error", "interrupted", "exit"), Value the message, Traceback the
 // lines to show, pointing at the cell line when it is known.
@@ -72,7 +83,10 @@ func (Discard) Input(string, bool) (string, error) {
 }
 
 // Recorder is an Output that keeps everything in order, for `veclab run`
-// and tests; it is safe for concurrent use (read Items after Eval returns). Displays with an id that is updated are replaced in place.
+// and tests; it is safe for concurrent use (read Items after Eval
+// returns). Displays with an id that is updated are replaced in place;
+// removed displays (a Recorder is a [Remover]) are dropped, and stream
+// text they separated is joined.
 type Recorder struct {
 	mu    sync.Mutex
 	Items []Item
@@ -122,6 +136,29 @@ func (r *Recorder) Input(prompt string, password bool) (string, error) {
 	s := r.Stdin[0]
 	r.Stdin = r.Stdin[1:]
 	return s, nil
+}
+
+// RemoveDisplays drops the displays with these ids and joins the stream
+// chunks of one name that become neighbours.
+func (r *Recorder) RemoveDisplays(ids []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	drop := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		drop[id] = true
+	}
+	kept := r.Items[:0]
+	for _, it := range r.Items {
+		switch n := len(kept); {
+		case it.Stream == "" && it.ID != "" && drop[it.ID]:
+		case it.Stream != "" && n > 0 && kept[n-1].Stream == it.Stream:
+			kept[n-1].Text += it.Text
+		default:
+			kept = append(kept, it)
+		}
+	}
+	clear(r.Items[len(kept):])
+	r.Items = kept
 }
 
 // Text concatenates the recorded stream text of name.

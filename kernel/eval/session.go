@@ -212,13 +212,28 @@ func (w stderrWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (s *Session) publish(data map[string]any, id string, update bool) {
+func (s *Session) publish(data map[string]any, id string, update, transient bool) {
 	s.sink.mu.Lock()
 	out := s.sink.out
+	if transient && !update && id != "" {
+		s.sink.transient = append(s.sink.transient, id)
+	}
 	s.sink.mu.Unlock()
 	if out != nil {
 		s.flush() // what the cell printed before comes first, as in ipykernel
 		out.Display(limitBundle(Bundle(data)), id, update)
+	}
+}
+
+// removeTransient takes away the transient displays (display.Progress)
+// the cell showed, when out can (Remover).
+func (s *Session) removeTransient(out Output) {
+	s.sink.mu.Lock()
+	ids := s.sink.transient
+	s.sink.transient = nil
+	s.sink.mu.Unlock()
+	if r, ok := out.(Remover); ok && len(ids) > 0 {
+		r.RemoveDisplays(ids)
 	}
 }
 
@@ -303,6 +318,7 @@ func (s *Session) Eval(code string, out Output) (res Result) {
 		out = Discard{}
 	}
 	s.sink.set(out)
+	hook.StartCell()
 	var stop chan struct{}
 	if s.fdcap != nil {
 		stop = make(chan struct{})
@@ -354,6 +370,7 @@ func (s *Session) Eval(code string, out Output) (res Result) {
 		s.fdcap.endCell()
 	}
 	s.flush()
+	s.removeTransient(out)
 	if err != nil {
 		return Result{Err: err}
 	}

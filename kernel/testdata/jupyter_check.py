@@ -28,6 +28,21 @@ try:
 t := table.New("E02 defaults", table.Col("store", ""), table.Col("recall@10", ""))
 t.AddValues("redis", 0.616)
 t''')
+    # A progress bar: live display_data and update_display_data, then one
+    # clear_output and the cell's other outputs again.
+    run("progress", '''import (
+	"time"
+
+	"github.com/veclab/veclab/kernel/display"
+)
+bar := display.Progress()
+fmt.Println("before")
+for i := 0; i <= 3; i++ {
+	bar(i, 3, "build")
+	time.Sleep(250 * time.Millisecond)
+}
+display.Markdown("kept")
+fmt.Println("after")''')
     run("error", 'x := 1\npanic(fmt.Sprintf("boom %d", x))')
     run("alive", "x + 41")
     run("stdin", 'var name string\nfmt.Scanln(&name)\n"hello " + name',

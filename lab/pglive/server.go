@@ -164,6 +164,7 @@ func Start(ctx context.Context, opt ServerOptions) (*Server, error) {
 	}
 	cmd := exec.Command(node, args...)
 	cmd.Dir = dir
+	ownGroup(cmd)
 	if opt.Log != nil {
 		cmd.Stderr = opt.Log
 	}

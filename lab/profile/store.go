@@ -47,9 +47,14 @@ type BuildOptions struct {
 //     plain one searched exactly (segment.Plain, default_segment_number
 //     of them); the indexing optimizer builds a segment's HNSW graph in
 //     the background once it passes indexing_threshold, and a new
-//     appendable segment takes the next points. [Store.WaitSearchable]
-//     then runs the merge optimizer down to default_segment_number
-//     segments (collection status yellow until both are done).
+//     appendable segment takes the next points. When the indexing
+//     optimizer goes idle, the merge optimizer merges the segments down
+//     to default_segment_number in the background (segment.Config.
+//     IdleMerge; collection status yellow until both are done).
+//     [Store.WaitSearchable] waits for both. (Build runs the same merge in
+//     WaitSearchable instead, after its last batch, so its segments and
+//     their graphs never depend on whether an indexing job ended between
+//     two batches.)
 //   - Elasticsearch buffers documents, acknowledged but invisible, until a
 //     refresh seals the buffer into a segment (segment.OnRefresh) with its
 //     quantized codes (bbq_hnsw, int8_hnsw, int4_hnsw); refreshes come
@@ -107,8 +112,9 @@ func esCodes(t IndexType) segment.Encoding {
 }
 
 // collectionConfig is the engine/segment configuration of a pgvector,
-// Redis or Qdrant store of p for vectors of dim dimensions.
-func (p Profile) collectionConfig(dim int) segment.Config {
+// Redis or Qdrant store of p for vectors of dim dimensions; idleMerge
+// turns Qdrant's merge optimizer on in the background.
+func (p Profile) collectionConfig(dim int, idleMerge bool) segment.Config {
 	cfg := segment.Config{
 		FS: vfs.NewMem(), Dir: "store", Dim: dim, Metric: p.Metric, Index: segment.HNSW,
 		Graph: hnsw.Config{M: p.M, M0: p.M0, EfConstruction: p.EfConstruction,
@@ -126,6 +132,9 @@ func (p Profile) collectionConfig(dim int) segment.Config {
 	case Qdrant:
 		cfg.Visibility, cfg.Heads = segment.Plain, p.Segments
 		cfg.IndexingThreshold = max(p.IndexingThresholdKB*1024/(4*dim), 1)
+		if idleMerge {
+			cfg.IdleMerge = p.Segments
+		}
 	case Elasticsearch:
 		cfg.Visibility, cfg.Encoding = segment.OnRefresh, esCodes(p.EffectiveType(dim))
 	}
@@ -137,7 +146,9 @@ func (p Profile) collectionConfig(dim int) segment.Config {
 const indexerChunk = 64
 
 // Open returns an empty store of the profile for vectors of dim dimensions.
-func (p Profile) Open(dim int) (*Store, error) {
+func (p Profile) Open(dim int) (*Store, error) { return p.open(dim, true) }
+
+func (p Profile) open(dim int, idleMerge bool) (*Store, error) {
 	p = p.WithDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -146,7 +157,7 @@ func (p Profile) Open(dim int) (*Store, error) {
 		return nil, fmt.Errorf("profile: %s: dimension must be positive, got %d: %w", p.Kind, dim, engine.ErrInvalidArgument)
 	}
 	c := &core{p: p, dim: dim}
-	coll, err := segment.Open(p.collectionConfig(dim))
+	coll, err := segment.Open(p.collectionConfig(dim, idleMerge))
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.Kind, err)
 	}
@@ -156,12 +167,13 @@ func (p Profile) Open(dim int) (*Store, error) {
 
 // Build opens a store and ingests base in batches (opt.Batch), then waits
 // until everything is searchable: the state the article measured queries
-// in.
+// in. Qdrant's merge optimizer runs once, after the last batch (not in the
+// background), so the segments are the same run after run.
 func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 	if base == nil || base.N == 0 {
 		return nil, fmt.Errorf("profile: %s: nothing to build from: %w", p.Kind, engine.ErrEmpty)
 	}
-	s, err := p.Open(base.Dim)
+	s, err := p.open(base.Dim, false)
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +390,8 @@ func (s *Store) Refresh() error {
 // WaitSearchable blocks until every acknowledged document is searchable
 // the way the store reports completion: pgvector (already committed),
 // Redis percent_indexed = 1, Qdrant status green (the indexing optimizer
-// idle, then the merge optimizer down to default_segment_number),
+// idle, then the merge optimizer down to default_segment_number: waited
+// for when it runs in the background, run here when it has not),
 // Elasticsearch after an explicit _refresh (then a force-merge to
 // Profile.Segments, the state the article queried: one segment by
 // default).

@@ -2,15 +2,21 @@
 // evaluation core is running cells, without either importing the other.
 package hook
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // PublishFunc shows a MIME bundle (MIME type → data). A non-empty id makes
 // a display that can be updated; update replaces the display with that id.
-type PublishFunc func(data map[string]any, id string, update bool)
+// A transient display (a progress bar) is shown while its cell runs and
+// taken away when the cell ends.
+type PublishFunc func(data map[string]any, id string, update, transient bool)
 
 var (
 	mu      sync.RWMutex
 	publish PublishFunc
+	cell    atomic.Uint64
 )
 
 // Set installs f as the publisher (nil removes it) and returns the previous one.
@@ -28,3 +34,11 @@ func Get() PublishFunc {
 	defer mu.RUnlock()
 	return publish
 }
+
+// StartCell tells displays that a new cell runs (the evaluation core calls
+// it as each cell starts): a transient display of an earlier cell has been
+// taken away, so its owner shows a new one rather than update it.
+func StartCell() { cell.Add(1) }
+
+// Cell returns the number of cells started so far in this process.
+func Cell() uint64 { return cell.Load() }

@@ -219,6 +219,9 @@ export class VeclabKernel extends BaseKernel {
 				case "update":
 					this.updateDisplayData({ data: item.data, metadata: {}, transient: { display_id: item.id } }, parent);
 					break;
+				case "clear":
+					this.clearOutput({ wait: item.wait }, parent);
+					break;
 				case "result":
 					this.publishExecuteResult({ execution_count: count, data: item.data, metadata: {} }, parent);
 					break;

@@ -1,0 +1,119 @@
+package kernel_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProgressNbconvert executes testdata/progress.ipynb with nbconvert
+// (nbclient): the saved notebook has no progress display and every other
+// output in order, and a display of the cell whose bar was removed still
+// takes the update a later cell sends it.
+func TestProgressNbconvert(t *testing.T) {
+	needJupyter(t)
+	env := jupyterEnv(t)
+	outDir := t.TempDir()
+	cmd := exec.Command(python, "-Xfrozen_modules=off", "-m", "nbconvert", "--to", "notebook", "--execute",
+		"--ExecutePreprocessor.kernel_name=veclab", "--ExecutePreprocessor.timeout=120",
+		"--output-dir", outDir, filepath.Join("testdata", "progress.ipynb"))
+	cmd.Env = env
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nbconvert: %v\n%s", err, b)
+	}
+	checkProgressOutputs(t, filepath.Join(outDir, "progress.ipynb"), "step 2")
+}
+
+// TestProgressVeclabRun runs testdata/progress.ipynb with `veclab run`:
+// the same outputs, except that veclab run does not apply an update from a
+// later cell to an earlier one.
+func TestProgressVeclabRun(t *testing.T) {
+	needJupyter(t)
+	bin := veclabBinary(t)
+	out := filepath.Join(t.TempDir(), "progress.run.ipynb")
+	if b, err := exec.Command(bin, "run", "-q", "-o", out, filepath.Join("testdata", "progress.ipynb")).CombinedOutput(); err != nil {
+		t.Fatalf("veclab run: %v\n%s", err, b)
+	}
+	checkProgressOutputs(t, out, "step 1")
+}
+
+func checkProgressOutputs(t *testing.T, path, step string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "<progress") || strings.Contains(string(b), "build: ") || strings.Contains(string(b), "later: ") {
+		t.Errorf("%s keeps a progress display:\n%s", path, b)
+	}
+	var nb struct {
+		Cells []struct {
+			Outputs []map[string]any `json:"outputs"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &nb); err != nil {
+		t.Fatal(err)
+	}
+	text := func(v any) string {
+		switch x := v.(type) {
+		case string:
+			return x
+		case []any:
+			var s strings.Builder
+			for _, l := range x {
+				s.WriteString(l.(string))
+			}
+			return s.String()
+		}
+		return ""
+	}
+	type out struct{ typ, key, text string }
+	sum := func(o []map[string]any) []out {
+		var s []out
+		for _, x := range o {
+			switch x["output_type"] {
+			case "stream":
+				s = append(s, out{"stream", x["name"].(string), text(x["text"])})
+			case "display_data", "execute_result":
+				d := x["data"].(map[string]any)
+				key := "text/plain"
+				for _, k := range []string{"text/markdown", "text/html"} {
+					if d[k] != nil {
+						key = k
+						break
+					}
+				}
+				s = append(s, out{x["output_type"].(string), key, text(d[key])})
+			default:
+				s = append(s, out{x["output_type"].(string), "", ""})
+			}
+		}
+		return s
+	}
+	want := [][]out{
+		nil,
+		{{"stream", "stdout", "before\nbetween\n"}, {"display_data", "text/markdown", step},
+			{"display_data", "text/html", "<em>after</em>"}, {"stream", "stdout", "end\n"}, {"execute_result", "text/plain", "42"}},
+		nil,
+		nil,
+		{{"stream", "stdout", "plain\n"}},
+	}
+	if len(nb.Cells) != len(want) {
+		t.Fatalf("%d cells, want %d", len(nb.Cells), len(want))
+	}
+	for i, w := range want {
+		got := sum(nb.Cells[i].Outputs)
+		if len(got) != len(w) {
+			t.Errorf("cell %d: outputs %+v, want %+v", i, got, w)
+			continue
+		}
+		for j := range w {
+			if got[j] != w[j] {
+				t.Errorf("cell %d output %d: %+v, want %+v", i, j, got[j], w[j])
+			}
+		}
+	}
+}
