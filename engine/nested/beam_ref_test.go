@@ -1,0 +1,159 @@
+package nested
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/topk"
+)
+
+// refParents and refNaive are SearchParentsFilter's and SearchNaive's
+// layer-0 walks as they were before they moved onto the shared loop
+// (engine/internal/beam): one neighbour at a time, each scored with the
+// index's vec.Distance as it is met, the parent set a map.
+func refParents(x *Index, q []float32, k, ef int, allow engine.Filter) ([]Hit, engine.SearchStats) {
+	qq, err := x.prepare(q, k)
+	if err != nil {
+		panic(err)
+	}
+	ef = max(ef, k)
+	w := &walker{x: x, q: qq}
+	visited := topk.NewVisited(x.vectors.N)
+	var cand topk.MinHeap
+	set := &parentSet{best: map[uint32]Hit{}}
+	ok := func(id engine.ID) bool { return allow == nil || allow.Allowed(engine.ID(x.parents[id])) }
+	ep := w.descend()
+	visited.Visit(ep.ID)
+	cand.Push(ep)
+	if ok(ep.ID) {
+		set.offer(x.parents[ep.ID], ep.ID, ep.Dist, ef)
+	}
+	for cand.Len() > 0 {
+		c := cand.Pop()
+		if wh, found := set.worst(); found && len(set.best) >= ef && c.Dist > wh.Dist {
+			break
+		}
+		w.st.Hops++
+		for _, n := range x.graph.Neighbors(0, c.ID) {
+			if visited.Visit(n) {
+				continue
+			}
+			w.st.Visited++
+			d := w.d(n)
+			wh, found := set.worst()
+			if len(set.best) < ef || !found || d < wh.Dist {
+				cand.Push(engine.Result{ID: n, Dist: d})
+				if ok(n) {
+					set.offer(x.parents[n], n, d, ef)
+				}
+			}
+		}
+	}
+	out := make([]Hit, 0, len(set.best))
+	for _, h := range set.best {
+		out = append(out, h)
+	}
+	out = sortHits(out)
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out, w.st
+}
+
+func refNaive(x *Index, q []float32, k, ef int) ([]Hit, engine.SearchStats) {
+	qq, err := x.prepare(q, k)
+	if err != nil {
+		panic(err)
+	}
+	ef = max(ef, k)
+	w := &walker{x: x, q: qq}
+	visited := topk.NewVisited(x.vectors.N)
+	var cand topk.MinHeap
+	var res topk.MaxHeap
+	ep := w.descend()
+	visited.Visit(ep.ID)
+	cand.Push(ep)
+	res.Push(ep)
+	for cand.Len() > 0 {
+		c := cand.Pop()
+		if res.Len() >= ef && c.Dist > res.Top().Dist {
+			break
+		}
+		w.st.Hops++
+		for _, n := range x.graph.Neighbors(0, c.ID) {
+			if visited.Visit(n) {
+				continue
+			}
+			w.st.Visited++
+			d := w.d(n)
+			if res.Len() < ef || d < res.Top().Dist {
+				cand.Push(engine.Result{ID: n, Dist: d})
+				res.PushBounded(engine.Result{ID: n, Dist: d}, ef)
+			}
+		}
+	}
+	passages := res.Sorted(nil)
+	if len(passages) > k {
+		passages = passages[:k]
+	}
+	seen := map[uint32]bool{}
+	var out []Hit
+	for _, p := range passages {
+		par := x.parents[p.ID]
+		if !seen[par] {
+			seen[par] = true
+			out = append(out, Hit{Parent: par, Passage: p.ID, Dist: p.Dist})
+		}
+	}
+	return out, w.st
+}
+
+// TestWalksMatchReference holds SearchParentsFilter (no filter, half and a
+// seventh of the parents) and SearchNaive to the reference walks on the
+// test index: hits, distances bit for bit, and statistics.
+func TestWalksMatchReference(t *testing.T) {
+	x, qs := build(t)
+	filters := map[string]engine.Filter{"none": nil,
+		"half":    engine.FilterFunc(func(id engine.ID) bool { return id%2 == 0 }),
+		"seventh": engine.FilterFunc(func(id engine.ID) bool { return id%7 == 1 })}
+	for _, k := range []int{1, 10} {
+		for _, ef := range []int{5, 40, 150} {
+			for i := 0; i < qs.N; i++ {
+				q := qs.Row(i)
+				for fname, allow := range filters {
+					name := fmt.Sprintf("parents/%s/k=%d/ef=%d/q%d", fname, k, ef, i)
+					got, gst, err := x.SearchParentsFilter(q, k, ef, allow)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, wst := refParents(x, q, k, ef, allow)
+					sameHits(t, name, got, want, gst, wst)
+				}
+				got, gst, err := x.SearchNaive(q, k, ef)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, wst := refNaive(x, q, k, ef)
+				sameHits(t, fmt.Sprintf("naive/k=%d/ef=%d/q%d", k, ef, i), got, want, gst, wst)
+			}
+		}
+	}
+}
+
+func sameHits(t *testing.T, name string, got, want []Hit, gst, wst engine.SearchStats) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d hits, reference %d", name, len(got), len(want))
+	}
+	for j := range got {
+		g, w := got[j], want[j]
+		if g.Parent != w.Parent || g.Passage != w.Passage || math.Float32bits(g.Dist) != math.Float32bits(w.Dist) {
+			t.Fatalf("%s: hit %d is %+v, reference %+v", name, j, g, w)
+		}
+	}
+	if gst != wst {
+		t.Fatalf("%s: stats %+v, reference %+v", name, gst, wst)
+	}
+}
