@@ -12,7 +12,7 @@ import (
 // refParents and refNaive are SearchParentsFilter's and SearchNaive's
 // layer-0 walks as they were before they moved onto the shared loop
 // (engine/internal/beam): one neighbour at a time, each scored with the
-// index's vec.Distance as it is met, the parent set a map.
+// index's vec.Distance as it is met, the parent set a map (refParentSet).
 func refParents(x *Index, q []float32, k, ef int, allow engine.Filter) ([]Hit, engine.SearchStats) {
 	qq, err := x.prepare(q, k)
 	if err != nil {
@@ -22,7 +22,7 @@ func refParents(x *Index, q []float32, k, ef int, allow engine.Filter) ([]Hit, e
 	w := &walker{x: x, q: qq}
 	visited := topk.NewVisited(x.vectors.N)
 	var cand topk.MinHeap
-	set := &parentSet{best: map[uint32]Hit{}}
+	set := &refParentSet{best: map[uint32]Hit{}}
 	ok := func(id engine.ID) bool { return allow == nil || allow.Allowed(engine.ID(x.parents[id])) }
 	ep := w.descend()
 	visited.Visit(ep.ID)
@@ -108,6 +108,50 @@ func refNaive(x *Index, q []float32, k, ef int) ([]Hit, engine.SearchStats) {
 		}
 	}
 	return out, w.st
+}
+
+// refParentSet is the parent set as it was (a map) before the dense
+// parentSet replaced it: the result set W keyed by parent: the best passage of at
+// most ef parents, with the worst parent found through a max-heap with lazy
+// deletion (an improved parent leaves a stale heap entry behind).
+type refParentSet struct {
+	best map[uint32]Hit
+	heap topk.MaxHeap // ID = parent
+}
+
+func (p *refParentSet) worst() (Hit, bool) {
+	for p.heap.Len() > 0 {
+		t := p.heap.Top()
+		if h, ok := p.best[uint32(t.ID)]; ok && h.Dist == t.Dist {
+			return h, true
+		}
+		p.heap.Pop() // stale
+	}
+	return Hit{}, false
+}
+
+// offer adds passage id of parent par at distance d; it reports whether the
+// set changed.
+func (p *refParentSet) offer(par uint32, id engine.ID, d float32, ef int) bool {
+	if h, ok := p.best[par]; ok {
+		if d < h.Dist {
+			p.best[par] = Hit{Parent: par, Passage: id, Dist: d}
+			p.heap.Push(engine.Result{ID: engine.ID(par), Dist: d})
+			return true
+		}
+		return false
+	}
+	if len(p.best) >= ef {
+		w, _ := p.worst()
+		if d >= w.Dist {
+			return false
+		}
+		delete(p.best, w.Parent)
+		p.heap.Pop()
+	}
+	p.best[par] = Hit{Parent: par, Passage: id, Dist: d}
+	p.heap.Push(engine.Result{ID: engine.ID(par), Dist: d})
+	return true
 }
 
 // TestWalksMatchReference holds SearchParentsFilter (no filter, half and a

@@ -73,11 +73,12 @@ func New(passages *vec.Matrix, parents []uint32, metric engine.Metric, g Graph) 
 	return &Index{vectors: passages, parents: parents, nParent: np, metric: metric, dist: vec.Distance(metric), graph: g}, nil
 }
 
-// state is one search's reusable walk state: the shared loop's and an
-// empty visited set over the passages.
+// state is one search's reusable walk state: the shared loop's, an empty
+// visited set over the passages and the parent set.
 type state struct {
 	walk beam.Walk
 	vis  *topk.Visited
+	set  parentSet
 }
 
 func (x *Index) getState() *state {
@@ -135,18 +136,41 @@ func (w *walker) descend() engine.Result {
 }
 
 // parentSet is the result set W keyed by parent: the best passage of at
-// most ef parents, with the worst parent found through a max-heap with lazy
-// deletion (an improved parent leaves a stale heap entry behind).
+// most ef parents, held in arrays indexed by parent id (valid where the
+// mark equals the epoch, so a reset is an epoch bump), with the worst
+// parent found through a max-heap with lazy deletion (an improved parent
+// leaves a stale heap entry behind).
 type parentSet struct {
-	best map[uint32]Hit
-	heap topk.MaxHeap // ID = parent
+	hit   []Hit    // by parent
+	mark  []uint32 // by parent: epoch when held
+	epoch uint32
+	n     int      // parents held
+	held  []uint32 // parents added this search (may repeat, or be gone)
+	heap  topk.MaxHeap
+}
+
+// reset empties the set for parents 0…np−1.
+func (p *parentSet) reset(np int) {
+	if len(p.mark) < np {
+		p.hit = make([]Hit, np)
+		p.mark = make([]uint32, np)
+		p.epoch = 0
+	}
+	p.epoch++
+	if p.epoch == 0 {
+		clear(p.mark)
+		p.epoch = 1
+	}
+	p.n = 0
+	p.held = p.held[:0]
+	p.heap.Reset()
 }
 
 func (p *parentSet) worst() (Hit, bool) {
 	for p.heap.Len() > 0 {
 		t := p.heap.Top()
-		if h, ok := p.best[uint32(t.ID)]; ok && h.Dist == t.Dist {
-			return h, true
+		if par := uint32(t.ID); p.mark[par] == p.epoch && p.hit[par].Dist == t.Dist {
+			return p.hit[par], true
 		}
 		p.heap.Pop() // stale
 	}
@@ -156,25 +180,42 @@ func (p *parentSet) worst() (Hit, bool) {
 // offer adds passage id of parent par at distance d; it reports whether the
 // set changed.
 func (p *parentSet) offer(par uint32, id engine.ID, d float32, ef int) bool {
-	if h, ok := p.best[par]; ok {
-		if d < h.Dist {
-			p.best[par] = Hit{Parent: par, Passage: id, Dist: d}
+	if p.mark[par] == p.epoch {
+		if d < p.hit[par].Dist {
+			p.hit[par] = Hit{Parent: par, Passage: id, Dist: d}
 			p.heap.Push(engine.Result{ID: engine.ID(par), Dist: d})
 			return true
 		}
 		return false
 	}
-	if len(p.best) >= ef {
+	if p.n >= ef {
 		w, _ := p.worst()
 		if d >= w.Dist {
 			return false
 		}
-		delete(p.best, w.Parent)
+		p.mark[w.Parent] = 0
+		p.n--
 		p.heap.Pop()
 	}
-	p.best[par] = Hit{Parent: par, Passage: id, Dist: d}
+	p.mark[par] = p.epoch
+	p.hit[par] = Hit{Parent: par, Passage: id, Dist: d}
+	p.n++
+	p.held = append(p.held, par)
 	p.heap.Push(engine.Result{ID: engine.ID(par), Dist: d})
 	return true
+}
+
+// hits appends the held parents' hits to dst, each once, in no order, and
+// empties the set.
+func (p *parentSet) hits(dst []Hit) []Hit {
+	for _, par := range p.held {
+		if p.mark[par] == p.epoch {
+			dst = append(dst, p.hit[par])
+			p.mark[par] = 0
+		}
+	}
+	p.n = 0
+	return dst
 }
 
 func sortHits(hs []Hit) []Hit {
@@ -210,7 +251,8 @@ func (x *Index) SearchParentsFilter(q []float32, k, ef int, allow engine.Filter)
 	w := &walker{x: x, q: qq}
 	st := x.getState()
 	defer x.pool.Put(st)
-	set := &parentSet{best: map[uint32]Hit{}}
+	set := &st.set
+	set.reset(x.nParent)
 	p := &parentPolicy{g: x.graph, parents: x.parents, set: set, ef: ef, allow: allow}
 	ep := w.descend()
 	w.start(st, ep)
@@ -219,11 +261,7 @@ func (x *Index) SearchParentsFilter(q []float32, k, ef int, allow engine.Filter)
 	}
 	p.setBound(&st.walk)
 	w.run(st, p)
-	out := make([]Hit, 0, len(set.best))
-	for _, h := range set.best {
-		out = append(out, h)
-	}
-	out = sortHits(out)
+	out := sortHits(set.hits(make([]Hit, 0, set.n)))
 	if len(out) > k {
 		out = out[:k]
 	}
@@ -267,7 +305,7 @@ func (p *parentPolicy) ok(id engine.ID) bool {
 
 func (p *parentPolicy) setBound(w *beam.Walk) {
 	w.Bound = float32(math.Inf(1))
-	if wh, found := p.set.worst(); found && len(p.set.best) >= p.ef {
+	if wh, found := p.set.worst(); found && p.set.n >= p.ef {
 		w.Bound = wh.Dist
 	}
 }
@@ -280,7 +318,7 @@ func (p *parentPolicy) Admit(w *beam.Walk, ids []engine.ID, dists []float32) {
 	for i, n := range ids {
 		d := dists[i]
 		wh, found := set.worst()
-		if len(set.best) < ef || !found || d < wh.Dist {
+		if set.n < ef || !found || d < wh.Dist {
 			w.Cand.Push(engine.Result{ID: n, Dist: d})
 			if p.ok(n) {
 				set.offer(p.parents[n], n, d, ef)
