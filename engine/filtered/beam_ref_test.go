@@ -3,19 +3,23 @@ package filtered
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/filter"
+	"github.com/veclab/veclab/engine/internal/cputime"
 	"github.com/veclab/veclab/engine/internal/topk"
 )
 
 // refLayer0 is searchLayer0 as it was before it moved onto the shared
 // loop (engine/internal/beam): one neighbour at a time, each scored with
-// the collection's vec.Distance as it is met. It uses its own heaps and
-// returns W nearest first.
-func refLayer0(s *search, g Graph, eps []engine.Result, o layerOpts) ([]engine.Result, bool) {
-	var cand topk.MinHeap
-	var w topk.MaxHeap
+// the collection's vec.Distance as it is met. It uses the caller's heaps
+// (the old code used the search's) and returns W nearest first.
+func refLayer0(s *search, g Graph, eps []engine.Result, o layerOpts, cand *topk.MinHeap, w *topk.MaxHeap) ([]engine.Result, bool) {
+	cand.Reset()
+	w.Reset()
 	push := func(r engine.Result) {
 		w.Push(r)
 		if w.Len() > o.ef {
@@ -145,7 +149,7 @@ func TestLayer0MatchesReference(t *testing.T) {
 						var rs []engine.Result
 						var ok bool
 						if ref {
-							rs, ok = refLayer0(s, g, eps, o)
+							rs, ok = refLayer0(s, g, eps, o, new(topk.MinHeap), new(topk.MaxHeap))
 						} else {
 							ok = s.searchLayer0(g, eps, o)
 							rs = s.takeW()
@@ -194,6 +198,84 @@ func sameList(t *testing.T, name string, got, want []engine.Result) {
 	for j := range got {
 		if got[j].ID != want[j].ID || math.Float32bits(got[j].Dist) != math.Float32bits(want[j].Dist) {
 			t.Fatalf("%s: result %d is %v, reference %v", name, j, got[j], want[j])
+		}
+	}
+}
+
+// BenchmarkLayer0VsReference times searchLayer0 (the shared loop) against
+// refLayer0 (the loop it replaced) in one process on the BenchmarkWalk
+// fixture, after the same greedy descent: unfiltered (the post-filter,
+// iterative and unfiltered walks) and collecting only a 50 % filter's
+// matches (the in-graph walk). Each iteration runs the same 10 queries
+// through one then the other (the order alternating) and sums the CPU time
+// of the pinned thread per side, so both see the same machine. It reports
+// each side's queries per CPU second and their ratio (new/reference: > 1
+// is faster).
+func BenchmarkLayer0VsReference(b *testing.B) {
+	for _, v := range []string{"plain", "collect50"} {
+		for _, ef := range []int{40, 100} {
+			b.Run(fmt.Sprintf("%s/ef=%d", v, ef), func(b *testing.B) {
+				walkFixture(b)
+				c, qs := walkBench.coll, walkBench.queries
+				var cf *filter.Compiled
+				if v == "collect50" {
+					var err error
+					if cf, err = walkBench.store.CompileString(`bucket < 500`); err != nil {
+						b.Fatal(err)
+					}
+				}
+				var cand topk.MinHeap
+				var w topk.MaxHeap
+				one := func(q []float32, ref bool) {
+					var st Stats
+					s := c.newSearch(q, cf, &st)
+					o := layerOpts{ef: ef}
+					if cf != nil {
+						o.collect = s.allowed
+					}
+					ep := s.descend(c.graph)
+					s.visit(ep.ID)
+					eps := []engine.Result{ep}
+					if ref {
+						refLayer0(s, c.graph, eps, o, &cand, &w)
+					} else {
+						s.searchLayer0(c.graph, eps, o)
+						s.takeW()
+					}
+					c.putSearch(s)
+				}
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				if _, ok := cputime.Thread(); !ok {
+					b.Skip("no thread CPU clock on this system")
+				}
+				const block = 10
+				var tCur, tRef time.Duration
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					lo := (i * block) % qs.N
+					side := func(ref bool) time.Duration {
+						t0, _ := cputime.Thread()
+						for j := lo; j < lo+block; j++ {
+							one(qs.Row(j%qs.N), ref)
+						}
+						t1, _ := cputime.Thread()
+						return t1 - t0
+					}
+					if i%2 == 0 {
+						tCur += side(false)
+						tRef += side(true)
+					} else {
+						tRef += side(true)
+						tCur += side(false)
+					}
+				}
+				b.StopTimer()
+				n := float64(b.N * block)
+				b.ReportMetric(n/tCur.Seconds(), "newCPUQPS")
+				b.ReportMetric(n/tRef.Seconds(), "refCPUQPS")
+				b.ReportMetric(tRef.Seconds()/tCur.Seconds(), "ratio")
+			})
 		}
 	}
 }

@@ -278,21 +278,9 @@ func (l *errList) Err() error {
 	return errors.Join(l.errs...)
 }
 
-// prefetch starts loading the rows of ids (see beam.Space.Prefetch).
-func (ix *Index) prefetch(ids []engine.ID) {
-	sp := ix.space()
-	sp.Prefetch(ids)
-}
-
-// distBatch writes the float32 distances of the prepared query q to the
-// nodes ids into out (len(out) ≥ len(ids)), four rows per kernel call so
-// the four rows' cache misses overlap (the kernels load q once per block).
-func (ix *Index) distBatch(q []float32, ids []engine.ID, out []float32) {
-	sp := ix.space()
-	sp.Score(q, ids, out)
-}
-
-// space is the float32 slab as the shared beam loop scores it.
+// space is the float32 slab as the shared beam loop scores it: rows
+// prefetched (Space.Prefetch) and scored four per kernel call so the four
+// rows' cache misses overlap (Space.Score).
 func (ix *Index) space() beam.Space {
 	return beam.Space{Data: ix.data, Dim: ix.dim, Stride: ix.dim, Metric: ix.metric, Quad: true}
 }

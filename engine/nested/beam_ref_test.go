@@ -3,9 +3,12 @@ package nested
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/cputime"
 	"github.com/veclab/veclab/engine/internal/topk"
 )
 
@@ -13,14 +16,15 @@ import (
 // layer-0 walks as they were before they moved onto the shared loop
 // (engine/internal/beam): one neighbour at a time, each scored with the
 // index's vec.Distance as it is met, the parent set a map (refParentSet).
-func refParents(x *Index, q []float32, k, ef int, allow engine.Filter) ([]Hit, engine.SearchStats) {
+// visited is the caller's (the old code took it from the index's pool).
+func refParents(x *Index, q []float32, k, ef int, allow engine.Filter, visited *topk.Visited) ([]Hit, engine.SearchStats) {
 	qq, err := x.prepare(q, k)
 	if err != nil {
 		panic(err)
 	}
 	ef = max(ef, k)
 	w := &walker{x: x, q: qq}
-	visited := topk.NewVisited(x.vectors.N)
+	visited.Reset(x.vectors.N)
 	var cand topk.MinHeap
 	set := &refParentSet{best: map[uint32]Hit{}}
 	ok := func(id engine.ID) bool { return allow == nil || allow.Allowed(engine.ID(x.parents[id])) }
@@ -62,14 +66,14 @@ func refParents(x *Index, q []float32, k, ef int, allow engine.Filter) ([]Hit, e
 	return out, w.st
 }
 
-func refNaive(x *Index, q []float32, k, ef int) ([]Hit, engine.SearchStats) {
+func refNaive(x *Index, q []float32, k, ef int, visited *topk.Visited) ([]Hit, engine.SearchStats) {
 	qq, err := x.prepare(q, k)
 	if err != nil {
 		panic(err)
 	}
 	ef = max(ef, k)
 	w := &walker{x: x, q: qq}
-	visited := topk.NewVisited(x.vectors.N)
+	visited.Reset(x.vectors.N)
 	var cand topk.MinHeap
 	var res topk.MaxHeap
 	ep := w.descend()
@@ -159,6 +163,7 @@ func (p *refParentSet) offer(par uint32, id engine.ID, d float32, ef int) bool {
 // test index: hits, distances bit for bit, and statistics.
 func TestWalksMatchReference(t *testing.T) {
 	x, qs := build(t)
+	vis := topk.NewVisited(0)
 	filters := map[string]engine.Filter{"none": nil,
 		"half":    engine.FilterFunc(func(id engine.ID) bool { return id%2 == 0 }),
 		"seventh": engine.FilterFunc(func(id engine.ID) bool { return id%7 == 1 })}
@@ -172,14 +177,14 @@ func TestWalksMatchReference(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want, wst := refParents(x, q, k, ef, allow)
+					want, wst := refParents(x, q, k, ef, allow, vis)
 					sameHits(t, name, got, want, gst, wst)
 				}
 				got, gst, err := x.SearchNaive(q, k, ef)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, wst := refNaive(x, q, k, ef)
+				want, wst := refNaive(x, q, k, ef, vis)
 				sameHits(t, fmt.Sprintf("naive/k=%d/ef=%d/q%d", k, ef, i), got, want, gst, wst)
 			}
 		}
@@ -199,5 +204,74 @@ func sameHits(t *testing.T, name string, got, want []Hit, gst, wst engine.Search
 	}
 	if gst != wst {
 		t.Fatalf("%s: stats %+v, reference %+v", name, gst, wst)
+	}
+}
+
+// BenchmarkWalksVsReference times the walks (shared loop, dense parent
+// set) against the reference walks they replaced, in one process on the
+// BenchmarkSearchParents fixture: each iteration runs the same 10 queries
+// through one then the other (the order alternating) and sums the CPU time
+// of the pinned thread per side, so both see the same machine. It reports
+// each side's queries per CPU second and their ratio (new/reference: > 1
+// is faster).
+func BenchmarkWalksVsReference(b *testing.B) {
+	half := engine.FilterFunc(func(id engine.ID) bool { return id%2 == 0 })
+	for _, v := range []string{"parents", "parents-filter50", "naive"} {
+		for _, ef := range []int{40, 100} {
+			b.Run(fmt.Sprintf("%s/ef=%d", v, ef), func(b *testing.B) {
+				benchFixture(b)
+				x, qs := bench.x, bench.queries
+				vis := topk.NewVisited(0)
+				var allow engine.Filter
+				if v == "parents-filter50" {
+					allow = half
+				}
+				cur := func(q []float32) {
+					if v == "naive" {
+						x.SearchNaive(q, 10, ef)
+					} else {
+						x.SearchParentsFilter(q, 10, ef, allow)
+					}
+				}
+				ref := func(q []float32) {
+					if v == "naive" {
+						refNaive(x, q, 10, ef, vis)
+					} else {
+						refParents(x, q, 10, ef, allow, vis)
+					}
+				}
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				if _, ok := cputime.Thread(); !ok {
+					b.Skip("no thread CPU clock on this system")
+				}
+				const block = 10
+				var tCur, tRef time.Duration
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					lo := (i * block) % qs.N
+					side := func(f func([]float32)) time.Duration {
+						t0, _ := cputime.Thread()
+						for j := lo; j < lo+block; j++ {
+							f(qs.Row(j % qs.N))
+						}
+						t1, _ := cputime.Thread()
+						return t1 - t0
+					}
+					if i%2 == 0 {
+						tCur += side(cur)
+						tRef += side(ref)
+					} else {
+						tRef += side(ref)
+						tCur += side(cur)
+					}
+				}
+				b.StopTimer()
+				n := float64(b.N * block)
+				b.ReportMetric(n/tCur.Seconds(), "newCPUQPS")
+				b.ReportMetric(n/tRef.Seconds(), "refCPUQPS")
+				b.ReportMetric(tRef.Seconds()/tCur.Seconds(), "ratio")
+			})
+		}
 	}
 }

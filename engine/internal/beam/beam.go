@@ -60,6 +60,20 @@ func (sp *Space) Prefetch(ids []engine.ID) {
 	prefetchRows(&sp.Data[0], (*uint32)(unsafe.Pointer(&ids[0])), len(ids), sp.Stride*4, lines)
 }
 
+// PrefetchRows asks the CPU to start loading the first lines (64 bytes
+// each) of the rows ids[0…n-1] of the slab at data, rowBytes apart (the
+// instruction stub Space.Prefetch and PrefetchLinks use). It never changes
+// a result.
+func PrefetchRows(data *float32, ids *uint32, n int, rowBytes int, lines int) {
+	prefetchRows(data, ids, n, rowBytes, lines)
+}
+
+// PrefetchLinks asks the CPU to start loading row id of a link slab of
+// stride ids per row. It never changes a result.
+func PrefetchLinks(links []engine.ID, stride int, id engine.ID) {
+	prefetchRows((*float32)(unsafe.Pointer(&links[0])), (*uint32)(unsafe.Pointer(&id)), 1, stride*4, (stride*4+63)/64)
+}
+
 // Score writes the distances of the prepared query q to the rows ids into
 // out (len(out) ≥ len(ids)): four rows per kernel call when sp.Quad, else
 // one.
@@ -213,8 +227,7 @@ func Run(w *Walk, sp *Space, q []float32, sc engine.QueryScorer, p Policy) bool 
 		p.Admit(w, ids, dists)
 		if links != nil && w.Cand.Len() > 0 {
 			// Start loading the link list of the node expanded next.
-			next := w.Cand.Top().ID
-			prefetchRows((*float32)(unsafe.Pointer(&links[0])), (*uint32)(unsafe.Pointer(&next)), 1, stride*4, (stride*4+63)/64)
+			PrefetchLinks(links, stride, w.Cand.Top().ID)
 		}
 	}
 	return true
