@@ -7,6 +7,10 @@
 // alternative — the k nearest passages, deduplicated afterwards — returns
 // fewer than k parents whenever a parent has several passages near the query.
 //
+// Both walks run the engine's shared layer-0 loop (engine/internal/beam)
+// with this package's rule for the result set, scoring one row per kernel
+// call (bit for bit the distances ExactParents computes).
+//
 // # Concurrency
 //
 // An Index is read-only after New; searches may run concurrently.

@@ -126,7 +126,8 @@ type Policy interface {
 	// It is not called when the walk reads a link slab (Walk.Links).
 	Expand(id engine.ID) []engine.ID
 	// Admit receives the newly visited nodes of one expansion and their
-	// distances, in the order Expand listed them. It pushes the ones
+	// distances, in the order Expand listed them (both slices are the
+	// walk's buffers: read them, do not keep them). It pushes the ones
 	// that may still lead somewhere onto w.Cand, updates its result set
 	// and sets w.Bound for the next stop test.
 	Admit(w *Walk, ids []engine.ID, dists []float32)
