@@ -67,7 +67,7 @@ func (s *Searcher) layer0Bound(q []float32, sc engine.QueryScorer, ep engine.ID,
 		p.collect(w, engine.Result{ID: ep, Dist: epDist})
 	}
 	w.Bound = p.bound()
-	sp := beam.Space{Data: ix.data, Dim: ix.dim, Stride: ix.dim, Metric: ix.metric, Quad: true}
+	sp := ix.space()
 	beam.Run(w, &sp, q, sc, p)
 	s.endWalk()
 	if len(s.upd) > 0 {

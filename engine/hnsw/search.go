@@ -15,7 +15,6 @@ import (
 type Searcher struct {
 	ix    *Index
 	vis   *topk.Visited
-	cand  topk.MinHeap
 	res   topk.MaxHeap
 	q     []float32
 	out   []engine.Result
@@ -214,7 +213,7 @@ func (s *Searcher) layer0(q []float32, sc engine.QueryScorer, ep engine.ID, epDi
 		p.links, p.stride = ix.links0, ix.stride0
 		w.Links = nil // Expand records each expansion
 	}
-	sp := beam.Space{Data: ix.data, Dim: ix.dim, Stride: ix.dim, Metric: ix.metric, Quad: true}
+	sp := ix.space()
 	beam.Run(w, &sp, q, sc, p)
 	s.endWalk()
 }
