@@ -329,18 +329,32 @@ func (s *search) inGraph(k, ef, rescore int) []engine.Result {
 	if s.f == nil {
 		return s.rescore(s.unfiltered(want, ef), rescore, k)
 	}
-	ids := s.f.IDs()
-	if len(ids) <= want {
+	// The matching set's size: an indexed filter knows it exactly (its
+	// bitmap's cardinality), so its ids are listed only if exact search
+	// runs; otherwise listing them is how the size is known.
+	var ids []engine.ID
+	n := 0
+	if est := s.f.Estimate(); s.f.Indexed() && est.Exact() {
+		n = est.Min
+	} else {
+		ids = s.f.IDs()
+		n = len(ids)
+	}
+	exact := func() []engine.Result {
 		s.st.Path = Exact
+		if ids == nil {
+			ids = s.f.IDs()
+		}
 		return s.rescore(s.exactOver(ids, want), rescore, k)
+	}
+	if n <= want {
+		return exact()
 	}
 	g := s.c.graph
 	ep := s.descend(g)
 	s.visit(ep.ID)
-	ok := s.searchLayer0(g, []engine.Result{ep}, layerOpts{ef: ef, collect: s.allowed, visitLimit: len(ids) + 1})
-	if !ok {
-		s.st.Path = Exact
-		return s.rescore(s.exactOver(ids, want), rescore, k)
+	if !s.searchLayer0(g, []engine.Result{ep}, layerOpts{ef: ef, collect: s.allowed, visitLimit: n + 1}) {
+		return exact()
 	}
 	rs := s.takeW()
 	return s.rescore(rs, rescore, k)
