@@ -28,11 +28,15 @@
 // however many two-hop neighbourhoods hold it), where exact search has to
 // decode every payload to know the matching set first.
 //
-// The search loops are the package's own rather than engine/hnsw's Searcher
-// because each strategy changes the inside of the loop: pgvector records
-// discarded candidates for the next batch, Qdrant drops non-matching
-// neighbours before scoring them, ACORN expands two hops. Every loop counts
-// distance computations, expanded nodes and payload checks ([Stats]).
+// The strategies do not use engine/hnsw's Searcher because each changes the
+// inside of the loop: pgvector records discarded candidates for the next
+// batch, Qdrant drops non-matching neighbours before scoring them, ACORN
+// expands two hops. They all run the engine's one layer-0 loop
+// (engine/internal/beam, which engine/hnsw and engine/nested run too) with
+// the package's rule for W, so a speed-up of that loop is theirs; scores
+// are one row per kernel call, bit for bit the distances exact search
+// computes. Every strategy counts distance computations, expanded nodes
+// and payload checks ([Stats]).
 //
 // # Concurrency
 //

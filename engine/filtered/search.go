@@ -1,9 +1,11 @@
 package filtered
 
 import (
+	"math"
 	"sort"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/beam"
 	"github.com/veclab/veclab/engine/internal/topk"
 )
 
@@ -22,9 +24,13 @@ type search struct {
 	// decoded again. Lazily made.
 	checked, passed *topk.Visited
 	sc              engine.QueryScorer // quantized scorer (in-graph over codes), nil: float32
-	cand            topk.MinHeap       // C: nearest candidate on top
 	w               topk.MaxHeap       // W: furthest kept result on top
+	walk            beam.Walk          // the shared layer-0 loop's state (C: walk.Cand)
+	pol             layerPolicy
 }
+
+// cand is C, the candidate heap of the layer-0 walk.
+func (s *search) cand() *topk.MinHeap { return &s.walk.Cand }
 
 // newSearch takes a search state from the collection's pool (visited sets
 // are reset by bumping an epoch, heaps keep their storage).
@@ -190,53 +196,72 @@ type layerOpts struct {
 }
 
 // searchLayer0 runs the beam search on layer 0 of g from the entry points
-// eps (already visited and scored). It returns false when the visit limit
-// was hit. W holds the result.
+// eps (already visited and scored), on the engine's shared beam loop
+// (engine/internal/beam) with layerPolicy. It returns false when the visit
+// limit was hit. W holds the result.
 func (s *search) searchLayer0(g Graph, eps []engine.Result, o layerOpts) bool {
-	s.cand.Reset()
+	s.cand().Reset()
 	s.w.Reset()
-	scored := 0
 	for _, e := range eps {
-		s.cand.Push(e)
+		s.cand().Push(e)
 		if o.collect == nil || o.collect(e.ID) {
 			s.pushW(e, o)
 		}
 	}
-	for s.cand.Len() > 0 {
-		c := s.cand.Pop()
-		if s.w.Len() >= o.ef && c.Dist > s.w.Top().Dist {
-			// Every node left in C is also in W or was evicted from it
-			// (and then discarded), so nothing is lost for the next batch.
-			break
-		}
-		s.st.Hops++
-		var next []engine.ID
-		if o.expand != nil {
-			next = o.expand(c.ID)
-		} else {
-			next = g.Neighbors(0, c.ID)
-		}
-		for _, n := range next {
-			if !s.visit(n) {
-				continue
+	p := &s.pol
+	*p = layerPolicy{s: s, g: g, o: o}
+	w := &s.walk
+	w.Vis, w.Links, w.Limit = s.visited, nil, o.visitLimit
+	p.setBound(w)
+	sp := beam.Space{Data: s.c.vectors.Data, Dim: s.c.vectors.Dim, Stride: s.c.vectors.Stride, Metric: s.c.metric}
+	ok := beam.Run(w, &sp, s.q, s.sc, p)
+	s.st.Hops += w.Hops
+	s.st.Visited += w.Scored
+	s.st.DistComps += w.Scored
+	p.s, p.g, p.o = nil, nil, layerOpts{}
+	return ok
+}
+
+// layerPolicy is the filtered searches' layer-0 rule (HNSW paper, Alg. 2):
+// a scored node that could enter W goes to C and, if collect allows it,
+// to W; the walk stops at a candidate further than W's furthest once W
+// holds ef results. Its scores are one row per kernel call, bit for bit
+// what the collection's vec.Distance gives (exact search's distances).
+type layerPolicy struct {
+	s *search
+	g Graph
+	o layerOpts
+}
+
+func (p *layerPolicy) setBound(w *beam.Walk) {
+	w.Bound = float32(math.Inf(1))
+	if p.s.w.Len() >= p.o.ef {
+		w.Bound = p.s.w.Top().Dist
+	}
+}
+
+func (p *layerPolicy) Expand(id engine.ID) []engine.ID {
+	if p.o.expand != nil {
+		return p.o.expand(id)
+	}
+	return p.g.Neighbors(0, id)
+}
+
+func (p *layerPolicy) Admit(w *beam.Walk, ids []engine.ID, dists []float32) {
+	s, o := p.s, &p.o
+	dists = dists[:len(ids)]
+	for i, n := range ids {
+		r := engine.Result{ID: n, Dist: dists[i]}
+		if s.w.Len() < o.ef || r.Dist < s.w.Top().Dist {
+			w.Cand.Push(r)
+			if o.collect == nil || o.collect(n) {
+				s.pushW(r, *o)
 			}
-			d := s.distance(n)
-			scored++
-			if o.visitLimit > 0 && scored > o.visitLimit {
-				return false
-			}
-			r := engine.Result{ID: n, Dist: d}
-			if s.w.Len() < o.ef || d < s.w.Top().Dist {
-				s.cand.Push(r)
-				if o.collect == nil || o.collect(n) {
-					s.pushW(r, o)
-				}
-			} else if o.discarded != nil {
-				o.discarded.Push(r)
-			}
+		} else if o.discarded != nil {
+			o.discarded.Push(r)
 		}
 	}
-	return true
+	p.setBound(w)
 }
 
 func (s *search) pushW(r engine.Result, o layerOpts) {
@@ -304,18 +329,32 @@ func (s *search) inGraph(k, ef, rescore int) []engine.Result {
 	if s.f == nil {
 		return s.rescore(s.unfiltered(want, ef), rescore, k)
 	}
-	ids := s.f.IDs()
-	if len(ids) <= want {
+	// The matching set's size: an indexed filter knows it exactly (its
+	// bitmap's cardinality), so its ids are listed only if exact search
+	// runs; otherwise listing them is how the size is known.
+	var ids []engine.ID
+	n := 0
+	if est := s.f.Estimate(); s.f.Indexed() && est.Exact() {
+		n = est.Min
+	} else {
+		ids = s.f.IDs()
+		n = len(ids)
+	}
+	exact := func() []engine.Result {
 		s.st.Path = Exact
+		if ids == nil {
+			ids = s.f.IDs()
+		}
 		return s.rescore(s.exactOver(ids, want), rescore, k)
+	}
+	if n <= want {
+		return exact()
 	}
 	g := s.c.graph
 	ep := s.descend(g)
 	s.visit(ep.ID)
-	ok := s.searchLayer0(g, []engine.Result{ep}, layerOpts{ef: ef, collect: s.allowed, visitLimit: len(ids) + 1})
-	if !ok {
-		s.st.Path = Exact
-		return s.rescore(s.exactOver(ids, want), rescore, k)
+	if !s.searchLayer0(g, []engine.Result{ep}, layerOpts{ef: ef, collect: s.allowed, visitLimit: n + 1}) {
+		return exact()
 	}
 	rs := s.takeW()
 	return s.rescore(rs, rescore, k)

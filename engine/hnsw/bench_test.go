@@ -2,11 +2,13 @@ package hnsw
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/cputime"
 	"github.com/veclab/veclab/engine/vec"
 )
 
@@ -102,16 +104,75 @@ func BenchmarkSearch(b *testing.B) {
 					rec += recallOf(res, bench.truth[i])
 					dc += s.Stats().DistComps
 				}
-				b.ResetTimer()
-				start := time.Now()
-				for i := 0; i < b.N; i++ {
+				timeQueries(b, func(i int) {
 					s.Search(bench.q.Row(i%benchQ), benchK, ef, nil)
-				}
-				el := time.Since(start)
+				})
 				b.ReportMetric(rec/benchQ, "recall@10")
-				b.ReportMetric(float64(b.N)/el.Seconds(), "QPS")
 				b.ReportMetric(float64(dc)/benchQ, "distcomps/query")
 				b.ReportMetric(ix.BytesPerVector(), "bytes/vector")
+			})
+		}
+	}
+}
+
+// timeQueries runs query(i) for i < b.N on a pinned OS thread and reports
+// QPS per wall second and cpuQPS per CPU second of that thread (the figure
+// to compare on a loaded machine, where wall time also counts the time
+// other processes held the core).
+func timeQueries(b *testing.B, query func(i int)) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, ok := cputime.Thread()
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		query(i)
+	}
+	el := time.Since(start)
+	c1, _ := cputime.Thread()
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/el.Seconds(), "QPS")
+	if ok && c1 > c0 {
+		b.ReportMetric(float64(b.N)/(c1-c0).Seconds(), "cpuQPS")
+	}
+}
+
+// BenchmarkSearchVariants times the two other forms of the layer-0 loop
+// on the BenchmarkSearch fixture (efConstruction 64): an allow-list
+// filter passing half the ids (traversed but not returned, hnswlib's
+// isIdAllowed) and the shared bound of a multi-segment search
+// (SearchBound, a fresh engine.Bound per query, as one segment alone).
+func BenchmarkSearchVariants(b *testing.B) {
+	half := engine.FilterFunc(func(id engine.ID) bool { return id%2 == 0 })
+	for _, ef := range []int{40, 100} {
+		for _, v := range []string{"filter50", "bound"} {
+			b.Run(fmt.Sprintf("%s/ef=%d", v, ef), func(b *testing.B) {
+				ix := benchIndex(b, 64)
+				s := ix.NewSearcher()
+				run := func(i int) ([]engine.Result, error) {
+					q := bench.q.Row(i % benchQ)
+					if v == "bound" {
+						return s.SearchBound(q, benchK, ef, nil, engine.NewBound(ef))
+					}
+					return s.Search(q, benchK, ef, half)
+				}
+				var rec float64
+				var dc int
+				for i := 0; i < benchQ; i++ {
+					res, err := run(i)
+					if err != nil {
+						b.Fatal(err)
+					}
+					truth := bench.truth[i]
+					if v == "filter50" {
+						truth = bruteForce(bench.base, bench.q.Row(i), benchK, engine.Cosine, half)
+					}
+					rec += recallOf(res, truth)
+					dc += s.Stats().DistComps
+				}
+				timeQueries(b, func(i int) { run(i) })
+				b.ReportMetric(rec/benchQ, "recall@10")
+				b.ReportMetric(float64(dc)/benchQ, "distcomps/query")
 			})
 		}
 	}

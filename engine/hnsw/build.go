@@ -385,8 +385,9 @@ func (b *builder) searchLayer(l int, ep engine.ID, epDist float32, ef int) {
 				dists[i] = ix.codes.Pair(b.base, nb)
 			}
 		} else {
-			ix.prefetch(ids)
-			ix.distBatch(b.q, ids, dists)
+			sp := ix.space()
+			sp.Prefetch(ids)
+			sp.Score(b.q, ids, dists)
 		}
 		for i, nb := range ids {
 			d := dists[i]
@@ -474,7 +475,8 @@ func (b *builder) link(l int, n, id engine.ID, d float32) {
 			b.dists = make([]float32, cnt)
 		}
 		dists := b.dists[:cnt]
-		ix.distBatch(ix.Vector(n), cur, dists)
+		sp := ix.space()
+		sp.Score(ix.Vector(n), cur, dists)
 		for i, x := range cur {
 			pool = append(pool, engine.Result{ID: x, Dist: dists[i]})
 		}

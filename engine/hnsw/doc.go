@@ -53,15 +53,19 @@
 // gathered, their rows prefetched, and scored four at a time
 // (engine/internal/f32.Dot4 / L2Sq4) before hnswlib's per-neighbour rule is
 // applied in list order — the outcome is that of scoring them one by one.
-// Stats count distances actually computed (hnswlib's metric_distance_
+// The loop itself is the engine's shared layer-0 loop (engine/internal/beam:
+// the candidate heap, visited set, gathering, prefetch and kernels), which
+// engine/filtered's strategies and engine/nested run too; this package
+// supplies hnswlib's rule for W (and the shared bound's) once per expanded
+// node. Stats count distances actually computed (hnswlib's metric_distance_
 // computations counts every listed neighbour of an expanded node, visited
 // or not).
 //
 // # The low-level graph API
 //
-// Filter strategies in other packages (pgvector's iterative scan, Qdrant's
-// filtered traversal, ACORN's two-hop expansion) write their own layer-0
-// loop from these pieces, all safe while no Add/AddBatch runs:
+// Strategies in other packages (pgvector's iterative scan, Qdrant's
+// filtered traversal, ACORN's two-hop expansion) walk the graph through
+// these pieces, all safe while no Add/AddBatch runs:
 //
 //	ix.MaxLevel() int                       // top layer, -1 when empty
 //	ix.EntryPoint() engine.ID               // where every search starts

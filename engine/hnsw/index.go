@@ -6,9 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
-	"unsafe"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/beam"
 	"github.com/veclab/veclab/engine/internal/f32"
 	"github.com/veclab/veclab/engine/vec"
 )
@@ -278,59 +278,11 @@ func (l *errList) Err() error {
 	return errors.Join(l.errs...)
 }
 
-// maxPrefetchLines caps how many 64-byte lines of each gathered row are
-// prefetched; the hardware streamer fetches the rest of a long row.
-var maxPrefetchLines = 8
-
-// prefetchNext makes the search loop prefetch the link list of the next
-// candidate (hnswlib's searchBaseLayerST does the same).
-var prefetchNext = true
-
-// prefetch starts loading the rows of ids (see prefetchRows).
-func (ix *Index) prefetch(ids []engine.ID) {
-	if len(ids) == 0 || len(ix.data) == 0 {
-		return
-	}
-	lines := min((ix.dim*4+63)/64, maxPrefetchLines)
-	prefetchRows(&ix.data[0], (*uint32)(unsafe.Pointer(&ids[0])), len(ids), ix.dim*4, lines)
-}
-
-// distBatch writes the float32 distances of the prepared query q to the
-// nodes ids into out (len(out) ≥ len(ids)), four rows per kernel call so
-// the four rows' cache misses overlap (the kernels load q once per block).
-func (ix *Index) distBatch(q []float32, ids []engine.ID, out []float32) {
-	dim := ix.dim
-	data := ix.data
-	out = out[:len(ids)]
-	row := func(id engine.ID) []float32 {
-		o := int(id) * dim
-		return data[o : o+dim : o+dim]
-	}
-	i := 0
-	if ix.metric == engine.L2 {
-		for ; i+4 <= len(ids); i += 4 {
-			out[i], out[i+1], out[i+2], out[i+3] = f32.L2Sq4(q, row(ids[i]), row(ids[i+1]), row(ids[i+2]), row(ids[i+3]))
-		}
-		for ; i < len(ids); i++ {
-			out[i] = f32.L2Sq(q, row(ids[i]))
-		}
-		return
-	}
-	for ; i+4 <= len(ids); i += 4 {
-		out[i], out[i+1], out[i+2], out[i+3] = f32.Dot4(q, row(ids[i]), row(ids[i+1]), row(ids[i+2]), row(ids[i+3]))
-	}
-	for ; i < len(ids); i++ {
-		out[i] = f32.Dot(q, row(ids[i]))
-	}
-	if ix.metric == engine.Dot {
-		for j := range out {
-			out[j] = -out[j]
-		}
-	} else {
-		for j := range out {
-			out[j] = 1 - out[j]
-		}
-	}
+// space is the float32 slab as the shared beam loop scores it: rows
+// prefetched (Space.Prefetch) and scored four per kernel call so the four
+// rows' cache misses overlap (Space.Score).
+func (ix *Index) space() beam.Space {
+	return beam.Space{Data: ix.data, Dim: ix.dim, Stride: ix.dim, Metric: ix.metric, Quad: true}
 }
 
 // UseCodes makes the index traverse with cs, which already holds the code

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/beam"
 )
 
 // Lucene's constants for the shared bound (MultiLeafKnnCollector,
@@ -51,91 +52,88 @@ func (s *Searcher) SearchBound(q []float32, k, ef int, allow engine.Filter, b *e
 	return s.search(q, k, ef, allow, b)
 }
 
-// layer0Bound is layer0 with the shared bound. Its expansion step is
-// layer0's, written out again: factoring it into a method cost 3–9 % of
-// BenchmarkSearch's throughput (ef 10…200), on the path every recall
-// figure runs through.
+// layer0Bound is layer0 with the shared bound, on the same shared loop
+// (engine/internal/beam) with boundPolicy.
 func (s *Searcher) layer0Bound(q []float32, sc engine.QueryScorer, ep engine.ID, epDist float32, ef int, allow engine.Filter, b *engine.Bound) {
 	ix := s.ix
-	s.vis.Reset(len(ix.keys))
-	s.cand.Reset()
-	s.res.Reset()
 	s.nc.Reset()
 	s.upd = s.upd[:0]
-	m := max(1, int(math.Round((1-boundGreediness)*float64(ef))))
-	st := &s.stats
+	w := s.startWalk(ep, epDist)
+	p := &s.bpol
 	inf := float32(math.Inf(1))
-	global := inf // the bound's value at the last exchange
-	full := false // W has held ef results
-	nextSync := 0 // visited count of the next exchange
-	// bound is Lucene's minCompetitiveSimilarity in distances.
-	bound := func() float32 {
-		if !full {
-			return inf
-		}
-		return min(s.res.Top().Dist, max(s.nc.Top().Dist, global))
-	}
-	collect := func(r engine.Result) {
-		s.res.PushBounded(r, ef)
-		s.nc.PushBounded(r, m)
-		s.upd = append(s.upd, r.Dist)
-		first := !full && s.res.Len() >= ef
-		if first {
-			full = true
-		}
-		if full && (first || st.Visited >= nextSync) {
-			global = b.Offer(s.upd...)
-			s.upd = s.upd[:0]
-			nextSync = st.Visited + boundInterval + 1
-		}
-	}
-	s.vis.Visit(ep)
-	st.Visited++
+	*p = boundPolicy{s: s, ef: ef, m: max(1, int(math.Round((1-boundGreediness)*float64(ef)))),
+		allow: allow, b: b, global: inf, visited0: s.stats.Visited}
 	if allow == nil || allow.Allowed(ep) {
-		collect(engine.Result{ID: ep, Dist: epDist})
+		p.collect(w, engine.Result{ID: ep, Dist: epDist})
 	}
-	lower := bound()
-	s.cand.Push(engine.Result{ID: ep, Dist: epDist})
-	links, stride := ix.links0, ix.stride0
-	for s.cand.Len() > 0 {
-		c := s.cand.Top()
-		if c.Dist > lower {
-			break
-		}
-		s.cand.Pop()
-		st.Hops++
-		o := int(c.ID) * stride
-		lst := links[o : o+stride : o+stride]
-		ids := s.ids[:0]
-		for _, nb := range lst[1 : 1+lst[0]] {
-			if !s.vis.Visit(nb) {
-				ids = append(ids, nb)
-			}
-		}
-		st.Visited += len(ids)
-		st.DistComps += len(ids)
-		dists := s.dists[:len(ids)]
-		if sc != nil {
-			for i, nb := range ids {
-				dists[i] = sc.Distance(nb)
-			}
-		} else {
-			ix.prefetch(ids)
-			ix.distBatch(q, ids, dists)
-		}
-		for i, nb := range ids {
-			d := dists[i]
-			if d < lower {
-				s.cand.Push(engine.Result{ID: nb, Dist: d})
-				if allow == nil || allow.Allowed(nb) {
-					collect(engine.Result{ID: nb, Dist: d})
-					lower = bound()
-				}
-			}
-		}
-	}
+	w.Bound = p.bound()
+	sp := ix.space()
+	beam.Run(w, &sp, q, sc, p)
+	s.endWalk()
 	if len(s.upd) > 0 {
 		b.Offer(s.upd...)
 		s.upd = s.upd[:0]
 	}
+}
+
+// boundPolicy admits a neighbour only if it is nearer than the bound
+// (Lucene's minCompetitiveSimilarity in distances) and exchanges the
+// collected distances with the shared bound.
+type boundPolicy struct {
+	s        *Searcher
+	ef, m    int
+	allow    engine.Filter
+	b        *engine.Bound
+	global   float32 // the bound's value at the last exchange
+	full     bool    // W has held ef results
+	nextSync int     // visited count of the next exchange
+	visited0 int     // Stats.Visited when the walk started
+}
+
+// bound is min(W's furthest, max(the m-th nearest local result, the
+// global bound)) once W is full, else +Inf.
+func (p *boundPolicy) bound() float32 {
+	if !p.full {
+		return float32(math.Inf(1))
+	}
+	return min(p.s.res.Top().Dist, max(p.s.nc.Top().Dist, p.global))
+}
+
+func (p *boundPolicy) collect(w *beam.Walk, r engine.Result) {
+	s := p.s
+	s.res.PushBounded(r, p.ef)
+	s.nc.PushBounded(r, p.m)
+	s.upd = append(s.upd, r.Dist)
+	first := !p.full && s.res.Len() >= p.ef
+	if first {
+		p.full = true
+	}
+	if visited := p.visited0 + w.Scored; p.full && (first || visited >= p.nextSync) {
+		p.global = p.b.Offer(s.upd...)
+		s.upd = s.upd[:0]
+		p.nextSync = visited + boundInterval + 1
+	}
+}
+
+// Expand returns id's layer-0 links (unused while the walk reads the
+// link slab itself, as it does here).
+func (p *boundPolicy) Expand(id engine.ID) []engine.ID {
+	lst := p.s.ix.list(0, id)
+	return lst[1 : 1+lst[0]]
+}
+
+func (p *boundPolicy) Admit(w *beam.Walk, ids []engine.ID, dists []float32) {
+	lower := w.Bound
+	dists = dists[:len(ids)]
+	for i, nb := range ids {
+		d := dists[i]
+		if d < lower {
+			w.Cand.Push(engine.Result{ID: nb, Dist: d})
+			if p.allow == nil || p.allow.Allowed(nb) {
+				p.collect(w, engine.Result{ID: nb, Dist: d})
+				lower = p.bound()
+			}
+		}
+	}
+	w.Bound = lower
 }

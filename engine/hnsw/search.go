@@ -3,9 +3,9 @@ package hnsw
 import (
 	"fmt"
 	"math"
-	"unsafe"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/beam"
 	"github.com/veclab/veclab/engine/internal/topk"
 )
 
@@ -15,25 +15,25 @@ import (
 type Searcher struct {
 	ix    *Index
 	vis   *topk.Visited
-	cand  topk.MinHeap
 	res   topk.MaxHeap
 	q     []float32
 	out   []engine.Result
 	fs    FloatScorer
 	stats engine.SearchStats
-	ids   []engine.ID // unvisited neighbours of the node being expanded
-	dists []float32   // their distances
 	// Shared-bound search (SearchBound) only.
 	nc  topk.MaxHeap // the m nearest collected, m = (1 − greediness)·ef
 	upd []float32    // distances collected since the last offer to the bound
 	// tr, when set (SearchTrace only), records what the search does.
 	tr *Trace
+	// The shared layer-0 loop's state and the policies it runs.
+	walk beam.Walk
+	pol  layer0Policy
+	bpol boundPolicy
 }
 
 // NewSearcher returns a Searcher bound to ix.
 func (ix *Index) NewSearcher() *Searcher {
-	return &Searcher{ix: ix, vis: topk.NewVisited(0),
-		ids: make([]engine.ID, 0, ix.m0), dists: make([]float32, ix.m0)}
+	return &Searcher{ix: ix, vis: topk.NewVisited(0)}
 }
 
 // Stats returns the counters of the last search.
@@ -190,78 +190,100 @@ func (s *Searcher) Layer0(sc engine.QueryScorer, ep engine.ID, epDist float32, e
 	return s.out
 }
 
-// layer0 is the base-layer loop of hnswlib's searchBaseLayerST: a popped
-// candidate further than the worst result stops the search once W holds
-// ef results (or at once when nothing is filtered). Every unvisited
-// neighbour that could enter W goes to the candidate queue; only allowed
-// ones enter W, and only they tighten the bound.
+// layer0 is the base-layer loop of hnswlib's searchBaseLayerST, run by
+// the engine's shared beam loop (engine/internal/beam) with hnswlib's
+// rule as its policy: a popped candidate further than the worst result
+// stops the search once W holds ef results (or at once when nothing is
+// filtered). Every unvisited neighbour that could enter W goes to the
+// candidate queue; only allowed ones enter W, and only they tighten the
+// bound.
 func (s *Searcher) layer0(q []float32, sc engine.QueryScorer, ep engine.ID, epDist float32, ef int, allow engine.Filter) {
 	ix := s.ix
-	s.vis.Reset(len(ix.keys))
-	s.cand.Reset()
-	s.res.Reset()
-	st := &s.stats
-	s.vis.Visit(ep)
-	st.Visited++
-	lower := float32(math.Inf(1))
+	w := s.startWalk(ep, epDist)
+	p := &s.pol
+	*p = layer0Policy{res: &s.res, ef: ef, allow: allow, lower: float32(math.Inf(1))}
 	if allow == nil || allow.Allowed(ep) {
 		s.res.Push(engine.Result{ID: ep, Dist: epDist})
-		lower = epDist
+		p.lower = epDist
 	}
-	s.cand.Push(engine.Result{ID: ep, Dist: epDist})
-	var lt *LayerTrace
+	p.setBound(w)
 	if s.tr != nil {
 		s.tr.Layers = append(s.tr.Layers, LayerTrace{Level: 0, Visited: []engine.ID{ep}})
-		lt = &s.tr.Layers[len(s.tr.Layers)-1]
+		p.lt = &s.tr.Layers[len(s.tr.Layers)-1]
+		p.links, p.stride = ix.links0, ix.stride0
+		w.Links = nil // Expand records each expansion
 	}
-	links, stride := ix.links0, ix.stride0
-	for s.cand.Len() > 0 {
-		c := s.cand.Top()
-		if c.Dist > lower && (allow == nil || s.res.Len() >= ef) {
-			break
-		}
-		s.cand.Pop()
-		st.Hops++
-		o := int(c.ID) * stride
-		lst := links[o : o+stride : o+stride]
-		// Mark and gather the unvisited neighbours, score them in one
-		// batch, then apply hnswlib's per-neighbour rule in list order
-		// (the outcome is the same as scoring one at a time).
-		ids := s.ids[:0]
-		for _, nb := range lst[1 : 1+lst[0]] {
-			if !s.vis.Visit(nb) {
-				ids = append(ids, nb)
+	sp := ix.space()
+	beam.Run(w, &sp, q, sc, p)
+	s.endWalk()
+}
+
+// startWalk resets the walk state for a layer-0 search from ep.
+func (s *Searcher) startWalk(ep engine.ID, epDist float32) *beam.Walk {
+	ix := s.ix
+	w := &s.walk
+	w.Vis = s.vis
+	w.Vis.Reset(len(ix.keys))
+	w.Cand.Reset()
+	s.res.Reset()
+	w.Links, w.LinkStride, w.Limit = ix.links0, ix.stride0, 0
+	w.Vis.Visit(ep)
+	s.stats.Visited++
+	w.Cand.Push(engine.Result{ID: ep, Dist: epDist})
+	return w
+}
+
+// endWalk adds the walk's counters to the search's.
+func (s *Searcher) endWalk() {
+	s.stats.Hops += s.walk.Hops
+	s.stats.Visited += s.walk.Scored
+	s.stats.DistComps += s.walk.Scored
+}
+
+// layer0Policy is hnswlib's per-neighbour rule (searchBaseLayerST).
+type layer0Policy struct {
+	res   *topk.MaxHeap
+	ef    int
+	allow engine.Filter
+	lower float32 // W's furthest distance (+Inf while W is empty)
+	// Trace only: the layer being recorded and the link slab Expand reads.
+	lt     *LayerTrace
+	links  []engine.ID
+	stride int
+}
+
+func (p *layer0Policy) setBound(w *beam.Walk) {
+	w.Bound = p.lower
+	if p.allow != nil && p.res.Len() < p.ef {
+		w.Bound = float32(math.Inf(1))
+	}
+}
+
+// Expand is only called when tracing (the walk reads the link slab itself
+// otherwise).
+func (p *layer0Policy) Expand(id engine.ID) []engine.ID {
+	o := int(id) * p.stride
+	lst := p.links[o : o+p.stride : o+p.stride]
+	p.lt.Expanded = append(p.lt.Expanded, id)
+	return lst[1 : 1+lst[0]]
+}
+
+func (p *layer0Policy) Admit(w *beam.Walk, ids []engine.ID, dists []float32) {
+	if p.lt != nil {
+		p.lt.Visited = append(p.lt.Visited, ids...)
+	}
+	res, ef, allow, lower := p.res, p.ef, p.allow, p.lower
+	dists = dists[:len(ids)]
+	for i, nb := range ids {
+		d := dists[i]
+		if res.Len() < ef || d < lower {
+			w.Cand.Push(engine.Result{ID: nb, Dist: d})
+			if allow == nil || allow.Allowed(nb) {
+				res.PushBounded(engine.Result{ID: nb, Dist: d}, ef)
+				lower = res.Top().Dist
 			}
-		}
-		st.Visited += len(ids)
-		st.DistComps += len(ids)
-		if lt != nil {
-			lt.Expanded = append(lt.Expanded, c.ID)
-			lt.Visited = append(lt.Visited, ids...)
-		}
-		dists := s.dists[:len(ids)]
-		if sc != nil {
-			for i, nb := range ids {
-				dists[i] = sc.Distance(nb)
-			}
-		} else {
-			ix.prefetch(ids)
-			ix.distBatch(q, ids, dists)
-		}
-		for i, nb := range ids {
-			d := dists[i]
-			if s.res.Len() < ef || d < lower {
-				s.cand.Push(engine.Result{ID: nb, Dist: d})
-				if allow == nil || allow.Allowed(nb) {
-					s.res.PushBounded(engine.Result{ID: nb, Dist: d}, ef)
-					lower = s.res.Top().Dist
-				}
-			}
-		}
-		if prefetchNext && s.cand.Len() > 0 {
-			// Start loading the link list of the node expanded next.
-			next := s.cand.Top().ID
-			prefetchRows((*float32)(unsafe.Pointer(&links[0])), (*uint32)(unsafe.Pointer(&next)), 1, stride*4, (stride*4+63)/64)
 		}
 	}
+	p.lower = lower
+	p.setBound(w)
 }

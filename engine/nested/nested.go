@@ -7,6 +7,10 @@
 // alternative — the k nearest passages, deduplicated afterwards — returns
 // fewer than k parents whenever a parent has several passages near the query.
 //
+// Both walks run the engine's shared layer-0 loop (engine/internal/beam)
+// with this package's rule for the result set, scoring one row per kernel
+// call (bit for bit the distances ExactParents computes).
+//
 // # Concurrency
 //
 // An Index is read-only after New; searches may run concurrently.
@@ -14,10 +18,12 @@ package nested
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/internal/beam"
 	"github.com/veclab/veclab/engine/internal/topk"
 	"github.com/veclab/veclab/engine/vec"
 )
@@ -46,8 +52,9 @@ type Index struct {
 	metric  engine.Metric
 	dist    vec.DistFunc
 	graph   Graph
-	// visited sets are reused across queries (reset by an epoch bump), so
-	// a search allocates no per-collection memory in steady state.
+	// walk states (visited sets, heaps) are reused across queries (a
+	// visited set is reset by an epoch bump), so a search allocates no
+	// per-collection memory in steady state.
 	pool sync.Pool
 }
 
@@ -70,14 +77,21 @@ func New(passages *vec.Matrix, parents []uint32, metric engine.Metric, g Graph) 
 	return &Index{vectors: passages, parents: parents, nParent: np, metric: metric, dist: vec.Distance(metric), graph: g}, nil
 }
 
-// getVisited returns an empty visited set over the passages.
-func (x *Index) getVisited() *topk.Visited {
-	v, _ := x.pool.Get().(*topk.Visited)
-	if v == nil {
-		return topk.NewVisited(x.vectors.N)
+// state is one search's reusable walk state: the shared loop's, an empty
+// visited set over the passages and the parent set.
+type state struct {
+	walk beam.Walk
+	vis  *topk.Visited
+	set  parentSet
+}
+
+func (x *Index) getState() *state {
+	st, _ := x.pool.Get().(*state)
+	if st == nil {
+		return &state{vis: topk.NewVisited(x.vectors.N)}
 	}
-	v.Reset(x.vectors.N)
-	return v
+	st.vis.Reset(x.vectors.N)
+	return st
 }
 
 func (x *Index) prepare(q []float32, k int) ([]float32, error) {
@@ -97,11 +111,9 @@ func (x *Index) prepare(q []float32, k int) ([]float32, error) {
 }
 
 type walker struct {
-	x       *Index
-	q       []float32
-	st      engine.SearchStats
-	visited *topk.Visited
-	cand    topk.MinHeap
+	x  *Index
+	q  []float32
+	st engine.SearchStats
 }
 
 func (w *walker) d(id engine.ID) float32 {
@@ -128,18 +140,41 @@ func (w *walker) descend() engine.Result {
 }
 
 // parentSet is the result set W keyed by parent: the best passage of at
-// most ef parents, with the worst parent found through a max-heap with lazy
-// deletion (an improved parent leaves a stale heap entry behind).
+// most ef parents, held in arrays indexed by parent id (valid where the
+// mark equals the epoch, so a reset is an epoch bump), with the worst
+// parent found through a max-heap with lazy deletion (an improved parent
+// leaves a stale heap entry behind).
 type parentSet struct {
-	best map[uint32]Hit
-	heap topk.MaxHeap // ID = parent
+	hit   []Hit    // by parent
+	mark  []uint32 // by parent: epoch when held
+	epoch uint32
+	n     int      // parents held
+	held  []uint32 // parents added this search (may repeat, or be gone)
+	heap  topk.MaxHeap
+}
+
+// reset empties the set for parents 0…np−1.
+func (p *parentSet) reset(np int) {
+	if len(p.mark) < np {
+		p.hit = make([]Hit, np)
+		p.mark = make([]uint32, np)
+		p.epoch = 0
+	}
+	p.epoch++
+	if p.epoch == 0 {
+		clear(p.mark)
+		p.epoch = 1
+	}
+	p.n = 0
+	p.held = p.held[:0]
+	p.heap.Reset()
 }
 
 func (p *parentSet) worst() (Hit, bool) {
 	for p.heap.Len() > 0 {
 		t := p.heap.Top()
-		if h, ok := p.best[uint32(t.ID)]; ok && h.Dist == t.Dist {
-			return h, true
+		if par := uint32(t.ID); p.mark[par] == p.epoch && p.hit[par].Dist == t.Dist {
+			return p.hit[par], true
 		}
 		p.heap.Pop() // stale
 	}
@@ -149,25 +184,42 @@ func (p *parentSet) worst() (Hit, bool) {
 // offer adds passage id of parent par at distance d; it reports whether the
 // set changed.
 func (p *parentSet) offer(par uint32, id engine.ID, d float32, ef int) bool {
-	if h, ok := p.best[par]; ok {
-		if d < h.Dist {
-			p.best[par] = Hit{Parent: par, Passage: id, Dist: d}
+	if p.mark[par] == p.epoch {
+		if d < p.hit[par].Dist {
+			p.hit[par] = Hit{Parent: par, Passage: id, Dist: d}
 			p.heap.Push(engine.Result{ID: engine.ID(par), Dist: d})
 			return true
 		}
 		return false
 	}
-	if len(p.best) >= ef {
+	if p.n >= ef {
 		w, _ := p.worst()
 		if d >= w.Dist {
 			return false
 		}
-		delete(p.best, w.Parent)
+		p.mark[w.Parent] = 0
+		p.n--
 		p.heap.Pop()
 	}
-	p.best[par] = Hit{Parent: par, Passage: id, Dist: d}
+	p.mark[par] = p.epoch
+	p.hit[par] = Hit{Parent: par, Passage: id, Dist: d}
+	p.n++
+	p.held = append(p.held, par)
 	p.heap.Push(engine.Result{ID: engine.ID(par), Dist: d})
 	return true
+}
+
+// hits appends the held parents' hits to dst, each once, in no order, and
+// empties the set.
+func (p *parentSet) hits(dst []Hit) []Hit {
+	for _, par := range p.held {
+		if p.mark[par] == p.epoch {
+			dst = append(dst, p.hit[par])
+			p.mark[par] = 0
+		}
+	}
+	p.n = 0
+	return dst
 }
 
 func sortHits(hs []Hit) []Hit {
@@ -200,46 +252,112 @@ func (x *Index) SearchParentsFilter(q []float32, k, ef int, allow engine.Filter)
 		return nil, engine.SearchStats{}, nil
 	}
 	ef = max(ef, k)
-	w := &walker{x: x, q: qq, visited: x.getVisited()}
-	defer x.pool.Put(w.visited)
-	set := &parentSet{best: map[uint32]Hit{}}
-	ok := func(id engine.ID) bool { return allow == nil || allow.Allowed(engine.ID(x.parents[id])) }
+	w := &walker{x: x, q: qq}
+	st := x.getState()
+	defer x.pool.Put(st)
+	set := &st.set
+	set.reset(x.nParent)
+	p := &parentPolicy{g: x.graph, parents: x.parents, set: set, ef: ef, allow: allow}
 	ep := w.descend()
-	w.visited.Visit(ep.ID)
-	w.cand.Push(ep)
-	if ok(ep.ID) {
+	w.start(st, ep)
+	if p.ok(ep.ID) {
 		set.offer(x.parents[ep.ID], ep.ID, ep.Dist, ef)
 	}
-	for w.cand.Len() > 0 {
-		c := w.cand.Pop()
-		if wh, found := set.worst(); found && len(set.best) >= ef && c.Dist > wh.Dist {
-			break
-		}
-		w.st.Hops++
-		for _, n := range x.graph.Neighbors(0, c.ID) {
-			if w.visited.Visit(n) {
-				continue
-			}
-			w.st.Visited++
-			d := w.d(n)
-			wh, found := set.worst()
-			if len(set.best) < ef || !found || d < wh.Dist {
-				w.cand.Push(engine.Result{ID: n, Dist: d})
-				if ok(n) {
-					set.offer(x.parents[n], n, d, ef)
-				}
-			}
-		}
-	}
-	out := make([]Hit, 0, len(set.best))
-	for _, h := range set.best {
-		out = append(out, h)
-	}
-	out = sortHits(out)
+	p.setBound(&st.walk)
+	w.run(st, p)
+	out := sortHits(set.hits(make([]Hit, 0, set.n)))
 	if len(out) > k {
 		out = out[:k]
 	}
 	return out, w.st, nil
+}
+
+// start puts the layer-0 entry on the walk's candidate heap.
+func (w *walker) start(st *state, ep engine.Result) {
+	st.walk.Vis = st.vis
+	st.walk.Cand.Reset()
+	st.vis.Visit(ep.ID)
+	st.walk.Cand.Push(ep)
+}
+
+// run is the layer-0 walk: the engine's shared beam loop
+// (engine/internal/beam), scoring one row per kernel call (bit for bit
+// what the index's vec.Distance gives, as ExactParents scores).
+func (w *walker) run(st *state, p beam.Policy) {
+	sp := beam.Space{Data: w.x.vectors.Data, Dim: w.x.vectors.Dim, Stride: w.x.vectors.Stride, Metric: w.x.metric}
+	beam.Run(&st.walk, &sp, w.q, nil, p)
+	w.st.Hops += st.walk.Hops
+	w.st.Visited += st.walk.Scored
+	w.st.DistComps += st.walk.Scored
+}
+
+// parentPolicy keeps the best passage of at most ef allowed parents: a
+// passage enters C while fewer than ef parents are held or it is nearer
+// than the worst parent, and its parent's entry is updated if allowed;
+// the walk stops at a candidate further than the worst of ef parents.
+type parentPolicy struct {
+	g       Graph
+	parents []uint32
+	set     *parentSet
+	ef      int
+	allow   engine.Filter
+}
+
+func (p *parentPolicy) ok(id engine.ID) bool {
+	return p.allow == nil || p.allow.Allowed(engine.ID(p.parents[id]))
+}
+
+func (p *parentPolicy) setBound(w *beam.Walk) {
+	w.Bound = float32(math.Inf(1))
+	if wh, found := p.set.worst(); found && p.set.n >= p.ef {
+		w.Bound = wh.Dist
+	}
+}
+
+func (p *parentPolicy) Expand(id engine.ID) []engine.ID { return p.g.Neighbors(0, id) }
+
+func (p *parentPolicy) Admit(w *beam.Walk, ids []engine.ID, dists []float32) {
+	set, ef := p.set, p.ef
+	dists = dists[:len(ids)]
+	for i, n := range ids {
+		d := dists[i]
+		wh, found := set.worst()
+		if set.n < ef || !found || d < wh.Dist {
+			w.Cand.Push(engine.Result{ID: n, Dist: d})
+			if p.ok(n) {
+				set.offer(p.parents[n], n, d, ef)
+			}
+		}
+	}
+	p.setBound(w)
+}
+
+// naivePolicy is the ordinary HNSW rule over passages (W: the ef nearest).
+type naivePolicy struct {
+	g   Graph
+	res topk.MaxHeap
+	ef  int
+}
+
+func (p *naivePolicy) setBound(w *beam.Walk) {
+	w.Bound = float32(math.Inf(1))
+	if p.res.Len() >= p.ef {
+		w.Bound = p.res.Top().Dist
+	}
+}
+
+func (p *naivePolicy) Expand(id engine.ID) []engine.ID { return p.g.Neighbors(0, id) }
+
+func (p *naivePolicy) Admit(w *beam.Walk, ids []engine.ID, dists []float32) {
+	dists = dists[:len(ids)]
+	for i, n := range ids {
+		d := dists[i]
+		if p.res.Len() < p.ef || d < p.res.Top().Dist {
+			w.Cand.Push(engine.Result{ID: n, Dist: d})
+			p.res.PushBounded(engine.Result{ID: n, Dist: d}, p.ef)
+		}
+	}
+	p.setBound(w)
 }
 
 // SearchNaive is the naive plan: the k nearest passages from an ordinary
@@ -254,42 +372,26 @@ func (x *Index) SearchNaive(q []float32, k, ef int) ([]Hit, engine.SearchStats, 
 		return nil, engine.SearchStats{}, nil
 	}
 	ef = max(ef, k)
-	w := &walker{x: x, q: qq, visited: x.getVisited()}
-	defer x.pool.Put(w.visited)
-	var res topk.MaxHeap
+	w := &walker{x: x, q: qq}
+	st := x.getState()
+	defer x.pool.Put(st)
+	p := &naivePolicy{g: x.graph, ef: ef}
 	ep := w.descend()
-	w.visited.Visit(ep.ID)
-	w.cand.Push(ep)
-	res.Push(ep)
-	for w.cand.Len() > 0 {
-		c := w.cand.Pop()
-		if res.Len() >= ef && c.Dist > res.Top().Dist {
-			break
-		}
-		w.st.Hops++
-		for _, n := range x.graph.Neighbors(0, c.ID) {
-			if w.visited.Visit(n) {
-				continue
-			}
-			w.st.Visited++
-			d := w.d(n)
-			if res.Len() < ef || d < res.Top().Dist {
-				w.cand.Push(engine.Result{ID: n, Dist: d})
-				res.PushBounded(engine.Result{ID: n, Dist: d}, ef)
-			}
-		}
-	}
-	passages := res.Sorted(nil)
+	w.start(st, ep)
+	p.res.Push(ep)
+	p.setBound(&st.walk)
+	w.run(st, p)
+	passages := p.res.Sorted(nil)
 	if len(passages) > k {
 		passages = passages[:k]
 	}
 	seen := map[uint32]bool{}
 	var out []Hit
-	for _, p := range passages {
-		par := x.parents[p.ID]
+	for _, pa := range passages {
+		par := x.parents[pa.ID]
 		if !seen[par] {
 			seen[par] = true
-			out = append(out, Hit{Parent: par, Passage: p.ID, Dist: p.Dist})
+			out = append(out, Hit{Parent: par, Passage: pa.ID, Dist: pa.Dist})
 		}
 	}
 	return out, w.st, nil

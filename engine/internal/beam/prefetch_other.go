@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package hnsw
+package beam
 
 // prefetchRows is a no-op where there is no prefetch instruction stub: it
 // only ever affects speed, never results.

@@ -1,6 +1,6 @@
 //go:build !purego
 
-package hnsw
+package beam
 
 // prefetchRows asks the CPU to start loading the first lines (64 bytes
 // each) of the rows ids[0…n-1] of the slab at data, rowBytes apart, so
