@@ -22,7 +22,7 @@ var (
 	wasmCacheErr  error
 )
 
-func sharedCache(t *testing.T) string {
+func sharedCache(t testing.TB) string {
 	t.Helper()
 	wasmCacheOnce.Do(func() { wasmCache, wasmCacheErr = os.MkdirTemp("", "veclab-serve-test") })
 	if wasmCacheErr != nil {

@@ -14,7 +14,7 @@
 //	build(paramsJSON, onProgress?)  JSON {info} or {error}; onProgress(phase, done, total)
 //	search(paramsJSON)              JSON explore.SearchResult or {error}
 //	draw(ef, k, seed)               JSON explore.PictureData or {error}
-//	data()                          {dim, base: Float32Array, queries: Float32Array} of the built index
+//	data()                          {dim, metric, base, queries: Float32Array, k, truth: Int32Array (exact top-10 ids per query)}
 //	strategies                      the filter strategies search accepts
 //	version                         "veclab-explorer go1.x js/wasm"
 //
@@ -145,6 +145,19 @@ func data(args []js.Value) (any, error) {
 	o.Set("metric", lab.Metric.String())
 	o.Set("base", floats(lab.Base.Data[:lab.Base.N*lab.Base.Stride]))
 	o.Set("queries", floats(lab.Queries.Data[:lab.Queries.N*lab.Queries.Stride]))
+	const k = 10
+	truth, err := lab.Truth(k)
+	if err != nil {
+		return nil, err
+	}
+	t := js.Global().Get("Int32Array").New(len(truth) * k)
+	for i, row := range truth {
+		for j, id := range row {
+			t.SetIndex(i*k+j, int(id))
+		}
+	}
+	o.Set("k", k)
+	o.Set("truth", t)
 	return o, nil
 }
 
