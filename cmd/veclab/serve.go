@@ -521,11 +521,12 @@ func (s *site) handler() http.Handler {
 			file = s.wasm
 		case "/wasm_exec.js":
 			file = s.execJS
-		case "/explorer":
-			http.Redirect(w, r, "/explorer/", http.StatusMovedPermanently)
-			return
 		default:
-			if strings.HasPrefix(p, "/explorer/") {
+			if p == "/explorer" || strings.HasPrefix(p, "/explorer/") {
+				if p == "/explorer" && !strings.HasSuffix(r.URL.Path, "/") {
+					http.Redirect(w, r, "/explorer/", http.StatusMovedPermanently)
+					return
+				}
 				s.serveFile(w, r, s.explorerFile(p))
 				return
 			}
