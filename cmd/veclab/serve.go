@@ -62,6 +62,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "notebooks/, the Go (veclab) kernel in a Web Worker) with node, reusing both while their")
 		fmt.Fprintln(stderr, "sources are unchanged, then serves the site with the cross-origin isolation headers the")
 		fmt.Fprintln(stderr, "kernel's interrupt needs. Needs the go command, node and npm, and the module's source.")
+		fmt.Fprintln(stderr, "The explorer page (wasm/explorer: HNSW, quantization and filters on an engine-only module)")
+		fmt.Fprintln(stderr, "is built and served with it, at /explorer/.")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}

@@ -27,7 +27,7 @@ if (!base) {
 	process.exit(2);
 }
 const [n, dim, m, efc, queries, seed] = [20000, 128, 16, 200, 200, 1].map((d, i) => (rest[i] ? Number(rest[i]) : d));
-const efs = [10, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384];
+const efs = [10, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768];
 const dist = path.dirname(require.resolve("hnswlib-wasm/dist/hnswlib.js"));
 
 async function main() {
