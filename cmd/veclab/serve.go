@@ -62,6 +62,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "notebooks/, the Go (veclab) kernel in a Web Worker) with node, reusing both while their")
 		fmt.Fprintln(stderr, "sources are unchanged, then serves the site with the cross-origin isolation headers the")
 		fmt.Fprintln(stderr, "kernel's interrupt needs. Needs the go command, node and npm, and the module's source.")
+		fmt.Fprintln(stderr, "The explorer page (wasm/explorer: HNSW, quantization and filters on an engine-only module)")
+		fmt.Fprintln(stderr, "is built and served with it, at /explorer/.")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
@@ -243,6 +245,9 @@ type site struct {
 	lite   string // the built JupyterLite site (index.html, build/, files/, api/)
 	wasm   string // veclab.wasm
 	execJS string // wasm_exec.js
+
+	explorerWasm string // explorer.wasm, the explorer page's engine-only module
+	explorerWeb  string // the explorer page (serve_explorer.go)
 }
 
 // buildSite finds the Go toolchain, node and the module source, and builds
@@ -291,16 +296,26 @@ func buildSite(cfg serveConfig, log io.Writer) (*site, error) {
 	if err != nil {
 		return nil, err
 	}
+	ekey, err := explorerWebKey(root)
+	if err != nil {
+		return nil, err
+	}
 	dir := filepath.Join(cache, "wasm-"+key)
 	s := &site{
 		lite:   filepath.Join(cache, "lite-"+lkey),
 		wasm:   filepath.Join(dir, "veclab.wasm"),
 		execJS: filepath.Join(dir, "wasm_exec.js"),
+
+		explorerWasm: filepath.Join(dir, "explorer.wasm"),
+		explorerWeb:  filepath.Join(cache, "explorer-"+ekey),
 	}
 	lite := filepath.Join(root, "wasm", "lite")
 	if fileExists(s.wasm) && fileExists(s.wasm+".br") && fileExists(s.wasm+".gz") {
 		fmt.Fprintf(log, "veclab serve: Go sources unchanged, reusing %s\n", s.wasm)
 	} else if err := buildWasm(goBin, nodeBin, root, dir, s, log); err != nil {
+		return nil, err
+	}
+	if err := buildExplorer(goBin, nodeBin, root, s, log); err != nil {
 		return nil, err
 	}
 	// wasm_exec.js must match the toolchain that built the wasm: copy it
@@ -480,7 +495,7 @@ func (s *site) export(out string) error {
 			return fmt.Errorf("writing the site to %s: %w", out, err)
 		}
 	}
-	return nil
+	return s.exportExplorer(out)
 }
 
 // handler serves the site. Every response carries the cross-origin
@@ -509,6 +524,14 @@ func (s *site) handler() http.Handler {
 		case "/wasm_exec.js":
 			file = s.execJS
 		default:
+			if p == "/explorer" || strings.HasPrefix(p, "/explorer/") {
+				if p == "/explorer" && !strings.HasSuffix(r.URL.Path, "/") {
+					http.Redirect(w, r, "/explorer/", http.StatusMovedPermanently)
+					return
+				}
+				s.serveFile(w, r, s.explorerFile(p))
+				return
+			}
 			if strings.HasSuffix(p, "/") {
 				p += "index.html"
 			}

@@ -22,7 +22,7 @@ var (
 	wasmCacheErr  error
 )
 
-func sharedCache(t *testing.T) string {
+func sharedCache(t testing.TB) string {
 	t.Helper()
 	wasmCacheOnce.Do(func() { wasmCache, wasmCacheErr = os.MkdirTemp("", "veclab-serve-test") })
 	if wasmCacheErr != nil {
@@ -142,7 +142,7 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 	if _, err := buildSite(serveConfig{Src: root, Cache: cache}, &log); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Count(log.String(), "reusing") != 2 {
+	if strings.Count(log.String(), "reusing") != 4 { // veclab.wasm, explorer.wasm, the explorer page, the site
 		t.Errorf("second start rebuilt: %s", log.String())
 	}
 	srv := httptest.NewServer(s.handler())
@@ -166,6 +166,13 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 		{"/veclab.wasm", "gzip, deflate", "application/wasm", "gzip", "", 200},
 		{"/veclab.wasm", "gzip, deflate, br", "application/wasm", "br", "", 200},
 		{"/veclab.wasm", "gzip;q=0", "application/wasm", "", "\x00asm", 200},
+		{"/explorer/", "", "text/html; charset=utf-8", "", "explorer.js", 200},
+		{"/explorer", "", "text/html; charset=utf-8", "", "explorer.js", 200}, // redirected to /explorer/
+		{"/explorer/explorer.js", "br", "text/javascript; charset=utf-8", "br", "", 200},
+		{"/explorer/worker.js", "", "text/javascript; charset=utf-8", "", "veclabExplorer", 200},
+		{"/explorer/explorer.wasm", "identity", "application/wasm", "", "\x00asm", 200},
+		{"/explorer/explorer.wasm", "gzip, br", "application/wasm", "br", "", 200},
+		{"/explorer/no-such-file.js", "", "text/plain; charset=utf-8", "", "not found", 404},
 		{"/no-such-file.js", "", "text/plain; charset=utf-8", "", "not found", 404},
 		{"/../go.mod", "", "text/plain; charset=utf-8", "", "not found", 404},
 	}
@@ -201,7 +208,8 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 	if err := s.export(out); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"index.html", "build/lab.js", "build/lab.js.br", "veclab.wasm", "veclab.wasm.br", "veclab.wasm.gz", "wasm_exec.js", "api/contents/all.json", "files/notebooks/02-redis-ef-runtime.ipynb"} {
+	for _, f := range []string{"index.html", "build/lab.js", "build/lab.js.br", "veclab.wasm", "veclab.wasm.br", "veclab.wasm.gz", "wasm_exec.js", "api/contents/all.json", "files/notebooks/02-redis-ef-runtime.ipynb",
+		"explorer/index.html", "explorer/explorer.js", "explorer/worker.js", "explorer/explorer.wasm", "explorer/explorer.wasm.br", "explorer/explorer.wasm.gz"} {
 		if !fileExists(filepath.Join(out, filepath.FromSlash(f))) {
 			t.Errorf("-out: the static site has no %s", f)
 		}

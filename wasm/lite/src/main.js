@@ -7,6 +7,7 @@ import { PageConfig } from "@jupyterlab/coreutils";
 import { IServiceManager } from "@jupyterlab/services";
 import { PluginRegistry } from "@lumino/coreutils";
 import veclabKernel, { prewarm } from "./kernel.js";
+import explorerLink from "./explorer-link.js";
 
 // dropUnprovided removes the plugins that require a service no plugin of
 // the site provides (the site has a subset of JupyterLab's extensions:
@@ -39,6 +40,7 @@ export async function main(extensions, disabled) {
 	};
 	for (const [name, mod] of extensions) add(name, mod.default);
 	add("veclab-kernel", veclabKernel);
+	add("veclab-explorer-link", explorerLink);
 	dropUnprovided(plugins, allPlugins);
 
 	const pluginRegistry = new PluginRegistry();

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/veclab/veclab/wasm/explorer/explore"
+)
+
+// startServe serves the site on a free port with the cache (the shared
+// test cache when "") and returns its URL and a stop function.
+func startServe(t testing.TB, root, cache string) (string, func()) {
+	if cache == "" {
+		cache = sharedCache(t)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	urls := make(chan string, 1)
+	served := make(chan error, 1)
+	var log bytes.Buffer
+	start := time.Now()
+	go func() {
+		served <- serve(ctx, serveConfig{Addr: "127.0.0.1:0", Src: root, Cache: cache}, io.Discard, &log, func(u string) { urls <- u })
+	}()
+	select {
+	case url := <-urls:
+		t.Logf("%sserving %s after %.1f s", log.String(), url, time.Since(start).Seconds())
+		return url, func() {
+			cancel()
+			if err := <-served; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		}
+	case err := <-served:
+		cancel()
+		t.Fatalf("serve: %v\n%s", err, log.String())
+	case <-time.After(10 * time.Minute):
+		cancel()
+		t.Fatalf("serve did not start in 10 minutes\n%s", log.String())
+	}
+	return "", nil
+}
+
+// TestBrowserExplorer serves the site and runs wasm/browsertest/explorer.js
+// in chromium: the explorer page builds a tiny index in its worker, draws
+// recall and QPS over ef, the top-k lists and the layers; moving ef redraws
+// the recall plot with a new recall value; a superseded build ends with the
+// second index; a filter strategy searches; the site links to the page.
+func TestBrowserExplorer(t *testing.T) {
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "wasm", "browsertest")
+	needBrowser(t, dir)
+	url, stop := startServe(t, root, "")
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "explorer.js", url)
+	cmd.Dir = dir
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("node explorer.js (%.1f s):\n%s", time.Since(start).Seconds(), out)
+	if err != nil {
+		t.Fatalf("the explorer browser test failed: %v", err)
+	}
+}
+
+// benchOut is what wasm/browsertest/bench.js prints.
+type benchOut struct {
+	Params struct {
+		N, Dim, M, EfConstruction, Queries, K int
+		Seed                                  uint64
+	}
+	Veclab, Hnswlib struct {
+		Module       string
+		BuildSeconds float64
+		Curve        []explore.Point
+	}
+	UserAgent string
+}
+
+// firstAt returns the first point of a sweep whose recall reaches target
+// (recall is a mean of hits/k, compared with a tolerance for its sum's
+// rounding), or the last point and false.
+func firstAt(curve []explore.Point, target float64) (explore.Point, bool) {
+	for _, p := range curve {
+		if p.Recall >= target-1e-9 {
+			return p, true
+		}
+	}
+	return curve[len(curve)-1], false
+}
+
+// BenchmarkBrowserHNSW measures, in one run, the HNSW build time and the
+// QPS at recall@10 ≥ 0.95 of veclab's engine-only WebAssembly module
+// against hnswlib-wasm (npm, wasm/browsertest's lock file) in the same
+// chromium page on the same data (wasm/browsertest/bench.js), and against
+// the same Go code built natively, run here on the same data (package
+// explore, uniform 20,000 × 128, squared L2, M 16, efConstruction 200,
+// one thread):
+//
+//	go test ./cmd/veclab -run '^$' -bench BrowserHNSW -benchtime 1x
+//
+// It serves the site from `veclab serve`'s own cache (the user cache
+// directory's veclab/wasm, or $VECLAB_SERVE_CACHE), so that it reuses the
+// builds of an earlier serve. QPS is compared at the first ef of each
+// sweep whose recall@10 reaches 0.95 (the largest ef when none does). The
+// ratios are wasm/hnswlib-wasm and wasm/native (build: seconds, so above 1
+// is slower; QPS: above 1 is faster).
+func BenchmarkBrowserHNSW(b *testing.B) {
+	root, err := moduleRoot("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(root, "wasm", "browsertest")
+	chk := exec.Command("node", "-e", "require.resolve('playwright-core'); require.resolve('hnswlib-wasm/dist/hnswlib.js')")
+	chk.Dir = dir
+	if out, err := chk.CombinedOutput(); err != nil {
+		b.Fatalf("the benchmark needs node, playwright-core and hnswlib-wasm in wasm/browsertest (install: cd wasm/browsertest && npm ci): %v\n%s", err, out)
+	}
+	cache := os.Getenv("VECLAB_SERVE_CACHE")
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			b.Fatalf("no user cache directory (%v): set VECLAB_SERVE_CACHE", err)
+		}
+		cache = filepath.Join(dir, "veclab", "wasm")
+	}
+	url, stop := startServe(b, root, cache)
+	defer stop()
+	const n, dim, m, efc, queries, seed = 20000, 128, 16, 200, 200, 1
+	for i := 0; i < b.N; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+		cmd := exec.CommandContext(ctx, "node", "bench.js", url, fmt.Sprint(n), fmt.Sprint(dim), fmt.Sprint(m), fmt.Sprint(efc), fmt.Sprint(queries), fmt.Sprint(seed))
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		cancel()
+		if err != nil {
+			b.Fatalf("node bench.js: %v\n%s", err, stderr.String())
+		}
+		var r benchOut
+		if err := json.Unmarshal(out, &r); err != nil {
+			b.Fatalf("node bench.js printed %q: %v", out, err)
+		}
+		// The native side: the very code of the module, on the same data.
+		l, err := explore.Build(explore.BuildParams{N: n, Dim: dim, Queries: queries, M: m, EfConstruction: efc, Seed: seed, Uniform: true, PictureN: 2}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var efs []int
+		for _, p := range r.Veclab.Curve {
+			efs = append(efs, p.Ef)
+		}
+		nat, err := l.Search(explore.SearchParams{K: 10, Ef: efs[0], Efs: efs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		const target = 0.95
+		if len(r.Veclab.Curve) == 0 || len(r.Veclab.Curve) != len(r.Hnswlib.Curve) || len(nat.Curve) != len(r.Veclab.Curve) {
+			b.Fatalf("sweeps of %d, %d and %d points", len(r.Veclab.Curve), len(r.Hnswlib.Curve), len(nat.Curve))
+		}
+		w, ok1 := firstAt(r.Veclab.Curve, target)
+		h, ok2 := firstAt(r.Hnswlib.Curve, target)
+		nv, ok3 := firstAt(nat.Curve, target)
+		if !ok1 || !ok2 || !ok3 {
+			b.Logf("a sweep does not reach recall %.2f (wasm %v, hnswlib-wasm %v, native %v): its largest ef is compared", target, ok1, ok2, ok3)
+		}
+		var lines []string
+		for j := range r.Veclab.Curve {
+			lines = append(lines, fmt.Sprintf("ef %4d: veclab wasm recall %.3f %7.0f QPS | hnswlib-wasm recall %.3f %7.0f QPS | veclab native recall %.3f %7.0f QPS",
+				r.Veclab.Curve[j].Ef, r.Veclab.Curve[j].Recall, r.Veclab.Curve[j].QPS, r.Hnswlib.Curve[j].Recall, r.Hnswlib.Curve[j].QPS, nat.Curve[j].Recall, nat.Curve[j].QPS))
+		}
+		b.Logf("%s\n%d × %d uniform, M %d, efConstruction %d, %d queries, k 10\nbuild: veclab wasm %.2f s, hnswlib-wasm %.2f s, veclab native %.2f s\n%s\nat recall ≥ %.2f: veclab wasm ef %d %.0f QPS, hnswlib-wasm ef %d %.0f QPS, native ef %d %.0f QPS\nratios: build wasm/hnswlib-wasm %.2f, wasm/native %.2f; QPS wasm/hnswlib-wasm %.2f, wasm/native %.2f",
+			r.UserAgent, n, dim, m, efc, queries, r.Veclab.BuildSeconds, r.Hnswlib.BuildSeconds, l.BuildSeconds, strings.Join(lines, "\n"),
+			target, w.Ef, w.QPS, h.Ef, h.QPS, nv.Ef, nv.QPS,
+			r.Veclab.BuildSeconds/r.Hnswlib.BuildSeconds, r.Veclab.BuildSeconds/l.BuildSeconds, w.QPS/h.QPS, w.QPS/nv.QPS)
+		b.ReportMetric(r.Veclab.BuildSeconds, "wasm-build-s")
+		b.ReportMetric(r.Hnswlib.BuildSeconds, "hnswlibwasm-build-s")
+		b.ReportMetric(l.BuildSeconds, "native-build-s")
+		b.ReportMetric(w.QPS, "wasm-qps@0.95")
+		b.ReportMetric(h.QPS, "hnswlibwasm-qps@0.95")
+		b.ReportMetric(nv.QPS, "native-qps@0.95")
+		b.ReportMetric(r.Veclab.BuildSeconds/r.Hnswlib.BuildSeconds, "build-wasm/hnswlibwasm")
+		b.ReportMetric(r.Veclab.BuildSeconds/l.BuildSeconds, "build-wasm/native")
+		b.ReportMetric(w.QPS/h.QPS, "qps-wasm/hnswlibwasm")
+		b.ReportMetric(w.QPS/nv.QPS, "qps-wasm/native")
+	}
+}
