@@ -56,15 +56,33 @@ type counted interface {
 	ReadVector(dst []float32, id engine.ID, st *store.IOStats) ([]float32, error)
 }
 
+// batched is a source that reads many vectors in one call
+// (engine/store.File.ReadVectors: rows copied from its mapping, one
+// page-cache probe per cluster of rows).
+type batched interface {
+	ReadVectors(dst []float32, ids []engine.ID, st *store.IOStats) error
+}
+
+// batchLen is the number of candidates read per ReadVectors call.
+const batchLen = 64
+
 // Rescorer re-ranks candidates against one source under one metric.
 type Rescorer struct {
 	src    engine.VectorSource
 	slab   *Slab // non-nil: score rows in place, no copy
 	cnt    counted
+	batch  batched
 	metric engine.Metric
 	dist   vec.DistFunc
 	opt    Options
 	bufs   sync.Pool // *[]float32 of Dim
+	blocks sync.Pool // *block, for batched sources
+}
+
+// block is the scratch of one batched read.
+type block struct {
+	ids  []engine.ID
+	vecs []float32
 }
 
 // New binds a source and a metric. Under Cosine the source's vectors must
@@ -82,8 +100,10 @@ func New(src engine.VectorSource, metric engine.Metric, opt Options) (*Rescorer,
 	r := &Rescorer{src: src, metric: metric, dist: vec.Distance(metric), opt: opt}
 	r.slab, _ = src.(*Slab)
 	r.cnt, _ = src.(counted)
+	r.batch, _ = src.(batched)
 	dim := src.Dim()
 	r.bufs.New = func() any { b := make([]float32, dim); return &b }
+	r.blocks.New = func() any { return &block{ids: make([]engine.ID, batchLen), vecs: make([]float32, batchLen*dim)} }
 	return r, nil
 }
 
@@ -126,6 +146,8 @@ func (r *Rescorer) Rescore(dst []engine.Result, q []float32, cands []engine.Resu
 		}
 		st.IO.Reads = int64(n)
 		st.IO.Bytes = int64(n) * int64(4*m.Dim)
+	case r.batch != nil && (r.opt.Concurrency <= 1 || n <= 1):
+		err = r.scoreBatched(q, out, &st.IO)
 	case r.opt.Concurrency <= 1 || n <= 1:
 		err = r.scoreRange(q, out, &st.IO)
 	default:
@@ -173,6 +195,29 @@ func (r *Rescorer) scoreRange(q []float32, out []engine.Result, io *store.IOStat
 			return fmt.Errorf("rescore: candidate %d: %w", out[i].ID, err)
 		}
 		out[i].Dist = r.dist(q, v)
+	}
+	return nil
+}
+
+// scoreBatched reads the candidates (in ascending id order) batchLen at a
+// time with one ReadVectors call each, and scores them.
+func (r *Rescorer) scoreBatched(q []float32, out []engine.Result, io *store.IOStats) error {
+	b := r.blocks.Get().(*block)
+	defer r.blocks.Put(b)
+	dim := len(q)
+	for lo := 0; lo < len(out); lo += batchLen {
+		part := out[lo:min(lo+batchLen, len(out))]
+		ids := b.ids[:len(part)]
+		for i := range part {
+			ids[i] = part[i].ID
+		}
+		vs := b.vecs[:len(part)*dim]
+		if err := r.batch.ReadVectors(vs, ids, io); err != nil {
+			return fmt.Errorf("rescore: candidates %d…%d: %w", ids[0], ids[len(ids)-1], err)
+		}
+		for i := range part {
+			part[i].Dist = r.dist(q, vs[i*dim:(i+1)*dim:(i+1)*dim])
+		}
 	}
 	return nil
 }

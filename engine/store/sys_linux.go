@@ -23,6 +23,10 @@ func sysMap(f *os.File, size int64) ([]byte, error) {
 
 func sysUnmap(b []byte) error { return unix.Munmap(b) }
 
+// sysUnmapPages drops the page-table entries of mapping b
+// (madvise(MADV_DONTNEED)); the page cache keeps the pages.
+func sysUnmapPages(b []byte) error { return unix.Madvise(b, unix.MADV_DONTNEED) }
+
 // sysMincore is mincore(2): res[i]&1 is set when page i of b is resident.
 // golang.org/x/sys/unix has no Linux wrapper, so this is the raw call.
 func sysMincore(b, res []byte) error {
