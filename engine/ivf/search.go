@@ -245,13 +245,16 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 			return nil, st, err
 		}
 	}
-	s.cands = s.heap.Sorted(s.cands[:0])
-	st.Candidates = len(s.cands)
 	if o.Rescorer == nil {
+		s.cands = s.heap.Sorted(s.cands[:0])
+		st.Candidates = len(s.cands)
 		out := slices.Clone(s.cands[:min(o.K, len(s.cands))])
 		return out, st, nil
 	}
-	out, rst, err := o.Rescorer.Rescore(nil, qv, s.cands, o.K)
+	// The rescorer reads the candidates in id order and ranks them
+	// itself: hand over the heap as it is, unsorted.
+	st.Candidates = s.heap.Len()
+	out, rst, err := o.Rescorer.Rescore(nil, qv, s.heap.Items(), o.K)
 	st.Rescore = rst
 	if err != nil {
 		return nil, st, fmt.Errorf("ivf: rescore: %w", err)

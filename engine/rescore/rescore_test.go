@@ -152,3 +152,24 @@ func TestBrokenSource(t *testing.T) {
 		t.Fatalf("short vectors from the source: %v", err)
 	}
 }
+
+// TestNearest checks the top-k selection against a full sort, with many
+// tied distances (ties go by id), for k small and large against n.
+func TestNearest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, n := range []int{1, 5, 40, 200, 1000} {
+		for _, k := range []int{1, 3, 10, 50, 2000} {
+			scored := make([]engine.Result, n)
+			for i := range scored {
+				scored[i] = engine.Result{ID: engine.ID(rng.IntN(5 * n)), Dist: float32(rng.IntN(20))}
+			}
+			want := slices.Clone(scored)
+			slices.SortFunc(want, byDistID)
+			want = want[:min(k, n)]
+			got := nearest([]engine.Result{{ID: 99}}, slices.Clone(scored), k)
+			if got[0].ID != 99 || !slices.Equal(got[1:], want) {
+				t.Fatalf("n=%d k=%d: got %v, want %v", n, k, got[1:], want)
+			}
+		}
+	}
+}
