@@ -466,3 +466,38 @@ func TestMappedReadFault(t *testing.T) {
 		t.Fatalf("batch past the truncated end: %v", err)
 	}
 }
+
+// TestEvictDropsOtherMappings reads a file through one File's mapping and
+// evicts it through another File and through a Blob of the same path:
+// the pages must go (POSIX_FADV_DONTNEED alone skips mapped pages).
+func TestEvictDropsOtherMappings(t *testing.T) {
+	p, _ := writeFile(t, 2000, 64, engine.L2)
+	reader, err := Open(p, Options{NoCacheProbe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	other, err := Open(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	blob, err := OpenBlob(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blob.Close()
+	dst := make([]float32, 64*2000)
+	ids := make([]engine.ID, 2000)
+	for i := range ids {
+		ids[i] = engine.ID(i)
+	}
+	for _, evict := range []func() (int, error){other.Evict, blob.Evict} {
+		if err := reader.ReadVectors(dst, ids, nil); err != nil {
+			t.Fatal(err)
+		}
+		if left, err := evict(); err != nil || left != 0 {
+			t.Fatalf("evict after mapped reads: %d pages left, %v", left, err)
+		}
+	}
+}
