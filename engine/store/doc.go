@@ -15,11 +15,13 @@
 // The page-cache probe is mincore(2) over a read-only shared mapping of the
 // file. Linux answers it for file mappings only when the caller owns the
 // file or may open it for writing (kernel ≥ 5.0, commit 574823bfab82);
-// files this package writes are owned by their writer. [File.Evict] empties
-// the cache for the file (the page-table entries of every mapping of it
-// that this process holds, then fsync and posix_fadvise(POSIX_FADV_DONTNEED),
-// which skips mapped pages) and verifies with mincore that the pages are gone; [Options.Direct] reads with
-// O_DIRECT through aligned buffers so nothing is cached at all.
+// files this package writes are owned by their writer. [File.Evict]
+// empties the cache for the file (it drops the page-table entries of every
+// mapping of the file this process holds, since
+// posix_fadvise(POSIX_FADV_DONTNEED) skips mapped pages, then fsyncs and
+// advises) and verifies with mincore that the pages are gone;
+// [Options.Direct] reads with O_DIRECT through aligned buffers so nothing
+// is cached at all.
 //
 // A [Model] adds a per-read latency and an IOPS ceiling on top of the real
 // read, so a run on a local SSD can stand in for network-attached storage

@@ -595,9 +595,10 @@ func (v *File) Resident() (cached, total int, err error) {
 	return residentPages(v.f, v.path, v.size, v.mapped)
 }
 
-// Evict drops the file's pages from the page cache: fsync (dirty pages
-// cannot be dropped), posix_fadvise(POSIX_FADV_DONTNEED) over the whole
-// file, then a mincore check. It returns the pages still resident, which
+// Evict drops the file's pages from the page cache: the page-table
+// entries of every mapping of the file in this process (see mapreg.go),
+// fsync (dirty pages cannot be dropped), posix_fadvise(POSIX_FADV_DONTNEED)
+// over the whole file, then a mincore check. It returns the pages still resident, which
 // is zero unless another process holds them (e.g. mapped and locked).
 func (v *File) Evict() (stillCached int, err error) {
 	// Pages this process has mapped (read through any File's mapping of
