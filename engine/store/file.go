@@ -238,12 +238,16 @@ func (v *File) Vector(dst []float32, id engine.ID) ([]float32, error) {
 // ReadVector is Vector that also adds this read's counts to st (if not
 // nil), so a caller can attribute reads to one query while others run.
 //
-// A buffered file (neither Direct nor ReadAhead) is read through its
-// read-only mapping rather than by pread: the same bytes, the same page
-// cache and the same counts, without a system call per row (a pread costs
-// ~2.5 µs on the lab's VM against ~0.2 µs to copy a row from a mapped
-// page; BenchmarkReadVectorParts). Faults on the mapping are reported as
-// errors, not crashes (runtime/debug.SetPanicOnFault).
+// A buffered file (neither Direct nor ReadAhead) reads a row the probe
+// found resident through its read-only mapping rather than by pread: the
+// same bytes and the same counts, without a system call per row (a pread
+// costs ~2.5 µs on the lab's VM against ~0.2 µs to copy a row from a
+// mapped page; BenchmarkReadVectorParts). A row not resident is read by
+// pread: a page fault on the mapping costs several times a pread's device
+// read there (bench ivf's cold rescoring: 26.6 against 4.2 ms a query).
+// Without the probe (NoCacheProbe) every row is read through the mapping,
+// which suits a warm file. Faults on the mapping are reported as errors,
+// not crashes (runtime/debug.SetPanicOnFault).
 func (v *File) ReadVector(dst []float32, id engine.ID, st *IOStats) ([]float32, error) {
 	if err := v.checkRead(len(dst), 1); err != nil {
 		return nil, err
@@ -272,7 +276,9 @@ func (v *File) ReadVector(dst []float32, id engine.ID, st *IOStats) ([]float32, 
 		}
 	}
 
-	if v.mread {
+	// A row the probe found resident is copied from the mapping; one
+	// that is not is read by pread (see ReadVectors).
+	if v.mread && (!v.probe || one.CachedReads == 1) {
 		start := time.Now()
 		one1 := [1]engine.ID{id}
 		err := v.mappedRows(dst, one1[:])
@@ -336,8 +342,9 @@ func (v *File) ReadVector(dst []float32, id engine.ID, st *IOStats) ([]float32, 
 // dst[i·Dim : (i+1)·Dim], and adds the reads' counts to st (if not nil).
 // Every vector is still one read of one row (Reads, Bytes and Pages are
 // those of len(ids) ReadVector calls); what a batch saves is per-read
-// work. On a buffered, mapped file without a latency Model the rows are
-// copied from the mapping, the page-cache probe is one mincore call per
+// work. On a buffered, mapped file without a latency Model the resident
+// rows are copied from the mapping (the others read by pread, as
+// ReadVector does), the page-cache probe is one mincore call per
 // cluster of nearby rows (rows at most probeGap pages apart, ids in
 // ascending order) instead of one per row, and the counters are updated
 // once. A page counts as cached when it was resident before the batch or
@@ -376,11 +383,33 @@ func (v *File) ReadVectors(dst []float32, ids []engine.ID, st *IOStats) error {
 		f, l := v.rowPages(id)
 		all.Pages += l - f + 1
 	}
+	var coldBuf [64]bool
+	cold := coldBuf[:0]
+	if len(ids) <= len(coldBuf) {
+		cold = coldBuf[:len(ids)]
+	} else {
+		cold = make([]bool, len(ids))
+	}
 	if v.probe {
-		v.probeBatch(&all, ids)
+		v.probeBatch(&all, ids, cold)
 	}
 	start := time.Now()
-	err := v.mappedRows(dst, ids)
+	var err error
+	if !v.probe || all.CachedReads == all.Reads {
+		err = v.mappedRows(dst, ids)
+	} else {
+		for i, id := range ids {
+			d := dst[i*dim : (i+1)*dim]
+			if cold[i] {
+				err = v.preadRow(d, id)
+			} else {
+				err = v.mappedRows(d, ids[i:i+1])
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
 	all.ReadTime = time.Since(start)
 	if err != nil {
 		return err
@@ -403,19 +432,25 @@ const maxProbePages = 4096
 const probeGap = 64
 
 // probeBatch adds the cached pages and reads of the rows ids to all,
-// probing clusters of nearby rows with one mincore call each.
-func (v *File) probeBatch(all *IOStats, ids []engine.ID) {
+// probing clusters of nearby rows with one mincore call each, and sets
+// cold[i] when read i is not served by the page cache alone (or was not
+// probed).
+func (v *File) probeBatch(all *IOStats, ids []engine.ID, cold []bool) {
+	for i := range cold {
+		cold[i] = true
+	}
 	if !slices.IsSorted(ids) {
-		v.probeUnsorted(all, ids)
+		v.probeUnsorted(all, ids, cold)
 		return
 	}
 	rp := v.res.Get().(*[]byte)
 	defer v.res.Put(rp)
-	v.probeSorted(ids, *rp, func(id engine.ID, first int64, res []byte) {
+	v.probeSorted(ids, *rp, func(i int, first int64, res []byte) {
 		var one IOStats
 		v.countCached(&one, res)
 		all.CachedPages += one.CachedPages
 		all.CachedReads += one.CachedReads
+		cold[i] = one.CachedReads == 0
 		for i := range res {
 			res[i] |= 1 // this read brings the page in for the next
 		}
@@ -427,7 +462,7 @@ func (v *File) probeBatch(all *IOStats, ids []engine.ID) {
 // calls row with each id, its first page and its pages' results (a view
 // of the cluster's). Rows of one cluster may share pages; rows of two
 // clusters never do. A failed probe skips its rows.
-func (v *File) probeSorted(ids []engine.ID, buf []byte, row func(id engine.ID, first int64, res []byte)) {
+func (v *File) probeSorted(ids []engine.ID, buf []byte, row func(i int, first int64, res []byte)) {
 	for i := 0; i < len(ids); {
 		gfirst, glast := v.rowPages(ids[i])
 		j := i + 1
@@ -440,9 +475,9 @@ func (v *File) probeSorted(ids []engine.ID, buf []byte, row func(id engine.ID, f
 		}
 		res := buf[:glast-gfirst+1]
 		if err := v.mincore(gfirst, glast, res); err == nil {
-			for _, id := range ids[i:j] {
+			for t, id := range ids[i:j] {
 				f, l := v.rowPages(id)
-				row(id, f, res[f-gfirst:l-gfirst+1])
+				row(i+t, f, res[f-gfirst:l-gfirst+1])
 			}
 		}
 		i = j
@@ -451,16 +486,16 @@ func (v *File) probeSorted(ids []engine.ID, buf []byte, row func(id engine.ID, f
 
 // probeUnsorted is probeBatch for ids in any order: the pages are probed
 // in ascending order, then counted in the reads' order.
-func (v *File) probeUnsorted(all *IOStats, ids []engine.ID) {
+func (v *File) probeUnsorted(all *IOStats, ids []engine.ID, cold []bool) {
 	rp := v.res.Get().(*[]byte)
 	defer v.res.Put(rp)
 	resident := map[int64]bool{}
-	v.probeSorted(slices.Sorted(slices.Values(ids)), *rp, func(_ engine.ID, first int64, res []byte) {
+	v.probeSorted(slices.Sorted(slices.Values(ids)), *rp, func(_ int, first int64, res []byte) {
 		for i, r := range res {
 			resident[first+int64(i)] = r&1 != 0
 		}
 	})
-	for _, id := range ids {
+	for i, id := range ids {
 		f, l := v.rowPages(id)
 		var one IOStats
 		res := make([]byte, l-f+1)
@@ -475,6 +510,7 @@ func (v *File) probeUnsorted(all *IOStats, ids []engine.ID) {
 		}
 		if probed {
 			v.countCached(&one, res)
+			cold[i] = one.CachedReads == 0
 		}
 		all.CachedPages += one.CachedPages
 		all.CachedReads += one.CachedReads
@@ -505,6 +541,18 @@ func (v *File) countCached(one *IOStats, res []byte) {
 	if all && v.df == nil {
 		one.CachedReads = 1
 	}
+}
+
+// preadRow reads row id with pread and decodes it into dst.
+func (v *File) preadRow(dst []float32, id engine.ID) error {
+	bp := v.bufs.Get().(*[]byte)
+	defer v.bufs.Put(bp)
+	off, n := v.rowOff(id), int64(v.h.rowBytes)
+	row := (*bp)[:n]
+	if got, err := v.f.ReadAt(row, off); int64(got) < n {
+		return v.readErr(id, off, got, err)
+	}
+	return v.decodeRow(dst, id, off, row)
 }
 
 // mappedRows decodes rows ids from the mapping into dst. A fault on the
