@@ -291,6 +291,9 @@ func (b *ivfBench) run(w io.Writer) error {
 			return err
 		}
 		defer noProbe.Close()
+		if _, err := noProbe.Warm(); err != nil { // also fills its mapping's page tables
+			return err
+		}
 		fileRS, err := rescore.New(noProbe, b.metric, rescore.Options{})
 		if err != nil {
 			return err

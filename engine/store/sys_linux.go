@@ -23,6 +23,11 @@ func sysMap(f *os.File, size int64) ([]byte, error) {
 
 func sysUnmap(b []byte) error { return unix.Munmap(b) }
 
+// sysPopulate maps every page of mapping b into the page tables
+// (madvise(MADV_POPULATE_READ), Linux ≥ 5.14), reading any that are not
+// cached.
+func sysPopulate(b []byte) error { return unix.Madvise(b, unix.MADV_POPULATE_READ) }
+
 // sysUnmapPages drops the page-table entries of mapping b
 // (madvise(MADV_DONTNEED)); the page cache keeps the pages.
 func sysUnmapPages(b []byte) error { return unix.Madvise(b, unix.MADV_DONTNEED) }
