@@ -89,7 +89,8 @@ func (s *Stats) Add(o Stats) {
 type searcher struct {
 	q       []float32
 	order   []engine.Result // centroids by distance
-	heap    topk.MaxHeap
+	heap    topk.MaxHeap    // float lists' candidates
+	res     reservoir       // quantized lists' candidates
 	visited *topk.Visited
 	qcode   []byte
 	qowner  *quant.OSQ // quantizer qcode was encoded for
@@ -216,6 +217,7 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 		s.visited.Reset(ix.n)
 	}
 	s.heap.Reset()
+	s.res.reset(kk)
 	s.qowner = nil
 	if s.qenc != nil {
 		if err := s.qenc.Reset(qv); err != nil {
@@ -226,7 +228,7 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 		if budget > 0 && st.Scanned >= budget {
 			break
 		}
-		if iterative && st.ListsProbed >= np && s.heap.Len() >= kk {
+		if iterative && st.ListsProbed >= np && s.heap.Len()+s.res.len() >= kk {
 			break
 		}
 		j := int(pr.ID)
@@ -245,13 +247,19 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 			return nil, st, err
 		}
 	}
-	s.cands = s.heap.Sorted(s.cands[:0])
-	st.Candidates = len(s.cands)
+	cands := s.heap.Items()
+	if ix.cfg.Bits > 0 {
+		cands = s.res.results()
+	}
+	st.Candidates = len(cands)
 	if o.Rescorer == nil {
-		out := slices.Clone(s.cands[:min(o.K, len(s.cands))])
+		slices.SortFunc(cands, byDist)
+		out := slices.Clone(cands[:min(o.K, len(cands))])
 		return out, st, nil
 	}
-	out, rst, err := o.Rescorer.Rescore(nil, qv, s.cands, o.K)
+	// The rescorer reads the candidates in id order and ranks them
+	// itself: hand them over unsorted.
+	out, rst, err := o.Rescorer.Rescore(nil, qv, cands, o.K)
 	st.Rescore = rst
 	if err != nil {
 		return nil, st, fmt.Errorf("ivf: rescore: %w", err)
@@ -332,13 +340,13 @@ func (ix *Index) scanCodes(s *searcher, j int, l *list, q []float32, kk int, fil
 				return fmt.Errorf("ivf: list %d: %w", j, err)
 			}
 			st.Scored += len(ids)
-			h := &s.heap
+			r := &s.res
 			for t, id := range ids {
 				// Most codes lose to the kk-th best: compare before calling.
-				if h.Len() >= kk && !(ds[t] < h.Top().Dist) {
+				if ds[t] > r.thr {
 					continue
 				}
-				h.PushBounded(engine.Result{ID: id, Dist: ds[t]}, kk)
+				r.offer(id, ds[t])
 			}
 		}
 		return nil
@@ -354,7 +362,7 @@ func (ix *Index) scanCodes(s *searcher, j int, l *list, q []float32, kk int, fil
 		}
 		st.Scored++
 		d := bq.Distance(l.codes[i*cs : (i+1)*cs])
-		s.heap.PushBounded(engine.Result{ID: id, Dist: d}, kk)
+		s.res.offer(id, d)
 	}
 	return nil
 }

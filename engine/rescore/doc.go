@@ -7,9 +7,10 @@
 //
 // The vectors come from any engine.VectorSource: a slab in RAM ([Slab]) or
 // a vector file on disk (engine/store.File), whose reads are counted per
-// call. Reads are issued one after the other, or by a bounded set of
-// goroutines each issuing its own preads so several are in flight at once
-// — the analogue of Elasticsearch's io_uring-backed scorer (E15).
+// call. Reads are issued one after the other — from a File, in ascending
+// id order, 64 candidates per File.ReadVectors call — or by a bounded set
+// of goroutines each issuing its own reads so several are in flight at
+// once — the analogue of Elasticsearch's io_uring-backed scorer (E15).
 //
 // # Concurrency
 //

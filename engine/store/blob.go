@@ -155,6 +155,9 @@ func (b *Blob) Resident() (cached, total int, err error) {
 // Evict drops the file's pages from the page cache (fsync, then
 // posix_fadvise DONTNEED) and returns the pages still resident.
 func (b *Blob) Evict() (int, error) {
+	if err := dropMappedPages(b.f, b.path); err != nil { // a File may have read it mapped
+		return 0, err
+	}
 	if err := evictPages(b.f, b.path); err != nil {
 		return 0, err
 	}

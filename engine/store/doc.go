@@ -1,17 +1,27 @@
 // Package store keeps full-precision vectors in a file and reads them back
-// one vector per positioned read (pread), counting every read: how many were
-// issued, how many bytes, and how many of the pages each read touched were
-// already in the operating system's page cache before it was issued. That
-// last count is what lets an experiment tell "the disk was never read"
-// (Elastic's async-rescoring run, E15) from real device reads.
+// one vector (one checksummed row) per read, counting every read: how many
+// were issued, how many bytes, and how many of the pages each read touched
+// were already in the operating system's page cache before it was issued.
+// That last count is what lets an experiment tell "the disk was never
+// read" (Elastic's async-rescoring run, E15) from real device reads.
+//
+// A buffered file is read through a read-only shared mapping of it (a copy
+// from the mapped page, no system call per row); O_DIRECT and read-ahead
+// files are read with pread. [File.ReadVectors] reads a batch (a rescoring
+// pass's candidates) with one page-cache probe per cluster of nearby rows
+// and one counter update, counting what one [File.ReadVector] per id
+// would have counted.
 //
 // The page-cache probe is mincore(2) over a read-only shared mapping of the
 // file. Linux answers it for file mappings only when the caller owns the
 // file or may open it for writing (kernel ≥ 5.0, commit 574823bfab82);
-// files this package writes are owned by their writer. [File.Evict] empties
-// the cache for the file (fsync, then posix_fadvise(POSIX_FADV_DONTNEED)) and
-// verifies with mincore that the pages are gone; [Options.Direct] reads with
-// O_DIRECT through aligned buffers so nothing is cached at all.
+// files this package writes are owned by their writer. [File.Evict]
+// empties the cache for the file (it drops the page-table entries of every
+// mapping of the file this process holds, since
+// posix_fadvise(POSIX_FADV_DONTNEED) skips mapped pages, then fsyncs and
+// advises) and verifies with mincore that the pages are gone;
+// [Options.Direct] reads with O_DIRECT through aligned buffers so nothing
+// is cached at all.
 //
 // A [Model] adds a per-read latency and an IOPS ceiling on top of the real
 // read, so a run on a local SSD can stand in for network-attached storage
@@ -38,7 +48,7 @@
 //	end−24    24  blockfile's end marker
 //
 // The rows start on a page boundary and every row carries its own
-// checksum, so one vector is one pread at a fixed stride, verified as it
+// checksum, so one vector is one read at a fixed stride, verified as it
 // is read; opening a file checks the header, the ROWS section's place and
 // length, VHDR and the end marker without reading the rows (blockfile's
 // Reader.Skip), and [File.Verify] checks every row and the section's CRC.

@@ -349,3 +349,155 @@ func TestBlob(t *testing.T) {
 		b.Close()
 	}
 }
+
+// TestReadVectors checks the batch read against one ReadVector per id on
+// a twin file: the same vectors and the same counts (reads, bytes, pages,
+// cached pages and reads), cold and warm, with ids sorted, unsorted, far
+// apart (one mincore each) and sharing pages, for every read mode.
+func TestReadVectors(t *testing.T) {
+	const n, dim = 3000, 100 // 404-byte rows: ~10 to a page, some span two
+	p, m := writeFile(t, n, dim, engine.L2)
+	idsets := map[string][]engine.ID{
+		"sorted":   {3, 4, 5, 90, 91, 800, 2999},
+		"unsorted": {2999, 4, 800, 3, 91, 90, 5},
+		"far":      {0, 1500, 2999},
+		"repeated": {7, 7, 8, 7},
+		"empty":    {},
+	}
+	for _, opt := range []Options{{}, {NoCacheProbe: true}, {Direct: true}, {ReadAhead: true}} {
+		for name, ids := range idsets {
+			t.Run(opt.String()+"/"+name, func(t *testing.T) {
+				batch, err := Open(p, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer batch.Close()
+				one, err := Open(p, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer one.Close()
+				for _, cold := range []bool{true, false} {
+					if cold {
+						if left, err := batch.Evict(); err != nil || left != 0 {
+							t.Fatalf("evict: %d left, %v", left, err)
+						}
+					} else {
+						batch.Warm()
+					}
+					dst := make([]float32, len(ids)*dim)
+					var bs IOStats
+					if err := batch.ReadVectors(dst, ids, &bs); err != nil {
+						t.Fatal(err)
+					}
+					// The twin reads the same ids one by one, from the
+					// same page-cache state.
+					if cold {
+						one.Evict()
+					} else {
+						one.Warm()
+					}
+					var os IOStats
+					row := make([]float32, dim)
+					for i, id := range ids {
+						if _, err := one.ReadVector(row, id, &os); err != nil {
+							t.Fatal(err)
+						}
+						if !slices.Equal(dst[i*dim:(i+1)*dim], m.Row(int(id))) || !slices.Equal(row, m.Row(int(id))) {
+							t.Fatalf("cold=%t: vector %d (position %d) differs", cold, id, i)
+						}
+					}
+					bs.ReadTime, os.ReadTime = 0, 0
+					if bs != os {
+						t.Fatalf("cold=%t: batch counted %+v, one by one %+v", cold, bs, os)
+					}
+					if !cold && !opt.NoCacheProbe && !opt.Direct && bs.CachedReads != bs.Reads {
+						t.Fatalf("warm batch not served from the cache: %+v", bs)
+					}
+					if cold && !opt.NoCacheProbe && len(ids) > 0 && bs.CachedReads == bs.Reads {
+						t.Fatalf("cold batch counted as cached: %+v", bs)
+					}
+				}
+				if g, w := batch.Stats(), one.Stats(); g.Reads != w.Reads || g.Bytes != w.Bytes || g.CachedPages != w.CachedPages {
+					t.Fatalf("file counters: batch %+v, one by one %+v", g, w)
+				}
+			})
+		}
+	}
+}
+
+func TestReadVectorsBadInput(t *testing.T) {
+	p, _ := writeFile(t, 10, 8, engine.L2)
+	f, err := Open(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ReadVectors(make([]float32, 15), []engine.ID{0, 1}, nil); !errors.Is(err, engine.ErrDimension) {
+		t.Fatalf("short dst: %v", err)
+	}
+	var st IOStats
+	if err := f.ReadVectors(make([]float32, 16), []engine.ID{0, 10}, &st); !errors.Is(err, engine.ErrNotFound) || st.Reads != 0 || f.Stats().Reads != 0 {
+		t.Fatalf("id out of range: %v, counted %+v", err, st)
+	}
+	f.Close()
+	if err := f.ReadVectors(make([]float32, 8), []engine.ID{0}, nil); !errors.Is(err, engine.ErrClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+}
+
+// TestMappedReadFault truncates the file under an open File: reading a
+// row whose page is gone faults on the mapping, which must come back as
+// an error naming the vector, not kill the process.
+func TestMappedReadFault(t *testing.T) {
+	p, _ := writeFile(t, 3000, 100, engine.L2)
+	f, err := Open(p, Options{NoCacheProbe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.Truncate(p, 8192); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Vector(make([]float32, 100), 2500)
+	if !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), "vector 2500") {
+		t.Fatalf("read past the truncated end: %v", err)
+	}
+	if err := f.ReadVectors(make([]float32, 200), []engine.ID{1, 2900}, nil); !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), "vector 2900") {
+		t.Fatalf("batch past the truncated end: %v", err)
+	}
+}
+
+// TestEvictDropsOtherMappings reads a file through one File's mapping and
+// evicts it through another File and through a Blob of the same path:
+// the pages must go (POSIX_FADV_DONTNEED alone skips mapped pages).
+func TestEvictDropsOtherMappings(t *testing.T) {
+	p, _ := writeFile(t, 2000, 64, engine.L2)
+	reader, err := Open(p, Options{NoCacheProbe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	other, err := Open(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	blob, err := OpenBlob(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blob.Close()
+	dst := make([]float32, 64*2000)
+	ids := make([]engine.ID, 2000)
+	for i := range ids {
+		ids[i] = engine.ID(i)
+	}
+	for _, evict := range []func() (int, error){other.Evict, blob.Evict} {
+		if err := reader.ReadVectors(dst, ids, nil); err != nil {
+			t.Fatal(err)
+		}
+		if left, err := evict(); err != nil || left != 0 {
+			t.Fatalf("evict after mapped reads: %d pages left, %v", left, err)
+		}
+	}
+}

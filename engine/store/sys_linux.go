@@ -23,6 +23,15 @@ func sysMap(f *os.File, size int64) ([]byte, error) {
 
 func sysUnmap(b []byte) error { return unix.Munmap(b) }
 
+// sysPopulate maps every page of mapping b into the page tables
+// (madvise(MADV_POPULATE_READ), Linux ≥ 5.14), reading any that are not
+// cached.
+func sysPopulate(b []byte) error { return unix.Madvise(b, unix.MADV_POPULATE_READ) }
+
+// sysUnmapPages drops the page-table entries of mapping b
+// (madvise(MADV_DONTNEED)); the page cache keeps the pages.
+func sysUnmapPages(b []byte) error { return unix.Madvise(b, unix.MADV_DONTNEED) }
+
 // sysMincore is mincore(2): res[i]&1 is set when page i of b is resident.
 // golang.org/x/sys/unix has no Linux wrapper, so this is the raw call.
 func sysMincore(b, res []byte) error {
