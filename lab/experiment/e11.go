@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/veclab/veclab/engine"
@@ -421,5 +422,74 @@ func runE11(env *Env) (*Report, error) {
 		ram = append(ram, fmt.Sprintf("%s %.0f B RAM / %.0f B disk", f.Kind, f.RAM(), f.Disk()))
 	}
 	r.Note("per document, lab: %s", strings.Join(ram, "; "))
+	E11Verdicts(env, fs)
 	return r, nil
+}
+
+// E11Verdicts compares E11Measure's footprints with the article's sizes,
+// per document (the article's MB over its 30,000 documents): the raw
+// vectors within 2 % (they are 4·dim bytes), each store's sized part
+// within 25 % (the lab models the store's layout, not its allocator or
+// page slack), and the article's two orderings (pgvector keeps two
+// vector copies of about one size; Redis holds by far the most in RAM).
+func E11Verdicts(env *Env, fs []E11Footprint) Verdicts {
+	by := map[profile.Kind]E11Footprint{}
+	for _, f := range fs {
+		by[f.Kind] = f
+	}
+	perDoc := func(row string) float64 {
+		f, ok := e11.Figure(row, "size")
+		if !ok {
+			f, _ = e11.Figure(row, "bytes/doc")
+			return f.Value
+		}
+		return f.Value * 1e6 / e11ArticleDocs
+	}
+	group := func(k profile.Kind, g string, ram bool) float64 {
+		f, ok := by[k]
+		if !ok {
+			return math.NaN()
+		}
+		r, d := f.Group(g)
+		if ram {
+			return r
+		}
+		return d
+	}
+	total := func(k profile.Kind, ram bool) float64 {
+		f, ok := by[k]
+		switch {
+		case !ok:
+			return math.NaN()
+		case ram:
+			return f.RAM()
+		}
+		return f.Disk()
+	}
+	raw := float64(4 * env.Scale.Dim)
+	pgT, pgI := group(profile.PGVector, "table", false), group(profile.PGVector, "index", false)
+	rd := total(profile.Redis, true)
+	out := Verdicts{
+		env.withinShare("E11", "raw vectors: 4·dim bytes per document (46 MB / 30,000)", perDoc("raw vectors (30,000 × 384 float32)"), raw, 0.02, "B/doc"),
+		env.withinShare("E11", "pgvector's table (heap + TOAST) per document (± 25 %)", perDoc("pgvector table+toast"), pgT, 0.25, "B/doc"),
+		env.withinShare("E11", "pgvector's HNSW index per document (± 25 %)", perDoc("pgvector hnsw index"), pgI, 0.25, "B/doc"),
+		env.Holds("E11", "pgvector's table and index are about one size, each a full vector copy", "59 MB and 59 MB (ratio 1, ± 25 %)",
+			fmt.Sprintf("ratio %.2f", pgT/pgI), pgT/pgI <= 1.25 && pgI/pgT <= 1.25, fmt.Sprintf("table %.0f B, index %.0f B per document", pgT, pgI)),
+		env.withinShare("E11", "Redis's one document (JSON model) (± 25 %)", perDoc("redis one document"), group(profile.Redis, "document", true), 0.25, "B/doc"),
+		env.withinShare("E11", "Redis's vector index per document (± 25 %)", perDoc("redis vector_index_sz_mb"), group(profile.Redis, "vector index", true), 0.25, "B/doc"),
+	}
+	most := !math.IsNaN(rd)
+	for _, k := range []profile.Kind{profile.PGVector, profile.Qdrant, profile.Elasticsearch} {
+		most = most && rd > total(k, true)
+	}
+	out = append(out, env.Holds("E11", "Redis holds the most in RAM per document, several times the raw vectors", "434 MB, 9.4× the raw 46 MB",
+		fmt.Sprintf("%.0f B/doc, %.1f× the raw %.0f B", rd, rd/raw, raw), most && rd > 4*raw, "compared with the other three stores' RAM and 4× the raw vectors"))
+	v := env.withinShare("E11", "Redis's used_memory per document (± 25 %)", perDoc("redis used_memory"), rd, 0.25, "B/doc")
+	if !v.Agrees && rd < perDoc("redis used_memory") {
+		v = env.because(v, "the lab models the documents, keys and vector index; used_memory also counts the allocator's fragmentation and RediSearch's document table, which it does not")
+	}
+	out = append(out, v,
+		env.withinShare("E11", "Qdrant's storage directory per document (± 25 %)", perDoc("qdrant storage dir"), total(profile.Qdrant, false), 0.25, "B/doc"),
+		env.withinShare("E11", "Elasticsearch's store per document (± 25 %)", perDoc("elasticsearch store.size"), total(profile.Elasticsearch, false), 0.25, "B/doc"))
+	return out
 }
