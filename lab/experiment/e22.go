@@ -337,10 +337,10 @@ func overAt(r QuantResult, o float64) float64 {
 	return math.NaN()
 }
 
-// quantRecall reads a quantizer's recall@k from a quantization table
+// QuantRecall reads a quantizer's recall@k from a quantization table
 // (E22Sweep, E23Sweep, E24Sweep, QuantSweep): o = 0 without rescoring,
 // else rescored ×o; NaN when the row or the column is absent.
-func quantRecall(t *table.Table, row string, o float64) float64 {
+func QuantRecall(t *table.Table, row string, o float64) float64 {
 	if t == nil {
 		return math.NaN()
 	}
@@ -359,6 +359,32 @@ func quantRecall(t *table.Table, row string, o float64) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// QuantCurveChart draws recall@k against the oversample of rows of a
+// quantization table (E22Sweep, E23Sweep, E24Sweep, QuantSweep): x = 0
+// without rescoring, then each factor of over; a factor the table has no
+// column for is left out.
+func QuantCurveChart(title string, t *table.Table, over []float64, rows ...string) *chart.Line {
+	ylabel := "recall"
+	if t != nil {
+		for _, c := range t.Columns {
+			if strings.HasPrefix(c.Header, "recall@") && strings.HasSuffix(c.Header, "no rescoring") {
+				ylabel = strings.TrimSuffix(c.Header, " no rescoring")
+			}
+		}
+	}
+	c := chart.NewLine(title, "oversample (candidates / k; 0 = no rescoring)", ylabel)
+	for _, row := range rows {
+		xs, ys := []float64{}, []float64{}
+		for _, o := range append([]float64{0}, over...) {
+			if v := QuantRecall(t, row, o); !math.IsNaN(v) {
+				xs, ys = append(xs, o), append(ys, v)
+			}
+		}
+		c.Add(row+" (lab)", xs, ys)
+	}
+	return c
 }
 
 // quantNumber reads a lab column (e.g. "compression", "memory saved") of
@@ -382,7 +408,7 @@ func quantNumber(t *table.Table, row, header string) float64 {
 // little below raw (by less than 0.1), and quantized@15 (×1.5) back
 // within 0.01 of raw.
 func E22Verdicts(env *Env, t *table.Table) Verdicts {
-	raw, none, at15 := quantRecall(t, "raw", 0), quantRecall(t, "int8", 0), quantRecall(t, "int8", 1.5)
+	raw, none, at15 := QuantRecall(t, "raw", 0), QuantRecall(t, "int8", 0), QuantRecall(t, "int8", 1.5)
 	k := env.Scale.K
 	v1 := env.Within("E22", "int8 cuts the vectors' memory by about 75 %", 75, quantNumber(t, "int8", "memory saved"), 1, "%")
 	v2 := env.Holds("E22", fmt.Sprintf("int8 recall@%d without rescoring is a little below raw", k), "below raw by < 0.1",
