@@ -7,6 +7,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
+	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -166,4 +167,42 @@ func E13Verdicts(env *Env, warm, cold DiskPoint) Verdicts {
 		env.withinShare("E13", "the cap a 3 × 3,000 IOPS gp3 cluster puts on cold queries (± 10 %)", qcap, dev.QPSCap(), 0.1, "QPS"),
 		mb,
 	}
+}
+
+// E13OversampleSweep measures E13 at each oversample (HNSW at ef, 2-bit
+// codes in RAM, originals on disk) and tabulates recall against the QPS a
+// 3-node gp3 cluster allows cold (the article's formula at the lab's
+// measured device reads), with the chart of one against the other.
+func E13OversampleSweep(env *Env, ef int, overs []float64) (*table.Table, *chart.Line, error) {
+	if err := checkOversample("E13", overs); err != nil {
+		return nil, nil, err
+	}
+	k := env.Scale.K
+	t := table.New(fmt.Sprintf("Oversample sweep: HNSW ef=%d, 2-bit codes in RAM, originals on disk, k=%d, cold cache (lab)", ef, k),
+		table.Col("oversample", ""),
+		table.Column{Header: "candidates", Source: table.Lab, Prec: -1},
+		table.Column{Header: fmt.Sprintf("recall@%d", k), Source: table.Lab, Prec: 3},
+		table.Column{Header: "device reads/q", Source: table.Lab, Prec: 1},
+		table.Column{Header: "KiB/q", Source: table.Lab, Prec: 1},
+		table.Column{Header: "QPS, cold, one query at a time", Source: table.Lab, Prec: -1},
+		table.Column{Header: "gp3 cap, 3 nodes", Unit: "QPS", Source: table.Lab, Prec: -1})
+	var recall, caps []float64
+	var labels []string
+	for i, o := range overs {
+		env.progress(i, len(overs), "E13 oversample sweep")
+		w, c, err := E13Measure(env, ef, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		capQPS := IOBudget{Candidates: c.DeviceReads, Nodes: ArticleBudget.Nodes, DiskIOPS: ArticleBudget.DiskIOPS}.QPSCap()
+		_ = t.AddValues(fmt.Sprintf("×%g", o), int(math.Ceil(o*float64(k))), w.Recall, c.DeviceReads, c.KB, c.QPS, capQPS)
+		recall, caps, labels = append(recall, w.Recall), append(caps, capQPS), append(labels, fmt.Sprintf("×%g", o))
+	}
+	env.progress(len(overs), len(overs), "E13 oversample sweep")
+	t.Note("gp3 cap = 3 nodes × 3,000 IOPS ÷ device reads per query (cold): the article's formula at the lab's measured reads; the article's 100 candidates are ×10")
+	t.Note("recall is the same warm or cold (the same candidates are read); only where the bytes come from changes")
+	ch := chart.NewLine(fmt.Sprintf("Recall@%d against the QPS a 3-node gp3 cluster allows, cold cache (lab)", k), "gp3 QPS cap (3 nodes × 3,000 IOPS)", fmt.Sprintf("recall@%d", k))
+	ch.LogX = true
+	ch.AddLabeled(fmt.Sprintf("HNSW ef=%d, 2-bit codes, oversample", ef), caps, recall, labels)
+	return t, ch, nil
 }

@@ -748,3 +748,43 @@ func E25Verdicts(env *Env, x *E25Index, rows []E25Row, shapes []E25Shape) Verdic
 	}
 	return out
 }
+
+// E25Summary prints E25Measure's rows side by side: per beam, what the
+// parent walk and the naive plan return, and for each target parent recall
+// the cheapest row (fewest distance computations) of each method.
+func E25Summary(env *Env, x *E25Index, rows []E25Row) string {
+	k := env.Scale.K
+	var b strings.Builder
+	if x != nil {
+		fmt.Fprintf(&b, "k = %d documents; workaround k' = k × %.2f passages per parent = %d passages\n\n", k, x.MeanPassages(), E25KPrime(x, k))
+	}
+	by := map[string][]E25Row{}
+	for _, r := range rows {
+		by[r.Method] = append(by[r.Method], r)
+	}
+	par, naive, kp := by[E25Parents], by[E25Naive], by[E25NaiveKPrime]
+	for i := 0; i < min(len(par), len(naive)); i++ {
+		p, n := par[i], naive[i]
+		fmt.Fprintf(&b, "ef %4d   parents: %5.2f docs, recall %.3f, %5.0f distances   naive: %5.2f docs (bound %.3f), recall %.3f, %5.0f distances\n",
+			p.Ef, p.MeanParents, p.Recall, p.DistComps, n.MeanParents, n.MeanParents/float64(k), n.Recall, n.DistComps)
+	}
+	cheapest := func(rs []E25Row, target float64) string {
+		best := -1
+		for i, r := range rs {
+			if r.Recall >= target && (best < 0 || r.DistComps < rs[best].DistComps) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return "not reached"
+		}
+		r := rs[best]
+		return fmt.Sprintf("ef %d, %.0f distances, p50 %.3f ms", r.Ef, r.DistComps, r.P50ms())
+	}
+	b.WriteString("\n")
+	for _, target := range []float64{0.9, 0.95, 0.99} {
+		fmt.Fprintf(&b, "cheapest row at parent recall ≥ %.2f   parents: %-36s naive k': %-36s naive: %s\n",
+			target, cheapest(par, target), cheapest(kp, target), cheapest(naive, target))
+	}
+	return b.String()
+}

@@ -312,3 +312,57 @@ func E27Verdicts(env *Env, ps []DiskPoint, nlist int, m *E27Model) Verdicts {
 	}
 	return out
 }
+
+// E27Memory is the resident budget of the two designs with 2-bit codes,
+// per vector, and its table projected to E14's 21 M vectors on 3 nodes.
+type E27Memory struct {
+	IVFResident, IVFLists float64 // lists on disk: centroids + quantizers resident; the list file
+	HNSWCodes, HNSWLinks  float64 // must be resident
+	Table                 *table.Table
+}
+
+// E27MemoryBudget builds (or reuses) IVFCodes and HNSWCodes at 2 bits and
+// tabulates what each design must keep in RAM against limitGB per node.
+func E27MemoryBudget(env *Env, limitGB float64) (*E27Memory, error) {
+	if !(limitGB > 0) {
+		return nil, fmt.Errorf("experiment: E27MemoryBudget: limit %g GB per node: %w", limitGB, ErrBadArgument)
+	}
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	iv, err := IVFCodes(env, 2)
+	if err != nil {
+		return nil, err
+	}
+	hn, err := HNSWCodes(env, 2)
+	if err != nil {
+		return nil, err
+	}
+	fp := iv.Footprint()
+	per := func(b int64) float64 { return float64(b) / float64(max(fp.Vectors, 1)) }
+	m := &E27Memory{IVFResident: per(fp.Centroids + fp.Quantizer), IVFLists: per(fp.IDs + fp.Codes),
+		HNSWCodes: hn.Codes.BytesPerVector(), HNSWLinks: hn.Index.GraphBytesPerVector()}
+	gb := func(b float64) float64 { return b * E14Vectors / E14Nodes / 1e9 }
+	fits := func(b float64) string {
+		if gb(b) <= limitGB {
+			return "fits"
+		}
+		return fmt.Sprintf("does not fit (%.1f× the limit)", gb(b)/limitGB)
+	}
+	t := table.New(fmt.Sprintf("E27 memory (lab): 2-bit codes at %d dims; projection to %d M vectors on %d nodes, limit %.1f GB per node", ds.Base.Dim, E14Vectors/1000000, E14Nodes, limitGB),
+		table.Col("design", ""), table.Col("what", ""),
+		table.Column{Header: "bytes/vector", Source: table.Lab, Prec: 1},
+		table.Column{Header: "GB per node", Source: table.Lab, Prec: 2},
+		table.Column{Header: "under the limit", Source: table.Lab})
+	hnsw, raw := m.HNSWCodes+m.HNSWLinks, float64(4*ds.Base.Dim)
+	_ = t.AddValues("HNSW, codes in RAM", "2-bit codes + graph links (must be resident)", hnsw, gb(hnsw), fits(hnsw))
+	_ = t.AddValues("IVF, lists in RAM", "centroids + ids + 2-bit codes", fp.PerVector(), gb(fp.PerVector()), fits(fp.PerVector()))
+	_ = t.AddValues("IVF, lists on disk", "centroids + per-list quantizers (must be resident)", m.IVFResident, gb(m.IVFResident), fits(m.IVFResident))
+	_ = t.AddValues("IVF, lists on disk", "list file (page cache, as far as RAM allows)", m.IVFLists, gb(m.IVFLists), fits(m.IVFLists))
+	_ = t.AddValues("both", "float32 originals (on disk, for rescoring)", raw, gb(raw), "on disk")
+	t.Note("codes: the lab's OSQ 2-bit code with its per-vector corrections; at the articles' 768 dimensions the code part doubles (E14: veclab reproduce -only E14)")
+	t.Note("graph links: layer 0 at its fixed 2·m = 32 slots plus upper layers, as allocated")
+	m.Table = t
+	return m, nil
+}

@@ -96,3 +96,36 @@ func TestVerdictFunctions(t *testing.T) {
 		t.Errorf("E27's model verdicts, model overpricing and HNSW cheaper: %s", got)
 	}
 }
+
+// TestShapeVerdicts checks E02ShapeVerdicts and E08PayloadLinkVerdicts on
+// figures that bear their claims out and figures that do not.
+func TestShapeVerdicts(t *testing.T) {
+	env, err := NewEnv(Small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := float64(env.Scale.K)
+	ms := []Measurement{{Label: "pgvector", Recall: 0.95, MeanHits: k}, {Label: "redis", Recall: 0.62, MeanHits: k},
+		{Label: "qdrant", Recall: 1, MeanHits: k}, {Label: "elasticsearch", Recall: 0.49, MeanHits: k}}
+	br := &E02Breadth{Breadths: []int{10, 400}, Recall: map[string][]float64{
+		"pgvector": {0.9, 0.999}, "redis": {0.6, 0.998}, "qdrant": {0.95, 1}, "elasticsearch": {0.3, 0.32}}}
+	if got := verdictWords(E02ShapeVerdicts(env, ms, br)); got != "agrees agrees agrees agrees" {
+		t.Errorf("E02 shape on the article's figures: %s", got)
+	}
+	ms[1].Recall, ms[0].MeanHits = 0.4, k-1 // redis lowest, pgvector short of k
+	br.Recall["redis"][1], br.Recall["elasticsearch"][1] = 0.9, 0.99
+	if got := verdictWords(E02ShapeVerdicts(env, ms, br)); got != "differs differs differs differs" {
+		t.Errorf("E02 shape with the outliers swapped, a short store and no meeting: %s", got)
+	}
+	if n := len(E02ShapeVerdicts(env, ms, nil)); n != 2 {
+		t.Errorf("E02 shape without the breadth sweep: %d verdicts, want 2", n)
+	}
+	pl := &E08PayloadLinks{NoLinks: []StrategyMeasurement{{Recall: 0.9}, {Recall: 0.05}}, WithLink: []StrategyMeasurement{{Recall: 0.95}, {Recall: 0.98}}}
+	if got := verdictWords(E08PayloadLinkVerdicts(env, pl)); got != "agrees" {
+		t.Errorf("payload links raising the worst recall: %s", got)
+	}
+	pl.WithLink[1].Recall = 0.01
+	if got := verdictWords(E08PayloadLinkVerdicts(env, pl)); got != "differs" {
+		t.Errorf("payload links lowering it: %s", got)
+	}
+}
