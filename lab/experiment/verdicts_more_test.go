@@ -129,3 +129,24 @@ func TestShapeVerdicts(t *testing.T) {
 		t.Errorf("payload links lowering it: %s", got)
 	}
 }
+
+// TestE20Verdicts checks the shared bound's cut at equal recall, and the
+// verdict without a pair.
+func TestE20Verdicts(t *testing.T) {
+	env, err := NewEnv(Small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := []SegmentMeasurement{{Recall: 0.9, QPS: 100, DistComps: 2000}, {Recall: 0.95, QPS: 60, DistComps: 4000}}
+	conc := []SegmentMeasurement{{Recall: 0.9, QPS: 211}, {Recall: 0.95, QPS: 127}}
+	shared := []SegmentMeasurement{{Recall: 0.9, DistComps: 900}, {Recall: 0.95, DistComps: 1800}}
+	vs := E20Verdicts(env, &E20Result{Sequential: seq, Concurrent: conc, Shared: shared}, nil)
+	if got := verdictWords(vs); got != "agrees agrees agrees agrees" {
+		t.Errorf("E20 with a 2.11× concurrent gain and a 55 %% cut: %s (%v)", got, vs)
+	}
+	shared = []SegmentMeasurement{{Recall: 0.5, DistComps: 900}, {Recall: 0.6, DistComps: 1800}}
+	vs = E20Verdicts(env, &E20Result{Sequential: seq, Concurrent: conc, Shared: shared}, nil)
+	if v := vs[3]; v.Agrees || !strings.Contains(v.Reason, "no shared-bound point") {
+		t.Errorf("E20 without a pair at equal recall: %v", v)
+	}
+}
