@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/profile"
@@ -280,4 +281,149 @@ func E08Verdicts(env *Env, ms []StrategyMeasurement, rows []E08IndexingRow) Verd
 				1, float64(all.Indexed)/float64(max(all.Docs, 1)), 0, ""))
 	}
 	return out
+}
+
+// E08PayloadLinks is the lab's payload-link measurement (beyond the
+// article): Qdrant with payload indexes on every field and a low
+// full_scan_threshold, so the filters walk the graph, without payload-block
+// links (payload_m = 0) and with them (payload_m = m, the default).
+type E08PayloadLinks struct {
+	Filters           []string
+	NoLinks, WithLink []StrategyMeasurement // per filter
+	Reports           []string              // profile.PayloadLinks per setting
+	Table             *table.Table
+	Chart             *chart.Bars
+}
+
+// E08MeasurePayloadLinks measures filters (E08LinkFilters when nil) with
+// indexing_threshold idxKB and full_scan_threshold idxKB / 10 (at least 1).
+func E08MeasurePayloadLinks(env *Env, idxKB int, filters []string) (*E08PayloadLinks, error) {
+	if idxKB < 1 {
+		return nil, fmt.Errorf("experiment: E08MeasurePayloadLinks: indexing threshold %d KB: %w", idxKB, ErrBadArgument)
+	}
+	if filters == nil {
+		filters = E08LinkFilters
+	}
+	lowKB := max(idxKB/10, 1)
+	k := env.Scale.K
+	out := &E08PayloadLinks{Filters: filters}
+	for _, payloadM := range []int{-1, 0} { // -1: payload_m = 0 in Qdrant's terms (none); 0: the default (m)
+		lp := profile.Default(profile.Qdrant)
+		lp.Segments = 1
+		lp.IndexingThresholdKB = idxKB
+		lp.FullScanThresholdKB = lowKB
+		lp.PayloadM = payloadM
+		ls, lc, err := FilteredCollection(env, lp, true)
+		if err != nil {
+			return nil, err
+		}
+		if rep, ok := profile.PayloadLinks(lc); ok {
+			out.Reports = append(out.Reports, fmt.Sprint(rep))
+		} else {
+			out.Reports = append(out.Reports, "payload_m = 0: no payload links")
+		}
+		for _, expr := range filters {
+			m, err := MeasureStrategy(env, lc, expr, lp.FilterStrategy(), lp.FilterParams(k, ls.Dim()), expr)
+			if err != nil {
+				return nil, err
+			}
+			if payloadM < 0 {
+				out.NoLinks = append(out.NoLinks, m)
+			} else {
+				out.WithLink = append(out.WithLink, m)
+			}
+		}
+	}
+	t := table.New(fmt.Sprintf("Qdrant, payload indexes on category/year/region, full_scan_threshold %d KB, %d queries, topK=%d (lab)", lowKB, env.Scale.Queries, k),
+		table.Col("filter", ""),
+		table.Column{Header: "matching", Source: table.Lab, Prec: -1},
+		table.Column{Header: "plan", Source: table.Lab},
+		table.Column{Header: fmt.Sprintf("recall@%d, no links", k), Source: table.Lab, Prec: 3},
+		table.Column{Header: "mean hits, no links", Source: table.Lab, Prec: 1},
+		table.Column{Header: "distances/query, no links", Source: table.Lab, Prec: -1},
+		table.Column{Header: fmt.Sprintf("recall@%d, payload links", k), Source: table.Lab, Prec: 3},
+		table.Column{Header: "mean hits, payload links", Source: table.Lab, Prec: 1},
+		table.Column{Header: "distances/query, payload links", Source: table.Lab, Prec: -1})
+	var rNo, rYes []float64
+	for i, expr := range filters {
+		a, b := out.NoLinks[i], out.WithLink[i]
+		_ = t.AddValues(expr, a.Matching, a.Path, a.Recall, a.MeanHits, a.DistComps, b.Recall, b.MeanHits, b.DistComps)
+		rNo, rYes = append(rNo, a.Recall), append(rYes, b.Recall)
+	}
+	t.Note("the article did not measure this: it ran Qdrant at the default full_scan_threshold, where its filter was answered exactly")
+	out.Table = t
+	out.Chart = chart.NewBars(fmt.Sprintf("Qdrant filtered graph walk: recall@%d without and with payload-block links (lab)", k), fmt.Sprintf("recall@%d", k), filters...)
+	out.Chart.Add("no payload links", rNo)
+	out.Chart.Add("payload links (payload_m = m)", rYes)
+	out.Chart.Width = 900
+	return out, nil
+}
+
+// E08LinkFilters are the filters of the payload-link measurement: the
+// article's, three single fields and a conjunction.
+var E08LinkFilters = []string{ArticleFilter, "category == 'c3'", "region == 'latam'", "year >= 2024", "region == 'latam' && year >= 2022"}
+
+// E08PayloadLinkVerdicts states the lab's claim about payload links (the
+// article did not measure them): they raise the filtered graph walk's
+// worst recall over the filters.
+func E08PayloadLinkVerdicts(env *Env, pl *E08PayloadLinks) Verdicts {
+	worstNo, worstYes := math.Inf(1), math.Inf(1)
+	for i := range pl.NoLinks {
+		worstNo = math.Min(worstNo, pl.NoLinks[i].Recall)
+		worstYes = math.Min(worstYes, pl.WithLink[i].Recall)
+	}
+	ok := worstYes > worstNo
+	return Verdicts{env.Holds("E08", "(lab) payload links raise the filtered graph walk's worst recall", "(not in the article)",
+		fmt.Sprintf("lowest recall over the filters %.3f without, %.3f with", worstNo, worstYes), ok,
+		why(ok, "the links keep the matching points of a payload block connected", "no filter walked into a disconnected block here"))}
+}
+
+// E08PlanFilters are the filters of the planner table: the article's, and
+// filters from a few matching documents to a third of them.
+var E08PlanFilters = []string{ArticleFilter, "category == 'c3'", "region == 'latam'", "year >= 2024", "year >= 2022", "region == 'eu'"}
+
+// E08PlannerTable measures Qdrant's filter planner (one segment, its
+// default full_scan_threshold) on each filter, with and without payload
+// indexes: the plan it picks (exact over the matching set, or the filtered
+// graph walk), recall, distances per query, and the payload reads a plan
+// without an index pays.
+func E08PlannerTable(env *Env, filters []string) (*table.Table, error) {
+	if len(filters) == 0 {
+		return nil, fmt.Errorf("experiment: E08PlannerTable: no filters: %w", ErrBadArgument)
+	}
+	qp := profile.Default(profile.Qdrant)
+	qp.Segments = 1 // the filtered engine binds one segment's graph (E08Measure does the same)
+	qs, indexed, err := FilteredCollection(env, qp, true)
+	if err != nil {
+		return nil, err
+	}
+	_, plain, err := FilteredCollection(env, qp, false)
+	if err != nil {
+		return nil, err
+	}
+	k := env.Scale.K
+	params := qp.FilterParams(k, qs.Dim())
+	t := table.New(fmt.Sprintf("Qdrant planner, full_scan_threshold = %d KB = %d vectors of %d dimensions, %d queries, topK=%d (lab)", qp.FullScanThresholdKB, params.FullScanThreshold, env.Scale.Dim, env.Scale.Queries, k),
+		table.Col("filter", ""),
+		table.Column{Header: "matching", Source: table.Lab, Prec: -1},
+		table.Column{Header: "plan, indexed", Source: table.Lab},
+		table.Column{Header: fmt.Sprintf("recall@%d, indexed", k), Source: table.Lab, Prec: 3},
+		table.Column{Header: "distances/query, indexed", Source: table.Lab, Prec: -1},
+		table.Column{Header: "plan, no index", Source: table.Lab},
+		table.Column{Header: fmt.Sprintf("recall@%d, no index", k), Source: table.Lab, Prec: 3},
+		table.Column{Header: "payload reads/query, no index", Source: table.Lab, Prec: -1})
+	for _, expr := range filters {
+		mi, err := MeasureStrategy(env, indexed, expr, qp.FilterStrategy(), params, expr)
+		if err != nil {
+			return nil, err
+		}
+		mp, err := MeasureStrategy(env, plain, expr, qp.FilterStrategy(), params, expr)
+		if err != nil {
+			return nil, err
+		}
+		_ = t.AddValues(expr, mi.Matching, mi.Path, mi.Recall, mi.DistComps, mp.Path, mp.Recall, mp.PayloadChecks)
+	}
+	t.Note("exact: the matching set scored exactly; qdrant-graph: the filtered HNSW walk (non-matching neighbours dropped unscored)")
+	t.Note("without an index, an exact plan reads every payload to find the matching set; a graph walk reads the payloads of the neighbours it meets")
+	return t, nil
 }

@@ -2,9 +2,11 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -421,5 +423,205 @@ func runE11(env *Env) (*Report, error) {
 		ram = append(ram, fmt.Sprintf("%s %.0f B RAM / %.0f B disk", f.Kind, f.RAM(), f.Disk()))
 	}
 	r.Note("per document, lab: %s", strings.Join(ram, "; "))
+	E11Verdicts(env, fs)
 	return r, nil
+}
+
+// E11Verdicts compares E11Measure's footprints with the article's sizes,
+// per document (the article's MB over its 30,000 documents): the raw
+// vectors within 2 % (they are 4·dim bytes), each store's sized part
+// within 25 % (the lab models the store's layout, not its allocator or
+// page slack), and the article's two orderings (pgvector keeps two
+// vector copies of about one size; Redis holds by far the most in RAM).
+func E11Verdicts(env *Env, fs []E11Footprint) Verdicts {
+	by := map[profile.Kind]E11Footprint{}
+	for _, f := range fs {
+		by[f.Kind] = f
+	}
+	perDoc := func(row string) float64 {
+		f, ok := e11.Figure(row, "size")
+		if !ok {
+			f, _ = e11.Figure(row, "bytes/doc")
+			return f.Value
+		}
+		return f.Value * 1e6 / e11ArticleDocs
+	}
+	group := func(k profile.Kind, g string, ram bool) float64 {
+		f, ok := by[k]
+		if !ok {
+			return math.NaN()
+		}
+		r, d := f.Group(g)
+		if ram {
+			return r
+		}
+		return d
+	}
+	total := func(k profile.Kind, ram bool) float64 {
+		f, ok := by[k]
+		switch {
+		case !ok:
+			return math.NaN()
+		case ram:
+			return f.RAM()
+		}
+		return f.Disk()
+	}
+	raw := float64(4 * env.Scale.Dim)
+	pgT, pgI := group(profile.PGVector, "table", false), group(profile.PGVector, "index", false)
+	rd := total(profile.Redis, true)
+	out := Verdicts{
+		env.withinShare("E11", "raw vectors: 4·dim bytes per document (46 MB / 30,000)", perDoc("raw vectors (30,000 × 384 float32)"), raw, 0.02, "B/doc"),
+		env.withinShare("E11", "pgvector's table (heap + TOAST) per document (± 25 %)", perDoc("pgvector table+toast"), pgT, 0.25, "B/doc"),
+		env.withinShare("E11", "pgvector's HNSW index per document (± 25 %)", perDoc("pgvector hnsw index"), pgI, 0.25, "B/doc"),
+		env.Holds("E11", "pgvector's table and index are about one size, each a full vector copy", "59 MB and 59 MB (ratio 1, ± 25 %)",
+			fmt.Sprintf("ratio %.2f", pgT/pgI), pgT/pgI <= 1.25 && pgI/pgT <= 1.25, fmt.Sprintf("table %.0f B, index %.0f B per document", pgT, pgI)),
+		env.withinShare("E11", "Redis's one document (JSON model) (± 25 %)", perDoc("redis one document"), group(profile.Redis, "document", true), 0.25, "B/doc"),
+		env.withinShare("E11", "Redis's vector index per document (± 25 %)", perDoc("redis vector_index_sz_mb"), group(profile.Redis, "vector index", true), 0.25, "B/doc"),
+	}
+	most := !math.IsNaN(rd)
+	for _, k := range []profile.Kind{profile.PGVector, profile.Qdrant, profile.Elasticsearch} {
+		most = most && rd > total(k, true)
+	}
+	out = append(out, env.Holds("E11", "Redis holds the most in RAM per document, several times the raw vectors", "434 MB, 9.4× the raw 46 MB",
+		fmt.Sprintf("%.0f B/doc, %.1f× the raw %.0f B", rd, rd/raw, raw), most && rd > 4*raw, "compared with the other three stores' RAM and 4× the raw vectors"))
+	v := env.withinShare("E11", "Redis's used_memory per document (± 25 %)", perDoc("redis used_memory"), rd, 0.25, "B/doc")
+	if !v.Agrees && rd < perDoc("redis used_memory") {
+		v = env.because(v, "the lab models the documents, keys and vector index; used_memory also counts the allocator's fragmentation and RediSearch's document table, which it does not")
+	}
+	out = append(out, v,
+		env.withinShare("E11", "Qdrant's storage directory per document (± 25 %)", perDoc("qdrant storage dir"), total(profile.Qdrant, false), 0.25, "B/doc"),
+		env.withinShare("E11", "Elasticsearch's store per document (± 25 %)", perDoc("elasticsearch store.size"), total(profile.Elasticsearch, false), 0.25, "B/doc"))
+	return out
+}
+
+// E11Shape is a collection size a footprint is projected to.
+type E11Shape struct{ N, Dim int }
+
+// E11ProjectShapes are the projections notebook 06 tabulates: the lab's
+// scale (a check: it reproduces the measured totals), a million documents,
+// and the article's 30,000 and a million at 768 dimensions.
+func E11ProjectShapes(s Scale) []E11Shape {
+	return []E11Shape{{s.N, s.Dim}, {1_000_000, s.Dim}, {30_000, 768}, {1_000_000, 768}}
+}
+
+// e11Project returns a store's RAM and disk bytes per document at n
+// documents of dim dimensions, from its footprint measured at fromDim:
+// pgvector from profile.PgPages (with TOAST chunks of 1,996 B when the
+// vector leaves the heap row: PostgreSQL's TOAST_MAX_CHUNK_SIZE for 8 kB
+// pages), the others component by component (vectors 4·dim, the JSON
+// array and codes by dimension, Qdrant's WAL in whole 32 MiB segments),
+// the rest per document as measured.
+func e11Project(f E11Footprint, fromDim, n, dim, m int) (ram, disk float64) {
+	if f.Kind == profile.PGVector {
+		tp, ip := profile.PgPages(n, dim, m)
+		pages := float64(tp + ip)
+		if float64(tp)*8192/float64(n) < float64(4*dim) { // the vector was moved to TOAST
+			const chunk, tupleHdr, linePtr, pageUsable = 1996, 24 + 4 + 4 + 4, 4, 8192 - 24
+			rest, perDoc := 8+4*dim, 0.0
+			for rest > 0 {
+				c := min(rest, chunk)
+				perDoc += float64((tupleHdr+c+7)/8*8 + linePtr)
+				rest -= c
+			}
+			pages += math.Ceil(perDoc * float64(n) / pageUsable)
+		}
+		return 0, pages * 8192 / float64(n)
+	}
+	var stored float64
+	if c, ok := f.Component(E11StoredFields); ok {
+		stored = c.RAM + c.Disk
+	}
+	for _, c := range f.Components {
+		r, d := c.RAM, c.Disk
+		to := func(v float64) (float64, float64) {
+			var rr, dd float64
+			if r > 0 {
+				rr = v
+			}
+			if d > 0 {
+				dd = v
+			}
+			return rr, dd
+		}
+		switch c.Name {
+		case E11RawVectors:
+			r, d = to(float64(4 * dim))
+		case "embedding as a JSON array":
+			r, d = to(float64(dim*(e11JSONSlot+e11JSONF64) + e11JSONArrayHdr))
+		case E11Codes:
+			corr := math.Max(r, d) - float64(fromDim)/8
+			r, d = to(float64(dim)/8 + corr)
+		case "write-ahead log":
+			rec := float64(4*dim+e11QdrantWALRecord) + stored
+			segs := math.Ceil(rec * float64(n) / e11QdrantWALSegment)
+			r, d = to(segs * e11QdrantWALSegment / float64(n))
+		}
+		ram, disk = ram+r, disk+d
+	}
+	return ram, disk
+}
+
+// E11Projection tabulates each store's RAM and disk bytes per document
+// projected to each shape, and the last shape's total in GB.
+func E11Projection(env *Env, fs []E11Footprint, shapes []E11Shape) *table.Table {
+	m := profile.Default(profile.PGVector).M
+	t := table.New("E11 projected bytes per document (model from the lab's components; RAM / disk)", table.Col("store", ""))
+	for _, s := range shapes {
+		t.AddColumns(table.Column{Header: fmt.Sprintf("%d × %d RAM", s.N, s.Dim), Unit: "B/doc", Source: table.Lab, Prec: -1, Align: table.Right},
+			table.Column{Header: fmt.Sprintf("%d × %d disk", s.N, s.Dim), Unit: "B/doc", Source: table.Lab, Prec: -1, Align: table.Right})
+	}
+	if len(shapes) > 0 {
+		last := shapes[len(shapes)-1]
+		t.AddColumns(table.Column{Header: fmt.Sprintf("%d × %d total", last.N, last.Dim), Unit: "GB", Source: table.Lab, Prec: 2, Align: table.Right})
+	}
+	for _, f := range fs {
+		row := []any{f.Kind.String()}
+		var r, d float64
+		var n int
+		for _, s := range shapes {
+			r, d = e11Project(f, env.Scale.Dim, s.N, s.Dim, m)
+			n = s.N
+			row = append(row, r, d)
+		}
+		if len(shapes) > 0 {
+			row = append(row, (r+d)*float64(n)/1e9)
+		}
+		_ = t.AddValues(row...)
+	}
+	t.Note("the first pair is the lab's own scale recomputed by the projection: it reproduces the totals measured above")
+	t.Note("GB = (RAM + disk) per document × documents; a component kept in RAM and on disk counts twice")
+	return t
+}
+
+// E11Split tabulates each store's RAM and disk per document and how much
+// of its total is modelled rather than measured, and charts RAM and disk
+// per store.
+func E11Split(env *Env, fs []E11Footprint) (*table.Table, *chart.Bars) {
+	stores := make([]string, len(fs))
+	ramV, diskV := make([]float64, len(fs)), make([]float64, len(fs))
+	t := table.New(fmt.Sprintf("E11 RAM and disk per document, measured vs modelled (lab: %d × %d)", env.Scale.N, env.Scale.Dim),
+		table.Col("store", ""),
+		table.Column{Header: "RAM", Unit: "B/doc", Source: table.Lab, Prec: -1, Align: table.Right},
+		table.Column{Header: "disk", Unit: "B/doc", Source: table.Lab, Prec: -1, Align: table.Right},
+		table.Column{Header: "measured", Unit: "B/doc", Source: table.Lab, Prec: -1, Align: table.Right},
+		table.Column{Header: "modelled", Unit: "B/doc", Source: table.Lab, Prec: -1, Align: table.Right},
+		table.Column{Header: "modelled share", Unit: "%", Source: table.Lab, Prec: 1, Align: table.Right})
+	for i, f := range fs {
+		var meas, mod float64
+		for _, c := range f.Components {
+			if c.Model {
+				mod += c.RAM + c.Disk
+			} else {
+				meas += c.RAM + c.Disk
+			}
+		}
+		stores[i], ramV[i], diskV[i] = f.Kind.String(), f.RAM(), f.Disk()
+		_ = t.AddValues(f.Kind.String(), f.RAM(), f.Disk(), meas, mod, 100*mod/(meas+mod))
+	}
+	t.Note("measured + modelled counts a component kept both in RAM and on disk twice (Qdrant's segments, Elasticsearch's codes and links)")
+	c := chart.NewBars(fmt.Sprintf("E11 where each store keeps a document (lab, %d × %d)", env.Scale.N, env.Scale.Dim), "bytes per document", stores...)
+	c.Add("RAM", ramV)
+	c.Add("disk", diskV)
+	return t, c
 }

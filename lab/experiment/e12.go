@@ -416,5 +416,77 @@ func runE12(env *Env) (*Report, error) {
 		r.Note("FINDING: %d refused save(s) did not leave the previous file intact; see the table", lost)
 	}
 	r.Note("between 90 %% and 95 %% a rename is still allowed (it commits bytes already accepted and frees the file it replaces); above 95 %% the disk is read-only for the lab, deletes allowed, as Elasticsearch's index.blocks.read_only_allow_delete")
+	E12Verdicts(env, rows)
 	return r, nil
+}
+
+// E12Verdicts compares E12Measure's saves with the article's account:
+// above the 90 % high watermark Elasticsearch refused the new index's
+// shards (the bulk failed after a 1 min timeout, the reason in one WARN
+// line). The lab's store refuses the save itself, at once: every save
+// below the watermark is written, every save above it refused, the
+// refusal names the watermark, and nothing is lost (the previous
+// generation reloads identical, no temporary file, no machine path in
+// the error).
+func E12Verdicts(env *Env, rows []E12Row) Verdicts {
+	high := e12.ArticleValue("elasticsearch", "high watermark")
+	var nBelow, okBelow, nAbove, okAbove, named, refused, intact, temp int
+	crossed, flooded, paths := false, false, false
+	for _, r := range rows {
+		if r.Level == "" || r.Level == "low" {
+			// A save that starts below can still be refused by its own
+			// bytes (crosses) or a flood before its rename.
+			if !strings.Contains(r.Disk, "flooded") && !strings.Contains(r.Disk, "crosses") {
+				nBelow++
+				if r.Written {
+					okBelow++
+				}
+			}
+		}
+		if r.Level == "high" || r.Level == "flood-stage" {
+			nAbove++
+			if !r.Written {
+				okAbove++
+			}
+		}
+		if strings.Contains(r.Disk, "crosses") && r.File == "index" && !r.Written && r.Watermark == "high" {
+			crossed = true
+		}
+		if strings.Contains(r.Disk, "flooded") && r.File == "index" && !r.Written && r.Op == "rename" && r.Watermark == "flood-stage" {
+			flooded = true
+		}
+		if !r.Written {
+			refused++
+			if r.Watermark != "" && strings.Contains(r.Err, r.Watermark) {
+				named++
+			}
+		}
+		want := "new"
+		if !r.Written {
+			want = "previous"
+		}
+		if r.OnDisk == want && r.Loads && r.Identical {
+			intact++
+		}
+		temp += r.TempLeft
+		if strings.Contains(r.Err, os.TempDir()) || strings.Contains(r.Err, " /") {
+			paths = true
+		}
+	}
+	return Verdicts{
+		env.Holds("E12", "a save on a disk below the high watermark is written", "written below 90 %", ofN(okBelow, nBelow)+" written",
+			nBelow > 0 && okBelow == nBelow, "saves that start below it and stay below"),
+		env.Holds("E12", fmt.Sprintf("a save that starts above the %v %% high watermark is refused", high), fmt.Sprintf("refused above %v %% used", high), ofN(okAbove, nAbove)+" refused",
+			nAbove > 0 && okAbove == nAbove, "the lab's store checks the watermark before it writes"),
+		env.Holds("E12", "a save whose own bytes cross the high watermark is refused mid-write", "(lab) refused at the crossing", yesNo(crossed),
+			crossed, "the write that crosses it fails; the previous file stays"),
+		env.Holds("E12", "a disk flooded before the rename refuses the rename (flood stage)", "(lab) read-only above 95 %", yesNo(flooded),
+			flooded, "as index.blocks.read_only_allow_delete"),
+		env.Holds("E12", "the refusal names the watermark at once (the article: a 1 min timeout and one WARN line)", "1 min timeout, reason in the log",
+			ofN(named, refused)+" refusals name it", refused > 0 && named == refused, "the lab's refusal comes from the save itself, not from a shard allocator"),
+		env.Holds("E12", "nothing is lost: each path holds a whole generation that reloads with identical results", "(lab) crash-safe replace",
+			ofN(intact, len(rows))+" intact", len(rows) > 0 && intact == len(rows), "the refusal comes before the rename"),
+		env.Holds("E12", "no temporary file is left behind and no error text carries a machine path", "(lab)",
+			fmt.Sprintf("%d temporary files, machine paths: %s", temp, yesNo(paths)), temp == 0 && !paths, "the writer's Abort removes its temporary file"),
+	}
 }

@@ -2,10 +2,12 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
+	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -136,5 +138,71 @@ func runE13(env *Env) (*Report, error) {
 	b, m := E13Tables(env, warm, cold)
 	r.AddTable(b, m)
 	r.Note("the lab rescores ⌈%g·k⌉ = %d candidates per query (the article's 100) with ef = %d; warm, every read is served by the page cache (%.1f device reads/q), which is why the article's disk showed 0 IOPS (E15)", float64(over), int(over*float64(env.Scale.K)), ef, warm.DeviceReads)
+	E13Verdicts(env, warm, cold)
 	return r, nil
+}
+
+// E13Verdicts compares E13Measure's warm and cold runs (the article's
+// 100 candidates per query) with the article's I/O budget: 100 reads per
+// query (± 0.5), hence 3,333 IOPS per node at 100 cluster QPS on 3 nodes
+// (± 5 %) and a 90 QPS cap on gp3 volumes of 3,000 IOPS (± 10 %), every
+// read a device read when cold (≥ 90 % of them), none when warm (the
+// article's disk showed 0 IOPS), and 27 MB/s per node at 100 QPS
+// (± 25 %; the article counts an 8 KB page per read).
+func E13Verdicts(env *Env, warm, cold DiskPoint) Verdicts {
+	lab := IOBudget{Candidates: cold.Reads, BytesPerRead: 1024 * cold.KB / math.Max(cold.Reads, 1e-9), Nodes: ArticleBudget.Nodes, DiskIOPS: ArticleBudget.DiskIOPS}
+	dev := IOBudget{Candidates: cold.DeviceReads, Nodes: ArticleBudget.Nodes, DiskIOPS: ArticleBudget.DiskIOPS}
+	iops := e13.ArticleValue("100", "IOPS per node").(float64)
+	mbps := e13.ArticleValue("100", "MB/s per node").(float64)
+	qcap := e13.ArticleValue("gp3", "QPS cap").(float64)
+	mb := env.withinShare("E13", "bandwidth per node at 100 cluster QPS (± 25 %)", mbps, lab.MBps(100), 0.25, "MB/s")
+	if !mb.Agrees {
+		mb = env.because(mb, fmt.Sprintf("the lab reads one %.0f B vector row per candidate, the article counts an 8 KB page", lab.BytesPerRead))
+	}
+	return Verdicts{
+		env.Within("E13", "rescoring 100 candidates costs 100 reads per query", ArticleBudget.Candidates, cold.Reads, 0.5, "reads/q"),
+		env.withinShare("E13", "IOPS per node at 100 cluster QPS on 3 nodes (± 5 %)", iops, lab.IOPS(100), 0.05, ""),
+		env.AtLeast("E13", "cold cache: the reads reach the device", 100, 100*cold.DeviceReads/math.Max(cold.Reads, 1e-9), 10, "%"),
+		env.Within("E13", "warm cache: no read reaches the device (the article's disk showed 0 IOPS)", 0, warm.DeviceReads, 0, "reads/q"),
+		env.withinShare("E13", "the cap a 3 × 3,000 IOPS gp3 cluster puts on cold queries (± 10 %)", qcap, dev.QPSCap(), 0.1, "QPS"),
+		mb,
+	}
+}
+
+// E13OversampleSweep measures E13 at each oversample (HNSW at ef, 2-bit
+// codes in RAM, originals on disk) and tabulates recall against the QPS a
+// 3-node gp3 cluster allows cold (the article's formula at the lab's
+// measured device reads), with the chart of one against the other.
+func E13OversampleSweep(env *Env, ef int, overs []float64) (*table.Table, *chart.Line, error) {
+	if err := checkOversample("E13", overs); err != nil {
+		return nil, nil, err
+	}
+	k := env.Scale.K
+	t := table.New(fmt.Sprintf("Oversample sweep: HNSW ef=%d, 2-bit codes in RAM, originals on disk, k=%d, cold cache (lab)", ef, k),
+		table.Col("oversample", ""),
+		table.Column{Header: "candidates", Source: table.Lab, Prec: -1},
+		table.Column{Header: fmt.Sprintf("recall@%d", k), Source: table.Lab, Prec: 3},
+		table.Column{Header: "device reads/q", Source: table.Lab, Prec: 1},
+		table.Column{Header: "KiB/q", Source: table.Lab, Prec: 1},
+		table.Column{Header: "QPS, cold, one query at a time", Source: table.Lab, Prec: -1},
+		table.Column{Header: "gp3 cap, 3 nodes", Unit: "QPS", Source: table.Lab, Prec: -1})
+	var recall, caps []float64
+	var labels []string
+	for i, o := range overs {
+		env.progress(i, len(overs), "E13 oversample sweep")
+		w, c, err := E13Measure(env, ef, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		capQPS := IOBudget{Candidates: c.DeviceReads, Nodes: ArticleBudget.Nodes, DiskIOPS: ArticleBudget.DiskIOPS}.QPSCap()
+		_ = t.AddValues(fmt.Sprintf("×%g", o), int(math.Ceil(o*float64(k))), w.Recall, c.DeviceReads, c.KB, c.QPS, capQPS)
+		recall, caps, labels = append(recall, w.Recall), append(caps, capQPS), append(labels, fmt.Sprintf("×%g", o))
+	}
+	env.progress(len(overs), len(overs), "E13 oversample sweep")
+	t.Note("gp3 cap = 3 nodes × 3,000 IOPS ÷ device reads per query (cold): the article's formula at the lab's measured reads; the article's 100 candidates are ×10")
+	t.Note("recall is the same warm or cold (the same candidates are read); only where the bytes come from changes")
+	ch := chart.NewLine(fmt.Sprintf("Recall@%d against the QPS a 3-node gp3 cluster allows, cold cache (lab)", k), "gp3 QPS cap (3 nodes × 3,000 IOPS)", fmt.Sprintf("recall@%d", k))
+	ch.LogX = true
+	ch.AddLabeled(fmt.Sprintf("HNSW ef=%d, 2-bit codes, oversample", ef), caps, recall, labels)
+	return t, ch, nil
 }

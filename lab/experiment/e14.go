@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/veclab/veclab/lab/table"
 )
@@ -83,6 +84,7 @@ func runE14(env *Env) (*Report, error) {
 	}
 	r := NewReport(e14, env)
 	r.AddTable(t)
+	E14Verdicts(env, t)
 	t2, err := E14Budget(env, 2)
 	if err != nil {
 		return nil, err
@@ -90,4 +92,34 @@ func runE14(env *Env) (*Report, error) {
 	t2.Title = "E14 (lab) the same budget with 2-bit codes (E26's HNSW side)"
 	r.AddTable(t2)
 	return r, nil
+}
+
+// E14Verdicts compares the 4-bit table of [E14Budget] with the article's
+// resident budget at its 768 dimensions: 384 B of 4-bit codes per vector
+// (± 10 %: the lab's codes carry 14 B of corrections), 520 B with the
+// graph links (± 10 %), and 3.64 GB per node for 21 M vectors on 3 nodes,
+// which the article measured as 3.4–3.9 GB.
+func E14Verdicts(env *Env, t *table.Table) Verdicts {
+	at := fmt.Sprintf("bytes/vector at %d dims (lab)", e14ArtDim)
+	gb := fmt.Sprintf("GB per node at %d dims (lab)", e14ArtDim)
+	codes, tot, node := tableFloat(t, "4-bit codes", at), tableFloat(t, "total resident", at), tableFloat(t, "total resident", gb)
+	return Verdicts{
+		env.withinShare("E14", "4-bit codes per vector at 768 dims (± 10 %)", e14.ArticleValue("4-bit codes", "bytes/vector").(float64), codes, 0.1, "B"),
+		env.withinShare("E14", "resident per vector, 4-bit codes + graph links, at 768 dims (± 10 %)", e14.ArticleValue("total resident", "bytes/vector").(float64), tot, 0.1, "B"),
+		env.Holds("E14", "the resident index of 21 M vectors fits 3.4–3.9 GB per node on 3 nodes", "3.64 GB (measured 3.4–3.9)", fmtFig(node, "GB"),
+			node >= 3.4 && node <= 3.9, "the projection counts codes and links only, the article's measurement the process too"),
+	}
+}
+
+// tableFloat returns the float in a table's row and column, NaN if it
+// has none.
+func tableFloat(t *table.Table, row, col string) float64 {
+	if t == nil {
+		return math.NaN()
+	}
+	c, ok := t.Lookup(row, col)
+	if !ok || c.Kind != table.FloatKind {
+		return math.NaN()
+	}
+	return c.Float
 }

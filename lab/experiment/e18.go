@@ -106,5 +106,27 @@ func runE18(env *Env) (*Report, error) {
 		hp.Mode, hp.DocsPerS/hs.DocsPerS, hp.Segments, hs.Segments, hs.Search.QPS/hp.Search.QPS, hs.Search.Recall, hp.Search.Recall)
 	r.Note("IVF: building is %.1f× as fast as HNSW's (single writer), and the segment count moves its queries less: %.2f× the distance computations on %d segments as on %d, against %.2f× for HNSW — each IVF segment probes the same fraction of its lists, so the total work follows the documents, not the segments",
 		is.DocsPerS/hs.DocsPerS, ip.Search.DistComps/is.Search.DistComps, ip.Segments, is.Segments, hp.Search.DistComps/hs.Search.DistComps)
+	E18Verdicts(env, res)
 	return r, nil
+}
+
+// E18Verdicts compares E18Measure's four ingests (HNSW parallel, HNSW one
+// writer, IVF parallel, IVF one writer) with the article's claims, which
+// give no figures: parallel ingest leaves more segments, IVF is cheap to
+// build, and its query work is less sensitive to the segment count than
+// HNSW's (distance computations, many segments over few).
+func E18Verdicts(env *Env, res []E18Ingest) Verdicts {
+	if len(res) < 4 {
+		return Verdicts{env.Holds("E18", "parallel ingest leaves more segments than one writer", "more", "not measured", false, fmt.Sprintf("%d of 4 ingests", len(res)))}
+	}
+	hp, hs, ip, is := res[0], res[1], res[2], res[3]
+	hr, ir := hp.Search.DistComps/hs.Search.DistComps, ip.Search.DistComps/is.Search.DistComps
+	return Verdicts{
+		env.Holds("E18", "parallel ingest leaves more segments than one writer", "more segments",
+			fmt.Sprintf("%d vs %d", hp.Segments, hs.Segments), hp.Segments > hs.Segments, why(hp.Segments > hs.Segments, "each writer flushes its own segments", "the writers' buffers flushed as one")),
+		env.Holds("E18", "IVF builds faster than HNSW (one writer)", "cheap to build",
+			fmt.Sprintf("%.1f× the docs/s", is.DocsPerS/hs.DocsPerS), is.DocsPerS > hs.DocsPerS, why(is.DocsPerS > hs.DocsPerS, "k-means passes and one encoding per vector, no graph search per insert", "within this machine's timing noise")),
+		env.Holds("E18", "IVF's query work moves less with the segment count than HNSW's", "less sensitive",
+			fmt.Sprintf("distances many/few segments: IVF %.2f×, HNSW %.2f×", ir, hr), ir < hr, why(ir < hr, "each IVF segment probes the same share of its lists", "IVF's work moved as much as HNSW's here")),
+	}
 }

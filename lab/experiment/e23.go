@@ -75,9 +75,9 @@ func runE23(env *Env) (*Report, error) {
 // rescoring (± 0.01: 100 queries resolve about that much), and with
 // rescoring ×3 int4 is "without worse results" than raw (± 0.01).
 func E23Verdicts(env *Env, t *table.Table) Verdicts {
-	raw := quantRecall(t, "raw", 0)
-	i4, n4 := quantRecall(t, "int4", 0), quantRecall(t, "int4-nocorr", 0)
-	i43, n43 := quantRecall(t, "int4", 3), quantRecall(t, "int4-nocorr", 3)
+	raw := QuantRecall(t, "raw", 0)
+	i4, n4 := QuantRecall(t, "int4", 0), QuantRecall(t, "int4-nocorr", 0)
+	i43, n43 := QuantRecall(t, "int4", 3), QuantRecall(t, "int4-nocorr", 3)
 	return Verdicts{
 		env.Within("E23", "int4 compresses the vectors 8×", 8, quantNumber(t, "int4", "compression"), 0.5, "×"),
 		env.Holds("E23", "the error-correction term does not make codes-only results worse", "with ≥ without (± 0.01)",

@@ -74,8 +74,8 @@ func runE24(env *Env) (*Report, error) {
 // ×3, against raw recall (± 0.02); plus the design point of bbq that its
 // 4-bit query beats a symmetric 1-bit one without rescoring.
 func E24Verdicts(env *Env, t *table.Table) Verdicts {
-	raw, b, o := quantRecall(t, "raw", 0), quantRecall(t, "bbq", 0), quantRecall(t, "osq1x1", 0)
-	b3 := quantRecall(t, "bbq", 3)
+	raw, b, o := QuantRecall(t, "raw", 0), QuantRecall(t, "bbq", 0), QuantRecall(t, "osq1x1", 0)
+	b3 := QuantRecall(t, "bbq", 3)
 	c := env.Within("E24", "1 bit per dimension compresses the vectors 32×", 32, quantNumber(t, "bbq", "compression"), 1, "×")
 	if !c.Agrees {
 		c.Reason += fmt.Sprintf("; the 32× counts the bits alone, the lab's codes carry %.0f B of per-vector corrections beside %d B of bits",

@@ -664,5 +664,127 @@ func runE25(env *Env) (*Report, error) {
 		}
 	}
 	r.Note("the collection: %v; graph %.0f B/passage of links, parent ids %.0f B/passage", x, x.GraphBytes, x.ParentBytes)
+	E25Verdicts(env, x, rows, nil)
 	return r, nil
+}
+
+// E25Verdicts compares E25Measure's rows with the article's mechanism (it
+// gives no figures): joining passages to their parent document during the
+// walk returns k documents at every beam, where k passages then dedupe
+// return fewer, and finds more of the true nearest documents at equal
+// beam; the workaround k' = k × mean passages brings back about k
+// documents (± 0.5). shapes, when not nil (from [E25Shapes] with configs
+// of exactly 1, 2 and 10 passages per parent), add the lab's checks of
+// how the naive plan's shortfall grows with the passages per parent.
+func E25Verdicts(env *Env, x *E25Index, rows []E25Row, shapes []E25Shape) Verdicts {
+	k := float64(env.Scale.K)
+	by := map[string][]E25Row{}
+	for _, r := range rows {
+		by[r.Method] = append(by[r.Method], r)
+	}
+	par, naive, kp := by[E25Parents], by[E25Naive], by[E25NaiveKPrime]
+	allK, short, above := 0, 0, 0
+	n := min(len(par), len(naive))
+	for i := 0; i < n; i++ {
+		if par[i].MeanParents == k {
+			allK++
+		}
+		if naive[i].MeanParents < k {
+			short++
+		}
+		if par[i].Recall > naive[i].Recall {
+			above++
+		}
+	}
+	kpOK, kpMin := 0, math.Inf(1)
+	for _, r := range kp {
+		if r.MeanParents >= k-0.5 {
+			kpOK++
+		}
+		kpMin = math.Min(kpMin, r.MeanParents)
+	}
+	kPrime := 0
+	if x != nil {
+		kPrime = E25KPrime(x, env.Scale.K)
+	}
+	out := Verdicts{
+		env.Holds("E25", "joining during the walk returns k documents at every beam", fmt.Sprintf("k = %d documents", env.Scale.K),
+			ofN(allK, n)+" beams return k", n > 0 && allK == n, "the walk collects parents, not passages"),
+		env.Holds("E25", "k passages then dedupe return fewer than k documents", fmt.Sprintf("< %d documents", env.Scale.K),
+			ofN(short, n)+" beams short", n > 0 && short == n, "several of the k nearest passages share a parent"),
+		env.Holds("E25", "at equal beam the parent walk finds more of the nearest documents than the naive plan", "higher parent recall",
+			ofN(above, n)+" beams higher", n > 0 && above == n, why(n > 0 && above == n, "the naive plan spends its k results on duplicates", "some beams find as many")),
+		env.Holds("E25", "the workaround (k' = k × mean passages) brings back about k documents (± 0.5)", fmt.Sprintf("about %d documents", env.Scale.K),
+			fmt.Sprintf("k' = %d: at least %.2f documents", kPrime, kpMin), len(kp) > 0 && kpOK == len(kp), ofN(kpOK, len(kp))+" beams"),
+	}
+	shape := func(lo, hi int) *E25Shape {
+		for i := range shapes {
+			if c := shapes[i].Config; c.MinPassages == lo && c.MaxPassages == hi {
+				return &shapes[i]
+			}
+		}
+		return nil
+	}
+	row := func(s *E25Shape, method string) E25Row {
+		for _, r := range s.Rows {
+			if r.Method == method {
+				return r
+			}
+		}
+		return E25Row{}
+	}
+	one, two, ten := shape(1, 1), shape(2, 2), shape(10, 10)
+	if one != nil && two != nil && ten != nil {
+		a, b := row(one, E25Naive), row(one, E25Parents)
+		out = append(out,
+			env.Holds("E25", "(lab) with one passage per parent the naive plan and the parent walk agree", "(follows from the mechanism)",
+				fmt.Sprintf("recall %.3f and %.3f", a.Recall, b.Recall), a.Recall == b.Recall, "no two passages share a parent"),
+			env.Holds("E25", "(lab) more passages per parent leave the naive plan fewer documents", "(follows from the mechanism)",
+				fmt.Sprintf("%.2f at 2, %.2f at 10 per parent", row(two, E25Naive).MeanParents, row(ten, E25Naive).MeanParents),
+				row(ten, E25Naive).MeanParents < row(two, E25Naive).MeanParents, "more duplicates among the k nearest passages"),
+			env.Holds("E25", "(lab) the workaround's beam grows with the passages per parent (k' = k × mean)", "(follows from k')",
+				fmt.Sprintf("ef %d at 2, %d at 10 per parent", row(two, E25NaiveKPrime).Ef, row(ten, E25NaiveKPrime).Ef),
+				row(ten, E25NaiveKPrime).Ef > row(two, E25NaiveKPrime).Ef, "its cost grows with the documents' length"))
+	}
+	return out
+}
+
+// E25Summary prints E25Measure's rows side by side: per beam, what the
+// parent walk and the naive plan return, and for each target parent recall
+// the cheapest row (fewest distance computations) of each method.
+func E25Summary(env *Env, x *E25Index, rows []E25Row) string {
+	k := env.Scale.K
+	var b strings.Builder
+	if x != nil {
+		fmt.Fprintf(&b, "k = %d documents; workaround k' = k × %.2f passages per parent = %d passages\n\n", k, x.MeanPassages(), E25KPrime(x, k))
+	}
+	by := map[string][]E25Row{}
+	for _, r := range rows {
+		by[r.Method] = append(by[r.Method], r)
+	}
+	par, naive, kp := by[E25Parents], by[E25Naive], by[E25NaiveKPrime]
+	for i := 0; i < min(len(par), len(naive)); i++ {
+		p, n := par[i], naive[i]
+		fmt.Fprintf(&b, "ef %4d   parents: %5.2f docs, recall %.3f, %5.0f distances   naive: %5.2f docs (bound %.3f), recall %.3f, %5.0f distances\n",
+			p.Ef, p.MeanParents, p.Recall, p.DistComps, n.MeanParents, n.MeanParents/float64(k), n.Recall, n.DistComps)
+	}
+	cheapest := func(rs []E25Row, target float64) string {
+		best := -1
+		for i, r := range rs {
+			if r.Recall >= target && (best < 0 || r.DistComps < rs[best].DistComps) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return "not reached"
+		}
+		r := rs[best]
+		return fmt.Sprintf("ef %d, %.0f distances, p50 %.3f ms", r.Ef, r.DistComps, r.P50ms())
+	}
+	b.WriteString("\n")
+	for _, target := range []float64{0.9, 0.95, 0.99} {
+		fmt.Fprintf(&b, "cheapest row at parent recall ≥ %.2f   parents: %-36s naive k': %-36s naive: %s\n",
+			target, cheapest(par, target), cheapest(kp, target), cheapest(naive, target))
+	}
+	return b.String()
 }

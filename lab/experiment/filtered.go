@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/veclab/veclab/engine"
@@ -146,4 +147,175 @@ func strategyVerdicts(env *Env, e Experiment, ms []StrategyMeasurement, section 
 		}
 	}
 	return out
+}
+
+// FilterMeta builds the metadata store of the environment's data set:
+// category (keyword), year (integer) and region (keyword) for every
+// document, keyed by its position. indexed gives every field a payload
+// index (Redis's declared TAG/NUMERIC fields, Elasticsearch's mapping,
+// Qdrant after create_payload_index); without it filters read the stored
+// payload of each document they check (pgvector's JSONB metadata column,
+// Qdrant as Spring AI creates it).
+func FilterMeta(env *Env, indexed bool) (*filter.Store, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	if ds.Meta == nil {
+		return nil, fmt.Errorf("experiment: the data set has no metadata: %w", ErrNotRunnable)
+	}
+	var schema filter.Schema
+	if indexed {
+		schema.Fields = []filter.Field{
+			{Name: "category", Kind: filter.KindKeyword, Indexed: true},
+			{Name: "year", Kind: filter.KindInteger, Indexed: true},
+			{Name: "region", Kind: filter.KindKeyword, Indexed: true},
+		}
+	}
+	st, err := filter.NewStore(schema)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]filter.Doc, len(ds.Meta))
+	for i, d := range ds.Meta {
+		docs[i] = filter.Doc{Key: strconv.Itoa(i), Meta: map[string]any{"category": d.Category, "year": d.Year, "region": d.Region}}
+	}
+	if _, err := st.Add(docs...); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// StrategyMeasurement is what one store (or one setting) answered for the
+// environment's queries under a filter.
+type StrategyMeasurement struct {
+	Label         string
+	Matching      int // documents the filter matches
+	Recall        float64
+	MeanHits      float64
+	Latency       metrics.Latency
+	DistComps     float64
+	PayloadChecks float64
+	Path          string // the path the strategy took on most queries
+	// PayloadLinks summarises the Qdrant payload-block links of the graph
+	// searched ("" when it has none): blocks built and bytes per vector.
+	PayloadLinks string
+	// Plan is the store's query plan where it chooses one (pgvector:
+	// PostgreSQL's index or sequential scan), "" otherwise.
+	Plan string
+	// Hits is the number of results of each measured query, in query
+	// order (MeanHits is their mean): a post-filter's shortfall is uneven
+	// when the filter follows the vectors' clusters.
+	Hits []int
+	// Live is the real pgvector's answer to the same queries under the
+	// same settings (nil without Env.PG, and for the other stores).
+	Live *LiveMeasurement
+}
+
+// MeasureStrategy runs the environment's queries (Scale.Warmup of them
+// first, unmeasured) through coll with strategy s and params p under the
+// filter text, and compares each answer with exact search over the
+// matching documents.
+func MeasureStrategy(env *Env, coll *filtered.Collection, text string, s filtered.Strategy, p filtered.Params, label string) (StrategyMeasurement, error) {
+	var m StrategyMeasurement
+	ds, err := env.Dataset()
+	if err != nil {
+		return m, err
+	}
+	f, err := coll.Meta().CompileString(text)
+	if err != nil {
+		return m, err
+	}
+	k, qs := env.Scale.K, ds.Queries
+	m.Label, m.Matching = label, len(f.IDs())
+	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
+		if _, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: s, Params: p}); err != nil {
+			return m, fmt.Errorf("experiment: %s warm-up query %d: %w", label, i, err)
+		}
+	}
+	lat := make([]time.Duration, qs.N)
+	m.Hits = make([]int, qs.N)
+	paths := map[filtered.Strategy]int{}
+	for i := 0; i < qs.N; i++ {
+		truth, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: filtered.Exact})
+		if err != nil {
+			return m, err
+		}
+		ids := make([]engine.ID, len(truth))
+		for j, r := range truth {
+			ids[j] = r.ID
+		}
+		rs, st, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: s, Params: p})
+		if err != nil {
+			return m, fmt.Errorf("experiment: %s query %d: %w", label, i, err)
+		}
+		lat[i] = st.Elapsed
+		m.Recall += metrics.Recall(rs, ids, k)
+		m.MeanHits += float64(len(rs))
+		m.Hits[i] = len(rs)
+		m.DistComps += float64(st.DistComps)
+		m.PayloadChecks += float64(st.PayloadChecks)
+		paths[st.Path]++
+	}
+	n := float64(qs.N)
+	m.Recall /= n
+	m.MeanHits /= n
+	m.DistComps /= n
+	m.PayloadChecks /= n
+	m.Latency = metrics.Summarize(lat)
+	best := -1
+	for p, c := range paths {
+		if c > best || c == best && p.String() < m.Path {
+			best, m.Path = c, p.String()
+		}
+	}
+	return m, nil
+}
+
+// P50ms and P95ms are the latency quantiles in milliseconds.
+func (m StrategyMeasurement) P50ms() float64 {
+	return float64(m.Latency.P50) / float64(time.Millisecond)
+}
+
+// P95ms is the 95th percentile latency in milliseconds.
+func (m StrategyMeasurement) P95ms() float64 {
+	return float64(m.Latency.P95) / float64(time.Millisecond)
+}
+
+// filterProfile returns the profile used for filtered experiments: the
+// store's defaults, except that Qdrant is one segment (engine/filtered
+// binds one graph; the article's collection had two).
+func filterProfile(k profile.Kind) profile.Profile {
+	p := profile.Default(k)
+	if k == profile.Qdrant {
+		p.Segments = 1
+	}
+	return p
+}
+
+// FilteredCollection builds (or reuses) the store of p and binds it to
+// metadata (indexed or not) for filtered search.
+func FilteredCollection(env *Env, p profile.Profile, indexed bool) (*profile.Store, *filtered.Collection, error) {
+	s, err := env.Store(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta, err := FilterMeta(env, indexed)
+	if err != nil {
+		return nil, nil, err
+	}
+	coll, err := s.Filtered(meta)
+	if err != nil && p.Kind == profile.Qdrant && s.Indexed() < s.Len() {
+		// Below indexing_threshold Qdrant has no graph and searches its
+		// plain segment: the planner needs none.
+		ds, derr := env.Dataset()
+		if derr != nil {
+			return nil, nil, derr
+		}
+		coll, err = filtered.New(ds.Base, meta, filtered.Options{Metric: p.Metric})
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, coll, nil
 }

@@ -250,3 +250,31 @@ func Conventions(env *Env, k int) string {
 	return fmt.Sprintf("conventions: seed %d (veclab reproduce's default too, so both print the same recall figures); recall@%d = the share of the exact top %d (brute force over all %d documents) a query returns, averaged over the queries; timings vary, recall does not",
 		env.Seed, k, k, env.Scale.N)
 }
+
+// because re-records v with why appended to its reason: why it agrees or
+// differs, when the numbers alone do not say (a recorded verdict with the
+// same experiment and claim is replaced).
+func (e *Env) because(v Verdict, why string) Verdict {
+	if why == "" {
+		return v
+	}
+	v.Reason += "; " + why
+	return e.record(v)
+}
+
+// withinShare records Within with a tolerance of share × article (a
+// relative tolerance, e.g. 0.25 for ± 25 %).
+func (e *Env) withinShare(id, claim string, article, lab, share float64, unit string) Verdict {
+	return e.Within(id, claim, article, lab, share*math.Abs(article), unit)
+}
+
+// ofN prints a count of cases that bear a claim out, "n of m".
+func ofN(n, m int) string { return fmt.Sprintf("%d of %d", n, m) }
+
+// why picks the reason of a verdict: ifAgrees when ok, else ifDiffers.
+func why(ok bool, ifAgrees, ifDiffers string) string {
+	if ok {
+		return ifAgrees
+	}
+	return ifDiffers
+}

@@ -1,0 +1,152 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+)
+
+// verdictWords returns "agrees"/"differs" per verdict, for compact
+// comparisons.
+func verdictWords(vs Verdicts) string {
+	var w []string
+	for _, v := range vs {
+		w = append(w, v.Word())
+	}
+	return strings.Join(w, " ")
+}
+
+// TestVerdictFunctions feeds the verdict functions of E12–E18, E20, E25
+// and E27 figures that bear the article (or the lab's) claims out, and
+// figures that do not: each verdict follows its figures, so a verdict
+// function that ignored them would fail here.
+func TestVerdictFunctions(t *testing.T) {
+	env, err := NewEnv(Small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := []E12Row{
+		{Disk: "empty", File: "index", Written: true, OnDisk: "new", Loads: true, Identical: true},
+		{Disk: "above", File: "index", Level: "high", Watermark: "high", Err: "store: high watermark", OnDisk: "previous", Loads: true, Identical: true},
+		{Disk: "crosses", File: "index", Watermark: "high", Err: "store: high watermark", OnDisk: "previous", Loads: true, Identical: true},
+		{Disk: "flooded", File: "index", Op: "rename", Watermark: "flood-stage", Err: "store: flood-stage watermark", OnDisk: "previous", Loads: true, Identical: true},
+	}
+	if got := verdictWords(E12Verdicts(env, good)); strings.Contains(got, "differs") {
+		t.Errorf("E12 on intact saves: %s", got)
+	}
+	bad := append([]E12Row(nil), good...)
+	bad[1].Written, bad[1].OnDisk, bad[1].TempLeft = true, "previous", 1 // written above the watermark, then lost, a temporary left
+	if got := verdictWords(E12Verdicts(env, bad)); strings.Count(got, "differs") != 3 {
+		t.Errorf("E12 on a save written above the watermark and lost: %s, want 3 differs", got)
+	}
+
+	warm := DiskPoint{Reads: 100, DeviceReads: 0, KB: 800}
+	cold := DiskPoint{Reads: 100, DeviceReads: 100, KB: 800}
+	if got := verdictWords(E13Verdicts(env, warm, cold)); got != "agrees agrees agrees agrees agrees agrees" {
+		t.Errorf("E13 with the article's 100 reads of 8 KB: %s", got)
+	}
+	cold.DeviceReads, warm.DeviceReads = 50, 3
+	if got := verdictWords(E13Verdicts(env, warm, cold)); got != "agrees agrees differs differs differs agrees" {
+		t.Errorf("E13 with half the cold reads cached and warm device reads: %s", got)
+	}
+
+	e15 := []DiskPoint{{QPS: 31.6}, {QPS: 35.8}, {QPS: 10}, {QPS: 30}}
+	if got := verdictWords(E15Verdicts(env, e15)); got != "agrees agrees agrees" {
+		t.Errorf("E15 with the article's warm QPS: %s", got)
+	}
+	e15[1].QPS, e15[3].QPS, e15[0].DeviceReads = 100, 5, 1
+	if got := verdictWords(E15Verdicts(env, e15)); got != "differs differs differs" {
+		t.Errorf("E15 with a 3× warm gain, device reads and a slower concurrent cold run: %s", got)
+	}
+
+	many := SegmentMeasurement{Segments: 128, Recall: 0.9745, QPS: 35.8, DistComps: 9000}
+	few := SegmentMeasurement{Segments: 66, Recall: 0.9531, QPS: 53.3, DistComps: 5000}
+	if got := verdictWords(E16Verdicts(env, []SegmentMeasurement{many, few})); got != "agrees agrees agrees" {
+		t.Errorf("E16 on the article's figures: %s", got)
+	}
+	if got := verdictWords(E16Verdicts(env, []SegmentMeasurement{few, many})); got != "differs differs differs" {
+		t.Errorf("E16 reversed: %s", got)
+	}
+
+	hs := E18Ingest{Segments: 4, DocsPerS: 1000, Search: SegmentMeasurement{DistComps: 1000}}
+	hp := E18Ingest{Segments: 8, DocsPerS: 1500, Search: SegmentMeasurement{DistComps: 2000}}
+	is := E18Ingest{Segments: 4, DocsPerS: 9000, Search: SegmentMeasurement{DistComps: 1000}}
+	ip := E18Ingest{Segments: 8, DocsPerS: 9000, Search: SegmentMeasurement{DistComps: 1100}}
+	if got := verdictWords(E18Verdicts(env, []E18Ingest{hp, hs, ip, is})); got != "agrees agrees agrees" {
+		t.Errorf("E18: %s", got)
+	}
+	ip.Search.DistComps = 3000
+	if got := verdictWords(E18Verdicts(env, []E18Ingest{hs, hs, ip, is})); got != "differs agrees differs" {
+		t.Errorf("E18 with one segment count and IVF's work tripled: %s", got)
+	}
+
+	w := []DiskPoint{{Recall: 0.9}, {Recall: 0.8}, {Recall: 0.9, ListReads: 2, ListDevice: 2}, {Recall: 0.8}}
+	if got := verdictWords(E27Verdicts(env, w, 20, nil)); got != "agrees agrees agrees agrees" {
+		t.Errorf("E27 without the model: %s", got)
+	}
+	w[2].ListReads, w[2].Recall = 5, 0.7
+	if got := verdictWords(E27Verdicts(env, w, 20, nil)); got != "differs agrees differs differs" {
+		t.Errorf("E27 with 5 list reads of 20 lists, 2 from the device, and a cold recall drop: %s", got)
+	}
+	m := &E27Model{LatencyMs: 1, IVF: DiskPoint{ListReads: 2, Reads: 30, Simulated: 35}, Efs: []int{100, 200}, ParMs: []float64{60, 90}}
+	if got := verdictWords(E27Verdicts(env, w, 20, m)[4:]); got != "agrees agrees agrees" {
+		t.Errorf("E27's model verdicts: %s", got)
+	}
+	m.IVF.Simulated, m.ParMs = 20, []float64{10, 10}
+	if got := verdictWords(E27Verdicts(env, w, 20, m)[4:]); got != "differs differs differs" {
+		t.Errorf("E27's model verdicts, model overpricing and HNSW cheaper: %s", got)
+	}
+}
+
+// TestShapeVerdicts checks E02ShapeVerdicts and E08PayloadLinkVerdicts on
+// figures that bear their claims out and figures that do not.
+func TestShapeVerdicts(t *testing.T) {
+	env, err := NewEnv(Small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := float64(env.Scale.K)
+	ms := []Measurement{{Label: "pgvector", Recall: 0.95, MeanHits: k}, {Label: "redis", Recall: 0.62, MeanHits: k},
+		{Label: "qdrant", Recall: 1, MeanHits: k}, {Label: "elasticsearch", Recall: 0.49, MeanHits: k}}
+	br := &E02Breadth{Breadths: []int{10, 400}, Recall: map[string][]float64{
+		"pgvector": {0.9, 0.999}, "redis": {0.6, 0.998}, "qdrant": {0.95, 1}, "elasticsearch": {0.3, 0.32}}}
+	if got := verdictWords(E02ShapeVerdicts(env, ms, br)); got != "agrees agrees agrees agrees" {
+		t.Errorf("E02 shape on the article's figures: %s", got)
+	}
+	ms[1].Recall, ms[0].MeanHits = 0.4, k-1 // redis lowest, pgvector short of k
+	br.Recall["redis"][1], br.Recall["elasticsearch"][1] = 0.9, 0.99
+	if got := verdictWords(E02ShapeVerdicts(env, ms, br)); got != "differs differs differs differs" {
+		t.Errorf("E02 shape with the outliers swapped, a short store and no meeting: %s", got)
+	}
+	if n := len(E02ShapeVerdicts(env, ms, nil)); n != 2 {
+		t.Errorf("E02 shape without the breadth sweep: %d verdicts, want 2", n)
+	}
+	pl := &E08PayloadLinks{NoLinks: []StrategyMeasurement{{Recall: 0.9}, {Recall: 0.05}}, WithLink: []StrategyMeasurement{{Recall: 0.95}, {Recall: 0.98}}}
+	if got := verdictWords(E08PayloadLinkVerdicts(env, pl)); got != "agrees" {
+		t.Errorf("payload links raising the worst recall: %s", got)
+	}
+	pl.WithLink[1].Recall = 0.01
+	if got := verdictWords(E08PayloadLinkVerdicts(env, pl)); got != "differs" {
+		t.Errorf("payload links lowering it: %s", got)
+	}
+}
+
+// TestE20Verdicts checks the shared bound's cut at equal recall, and the
+// verdict without a pair.
+func TestE20Verdicts(t *testing.T) {
+	env, err := NewEnv(Small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := []SegmentMeasurement{{Recall: 0.9, QPS: 100, DistComps: 2000}, {Recall: 0.95, QPS: 60, DistComps: 4000}}
+	conc := []SegmentMeasurement{{Recall: 0.9, QPS: 211}, {Recall: 0.95, QPS: 127}}
+	shared := []SegmentMeasurement{{Recall: 0.9, DistComps: 900}, {Recall: 0.95, DistComps: 1800}}
+	vs := E20Verdicts(env, &E20Result{Sequential: seq, Concurrent: conc, Shared: shared}, nil)
+	if got := verdictWords(vs); got != "agrees agrees agrees agrees" {
+		t.Errorf("E20 with a 2.11× concurrent gain and a 55 %% cut: %s (%v)", got, vs)
+	}
+	shared = []SegmentMeasurement{{Recall: 0.5, DistComps: 900}, {Recall: 0.6, DistComps: 1800}}
+	vs = E20Verdicts(env, &E20Result{Sequential: seq, Concurrent: conc, Shared: shared}, nil)
+	if v := vs[3]; v.Agrees || !strings.Contains(v.Reason, "no shared-bound point") {
+		t.Errorf("E20 without a pair at equal recall: %v", v)
+	}
+}
