@@ -109,10 +109,10 @@ func runBenchIVF(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-model: %w", err)
 	}
 	if b.peer != "" && b.peer != "faiss" {
-		return fmt.Errorf("%w: -peer %q (only faiss)", engine.ErrInvalidArgument, b.peer)
+		return fmt.Errorf("-peer %q: only faiss is a peer of bench ivf: %w", b.peer, engine.ErrInvalidArgument)
 	}
 	if b.data == "" && (b.queries < 1 || b.n < 1) {
-		return fmt.Errorf("%w: -n and -queries must be positive", engine.ErrInvalidArgument)
+		return fmt.Errorf("-n %d and -queries %d must be positive: %w", b.n, b.queries, engine.ErrInvalidArgument)
 	}
 	return b.run(stdout)
 }
@@ -539,7 +539,11 @@ func (b *ivfBench) diskListsTable(w io.Writer, ref *ivf.Index, ds *dataset.Datas
 				return err
 			}
 		}
-		rs, _ := rescore.New(vf, b.metric, rescore.Options{})
+		rs, err := rescore.New(vf, b.metric, rescore.Options{})
+		if err != nil {
+			vf.Close()
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
 		r, lio, err := b.measureLists(ix, ds, truth, ivf.SearchOptions{VisitPercentage: visit, Oversample: b.oversample, Rescorer: rs}, before)
 		vf.Close()
 		if err != nil {

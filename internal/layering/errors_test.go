@@ -149,11 +149,7 @@ func f(err error, n int) error {
 
 // errorStyleExempt lists files TestErrorStyle leaves out, each with the
 // reason.
-var errorStyleExempt = map[string]string{
-	// Its errors still start with the sentinel; the file is being reworked
-	// on another branch, which brings it to the convention.
-	"cmd/veclab/bench_ivf.go": "reworked elsewhere",
-}
+var errorStyleExempt = map[string]string{}
 
 // TestErrorStyle applies errorStyle to every non-test Go file of engine/,
 // lab/, kernel/, cmd/, bench/ and wasm/ (errorStyleExempt aside). In cmd/veclab, main
