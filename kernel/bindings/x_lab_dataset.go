@@ -44,6 +44,7 @@ func init() {
 			"OpenData":            ValueOf(dataset.OpenData),
 			"ParseConfig":         ValueOf(dataset.ParseConfig),
 			"PartialSuffix":       ValueOf(dataset.PartialSuffix),
+			"Plane":               ValueOf(dataset.Plane),
 			"ReadBvecs":           ValueOf(dataset.ReadBvecs),
 			"ReadFvecs":           ValueOf(dataset.ReadFvecs),
 			"ReadIDX":             ValueOf(dataset.ReadIDX),

@@ -31,7 +31,6 @@ func init() {
 			"MeasureDistortion":   ValueOf(picture.MeasureDistortion),
 			"Norm":                ValueOf(picture.Norm),
 			"Offset":              ValueOf(picture.Offset),
-			"Plane":               ValueOf(picture.Plane),
 			"Reconstruct":         ValueOf(picture.Reconstruct),
 			"ReconstructionError": ValueOf(picture.ReconstructionError),
 			"RescoreCurves":       ValueOf(picture.RescoreCurves),

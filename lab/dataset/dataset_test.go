@@ -273,3 +273,28 @@ func TestFilteredTruth(t *testing.T) {
 		}
 	}
 }
+
+func TestPlane(t *testing.T) {
+	a, err := Plane(300, 6, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Plane(300, 6, 1)
+	c, _ := Plane(300, 6, 2)
+	if a.N != 300 || a.Dim != 2 {
+		t.Fatalf("Plane(300, 6, 1) is %d × %d, want 300 × 2", a.N, a.Dim)
+	}
+	same, differ := true, false
+	for i := range a.Data {
+		same = same && a.Data[i] == b.Data[i]
+		differ = differ || a.Data[i] != c.Data[i]
+	}
+	if !same || !differ {
+		t.Fatalf("the same seed must give the same points (%v) and another seed others (%v)", same, differ)
+	}
+	for _, bad := range [][2]int{{0, 1}, {1, 0}, {-3, 2}} {
+		if _, err := Plane(bad[0], bad[1], 1); !errors.Is(err, engine.ErrInvalidArgument) {
+			t.Errorf("Plane(%d, %d): %v, want engine.ErrInvalidArgument", bad[0], bad[1], err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/veclab/veclab/engine"
@@ -17,29 +16,6 @@ import (
 
 // ErrBadArgument is wrapped by every error about an argument.
 var ErrBadArgument = errors.New("picture: bad argument")
-
-// Plane returns n points of the plane in clusters Gaussian clusters
-// (centres uniform in [−1, 1]², standard deviation 0.15), seeded: data
-// small enough to draw every point and every edge.
-func Plane(n, clusters int, seed uint64) (*vec.Matrix, error) {
-	if n < 1 || clusters < 1 {
-		return nil, fmt.Errorf("picture: Plane: n = %d, clusters = %d (want ≥ 1 each): %w", n, clusters, ErrBadArgument)
-	}
-	r := rand.New(rand.NewPCG(seed, 0x2d))
-	cx := make([]float64, clusters)
-	cy := make([]float64, clusters)
-	for i := range cx {
-		cx[i], cy[i] = 2*r.Float64()-1, 2*r.Float64()-1
-	}
-	m := vec.NewMatrix(n, 2)
-	for i := 0; i < n; i++ {
-		c := r.IntN(clusters)
-		row := m.Row(i)
-		row[0] = float32(cx[c] + 0.15*r.NormFloat64())
-		row[1] = float32(cy[c] + 0.15*r.NormFloat64())
-	}
-	return m, nil
-}
 
 // Graph builds an HNSW graph (squared L2) over points with M and
 // efConstruction on one worker, so the same seed gives the same graph.

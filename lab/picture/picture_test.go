@@ -10,10 +10,11 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/dataset"
 )
 
 func TestHNSWPictures(t *testing.T) {
-	pts, err := Plane(300, 5, 1)
+	pts, err := dataset.Plane(300, 5, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,9 +66,6 @@ func TestHNSWPictures(t *testing.T) {
 		t.Fatal("facts table")
 	}
 	// Errors name what is wrong.
-	if _, err := Plane(0, 1, 1); !errors.Is(err, ErrBadArgument) {
-		t.Fatalf("Plane(0): %v", err)
-	}
 	if _, err := LayerPicture(ix, ix.MaxLevel()+1); !errors.Is(err, ErrBadArgument) {
 		t.Fatalf("layer above the top: %v", err)
 	}
@@ -78,7 +76,7 @@ func TestHNSWPictures(t *testing.T) {
 }
 
 func TestQuantPictures(t *testing.T) {
-	base, _ := Plane(400, 4, 2) // any data will do; widen it to 32 dims
+	base, _ := dataset.Plane(400, 4, 2) // any data will do; widen it to 32 dims
 	m := vec.NewMatrix(400, 32)
 	for i := 0; i < 400; i++ {
 		for j := 0; j < 32; j++ {

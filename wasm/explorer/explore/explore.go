@@ -234,7 +234,10 @@ func Build(p BuildParams, progress Progress) (l *Lab, err error) {
 
 	progress("picture", 0, 1)
 	t3 := time.Now()
-	pts := Plane(p.PictureN, 6, p.Seed)
+	pts, err := dataset.Plane(p.PictureN, 6, p.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("explore: build: picture: %w", err)
+	}
 	pic, err := hnsw.New(hnsw.Config{Dim: 2, Metric: engine.L2, M: p.M, EfConstruction: p.EfConstruction, Seed: p.Seed, Workers: 1})
 	if err != nil {
 		return nil, fmt.Errorf("explore: build: picture: %w", err)
@@ -289,24 +292,6 @@ func uniform(n, nq, dim int, seed uint64) (*vec.Matrix, *vec.Matrix) {
 		return m
 	}
 	return fill(vec.NewMatrix(n, dim)), fill(vec.NewMatrix(nq, dim))
-}
-
-// Plane returns n points of the plane in clusters Gaussian clusters
-// (centres uniform in [−1, 1]², standard deviation 0.15), seeded.
-func Plane(n, clusters int, seed uint64) *vec.Matrix {
-	r := rand.New(rand.NewPCG(seed, 0x2d))
-	cx := make([]float64, clusters)
-	cy := make([]float64, clusters)
-	for i := range cx {
-		cx[i], cy[i] = 2*r.Float64()-1, 2*r.Float64()-1
-	}
-	m := vec.NewMatrix(n, 2)
-	for i := 0; i < n; i++ {
-		c := r.IntN(clusters)
-		m.Row(i)[0] = float32(cx[c] + 0.15*r.NormFloat64())
-		m.Row(i)[1] = float32(cy[c] + 0.15*r.NormFloat64())
-	}
-	return m
 }
 
 // SearchParams are one question of the page.
