@@ -86,6 +86,7 @@
 			w.compileMs = a.compileMs;
 			w.requestedAt = a.requestedAt;
 			w.compiledAt = a.compiledAt;
+			w.workerAt = performance.now();
 			w.worker = new Worker(a.workerURL, { name: "veclab-kernel" });
 			w.worker.onmessage = (e) => deliver(e.data);
 			w.worker.onerror = (e) => deliver({ type: "failed", error: `veclab worker: ${e.message || "failed to start"}` });

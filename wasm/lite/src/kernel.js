@@ -79,7 +79,10 @@ export class VeclabKernel extends BaseKernel {
 		switch (m.type) {
 			case "ready":
 				this._info = m;
-				console.info(`veclab kernel: ${m.version}: veclab.wasm fetched and compiled in ${Math.round(this._w.compileMs)} ms (once per page), the Go program started in ${Math.round(m.startMs)} ms (init ${Math.round(m.initMs)} ms, session ${Math.round(m.sessionMs)} ms); after navigation: requested at ${Math.round(this._w.requestedAt)} ms, compiled at ${Math.round(this._w.compiledAt)} ms, ready at ${Math.round(performance.now())} ms`);
+				{
+					const w = this._w, at = (abs) => Math.round(abs - performance.timeOrigin);
+					console.info(`veclab kernel: ${m.version}: veclab.wasm fetched and compiled in ${Math.round(w.compileMs)} ms (once per page), the Go program started in ${Math.round(m.startMs)} ms (init ${Math.round(m.initMs)} ms, session ${Math.round(m.sessionMs)} ms); after navigation: requested at ${Math.round(w.requestedAt)} ms, compiled at ${Math.round(w.compiledAt)} ms, worker at ${Math.round(w.workerAt)} ms, instantiated at ${at(m.instantiatedAbs)} ms, Go ready at ${at(m.readyAbs)} ms, the page heard at ${Math.round(performance.now())} ms`);
+				}
 				this._readyResolve();
 				return;
 			case "failed":

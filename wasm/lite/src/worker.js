@@ -33,6 +33,9 @@ async function init(m) {
 			// of that: to Go's main (instantiation, the runtime's and every
 			// package's init) and in eval.New (the interpreter's session)
 			startMs: performance.now() - t1,
+			// when the module was instantiated and the bridge was ready,
+			// as absolute times (the page subtracts its time origin)
+			instantiatedAbs: performance.timeOrigin + t1, readyAbs: performance.timeOrigin + performance.now(),
 			initMs: globalThis.veclab.startup ? globalThis.veclab.startup.mainAt - t1 : NaN,
 			sessionMs: globalThis.veclab.startup ? globalThis.veclab.startup.sessionAt - globalThis.veclab.startup.mainAt : NaN,
 		});
