@@ -22,6 +22,9 @@
 //	veclab.setInterruptFlag(a)   a: Int32Array on a SharedArrayBuffer; a[0] = 1 from
 //	                             another thread interrupts the running cell
 //	veclab.goVersion             runtime.Version()
+//	veclab.startup               {mainAt, sessionAt}: performance.now() when
+//	                             main began (the runtime and the packages'
+//	                             init done) and when the session was made
 //	veclab.capture               the stream capture (see below)
 //
 // outputs is the cell's output, in order, each item one of
@@ -85,6 +88,8 @@ import (
 var jobs = make(chan func(), 256)
 
 func main() {
+	perf := js.Global().Get("performance")
+	mainAt := perf.Call("now").Float() // the runtime and every package's init have run
 	capture, err := installCapture()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "veclab:", err)
@@ -95,10 +100,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "veclab:", err)
 		os.Exit(1)
 	}
+	sessionAt := perf.Call("now").Float()
 	b := &bridge{sess: sess, capture: capture}
 	go b.work()
 
 	api := js.Global().Get("Object").New()
+	// startup: performance.now() (ms) when main began, after the runtime's
+	// and the packages' initialisation, and when the session was made.
+	startup := js.Global().Get("Object").New()
+	startup.Set("mainAt", mainAt)
+	startup.Set("sessionAt", sessionAt)
+	api.Set("startup", startup)
 	api.Set("version", version())
 	pkgs := []any{}
 	for _, p := range eval.BoundPackages() {

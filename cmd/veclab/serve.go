@@ -495,6 +495,13 @@ func (s *site) export(out string) error {
 			return fmt.Errorf("writing the site to %s: %w", out, err)
 		}
 	}
+	v, err := wasmVersion(s.wasm)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(out, "veclab.wasm.version"), []byte(v), 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the site to %s: %w", out, err)
+	}
 	return s.exportExplorer(out)
 }
 
@@ -502,7 +509,9 @@ func (s *site) export(out string) error {
 // isolation headers (COOP same-origin, COEP require-corp, CORP
 // same-origin) that SharedArrayBuffer, hence the kernel's interrupt,
 // needs, and is revalidated (Cache-Control: no-cache, answered by 304 when
-// unchanged), so a rebuilt site shows on reload. A file is sent in its
+// unchanged), so a rebuilt site shows on reload, except veclab.wasm asked
+// for by its version (veclab.wasm?v=, the text of veclab.wasm.version),
+// which is immutable. A file is sent in its
 // pre-compressed brotli or gzip form when the request accepts it.
 func (s *site) handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -519,7 +528,23 @@ func (s *site) handler() http.Handler {
 		p := path.Clean("/" + r.URL.Path)
 		var file string
 		switch p {
+		case "/veclab.wasm.version":
+			// What boot.js asks for first, to fetch veclab.wasm?v=VERSION.
+			v, err := wasmVersion(s.wasm)
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			h.Set("Content-Type", "text/plain; charset=utf-8")
+			io.WriteString(w, v)
+			return
 		case "/veclab.wasm":
+			// The module of a given version never changes: a browser keeps
+			// it without asking again, and so keeps Chromium's cache of
+			// its compiled code, which a revalidation (304) would drop.
+			if v, err := wasmVersion(s.wasm); err == nil && r.URL.Query().Get("v") == v {
+				h.Set("Cache-Control", "public, max-age=31536000, immutable")
+			}
 			file = s.wasm
 		case "/wasm_exec.js":
 			file = s.execJS
@@ -595,6 +620,16 @@ func (s *site) serveFile(w http.ResponseWriter, r *http.Request, file string) {
 	// The ETag names the encoded file, so a cache never mixes encodings.
 	h.Set("ETag", strconv.Quote(fmt.Sprintf("%x-%x-%s", fst.ModTime().UnixNano(), fst.Size(), h.Get("Content-Encoding"))))
 	http.ServeContent(w, r, "", fst.ModTime(), f)
+}
+
+// wasmVersion names the built module (its modification time and size),
+// for the URL veclab.wasm?v=VERSION.
+func wasmVersion(wasm string) (string, error) {
+	st, err := os.Stat(wasm)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%x-%x", st.ModTime().UnixNano(), st.Size()), nil
 }
 
 // accepts reports whether an Accept-Encoding header value accepts enc

@@ -157,6 +157,8 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 		{"/build/lab.js", "br, gzip", "text/javascript; charset=utf-8", "br", "", 200},
 		{"/build/lab.css", "", "text/css; charset=utf-8", "", ".jp-", 200},
 		{"/build/veclab-worker.js", "", "text/javascript; charset=utf-8", "", "setInterruptFlag", 200},
+		{"/build/veclab-boot.js", "", "text/javascript; charset=utf-8", "", "veclabBoot", 200},
+		{"/veclab.wasm.version", "", "text/plain; charset=utf-8", "", "-", 200},
 		{"/build/schemas/all.json", "", "application/json", "", "@jupyterlab/notebook-extension:tracker", 200},
 		{"/build/themes/@jupyterlab/theme-light-extension/index.css", "", "text/css; charset=utf-8", "", "--jp-", 200},
 		{"/api/contents/notebooks/all.json", "", "application/json", "", "02-redis-ef-runtime.ipynb", 200},
@@ -204,11 +206,33 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 		}
 	}
 
+	// veclab.wasm asked for by its version is immutable (Chromium's cache
+	// of the compiled module survives); any other response is revalidated.
+	version, err := wasmVersion(s.wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, cache string }{
+		{"/veclab.wasm?v=" + version, "public, max-age=31536000, immutable"},
+		{"/veclab.wasm?v=0-0", "no-cache"},
+		{"/veclab.wasm", "no-cache"},
+		{"/build/lab.js", "no-cache"},
+	} {
+		resp, err := http.Head(srv.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Cache-Control"); resp.StatusCode != 200 || got != tc.cache {
+			t.Errorf("HEAD %s: %d, Cache-Control %q; want 200, %q", tc.path, resp.StatusCode, got, tc.cache)
+		}
+	}
+
 	out := t.TempDir()
 	if err := s.export(out); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"index.html", "build/lab.js", "build/lab.js.br", "veclab.wasm", "veclab.wasm.br", "veclab.wasm.gz", "wasm_exec.js", "api/contents/all.json", "files/notebooks/02-redis-ef-runtime.ipynb",
+	for _, f := range []string{"index.html", "build/lab.js", "build/lab.js.br", "veclab.wasm", "veclab.wasm.br", "veclab.wasm.gz", "veclab.wasm.version", "build/veclab-boot.js", "wasm_exec.js", "api/contents/all.json", "files/notebooks/02-redis-ef-runtime.ipynb",
 		"explorer/index.html", "explorer/explorer.js", "explorer/worker.js", "explorer/explorer.wasm", "explorer/explorer.wasm.br", "explorer/explorer.wasm.gz"} {
 		if !fileExists(filepath.Join(out, filepath.FromSlash(f))) {
 			t.Errorf("-out: the static site has no %s", f)

@@ -7,9 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // MinVectorVersion is the oldest pgvector with hnsw.iterative_scan and
@@ -19,7 +16,7 @@ const MinVectorVersion = "0.8.0"
 // DB is one connection to a PostgreSQL server with the vector extension
 // created in its database.
 type DB struct {
-	conn *pgx.Conn
+	conn wire // pgx's connection (wire_pgx.go)
 	// Server is PostgreSQL's server_version; Vector is pgvector's
 	// extversion; Where is host:port/database (no password).
 	Server, Vector, Where string
@@ -31,7 +28,7 @@ type DB struct {
 	// context ends mid-flight (a notebook cell interrupted during a load)
 	// makes pgx close the connection, and the next call reconnects
 	// rather than failing with "conn closed" for the rest of the session.
-	cfg *pgx.ConnConfig
+	cfg wireConfig
 }
 
 // Connect opens a connection to the server at rawURL (a postgres:// URL or
@@ -43,18 +40,21 @@ func Connect(ctx context.Context, rawURL string) (*DB, error) {
 	if strings.TrimSpace(rawURL) == "" {
 		return nil, fmt.Errorf("pglive: empty PostgreSQL URL (want postgres://user:password@host:port/database): %w", ErrBadArgument)
 	}
-	cfg, err := pgx.ParseConfig(withDefaults(rawURL))
+	cfg, err := parseURL(withDefaults(rawURL))
 	if err != nil {
+		if errors.Is(err, errors.ErrUnsupported) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("pglive: PostgreSQL URL: %v (want postgres://user:password@host:port/database): %w", redact(err.Error()), ErrBadArgument)
 	}
-	db := &DB{Where: fmt.Sprintf("%s:%d/%s", cfg.Host, cfg.Port, cfg.Database)}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	db := &DB{Where: cfg.where()}
+	conn, err := cfg.dial(ctx)
 	if err != nil {
 		return nil, db.explain("connecting", err)
 	}
 	db.conn, db.cfg = conn, cfg
 	if err := db.init(ctx); err != nil {
-		conn.Close(context.Background())
+		conn.close()
 		return nil, err
 	}
 	return db, nil
@@ -107,11 +107,10 @@ func (db *DB) init(ctx context.Context) error {
 		return db.explain("reading server_version", err)
 	}
 	if err := db.exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && (pe.Code == "0A000" || pe.Code == "58P01" || strings.Contains(pe.Message, "extension \"vector\" is not available")) {
+		if pe, ok := serverError(err); ok && (pe.Code == "0A000" || pe.Code == "58P01" || strings.Contains(pe.Message, "extension \"vector\" is not available")) {
 			return fmt.Errorf("pglive: %s (PostgreSQL %s): %s: install pgvector %s or later on that server (https://github.com/pgvector/pgvector#installation), or use the embedded server: %w", db.Where, db.Server, pe.Message, MinVectorVersion, ErrNoVector)
 		}
-		if errors.As(err, &pe) && pe.Code == "42501" {
+		if pe, ok := serverError(err); ok && pe.Code == "42501" {
 			return fmt.Errorf("pglive: %s: not allowed to CREATE EXTENSION vector (%s): ask its owner to run it once in this database, or connect as a user who may: %w", db.Where, pe.Message, ErrNoVector)
 		}
 		return db.explain("CREATE EXTENSION vector", err)
@@ -129,11 +128,11 @@ func (db *DB) init(ctx context.Context) error {
 // closed under a statement whose context ended (pgx closes a connection
 // it could not bring back to a known state). The session settings are
 // then the server's defaults again, so apply sets them anew.
-func (db *DB) live(ctx context.Context) (*pgx.Conn, error) {
+func (db *DB) live(ctx context.Context) (wire, error) {
 	if db == nil || db.conn == nil {
 		return nil, fmt.Errorf("pglive: use of a closed DB: %w", ErrBadArgument)
 	}
-	if !db.conn.IsClosed() {
+	if !db.conn.isClosed() {
 		return db.conn, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -145,8 +144,8 @@ func (db *DB) live(ctx context.Context) (*pgx.Conn, error) {
 	// and resets others meanwhile): retry for a while.
 	var err error
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		var conn *pgx.Conn
-		if conn, err = pgx.ConnectConfig(ctx, db.cfg); err == nil {
+		var conn wire
+		if conn, err = db.cfg.dial(ctx); err == nil {
 			db.conn, db.set = conn, false
 			return conn, nil
 		}
@@ -168,7 +167,7 @@ const reconnectFor = 30 * time.Second
 func (db *DB) exec(ctx context.Context, sql string) error {
 	c, err := db.live(ctx)
 	if err == nil {
-		_, err = c.Exec(ctx, sql)
+		err = c.exec(ctx, sql)
 	}
 	return err
 }
@@ -177,7 +176,7 @@ func (db *DB) exec(ctx context.Context, sql string) error {
 func (db *DB) scan(ctx context.Context, sql string, dest ...any) error {
 	c, err := db.live(ctx)
 	if err == nil {
-		err = c.QueryRow(ctx, sql).Scan(dest...)
+		err = c.scan(ctx, sql, dest...)
 	}
 	return err
 }
@@ -202,8 +201,7 @@ func versionLess(a, b string) bool {
 
 // explain wraps a server or connection error with what to do about it.
 func (db *DB) explain(what string, err error) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
+	if pe, ok := serverError(err); ok {
 		switch pe.Code {
 		case "28P01", "28000":
 			return fmt.Errorf("pglive: %s: %s: check the user and password in the URL (postgres://user:password@host/db), PGPASSWORD or ~/.pgpass: %w", db.Where, pe.Message, ErrAuth)
@@ -235,7 +233,7 @@ func (db *DB) Close() error {
 	if db == nil || db.conn == nil {
 		return nil
 	}
-	err := db.conn.Close(context.Background())
+	err := db.conn.close()
 	db.conn = nil // a closed DB stays closed: live does not reconnect it
 	if db.srv != nil {
 		err = errors.Join(err, db.srv.Close())
@@ -258,6 +256,9 @@ const Embedded = "embedded"
 // reproduce -pg` and the notebooks' VECLAB_PG read.
 func Open(ctx context.Context, spec string) (*DB, error) {
 	spec = strings.TrimSpace(spec)
+	if errNoWire != nil {
+		return nil, errNoWire
+	}
 	if spec != Embedded {
 		return Connect(ctx, spec)
 	}

@@ -308,27 +308,21 @@ func (t *Table) Search(ctx context.Context, q Query) (Answer, error) {
 		return a, t.db.explain("search", err)
 	}
 	t0 := time.Now()
-	rows, err := conn.Query(ctx, sql)
-	if err != nil {
-		return a, t.db.explain("search", err)
-	}
-	for rows.Next() {
-		var id string
-		var d float64
-		if err := rows.Scan(&id, &d); err != nil {
-			rows.Close()
-			return a, t.db.explain("reading a result", err)
-		}
+	var parseErr error
+	err = conn.query(ctx, sql, func(id string, d float64) bool {
 		n, err := parseDocID(id)
 		if err != nil {
-			rows.Close()
-			return a, err
+			parseErr = err
+			return false
 		}
 		a.IDs = append(a.IDs, n)
 		a.Dists = append(a.Dists, d)
+		return true
+	})
+	if parseErr != nil {
+		return a, parseErr
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return a, t.db.explain("search", err)
 	}
 	a.Elapsed = time.Since(t0)

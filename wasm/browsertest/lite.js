@@ -19,6 +19,10 @@
 //     seconds and the next cell runs; a restart gives a fresh session.
 //
 //	node lite.js URL [SCREENSHOT.png]
+//	node lite.js -load N URL
+//
+// The second form measures only the load: N times, a new profile (cold
+// cache), then the same profile twice (warm), each to the first result.
 //
 // It prints one line per check and exits 1 at the first failure. The
 // browser is $CHROMIUM, default /usr/bin/chromium. No request may leave
@@ -27,8 +31,18 @@
 
 const { chromium } = require("playwright-core");
 
-const base = process.argv[2];
-const screenshot = process.argv[3];
+let args = process.argv.slice(2);
+let loadRuns = 0;
+if (args[0] === "-load") {
+	loadRuns = Number(args[1]);
+	args = args.slice(2);
+	if (!(loadRuns >= 1)) {
+		console.error("lite.js: -load wants a number of runs ≥ 1");
+		process.exit(2);
+	}
+}
+const base = args[0];
+const screenshot = args[1];
 if (!base) {
 	console.error("usage: node lite.js URL [SCREENSHOT.png]");
 	process.exit(2);
@@ -105,7 +119,7 @@ async function firstResult(context, label) {
 		n++;
 		const got = Math.max(0, z.responseBodySize); // -1: none (from the cache)
 		bytes += got;
-		if (req.url().endsWith("/veclab.wasm")) wasmBytes = got;
+		if (new URL(req.url()).pathname.endsWith("/veclab.wasm")) wasmBytes = got;
 	}, () => {}));
 	page.on("requestfinished", onFinished);
 	const t = Date.now();
@@ -119,11 +133,67 @@ async function firstResult(context, label) {
 	await Promise.all(sizes);
 	check(r.status === "ok" && text(r.outputs).trim() === "2", `${label}: 1+1 gave ${JSON.stringify(r)}`);
 	page.notebookId = id;
+	page.tFirst = tFirst;
 	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load}); ${n} responses, ${(bytes / 1e6).toFixed(1)} MB over the wire, veclab.wasm ${(wasmBytes / 1e6).toFixed(1)} MB`);
 	return page;
 }
 
+// launch starts chromium on a new persistent profile (see main).
+async function launch() {
+	const os = require("os");
+	const profile = require("fs").mkdtempSync(require("path").join(os.tmpdir(), "veclab-lite-"));
+	const context = await chromium.launchPersistentContext(profile, {
+		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+		headless: true,
+		args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
+	});
+	return { profile, context };
+}
+
+// dirSize is the bytes of the files under dir (0 if there is none).
+function dirSize(dir) {
+	const fs = require("fs");
+	let n = 0;
+	try {
+		for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+			const p = require("path").join(dir, e.name);
+			n += e.isDirectory() ? dirSize(p) : fs.statSync(p).size;
+		}
+	} catch {
+		return 0;
+	}
+	return n;
+}
+
+// loadOnly measures navigation → first result loadRuns times cold and
+// twice warm after each, and prints the median of each.
+async function loadOnly() {
+	const cold = [], warm = [];
+	for (let i = 0; i < loadRuns; i++) {
+		const { profile, context } = await launch();
+		try {
+			let p = await firstResult(context, `run ${i + 1} cold cache`);
+			cold.push(p.tFirst);
+			for (let j = 0; j < 2; j++) {
+				// V8 writes the compiled module to the code cache once
+				// enough of it is optimised: a reader stays longer than 1+1.
+				await new Promise((r) => setTimeout(r, 10000));
+				console.log(`     the profile's wasm code cache: ${(dirSize(require("path").join(profile, "Default", "Code Cache", "wasm")) / 1e6).toFixed(1)} MB`);
+				await p.close();
+				p = await firstResult(context, `run ${i + 1} warm cache ${j + 1}`);
+				warm.push(p.tFirst);
+			}
+		} finally {
+			await context.close();
+			require("fs").rmSync(profile, { recursive: true, force: true });
+		}
+	}
+	const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)] / 1000;
+	console.log(`load: navigation → first result, median of ${cold.length} cold ${median(cold).toFixed(2)} s, of ${warm.length} warm ${median(warm).toFixed(2)} s (load average ${require("os").loadavg().map((x) => x.toFixed(2)).join(" ")})`);
+}
+
 async function main() {
+	if (loadRuns) return loadOnly();
 	// A persistent profile in a new directory: its HTTP cache is on disk,
 	// as a reader's is (a playwright context's in-memory cache drops
 	// entries as large as veclab.wasm, and there is no warm cache to

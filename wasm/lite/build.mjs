@@ -218,4 +218,5 @@ fs.writeFileSync(path.join(out, "api", "contents", "notebooks", "all.json"),
 // 4. The page and the kernel's logo.
 fs.copyFileSync(path.join(here, "src", "index.html"), path.join(out, "index.html"));
 fs.copyFileSync(path.join(here, "src", "logo.svg"), path.join(build, "veclab-logo.svg"));
+fs.copyFileSync(path.join(here, "src", "boot.js"), path.join(build, "veclab-boot.js"));
 console.log(`build.mjs: site in ${out}: ${extensions.length} extensions, ${all.length} settings schemas, ${nbs.length} notebooks`);

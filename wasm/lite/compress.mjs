@@ -25,8 +25,11 @@ for (const f of files) {
 	const br = zlib.brotliCompressSync(data, {
 		params: {
 			// The 80 MB module at quality 5 (16 MiB window): 14.6 MB in 9 s,
-			// where quality 9 gives 13.9 MB in 68 s; the site's files at 9
-			// (11 is a few per cent smaller and several times slower).
+			// where quality 9 gives 13.9 MB in 68 s and quality 11 12.1 MB
+			// in 25 minutes (measured at a load average of about 20; the
+			// build would take that long on every change of the Go
+			// sources); the site's files at 9 (11 is a few per cent
+			// smaller and several times slower).
 			[zlib.constants.BROTLI_PARAM_QUALITY]: data.length > 4e6 ? 5 : 9,
 			[zlib.constants.BROTLI_PARAM_LGWIN]: 24,
 			[zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length,

@@ -17,83 +17,17 @@ import { BaseKernel, IKernelClient, IKernelSpecs } from "@jupyterlite/services";
 
 const KERNEL_NAME = "veclab";
 
-// The environment of the Go program: VECLAB_SCALE=small (the notebooks'
-// small scale: one thread in a browser tab), overridden by $VECLAB_* from
-// the page's query string (…/?VECLAB_SCALE=article), read once when the
-// page loads, before JupyterLab rewrites the address.
-const pageEnv = (() => {
-	const env = { VECLAB_SCALE: "small" };
-	for (const [k, v] of new URLSearchParams(window.location.search)) {
-		if (/^VECLAB_[A-Z0-9_]+$/.test(k)) env[k] = v;
-	}
-	return env;
-})();
+// The loading of veclab.wasm and the kernel workers are boot.js's
+// (build/veclab-boot.js, run by index.html before JupyterLab's code, so
+// that the module loads and Go starts while JupyterLab does).
+const boot = globalThis.veclabBoot;
 
 const kernels = new Map(); // id → VeclabKernel, for the interrupt hook
 
-// assets fetches, once per page, what every kernel worker needs: the
-// worker's script, wasm_exec.js and veclab.wasm compiled to a
-// WebAssembly.Module (compiled off the main thread by the browser's
-// streaming compiler). Each worker gets them from the page: a restarted
-// kernel, or a second one, needs no network (the site works offline once
-// loaded) and does not compile the module again.
-let assets = null;
-
-function loadAssets() {
-	if (assets) return assets;
-	const base = PageConfig.getBaseUrl();
-	const text = async (p) => {
-		const r = await fetch(URLExt.join(base, p));
-		if (!r.ok) throw new Error(`${p}: HTTP ${r.status}`);
-		return r.text();
-	};
-	assets = (async () => {
-		const t0 = performance.now();
-		const [worker, execJS] = await Promise.all([text("build/veclab-worker.js"), text("wasm_exec.js")]);
-		const url = URLExt.join(base, "veclab.wasm");
-		let module;
-		try {
-			module = await WebAssembly.compileStreaming(fetch(url));
-		} catch (err) {
-			// A server that sends another Content-Type: compile the bytes.
-			const r = await fetch(url);
-			if (!r.ok) throw new Error(`veclab.wasm: HTTP ${r.status}`);
-			module = await WebAssembly.compile(await r.arrayBuffer());
-		}
-		return {
-			workerURL: URL.createObjectURL(new Blob([worker], { type: "text/javascript" })),
-			execJS, module, compileMs: performance.now() - t0,
-		};
-	})();
-	assets.catch(() => { assets = null; }); // a later kernel tries again
-	return assets;
-}
-
-// startWorker starts a kernel worker on the assets. Messages that arrive
-// before a kernel adopts the worker are kept for it.
-function startWorker() {
-	const flag = typeof SharedArrayBuffer !== "undefined" && globalThis.crossOriginIsolated
-		? new Int32Array(new SharedArrayBuffer(4)) : null;
-	const w = { worker: null, flag, kept: [], handler: null, disposed: false };
-	const deliver = (m) => (w.handler ? w.handler(m) : w.kept.push(m));
-	loadAssets().then((a) => {
-		if (w.disposed) return;
-		w.compileMs = a.compileMs;
-		w.worker = new Worker(a.workerURL, { name: "veclab-kernel" });
-		w.worker.onmessage = (e) => deliver(e.data);
-		w.worker.onerror = (e) => deliver({ type: "failed", error: `veclab worker: ${e.message || "failed to start"}` });
-		w.worker.postMessage({ type: "init", module: a.module, execJS: a.execJS, env: { ...pageEnv }, flag });
-	}, (err) => deliver({ type: "failed", error: `loading veclab.wasm: ${err && err.message ? err.message : err}` }));
-	return w;
-}
-
-// spare is a worker started with the page (prewarm), before any kernel
-// asks for one, so that loading the module overlaps JupyterLab's start-up
-// and the reader's first clicks; the first kernel takes it.
-let spare = null;
-
+// prewarm starts a spare worker if boot.js has none (it starts one with
+// the page).
 export function prewarm() {
-	if (!spare) spare = startWorker();
+	boot.prewarm();
 }
 
 export class VeclabKernel extends BaseKernel {
@@ -105,8 +39,7 @@ export class VeclabKernel extends BaseKernel {
 			this._readyResolve = resolve;
 			this._readyReject = reject;
 		});
-		const w = spare || startWorker();
-		spare = null;
+		const w = boot.takeWorker();
 		this._w = w;
 		this._flag = w.flag;
 		w.handler = (m) => this._onMessage(m);
@@ -146,7 +79,10 @@ export class VeclabKernel extends BaseKernel {
 		switch (m.type) {
 			case "ready":
 				this._info = m;
-				console.info(`veclab kernel: ${m.version}: veclab.wasm fetched and compiled in ${Math.round(this._w.compileMs)} ms (once per page), the Go program started in ${Math.round(m.startMs)} ms`);
+				{
+					const w = this._w, at = (abs) => Math.round(abs - performance.timeOrigin);
+					console.info(`veclab kernel: ${m.version}: veclab.wasm fetched and compiled in ${Math.round(w.compileMs)} ms (once per page), the Go program started in ${Math.round(m.startMs)} ms (init ${Math.round(m.initMs)} ms, session ${Math.round(m.sessionMs)} ms); after navigation: requested at ${Math.round(w.requestedAt)} ms, compiled at ${Math.round(w.compiledAt)} ms, worker at ${Math.round(w.workerAt)} ms, instantiated at ${at(m.instantiatedAbs)} ms, Go ready at ${at(m.readyAbs)} ms, the page heard at ${Math.round(performance.now())} ms`);
+				}
 				this._readyResolve();
 				return;
 			case "failed":

@@ -29,8 +29,15 @@ async function init(m) {
 		if (m.flag) globalThis.veclab.setInterruptFlag(m.flag);
 		postMessage({
 			type: "ready", version: globalThis.veclab.version, goVersion: globalThis.veclab.goVersion,
-			// milliseconds from instantiating the module to the bridge
+			// milliseconds from instantiating the module to the bridge, and
+			// of that: to Go's main (instantiation, the runtime's and every
+			// package's init) and in eval.New (the interpreter's session)
 			startMs: performance.now() - t1,
+			// when the module was instantiated and the bridge was ready,
+			// as absolute times (the page subtracts its time origin)
+			instantiatedAbs: performance.timeOrigin + t1, readyAbs: performance.timeOrigin + performance.now(),
+			initMs: globalThis.veclab.startup ? globalThis.veclab.startup.mainAt - t1 : NaN,
+			sessionMs: globalThis.veclab.startup ? globalThis.veclab.startup.sessionAt - globalThis.veclab.startup.mainAt : NaN,
 		});
 	} catch (err) {
 		postMessage({ type: "failed", error: `starting veclab.wasm: ${err && err.message ? err.message : err}` });
