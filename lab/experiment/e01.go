@@ -19,7 +19,7 @@ import (
 var e01 = Experiment{
 	ID:      "E01",
 	Title:   "ingest in batches: docs/s per store, and ingest finished ≠ searchable",
-	Article: "seed 000 (Spring AI VectorStore article), 01-ingest.txt: 30,000 documents × 384 dims in batches of 1,000, embeddings looked up",
+	Article: "Spring AI VectorStore article, 01-ingest.txt: 30,000 documents × 384 dims in batches of 1,000, embeddings looked up",
 	Figures: []Figure{
 		{Row: "pgvector", Measure: "ingest", Value: 46.5, Unit: "s"}, {Row: "pgvector", Measure: "docs/s", Value: 645, Unit: "docs/s"},
 		{Row: "redis", Measure: "ingest", Value: 9.5, Unit: "s"}, {Row: "redis", Measure: "docs/s", Value: 3158, Unit: "docs/s"},

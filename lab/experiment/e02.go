@@ -14,7 +14,7 @@ import (
 var e02 = Experiment{
 	ID:      "E02",
 	Title:   "unfiltered recall@10 of four stores on their defaults",
-	Article: "seed 000 (Spring AI VectorStore article), 02-unfiltered.txt: 100 queries after 20 warm-up, topK=10, cosine",
+	Article: "Spring AI VectorStore article, 02-unfiltered.txt: 100 queries after 20 warm-up, topK=10, cosine",
 	Figures: storeFigures(map[string][4]float64{
 		// recall@10, p50 ms, p95 ms, mean hits
 		"pgvector":      {0.951, 9.5, 16.4, 10},

@@ -14,7 +14,7 @@ import (
 var e03 = Experiment{
 	ID:      "E03",
 	Title:   "the filter category == 'c3' && year >= 2022 on four stores' defaults",
-	Article: "seed 000 (Spring AI VectorStore article), 03-filtered.txt: 1,328 of 30,000 documents match (4.4 %); truth over the matching documents",
+	Article: "Spring AI VectorStore article, 03-filtered.txt: 1,328 of 30,000 documents match (4.4 %); truth over the matching documents",
 	Figures: storeFigures(map[string][4]float64{
 		// recall@10, p50 ms, p95 ms (not printed: 0 = none), mean hits
 		"pgvector":      {0.167, 10.0, 0, 1.8},

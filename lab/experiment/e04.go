@@ -13,7 +13,7 @@ import (
 var e04 = Experiment{
 	ID:      "E04",
 	Title:   "the defaults that matter, as each store describes its index",
-	Article: "seed 000 (Spring AI VectorStore article), 04-defaults-that-matter.txt and the HNSW section",
+	Article: "Spring AI VectorStore article, 04-defaults-that-matter.txt and the HNSW section",
 	Figures: []Figure{
 		{Row: "pgvector", Measure: "m", Value: 16}, {Row: "pgvector", Measure: "ef_construction", Value: 64}, {Row: "pgvector", Measure: "query breadth", Value: 40},
 		{Row: "redis", Measure: "query breadth", Value: 10},

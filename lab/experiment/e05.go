@@ -15,7 +15,7 @@ import (
 var e05 = Experiment{
 	ID:      "E05",
 	Title:   "Elasticsearch num_candidates 15 / 50 / 100 / 500 on the default (bbq_hnsw) index",
-	Article: "seed 000 (Spring AI VectorStore article), 05-elasticsearch-num-candidates.txt: same index, raw _search",
+	Article: "Spring AI VectorStore article, 05-elasticsearch-num-candidates.txt: same index, raw _search",
 	Figures: []Figure{
 		{Row: "15", Measure: "recall@10", Value: 0.491}, {Row: "15", Measure: "p50", Value: 4.5, Unit: "ms"},
 		{Row: "50", Measure: "recall@10", Value: 0.489}, {Row: "50", Measure: "p50", Value: 3.9, Unit: "ms"},

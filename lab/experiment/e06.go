@@ -13,7 +13,7 @@ import (
 var e06 = Experiment{
 	ID:      "E06",
 	Title:   "Redis EF_RUNTIME: the library default (10) against 50 and 200",
-	Article: "seed 000 (Spring AI VectorStore article), 06-redis-ef-runtime.txt: index rebuilt and reloaded per setting",
+	Article: "Spring AI VectorStore article, 06-redis-ef-runtime.txt: index rebuilt and reloaded per setting",
 	Figures: []Figure{
 		{Row: "10", Measure: "recall@10", Value: 0.616}, {Row: "10", Measure: "p50", Value: 0.6, Unit: "ms"},
 		{Row: "50", Measure: "recall@10", Value: 0.962}, {Row: "50", Measure: "p50", Value: 0.6, Unit: "ms"},

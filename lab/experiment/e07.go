@@ -14,7 +14,7 @@ import (
 var e07 = Experiment{
 	ID:      "E07",
 	Title:   "pgvector: ef_search and the 0.8 iterative index scan under the article's filter",
-	Article: "seed 000 (Spring AI VectorStore article), 07-pgvector-ef-search.txt: pgvector 0.8.7, filter category == 'c3' && year >= 2022",
+	Article: "Spring AI VectorStore article, 07-pgvector-ef-search.txt: pgvector 0.8.7, filter category == 'c3' && year >= 2022",
 	Figures: e07Figures(),
 }
 

@@ -19,7 +19,7 @@ import (
 var e08 = Experiment{
 	ID:      "E08",
 	Title:   "Qdrant: a filtered query without and with payload indexes",
-	Article: "seed 000 (Spring AI VectorStore article), 08-qdrant-payload-index-and-threshold.txt: keyword index on category, integer index on year",
+	Article: "Spring AI VectorStore article, 08-qdrant-payload-index-and-threshold.txt: keyword index on category, integer index on year",
 	Figures: []Figure{
 		{Row: "no payload index", Measure: "recall@10", Value: 1.000},
 		{Row: "no payload index", Measure: "p50", Value: 26.2, Unit: "ms"},

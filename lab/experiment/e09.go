@@ -14,7 +14,7 @@ import (
 var e09 = Experiment{
 	ID:      "E09",
 	Title:   "Redis: filtering on a metadata field that was not declared",
-	Article: "seed 000 (Spring AI VectorStore article), 09-redis-undeclared-metadata.txt: IllegalArgumentException \"Not allowed filter identifier name: category\"",
+	Article: "Spring AI VectorStore article, 09-redis-undeclared-metadata.txt: IllegalArgumentException \"Not allowed filter identifier name: category\"",
 }
 
 func init() {

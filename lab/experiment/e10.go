@@ -9,11 +9,11 @@ import (
 )
 
 // e10 is the article's Elasticsearch index_options.type comparison
-// (seed 000, 10-elasticsearch-index-types).
+// (Spring AI VectorStore article, 10-elasticsearch-index-types).
 var e10 = Experiment{
 	ID:      "E10",
 	Title:   "Elasticsearch index_options.type: bbq_hnsw, int8_hnsw, hnsw — recall, filtered recall, store size",
-	Article: "seed 000 (Spring AI VectorStore article), the Elasticsearch index-type table: same 30,000 documents re-indexed per type, num_candidates default",
+	Article: "Spring AI VectorStore article, the Elasticsearch index-type table: same 30,000 documents re-indexed per type, num_candidates default",
 	Figures: []Figure{
 		{Row: "bbq_hnsw", Measure: "recall@10", Value: 0.491}, {Row: "bbq_hnsw", Measure: "filtered recall@10", Value: 0.544}, {Row: "bbq_hnsw", Measure: "store size", Value: 54.4, Unit: "MB"},
 		{Row: "int8_hnsw", Measure: "recall@10", Value: 0.952}, {Row: "int8_hnsw", Measure: "filtered recall@10", Value: 0.974}, {Row: "int8_hnsw", Measure: "store size", Value: 64.1, Unit: "MB"},

@@ -11,12 +11,12 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e11 is the article's operating footprint of the four stores (seed 000,
+// e11 is the article's operating footprint of the four stores (the Spring AI VectorStore article,
 // "What each one costs to keep running", 11-ops-footprint.txt).
 var e11 = Experiment{
 	ID:      "E11",
 	Title:   "What each store costs to keep running: bytes per document by component (raw vectors, codes, graph links, stored fields, payload indexes), RAM vs disk",
-	Article: "seed 000 (Spring AI VectorStore article), 'What each one costs to keep running' (11-ops-footprint.txt): the size of the loaded 30,000 × 384 documents as each store reports it, after loading and querying",
+	Article: "Spring AI VectorStore article, 'What each one costs to keep running' (11-ops-footprint.txt): the size of the loaded 30,000 × 384 documents as each store reports it, after loading and querying",
 	Figures: []Figure{
 		{Row: "raw vectors (30,000 × 384 float32)", Measure: "size", Value: 46, Unit: "MB"},
 		{Row: "pgvector table+toast", Measure: "size", Value: 59, Unit: "MB"},

@@ -18,11 +18,11 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e12 is a nearly full disk (seed 000).
+// e12 is a nearly full disk (Spring AI VectorStore article).
 var e12 = Experiment{
 	ID:    "E12",
 	Title: "a nearly full disk: the lab's store refuses writes above a disk watermark, says which, and loses nothing already written",
-	Article: "seed 000 (Spring AI VectorStore article, \"Elasticsearch will refuse to store your data on a nearly full disk\"): " +
+	Article: "Spring AI VectorStore article (\"Elasticsearch will refuse to store your data on a nearly full disk\"): " +
 		"with the disk above the high watermark (cluster.routing.allocation.disk.watermark.high = 90 %) a new index's shards stayed UNASSIGNED, " +
 		"the bulk failed with \"primary shard is not active Timeout: [1m]\", and only a WARN line in the Elasticsearch log said why",
 	Figures: []Figure{

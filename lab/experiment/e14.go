@@ -7,11 +7,11 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e14 is the RAM budget of a disk-backed index (seed 003).
+// e14 is the RAM budget of a disk-backed index (Elastic's reply to Qdrant).
 var e14 = Experiment{
 	ID:      "E14",
 	Title:   "RAM budget of a disk-backed HNSW index: resident bytes per vector by component, and the projection at 21 M vectors on 3 nodes",
-	Article: "seed 003 (Elastic's reply): 4-bit codes 384 B + HNSW m=16 links 136 B = 520 B per vector; 21 M vectors / 3 nodes → 3.64 GB per node; measured 3.4–3.9 GB",
+	Article: "Elastic's reply: 4-bit codes 384 B + HNSW m=16 links 136 B = 520 B per vector; 21 M vectors / 3 nodes → 3.64 GB per node; measured 3.4–3.9 GB",
 	Figures: []Figure{
 		{Row: "4-bit codes", Measure: "bytes/vector", Value: 384},
 		{Row: "4-bit codes", Measure: "GB per node", Value: 2.7}, {Row: "4-bit codes", Measure: "GB per cluster", Value: 8},

@@ -10,11 +10,11 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e15 is async (io_uring-style) rescoring reads on and off (seed 003).
+// e15 is async (io_uring-style) rescoring reads on and off (Elastic's reply to Qdrant).
 var e15 = Experiment{
 	ID:      "E15",
 	Title:   "rescoring reads: sequential vs concurrent, warm vs cold page cache, device reads counted",
-	Article: "seed 003 (Elastic's reply to Qdrant): Qdrant's async io_uring reads off/on gave 31.6 vs 35.8 QPS at ef = 50, and the disk served 0 IOPS during the run because the page cache was warm",
+	Article: "Elastic's reply to Qdrant: Qdrant's async io_uring reads off/on gave 31.6 vs 35.8 QPS at ef = 50, and the disk served 0 IOPS during the run because the page cache was warm",
 	Figures: []Figure{
 		{Row: "warm page cache, sequential", Measure: "QPS", Value: 31.6},
 		{Row: fmt.Sprintf("warm page cache, concurrent(%d)", e15Conc), Measure: "QPS", Value: 35.8},

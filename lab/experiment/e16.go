@@ -6,12 +6,12 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e16 is segment count vs recall and speed (seed 003, Elastic's reply to
+// e16 is segment count vs recall and speed (Elastic's reply to Qdrant, to
 // a benchmark run on an unmerged Elasticsearch index).
 var e16 = Experiment{
 	ID:    "E16",
 	Title: "segment count vs recall and speed: the same collection searched at the same ef as 64, 16, 4 and 1 segments (force-merged)",
-	Article: "seed 003 (Elastic's reply): 128 segments recall@100 0.9745, 35.8 QPS, 112 ms; force-merged to 66: 0.9531, 53.3 QPS, 75 ms; " +
+	Article: "Elastic's reply: 128 segments recall@100 0.9745, 35.8 QPS, 112 ms; force-merged to 66: 0.9531, 53.3 QPS, 75 ms; " +
 		"the published Qdrant run (67 segments): 0.9596, 67.2 QPS, 59.5 ms — fewer segments, lower recall, higher QPS at the same ef",
 	Figures: []Figure{
 		{Row: "128 segments", Measure: "recall@100", Value: 0.9745},

@@ -7,13 +7,13 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e17 is document retrieval inside a vector benchmark (seed 003): the
+// e17 is document retrieval inside a vector benchmark (Elastic's reply to Qdrant): the
 // benchmark fetched each hit's id from Elasticsearch's compressed stored
 // fields, which costs as much as the vector search itself.
 var e17 = Experiment{
 	ID:    "E17",
 	Title: "document retrieval inside a vector benchmark: ids read from compressed stored fields vs from an id column",
-	Article: "seed 003: visit % 1 / 2 / 3 / 5 → recall@100 0.894 / 0.939 / 0.956 / 0.970; QPS with ids from stored fields 44 / 39 / 35 / 31; " +
+	Article: "Elastic's reply to Qdrant: visit % 1 / 2 / 3 / 5 → recall@100 0.894 / 0.939 / 0.956 / 0.970; QPS with ids from stored fields 44 / 39 / 35 / 31; " +
 		"with ids isolated (read from a column) 89 / 73 / 56 / 40",
 	Figures: []Figure{
 		{Row: "1", Measure: "recall@100", Value: 0.894}, {Row: "2", Measure: "recall@100", Value: 0.939},

@@ -8,12 +8,12 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e18 is ingest speed vs query speed (seed 003): parallel ingest is fast
+// e18 is ingest speed vs query speed (Elastic's reply to Qdrant): parallel ingest is fast
 // and leaves many segments, single-threaded ingest is slow and leaves few.
 var e18 = Experiment{
 	ID:    "E18",
 	Title: "ingest speed vs query speed: parallel writers (many small segments) vs one writer (few large segments), HNSW and IVF, then queries at the same breadth",
-	Article: "seed 003: parallel ingest is fast and makes many segments; single-threaded ingest is slow and makes few; " +
+	Article: "Elastic's reply to Qdrant: parallel ingest is fast and makes many segments; single-threaded ingest is slow and makes few; " +
 		"IVF is cheap to build and less sensitive to segment count than HNSW (no figures)",
 }
 

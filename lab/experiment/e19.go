@@ -21,11 +21,11 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e19 is base64 vectors in bulk ingest (seed 003, Elastic's reply).
+// e19 is base64 vectors in bulk ingest (Elastic's reply to Qdrant).
 var e19 = Experiment{
 	ID:    "E19",
 	Title: "base64 vectors in bulk ingest: parse throughput of float-array JSON vs base64 vs msgpack, and end-to-end ingest into IVF (DiskBBQ-like) and HNSW",
-	Article: "seed 003 (Elastic's reply, base64-encoded dense_vector in Elasticsearch 9.x): parsing 1,000 JSON documents more than 10× faster with base64 than with float arrays; " +
+	Article: "Elastic's reply, base64-encoded dense_vector in Elasticsearch 9.x: parsing 1,000 JSON documents more than 10× faster with base64 than with float arrays; " +
 		"indexing throughput ≈ +100 % with DiskBBQ, ≈ +20 % with HNSW",
 	Figures: []Figure{
 		{Row: "base64", Measure: "parse speed-up", Value: 10, Unit: "× (more than)"},

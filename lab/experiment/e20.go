@@ -9,12 +9,12 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e20 is multi-segment search (seed 003, Lucene 9.10's concurrent
+// e20 is multi-segment search (Elastic's reply to Qdrant, Lucene 9.10's concurrent
 // segment search and its shared top-k bound).
 var e20 = Experiment{
 	ID:    "E20",
 	Title: "multi-segment search: segments searched sequentially, concurrently, and with a top-k bound shared across segments",
-	Article: "seed 003: searching segments concurrently raised throughput from 104 to 219 QPS; sharing the best-so-far bound across segments " +
+	Article: "Elastic's reply to Qdrant: searching segments concurrently raised throughput from 104 to 219 QPS; sharing the best-so-far bound across segments " +
 		"(Lucene's MultiLeafKnnCollector) cut latency by up to 60 % at comparable recall",
 	Figures: []Figure{
 		{Row: "sequential", Measure: "QPS", Value: 104},

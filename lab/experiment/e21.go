@@ -13,11 +13,11 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e21 is SIMD distance kernels (seed 003, the Lucene/Panama post).
+// e21 is SIMD distance kernels (Elastic's reply to Qdrant, the Lucene/Panama post).
 var e21 = Experiment{
 	ID:      "E21",
 	Title:   "SIMD distance kernels: ns per distance by dimension (scalar Go loop vs the engine's kernels) and build throughput",
-	Article: "seed 003 (the Lucene post on the Panama vector API cited by Elastic's reply): large speed-ups on dot product; indexing throughput rose from about 900 to about 1,300 docs/s",
+	Article: "the Lucene post on the Panama vector API cited by Elastic's reply: large speed-ups on dot product; indexing throughput rose from about 900 to about 1,300 docs/s",
 	Figures: []Figure{
 		{Row: "scalar", Measure: "indexing", Value: 900, Unit: "docs/s"},
 		{Row: "SIMD", Measure: "indexing", Value: 1300, Unit: "docs/s"},

@@ -7,11 +7,11 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e22 is int8 scalar quantization (seed 003, Lucene's int8 blog).
+// e22 is int8 scalar quantization (Elastic's reply to Qdrant, Lucene's int8 blog).
 var e22 = Experiment{
 	ID:      "E22",
 	Title:   "int8 scalar quantization: memory, recall@10, and recovery by oversampling (quantized@15)",
-	Article: "seed 003 (Elastic's reply and the Lucene quantization posts it cites): int8 slashes memory by ~75 %; recall@10 a little below raw, recovered by gathering 5 more candidates and rescoring (quantized@15)",
+	Article: "Elastic's reply and the Lucene quantization posts it cites: int8 slashes memory by ~75 %; recall@10 a little below raw, recovered by gathering 5 more candidates and rescoring (quantized@15)",
 	Figures: []Figure{
 		{Row: "int8", Measure: "memory saved", Value: 75, Unit: "%"},
 		{Row: "int8", Measure: "compression", Value: 4, Unit: "×"},

@@ -7,11 +7,11 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e23 is int4 scalar quantization with error correction (seed 003).
+// e23 is int4 scalar quantization with error correction (Elastic's reply to Qdrant).
 var e23 = Experiment{
 	ID:      "E23",
 	Title:   "int4 scalar quantization with and without the error-correction term",
-	Article: "seed 003 (the Lucene int4 post Elastic's reply cites): 4 bits per dimension compress the vectors 8× \"without making search results worse\", thanks to an error-correction term",
+	Article: "the Lucene int4 post Elastic's reply cites: 4 bits per dimension compress the vectors 8× \"without making search results worse\", thanks to an error-correction term",
 	Figures: []Figure{
 		{Row: "int4", Measure: "compression", Value: 8, Unit: "×"},
 		{Row: "int4", Measure: "memory saved", Value: 87.5, Unit: "%"},

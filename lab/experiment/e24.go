@@ -7,11 +7,11 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e24 is binary (1-bit) quantization (seed 003).
+// e24 is binary (1-bit) quantization (Elastic's reply to Qdrant).
 var e24 = Experiment{
 	ID:      "E24",
 	Title:   "binary quantization: 1-bit recall with and without rescoring, by oversample",
-	Article: "seed 003 (Elastic's BBQ posts cited by the reply): 1 bit per dimension, 32× compression, recall restored by rescoring an oversampled candidate set",
+	Article: "Elastic's BBQ posts cited by the reply: 1 bit per dimension, 32× compression, recall restored by rescoring an oversampled candidate set",
 	Figures: []Figure{
 		{Row: "bbq", Measure: "compression", Value: 32, Unit: "×"},
 		{Row: "bbq", Measure: "memory saved", Value: 96.875, Unit: "%"},

@@ -18,12 +18,12 @@ import (
 )
 
 // e25 is nested vectors: passages of one document, searched for the k
-// nearest documents (seed 003, Elastic's reply, "Multi-vector integration
+// nearest documents (Elastic's reply to Qdrant, "Multi-vector integration
 // in Lucene and Elasticsearch").
 var e25 = Experiment{
 	ID:    "E25",
 	Title: "passages of one document (nested vectors): the k nearest documents by joining to the parent during the graph walk, vs k passages then dedupe",
-	Article: "seed 003 (Elastic's reply, \"Multi-vector integration in Lucene and Elasticsearch\"): pre-joining against parent documents " +
+	Article: "Elastic's reply, \"Multi-vector integration in Lucene and Elasticsearch\": pre-joining against parent documents " +
 		"while searching the HNSW graph returns the k nearest documents instead of passages, for a small memory overhead per vector; no figures, only the mechanism",
 	// The article gives no numbers: no Figures.
 }

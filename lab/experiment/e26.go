@@ -12,11 +12,11 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e26 is the DiskBBQ-vs-HNSW comparison at matched recall (seed 004).
+// e26 is the DiskBBQ-vs-HNSW comparison at matched recall (Elastic's DiskBBQ article).
 var e26 = Experiment{
 	ID:      "E26",
 	Title:   "recall@100 vs QPS at matched recall: IVF (2-bit lists, visit % sweep) vs HNSW (2-bit codes in RAM, originals on disk, ef sweep), oversample 1",
-	Article: "seed 004 (Elastic: DiskBBQ 7× faster than Qdrant on network-attached storage): bbq_disk 2-bit, oversample 1, visit_percentage sweep vs Qdrant HNSW 2-bit in RAM, originals on disk, hnsw_ef sweep; up to 7× higher throughput for IVF at recall@100 0.93–0.97, widening with recall",
+	Article: "Elastic: DiskBBQ 7× faster than Qdrant on network-attached storage: bbq_disk 2-bit, oversample 1, visit_percentage sweep vs Qdrant HNSW 2-bit in RAM, originals on disk, hnsw_ef sweep; up to 7× higher throughput for IVF at recall@100 0.93–0.97, widening with recall",
 	Figures: []Figure{
 		{Row: "0.93–0.97", Measure: "speed-up up to", Value: 7, Unit: "×"},
 		{Row: "recall low", Measure: "recall@100", Value: 0.93},

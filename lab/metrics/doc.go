@@ -1,7 +1,7 @@
 // Package metrics turns search results and timings into the figures the
 // articles print: recall@k against exact truth, latency quantiles, QPS,
 // mean hits, bytes per vector, and the pairing of two recall/QPS sweeps by
-// achieved recall (how seed 004 compares IVF and HNSW).
+// achieved recall (how Elastic's DiskBBQ article compares IVF and HNSW).
 //
 // Everything here is a plain function of its inputs, non-generic so that a
 // notebook (the gomacro interpreter) can call it.

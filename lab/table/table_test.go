@@ -32,7 +32,7 @@ func sample(t *testing.T) *Table {
 			t.Fatal(err)
 		}
 	}
-	tb.Note("article: Spring AI article, seed 000; lab: this run")
+	tb.Note("article: Spring AI article, the Spring AI VectorStore article; lab: this run")
 	tb.Note("escaping: <script> & \"quotes\"")
 	return tb
 }
