@@ -123,7 +123,7 @@ func E13Tables(env *Env, warm, cold DiskPoint) (*table.Table, *table.Table) {
 	for _, p := range []DiskPoint{warm, cold} {
 		_ = m.AddValues(p.Label, p.Recall, p.QPS, p.Reads, p.KB, p.DeviceReads, p.QPS*p.DeviceReads)
 	}
-	m.Note("device reads are reads whose pages were not all resident (mincore before each pread); cold evicts the file before every query, untimed")
+	m.Note("device reads are reads whose pages were not all resident (a mincore probe before each read: a resident row is copied from the file's mapping, a missing one read with pread); cold evicts the file before every query, untimed")
 	return t, m
 }
 

@@ -119,7 +119,7 @@ func E15Table(env *Env, ef int, oversample float64, ps []DiskPoint) *table.Table
 		_ = t.AddValues(p.Label, e15.ArticleValue(p.Label, "QPS"), p.QPS, p.Recall, p.P50ms, p.Reads,
 			e15.ArticleValue(p.Label, "device reads/q"), p.DeviceReads, p.Queries)
 	}
-	t.Note("article: Qdrant on a 3-node cluster, 21 M vectors, a load generator; its async reads changed little because the page cache served them (0 device IOPS). Lab: one process, one query at a time, %d vectors; device reads/q = reads whose pages were not all resident (mincore probe before each pread)", env.Scale.N)
+	t.Note("article: Qdrant on a 3-node cluster, 21 M vectors, a load generator; its async reads changed little because the page cache served them (0 device IOPS). Lab: one process, one query at a time, %d vectors; device reads/q = reads whose pages were not all resident (a mincore probe before each read: a resident row is copied from the file's mapping, a missing one read with pread)", env.Scale.N)
 	t.Note("cold = the vector file's pages evicted (fsync + posix_fadvise DONTNEED, checked by mincore) before every query, untimed; simulated rows add an engine/store latency model to every read (SIMULATED, not a measured device; gp3 = %s)", store.GP3Baseline)
 	return t
 }
