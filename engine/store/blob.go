@@ -95,18 +95,8 @@ func (b *Blob) ReadAt(p []byte, off int64, st *IOStats) error {
 	one.Pages = last - first + 1
 	if b.mapped != nil {
 		res := make([]byte, one.Pages)
-		if err := sysMincore(b.mapped[first*pageSize:min((last+1)*pageSize, int64(len(b.mapped)))], res); err == nil {
-			all := true
-			for _, r := range res {
-				if r&1 != 0 {
-					one.CachedPages++
-				} else {
-					all = false
-				}
-			}
-			if all && b.df == nil {
-				one.CachedReads = 1
-			}
+		if err := probePages(b.mapped, first, last, res); err == nil {
+			countResident(&one, res, b.df != nil)
 		}
 	}
 	start := time.Now()

@@ -523,13 +523,25 @@ func (v *File) rowPages(id engine.ID) (int64, int64) {
 	return off / pageSize, (off + int64(v.h.rowBytes) - 1) / pageSize
 }
 
+// countCached counts the resident pages of one read's probe result.
+func (v *File) countCached(one *IOStats, res []byte) { countResident(one, res, v.df != nil) }
+
 // mincore probes pages first…last of the file into res.
 func (v *File) mincore(first, last int64, res []byte) error {
-	return sysMincore(v.mapped[first*pageSize:min((last+1)*pageSize, int64(len(v.mapped)))], res)
+	return probePages(v.mapped, first, last, res)
 }
 
-// countCached counts the resident pages of one read's probe result.
-func (v *File) countCached(one *IOStats, res []byte) {
+// probePages probes pages first…last of a mapping into res (one byte per
+// page, bit 0 set when the page is resident), as mincore(2) does.
+func probePages(mapped []byte, first, last int64, res []byte) error {
+	return sysMincore(mapped[first*pageSize:min((last+1)*pageSize, int64(len(mapped)))], res)
+}
+
+// countResident adds one read's probe result to one: its resident pages,
+// and the read as served by the page cache when every page was resident
+// and the file is not read with O_DIRECT (direct), which bypasses the
+// cache whatever it holds.
+func countResident(one *IOStats, res []byte, direct bool) {
 	all := true
 	for _, r := range res {
 		if r&1 != 0 {
@@ -538,7 +550,7 @@ func (v *File) countCached(one *IOStats, res []byte) {
 			all = false
 		}
 	}
-	if all && v.df == nil {
+	if all && !direct {
 		one.CachedReads = 1
 	}
 }
