@@ -2,6 +2,7 @@ package hnsw
 
 import (
 	"errors"
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -71,7 +72,10 @@ func TestSearchRescored(t *testing.T) {
 			t.Fatalf("query %d: %d reads for %d candidates, want %d each", i, st.IO.Reads, st.Candidates, 5*k)
 		}
 		for j := range fromRAM {
-			if want := ix.QueryDistance(q, fromRAM[j].ID); fromRAM[j].Dist != want {
+			// The rescorer scores four rows per kernel call, whose sums
+			// may round in the last bit differently from QueryDistance's
+			// one-row kernel: equal to within float32 rounding.
+			if want := ix.QueryDistance(q, fromRAM[j].ID); math.Abs(float64(fromRAM[j].Dist-want)) > 1e-5*math.Max(1, math.Abs(float64(want))) {
 				t.Fatalf("query %d rank %d: rescored distance %v, exact %v", i, j, fromRAM[j].Dist, want)
 			}
 			if fromRAM[j] != fromDisk[j] {

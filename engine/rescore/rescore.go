@@ -73,7 +73,6 @@ type Rescorer struct {
 	cnt     counted
 	batch   batched
 	metric  engine.Metric
-	dist    vec.DistFunc
 	dist4   vec.Dist4Func
 	opt     Options
 	bufs    sync.Pool // *[]float32 of Dim
@@ -99,7 +98,7 @@ func New(src engine.VectorSource, metric engine.Metric, opt Options) (*Rescorer,
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Rescorer{src: src, metric: metric, dist: vec.Distance(metric), dist4: vec.Distance4(metric), opt: opt}
+	r := &Rescorer{src: src, metric: metric, dist4: vec.Distance4(metric), opt: opt}
 	r.slab, _ = src.(*Slab)
 	r.cnt, _ = src.(counted)
 	r.batch, _ = src.(batched)
@@ -240,7 +239,7 @@ func (r *Rescorer) scoreRange(q []float32, out []engine.Result, io *store.IOStat
 		if err != nil {
 			return fmt.Errorf("rescore: candidate %d: %w", out[i].ID, err)
 		}
-		out[i].Dist = r.dist(q, v)
+		out[i].Dist = r.one(q, v)
 	}
 	return nil
 }
@@ -254,8 +253,19 @@ func (r *Rescorer) scoreRows(q []float32, out []engine.Result, row func(i int) [
 		out[i].Dist, out[i+1].Dist, out[i+2].Dist, out[i+3].Dist = r.dist4(q, row(i), row(i+1), row(i+2), row(i+3))
 	}
 	for ; i < len(out); i++ {
-		out[i].Dist = r.dist(q, row(i))
+		out[i].Dist = r.one(q, row(i))
 	}
+}
+
+// one is the distance of q to v as the four-row kernel computes it. The
+// four-row and one-row kernels may round the last bit differently; scoring
+// every candidate with the four-row kernel gives a candidate the same
+// distance whatever its place in the list and whichever path read it (RAM,
+// batched or concurrent file reads), so the results do not depend on
+// either.
+func (r *Rescorer) one(q, v []float32) float32 {
+	d, _, _, _ := r.dist4(q, v, v, v, v)
+	return d
 }
 
 // scoreBatched reads the candidates (in ascending id order) batchLen at a
@@ -303,7 +313,7 @@ func (r *Rescorer) scoreConcurrent(q []float32, out []engine.Result, io *store.I
 					errs[w] = fmt.Errorf("rescore: candidate %d: %w", out[i].ID, err)
 					return
 				}
-				out[i].Dist = r.dist(q, v)
+				out[i].Dist = r.one(q, v)
 			}
 		}(w)
 	}

@@ -202,3 +202,62 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+// TestSameDistanceOnEveryPath rescores the same candidates from RAM, from
+// the vector file in batches, with concurrent reads, and in another order:
+// each candidate must get the same distance, bit for bit, whatever path
+// read it and wherever it stands in the list (the four-row kernel scores
+// the tail too).
+func TestSameDistanceOnEveryPath(t *testing.T) {
+	m := data(300, 40)
+	path := filepath.Join(t.TempDir(), "v.vec")
+	if err := store.WriteMatrix(path, m, engine.L2); err != nil {
+		t.Fatal(err)
+	}
+	f, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	q := m.Row(7)
+	var cands []engine.Result
+	for id := 0; id < 23; id++ { // not a multiple of four: a tail of three
+		cands = append(cands, engine.Result{ID: engine.ID(id * 11)})
+	}
+	reversed := slices.Clone(cands)
+	slices.Reverse(reversed)
+	run := func(name string, src engine.VectorSource, opt Options, cs []engine.Result) map[engine.ID]float32 {
+		r, err := New(src, engine.L2, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := r.Rescore(nil, q, cs, len(cs))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		d := map[engine.ID]float32{}
+		for _, g := range got {
+			d[g.ID] = g.Dist
+		}
+		return d
+	}
+	want := run("RAM", NewSlab(m), Options{}, cands)
+	for _, tc := range []struct {
+		name string
+		src  engine.VectorSource
+		opt  Options
+		cs   []engine.Result
+	}{
+		{"RAM, reversed", NewSlab(m), Options{}, reversed},
+		{"file, batched", f, Options{}, cands},
+		{"file, batched, reversed", f, Options{}, reversed},
+		{"file, concurrent", f, Options{Concurrency: 4}, cands},
+	} {
+		got := run(tc.name, tc.src, tc.opt, tc.cs)
+		for id, d := range want {
+			if got[id] != d {
+				t.Errorf("%s: candidate %d distance %v, RAM %v", tc.name, id, got[id], d)
+			}
+		}
+	}
+}
