@@ -123,6 +123,13 @@ func runE05(env *Env) (*Report, error) {
 	r.AddTable(E05Table(env, ms))
 	r.AddChart(E05Chart(ms))
 	E05Verdicts(env, ms)
+	o, err := E05OversampleSweep(env, E05OversampleDefault)
+	if err != nil {
+		return nil, err
+	}
+	r.AddTable(o.Table)
+	r.AddChart(o.Chart)
+	E05OversampleVerdicts(env, o)
 	return r, nil
 }
 
