@@ -13,7 +13,7 @@ import (
 )
 
 // The benchmark data: 10,000 × 384 unit vectors in 40 Gaussian clusters
-// plus 100 queries drawn the same way — the shape of the seed-000 article's
+// plus 100 queries drawn the same way — the shape of the Spring AI VectorStore article's
 // data at a third of its size. Hypothesis: with hnswlib's policy at M = 16
 // recall@10 passes 0.95 near ef = 40–64 and distance computations dominate
 // the time (≈ 1 µs per 10 computations at 384 dims with AVX2).

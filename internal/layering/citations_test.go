@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -19,20 +20,26 @@ var privateNotes = []string{
 	"ARCHITECTURE" + ".md",
 	"STYLE" + ".md",
 	"GOMACRO" + ".md",
-	// The working copies of the three articles are numbered; a reader
-	// knows the articles by their titles, not by those numbers.
-	"seed " + "000",
-	"seed " + "003",
-	"seed " + "004",
 }
 
-// citesPrivate returns the private notes that text names.
+// articleNumber matches the numbers of the lab's working copies of the
+// three articles ("seed" and a number such as 000, with a space, a hyphen
+// or nothing between): a reader knows the
+// articles by their titles, not by those numbers. The pattern is built
+// from parts so this file does not match itself.
+var articleNumber = regexp.MustCompile(`(?i)\bseed[- _]?` + `00[034]\b`)
+
+// citesPrivate returns the private notes and article numbers that text
+// names.
 func citesPrivate(text []byte) []string {
 	var out []string
 	for _, n := range privateNotes {
 		if bytes.Contains(text, []byte(n)) {
 			out = append(out, n)
 		}
+	}
+	if m := articleNumber.Find(text); m != nil {
+		out = append(out, string(m))
 	}
 	return out
 }
@@ -42,6 +49,14 @@ func TestCitesPrivateCatchesEachNote(t *testing.T) {
 		if got := citesPrivate([]byte("see `" + n + "` §4.2")); len(got) != 1 || got[0] != n {
 			t.Errorf("citesPrivate(%q) = %v", n, got)
 		}
+	}
+	for _, n := range []string{"seed " + "000", "Seed-" + "003", "seed" + "004", "the seed_" + "000 article"} {
+		if got := citesPrivate([]byte(n)); len(got) != 1 {
+			t.Errorf("citesPrivate(%q) = %v, want the article number", n, got)
+		}
+	}
+	if got := citesPrivate([]byte("seed 1, seed 0 and seed 42; seed 0003")); got != nil {
+		t.Errorf("citesPrivate on random seeds = %v", got)
 	}
 	if got := citesPrivate([]byte("apache/lucene 10.3 AbstractKnnVectorQuery.java; README.md")); got != nil {
 		t.Errorf("citesPrivate on a primary source = %v", got)

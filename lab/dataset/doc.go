@@ -1,5 +1,5 @@
 // Package dataset makes the data the experiments run on: a seeded generator
-// of the seed-000 article's data set (30,000 unit-length vectors of 384
+// of the Spring AI VectorStore article's data set (30,000 unit-length vectors of 384
 // dimensions in 40 Gaussian clusters, 100 queries drawn the same way, and
 // category / year / region metadata), readers and writers of the formats
 // public vector sets come in — TEXMEX .fvecs/.ivecs/.bvecs, NumPy .npy,

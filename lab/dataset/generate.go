@@ -12,7 +12,7 @@ import (
 	"github.com/veclab/veclab/engine/vec"
 )
 
-// Config describes a generated data set. The zero value is the seed-000
+// Config describes a generated data set. The zero value is the Spring AI VectorStore
 // article's data set: see the field defaults.
 type Config struct {
 	N        int     // base vectors; default 30,000
@@ -23,7 +23,7 @@ type Config struct {
 	Seed     uint64  // the generator seed; default 0 (the zero seed is a seed like any other)
 }
 
-// The seed-000 article's data set.
+// The Spring AI VectorStore article's data set.
 const (
 	DefaultN        = 30000
 	DefaultQueries  = 100
@@ -287,6 +287,6 @@ func (ds *Dataset) Matching(pred func(Doc) bool) []engine.ID {
 	return ids
 }
 
-// ArticleFilter is the seed-000 article's filter,
+// ArticleFilter is the Spring AI VectorStore article's filter,
 // category == 'c3' && year >= 2022.
 func ArticleFilter(d Doc) bool { return d.Category == "c3" && d.Year >= 2022 }

@@ -10,7 +10,7 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// e02 is the seed-000 article's unfiltered comparison (02-unfiltered.txt).
+// e02 is the Spring AI VectorStore article's unfiltered comparison (02-unfiltered.txt).
 var e02 = Experiment{
 	ID:      "E02",
 	Title:   "unfiltered recall@10 of four stores on their defaults",

@@ -33,7 +33,7 @@ type Scale struct {
 	Batch    int    // ingest batch size
 }
 
-// The named scales. Article is the seed-000 article's set-up: 30,000
+// The named scales. Article is the Spring AI VectorStore article's set-up: 30,000
 // unit-length vectors of 384 dimensions in 40 clusters, 100 queries after
 // 20 warm-up, topK 10, batches of 1,000. Small keeps the dimension (the
 // Elasticsearch default index type depends on it) and shrinks the rest so
@@ -325,7 +325,7 @@ func (e *Env) DatasetConfig() dataset.Config {
 	return dataset.Config{N: e.Scale.N, Queries: e.Scale.Queries, Dim: e.Scale.Dim, Clusters: e.Scale.Clusters, Seed: e.Seed}
 }
 
-// Dataset generates (once) and returns the seed-000 data set at this scale.
+// Dataset generates (once) and returns the generated data set (the Spring AI VectorStore article's shape) at this scale.
 func (e *Env) Dataset() (*dataset.Dataset, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 	"github.com/veclab/veclab/lab/profile"
 )
 
-// ArticleFilter is the seed-000 article's filter (1,328 of 30,000
+// ArticleFilter is the Spring AI VectorStore article's filter (1,328 of 30,000
 // documents, 4.4 %, at the article's scale).
 const ArticleFilter = "category == 'c3' && year >= 2022"
 

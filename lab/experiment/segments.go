@@ -17,7 +17,7 @@ import (
 
 // SegmentSetup is how E16, E17, E18, E20 and `veclab bench segments`
 // build a segmented collection (engine/segment) over the environment's
-// data set: the Lucene mechanics of the seed-003 article.
+// data set: the Lucene mechanics of Elastic's reply to Qdrant.
 type SegmentSetup struct {
 	// Segments, when positive, refreshes after every N/Segments documents
 	// so that the collection holds that many segments (one writer).

@@ -1,4 +1,4 @@
-// Package pglive runs the seed-000 article's pgvector store on a real
+// Package pglive runs the Spring AI VectorStore article's pgvector store on a real
 // PostgreSQL server, beside its emulation in lab/profile: the same table, the
 // same index, the same per-query settings and the same SQL as Spring AI's
 // PgVectorStore, so that recall, hits and query plans can be compared with

@@ -1,4 +1,4 @@
-// Package profile emulates the four vector stores of the seed-000 article,
+// Package profile emulates the four vector stores of the Spring AI VectorStore article,
 // pgvector 0.8, Redis (RediSearch/VecSim), Qdrant 1.x and Elasticsearch
 // 9.1+, on the lab's own engine: each [Profile] is the store's defaults as
 // data (HNSW parameters, insertion policy, query breadth and how it is

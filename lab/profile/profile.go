@@ -14,7 +14,7 @@ import (
 // Kind names the store a profile emulates.
 type Kind uint8
 
-// The four stores of the seed-000 article.
+// The four stores of the Spring AI VectorStore article.
 const (
 	PGVector Kind = iota + 1
 	Redis
@@ -155,7 +155,7 @@ type Profile struct {
 }
 
 // Default returns the defaults-as-shipped profile of a store
-// (the sources listed in the package documentation; seed-000 article).
+// (the sources listed in the package documentation; the Spring AI VectorStore article).
 func Default(k Kind) Profile {
 	p := Profile{Kind: k}
 	switch k {

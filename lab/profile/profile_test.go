@@ -193,7 +193,7 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
-// smallData is a seed-000-shaped data set small enough for unit tests.
+// smallData is a data set shaped like the Spring AI VectorStore article's small enough for unit tests.
 func smallData(t *testing.T, n int) *dataset.Dataset {
 	t.Helper()
 	ds, err := dataset.Generate(dataset.Config{N: n, Queries: 10, Dim: 384, Clusters: 10, Seed: 3})
