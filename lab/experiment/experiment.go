@@ -3,12 +3,13 @@ package experiment
 import (
 	"errors"
 	"fmt"
-
-	"github.com/veclab/veclab/engine"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/lab/table"
 )
 
 // ErrNotRunnable is wrapped by the error of an experiment that cannot run
@@ -69,6 +70,23 @@ func (e Experiment) ArticleValue(row, measure string) any {
 		return f.Value
 	}
 	return nil
+}
+
+// FiguresTable is the article's figures of the experiment as a table, the
+// numbers a notebook's set-up cell shows before the lab measures its own:
+// one row per figure, in the order the article gives them.
+func (e Experiment) FiguresTable() *table.Table {
+	t := table.New(fmt.Sprintf("%s: the article's figures (%s)", e.ID, e.Title),
+		table.Col("row", ""), table.Col("measure", ""),
+		table.Column{Header: "value", Source: table.Article, Align: table.Right},
+		table.Col("unit", ""))
+	for _, f := range e.Figures {
+		_ = t.AddValues(f.Row, f.Measure, f.Value, f.Unit)
+	}
+	if len(e.Figures) == 0 {
+		t.Note("the article gives no figure for %s", e.ID)
+	}
+	return t
 }
 
 var (

@@ -1,0 +1,125 @@
+package experiment
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/veclab/veclab/lab/dataset"
+)
+
+// ScaleVariable is the environment variable that overrides a notebook's
+// scale: CI and the notebook tests set it to "small", so a notebook whose
+// set-up cell names "article" runs in seconds there.
+const ScaleVariable = "VECLAB_SCALE"
+
+// Notebook is a notebook's set-up step in one call: the scale named by
+// $VECLAB_SCALE when it is set, else def ("article" in every notebook of
+// the repository), and an environment for it with the seed (1 in the
+// notebooks). It exists so every set-up cell reads the same way and shows
+// the two choices a reader may change, not the parsing around them.
+func Notebook(def string, seed uint64) (*Env, error) {
+	scale, err := NotebookScale(def)
+	if err != nil {
+		return nil, err
+	}
+	return NewEnv(scale, seed)
+}
+
+// NotebookScale is the scale alone, for a notebook that opens more than
+// one environment (notebook 14, one per data set): $VECLAB_SCALE when it
+// is set, else def.
+func NotebookScale(def string) (Scale, error) {
+	name, from := def, "the notebook"
+	if s := strings.TrimSpace(os.Getenv(ScaleVariable)); s != "" {
+		name, from = s, "$"+ScaleVariable
+	}
+	scale, err := ParseScale(name)
+	if err != nil {
+		return Scale{}, fmt.Errorf("experiment: scale %q from %s: %w", name, from, err)
+	}
+	return scale, nil
+}
+
+// About is what a set-up cell prints: the scale, the conventions
+// (the seed and what recall@k means, for the k the notebook reports) and
+// the machine.
+func (e *Env) About(k int) string {
+	return fmt.Sprintf("scale: %s %s\n%s\nmachine: %s", e.Scale.Name, e.Scale, Conventions(e, k), e.Machine)
+}
+
+// SimulatedQueries is how many queries a notebook runs on a simulated
+// device, where every read waits (≥ 1 ms a read, and the IOPS ceiling
+// caps 100 reads a query near 30 QPS): 20 at the article's scale, as
+// `veclab reproduce` runs E26 there, 3 at the small scale, never more
+// than the scale's queries.
+func SimulatedQueries(s Scale) int {
+	n := 20
+	if s.Name == "small" {
+		n = 3
+	}
+	if n > s.Queries {
+		n = s.Queries
+	}
+	return n
+}
+
+// RealSets is what a notebook comparing data sets opens: the generated
+// set and the real ones, one environment each, in a fixed order.
+type RealSets struct {
+	Names   []string        // the sets in use, in order
+	Envs    map[string]*Env // by name
+	Skipped []string        // sets that could not be opened, each with its reason
+}
+
+// OpenRealSets opens the generated set, a GloVe set and Fashion-MNIST at
+// the scale, each in its own environment with the seed. Every set gets
+// 200 queries (20 at the small scale) and no warm-up. At the small scale
+// the real sets are cut to the scale's N and GloVe is the compiled-in
+// glove-3k; otherwise they are used whole, and GloVe is glove-100k when
+// `veclab data get glove-100k` has fetched it, else glove-3k (no
+// download). A real set that cannot be opened (not fetched) is skipped
+// with its reason, not an error: the notebook runs on what it has.
+func OpenRealSets(scale Scale, seed uint64) (*RealSets, error) {
+	scale.Queries, scale.Warmup = 200, 0
+	if scale.Name == "small" {
+		scale.Queries = 20
+	}
+	glove := "glove-3k" // compiled in
+	if scale.Name != "small" {
+		if root, err := dataset.DataRoot(); err == nil {
+			if g, ok := dataset.LookupSource("glove-100k"); ok && g.Cached(root) {
+				glove = "glove-100k"
+			}
+		}
+	}
+	rs := &RealSets{Envs: map[string]*Env{}}
+	for _, name := range []string{"generated", glove, "fashion-mnist"} {
+		env, err := NewEnv(scale, seed)
+		if err != nil {
+			return nil, err
+		}
+		if name != "generated" {
+			if scale.Name != "small" {
+				env.Scale.N = 0 // the whole set
+			}
+			if err := env.UseData(name, ""); err != nil {
+				rs.Skipped = append(rs.Skipped, fmt.Sprintf("%s: not used (%v)", name, err))
+				continue
+			}
+		}
+		rs.Envs[name] = env
+		rs.Names = append(rs.Names, name)
+	}
+	return rs, nil
+}
+
+// String lists the sets in use, then each skipped one with its reason.
+func (rs *RealSets) String() string {
+	var b strings.Builder
+	for _, s := range rs.Skipped {
+		b.WriteString(s + "\n")
+	}
+	b.WriteString("data sets: " + strings.Join(rs.Names, ", "))
+	return b.String()
+}

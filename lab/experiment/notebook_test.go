@@ -1,0 +1,113 @@
+package experiment
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/veclab/veclab/engine"
+)
+
+func TestNotebook(t *testing.T) {
+	for _, tc := range []struct {
+		def, env string
+		want     Scale
+		err      string // a substring of the error; "" for none
+	}{
+		{def: "article", want: Article},
+		{def: "article", env: "small", want: Small},
+		{def: "small", env: "  article ", want: Article},
+		{def: "n=3000,queries=10", want: func() Scale { s := Article; s.Name, s.N, s.Queries = "custom", 3000, 10; return s }()},
+		{def: "article", env: "tiny", err: `scale "tiny" from $VECLAB_SCALE`},
+		{def: "n=0", err: `scale "n=0" from the notebook`},
+	} {
+		t.Run(tc.def+"/"+tc.env, func(t *testing.T) {
+			t.Setenv(ScaleVariable, tc.env)
+			env, err := Notebook(tc.def, 7)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, engine.ErrInvalidArgument) {
+					t.Fatalf("Notebook(%q) with %s=%q: err %v, want one naming %q and wrapping engine.ErrInvalidArgument", tc.def, ScaleVariable, tc.env, err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if env.Scale != tc.want || env.Seed != 7 || env.Workers != 1 {
+				t.Fatalf("Notebook(%q) with %s=%q = scale %+v seed %d workers %d, want %+v seed 7 workers 1", tc.def, ScaleVariable, tc.env, env.Scale, env.Seed, env.Workers, tc.want)
+			}
+			about := env.About(100)
+			for _, part := range []string{"scale: " + tc.want.Name + " " + tc.want.String(), "seed 7", "recall@100", "machine: "} {
+				if !strings.Contains(about, part) {
+					t.Errorf("About(100) = %q, missing %q", about, part)
+				}
+			}
+		})
+	}
+}
+
+func TestSimulatedQueries(t *testing.T) {
+	few := Article
+	few.Queries = 5
+	for _, tc := range []struct {
+		scale Scale
+		want  int
+	}{{Article, 20}, {Small, 3}, {few, 5}} {
+		if got := SimulatedQueries(tc.scale); got != tc.want {
+			t.Errorf("SimulatedQueries(%s with %d queries) = %d, want %d", tc.scale.Name, tc.scale.Queries, got, tc.want)
+		}
+	}
+}
+
+func TestFiguresTable(t *testing.T) {
+	for _, id := range []string{"E02", "E11", "E26"} {
+		e, ok := Lookup(id)
+		if !ok {
+			t.Fatalf("Lookup(%s) failed", id)
+		}
+		tab := e.FiguresTable()
+		if len(tab.Rows) != len(e.Figures) || len(e.Figures) == 0 {
+			t.Fatalf("%s: %d rows for %d figures", id, len(tab.Rows), len(e.Figures))
+		}
+		md := tab.Markdown()
+		for _, f := range e.Figures {
+			if !strings.Contains(md, f.Row) || !strings.Contains(md, f.Measure) {
+				t.Errorf("%s: figure %v missing from\n%s", id, f, md)
+			}
+		}
+	}
+	if tab := (Experiment{ID: "E99"}).FiguresTable(); len(tab.Rows) != 0 || len(tab.Notes) != 1 {
+		t.Errorf("an experiment without figures gives %d rows and notes %v", len(tab.Rows), tab.Notes)
+	}
+}
+
+func TestOpenRealSets(t *testing.T) {
+	t.Setenv("VECLAB_DATA", t.TempDir()) // nothing fetched: GloVe is the compiled-in set
+	rs, err := OpenRealSets(Small, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fashion-MNIST is used when Debian's dataset-fashion-mnist is
+	// installed, skipped with its reason when not.
+	want := "generated,glove-3k"
+	if _, ok := rs.Envs["fashion-mnist"]; ok {
+		want += ",fashion-mnist"
+	} else if len(rs.Skipped) != 1 || !strings.HasPrefix(rs.Skipped[0], "fashion-mnist: not used (") {
+		t.Fatalf("Skipped = %q, want fashion-mnist with its reason", rs.Skipped)
+	}
+	if got := strings.Join(rs.Names, ","); got != want {
+		t.Fatalf("Names = %s, want %s (skipped: %v)", got, want, rs.Skipped)
+	}
+	for _, name := range rs.Names {
+		env := rs.Envs[name]
+		if env.Seed != 3 || env.Scale.Queries != 20 || env.Scale.Warmup != 0 {
+			t.Errorf("%s: seed %d, %d queries after %d warm-up; want seed 3, 20 after 0", name, env.Seed, env.Scale.Queries, env.Scale.Warmup)
+		}
+	}
+	if g := rs.Envs["glove-3k"]; g.Scale.N > Small.N || g.DataName() != "glove-3k" {
+		t.Errorf("glove-3k: n %d (want ≤ %d), name %q", g.Scale.N, Small.N, g.DataName())
+	}
+	if s := rs.String(); !strings.Contains(s, "data sets: generated, glove-3k") || len(rs.Skipped) == 1 && !strings.Contains(s, "fashion-mnist: not used") {
+		t.Errorf("String() = %q", s)
+	}
+}
