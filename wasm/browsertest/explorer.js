@@ -148,6 +148,7 @@ async function main() {
 		const ta = Date.now();
 		const building = await page.evaluate(() => {
 			document.getElementById("gamma").value = "4";
+			document.getElementById("ef").value = "64"; // the strategies' table runs at the current ef
 			document.getElementById("strategy").value = "acorn-gamma";
 			const sel = document.getElementById("sel");
 			sel.value = "6"; // 50 %: above 1/γ, so ACORN walks its graph

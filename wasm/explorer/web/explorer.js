@@ -135,8 +135,8 @@ function newWorker() {
 }
 
 function build() {
-	if ((state.building || state.acornBuilding || state.searching) && state.worker) {
-		state.worker.terminate(); // supersede the running build (or a search of the old index)
+	if ((state.building || state.acornBuilding || state.searching || state.comparing) && state.worker) {
+		state.worker.terminate(); // supersede the running build (or the old index's searches)
 		state.worker = null;
 	}
 	if (!state.worker) state.worker = newWorker();
@@ -167,7 +167,7 @@ function buildACORN() {
 	const g = gamma(), i = state.built;
 	dim(true);
 	setState("busy", `building a second, denser graph for ACORN-γ (γ ${g}, up to M·γ = ${i.params.m * g} neighbours per node)`, null);
-	status(`The HNSW graph took ${i.buildSeconds.toFixed(2)} s; ACORN's keeps more links and searches wider while building, so this takes longer. It cannot report progress; searches wait for it.`);
+	status(`The HNSW graph took ${i.buildSeconds.toFixed(2)} s; ACORN's keeps more links and searches wider while building, so this takes longer. It cannot report progress; searches wait for it (another strategy too), and an index control abandons it for a new index.`);
 	state.worker.postMessage({ type: "acorn", id, gamma: g });
 }
 
@@ -288,11 +288,11 @@ function onMessage(w, m) {
 			break;
 		case "error": {
 			const what = { build: "build", acorn: "the ACORN-γ build", search: "search", draw: "drawing the layers", compare: "compare", start: "starting the module" }[m.what] || m.what || "the module";
-			if (m.id === state.building) {
+			if (state.building && m.id === state.building) {
 				state.building = 0;
 				setState("idle", "the build failed");
 			}
-			if (m.id === state.acornBuilding) {
+			if (state.acornBuilding && m.id === state.acornBuilding) {
 				state.acornBuilding = 0;
 				state.pendingSearch = false;
 				setState("idle", "the ACORN-γ build failed");
@@ -419,7 +419,8 @@ function drawCompare(p, rows) {
 	$("compare-title").textContent = `filter strategies side by side: ${r ? r.filter + ", " + r.matching.toLocaleString() + " documents match, " : ""}ef ${p.ef}, k ${p.k}`;
 	let h = `<table class="cmp"><tr><th>strategy</th><th>recall@${p.k}</th><th>queries/s</th><th>distances/query</th><th>results/query</th><th>path taken</th></tr>`;
 	for (const row of rows) {
-		h += `<tr class="${row.strategy === p.strategy ? "chosen" : ""}" data-strategy="${row.strategy}"><td>${row.strategy}</td>`;
+		const name = row.strategy === "acorn-gamma" && row.ready && state.acorn ? `acorn-gamma (γ ${state.acorn.gamma})` : row.strategy;
+		h += `<tr class="${row.strategy === p.strategy ? "chosen" : ""}" data-strategy="${row.strategy}"><td>${name}</td>`;
 		if (!row.ready) {
 			h += `<td class="na" colspan="5">not built yet: choose acorn-gamma to build its own graph</td></tr>`;
 			continue;
