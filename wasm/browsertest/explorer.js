@@ -186,7 +186,10 @@ async function main() {
 		check(shown.visible && shown.text.includes("k 1000 (want 1…100)"), "the error box");
 
 		// The site links to the explorer.
-		await page.goto(base);
+		// (Not waiting for "load": the site's large module may take longer
+		// than goto's 30 s on a loaded machine; the wait below is for the
+		// site being ready.)
+		await page.goto(base, { waitUntil: "domcontentloaded", timeout: 120000 });
 		await page.waitForFunction(() => document.body.dataset.veclabLite === "ready" && window.jupyterapp, null, { timeout: 120000 });
 		const hasCmd = await page.evaluate(() => window.jupyterapp.commands.hasCommand("veclab:open-explorer") && window.jupyterapp.commands.label("veclab:open-explorer"));
 		console.log(`ok: the site has the command "${hasCmd}"`);
