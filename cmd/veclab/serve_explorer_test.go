@@ -53,7 +53,10 @@ func startServe(t testing.TB, root, cache string) (string, func()) {
 // in chromium: the explorer page builds a tiny index in its worker, draws
 // recall and QPS over ef, the top-k lists and the layers; moving ef redraws
 // the recall plot with a new recall value; a superseded build ends with the
-// second index; a filter strategy searches; the site links to the page.
+// second index; a filter strategy searches; the charts and the layers have
+// legends; ACORN-γ builds its graph when chosen and answers with its recall
+// on the chart and beside the other strategies; a module error is shown;
+// the site links to the page.
 func TestBrowserExplorer(t *testing.T) {
 	root, err := moduleRoot("")
 	if err != nil {

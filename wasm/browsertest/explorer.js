@@ -9,6 +9,14 @@
 //     recall value;
 //   - a build superseded by another (data size moved during a build)
 //     ends with the second index, and a filter strategy searches;
+//   - the charts carry a legend naming the curve (strategy and filter)
+//     and the current point, axis labels with units, and the layers a
+//     legend of their colours;
+//   - choosing ACORN-γ (γ 4) says it builds a second, denser graph,
+//     builds it in the worker, and then answers with its recall shown on
+//     the chart and in the strategies' side-by-side table, its build time
+//     and memory beside the HNSW graph's;
+//   - an error of the module is shown on the page;
 //   - the site's launcher links to the explorer (a command the site
 //     registers).
 //
@@ -123,10 +131,65 @@ async function main() {
 		const fr = await page.evaluate(() => window.explorerState.lastResult);
 		console.log(`ok: filter ${fr.filter} with ${fr.strategy}: ${fr.matching} match, recall ${fr.current.recall} (${fr.paths})`);
 		check(fr.strategy === "qdrant" && fr.matching > 300 && fr.matching < 500 && fr.current.recall > 0, "the filtered search ran");
+
+		// The legends and axis labels.
+		const lg = await page.evaluate(() => ({
+			recall: [...document.querySelectorAll("#recall g.legend text")].map((t) => t.textContent),
+			qps: [...document.querySelectorAll("#qps g.legend text")].map((t) => t.textContent),
+			axes: [...document.querySelectorAll("#recall > text, #qps > text, #dist > text")].map((t) => t.textContent),
+			layers: document.querySelectorAll("#layers-legend > span").length,
+		}));
+		console.log(`ok: the recall chart's legend reads "${lg.recall.join('" / "')}"; ${lg.layers} colours in the layers' legend`);
+		check(lg.recall.length === 2 && lg.recall[0] === "qdrant, filter bucket < 20" && lg.recall[1].startsWith("the current ef") && lg.qps[0] === lg.recall[0], "the charts' legends name the curve and the current point");
+		check(lg.axes.includes("queries per second") && lg.axes.includes("recall@10 (1 = the exact top-10)") && lg.axes.includes("distances computed per query") && lg.axes.some((s) => s.startsWith("ef: ")), "axis labels: " + lg.axes.filter((s) => /[a-z]/.test(s)).join(" | "));
+		check(lg.layers >= 8, "the layers' colour legend");
+
+		// ACORN-γ: its own graph is built when the strategy is first chosen.
+		const ta = Date.now();
+		const building = await page.evaluate(() => {
+			document.getElementById("gamma").value = "4";
+			document.getElementById("ef").value = "64"; // the strategies' table runs at the current ef
+			document.getElementById("strategy").value = "acorn-gamma";
+			const sel = document.getElementById("sel");
+			sel.value = "6"; // 50 %: above 1/γ, so ACORN walks its graph
+			sel.dispatchEvent(new Event("input"));
+			return { acorn: window.explorerState.acornBuilding !== 0, state: document.getElementById("state-title").textContent };
+		});
+		check(building.acorn && building.state.includes("second, denser graph"), `while ACORN-γ builds, the state box says so: "${building.state}"`);
+		await page.waitForFunction(() => {
+			const s = window.explorerState;
+			return s.acornBuilds === 1 && s.lastResult && s.lastResult.strategy === "acorn-gamma" && !s.searching && s.lastCompare && s.lastCompare.params.strategy === "acorn-gamma";
+		}, null, { timeout: 60000 });
+		const ac = await page.evaluate(() => ({
+			r: window.explorerState.lastResult,
+			acorn: window.explorerState.acorn,
+			drawn: Number(document.querySelector("#recall circle.current").dataset.value),
+			legend: document.querySelector("#recall g.legend text").textContent,
+			row: [...document.querySelectorAll('#compare tr[data-strategy="acorn-gamma"] td')].map((td) => td.textContent).join(" | "),
+			chosen: document.querySelector("#compare tr.chosen").dataset.strategy,
+			rows: document.querySelectorAll("#compare tr[data-strategy]").length,
+			facts: document.getElementById("acorn-facts").textContent,
+		}));
+		console.log(`ok: ACORN-γ (γ ${ac.acorn.gamma}) built in ${ac.acorn.seconds.toFixed(2)} s (mean degree ${ac.acorn.meanDegree.toFixed(1)} vs HNSW's ${ac.acorn.hnswMeanDegree.toFixed(1)}), answered ${ac.r.filter} with recall ${ac.r.current.recall} (${ac.r.paths}) in ${secs(ta)}; table row: ${ac.row}`);
+		check(ac.acorn.gamma === 4 && ac.acorn.meanDegree > ac.acorn.hnswMeanDegree, "the ACORN-γ graph is the denser one");
+		check(ac.r.paths === "acorn-gamma×100" && ac.r.current.recall > 0.8 && ac.drawn === ac.r.current.recall, `ACORN-γ's recall ${ac.r.current.recall} drawn as ${ac.drawn} (${ac.r.paths})`);
+		check(ac.legend === "acorn-gamma, filter bucket < 50", "the legend names ACORN-γ: " + ac.legend);
+		check(ac.chosen === "acorn-gamma" && ac.rows >= 9 && ac.row.includes(ac.r.current.recall.toFixed(3)), "ACORN-γ beside the other strategies with its recall: " + ac.row);
+		check(ac.facts.includes("built in") && ac.facts.includes("MB in all"), "ACORN-γ's build time and memory shown: " + ac.facts);
 		check(errors.length === 0, "page errors: " + errors.join("; "));
 
+		// An error of the module reaches the page.
+		await page.evaluate(() => window.explorerState.worker.postMessage({ type: "search", id: 0, params: { k: 1000 } }));
+		await page.waitForFunction(() => window.explorerState.errors.length > 0, null, { timeout: 30000 });
+		const shown = await page.evaluate(() => ({ visible: document.getElementById("error").offsetHeight > 0, text: document.getElementById("error-text").textContent }));
+		console.log(`ok: a module error is shown: ${shown.text}`);
+		check(shown.visible && shown.text.includes("k 1000 (want 1…100)"), "the error box");
+
 		// The site links to the explorer.
-		await page.goto(base);
+		// (Not waiting for "load": the site's large module may take longer
+		// than goto's 30 s on a loaded machine; the wait below is for the
+		// site being ready.)
+		await page.goto(base, { waitUntil: "domcontentloaded", timeout: 120000 });
 		await page.waitForFunction(() => document.body.dataset.veclabLite === "ready" && window.jupyterapp, null, { timeout: 120000 });
 		const hasCmd = await page.evaluate(() => window.jupyterapp.commands.hasCommand("veclab:open-explorer") && window.jupyterapp.commands.label("veclab:open-explorer"));
 		console.log(`ok: the site has the command "${hasCmd}"`);

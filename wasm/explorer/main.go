@@ -13,6 +13,8 @@
 //
 //	build(paramsJSON, onProgress?)  JSON {info} or {error}; onProgress(phase, done, total)
 //	search(paramsJSON)              JSON explore.SearchResult or {error}
+//	acorn(gamma)                    JSON explore.ACORNInfo or {error}: builds the ACORN-γ graph (once per γ)
+//	compare(paramsJSON)             JSON [explore.StrategyRow] or {error}: every strategy at the current ef and filter
 //	draw(ef, k, seed)               JSON explore.PictureData or {error}
 //	data()                          {dim, metric, base, queries: Float32Array, k, truth: Int32Array (exact top-10 ids per query)}
 //	strategies                      the filter strategies search accepts
@@ -117,6 +119,27 @@ func search(args []js.Value) (any, error) {
 	return lab.Search(p)
 }
 
+func acorn(args []js.Value) (any, error) {
+	if lab == nil {
+		return nil, fmt.Errorf("explorer: acorn: no index built yet")
+	}
+	if a := arg(args, 0); a.Type() != js.TypeNumber {
+		return nil, fmt.Errorf("explorer: acorn(gamma): a number expected")
+	}
+	return lab.BuildACORN(args[0].Int())
+}
+
+func compare(args []js.Value) (any, error) {
+	if lab == nil {
+		return nil, fmt.Errorf("explorer: compare: no index built yet")
+	}
+	var p explore.SearchParams
+	if err := json.Unmarshal([]byte(arg(args, 0).String()), &p); err != nil {
+		return nil, fmt.Errorf("explorer: compare: parameters: %w", err)
+	}
+	return lab.Compare(p)
+}
+
 func draw(args []js.Value) (any, error) {
 	if lab == nil {
 		return nil, fmt.Errorf("explorer: draw: no index built yet")
@@ -165,6 +188,8 @@ func main() {
 	o := js.Global().Get("Object").New()
 	o.Set("build", guard(build))
 	o.Set("search", guard(search))
+	o.Set("acorn", guard(acorn))
+	o.Set("compare", guard(compare))
 	o.Set("draw", guard(draw))
 	o.Set("data", guard(data))
 	st := js.Global().Get("Array").New()

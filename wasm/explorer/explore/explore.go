@@ -3,7 +3,8 @@
 // engine (float32 or quantized codes), and answers the page's questions —
 // recall@k and QPS over a sweep of ef, the exact beside the approximate
 // top-k of one query, filtered search with each strategy of
-// engine/filtered, and the layers of an HNSW graph over a 2-D data set
+// engine/filtered (ACORN-γ over its own denser graph, built on demand by
+// [Lab.BuildACORN]), and the layers of an HNSW graph over a 2-D data set
 // built for the picture. Everything it reports is computed by the engine;
 // the same parameters and seed give the same numbers (timings aside).
 //
@@ -35,6 +36,10 @@ import (
 
 // ErrBadParams is wrapped by every error about a parameter.
 var ErrBadParams = errors.New("explore: bad parameter")
+
+// ErrNoACORN is wrapped by a search with strategy acorn-gamma before
+// [Lab.BuildACORN] built its graph.
+var ErrNoACORN = errors.New("explore: the ACORN-γ graph is not built (BuildACORN)")
 
 // BuildParams describe one index. Zero fields take the defaults of
 // WithDefaults.
@@ -124,6 +129,7 @@ type Lab struct {
 	searcher *hnsw.Searcher
 	meta     *filter.Store
 	coll     *filtered.Collection
+	acorn    *ACORNInfo            // nil until BuildACORN
 	truth    map[int][][]engine.ID // by filter threshold (100: no filter), K = truthK
 	truthK   int
 
@@ -346,6 +352,154 @@ func (l *Lab) Search(p SearchParams) (res *SearchResult, err error) {
 			res, err = nil, fmt.Errorf("explore: search: internal error: %v", r)
 		}
 	}()
+	strategy, err := l.checkSearch(&p, "search")
+	if err != nil {
+		return nil, err
+	}
+	res = &SearchResult{Query: p.Query, Strategy: "hnsw"}
+	threshold, f, err := l.filterOf(p.Selectivity)
+	if err != nil {
+		return nil, fmt.Errorf("explore: search: %w", err)
+	}
+	res.Matching = l.P.N
+	if f != nil {
+		res.Filter, res.Matching, res.Strategy = f.String(), len(f.IDs()), strategy.String()
+	}
+	truth, err := l.truthFor(threshold, f, p.K)
+	if err != nil {
+		return nil, err
+	}
+	if l.Codes != nil && p.Oversample > 0 {
+		res.Rescore = int(math.Ceil(p.Oversample * float64(p.K)))
+	}
+	efs := slices.Clone(p.Efs)
+	if len(efs) == 0 {
+		efs = slices.Clone(DefaultEfs)
+	}
+	if !slices.Contains(efs, p.Ef) {
+		efs = append(efs, p.Ef)
+	}
+	sort.Ints(efs)
+	efs = slices.Compact(efs)
+	paths := map[string]int{}
+	for _, ef := range efs {
+		pt, err := l.sweep(p, ef, f, strategy, res.Rescore, truth, paths)
+		if err != nil {
+			return nil, err
+		}
+		res.Curve = append(res.Curve, pt)
+		if ef == p.Ef {
+			res.Current = pt
+		}
+	}
+	if f != nil {
+		res.Paths = pathsString(paths, len(efs))
+	}
+	// The one query: exact and approximate top-k, each row marked when
+	// the other list holds it.
+	q := l.Queries.Row(p.Query)
+	approx, _, err := l.one(q, p.K, p.Ef, f, strategy, res.Rescore)
+	if err != nil {
+		return nil, err
+	}
+	exact, _, err := l.coll.Search(filtered.Request{Query: q, K: p.K, Filter: f, Strategy: filtered.Exact})
+	if err != nil {
+		return nil, fmt.Errorf("explore: search: exact: %w", err)
+	}
+	in := func(rs []engine.Result, id engine.ID) bool {
+		return slices.ContainsFunc(rs, func(r engine.Result) bool { return r.ID == id })
+	}
+	for _, r := range exact {
+		res.Exact = append(res.Exact, Hit{ID: int(r.ID), Dist: r.Dist, Hit: in(approx, r.ID)})
+	}
+	for _, r := range approx {
+		res.Approx = append(res.Approx, Hit{ID: int(r.ID), Dist: r.Dist, Hit: in(exact, r.ID)})
+	}
+	return res, nil
+}
+
+// filterOf returns the threshold t of the filter "bucket < t" that lets
+// through the fraction sel of the documents, and the compiled filter (nil
+// when t is Buckets: no filter).
+func (l *Lab) filterOf(sel float64) (int, *filter.Compiled, error) {
+	t := int(math.Round(sel * Buckets))
+	if t >= Buckets {
+		return Buckets, nil, nil
+	}
+	f, err := l.meta.CompileString(fmt.Sprintf("bucket < %d", t))
+	return t, f, err
+}
+
+// StrategyRow is one strategy's line of Compare.
+type StrategyRow struct {
+	Strategy string `json:"strategy"`
+	Ready    bool   `json:"ready"` // false: acorn-gamma before BuildACORN (no figures)
+	Point
+	Paths string `json:"paths"` // the paths it took, e.g. "exact×100" when ACORN-γ pre-filtered
+}
+
+// Compare runs the queries at p.Ef under p's filter with every strategy,
+// one after another on the same data and truth, so the page can show the
+// chosen strategy beside the others (a filter is required: without one
+// every strategy is the same HNSW search).
+func (l *Lab) Compare(p SearchParams) (rows []StrategyRow, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			rows, err = nil, fmt.Errorf("explore: compare: internal error: %v", r)
+		}
+	}()
+	if _, err := l.checkSearch(&p, "compare"); err != nil && !errors.Is(err, ErrNoACORN) {
+		return nil, err
+	}
+	threshold, f, err := l.filterOf(p.Selectivity)
+	if err != nil {
+		return nil, fmt.Errorf("explore: compare: %w", err)
+	}
+	if f == nil {
+		return nil, fmt.Errorf("explore: compare: selectivity %v is no filter (want < 1): %w", p.Selectivity, ErrBadParams)
+	}
+	truth, err := l.truthFor(threshold, f, p.K)
+	if err != nil {
+		return nil, err
+	}
+	rescoreN := 0
+	if l.Codes != nil && p.Oversample > 0 {
+		rescoreN = int(math.Ceil(p.Oversample * float64(p.K)))
+	}
+	for _, name := range Strategies() {
+		s, err := filtered.ParseStrategy(name)
+		if err != nil {
+			return nil, fmt.Errorf("explore: compare: %w", err)
+		}
+		row := StrategyRow{Strategy: name}
+		if s == filtered.ACORNGamma && l.acorn == nil {
+			rows = append(rows, row)
+			continue
+		}
+		paths := map[string]int{}
+		if row.Point, err = l.sweep(p, p.Ef, f, s, rescoreN, truth, paths); err != nil {
+			return nil, err
+		}
+		row.Ready, row.Paths = true, pathsString(paths, 1)
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// pathsString prints the paths of a planner, "name×count" (count divided
+// by runs), sorted.
+func pathsString(paths map[string]int, runs int) string {
+	var ps []string
+	for k, v := range paths {
+		ps = append(ps, fmt.Sprintf("%s×%d", k, v/runs))
+	}
+	sort.Strings(ps)
+	return strings.Join(ps, ", ")
+}
+
+// checkSearch fills the defaults of p and validates it (what names the
+// caller in errors).
+func (l *Lab) checkSearch(p *SearchParams, what string) (filtered.Strategy, error) {
 	if p.K == 0 {
 		p.K = 10
 	}
@@ -378,97 +532,24 @@ func (l *Lab) Search(p SearchParams) (res *SearchResult, err error) {
 		bad = append(bad, fmt.Sprintf("selectivity %v (want 0.01…1)", p.Selectivity))
 	}
 	strategy, serr := filtered.ParseStrategy(p.Strategy)
-	if serr != nil || strategy == filtered.ACORNGamma {
+	if serr != nil || !slices.Contains(Strategies(), p.Strategy) {
 		bad = append(bad, fmt.Sprintf("strategy %q (want one of %s)", p.Strategy, strings.Join(Strategies(), ", ")))
 	}
 	if p.Query < 0 || p.Query >= l.Queries.N {
 		bad = append(bad, fmt.Sprintf("query %d (want 0…%d)", p.Query, l.Queries.N-1))
 	}
 	if len(bad) > 0 {
-		return nil, fmt.Errorf("explore: search: %s: %w", strings.Join(bad, "; "), ErrBadParams)
+		return strategy, fmt.Errorf("explore: %s: %s: %w", what, strings.Join(bad, "; "), ErrBadParams)
 	}
-	threshold := int(math.Round(p.Selectivity * Buckets))
-	res = &SearchResult{Query: p.Query, Strategy: "hnsw"}
-	var f *filter.Compiled
-	if threshold < Buckets {
-		res.Filter = fmt.Sprintf("bucket < %d", threshold)
-		if f, err = l.meta.CompileString(res.Filter); err != nil {
-			return nil, fmt.Errorf("explore: search: %w", err)
-		}
-		res.Matching = len(f.IDs())
-		res.Strategy = strategy.String()
-	} else {
-		res.Matching = l.P.N
+	if strategy == filtered.ACORNGamma && l.acorn == nil && int(math.Round(p.Selectivity*Buckets)) < Buckets {
+		return strategy, fmt.Errorf("explore: %s: strategy acorn-gamma: %w", what, ErrNoACORN)
 	}
-	truth, err := l.truthFor(threshold, f, p.K)
-	if err != nil {
-		return nil, err
-	}
-	if l.Codes != nil && p.Oversample > 0 {
-		res.Rescore = int(math.Ceil(p.Oversample * float64(p.K)))
-	}
-	efs := slices.Clone(p.Efs)
-	if len(efs) == 0 {
-		efs = slices.Clone(DefaultEfs)
-	}
-	if !slices.Contains(efs, p.Ef) {
-		efs = append(efs, p.Ef)
-	}
-	sort.Ints(efs)
-	efs = slices.Compact(efs)
-	paths := map[string]int{}
-	for _, ef := range efs {
-		pt, err := l.sweep(p, ef, f, strategy, res.Rescore, truth, paths)
-		if err != nil {
-			return nil, err
-		}
-		res.Curve = append(res.Curve, pt)
-		if ef == p.Ef {
-			res.Current = pt
-		}
-	}
-	if f != nil {
-		var ps []string
-		for k, v := range paths {
-			ps = append(ps, fmt.Sprintf("%s×%d", k, v/len(efs)))
-		}
-		sort.Strings(ps)
-		res.Paths = strings.Join(ps, ", ")
-	}
-	// The one query: exact and approximate top-k, each row marked when
-	// the other list holds it.
-	q := l.Queries.Row(p.Query)
-	approx, _, err := l.one(q, p.K, p.Ef, f, strategy, res.Rescore)
-	if err != nil {
-		return nil, err
-	}
-	exact, _, err := l.coll.Search(filtered.Request{Query: q, K: p.K, Filter: f, Strategy: filtered.Exact})
-	if err != nil {
-		return nil, fmt.Errorf("explore: search: exact: %w", err)
-	}
-	in := func(rs []engine.Result, id engine.ID) bool {
-		return slices.ContainsFunc(rs, func(r engine.Result) bool { return r.ID == id })
-	}
-	for _, r := range exact {
-		res.Exact = append(res.Exact, Hit{ID: int(r.ID), Dist: r.Dist, Hit: in(approx, r.ID)})
-	}
-	for _, r := range approx {
-		res.Approx = append(res.Approx, Hit{ID: int(r.ID), Dist: r.Dist, Hit: in(exact, r.ID)})
-	}
-	return res, nil
+	return strategy, nil
 }
 
-// Strategies are the filter strategies the page offers: engine/filtered's,
-// but ACORN-γ, whose own denser graph the explorer does not build.
-func Strategies() []string {
-	var out []string
-	for _, s := range filtered.Strategies() {
-		if s != filtered.ACORNGamma.String() {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// Strategies are the filter strategies the page offers: every one of
+// engine/filtered's ("acorn-gamma" searches only after BuildACORN).
+func Strategies() []string { return filtered.Strategies() }
 
 // truthFor returns the exact top-k of every query under the filter
 // (threshold Buckets: none), computed once per threshold and k.
@@ -642,3 +723,71 @@ func (l *Lab) Truth(k int) ([][]engine.ID, error) {
 	}
 	return l.truthFor(Buckets, nil, k)
 }
+
+// ACORNInfo describes the ACORN-γ graph of a Lab beside its HNSW graph.
+type ACORNInfo struct {
+	Gamma          int     `json:"gamma"`          // γ: lists of up to M·γ neighbours
+	M              int     `json:"m"`              // the M the predicate subgraph keeps (the index's M)
+	MBeta          int     `json:"mBeta"`          // M_β: layer-0 candidates kept before compression (2·M)
+	EfConstruction int     `json:"efConstruction"` // its insertion beam (M·γ)
+	MinSelectivity float64 `json:"minSelectivity"` // below it a search pre-filters (exact search over the matches): 1/γ
+	Seconds        float64 `json:"seconds"`        // build time (one thread)
+	MeanDegree     float64 `json:"meanDegree"`     // mean layer-0 list length, after compression
+	LinkBytes      float64 `json:"linkBytes"`      // bytes per vector of its lists as stored (ids and a level byte)
+	HNSWMeanDegree float64 `json:"hnswMeanDegree"` // the HNSW graph's mean layer-0 list length, for comparison
+	HNSWLinkBytes  float64 `json:"hnswLinkBytes"`  // the HNSW graph's bytes per vector of links (at their fixed capacity)
+}
+
+// MaxGamma is the largest γ BuildACORN accepts: lists of M·γ neighbours
+// grow the build about γ-fold over HNSW's, and a page waits for it.
+const MaxGamma = 32
+
+// BuildACORN builds the ACORN-γ graph over the index's vectors
+// (engine/filtered's BuildACORN: Patel et al., "ACORN: Performant and
+// Predicate-Agnostic Search Over Vector Embeddings and Structured Data",
+// SIGMOD 2024 — every node keeps its M·γ nearest candidates with no
+// diversity pruning, layer 0 compressed past the first M_β = 2·M) with
+// the index's M and seed, and makes strategy acorn-gamma searchable.
+// gamma 0 means engine/filtered's default (8). A Lab holds one ACORN graph:
+// a new γ replaces it; the same γ returns the one built.
+func (l *Lab) BuildACORN(gamma int) (info *ACORNInfo, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			info, err = nil, fmt.Errorf("explore: ACORN-γ build: internal error: %v", r)
+		}
+	}()
+	cfg := filtered.ACORNConfig{M: l.P.M, Gamma: gamma, Seed: l.P.Seed}.WithDefaults()
+	if cfg.Gamma < 1 || cfg.Gamma > MaxGamma {
+		return nil, fmt.Errorf("explore: ACORN-γ build: gamma %d (want 1…%d): %w", gamma, MaxGamma, ErrBadParams)
+	}
+	if l.acorn != nil && l.acorn.Gamma == cfg.Gamma {
+		return l.acorn, nil
+	}
+	t0 := time.Now()
+	a, err := filtered.BuildACORN(l.Index.Vectors(), l.Metric, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("explore: ACORN-γ build: %w", err)
+	}
+	secs := time.Since(t0).Seconds()
+	opts := filtered.Options{Metric: l.Metric, Graph: l.Index, ACORN: a, M: l.P.M}
+	if l.Codes != nil {
+		opts.Codes = l.Codes
+	}
+	coll, err := filtered.New(l.Index.Vectors(), l.meta, opts)
+	if err != nil {
+		return nil, fmt.Errorf("explore: ACORN-γ build: %w", err)
+	}
+	deg := 0
+	for i := 0; i < l.Index.Len(); i++ {
+		deg += len(l.Index.Neighbors(0, engine.ID(i)))
+	}
+	c := a.Config()
+	l.coll = coll
+	l.acorn = &ACORNInfo{Gamma: c.Gamma, M: c.M, MBeta: c.MBeta, EfConstruction: c.EfConstruction, MinSelectivity: c.MinSelectivity,
+		Seconds: secs, MeanDegree: a.MeanDegree(), LinkBytes: a.BytesPerVector(),
+		HNSWMeanDegree: float64(deg) / float64(max(1, l.Index.Len())), HNSWLinkBytes: l.Index.GraphBytesPerVector()}
+	return l.acorn, nil
+}
+
+// ACORN returns what BuildACORN built (nil before it).
+func (l *Lab) ACORN() *ACORNInfo { return l.acorn }

@@ -103,6 +103,9 @@ func TestQuantizedAndFiltered(t *testing.T) {
 		if bits == 1 && resc.Current.Recall <= plain.Current.Recall {
 			t.Errorf("1-bit codes: rescoring 5×k gives recall %v, not above the unrescored %v", resc.Current.Recall, plain.Current.Recall)
 		}
+		if _, err := l.BuildACORN(4); err != nil {
+			t.Fatalf("bits %d: %v", bits, err)
+		}
 		for _, s := range Strategies() {
 			r, err := l.Search(SearchParams{K: 10, Ef: 64, Efs: []int{64}, Selectivity: 0.2, Strategy: s, Oversample: 3})
 			if err != nil {
@@ -143,7 +146,7 @@ func TestDrawAndBadParams(t *testing.T) {
 	if _, err := Build(BuildParams{N: 3, Bits: 5}, nil); !errors.Is(err, ErrBadParams) {
 		t.Errorf("bad build params: %v", err)
 	}
-	for _, p := range []SearchParams{{K: -1}, {Ef: 1 << 20}, {Selectivity: 2}, {Strategy: "nope"}, {Strategy: "acorn-gamma"}, {Query: 99}, {Oversample: 0.5}} {
+	for _, p := range []SearchParams{{K: -1}, {Ef: 1 << 20}, {Selectivity: 2}, {Strategy: "nope"}, {Query: 99}, {Oversample: 0.5}} {
 		if _, err := l.Search(p); !errors.Is(err, ErrBadParams) {
 			t.Errorf("Search(%+v): %v, want ErrBadParams", p, err)
 		}

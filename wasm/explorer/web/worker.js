@@ -4,21 +4,26 @@
 //
 //	{type: "build", id, params}        → {type: "progress", id, phase, done, total}…, then {type: "built", id, info}
 //	{type: "search", id, params}       → {type: "searched", id, result}
+//	{type: "acorn", id, gamma}         → {type: "acornBuilt", id, acorn}  (ACORN-γ's own graph)
+//	{type: "compare", id, params}      → {type: "compared", id, rows}    (every strategy at one ef)
 //	{type: "draw", id, ef, k, seed}    → {type: "drawn", id, picture}
 //	{type: "data", id}                 → {type: "data", id, data}   (the built data, for benchmarks)
 //
-// and any failure as {type: "error", id, error}. A call runs to its end:
+// and any failure as {type: "error", id, what, error} (what: the request). A call runs to its end:
 // the page supersedes a running build by terminating this worker.
 importScripts("../wasm_exec.js");
 
 let ready = null;
 
-function answer(id, type, json) {
+// The field each answer's value goes in.
+const field = { built: "info", searched: "result", drawn: "picture", acornBuilt: "acorn", compared: "rows" };
+
+function answer(id, type, json, what) {
 	const v = JSON.parse(json);
 	if (v && v.error) {
-		postMessage({ type: "error", id, error: v.error });
+		postMessage({ type: "error", id, what, error: v.error });
 	} else {
-		postMessage({ type, id, [type === "built" ? "info" : type === "searched" ? "result" : "picture"]: v });
+		postMessage({ type, id, [field[type]]: v });
 	}
 }
 
@@ -32,7 +37,7 @@ onmessage = async (e) => {
 				WebAssembly.instantiate(m.module, go.importObject).then((inst) => go.run(inst));
 			});
 			postMessage({ type: "ready", version: veclabExplorer.version, strategies: Array.from(veclabExplorer.strategies) });
-		})().catch((err) => postMessage({ type: "error", id: 0, error: "explorer: starting the module: " + err }));
+		})().catch((err) => postMessage({ type: "error", id: 0, error: "explorer: starting the module: " + err, what: "start" }));
 		return;
 	}
 	await ready;
@@ -40,18 +45,24 @@ onmessage = async (e) => {
 		switch (m.type) {
 			case "build":
 				answer(m.id, "built", veclabExplorer.build(JSON.stringify(m.params),
-					(phase, done, total) => postMessage({ type: "progress", id: m.id, phase, done, total })));
+					(phase, done, total) => postMessage({ type: "progress", id: m.id, phase, done, total })), "build");
 				break;
 			case "search":
-				answer(m.id, "searched", veclabExplorer.search(JSON.stringify(m.params)));
+				answer(m.id, "searched", veclabExplorer.search(JSON.stringify(m.params)), "search");
+				break;
+			case "acorn":
+				answer(m.id, "acornBuilt", veclabExplorer.acorn(m.gamma), "acorn");
+				break;
+			case "compare":
+				answer(m.id, "compared", veclabExplorer.compare(JSON.stringify(m.params)), "compare");
 				break;
 			case "draw":
-				answer(m.id, "drawn", veclabExplorer.draw(m.ef, m.k, m.seed));
+				answer(m.id, "drawn", veclabExplorer.draw(m.ef, m.k, m.seed), "draw");
 				break;
 			case "data": {
 				const d = veclabExplorer.data();
 				if (typeof d === "string") {
-					postMessage({ type: "error", id: m.id, error: JSON.parse(d).error });
+					postMessage({ type: "error", id: m.id, what: "data", error: JSON.parse(d).error });
 				} else {
 					postMessage({ type: "data", id: m.id, data: { dim: d.dim, metric: d.metric, base: d.base, queries: d.queries, k: d.k, truth: d.truth } },
 						[d.base.buffer, d.queries.buffer, d.truth.buffer]);
@@ -59,9 +70,9 @@ onmessage = async (e) => {
 				break;
 			}
 			default:
-				postMessage({ type: "error", id: m.id, error: "explorer worker: unknown request " + m.type });
+				postMessage({ type: "error", id: m.id, what: m.type, error: "explorer worker: unknown request " + m.type });
 		}
 	} catch (err) {
-		postMessage({ type: "error", id: m.id, error: String(err && err.stack || err) });
+		postMessage({ type: "error", id: m.id, what: m.type, error: String(err && err.stack || err) });
 	}
 };
