@@ -262,9 +262,10 @@ func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity,
 		_ = t.AddValues(expr, kind, m.Matching, 100*sel.S(), want, m.MeanHits, ratio, m.Recall)
 	}
 	env.progress(n, n, "post-filter selectivities")
-	for _, expr := range tied {
+	for i, expr := range tied {
 		if expr == ArticleFilter {
-			t.Note("the article's filter is one of the cluster-tied rows; the article measured only that one (1.8 hits at 40 × 4.4 %%)")
+			t.Note("the article's filter is the %s of the cluster-tied rows; the article measured only that one (1.8 hits at 40 × 4.4 %%)", ordinal(i))
+			break
 		}
 	}
 	o.Chart = chart.NewLine("post-filter mean hits against ef_search × selectivity (lab)", "ef_search × s", "mean hits")
@@ -272,4 +273,24 @@ func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity,
 	o.Chart.Add("filters independent of the vectors", o.IndependentWant, o.IndependentHits)
 	o.Chart.Add("filters tied to the clusters", o.TiedWant, o.TiedHits)
 	return o, nil
+}
+
+// ordinal names position i (from 0) of a short list: "first", "second", …
+func ordinal(i int) string {
+	words := []string{"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
+	if i >= 0 && i < len(words) {
+		return words[i]
+	}
+	n, suffix := i+1, "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprint(n) + suffix
 }

@@ -180,6 +180,9 @@ func TestPostFilterSmall(t *testing.T) {
 	if r := sw.IndependentHits[0] / sw.IndependentWant[0]; r < 0.7 || r > 1.3 {
 		t.Errorf("region == 'latam': hits %.2f against ef × s %.2f (ratio %.2f), want about 1", sw.IndependentHits[0], sw.IndependentWant[0], r)
 	}
+	if !strings.Contains(sw.Table.String(), "the article's filter is the first of the cluster-tied rows") {
+		t.Errorf("sweep table does not place the article's filter first among the tied rows:\n%s", sw.Table)
+	}
 	if _, err := E03SelectivitySweep(env, nil, nil); !errors.Is(err, ErrBadArgument) {
 		t.Errorf("sweep without filters: %v, want ErrBadArgument", err)
 	}
@@ -226,5 +229,13 @@ func TestPostFilterSmall(t *testing.T) {
 	}
 	if _, err := E07Read(env, []StrategyMeasurement{{Label: "forty off"}}); !errors.Is(err, ErrBadArgument) {
 		t.Errorf("E07Read of a bad label: %v, want ErrBadArgument", err)
+	}
+}
+
+func TestOrdinal(t *testing.T) {
+	for i, want := range map[int]string{0: "first", 1: "second", 9: "tenth", 10: "11th", 11: "12th", 12: "13th", 20: "21st", 21: "22nd", 22: "23rd", 110: "111th", 120: "121st"} {
+		if got := ordinal(i); got != want {
+			t.Errorf("ordinal(%d) = %q, want %q", i, got, want)
+		}
 	}
 }
