@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -183,19 +182,15 @@ func Batch(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric
 	rep := &BatchReport{Config: cfg, N: ds.Base.N, Dim: ds.Base.Dim, Queries: ds.Queries.N, Metric: metric,
 		Kernels: vec.KernelName(), Cores: engine.Cores(), StartLoad: LoadAverage()}
 
-	dir, err := os.MkdirTemp("", "veclab-bench-batch-")
+	pd, err := newPeerDir("batch", ds, truth)
 	if err != nil {
-		return nil, fmt.Errorf("bench: batch: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	files, err := dataset.WriteDir(dir, ds, truth)
-	if err != nil {
-		return nil, fmt.Errorf("bench: batch: %w", err)
-	}
+	defer pd.remove()
+	files := pd.files
 	var hbin string
 	if cfg.Hnswlib {
-		fmt.Fprintf(log, "bench batch: building the hnswlib harness…\n")
-		if hbin, err = buildPeer(cfg.PeerSrc, "hnswlib", "hnswlib_bench", dir); err != nil {
+		if hbin, err = pd.build(cfg.PeerSrc, "hnswlib", "hnswlib_bench", log); err != nil {
 			return nil, err
 		}
 	}

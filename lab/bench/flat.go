@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -99,19 +97,16 @@ func Flat(ds *dataset.Dataset, metric engine.Metric, cfg FlatConfig, log io.Writ
 	}
 	rep := &FlatReport{Config: cfg, N: ds.Base.N, Dim: ds.Base.Dim, Metric: metric, Kernels: vec.KernelName(),
 		SlabMB: float64(len(ds.Base.Data)*4) / 1e6, Load: LoadAverage()}
-	var cbin, dir string
+	var cbin string
+	var pd *peerDir
 	if cfg.C {
 		var err error
-		if dir, err = os.MkdirTemp("", "veclab-bench-flat-"); err != nil {
-			return nil, fmt.Errorf("bench: flat: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		fmt.Fprintf(log, "bench flat: building the C loop…\n")
-		if cbin, err = buildPeer(cfg.PeerSrc, "cflat", "flat_bench", dir); err != nil {
+		if pd, err = newPeerDir("flat", ds, nil); err != nil {
 			return nil, err
 		}
-		if _, err := dataset.WriteDir(dir, ds, nil); err != nil {
-			return nil, fmt.Errorf("bench: flat: %w", err)
+		defer pd.remove()
+		if cbin, err = pd.build(cfg.PeerSrc, "cflat", "flat_bench", log); err != nil {
+			return nil, err
 		}
 	}
 	x, err := flat.New(ds.Base, flat.Config{Metric: metric, Workers: 1})
@@ -132,7 +127,7 @@ func Flat(ds *dataset.Dataset, metric engine.Metric, cfg FlatConfig, log io.Writ
 		if cbin == "" {
 			continue
 		}
-		out, err := runPeer("C", exec.Command(cbin, "-base", filepath.Join(dir, "base.fvecs"), "-query", filepath.Join(dir, "query.fvecs"),
+		out, err := runPeer("C", exec.Command(cbin, "-base", pd.files.Base, "-query", pd.files.Queries,
 			"-metric", metric.String(), "-k", strconv.Itoa(cfg.K), "-min-seconds", strconv.FormatFloat(cfg.MinSeconds, 'g', -1, 64)))
 		if err != nil {
 			return nil, err

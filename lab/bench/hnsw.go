@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -159,19 +157,16 @@ func HNSW(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric,
 	}
 	rep := &HNSWReport{Config: cfg, N: ds.Base.N, Dim: ds.Base.Dim, Queries: ds.Queries.N, Metric: metric}
 	// The harness is compiled once, before any timing.
-	var peerBin, peerDir string
+	var peerBin string
+	var pd *peerDir
 	if cfg.Hnswlib {
 		var err error
-		if peerDir, err = os.MkdirTemp("", "veclab-bench-hnswlib-"); err != nil {
-			return nil, fmt.Errorf("bench: hnsw: %w", err)
-		}
-		defer os.RemoveAll(peerDir)
-		fmt.Fprintf(log, "bench hnsw: building the hnswlib harness…\n")
-		if peerBin, err = buildPeer(cfg.PeerSrc, "hnswlib", "hnswlib_bench", peerDir); err != nil {
+		if pd, err = newPeerDir("hnsw", ds, truth); err != nil {
 			return nil, err
 		}
-		if _, err := dataset.WriteDir(peerDir, ds, truth); err != nil {
-			return nil, fmt.Errorf("bench: hnsw: %w", err)
+		defer pd.remove()
+		if peerBin, err = pd.build(cfg.PeerSrc, "hnswlib", "hnswlib_bench", log); err != nil {
+			return nil, err
 		}
 	}
 	var err error
@@ -185,7 +180,7 @@ func HNSW(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric,
 		}
 		if peerBin != "" {
 			fmt.Fprintf(log, "bench hnsw: efConstruction %d: running hnswlib…\n", efc)
-			if err := runHnswlib(run, peerBin, peerDir, metric, cfg, efc); err != nil {
+			if err := runHnswlib(run, peerBin, pd.files, metric, cfg, efc); err != nil {
 				return nil, err
 			}
 		}
@@ -375,9 +370,9 @@ func runHnswlibHarness(cmd *exec.Cmd) (*hnswlibResult, error) {
 	return &r, nil
 }
 
-// runHnswlib runs the harness on the files in dir at one efConstruction
+// runHnswlib runs the harness on files at one efConstruction
 // and fills run's peer fields.
-func runHnswlib(run *HNSWRun, bin, dir string, metric engine.Metric, cfg HNSWConfig, efc int) error {
+func runHnswlib(run *HNSWRun, bin string, files dataset.Files, metric engine.Metric, cfg HNSWConfig, efc int) error {
 	threads := strconv.Itoa(cfg.Workers)
 	if cfg.Single && cfg.Workers != 1 {
 		threads = "1," + threads // the first build is the one searched
@@ -387,8 +382,7 @@ func runHnswlib(run *HNSWRun, bin, dir string, metric engine.Metric, cfg HNSWCon
 		efs[i] = strconv.Itoa(e)
 	}
 	r, err := runHnswlibHarness(exec.Command(bin,
-		"-base", filepath.Join(dir, "base.fvecs"), "-query", filepath.Join(dir, "query.fvecs"),
-		"-truth", filepath.Join(dir, "groundtruth.ivecs"), "-metric", metric.String(),
+		"-base", files.Base, "-query", files.Queries, "-truth", files.Truth, "-metric", metric.String(),
 		"-m", strconv.Itoa(cfg.M), "-efc", strconv.Itoa(efc), "-threads", threads,
 		"-ef", strings.Join(efs, ","), "-k", strconv.Itoa(cfg.K),
 		"-seed", strconv.FormatUint(cfg.GraphSeed, 10),

@@ -3,12 +3,14 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/lab/dataset"
 )
 
 // The native peers of the bench functions live in the repository's
@@ -84,4 +86,52 @@ func LoadAverage() string {
 		return "unknown"
 	}
 	return strings.Join(fs[:3], " ")
+}
+
+// workDir returns dir, created if missing, or (dir "") a new temporary
+// directory named after pattern; remove deletes the temporary directory
+// and leaves a given one in place.
+func workDir(what, dir, pattern string) (path string, remove func(), err error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, fmt.Errorf("bench: %s: working directory: %w", what, err)
+		}
+		return dir, func() {}, nil
+	}
+	if dir, err = os.MkdirTemp("", pattern); err != nil {
+		return "", nil, fmt.Errorf("bench: %s: working directory: %w", what, err)
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// peerDir is the temporary directory a native peer runs in: the data set
+// as .fvecs (and the truth as .ivecs, when given), and the peer's binary.
+type peerDir struct {
+	what   string // the bench function, for messages
+	dir    string
+	files  dataset.Files
+	remove func()
+}
+
+// newPeerDir makes a temporary directory and writes ds and truth (nil:
+// none) into it; what names the bench function in errors. The caller
+// defers remove.
+func newPeerDir(what string, ds *dataset.Dataset, truth *dataset.GroundTruth) (*peerDir, error) {
+	dir, remove, err := workDir(what, "", "veclab-bench-"+what+"-")
+	if err != nil {
+		return nil, err
+	}
+	files, err := dataset.WriteDir(dir, ds, truth)
+	if err != nil {
+		remove()
+		return nil, fmt.Errorf("bench: %s: %w", what, err)
+	}
+	return &peerDir{what: what, dir: dir, files: files, remove: remove}, nil
+}
+
+// build compiles bench/peers/<name> into the directory as bin, saying so
+// on log, and returns the binary's path.
+func (p *peerDir) build(peerSrc, name, bin string, log io.Writer) (string, error) {
+	fmt.Fprintf(log, "bench %s: building the %s peer…\n", p.what, name)
+	return buildPeer(peerSrc, name, bin, p.dir)
 }
