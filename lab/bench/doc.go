@@ -20,6 +20,14 @@
 //     in rounds that measure ours and then the peer, so that each ratio
 //     ([BatchReport.Ratios]) is the median of per-round ratios of
 //     measurements that saw the same machine.
+//   - [IVF] trains engine/ivf with float32 and 1/2/4/8-bit OSQ posting
+//     lists and sweeps nprobe and visit percentage on one thread, the
+//     quantized lists rescored from an on-disk vector file; it serves
+//     the rescoring reads every way the lab can (warm, cold, O_DIRECT,
+//     a simulated device, sequential and concurrent), puts the posting
+//     lists on disk too, and, with FAISS (bench/peers/faiss), compares
+//     IVF-Flat and IVF-SQ8 at matched recall by wall and CPU time, and
+//     the training times.
 //
 // `veclab bench segments` is a front end over lab/experiment's
 // SegmentsBench instead: its measurements are E16's, E18's and E20's, and
