@@ -166,12 +166,11 @@ type IVFIOMode struct {
 
 // IVFListsMode is one way of serving the reads of the posting lists on
 // disk and of the vectors (E27), with the list reads of a clean k = 10
-// pass.
+// pass over the Point.Queries queries.
 type IVFListsMode struct {
-	Name   string
-	Point  IVFPoint
-	Lists  store.IOStats
-	Across int // queries of the list pass
+	Name  string
+	Point IVFPoint
+	Lists store.IOStats
 }
 
 // IVFIO is the I/O table of IOBits' index: the smallest visit percentage
@@ -624,7 +623,7 @@ func (m *ivfMeasure) diskLists(out *IVFIO, ref *ivf.Index) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", md.name, err)
 		}
-		out.DiskLists = append(out.DiskLists, IVFListsMode{Name: md.name, Point: r, Lists: lio, Across: r.Queries})
+		out.DiskLists = append(out.DiskLists, IVFListsMode{Name: md.name, Point: r, Lists: lio})
 	}
 	fp := ix.Footprint()
 	out.Resident, out.ListFileMB = fp.PerVector(), float64(fp.ListsOnDisk)/1e6

@@ -101,14 +101,14 @@ func (r *IVFReport) sweepTable() *table.Table {
 }
 
 func (r *IVFReport) ioModesTable() *table.Table {
-	io, c := r.IO, r.Config
+	x, c := r.IO, r.Config
 	t := table.New(fmt.Sprintf("Rescoring I/O, %s lists, visit=%g%%, oversample %g (k=10): every mode reads the same vectors; \"cold\" evicts the file's pages (fsync + posix_fadvise DONTNEED, checked by mincore) before every query, untimed",
-		CodesName(io.Bits), io.Visit, c.Oversample),
+		CodesName(x.Bits), x.Visit, c.Oversample),
 		table.Col("reads served by", ""), table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "QPS", Prec: -1},
 		table.Column{Header: "CPU-QPS", Prec: -1}, table.Column{Header: "p50", Unit: "ms", Prec: 3}, table.Column{Header: "reads/q", Prec: 1},
 		table.Column{Header: "KB/q", Prec: 1}, table.Column{Header: "cache-served", Prec: 3}, table.Column{Header: "device reads/q", Prec: 1})
 	var readsPerQ float64
-	for _, m := range io.Modes {
+	for _, m := range x.Modes {
 		p := m.Point
 		nq := float64(max(p.Queries, 1))
 		readsPerQ = p.ReadsPerQuery()
@@ -123,22 +123,22 @@ func (r *IVFReport) ioModesTable() *table.Table {
 }
 
 func (r *IVFReport) diskListsTable() *table.Table {
-	io := r.IO
+	x := r.IO
 	t := table.New(fmt.Sprintf("E27, posting lists on disk (%s, visit=%g%%, oversample %g, sequential reads; \"cold\" evicts both files before every query, untimed)",
-		CodesName(io.Bits), io.Visit, r.Config.Oversample),
+		CodesName(x.Bits), x.Visit, r.Config.Oversample),
 		table.Col("reads served by", ""), table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "QPS", Prec: -1},
 		table.Column{Header: "p50", Unit: "ms", Prec: 3}, table.Column{Header: "list reads/q", Prec: 1}, table.Column{Header: "list KB/q", Prec: 1},
 		table.Column{Header: "lists cache-served", Prec: 3}, table.Column{Header: "vector reads/q", Prec: 1},
 		table.Column{Header: "vectors cache-served", Prec: 3})
-	for _, m := range io.DiskLists {
+	for _, m := range x.DiskLists {
 		p := m.Point
-		nq := float64(max(m.Across, 1))
+		nq := float64(max(p.Queries, 1))
 		addRow(t, table.Text(m.Name), table.Float(p.Recall10, 3), table.Float(p.QPS, -1), p50Cell(p.P50),
 			table.Float(float64(m.Lists.Reads)/nq, 1), table.Float(float64(m.Lists.Bytes)/nq/1024, 1), table.Float(m.Lists.CacheHitRatio(), 3),
 			table.Float(p.ReadsPerQuery(), 1), table.Float(p.IO.CacheHitRatio(), 3))
 	}
 	t.Note("resident with lists on disk: %.1f B/vector (centroids, quantizers); list file %.1f MB, vector file %.1f MB",
-		io.Resident, io.ListFileMB, io.VectorFileMB)
+		x.Resident, x.ListFileMB, x.VectorFileMB)
 	return t
 }
 
