@@ -68,9 +68,10 @@ func l2SqRef4(a, b []float32) float32 {
 // loop takes sixteen elements at a time, to give bit for bit what the plain
 // four-accumulator loops give, for every length up to 100 (each remainder of
 // 16 and of 4, and none), a few long ones, and inputs with mixed signs and
-// magnitudes, so that any change of the summation order shows. Dot4, L2Sq4
-// and the slab kernels of the generic set are made of them, so the
-// distances of the pure-Go build (wasm) are those of before.
+// magnitudes, so that any change of the summation order shows; Dot4Generic
+// and L2Sq4Generic, and through them the slab kernels of the generic set,
+// are held to it row by row, so the distances of the pure-Go build (wasm)
+// are those of before.
 func TestGenericIsFourAccumulatorLoop(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	lens := []int{384, 768, 1535, 1536}
@@ -79,19 +80,26 @@ func TestGenericIsFourAccumulatorLoop(t *testing.T) {
 	}
 	for _, n := range lens {
 		for trial := range 4 {
-			a, b := make([]float32, n), make([]float32, n+trial)
+			a, b := make([]float32, n), make([]float32, n+3)
 			for i := range a {
 				a[i] = float32(r.NormFloat64() * math.Exp(4*r.NormFloat64()))
 			}
 			for i := range b {
 				b[i] = float32(r.NormFloat64() * math.Exp(4*r.NormFloat64()))
 			}
+			var d4, l4 [4]float32
+			d4[0], d4[1], d4[2], d4[3] = Dot4Generic(a, b, b[1:], b[2:], b[trial:])
+			l4[0], l4[1], l4[2], l4[3] = L2Sq4Generic(a, b, b[1:], b[2:], b[trial:])
 			for _, c := range []struct {
 				name      string
 				got, want float32
 			}{
 				{"Dot", DotGeneric(a, b), dotRef4(a, b)},
 				{"L2Sq", L2SqGeneric(a, b), l2SqRef4(a, b)},
+				{"Dot4 row 0", d4[0], dotRef4(a, b)},
+				{"Dot4 row 3", d4[3], dotRef4(a, b[trial:])},
+				{"L2Sq4 row 1", l4[1], l2SqRef4(a, b[1:])},
+				{"L2Sq4 row 2", l4[2], l2SqRef4(a, b[2:])},
 			} {
 				if math.Float32bits(c.got) != math.Float32bits(c.want) {
 					t.Fatalf("%sGeneric n=%d trial %d: %v, the four-accumulator loop gives %v", c.name, n, trial, c.got, c.want)
