@@ -37,8 +37,11 @@
 //
 // Every assembly function has a pure-Go twin that is its specification: the
 // doc comment of each stub quotes the reference loop, and the *Generic
-// functions implement it (unrolled by four, so the pure-Go build used by wasm
-// and other architectures is not needlessly slow). The build tag purego
+// functions implement it (four accumulators, sixteen elements per iteration
+// through array pointers so that the bounds are checked once per block: the
+// pure-Go build used by wasm and other architectures is not needlessly slow,
+// and it sums in the order of the plain four-accumulator loop, bit for bit).
+// The build tag purego
 // forces the twins everywhere. The kernels sum in a different order from the
 // twins, so results agree to a rounding error relative to Σ|a_i·b_i|, not
 // bit for bit; each kernel is deterministic on its own.

@@ -82,39 +82,118 @@ func SetAccelerated(on bool) {
 // Impl names the kernel set in use: "avx512", "avx2" or "generic".
 func Impl() string { return current.Name }
 
-// DotGeneric is the pure-Go twin of Dot, unrolled by four.
+// DotGeneric is the pure-Go twin of Dot: four accumulators, s_k summing the
+// products of the elements i ≡ k (mod 4) in order, the elements past the last
+// multiple of four added to s_0, and the result (s_0+s_1)+(s_2+s_3).
+//
+// The main loop takes sixteen elements per iteration through array pointers
+// ((*[16]float32)(a[i:i+16])), so the compiler checks the bounds once per
+// block instead of once per element; that and the fewer loop branches make
+// it 1.6–1.9 times as fast under GOARCH=wasm in Node (which has no SIMD, and
+// where every bounds check is a branch of its own) and no slower on amd64
+// (BenchmarkTwin). Eight accumulators were measured slower than four, on
+// amd64 (1.3 times the time at 768 dimensions) and under wasm (1.17 times at
+// 128). The four-wide and one-wide tails keep the
+// order above, so the result is the same, bit for bit, as that of the plain
+// four-accumulator loop (dotRef4 in the tests) for every length.
 func DotGeneric(a, b []float32) float32 {
-	b = b[:len(a)]
+	n := len(a)
+	b = b[:n]
 	var s0, s1, s2, s3 float32
 	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+	for ; i+16 <= n; i += 16 {
+		x := (*[16]float32)(a[i : i+16])
+		y := (*[16]float32)(b[i : i+16])
+		s0 += x[0] * y[0]
+		s1 += x[1] * y[1]
+		s2 += x[2] * y[2]
+		s3 += x[3] * y[3]
+		s0 += x[4] * y[4]
+		s1 += x[5] * y[5]
+		s2 += x[6] * y[6]
+		s3 += x[7] * y[7]
+		s0 += x[8] * y[8]
+		s1 += x[9] * y[9]
+		s2 += x[10] * y[10]
+		s3 += x[11] * y[11]
+		s0 += x[12] * y[12]
+		s1 += x[13] * y[13]
+		s2 += x[14] * y[14]
+		s3 += x[15] * y[15]
 	}
-	for ; i < len(a); i++ {
+	for ; i+4 <= n; i += 4 {
+		x := (*[4]float32)(a[i : i+4])
+		y := (*[4]float32)(b[i : i+4])
+		s0 += x[0] * y[0]
+		s1 += x[1] * y[1]
+		s2 += x[2] * y[2]
+		s3 += x[3] * y[3]
+	}
+	for ; i < n; i++ {
 		s0 += a[i] * b[i]
 	}
 	return (s0 + s1) + (s2 + s3)
 }
 
-// L2SqGeneric is the pure-Go twin of L2Sq, unrolled by four.
+// L2SqGeneric is the pure-Go twin of L2Sq, in the order and the loop shape
+// of DotGeneric: s_k sums the squared differences of the elements i ≡ k
+// (mod 4) in order, the tail past the last multiple of four goes to s_0, and
+// the result is (s_0+s_1)+(s_2+s_3), bit for bit that of the plain
+// four-accumulator loop (l2SqRef4 in the tests).
 func L2SqGeneric(a, b []float32) float32 {
-	b = b[:len(a)]
+	n := len(a)
+	b = b[:n]
 	var s0, s1, s2, s3 float32
 	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		d0 := a[i] - b[i]
-		d1 := a[i+1] - b[i+1]
-		d2 := a[i+2] - b[i+2]
-		d3 := a[i+3] - b[i+3]
+	for ; i+16 <= n; i += 16 {
+		x := (*[16]float32)(a[i : i+16])
+		y := (*[16]float32)(b[i : i+16])
+		d0 := x[0] - y[0]
+		d1 := x[1] - y[1]
+		d2 := x[2] - y[2]
+		d3 := x[3] - y[3]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+		d0 = x[4] - y[4]
+		d1 = x[5] - y[5]
+		d2 = x[6] - y[6]
+		d3 = x[7] - y[7]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+		d0 = x[8] - y[8]
+		d1 = x[9] - y[9]
+		d2 = x[10] - y[10]
+		d3 = x[11] - y[11]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+		d0 = x[12] - y[12]
+		d1 = x[13] - y[13]
+		d2 = x[14] - y[14]
+		d3 = x[15] - y[15]
 		s0 += d0 * d0
 		s1 += d1 * d1
 		s2 += d2 * d2
 		s3 += d3 * d3
 	}
-	for ; i < len(a); i++ {
+	for ; i+4 <= n; i += 4 {
+		x := (*[4]float32)(a[i : i+4])
+		y := (*[4]float32)(b[i : i+4])
+		d0 := x[0] - y[0]
+		d1 := x[1] - y[1]
+		d2 := x[2] - y[2]
+		d3 := x[3] - y[3]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+	}
+	for ; i < n; i++ {
 		d := a[i] - b[i]
 		s0 += d * d
 	}

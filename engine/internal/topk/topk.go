@@ -18,35 +18,38 @@ func (h *MaxHeap) Reset() { h.items = h.items[:0] }
 // Top returns the furthest result; the heap must not be empty.
 func (h *MaxHeap) Top() engine.Result { return h.items[0] }
 
-// Push adds r.
+// Push adds r. It sifts r up through a hole (each parent it passes moves
+// down one level, and r is written once, where it stops): the same layout
+// as swapping r upwards, with half the writes.
 func (h *MaxHeap) Push(r engine.Result) {
 	h.items = append(h.items, r)
-	i := len(h.items) - 1
+	items := h.items
+	i := len(items) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !(h.items[p].Dist < h.items[i].Dist) {
+		p := int(uint(i-1) >> 1)
+		if !(items[p].Dist < r.Dist) {
 			break
 		}
-		h.items[p], h.items[i] = h.items[i], h.items[p]
+		items[i] = items[p]
 		i = p
 	}
+	items[i] = r
 }
 
 // Pop removes and returns the furthest result.
 func (h *MaxHeap) Pop() engine.Result {
 	top := h.items[0]
 	n := len(h.items) - 1
-	h.items[0] = h.items[n]
+	last := h.items[n]
 	h.items = h.items[:n]
-	h.down(0)
+	if n > 0 {
+		h.down(last)
+	}
 	return top
 }
 
 // ReplaceTop replaces the furthest result by r (cheaper than Pop then Push).
-func (h *MaxHeap) ReplaceTop(r engine.Result) {
-	h.items[0] = r
-	h.down(0)
-}
+func (h *MaxHeap) ReplaceTop(r engine.Result) { h.down(r) }
 
 // PushBounded adds r if the heap holds fewer than k results or r is closer
 // than the furthest; it reports whether r was kept.
@@ -62,23 +65,34 @@ func (h *MaxHeap) PushBounded(r engine.Result, k int) bool {
 	return false
 }
 
-func (h *MaxHeap) down(i int) {
-	n := len(h.items)
+// down puts x at the root of the non-empty heap and sifts it down through a
+// hole: each larger child it passes moves up one level, and x is written
+// once, where it stops (the layout of swapping it down, with half the
+// writes: in the HNSW loops the heaps' sift is next in cost to the
+// distances, and more so under wasm, where every store and bounds check is
+// an instruction of its own).
+func (h *MaxHeap) down(x engine.Result) {
+	items := h.items
+	n := len(items)
+	// Unsigned indices: l < n then proves items[l] in bounds.
+	un := uint(n)
+	var i uint
 	for {
 		l := 2*i + 1
-		if l >= n {
-			return
+		if l >= un {
+			break
 		}
 		m := l
-		if r := l + 1; r < n && h.items[r].Dist > h.items[l].Dist {
+		if r := l + 1; r < un && items[r].Dist > items[l].Dist {
 			m = r
 		}
-		if !(h.items[m].Dist > h.items[i].Dist) {
-			return
+		if !(items[m].Dist > x.Dist) {
+			break
 		}
-		h.items[i], h.items[m] = h.items[m], h.items[i]
+		items[i] = items[m]
 		i = m
 	}
+	items[i] = x
 }
 
 // Items returns the heap's storage in heap order (aliasing it).
@@ -109,42 +123,52 @@ func (h *MinHeap) Reset() { h.items = h.items[:0] }
 // Top returns the nearest result; the heap must not be empty.
 func (h *MinHeap) Top() engine.Result { return h.items[0] }
 
-// Push adds r.
+// Push adds r, sifting it up through a hole as MaxHeap.Push does.
 func (h *MinHeap) Push(r engine.Result) {
 	h.items = append(h.items, r)
-	i := len(h.items) - 1
+	items := h.items
+	i := len(items) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !(h.items[i].Dist < h.items[p].Dist) {
+		p := int(uint(i-1) >> 1)
+		if !(r.Dist < items[p].Dist) {
 			break
 		}
-		h.items[p], h.items[i] = h.items[i], h.items[p]
+		items[i] = items[p]
 		i = p
 	}
+	items[i] = r
 }
 
-// Pop removes and returns the nearest result.
+// Pop removes and returns the nearest result, sifting the last one down
+// from the root through a hole as MaxHeap.down does.
 func (h *MinHeap) Pop() engine.Result {
 	top := h.items[0]
 	n := len(h.items) - 1
-	h.items[0] = h.items[n]
-	h.items = h.items[:n]
-	i := 0
+	x := h.items[n]
+	items := h.items[:n]
+	h.items = items
+	if n == 0 {
+		return top
+	}
+	// Unsigned indices: l < n then proves items[l] in bounds.
+	un := uint(n)
+	var i uint
 	for {
 		l := 2*i + 1
-		if l >= n {
+		if l >= un {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && h.items[r].Dist < h.items[l].Dist {
+		if r := l + 1; r < un && items[r].Dist < items[l].Dist {
 			m = r
 		}
-		if !(h.items[m].Dist < h.items[i].Dist) {
+		if !(items[m].Dist < x.Dist) {
 			break
 		}
-		h.items[i], h.items[m] = h.items[m], h.items[i]
+		items[i] = items[m]
 		i = m
 	}
+	items[i] = x
 	return top
 }
 
