@@ -16,35 +16,43 @@ import (
 // QuantSets is each quantizer's flat scan ([QuantFlat]) on each of
 // several data sets at the same oversample factors.
 type QuantSets struct {
-	Sets       []string  // data set names ([Env.DataName]), in column order
+	Sets       []string  // data set names ([RealSets.Names]), in column order
 	Quantizers []string  // in measurement order
 	Oversample []float64 // the factors measured
 	K          int       // recall@K
 	results    map[string]map[string]QuantResult
 }
 
-// MeasureQuantSets runs [QuantFlat] for every quantizer on every
-// environment (one per data set), in that order.
-func MeasureQuantSets(envs []*Env, quantizers []string, oversample []float64) (*QuantSets, error) {
-	if len(envs) == 0 || len(quantizers) == 0 {
-		return nil, fmt.Errorf("experiment: MeasureQuantSets: %d data sets, %d quantizers: %w", len(envs), len(quantizers), ErrBadArgument)
+// MeasureQuantSets runs [QuantFlat] for every quantizer on every data set
+// of sets ([OpenRealSets]), in that order.
+func MeasureQuantSets(sets *RealSets, quantizers []string, oversample []float64) (*QuantSets, error) {
+	if sets == nil || len(sets.Names) == 0 || len(quantizers) == 0 {
+		n := 0
+		if sets != nil {
+			n = len(sets.Names)
+		}
+		return nil, fmt.Errorf("experiment: MeasureQuantSets: %d data sets, %d quantizers: %w", n, len(quantizers), ErrBadArgument)
 	}
 	if err := checkOversample("MeasureQuantSets", oversample); err != nil {
 		return nil, err
 	}
-	qs := &QuantSets{Quantizers: append([]string(nil), quantizers...), Oversample: append([]float64(nil), oversample...),
-		K: envs[0].Scale.K, results: map[string]map[string]QuantResult{}}
-	for _, env := range envs {
-		qs.Sets = append(qs.Sets, env.DataName())
+	qs := &QuantSets{Sets: append([]string(nil), sets.Names...), Quantizers: append([]string(nil), quantizers...),
+		Oversample: append([]float64(nil), oversample...), results: map[string]map[string]QuantResult{}}
+	for _, name := range sets.Names {
+		env := sets.Envs[name]
+		if env == nil {
+			return nil, fmt.Errorf("experiment: MeasureQuantSets: data set %q has no environment: %w", name, ErrBadArgument)
+		}
+		qs.K = env.Scale.K
 	}
 	for _, q := range quantizers {
 		qs.results[q] = map[string]QuantResult{}
-		for i, env := range envs {
-			r, err := QuantFlat(env, q, oversample)
+		for _, name := range sets.Names {
+			r, err := QuantFlat(sets.Envs[name], q, oversample)
 			if err != nil {
-				return nil, fmt.Errorf("experiment: MeasureQuantSets: %s on %s: %w", q, qs.Sets[i], err)
+				return nil, fmt.Errorf("experiment: MeasureQuantSets: %s on %s: %w", q, name, err)
 			}
-			qs.results[q][qs.Sets[i]] = r
+			qs.results[q][name] = r
 		}
 	}
 	return qs, nil

@@ -140,7 +140,8 @@ func TestQuantSetsTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	over := []float64{1, 3}
-	qs, err := MeasureQuantSets([]*Env{gen, glove}, []string{"raw", "bbq"}, over)
+	sets := &RealSets{Names: []string{"generated", "glove-3k"}, Envs: map[string]*Env{"generated": gen, "glove-3k": glove}}
+	qs, err := MeasureQuantSets(sets, []string{"raw", "bbq"}, over)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,12 +173,18 @@ func TestQuantSetsTables(t *testing.T) {
 		t.Error(err)
 	}
 	for _, c := range []struct {
-		envs  []*Env
+		sets  *RealSets
 		names []string
 		over  []float64
-	}{{nil, []string{"raw"}, over}, {[]*Env{gen}, nil, over}, {[]*Env{gen}, []string{"raw"}, []float64{0.5}}} {
-		if _, err := MeasureQuantSets(c.envs, c.names, c.over); !errors.Is(err, ErrBadArgument) {
-			t.Errorf("MeasureQuantSets(%d envs, %v, %v): %v, want ErrBadArgument", len(c.envs), c.names, c.over, err)
+	}{
+		{nil, []string{"raw"}, over},
+		{&RealSets{}, []string{"raw"}, over},
+		{sets, nil, over},
+		{sets, []string{"raw"}, []float64{0.5}},
+		{&RealSets{Names: []string{"absent"}}, []string{"raw"}, over},
+	} {
+		if _, err := MeasureQuantSets(c.sets, c.names, c.over); !errors.Is(err, ErrBadArgument) {
+			t.Errorf("MeasureQuantSets(%+v, %v, %v): %v, want ErrBadArgument", c.sets, c.names, c.over, err)
 		}
 	}
 }
