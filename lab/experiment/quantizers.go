@@ -357,14 +357,11 @@ func QuantFrontier(env *Env, results []QuantResult, target float64) *table.Table
 		table.Column{Header: "float32 reads/query", Source: table.Lab, Prec: -1})
 	for _, r := range results {
 		need, reads := "none (recall already there)", any(0)
-		if r.RecallNone < target {
+		switch o, ok := smallestOversample(r, target); {
+		case !ok:
 			need, reads = "> ×"+fmt.Sprint(r.Oversample[len(r.Oversample)-1]), nil
-			for i, o := range r.Oversample {
-				if r.RecallOver[i] >= target {
-					need, reads = fmt.Sprintf("×%g", o), int(math.Ceil(o*float64(k)))
-					break
-				}
-			}
+		case o > 0:
+			need, reads = fmt.Sprintf("×%g", o), int(math.Ceil(o*float64(k)))
 		}
 		_ = t.AddValues(r.Name, r.BytesPerVector, r.Compression, r.RecallNone, need, reads)
 	}

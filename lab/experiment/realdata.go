@@ -1,0 +1,339 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// The comparisons across data sets (notebook 14): the same measurement on
+// the generated set and on real ones, laid out with one column or one
+// line per set, so a finding that holds on the articles' clusters can be
+// read against real embeddings without the notebook assembling tables.
+
+// QuantSets is each quantizer's flat scan ([QuantFlat]) on each of
+// several data sets at the same oversample factors.
+type QuantSets struct {
+	Sets       []string  // data set names ([RealSets.Names]), in column order
+	Quantizers []string  // in measurement order
+	Oversample []float64 // the factors measured
+	K          int       // recall@K
+	results    map[string]map[string]QuantResult
+}
+
+// MeasureQuantSets runs [QuantFlat] for every quantizer on every data set
+// of sets ([OpenRealSets]), in that order.
+func MeasureQuantSets(sets *RealSets, quantizers []string, oversample []float64) (*QuantSets, error) {
+	if sets == nil || len(sets.Names) == 0 || len(quantizers) == 0 {
+		n := 0
+		if sets != nil {
+			n = len(sets.Names)
+		}
+		return nil, fmt.Errorf("experiment: MeasureQuantSets: %d data sets, %d quantizers: %w", n, len(quantizers), ErrBadArgument)
+	}
+	if err := checkOversample("MeasureQuantSets", oversample); err != nil {
+		return nil, err
+	}
+	qs := &QuantSets{Sets: append([]string(nil), sets.Names...), Quantizers: append([]string(nil), quantizers...),
+		Oversample: append([]float64(nil), oversample...), results: map[string]map[string]QuantResult{}}
+	for _, name := range sets.Names {
+		env := sets.Envs[name]
+		if env == nil {
+			return nil, fmt.Errorf("experiment: MeasureQuantSets: data set %q has no environment: %w", name, ErrBadArgument)
+		}
+		qs.K = env.Scale.K
+	}
+	for _, q := range quantizers {
+		qs.results[q] = map[string]QuantResult{}
+		for _, name := range sets.Names {
+			r, err := QuantFlat(sets.Envs[name], q, oversample)
+			if err != nil {
+				return nil, fmt.Errorf("experiment: MeasureQuantSets: %s on %s: %w", q, name, err)
+			}
+			qs.results[q][name] = r
+		}
+	}
+	return qs, nil
+}
+
+// Result is one quantizer's result on one data set.
+func (qs *QuantSets) Result(quantizer, set string) (QuantResult, bool) {
+	r, ok := qs.results[quantizer][set]
+	return r, ok
+}
+
+// Table lists the given quantizers × data sets: bytes per vector, recall
+// without rescoring and at each oversample. A quantizer not measured is
+// left out.
+func (qs *QuantSets) Table(title string, quantizers ...string) *table.Table {
+	t := table.New(title, table.Col("quantizer", ""), table.Col("data set", ""), table.Column{Header: "B/vec", Prec: 0},
+		table.Column{Header: "none", Prec: 3})
+	for _, o := range qs.Oversample {
+		t.AddColumns(table.Column{Header: fmt.Sprintf("×%g", o), Prec: 3})
+	}
+	for _, q := range quantizers {
+		for _, set := range qs.Sets {
+			r, ok := qs.Result(q, set)
+			if !ok {
+				continue
+			}
+			vals := []any{q, set, r.BytesPerVector, r.RecallNone}
+			for _, v := range r.RecallOver {
+				vals = append(vals, v)
+			}
+			_ = t.AddValues(vals...)
+		}
+	}
+	t.Note("flat scan over every code; ×o = the ⌈o·k⌉ nearest by code distance rescored with float32, best k kept; k = %d", qs.K)
+	return t
+}
+
+// Chart draws one quantizer's recall against the oversample, one line per
+// data set; x = 0 is no rescoring.
+func (qs *QuantSets) Chart(title, quantizer string) *chart.Line {
+	c := chart.NewLine(title, "oversample (candidates / k; 0 = no rescoring)", fmt.Sprintf("recall@%d", qs.K))
+	for _, set := range qs.Sets {
+		r, ok := qs.Result(quantizer, set)
+		if !ok {
+			continue
+		}
+		c.Add(set, append([]float64{0}, r.Oversample...), append([]float64{r.RecallNone}, r.RecallOver...))
+	}
+	return c
+}
+
+// Needed tabulates, per quantizer and data set, the smallest measured
+// oversample whose recall reaches each target: "none" when the codes
+// alone reach it, "—" when no factor measured does. It is how many
+// float32 vectors per query a quantizer makes a store read back.
+func (qs *QuantSets) Needed(targets []float64, quantizers ...string) *table.Table {
+	parts := make([]string, len(targets))
+	for i, x := range targets {
+		parts[i] = fmt.Sprintf("≥ %g", x)
+	}
+	t := table.New(fmt.Sprintf("Smallest oversample reaching recall@%d %s", qs.K, strings.Join(parts, " / ")), table.Col("quantizer", ""))
+	for _, set := range qs.Sets {
+		for _, x := range targets {
+			t.AddColumns(table.Col(fmt.Sprintf("%s %g", set, x), ""))
+		}
+	}
+	for _, q := range quantizers {
+		vals := []any{q}
+		for _, set := range qs.Sets {
+			r, _ := qs.Result(q, set)
+			for _, x := range targets {
+				vals = append(vals, neededText(r, x))
+			}
+		}
+		_ = t.AddValues(vals...)
+	}
+	return t
+}
+
+// neededText words [smallestOversample] for a table cell.
+func neededText(r QuantResult, target float64) string {
+	o, ok := smallestOversample(r, target)
+	switch {
+	case !ok:
+		return "—"
+	case o == 0:
+		return "none"
+	}
+	return fmt.Sprintf("×%g", o)
+}
+
+// smallestOversample is the first factor of r's sweep (in measured order,
+// which is ascending) whose rescored recall reaches target; 0 when the
+// codes reach it without rescoring; ok is false when nothing measured
+// does. Recall rises with the oversample, so the first is the smallest.
+func smallestOversample(r QuantResult, target float64) (o float64, ok bool) {
+	if r.RecallNone >= target {
+		return 0, true
+	}
+	for i, o := range r.Oversample {
+		if i < len(r.RecallOver) && r.RecallOver[i] >= target {
+			return o, true
+		}
+	}
+	return 0, false
+}
+
+// SetRun is the store experiments measured on one data set: E02's four
+// stores on their defaults, E10's three Elasticsearch index types
+// (unfiltered and under the article's filter) and E26's two sweeps on the
+// local disk (IVF over 2-bit lists against HNSW over 2-bit codes, the
+// originals in one vector file, oversample 1).
+type SetRun struct {
+	Name        string        // [Env.DataName]
+	Docs        int           // documents in the set as measured
+	K           int           // E02's and E10's recall@K
+	E02         []Measurement // the four stores, in the article's order
+	E10         []Measurement // E10Types, unfiltered
+	E10Filtered []Measurement // E10Types, under ArticleFilter
+	IVF, HNSW   []DiskPoint   // E26's visit and ef sweeps (E26Visit, E26Ef)
+	E26         *table.Table  // E26's pairs by recall@100
+}
+
+// RunOnSet measures E02, E10 and E26 on the environment's data set, in
+// that order, with the environment's scale and queries. The caller owns
+// env and closes it: each set is built, measured and dropped in turn, so
+// only one set's stores are in memory at a time.
+func RunOnSet(env *Env) (SetRun, error) {
+	run := SetRun{Name: env.DataName(), Docs: env.Scale.N, K: env.Scale.K}
+	var err error
+	if run.E02, err = E02Measure(env); err != nil {
+		return SetRun{}, fmt.Errorf("experiment: RunOnSet %s: E02: %w", run.Name, err)
+	}
+	if run.E10, run.E10Filtered, _, err = E10Measure(env, E10Types); err != nil {
+		return SetRun{}, fmt.Errorf("experiment: RunOnSet %s: E10: %w", run.Name, err)
+	}
+	if run.IVF, run.HNSW, err = E26Sweeps(env, "local", 1, E26Visit, E26Ef, env.Scale.Queries); err != nil {
+		return SetRun{}, fmt.Errorf("experiment: RunOnSet %s: E26: %w", run.Name, err)
+	}
+	run.E26 = E26Table(env, "local", 1, run.IVF, run.HNSW)
+	return run, nil
+}
+
+// SetRuns are [SetRun]s in data-set order; their tables and charts have
+// one column, bar group or pair of lines per set.
+type SetRuns []SetRun
+
+// docs is the largest set measured: the cut every set was asked for
+// (a real set smaller than the cut is measured whole).
+func (rs SetRuns) docs() (docs, k int) {
+	for _, r := range rs {
+		docs, k = max(docs, r.Docs), r.K
+	}
+	return docs, k
+}
+
+// labels are the rows of the first set's measurements (every set
+// measures the same rows).
+func (rs SetRuns) labels(of func(SetRun) []Measurement) []string {
+	if len(rs) == 0 {
+		return nil
+	}
+	var out []string
+	for _, m := range of(rs[0]) {
+		out = append(out, m.Label)
+	}
+	return out
+}
+
+func recallOf(ms []Measurement, i int) any {
+	if i < len(ms) {
+		return ms[i].Recall
+	}
+	return nil
+}
+
+func recalls(ms []Measurement) []float64 {
+	out := make([]float64, len(ms))
+	for i, m := range ms {
+		out[i] = m.Recall
+	}
+	return out
+}
+
+// articleRecalls are an experiment's article figures for the rows (0
+// where the article gives none, so a bar chart keeps its groups).
+func articleRecalls(e Experiment, rows []string, measure string) []float64 {
+	out := make([]float64, len(rows))
+	for i, row := range rows {
+		out[i], _ = e.ArticleValue(row, measure).(float64)
+	}
+	return out
+}
+
+func e02Stores(r SetRun) []Measurement { return r.E02 }
+func e10Types(r SetRun) []Measurement  { return r.E10 }
+
+// E02Table is E02's recall per store, the article's beside each set's.
+func (rs SetRuns) E02Table() *table.Table {
+	docs, k := rs.docs()
+	t := table.New(fmt.Sprintf("E02 recall@%d on each store's defaults, %d documents per set", k, docs), table.Col("store", ""),
+		table.Column{Header: "article", Prec: 3})
+	for _, r := range rs {
+		t.AddColumns(table.Column{Header: r.Name, Prec: 3})
+	}
+	for i, st := range rs.labels(e02Stores) {
+		vals := []any{st, e02.ArticleValue(st, "recall@10")}
+		for _, r := range rs {
+			vals = append(vals, recallOf(r.E02, i))
+		}
+		_ = t.AddValues(vals...)
+	}
+	t.Note("article: the Spring AI VectorStore article's synthetic set through the four real services; the lab: the same defaults emulated, per data set")
+	return t
+}
+
+// E02Bars draws E02's recall per store, the article's bars first.
+func (rs SetRuns) E02Bars() *chart.Bars {
+	stores := rs.labels(e02Stores)
+	c := chart.NewBars("E02 recall@10 of the four stores on their defaults", "recall@10", stores...)
+	c.AddArticle("article (Spring AI VectorStore article)", articleRecalls(e02, stores, "recall@10"))
+	for _, r := range rs {
+		c.Add(r.Name, recalls(r.E02))
+	}
+	return c
+}
+
+// E10Table is E10's recall per index type, unfiltered and filtered, the
+// article's beside each set's.
+func (rs SetRuns) E10Table() *table.Table {
+	docs, k := rs.docs()
+	t := table.New(fmt.Sprintf("E10 recall@%d by index type (unfiltered / filtered), %d documents per set", k, docs),
+		table.Col("type", ""), table.Column{Header: "article", Prec: 3}, table.Column{Header: "article filtered", Prec: 3})
+	for _, r := range rs {
+		t.AddColumns(table.Column{Header: r.Name, Prec: 3}, table.Column{Header: r.Name + " filtered", Prec: 3})
+	}
+	for i, typ := range rs.labels(e10Types) {
+		vals := []any{typ, e10.ArticleValue(typ, "recall@10"), e10.ArticleValue(typ, "filtered recall@10")}
+		for _, r := range rs {
+			vals = append(vals, recallOf(r.E10, i), recallOf(r.E10Filtered, i))
+		}
+		_ = t.AddValues(vals...)
+	}
+	return t
+}
+
+// E10Bars draws E10's unfiltered recall per index type.
+func (rs SetRuns) E10Bars() *chart.Bars {
+	types := rs.labels(e10Types)
+	c := chart.NewBars("E10 unfiltered recall@10 by Elasticsearch index type", "recall@10", types...)
+	c.AddArticle("article (Spring AI VectorStore article)", articleRecalls(e10, types, "recall@10"))
+	for _, r := range rs {
+		c.Add(r.Name, recalls(r.E10))
+	}
+	return c
+}
+
+// E26Tables are E26's paired tables, one per set.
+func (rs SetRuns) E26Tables() []*table.Table {
+	var out []*table.Table
+	for _, r := range rs {
+		out = append(out, r.E26)
+	}
+	return out
+}
+
+// E26Chart draws recall@100 against QPS for both of E26's sweeps on every
+// set.
+func (rs SetRuns) E26Chart() *chart.Line {
+	c := chart.NewLine("E26 recall@100 vs QPS: IVF 2-bit (visit sweep) and HNSW 2-bit codes (ef sweep), local disk", "recall@100", "QPS (one goroutine)")
+	for _, r := range rs {
+		for _, side := range []struct {
+			name string
+			ps   []DiskPoint
+		}{{" IVF", r.IVF}, {" HNSW", r.HNSW}} {
+			var xs, ys []float64
+			for _, p := range side.ps {
+				xs, ys = append(xs, p.Recall), append(ys, p.QPS)
+			}
+			c.Add(r.Name+side.name, xs, ys)
+		}
+	}
+	return c
+}
