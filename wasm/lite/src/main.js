@@ -25,6 +25,8 @@ function dropUnprovided(plugins, allPlugins) {
 }
 
 export async function main(extensions, disabled) {
+	const mark = globalThis.veclabBoot.mark; // the load's milestones (boot.js)
+	mark("labEvaluated"); // build/lab.js fetched, parsed and run
 	prewarm(); // veclab.wasm loads in a worker while JupyterLab starts
 	const isDisabled = (id) =>
 		PageConfig.Extension.isDisabled(id) || disabled.includes(id) || disabled.includes(id.split(":")[0]);
@@ -49,7 +51,10 @@ export async function main(extensions, disabled) {
 	const app = new JupyterLab({ pluginRegistry, mimeExtensions: [], serviceManager, availablePlugins: allPlugins });
 	app.name = PageConfig.getOption("appName") || "veclab";
 	window.jupyterapp = app; // the browser test drives the app through it
+	mark("labServices"); // the plugins registered, the service manager made
 	await app.start({ bubblingKeydown: true });
+	mark("labStarted"); // plugins activated, the shell attached
 	await app.restored;
+	mark("labRestored");
 	document.body.dataset.veclabLite = "ready";
 }
