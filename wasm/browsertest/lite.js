@@ -76,13 +76,13 @@ async function newNotebook(page, timeout) {
 		const app = window.jupyterapp;
 		const panel = await app.commands.execute("notebook:create-new", { kernelName: "veclab" });
 		await panel.sessionContext.ready;
-		globalThis.veclabBoot?.mark("notebookOpened");
+		globalThis.veclabBoot?.mark?.("notebookOpened");
 		const t = Date.now();
 		while (!panel.sessionContext.session?.kernel || panel.sessionContext.session.kernel.status !== "idle") {
 			if (Date.now() - t > timeout) throw new Error(`kernel not idle after ${timeout} ms: ${panel.sessionContext.session?.kernel?.status}`);
 			await new Promise((r) => setTimeout(r, 20));
 		}
-		globalThis.veclabBoot?.mark("kernelIdle");
+		globalThis.veclabBoot?.mark?.("kernelIdle");
 		return panel.id;
 	}, timeout);
 }
@@ -105,12 +105,12 @@ async function runCell(page, id, code, timeout) {
 		cell.model.sharedModel.setSource(code);
 		nb.activeCellIndex = nb.widgets.length - 1;
 		const CodeCell = cell.constructor; // @jupyterlab/cells' CodeCell, with its static execute
-		globalThis.veclabBoot?.mark("executeSent");
+		globalThis.veclabBoot?.mark?.("executeSent");
 		const reply = await Promise.race([
 			CodeCell.execute(cell, panel.sessionContext),
 			new Promise((_, rej) => setTimeout(() => rej(new Error(`cell did not finish in ${timeout} ms: ${code.slice(0, 80)}`)), timeout)),
 		]);
-		globalThis.veclabBoot?.mark("executeReply");
+		globalThis.veclabBoot?.mark?.("executeReply");
 		return { status: reply?.content?.status, outputs: cell.model.outputs.toJSON() };
 	}, { id, code, timeout });
 }
