@@ -198,10 +198,15 @@ async function firstResult(context, label) {
 	page.notebookId = id;
 	page.tFirst = tFirst;
 	page.marks = await page.evaluate(() => ({ ...(globalThis.veclabBoot?.marks || {}) }));
+	page.plugins = await page.evaluate(() => [...(globalThis.veclabBoot?.plugins || [])]);
 	page.bytes = bytes;
 	page.wasmBytes = wasmBytes;
 	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load}); ${n} responses, ${(bytes / 1e6).toFixed(1)} MB over the wire, veclab.wasm ${(wasmBytes / 1e6).toFixed(1)} MB`);
 	console.log(`     ${label}: ${breakdown(page.marks)}`);
+	if (page.plugins.length) {
+		const slow = [...page.plugins].sort((a, b) => b[1] - a[1]).slice(0, 8);
+		console.log(`     ${label}: ${page.plugins.length} plugins activated, the slowest (ms, including what each waits for): ${slow.map(([id, ms]) => `${id} ${ms}`).join(", ")}`);
+	}
 	return page;
 }
 
@@ -237,7 +242,7 @@ function dirSize(dir) {
 async function loadOnly() {
 	const cold = [], warm = [];
 	const runs = []; // for -json: {cache, firstMs, bytes, wasmBytes, marks}
-	const keep = (cache, p) => runs.push({ cache, firstMs: p.tFirst, bytes: p.bytes, wasmBytes: p.wasmBytes, marks: p.marks });
+	const keep = (cache, p) => runs.push({ cache, firstMs: p.tFirst, bytes: p.bytes, wasmBytes: p.wasmBytes, marks: p.marks, plugins: p.plugins });
 	for (let i = 0; i < loadRuns; i++) {
 		const { profile, context } = await launch();
 		try {

@@ -32,12 +32,29 @@ export async function main(extensions, disabled) {
 		PageConfig.Extension.isDisabled(id) || disabled.includes(id) || disabled.includes(id.split(":")[0]);
 	const plugins = [];
 	const allPlugins = [];
+	// Each plugin's activation is timed (from its start to its promise's
+	// end, so it includes what it waits for, e.g. its settings) into
+	// veclabBoot.plugins, [id, ms] pairs: the browser test prints the
+	// slowest, JupyterLab's start being most of a load.
+	const times = (globalThis.veclabBoot.plugins = []);
+	const timed = (p) => ({
+		...p,
+		activate: (...args) => {
+			const t = performance.now();
+			const done = () => times.push([p.id, Math.round(performance.now() - t)]);
+			const r = p.activate(...args);
+			if (r && typeof r.then === "function") return r.finally(done);
+			done();
+			return r;
+		},
+	});
 	const add = (scope, exports) => {
 		const list = Array.isArray(exports) ? exports : [exports];
 		for (const p of list) {
 			if (isDisabled(p.id)) continue;
-			allPlugins.push({ ...p, extension: scope });
-			plugins.push(p);
+			const w = timed(p);
+			allPlugins.push({ ...w, extension: scope });
+			plugins.push(w);
 		}
 	};
 	for (const [name, mod] of extensions) add(name, mod.default);
