@@ -449,7 +449,9 @@ func BenchmarkBrowserLoad(b *testing.B) {
 		if err := json.Unmarshal(out[j+len("\nJSON "):], &r); err != nil {
 			b.Fatalf("node lite.js -json: %v\n%s", err, out)
 		}
-		b.Logf("%s", bytes.TrimSpace(out[:j]))
+		// The load average first: testing keeps only a benchmark's first
+		// lines of log unless -v.
+		b.Logf("load average %s (after the run)\n%s", loadavg(), bytes.TrimSpace(out[:j]))
 		for _, run := range r.Runs {
 			add(run.Cache+"-first-s", run.FirstMs/1000)
 			if run.Cache == "cold" {
@@ -465,7 +467,6 @@ func BenchmarkBrowserLoad(b *testing.B) {
 			}
 		}
 	}
-	b.Logf("load average %s", loadavg())
 	keys := make([]string, 0, len(vals))
 	for k := range vals {
 		keys = append(keys, k)
