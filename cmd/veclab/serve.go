@@ -510,8 +510,9 @@ func (s *site) export(out string) error {
 // same-origin) that SharedArrayBuffer, hence the kernel's interrupt,
 // needs, and is revalidated (Cache-Control: no-cache, answered by 304 when
 // unchanged), so a rebuilt site shows on reload, except veclab.wasm asked
-// for by its version (veclab.wasm?v=, the text of veclab.wasm.version),
-// which is immutable. A file is sent in its
+// for by its version (veclab.wasm?v=, the text of veclab.wasm.version)
+// and the files build.mjs names by their content's hash (build/chunks/,
+// build/assets/), which are immutable. A file is sent in its
 // pre-compressed brotli or gzip form when the request accepts it.
 func (s *site) handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -549,6 +550,13 @@ func (s *site) handler() http.Handler {
 		case "/wasm_exec.js":
 			file = s.execJS
 		default:
+			if strings.HasPrefix(p, "/build/chunks/") || strings.HasPrefix(p, "/build/assets/") {
+				// build.mjs names these by their content's hash
+				// (chunks/NAME-HASH.js, assets/NAME-HASH.EXT): a changed
+				// file has a new name, so a browser keeps them without
+				// asking again (a warm load revalidated each one).
+				h.Set("Cache-Control", "public, max-age=31536000, immutable")
+			}
 			if p == "/explorer" || strings.HasPrefix(p, "/explorer/") {
 				if p == "/explorer" && !strings.HasSuffix(r.URL.Path, "/") {
 					http.Redirect(w, r, "/explorer/", http.StatusMovedPermanently)

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -207,13 +209,21 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 	}
 
 	// veclab.wasm asked for by its version is immutable (Chromium's cache
-	// of the compiled module survives); any other response is revalidated.
+	// of the compiled module survives), and so are the files build.mjs
+	// names by their content's hash; any other response is revalidated.
 	version, err := wasmVersion(s.wasm)
 	if err != nil {
 		t.Fatal(err)
 	}
+	chunks, _ := filepath.Glob(filepath.Join(s.lite, "build", "chunks", "*.js"))
+	assets, _ := filepath.Glob(filepath.Join(s.lite, "build", "assets", "*.woff2"))
+	if len(chunks) == 0 || len(assets) == 0 {
+		t.Fatalf("the site has %d chunks and %d woff2 assets under build/", len(chunks), len(assets))
+	}
 	for _, tc := range []struct{ path, cache string }{
 		{"/veclab.wasm?v=" + version, "public, max-age=31536000, immutable"},
+		{"/build/chunks/" + filepath.Base(chunks[0]), "public, max-age=31536000, immutable"},
+		{"/build/assets/" + filepath.Base(assets[0]), "public, max-age=31536000, immutable"},
 		{"/veclab.wasm?v=0-0", "no-cache"},
 		{"/veclab.wasm", "no-cache"},
 		{"/build/lab.js", "no-cache"},
@@ -357,4 +367,127 @@ func TestEngineTestsOnWasm(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the engine's tests on js/wasm failed: %v", err)
 	}
+}
+
+// loadOut is the JSON line of `node lite.js -json -load N URL`.
+type loadOut struct {
+	Runs []struct {
+		Cache            string // "cold" or "warm"
+		FirstMs          float64
+		Bytes, WasmBytes float64
+		Marks            map[string]float64 // milliseconds after navigation
+	}
+	Loadavg []float64
+}
+
+// loadSpans are the spans of the load BenchmarkBrowserLoad reports, each
+// from one mark of build/veclab-boot.js's veclabBoot.marks to another
+// ("" is navigation): JupyterLab's path, the kernel's path, and where they
+// meet.
+var loadSpans = []struct{ name, from, to string }{
+	{"lab-bundle", "", "labEvaluated"},           // lab.js fetched, parsed and run
+	{"lab-start", "labEvaluated", "labRestored"}, // plugins, shell, layout
+	{"notebook", "labRestored", "notebookOpened"},
+	{"wasm-compile", "wasmRequested", "wasmCompiled"},
+	{"go-init", "goInstantiated", "goMain"}, // runtime and package init (gomacro's tables)
+	{"go-session", "goMain", "goSession"},
+	{"go-ready", "", "goReady"},
+	{"kernel-idle", "", "kernelIdle"},
+	{"execute", "executeSent", "executeReply"},
+}
+
+// BenchmarkBrowserLoad serves the site and runs wasm/browsertest/lite.js
+// -load 1 per iteration: navigation → first result (1+1) with a cold
+// browser profile, then twice with the same (warm) profile. It reports the
+// first result's time and the spans of loadSpans, each the median over the
+// iterations' runs, cold and warm apart, and the bytes over the wire of a
+// cold load. The machine's load average is logged: the times depend on it.
+//
+//	go test ./cmd/veclab -run '^$' -bench BrowserLoad -benchtime 3x -timeout 60m
+//
+// It reuses veclab serve's cache ($VECLAB_SERVE_CACHE, default the user
+// cache directory's veclab/wasm).
+func BenchmarkBrowserLoad(b *testing.B) {
+	root, err := moduleRoot("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(root, "wasm", "browsertest")
+	chk := exec.Command("node", "-e", "require.resolve('playwright-core')")
+	chk.Dir = dir
+	if out, err := chk.CombinedOutput(); err != nil {
+		b.Fatalf("the benchmark needs node and playwright-core in wasm/browsertest (install: cd wasm/browsertest && npm ci): %v\n%s", err, out)
+	}
+	cache := os.Getenv("VECLAB_SERVE_CACHE")
+	if cache == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			b.Fatalf("no user cache directory (%v): set VECLAB_SERVE_CACHE", err)
+		}
+		cache = filepath.Join(d, "veclab", "wasm")
+	}
+	url, stop := startServe(b, root, cache)
+	defer stop()
+	vals := map[string][]float64{}
+	add := func(k string, v float64) { vals[k] = append(vals[k], v) }
+	for i := 0; i < b.N; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		cmd := exec.CommandContext(ctx, "node", "lite.js", "-json", "-load", "1", url)
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		cancel()
+		if err != nil {
+			b.Fatalf("node lite.js -load: %v\n%s%s", err, out, stderr.String())
+		}
+		var r loadOut
+		j := bytes.LastIndex(out, []byte("\nJSON "))
+		if j < 0 {
+			b.Fatalf("node lite.js -json printed no JSON line:\n%s", out)
+		}
+		if err := json.Unmarshal(out[j+len("\nJSON "):], &r); err != nil {
+			b.Fatalf("node lite.js -json: %v\n%s", err, out)
+		}
+		// The load average first: testing keeps only a benchmark's first
+		// lines of log unless -v.
+		b.Logf("load average %s (after the run)\n%s", loadavg(), bytes.TrimSpace(out[:j]))
+		for _, run := range r.Runs {
+			add(run.Cache+"-first-s", run.FirstMs/1000)
+			if run.Cache == "cold" {
+				add("cold-MB", run.Bytes/1e6)
+			}
+			for _, s := range loadSpans {
+				to, ok := run.Marks[s.to]
+				from, ok2 := run.Marks[s.from]
+				if !ok || s.from != "" && !ok2 {
+					continue
+				}
+				add(run.Cache+"-"+s.name+"-s", (to-from)/1000)
+			}
+		}
+	}
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := append([]float64(nil), vals[k]...)
+		sort.Float64s(v)
+		b.ReportMetric(v[len(v)/2], k)
+	}
+}
+
+// loadavg is /proc/loadavg's three averages, or "unknown".
+func loadavg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }

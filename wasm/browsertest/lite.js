@@ -19,10 +19,13 @@
 //     seconds and the next cell runs; a restart gives a fresh session.
 //
 //	node lite.js URL [SCREENSHOT.png]
-//	node lite.js -load N URL
+//	node lite.js [-json] -load N URL
 //
 // The second form measures only the load: N times, a new profile (cold
-// cache), then the same profile twice (warm), each to the first result.
+// cache), then the same profile twice (warm), each to the first result,
+// with the breakdown of each load (the milestones of build/veclab-boot.js's
+// veclabBoot.marks); -json adds a last line "JSON {runs, loadavg}" for
+// cmd/veclab's BenchmarkBrowserLoad.
 //
 // It prints one line per check and exits 1 at the first failure. The
 // browser is $CHROMIUM, default /usr/bin/chromium. No request may leave
@@ -33,6 +36,11 @@ const { chromium } = require("playwright-core");
 
 let args = process.argv.slice(2);
 let loadRuns = 0;
+let jsonOut = false;
+if (args[0] === "-json") {
+	jsonOut = true;
+	args = args.slice(1);
+}
 if (args[0] === "-load") {
 	loadRuns = Number(args[1]);
 	args = args.slice(2);
@@ -68,11 +76,13 @@ async function newNotebook(page, timeout) {
 		const app = window.jupyterapp;
 		const panel = await app.commands.execute("notebook:create-new", { kernelName: "veclab" });
 		await panel.sessionContext.ready;
+		globalThis.veclabBoot?.mark?.("notebookOpened");
 		const t = Date.now();
 		while (!panel.sessionContext.session?.kernel || panel.sessionContext.session.kernel.status !== "idle") {
 			if (Date.now() - t > timeout) throw new Error(`kernel not idle after ${timeout} ms: ${panel.sessionContext.session?.kernel?.status}`);
-			await new Promise((r) => setTimeout(r, 50));
+			await new Promise((r) => setTimeout(r, 20));
 		}
+		globalThis.veclabBoot?.mark?.("kernelIdle");
 		return panel.id;
 	}, timeout);
 }
@@ -95,15 +105,68 @@ async function runCell(page, id, code, timeout) {
 		cell.model.sharedModel.setSource(code);
 		nb.activeCellIndex = nb.widgets.length - 1;
 		const CodeCell = cell.constructor; // @jupyterlab/cells' CodeCell, with its static execute
+		globalThis.veclabBoot?.mark?.("executeSent");
 		const reply = await Promise.race([
 			CodeCell.execute(cell, panel.sessionContext),
 			new Promise((_, rej) => setTimeout(() => rej(new Error(`cell did not finish in ${timeout} ms: ${code.slice(0, 80)}`)), timeout)),
 		]);
+		globalThis.veclabBoot?.mark?.("executeReply");
 		return { status: reply?.content?.status, outputs: cell.model.outputs.toJSON() };
 	}, { id, code, timeout });
 }
 
 const text = (outs) => outs.map((o) => o.text || (o.data && (o.data["text/plain"] || "")) || (o.traceback || []).join("\n")).join("");
+
+// stages are the load's milestones (veclabBoot.marks, milliseconds after
+// navigation), in the order of the two paths that run side by side and
+// meet at the kernel's idle: JupyterLab's (its bundle, its plugins, the
+// shell, the notebook) and the kernel's (veclab.wasm compiled, the worker,
+// the Go program's init and session). Each is [mark, what it ends].
+const stages = [
+	["boot", "veclab-boot.js runs"],
+	["labEvaluated", "lab.js fetched, parsed, run"],
+	["labServices", "plugins registered, services made"],
+	["labStarted", "plugins activated, shell attached"],
+	["labRestored", "layout restored"],
+	["notebookOpened", "notebook created"],
+	["kernelCreated", "kernel asked for"],
+	["wasmRequested", "veclab.wasm requested"],
+	["wasmCompiled", "veclab.wasm fetched and compiled"],
+	["workerStarted", "kernel worker started"],
+	["goInstantiated", "module instantiated"],
+	["goMain", "Go runtime and package init done"],
+	["goSession", "interpreter session made"],
+	["goReady", "bridge ready"],
+	["kernelHeard", "the page heard ready"],
+	["kernelIdle", "kernel idle"],
+	["executeSent", "1+1 sent"],
+	["executeReply", "execute_reply"],
+];
+
+// breakdown prints the marks in time order, each with the time since the
+// previous mark of its own path.
+function breakdown(marks) {
+	const lab = new Set(["boot", "labEvaluated", "labServices", "labStarted", "labRestored", "notebookOpened", "kernelCreated"]);
+	let prevLab = 0, prevKernel = 0;
+	const parts = [];
+	for (const [name] of [...stages].sort((a, b) => (marks[a[0]] ?? 1e12) - (marks[b[0]] ?? 1e12))) {
+		const at = marks[name];
+		if (at === undefined) continue;
+		let d;
+		if (lab.has(name)) {
+			d = at - prevLab;
+			prevLab = at;
+		} else if (name.startsWith("wasm") || name.startsWith("worker") || name.startsWith("go")) {
+			d = at - (prevKernel || marks.boot || 0);
+			prevKernel = at;
+		} else {
+			d = at - Math.max(prevLab, prevKernel);
+			prevLab = prevKernel = at;
+		}
+		parts.push(`${name} ${(at / 1000).toFixed(2)} (+${(d / 1000).toFixed(2)})`);
+	}
+	return "breakdown, s after navigation (+ since the previous step of its path): " + parts.join(", ");
+}
 
 async function firstResult(context, label) {
 	const page = await context.newPage();
@@ -134,7 +197,16 @@ async function firstResult(context, label) {
 	check(r.status === "ok" && text(r.outputs).trim() === "2", `${label}: 1+1 gave ${JSON.stringify(r)}`);
 	page.notebookId = id;
 	page.tFirst = tFirst;
+	page.marks = await page.evaluate(() => ({ ...(globalThis.veclabBoot?.marks || {}) }));
+	page.plugins = await page.evaluate(() => [...(globalThis.veclabBoot?.plugins || [])]);
+	page.bytes = bytes;
+	page.wasmBytes = wasmBytes;
 	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load}); ${n} responses, ${(bytes / 1e6).toFixed(1)} MB over the wire, veclab.wasm ${(wasmBytes / 1e6).toFixed(1)} MB`);
+	console.log(`     ${label}: ${breakdown(page.marks)}`);
+	if (page.plugins.length) {
+		const slow = [...page.plugins].sort((a, b) => b[1] - a[1]).slice(0, 8);
+		console.log(`     ${label}: ${page.plugins.length} plugins activated, the slowest (ms, including what each waits for): ${slow.map(([id, ms]) => `${id} ${ms}`).join(", ")}`);
+	}
 	return page;
 }
 
@@ -169,11 +241,14 @@ function dirSize(dir) {
 // twice warm after each, and prints the median of each.
 async function loadOnly() {
 	const cold = [], warm = [];
+	const runs = []; // for -json: {cache, firstMs, bytes, wasmBytes, marks}
+	const keep = (cache, p) => runs.push({ cache, firstMs: p.tFirst, bytes: p.bytes, wasmBytes: p.wasmBytes, marks: p.marks, plugins: p.plugins });
 	for (let i = 0; i < loadRuns; i++) {
 		const { profile, context } = await launch();
 		try {
 			let p = await firstResult(context, `run ${i + 1} cold cache`);
 			cold.push(p.tFirst);
+			keep("cold", p);
 			for (let j = 0; j < 2; j++) {
 				// V8 writes the compiled module to the code cache once
 				// enough of it is optimised: a reader stays longer than 1+1.
@@ -182,6 +257,7 @@ async function loadOnly() {
 				await p.close();
 				p = await firstResult(context, `run ${i + 1} warm cache ${j + 1}`);
 				warm.push(p.tFirst);
+				keep("warm", p);
 			}
 		} finally {
 			await context.close();
@@ -190,6 +266,7 @@ async function loadOnly() {
 	}
 	const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)] / 1000;
 	console.log(`load: navigation → first result, median of ${cold.length} cold ${median(cold).toFixed(2)} s, of ${warm.length} warm ${median(warm).toFixed(2)} s (load average ${require("os").loadavg().map((x) => x.toFixed(2)).join(" ")})`);
+	if (jsonOut) console.log("JSON " + JSON.stringify({ runs, loadavg: require("os").loadavg() }));
 }
 
 async function main() {

@@ -3,9 +3,21 @@
 // before JupyterLab's code (build/lab.js, several MB to fetch and parse),
 // so veclab.wasm is fetched and compiled, and the Go program starts in
 // its worker, while JupyterLab starts; the kernel (kernel.js) adopts that
-// worker. It installs globalThis.veclabBoot = {env, prewarm, takeWorker}.
+// worker. It installs globalThis.veclabBoot = {env, marks, mark, prewarm,
+// takeWorker}.
 // A plain script: no imports, URLs relative to the page.
 (() => {
+	// marks are the load's milestones in milliseconds after navigation
+	// (performance's time origin), for the load breakdown the browser test
+	// prints (wasm/browsertest/lite.js): this script's start, the module's
+	// request and compilation, the worker's start, and, from main.js,
+	// kernel.js and the worker, JupyterLab's and the Go program's start. The
+	// first of each name is kept (a restarted kernel leaves them).
+	const marks = {};
+	const mark = (name, at = performance.now()) => {
+		if (!(name in marks)) marks[name] = Math.round(at);
+	};
+	mark("boot");
 	// The environment of the Go program: VECLAB_SCALE=small (the
 	// notebooks' small scale: one thread in a browser tab), overridden by
 	// $VECLAB_* from the page's query string (…/?VECLAB_SCALE=article),
@@ -55,11 +67,13 @@
 		assets = (async () => {
 			const t0 = performance.now();
 			let compiledAt = 0;
+			mark("wasmRequested", t0);
 			const [worker, execJS, module] = await Promise.all([
 				text("build/veclab-worker.js"),
 				text("wasm_exec.js"),
 				compile().then((m) => {
 					compiledAt = performance.now();
+					mark("wasmCompiled", compiledAt);
 					return m;
 				}),
 			]);
@@ -87,6 +101,7 @@
 			w.requestedAt = a.requestedAt;
 			w.compiledAt = a.compiledAt;
 			w.workerAt = performance.now();
+			mark("workerStarted", w.workerAt);
 			w.worker = new Worker(a.workerURL, { name: "veclab-kernel" });
 			w.worker.onmessage = (e) => deliver(e.data);
 			w.worker.onerror = (e) => deliver({ type: "failed", error: `veclab worker: ${e.message || "failed to start"}` });
@@ -100,6 +115,8 @@
 	let spare = startWorker();
 	globalThis.veclabBoot = {
 		env,
+		marks,
+		mark,
 		prewarm() {
 			if (!spare) spare = startWorker();
 		},

@@ -39,6 +39,7 @@ export class VeclabKernel extends BaseKernel {
 			this._readyResolve = resolve;
 			this._readyReject = reject;
 		});
+		boot.mark("kernelCreated"); // JupyterLab asked for a kernel
 		const w = boot.takeWorker();
 		this._w = w;
 		this._flag = w.flag;
@@ -81,6 +82,12 @@ export class VeclabKernel extends BaseKernel {
 				this._info = m;
 				{
 					const w = this._w, at = (abs) => Math.round(abs - performance.timeOrigin);
+					// The Go side's milestones, in the page's time base.
+					boot.mark("goInstantiated", at(m.instantiatedAbs));
+					if (m.mainAbs) boot.mark("goMain", at(m.mainAbs));
+					if (m.sessionAbs) boot.mark("goSession", at(m.sessionAbs));
+					boot.mark("goReady", at(m.readyAbs));
+					boot.mark("kernelHeard");
 					console.info(`veclab kernel: ${m.version}: veclab.wasm fetched and compiled in ${Math.round(w.compileMs)} ms (once per page), the Go program started in ${Math.round(m.startMs)} ms (init ${Math.round(m.initMs)} ms, session ${Math.round(m.sessionMs)} ms); after navigation: requested at ${Math.round(w.requestedAt)} ms, compiled at ${Math.round(w.compiledAt)} ms, worker at ${Math.round(w.workerAt)} ms, instantiated at ${at(m.instantiatedAbs)} ms, Go ready at ${at(m.readyAbs)} ms, the page heard at ${Math.round(performance.now())} ms`);
 				}
 				this._readyResolve();

@@ -25,17 +25,36 @@ function dropUnprovided(plugins, allPlugins) {
 }
 
 export async function main(extensions, disabled) {
+	const mark = globalThis.veclabBoot.mark; // the load's milestones (boot.js)
+	mark("labEvaluated"); // build/lab.js fetched, parsed and run
 	prewarm(); // veclab.wasm loads in a worker while JupyterLab starts
 	const isDisabled = (id) =>
 		PageConfig.Extension.isDisabled(id) || disabled.includes(id) || disabled.includes(id.split(":")[0]);
 	const plugins = [];
 	const allPlugins = [];
+	// Each plugin's activation is timed (from its start to its promise's
+	// end, so it includes what it waits for, e.g. its settings) into
+	// veclabBoot.plugins, [id, ms] pairs: the browser test prints the
+	// slowest, JupyterLab's start being most of a load.
+	const times = (globalThis.veclabBoot.plugins = []);
+	const timed = (p) => ({
+		...p,
+		activate: (...args) => {
+			const t = performance.now();
+			const done = () => times.push([p.id, Math.round(performance.now() - t)]);
+			const r = p.activate(...args);
+			if (r && typeof r.then === "function") return r.finally(done);
+			done();
+			return r;
+		},
+	});
 	const add = (scope, exports) => {
 		const list = Array.isArray(exports) ? exports : [exports];
 		for (const p of list) {
 			if (isDisabled(p.id)) continue;
-			allPlugins.push({ ...p, extension: scope });
-			plugins.push(p);
+			const w = timed(p);
+			allPlugins.push({ ...w, extension: scope });
+			plugins.push(w);
 		}
 	};
 	for (const [name, mod] of extensions) add(name, mod.default);
@@ -49,7 +68,10 @@ export async function main(extensions, disabled) {
 	const app = new JupyterLab({ pluginRegistry, mimeExtensions: [], serviceManager, availablePlugins: allPlugins });
 	app.name = PageConfig.getOption("appName") || "veclab";
 	window.jupyterapp = app; // the browser test drives the app through it
+	mark("labServices"); // the plugins registered, the service manager made
 	await app.start({ bubblingKeydown: true });
+	mark("labStarted"); // plugins activated, the shell attached
 	await app.restored;
+	mark("labRestored");
 	document.body.dataset.veclabLite = "ready";
 }

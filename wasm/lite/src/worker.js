@@ -36,6 +36,11 @@ async function init(m) {
 			// when the module was instantiated and the bridge was ready,
 			// as absolute times (the page subtracts its time origin)
 			instantiatedAbs: performance.timeOrigin + t1, readyAbs: performance.timeOrigin + performance.now(),
+			// when Go's main began (the runtime's and every package's init,
+			// gomacro's binding tables among them, done) and when the
+			// interpreter's session was made, as absolute times
+			mainAbs: globalThis.veclab.startup ? performance.timeOrigin + globalThis.veclab.startup.mainAt : 0,
+			sessionAbs: globalThis.veclab.startup ? performance.timeOrigin + globalThis.veclab.startup.sessionAt : 0,
 			initMs: globalThis.veclab.startup ? globalThis.veclab.startup.mainAt - t1 : NaN,
 			sessionMs: globalThis.veclab.startup ? globalThis.veclab.startup.sessionAt - globalThis.veclab.startup.mainAt : NaN,
 		});
