@@ -6,26 +6,26 @@ import (
 	"github.com/veclab/veclab/engine"
 )
 
-// RunContext is Run that stops when ctx (or engine.Context(), the
+// runContext is Run that stops when ctx (or engine.Context(), the
 // kernel's cell) is done: the engine's and the lab's long operations the
 // experiment calls (index builds, exact truth, k-means, data set
 // generation) return an error wrapping context.Canceled, which becomes the
 // report's Err with Status Failed.
 //
 // It works by making ctx the process's engine.Context() for the length of
-// the run, so concurrent RunContext calls with different contexts see
+// the run, so concurrent runContext calls with different contexts see
 // each other's; run experiments one at a time.
-func RunContext(ctx context.Context, env *Env, e Experiment) *Report {
+func runContext(ctx context.Context, env *Env, e Experiment) *Report {
 	defer withContext(ctx)()
 	return Run(env, e)
 }
 
-// RunAllContext is RunAll that stops when ctx is done: the experiment
-// running then fails as in RunContext and the ones after it are not run
+// runAllContext is runAll that stops when ctx is done: the experiment
+// running then fails as in runContext and the ones after it are not run
 // (the reports end with the interrupted one).
-func RunAllContext(ctx context.Context, env *Env, exps []Experiment) []*Report {
+func runAllContext(ctx context.Context, env *Env, exps []Experiment) []*Report {
 	defer withContext(ctx)()
-	return RunAll(env, exps)
+	return runAll(env, exps)
 }
 
 // withContext makes the ambient engine.Context() one that is done when
@@ -45,5 +45,5 @@ func withContext(ctx context.Context) (restore func()) {
 	}
 }
 
-// interrupted reports whether engine.Context() is done (RunAll stops).
+// interrupted reports whether engine.Context() is done (runAll stops).
 func interrupted() bool { return engine.Done(engine.Context()) }

@@ -61,11 +61,11 @@ type DiskHNSW struct {
 // HNSWCodes builds (once per environment and bits) the HNSW index walked
 // with OSQ codes of the given width (1, 2, 4 or 8 bits), its graph built
 // with the float32 vectors (Qdrant).
-func HNSWCodes(env *Env, bits int) (*DiskHNSW, error) { return HNSWCodesGraph(env, bits, false) }
+func HNSWCodes(env *Env, bits int) (*DiskHNSW, error) { return hnswCodesGraph(env, bits, false) }
 
-// HNSWCodesGraph is [HNSWCodes] with the choice of graph: codeGraph builds
+// hnswCodesGraph is [HNSWCodes] with the choice of graph: codeGraph builds
 // it with the codes' scores, as Lucene does for bbq_hnsw.
-func HNSWCodesGraph(env *Env, bits int, codeGraph bool) (*DiskHNSW, error) {
+func hnswCodesGraph(env *Env, bits int, codeGraph bool) (*DiskHNSW, error) {
 	diskMu.Lock()
 	defer diskMu.Unlock()
 	key := diskKey{env, bits, codeGraph}

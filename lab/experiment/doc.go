@@ -19,7 +19,7 @@
 //
 // Every experiment also exports its steps as plain functions, so a notebook
 // can run it cell by cell in the article's order, e.g.
-// E06Sweep(env, []int{10, 50, 200}).
+// e06Sweep(env, []int{10, 50, 200}).
 //
 // An [Env] carries what the experiments share: the [Scale] (the article's
 // 30,000 × 384, or a small one for tests), the seed, the machine's facts,

@@ -181,7 +181,7 @@ func runE01(env *Env) (*Report, error) {
 		}
 		ins = append(ins, in)
 	}
-	r := NewReport(e01, env)
+	r := newReport(e01, env)
 	t := E01Table(env, ins)
 	r.AddTable(t)
 	if c, err := chart.Compare(t, "docs/s"); err == nil {

@@ -55,7 +55,7 @@ func E02Measure(env *Env) ([]Measurement, error) {
 			return nil, err
 		}
 		if p.Kind == profile.PGVector && env.PG != nil {
-			lm, err := MeasureLive(env, "", pglive.Settings{}, p.Kind.String())
+			lm, err := measureLive(env, "", pglive.Settings{}, p.Kind.String())
 			if err != nil {
 				return nil, err
 			}
@@ -112,7 +112,7 @@ func runE02(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e02, env)
+	r := newReport(e02, env)
 	t := E02Table(env, ms)
 	r.AddTable(t)
 	if c, err := chart.Compare(t, "recall@10"); err == nil {

@@ -41,7 +41,7 @@ func E03Measure(env *Env) ([]StrategyMeasurement, error) {
 		env.progress(i, len(kinds), "E03 stores")
 		p := filterProfile(k)
 		indexed := k == profile.Redis || k == profile.Elasticsearch
-		s, coll, err := FilteredCollection(env, p, indexed)
+		s, coll, err := filteredCollection(env, p, indexed)
 		if err != nil {
 			return nil, err
 		}
@@ -56,13 +56,13 @@ func E03Measure(env *Env) ([]StrategyMeasurement, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := MeasureStrategy(env, coll, ArticleFilter, st, fp, k.String())
+		m, err := measureStrategy(env, coll, ArticleFilter, st, fp, k.String())
 		m.Plan = plan
 		if err != nil {
 			return nil, err
 		}
 		if k == profile.PGVector && env.PG != nil {
-			lm, err := MeasureLive(env, ArticleFilter, pglive.Settings{SeqScanOff: p.SeqScanOff}, k.String())
+			lm, err := measureLive(env, ArticleFilter, pglive.Settings{SeqScanOff: p.SeqScanOff}, k.String())
 			if err != nil {
 				return nil, err
 			}
@@ -139,7 +139,7 @@ func runE03(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e03, env)
+	r := newReport(e03, env)
 	r.AddTable(E03Table(env, ms))
 	E03Verdicts(env, ms)
 	return r, nil

@@ -71,7 +71,7 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 	// The index's mechanisms, with enable_seqscan = off.
 	off := filterProfile(profile.PGVector)
 	off.SeqScanOff = true
-	ms, err := E07MeasureProfile(env, off, E07Default)
+	ms, err := e07MeasureProfile(env, off, E07Default)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,10 +85,10 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 	if off, big := lab(t, tb, "40 off", "mean hits (lab)"), lab(t, tb, "1000 off", "mean hits (lab)"); big <= off {
 		t.Errorf("E07: ef_search 1000 gives %v hits, 40 gives %v", big, off)
 	}
-	if _, err := E07MeasureProfile(env, profile.Default(profile.Redis), E07Default); err == nil {
+	if _, err := e07MeasureProfile(env, profile.Default(profile.Redis), E07Default); err == nil {
 		t.Error("E07 on a Redis profile was accepted")
 	}
-	ms, err = E07MeasureProfile(env, off, []E07Setting{{Ef: 40, Scan: "off"}, {Ef: 40, Scan: "relaxed_order", MaxScanTuples: 1}})
+	ms, err = e07MeasureProfile(env, off, []E07Setting{{Ef: 40, Scan: "off"}, {Ef: 40, Scan: "relaxed_order", MaxScanTuples: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -144,7 +144,7 @@ func E04Describe(env *Env) string {
 }
 
 func runE04(env *Env) (*Report, error) {
-	r := NewReport(e04, env)
+	r := newReport(e04, env)
 	r.AddTable(E04Table(env))
 	for _, p := range profile.Defaults() {
 		r.Note("%s", p.Describe(env.Scale.Dim, env.Scale.K))

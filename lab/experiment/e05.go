@@ -105,8 +105,8 @@ func sweepChart(e Experiment, title, xLabel string, ms []Measurement) *chart.Lin
 	return c
 }
 
-// E05Sweep runs the sweep and returns its table.
-func E05Sweep(env *Env, ncs []int) (*table.Table, error) {
+// e05Sweep runs the sweep and returns its table.
+func e05Sweep(env *Env, ncs []int) (*table.Table, error) {
 	ms, err := E05Measure(env, ncs)
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func runE05(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e05, env)
+	r := newReport(e05, env)
 	r.AddTable(E05Table(env, ms))
 	r.AddChart(E05Chart(ms))
 	E05Verdicts(env, ms)

@@ -71,7 +71,7 @@ func E06MeasureFiltered(env *Env, efs []int) ([]Measurement, error) {
 			return nil, fmt.Errorf("experiment: E06: EF_RUNTIME must be positive, got %d: %w", ef, ErrBadArgument)
 		}
 		env.progress(i, len(efs), "E06 filtered")
-		m, err := MeasureFiltered(env, s.WithEf(ef), ArticleFilter, strconv.Itoa(ef))
+		m, err := measureFiltered(env, s.WithEf(ef), ArticleFilter, strconv.Itoa(ef))
 		if err != nil {
 			return nil, err
 		}
@@ -124,9 +124,9 @@ func E06Chart(ms []Measurement) *chart.Line {
 	return sweepChart(e06, "Redis EF_RUNTIME vs recall@10", "EF_RUNTIME", ms)
 }
 
-// E06Sweep runs the sweep, unfiltered and filtered, and returns its table
+// e06Sweep runs the sweep, unfiltered and filtered, and returns its table
 // (a notebook's one-liner).
-func E06Sweep(env *Env, efs []int) (*table.Table, error) {
+func e06Sweep(env *Env, efs []int) (*table.Table, error) {
 	ms, err := E06Measure(env, efs)
 	if err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ func runE06(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e06, env)
+	r := newReport(e06, env)
 	fms, err := E06MeasureFiltered(env, E06Default)
 	if err != nil {
 		r.Note("filtered columns not measured: %v", err)

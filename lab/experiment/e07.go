@@ -63,20 +63,20 @@ func e07Figures() []Figure {
 // E07Measure runs each setting on the default pgvector store (metadata in
 // an unindexed column, as the article's JSONB metadata).
 func E07Measure(env *Env, settings []E07Setting) ([]StrategyMeasurement, error) {
-	return E07MeasureProfile(env, filterProfile(profile.PGVector), settings)
+	return e07MeasureProfile(env, filterProfile(profile.PGVector), settings)
 }
 
-// E07MeasureProfile is E07Measure on the pgvector profile p, e.g. with
+// e07MeasureProfile is E07Measure on the pgvector profile p, e.g. with
 // enable_seqscan = off (Profile.SeqScanOff) to see the index's behaviour
 // where PostgreSQL would rather scan the table.
-func E07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]StrategyMeasurement, error) {
+func e07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]StrategyMeasurement, error) {
 	if len(settings) == 0 {
 		return nil, fmt.Errorf("experiment: E07: no settings: %w", ErrBadArgument)
 	}
 	if p.Kind != profile.PGVector {
 		return nil, fmt.Errorf("experiment: E07: profile %s is not pgvector: %w", p.Kind, ErrBadArgument)
 	}
-	s, coll, err := FilteredCollection(env, p, false)
+	s, coll, err := filteredCollection(env, p, false)
 	if err != nil {
 		return nil, err
 	}
@@ -113,13 +113,13 @@ func E07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]St
 		if !plan.IndexScan {
 			strat = filtered.Exact
 		}
-		m, err := MeasureStrategy(env, coll, ArticleFilter, strat, fp, set.Label())
+		m, err := measureStrategy(env, coll, ArticleFilter, strat, fp, set.Label())
 		if err != nil {
 			return nil, err
 		}
 		m.Plan = plan.String()
 		if env.PG != nil {
-			lm, err := MeasureLive(env, ArticleFilter, set.live(p.SeqScanOff), set.Label())
+			lm, err := measureLive(env, ArticleFilter, set.live(p.SeqScanOff), set.Label())
 			if err != nil {
 				return nil, err
 			}
@@ -177,7 +177,7 @@ func runE07(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e07, env)
+	r := newReport(e07, env)
 	r.AddTable(E07Table(env, ms))
 	E07Verdicts(env, ms)
 	return r, nil

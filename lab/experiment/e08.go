@@ -50,7 +50,7 @@ func E08Measure(env *Env) ([]StrategyMeasurement, error) {
 	var out []StrategyMeasurement
 	for i, indexed := range []bool{false, true} {
 		env.progress(i, 2, "E08 payload index")
-		s, coll, err := FilteredCollection(env, p, indexed)
+		s, coll, err := filteredCollection(env, p, indexed)
 		if err != nil {
 			return nil, err
 		}
@@ -58,7 +58,7 @@ func E08Measure(env *Env) ([]StrategyMeasurement, error) {
 		if indexed {
 			label = "keyword+integer index"
 		}
-		m, err := MeasureStrategy(env, coll, ArticleFilter, p.FilterStrategy(), p.FilterParams(env.Scale.K, s.Dim()), label)
+		m, err := measureStrategy(env, coll, ArticleFilter, p.FilterStrategy(), p.FilterParams(env.Scale.K, s.Dim()), label)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +98,7 @@ func runE08(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e08, env)
+	r := newReport(e08, env)
 	r.AddTable(E08Table(env, ms))
 	rows, err := E08Indexing(env, []int{env.Scale.N / 3, env.Scale.N}, E08IndexingThresholdKB(env.Scale))
 	if err != nil {
@@ -313,7 +313,7 @@ func E08MeasurePayloadLinks(env *Env, idxKB int, filters []string) (*E08PayloadL
 		lp.IndexingThresholdKB = idxKB
 		lp.FullScanThresholdKB = lowKB
 		lp.PayloadM = payloadM
-		ls, lc, err := FilteredCollection(env, lp, true)
+		ls, lc, err := filteredCollection(env, lp, true)
 		if err != nil {
 			return nil, err
 		}
@@ -323,7 +323,7 @@ func E08MeasurePayloadLinks(env *Env, idxKB int, filters []string) (*E08PayloadL
 			out.Reports = append(out.Reports, "payload_m = 0: no payload links")
 		}
 		for _, expr := range filters {
-			m, err := MeasureStrategy(env, lc, expr, lp.FilterStrategy(), lp.FilterParams(k, ls.Dim()), expr)
+			m, err := measureStrategy(env, lc, expr, lp.FilterStrategy(), lp.FilterParams(k, ls.Dim()), expr)
 			if err != nil {
 				return nil, err
 			}
@@ -393,11 +393,11 @@ func E08PlannerTable(env *Env, filters []string) (*table.Table, error) {
 	}
 	qp := profile.Default(profile.Qdrant)
 	qp.Segments = 1 // the filtered engine binds one segment's graph (E08Measure does the same)
-	qs, indexed, err := FilteredCollection(env, qp, true)
+	qs, indexed, err := filteredCollection(env, qp, true)
 	if err != nil {
 		return nil, err
 	}
-	_, plain, err := FilteredCollection(env, qp, false)
+	_, plain, err := filteredCollection(env, qp, false)
 	if err != nil {
 		return nil, err
 	}
@@ -413,11 +413,11 @@ func E08PlannerTable(env *Env, filters []string) (*table.Table, error) {
 		table.Column{Header: fmt.Sprintf("recall@%d, no index", k), Source: table.Lab, Prec: 3},
 		table.Column{Header: "payload reads/query, no index", Source: table.Lab, Prec: -1})
 	for _, expr := range filters {
-		mi, err := MeasureStrategy(env, indexed, expr, qp.FilterStrategy(), params, expr)
+		mi, err := measureStrategy(env, indexed, expr, qp.FilterStrategy(), params, expr)
 		if err != nil {
 			return nil, err
 		}
-		mp, err := MeasureStrategy(env, plain, expr, qp.FilterStrategy(), params, expr)
+		mp, err := measureStrategy(env, plain, expr, qp.FilterStrategy(), params, expr)
 		if err != nil {
 			return nil, err
 		}

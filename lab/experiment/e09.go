@@ -93,7 +93,7 @@ func runE09(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e09, env)
+	r := newReport(e09, env)
 	r.AddTable(E09Table(os))
 	if len(os) > 0 && !os[0].Unknown {
 		r.Note("unexpected: the undeclared field was not refused")

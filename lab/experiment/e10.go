@@ -48,7 +48,7 @@ func E10Measure(env *Env, types []profile.IndexType) (ms, fms []Measurement, byt
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		fm, err := MeasureFiltered(env, s, ArticleFilter, label)
+		fm, err := measureFiltered(env, s, ArticleFilter, label)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -93,7 +93,7 @@ func runE10(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e10, env)
+	r := newReport(e10, env)
 	t := E10Table(env, ms, fms, bytes)
 	for i, m := range ms {
 		if a, ok := e10.Figure(m.Label, "filtered recall@10"); ok && i < len(fms) && fms[i].Recall-a.Value > 0.1 {
@@ -139,7 +139,7 @@ func E10CodesOrSegments(env *Env) (*table.Table, error) {
 			}
 			var filtered any // the profile emulates filtered search on one segment only
 			if segs == 1 {
-				fm, err := MeasureFiltered(env, s, ArticleFilter, label)
+				fm, err := measureFiltered(env, s, ArticleFilter, label)
 				if err != nil {
 					return nil, err
 				}

@@ -413,7 +413,7 @@ func runE11(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e11, env)
+	r := newReport(e11, env)
 	r.AddTable(E11Compare(env, fs), E11Table(env, fs))
 	for _, n := range e11Notes(fs) {
 		r.Note("%s", n)

@@ -392,7 +392,7 @@ func runE12(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e12, env)
+	r := newReport(e12, env)
 	r.AddTable(E12Table(rows))
 	r.Note("article: Elasticsearch above its %g %% high watermark left a new index's shards UNASSIGNED; the bulk timed out after %g min (\"primary shard is not active\") and only one WARN line in its log said why. Lab: the save itself fails at once with an error naming the watermark, the file, the disk's usage and the bytes it would add",
 		e12.ArticleValue("elasticsearch", "high watermark"), e12.ArticleValue("elasticsearch", "bulk timeout"))

@@ -134,7 +134,7 @@ func runE13(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e13, env)
+	r := newReport(e13, env)
 	b, m := E13Tables(env, warm, cold)
 	r.AddTable(b, m)
 	r.Note("the lab rescores ⌈%g·k⌉ = %d candidates per query (the article's 100) with ef = %d; warm, every read is served by the page cache (%.1f device reads/q), which is why the article's disk showed 0 IOPS (E15)", float64(over), int(over*float64(env.Scale.K)), ef, warm.DeviceReads)

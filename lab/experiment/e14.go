@@ -82,7 +82,7 @@ func runE14(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e14, env)
+	r := newReport(e14, env)
 	r.AddTable(t)
 	E14Verdicts(env, t)
 	t2, err := E14Budget(env, 2)

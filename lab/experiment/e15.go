@@ -130,7 +130,7 @@ func runE15(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e15, env)
+	r := newReport(e15, env)
 	r.AddTable(E15Table(env, ef, over, ps))
 	if len(ps) >= 4 {
 		r.Note("lab: warm %0.f → %0.f QPS with %d reads in flight (the article's 31.6 → 35.8: little to gain when the cache serves every read); cold %0.f → %0.f QPS with %.1f device reads per query",

@@ -45,7 +45,7 @@ func E16Measure(env *Env, counts []int, k, ef int) ([]SegmentMeasurement, error)
 	if len(counts) == 0 {
 		return nil, fmt.Errorf("experiment: E16: no segment counts: %w", ErrBadArgument)
 	}
-	b, err := BuildSegments(env, SegmentSetup{Segments: counts[0], BuildWorkers: max(env.Workers, 1)})
+	b, err := buildSegments(env, SegmentSetup{Segments: counts[0], BuildWorkers: max(env.Workers, 1)})
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func E16Measure(env *Env, counts []int, k, ef int) ([]SegmentMeasurement, error)
 				return nil, err
 			}
 		}
-		m, err := MeasureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef}, 3, fmt.Sprintf("%d segments", len(b.Collection.Segments())))
+		m, err := measureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef}, 3, fmt.Sprintf("%d segments", len(b.Collection.Segments())))
 		if err != nil {
 			return nil, err
 		}
@@ -67,9 +67,9 @@ func E16Measure(env *Env, counts []int, k, ef int) ([]SegmentMeasurement, error)
 	return out, nil
 }
 
-// SegmentTable tabulates segment measurements, with the article's rows
+// segmentTable tabulates segment measurements, with the article's rows
 // (those of e's figures with the given measures) after the lab's.
-func SegmentTable(e Experiment, title string, ms []SegmentMeasurement, articleRows []string) *table.Table {
+func segmentTable(e Experiment, title string, ms []SegmentMeasurement, articleRows []string) *table.Table {
 	k := 0
 	if len(ms) > 0 {
 		k = ms[0].Search.K
@@ -96,7 +96,7 @@ func E16Table(env *Env, ms []SegmentMeasurement) *table.Table {
 	if len(ms) > 0 {
 		k, ef = ms[0].Search.K, ms[0].Search.Ef
 	}
-	t := SegmentTable(e16, fmt.Sprintf("E16 one collection of %d documents at ef %d per segment, top %d, as %d…%d segments", env.Scale.N, ef, k, ms[0].Segments, ms[len(ms)-1].Segments),
+	t := segmentTable(e16, fmt.Sprintf("E16 one collection of %d documents at ef %d per segment, top %d, as %d…%d segments", env.Scale.N, ef, k, ms[0].Segments, ms[len(ms)-1].Segments),
 		ms, []string{"128 segments", "66 segments (merged)", "67 segments (qdrant)"})
 	t.Note("each row after the first is a force merge of the previous collection (a new HNSW graph over the merged documents, m 16, ef_construction 100); searches are sequential over the segments, one client, 3 passes over the queries")
 	return t
@@ -107,7 +107,7 @@ func runE16(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e16, env)
+	r := newReport(e16, env)
 	r.AddTable(E16Table(env, ms))
 	r.AddChart(SegmentsChart("E16 the same documents as fewer, larger segments (lab)", []string{"force-merged"}, ms))
 	first, last := ms[0], ms[len(ms)-1]

@@ -48,18 +48,18 @@ func E17Measure(env *Env, segments int, efs []int, k int) ([]E17Row, error) {
 	if len(efs) == 0 {
 		return nil, fmt.Errorf("experiment: E17: no ef values: %w", ErrBadArgument)
 	}
-	b, err := BuildSegments(env, SegmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
+	b, err := buildSegments(env, SegmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
 	var out []E17Row
 	for _, ef := range efs {
-		col, err := MeasureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef}, 3, "ids from column")
+		col, err := measureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef}, 3, "ids from column")
 		if err != nil {
 			return nil, err
 		}
-		sto, err := MeasureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef, Fetch: segment.IDsFromStored}, 3, "ids from stored fields")
+		sto, err := measureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef, Fetch: segment.IDsFromStored}, 3, "ids from stored fields")
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +97,7 @@ func runE17(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e17, env)
+	r := newReport(e17, env)
 	r.AddTable(E17Table(env, rows))
 	last := rows[len(rows)-1]
 	r.Note("direction: reading ids from the stored fields costs %.0f KB of decompression per query; the column reads %d bytes; at ef %d the column gives %.2f× the QPS (the article: 40/31 = 1.29× at 5 %% visit, 89/44 = 2.02× at 1 %%) — the cheaper the vector search, the larger the share of the fetch",

@@ -57,11 +57,11 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) ([]E18Ingest, error) {
 			}
 			mode = kind.String() + ", " + mode
 			env.logf("E18: %s", mode)
-			b, err := BuildSegments(env, SegmentSetup{Writers: w, BuildWorkers: 1, FlushDocs: flushDocs, Index: kind})
+			b, err := buildSegments(env, SegmentSetup{Writers: w, BuildWorkers: 1, FlushDocs: flushDocs, Index: kind})
 			if err != nil {
 				return nil, err
 			}
-			m, err := MeasureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef, Visit: E18Visit}, 3, mode)
+			m, err := measureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef, Visit: E18Visit}, 3, mode)
 			b.Close()
 			if err != nil {
 				return nil, err
@@ -99,7 +99,7 @@ func runE18(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e18, env)
+	r := newReport(e18, env)
 	r.AddTable(E18Table(env, res))
 	hp, hs, ip, is := res[0], res[1], res[2], res[3]
 	r.Note("HNSW: %s ingest %.2f× as fast as one writer and leave %d segments instead of %d; at the same ef the fewer segments answer at %.2f× the QPS (recall %.3f vs %.3f)",

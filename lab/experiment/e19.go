@@ -88,12 +88,12 @@ type e19BinDoc struct {
 	Vector []byte `msgpack:"vector"`
 }
 
-// E19Encode encodes rows [first, first+n) of m as one bulk body in format
+// e19Encode encodes rows [first, first+n) of m as one bulk body in format
 // f: for the JSON formats Elasticsearch's NDJSON (an action line, then the
 // source line, each ending in '\n'), for msgpack the same pairs as a stream
 // of msgpack maps. Document i gets id first+i. Non-finite components are
 // an error (JSON cannot carry them).
-func E19Encode(f E19Format, m *vec.Matrix, first, n int) ([]byte, error) {
+func e19Encode(f E19Format, m *vec.Matrix, first, n int) ([]byte, error) {
 	if !f.valid() {
 		return nil, fmt.Errorf("experiment: E19: unknown format %d: %w", f, ErrBadArgument)
 	}
@@ -249,15 +249,15 @@ func (d *E19Decoder) Decode(body []byte, ids *[]uint64, dst *[]float32) error {
 	return nil
 }
 
-// E19Bodies encodes the first n rows of m as bulk bodies of batch
+// e19Bodies encodes the first n rows of m as bulk bodies of batch
 // documents in format f.
-func E19Bodies(f E19Format, m *vec.Matrix, n, batch int) ([][]byte, error) {
+func e19Bodies(f E19Format, m *vec.Matrix, n, batch int) ([][]byte, error) {
 	if batch < 1 || n < 1 || m == nil || n > m.N {
 		return nil, fmt.Errorf("experiment: E19: %d documents in batches of %d: %w", n, batch, ErrBadArgument)
 	}
 	var bodies [][]byte
 	for first := 0; first < n; first += batch {
-		b, err := E19Encode(f, m, first, min(batch, n-first))
+		b, err := e19Encode(f, m, first, min(batch, n-first))
 		if err != nil {
 			return nil, err
 		}
@@ -294,11 +294,11 @@ type E19Parse struct {
 	BytesPerDoc float64
 }
 
-// E19MeasureParse encodes the first n documents of the data set in bulk
+// e19MeasureParse encodes the first n documents of the data set in bulk
 // bodies of batch documents per format, decodes them back (checking every
 // vector bit for bit) and times the decoding, repeating whole passes until
 // budget has elapsed (at least one pass).
-func E19MeasureParse(env *Env, formats []E19Format, n, batch int, budget time.Duration) ([]E19Parse, error) {
+func e19MeasureParse(env *Env, formats []E19Format, n, batch int, budget time.Duration) ([]E19Parse, error) {
 	if len(formats) == 0 || budget < 0 {
 		return nil, fmt.Errorf("experiment: E19: need formats and a non-negative time budget: %w", ErrBadArgument)
 	}
@@ -312,7 +312,7 @@ func E19MeasureParse(env *Env, formats []E19Format, n, batch int, budget time.Du
 	var out []E19Parse
 	for fi, f := range formats {
 		env.progress(fi, len(formats), "E19 parse")
-		bodies, err := E19Bodies(f, ds.Base, n, batch)
+		bodies, err := e19Bodies(f, ds.Base, n, batch)
 		if err != nil {
 			return nil, err
 		}
@@ -388,7 +388,7 @@ type E19Ingest struct {
 	DocsPerSec float64       // Docs / Total
 }
 
-// E19MeasureIngest encodes the first n documents per format in bulk bodies
+// e19MeasureIngest encodes the first n documents per format in bulk bodies
 // of batch documents (untimed), then times parsing them and indexing the
 // vectors into a fresh index of kind: for HNSW each body is parsed and
 // added (AddBatch) in turn, the graph built by env.Workers goroutines with
@@ -396,7 +396,7 @@ type E19Ingest struct {
 // for IVF every body is parsed into one slab and the index is built
 // (k-means, assignment, 2-bit OSQ codes) over it, as DiskBBQ clusters a
 // segment when it is flushed.
-func E19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch int) ([]E19Ingest, error) {
+func e19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch int) ([]E19Ingest, error) {
 	if len(formats) == 0 || kind > E19IVF {
 		return nil, fmt.Errorf("experiment: E19: need formats and a known index kind (got %d): %w", kind, ErrBadArgument)
 	}
@@ -412,7 +412,7 @@ func E19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch
 	var out []E19Ingest
 	for fi, f := range formats {
 		env.progress(fi, len(formats), "E19 ingest "+kind.String())
-		bodies, err := E19Bodies(f, ds.Base, n, batch)
+		bodies, err := e19Bodies(f, ds.Base, n, batch)
 		if err != nil {
 			return nil, err
 		}
@@ -493,15 +493,15 @@ func E19Measure(env *Env, formats []E19Format, sz E19Sizes) (*E19Result, error) 
 	if len(formats) == 0 {
 		return nil, fmt.Errorf("experiment: E19: no formats: %w", ErrBadArgument)
 	}
-	parse, err := E19MeasureParse(env, formats, sz.Parse, E19BatchDocs, sz.Budget)
+	parse, err := e19MeasureParse(env, formats, sz.Parse, E19BatchDocs, sz.Budget)
 	if err != nil {
 		return nil, err
 	}
-	hn, err := E19MeasureIngest(env, E19HNSW, formats, sz.HNSW, E19BatchDocs)
+	hn, err := e19MeasureIngest(env, E19HNSW, formats, sz.HNSW, E19BatchDocs)
 	if err != nil {
 		return nil, err
 	}
-	iv, err := E19MeasureIngest(env, E19IVF, formats, sz.IVF, E19BatchDocs)
+	iv, err := e19MeasureIngest(env, E19IVF, formats, sz.IVF, E19BatchDocs)
 	if err != nil {
 		return nil, err
 	}
@@ -556,7 +556,7 @@ func runE19(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e19, env)
+	r := newReport(e19, env)
 	r.AddTable(res.Table)
 	if sz.HNSW < env.Scale.N {
 		r.Note("HNSW ingest runs on the first %d of the %d documents (three graph builds of them all would take a minute or more on a small machine); parsing and IVF use all of them", sz.HNSW, env.Scale.N)

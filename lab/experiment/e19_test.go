@@ -37,7 +37,7 @@ func TestE19RoundTripBitExact(t *testing.T) {
 	m := e19Edge()
 	for _, f := range E19Formats {
 		t.Run(f.String(), func(t *testing.T) {
-			body, err := E19Encode(f, m, 0, m.N)
+			body, err := e19Encode(f, m, 0, m.N)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestE19RoundTripBitExact(t *testing.T) {
 			}
 			// A second body through the same decoder (reused buffers)
 			// appends after the first.
-			body2, err := E19Encode(f, m, 1, m.N-1)
+			body2, err := e19Encode(f, m, 1, m.N-1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +77,7 @@ func TestE19RoundTripBitExact(t *testing.T) {
 func TestE19CorruptBody(t *testing.T) {
 	m := e19Edge()
 	enc := func(f E19Format) []byte {
-		b, err := E19Encode(f, m, 0, m.N)
+		b, err := e19Encode(f, m, 0, m.N)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,24 +180,24 @@ func TestE19BadArguments(t *testing.T) {
 		name string
 		err  func() error
 	}{
-		{"encode unknown format", func() error { _, err := E19Encode(E19Format(9), m, 0, 1); return err }},
-		{"encode rows past the end", func() error { _, err := E19Encode(Base64JSON, m, 1, m.N); return err }},
-		{"encode negative first", func() error { _, err := E19Encode(Msgpack, m, -1, 1); return err }},
-		{"encode NaN", func() error { _, err := E19Encode(Msgpack, nan, 0, 1); return err }},
-		{"bodies zero batch", func() error { _, err := E19Bodies(Base64JSON, m, 2, 0); return err }},
+		{"encode unknown format", func() error { _, err := e19Encode(E19Format(9), m, 0, 1); return err }},
+		{"encode rows past the end", func() error { _, err := e19Encode(Base64JSON, m, 1, m.N); return err }},
+		{"encode negative first", func() error { _, err := e19Encode(Msgpack, m, -1, 1); return err }},
+		{"encode NaN", func() error { _, err := e19Encode(Msgpack, nan, 0, 1); return err }},
+		{"bodies zero batch", func() error { _, err := e19Bodies(Base64JSON, m, 2, 0); return err }},
 		{"decoder zero dim", func() error {
 			var ids []uint64
 			var v []float32
 			return (&E19Decoder{Format: Base64JSON}).Decode(nil, &ids, &v)
 		}},
-		{"parse no formats", func() error { _, err := E19MeasureParse(env, nil, 10, 10, 0); return err }},
+		{"parse no formats", func() error { _, err := e19MeasureParse(env, nil, 10, 10, 0); return err }},
 		{"parse too many docs", func() error {
-			_, err := E19MeasureParse(env, E19Formats, env.Scale.N+1, 10, 0)
+			_, err := e19MeasureParse(env, E19Formats, env.Scale.N+1, 10, 0)
 			return err
 		}},
-		{"parse negative budget", func() error { _, err := E19MeasureParse(env, E19Formats, 10, 10, -1); return err }},
-		{"ingest unknown kind", func() error { _, err := E19MeasureIngest(env, E19IndexKind(7), E19Formats, 10, 10); return err }},
-		{"ingest zero docs", func() error { _, err := E19MeasureIngest(env, E19IVF, E19Formats, 0, 10); return err }},
+		{"parse negative budget", func() error { _, err := e19MeasureParse(env, E19Formats, 10, 10, -1); return err }},
+		{"ingest unknown kind", func() error { _, err := e19MeasureIngest(env, E19IndexKind(7), E19Formats, 10, 10); return err }},
+		{"ingest zero docs", func() error { _, err := e19MeasureIngest(env, E19IVF, E19Formats, 0, 10); return err }},
 		{"measure no formats", func() error { _, err := E19Measure(env, nil, E19SizesFor(env.Scale)); return err }},
 	}
 	for _, tc := range tests {

@@ -42,7 +42,7 @@ func E20Measure(env *Env, segments int, efs []int, k int) (*E20Result, error) {
 	if len(efs) == 0 {
 		return nil, fmt.Errorf("experiment: E20: no ef values: %w", ErrBadArgument)
 	}
-	b, err := BuildSegments(env, SegmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
+	b, err := buildSegments(env, SegmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func E20Measure(env *Env, segments int, efs []int, k int) (*E20Result, error) {
 			{&res.Shared, SegmentSearch{K: k, Ef: ef, SharedBound: true}},
 			{&res.SharedConcurrent, SegmentSearch{K: k, Ef: ef, Mode: segment.Concurrent, SharedBound: true}},
 		} {
-			m, err := MeasureSegments(env, b.Collection, v.o, 3, v.o.String())
+			m, err := measureSegments(env, b.Collection, v.o, 3, v.o.String())
 			if err != nil {
 				return nil, err
 			}
@@ -79,10 +79,10 @@ func segPoints(ms []SegmentMeasurement, qps func(SegmentMeasurement) float64) []
 // E20RecallTolerance is how close two recalls must be to pair them.
 const E20RecallTolerance = 0.01
 
-// E20Pairs pairs each shared-bound point with the sequential point of
+// e20Pairs pairs each shared-bound point with the sequential point of
 // nearest recall, within E20RecallTolerance, on distances per query (as
 // "QPS" = 1/distances, so Speedup is the ratio of distances saved).
-func E20Pairs(res *E20Result) []metrics.Pair {
+func e20Pairs(res *E20Result) []metrics.Pair {
 	inv := func(m SegmentMeasurement) float64 { return 1 / m.DistComps }
 	var out []metrics.Pair
 	for _, p := range metrics.PairByRecall(segPoints(res.Shared, inv), segPoints(res.Sequential, inv)) {
@@ -122,12 +122,12 @@ func E20Table(env *Env, res *E20Result) *table.Table {
 }
 
 // E20PairTable pairs the shared-bound rows with the sequential rows of
-// comparable recall (E20Pairs) and prints the distances saved.
+// comparable recall (e20Pairs) and prints the distances saved.
 func E20PairTable(res *E20Result) *table.Table {
 	pt := table.New(fmt.Sprintf("E20 shared bound vs none at comparable recall (within ±%.2f)", E20RecallTolerance),
 		table.Col("shared bound", ""), table.Column{Header: "recall", Prec: 4}, table.Col("paired with", ""), table.Column{Header: "recall", Prec: 4},
 		table.Column{Header: "distances saved", Unit: "%", Source: table.Lab, Prec: 1})
-	pairs := E20Pairs(res)
+	pairs := e20Pairs(res)
 	for _, p := range pairs {
 		_ = pt.AddValues(p.A.Label, p.A.Recall, p.B.Label, p.B.Recall, 100*(1-1/p.Speedup))
 	}
@@ -144,7 +144,7 @@ func runE20(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e20, env)
+	r := newReport(e20, env)
 	r.AddTable(E20Table(env, res))
 	r.AddChart(SegmentsChart(fmt.Sprintf("E20 %d segments: recall for the work, with and without the shared bound (lab)", E20Segments),
 		[]string{"sequential", "shared bound"}, res.Sequential, res.Shared))
@@ -190,7 +190,7 @@ func E20Verdicts(env *Env, res, glove *E20Result) Verdicts {
 	// NaN without a pair.
 	cut := func(r *E20Result) float64 {
 		best := math.NaN()
-		for _, p := range E20Pairs(r) {
+		for _, p := range e20Pairs(r) {
 			if c := 100 * (1 - 1/p.Speedup); p.Speedup > 0 && (math.IsNaN(best) || c > best) {
 				best = c
 			}

@@ -151,7 +151,7 @@ func runE21(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e21, env)
+	r := newReport(e21, env)
 	r.AddTable(kt)
 	bt := E21BuildTable(env, n, scalarDPS, dps)
 	bt.Note("scalar = the same build with vec.SetAccelerated(false): the engine's pure-Go kernels")

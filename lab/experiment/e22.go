@@ -59,7 +59,7 @@ func runE22(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e22, env)
+	r := newReport(e22, env)
 	r.AddTable(t)
 	r.AddChart(quantChart("E22 int8: recall@10 by oversample (lab)", rs, env.Scale.K))
 	raw, i8 := rs[0], rs[1]

@@ -58,7 +58,7 @@ func runE23(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e23, env)
+	r := newReport(e23, env)
 	r.AddTable(t)
 	r.AddChart(quantChart("E23 int4: recall@10 by oversample, with and without correction (lab)", rs, env.Scale.K))
 	i4, nc := rs[2], rs[3]

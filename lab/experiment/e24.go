@@ -57,7 +57,7 @@ func runE24(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e24, env)
+	r := newReport(e24, env)
 	r.AddTable(t)
 	r.AddChart(quantChart("E24 1-bit codes: recall@10 by oversample (lab)", rs, env.Scale.K))
 	b := rs[1]

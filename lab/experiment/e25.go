@@ -318,9 +318,9 @@ func (r E25Row) Label() string {
 // (1.5·k = 15), then wider beams.
 var E25Ef = []int{15, 40, 100, 200}
 
-// E25KPrime is the usual workaround's passage count for k parents:
+// e25KPrime is the usual workaround's passage count for k parents:
 // k × the mean passages per parent, rounded.
-func E25KPrime(x *E25Index, k int) int {
+func e25KPrime(x *E25Index, k int) int {
 	return max(k, int(math.Round(float64(k)*x.MeanPassages())))
 }
 
@@ -328,7 +328,7 @@ func E25KPrime(x *E25Index, k int) int {
 // unmeasured) for k = Scale.K with each method at each beam of efs: the
 // k nearest parents deduplicated during the walk, the k nearest passages
 // deduplicated afterwards, and the workaround of asking for k' =
-// [E25KPrime] passages (beam max(ef, k')) and keeping the first k parents
+// [e25KPrime] passages (beam max(ef, k')) and keeping the first k parents
 // (a workaround row whose beam repeats an earlier one is left out).
 func E25Measure(env *Env, x *E25Index, efs []int) ([]E25Row, error) {
 	if x == nil || x.ix == nil {
@@ -347,7 +347,7 @@ func E25Measure(env *Env, x *E25Index, efs []int) ([]E25Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	kp := E25KPrime(x, k)
+	kp := e25KPrime(x, k)
 	type plan struct {
 		method string
 		asked  int
@@ -476,7 +476,7 @@ func E25Table(env *Env, x *E25Index, rows []E25Row) *table.Table {
 	t.Note("article: no figures, only the mechanism: joining to the parent while walking the graph returns the k nearest documents instead of passages")
 	t.Note("parents: the walk's result set keeps one entry per parent (its nearest passage so far), so the beam of ef holds ef distinct documents and the k best are k documents (Lucene's DiversifyingChildrenFloatKnnVectorQuery)")
 	t.Note("naive: the same walk keeps the ef nearest passages; the k nearest are deduplicated afterwards, so a document with several passages near the query takes several of the k slots and fewer than k documents come back")
-	t.Note("naive k': the usual workaround asks for k' = k × mean passages per parent = %d passages (beam at least k') and keeps the first k documents; it pays for the wider beam and still misses a document whenever more than k' passages crowd the top", E25KPrime(x, k))
+	t.Note("naive k': the usual workaround asks for k' = k × mean passages per parent = %d passages (beam at least k') and keeps the first k documents; it pays for the wider beam and still misses a document whenever more than k' passages crowd the top", e25KPrime(x, k))
 	t.Note("recall is against the exact k nearest parents (every passage scored, the best per parent); the parent of each passage is a 4-byte column here (Lucene: a bit set over parent documents, since a block's children precede their parent)")
 	return t
 }
@@ -501,9 +501,9 @@ func E25Chart(env *Env, rows []E25Row) *chart.Line {
 	return c
 }
 
-// E25Sweep builds the collection of cfg, measures it at efs and returns
+// e25Sweep builds the collection of cfg, measures it at efs and returns
 // the table (a notebook's one-liner).
-func E25Sweep(env *Env, cfg E25Config, efs []int) (*table.Table, error) {
+func e25Sweep(env *Env, cfg E25Config, efs []int) (*table.Table, error) {
 	x, err := E25Build(env, cfg)
 	if err != nil {
 		return nil, err
@@ -654,7 +654,7 @@ func runE25(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := NewReport(e25, env)
+	r := newReport(e25, env)
 	r.AddTable(E25Table(env, x, rows))
 	r.AddChart(E25Chart(env, rows))
 	k := env.Scale.K
@@ -705,7 +705,7 @@ func E25Verdicts(env *Env, x *E25Index, rows []E25Row, shapes []E25Shape) Verdic
 	}
 	kPrime := 0
 	if x != nil {
-		kPrime = E25KPrime(x, env.Scale.K)
+		kPrime = e25KPrime(x, env.Scale.K)
 	}
 	out := Verdicts{
 		env.Holds("E25", "joining during the walk returns k documents at every beam", fmt.Sprintf("k = %d documents", env.Scale.K),
@@ -749,7 +749,7 @@ func E25Summary(env *Env, x *E25Index, rows []E25Row) string {
 	k := env.Scale.K
 	var b strings.Builder
 	if x != nil {
-		fmt.Fprintf(&b, "k = %d documents; workaround k' = k × %.2f passages per parent = %d passages\n\n", k, x.MeanPassages(), E25KPrime(x, k))
+		fmt.Fprintf(&b, "k = %d documents; workaround k' = k × %.2f passages per parent = %d passages\n\n", k, x.MeanPassages(), e25KPrime(x, k))
 	}
 	by := map[string][]E25Row{}
 	for _, r := range rows {

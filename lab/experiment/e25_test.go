@@ -211,7 +211,7 @@ func TestE25BadArguments(t *testing.T) {
 		{"query ef 0", func() error { _, err := E25Query(env, x, 0, 0); return err }},
 		{"no shapes", func() error { _, _, err := E25Shapes(env, nil, 40); return err }},
 		{"shapes ef 0", func() error { _, _, err := E25Shapes(env, []E25Config{{}}, 0); return err }},
-		{"sweep bad config", func() error { _, err := E25Sweep(env, E25Config{Spread: -1}, []int{40}); return err }},
+		{"sweep bad config", func() error { _, err := e25Sweep(env, E25Config{Spread: -1}, []int{40}); return err }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

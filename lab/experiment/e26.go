@@ -239,8 +239,8 @@ func E26Chart(title string, ivfPts, hnswPts []DiskPoint) *chart.Line {
 	return c
 }
 
-// E26Sweep runs both sweeps on one storage and returns the paired table.
-func E26Sweep(env *Env, storage string, visit []float64, efs []int) (*table.Table, error) {
+// e26Sweep runs both sweeps on one storage and returns the paired table.
+func e26Sweep(env *Env, storage string, visit []float64, efs []int) (*table.Table, error) {
 	nq := env.Scale.Queries
 	if storage != "local" {
 		nq = min(nq, 20)
@@ -295,7 +295,7 @@ func E26Centring(env *Env, visit float64) (*table.Table, error) {
 }
 
 func runE26(env *Env) (*Report, error) {
-	r := NewReport(e26, env)
+	r := newReport(e26, env)
 	runs := []struct {
 		storage    string
 		oversample float64
@@ -332,7 +332,7 @@ func runE26(env *Env) (*Report, error) {
 	r.Note("QPS are single measurements on a 2-core machine shared with other jobs: differences under ~1.5× between neighbouring points are within its noise")
 	r.Note("HNSW's recall stays flat across ef while IVF's rises with visit %%: one cause is centring — the IVF codes are centred on each list's centroid (DiskBBQ), the HNSW codes on the global mean, and on clustered data the smaller per-list residuals let 2-bit codes order the top 100 better; the centring table measures how much of the gap centring alone explains (the rest is what the quantized walk finds)")
 	r.Note("oversample 3 is the lab's addition (not the article's setting): it shows the pairing where the codes alone do not reach the article's recall band")
-	r.Note("HNSW here is the lab's graph (m=16, 2·m on layer 0, ef_construction 100) built with the float32 vectors and walked with 2-bit OSQ codes in RAM, as Qdrant quantizes for search only; HNSWCodesGraph(env, 2, true) gives Lucene's graph built with the codes' scores. IVF is the lab's DiskBBQ-style index (~384 vectors per list, codes around each list's centroid)")
+	r.Note("HNSW here is the lab's graph (m=16, 2·m on layer 0, ef_construction 100) built with the float32 vectors and walked with 2-bit OSQ codes in RAM, as Qdrant quantizes for search only; hnswCodesGraph(env, 2, true) gives Lucene's graph built with the codes' scores. IVF is the lab's DiskBBQ-style index (~384 vectors per list, codes around each list's centroid)")
 	E26Verdicts(env, res)
 	return r, nil
 }

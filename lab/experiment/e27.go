@@ -167,7 +167,7 @@ func runE27(env *Env) (*Report, error) {
 	// lab's float32 build slab is left out, as in E14 and notebook 13's
 	// budget table).
 	hnswRes := hn.Index.GraphBytesPerVector() + hn.Codes.BytesPerVector()
-	r := NewReport(e27, env)
+	r := newReport(e27, env)
 	r.AddTable(E27Table(env, visit, ef, over, ps, ivfRes, hnswRes))
 	r.Note("no article figure: the seeds measured both designs with their codes in RAM; here IVF's lists leave RAM and each query pays one read per probed list, which a warm page cache hides and a cold cache or a network device exposes")
 	var model *E27Model

@@ -128,13 +128,13 @@ type Machine struct {
 	Kernel    string // the float32 distance kernels in use, when known
 }
 
-// KernelName names the active float32 distance kernels for [DetectMachine];
+// KernelName names the active float32 distance kernels for [detectMachine];
 // tests may replace it.
 var KernelName = vec.KernelName
 
-// DetectMachine reads the CPU model from /proc/cpuinfo (where it exists)
+// detectMachine reads the CPU model from /proc/cpuinfo (where it exists)
 // and the rest from the Go runtime.
-func DetectMachine() Machine {
+func detectMachine() Machine {
 	m := Machine{CPU: "unknown", Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Kernel: "unknown"}
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)
@@ -218,7 +218,7 @@ func NewEnv(scale Scale, seed uint64) (*Env, error) {
 	if err := scale.Validate(); err != nil {
 		return nil, err
 	}
-	return &Env{Scale: scale, Seed: seed, Machine: DetectMachine(), Workers: 1}, nil
+	return &Env{Scale: scale, Seed: seed, Machine: detectMachine(), Workers: 1}, nil
 }
 
 func (e *Env) progress(done, total int, what string) {

@@ -24,7 +24,7 @@ func ExampleSelect() {
 
 // A notebook runs an experiment cell by cell: an environment, the sweep,
 // the table (article beside lab) and the chart.
-func ExampleE06Sweep() {
+func ExampleE06Measure() {
 	env, err := experiment.NewEnv(experiment.Small, 0)
 	if err != nil {
 		fmt.Println(err)

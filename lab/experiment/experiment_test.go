@@ -172,15 +172,15 @@ func TestE06Small(t *testing.T) {
 	if ms[0].Plan.Ef != 10 || ms[2].Plan.Ef != 200 {
 		t.Errorf("plans %v / %v", ms[0].Plan, ms[2].Plan)
 	}
-	if _, err := E06Sweep(env, nil); !errors.Is(err, ErrBadArgument) {
+	if _, err := e06Sweep(env, nil); !errors.Is(err, ErrBadArgument) {
 		t.Errorf("empty sweep: %v", err)
 	}
-	if _, err := E06Sweep(env, []int{0}); !errors.Is(err, engine.ErrInvalidArgument) {
+	if _, err := e06Sweep(env, []int{0}); !errors.Is(err, engine.ErrInvalidArgument) {
 		t.Errorf("EF_RUNTIME 0: %v", err)
 	}
-	tb, err := E06Sweep(env, []int{10, 20})
+	tb, err := e06Sweep(env, []int{10, 20})
 	if err != nil || len(tb.Rows) != 2 || tb.Cell(0, 0).String() != "10 (default)" {
-		t.Fatalf("E06Sweep table %v, %v", tb, err)
+		t.Fatalf("e06Sweep table %v, %v", tb, err)
 	}
 	// 2,000 documents: RediSearch's tree picks ADHOC_BF (index ≤ 5,500), exact.
 	if fr := lab(t, tb, "10 (default)", "filtered recall@10 (lab)"); fr != 1 {
@@ -196,7 +196,7 @@ func TestMeasureFilteredPGVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := MeasureFiltered(env, s, ArticleFilter, "pgvector")
+	m, err := measureFiltered(env, s, ArticleFilter, "pgvector")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,13 +210,13 @@ func TestMeasureFilteredPGVector(t *testing.T) {
 	if s, err = env.Store(off); err != nil {
 		t.Fatal(err)
 	}
-	if m, err = MeasureFiltered(env, s, ArticleFilter, "pgvector enable_seqscan=off"); err != nil {
+	if m, err = measureFiltered(env, s, ArticleFilter, "pgvector enable_seqscan=off"); err != nil {
 		t.Fatal(err)
 	}
 	if m.MeanHits >= float64(env.Scale.K) {
 		t.Errorf("pgvector post-filter mean hits %.1f, want fewer than k=%d", m.MeanHits, env.Scale.K)
 	}
-	if _, err := MeasureFiltered(env, s, "colour == 'red'", "bad"); err == nil {
+	if _, err := measureFiltered(env, s, "colour == 'red'", "bad"); err == nil {
 		t.Error("a filter on an undeclared field was accepted")
 	}
 }

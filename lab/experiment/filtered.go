@@ -51,11 +51,11 @@ func (e *Env) Metadata() (*filter.Store, error) {
 	return st, nil
 }
 
-// MeasureFiltered runs the environment's queries with a filter through
+// measureFiltered runs the environment's queries with a filter through
 // the store's own filtered strategy (see profile.Profile.FilterStrategy):
 // warm-up, then every query measured; recall@K is against the exact top-K
 // of the matching documents.
-func MeasureFiltered(env *Env, s *profile.Store, expr, label string) (Measurement, error) {
+func measureFiltered(env *Env, s *profile.Store, expr, label string) (Measurement, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return Measurement{}, err
@@ -212,11 +212,11 @@ type StrategyMeasurement struct {
 	Live *LiveMeasurement
 }
 
-// MeasureStrategy runs the environment's queries (Scale.Warmup of them
+// measureStrategy runs the environment's queries (Scale.Warmup of them
 // first, unmeasured) through coll with strategy s and params p under the
 // filter text, and compares each answer with exact search over the
 // matching documents.
-func MeasureStrategy(env *Env, coll *filtered.Collection, text string, s filtered.Strategy, p filtered.Params, label string) (StrategyMeasurement, error) {
+func measureStrategy(env *Env, coll *filtered.Collection, text string, s filtered.Strategy, p filtered.Params, label string) (StrategyMeasurement, error) {
 	var m StrategyMeasurement
 	ds, err := env.Dataset()
 	if err != nil {
@@ -293,9 +293,9 @@ func filterProfile(k profile.Kind) profile.Profile {
 	return p
 }
 
-// FilteredCollection builds (or reuses) the store of p and binds it to
+// filteredCollection builds (or reuses) the store of p and binds it to
 // metadata (indexed or not) for filtered search.
-func FilteredCollection(env *Env, p profile.Profile, indexed bool) (*profile.Store, *filtered.Collection, error) {
+func filteredCollection(env *Env, p profile.Profile, indexed bool) (*profile.Store, *filtered.Collection, error) {
 	s, err := env.Store(p)
 	if err != nil {
 		return nil, nil, err

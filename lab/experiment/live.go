@@ -91,11 +91,11 @@ func (m LiveMeasurement) String() string {
 	return fmt.Sprintf("%s (real pgvector): recall %.3f, mean hits %.1f, p50 %.2f ms, %s: %v", m.Label, m.Recall, m.MeanHits, m.P50ms(), m.PlanName(), m.Plan)
 }
 
-// MeasureLive runs the environment's queries (Scale.Warmup of them first,
+// measureLive runs the environment's queries (Scale.Warmup of them first,
 // unmeasured) on the real pgvector under set, with the filter text ("" for
 // none), and compares each answer with exact search — over the documents
-// the filter matches, as MeasureStrategy does.
-func MeasureLive(env *Env, filterText string, set pglive.Settings, label string) (LiveMeasurement, error) {
+// the filter matches, as measureStrategy does.
+func measureLive(env *Env, filterText string, set pglive.Settings, label string) (LiveMeasurement, error) {
 	m := LiveMeasurement{Label: label}
 	tab, _, err := env.PGTable()
 	if err != nil {

@@ -58,7 +58,7 @@ func TestLiveFidelity(t *testing.T) {
 	for _, seqScanOff := range []bool{false, true} {
 		p := filterProfile(profile.PGVector)
 		p.SeqScanOff = seqScanOff
-		ms, err := E07MeasureProfile(env, p, E07Default)
+		ms, err := e07MeasureProfile(env, p, E07Default)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -77,8 +77,8 @@ type HitsSummary struct {
 	NoHit    int // queries that returned no row at all
 }
 
-// SummarizeHits sums up hits, the rows each query returned.
-func SummarizeHits(hits []int) HitsSummary {
+// summarizeHits sums up hits, the rows each query returned.
+func summarizeHits(hits []int) HitsSummary {
 	s := HitsSummary{Queries: len(hits)}
 	if len(hits) == 0 {
 		return s
@@ -116,7 +116,7 @@ func splitHits(hits []int, in []bool) (inside, outside HitsSummary, err error) {
 			b = append(b, h)
 		}
 	}
-	return SummarizeHits(a), SummarizeHits(b), nil
+	return summarizeHits(a), summarizeHits(b), nil
 }
 
 // PostFilterHits reads E03's pgvector row against the post-filter's
@@ -219,7 +219,7 @@ func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity,
 		return nil, err
 	}
 	p := profile.Default(profile.PGVector)
-	s, coll, err := FilteredCollection(env, p, false)
+	s, coll, err := filteredCollection(env, p, false)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity,
 		} else {
 			expr = independent[i]
 		}
-		m, err := MeasureStrategy(env, coll, expr, p.FilterStrategy(), p.FilterParams(k, s.Dim()), expr)
+		m, err := measureStrategy(env, coll, expr, p.FilterStrategy(), p.FilterParams(k, s.Dim()), expr)
 		if err != nil {
 			return nil, fmt.Errorf("experiment: E03SelectivitySweep: filter %q: %w", expr, err)
 		}

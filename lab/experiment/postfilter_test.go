@@ -22,9 +22,9 @@ func TestSummarizeHits(t *testing.T) {
 		{"full", []int{10, 10, 10}, HitsSummary{Queries: 3, MeanHits: 10}, "  3 queries, mean hits 10.00, 0 with no hit at all"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := SummarizeHits(tt.hits)
+			got := summarizeHits(tt.hits)
 			if got != tt.want {
-				t.Errorf("SummarizeHits(%v) = %+v, want %+v", tt.hits, got, tt.want)
+				t.Errorf("summarizeHits(%v) = %+v, want %+v", tt.hits, got, tt.want)
 			}
 			if got.String() != tt.text {
 				t.Errorf("String() = %q, want %q", got.String(), tt.text)
@@ -193,11 +193,11 @@ func TestPostFilterSmall(t *testing.T) {
 	// E03's pgvector row, measured with the post-filter (not the planner's
 	// sequential scan of E03 at this scale).
 	p := profile.Default(profile.PGVector)
-	s, coll, err := FilteredCollection(env, p, false)
+	s, coll, err := filteredCollection(env, p, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := MeasureStrategy(env, coll, ArticleFilter, p.FilterStrategy(), p.FilterParams(env.Scale.K, s.Dim()), "pgvector")
+	m, err := measureStrategy(env, coll, ArticleFilter, p.FilterStrategy(), p.FilterParams(env.Scale.K, s.Dim()), "pgvector")
 	if err != nil {
 		t.Fatal(err)
 	}

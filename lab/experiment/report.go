@@ -55,8 +55,8 @@ type Report struct {
 	Err                string // why it did not run, when Status is not OK
 }
 
-// NewReport starts a report for experiment e under env.
-func NewReport(e Experiment, env *Env) *Report {
+// newReport starts a report for experiment e under env.
+func newReport(e Experiment, env *Env) *Report {
 	return &Report{ID: e.ID, Title: e.Title, Article: e.Article, Scale: env.Scale, Seed: env.Seed, Machine: env.Machine}
 }
 

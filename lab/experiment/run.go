@@ -18,7 +18,7 @@ func Run(env *Env, e Experiment) *Report {
 	env.forget(e.ID)
 	r, err := runSafely(env, e)
 	if r == nil {
-		r = NewReport(e, env)
+		r = newReport(e, env)
 	}
 	r.ID, r.Title, r.Article = e.ID, e.Title, e.Article
 	if err == nil {
@@ -45,10 +45,10 @@ func runSafely(env *Env, e Experiment) (r *Report, err error) {
 	return e.Run(env)
 }
 
-// RunAll runs the experiments in order on one environment (so they share
+// runAll runs the experiments in order on one environment (so they share
 // its data set and stores) and returns their reports. Once
 // engine.Context() is done (an interrupted cell) it runs no more.
-func RunAll(env *Env, exps []Experiment) []*Report {
+func runAll(env *Env, exps []Experiment) []*Report {
 	out := make([]*Report, 0, len(exps))
 	for i, e := range exps {
 		if i > 0 && interrupted() {
@@ -69,13 +69,13 @@ func RunAll(env *Env, exps []Experiment) []*Report {
 func Summary(reports []*Report) string {
 	var b strings.Builder
 	for _, r := range reports {
-		b.WriteString(SummaryLine(r) + "\n")
+		b.WriteString(summaryLine(r) + "\n")
 	}
 	return b.String()
 }
 
-// SummaryLine is one report's line of [Summary].
-func SummaryLine(r *Report) string {
+// summaryLine is one report's line of [Summary].
+func summaryLine(r *Report) string {
 	if r.Status != OK {
 		msg := r.Err
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {

@@ -97,7 +97,7 @@ func SegmentsBench(env *Env, cfg SegmentsBenchConfig) (*SegmentsBenchReport, err
 		if rep.Modes, err = E20Measure(env, cfg.ModeSegments, cfg.Efs, cfg.K); err != nil {
 			return nil, fmt.Errorf("experiment: segments bench: search modes: %w", err)
 		}
-		rep.Pairs = E20Pairs(rep.Modes)
+		rep.Pairs = e20Pairs(rep.Modes)
 	}
 	return rep, nil
 }

@@ -74,9 +74,9 @@ func segmentSource(i int) []byte {
 		i, i, i%10, 2015+i%10)
 }
 
-// BuildSegments ingests the environment's data set (key i = row i) into
+// buildSegments ingests the environment's data set (key i = row i) into
 // a new collection, in the scale's batches.
-func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
+func buildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
@@ -236,11 +236,11 @@ type SegmentMeasurement struct {
 	Decompressed float64 // mean stored-field bytes decompressed per query
 }
 
-// MeasureSegments runs the environment's queries against the collection:
+// measureSegments runs the environment's queries against the collection:
 // Scale.Warmup warm-up queries, then every query reps times (at least 1),
 // one at a time; QPS and p50 come from all repetitions, recall and counts
 // from the first.
-func MeasureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int, label string) (SegmentMeasurement, error) {
+func measureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int, label string) (SegmentMeasurement, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return SegmentMeasurement{}, err

@@ -71,7 +71,7 @@ func TestVerdictsRegistered(t *testing.T) {
 				t.Errorf("%s: incomplete verdict %+v", e.ID, v)
 			}
 		}
-		line := SummaryLine(r)
+		line := summaryLine(r)
 		if !strings.Contains(line, r.Verdicts[0].Claim[:10]) && !strings.Contains(line, "differs") {
 			t.Errorf("%s summary %q", e.ID, line)
 		}
