@@ -18,6 +18,39 @@ import (
 
 // startServe serves the site on a free port with the cache (the shared
 // test cache when "") and returns its URL and a stop function.
+// browserBench is the set-up of a browser benchmark: the node modules it
+// needs resolved in wasm/browsertest (a missing one fails with the
+// install command), then veclab serve started over the cache the user's
+// serve keeps ($VECLAB_SERVE_CACHE, default the user cache directory's
+// veclab/wasm), so a benchmark reuses a built site instead of the tests'
+// own cache. It returns wasm/browsertest, the site's URL and its stop.
+func browserBench(b *testing.B, modules ...string) (dir, url string, stop func()) {
+	root, err := moduleRoot("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir = filepath.Join(root, "wasm", "browsertest")
+	var js strings.Builder
+	for _, m := range modules {
+		fmt.Fprintf(&js, "require.resolve(%q);", m)
+	}
+	chk := exec.Command("node", "-e", js.String())
+	chk.Dir = dir
+	if out, err := chk.CombinedOutput(); err != nil {
+		b.Fatalf("the benchmark needs node and %s in wasm/browsertest (install: cd wasm/browsertest && npm ci): %v\n%s", strings.Join(modules, ", "), err, out)
+	}
+	cache := os.Getenv("VECLAB_SERVE_CACHE")
+	if cache == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			b.Fatalf("no user cache directory (%v): set VECLAB_SERVE_CACHE", err)
+		}
+		cache = filepath.Join(d, "veclab", "wasm")
+	}
+	url, stop = startServe(b, root, cache)
+	return dir, url, stop
+}
+
 func startServe(t testing.TB, root, cache string) (string, func()) {
 	if cache == "" {
 		cache = sharedCache(t)
@@ -121,25 +154,7 @@ func firstAt(curve []explore.Point, target float64) (explore.Point, bool) {
 // ratios are wasm/hnswlib-wasm and wasm/native (build: seconds, so above 1
 // is slower; QPS: above 1 is faster).
 func BenchmarkBrowserHNSW(b *testing.B) {
-	root, err := moduleRoot("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := filepath.Join(root, "wasm", "browsertest")
-	chk := exec.Command("node", "-e", "require.resolve('playwright-core'); require.resolve('hnswlib-wasm/dist/hnswlib.js')")
-	chk.Dir = dir
-	if out, err := chk.CombinedOutput(); err != nil {
-		b.Fatalf("the benchmark needs node, playwright-core and hnswlib-wasm in wasm/browsertest (install: cd wasm/browsertest && npm ci): %v\n%s", err, out)
-	}
-	cache := os.Getenv("VECLAB_SERVE_CACHE")
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			b.Fatalf("no user cache directory (%v): set VECLAB_SERVE_CACHE", err)
-		}
-		cache = filepath.Join(dir, "veclab", "wasm")
-	}
-	url, stop := startServe(b, root, cache)
+	dir, url, stop := browserBench(b, "playwright-core", "hnswlib-wasm/dist/hnswlib.js")
 	defer stop()
 	const n, dim, m, efc, queries, seed = 20000, 128, 16, 200, 200, 1
 	for i := 0; i < b.N; i++ {

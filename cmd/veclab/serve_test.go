@@ -408,25 +408,7 @@ var loadSpans = []struct{ name, from, to string }{
 // It reuses veclab serve's cache ($VECLAB_SERVE_CACHE, default the user
 // cache directory's veclab/wasm).
 func BenchmarkBrowserLoad(b *testing.B) {
-	root, err := moduleRoot("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := filepath.Join(root, "wasm", "browsertest")
-	chk := exec.Command("node", "-e", "require.resolve('playwright-core')")
-	chk.Dir = dir
-	if out, err := chk.CombinedOutput(); err != nil {
-		b.Fatalf("the benchmark needs node and playwright-core in wasm/browsertest (install: cd wasm/browsertest && npm ci): %v\n%s", err, out)
-	}
-	cache := os.Getenv("VECLAB_SERVE_CACHE")
-	if cache == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			b.Fatalf("no user cache directory (%v): set VECLAB_SERVE_CACHE", err)
-		}
-		cache = filepath.Join(d, "veclab", "wasm")
-	}
-	url, stop := startServe(b, root, cache)
+	dir, url, stop := browserBench(b, "playwright-core")
 	defer stop()
 	vals := map[string][]float64{}
 	add := func(k string, v float64) { vals[k] = append(vals[k], v) }
