@@ -43,9 +43,16 @@ func NotebookScale(def string) (Scale, error) {
 
 // About is what a set-up cell prints: the scale, the conventions
 // (the seed and what recall@k means, for the k the notebook reports) and
-// the machine.
+// the machine. A notebook that reports another k than the scale's (E26's
+// recall@100) sees that k in the scale line too, with the scale's own
+// beside it, so the line does not contradict the recall it prints.
 func (e *Env) About(k int) string {
-	return fmt.Sprintf("scale: %s %s\n%s\nmachine: %s", e.Scale.Name, e.Scale, Conventions(e, k), e.Machine)
+	s, note := e.Scale, ""
+	if k != s.K {
+		note = fmt.Sprintf(" (top %d in this notebook; the scale's own k is %d)", k, s.K)
+		s.K = k
+	}
+	return fmt.Sprintf("scale: %s %s%s\n%s\nmachine: %s", e.Scale.Name, s, note, Conventions(e, k), e.Machine)
 }
 
 // SimulatedQueries is how many queries a notebook runs on a simulated

@@ -37,10 +37,15 @@ func TestNotebook(t *testing.T) {
 				t.Fatalf("Notebook(%q) with %s=%q = scale %+v seed %d workers %d, want %+v seed 7 workers 1", tc.def, ScaleVariable, tc.env, env.Scale, env.Seed, env.Workers, tc.want)
 			}
 			about := env.About(100)
-			for _, part := range []string{"scale: " + tc.want.Name + " " + tc.want.String(), "seed 7", "recall@100", "machine: "} {
+			shown := tc.want
+			shown.K = 100
+			for _, part := range []string{"scale: " + tc.want.Name + " " + shown.String(), "the scale's own k is 10", "seed 7", "recall@100", "machine: "} {
 				if !strings.Contains(about, part) {
 					t.Errorf("About(100) = %q, missing %q", about, part)
 				}
+			}
+			if own := env.About(tc.want.K); strings.Contains(own, "own k") || !strings.Contains(own, tc.want.String()) {
+				t.Errorf("About(%d) = %q: the scale's own k needs no note", tc.want.K, own)
 			}
 		})
 	}
