@@ -107,7 +107,10 @@ func TestGoroutineInterrupt(t *testing.T) {
 	s.Interrupt() // no cell running
 	waitLive(t, s, 0)
 	// An interrupted cell stops what it started.
-	res, r, took := evalInterrupted(t, s, "var wg sync.WaitGroup\nwg.Add(2)\nfor i := 0; i < 2; i++ {\n\tgo func() { defer wg.Done(); time.Sleep(time.Hour) }()\n}\nwg.Wait()", 300*time.Millisecond)
+	// The interrupt waits until both goroutines are running: a fixed delay
+	// was outlasted on a loaded machine (the interrupt then found one).
+	res, r, took := evalInterruptedWhen(t, s, "var wg sync.WaitGroup\nwg.Add(2)\nfor i := 0; i < 2; i++ {\n\tgo func() { defer wg.Done(); time.Sleep(time.Hour) }()\n}\nwg.Wait()",
+		func() bool { return len(s.guard.live()) == 2 })
 	if res.Err == nil || res.Err.Name != InterruptedName || took > 3*time.Second {
 		t.Fatalf("want %s promptly, got %+v after %v", InterruptedName, res.Err, took)
 	}

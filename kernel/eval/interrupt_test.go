@@ -14,9 +14,20 @@ import (
 // from the interrupt to its end.
 func evalInterrupted(t *testing.T, s *Session, code string, d time.Duration) (Result, *Recorder, time.Duration) {
 	t.Helper()
+	return evalInterruptedWhen(t, s, code, func() bool { time.Sleep(d); return true })
+}
+
+// evalInterruptedWhen runs code and interrupts it once ready returns true
+// (polled every 10 ms, for at most 5 s): a test whose interrupt must find
+// a state (goroutines started, say) waits for that state rather than for
+// a fixed delay, which a loaded machine can outlast.
+func evalInterruptedWhen(t *testing.T, s *Session, code string, ready func() bool) (Result, *Recorder, time.Duration) {
+	t.Helper()
 	sent := make(chan time.Time, 1)
 	go func() {
-		time.Sleep(d)
+		for deadline := time.Now().Add(5 * time.Second); !ready() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
 		sent <- time.Now()
 		s.Interrupt()
 	}()
