@@ -271,11 +271,16 @@ func (rs SetRuns) E02Table() *table.Table {
 
 // E02Bars draws E02's recall per store, the article's bars first.
 func (rs SetRuns) E02Bars() *chart.Bars {
-	stores := rs.labels(e02Stores)
-	c := chart.NewBars("E02 recall@10 of the four stores on their defaults", "recall@10", stores...)
-	c.AddArticle("article (Spring AI VectorStore article)", articleRecalls(e02, stores, "recall@10"))
+	return rs.bars("E02 recall@10 of the four stores on their defaults", e02, rs.labels(e02Stores), func(r SetRun) []Measurement { return r.E02 })
+}
+
+// bars draws one bar group per label: the article's recall@10 (named
+// "article", as chart.Compare names it), then each set's.
+func (rs SetRuns) bars(title string, exp Experiment, labels []string, of func(SetRun) []Measurement) *chart.Bars {
+	c := chart.NewBars(title, "recall@10", labels...)
+	c.AddArticle("article", articleRecalls(exp, labels, "recall@10"))
 	for _, r := range rs {
-		c.Add(r.Name, recalls(r.E02))
+		c.Add(r.Name, recalls(of(r)))
 	}
 	return c
 }
@@ -301,13 +306,7 @@ func (rs SetRuns) E10Table() *table.Table {
 
 // E10Bars draws E10's unfiltered recall per index type.
 func (rs SetRuns) E10Bars() *chart.Bars {
-	types := rs.labels(e10Types)
-	c := chart.NewBars("E10 unfiltered recall@10 by Elasticsearch index type", "recall@10", types...)
-	c.AddArticle("article (Spring AI VectorStore article)", articleRecalls(e10, types, "recall@10"))
-	for _, r := range rs {
-		c.Add(r.Name, recalls(r.E10))
-	}
-	return c
+	return rs.bars("E10 unfiltered recall@10 by Elasticsearch index type", e10, rs.labels(e10Types), func(r SetRun) []Measurement { return r.E10 })
 }
 
 // E26Tables are E26's paired tables, one per set.
