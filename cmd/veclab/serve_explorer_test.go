@@ -18,6 +18,22 @@ import (
 
 // startServe serves the site on a free port with the cache (the shared
 // test cache when "") and returns its URL and a stop function.
+// runNode runs a browser benchmark's node script in dir and returns its
+// stdout; a failure or a timeout ends the benchmark with both outputs.
+func runNode(b *testing.B, dir string, timeout time.Duration, args ...string) []byte {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("node %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	return out
+}
+
 // browserBench is the set-up of a browser benchmark: the node modules it
 // needs resolved in wasm/browsertest (a missing one fails with the
 // install command), then veclab serve started over the cache the user's
@@ -158,16 +174,7 @@ func BenchmarkBrowserHNSW(b *testing.B) {
 	defer stop()
 	const n, dim, m, efc, queries, seed = 20000, 128, 16, 200, 200, 1
 	for i := 0; i < b.N; i++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-		cmd := exec.CommandContext(ctx, "node", "bench.js", url, fmt.Sprint(n), fmt.Sprint(dim), fmt.Sprint(m), fmt.Sprint(efc), fmt.Sprint(queries), fmt.Sprint(seed))
-		cmd.Dir = dir
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		cancel()
-		if err != nil {
-			b.Fatalf("node bench.js: %v\n%s", err, stderr.String())
-		}
+		out := runNode(b, dir, 20*time.Minute, "bench.js", url, fmt.Sprint(n), fmt.Sprint(dim), fmt.Sprint(m), fmt.Sprint(efc), fmt.Sprint(queries), fmt.Sprint(seed))
 		var r benchOut
 		if err := json.Unmarshal(out, &r); err != nil {
 			b.Fatalf("node bench.js printed %q: %v", out, err)

@@ -413,16 +413,7 @@ func BenchmarkBrowserLoad(b *testing.B) {
 	vals := map[string][]float64{}
 	add := func(k string, v float64) { vals[k] = append(vals[k], v) }
 	for i := 0; i < b.N; i++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		cmd := exec.CommandContext(ctx, "node", "lite.js", "-json", "-load", "1", url)
-		cmd.Dir = dir
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		cancel()
-		if err != nil {
-			b.Fatalf("node lite.js -load: %v\n%s%s", err, out, stderr.String())
-		}
+		out := runNode(b, dir, 10*time.Minute, "lite.js", "-json", "-load", "1", url)
 		var r loadOut
 		j := bytes.LastIndex(out, []byte("\nJSON "))
 		if j < 0 {

@@ -72,8 +72,8 @@ func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) ([]Dis
 	}
 	if model.Enabled() {
 		modes = append(modes,
-			mode{"simulated " + model.Name + ", sequential", store.Options{Model: model}, 1, false, min(nq, 20)},
-			mode{fmt.Sprintf("%s, concurrent(%d)", "simulated "+model.Name, conc), store.Options{Model: model}, conc, false, min(nq, 20)})
+			mode{"simulated " + model.Name + ", sequential", store.Options{Model: model}, 1, false, simulatedCap(nq)},
+			mode{fmt.Sprintf("%s, concurrent(%d)", "simulated "+model.Name, conc), store.Options{Model: model}, conc, false, simulatedCap(nq)})
 	}
 	var out []DiskPoint
 	for i, m := range modes {

@@ -243,7 +243,7 @@ func E26Chart(title string, ivfPts, hnswPts []DiskPoint) *chart.Line {
 func e26Sweep(env *Env, storage string, visit []float64, efs []int) (*table.Table, error) {
 	nq := env.Scale.Queries
 	if storage != "local" {
-		nq = min(nq, 20)
+		nq = simulatedCap(nq)
 	}
 	a, b, err := E26Sweeps(env, storage, 1, visit, efs, nq)
 	if err != nil {
@@ -307,7 +307,7 @@ func runE26(env *Env) (*Report, error) {
 		if run.storage != "local" {
 			// Every simulated read waits ≥ 1 ms and the IOPS ceiling caps
 			// 100 reads/query near 30 QPS: fewer queries and points.
-			nq, visit, efs = min(nq, 20), []float64{2, 5, 10}, []int{100, 200, 500}
+			nq, visit, efs = simulatedCap(nq), []float64{2, 5, 10}, []int{100, 200, 500}
 		}
 		a, b, err := E26Sweeps(env, run.storage, run.oversample, visit, efs, nq)
 		if err != nil {

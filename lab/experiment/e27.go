@@ -76,7 +76,7 @@ func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string)
 	nq := env.Scale.Queries
 	modes := []mode{{"warm", store.Options{}, false, nq}, {"cold", store.Options{}, true, nq}}
 	if model.Enabled() {
-		modes = append(modes, mode{"simulated " + model.Name, store.Options{Model: model}, false, min(nq, 20)})
+		modes = append(modes, mode{"simulated " + model.Name, store.Options{Model: model}, false, simulatedCap(nq)})
 	}
 	var out []DiskPoint
 	for i, m := range modes {

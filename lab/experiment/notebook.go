@@ -61,15 +61,16 @@ func (e *Env) About(k int) string {
 // `veclab reproduce` runs E26 there, 3 at the small scale, never more
 // than the scale's queries.
 func SimulatedQueries(s Scale) int {
-	n := 20
 	if s.Name == "small" {
-		n = 3
+		return min(3, s.Queries)
 	}
-	if n > s.Queries {
-		n = s.Queries
-	}
-	return n
+	return simulatedCap(s.Queries)
 }
+
+// simulatedCap is how many of nq queries the experiments run on a
+// simulated device (E15, E26, E27 in `veclab reproduce`): at most 20,
+// since each simulated read really waits.
+func simulatedCap(nq int) int { return min(nq, 20) }
 
 // RealSets is what a notebook comparing data sets opens: the generated
 // set and the real ones, one environment each, in a fixed order.
