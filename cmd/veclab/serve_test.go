@@ -396,12 +396,21 @@ var loadSpans = []struct{ name, from, to string }{
 	{"execute", "executeSent", "executeReply"},
 }
 
+// bootOrders are the values of the site's ?veclab_boot= (when the kernel's
+// first worker starts: with the page, once JupyterLab's code has run, or
+// when a kernel is asked for; wasm/lite/src/boot.js), the default first.
+var bootOrders = []string{"page", "lab", "kernel"}
+
 // BenchmarkBrowserLoad serves the site and runs wasm/browsertest/lite.js
-// -load 1 per iteration: navigation → first result (1+1) with a cold
-// browser profile, then twice with the same (warm) profile. It reports the
-// first result's time and the spans of loadSpans, each the median over the
-// iterations' runs, cold and warm apart, and the bytes over the wire of a
-// cold load. The machine's load average is logged: the times depend on it.
+// -load 1 per iteration and per boot order (bootOrders, alternated):
+// navigation → first result (1+1) with a cold browser profile, then twice
+// with the same (warm) profile. It reports the first result's time and
+// the spans of loadSpans, each the median over the iterations' runs, cold
+// and warm apart, and the bytes over the wire of a cold load, each metric
+// named by its boot order; for the orders other than the default, only
+// the first result and JupyterLab's and Go's spans. In the "kernel" order
+// JupyterLab starts alone: its spans there are the front end's own time.
+// The machine's load average is logged: the times depend on it.
 //
 //	go test ./cmd/veclab -run '^$' -bench BrowserLoad -benchtime 3x -timeout 60m
 //
@@ -412,31 +421,38 @@ func BenchmarkBrowserLoad(b *testing.B) {
 	defer stop()
 	vals := map[string][]float64{}
 	add := func(k string, v float64) { vals[k] = append(vals[k], v) }
+	brief := map[string]bool{"lab-bundle": true, "lab-start": true, "notebook": true, "go-ready": true}
 	for i := 0; i < b.N; i++ {
-		out := runNode(b, dir, 10*time.Minute, "lite.js", "-json", "-load", "1", url)
-		var r loadOut
-		j := bytes.LastIndex(out, []byte("\nJSON "))
-		if j < 0 {
-			b.Fatalf("node lite.js -json printed no JSON line:\n%s", out)
-		}
-		if err := json.Unmarshal(out[j+len("\nJSON "):], &r); err != nil {
-			b.Fatalf("node lite.js -json: %v\n%s", err, out)
-		}
-		// The load average first: testing keeps only a benchmark's first
-		// lines of log unless -v.
-		b.Logf("load average %s (after the run)\n%s", loadavg(), bytes.TrimSpace(out[:j]))
-		for _, run := range r.Runs {
-			add(run.Cache+"-first-s", run.FirstMs/1000)
-			if run.Cache == "cold" {
-				add("cold-MB", run.Bytes/1e6)
+		for _, order := range bootOrders {
+			out := runNode(b, dir, 10*time.Minute, "lite.js", "-json", "-load", "1", url+"?veclab_boot="+order)
+			var r loadOut
+			j := bytes.LastIndex(out, []byte("\nJSON "))
+			if j < 0 {
+				b.Fatalf("node lite.js -json printed no JSON line:\n%s", out)
 			}
-			for _, s := range loadSpans {
-				to, ok := run.Marks[s.to]
-				from, ok2 := run.Marks[s.from]
-				if !ok || s.from != "" && !ok2 {
-					continue
+			if err := json.Unmarshal(out[j+len("\nJSON "):], &r); err != nil {
+				b.Fatalf("node lite.js -json: %v\n%s", err, out)
+			}
+			// The load average first: testing keeps only a benchmark's
+			// first lines of log unless -v.
+			b.Logf("boot order %s, load average %s (after the run)\n%s", order, loadavg(), bytes.TrimSpace(out[:j]))
+			for _, run := range r.Runs {
+				key := order + "-" + run.Cache
+				add(key+"-first-s", run.FirstMs/1000)
+				if run.Cache == "cold" && order == bootOrders[0] {
+					add("cold-MB", run.Bytes/1e6)
 				}
-				add(run.Cache+"-"+s.name+"-s", (to-from)/1000)
+				for _, s := range loadSpans {
+					if order != bootOrders[0] && !brief[s.name] {
+						continue
+					}
+					to, ok := run.Marks[s.to]
+					from, ok2 := run.Marks[s.from]
+					if !ok || s.from != "" && !ok2 {
+						continue
+					}
+					add(key+"-"+s.name+"-s", (to-from)/1000)
+				}
 			}
 		}
 	}

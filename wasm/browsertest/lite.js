@@ -321,6 +321,18 @@ async function main() {
 		await page.waitForSelector('.jp-DirListing-item[title*="02-redis-ef-runtime.ipynb"], .jp-DirListing-itemText:has-text("02-redis-ef-runtime.ipynb")', { timeout: 20000 });
 		console.log(`ok   file browser: notebooks/ holds the repository's ${repo.length} notebooks`);
 
+		// The settings registry's validators, compiled when the site was
+		// built (wasm/lite/src/settings.js): they answer as JupyterLab's
+		// own validator does, and they, not it, validated most plugins.
+		const st = await page.evaluate(() => {
+			const s = globalThis.veclabBoot.settings;
+			const loads = { compiled: s.validator.compiledUses, fallbacks: [...s.validator.fallbacks.keys()] };
+			return { ...s.compare(), ...loads };
+		});
+		check(st.differences.length === 0, `compiled settings validators differ from JupyterLab's: ${JSON.stringify(st.differences.slice(0, 3))}`);
+		check(st.plugins >= 20 && st.compiled >= st.plugins, `compiled settings validators: ${JSON.stringify(st)}`);
+		console.log(`ok   settings: the compiled validators of ${st.plugins} plugins agree with JupyterLab's on ${st.inputs} settings; they validated ${st.compiled} loads, JupyterLab's validator the ${st.fallbacks.length} schemas a transform rewrote (${st.fallbacks.map((id) => id.replace(/^@jupyter(lab|lite)\//, "")).join(", ")})`);
+
 		// The kernel's own requests on the open notebook.
 		const id = page.notebookId;
 		// kernelOf is defined in the page: the kernel of the notebook panel id.

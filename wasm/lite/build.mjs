@@ -17,6 +17,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import Ajv from "ajv";
+import standaloneCode from "ajv/dist/standalone/index.js";
+import { schemaHash } from "./src/settings-hash.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, "package.json"));
@@ -67,6 +70,7 @@ const disabled = [
 	"@jupyterlab/apputils-extension:licenses-plugin",
 	"@jupyterlab/apputils-extension:announcements",
 	"@jupyterlab/apputils-extension:resolver",
+	"@jupyterlab/apputils-extension:settings", // src/settings.js replaces it
 	"@jupyterlab/docmanager-extension:download",
 	"@jupyterlab/filebrowser-extension:download",
 	"@jupyterlab/filebrowser-extension:share-file",
@@ -111,6 +115,58 @@ entry += `import "@jupyterlab/application/style/index.js";\n`;
 entry += `main([${names.join(", ")}], ${JSON.stringify(disabled)});\n`;
 fs.writeFileSync(path.join(gen, "entry.js"), entry);
 
+// 2. The settings schemas of every extension, in one all.json (the
+// format of JupyterLite's CompileSchemasPlugin: id, raw, schema, settings,
+// version), and their validators compiled to code for src/settings.js.
+const all = [];
+for (const name of extensions) {
+	const pj = pkgJSON(name);
+	const dir = path.join(pkgDir(name), pj.jupyterlab?.schemaDir || "schema");
+	if (!fs.existsSync(dir)) continue;
+	for (const f of fs.readdirSync(dir).sort()) {
+		if (!f.endsWith(".json")) continue;
+		const schema = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
+		all.push({ id: `${name}:${f.slice(0, -5)}`, raw: "{}", schema, settings: {}, version: pj.version });
+	}
+}
+fs.writeFileSync(path.join(gen, "validators.js"), validators(all.filter((s) => !disabled.includes(s.id) && !disabled.includes(s.id.split(":")[0]))));
+
+// validators compiles each schema the way @jupyterlab/settingregistry's
+// DefaultSchemaValidator does when a page first loads it, with the same
+// Ajv options: a validator, and a composer that fills in the defaults
+// (useDefaults). It checks each schema as that validator does before it
+// compiles one (an object type, JupyterLab's plugin schema, JSON Schema's
+// meta-schema), so a schema JupyterLab would refuse fails the build. It
+// returns Ajv's standalone code for them, an ES module whose export
+// compiled maps each plugin id to {hash, validate, compose} (hash:
+// settings.js's schemaHash of the schema's JSON text).
+function validators(schemas) {
+	const options = { strict: false, code: { source: true, esm: true } }; // AJV_DEFAULT_OPTIONS + code
+	const check = new Ajv({ strict: false });
+	const validate = new Ajv(options);
+	const compose = new Ajv({ ...options, useDefaults: true });
+	const pluginSchema = check.compile(JSON.parse(fs.readFileSync(require.resolve("@jupyterlab/settingregistry/lib/plugin-schema.json"), "utf8")));
+	const refs = {};
+	const rows = [];
+	schemas.forEach((s, i) => {
+		const fail = (what, errors) => {
+			console.error(`build.mjs: the settings schema of ${s.id}: ${what}: ${check.errorsText(errors)}`);
+			process.exit(1);
+		};
+		if (s.schema.type !== "object") fail(`root type ${JSON.stringify(s.schema.type)}, want "object"`, null);
+		if (!pluginSchema(s.schema)) fail("not a JupyterLab plugin schema", pluginSchema.errors);
+		if (!check.validateSchema(s.schema)) fail("not a JSON schema", check.errors);
+		validate.addSchema(s.schema, `v${i}`);
+		compose.addSchema(s.schema, `c${i}`);
+		refs[`v${i}`] = `v${i}`;
+		rows.push(`${JSON.stringify(s.id)}: { hash: ${JSON.stringify(schemaHash(JSON.stringify(s.schema)))}, validate: V.v${i}, compose: C.c${i} }`);
+	});
+	const crefs = Object.fromEntries(Object.keys(refs).map((k) => ["c" + k.slice(1), "c" + k.slice(1)]));
+	fs.writeFileSync(path.join(gen, "validate.js"), standaloneCode(validate, refs));
+	fs.writeFileSync(path.join(gen, "compose.js"), standaloneCode(compose, crefs));
+	return `import * as V from "./validate.js";\nimport * as C from "./compose.js";\nexport const compiled = {\n${rows.join(",\n")}\n};\n`;
+}
+
 // webpack's "~package/file" in CSS @import and url() means a module path.
 const tilde = {
 	name: "tilde",
@@ -136,9 +192,17 @@ const svgFonts = {
 	},
 };
 
+// settings.js's compiled validators, written above.
+const genValidators = {
+	name: "validators",
+	setup(b) {
+		b.onResolve({ filter: /^veclab:validators$/ }, () => ({ path: path.join(gen, "validators.js") }));
+	},
+};
+
 const common = {
 	bundle: true,
-	plugins: [tilde, svgFonts],
+	plugins: [tilde, svgFonts, genValidators],
 	minify: true,
 	legalComments: "linked",
 	target: "es2022",
@@ -179,20 +243,6 @@ await esbuild.build({
 	outfile: path.join(build, "themes", "@jupyterlab", "theme-light-extension", "index.css"),
 });
 
-// 2. The settings schemas of every extension, in one all.json (the
-// format of JupyterLite's CompileSchemasPlugin: id, raw, schema, settings,
-// version).
-const all = [];
-for (const name of extensions) {
-	const pj = pkgJSON(name);
-	const dir = path.join(pkgDir(name), pj.jupyterlab?.schemaDir || "schema");
-	if (!fs.existsSync(dir)) continue;
-	for (const f of fs.readdirSync(dir).sort()) {
-		if (!f.endsWith(".json")) continue;
-		const schema = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
-		all.push({ id: `${name}:${f.slice(0, -5)}`, raw: "{}", schema, settings: {}, version: pj.version });
-	}
-}
 fs.mkdirSync(path.join(build, "schemas"), { recursive: true });
 fs.writeFileSync(path.join(build, "schemas", "all.json"), JSON.stringify(all));
 fs.writeFileSync(path.join(build, "schemas", "all_federated.json"), "[]"); // no federated extensions

@@ -1,8 +1,9 @@
 // boot.js loads the Go (veclab) kernel's files and starts its first
-// worker as the page loads: index.html runs it (as build/veclab-boot.js)
-// before JupyterLab's code (build/lab.js, several MB to fetch and parse),
-// so veclab.wasm is fetched and compiled, and the Go program starts in
-// its worker, while JupyterLab starts; the kernel (kernel.js) adopts that
+// worker before a kernel is asked for: index.html runs it (as
+// build/veclab-boot.js) before JupyterLab's code (build/lab.js), and it
+// starts the worker once that code has run (see spare below), so
+// veclab.wasm is fetched and compiled, and the Go program starts in its
+// worker, while JupyterLab starts; the kernel (kernel.js) adopts that
 // worker. It installs globalThis.veclabBoot = {env, marks, mark, prewarm,
 // takeWorker}.
 // A plain script: no imports, URLs relative to the page.
@@ -33,59 +34,54 @@
 		if (!r.ok) throw new Error(`${p}: HTTP ${r.status}`);
 		return r.text();
 	};
-	// compile compiles veclab.wasm with the browser's streaming compiler
-	// (off the main thread, while the bytes arrive; it is also what makes
-	// Chromium keep the compiled code in its cache for the next visit).
-	// The module is asked for by its version (veclab.wasm.version; the
-	// server sends veclab.wasm?v=VERSION as immutable), so a second visit
-	// takes it from the HTTP cache without a revalidation, which would
-	// drop Chromium's cache of the compiled code.
-	const compile = async () => {
-		let wasm = url("veclab.wasm");
+	// wasmURL is veclab.wasm's address, asked for by its version
+	// (veclab.wasm.version; the server sends veclab.wasm?v=VERSION as
+	// immutable), so a second visit takes it from the HTTP cache without
+	// a revalidation, which would drop Chromium's cache of the compiled
+	// code.
+	const wasmURL = async () => {
+		const wasm = url("veclab.wasm");
 		try {
 			const v = (await text("veclab.wasm.version")).trim();
-			if (v) wasm += "?v=" + encodeURIComponent(v);
+			if (v) return wasm + "?v=" + encodeURIComponent(v);
 		} catch {} // a host without it: revalidate the plain URL
-		try {
-			return await WebAssembly.compileStreaming(fetch(wasm));
-		} catch (err) {
-			// A server that sends another Content-Type: compile the bytes.
-			const r = await fetch(wasm);
-			if (!r.ok) throw new Error(`veclab.wasm: HTTP ${r.status}`);
-			return WebAssembly.compile(await r.arrayBuffer());
-		}
+		return wasm;
 	};
 
 	// assets fetches, once per page, what every kernel worker needs: the
-	// worker's script, wasm_exec.js and veclab.wasm compiled to a
-	// WebAssembly.Module. Each worker gets them from the page: a restarted
-	// kernel, or a second one, needs no network (the site works offline
-	// once loaded) and does not compile the module again.
+	// worker's script, wasm_exec.js and veclab.wasm's address. Each worker
+	// gets them from the page: a restarted kernel, or a second one, needs
+	// no network (the site works offline once loaded).
 	let assets = null;
 	function loadAssets() {
 		if (assets) return assets;
 		assets = (async () => {
-			const t0 = performance.now();
-			let compiledAt = 0;
-			mark("wasmRequested", t0);
-			const [worker, execJS, module] = await Promise.all([
-				text("build/veclab-worker.js"),
-				text("wasm_exec.js"),
-				compile().then((m) => {
-					compiledAt = performance.now();
-					mark("wasmCompiled", compiledAt);
-					return m;
-				}),
+			const [worker, execJS, wasm] = await Promise.all([
+				text("build/veclab-worker.js"), text("wasm_exec.js"), wasmURL(),
 			]);
-			return {
-				workerURL: URL.createObjectURL(new Blob([worker], { type: "text/javascript" })),
-				execJS, module, compileMs: compiledAt - t0,
-				// milliseconds after navigation (performance's time origin)
-				requestedAt: t0, compiledAt,
-			};
+			return { workerURL: URL.createObjectURL(new Blob([worker], { type: "text/javascript" })), execJS, wasm };
 		})();
 		assets.catch(() => { assets = null; }); // a later kernel tries again
 		return assets;
+	}
+
+	// The module is compiled once per page, by the first worker, with the
+	// browser's streaming compiler (while the bytes arrive), and handed
+	// back to the page for every later worker. In the worker, not on the
+	// page: Chromium feeds a streaming compilation, and reads a module
+	// back from its code cache on a warm visit, on the calling thread,
+	// which took the page's main thread for 1.3 s of a warm load (2.0 s of
+	// a cold one) while JupyterLab's code waited to run. module is
+	// {module, compileMs, requestedAt, compiledAt} once a worker has
+	// compiled it; compiler is the worker doing so.
+	let module = null, compiler = null;
+	const waiting = []; // workers waiting for the compiler's module
+
+	const at = (abs) => abs - performance.timeOrigin;
+	function init(w, a) {
+		const m = module;
+		Object.assign(w, { compileMs: m.compileMs, requestedAt: m.requestedAt, compiledAt: m.compiledAt });
+		w.worker.postMessage({ type: "init", module: m.module, execJS: a.execJS, env: { ...env }, flag: w.flag });
 	}
 
 	// startWorker starts a kernel worker on the assets. Messages that
@@ -95,29 +91,67 @@
 			? new Int32Array(new SharedArrayBuffer(4)) : null;
 		const w = { worker: null, flag, kept: [], handler: null, disposed: false };
 		const deliver = (m) => (w.handler ? w.handler(m) : w.kept.push(m));
+		// dispose ends the worker; if it was compiling the module, the next
+		// worker compiles it.
+		w.dispose = () => {
+			w.disposed = true;
+			w.worker?.terminate();
+			if (compiler === w) {
+				compiler = null;
+				const next = waiting.shift();
+				if (next) next();
+			}
+		};
 		loadAssets().then((a) => {
 			if (w.disposed) return;
-			w.compileMs = a.compileMs;
-			w.requestedAt = a.requestedAt;
-			w.compiledAt = a.compiledAt;
 			w.workerAt = performance.now();
 			mark("workerStarted", w.workerAt);
 			w.worker = new Worker(a.workerURL, { name: "veclab-kernel" });
-			w.worker.onmessage = (e) => deliver(e.data);
+			w.worker.onmessage = (e) => {
+				const m = e.data;
+				if (m.type !== "compiled") return deliver(m);
+				mark("wasmRequested", at(m.requestedAbs));
+				mark("wasmCompiled", at(m.compiledAbs));
+				module = { module: m.module, compileMs: m.compiledAbs - m.requestedAbs, requestedAt: at(m.requestedAbs), compiledAt: at(m.compiledAbs) };
+				compiler = null;
+				Object.assign(w, { compileMs: module.compileMs, requestedAt: module.requestedAt, compiledAt: module.compiledAt });
+				for (const f of waiting.splice(0)) f();
+			};
 			w.worker.onerror = (e) => deliver({ type: "failed", error: `veclab worker: ${e.message || "failed to start"}` });
-			w.worker.postMessage({ type: "init", module: a.module, execJS: a.execJS, env: { ...env }, flag });
+			const go = () => {
+				if (w.disposed) return;
+				if (module) return init(w, a);
+				if (compiler) return waiting.push(go);
+				compiler = w; // this worker compiles, then starts on the module
+				w.worker.postMessage({ type: "init", wasm: a.wasm, execJS: a.execJS, env: { ...env }, flag });
+			};
+			go();
 		}, (err) => deliver({ type: "failed", error: `loading veclab.wasm: ${err && err.message ? err.message : err}` }));
 		return w;
 	}
 
-	// spare is the worker started with the page, before any kernel asks
-	// for one; the first kernel takes it, later ones start their own.
-	let spare = startWorker();
+	// spare is the worker started before any kernel asks for one; the
+	// first kernel takes it, later ones start their own. When it starts
+	// comes from the page's query string (…/?veclab_boot=page): "lab",
+	// once JupyterLab's code has run (main.js calls prewarm; the
+	// default); "page", as this script runs; or "kernel", when a kernel
+	// is first asked for. On this project's 2-core machine the module's
+	// compilation and JupyterLab's start compete for the cores, and "lab"
+	// gave the first result soonest, cold and warm (cmd/veclab's
+	// BenchmarkBrowserLoad measures the three side by side); "page" starts
+	// the download sooner, which a slow network may favour.
+	let when = new URLSearchParams(window.location.search).get("veclab_boot") || "lab";
+	if (!["page", "lab", "kernel"].includes(when)) {
+		console.warn(`veclab: ?veclab_boot=${when}: want page, lab or kernel; starting once JupyterLab's code has run`);
+		when = "lab";
+	}
+	let spare = when === "page" ? startWorker() : null;
 	globalThis.veclabBoot = {
 		env,
 		marks,
 		mark,
 		prewarm() {
+			if (when === "kernel") return;
 			if (!spare) spare = startWorker();
 		},
 		takeWorker() {

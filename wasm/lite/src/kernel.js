@@ -55,8 +55,7 @@ export class VeclabKernel extends BaseKernel {
 	dispose() {
 		if (this.isDisposed) return;
 		kernels.delete(this.id);
-		this._w.disposed = true;
-		this._w.worker?.terminate();
+		this._w.dispose();
 		this._fail(new Error("the kernel was shut down"));
 		super.dispose();
 	}

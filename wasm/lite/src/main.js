@@ -8,6 +8,7 @@ import { IServiceManager } from "@jupyterlab/services";
 import { PluginRegistry } from "@lumino/coreutils";
 import veclabKernel, { prewarm } from "./kernel.js";
 import explorerLink from "./explorer-link.js";
+import settings from "./settings.js";
 
 // dropUnprovided removes the plugins that require a service no plugin of
 // the site provides (the site has a subset of JupyterLab's extensions:
@@ -27,7 +28,7 @@ function dropUnprovided(plugins, allPlugins) {
 export async function main(extensions, disabled) {
 	const mark = globalThis.veclabBoot.mark; // the load's milestones (boot.js)
 	mark("labEvaluated"); // build/lab.js fetched, parsed and run
-	prewarm(); // veclab.wasm loads in a worker while JupyterLab starts
+	prewarm(); // veclab.wasm loads in a worker while JupyterLab starts (boot.js)
 	const isDisabled = (id) =>
 		PageConfig.Extension.isDisabled(id) || disabled.includes(id) || disabled.includes(id.split(":")[0]);
 	const plugins = [];
@@ -60,6 +61,7 @@ export async function main(extensions, disabled) {
 	for (const [name, mod] of extensions) add(name, mod.default);
 	add("veclab-kernel", veclabKernel);
 	add("veclab-explorer-link", explorerLink);
+	add("veclab-settings", settings);
 	dropUnprovided(plugins, allPlugins);
 
 	const pluginRegistry = new PluginRegistry();

@@ -1,19 +1,41 @@
 // The Web Worker of the Go (veclab) kernel: it runs wasm_exec.js of the Go
 // toolchain that built veclab.wasm and the module, both handed over by the
-// page (kernel.js compiles the module once per page), and answers the
+// page. The first worker of a page compiles the module from its address
+// (init's wasm) and posts it back, so later workers start on it (boot.js
+// says why the compilation is here, not on the page). It answers the
 // requests of kernel.js through the bridge the module installs
 // (globalThis.veclab, wasm/main.go). A cell that computes blocks this
 // worker, never the page; outputs are posted as the cell produces them.
 //
-//	in:  {type: "init", module, execJS, env, flag}
+//	in:  {type: "init", module | wasm, execJS, env, flag}
 //	     {type: "execute"|"complete"|"inspect"|"isComplete", id, …}
-//	out: {type: "ready", version, goVersion} | {type: "failed", error}
+//	out: {type: "compiled", module, requestedAbs, compiledAbs} (init with wasm)
+//	     {type: "ready", version, goVersion} | {type: "failed", error}
 //	     {type: "output", id, item} | {type: "reply", id, result | error}
 
 let started = null;
 
+// compile compiles veclab.wasm with the browser's streaming compiler
+// (while the bytes arrive; it is also what makes Chromium keep the
+// compiled code in its cache for the next visit).
+async function compile(wasm) {
+	try {
+		return await WebAssembly.compileStreaming(fetch(wasm));
+	} catch (err) {
+		// A server that sends another Content-Type: compile the bytes.
+		const r = await fetch(wasm);
+		if (!r.ok) throw new Error(`veclab.wasm: HTTP ${r.status}`);
+		return WebAssembly.compile(await r.arrayBuffer());
+	}
+}
+
 async function init(m) {
 	try {
+		if (!m.module) {
+			const requestedAbs = performance.timeOrigin + performance.now();
+			m.module = await compile(m.wasm);
+			postMessage({ type: "compiled", module: m.module, requestedAbs, compiledAbs: performance.timeOrigin + performance.now() });
+		}
 		// wasm_exec.js of the toolchain that built the module, as text from
 		// the page (this worker may start offline): it defines globalThis.Go.
 		(0, eval)(m.execJS);
