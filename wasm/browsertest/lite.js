@@ -16,7 +16,10 @@
 //     kernel_info's language_info, an error naming its cell line;
 //   - interrupt of a running index build through the kernel's interrupt
 //     (the SharedArrayBuffer flag): the cell ends Interrupted within
-//     seconds and the next cell runs; a restart gives a fresh session.
+//     seconds and the next cell runs; an endless loop that never sees the
+//     flag ends 3 s after the interrupt in a new Go session; a restart
+//     gives a fresh session;
+//   - the settings registry's compiled validators agree with JupyterLab's.
 //
 //	node lite.js URL [SCREENSHOT.png]
 //	node lite.js [-json] -load N URL
@@ -379,6 +382,38 @@ async function main() {
 		r = await runCell(page, id, `2*21`, 30000);
 		check(r.status === "ok" && text(r.outputs).trim() === "42", `after the interrupt: ${JSON.stringify(r)}`);
 		console.log(`ok   interrupt: the index build ended ${took.toFixed(1)} s after its start (interrupted at 3 s): ${out.trim().split("\n").slice(-1)[0].slice(0, 160)}; the next cell gives 42`);
+
+		// A loop that calls nothing never sees the interrupt flag (one
+		// thread, no preemption on js/wasm): 3 s after the interrupt the
+		// kernel replaces its Go session, the cell ends saying so, and the
+		// kernel lives on with a fresh session.
+		r = await runCell(page, id, `kept := 7\nkept`, 30000);
+		check(r.status === "ok" && text(r.outputs).trim() === "7", `before the endless loop: ${JSON.stringify(r)}`);
+		const tLoop = Date.now();
+		const loop = runCell(page, id, `n := 0\nfor {\n\tn++\n}`, 60000);
+		await page.waitForTimeout(1500);
+		await page.evaluate((id) => window.kernelOf(id).interrupt(), id);
+		r = await loop;
+		const tookLoop = (Date.now() - tLoop) / 1000;
+		const said = text(r.outputs);
+		check(r.status === "error" && said.includes("did not stop within 3 s") && said.includes("new Go session"), `the endless loop after an interrupt: ${JSON.stringify(r).slice(0, 1000)}`);
+		check(tookLoop < 12, `the endless loop ended ${tookLoop.toFixed(1)} s after it started (interrupt at 1.5 s)`);
+		r = await runCell(page, id, `kept`, 60000);
+		check(r.status === "error" && text(r.outputs).includes("kept"), `after the session was replaced, kept is still defined: ${JSON.stringify(r)}`);
+		r = await runCell(page, id, `6*7`, 30000);
+		check(r.status === "ok" && text(r.outputs).trim() === "42", `after the session was replaced: ${JSON.stringify(r)}`);
+		console.log(`ok   an endless loop (n++ forever): interrupted at 1.5 s, the kernel replaced its Go session and the cell ended ${tookLoop.toFixed(1)} s after its start ("${said.trim().split("\n")[0].slice(0, 120)}…"); the next cells run in a fresh session (6*7 = 42)`);
+
+		// A Go program that ends (here out of memory, a fatal error no
+		// recover catches) is replaced by a new one the same way.
+		const tOOM = Date.now();
+		r = await runCell(page, id, `var keep [][]byte\nfor {\n\tkeep = append(keep, make([]byte, 256<<20))\n}`, 120000);
+		const tookOOM = (Date.now() - tOOM) / 1000;
+		const saidOOM = text(r.outputs);
+		check(r.status === "error" && saidOOM.includes("Go program ended") && saidOOM.includes("exit code 2") && saidOOM.includes("new Go session"), `a cell that runs out of memory: ${JSON.stringify(r).slice(0, 1000)}`);
+		r = await runCell(page, id, `6*7`, 60000);
+		check(r.status === "ok" && text(r.outputs).trim() === "42", `after the Go program ran out of memory: ${JSON.stringify(r)}`);
+		console.log(`ok   out of memory: the Go program ended after ${tookOOM.toFixed(1)} s, the kernel started a new one ("${saidOOM.trim().split("\n")[0].slice(0, 120)}…"); 6*7 = 42`);
 
 		// Restart: a new worker on the page's compiled module, a fresh session.
 		const tr = Date.now();

@@ -219,15 +219,16 @@ const common = {
 	},
 	assetNames: "assets/[name]-[hash]",
 };
-await esbuild.build({
+const labBuild = await esbuild.build({
 	...common,
 	entryPoints: { lab: path.join(gen, "entry.js") },
 	outdir: build,
 	format: "esm",
 	splitting: true,
 	chunkNames: "chunks/[name]-[hash]",
-	metafile: false,
+	metafile: true,
 });
+fs.writeFileSync(path.join(gen, "meta.json"), JSON.stringify(labBuild.metafile));
 // The kernel's worker: a classic worker script (it loads wasm_exec.js with
 // importScripts).
 await esbuild.build({

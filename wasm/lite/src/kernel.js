@@ -10,8 +10,17 @@
 // the Go side polls while a cell runs (wasm/main.go); the running cell
 // then ends with an Interrupted error and the worker lives on. Shared
 // memory needs a cross-origin isolated page (`veclab serve` sends the
-// COOP/COEP headers); without it interrupt is not available and a
-// notice says so.
+// COOP/COEP headers).
+//
+// The kernel survives what its worker cannot: Go on js/wasm has one
+// thread and no preemption, so the poll runs only when the cell blocks or
+// waits, and a loop that calls nothing that does (n++ forever) never
+// sees the flag. A cell still running interruptGrace after an interrupt
+// (or after any interrupt, on a page without shared memory) has its
+// worker ended and a new one started on the page's compiled module: the
+// cell ends with an error saying so, and the next cell runs in a new Go
+// session. A Go program that ends (a fatal error, a panic in a
+// goroutine) is replaced the same way.
 import { PageConfig, URLExt } from "@jupyterlab/coreutils";
 import { BaseKernel, IKernelClient, IKernelSpecs } from "@jupyterlite/services";
 
@@ -23,6 +32,10 @@ const KERNEL_NAME = "veclab";
 const boot = globalThis.veclabBoot;
 
 const kernels = new Map(); // id → VeclabKernel, for the interrupt hook
+
+// interruptGrace is how long a running cell has to stop after an
+// interrupt before its Go session is replaced (see above).
+const interruptGrace = 3000;
 
 // prewarm starts a spare worker if boot.js has none (it starts one with
 // the page).
@@ -39,13 +52,43 @@ export class VeclabKernel extends BaseKernel {
 			this._readyResolve = resolve;
 			this._readyReject = reject;
 		});
+		this.sessions = 0; // Go sessions replaced (interrupt grace, a Go program that ended)
 		boot.mark("kernelCreated"); // JupyterLab asked for a kernel
-		const w = boot.takeWorker();
+		this._adopt(boot.takeWorker());
+		kernels.set(this.id, this);
+	}
+
+	// _adopt makes w the kernel's worker: requests wait for its Go
+	// program's ready (w.started); messages of a worker no longer the
+	// kernel's are dropped.
+	_adopt(w) {
 		this._w = w;
 		this._flag = w.flag;
-		w.handler = (m) => this._onMessage(m);
-		for (const m of w.kept.splice(0)) this._onMessage(m);
-		kernels.set(this.id, this);
+		w.started = new Promise((resolve, reject) => {
+			w.startedResolve = resolve;
+			w.startedReject = reject;
+		});
+		w.started.catch(() => {}); // a request that waits on it reports it
+		w.handler = (m) => w === this._w && this._onMessage(w, m);
+		for (const m of w.kept.splice(0)) w.handler(m);
+	}
+
+	// _replace ends the worker and its Go session and starts a new one;
+	// every pending request fails with why.
+	_replace(why) {
+		this._w.dispose();
+		const err = new Error(`${why}. The kernel started a new Go session: the variables and imports of earlier cells are gone.`);
+		this._rejectPending(err);
+		this.sessions++;
+		this._adopt(boot.takeWorker());
+	}
+
+	_rejectPending(err) {
+		for (const p of this._pending.values()) {
+			clearTimeout(p.grace);
+			p.reject(err);
+		}
+		this._pending.clear();
 	}
 
 	get ready() {
@@ -60,24 +103,35 @@ export class VeclabKernel extends BaseKernel {
 		super.dispose();
 	}
 
-	// interrupt asks the running cell to stop (see the note above).
+	// interrupt asks the running cell to stop, and replaces the Go session
+	// if it has not stopped interruptGrace later (see the note above). It
+	// says whether the page has the shared flag.
 	interrupt() {
-		if (this._flag) {
-			Atomics.store(this._flag, 0, 1);
-			return true;
+		if (this._flag) Atomics.store(this._flag, 0, 1);
+		const running = [...this._pending.values()].find((p) => p.type === "execute");
+		if (running && !running.grace) {
+			running.grace = setTimeout(() => {
+				if (this._pending.get(running.id) !== running) return;
+				this._replace(this._flag
+					? `The cell did not stop within ${interruptGrace / 1000} s of the interrupt (in a browser a loop that calls nothing that waits, such as n++ forever, cannot see it)`
+					: `The cell did not stop within ${interruptGrace / 1000} s of the interrupt (this page is not cross-origin isolated, so no interrupt reaches a running cell)`);
+			}, interruptGrace);
 		}
-		return false;
+		return !!this._flag;
 	}
 
 	_fail(err) {
 		this._readyReject?.(err);
-		for (const p of this._pending.values()) p.reject(err);
-		this._pending.clear();
+		this._w.startedReject?.(err);
+		this._rejectPending(err);
 	}
 
-	_onMessage(m) {
+	_onMessage(w, m) {
 		switch (m.type) {
 			case "ready":
+				w.ready = true;
+				w.startedResolve();
+				if (this._info) return; // a replaced session's worker
 				this._info = m;
 				{
 					const w = this._w, at = (abs) => Math.round(abs - performance.timeOrigin);
@@ -92,7 +146,10 @@ export class VeclabKernel extends BaseKernel {
 				this._readyResolve();
 				return;
 			case "failed":
-				this._fail(new Error(m.error));
+				// A Go program that ran and ended is replaced; one that
+				// never started fails the kernel (another would fail too).
+				if (w.ready && !this.isDisposed) this._replace(`The Go program ended: ${m.error}`);
+				else this._fail(new Error(m.error));
 				return;
 			case "output": {
 				const p = this._pending.get(m.id);
@@ -103,6 +160,7 @@ export class VeclabKernel extends BaseKernel {
 				const p = this._pending.get(m.id);
 				if (!p) return;
 				this._pending.delete(m.id);
+				clearTimeout(p.grace);
 				if (m.error) p.reject(new Error(m.error));
 				else p.resolve(m.result);
 				return;
@@ -110,15 +168,16 @@ export class VeclabKernel extends BaseKernel {
 		}
 	}
 
-	_request(type, args, onOutput) {
+	// _request sends a request to the worker once its Go program is ready
+	// and resolves with the worker's reply.
+	async _request(type, args, onOutput) {
+		const w = this._w;
+		await w.started;
+		if (w !== this._w) throw new Error("the kernel's Go session was replaced before this request was sent");
 		const id = this._next++;
 		return new Promise((resolve, reject) => {
-			if (!this._w.worker) {
-				reject(new Error("the kernel's worker has not started"));
-				return;
-			}
-			this._pending.set(id, { resolve, reject, onOutput });
-			this._w.worker.postMessage({ type, id, ...args });
+			this._pending.set(id, { id, type, resolve, reject, onOutput });
+			w.worker.postMessage({ type, id, ...args });
 		});
 	}
 
@@ -245,7 +304,7 @@ const plugin = {
 		client.interrupt = async (id) => {
 			const k = kernels.get(id);
 			if (k && !k.interrupt()) {
-				console.warn("veclab: interrupt needs a cross-origin isolated page (SharedArrayBuffer); only the queued cells are cancelled");
+				console.warn(`veclab: this page is not cross-origin isolated (no SharedArrayBuffer), so no interrupt reaches a running cell: its Go session is replaced if it has not ended ${interruptGrace / 1000} s from now`);
 			}
 			return interrupt(id);
 		};

@@ -40,12 +40,22 @@ async function init(m) {
 		// the page (this worker may start offline): it defines globalThis.Go.
 		(0, eval)(m.execJS);
 		const go = new globalThis.Go();
+		let exitCode = null;
+		const exit = go.exit.bind(go);
+		go.exit = (code) => {
+			exitCode = code;
+			exit(code);
+		};
 		go.env = { HOME: "/", ...m.env };
 		const ready = new Promise((resolve) => { globalThis.veclabReady = resolve; });
 		const t1 = performance.now();
 		const instance = await WebAssembly.instantiate(m.module, go.importObject);
 		go.run(instance).then(() => {
-			postMessage({ type: "failed", error: "the Go program ended (exit code " + go.exitCode + ")" });
+			// Exit code 2 is the runtime's fatal error (out of memory, a stack
+			// overflow), whose message Go prints to the console.
+			postMessage({ type: "failed", error: exitCode === 2 ? "exit code 2, a fatal error of the Go runtime such as out of memory (its message is in the browser's console)" : `exit code ${exitCode}` });
+		}, (err) => {
+			postMessage({ type: "failed", error: `the module stopped: ${err && err.message ? err.message : err}` });
 		});
 		await ready;
 		if (m.flag) globalThis.veclab.setInterruptFlag(m.flag);
