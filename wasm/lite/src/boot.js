@@ -72,7 +72,7 @@
 	// back from its code cache on a warm visit, on the calling thread,
 	// which took the page's main thread for 1.3 s of a warm load (2.0 s of
 	// a cold one) while JupyterLab's code waited to run. module is
-	// {module, compileMs, requestedAt, compiledAt} once a worker has
+	// {module, times: {compileMs, requestedAt, compiledAt}} once a worker has
 	// compiled it; compiler is the worker doing so.
 	let module = null, compiler = null;
 	const waiting = []; // workers waiting for the compiler's module
@@ -80,7 +80,7 @@
 	const at = (abs) => abs - performance.timeOrigin;
 	function init(w, a) {
 		const m = module;
-		Object.assign(w, { compileMs: m.compileMs, requestedAt: m.requestedAt, compiledAt: m.compiledAt });
+		Object.assign(w, m.times);
 		w.worker.postMessage({ type: "init", module: m.module, execJS: a.execJS, env: { ...env }, flag: w.flag });
 	}
 
@@ -112,9 +112,9 @@
 				if (m.type !== "compiled") return deliver(m);
 				mark("wasmRequested", at(m.requestedAbs));
 				mark("wasmCompiled", at(m.compiledAbs));
-				module = { module: m.module, compileMs: m.compiledAbs - m.requestedAbs, requestedAt: at(m.requestedAbs), compiledAt: at(m.compiledAbs) };
+				module = { module: m.module, times: { compileMs: m.compiledAbs - m.requestedAbs, requestedAt: at(m.requestedAbs), compiledAt: at(m.compiledAbs) } };
 				compiler = null;
-				Object.assign(w, { compileMs: module.compileMs, requestedAt: module.requestedAt, compiledAt: module.compiledAt });
+				Object.assign(w, module.times);
 				for (const f of waiting.splice(0)) f();
 			};
 			w.worker.onerror = (e) => deliver({ type: "failed", error: `veclab worker: ${e.message || "failed to start"}` });
