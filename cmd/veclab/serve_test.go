@@ -375,7 +375,11 @@ type loadOut struct {
 		Cache            string // "cold" or "warm"
 		FirstMs          float64
 		Bytes, WasmBytes float64
-		Marks            map[string]float64 // milliseconds after navigation
+		// CPU seconds the machine's cores spent busy from navigation to
+		// the first result, and to JupyterLab's asking for the kernel (0:
+		// not measured, no /proc/stat or no such mark)
+		CPUS, CPULabS float64
+		Marks         map[string]float64 // milliseconds after navigation
 	}
 	Loadavg []float64
 }
@@ -399,18 +403,22 @@ var loadSpans = []struct{ name, from, to string }{
 // bootOrders are the values of the site's ?veclab_boot= (when the kernel's
 // first worker starts: with the page, once JupyterLab's code has run, or
 // when a kernel is asked for; wasm/lite/src/boot.js), the default first.
-var bootOrders = []string{"page", "lab", "kernel"}
+var bootOrders = []string{"lab", "page", "kernel"}
 
 // BenchmarkBrowserLoad serves the site and runs wasm/browsertest/lite.js
-// -load 1 per iteration and per boot order (bootOrders, alternated):
-// navigation → first result (1+1) with a cold browser profile, then twice
-// with the same (warm) profile. It reports the first result's time and
-// the spans of loadSpans, each the median over the iterations' runs, cold
-// and warm apart, and the bytes over the wire of a cold load, each metric
-// named by its boot order; for the orders other than the default, only
-// the first result and JupyterLab's and Go's spans. In the "kernel" order
-// JupyterLab starts alone: its spans there are the front end's own time.
-// The machine's load average is logged: the times depend on it.
+// -load 1 per iteration and per boot order (bootOrders, alternated), then
+// with -alone (the kernel without JupyterLab, order "alone"): navigation
+// → first result (1+1) with a cold browser profile, then twice with the
+// same (warm) profile. It reports the first result's time, the CPU the
+// machine spent on it (core-seconds, from /proc/stat) and the spans of
+// loadSpans, each the median over the iterations' runs, cold and warm
+// apart, and the bytes over the wire of a cold load, each metric named by
+// its order; for the orders other than the default, only the first
+// result, its CPU and JupyterLab's and Go's spans. In the "kernel" order
+// JupyterLab starts alone: its spans, and the CPU to its asking for the
+// kernel (kernel-*-lab-cpu-s), are the front end's own; "alone" gives the
+// kernel path's own. The machine's load average is logged: the times
+// depend on it.
 //
 //	go test ./cmd/veclab -run '^$' -bench BrowserLoad -benchtime 3x -timeout 60m
 //
@@ -422,9 +430,14 @@ func BenchmarkBrowserLoad(b *testing.B) {
 	vals := map[string][]float64{}
 	add := func(k string, v float64) { vals[k] = append(vals[k], v) }
 	brief := map[string]bool{"lab-bundle": true, "lab-start": true, "notebook": true, "go-ready": true}
+	orders := append(append([]string(nil), bootOrders...), "alone")
 	for i := 0; i < b.N; i++ {
-		for _, order := range bootOrders {
-			out := runNode(b, dir, 10*time.Minute, "lite.js", "-json", "-load", "1", url+"?veclab_boot="+order)
+		for _, order := range orders {
+			args := []string{"lite.js", "-json", "-load", "1", url + "?veclab_boot=" + order}
+			if order == "alone" {
+				args = []string{"lite.js", "-json", "-load", "1", "-alone", url}
+			}
+			out := runNode(b, dir, 10*time.Minute, args...)
 			var r loadOut
 			j := bytes.LastIndex(out, []byte("\nJSON "))
 			if j < 0 {
@@ -439,11 +452,17 @@ func BenchmarkBrowserLoad(b *testing.B) {
 			for _, run := range r.Runs {
 				key := order + "-" + run.Cache
 				add(key+"-first-s", run.FirstMs/1000)
+				if run.CPUS > 0 {
+					add(key+"-cpu-s", run.CPUS)
+				}
+				if run.CPULabS > 0 && order == "kernel" {
+					add(key+"-lab-cpu-s", run.CPULabS)
+				}
 				if run.Cache == "cold" && order == bootOrders[0] {
 					add("cold-MB", run.Bytes/1e6)
 				}
 				for _, s := range loadSpans {
-					if order != bootOrders[0] && !brief[s.name] {
+					if order != bootOrders[0] && !brief[s.name] && (order != "alone" || !strings.HasPrefix(s.name, "go-") && s.name != "wasm-compile") {
 						continue
 					}
 					to, ok := run.Marks[s.to]

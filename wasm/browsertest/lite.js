@@ -22,13 +22,15 @@
 //   - the settings registry's compiled validators agree with JupyterLab's.
 //
 //	node lite.js URL [SCREENSHOT.png]
-//	node lite.js [-json] -load N URL
+//	node lite.js [-json] -load N [-alone] URL
 //
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
-// veclabBoot.marks); -json adds a last line "JSON {runs, loadavg}" for
-// cmd/veclab's BenchmarkBrowserLoad.
+// veclabBoot.marks) and the CPU the machine spent on it; -json adds a
+// last line "JSON {runs, loadavg}" for cmd/veclab's BenchmarkBrowserLoad.
+// With -alone the kernel loads without JupyterLab (see kernelAlone), which
+// shows what the kernel's path costs on its own.
 //
 // It prints one line per check and exits 1 at the first failure. The
 // browser is $CHROMIUM, default /usr/bin/chromium. No request may leave
@@ -52,10 +54,15 @@ if (args[0] === "-load") {
 		process.exit(2);
 	}
 }
+let alone = false;
+if (loadRuns && args[0] === "-alone") {
+	alone = true;
+	args = args.slice(1);
+}
 const base = args[0];
 const screenshot = args[1];
 if (!base) {
-	console.error("usage: node lite.js URL [SCREENSHOT.png]");
+	console.error("usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL");
 	process.exit(2);
 }
 const origin = new URL(base).origin;
@@ -188,6 +195,7 @@ async function firstResult(context, label) {
 		if (new URL(req.url()).pathname.endsWith("/veclab.wasm")) wasmBytes = got;
 	}, () => {}));
 	page.on("requestfinished", onFinished);
+	const cpu = cpuWatch();
 	const t = Date.now();
 	await page.goto(base);
 	await appReady(page, 120000);
@@ -196,6 +204,7 @@ async function firstResult(context, label) {
 	const tKernel = Date.now() - t;
 	const r = await runCell(page, id, "1+1", 60000);
 	const tFirst = Date.now() - t;
+	cpu.stop();
 	await Promise.all(sizes);
 	check(r.status === "ok" && text(r.outputs).trim() === "2", `${label}: 1+1 gave ${JSON.stringify(r)}`);
 	page.notebookId = id;
@@ -204,12 +213,101 @@ async function firstResult(context, label) {
 	page.plugins = await page.evaluate(() => [...(globalThis.veclabBoot?.plugins || [])]);
 	page.bytes = bytes;
 	page.wasmBytes = wasmBytes;
-	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load}); ${n} responses, ${(bytes / 1e6).toFixed(1)} MB over the wire, veclab.wasm ${(wasmBytes / 1e6).toFixed(1)} MB`);
+	// The CPU spent to the first result, and to JupyterLab's asking for
+	// the kernel (with ?veclab_boot=kernel, JupyterLab's own).
+	page.cpuS = cpu.busyAt(tFirst);
+	page.cpuLabS = page.marks.kernelCreated !== undefined ? cpu.busyAt(page.marks.kernelCreated) : NaN;
+	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load}), ${page.cpuS.toFixed(2)} s of CPU; ${n} responses, ${(bytes / 1e6).toFixed(1)} MB over the wire, veclab.wasm ${(wasmBytes / 1e6).toFixed(1)} MB`);
 	console.log(`     ${label}: ${breakdown(page.marks)}`);
 	if (page.plugins.length) {
 		const slow = [...page.plugins].sort((a, b) => b[1] - a[1]).slice(0, 8);
 		console.log(`     ${label}: ${page.plugins.length} plugins activated, the slowest (ms, including what each waits for): ${slow.map(([id, ms]) => `${id} ${ms}`).join(", ")}`);
 	}
+	return page;
+}
+
+// cpuBusy is the CPU time, in seconds, the machine's cores have spent
+// busy since it booted (/proc/stat's first line: every state but idle
+// and iowait), or NaN where there is no /proc/stat. The load's figures
+// take differences of it: on a machine kept for the test, the browser's
+// processes are nearly all of it.
+function cpuBusy() {
+	try {
+		const f = require("fs").readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+		const hz = 100; // USER_HZ, the unit of /proc/stat on Linux
+		return (f.reduce((a, b) => a + b, 0) - f[3] - f[4]) / hz;
+	} catch {
+		return NaN;
+	}
+}
+
+// cpuWatch samples cpuBusy every 50 ms from now until stop; busyAt(ms)
+// is the busy seconds from the start to ms after it (the last sample at
+// or before), so a load's marks (ms after navigation) can be priced.
+function cpuWatch() {
+	const t0 = Date.now(), samples = [[0, cpuBusy()]];
+	const timer = setInterval(() => samples.push([Date.now() - t0, cpuBusy()]), 50);
+	return {
+		stop() {
+			clearInterval(timer);
+			samples.push([Date.now() - t0, cpuBusy()]);
+		},
+		busyAt(ms) {
+			let v = samples[0][1];
+			for (const [t, b] of samples) if (t <= ms) v = b;
+			return v - samples[0][1];
+		},
+	};
+}
+
+// kernelAlone loads the Go kernel the way the site does, but with no
+// JupyterLab: on a page of the site's origin (its 404 page, which carries
+// the cross-origin isolation headers of every response) it runs
+// build/veclab-boot.js, takes the kernel's first worker, waits for the
+// Go program's ready and asks for 1+1, as kernel.js would. Its time and CPU
+// are the kernel path's own: the module fetched and compiled, Go's init,
+// the interpreter's session. It resolves to firstResult's fields.
+async function kernelAlone(context, label) {
+	const page = await context.newPage();
+	const cpu = cpuWatch();
+	const t = Date.now();
+	await page.goto(new URL("veclab-no-page-here", base).href);
+	const r = await page.evaluate(async () => {
+		await new Promise((resolve, reject) => {
+			const s = document.createElement("script");
+			s.src = "build/veclab-boot.js";
+			s.onload = resolve;
+			s.onerror = () => reject(new Error("build/veclab-boot.js did not load"));
+			document.head.appendChild(s);
+		});
+		const boot = globalThis.veclabBoot;
+		const w = boot.takeWorker();
+		const got = await new Promise((resolve) => {
+			const items = [];
+			w.handler = (m) => {
+				if (m.type === "ready") {
+					const at = (abs) => abs - performance.timeOrigin;
+					boot.mark("goInstantiated", at(m.instantiatedAbs));
+					if (m.mainAbs) boot.mark("goMain", at(m.mainAbs));
+					if (m.sessionAbs) boot.mark("goSession", at(m.sessionAbs));
+					boot.mark("goReady", at(m.readyAbs));
+					boot.mark("executeSent");
+					w.worker.postMessage({ type: "execute", id: 1, code: "1+1" });
+				} else if (m.type === "output") items.push(m.item);
+				else if (m.type === "reply" || m.type === "failed") resolve({ error: m.error || m.result?.error, items });
+			};
+			for (const m of w.kept.splice(0)) w.handler(m);
+		});
+		boot.mark("executeReply");
+		return { ...got, marks: { ...boot.marks } };
+	});
+	const tFirst = Date.now() - t;
+	cpu.stop();
+	const two = r.items.map((i) => i.data?.["text/plain"] || "").join("").trim();
+	check(!r.error && two === "2", `${label}: the kernel alone's 1+1 gave ${JSON.stringify(r)}`);
+	Object.assign(page, { tFirst, navAt: t, marks: r.marks, plugins: [], bytes: NaN, wasmBytes: NaN, cpuS: cpu.busyAt(tFirst) });
+	console.log(`ok   ${label}: the kernel alone (no JupyterLab): navigation → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s, ${page.cpuS.toFixed(2)} s of CPU`);
+	console.log(`     ${label}: ${breakdown(page.marks)}`);
 	return page;
 }
 
@@ -244,12 +342,13 @@ function dirSize(dir) {
 // twice warm after each, and prints the median of each.
 async function loadOnly() {
 	const cold = [], warm = [];
-	const runs = []; // for -json: {cache, firstMs, bytes, wasmBytes, marks}
-	const keep = (cache, p) => runs.push({ cache, firstMs: p.tFirst, bytes: p.bytes, wasmBytes: p.wasmBytes, marks: p.marks, plugins: p.plugins });
+	const runs = []; // for -json: {cache, firstMs, cpuS, cpuLabS, bytes, wasmBytes, marks, plugins}
+	const load = alone ? kernelAlone : firstResult;
+	const keep = (cache, p) => runs.push({ cache, firstMs: p.tFirst, cpuS: p.cpuS, cpuLabS: p.cpuLabS, bytes: p.bytes, wasmBytes: p.wasmBytes, marks: p.marks, plugins: p.plugins });
 	for (let i = 0; i < loadRuns; i++) {
 		const { profile, context } = await launch();
 		try {
-			let p = await firstResult(context, `run ${i + 1} cold cache`);
+			let p = await load(context, `run ${i + 1} cold cache`);
 			cold.push(p.tFirst);
 			keep("cold", p);
 			for (let j = 0; j < 2; j++) {
@@ -258,7 +357,7 @@ async function loadOnly() {
 				await new Promise((r) => setTimeout(r, 10000));
 				console.log(`     the profile's wasm code cache: ${(dirSize(require("path").join(profile, "Default", "Code Cache", "wasm")) / 1e6).toFixed(1)} MB`);
 				await p.close();
-				p = await firstResult(context, `run ${i + 1} warm cache ${j + 1}`);
+				p = await load(context, `run ${i + 1} warm cache ${j + 1}`);
 				warm.push(p.tFirst);
 				keep("warm", p);
 			}
@@ -410,7 +509,7 @@ async function main() {
 		r = await runCell(page, id, `var keep [][]byte\nfor {\n\tkeep = append(keep, make([]byte, 256<<20))\n}`, 120000);
 		const tookOOM = (Date.now() - tOOM) / 1000;
 		const saidOOM = text(r.outputs);
-		check(r.status === "error" && saidOOM.includes("Go program ended") && saidOOM.includes("exit code 2") && saidOOM.includes("new Go session"), `a cell that runs out of memory: ${JSON.stringify(r).slice(0, 1000)}`);
+		check(r.status === "error" && saidOOM.includes("Go program ended") && saidOOM.includes("exit code 2") && saidOOM.includes("fatal error: out of memory") && saidOOM.includes("new Go session"), `a cell that runs out of memory: ${JSON.stringify(r).slice(0, 1000)}`);
 		r = await runCell(page, id, `6*7`, 60000);
 		check(r.status === "ok" && text(r.outputs).trim() === "42", `after the Go program ran out of memory: ${JSON.stringify(r)}`);
 		console.log(`ok   out of memory: the Go program ended after ${tookOOM.toFixed(1)} s, the kernel started a new one ("${saidOOM.trim().split("\n")[0].slice(0, 120)}…"); 6*7 = 42`);
