@@ -13,6 +13,7 @@
 // `veclab serve` builds with the Go toolchain and puts beside it.
 // Nothing in the site loads from another origin.
 import * as esbuild from "esbuild";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -100,7 +101,11 @@ fs.mkdirSync(build, { recursive: true });
 
 // 1. The entry: import every extension and its style, as JupyterLite's
 // index.template.js and style.js do.
-const gen = path.join(here, ".gen");
+// The generated sources go to a directory of their own per output
+// directory (.gen/HASH, under wasm/lite so that their imports resolve in
+// its node_modules): two builds to different outputs at once do not
+// write each other's files.
+const gen = path.join(here, ".gen", crypto.createHash("sha256").update(path.resolve(out)).digest("hex").slice(0, 16));
 fs.mkdirSync(gen, { recursive: true });
 let entry = `import { main } from ${JSON.stringify(path.join(here, "src", "main.js"))};\n`;
 const names = [];

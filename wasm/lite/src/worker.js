@@ -29,6 +29,42 @@ async function compile(wasm) {
 	}
 }
 
+// stderrTail keeps the last 8 KB the Go program wrote to stderr, and
+// that text as it was when the runtime's report of a fatal error (out of
+// memory, a stack overflow) had written its first line: the goroutines
+// it lists next run to many KB. The report goes out as the program ends,
+// during a cell, where the bridge's capture (wasm/main.go) keeps a cell's
+// output for the cell's reply that never comes; so this wrapper goes
+// around the bridge's, once the bridge is installed, and sees every
+// write first. The runtime writes a line in pieces.
+const stderrTail = { text: "", fatal: "" };
+function keepStderrTail() {
+	const fs = globalThis.fs;
+	const inner = fs.writeSync;
+	const dec = new TextDecoder("utf-8");
+	fs.writeSync = function (fd, buf) {
+		if (fd === 2) {
+			stderrTail.text = (stderrTail.text + dec.decode(buf, { stream: true })).slice(-8192);
+			if (!stderrTail.fatal && /(^|\n)(fatal error|panic): [^\n]*\n/.test(stderrTail.text)) stderrTail.fatal = stderrTail.text;
+		}
+		return inner.call(this, fd, buf);
+	};
+}
+
+// fatalLines picks the runtime's own lines from a fatal error's report
+// ("runtime: out of memory: cannot allocate …", "fatal error: out of
+// memory", "panic: …"), after the last cell output, joined by "; ";
+// "" if there is none.
+function fatalLines(text) {
+	const lines = text.split("\n");
+	let last = -1;
+	for (let i = 0; i < lines.length; i++) if (/^(fatal error|panic): /.test(lines[i])) last = i;
+	if (last < 0) return "";
+	let first = last;
+	while (first > 0 && /^runtime: /.test(lines[first - 1])) first--;
+	return lines.slice(first, last + 1).join("; ");
+}
+
 async function init(m) {
 	try {
 		if (!m.module) {
@@ -52,12 +88,14 @@ async function init(m) {
 		const instance = await WebAssembly.instantiate(m.module, go.importObject);
 		go.run(instance).then(() => {
 			// Exit code 2 is the runtime's fatal error (out of memory, a stack
-			// overflow), whose message Go prints to the console.
-			postMessage({ type: "failed", error: exitCode === 2 ? "exit code 2, a fatal error of the Go runtime such as out of memory (its message is in the browser's console)" : `exit code ${exitCode}` });
+			// overflow); its report went to stderr, whose tail is kept.
+			const said = fatalLines(stderrTail.fatal || stderrTail.text);
+			postMessage({ type: "failed", error: `exit code ${exitCode}` + (said ? `: ${said}` : exitCode === 2 ? ", a fatal error of the Go runtime (its report is in the browser's console)" : "") });
 		}, (err) => {
 			postMessage({ type: "failed", error: `the module stopped: ${err && err.message ? err.message : err}` });
 		});
 		await ready;
+		keepStderrTail();
 		if (m.flag) globalThis.veclab.setInterruptFlag(m.flag);
 		postMessage({
 			type: "ready", version: globalThis.veclab.version, goVersion: globalThis.veclab.goVersion,
