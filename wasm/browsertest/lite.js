@@ -283,6 +283,7 @@ async function kernelAlone(context, label) {
 		const boot = globalThis.veclabBoot;
 		const w = boot.takeWorker();
 		const got = await new Promise((resolve) => {
+			setTimeout(() => resolve({ error: "no reply to 1+1 within 120 s", items: [] }), 120000);
 			const items = [];
 			w.handler = (m) => {
 				if (m.type === "ready") {
