@@ -30,22 +30,27 @@ async function compile(wasm) {
 }
 
 // stderrTail keeps the last 8 KB the Go program wrote to stderr, and
-// that text as it was when the runtime's report of a fatal error (out of
-// memory, a stack overflow) had written its first line: the goroutines
-// it lists next run to many KB. The report goes out as the program ends,
-// during a cell, where the bridge's capture (wasm/main.go) keeps a cell's
-// output for the cell's reply that never comes; so this wrapper goes
-// around the bridge's, once the bridge is installed, and sees every
-// write first. The runtime writes a line in pieces.
+// that text as it was when the latest line like the first of the
+// runtime's report of a fatal error (out of memory, a stack overflow)
+// was complete: the goroutines the report lists next run to many KB. The
+// report goes out as the program ends, during a cell, where the bridge's
+// capture (wasm/main.go) keeps a cell's output for the cell's reply that
+// never comes; so this wrapper goes around the bridge's, once the bridge
+// is installed, and sees every write first. The runtime writes a line in
+// pieces; a cell's own "panic: …" line is superseded by a later report.
 const stderrTail = { text: "", fatal: "" };
 function keepStderrTail() {
 	const fs = globalThis.fs;
 	const inner = fs.writeSync;
 	const dec = new TextDecoder("utf-8");
+	let line = ""; // the line being written
 	fs.writeSync = function (fd, buf) {
 		if (fd === 2) {
-			stderrTail.text = (stderrTail.text + dec.decode(buf, { stream: true })).slice(-8192);
-			if (!stderrTail.fatal && /(^|\n)(fatal error|panic): [^\n]*\n/.test(stderrTail.text)) stderrTail.fatal = stderrTail.text;
+			const s = dec.decode(buf, { stream: true });
+			stderrTail.text = (stderrTail.text + s).slice(-8192);
+			const parts = (line + s).split("\n");
+			line = parts.pop().slice(0, 200); // its start is what is matched
+			if (parts.some((l) => /^(fatal error|panic): /.test(l))) stderrTail.fatal = stderrTail.text;
 		}
 		return inner.call(this, fd, buf);
 	};
