@@ -56,10 +56,9 @@ function keepStderrTail() {
 	};
 }
 
-// fatalLines picks the runtime's own lines from a fatal error's report
-// ("runtime: out of memory: cannot allocate …", "fatal error: out of
-// memory", "panic: …"), after the last cell output, joined by "; ";
-// "" if there is none.
+// fatalLines picks the first lines of the last fatal report in text
+// ("runtime: out of memory: cannot allocate …" then "fatal error: out of
+// memory", or "panic: …"), joined by "; "; "" if there is none.
 function fatalLines(text) {
 	const lines = text.split("\n");
 	let last = -1;
@@ -93,8 +92,9 @@ async function init(m) {
 		const instance = await WebAssembly.instantiate(m.module, go.importObject);
 		go.run(instance).then(() => {
 			// Exit code 2 is the runtime's fatal error (out of memory, a stack
-			// overflow); its report went to stderr, whose tail is kept.
-			const said = fatalLines(stderrTail.fatal || stderrTail.text);
+			// overflow) or an unrecovered panic; its report went to stderr,
+			// whose tail is kept. Another code is the program's own os.Exit.
+			const said = exitCode === 2 ? fatalLines(stderrTail.fatal || stderrTail.text) : "";
 			postMessage({ type: "failed", error: `exit code ${exitCode}` + (said ? `: ${said}` : exitCode === 2 ? ", a fatal error of the Go runtime (its report is in the browser's console)" : "") });
 		}, (err) => {
 			postMessage({ type: "failed", error: `the module stopped: ${err && err.message ? err.message : err}` });
