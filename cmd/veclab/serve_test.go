@@ -429,7 +429,18 @@ func BenchmarkBrowserLoad(b *testing.B) {
 	defer stop()
 	vals := map[string][]float64{}
 	add := func(k string, v float64) { vals[k] = append(vals[k], v) }
+	// wanted says which spans an order reports: the default every one,
+	// "alone" the kernel path's, the others JupyterLab's and Go's ready.
 	brief := map[string]bool{"lab-bundle": true, "lab-start": true, "notebook": true, "go-ready": true}
+	wanted := func(order, span string) bool {
+		switch order {
+		case bootOrders[0]:
+			return true
+		case "alone":
+			return span == "wasm-compile" || strings.HasPrefix(span, "go-")
+		}
+		return brief[span]
+	}
 	orders := append(append([]string(nil), bootOrders...), "alone")
 	for i := 0; i < b.N; i++ {
 		for _, order := range orders {
@@ -462,7 +473,7 @@ func BenchmarkBrowserLoad(b *testing.B) {
 					add("cold-MB", run.Bytes/1e6)
 				}
 				for _, s := range loadSpans {
-					if order != bootOrders[0] && !brief[s.name] && (order != "alone" || !strings.HasPrefix(s.name, "go-") && s.name != "wasm-compile") {
+					if !wanted(order, s.name) {
 						continue
 					}
 					to, ok := run.Marks[s.to]

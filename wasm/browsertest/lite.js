@@ -61,8 +61,19 @@ if (loadRuns && args[0] === "-alone") {
 }
 const base = args[0];
 const screenshot = args[1];
+const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL";
 if (!base) {
-	console.error("usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL");
+	console.error(usage);
+	process.exit(2);
+}
+if (base.startsWith("-")) {
+	console.error(`lite.js: ${base}: not an option here (-json and -alone go with -load N, in that order)\n${usage}`);
+	process.exit(2);
+}
+try {
+	new URL(base);
+} catch {
+	console.error(`lite.js: ${base}: not an absolute URL (the site's address, such as http://127.0.0.1:8080/)\n${usage}`);
 	process.exit(2);
 }
 const origin = new URL(base).origin;
@@ -287,11 +298,7 @@ async function kernelAlone(context, label) {
 			const items = [];
 			w.handler = (m) => {
 				if (m.type === "ready") {
-					const at = (abs) => abs - performance.timeOrigin;
-					boot.mark("goInstantiated", at(m.instantiatedAbs));
-					if (m.mainAbs) boot.mark("goMain", at(m.mainAbs));
-					if (m.sessionAbs) boot.mark("goSession", at(m.sessionAbs));
-					boot.mark("goReady", at(m.readyAbs));
+					boot.markReady(m);
 					boot.mark("executeSent");
 					w.worker.postMessage({ type: "execute", id: 1, code: "1+1" });
 				} else if (m.type === "output") items.push(m.item);

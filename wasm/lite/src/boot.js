@@ -4,8 +4,8 @@
 // starts the worker once that code has run (see spare below), so
 // veclab.wasm is fetched and compiled, and the Go program starts in its
 // worker, while JupyterLab starts; the kernel (kernel.js) adopts that
-// worker. It installs globalThis.veclabBoot = {env, marks, mark, prewarm,
-// takeWorker}.
+// worker. It installs globalThis.veclabBoot = {env, marks, mark,
+// markReady, prewarm, takeWorker}.
 // A plain script: no imports, URLs relative to the page.
 (() => {
 	// marks are the load's milestones in milliseconds after navigation
@@ -150,6 +150,15 @@
 		env,
 		marks,
 		mark,
+		// markReady marks the Go program's milestones that a worker's ready
+		// message carries as absolute times: instantiated, Go's main (the
+		// runtime's and the packages' init done), the session, ready.
+		markReady(m) {
+			mark("goInstantiated", at(m.instantiatedAbs));
+			if (m.mainAbs) mark("goMain", at(m.mainAbs));
+			if (m.sessionAbs) mark("goSession", at(m.sessionAbs));
+			mark("goReady", at(m.readyAbs));
+		},
 		prewarm() {
 			if (when === "kernel") return;
 			if (!spare) spare = startWorker();

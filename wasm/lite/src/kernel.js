@@ -52,7 +52,6 @@ export class VeclabKernel extends BaseKernel {
 			this._readyResolve = resolve;
 			this._readyReject = reject;
 		});
-		this.sessions = 0; // Go sessions replaced (interrupt grace, a Go program that ended)
 		boot.mark("kernelCreated"); // JupyterLab asked for a kernel
 		this._adopt(boot.takeWorker());
 		kernels.set(this.id, this);
@@ -79,7 +78,6 @@ export class VeclabKernel extends BaseKernel {
 		this._w.dispose();
 		const err = new Error(`${why}. The kernel started a new Go session: the variables and imports of earlier cells are gone.`);
 		this._rejectPending(err);
-		this.sessions++;
 		this._adopt(boot.takeWorker());
 	}
 
@@ -134,12 +132,8 @@ export class VeclabKernel extends BaseKernel {
 				if (this._info) return; // a replaced session's worker
 				this._info = m;
 				{
-					const w = this._w, at = (abs) => Math.round(abs - performance.timeOrigin);
-					// The Go side's milestones, in the page's time base.
-					boot.mark("goInstantiated", at(m.instantiatedAbs));
-					if (m.mainAbs) boot.mark("goMain", at(m.mainAbs));
-					if (m.sessionAbs) boot.mark("goSession", at(m.sessionAbs));
-					boot.mark("goReady", at(m.readyAbs));
+					const at = (abs) => Math.round(abs - performance.timeOrigin);
+					boot.markReady(m); // the Go side's milestones, in the page's time base
 					boot.mark("kernelHeard");
 					console.info(`veclab kernel: ${m.version}: veclab.wasm fetched and compiled in ${Math.round(w.compileMs)} ms (once per page), the Go program started in ${Math.round(m.startMs)} ms (init ${Math.round(m.initMs)} ms, session ${Math.round(m.sessionMs)} ms); after navigation: requested at ${Math.round(w.requestedAt)} ms, compiled at ${Math.round(w.compiledAt)} ms, worker at ${Math.round(w.workerAt)} ms, instantiated at ${at(m.instantiatedAbs)} ms, Go ready at ${at(m.readyAbs)} ms, the page heard at ${Math.round(performance.now())} ms`);
 				}

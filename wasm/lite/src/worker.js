@@ -39,6 +39,7 @@ async function compile(wasm) {
 // is installed, and sees every write first. The runtime writes a line in
 // pieces; a cell's own "panic: …" line is superseded by a later report.
 const stderrTail = { text: "", fatal: "" };
+const reportLine = /^(fatal error|panic): /; // a fatal report's first line
 function keepStderrTail() {
 	const fs = globalThis.fs;
 	const inner = fs.writeSync;
@@ -50,7 +51,7 @@ function keepStderrTail() {
 			stderrTail.text = (stderrTail.text + s).slice(-8192);
 			const parts = (line + s).split("\n");
 			line = parts.pop().slice(0, 200); // its start is what is matched
-			if (parts.some((l) => /^(fatal error|panic): /.test(l))) stderrTail.fatal = stderrTail.text;
+			if (parts.some((l) => reportLine.test(l))) stderrTail.fatal = stderrTail.text;
 		}
 		return inner.call(this, fd, buf);
 	};
@@ -62,7 +63,7 @@ function keepStderrTail() {
 function fatalLines(text) {
 	const lines = text.split("\n");
 	let last = -1;
-	for (let i = 0; i < lines.length; i++) if (/^(fatal error|panic): /.test(lines[i])) last = i;
+	for (let i = 0; i < lines.length; i++) if (reportLine.test(lines[i])) last = i;
 	if (last < 0) return "";
 	let first = last;
 	while (first > 0 && /^runtime: /.test(lines[first - 1])) first--;
