@@ -14,25 +14,25 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/veclab/veclab/internal/testenv"
 )
 
 // The tests in this file run the veclab binary through the real Jupyter
 // client stack from Debian (python3-jupyter-client, python3-nbclient,
-// jupyter-nbconvert, run by /usr/bin/python3). Without those packages they
-// fail with the command that installs them (.ci/run installs them first):
-// a skipped integration test would let CI pass without ever talking to a
-// real client. -short leaves them out on purpose.
+// jupyter-nbconvert and the jupyter kernelspec command, run by Debian's
+// python3). Without those packages they skip naming the packages to
+// install, and fail so under CI=true (internal/testenv): CI never passes
+// without talking to a real client. -short leaves them out on purpose.
 
-const python = "/usr/bin/python3"
+const python = testenv.Python
 
 func needJupyter(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("Jupyter integration tests are not short")
 	}
-	if err := exec.Command(python, "-c", "import jupyter_client, nbclient, nbconvert").Run(); err != nil {
-		t.Fatalf("the Jupyter integration tests need Debian's client stack (apt-get install -y python3-jupyter-client python3-nbclient python3-nbformat jupyter-nbconvert): %v", err)
-	}
+	testenv.Need(t, testenv.JupyterClient, testenv.NBConvert, testenv.Jupyter)
 }
 
 // jupyterEnv builds the veclab binary once, installs its kernelspec into a
@@ -91,7 +91,7 @@ func jupyterEnv(t *testing.T) []string {
 		"JUPYTER_PLATFORM_DIRS=1",
 		"VECLAB_HISTORY="+filepath.Join(dir, "history.jsonl"), // never the user's own
 	)
-	list := exec.Command(python, "-m", "jupyter_client.kernelspecapp", "list")
+	list := exec.Command(testenv.Jupyter.Path(), "kernelspec", "list")
 	list.Env = env
 	out, err := list.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), filepath.Join(prefix, "share", "jupyter", "kernels", "veclab")) {

@@ -2,13 +2,12 @@ package kernel_test
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/veclab/veclab/lab/pglive"
+	"github.com/veclab/veclab/internal/testenv"
 )
 
 // TestKernelSignals signals the kernel through a real jupyter_client
@@ -71,12 +70,7 @@ func TestKernelSignals(t *testing.T) {
 		}
 	})
 	t.Run("embedded PostgreSQL", func(t *testing.T) {
-		if _, _, err := pglive.CheckServer(pglive.ServerOptions{}); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("embedded PostgreSQL unavailable under CI: %v", err)
-			}
-			t.Skipf("embedded PostgreSQL unavailable: %v", err)
-		}
+		testenv.Need(t, testenv.PGlite)
 		res := run(t, "pg")
 		if res["start"] != "ok" || res["children"] == 0.0 {
 			t.Fatalf("starting the server from a cell: %v %v\n%s", res["start"], res["start_error"], res["stderr"])

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/internal/testenv"
 )
 
 // TestBenchBatchTiny runs bench batch with both peers at a tiny scale: every
@@ -16,6 +17,7 @@ import (
 // recall 1 on our side and FAISS's, and every client count gets its three
 // ratio lines.
 func TestBenchBatchTiny(t *testing.T) {
+	testenv.Need(t, testenv.CXX, testenv.Hnswlib, testenv.FAISS)
 	var out, errb bytes.Buffer
 	code := run([]string{"bench", "batch", "-n", "1500", "-queries", "40", "-dim", "16", "-efc", "32",
 		"-ef", "10,40", "-nprobe", "1,4", "-clients", "1,3", "-min-seconds", "0", "-rounds", "2"}, &out, &errb)
@@ -69,6 +71,7 @@ func TestBenchBatchBadFlags(t *testing.T) {
 // loop must find query 0's neighbours in our order, and the summary lines
 // must be there.
 func TestBenchFlatTiny(t *testing.T) {
+	testenv.Need(t, testenv.CXX) // the plain C loop beside ours
 	var out, errb bytes.Buffer
 	code := run([]string{"bench", "flat", "-n", "3000", "-queries", "5", "-dim", "32", "-min-seconds", "0", "-reps", "1"}, &out, &errb)
 	if code != 0 {
@@ -95,6 +98,7 @@ func TestBenchFlatTiny(t *testing.T) {
 // IndexIVFFlat at recall@10 0.95. Issue 16's target is ≥ 1 everywhere.
 // One iteration is a whole run (about two minutes); use -benchtime 1x.
 func BenchmarkBatchVsPeers(b *testing.B) {
+	testenv.Need(b, testenv.CXX, testenv.Hnswlib, testenv.FAISS)
 	var errb bytes.Buffer
 	f, err := parseBenchBatch(nil, &errb)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/veclab/veclab/internal/testenv"
 	"github.com/veclab/veclab/wasm/explorer/explore"
 )
 
@@ -23,7 +24,7 @@ import (
 func runNode(b *testing.B, dir string, timeout time.Duration, args ...string) []byte {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd := exec.CommandContext(ctx, testenv.Node.Path(), args...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -34,27 +35,19 @@ func runNode(b *testing.B, dir string, timeout time.Duration, args ...string) []
 	return out
 }
 
-// browserBench is the set-up of a browser benchmark: the node modules it
-// needs resolved in wasm/browsertest (a missing one fails with the
-// install command), then veclab serve started over the cache the user's
-// serve keeps ($VECLAB_SERVE_CACHE, default the user cache directory's
-// veclab/wasm), so a benchmark reuses a built site instead of the tests'
+// browserBench is the set-up of a browser benchmark: what the browser
+// tests drive (needBrowser: node, chromium and the pinned npm trees), then
+// veclab serve started over the cache the user's serve keeps
+// ($VECLAB_SERVE_CACHE, default the user cache directory's veclab/wasm),
+// so a benchmark reuses a built site instead of the tests'
 // own cache. It returns wasm/browsertest, the site's URL and its stop.
-func browserBench(b *testing.B, modules ...string) (dir, url string, stop func()) {
+func browserBench(b *testing.B) (dir, url string, stop func()) {
 	root, err := moduleRoot("")
 	if err != nil {
 		b.Fatal(err)
 	}
 	dir = filepath.Join(root, "wasm", "browsertest")
-	var js strings.Builder
-	for _, m := range modules {
-		fmt.Fprintf(&js, "require.resolve(%q);", m)
-	}
-	chk := exec.Command("node", "-e", js.String())
-	chk.Dir = dir
-	if out, err := chk.CombinedOutput(); err != nil {
-		b.Fatalf("the benchmark needs node and %s in wasm/browsertest (install: cd wasm/browsertest && npm ci): %v\n%s", strings.Join(modules, ", "), err, out)
-	}
+	needBrowser(b)
 	cache := os.Getenv("VECLAB_SERVE_CACHE")
 	if cache == "" {
 		d, err := os.UserCacheDir()
@@ -68,6 +61,7 @@ func browserBench(b *testing.B, modules ...string) (dir, url string, stop func()
 }
 
 func startServe(t testing.TB, root, cache string) (string, func()) {
+	testenv.Need(t, testenv.Node, testenv.Lite) // serve builds the site with node from wasm/lite's tree
 	if cache == "" {
 		cache = sharedCache(t)
 	}
@@ -112,12 +106,12 @@ func TestBrowserExplorer(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "wasm", "browsertest")
-	needBrowser(t, dir)
+	needBrowser(t)
 	url, stop := startServe(t, root, "")
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "explorer.js", url)
+	cmd := exec.CommandContext(ctx, testenv.Node.Path(), "explorer.js", url)
 	cmd.Dir = dir
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -170,7 +164,7 @@ func firstAt(curve []explore.Point, target float64) (explore.Point, bool) {
 // ratios are wasm/hnswlib-wasm and wasm/native (build: seconds, so above 1
 // is slower; QPS: above 1 is faster).
 func BenchmarkBrowserHNSW(b *testing.B) {
-	dir, url, stop := browserBench(b, "playwright-core", "hnswlib-wasm/dist/hnswlib.js")
+	dir, url, stop := browserBench(b)
 	defer stop()
 	const n, dim, m, efc, queries, seed = 20000, 128, 16, 200, 200, 1
 	for i := 0; i < b.N; i++ {

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/veclab/veclab/internal/testenv"
 )
 
 // The tests that build wasm/ share one cache, removed by TestMain.
@@ -41,33 +43,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// chromiumPath is the browser TestBrowser drives: $CHROMIUM or Debian's.
-func chromiumPath() string {
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	return "/usr/bin/chromium"
-}
-
-// needBrowser fails the test (it does not skip) when what the browser test
-// drives is missing, and says how to install it.
-func needBrowser(t *testing.T, dir string) {
+// needBrowser skips the test (fails it under CI=true) when what the
+// browser tests drive is missing: node, chromium, playwright-core in
+// wasm/browsertest and the JupyterLite site's npm tree that serve builds
+// from.
+func needBrowser(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("the browser test is not short")
 	}
-	const install = "apt-get install -y chromium nodejs npm && (cd wasm/browsertest && npm ci)"
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("the browser test needs node (install: %s): %v", install, err)
-	}
-	cmd := exec.Command("node", "-e", "require.resolve('playwright-core')")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the browser test needs playwright-core in wasm/browsertest/node_modules (install: %s): %v\n%s", install, err, out)
-	}
-	if st, err := os.Stat(chromiumPath()); err != nil || st.IsDir() {
-		t.Fatalf("the browser test needs chromium at %s, or $CHROMIUM (install: %s): %v", chromiumPath(), install, err)
-	}
+	testenv.Need(t, testenv.Node, testenv.Chromium, testenv.BrowserTest, testenv.Lite)
 }
 
 // TestBrowser builds wasm/ and the JupyterLite site, serves them with
@@ -82,7 +67,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "wasm", "browsertest")
-	needBrowser(t, dir)
+	needBrowser(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	urls := make(chan string, 1)
@@ -110,7 +95,7 @@ func TestBrowser(t *testing.T) {
 
 	nctx, ncancel := context.WithTimeout(ctx, 8*time.Minute)
 	defer ncancel()
-	cmd := exec.CommandContext(nctx, "node", "lite.js", url)
+	cmd := exec.CommandContext(nctx, testenv.Node.Path(), "lite.js", url)
 	cmd.Dir = dir
 	start = time.Now()
 	out, err := cmd.CombinedOutput()
@@ -129,6 +114,8 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds wasm/")
 	}
+	testenv.Need(t, testenv.Node, testenv.Lite)
+	testenv.Need(t, testenv.Node, testenv.Lite)
 	root, err := moduleRoot("")
 	if err != nil {
 		t.Fatal(err)
@@ -339,9 +326,7 @@ func TestEngineTestsOnWasm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the tests for js/wasm")
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("the js/wasm tests need node (install: apt-get install -y nodejs): %v", err)
-	}
+	testenv.Need(t, testenv.Node)
 	root, err := moduleRoot("")
 	if err != nil {
 		t.Fatal(err)
@@ -425,7 +410,7 @@ var bootOrders = []string{"lab", "page", "kernel"}
 // It reuses veclab serve's cache ($VECLAB_SERVE_CACHE, default the user
 // cache directory's veclab/wasm).
 func BenchmarkBrowserLoad(b *testing.B) {
-	dir, url, stop := browserBench(b, "playwright-core")
+	dir, url, stop := browserBench(b)
 	defer stop()
 	vals := map[string][]float64{}
 	add := func(k string, v float64) { vals[k] = append(vals[k], v) }

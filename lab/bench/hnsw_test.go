@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/internal/testenv"
 )
 
 func TestHNSWConfigValidate(t *testing.T) {
@@ -44,6 +45,7 @@ func TestHNSWConfigValidate(t *testing.T) {
 // and distance counts), and hnswlib, drawing levels from the same seed,
 // reaches the same recall within 0.02 at every ef.
 func TestHNSW(t *testing.T) {
+	testenv.Need(t, testenv.CXX, testenv.Hnswlib)
 	ds, truth := tinySet(t)
 	cfg := DefaultHNSWConfig()
 	cfg.EfConstructions, cfg.Efs, cfg.MinSeconds, cfg.Workers, cfg.Hnswlib = []int{32}, []int{10, 64}, 0, 2, true

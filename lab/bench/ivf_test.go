@@ -9,6 +9,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/store"
+	"github.com/veclab/veclab/internal/testenv"
 	"github.com/veclab/veclab/lab/dataset"
 )
 
@@ -197,12 +198,13 @@ func TestIVFBadInput(t *testing.T) {
 // float32 lists are there, and FAISS's IVF-Flat, probing every list,
 // finds what our float32 lists find.
 func TestIVFFaiss(t *testing.T) {
+	testenv.Need(t, testenv.FAISS)
 	ds, truth := ivfSet(t, 2000, 20, 32, 6)
 	cfg := DefaultIVFConfig()
 	cfg.Bits, cfg.Nprobes, cfg.Visits, cfg.Warmup, cfg.IOBits, cfg.Faiss, cfg.PeerOversample = []int{0, 2}, []int{2, 8}, []float64{10}, 2, 0, true, []float64{3, 5}
 	rep, err := IVF(ds, truth, engine.Cosine, cfg, nil)
 	if err != nil {
-		t.Fatalf("the FAISS peer needs Debian's python3-faiss: %v", err)
+		t.Fatal(err)
 	}
 	f := rep.Faiss
 	if f == nil || len(f.Peer) != 2 || len(f.Ours) != 4 || len(f.Ratios) != 3+2+2 {

@@ -4,26 +4,21 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/veclab/veclab/internal/testenv"
 	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
 )
 
 // embeddedPG starts the embedded PostgreSQL for a test and connects to it.
 // Without node or the npm packages the test is skipped on a developer's
-// machine and fails under CI (CI=true), where .ci/run installs both.
+// machine and fails under CI (CI=true) (internal/testenv).
 func embeddedPG(t *testing.T) *pglive.DB {
 	t.Helper()
-	if _, _, err := pglive.CheckServer(pglive.ServerOptions{}); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("embedded PostgreSQL unavailable under CI: %v", err)
-		}
-		t.Skipf("embedded PostgreSQL unavailable: %v", err)
-	}
+	testenv.Need(t, testenv.PGlite)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	db, err := pglive.Open(ctx, pglive.Embedded)

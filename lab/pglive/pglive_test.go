@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/flat"
+	"github.com/veclab/veclab/internal/testenv"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/pglive"
@@ -22,15 +22,10 @@ import (
 
 // startServer starts the embedded server for a test. Without node (or its
 // npm packages) the test is skipped on a developer's machine and fails
-// under CI (CI=true), where .ci/run installs both.
+// under CI (CI=true) (internal/testenv).
 func startServer(t *testing.T, opt pglive.ServerOptions) *pglive.Server {
 	t.Helper()
-	if _, _, err := pglive.CheckServer(opt); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("embedded PostgreSQL unavailable under CI: %v", err)
-		}
-		t.Skipf("embedded PostgreSQL unavailable: %v", err)
-	}
+	testenv.Need(t, testenv.PGlite)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s, err := pglive.Start(ctx, opt)
@@ -172,9 +167,7 @@ func TestErrors(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "server.mjs"), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := exec.LookPath("node"); err != nil {
-			t.Skip("node not installed: the check for npm packages comes after it")
-		}
+		testenv.Need(t, testenv.Node) // the check for npm packages comes after node's
 		_, err := pglive.Start(ctx, pglive.ServerOptions{Dir: dir})
 		if !errors.Is(err, pglive.ErrNoPackages) || !strings.Contains(err.Error(), "npm ci") {
 			t.Errorf("got %v, want ErrNoPackages saying npm ci", err)

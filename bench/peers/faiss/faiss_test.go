@@ -8,13 +8,12 @@ import (
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/internal/testenv"
 	"github.com/veclab/veclab/lab/dataset"
 )
 
 func TestRunIVF(t *testing.T) {
-	if err := Available(""); err != nil {
-		t.Fatalf("the FAISS peer needs Debian's python3-faiss (apt-get install -y python3-faiss; .ci/run installs it): %v", err)
-	}
+	testenv.Need(t, testenv.FAISS)
 	ds, err := dataset.Generate(dataset.Config{N: 2000, Queries: 20, Dim: 32, Clusters: 8, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -50,9 +49,7 @@ func TestRunIVFErrors(t *testing.T) {
 	if _, err := RunIVF(context.Background(), IVFRequest{Nlist: 0}); !errors.Is(err, engine.ErrInvalidArgument) {
 		t.Fatalf("nlist 0 accepted: %v", err)
 	}
-	if err := Available(""); err != nil {
-		t.Fatalf("the FAISS peer needs Debian's python3-faiss (apt-get install -y python3-faiss; .ci/run installs it): %v", err)
-	}
+	testenv.Need(t, testenv.FAISS)
 	bad := filepath.Join(t.TempDir(), "bad.fvecs")
 	os.WriteFile(bad, []byte{1, 2, 3}, 0o644)
 	_, err := RunIVF(context.Background(), IVFRequest{Base: bad, Query: bad, Truth: bad, Nlist: 1, Niter: 1, Nprobe: []int{1}, K: 1})
