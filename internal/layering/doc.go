@@ -1,5 +1,5 @@
 // Package layering holds the test that keeps veclab's imports pointing down
-// the layers of the module (README.md, "Map of the tree"):
+// the layers of the module (docs/architecture.md, "Map of the tree"):
 //
 //	cmd/veclab ─┐
 //	kernel ─────┼──► lab ──► engine
