@@ -77,6 +77,16 @@ func All() []*External {
 	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, Jupyter, NBConvert, Chromium, Node, NPM, BrowserTest, Lite, PGlite}
 }
 
+// Table is the list as a Markdown table (docs/testing.md holds it).
+func Table() string {
+	var b strings.Builder
+	b.WriteString("| external | what it is | provided by | install |\n|---|---|---|---|\n")
+	for _, e := range All() {
+		fmt.Fprintf(&b, "| %s | %s | %s | `%s` |\n", e.Name, e.What, e.Provider(), e.Install())
+	}
+	return b.String()
+}
+
 // InCI reports whether the tests run under CI (CI=true), where a missing
 // external fails a test instead of skipping it.
 func InCI() bool { return os.Getenv("CI") == "true" }

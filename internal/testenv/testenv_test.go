@@ -250,6 +250,17 @@ func TestTestsAskTestenv(t *testing.T) {
 	}
 }
 
+// TestDocsList keeps docs/testing.md's table the list's.
+func TestDocsList(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(Root(), "docs", "testing.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), Table()) {
+		t.Errorf("docs/testing.md does not hold the list; paste the output of go run ./internal/testenv/setup -list:\n%s", Table())
+	}
+}
+
 // TestCIRunsTheInstaller keeps CI on the README's test command and that
 // command on this list: .ci/run runs ./test.sh, which runs the installer
 // before any test.

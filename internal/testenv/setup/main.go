@@ -46,13 +46,7 @@ func main() {
 	}
 }
 
-func printList(w io.Writer) {
-	fmt.Fprintln(w, "| external | what it is | provided by | install |")
-	fmt.Fprintln(w, "|---|---|---|---|")
-	for _, e := range testenv.All() {
-		fmt.Fprintf(w, "| %s | %s | %s | `%s` |\n", e.Name, e.What, e.Provider(), e.Install())
-	}
-}
+func printList(w io.Writer) { fmt.Fprint(w, testenv.Table()) }
 
 // run installs the missing externals and reports what is still missing as
 // an error.
