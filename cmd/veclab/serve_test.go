@@ -115,7 +115,6 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 		t.Skip("builds wasm/")
 	}
 	testenv.Need(t, testenv.Node, testenv.Lite)
-	testenv.Need(t, testenv.Node, testenv.Lite)
 	root, err := moduleRoot("")
 	if err != nil {
 		t.Fatal(err)
