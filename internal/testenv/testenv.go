@@ -44,20 +44,20 @@ type External struct {
 // The externals. A new one belongs in [All] as well.
 var (
 	Python3 = &External{Name: "python3", What: "Debian's Python interpreter (" + Python + "), which runs the Jupyter clients and FAISS",
-		Debian: []string{"python3"}, detect: file(Python)}
+		Debian: []string{"python3"}, detect: executable(Python)}
 	CXX = &External{Name: "g++", What: "a C++ compiler, which builds the native peers (bench/peers: hnswlib's harness, the plain C loop) at run time",
 		Debian: []string{"g++"}, detect: program("g++")}
 	Hnswlib = &External{Name: "hnswlib", What: "hnswlib's C++ headers, compiled into the native HNSW peer (lab/bench, bench hnsw, bench batch)",
 		Debian: []string{"libhnswlib-dev"}, detect: file("/usr/include/hnswlib/hnswlib.h")}
 	FAISS = &External{Name: "faiss", What: "FAISS's Python module, the IVF and exact-search peer (bench/peers/faiss, bench ivf, bench batch)",
-		Debian: []string{"python3-faiss"}, Requires: []*External{Python3}, detect: pyModules("faiss")}
+		Debian: []string{"python3-faiss"}, Requires: []*External{Python3}, detect: pyModules("faiss", "faiss.IndexFlatL2")}
 	JupyterClient = &External{Name: "jupyter_client", What: "the Jupyter client stack (jupyter_client, nbclient, nbformat) that drives the kernel in the kernel package's integration tests",
 		Debian: []string{"python3-jupyter-client", "python3-nbclient", "python3-nbformat"}, Requires: []*External{Python3},
-		detect: pyModules("jupyter_client", "nbclient", "nbformat")}
+		detect: pyModules("jupyter_client, nbclient, nbformat", "jupyter_client.KernelManager, nbclient.NotebookClient, nbformat.read")}
 	Jupyter = &External{Name: "jupyter", What: "the `jupyter kernelspec` command, which lists the installed kernelspecs as a user does",
 		Debian: []string{"jupyter-client"}, Requires: []*External{Python3}, detect: command("jupyter", "kernelspec", "--version")}
 	NBConvert = &External{Name: "nbconvert", What: "nbconvert, which executes every notebook headless through the kernel",
-		Debian: []string{"jupyter-nbconvert"}, Requires: []*External{Python3}, detect: pyModules("nbconvert")}
+		Debian: []string{"jupyter-nbconvert"}, Requires: []*External{Python3}, detect: pyModules("nbconvert", "nbconvert.NotebookExporter")}
 	Chromium = &External{Name: "chromium", What: "the browser of the browser tests (JupyterLite site, explorer), driven by playwright-core; $CHROMIUM overrides its path",
 		Debian: []string{"chromium"}, detect: chromium}
 	Node = &External{Name: "node", What: "Node.js, which runs the browser tests' scripts, the JupyterLite build, the js/wasm test runs and the embedded PostgreSQL",
@@ -245,13 +245,21 @@ var (
 // The detectors.
 
 func file(path string) func(*External) error {
+	return check(path, func(st os.FileInfo) bool { return st.Mode().IsRegular() })
+}
+
+func executable(path string) func(*External) error {
+	return check(path, func(st os.FileInfo) bool { return st.Mode().IsRegular() && st.Mode()&0o111 != 0 })
+}
+
+func check(path string, ok func(os.FileInfo) bool) func(*External) error {
 	return func(e *External) error {
 		st, err := os.Stat(path)
 		if err != nil {
 			return fmt.Errorf("%s not found", path)
 		}
-		if st.IsDir() {
-			return fmt.Errorf("%s is a directory", path)
+		if !ok(st) {
+			return fmt.Errorf("%s is not a usable file (%v)", path, st.Mode())
 		}
 		e.path = path
 		return nil
@@ -283,11 +291,14 @@ func command(name string, args ...string) func(*External) error {
 	}
 }
 
-func pyModules(mods ...string) func(*External) error {
+// pyModules imports the modules with Debian's interpreter and touches the
+// names given: an empty directory of a module's name imports as a
+// namespace package, so the import alone proves nothing.
+func pyModules(mods, names string) func(*External) error {
 	return func(*External) error {
-		out, err := exec.Command(Python, "-c", "import "+strings.Join(mods, ", ")).CombinedOutput()
+		out, err := exec.Command(Python, "-c", "import "+mods+"; "+names).CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("%s cannot import %s: %s", Python, strings.Join(mods, ", "), lastLine(out))
+			return fmt.Errorf("%s cannot import %s: %s", Python, mods, lastLine(out))
 		}
 		return nil
 	}
@@ -298,7 +309,7 @@ func chromium(e *External) error {
 	if p == "" {
 		p = "/usr/bin/chromium"
 	}
-	return file(p)(e)
+	return executable(p)(e)
 }
 
 // npmTree checks that every named package is installed at the version the
