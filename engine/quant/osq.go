@@ -34,9 +34,18 @@ type OSQConfig struct {
 	SampleSize int
 	// Seed drives the sampling.
 	Seed uint64
-	// MeanCentroid keeps TrainOSQ's centroid the plain mean under Cosine.
-	// Lucene normalises it to unit length, which moves it far from data
-	// whose mean is short (many well-separated clusters) and costs recall.
+	// MeanCentroid keeps the centroid the plain mean of the unit vectors
+	// under Cosine: what the BBQ writer computes for a field Lucene sees
+	// as DOT_PRODUCT, which is how Elasticsearch hands over a cosine
+	// dense_vector (it normalises the vectors at index time and maps the
+	// field to DOT_PRODUCT; DenseVectorFieldMapper, elastic/elasticsearch
+	// 9.x). false is a field Lucene sees as COSINE: the writer normalises
+	// the mean to unit length (ES818BinaryQuantizedVectorsWriter.flush,
+	// elastic/elasticsearch 9.x, which ES93BinaryQuantizedVectorsWriter
+	// extends; Lucene102BinaryQuantizedVectorsWriter.flush, apache/lucene
+	// 10.2), which moves it far from data whose mean is short (many
+	// well-separated clusters) and costs recall. Under L2 and Dot the
+	// centroid is the plain mean either way.
 	MeanCentroid bool
 }
 
@@ -146,8 +155,12 @@ type osqScratch struct {
 const osqFloats = 12
 
 // TrainOSQ computes the centroid as the mean of the (sampled) training
-// vectors, unit-normalised under Cosine as Lucene does, and returns the
-// quantizer around it.
+// vectors (unit-normalised first under Cosine), normalised in turn under
+// Cosine unless cfg.MeanCentroid (see there), and returns the quantizer
+// around it. This is the BBQ writer's centroid of a flushed segment
+// (ES818BinaryQuantizedVectorsWriter.flush: the per-dimension sums of the
+// vectors, divided by their count, l2normalize'd for a COSINE field only),
+// and of a merged one whose sources cannot be combined ([MergeOSQ]).
 func TrainOSQ(sample *vec.Matrix, metric engine.Metric, cfg OSQConfig) (*OSQ, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -169,12 +182,68 @@ func TrainOSQ(sample *vec.Matrix, metric engine.Metric, cfg OSQConfig) (*OSQ, er
 		c[i] = float32(sum[i] / float64(len(rows)))
 	}
 	if metric == engine.Cosine && !cfg.MeanCentroid {
-		// Lucene102BinaryQuantizedVectorsWriter.flush normalises the
-		// centroid under cosine. A zero mean stays zero: the estimator does
-		// not need a unit centroid, only Lucene's assertion does.
+		// A field Lucene sees as COSINE: the writer normalises the
+		// centroid. A zero mean stays zero: the estimator does not need a
+		// unit centroid, only Lucene's assertion does.
 		_ = vec.Normalize(c)
 	}
 	return newOSQ(c, metric, cfg)
+}
+
+// MergeOSQ returns the quantizer of a segment merged from segments coded
+// by parts, counts[i] vectors each, when every one of them has a centroid
+// and no deleted document: its centroid is the parts' centroids weighted
+// by their counts, normalised to unit length under Cosine unless
+// MeanCentroid (ES818BinaryQuantizedVectorsWriter.mergeAndRecalculateCentroids,
+// elastic/elasticsearch 9.x; the same in apache/lucene 10.2's
+// Lucene102BinaryQuantizedVectorsWriter). With MeanCentroid that is the
+// plain mean of all the merged vectors, as a flush of them would give;
+// for a COSINE field it is not the normalised mean of the merged vectors
+// but the normalised mean of the parts' unit centroids. A merge with
+// deletions recomputes the centroid from the vectors ([TrainOSQ] on
+// them). The parts must agree on dimension, metric and configuration; the
+// result takes the first one's.
+func MergeOSQ(parts []*OSQ, counts []int) (*OSQ, error) {
+	if len(parts) == 0 || len(parts) != len(counts) {
+		return nil, fmt.Errorf("quant: MergeOSQ: %d quantizers, %d counts: %w", len(parts), len(counts), engine.ErrInvalidArgument)
+	}
+	first := parts[0]
+	if first == nil {
+		return nil, fmt.Errorf("quant: MergeOSQ: quantizer 0 is nil: %w", engine.ErrInvalidArgument)
+	}
+	sum := make([]float64, first.dim)
+	total := 0
+	for i, p := range parts {
+		switch {
+		case p == nil:
+			return nil, fmt.Errorf("quant: MergeOSQ: quantizer %d is nil: %w", i, engine.ErrInvalidArgument)
+		case p.dim != first.dim:
+			return nil, fmt.Errorf("quant: MergeOSQ: quantizer %d has %d dimensions, quantizer 0 %d: %w", i, p.dim, first.dim, engine.ErrDimension)
+		case p.metric != first.metric || !sameCoding(p.cfg, first.cfg):
+			return nil, fmt.Errorf("quant: MergeOSQ: quantizer %d (%v, %v) differs from quantizer 0 (%v, %v): %w", i, p.metric, p.cfg, first.metric, first.cfg, engine.ErrInvalidArgument)
+		case counts[i] < 1:
+			return nil, fmt.Errorf("quant: MergeOSQ: count %d is %d: %w", i, counts[i], engine.ErrInvalidArgument)
+		}
+		for d, x := range p.centroid {
+			sum[d] += float64(x) * float64(counts[i])
+		}
+		total += counts[i]
+	}
+	c := make([]float32, first.dim)
+	for d := range c {
+		c[d] = float32(sum[d] / float64(total))
+	}
+	if first.metric == engine.Cosine && !first.cfg.MeanCentroid {
+		_ = vec.Normalize(c)
+	}
+	return newOSQ(c, first.metric, first.cfg)
+}
+
+// sameCoding reports whether two configurations code vectors alike (the
+// seed only drives TrainOSQ's sampling).
+func sameCoding(a, b OSQConfig) bool {
+	a.Seed, b.Seed = 0, 0
+	return a == b
 }
 
 // NewOSQ returns an OSQ around the given centroid (copied, used as given),

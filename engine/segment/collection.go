@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/vec"
 )
 
@@ -219,6 +220,9 @@ type SegmentData struct {
 	Vectors *vec.Matrix    // Docs rows
 	Keys    []uint64       // local id → key, Docs of them
 	Live    *engine.Bitset // nil when no document is deleted
+	// Quantizer is a quantized segment's quantizer (its codes' codebook
+	// or centroid); nil when the segment keeps float32 vectors only.
+	Quantizer quant.Quantizer
 }
 
 // Segment returns the i-th searchable segment (in Segments' order).
@@ -235,8 +239,12 @@ func (c *Collection) Segment(i int) (SegmentData, error) {
 			committed = committed || x.id == s.id
 		}
 	}
-	return SegmentData{SegmentInfo: SegmentInfo{ID: s.id, Docs: s.n, Deleted: s.deleted, Index: s.kind, Committed: committed},
-		Index: s.index, Vectors: s.vecs, Keys: s.keys[:s.n:s.n], Live: s.live}, nil
+	d := SegmentData{SegmentInfo: SegmentInfo{ID: s.id, Docs: s.n, Deleted: s.deleted, Index: s.kind, Committed: committed},
+		Index: s.index, Vectors: s.vecs, Keys: s.keys[:s.n:s.n], Live: s.live}
+	if s.codes != nil {
+		d.Quantizer = s.codes.Quantizer()
+	}
+	return d, nil
 }
 
 // Add validates every document of the batch, then acknowledges them all
@@ -308,7 +316,7 @@ func (c *Collection) seal(b *buffer) error {
 	id := c.nextID
 	c.nextID++
 	c.mu.Unlock()
-	s, err := buildSegment(c.cfg, id, keys, m, srcs, false)
+	s, err := buildSegment(c.cfg, id, keys, m, srcs, false, nil)
 	if err == nil {
 		err = s.write(c.cfg)
 	}

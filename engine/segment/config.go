@@ -163,11 +163,27 @@ type Config struct {
 	// A flush builds the graph over float32 vectors and then attaches the
 	// codes, trained on the segment's vectors (Lucene's indexing chain
 	// builds the graph with the raw vectors' scorer); a merge retrains the
-	// quantizer on the merged vectors and builds the graph over the codes
-	// (Lucene's merge uses the quantized scorer). Searches walk the codes
+	// quantizer on the merged vectors (BBQ: combines its sources'
+	// centroids when none has deletions, as Lucene's writer does) and
+	// builds the graph over the codes (Lucene's merge uses the quantized
+	// scorer). Searches walk the codes
 	// and rescore the best candidates with float32 (Oversample). OnRefresh
 	// only: the head segments grow in place.
 	Encoding Encoding
+	// CosineAsDotProduct hands a Cosine collection's vectors to the
+	// quantizers the way Elasticsearch hands a cosine dense_vector to
+	// Lucene: normalised at index time (as the engine always does under
+	// Cosine) in a field Lucene sees as DOT_PRODUCT, not COSINE
+	// (DenseVectorFieldMapper's VectorSimilarity.COSINE.
+	// vectorSimilarityFunction returns DOT_PRODUCT for float vectors of
+	// indices created since NORMALIZE_COSINE, 8.12; elastic/elasticsearch
+	// 9.x). Only BBQ's centroid tells the two apart: for DOT_PRODUCT the
+	// writer centres a segment's codes on the plain mean of its vectors,
+	// for COSINE (false, the default: Lucene's own view of a cosine
+	// field) on that mean normalised to unit length
+	// (quant.OSQConfig.MeanCentroid). The scalar encodings are trained on
+	// the unit vectors either way.
+	CosineAsDotProduct bool
 	// Oversample is the rescore factor of a quantized collection: each
 	// segment yields ⌈K·Oversample⌉ candidates, the best ⌈K·Oversample⌉ of
 	// them over all segments are rescored with float32 vectors, and the K

@@ -38,7 +38,8 @@
 // int4_hnsw and bbq_hnsw) every sealed HNSW segment trains its own
 // quantizer on its vectors and keeps their codes beside the float32
 // vectors. A flush builds the graph over the float32 vectors and attaches
-// the codes; a merge retrains the quantizer on the merged vectors and
+// the codes; a merge retrains the quantizer on the merged vectors (BBQ:
+// weights its sources' centroids by size when none has deletions) and
 // builds the graph over the codes, as Lucene's
 // Lucene99HnswScalarQuantizedVectorsFormat and its BBQ successor do. A
 // search walks every graph over the codes for k' = ⌈K·oversample⌉

@@ -364,7 +364,7 @@ func (c *Collection) sealHead(h *headState, kind IndexKind) (*segment, error) {
 	} else {
 		cfg := c.cfg
 		cfg.Index = kind
-		s, err = buildSegment(cfg, h.id, h.keys, m, h.srcs, false)
+		s, err = buildSegment(cfg, h.id, h.keys, m, h.srcs, false, nil)
 	}
 	if err == nil {
 		err = s.write(c.cfg)

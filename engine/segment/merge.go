@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/vec"
 )
 
@@ -327,7 +328,11 @@ func (c *Collection) merge(ids []uint64) (err error) {
 		// only when it passes indexing_threshold).
 		cfg.Index = Flat
 	}
-	ns, err := buildSegment(cfg, id, keys, m, srcs, true)
+	q, err := mergeQuantizer(cfg, src)
+	if err != nil {
+		return fmt.Errorf("segment: merge: %w", err)
+	}
+	ns, err := buildSegment(cfg, id, keys, m, srcs, true, q)
 	if err == nil {
 		err = ns.write(c.cfg)
 	}
@@ -388,4 +393,30 @@ func (c *Collection) publishDrop(gone map[uint64]bool) {
 		}
 	}
 	c.snap = next
+}
+
+// mergeQuantizer returns the quantizer of a BBQ segment merged from src
+// when the BBQ writer combines its sources' centroids instead of
+// recomputing one: every source has a centroid and no deleted document
+// (ES818BinaryQuantizedVectorsWriter.mergeAndRecalculateCentroids,
+// elastic/elasticsearch 9.x; quant.MergeOSQ). It returns nil otherwise,
+// and for the other encodings, whose merged quantizer buildSegment
+// trains on the merged vectors.
+func mergeQuantizer(cfg Config, src []*segment) (quant.Quantizer, error) {
+	if cfg.Encoding != BBQ {
+		return nil, nil
+	}
+	parts := make([]*quant.OSQ, 0, len(src))
+	counts := make([]int, 0, len(src))
+	for _, s := range src {
+		if s.live != nil || s.codes == nil {
+			return nil, nil
+		}
+		o, ok := s.codes.Quantizer().(*quant.OSQ)
+		if !ok {
+			return nil, nil
+		}
+		parts, counts = append(parts, o), append(counts, s.n)
+	}
+	return quant.MergeOSQ(parts, counts)
 }

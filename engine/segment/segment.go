@@ -84,16 +84,20 @@ func (s *segment) withDeleted(ids []uint32) *segment {
 
 // buildSegment indexes docs (already validated; vectors as given) as
 // segment id; merged says the segment comes from a merge, whose graph a
-// quantized collection builds over the codes.
-func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, sources [][]byte, merged bool) (*segment, error) {
+// quantized collection builds over the codes. q, when not nil, is the
+// merged segment's quantizer (mergeQuantizer); otherwise one is trained
+// on vecs.
+func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, sources [][]byte, merged bool, q quant.Quantizer) (*segment, error) {
 	s := &segment{id: id, n: len(keys), keys: keys, kind: cfg.Index}
 	switch cfg.Index {
 	case HNSW:
 		hc := cfg.graph(id)
 		if cfg.Encoding != Float {
-			q, err := trainQuantizer(cfg, id, vecs)
-			if err != nil {
-				return nil, err
+			if q == nil {
+				var err error
+				if q, err = trainQuantizer(cfg, id, vecs); err != nil {
+					return nil, err
+				}
 			}
 			s.enc, s.codes = cfg.Encoding, quant.NewStore(q)
 			if merged {
@@ -154,7 +158,8 @@ func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, source
 
 // trainQuantizer fits the encoding's quantizer on a segment's vectors,
 // seeded by the segment (Lucene computes a segment's quantiles or
-// centroid from its own vectors, at flush and again at merge).
+// centroid from its own vectors at flush, and at a merge that cannot
+// combine its sources' centroids: see mergeQuantizer).
 func trainQuantizer(cfg Config, id uint64, vecs *vec.Matrix) (quant.Quantizer, error) {
 	var q quant.Quantizer
 	var err error
@@ -164,7 +169,7 @@ func trainQuantizer(cfg Config, id uint64, vecs *vec.Matrix) (quant.Quantizer, e
 	case Int4:
 		q, err = quant.TrainScalar(vecs, cfg.Metric, quant.ScalarConfig{Bits: 4, Seed: cfg.Seed + id})
 	case BBQ:
-		q, err = quant.TrainOSQ(vecs, cfg.Metric, quant.OSQConfig{Bits: 1, QueryBits: 4, Seed: cfg.Seed + id})
+		q, err = quant.TrainOSQ(vecs, cfg.Metric, bbqConfig(cfg, id))
 	default:
 		return nil, fmt.Errorf("segment: %d: unknown encoding %d: %w", id, cfg.Encoding, engine.ErrInvalidArgument)
 	}
@@ -172,6 +177,15 @@ func trainQuantizer(cfg Config, id uint64, vecs *vec.Matrix) (quant.Quantizer, e
 		return nil, fmt.Errorf("segment %d: training the %s quantizer: %w", id, cfg.Encoding, err)
 	}
 	return q, nil
+}
+
+// bbqConfig is the OSQ configuration of a BBQ segment: 1-bit documents,
+// 4-bit queries, centred on the plain mean of the segment's vectors when
+// the field is Elasticsearch's cosine-as-DOT_PRODUCT, on that mean
+// normalised when Lucene sees the field as COSINE
+// (ES818BinaryQuantizedVectorsWriter.flush, elastic/elasticsearch 9.x).
+func bbqConfig(cfg Config, id uint64) quant.OSQConfig {
+	return quant.OSQConfig{Bits: 1, QueryBits: 4, Seed: cfg.Seed + id, MeanCentroid: cfg.CosineAsDotProduct}
 }
 
 // buildIVF clusters a segment's vectors (IVF-Flat, DiskBBQ's 384 vectors

@@ -15,6 +15,7 @@ func init() {
 		Name: "quant",
 		Binds: map[string]Value{
 			"DefaultConfidenceInterval": ValueOf(quant.DefaultConfidenceInterval),
+			"MergeOSQ":                  ValueOf(quant.MergeOSQ),
 			"NewOSQ":                    ValueOf(quant.NewOSQ),
 			"NewQueryEncoder":           ValueOf(quant.NewQueryEncoder),
 			"NewStore":                  ValueOf(quant.NewStore),

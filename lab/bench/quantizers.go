@@ -20,17 +20,28 @@ type quantizer struct {
 // (7-bit, confidence interval) and int8 with min/max bounds; int4 with and
 // without Lucene's error-correction term (Lucene99ScalarQuantizedVectorsFormat,
 // apache/lucene 9.x util/quantization/ScalarQuantizer.java); OSQ 1-bit
-// (bbq: 1-bit docs × 4-bit query), 1×1-bit, 2-, 4- and 8-bit, some centred on
-// the plain mean (apache/lucene 10.x util/quantization/OptimizedScalarQuantizer.java).
+// (bbq: 1-bit docs × 4-bit query), 1×1-bit, 2-, 4- and 8-bit
+// (apache/lucene 10.x util/quantization/OptimizedScalarQuantizer.java).
+//
+// Centring under cosine: bbq is the Elasticsearch store's (lab/profile's
+// bbq_hnsw segments): Elasticsearch hands a cosine field to Lucene
+// normalised, as DOT_PRODUCT, so the BBQ writer centres the codes on the
+// plain mean (quant.OSQConfig.MeanCentroid; ES818BinaryQuantizedVectorsWriter,
+// elastic/elasticsearch 9.x). bbq-lucene-cosine is the same code for a
+// field Lucene itself sees as COSINE, whose centroid the writer normalises
+// to unit length (Lucene102BinaryQuantizedVectorsWriter.flush, apache/lucene
+// 10.2). osq1x1 is centred as bbq, so the two differ in the query's bits
+// only. osq2, osq4 and osq8 keep Lucene's COSINE centroid, the -mean rows
+// the plain mean.
 var quantizers = []quantizer{
 	{name: "raw", about: "float32, no quantization"},
 	{name: "int8", about: "Lucene int8 (7-bit codes, bounds from the confidence interval), with the per-vector correction", scalar: &quant.ScalarConfig{}},
 	{name: "int8-minmax", about: "7-bit codes, bounds = min/max (confidence interval 1)", scalar: &quant.ScalarConfig{ConfidenceInterval: 1}},
 	{name: "int4", about: "4-bit scalar codes with Lucene's error-correction term", scalar: &quant.ScalarConfig{Bits: 4}},
 	{name: "int4-nocorr", about: "4-bit scalar codes, rounding-error correction dropped", scalar: &quant.ScalarConfig{Bits: 4, NoCorrection: true}},
-	{name: "bbq", about: "OSQ 1-bit docs × 4-bit query (Elasticsearch bbq)", osq: &quant.OSQConfig{Bits: 1}},
-	{name: "bbq-mean", about: "BBQ centred on the plain mean (Lucene normalises it under cosine)", osq: &quant.OSQConfig{Bits: 1, MeanCentroid: true}},
-	{name: "osq1x1", about: "OSQ 1-bit docs × 1-bit query (symmetric, plain binary)", osq: &quant.OSQConfig{Bits: 1, QueryBits: 1}},
+	{name: "bbq", about: "OSQ 1-bit docs × 4-bit query (Elasticsearch bbq, centred on the plain mean)", osq: &quant.OSQConfig{Bits: 1, MeanCentroid: true}},
+	{name: "bbq-lucene-cosine", about: "BBQ of a field Lucene sees as COSINE: centred on the mean normalised to unit length", osq: &quant.OSQConfig{Bits: 1}},
+	{name: "osq1x1", about: "OSQ 1-bit docs × 1-bit query (symmetric, plain binary; centred as bbq)", osq: &quant.OSQConfig{Bits: 1, QueryBits: 1, MeanCentroid: true}},
 	{name: "osq2", about: "OSQ 2-bit docs × 4-bit query", osq: &quant.OSQConfig{Bits: 2}},
 	{name: "osq4", about: "OSQ 4-bit docs × 4-bit query", osq: &quant.OSQConfig{Bits: 4}},
 	{name: "osq2-mean", about: "OSQ 2-bit × 4-bit centred on the plain mean", osq: &quant.OSQConfig{Bits: 2, MeanCentroid: true}},

@@ -146,7 +146,7 @@ func TestE26CentringSmall(t *testing.T) {
 	if len(tb.Rows) != 2 {
 		t.Fatalf("%d rows", len(tb.Rows))
 	}
-	for _, row := range []string{"each list's centroid (DiskBBQ)", "the global mean (as bbq_hnsw / the HNSW side)"} {
+	for _, row := range []string{"each list's centroid (DiskBBQ)", "the plain global mean (as Elasticsearch's bbq_hnsw)"} {
 		if r := lab(t, tb, row, "recall@100 (lab)"); r <= 0 || r > 1 {
 			t.Errorf("%s: recall %v", row, r)
 		}

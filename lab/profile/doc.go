@@ -28,7 +28,12 @@
 //     bbq_hnsw for dims ≥ 384 else int8_hnsw; num_candidates =
 //     min(⌈1.5·k⌉, 10000); for bbq the rescore oversample is 3:
 //     k' = ⌈k·oversample⌉, num_candidates = max(nc, k'), the graph is
-//     walked with codes and the k' best are rescored with float32 vectors
+//     walked with codes and the k' best are rescored with float32 vectors;
+//     a cosine field's vectors are normalised at index time and handed to
+//     Lucene as DOT_PRODUCT, so bbq_hnsw centres its codes on the plain
+//     segment mean, not on the mean normalised to unit length that Lucene
+//     gives a COSINE field (segment.Config.CosineAsDotProduct;
+//     server/src/main/java/org/elasticsearch/index/codec/vectors/es818/ES818BinaryQuantizedVectorsWriter.java)
 //     (Elasticsearch 9.1:
 //     https://www.elastic.co/docs/reference/elasticsearch/mapping-reference/dense-vector,
 //     https://www.elastic.co/docs/reference/query-languages/query-dsl/query-dsl-knn-query,
@@ -58,7 +63,8 @@
 // trained on it and whose graph is built with float32 scores;
 // [Store.WaitSearchable] refreshes and force-merges to Profile.Segments
 // (one by default, as the article's index was queried), the merge
-// retraining the quantizer on all the documents and building the graph
+// retraining the quantizer on all the documents (bbq: the flushed
+// segments' centroids weighted by size) and building the graph
 // with the codes' scores, as Lucene's merges do. Segments = 10 keeps the
 // ten segments the article's 9.9 s ingest at refresh_interval 1s would
 // have flushed (below TieredMergePolicy's ten per tier); each segment is

@@ -137,6 +137,19 @@ func (p Profile) collectionConfig(dim int, idleMerge bool) segment.Config {
 		}
 	case Elasticsearch:
 		cfg.Visibility, cfg.Encoding = segment.OnRefresh, esCodes(p.EffectiveType(dim))
+		// A cosine float dense_vector reaches Lucene normalised at index
+		// time, as a DOT_PRODUCT field (DenseVectorFieldMapper:
+		// ElementType.FLOAT.parseKnnVectorAndIndex divides the vector by
+		// its length when the similarity is cosine, and
+		// VectorSimilarity.COSINE.vectorSimilarityFunction maps it to
+		// VectorSimilarityFunction.DOT_PRODUCT for indices created since
+		// NORMALIZE_COSINE, 8.12; elastic/elasticsearch 9.x). So bbq_hnsw
+		// centres its codes on the plain segment mean: the BBQ writer
+		// normalises the centroid for COSINE fields only
+		// (ES818BinaryQuantizedVectorsWriter.flush and
+		// mergeAndRecalculateCentroids, which the 9.3+
+		// ES93BinaryQuantizedVectorsWriter inherits).
+		cfg.CosineAsDotProduct = true
 	}
 	return cfg
 }
@@ -156,8 +169,14 @@ func (p Profile) open(dim int, idleMerge bool) (*Store, error) {
 	if dim < 1 {
 		return nil, fmt.Errorf("profile: %s: dimension must be positive, got %d: %w", p.Kind, dim, engine.ErrInvalidArgument)
 	}
+	return p.openConfig(dim, p.collectionConfig(dim, idleMerge))
+}
+
+// openConfig opens a store of p (with defaults, validated) on the
+// collection configuration cfg.
+func (p Profile) openConfig(dim int, cfg segment.Config) (*Store, error) {
 	c := &core{p: p, dim: dim}
-	coll, err := segment.Open(p.collectionConfig(dim, idleMerge))
+	coll, err := segment.Open(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", p.Kind, err)
 	}
@@ -410,7 +429,8 @@ func (s *Store) WaitSearchable() error {
 	}
 	if (c.p.Kind == Qdrant || c.p.Kind == Elasticsearch) && len(c.coll.Segments()) > c.p.Segments {
 		// Elasticsearch: _forcemerge?max_num_segments (the merge retrains
-		// the quantizer and builds the graph over the codes). Qdrant: the
+		// the quantizer, bbq's from its sources' centroids, and builds the
+		// graph over the codes). Qdrant: the
 		// merge optimizer (lib/collection/src/collection_manager/
 		// optimizers/merge_optimizer.rs) merges segments while there are
 		// more than default_segment_number; the merged segment gets a
