@@ -2,8 +2,6 @@ module github.com/veclab/veclab
 
 go 1.26.0
 
-godebug gotypesalias=0
-
 require (
 	github.com/RoaringBitmap/roaring/v2 v2.30.0
 	github.com/cosmos72/gomacro v0.0.0-20240506194242-2ff796e3da10

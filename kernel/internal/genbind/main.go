@@ -1,5 +1,3 @@
-//go:debug gotypesalias=0
-
 // Command genbind regenerates the gomacro import tables in kernel/bindings:
 // one file per notebook-facing package, so that cells can `import` the
 // compiled lab, engine and display packages.
