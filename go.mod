@@ -1,5 +1,8 @@
 module github.com/veclab/veclab
 
+// Supported toolchains: Go 1.26 and Go 1.27 (checked with go1.26.8 and
+// go1.27.3). Nothing here may set GODEBUG gotypesalias=0, which Go 1.27
+// removed; golang.org/x/tools must read both toolchains' export data.
 go 1.26.0
 
 require (
