@@ -1,8 +1,9 @@
 module github.com/veclab/veclab
 
+// Supported toolchains: Go 1.26 and Go 1.27 (checked with go1.26.8 and
+// go1.27.3). Nothing here may set GODEBUG gotypesalias=0, which Go 1.27
+// removed; golang.org/x/tools must read both toolchains' export data.
 go 1.26.0
-
-godebug gotypesalias=0
 
 require (
 	github.com/RoaringBitmap/roaring/v2 v2.30.0
@@ -13,7 +14,7 @@ require (
 	github.com/pgvector/pgvector-go v0.1.1
 	github.com/vmihailenco/msgpack/v5 v5.4.1
 	golang.org/x/sys v0.50.0
-	golang.org/x/tools v0.30.0
+	golang.org/x/tools v0.52.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.15.2
 )
@@ -38,7 +39,7 @@ require (
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
 	golang.org/x/crypto v0.31.0 // indirect
 	golang.org/x/image v0.25.0 // indirect
-	golang.org/x/mod v0.23.0 // indirect
-	golang.org/x/sync v0.12.0 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.23.0 // indirect
 )

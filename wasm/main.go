@@ -1,7 +1,5 @@
 //go:build js && wasm
 
-//go:debug gotypesalias=0
-
 // Command wasm is veclab in the browser: the evaluation core of the Jupyter
 // kernel and `veclab run` (kernel/eval, the gomacro interpreter with the
 // lab and engine bound) compiled to WebAssembly, with a small JavaScript

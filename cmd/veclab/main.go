@@ -1,5 +1,3 @@
-//go:debug gotypesalias=0
-
 // Command veclab is the laboratory's one command: it reproduces the articles'
 // experiments, runs notebooks without Jupyter, serves the Jupyter kernel and
 // runs the benchmarks.

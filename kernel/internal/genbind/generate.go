@@ -10,6 +10,7 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"go/types"
 	"io"
 	"os"
 	"os/exec"
@@ -20,7 +21,6 @@ import (
 
 	"github.com/cosmos72/gomacro/base/genimport"
 	"github.com/cosmos72/gomacro/base/output"
-	"github.com/cosmos72/gomacro/base/paths"
 )
 
 // Module is the import path of this module.
@@ -51,10 +51,6 @@ var DefaultPackages = []string{
 	Module + "/kernel/display",
 }
 
-// marker's package path ("main") decides where genimport writes in the
-// temporary GOPATH: <tmp>/src/main/thirdparty.
-type marker struct{}
-
 // Generate writes one x_*.go binding file per package of pkgs that exists,
 // and zdocs.go, into outDir, replacing the x_*.go files already there.
 func Generate(outDir string, pkgs []string, logw io.Writer) (err error) {
@@ -82,12 +78,9 @@ func Generate(outDir string, pkgs []string, logw io.Writer) (err error) {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, "src")
-	build.Default.GOPATH = tmp
-	paths.GoSrcDirs = []string{src}
-	paths.GoSrcDir = src
-	paths.SymbolFromImportsPackage = marker{}
-	work := filepath.Join(src, "main", "thirdparty")
+	// genimport loads the packages from a module in work whose go.mod
+	// requires this one.
+	work := filepath.Join(tmp, "work")
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
@@ -117,23 +110,35 @@ func Generate(outDir string, pkgs []string, logw io.Writer) (err error) {
 	os.Setenv("GOWORK", "off")
 	os.Setenv("GOFLAGS", "-mod=mod")
 
-	pathMap := map[string]genimport.PackageName{}
-	for _, p := range present {
-		pathMap[p] = "_3"
-	}
+	// genimport's own ImportPackagesOrError would load and write in one
+	// step; aliases must be resolved in between (alias.go).
 	var glog bytes.Buffer
+	o := &output.Output{Stdout: &glog, Stderr: &glog}
+	generated := map[string][]byte{}
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("gomacro genimport: %v", r)
 			}
 		}()
-		imp := genimport.DefaultImporter(&output.Output{Stdout: &glog, Stderr: &glog})
-		_, err = imp.ImportPackagesOrError(pathMap, true)
+		var loaded map[string]*types.Package
+		loaded, err = genimport.DefaultImporter(o).Load(work, present, genimport.ImThirdParty, true)
+		if err != nil {
+			return
+		}
+		for _, p := range present {
+			pkg, ok := loaded[p]
+			if !ok {
+				err = fmt.Errorf("genimport loaded no package %s", p)
+				return
+			}
+			var buf bytes.Buffer
+			createImportFile(o, &buf, p, resolveAliases(pkg, o), genimport.ImThirdParty)
+			generated[p] = buf.Bytes()
+		}
 	}()
 	for _, line := range strings.Split(glog.String(), "\n") {
-		// The "recompile gomacro" advice names the temporary directory; drop it.
-		if line != "" && !strings.Contains(line, "recompile gomacro") {
+		if line != "" {
 			fmt.Fprintln(logw, "genbind:", strings.TrimPrefix(line, "// "))
 		}
 	}
@@ -147,28 +152,18 @@ func Generate(outDir string, pkgs []string, logw io.Writer) (err error) {
 			return err
 		}
 	}
-	files, err := filepath.Glob(filepath.Join(work, "*.go"))
-	if err != nil {
-		return err
-	}
-	written := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	for _, p := range present {
+		path, body, err := rewrite(generated[p])
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", p, err)
 		}
-		path, body, err := rewrite(b)
-		if err != nil {
-			return fmt.Errorf("%s: %w", filepath.Base(f), err)
+		if path != p {
+			return fmt.Errorf("genimport wrote bindings of %s for %s", path, p)
 		}
 		name := "x_" + strings.ReplaceAll(strings.TrimPrefix(strings.TrimPrefix(path, Module), "/"), "/", "_") + ".go"
 		if err := os.WriteFile(filepath.Join(outDir, name), body, 0o644); err != nil {
 			return err
 		}
-		written++
-	}
-	if written != len(present) {
-		return fmt.Errorf("genimport wrote %d files for %d packages", written, len(present))
 	}
 	docs, err := docTable(root, present)
 	if err != nil {

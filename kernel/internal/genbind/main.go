@@ -1,5 +1,3 @@
-//go:debug gotypesalias=0
-
 // Command genbind regenerates the gomacro import tables in kernel/bindings:
 // one file per notebook-facing package, so that cells can `import` the
 // compiled lab, engine and display packages.
@@ -11,8 +9,12 @@
 // renames the generated package to bindings and writes a table of doc
 // comments (zdocs.go) that the kernel's inspect_request shows.
 //
-// Generic functions and types cannot be bound (gomacro limitation); genbind
-// prints a warning for each one it skips. Packages in the list that do not
+// genimport predates go/types' *types.Alias, so genbind loads the packages
+// through genimport, resolves their type aliases, and only then has
+// genimport write the bindings (see alias.go).
+//
+// Generic functions, types and type aliases cannot be bound (gomacro
+// limitation); genbind prints a warning for each one it skips. Packages in the list that do not
 // exist (yet) are skipped with a warning too.
 //
 // Usage, from kernel/bindings (see its doc.go go:generate line):
