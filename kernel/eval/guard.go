@@ -56,6 +56,7 @@ type goroutine struct {
 	ip     *fast.Interp
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	asked  bool // an interrupt has asked it to stop (guarded by guard.mu)
 }
 
 // guard keeps the cells' contexts and the goroutines they started.
@@ -66,7 +67,7 @@ type guard struct {
 	gors    map[uintptr]*goroutine // by goroutine id
 	late    []string               // goroutine panics after their cell ended, for the next cell's stderr
 	failed  string                 // a goroutine panic while its cell ran: that cell's error
-	stopped int                    // goroutines of the running cell ended by its interrupt
+	stopped int                    // goroutines of the running cell its interrupt asked to stop
 	tmp     int                    // counter of the rewrite's temporaries
 }
 
@@ -120,11 +121,21 @@ func (g *guard) stop(cause error) (cellRunning bool, goroutines int) {
 		if g.running && gr.cell != g.cell {
 			continue // an earlier cell's background work: not this cell's to stop
 		}
+		if gr.asked {
+			continue // asked by an earlier interrupt of this cell
+		}
+		gr.asked = true
 		gr.cancel(cause)
 		if gr.ip != nil {
 			gr.ip.Interrupt(os.Interrupt) // interpreted loops of that goroutine stop too
 		}
 		goroutines++
+	}
+	if g.running {
+		// Counted when asked, not when each goroutine has unwound: the
+		// cell itself may end before a goroutine sees its cancellation,
+		// and the report would then undercount on a loaded machine.
+		g.stopped += goroutines
 	}
 	return g.running, goroutines
 }
@@ -174,10 +185,7 @@ func (g *guard) ended(gr *goroutine, r any, stack string, log func(string)) {
 	}
 	thisCell := g.running && gr.cell == g.cell
 	if isStop(r) {
-		if thisCell {
-			g.stopped++
-		}
-		return
+		return // counted by stop when it asked
 	}
 	msg := fmt.Sprintf("panic in a goroutine (%s): %s", gr.where, panicText(r))
 	log(msg + "\n" + stack)
