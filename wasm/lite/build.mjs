@@ -5,7 +5,8 @@
 // the listed JupyterLab and JupyterLite extensions, minus the disabled
 // ones, plus the settings schemas (build/schemas/all.json), the light theme
 // (build/themes/…), the contents index of the notebooks
-// (api/contents/…/all.json, files/…) and the Go (veclab) kernel of src/.
+// (api/contents/…/all.json, files/…), the Go (veclab) kernel of src/ and
+// lab/index.html, JupyterLite's address for shared links (src/lab.html).
 //
 //	node build.mjs OUT_DIR NOTEBOOKS_DIR
 //
@@ -288,8 +289,11 @@ fs.writeFileSync(path.join(out, "api", "contents", "all.json"),
 fs.writeFileSync(path.join(out, "api", "contents", "notebooks", "all.json"),
 	JSON.stringify(dirModel("notebooks", "notebooks", listing)));
 
-// 4. The page and the kernel's logo.
+// 4. The page, JupyterLite's lab/index.html (which sends a shared link's
+// ?path= on to the page: src/lab.html) and the kernel's logo.
 fs.copyFileSync(path.join(here, "src", "index.html"), path.join(out, "index.html"));
+fs.mkdirSync(path.join(out, "lab"), { recursive: true });
+fs.copyFileSync(path.join(here, "src", "lab.html"), path.join(out, "lab", "index.html"));
 fs.copyFileSync(path.join(here, "src", "logo.svg"), path.join(build, "veclab-logo.svg"));
 fs.copyFileSync(path.join(here, "src", "boot.js"), path.join(build, "veclab-boot.js"));
 console.log(`build.mjs: site in ${out}: ${extensions.length} extensions, ${all.length} settings schemas, ${nbs.length} notebooks`);
