@@ -73,9 +73,12 @@ func needBrowser(t *testing.T, dir string) {
 // TestBrowser builds wasm/ and the JupyterLite site, serves them with
 // serve on a free port and runs wasm/browsertest/lite.js, which drives the
 // site in chromium: the Go (veclab) kernel in the kernel list, the
-// notebooks in the file browser, the first cell's result with a cold and a
-// warm cache (printed), streams, errors, complete, inspect, is_complete,
-// kernel_info, an interrupted index build, and notebook 02 at small scale.
+// notebooks in the file browser with real modification times, the first
+// cell's result with a cold and a warm cache (printed), a shared link
+// (?path=notebooks/…, and JupyterLite's lab/index.html?path=…) opening its
+// notebook, the explorer's launcher card with its icon, streams, errors,
+// complete, inspect, is_complete, kernel_info, an interrupted index build,
+// and notebook 02 at small scale.
 func TestBrowser(t *testing.T) {
 	root, err := moduleRoot("")
 	if err != nil {
