@@ -2,9 +2,11 @@ package kernel_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -113,6 +115,66 @@ func checkProgressOutputs(t *testing.T, path, step string) {
 		for j := range w {
 			if got[j] != w[j] {
 				t.Errorf("cell %d output %d: %+v, want %+v", i, j, got[j], w[j])
+			}
+		}
+	}
+}
+
+// progressLine is the text of a progress display: display.ProgressBundle's
+// ("build: 300 of 2000 (15 %) · 1.2 s, …") and, alone in a bundle, the
+// notebooks' earlier helper's ("build: 2000 of 2000"), whose last update
+// stayed in the saved outputs.
+var progressLine = regexp.MustCompile(`^[^\n]*: \d+ of \d+( \(\d+ %\) · [^\n]*)?\n?$`)
+
+// TestNotebooksKeepNoProgress checks the saved outputs of notebooks/: no
+// display of a progress bar (the kernels take it away when its cell ends)
+// nor the final "what: N of N" line of the displays the notebooks used
+// before. A notebook run on a kernel that left them would fail it.
+func TestNotebooksKeepNoProgress(t *testing.T) {
+	books, _ := filepath.Glob(filepath.Join("..", "notebooks", "*.ipynb"))
+	if len(books) == 0 {
+		t.Fatal("no notebooks in notebooks/")
+	}
+	join := func(v any) string {
+		switch x := v.(type) {
+		case string:
+			return x
+		case []any:
+			var s strings.Builder
+			for _, l := range x {
+				s.WriteString(fmt.Sprint(l))
+			}
+			return s.String()
+		}
+		return ""
+	}
+	for _, book := range books {
+		b, err := os.ReadFile(book)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb struct {
+			Cells []struct {
+				Outputs []struct {
+					OutputType string         `json:"output_type"`
+					Data       map[string]any `json:"data"`
+				} `json:"outputs"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(b, &nb); err != nil {
+			t.Fatalf("%s: %v", book, err)
+		}
+		for i, c := range nb.Cells {
+			for _, o := range c.Outputs {
+				if o.OutputType != "display_data" && o.OutputType != "update_display_data" {
+					continue
+				}
+				html, text := join(o.Data["text/html"]), join(o.Data["text/plain"])
+				bar := strings.Contains(html, "veclab-progress") || strings.Contains(html, "<progress")
+				line := progressLine.MatchString(text) && (len(o.Data) == 1 || bar)
+				if bar || line {
+					t.Errorf("%s: cell %d keeps a progress display: %q", filepath.Base(book), i, text)
+				}
 			}
 		}
 	}

@@ -66,7 +66,7 @@ func parseBenchBatch(args []string, stderr io.Writer) (*benchBatchFlags, error) 
 	}
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf(""+format+": %w", append(args, engine.ErrInvalidArgument)...))
+		errs = append(errs, fmt.Errorf(format+": %w", append(args, engine.ErrInvalidArgument)...))
 	}
 	var err error
 	if c.Efs, err = bench.ParsePositiveInts("-ef", *ef); err != nil {

@@ -74,7 +74,7 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 	}
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf(""+format+": %w", append(args, engine.ErrInvalidArgument)...))
+		errs = append(errs, fmt.Errorf(format+": %w", append(args, engine.ErrInvalidArgument)...))
 	}
 	if c.M < 2 {
 		bad("-m must be ≥ 2, got %d", c.M)

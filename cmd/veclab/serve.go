@@ -513,7 +513,9 @@ func (s *site) export(out string) error {
 // for by its version (veclab.wasm?v=, the text of veclab.wasm.version)
 // and the files build.mjs names by their content's hash (build/chunks/,
 // build/assets/), which are immutable. A file is sent in its
-// pre-compressed brotli or gzip form when the request accepts it.
+// pre-compressed brotli or gzip form when the request accepts it. A
+// directory's address serves its index.html; without its final slash (a
+// shared link to lab?path=…) it is redirected, with its query, to it.
 func (s *site) handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -565,8 +567,19 @@ func (s *site) handler() http.Handler {
 				s.serveFile(w, r, s.explorerFile(p))
 				return
 			}
-			if strings.HasSuffix(p, "/") {
-				p += "index.html"
+			// A directory's page (index.html; p, cleaned, has no final
+			// slash but the root's) asked for without its slash, as a
+			// shared link to lab?path=… may be, is redirected with the
+			// query.
+			if strings.HasSuffix(r.URL.Path, "/") {
+				p = path.Join(p, "index.html")
+			} else if p != "/" && fileExists(filepath.Join(s.lite, filepath.FromSlash(p[1:]), "index.html")) {
+				to := p + "/"
+				if r.URL.RawQuery != "" {
+					to += "?" + r.URL.RawQuery
+				}
+				http.Redirect(w, r, to, http.StatusMovedPermanently)
+				return
 			}
 			file = filepath.Join(s.lite, filepath.FromSlash(p[1:]))
 		}

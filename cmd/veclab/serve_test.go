@@ -58,9 +58,12 @@ func needBrowser(t testing.TB) {
 // TestBrowser builds wasm/ and the JupyterLite site, serves them with
 // serve on a free port and runs wasm/browsertest/lite.js, which drives the
 // site in chromium: the Go (veclab) kernel in the kernel list, the
-// notebooks in the file browser, the first cell's result with a cold and a
-// warm cache (printed), streams, errors, complete, inspect, is_complete,
-// kernel_info, an interrupted index build, and notebook 02 at small scale.
+// notebooks in the file browser with real modification times, the first
+// cell's result with a cold and a warm cache (printed), a shared link
+// (?path=notebooks/…, and JupyterLite's lab/index.html?path=…) opening its
+// notebook, the explorer's launcher card with its icon, streams, errors,
+// complete, inspect, is_complete, kernel_info, an interrupted index build,
+// and notebook 02 at small scale.
 func TestBrowser(t *testing.T) {
 	root, err := moduleRoot("")
 	if err != nil {
@@ -141,6 +144,8 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 	}{
 		{"/", "", "text/html; charset=utf-8", "", "build/lab.js", 200},
 		{"/index.html", "", "text/html; charset=utf-8", "", "jupyter-config-data", 200},
+		{"/lab/?path=notebooks/02-redis-ef-runtime.ipynb", "", "text/html; charset=utf-8", "", "location.search", 200}, // JupyterLite's lab/ sends ?path= on to the root
+		{"/lab?path=notebooks/02-redis-ef-runtime.ipynb", "", "text/html; charset=utf-8", "", "location.search", 200},  // redirected to /lab/?path=…
 		{"/build/lab.js", "", "text/javascript; charset=utf-8", "", "veclab-kernel:plugin", 200},
 		{"/build/lab.js", "br, gzip", "text/javascript; charset=utf-8", "br", "", 200},
 		{"/build/lab.css", "", "text/css; charset=utf-8", "", ".jp-", 200},
@@ -194,6 +199,18 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 		}
 	}
 
+	// A shared link to lab?path=… keeps its query through the redirect to
+	// lab/, whose page sends it on to the root.
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(srv.URL + "/lab?path=notebooks/02-redis-ef-runtime.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusMovedPermanently || loc != "/lab/?path=notebooks/02-redis-ef-runtime.ipynb" {
+		t.Errorf("GET /lab?path=…: %d, Location %q; want 301 to /lab/?path=notebooks/02-redis-ef-runtime.ipynb", resp.StatusCode, loc)
+	}
+
 	// veclab.wasm asked for by its version is immutable (Chromium's cache
 	// of the compiled module survives), and so are the files build.mjs
 	// names by their content's hash; any other response is revalidated.
@@ -228,7 +245,7 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 	if err := s.export(out); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"index.html", "build/lab.js", "build/lab.js.br", "veclab.wasm", "veclab.wasm.br", "veclab.wasm.gz", "veclab.wasm.version", "build/veclab-boot.js", "wasm_exec.js", "api/contents/all.json", "files/notebooks/02-redis-ef-runtime.ipynb",
+	for _, f := range []string{"index.html", "build/lab.js", "build/lab.js.br", "veclab.wasm", "veclab.wasm.br", "veclab.wasm.gz", "veclab.wasm.version", "build/veclab-boot.js", "wasm_exec.js", "api/contents/all.json", "files/notebooks/02-redis-ef-runtime.ipynb", "lab/index.html",
 		"explorer/index.html", "explorer/explorer.js", "explorer/worker.js", "explorer/explorer.wasm", "explorer/explorer.wasm.br", "explorer/explorer.wasm.gz"} {
 		if !fileExists(filepath.Join(out, filepath.FromSlash(f))) {
 			t.Errorf("-out: the static site has no %s", f)

@@ -4,7 +4,11 @@
 //
 //   - the page is cross-origin isolated (the kernel's interrupt needs it)
 //     and the kernel list has "Go (veclab)";
-//   - the file browser holds the repository's notebooks;
+//   - the file browser holds the repository's notebooks, each row with
+//     a real modification time (not 1970);
+//   - a shared link, …/?path=notebooks/NAME.ipynb or JupyterLite's
+//     …/lab/index.html?path=…, opens that notebook (its first cell shown);
+//   - the launcher's card for the explorer page has an SVG icon;
 //   - navigation → first cell result (1+1 in a new Go notebook), with a
 //     cold browser cache (a new profile) and a warm one (the same profile,
 //     loaded again); the times and the bytes over the wire are printed;
@@ -319,6 +323,101 @@ async function kernelAlone(context, label) {
 	return page;
 }
 
+// sharedLink checks, on a new page of the context, that a link naming a
+// notebook with ?path= (form: the link relative to the site's root) opens
+// it: the notebook is the current document and its first cell's text
+// (the first line, Markdown's # taken off) is visible. With more, on that
+// page: every row of the file browser's root and notebooks/ has a real
+// modification time (the site's contents said 1970, shown as "56 years
+// ago"), and the launcher's card for the explorer shows an SVG icon. It
+// reports every failure of these at once, then closes the notebook, so
+// that a later page does not restore it (and start its kernel).
+async function sharedLink(context, form, name, more) {
+	const nb = "notebooks/" + name;
+	const cells = JSON.parse(require("fs").readFileSync(require("path").join(__dirname, "..", "..", nb), "utf8")).cells;
+	const firstLine = [].concat(cells[0].source).join("").split("\n")[0].replace(/^#+\s*/, "").trim();
+	const page = await context.newPage();
+	const fails = [];
+	try {
+		const link = new URL(form + "?path=" + nb, base).href;
+		const shown = new URL(link).pathname + new URL(link).search;
+		const resp = await page.goto(link);
+		check(resp && resp.ok(), `the shared link ${link}: HTTP ${resp && resp.status()}`);
+		await appReady(page, 120000);
+		// In front: its tab is the current one of the main area, so its
+		// panel is visible. (The shell's currentWidget follows the focus,
+		// which a dialog may hold: the restored layout's untitled notebooks
+		// of the earlier pages ask for a kernel.)
+		const opened = await page.waitForFunction((nb) => [...window.jupyterapp.shell.widgets("main")].some((w) => w.context?.path === nb && w.isVisible), nb, { timeout: 60000 })
+			.then(() => true, () => false);
+		if (!opened) {
+			const front = await page.evaluate(() => [...window.jupyterapp.shell.widgets("main")].filter((w) => w.isVisible).map((w) => w.title.label));
+			fails.push(`the shared link ${shown} did not open ${nb}: the main area shows ${JSON.stringify(front)}`);
+		} else {
+			const id = await page.evaluate((nb) => [...window.jupyterapp.shell.widgets("main")].find((w) => w.context?.path === nb && w.isVisible).id, nb);
+			// (A rendered Markdown cell also holds its source, hidden.)
+			const cell = page.locator(`[id="${id}"] .jp-Cell`).first().getByText(firstLine).filter({ visible: true }).first();
+			if (await cell.waitFor({ state: "visible", timeout: 30000 }).then(() => true, () => false)) {
+				console.log(`ok   shared link ${shown}: opens ${nb}, its first cell "${firstLine}" shown`);
+			} else {
+				fails.push(`the shared link ${shown} opened ${nb}, but its first cell's "${firstLine}" is not visible`);
+			}
+		}
+		if (more) {
+			// Rows of the file browser, read from the DOM once the
+			// listing of dir holds want.
+			const rows = async (dir, want) => {
+				await page.evaluate((dir) => window.jupyterapp.commands.execute("filebrowser:go-to-path", { path: dir }), dir);
+				await page.waitForFunction((want) => [...document.querySelectorAll(".jp-FileBrowser .jp-DirListing-item .jp-DirListing-itemText")].some((e) => e.textContent.trim() === want), want, { timeout: 20000 });
+				return page.evaluate(() => [...document.querySelectorAll(".jp-FileBrowser .jp-DirListing-item")].map((el) => {
+					const m = el.querySelector(".jp-DirListing-itemModified");
+					return { name: el.querySelector(".jp-DirListing-itemText")?.textContent.trim(), shown: m?.textContent || "", title: m?.title || "" };
+				}));
+			};
+			const listed = [...await rows("", "notebooks"), ...await rows("notebooks", name)];
+			// Decades ago, or 1970 in the date's title (en-US short: 1/1/70).
+			const old = (r) => {
+				const y = /(\d+)\s*(?:y|yr|yrs|years?)\b/.exec(r.shown);
+				return (y && Number(y[1]) >= 20) || /\b1970\b|\/70,/.test(r.title) || !r.shown;
+			};
+			const models = await page.evaluate(async () => {
+				const c = window.jupyterapp.serviceManager.contents;
+				return [...(await c.get("", { content: true })).content, ...(await c.get("notebooks", { content: true })).content]
+					.map((m) => ({ name: m.name, last_modified: m.last_modified, created: m.created }));
+			});
+			const early = (m) => !(new Date(m.last_modified).getFullYear() >= 2000 && new Date(m.created).getFullYear() >= 2000);
+			if (listed.some(old) || models.some(early)) {
+				fails.push(`file browser: modification times from 1970: ${JSON.stringify(listed.filter(old))}; contents: ${JSON.stringify(models.filter(early))}`);
+			} else {
+				const row = (n) => listed.find((r) => r.name === n) || {};
+				console.log(`ok   file browser: ${listed.length} rows with real modification times (notebooks/ "${row("notebooks").shown}", ${name} "${row(name).shown}", ${row(name).title})`);
+			}
+
+			// The launcher's card for the explorer page has an icon, an SVG.
+			await page.evaluate(() => window.jupyterapp.commands.execute("launcher:create"));
+			const card = page.locator(".jp-LauncherCard", { has: page.locator(".jp-LauncherCard-label", { hasText: "veclab explorer" }) }).first();
+			await card.waitFor({ state: "visible", timeout: 20000 });
+			const icon = await card.evaluate((el) => {
+				const svg = el.querySelector(".jp-LauncherCard-icon svg");
+				const box = svg?.getBoundingClientRect();
+				return svg ? { shapes: svg.querySelectorAll("path, circle, rect, polygon, line").length, width: Math.round(box.width), height: Math.round(box.height) } : null;
+			});
+			if (icon && icon.shapes > 0 && icon.width > 0 && icon.height > 0) {
+				console.log(`ok   launcher: the "veclab explorer" card shows an SVG icon (${icon.shapes} shapes, ${icon.width}×${icon.height} px)`);
+			} else {
+				fails.push(`the launcher's "veclab explorer" card has no SVG icon: ${JSON.stringify(icon)}`);
+			}
+		}
+		check(fails.length === 0, fails.join("; "));
+	} finally {
+		await page.evaluate((nb) => {
+			for (const w of [...window.jupyterapp.shell.widgets("main")]) if (w.context?.path === nb) w.close();
+		}, nb).catch(() => {});
+		await page.waitForTimeout(1000); // the layout restorer saves the layout without it
+		await page.close();
+	}
+}
+
 // launch starts chromium on a new persistent profile (see main).
 async function launch() {
 	const os = require("os");
@@ -430,6 +529,15 @@ async function main() {
 		await page.evaluate(() => window.jupyterapp.commands.execute("filebrowser:go-to-path", { path: "notebooks" }));
 		await page.waitForSelector('.jp-DirListing-item[title*="02-redis-ef-runtime.ipynb"], .jp-DirListing-itemText:has-text("02-redis-ef-runtime.ipynb")', { timeout: 20000 });
 		console.log(`ok   file browser: notebooks/ holds the repository's ${repo.length} notebooks`);
+
+		// A lesson's shared link opens its notebook, in the site's form
+		// (the root) and JupyterLite's (lab/index.html, lab/, lab), each
+		// a notebook no page opened before (a page restores the last
+		// layout).
+		await sharedLink(context, "", "00-hnsw-by-picture.ipynb", true);
+		await sharedLink(context, "lab/index.html", "00b-quantization-by-picture.ipynb", false);
+		await sharedLink(context, "lab/", "00c-glossary.ipynb", false);
+		await sharedLink(context, "lab", "01-four-stores-on-defaults.ipynb", false);
 
 		// The settings registry's validators, compiled when the site was
 		// built (wasm/lite/src/settings.js): they answer as JupyterLab's

@@ -5,7 +5,8 @@
 // the listed JupyterLab and JupyterLite extensions, minus the disabled
 // ones, plus the settings schemas (build/schemas/all.json), the light theme
 // (build/themes/…), the contents index of the notebooks
-// (api/contents/…/all.json, files/…) and the Go (veclab) kernel of src/.
+// (api/contents/…/all.json, files/…), the Go (veclab) kernel of src/ and
+// lab/index.html, JupyterLite's address for shared links (src/lab.html).
 //
 //	node build.mjs OUT_DIR NOTEBOOKS_DIR
 //
@@ -13,6 +14,7 @@
 // `veclab serve` builds with the Go toolchain and puts beside it.
 // Nothing in the site loads from another origin.
 import * as esbuild from "esbuild";
+import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -262,8 +264,9 @@ fs.writeFileSync(path.join(out, "api", "translations", "en.json"), JSON.stringif
 // 3. The contents: the notebooks under files/notebooks, listed in
 // api/contents/all.json (the root) and api/contents/notebooks/all.json, as
 // jupyterlite-core's contents addon writes them, with each file's
-// modification time.
-const model = (name, p, type, size, mtime = new Date(0)) => ({
+// modification time (modified below) and each directory's the latest of
+// its files'.
+const model = (name, p, type, size, mtime) => ({
 	name, path: p, type, size, writable: true, created: mtime.toISOString(), last_modified: mtime.toISOString(),
 	mimetype: type === "notebook" ? "application/x-ipynb+json" : null,
 	format: null, content: null,
@@ -273,23 +276,58 @@ if (nbs.length === 0) {
 	console.error(`build.mjs: no .ipynb in ${notebooks}`);
 	process.exit(1);
 }
+
+// modified is the time the file browser shows for a notebook: the time of
+// the last commit that changed it, when it is in git and unchanged since,
+// so the same sources give the same site (veclab serve keeps a site by the
+// hash of its sources, liteKey); otherwise $SOURCE_DATE_EPOCH when set
+// (reproducible-builds.org), else the file's modification time. (A zero
+// time showed as "56 years ago".)
+const gitOut = (...args) => {
+	try {
+		return execFileSync("git", args, { cwd: notebooks, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+	} catch {
+		return null; // no git, or not a checkout
+	}
+};
+const changed = new Set(); // files git has no committed form of: modified, added, untracked
+const status = gitOut("status", "--porcelain", "-z", "--", ".");
+if (status !== null) {
+	const prefix = gitOut("rev-parse", "--show-prefix")?.trim() ?? ""; // porcelain paths are from the top
+	for (const e of status.split("\0")) if (e.length > 3) changed.add(path.posix.relative(prefix, e.slice(3)));
+}
+const epoch = /^\d+$/.test(process.env.SOURCE_DATE_EPOCH || "") ? new Date(1000 * Number(process.env.SOURCE_DATE_EPOCH)) : null;
+const modified = (f) => {
+	if (status !== null && !changed.has(f)) {
+		const t = gitOut("log", "-1", "--format=%cI", "--", f)?.trim();
+		if (t) return new Date(t);
+	}
+	return epoch || fs.statSync(path.join(notebooks, f)).mtime;
+};
+
 fs.mkdirSync(path.join(out, "files", "notebooks"), { recursive: true });
 const listing = [];
+let latest = new Date(0);
 for (const f of nbs) {
 	const data = fs.readFileSync(path.join(notebooks, f));
 	JSON.parse(data.toString("utf8")); // a broken notebook fails the build, not the page
 	fs.writeFileSync(path.join(out, "files", "notebooks", f), data);
-	listing.push(model(f, `notebooks/${f}`, "notebook", data.length, fs.statSync(path.join(notebooks, f)).mtime));
+	const t = modified(f);
+	if (t > latest) latest = t;
+	listing.push(model(f, `notebooks/${f}`, "notebook", data.length, t));
 }
-const dirModel = (name, p, content) => ({ ...model(name, p, "directory", 0), format: "json", content });
+const dirModel = (name, p, content) => ({ ...model(name, p, "directory", 0, latest), format: "json", content });
 fs.mkdirSync(path.join(out, "api", "contents", "notebooks"), { recursive: true });
 fs.writeFileSync(path.join(out, "api", "contents", "all.json"),
-	JSON.stringify(dirModel("", "", [model("notebooks", "notebooks", "directory", 0)])));
+	JSON.stringify(dirModel("", "", [model("notebooks", "notebooks", "directory", 0, latest)])));
 fs.writeFileSync(path.join(out, "api", "contents", "notebooks", "all.json"),
 	JSON.stringify(dirModel("notebooks", "notebooks", listing)));
 
-// 4. The page and the kernel's logo.
+// 4. The page, JupyterLite's lab/index.html (which sends a shared link's
+// ?path= on to the page: src/lab.html) and the kernel's logo.
 fs.copyFileSync(path.join(here, "src", "index.html"), path.join(out, "index.html"));
+fs.mkdirSync(path.join(out, "lab"), { recursive: true });
+fs.copyFileSync(path.join(here, "src", "lab.html"), path.join(out, "lab", "index.html"));
 fs.copyFileSync(path.join(here, "src", "logo.svg"), path.join(build, "veclab-logo.svg"));
 fs.copyFileSync(path.join(here, "src", "boot.js"), path.join(build, "veclab-boot.js"));
 console.log(`build.mjs: site in ${out}: ${extensions.length} extensions, ${all.length} settings schemas, ${nbs.length} notebooks`);

@@ -8,6 +8,7 @@ import { IServiceManager } from "@jupyterlab/services";
 import { PluginRegistry } from "@lumino/coreutils";
 import veclabKernel, { prewarm } from "./kernel.js";
 import explorerLink from "./explorer-link.js";
+import openPath from "./open-path.js";
 import settings from "./settings.js";
 
 // dropUnprovided removes the plugins that require a service no plugin of
@@ -61,13 +62,19 @@ export async function main(extensions, disabled) {
 	for (const [name, mod] of extensions) add(name, mod.default);
 	add("veclab-kernel", veclabKernel);
 	add("veclab-explorer-link", explorerLink);
+	add("veclab-open-path", openPath);
 	add("veclab-settings", settings);
 	dropUnprovided(plugins, allPlugins);
 
 	const pluginRegistry = new PluginRegistry();
 	pluginRegistry.registerPlugins(plugins);
 	const serviceManager = await pluginRegistry.resolveRequiredService(IServiceManager);
-	const app = new JupyterLab({ pluginRegistry, mimeExtensions: [], serviceManager, availablePlugins: allPlugins });
+	// The router's base is the path of the site's root, as JupyterLite's
+	// config-utils.js makes the page's relative baseUrl: the router strips
+	// it from the address, so a route sees "/?path=…" wherever the site is
+	// served (open-path.js).
+	const base = new URL(PageConfig.getBaseUrl()).pathname;
+	const app = new JupyterLab({ pluginRegistry, mimeExtensions: [], serviceManager, availablePlugins: allPlugins, paths: { urls: { base } } });
 	app.name = PageConfig.getOption("appName") || "veclab";
 	window.jupyterapp = app; // the browser test drives the app through it
 	mark("labServices"); // the plugins registered, the service manager made
