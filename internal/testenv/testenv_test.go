@@ -278,7 +278,7 @@ func TestCIRunsTheInstaller(t *testing.T) {
 	}
 	s := string(sh)
 	setup := strings.Index(s, "\ngo run ./internal/testenv/setup\n")
-	test := strings.Index(s, "\ngo test ./...\n")
+	test := strings.Index(s, "\ngo test -timeout 40m ./...\n")
 	if setup < 0 || test < 0 || setup > test {
 		t.Errorf("test.sh must run `go run ./internal/testenv/setup` on a line of its own before `go test ./...`:\n%s", s)
 	}
