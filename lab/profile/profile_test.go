@@ -28,7 +28,7 @@ func TestDefaults(t *testing.T) {
 		{PGVector, 16, 32, 64, 40, 32, true, 1},
 		{Redis, 16, 32, 200, 10, 16, false, 1},
 		{Qdrant, 16, 32, 100, 0, 16, false, 2},
-		{Elasticsearch, 16, 32, 100, 0, 32, false, 1},
+		{Elasticsearch, 16, 32, 100, 0, 32, false, ESSegments},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind.String(), func(t *testing.T) {
