@@ -19,7 +19,10 @@ import (
 // the shared loop (engine/internal/beam): its two base-layer loops,
 // layer0 and layer0Bound, are copied here unchanged but for the receiver
 // (and prefetchRows of the next link list spelt beam.PrefetchLinks, the
-// same instruction). TestSharedLoopMatchesReference holds the shared loop
+// same instruction), and with layer0Bound's exchange rule changed with
+// the shared loop's to MultiLeafKnnCollector's (an exchange on a collect
+// whose visited count is a multiple of 256, nothing offered at the end).
+// TestSharedLoopMatchesReference holds the shared loop
 // to it bit for bit and BenchmarkSharedLoopVsReference times the two in
 // one process.
 type refSearcher struct {
@@ -195,7 +198,9 @@ func (s *refSearcher) layer0Bound(q []float32, sc engine.QueryScorer, ep engine.
 	inf := float32(math.Inf(1))
 	global := inf // the bound's value at the last exchange
 	full := false // W has held ef results
-	nextSync := 0 // visited count of the next exchange
+	// Lucene's visited count: the descent's scored nodes, the entry
+	// scored again, then each layer-0 node as it is scored.
+	visited := st.DistComps + 1
 	// bound is Lucene's minCompetitiveSimilarity in distances.
 	bound := func() float32 {
 		if !full {
@@ -211,10 +216,9 @@ func (s *refSearcher) layer0Bound(q []float32, sc engine.QueryScorer, ep engine.
 		if first {
 			full = true
 		}
-		if full && (first || st.Visited >= nextSync) {
+		if full && (first || visited&boundInterval == 0) && len(s.upd) > 0 {
 			global = b.Offer(s.upd...)
 			s.upd = s.upd[:0]
-			nextSync = st.Visited + boundInterval + 1
 		}
 	}
 	s.vis.Visit(ep)
@@ -253,6 +257,7 @@ func (s *refSearcher) layer0Bound(q []float32, sc engine.QueryScorer, ep engine.
 		}
 		for i, nb := range ids {
 			d := dists[i]
+			visited++
 			if d < lower {
 				s.cand.Push(engine.Result{ID: nb, Dist: d})
 				if allow == nil || allow.Allowed(nb) {
@@ -262,10 +267,7 @@ func (s *refSearcher) layer0Bound(q []float32, sc engine.QueryScorer, ep engine.
 			}
 		}
 	}
-	if len(s.upd) > 0 {
-		b.Offer(s.upd...)
-		s.upd = s.upd[:0]
-	}
+	s.upd = s.upd[:0]
 }
 
 // TestSharedLoopMatchesReference runs Search and SearchBound (each bound

@@ -8,11 +8,13 @@ import (
 	"github.com/veclab/veclab/engine/internal/beam"
 )
 
-// Lucene's constants for the shared bound (MultiLeafKnnCollector,
-// Lucene 9.10+): a search not globally competitive still keeps its
-// (1 − greediness)·k nearest local results competitive, and it exchanges
-// its collected distances with the global queue every interval+1 visited
-// nodes.
+// Lucene's constants for the shared bound (MultiLeafKnnCollector's
+// DEFAULT_GREEDINESS and DEFAULT_INTERVAL; apache/lucene
+// lucene/core/src/java/org/apache/lucene/search/knn/MultiLeafKnnCollector.java,
+// read at commit 23dfed0442e1, the same since Lucene 9.10): a search not
+// globally competitive still keeps its (1 − greediness)·k nearest local
+// results competitive, and it exchanges with the global queue when a
+// collect finds its visited count a multiple of interval+1.
 const (
 	boundGreediness = 0.9
 	boundInterval   = 0xff
@@ -23,12 +25,21 @@ const (
 // searches of other segments (see [Searcher.SearchBound]). It borrows a
 // pooled Searcher and returns a fresh slice.
 func (ix *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
+	return ix.QuerySeeded(q, r, nil)
+}
+
+// QuerySeeded is Query entered at layer 0 from seeds (see
+// [Searcher.SearchSeeded]); r.Bound must be nil when seeds are given.
+func (ix *Index) QuerySeeded(q []float32, r engine.Request, seeds []engine.ID) ([]engine.Result, engine.SearchStats, error) {
 	if err := r.Check(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("hnsw: query: %w", err)
 	}
+	if len(seeds) > 0 && r.Bound != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("hnsw: query: seeds with a shared bound: %w", engine.ErrInvalidArgument)
+	}
 	s := ix.searchers.Get().(*Searcher)
 	defer ix.searchers.Put(s)
-	res, err := s.search(q, r.K, r.Breadth, r.Filter, r.Bound)
+	res, err := s.search(q, r.K, r.Breadth, r.Filter, r.Bound, seeds)
 	if err != nil {
 		return nil, s.stats, err
 	}
@@ -36,20 +47,22 @@ func (ix *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.S
 }
 
 // SearchBound is Search with a bound shared across the segments of one
-// collection, as Lucene's MultiLeafKnnCollector shares a
-// BlockingFloatHeap: once W holds ef results, a candidate is expanded
-// (and a neighbour admitted) only if it is nearer than
+// collection, as Lucene 9.10–10.2's MultiLeafKnnCollector shares a
+// BlockingFloatHeap of size k: once W holds ef results, a candidate is
+// expanded (and a neighbour admitted) only if it is nearer than
 //
 //	min(W's furthest, max(the m-th nearest local result, the global bound))
 //
-// with m = max(1, round((1 − 0.9)·ef)); the searcher offers the distances
-// it collected to b when W first fills and then every 256 visited nodes,
-// and reads back the global ef-th distance. b should be sized ef
-// (engine.NewBound(ef)). Unlike Lucene, the distances collected after the
-// last exchange are offered when the search ends, so that a sequential
-// search of several segments hands all of them on to the next.
+// with m = max(1, round((1 − 0.9)·ef)). Like MultiLeafKnnCollector.collect,
+// the searcher keeps the distances it collected since its last exchange
+// and offers them to b (reading back the global ef-th distance) when W
+// first fills, and afterwards only on a collect that finds the segment's
+// visited count (scored nodes, the upper layers' included, as
+// TopKnnCollector.visitedCount) a multiple of 256. What was collected
+// after the last exchange is never offered: a later segment sees only
+// the exchanged distances. b should be sized ef (engine.NewBound(ef)).
 func (s *Searcher) SearchBound(q []float32, k, ef int, allow engine.Filter, b *engine.Bound) ([]engine.Result, error) {
-	return s.search(q, k, ef, allow, b)
+	return s.search(q, k, ef, allow, b, nil)
 }
 
 // layer0Bound is layer0 with the shared bound, on the same shared loop
@@ -58,22 +71,23 @@ func (s *Searcher) layer0Bound(q []float32, sc engine.QueryScorer, ep engine.ID,
 	ix := s.ix
 	s.nc.Reset()
 	s.upd = s.upd[:0]
+	// Lucene's visited count before layer 0: the upper layers' scored
+	// nodes (the descent's distance computations) and the layer-0 entry,
+	// which searchLevel scores again.
+	visited0 := s.stats.DistComps + 1
 	w := s.startWalk(ep, epDist)
 	p := &s.bpol
 	inf := float32(math.Inf(1))
 	*p = boundPolicy{s: s, ef: ef, m: max(1, int(math.Round((1-boundGreediness)*float64(ef)))),
-		allow: allow, b: b, global: inf, visited0: s.stats.Visited}
+		allow: allow, b: b, global: inf, visited0: visited0}
 	if allow == nil || allow.Allowed(ep) {
-		p.collect(w, engine.Result{ID: ep, Dist: epDist})
+		p.collect(engine.Result{ID: ep, Dist: epDist}, visited0)
 	}
 	w.Bound = p.bound()
 	sp := ix.space()
 	beam.Run(w, &sp, q, sc, p)
 	s.endWalk()
-	if len(s.upd) > 0 {
-		b.Offer(s.upd...)
-		s.upd = s.upd[:0]
-	}
+	s.upd = s.upd[:0] // MultiLeafKnnCollector keeps its unexchanged updates
 }
 
 // boundPolicy admits a neighbour only if it is nearer than the bound
@@ -86,8 +100,7 @@ type boundPolicy struct {
 	b        *engine.Bound
 	global   float32 // the bound's value at the last exchange
 	full     bool    // W has held ef results
-	nextSync int     // visited count of the next exchange
-	visited0 int     // Stats.Visited when the walk started
+	visited0 int     // Lucene's visited count when the layer-0 walk started
 }
 
 // bound is min(W's furthest, max(the m-th nearest local result, the
@@ -99,7 +112,7 @@ func (p *boundPolicy) bound() float32 {
 	return min(p.s.res.Top().Dist, max(p.s.nc.Top().Dist, p.global))
 }
 
-func (p *boundPolicy) collect(w *beam.Walk, r engine.Result) {
+func (p *boundPolicy) collect(r engine.Result, visited int) {
 	s := p.s
 	s.res.PushBounded(r, p.ef)
 	s.nc.PushBounded(r, p.m)
@@ -108,10 +121,9 @@ func (p *boundPolicy) collect(w *beam.Walk, r engine.Result) {
 	if first {
 		p.full = true
 	}
-	if visited := p.visited0 + w.Scored; p.full && (first || visited >= p.nextSync) {
+	if p.full && (first || visited&boundInterval == 0) && len(s.upd) > 0 {
 		p.global = p.b.Offer(s.upd...)
 		s.upd = s.upd[:0]
-		p.nextSync = visited + boundInterval + 1
 	}
 }
 
@@ -125,12 +137,15 @@ func (p *boundPolicy) Expand(id engine.ID) []engine.ID {
 func (p *boundPolicy) Admit(w *beam.Walk, ids []engine.ID, dists []float32) {
 	lower := w.Bound
 	dists = dists[:len(ids)]
+	// The walk counted the batch already; Lucene counts each node as it
+	// scores it, so the i-th of the batch is visit base+i+1.
+	base := p.visited0 + w.Scored - len(ids)
 	for i, nb := range ids {
 		d := dists[i]
 		if d < lower {
 			w.Cand.Push(engine.Result{ID: nb, Dist: d})
 			if p.allow == nil || p.allow.Allowed(nb) {
-				p.collect(w, engine.Result{ID: nb, Dist: d})
+				p.collect(engine.Result{ID: nb, Dist: d}, base+i+1)
 				lower = p.bound()
 			}
 		}

@@ -46,10 +46,22 @@ func (s *Searcher) Stats() engine.SearchStats { return s.stats }
 // searchBaseLayerST). Result ids are dense
 // ids (Index.Key maps them back); the slice is valid until the next call.
 func (s *Searcher) Search(q []float32, k, ef int, allow engine.Filter) ([]engine.Result, error) {
-	return s.search(q, k, ef, allow, nil)
+	return s.search(q, k, ef, allow, nil, nil)
 }
 
-func (s *Searcher) search(q []float32, k, ef int, allow engine.Filter, b *engine.Bound) ([]engine.Result, error) {
+// SearchSeeded is Search entered at layer 0 from seeds instead of from
+// the top layer's entry point, as Lucene's HnswGraphSearcher does for a
+// collector with a KnnSearchStrategy.Seeded (apache/lucene 10.3+
+// lucene/core/src/java/org/apache/lucene/util/hnsw/HnswGraphSearcher.java:
+// the seeds are scored, visited and collected, then the layer-0 loop runs
+// from all of them). Seeds out of range are ignored; with none left it is
+// Search. AbstractKnnVectorQuery's re-entry phase seeds a segment's second
+// search with its first search's hits.
+func (s *Searcher) SearchSeeded(q []float32, k, ef int, allow engine.Filter, seeds []engine.ID) ([]engine.Result, error) {
+	return s.search(q, k, ef, allow, nil, seeds)
+}
+
+func (s *Searcher) search(q []float32, k, ef int, allow engine.Filter, b *engine.Bound, seeds []engine.ID) ([]engine.Result, error) {
 	ix := s.ix
 	s.stats = engine.SearchStats{}
 	if err := engine.CheckK(k); err != nil {
@@ -75,6 +87,22 @@ func (s *Searcher) search(q []float32, k, ef int, allow engine.Filter, b *engine
 		}
 	}
 	s.fs = FloatScorer{ix: ix, q: s.q}
+	if n := engine.ID(len(ix.keys)); len(seeds) > 0 {
+		valid := seeds[:0:0]
+		for _, id := range seeds {
+			if id < n {
+				valid = append(valid, id)
+			}
+		}
+		if len(valid) > 0 {
+			s.layer0Seeded(s.q, sc, valid, ef, allow)
+			s.out = s.res.Sorted(s.out[:0])
+			if len(s.out) > k {
+				s.out = s.out[:k]
+			}
+			return s.out, nil
+		}
+	}
 	ep, epDist := ix.greedyDescend(s.q, sc, &s.stats, s.tr)
 	if b != nil {
 		s.layer0Bound(s.q, sc, ep, epDist, ef, allow, b)
@@ -213,6 +241,40 @@ func (s *Searcher) layer0(q []float32, sc engine.QueryScorer, ep engine.ID, epDi
 		p.links, p.stride = ix.links0, ix.stride0
 		w.Links = nil // Expand records each expansion
 	}
+	sp := ix.space()
+	beam.Run(w, &sp, q, sc, p)
+	s.endWalk()
+}
+
+// layer0Seeded is layer0 from several entry points: each seed is scored,
+// marked visited, pushed as a candidate and, if allowed, collected before
+// the loop runs (Lucene's searchLevel over its entry points).
+func (s *Searcher) layer0Seeded(q []float32, sc engine.QueryScorer, seeds []engine.ID, ef int, allow engine.Filter) {
+	ix := s.ix
+	ep := seeds[0]
+	epDist := ix.dist(q, sc, ep)
+	s.stats.DistComps++
+	w := s.startWalk(ep, epDist)
+	p := &s.pol
+	*p = layer0Policy{res: &s.res, ef: ef, allow: allow, lower: float32(math.Inf(1))}
+	collect := func(id engine.ID, d float32) {
+		if allow == nil || allow.Allowed(id) {
+			s.res.PushBounded(engine.Result{ID: id, Dist: d}, ef)
+			p.lower = s.res.Top().Dist
+		}
+	}
+	collect(ep, epDist)
+	for _, id := range seeds[1:] {
+		if w.Vis.Visit(id) {
+			continue // a duplicate seed
+		}
+		d := ix.dist(q, sc, id)
+		s.stats.DistComps++
+		s.stats.Visited++
+		w.Cand.Push(engine.Result{ID: id, Dist: d})
+		collect(id, d)
+	}
+	p.setBound(w)
 	sp := ix.space()
 	beam.Run(w, &sp, q, sc, p)
 	s.endWalk()

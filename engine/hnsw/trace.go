@@ -75,7 +75,7 @@ func (t *Trace) Layer(level int) (LayerTrace, bool) {
 func (s *Searcher) SearchTrace(q []float32, k, ef int, allow engine.Filter) (*Trace, error) {
 	tr := &Trace{}
 	s.tr = tr
-	res, err := s.search(q, k, ef, allow, nil)
+	res, err := s.search(q, k, ef, allow, nil, nil)
 	s.tr = nil
 	if err != nil {
 		return nil, err

@@ -66,9 +66,16 @@ type Options struct {
 	// Mode is sequential or concurrent.
 	Mode Mode
 	// SharedBound shares one top-ef bound across the segments (Lucene
-	// 9.10's MultiLeafKnnCollector): a segment's graph search stops
-	// expanding candidates that cannot enter the global top ef.
+	// 9.10–10.2's default, MultiLeafKnnCollector): a segment's graph
+	// search stops expanding candidates that cannot enter the global top
+	// ef (see hnsw.Searcher.SearchBound).
 	SharedBound bool
+	// Optimistic collects as Lucene 10.3+ does (its default): each
+	// segment is searched for its pro-rata share of ef, then the
+	// segments whose every hit made the merged top are searched again,
+	// seeded with their hits, for ef (see [Collection.Search]). It
+	// excludes SharedBound.
+	Optimistic bool
 	// Fetch is what comes back with each hit.
 	Fetch Fetch
 	// Oversample overrides Config.Oversample for this search (0: the
@@ -153,14 +160,27 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	if !(visit > 0 && visit <= 1) {
 		return nil, st, fmt.Errorf("segment: search: visit must be in (0, 1], got %v: %w", o.Visit, engine.ErrInvalidArgument)
 	}
+	if o.SharedBound && o.Optimistic {
+		return nil, st, fmt.Errorf("segment: search: SharedBound and Optimistic are two collections, pick one: %w", engine.ErrInvalidArgument)
+	}
 	var bound *engine.Bound
 	if o.SharedBound {
 		bound = engine.NewBound(ef)
 	}
+	// Optimistic collection (Lucene 10.3+ AbstractKnnVectorQuery.rewrite;
+	// see optimisticK): a first pass gives every segment its share of ef.
+	var leafK []int
+	if o.Optimistic && len(snap) > 1 {
+		leafK = optimisticK(snap, ef)
+	}
 	out := make([]segResult, len(snap))
+	var seeds [][]engine.ID // the re-entry pass: a segment's seeds, nil to skip it
 	one := func(i int) {
 		s := snap[i]
 		r := engine.Request{K: kk, Breadth: ef, Bound: bound}
+		if leafK != nil && seeds == nil {
+			r.K, r.Breadth = leafK[i], leafK[i]
+		}
 		if ix, ok := s.index.(*ivf.Index); ok {
 			r.Breadth = max(1, int(math.Ceil(visit*float64(ix.Nlist()))))
 		}
@@ -170,33 +190,36 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		case s.live != nil:
 			r.Filter = s.live
 		}
+		if seeds != nil {
+			if seeds[i] == nil {
+				return // tapped out: its first-pass hits stand
+			}
+			r.K = ef // the re-entry collector is TopKnnCollector(k), k = ef
+			var (
+				res []engine.Result
+				sst engine.SearchStats
+				err error
+			)
+			if g, ok := s.index.(*hnsw.Index); ok {
+				res, sst, err = g.QuerySeeded(q, r, seeds[i])
+			} else {
+				res, sst, err = s.index.Query(q, r)
+			}
+			sst.Add(out[i].st) // both passes' work
+			out[i] = segResult{res, sst, err}
+			return
+		}
 		res, sst, err := s.index.Query(q, r)
 		out[i] = segResult{res, sst, err}
 	}
-	if o.Mode == Concurrent && len(snap) > 1 && c.cfg.SearchWorkers > 1 {
-		// Workers take the next segment from a shared counter, and the
-		// caller is one of them: no hand-off through a channel, whose
-		// every send parks a goroutine behind a busy one (measured: 1.24×
-		// with a feeding channel, against 2.2× for two clients).
-		var next atomic.Int64
-		run := func() {
-			for i := int(next.Add(1) - 1); i < len(snap); i = int(next.Add(1) - 1) {
-				one(i)
-			}
-		}
-		var wg sync.WaitGroup
-		for w := 1; w < min(c.cfg.SearchWorkers, len(snap)); w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				run()
-			}()
-		}
-		run()
-		wg.Wait()
-	} else {
-		for i := range snap {
-			one(i)
+	c.runSegments(snap, o, one)
+	if leafK != nil {
+		// Merge the first pass to kk (Elasticsearch's ESKnnFloatVectorQuery
+		// .mergeLeafResults: TopDocs.merge(kParam), kParam the k it
+		// returns, k' when rescoring) and re-enter every segment whose
+		// worst hit is at least as near as the merged kk-th.
+		if seeds = reentry(out, kk); seeds != nil {
+			c.runSegments(snap, o, one)
 		}
 	}
 	// Merge: ids into one space by encoding (segment position, local id).
@@ -232,6 +255,111 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		return nil, st, err
 	}
 	return all, st, nil
+}
+
+// lambda is AbstractKnnVectorQuery.LAMBDA (apache/lucene 10.3+), the
+// standard deviations of slack in a segment's pro-rata share.
+const lambda = 16
+
+// optimisticK returns each segment's first-pass k under Lucene 10.3+'s
+// optimistic collection (apache/lucene
+// lucene/core/src/java/org/apache/lucene/search/AbstractKnnVectorQuery.java,
+// perLeafTopKCalculation, in the 10.3 and 10.4 sources read; Elasticsearch
+// 9.2+ ships it, docs/release-notes/index.md 9.2.0: "optimistic-with-
+// checking KNN Query execution strategy in place of cross-thread global
+// queue min-score checking"): with p the segment's share of the
+// documents (maxDoc over the reader's maxDoc, deleted ones counted),
+//
+//	k_leaf = (int) max(1, k·p + 16·√(k·p·(1−p)))
+//
+// in Java's arithmetic: k·p and k·p·(1−p) in float32, the square root
+// and the sum in float64, truncated. Lucene's k is ef here: Elasticsearch
+// passes num_candidates as the Lucene query's k (ESKnnFloatVectorQuery).
+// k_leaf may exceed k (k = 15, p = 0.1: 20).
+func optimisticK(snap []*segment, k int) []int {
+	total := 0
+	for _, s := range snap {
+		total += s.n
+	}
+	out := make([]int, len(snap))
+	for i, s := range snap {
+		p := float32(s.n) / float32(total)
+		kp := float32(k) * p
+		v := float64(kp) + lambda*math.Sqrt(float64(kp*(1-p)))
+		out[i] = int(max(1, v))
+	}
+	return out
+}
+
+// reentry returns the seeds of Lucene's second pass, or nil when there is
+// none: the first pass's hits merged to kk must be non-empty and come
+// from more than one segment's search (perLeafResults.size() > 1); a
+// segment is re-entered, seeded with all its first-pass hits, when it
+// has hits and its worst is no further than the merged kk-th
+// (AbstractKnnVectorQuery.rewrite: perLeaf.scoreDocs[last].score ≥
+// minTopKScore); the others keep their first-pass hits. The re-entry's
+// hits replace the segment's first-pass hits.
+func reentry(out []segResult, kk int) [][]engine.ID {
+	var ds []float32
+	for _, r := range out {
+		if r.err != nil {
+			return nil
+		}
+		for _, h := range r.res {
+			ds = append(ds, h.Dist)
+		}
+	}
+	if len(ds) == 0 || len(out) < 2 {
+		return nil
+	}
+	slices.Sort(ds)
+	worst := ds[min(kk, len(ds))-1] // the merged top-kk's last
+	seeds := make([][]engine.ID, len(out))
+	some := false
+	for i, r := range out {
+		if n := len(r.res); n > 0 && r.res[n-1].Dist <= worst {
+			ids := make([]engine.ID, n)
+			for j, h := range r.res {
+				ids[j] = h.ID
+			}
+			seeds[i], some = ids, true
+		}
+	}
+	if !some {
+		return nil
+	}
+	return seeds
+}
+
+// runSegments calls one for every segment of snap, on the caller's
+// goroutine or spread over the search workers (o.Mode).
+func (c *Collection) runSegments(snap []*segment, o Options, one func(int)) {
+	if o.Mode == Concurrent && len(snap) > 1 && c.cfg.SearchWorkers > 1 {
+		// Workers take the next segment from a shared counter, and the
+		// caller is one of them: no hand-off through a channel, whose
+		// every send parks a goroutine behind a busy one (measured: 1.24×
+		// with a feeding channel, against 2.2× for two clients).
+		var next atomic.Int64
+		run := func() {
+			for i := int(next.Add(1) - 1); i < len(snap); i = int(next.Add(1) - 1) {
+				one(i)
+			}
+		}
+		var wg sync.WaitGroup
+		for w := 1; w < min(c.cfg.SearchWorkers, len(snap)); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				run()
+			}()
+		}
+		run()
+		wg.Wait()
+	} else {
+		for i := range snap {
+			one(i)
+		}
+	}
 }
 
 // rescore replaces the codes' distances of the best kk hits with float32

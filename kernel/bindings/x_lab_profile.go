@@ -19,6 +19,7 @@ func init() {
 			"Default":                      ValueOf(profile.Default),
 			"Defaults":                     ValueOf(profile.Defaults),
 			"ESIngestRate":                 ValueOf(profile.ESIngestRate),
+			"ESSegments":                   ValueOf(profile.ESSegments),
 			"Elasticsearch":                ValueOf(profile.Elasticsearch),
 			"HNSWType":                     ValueOf(profile.HNSWType),
 			"Int4HNSW":                     ValueOf(profile.Int4HNSW),
@@ -50,6 +51,7 @@ func init() {
 		}, Untypeds: map[string]string{
 			"BBQDimsThreshold":             "int:384",
 			"ESIngestRate":                 "int:3039",
+			"ESSegments":                   "int:10",
 			"NumCandidatesLimit":           "int:10000",
 			"PgRowExtraBytes":              "int:96",
 			"SpringAIFilterSelectivity":    "float:1/100",

@@ -112,7 +112,7 @@ func measureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 		Label: label, Queries: qs.N, K: k, Recall: recall,
 		Latency: metrics.Summarize(lat), QPS: metrics.QPS(qs.N, total),
 		MeanHits: metrics.MeanHits(results), DistComps: float64(dist) / float64(qs.N),
-		Plan: s.Profile().Plan(k, s.Dim()),
+		Plan: s.Profile().Plan(k, s.Dim()), Segments: len(s.Segments()),
 	}, nil
 }
 
@@ -283,11 +283,13 @@ func (m StrategyMeasurement) P95ms() float64 {
 }
 
 // filterProfile returns the profile used for filtered experiments: the
-// store's defaults, except that Qdrant is one segment (engine/filtered
-// binds one graph; the article's collection had two).
+// store's defaults, except that Qdrant and Elasticsearch are one segment
+// (engine/filtered binds one graph; the article's Qdrant collection had
+// two, its Elasticsearch index ten, profile.ESSegments): Elasticsearch's
+// filtered rows are its force-merged variant.
 func filterProfile(k profile.Kind) profile.Profile {
 	p := profile.Default(k)
-	if k == profile.Qdrant {
+	if k == profile.Qdrant || k == profile.Elasticsearch {
 		p.Segments = 1
 	}
 	return p

@@ -21,6 +21,7 @@ type Measurement struct {
 	MeanHits  float64         // mean number of results returned
 	DistComps float64         // mean distance computations per query
 	Plan      profile.Plan    // the query plan the store used
+	Segments  int             // segments the store searched
 	// Live is the real pgvector's answer to the same queries (nil without
 	// Env.PG, and for the other stores).
 	Live *LiveMeasurement
@@ -83,7 +84,7 @@ func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 		Label: label, Queries: qs.N, K: k, Recall: recall,
 		Latency: metrics.Summarize(lat), QPS: metrics.QPS(qs.N, total),
 		MeanHits: metrics.MeanHits(results), DistComps: float64(dist) / float64(qs.N),
-		Plan: s.Profile().Plan(k, s.Dim()),
+		Plan: s.Profile().Plan(k, s.Dim()), Segments: len(s.Segments()),
 	}, nil
 }
 

@@ -71,7 +71,7 @@ func (p Profile) Describe(dim, k int) string {
 			fmt.Fprintf(&b, "num_candidates = %d; no rescoring\n", pl.NumCandidates)
 		}
 		fmt.Fprintf(&b, "  -- refresh_interval %s: documents become searchable at the next refresh\n", p.RefreshInterval)
-		fmt.Fprintf(&b, "  -- refreshed into segments, force-merged to %d: each walked with a beam of num_candidates; their candidates merged by score before rescoring\n", p.Segments)
+		fmt.Fprintf(&b, "  -- refreshed into segments, at most %d kept (more are merged): each walked for its share of num_candidates, the competitive ones again for num_candidates (Lucene 10.3+); their candidates merged by score before rescoring\n", p.Segments)
 		if typ != HNSWType {
 			fmt.Fprintf(&b, "  -- each segment trains its quantizer on its vectors; a refresh builds its graph with float32 scores (codes only for search), a merge with the codes' scores\n")
 		}

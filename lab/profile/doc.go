@@ -61,17 +61,19 @@
 // refresh every refresh_interval of ingest at the article's rate
 // ([ESIngestRate]) seals the buffer into a segment whose quantizer is
 // trained on it and whose graph is built with float32 scores;
-// [Store.WaitSearchable] refreshes and force-merges to Profile.Segments
-// (one by default, as the article's index was queried), the merge
-// retraining the quantizer on all the documents (bbq: the flushed
-// segments' centroids weighted by size) and building the graph
-// with the codes' scores, as Lucene's merges do. Segments = 10 keeps the
-// ten segments the article's 9.9 s ingest at refresh_interval 1s would
-// have flushed (below TieredMergePolicy's ten per tier); each segment is
-// walked with num_candidates and the candidates are merged by quantized
-// score to k' before rescoring. Segments matter at num_candidates 15: on
-// the article's data plain hnsw reaches about 0.75 recall@10 in one
-// segment and 0.98 in ten (the article measured 0.995).
+// [Store.WaitSearchable] refreshes, and force-merges down to
+// Profile.Segments only when there are more: by default ten
+// ([ESSegments]), the segments the article's 9.9 s load at
+// refresh_interval 1s leaves and TieredMergePolicy keeps (ten per tier);
+// Segments = 1 is the force-merged variant, whose merge retrains the
+// quantizer on all the documents (bbq: the flushed segments' centroids
+// weighted by size) and builds the graph with the codes' scores, as
+// Lucene's merges do. The segments are searched as Lucene 10.3+ searches
+// several (Elasticsearch 9.2+): each for its pro-rata share of
+// num_candidates, then the segments whose every hit reached the merged
+// top k (k' when rescoring) again, seeded with their hits, for
+// num_candidates (engine/segment Options.Optimistic); the candidates
+// are merged by quantized score to k' before rescoring.
 //
 // # Known simplifications
 //

@@ -28,7 +28,7 @@ func TestElasticsearchBBQCentroid(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := Default(Elasticsearch)
-	p.Seed = 1
+	p.Seed, p.Segments = 1, 1 // the force-merged variant
 	if p.EffectiveType(ds.Base.Dim) != BBQHNSW {
 		t.Fatalf("type %v at %d dims, want bbq_hnsw", p.EffectiveType(ds.Base.Dim), ds.Base.Dim)
 	}

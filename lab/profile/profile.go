@@ -133,10 +133,9 @@ type Profile struct {
 	// default_segment_number resolved, clamp(CPUs/2, 2, 8) → 2 on the
 	// article's 2-vCPU machine (it reported segments_count=2): that many
 	// appendable segments, each batch to the smallest, and the merge
-	// optimizer's target. Elasticsearch: documents spread by key mod
-	// Segments (1, as after a force-merge; its refreshes during the
-	// article's 9.9 s ingest would have flushed about 10). pgvector and
-	// Redis: 1.
+	// optimizer's target. Elasticsearch: the most segments the index
+	// keeps once searchable ([ESSegments], 10: what the article's load
+	// leaves; 1 is the force-merged variant). pgvector and Redis: 1.
 	Segments int
 
 	// Elasticsearch.
@@ -246,6 +245,9 @@ func (p Profile) WithDefaults() Profile {
 		}
 		if p.RefreshInterval == 0 {
 			p.RefreshInterval = time.Second
+		}
+		if p.Segments == 0 {
+			p.Segments = ESSegments
 		}
 	}
 	if p.Segments == 0 {

@@ -28,7 +28,7 @@ func TestDefaults(t *testing.T) {
 		{PGVector, 16, 32, 64, 40, 32, true, 1},
 		{Redis, 16, 32, 200, 10, 16, false, 1},
 		{Qdrant, 16, 32, 100, 0, 16, false, 2},
-		{Elasticsearch, 16, 32, 100, 0, 32, false, 1},
+		{Elasticsearch, 16, 32, 100, 0, 32, false, ESSegments},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind.String(), func(t *testing.T) {
@@ -676,8 +676,9 @@ func TestFilteredPayloadLinks(t *testing.T) {
 // TestElasticsearchRefreshes: a refresh seals the buffer every
 // ESIngestRate·refresh_interval acknowledged documents (at 1s: after the
 // batch that crosses 3,039 documents), later documents stay invisible
-// until WaitSearchable refreshes and force-merges to one bbq segment,
-// whose searches rescore ⌈3·k⌉ candidates.
+// until WaitSearchable refreshes them into a second bbq segment, which
+// it keeps (no merge below ESSegments); a search over both rescores
+// ⌈3·k⌉ candidates.
 func TestElasticsearchRefreshes(t *testing.T) {
 	ds := smallData(t, 5000)
 	s, err := Default(Elasticsearch).Open(ds.Base.Dim)
@@ -697,8 +698,8 @@ func TestElasticsearchRefreshes(t *testing.T) {
 	if err := s.WaitSearchable(); err != nil {
 		t.Fatal(err)
 	}
-	if st := s.Status(); st.Visible != 5000 || st.Segments != 1 || !st.Ready {
-		t.Errorf("searchable: %+v, want 5,000 in one merged segment", st)
+	if st := s.Status(); st.Visible != 5000 || st.Segments != 2 || !st.Ready {
+		t.Errorf("searchable: %+v, want 5,000 in two segments, not merged", st)
 	}
 	_, qs, err := s.SearchStats(ds.Queries.Row(0), 10)
 	if err != nil || qs.Rescored != 30 {
