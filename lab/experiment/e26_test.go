@@ -90,9 +90,13 @@ func TestDiskExperimentsSmall(t *testing.T) {
 		t.Errorf("E14 bits 3: %v", err)
 	}
 
-	ps, err := E15Modes(env, 50, 3, 4, "")
+	e15res, err := E15Modes(env, 50, 3, 4, "")
 	if err != nil {
 		t.Fatal(err)
+	}
+	ps := e15res.Points
+	if len(e15res.Warm.Ratios) != e15Rounds || len(e15res.Cold.Ratios) != e15Rounds || len(e15res.Sim.Ratios) != 0 {
+		t.Errorf("E15 rounds: warm %v, cold %v, simulated %v (no device)", e15res.Warm, e15res.Cold, e15res.Sim)
 	}
 	if len(ps) != 4 {
 		t.Fatalf("E15: %d modes", len(ps))

@@ -84,9 +84,11 @@ func SegmentsBench(env *Env, cfg SegmentsBenchConfig) (*SegmentsBenchReport, err
 	rep := &SegmentsBenchReport{Config: cfg, SearchWorkers: env.Machine.Cores}
 	var err error
 	if !cfg.SkipIngest {
-		if rep.Ingest, err = E18Measure(env, cfg.Writers, cfg.Flush, cfg.K, cfg.Ef); err != nil {
+		res, err := E18Measure(env, cfg.Writers, cfg.Flush, cfg.K, cfg.Ef)
+		if err != nil {
 			return nil, fmt.Errorf("experiment: segments bench: ingest: %w", err)
 		}
+		rep.Ingest = res.Ingests
 	}
 	if !cfg.SkipCounts {
 		if rep.Counts, err = E16Measure(env, cfg.Counts, cfg.K, cfg.Ef); err != nil {

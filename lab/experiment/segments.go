@@ -3,6 +3,8 @@ package experiment
 import (
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,8 +53,14 @@ type SegmentBuild struct {
 	Setup      SegmentSetup
 	Docs       int
 	Elapsed    time.Duration // ingest wall time, final refresh included
-	Segments   int
-	temp       string
+	CPU        time.Duration // the process's CPU time over the same span (0 where it cannot be read)
+	// CriticalCPU is the busiest writer's thread CPU time plus the final
+	// refresh's: the ingest's time with a core per writer and no other
+	// job, which a busy machine does not stretch (0 where thread CPU
+	// time cannot be read, and for a build by segment count).
+	CriticalCPU time.Duration
+	Segments    int
+	temp        string
 }
 
 // DocsPerSec is the ingest throughput.
@@ -123,6 +131,7 @@ func buildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 		}
 		return out
 	}
+	cpu0, okCPU := processCPU()
 	t0 := time.Now()
 	switch {
 	case s.Segments > 0:
@@ -149,10 +158,17 @@ func buildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		errs := make([]error, s.Writers)
+		writerCPU := make([]time.Duration, s.Writers)
 		for w := 0; w < s.Writers; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				// Each writer keeps its thread, so its thread's CPU time
+				// is the work it did (the graphs of the segments it seals).
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				c0 := threadCPU()
+				defer func() { writerCPU[w] = threadCPU() - c0 }()
 				for {
 					mu.Lock()
 					lo := int(next)
@@ -176,12 +192,23 @@ func buildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 				return nil, err
 			}
 		}
-		if err := c.Refresh(); err != nil {
+		runtime.LockOSThread()
+		r0 := threadCPU()
+		err := c.Refresh()
+		refreshCPU := threadCPU() - r0
+		runtime.UnlockOSThread()
+		if err != nil {
 			b.Close()
 			return nil, err
 		}
+		if r0 > 0 {
+			b.CriticalCPU = slices.Max(writerCPU) + refreshCPU
+		}
 	}
 	b.Elapsed = time.Since(t0)
+	if cpu1, _ := processCPU(); okCPU {
+		b.CPU = cpu1 - cpu0
+	}
 	b.Segments = len(c.Segments())
 	return b, nil
 }

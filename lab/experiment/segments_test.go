@@ -31,9 +31,15 @@ func TestE16Direction(t *testing.T) {
 
 func TestE18Direction(t *testing.T) {
 	env := small(t)
-	res, err := E18Measure(env, 2, 500, 10, 40)
+	got, err := E18Measure(env, 2, 500, 10, 40)
 	if err != nil {
 		t.Fatal(err)
+	}
+	res := got.Ingests
+	for _, r := range []Rounds{got.Parallel, got.IVFBuild, got.FewSegments} {
+		if len(r.Ratios) != e18Rounds || !(r.Median() > 0) {
+			t.Errorf("E18 rounds: %v", r)
+		}
 	}
 	if len(res) != 4 || res[2].Index.String() != "ivf" {
 		t.Fatalf("rows: %+v", res)

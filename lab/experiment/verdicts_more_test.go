@@ -52,13 +52,33 @@ func TestVerdictFunctions(t *testing.T) {
 		t.Errorf("E13 with half the cold reads cached and warm device reads: %s", got)
 	}
 
-	e15 := []DiskPoint{{QPS: 31.6}, {QPS: 35.8}, {QPS: 10}, {QPS: 30}}
-	if got := verdictWords(E15Verdicts(env, e15)); got != "agrees agrees agrees" {
-		t.Errorf("E15 with the article's warm QPS: %s", got)
+	e15 := &E15Result{
+		Points: []DiskPoint{{QPS: 31.6}, {QPS: 35.8}, {QPS: 10, DeviceReads: 30}, {QPS: 30, DeviceReads: 30}, {QPS: 28}, {QPS: 85}},
+		Warm:   Rounds{Clock: CPUTime, Ratios: []float64{1.10, 1.13, 1.20, 1.05, 1.15}},
+		Cold:   Rounds{Ratios: []float64{1.8, 2.0, 1.9, 2.1, 2.0}},
+		Sim:    Rounds{Ratios: []float64{3.0, 3.1, 2.9, 3.0, 3.0}},
 	}
-	e15[1].QPS, e15[3].QPS, e15[0].DeviceReads = 100, 5, 1
-	if got := verdictWords(E15Verdicts(env, e15)); got != "differs differs differs" {
-		t.Errorf("E15 with a 3× warm gain, device reads and a slower concurrent cold run: %s", got)
+	if got := verdictWords(E15Verdicts(env, e15)); got != "agrees agrees agrees agrees" {
+		t.Errorf("E15 with the article's warm ratio: %s", got)
+	}
+	e15.Points[0].DeviceReads = 1
+	e15.Warm.Ratios = []float64{3.0, 3.1, 2.9, 3.0, 3.2}
+	e15.Cold.Ratios = []float64{1.02, 0.98, 1.05, 1.0, 1.03} // within the article's 13 % noise
+	e15.Sim.Ratios = []float64{1.4, 1.0, 1.1, 1.0, 1.1}      // a median of 1.1, under the 13 % noise
+	if got := verdictWords(E15Verdicts(env, e15)); got != "differs differs differs differs" {
+		t.Errorf("E15 with a 3× warm gain, device reads and no gain cold or simulated: %s", got)
+	}
+	// A busy machine: the warm rounds scatter; the tolerance widens to
+	// the spread and says so, and a cold gain inside the spread does not
+	// count.
+	e15.Warm.Ratios = []float64{0.4, 0.7, 1.0, 0.6, 1.3}
+	e15.Cold.Ratios = []float64{1.2, 1.9, 1.3, 1.25, 0.8}
+	vs := E15Verdicts(env, e15)
+	if got := verdictWords(vs[1:3]); got != "agrees differs" {
+		t.Errorf("E15 with scattered rounds: %s", got)
+	}
+	if !strings.Contains(vs[1].Reason, "widened to the 5 rounds' spread") || !strings.Contains(vs[2].Reason, "not yet explained") {
+		t.Errorf("E15 reasons: %q, %q", vs[1].Reason, vs[2].Reason)
 	}
 
 	many := SegmentMeasurement{Segments: 128, Recall: 0.9745, QPS: 35.8, DistComps: 9000}
@@ -74,12 +94,20 @@ func TestVerdictFunctions(t *testing.T) {
 	hp := E18Ingest{Segments: 8, DocsPerS: 1500, Search: SegmentMeasurement{DistComps: 2000}}
 	is := E18Ingest{Segments: 4, DocsPerS: 9000, Search: SegmentMeasurement{DistComps: 1000}}
 	ip := E18Ingest{Segments: 8, DocsPerS: 9000, Search: SegmentMeasurement{DistComps: 1100}}
-	if got := verdictWords(E18Verdicts(env, []E18Ingest{hp, hs, ip, is})); got != "agrees agrees agrees" {
+	e18 := &E18Result{Ingests: []E18Ingest{hp, hs, ip, is},
+		Parallel:    Rounds{Ratios: []float64{1.6, 1.5, 1.7}},
+		FewSegments: Rounds{Clock: CPUTime, Ratios: []float64{1.9, 2.0, 2.1}},
+		IVFBuild:    Rounds{Clock: CPUTime, Ratios: []float64{5.8, 6.0, 5.5}},
+	}
+	if got := verdictWords(E18Verdicts(env, e18)); got != "agrees agrees agrees agrees agrees" {
 		t.Errorf("E18: %s", got)
 	}
-	ip.Search.DistComps = 3000
-	if got := verdictWords(E18Verdicts(env, []E18Ingest{hs, hs, ip, is})); got != "differs agrees differs" {
-		t.Errorf("E18 with one segment count and IVF's work tripled: %s", got)
+	e18.Ingests[0], e18.Ingests[2].Search.DistComps = hs, 3000
+	e18.Parallel.Ratios = []float64{1.05, 0.95, 1.1}  // within the article's 13 % noise
+	e18.FewSegments.Ratios = []float64{1.2, 0.6, 1.4} // above 1.13 at the median, not above the spread
+	e18.IVFBuild.Ratios = []float64{3, 9, 0.9}        // the slowest round 2.1 under the median: 3 ≤ 3.1
+	if got := verdictWords(E18Verdicts(env, e18)); got != "differs differs differs differs differs" {
+		t.Errorf("E18 with one segment count, no parallel gain, scattered rounds and IVF's work tripled: %s", got)
 	}
 
 	w := []DiskPoint{{Recall: 0.9}, {Recall: 0.8}, {Recall: 0.9, ListReads: 2, ListDevice: 2}, {Recall: 0.8}}

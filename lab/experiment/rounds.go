@@ -1,0 +1,232 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+)
+
+// Clock is what the rounds of a speed comparison time.
+type Clock int
+
+const (
+	// WallTime is elapsed time: what waits on a device, or sleeps in a
+	// simulated one, shows in it, and so does every other job on the
+	// machine.
+	WallTime Clock = iota
+	// CPUTime is the process's CPU time (user + system, all threads):
+	// what a server kept busy by a load generator pays per query. Another
+	// job's load on the machine takes wall time from the process, not CPU
+	// time. Where it cannot be read (a browser tab) rounds fall back to
+	// wall time and say so.
+	CPUTime
+)
+
+// String names the clock as a reason prints it.
+func (c Clock) String() string {
+	if c == CPUTime {
+		return "CPU time"
+	}
+	return "wall time"
+}
+
+// usable returns c, or WallTime where the process's CPU time cannot be
+// read.
+func (c Clock) usable() Clock {
+	if _, ok := processCPU(); c == CPUTime && !ok {
+		return WallTime
+	}
+	return c
+}
+
+// read returns the clock's current reading.
+func (c Clock) read() time.Duration {
+	if c == CPUTime {
+		if d, ok := processCPU(); ok {
+			return d
+		}
+	}
+	return time.Since(clockEpoch)
+}
+
+// clockEpoch is where WallTime's readings start (monotonic).
+var clockEpoch = time.Now()
+
+// timed returns fn's cost on the clock.
+func (c Clock) timed(fn func() error) (time.Duration, error) {
+	t0 := c.read()
+	err := fn()
+	return c.read() - t0, err
+}
+
+// Rounds is a speed ratio measured in alternating rounds: each round
+// times side a and side b back to back, a first in even rounds and b
+// first in odd ones, so a load that comes and goes on a shared machine
+// falls on both sides alike. Each round's ratio is b's cost over a's (how
+// many times as fast a is); the median round is the figure and the
+// rounds' spread its wobble, which a verdict's tolerance covers
+// ([Env.withinRounds], [Env.fasterRounds]).
+type Rounds struct {
+	Clock  Clock
+	Ratios []float64          // one per round, in the order run
+	Costs  [][2]time.Duration // a's and b's cost in each round, where known
+}
+
+// MedianCosts returns the median round's cost of a and of b (0 where the
+// costs are not known).
+func (r Rounds) MedianCosts() (a, b time.Duration) {
+	if len(r.Costs) == 0 {
+		return 0, 0
+	}
+	as, bs := make([]time.Duration, len(r.Costs)), make([]time.Duration, len(r.Costs))
+	for i, c := range r.Costs {
+		as[i], bs[i] = c[0], c[1]
+	}
+	slices.Sort(as)
+	slices.Sort(bs)
+	return as[len(as)/2], bs[len(bs)/2]
+}
+
+// Median returns the median round's ratio (NaN without rounds).
+func (r Rounds) Median() float64 {
+	if len(r.Ratios) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), r.Ratios...)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
+}
+
+// Spread returns how far the farthest round lies from the median (0
+// without rounds).
+func (r Rounds) Spread() float64 {
+	m, d := r.Median(), 0.0
+	for _, x := range r.Ratios {
+		d = math.Max(d, math.Abs(x-m))
+	}
+	return d
+}
+
+func (r Rounds) span() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range r.Ratios {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
+}
+
+// String prints the median and the rounds, e.g. "0.78× (median of 5
+// alternating rounds of CPU time, 0.74–0.81×)".
+func (r Rounds) String() string {
+	if len(r.Ratios) == 0 {
+		return "not measured"
+	}
+	lo, hi := r.span()
+	return fmt.Sprintf("%.2f× (median of %d alternating rounds of %s, %.2f–%.2f×)", r.Median(), len(r.Ratios), r.Clock, lo, hi)
+}
+
+// alternate runs n rounds of a and b (a first in even rounds, b first in
+// odd ones); each returns its own cost, so it can leave untimed steps
+// (a cache eviction) out. The ratio of a round is b's cost over a's.
+func alternate(n int, clock Clock, a, b func() (time.Duration, error)) (Rounds, error) {
+	r := Rounds{Clock: clock.usable()}
+	for i := range max(n, 1) {
+		first, second := a, b
+		if i%2 == 1 {
+			first, second = b, a
+		}
+		c1, err := first()
+		if err != nil {
+			return r, err
+		}
+		c2, err := second()
+		if err != nil {
+			return r, err
+		}
+		ca, cb := c1, c2
+		if i%2 == 1 {
+			ca, cb = c2, c1
+		}
+		if ca <= 0 || cb <= 0 {
+			return r, fmt.Errorf("experiment: round %d cost %v and %v on the %s clock: %w", i, ca, cb, r.Clock, ErrBadArgument)
+		}
+		r.Ratios = append(r.Ratios, float64(cb)/float64(ca))
+		r.Costs = append(r.Costs, [2]time.Duration{ca, cb})
+	}
+	return r, nil
+}
+
+// withinRounds records that a speed ratio measured in alternating rounds
+// agrees with the article's value when its median lies within tol (the
+// article's tolerance, which the caller states and justifies) or within
+// the rounds' spread, whichever is wider: a round-to-round wobble of a
+// busy machine cannot flip the verdict, and the reason says so.
+func (e *Env) withinRounds(id, claim string, article float64, r Rounds, tol float64) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: fmtFig(article, "×") + tolText(tol, "×"), Lab: r.String()}
+	m, sp := r.Median(), r.Spread()
+	eff := math.Max(tol, sp)
+	d := math.Abs(m - article)
+	switch {
+	case math.IsNaN(m):
+		v.Reason = "the lab did not measure it"
+		return e.record(v)
+	case d <= eff:
+		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", fmtFig(d, "×"))
+	default:
+		v.Reason = fmt.Sprintf("off by %s, more than %s", fmtFig(d, "×"), fmtFig(eff, "×"))
+	}
+	v.Reason += "; " + r.tolerance(tol)
+	return e.record(v)
+}
+
+// tolerance says how the rounds' spread stands to the stated tolerance.
+func (r Rounds) tolerance(tol float64) string {
+	sp := r.Spread()
+	if sp > tol {
+		return fmt.Sprintf("the tolerance widened to the %d rounds' spread ± %s", len(r.Ratios), fmtFig(sp, "×"))
+	}
+	return fmt.Sprintf("the %d rounds' spread ± %s is inside the tolerance", len(r.Ratios), fmtFig(sp, "×"))
+}
+
+// Below returns how far the slowest round lies under the median (0
+// without rounds): the side of the spread that could undo a speed-up.
+func (r Rounds) Below() float64 {
+	lo, _ := r.span()
+	if len(r.Ratios) == 0 {
+		return 0
+	}
+	return r.Median() - lo
+}
+
+// fasterRounds records a claim that side a is faster than side b, from a
+// ratio measured in alternating rounds: it agrees when the median exceeds
+// 1 by more than noise (the run-to-run noise the caller states and
+// justifies) and by more than the rounds' spread below the median (a
+// round faster still does not weaken the claim), so a busy machine's
+// wobble cannot make it agree or differ. ifAgrees and ifDiffers are the
+// reasons' causes (a measured one, or "not yet explained").
+func (e *Env) fasterRounds(id, claim, article string, r Rounds, noise float64, ifAgrees, ifDiffers string) Verdict {
+	m, below := r.Median(), r.Below()
+	bar := 1 + math.Max(noise, below)
+	v := Verdict{ID: id, Claim: claim, Article: fmt.Sprintf("%s (> %s)", article, fmtFig(1+noise, "×")), Lab: r.String()}
+	switch {
+	case math.IsNaN(m):
+		v.Reason = "the lab did not measure it"
+		return e.record(v)
+	case m > bar:
+		v.Agrees, v.Reason = true, fmt.Sprintf("faster by more than the noise and the rounds' spread (%s > %s)", fmtFig(m, "×"), fmtFig(bar, "×"))
+	default:
+		v.Reason = fmt.Sprintf("not faster by more than the noise and the rounds' spread (%s ≤ %s)", fmtFig(m, "×"), fmtFig(bar, "×"))
+	}
+	if below > noise {
+		v.Reason += fmt.Sprintf("; the bar raised to the %d rounds' spread below the median, %s", len(r.Ratios), fmtFig(below, "×"))
+	} else {
+		v.Reason += fmt.Sprintf("; the %d rounds' spread below the median, %s, is inside the noise", len(r.Ratios), fmtFig(below, "×"))
+	}
+	return e.because(e.record(v), why(v.Agrees, ifAgrees, ifDiffers))
+}

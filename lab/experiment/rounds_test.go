@@ -1,0 +1,91 @@
+package experiment
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRounds(t *testing.T) {
+	r := Rounds{Clock: CPUTime, Ratios: []float64{1.2, 0.8, 1.0, 1.1}}
+	if m, s := r.Median(), r.Spread(); math.Abs(m-1.05) > 1e-12 || math.Abs(s-0.25) > 1e-12 {
+		t.Errorf("median %v spread %v, want 1.05 and 0.25", m, s)
+	}
+	if got := r.String(); got != "1.05× (median of 4 alternating rounds of CPU time, 0.80–1.20×)" {
+		t.Errorf("String: %q", got)
+	}
+	if m := (Rounds{}).Median(); !math.IsNaN(m) {
+		t.Errorf("no rounds: median %v", m)
+	}
+
+	// alternate runs a first in even rounds and b first in odd ones, and
+	// each round's ratio is b's cost over a's.
+	var order []string
+	a := func() (time.Duration, error) { order = append(order, "a"); return 2 * time.Millisecond, nil }
+	b := func() (time.Duration, error) { order = append(order, "b"); return 6 * time.Millisecond, nil }
+	got, err := alternate(3, WallTime, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(order, "") != "abbaab" || len(got.Ratios) != 3 || got.Median() != 3 || got.Spread() != 0 {
+		t.Errorf("order %v, rounds %v", order, got)
+	}
+	zero := func() (time.Duration, error) { return 0, nil }
+	if _, err := alternate(1, WallTime, a, zero); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("a round costing nothing: %v", err)
+	}
+	// The CPU clock advances with work done (where it can be read).
+	if CPUTime.usable() == CPUTime {
+		d, _ := CPUTime.timed(func() error {
+			x := 0.0
+			for i := range 20_000_000 {
+				x += math.Sqrt(float64(i))
+			}
+			sinkF = x
+			return nil
+		})
+		if d <= 0 {
+			t.Errorf("CPU time of a busy loop: %v", d)
+		}
+	}
+}
+
+var sinkF float64
+
+func TestRoundsVerdicts(t *testing.T) {
+	env, err := NewEnv(Small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		ratios []float64
+		within string // withinRounds(1.13 ± 0.37)
+		faster string // fasterRounds(noise 0.13)
+		reason string // in withinRounds' reason
+	}{
+		{"the article's ratio, tight rounds", []float64{1.1, 1.12, 1.15}, "agrees", "differs", "spread ± 0.03× is inside the tolerance"},
+		{"twice as fast, tight rounds", []float64{2, 2.1, 1.95}, "differs", "agrees", "inside the tolerance"},
+		{"twice as fast, scattered rounds", []float64{2, 3.2, 0.9}, "agrees", "differs", "widened to the 3 rounds' spread ± 1.2×"},
+		{"faster, one round faster still", []float64{2, 2.1, 7}, "agrees", "agrees", "widened to the 3 rounds' spread ± 4.9×"},
+		{"slower, tight rounds", []float64{0.5, 0.52, 0.48}, "differs", "differs", "inside the tolerance"},
+		{"no rounds", nil, "differs", "differs", "did not measure"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Rounds{Clock: WallTime, Ratios: tc.ratios}
+			w := env.withinRounds("E99", "ratio "+tc.name, 1.13, r, 0.37)
+			f := env.fasterRounds("E99", "faster "+tc.name, "faster", r, 0.13, "a measured cause", "not yet explained")
+			if w.Word() != tc.within || f.Word() != tc.faster {
+				t.Errorf("within %s (%s), faster %s (%s); want %s, %s", w.Word(), w.Reason, f.Word(), f.Reason, tc.within, tc.faster)
+			}
+			if !strings.Contains(w.Reason, tc.reason) {
+				t.Errorf("within's reason %q lacks %q", w.Reason, tc.reason)
+			}
+			if tc.ratios != nil && !strings.Contains(f.Reason, why(f.Agrees, "a measured cause", "not yet explained")) {
+				t.Errorf("faster's reason %q lacks its cause", f.Reason)
+			}
+		})
+	}
+}
