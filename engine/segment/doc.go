@@ -26,10 +26,16 @@
 //
 // Every segment is searched for the top K at breadth ef and the lists are
 // merged. [Sequential] visits them in turn, [Concurrent] spreads them over
-// a worker pool, and [Options.SharedBound] shares one top-ef bound across
-// them ([engine.Bound], after Lucene 9.10's MultiLeafKnnCollector), so a
-// segment's graph search stops early once it cannot beat what the other
-// segments have found. Stats count distance computations, segments and
+// a worker pool. Two collections across segments follow Lucene:
+// [Options.SharedBound] shares one top-ef bound across them ([engine.Bound],
+// after MultiLeafKnnCollector, Lucene 9.10 to 10.2), so a segment's graph
+// search stops early once it cannot beat what the other segments have
+// found; [Options.Optimistic] is Lucene 10.3's default and Elasticsearch
+// 9.2's on: each segment is searched for a share of k proportional to its
+// size plus a margin, the lists are merged, and a segment whose worst hit
+// still makes the merged top k is searched again from its hits at full k.
+// It shares nothing between segments, so concurrency does not change its
+// result. The two are exclusive. Stats count distance computations, segments and
 // stored-field bytes decompressed.
 //
 // # Quantized segments
