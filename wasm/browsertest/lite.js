@@ -445,7 +445,8 @@ async function sharedLink(context, form, name, more) {
 //     run: then JupyterLab shows SVG, in an img its own CSS does not
 //     confine).
 //
-// Each notebook's kernel is shut down when it has been checked.
+// Each notebook's kernel is shut down when it has been checked (and has
+// started).
 async function savedOutputs(context) {
 	const names = require("fs").readdirSync(require("path").join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb")).sort();
 	const page = await context.newPage();
@@ -520,6 +521,10 @@ async function savedOutputs(context) {
 				for (const c of nb.widgets) if (c.model.type === "code") c.model.trusted = true;
 				await sleep(200);
 				await scan(" (trusted)");
+				// The kernel the notebook started, once it is up: shut
+				// down while it starts, its pending kernel_info fails
+				// unhandled in JupyterLite's kernel client (a page error).
+				for (let t = Date.now(); Date.now() - t < 60000 && panel.sessionContext.session?.kernel?.status !== "idle"; ) await sleep(100);
 				await panel.sessionContext.shutdown().catch(() => {});
 				panel.context.model.dirty = false;
 				panel.close();
