@@ -61,9 +61,11 @@ func needBrowser(t testing.TB) {
 // notebooks in the file browser with real modification times, the first
 // cell's result with a cold and a warm cache (printed), a shared link
 // (?path=notebooks/…, and JupyterLite's lab/index.html?path=…) opening its
-// notebook, the explorer's launcher card with its icon, streams, errors,
-// complete, inspect, is_complete, kernel_info, an interrupted index build,
-// and notebook 02 at small scale.
+// notebook, the explorer's launcher card with its icon, every notebook's
+// saved outputs as a reader first sees them, not run (pictures, not type
+// names; no stray commas; nothing wider than its output area), streams,
+// errors, complete, inspect, is_complete, kernel_info, an interrupted index
+// build, and notebook 02 at small scale.
 func TestBrowser(t *testing.T) {
 	root, err := moduleRoot("")
 	if err != nil {

@@ -21,6 +21,8 @@ func init() {
 			"Edges":         ValueOf(chart.Edges),
 			"ErrData":       ValueOf(&chart.ErrData).Elem(),
 			"Marks":         ValueOf(chart.Marks),
+			"MaxWidth":      ValueOf(chart.MaxWidth),
+			"MinCellWidth":  ValueOf(chart.MinCellWidth),
 			"NewBars":       ValueOf(chart.NewBars),
 			"NewGrid":       ValueOf(chart.NewGrid),
 			"NewLine":       ValueOf(chart.NewLine),
@@ -41,6 +43,8 @@ func init() {
 		}, Untypeds: map[string]string{
 			"DefaultHeight": "int:320",
 			"DefaultWidth":  "int:480",
+			"MaxWidth":      "int:675",
+			"MinCellWidth":  "int:210",
 		},
 	}
 }

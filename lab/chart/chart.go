@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/veclab/veclab/lab/table"
 )
@@ -23,6 +25,13 @@ const (
 	DefaultWidth  = 480
 	DefaultHeight = 320
 )
+
+// MaxWidth is the widest, in points, that a chart is drawn: 675 pt is
+// 900 px at the web's 96 px to the inch, which fits the output column of a
+// notebook (JupyterLab's is about 970 px wide in a 1280 px window). A
+// chart set wider is laid out at its size and drawn scaled down as a
+// whole, text with it; a [Grid] first puts fewer charts to a row.
+const MaxWidth = 675
 
 // palette is a fixed colour-blind-friendly palette (Okabe & Ito, 2008), so
 // series keep their colours from run to run.
@@ -218,12 +227,42 @@ func render(p *plot.Plot, w, h vg.Length, format string) (out []byte, err error)
 			out, err = nil, fmt.Errorf("chart: rendering %s failed: %v", format, r)
 		}
 	}()
-	wt, err := p.WriterTo(w, h, format)
+	cw, dc, err := newCanvas(w, h, format)
 	if err != nil {
-		return nil, fmt.Errorf("chart: %w", err)
+		return nil, err
 	}
+	p.Draw(dc)
+	return write(cw, format)
+}
+
+// newCanvas returns a canvas of format for a picture laid out w × h
+// points, and the drawing area on it of that size. An SVG or PNG picture
+// wider than [MaxWidth] comes out MaxWidth wide: the SVG's size is scaled
+// (its drawing keeps its coordinates, under a scale transform), the PNG is
+// drawn at a lower resolution than vgimg's 96 dots per inch (rounded
+// down, so that it is no wider).
+func newCanvas(w, h vg.Length, format string) (vg.CanvasWriterTo, draw.Canvas, error) {
+	if w > MaxWidth && (format == "svg" || format == "png") {
+		s := MaxWidth / w
+		if format == "svg" {
+			c := vgsvg.New(w*s, h*s)
+			c.Scale(float64(s), float64(s))
+			return c, draw.NewCanvas(c, w, h), nil
+		}
+		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(int(float64(vgimg.DefaultDPI*s))))
+		return vgimg.PngCanvas{Canvas: c}, draw.New(c), nil
+	}
+	c, err := draw.NewFormattedCanvas(w, h, format)
+	if err != nil {
+		return nil, draw.Canvas{}, fmt.Errorf("chart: %w", err)
+	}
+	return c, draw.New(c), nil
+}
+
+// write returns the bytes of the picture drawn on c.
+func write(c vg.CanvasWriterTo, format string) ([]byte, error) {
 	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
+	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("chart: writing %s: %w", format, err)
 	}
 	return buf.Bytes(), nil

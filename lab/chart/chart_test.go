@@ -210,3 +210,59 @@ func TestScatterBadData(t *testing.T) {
 		t.Errorf("grid with 0 columns: %v", err)
 	}
 }
+
+// TestFitsNotebook checks that every chart comes out at most MaxWidth
+// points (SVG) and 900 pixels (PNG) wide, and that a grid too wide puts
+// fewer charts to a row before it draws them small.
+func TestFitsNotebook(t *testing.T) {
+	wide := efCurve()
+	wide.Width = 960
+	grid := func(n, cols int) *Grid {
+		cs := make([]Chart, n)
+		for i := range cs {
+			cs[i] = graphPicture()
+		}
+		return NewGrid("g", cols, cs...)
+	}
+	tests := []struct {
+		name string
+		c    interface {
+			SVG() string
+			PNG() []byte
+		}
+		rows, cols int     // of a grid; 0 for a chart
+		cell       float64 // a grid's cell width
+		svgW, svgH string  // the SVG's width and height attributes
+	}{
+		{"line 480", efCurve(), 0, 0, 0, `width="480pt"`, `height="320pt"`},
+		{"line 960 scaled", wide, 0, 0, 0, `width="675pt"`, `height="225pt"`},
+		{"scatter", graphPicture(), 0, 0, 0, `width="320pt"`, `height="320pt"`},
+		{"grid 2 of 2", grid(2, 2), 1, 2, 300, `width="600pt"`, `height="324pt"`},
+		{"grid 3 of 3 shrinks", grid(3, 3), 1, 3, 225, `width="675pt"`, `height="249pt"`},
+		{"grid 4 of 4 wraps", grid(4, 4), 2, 2, 300, `width="600pt"`, `height="624pt"`},
+		{"grid 5 of 3", grid(5, 3), 2, 3, 225, `width="675pt"`, `height="474pt"`},
+		{"grid 6 of 6 wraps", grid(6, 6), 2, 3, 225, `width="675pt"`, `height="474pt"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if g, ok := tt.c.(*Grid); ok {
+				rows, cols, cw, _ := g.layout()
+				if rows != tt.rows || cols != tt.cols || cw != tt.cell {
+					t.Errorf("layout: %d rows × %d columns of %g pt, want %d × %d of %g", rows, cols, cw, tt.rows, tt.cols, tt.cell)
+				}
+			}
+			svg := tt.c.SVG()
+			head := svg[:strings.Index(svg, "xmlns")]
+			if !strings.Contains(head, tt.svgW) || !strings.Contains(head, tt.svgH) {
+				t.Errorf("SVG header %q, want %s %s", head, tt.svgW, tt.svgH)
+			}
+			cfg, err := png.DecodeConfig(bytes.NewReader(tt.c.PNG()))
+			if err != nil {
+				t.Fatalf("PNG: %v", err)
+			}
+			if cfg.Width > 900 || cfg.Width < 400 {
+				t.Errorf("PNG %d × %d px, want 400 to 900 px wide", cfg.Width, cfg.Height)
+			}
+		})
+	}
+}

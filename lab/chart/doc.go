@@ -1,9 +1,10 @@
 // Package chart draws the lab's figures, line charts (recall against ef,
 // recall against QPS, several series, optional log axes) and grouped bar
-// charts (a measure per store, the article's figure beside the lab's), as
-// SVG and PNG; scatter pictures of points in the plane (groups of points,
-// a graph's edges, highlighted paths, a y = x reference) and grids that lay
-// charts side by side, as SVG.
+// charts (a measure per store, the article's figure beside the lab's),
+// scatter pictures of points in the plane (groups of points, a graph's
+// edges, highlighted paths, a y = x reference) and grids that lay charts
+// side by side, each as SVG and PNG. Every picture fits a notebook's
+// output column: at most [MaxWidth] points (900 px) wide.
 //
 // Drawing is done by gonum.org/v1/plot, a maintained plotting library, so
 // axes, ticks, legends and text are not hand-written SVG. Output is

@@ -1,7 +1,6 @@
 package chart
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -243,10 +242,13 @@ func (c *Scatter) Render(format string) ([]byte, error) {
 }
 
 // SVG returns the chart as an SVG document; bad data renders as a picture
-// of the error. Scatter has no PNG method, so a notebook saves one image
-// per picture (a few hundred points and their edges make a large PNG
-// beside the SVG); Render("png") draws one when needed.
+// of the error.
 func (c *Scatter) SVG() string { return string(mustRender(c.Render, c.size, "svg")) }
+
+// PNG returns the chart as a PNG image; bad data renders as a picture of
+// the error. JupyterLab shows the SVG of a notebook only when it trusts
+// the notebook (one the reader ran), the PNG always.
+func (c *Scatter) PNG() []byte { return mustRender(c.Render, c.size, "png") }
 
 // Chart is any chart of this package ([Line], [Bars], [Scatter]), for
 // [Grid].
@@ -257,6 +259,12 @@ type Chart interface {
 
 // Grid lays charts out side by side, Cols to a row, in one picture
 // (e.g. the same graph built with M = 4, 8 and 16).
+//
+// A grid is at most [MaxWidth] wide: when Cols charts of CellWidth do not
+// fit, the charts shrink (keeping their shape) to as little as
+// [MinCellWidth], and when that is still too wide fewer go to a row, the
+// rows as even as they can be (four charts of four columns become two
+// rows of two).
 type Grid struct {
 	Title  string
 	Cols   int
@@ -265,6 +273,11 @@ type Grid struct {
 	// 300 × 300.
 	CellWidth, CellHeight float64
 }
+
+// MinCellWidth is the narrowest, in points, that a [Grid] draws a chart
+// to fit [MaxWidth] (a title of some 30 characters and the axes' labels
+// still fit).
+const MinCellWidth = 210
 
 // NewGrid returns a grid of charts, cols to a row.
 func NewGrid(title string, cols int, charts ...Chart) *Grid {
@@ -292,20 +305,35 @@ func (g *Grid) Err() error {
 
 const gridTitle = 24 // points above the tiles for the grid's title
 
-func (g *Grid) size() (vg.Length, vg.Length) {
-	cw, ch := g.CellWidth, g.CellHeight
+// layout returns the grid's rows and columns and the size of a chart in it
+// (see [Grid]).
+func (g *Grid) layout() (rows, cols int, cw, ch float64) {
+	cw, ch = g.CellWidth, g.CellHeight
 	if cw <= 0 {
 		cw = 300
 	}
 	if ch <= 0 {
 		ch = 300
 	}
-	cols := max(g.Cols, 1)
-	if len(g.Charts) > 0 && len(g.Charts) < cols {
-		cols = len(g.Charts)
+	n := len(g.Charts)
+	cols = max(g.Cols, 1)
+	if n > 0 && n < cols {
+		cols = n
 	}
-	rows := (len(g.Charts) + cols - 1) / cols
-	return vg.Length(cw * float64(cols)), vg.Length(ch*float64(max(rows, 1)) + gridTitle)
+	if fit := max(int(MaxWidth/MinCellWidth), 1); cols > fit && float64(cols)*cw > MaxWidth {
+		rows := (n + fit - 1) / fit
+		cols = (n + rows - 1) / rows
+	}
+	if w := float64(cols) * cw; w > MaxWidth {
+		s := min(max(MaxWidth/w, MinCellWidth/cw), 1)
+		cw, ch = cw*s, ch*s
+	}
+	return (max(n, 1) + cols - 1) / cols, cols, cw, ch
+}
+
+func (g *Grid) size() (vg.Length, vg.Length) {
+	rows, cols, cw, ch := g.layout()
+	return vg.Length(cw * float64(cols)), vg.Length(ch*float64(rows) + gridTitle)
 }
 
 // Render draws the grid as "svg" or "png" (or another gonum/plot format).
@@ -313,8 +341,7 @@ func (g *Grid) Render(format string) (out []byte, err error) {
 	if err := g.Err(); err != nil {
 		return nil, err
 	}
-	cols := min(g.Cols, len(g.Charts))
-	rows := (len(g.Charts) + cols - 1) / cols
+	rows, cols, _, _ := g.layout()
 	plots := make([][]*plot.Plot, rows)
 	for r := range plots {
 		plots[r] = make([]*plot.Plot, cols)
@@ -332,11 +359,10 @@ func (g *Grid) Render(format string) (out []byte, err error) {
 			out, err = nil, fmt.Errorf("chart: rendering grid %s failed: %v", format, r)
 		}
 	}()
-	cw, err := draw.NewFormattedCanvas(w, h, format)
+	cw, dc, err := newCanvas(w, h, format)
 	if err != nil {
-		return nil, fmt.Errorf("chart: %w", err)
+		return nil, err
 	}
-	dc := draw.New(cw)
 	if g.Title != "" {
 		ts := plot.New().Title.TextStyle
 		ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
@@ -351,14 +377,14 @@ func (g *Grid) Render(format string) (out []byte, err error) {
 			}
 		}
 	}
-	var buf bytes.Buffer
-	if _, err := cw.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("chart: writing %s: %w", format, err)
-	}
-	return buf.Bytes(), nil
+	return write(cw, format)
 }
 
 // SVG returns the grid as an SVG document; bad data renders as a picture
-// of the error. Like Scatter, Grid has no PNG method (Render("png") draws
-// one).
+// of the error.
 func (g *Grid) SVG() string { return string(mustRender(g.Render, g.size, "svg")) }
+
+// PNG returns the grid as a PNG image; bad data renders as a picture of
+// the error. JupyterLab shows the SVG of a notebook only when it trusts
+// the notebook (one the reader ran), the PNG always.
+func (g *Grid) PNG() []byte { return mustRender(g.Render, g.size, "png") }

@@ -69,6 +69,7 @@ func mdEscape(s string) string { return mdReplacer.Replace(s) }
 // Styles of the HTML rendering; inline so the table looks the same in a
 // notebook, a browser page and an exported report.
 const (
+	styleScroll  = "overflow-x:auto;max-width:100%"
 	styleTable   = "border-collapse:collapse;font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:13px;margin:0.5em 0"
 	styleCaption = "caption-side:top;text-align:left;font-weight:600;padding:4px 0"
 	styleTh      = "border-bottom:2px solid #444;padding:4px 10px;white-space:nowrap"
@@ -80,9 +81,12 @@ const (
 )
 
 // HTML renders the table as a styled, escaped HTML <table>: article columns
-// grey and italic, lab columns bold, the notes in the footer.
+// grey and italic, lab columns bold, the notes in the footer. The table is
+// inside a <div> that scrolls sideways, so a table wider than a
+// notebook's output column keeps its right-hand columns in reach.
 func (t *Table) HTML() string {
 	var b strings.Builder
+	b.WriteString(`<div class="veclab-table-scroll" style="` + styleScroll + `">`)
 	b.WriteString(`<table class="veclab-table" style="` + styleTable + `">`)
 	b.WriteString("\n")
 	if t.Title != "" {
@@ -138,7 +142,7 @@ func (t *Table) HTML() string {
 		}
 		b.WriteString("</td></tr></tfoot>\n")
 	}
-	b.WriteString("</table>\n")
+	b.WriteString("</table></div>\n")
 	return b.String()
 }
 

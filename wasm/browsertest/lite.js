@@ -9,6 +9,9 @@
 //   - a shared link, …/?path=notebooks/NAME.ipynb or JupyterLite's
 //     …/lab/index.html?path=…, opens that notebook (its first cell shown);
 //   - the launcher's card for the explorer page has an SVG icon;
+//   - every notebook, opened without running it, shows its saved
+//     pictures (no type name in their place), no line with a stray comma,
+//     and no figure or table wider than its output area (savedOutputs);
 //   - navigation → first cell result (1+1 in a new Go notebook), with a
 //     cold browser cache (a new profile) and a warm one (the same profile,
 //     loaded again); the times and the bytes over the wire are printed;
@@ -27,7 +30,9 @@
 //
 //	node lite.js URL [SCREENSHOT.png]
 //	node lite.js [-json] -load N [-alone] URL
+//	node lite.js -outputs URL
 //
+// The third form runs only the check of the notebooks' saved outputs.
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -58,6 +63,11 @@ if (args[0] === "-load") {
 		process.exit(2);
 	}
 }
+let outputsOnly = false;
+if (!loadRuns && args[0] === "-outputs") {
+	outputsOnly = true;
+	args = args.slice(1);
+}
 let alone = false;
 if (loadRuns && args[0] === "-alone") {
 	alone = true;
@@ -65,7 +75,7 @@ if (loadRuns && args[0] === "-alone") {
 }
 const base = args[0];
 const screenshot = args[1];
-const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL";
+const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL";
 if (!base) {
 	console.error(usage);
 	process.exit(2);
@@ -418,6 +428,120 @@ async function sharedLink(context, form, name, more) {
 	}
 }
 
+// savedOutputs opens every notebook of the repository in the site, on a
+// new page of the context, as a learner first finds it: not run, its
+// saved outputs untrusted (JupyterLite has no server to trust a
+// notebook). It fails, naming each notebook and cell, on
+//
+//   - a type name shown where a picture should be (a text output such
+//     as "*chart.Grid": the value's only picture was SVG, which JupyterLab
+//     does not show from an untrusted notebook), or JupyterLab's "Cannot
+//     display an untrusted SVG";
+//   - a rendered line of an output or a Markdown cell that starts with a
+//     stray comma (a list of strings of the .ipynb shown joined by ",");
+//   - a figure (img, svg) that does not load or is wider than its output
+//     area, or a table wider than it that does not scroll inside it, both
+//     as saved and once the notebook's outputs are trusted (as after a
+//     run: then JupyterLab shows SVG, in an img its own CSS does not
+//     confine).
+//
+// Each notebook's kernel is shut down when it has been checked (and has
+// started).
+async function savedOutputs(context) {
+	const names = require("fs").readdirSync(require("path").join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb")).sort();
+	const page = await context.newPage();
+	const fails = [];
+	let figures = 0, tables = 0;
+	try {
+		await page.goto(base);
+		await appReady(page, 120000);
+		for (const name of names) {
+			const r = await page.evaluate(async (path) => {
+				const app = window.jupyterapp;
+				const panel = await app.commands.execute("docmanager:open", { path, factory: "Notebook" });
+				await panel.context.ready;
+				await panel.revealed;
+				const nb = panel.content;
+				const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+				const typeName = /^\*?[a-z]\w*\.[A-Z]\w*$/;
+				const found = [];
+				let figures = 0, tables = 0;
+				// scan looks at every cell, each scrolled into view (the
+				// notebook renders what is off screen lazily), its images
+				// decoded.
+				const scan = async (when) => {
+					for (let i = 0; i < nb.widgets.length; i++) {
+						const cell = nb.widgets[i];
+						await nb.scrollToItem(i, "start").catch(() => {});
+						cell.node.scrollIntoView({ block: "start" });
+						await sleep(30);
+						await Promise.all([...cell.node.querySelectorAll(".jp-OutputArea-output img")].map((im) => im.decode().catch(() => {})));
+						const at = `cell ${i}`;
+						const texts = [...cell.node.querySelectorAll(".jp-OutputArea-output, .jp-MarkdownOutput")];
+						for (const el of texts) {
+							const t = el.innerText || "";
+							const line = t.split("\n").find((l) => /^\s*,/.test(l));
+							if (line !== undefined) found.push(`${at}${when}: a line starts with a stray comma: ${JSON.stringify(line.slice(0, 60))}`);
+						}
+						for (const el of cell.node.querySelectorAll(".jp-OutputArea-output")) {
+							const t = (el.innerText || "").trim();
+							if (el.querySelector("img, svg, table")) continue;
+							if (typeName.test(t) || /\*(chart|picture)\./.test(t) || t.includes("Cannot display an untrusted")) found.push(`${at}${when}: ${JSON.stringify(t.slice(0, 80))} is shown instead of a picture`);
+						}
+						for (const out of cell.node.querySelectorAll(".jp-OutputArea-output")) {
+							const box = out.getBoundingClientRect();
+							for (const f of out.querySelectorAll("img, svg")) {
+								if (f.closest("svg") !== f && f.tagName.toLowerCase() === "svg") continue; // an svg inside an svg
+								if (f.tagName === "IMG" && f.complete && f.naturalWidth === 0) {
+									found.push(`${at}${when}: a figure that does not load (${f.src.slice(0, 40)}…)`);
+									continue;
+								}
+								const w = f.getBoundingClientRect().width;
+								if (w < 2) continue;
+								figures++;
+								if (w > box.width + 1) found.push(`${at}${when}: a figure (${f.tagName.toLowerCase()}) ${Math.round(w)} px wide in an output area ${Math.round(box.width)} px wide`);
+							}
+							for (const t of out.querySelectorAll("table")) {
+								tables++;
+								const w = t.getBoundingClientRect().width;
+								if (w <= box.width + 1) continue;
+								let scrolls = false;
+								for (let e = t.parentElement; e && e !== out.parentElement; e = e.parentElement) {
+									const o = getComputedStyle(e).overflowX;
+									if ((o === "auto" || o === "scroll") && e.getBoundingClientRect().width <= box.width + 1) scrolls = true;
+								}
+								if (!scrolls) found.push(`${at}${when}: a table ${Math.round(w)} px wide in an output area ${Math.round(box.width)} px wide, not scrolling (${JSON.stringify(t.innerText.split("\n")[0].slice(0, 60))}…)`);
+							}
+						}
+					}
+				};
+				await scan("");
+				const saved = { figures, tables };
+				figures = tables = 0;
+				for (const c of nb.widgets) if (c.model.type === "code") c.model.trusted = true;
+				await sleep(200);
+				await scan(" (trusted)");
+				// The kernel the notebook started, once it is up: shut
+				// down while it starts, its pending kernel_info fails
+				// unhandled in JupyterLite's kernel client (a page error).
+				for (let t = Date.now(); Date.now() - t < 60000 && panel.sessionContext.session?.kernel?.status !== "idle"; ) await sleep(100);
+				await panel.sessionContext.shutdown().catch(() => {});
+				panel.context.model.dirty = false;
+				panel.close();
+				return { found, figures: saved.figures, tables: saved.tables, trustedFigures: figures };
+			}, "notebooks/" + name);
+			figures += r.figures;
+			tables += r.tables;
+			for (const f of r.found) fails.push(`${name} ${f}`);
+			console.log(`${r.found.length ? "FAIL" : "ok  "} saved outputs of ${name}: ${r.figures} figures (${r.trustedFigures} trusted), ${r.tables} tables${r.found.length ? `: ${r.found.length} problems` : ""}`);
+		}
+		check(fails.length === 0, `the saved outputs, not run, untrusted and trusted:\n  ${fails.join("\n  ")}`);
+		console.log(`ok   saved outputs: ${names.length} notebooks opened without running, ${figures} figures and ${tables} tables shown, no type name for a picture, no stray comma, nothing wider than its output area`);
+	} finally {
+		await page.close();
+	}
+}
+
 // launch starts chromium on a new persistent profile (see main).
 async function launch() {
 	const os = require("os");
@@ -480,6 +604,17 @@ async function loadOnly() {
 
 async function main() {
 	if (loadRuns) return loadOnly();
+	if (outputsOnly) {
+		const { profile, context } = await launch();
+		try {
+			await savedOutputs(context);
+			console.log(`PASS (${secs()})`);
+		} finally {
+			await context.close();
+			require("fs").rmSync(profile, { recursive: true, force: true });
+		}
+		return;
+	}
 	// A persistent profile in a new directory: its HTTP cache is on disk,
 	// as a reader's is (a playwright context's in-memory cache drops
 	// entries as large as veclab.wasm, and there is no warm cache to
@@ -538,6 +673,9 @@ async function main() {
 		await sharedLink(context, "lab/index.html", "00b-quantization-by-picture.ipynb", false);
 		await sharedLink(context, "lab/", "00c-glossary.ipynb", false);
 		await sharedLink(context, "lab", "01-four-stores-on-defaults.ipynb", false);
+
+		// Every notebook as a learner first opens it, not run.
+		await savedOutputs(context);
 
 		// The settings registry's validators, compiled when the site was
 		// built (wasm/lite/src/settings.js): they answer as JupyterLab's

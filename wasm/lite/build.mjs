@@ -5,7 +5,8 @@
 // the listed JupyterLab and JupyterLite extensions, minus the disabled
 // ones, plus the settings schemas (build/schemas/all.json), the light theme
 // (build/themes/…), the contents index of the notebooks
-// (api/contents/…/all.json, files/…), the Go (veclab) kernel of src/ and
+// (api/contents/…/all.json, files/…: as the Jupyter server serves them,
+// their multiline strings joined), the Go (veclab) kernel of src/ and
 // lab/index.html, JupyterLite's address for shared links (src/lab.html).
 //
 //	node build.mjs OUT_DIR NOTEBOOKS_DIR
@@ -261,11 +262,11 @@ fs.writeFileSync(path.join(out, "api", "translations", "all.json"),
 	JSON.stringify({ data: { en: { displayName: "English", nativeName: "English" } }, message: "" }));
 fs.writeFileSync(path.join(out, "api", "translations", "en.json"), JSON.stringify({ data: {}, message: "" }));
 
-// 3. The contents: the notebooks under files/notebooks, listed in
-// api/contents/all.json (the root) and api/contents/notebooks/all.json, as
-// jupyterlite-core's contents addon writes them, with each file's
-// modification time (modified below) and each directory's the latest of
-// its files'.
+// 3. The contents: the notebooks under files/notebooks, their multiline
+// strings joined (joinLines below), listed in api/contents/all.json (the
+// root) and api/contents/notebooks/all.json, as jupyterlite-core's contents
+// addon writes them, with each file's modification time (modified below)
+// and each directory's the latest of its files'.
 const model = (name, p, type, size, mtime) => ({
 	name, path: p, type, size, writable: true, created: mtime.toISOString(), last_modified: mtime.toISOString(),
 	mimetype: type === "notebook" ? "application/x-ipynb+json" : null,
@@ -305,12 +306,40 @@ const modified = (f) => {
 	return epoch || fs.statSync(path.join(notebooks, f)).mtime;
 };
 
+// joinLines returns the notebook nb with nbformat's multiline strings
+// joined, as the Jupyter server hands notebooks to JupyterLab (nbformat's
+// reads, rejoin_lines): on disk nbformat writes a cell's source, a stream's
+// text and each text MIME type of an output's data as a list of lines,
+// and the page takes them as they come (JupyterLite's contents drive only
+// parses the file): it showed such a list joined by commas, ", , , ," before
+// every HTML table and "," at the start of every printed line after the
+// first. JSON MIME types (application/json, …+json) hold JSON values, not
+// lines, and are left as they are.
+function joinLines(nb) {
+	const join = (v) => (Array.isArray(v) && v.every((x) => typeof x === "string") ? v.join("") : v);
+	const isJSON = (mime) => mime === "application/json" || mime.endsWith("+json");
+	for (const cell of nb.cells || []) {
+		cell.source = join(cell.source);
+		for (const o of cell.outputs || []) {
+			if ("text" in o) o.text = join(o.text);
+			if (o.data) for (const mime of Object.keys(o.data)) if (!isJSON(mime)) o.data[mime] = join(o.data[mime]);
+		}
+	}
+	return nb;
+}
+
 fs.mkdirSync(path.join(out, "files", "notebooks"), { recursive: true });
 const listing = [];
 let latest = new Date(0);
 for (const f of nbs) {
-	const data = fs.readFileSync(path.join(notebooks, f));
-	JSON.parse(data.toString("utf8")); // a broken notebook fails the build, not the page
+	let nb;
+	try {
+		nb = JSON.parse(fs.readFileSync(path.join(notebooks, f), "utf8"));
+	} catch (e) {
+		console.error(`build.mjs: ${f}: ${e.message}`); // a broken notebook fails the build, not the page
+		process.exit(1);
+	}
+	const data = Buffer.from(JSON.stringify(joinLines(nb), null, 1) + "\n");
 	fs.writeFileSync(path.join(out, "files", "notebooks", f), data);
 	const t = modified(f);
 	if (t > latest) latest = t;
