@@ -420,8 +420,18 @@ async function sharedLink(context, form, name, more) {
 		}
 		check(fails.length === 0, fails.join("; "));
 	} finally {
-		await page.evaluate((nb) => {
-			for (const w of [...window.jupyterapp.shell.widgets("main")]) if (w.context?.path === nb) w.close();
+		// The notebook's kernel, once it is up, is shut down before the
+		// notebook closes: closed while it starts, its pending kernel_info
+		// fails unhandled in JupyterLite's kernel client (a "Disposed" page
+		// error, seen on a loaded machine), as savedOutputs also avoids.
+		await page.evaluate(async (nb) => {
+			const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+			for (const w of [...window.jupyterapp.shell.widgets("main")]) {
+				if (w.context?.path !== nb) continue;
+				for (let t = Date.now(); Date.now() - t < 60000 && w.sessionContext?.session?.kernel?.status !== "idle"; ) await sleep(100);
+				await w.sessionContext?.shutdown().catch(() => {});
+				w.close();
+			}
 		}, nb).catch(() => {});
 		await page.waitForTimeout(1000); // the layout restorer saves the layout without it
 		await page.close();
