@@ -426,7 +426,7 @@ func (cfg BatchConfig) timeClients(queries *vec.Matrix, truth *dataset.GroundTru
 	var elapsed time.Duration
 	fastest := time.Duration(1<<63 - 1)
 	passes := 0
-	cpu0, okCPU := processCPU()
+	cpu0, okCPU := ProcessCPU()
 	for passes < 3 || elapsed.Seconds() < cfg.MinSeconds {
 		var wg sync.WaitGroup
 		t0 := time.Now()
@@ -450,7 +450,7 @@ func (cfg BatchConfig) timeClients(queries *vec.Matrix, truth *dataset.GroundTru
 			return BatchPoint{}, err
 		}
 	}
-	cpu1, _ := processCPU()
+	cpu1, _ := ProcessCPU()
 	p := BatchPoint{Clients: c, QPS: cfg.pick(float64(passes*queries.N)/elapsed.Seconds(), float64(queries.N)/fastest.Seconds())}
 	if okCPU && cpu1 > cpu0 {
 		p.CPUQPS = float64(passes*queries.N) / (cpu1 - cpu0).Seconds()

@@ -4,8 +4,8 @@ package bench
 
 import "time"
 
-// processCPU is unknown here: the CPU-time figures are left out (0).
-func processCPU() (time.Duration, bool) { return 0, false }
+// ProcessCPU is unknown here: the CPU-time figures are left out (0).
+func ProcessCPU() (time.Duration, bool) { return 0, false }
 
-// threadCPU is unknown here (0): the CPU-time ratios are left out.
-func threadCPU() time.Duration { return 0 }
+// ThreadCPU is unknown here (0): the CPU-time ratios are left out.
+func ThreadCPU() time.Duration { return 0 }

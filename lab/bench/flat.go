@@ -198,15 +198,15 @@ func flatVsFloor(x *flat.Index, ds *dataset.Dataset, k int, minSeconds float64) 
 	var floor, query, ratio, cpu []float64
 	var total time.Duration
 	for i := 0; total.Seconds() < minSeconds || i < 21; i++ {
-		c0 := threadCPU()
+		c0 := ThreadCPU()
 		p := flat.StreamTime(ds.Base, 1)
-		c1 := threadCPU()
+		c1 := ThreadCPU()
 		t := time.Now()
 		if _, _, err := x.Search(ds.Queries.Row(i%ds.Queries.N), k, nil); err != nil {
 			return FlatRound{}, err
 		}
 		d := time.Since(t)
-		c2 := threadCPU()
+		c2 := ThreadCPU()
 		total += d
 		floor, query = append(floor, ms(p)), append(query, ms(d))
 		ratio = append(ratio, d.Seconds()/p.Seconds())

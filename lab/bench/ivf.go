@@ -422,9 +422,9 @@ func (m *ivfMeasure) run(rep *IVFReport, log io.Writer) error {
 func trainTimed(data *dataset.Dataset, cfg ivf.Config) (*ivf.Index, time.Duration, time.Duration, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c0, t0 := threadCPU(), time.Now()
+	c0, t0 := ThreadCPU(), time.Now()
 	ix, err := ivf.Train(data.Base, cfg)
-	wall, cpu := time.Since(t0), threadCPU()-c0
+	wall, cpu := time.Since(t0), ThreadCPU()-c0
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -458,10 +458,10 @@ func (m *ivfMeasure) measure(ix *ivf.Index, opt ivf.SearchOptions, before func()
 				return r, err
 			}
 		}
-		c0, start := threadCPU(), time.Now()
+		c0, start := ThreadCPU(), time.Now()
 		res, s, err := ix.SearchWith(ds.Queries.Row(i), opt)
 		el := time.Since(start)
-		cpu += threadCPU() - c0
+		cpu += ThreadCPU() - c0
 		if err != nil {
 			return r, err
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/veclab/veclab/lab/bench"
 )
 
 // Clock is what the rounds of a speed comparison time.
@@ -35,7 +37,7 @@ func (c Clock) String() string {
 // usable returns c, or WallTime where the process's CPU time cannot be
 // read.
 func (c Clock) usable() Clock {
-	if _, ok := processCPU(); c == CPUTime && !ok {
+	if _, ok := bench.ProcessCPU(); c == CPUTime && !ok {
 		return WallTime
 	}
 	return c
@@ -44,7 +46,7 @@ func (c Clock) usable() Clock {
 // read returns the clock's current reading.
 func (c Clock) read() time.Duration {
 	if c == CPUTime {
-		if d, ok := processCPU(); ok {
+		if d, ok := bench.ProcessCPU(); ok {
 			return d
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/segment"
 	"github.com/veclab/veclab/engine/vfs"
+	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/metrics"
 )
@@ -131,7 +132,7 @@ func buildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 		}
 		return out
 	}
-	cpu0, okCPU := processCPU()
+	cpu0, okCPU := bench.ProcessCPU()
 	t0 := time.Now()
 	switch {
 	case s.Segments > 0:
@@ -167,8 +168,8 @@ func buildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 				// is the work it did (the graphs of the segments it seals).
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				c0 := threadCPU()
-				defer func() { writerCPU[w] = threadCPU() - c0 }()
+				c0 := bench.ThreadCPU()
+				defer func() { writerCPU[w] = bench.ThreadCPU() - c0 }()
 				for {
 					mu.Lock()
 					lo := int(next)
@@ -193,9 +194,9 @@ func buildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 			}
 		}
 		runtime.LockOSThread()
-		r0 := threadCPU()
+		r0 := bench.ThreadCPU()
 		err := c.Refresh()
-		refreshCPU := threadCPU() - r0
+		refreshCPU := bench.ThreadCPU() - r0
 		runtime.UnlockOSThread()
 		if err != nil {
 			b.Close()
@@ -206,7 +207,7 @@ func buildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 		}
 	}
 	b.Elapsed = time.Since(t0)
-	if cpu1, _ := processCPU(); okCPU {
+	if cpu1, _ := bench.ProcessCPU(); okCPU {
 		b.CPU = cpu1 - cpu0
 	}
 	b.Segments = len(c.Segments())
