@@ -327,36 +327,23 @@ func checkSmokeOutputs(t *testing.T, path string) {
 	if err := json.Unmarshal(b, &nb); err != nil {
 		t.Fatal(err)
 	}
-	text := func(v any) string {
-		switch x := v.(type) {
-		case string:
-			return x
-		case []any:
-			var s strings.Builder
-			for _, l := range x {
-				s.WriteString(l.(string))
-			}
-			return s.String()
-		}
-		return ""
-	}
 	c := nb.Cells
 	if len(c) != 5 {
 		t.Fatalf("%d cells", len(c))
 	}
-	if o := c[1].Outputs; len(o) != 1 || o[0]["output_type"] != "stream" || text(o[0]["text"]) != "hello from nbconvert\n" {
+	if o := c[1].Outputs; len(o) != 1 || o[0]["output_type"] != "stream" || nbText(o[0]["text"]) != "hello from nbconvert\n" {
 		t.Errorf("cell 1: %v", o)
 	}
 	if o := c[2].Outputs; len(o) != 1 || o[0]["output_type"] != "execute_result" ||
-		!strings.Contains(text(o[0]["data"].(map[string]any)["text/html"]), "0.999") {
+		!strings.Contains(nbText(o[0]["data"].(map[string]any)["text/html"]), "0.999") {
 		t.Errorf("cell 2: %v", o)
 	}
 	o := c[3].Outputs
-	if len(o) != 2 || text(o[0]["data"].(map[string]any)["text/markdown"]) != "step **3** of 3" ||
-		text(o[1]["data"].(map[string]any)["text/html"]) != "<em>done</em>" {
+	if len(o) != 2 || nbText(o[0]["data"].(map[string]any)["text/markdown"]) != "step **3** of 3" ||
+		nbText(o[1]["data"].(map[string]any)["text/html"]) != "<em>done</em>" {
 		t.Errorf("cell 3 (updated display, then HTML): %v", o)
 	}
-	if o := c[4].Outputs; len(o) != 1 || text(o[0]["data"].(map[string]any)["text/plain"]) != "42" {
+	if o := c[4].Outputs; len(o) != 1 || nbText(o[0]["data"].(map[string]any)["text/plain"]) != "42" {
 		t.Errorf("cell 4: %v", o)
 	}
 }
@@ -433,4 +420,20 @@ func TestOrphanKernelExits(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// nbText is a notebook's multiline string: nbformat keeps it as one
+// string or as a list of lines.
+func nbText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		var s strings.Builder
+		for _, l := range x {
+			s.WriteString(fmt.Sprint(l))
+		}
+		return s.String()
+	}
+	return ""
 }

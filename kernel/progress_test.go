@@ -2,7 +2,6 @@ package kernel_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,26 +58,13 @@ func checkProgressOutputs(t *testing.T, path, step string) {
 	if err := json.Unmarshal(b, &nb); err != nil {
 		t.Fatal(err)
 	}
-	text := func(v any) string {
-		switch x := v.(type) {
-		case string:
-			return x
-		case []any:
-			var s strings.Builder
-			for _, l := range x {
-				s.WriteString(l.(string))
-			}
-			return s.String()
-		}
-		return ""
-	}
 	type out struct{ typ, key, text string }
 	sum := func(o []map[string]any) []out {
 		var s []out
 		for _, x := range o {
 			switch x["output_type"] {
 			case "stream":
-				s = append(s, out{"stream", x["name"].(string), text(x["text"])})
+				s = append(s, out{"stream", x["name"].(string), nbText(x["text"])})
 			case "display_data", "execute_result":
 				d := x["data"].(map[string]any)
 				key := "text/plain"
@@ -88,7 +74,7 @@ func checkProgressOutputs(t *testing.T, path, step string) {
 						break
 					}
 				}
-				s = append(s, out{x["output_type"].(string), key, text(d[key])})
+				s = append(s, out{x["output_type"].(string), key, nbText(d[key])})
 			default:
 				s = append(s, out{x["output_type"].(string), "", ""})
 			}
@@ -135,19 +121,6 @@ func TestNotebooksKeepNoProgress(t *testing.T) {
 	if len(books) == 0 {
 		t.Fatal("no notebooks in notebooks/")
 	}
-	join := func(v any) string {
-		switch x := v.(type) {
-		case string:
-			return x
-		case []any:
-			var s strings.Builder
-			for _, l := range x {
-				s.WriteString(fmt.Sprint(l))
-			}
-			return s.String()
-		}
-		return ""
-	}
 	for _, book := range books {
 		b, err := os.ReadFile(book)
 		if err != nil {
@@ -169,7 +142,7 @@ func TestNotebooksKeepNoProgress(t *testing.T) {
 				if o.OutputType != "display_data" && o.OutputType != "update_display_data" {
 					continue
 				}
-				html, text := join(o.Data["text/html"]), join(o.Data["text/plain"])
+				html, text := nbText(o.Data["text/html"]), nbText(o.Data["text/plain"])
 				bar := strings.Contains(html, "veclab-progress") || strings.Contains(html, "<progress")
 				line := progressLine.MatchString(text) && (len(o.Data) == 1 || bar)
 				if bar || line {
