@@ -85,6 +85,21 @@ type Options struct {
 	// (DiskBBQ's visit_percentage / 100), at least one list (default
 	// 0.05).
 	Visit float64
+	// Filter, when set, restricts the hits to the live documents whose
+	// key it accepts. Each segment then builds its accepted set and is
+	// searched as Lucene 10.3's AbstractKnnVectorQuery.getLeafResults
+	// does (see [Collection.Search]): exactly when few documents match,
+	// else through its graph (hnsw.Index.LuceneSearch) with the visit
+	// limit the match count sets, falling back to an exact search of the
+	// matches when the walk is cut short. HNSW and flat segments take a
+	// filter; IVF segments do not.
+	Filter func(key uint64) bool
+	// FilteredSearchThreshold is Lucene's KnnSearchStrategy.Hnsw
+	// threshold for filtered graph walks, a percentage (see
+	// hnsw.LuceneRequest): Elasticsearch's
+	// index.dense_vector.hnsw_filter_heuristic "acorn" is 60 (the default
+	// for indices created on 9.1+), "fanout" 0.
+	FilteredSearchThreshold int
 }
 
 // Hit is one result.
@@ -105,6 +120,13 @@ type Stats struct {
 	Decompressed int64 // stored-field bytes decompressed
 	Blocks       int   // stored-field blocks decompressed
 	ColumnBytes  int64 // id-column bytes read
+	// With Options.Filter, how the segments were searched (a segment
+	// re-entered by the optimistic collection counts once per pass):
+	// Exhaustive by scoring every match in the reader (few matches for
+	// the graph), FilteredWalk by the filtered graph searcher, Graph by
+	// the plain graph walk, ExactFallback by AbstractKnnVectorQuery's
+	// exact search (matches ≤ the leaf's k, or a walk cut short).
+	Exhaustive, FilteredWalk, Graph, ExactFallback int
 }
 
 type segResult struct {
@@ -160,6 +182,12 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	if !(visit > 0 && visit <= 1) {
 		return nil, st, fmt.Errorf("segment: search: visit must be in (0, 1], got %v: %w", o.Visit, engine.ErrInvalidArgument)
 	}
+	if o.FilteredSearchThreshold < 0 || o.FilteredSearchThreshold > 100 {
+		return nil, st, fmt.Errorf("segment: search: filtered search threshold %d, want 0…100: %w", o.FilteredSearchThreshold, engine.ErrInvalidArgument)
+	}
+	if o.Filter != nil && o.SharedBound {
+		return nil, st, fmt.Errorf("segment: search: a filter with the shared bound is not emulated: %w", engine.ErrInvalidArgument)
+	}
 	if o.SharedBound && o.Optimistic {
 		return nil, st, fmt.Errorf("segment: search: SharedBound and Optimistic are two collections, pick one: %w", engine.ErrInvalidArgument)
 	}
@@ -175,8 +203,37 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	}
 	out := make([]segResult, len(snap))
 	var seeds [][]engine.ID // the re-entry pass: a segment's seeds, nil to skip it
+	var paths []filterPaths // with a filter: how each segment was searched, per pass
+	if o.Filter != nil {
+		paths = make([]filterPaths, len(snap))
+	}
 	one := func(i int) {
 		s := snap[i]
+		if o.Filter != nil {
+			// Lucene's perLeafTopK: the leaf's share of ef (ef itself
+			// for one segment); the collector is that size on the first
+			// pass and ef on the re-entry.
+			perLeaf, size := ef, ef
+			if leafK != nil {
+				perLeaf = leafK[i]
+				if seeds == nil {
+					size = perLeaf
+				}
+			}
+			var seed []engine.ID
+			if seeds != nil {
+				if seeds[i] == nil {
+					return // tapped out: its first-pass hits stand
+				}
+				seed = seeds[i]
+			}
+			res, sst, err := s.filtered(q, o, size, perLeaf, ef, seed, &paths[i])
+			if seeds != nil {
+				sst.Add(out[i].st)
+			}
+			out[i] = segResult{res, sst, err}
+			return
+		}
 		r := engine.Request{K: kk, Breadth: ef, Bound: bound}
 		if leafK != nil && seeds == nil {
 			r.K, r.Breadth = leafK[i], leafK[i]
@@ -228,6 +285,12 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		n += len(r.res)
 	}
 	all := make([]Hit, 0, n)
+	for _, p := range paths {
+		st.Exhaustive += p.exhaustive
+		st.FilteredWalk += p.filteredWalk
+		st.Graph += p.graph
+		st.ExactFallback += p.exact
+	}
 	for i, r := range out {
 		st.SearchStats.Add(r.st)
 		if r.err != nil {
@@ -255,6 +318,73 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		return nil, st, err
 	}
 	return all, st, nil
+}
+
+// filterPaths counts how one segment's filtered searches went.
+type filterPaths struct{ exhaustive, filteredWalk, graph, exact int }
+
+// filtered searches segment s under o.Filter as Lucene 10.3's
+// AbstractKnnVectorQuery.getLeafResults does (apache/lucene 10.3,
+// lucene/core/src/java/org/apache/lucene/search/AbstractKnnVectorQuery.java):
+// the accepted set is the live documents the filter accepts and its
+// cardinality the cost; no match gives no hits; cost ≤ perLeafTopK
+// gives an exact search; otherwise the graph is searched with a
+// collector of size k and the visit limit cost + 1, and a walk cut short
+// by the limit, or one that found fewer than perLeafTopK hits, is
+// replaced by an exact search. Lucene's exact search keeps
+// min(ef, cost) hits: ef is the query's k (num_candidates), not the
+// leaf's share.
+func (s *segment) filtered(q []float32, o Options, k, perLeaf, ef int, seeds []engine.ID, p *filterPaths) ([]engine.Result, engine.SearchStats, error) {
+	var st engine.SearchStats
+	if _, ok := s.index.(*ivf.Index); ok {
+		return nil, st, fmt.Errorf("filtered search over an IVF segment is not emulated: %w", engine.ErrInvalidArgument)
+	}
+	size := max(s.index.Len(), s.n)
+	accept := engine.NewBitset(size)
+	cost := 0
+	for i := 0; i < s.n; i++ {
+		id := engine.ID(i)
+		if (s.live == nil || s.live.Allowed(id)) && o.Filter(s.keys[i]) {
+			accept.Set(id)
+			cost++
+		}
+	}
+	if cost == 0 {
+		return nil, st, nil
+	}
+	g, ok := s.index.(*hnsw.Index)
+	exact := func() ([]engine.Result, engine.SearchStats, error) {
+		p.exact++
+		if !ok { // a flat segment: its query is exact already
+			res, est, err := s.index.Query(q, engine.Request{K: min(ef, cost), Filter: accept})
+			st.Add(est)
+			return res, st, err
+		}
+		res, est, err := g.ExactOver(q, accept, min(ef, cost))
+		st.Add(est)
+		return res, st, err
+	}
+	if cost <= perLeaf || !ok {
+		return exact()
+	}
+	lr, lst, err := g.LuceneSearch(q, hnsw.LuceneRequest{K: k, Accept: accept, Accepted: cost,
+		VisitLimit: cost + 1, FilteredSearchThreshold: o.FilteredSearchThreshold, Seeds: seeds})
+	st.Add(lst)
+	if err != nil {
+		return nil, st, err
+	}
+	switch lr.Path {
+	case hnsw.LuceneExhaustive:
+		p.exhaustive++
+	case hnsw.LuceneFilteredGraph:
+		p.filteredWalk++
+	default:
+		p.graph++
+	}
+	if lr.EarlyTerminated || len(lr.Results) < perLeaf {
+		return exact()
+	}
+	return lr.Results, st, nil
 }
 
 // lambda is AbstractKnnVectorQuery.LAMBDA (apache/lucene 10.3+), the

@@ -3,8 +3,6 @@ package experiment
 import (
 	"fmt"
 
-	"github.com/veclab/veclab/engine"
-	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
@@ -33,12 +31,22 @@ func init() {
 // with its own strategy: pgvector post-filters the ef_search rows against
 // the unindexed metadata column; Redis runs its hybrid policy over declared
 // (indexed) fields; Qdrant plans without payload indexes (Spring AI creates
-// none); Elasticsearch filters inside the graph over its mapped fields.
+// none); Elasticsearch filters each of its segments as Lucene 10.3 does
+// (profile.Store.SearchFiltered: its acorn heuristic, the exhaustive and
+// exact paths for segments with few matches).
 func E03Measure(env *Env) ([]StrategyMeasurement, error) {
 	var out []StrategyMeasurement
 	kinds := []profile.Kind{profile.PGVector, profile.Redis, profile.Qdrant, profile.Elasticsearch}
 	for i, k := range kinds {
 		env.progress(i, len(kinds), "E03 stores")
+		if k == profile.Elasticsearch {
+			m, err := esFilteredStrategy(env, profile.Default(k), k.String())
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+			continue
+		}
 		p := filterProfile(k)
 		indexed := k == profile.Redis || k == profile.Elasticsearch
 		s, coll, err := filteredCollection(env, p, indexed)
@@ -46,12 +54,6 @@ func E03Measure(env *Env) ([]StrategyMeasurement, error) {
 			return nil, err
 		}
 		fp := p.FilterParams(env.Scale.K, s.Dim())
-		if k == profile.Elasticsearch {
-			if coll, err = withStoreCodes(coll); err != nil {
-				return nil, err
-			}
-			fp.Rescore = p.Plan(env.Scale.K, s.Dim()).Rescore
-		}
 		st, plan, err := p.FilterPlan(s.Len(), s.Dim(), env.Scale.K)
 		if err != nil {
 			return nil, err
@@ -74,20 +76,28 @@ func E03Measure(env *Env) ([]StrategyMeasurement, error) {
 	return out, nil
 }
 
-// withStoreCodes makes the in-graph strategy of coll score with the
-// quantized codes its graph searches with (an Elasticsearch int8_hnsw or
-// bbq_hnsw segment: *hnsw.Index.Codes), as Lucene's filtered search and
-// its exact fallback do; a graph without codes (hnsw type) is left as is.
-func withStoreCodes(coll *filtered.Collection) (*filtered.Collection, error) {
-	g, ok := coll.Graph().(interface{ Codes() engine.CodeStore })
-	if !ok {
-		return coll, nil
+// esFilteredStrategy measures Elasticsearch's filtered search on profile
+// p over its segments (measureFiltered) as a StrategyMeasurement, its
+// path the segments' Lucene paths over all queries.
+func esFilteredStrategy(env *Env, p profile.Profile, label string) (StrategyMeasurement, error) {
+	s, err := env.Store(p)
+	if err != nil {
+		return StrategyMeasurement{}, err
 	}
-	cs := g.Codes()
-	if cs == nil || cs.Len() != coll.Len() {
-		return coll, nil
+	meta, err := env.Metadata()
+	if err != nil {
+		return StrategyMeasurement{}, err
 	}
-	return coll.WithCodes(cs)
+	f, err := meta.CompileString(ArticleFilter)
+	if err != nil {
+		return StrategyMeasurement{}, err
+	}
+	m, err := measureFiltered(env, s, ArticleFilter, label)
+	if err != nil {
+		return StrategyMeasurement{}, err
+	}
+	return StrategyMeasurement{Label: label, Matching: len(f.IDs()), Recall: m.Recall, MeanHits: m.MeanHits,
+		Latency: m.Latency, DistComps: m.DistComps, Path: fmt.Sprintf("%d segments: %v", m.Segments, m.Leaves)}, nil
 }
 
 // E03Table puts the lab's figures beside the article's.
@@ -130,7 +140,7 @@ func E03Table(env *Env, ms []StrategyMeasurement) *table.Table {
 		t.Note("pgvector: PostgreSQL plans an %v; the scan yields hnsw.ef_search = 40 rows and the WHERE clause keeps ≈ 40 × %.1f %% of them", pl, 100*float64(matching)/float64(max(env.Scale.N, 1)))
 	}
 	t.Note("qdrant: no payload index (as Spring AI creates the collection), so the planner samples the stored payloads and, below full_scan_threshold, reads every payload: exact but slow (E08)")
-	t.Note("elasticsearch: Lucene's filtered walk over the bbq graph, scoring the quantized codes (as does its exact fallback over the matching set when the walk visits more documents than match), then the best ⌈oversample·k⌉ rescored with float32; the lab's store is one segment (the article does not say how many its index had)")
+	t.Note("elasticsearch: the index as the article's load leaves it (%d segments, profile.ESSegments), each searched as Lucene 10.3 does under the acorn filter heuristic: a segment whose matches are few for its graph (≤ ln(size)·k) scores them all with the 1-bit codes, otherwise its graph is walked over the matches only; the best ⌈oversample·k⌉ of all segments are then rescored with float32", profile.ESSegments)
 	return t
 }
 

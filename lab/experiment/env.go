@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/veclab/veclab/engine/vec"
 	"io"
 	"os"
 	"runtime"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/filter"
+	"github.com/veclab/veclab/engine/filtered"
+	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
@@ -205,8 +206,9 @@ type Env struct {
 	truths map[int]*dataset.GroundTruth
 	stores map[string]*profile.Store
 	meta   *filter.Store
-	live   *livePG    // the data set loaded into PG, once
-	ownPG  *pglive.DB // opened by UsePG, closed by Close
+	exact  *filtered.Collection // the data set bound to meta, for filtered truth
+	live   *livePG              // the data set loaded into PG, once
+	ownPG  *pglive.DB           // opened by UsePG, closed by Close
 
 	verdicts Verdicts           // recorded by the verdict constructors (verdict.go)
 	scans    map[string]float64 // a quantizer's flat-scan ms per query, timed once (QuantFlat)

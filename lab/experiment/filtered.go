@@ -55,6 +55,11 @@ func (e *Env) Metadata() (*filter.Store, error) {
 // the store's own filtered strategy (see profile.Profile.FilterStrategy):
 // warm-up, then every query measured; recall@K is against the exact top-K
 // of the matching documents.
+//
+// Elasticsearch is searched over its segments as ingested
+// (profile.Store.SearchFiltered: Lucene 10.3's per-segment rules under
+// its filter heuristic); the other stores through their strategy over
+// one graph (profile.Store.Filtered).
 func measureFiltered(env *Env, s *profile.Store, expr, label string) (Measurement, error) {
 	ds, err := env.Dataset()
 	if err != nil {
@@ -64,19 +69,42 @@ func measureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 	if err != nil {
 		return Measurement{}, err
 	}
-	coll, err := s.Filtered(meta)
-	if err != nil {
-		return Measurement{}, err
-	}
 	f, err := meta.CompileString(expr)
 	if err != nil {
 		return Measurement{}, fmt.Errorf("experiment: filter %q: %w", expr, err)
 	}
 	k := env.Scale.K
+	var leaves profile.LeafPaths
+	var search func(q []float32) ([]engine.Result, int, error)
+	if s.Profile().Kind == profile.Elasticsearch {
+		match := engine.NewBitset(meta.Len())
+		for _, id := range f.IDs() {
+			match.Set(id)
+		}
+		accept := func(key uint64) bool { return key < uint64(match.Len()) && match.Allowed(engine.ID(key)) }
+		search = func(q []float32) ([]engine.Result, int, error) {
+			rs, st, err := s.SearchFiltered(q, k, accept)
+			leaves.Add(st.Leaves)
+			return rs, st.DistComps, err
+		}
+	} else {
+		coll, err := s.Filtered(meta)
+		if err != nil {
+			return Measurement{}, err
+		}
+		search = func(q []float32) ([]engine.Result, int, error) {
+			rs, st, err := s.SearchFilter(coll, q, k, f)
+			return rs, st.DistComps, err
+		}
+	}
+	truthColl, err := env.filterTruth()
+	if err != nil {
+		return Measurement{}, err
+	}
 	qs := ds.Queries
 	truth := make([][]engine.ID, qs.N)
 	for i := range truth {
-		rs, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: filtered.Exact})
+		rs, _, err := truthColl.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: filtered.Exact})
 		if err != nil {
 			return Measurement{}, fmt.Errorf("experiment: filtered truth: %w", err)
 		}
@@ -85,24 +113,25 @@ func measureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 		}
 	}
 	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
-		if _, _, err := s.SearchFilter(coll, qs.Row(i), k, f); err != nil {
+		if _, _, err := search(qs.Row(i)); err != nil {
 			return Measurement{}, fmt.Errorf("experiment: %s filtered warm-up %d: %w", label, i, err)
 		}
 	}
+	leaves = profile.LeafPaths{}
 	results := make([][]engine.Result, qs.N)
 	lat := make([]time.Duration, qs.N)
 	var total time.Duration
 	var dist int
 	for i := 0; i < qs.N; i++ {
 		t0 := time.Now()
-		rs, st, err := s.SearchFilter(coll, qs.Row(i), k, f)
+		rs, dc, err := search(qs.Row(i))
 		d := time.Since(t0)
 		if err != nil {
 			return Measurement{}, fmt.Errorf("experiment: %s filtered query %d: %w", label, i, err)
 		}
 		results[i], lat[i] = rs, d
 		total += d
-		dist += st.DistComps
+		dist += dc
 	}
 	recall, err := metrics.MeanRecall(results, truth, k)
 	if err != nil {
@@ -112,8 +141,32 @@ func measureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 		Label: label, Queries: qs.N, K: k, Recall: recall,
 		Latency: metrics.Summarize(lat), QPS: metrics.QPS(qs.N, total),
 		MeanHits: metrics.MeanHits(results), DistComps: float64(dist) / float64(qs.N),
-		Plan: s.Profile().Plan(k, s.Dim()), Segments: len(s.Segments()),
+		Plan: s.Profile().Plan(k, s.Dim()), Segments: len(s.Segments()), Leaves: leaves,
 	}, nil
+}
+
+// filterTruth returns (once) the data set bound to the environment's
+// metadata for exact filtered search: the oracle of every filtered
+// recall, whichever store is measured.
+func (e *Env) filterTruth() (*filtered.Collection, error) {
+	ds, err := e.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	meta, err := e.Metadata()
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.exact == nil {
+		// The data set's vectors are unit length (lab/dataset normalises
+		// them), as the exact strategy's cosine expects.
+		if e.exact, err = filtered.New(ds.Base, meta, filtered.Options{Metric: engine.Cosine}); err != nil {
+			return nil, fmt.Errorf("experiment: filtered truth: %w", err)
+		}
+	}
+	return e.exact, nil
 }
 
 // hitsTolerance is how far a lab's mean rows per filtered query may sit
@@ -282,14 +335,14 @@ func (m StrategyMeasurement) P95ms() float64 {
 	return float64(m.Latency.P95) / float64(time.Millisecond)
 }
 
-// filterProfile returns the profile used for filtered experiments: the
-// store's defaults, except that Qdrant and Elasticsearch are one segment
+// filterProfile returns the profile used for the filtered strategies
+// over one graph: the store's defaults, except that Qdrant is one segment
 // (engine/filtered binds one graph; the article's Qdrant collection had
-// two, its Elasticsearch index ten, profile.ESSegments): Elasticsearch's
-// filtered rows are its force-merged variant.
+// two). Elasticsearch's filtered search runs over its segments instead
+// (measureFiltered, profile.Store.SearchFiltered).
 func filterProfile(k profile.Kind) profile.Profile {
 	p := profile.Default(k)
-	if k == profile.Qdrant || k == profile.Elasticsearch {
+	if k == profile.Qdrant {
 		p.Segments = 1
 	}
 	return p

@@ -22,6 +22,9 @@ type Measurement struct {
 	DistComps float64         // mean distance computations per query
 	Plan      profile.Plan    // the query plan the store used
 	Segments  int             // segments the store searched
+	// Leaves, for an Elasticsearch filtered search, counts the paths its
+	// segments took over all queries (profile.LeafPaths).
+	Leaves profile.LeafPaths
 	// Live is the real pgvector's answer to the same queries (nil without
 	// Env.PG, and for the other stores).
 	Live *LiveMeasurement

@@ -72,6 +72,11 @@ func (p Profile) Describe(dim, k int) string {
 		}
 		fmt.Fprintf(&b, "  -- refresh_interval %s: documents become searchable at the next refresh\n", p.RefreshInterval)
 		fmt.Fprintf(&b, "  -- refreshed into segments, at most %d kept (more are merged): each walked for its share of num_candidates, the competitive ones again for num_candidates (Lucene 10.3+); their candidates merged by score before rescoring\n", p.Segments)
+		if p.FilterHeuristic == "acorn" {
+			fmt.Fprintf(&b, "  -- index.dense_vector.hnsw_filter_heuristic acorn: with a filter, a segment where under 60 %% match walks only the matches (Lucene's FilteredHnswGraphSearcher); few matches (≤ ln(segment size)·k) are scored exhaustively\n")
+		} else {
+			fmt.Fprintf(&b, "  -- index.dense_vector.hnsw_filter_heuristic fanout: with a filter, the walk scores every neighbour and keeps the matches; few matches (≤ ln(segment size)·k) are scored exhaustively\n")
+		}
 		if typ != HNSWType {
 			fmt.Fprintf(&b, "  -- each segment trains its quantizer on its vectors; a refresh builds its graph with float32 scores (codes only for search), a merge with the codes' scores\n")
 		}

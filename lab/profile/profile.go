@@ -144,6 +144,16 @@ type Profile struct {
 	// type (3.0 for bbq_hnsw on 9.1+ indices, none otherwise), a negative
 	// value disables rescoring (Elasticsearch's 0).
 	Oversample float64
+	// FilterHeuristic is index.dense_vector.hnsw_filter_heuristic: how
+	// a filtered kNN search walks a segment's graph. "acorn" (the default
+	// for indices created on 9.1+, elastic/elasticsearch
+	// server/src/main/java/org/elasticsearch/index/mapper/vectors/DenseVectorFieldMapper.java
+	// FilterHeuristic: Lucene's KnnSearchStrategy.Hnsw(60)) scores only
+	// the documents that match, through Lucene 10.2+'s
+	// FilteredHnswGraphSearcher, when under 60 % of a segment matches;
+	// "fanout" (Hnsw(0)) scores every neighbour it meets and keeps the
+	// matching ones. Elasticsearch only; "" takes the default.
+	FilterHeuristic string
 	// RefreshInterval is index.refresh_interval (1s): documents become
 	// searchable at the next refresh, which comes after every
 	// ESIngestRate·RefreshInterval acknowledged documents (the interval
@@ -249,6 +259,9 @@ func (p Profile) WithDefaults() Profile {
 		if p.Segments == 0 {
 			p.Segments = ESSegments
 		}
+		if p.FilterHeuristic == "" {
+			p.FilterHeuristic = "acorn"
+		}
 	}
 	if p.Segments == 0 {
 		p.Segments = 1
@@ -317,10 +330,26 @@ func (p Profile) Validate() error {
 	if p.RefreshInterval < 0 {
 		bad("refresh interval must be ≥ 0, got %v", p.RefreshInterval)
 	}
+	switch {
+	case p.Kind == Elasticsearch && p.FilterHeuristic != "acorn" && p.FilterHeuristic != "fanout":
+		bad("hnsw_filter_heuristic must be acorn or fanout, got %q", p.FilterHeuristic)
+	case p.Kind != Elasticsearch && p.FilterHeuristic != "":
+		bad("hnsw_filter_heuristic is an Elasticsearch setting, got %q for %v", p.FilterHeuristic, p.Kind)
+	}
 	if p.Workers < 1 {
 		bad("workers must be positive, got %d", p.Workers)
 	}
 	return errors.Join(errs...)
+}
+
+// FilteredSearchThreshold is Lucene's KnnSearchStrategy.Hnsw threshold
+// the profile's filter heuristic sets: 60 for acorn, 0 for fanout (and
+// for the stores that are not Elasticsearch).
+func (p Profile) FilteredSearchThreshold() int {
+	if p.Kind == Elasticsearch && p.FilterHeuristic == "acorn" {
+		return 60
+	}
+	return 0
 }
 
 // EffectiveType resolves AutoType for vectors of dim dimensions.
@@ -430,7 +459,7 @@ func (p Profile) String() string {
 	}
 	fmt.Fprintf(&b, " segments=%d", p.Segments)
 	if p.Kind == Elasticsearch {
-		fmt.Fprintf(&b, " type=%s oversample=%s refresh=%s", p.Type, strconv.FormatFloat(p.Oversample, 'g', -1, 64), p.RefreshInterval)
+		fmt.Fprintf(&b, " type=%s oversample=%s refresh=%s hnsw_filter_heuristic=%s", p.Type, strconv.FormatFloat(p.Oversample, 'g', -1, 64), p.RefreshInterval, p.FilterHeuristic)
 	}
 	fmt.Fprintf(&b, " seed=%d workers=%d", p.Seed, p.Workers)
 	if p.Version != "" {
@@ -498,6 +527,8 @@ func Parse(s string) (Profile, error) {
 			p.Oversample, err = strconv.ParseFloat(v, 64)
 		case "refresh":
 			p.RefreshInterval, err = time.ParseDuration(v)
+		case "hnsw_filter_heuristic", "filter_heuristic":
+			p.FilterHeuristic = strings.ToLower(v)
 		case "seed":
 			p.Seed, err = strconv.ParseUint(v, 10, 64)
 		case "workers":

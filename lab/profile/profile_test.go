@@ -112,6 +112,8 @@ func TestValidate(t *testing.T) {
 		{"kind", func(p *Profile) { p.Kind = 9 }, "unknown store kind"},
 		{"workers", func(p *Profile) { p.Workers = -1 }, "workers"},
 		{"payload_m 1", func(p *Profile) { p.Kind = Qdrant; p.PayloadM = 1 }, "payload_m must be in 2…10000"},
+		{"filter heuristic", func(p *Profile) { *p = Default(Elasticsearch); p.FilterHeuristic = "greedy" }, "acorn or fanout"},
+		{"filter heuristic elsewhere", func(p *Profile) { p.FilterHeuristic = "acorn" }, "an Elasticsearch setting"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -556,6 +558,59 @@ func TestFiltered(t *testing.T) {
 	defer two.Close()
 	if _, err := two.Filtered(meta); !errors.Is(err, engine.ErrInvalidArgument) {
 		t.Errorf("two-segment Filtered: %v", err)
+	}
+}
+
+// TestSearchFiltered: Elasticsearch's filtered search runs over its
+// segments as ingested (six here) and returns matching documents only,
+// through the exhaustive path where a segment's matches are few for its
+// graph; the acorn and fanout heuristics set Lucene's threshold (60, 0);
+// the other stores refuse it (their strategies need Filtered).
+func TestSearchFiltered(t *testing.T) {
+	ds := smallData(t, 600)
+	accept := func(key uint64) bool { return ds.Meta[key].Category == "c3" }
+	p := Default(Elasticsearch)
+	p.RefreshInterval = 50 * time.Millisecond // a refresh every ~150 documents at the article's rate
+	s, err := p.Build(ds.Base, BuildOptions{Batch: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := len(s.Segments()); n < 2 {
+		t.Fatalf("%d segments, want several (one per refresh)", n)
+	}
+	res, st, err := s.SearchFiltered(ds.Queries.Row(0), 10, accept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) == 0 {
+		t.Fatal("no results")
+	}
+	for _, r := range res {
+		if !accept(uint64(r.ID)) {
+			t.Errorf("document %d does not match", r.ID)
+		}
+	}
+	if st.Leaves.Exhaustive+st.Leaves.ExactFallback+st.Leaves.FilteredWalk+st.Leaves.Graph < len(s.Segments()) {
+		t.Errorf("leaf paths %v over %d segments", st.Leaves, len(s.Segments()))
+	}
+	if got := p.FilteredSearchThreshold(); got != 60 {
+		t.Errorf("acorn threshold %d, want 60", got)
+	}
+	p.FilterHeuristic = "fanout"
+	if got := p.FilteredSearchThreshold(); got != 0 {
+		t.Errorf("fanout threshold %d, want 0", got)
+	}
+	if _, _, err := s.SearchFiltered(ds.Queries.Row(0), 10, nil); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Errorf("nil filter: %v", err)
+	}
+	pg, err := Default(PGVector).Build(ds.Base, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	if _, _, err := pg.SearchFiltered(ds.Queries.Row(0), 10, accept); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Errorf("pgvector SearchFiltered: %v, want ErrInvalidArgument", err)
 	}
 }
 

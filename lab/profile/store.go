@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -489,6 +491,47 @@ type QueryStats struct {
 	DistComps int  // distance computations (graph, exact scans and rescoring)
 	Rescored  int  // candidates rescored with float32 vectors
 	Exact     bool // some segment was searched exactly (Qdrant plain segment)
+	// Leaves counts how the segments' filtered searches went
+	// ([Store.SearchFiltered]; zero otherwise).
+	Leaves LeafPaths
+}
+
+// LeafPaths counts the segments of a filtered Elasticsearch search by
+// the path Lucene 10.3 took in each (a segment re-entered by the
+// optimistic collection counts once per pass): Exhaustive when the
+// reader scored every match (ln(size)·k ≥ matches), FilteredWalk for
+// the filtered graph searcher (the acorn heuristic), Graph for the plain
+// walk, ExactFallback for AbstractKnnVectorQuery's exact search (matches
+// ≤ the leaf's k, or a walk cut short by its visit limit).
+type LeafPaths struct{ Exhaustive, FilteredWalk, Graph, ExactFallback int }
+
+// Add accumulates o into l.
+func (l *LeafPaths) Add(o LeafPaths) {
+	l.Exhaustive += o.Exhaustive
+	l.FilteredWalk += o.FilteredWalk
+	l.Graph += o.Graph
+	l.ExactFallback += o.ExactFallback
+}
+
+// String names the paths taken, the most frequent first, e.g.
+// "exhaustive ×10" or "filtered walk ×1".
+func (l LeafPaths) String() string {
+	type kv struct {
+		name string
+		n    int
+	}
+	all := []kv{{"exhaustive", l.Exhaustive}, {"filtered walk", l.FilteredWalk}, {"graph walk", l.Graph}, {"exact", l.ExactFallback}}
+	slices.SortStableFunc(all, func(a, b kv) int { return b.n - a.n })
+	var parts []string
+	for _, p := range all {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s ×%d", p.name, p.n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Search returns up to k documents nearest to q under the view's query
@@ -502,6 +545,27 @@ func (s *Store) Search(q []float32, k int) ([]engine.Result, error) {
 
 // SearchStats is Search with its counters.
 func (s *Store) SearchStats(q []float32, k int) ([]engine.Result, QueryStats, error) {
+	return s.search(q, k, nil)
+}
+
+// SearchFiltered is SearchStats restricted to the documents whose key
+// accept allows, searched as the store searches a kNN query with a
+// filter over its segments. Only Elasticsearch's is emulated this way,
+// over every segment as ingested (Lucene 10.3's per-segment rules, see
+// engine/segment Options.Filter, under the profile's FilterHeuristic);
+// the other stores' filtered searches are their strategies over one
+// graph ([Store.Filtered]).
+func (s *Store) SearchFiltered(q []float32, k int, accept func(key uint64) bool) ([]engine.Result, QueryStats, error) {
+	if s.c.p.Kind != Elasticsearch {
+		return nil, QueryStats{}, fmt.Errorf("profile %s: SearchFiltered emulates Elasticsearch only (use Filtered and SearchFilter): %w", s.c.p.Kind, engine.ErrInvalidArgument)
+	}
+	if accept == nil {
+		return nil, QueryStats{}, fmt.Errorf("profile %s: SearchFiltered: nil filter: %w", s.c.p.Kind, engine.ErrInvalidArgument)
+	}
+	return s.search(q, k, accept)
+}
+
+func (s *Store) search(q []float32, k int, accept func(key uint64) bool) ([]engine.Result, QueryStats, error) {
 	c := s.c
 	var st QueryStats
 	if c.closed.Load() {
@@ -531,6 +595,7 @@ func (s *Store) SearchStats(q []float32, k int) ([]engine.Result, QueryStats, er
 		// shared between the segments' searches), so the lab searches
 		// them in turn.
 		o.Optimistic = true
+		o.Filter, o.FilteredSearchThreshold = accept, p.FilteredSearchThreshold()
 		o.K, o.Oversample = k, -1
 		if os := p.EffectiveOversample(c.dim); os > 0 {
 			o.Oversample = os
@@ -538,6 +603,7 @@ func (s *Store) SearchStats(q []float32, k int) ([]engine.Result, QueryStats, er
 	}
 	hits, sst, err := c.coll.Search(q, o)
 	st.DistComps, st.Exact, st.Rescored = sst.DistComps, sst.Exact > 0, sst.Rescored
+	st.Leaves = LeafPaths{sst.Exhaustive, sst.FilteredWalk, sst.Graph, sst.ExactFallback}
 	if errors.Is(err, engine.ErrEmpty) {
 		return nil, st, nil // nothing searchable yet
 	}
