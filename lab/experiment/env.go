@@ -207,6 +207,7 @@ type Env struct {
 	stores map[string]*profile.Store
 	meta   *filter.Store
 	exact  *filtered.Collection // the data set bound to meta, for filtered truth
+	spread float64              // the generator's spread (0: dataset.DefaultSpread); see WithSpread
 	live   *livePG              // the data set loaded into PG, once
 	ownPG  *pglive.DB           // opened by UsePG, closed by Close
 
@@ -324,7 +325,7 @@ func (e *Env) DataName() string {
 
 // DatasetConfig is the generator configuration of this environment.
 func (e *Env) DatasetConfig() dataset.Config {
-	return dataset.Config{N: e.Scale.N, Queries: e.Scale.Queries, Dim: e.Scale.Dim, Clusters: e.Scale.Clusters, Seed: e.Seed}
+	return dataset.Config{N: e.Scale.N, Queries: e.Scale.Queries, Dim: e.Scale.Dim, Clusters: e.Scale.Clusters, Seed: e.Seed, Spread: e.spread}
 }
 
 // Dataset generates (once) and returns the generated data set (the Spring AI VectorStore article's shape) at this scale.
