@@ -26,6 +26,11 @@
 //     statement); after it, the report goes to the next cell's stderr.
 //     Selects without a default, and receive statements (<-ch, v = <-ch,
 //     v := <-ch, v, ok := <-ch), get a case for the interrupt.
+//   - check(err) is predeclared: a nil error goes on, any other fails the
+//     cell with an error named "error", its message and the cell line of
+//     the call (the rewriter adds the line). It replaces the three lines
+//     of if err != nil { panic(err) }, whose panic a learner reads as a
+//     crash, in the notebooks.
 //   - Each cell runs under a context, made the engine's ambient context
 //     (engine.Context) for the compiled lab and engine: [Session.Interrupt]
 //     cancels it, so index builds, exact truth, k-means, data set

@@ -50,6 +50,12 @@ func TestCells(t *testing.T) {
 		{name: "cell closure as a compiled filter", code: "import \"github.com/veclab/veclab/engine\"\nevens := engine.FilterFunc(func(id engine.ID) bool { return id%2 == 0 })\nevens.Allowed(4) && !evens.Allowed(3)", value: "true"},
 		{name: "cell type implements a bound interface", code: "type odd struct{}\nfunc (odd) Allowed(id engine.ID) bool { return id%2 == 1 }\nvar f engine.Filter = odd{}\nf.Allowed(3)", value: "true"},
 		{name: "bound lab package", code: "import \"github.com/veclab/veclab/engine\"\nengine.L2", value: "l2"},
+		{name: "check(nil) goes on", code: "n, err := strconv.Atoi(\"5\")\ncheck(err)\nn", value: "5"},
+		{name: "check fails the cell at its line", code: "_, err := strconv.Atoi(\"x\")\n\ncheck(err)\nfmt.Println(\"not reached\")",
+			errName: "error", errHas: `parsing "x": invalid syntax`, traceHas: "cell line 3:\n    check(err)"},
+		{name: "check inside a function literal", code: "f := func() {\n\t_, err := strconv.Atoi(\"y\")\n\tcheck(err)\n}\nf()",
+			errName: "error", errHas: `parsing "y"`, traceHas: "cell line 3:"},
+		{name: "check passed as a value", code: "var c func(error) = check\nc(fmt.Errorf(\"as a value\"))", errName: "error", errHas: "as a value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Recorder{}

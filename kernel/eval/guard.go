@@ -252,6 +252,18 @@ func (s *Session) declareRuntime() {
 	ir.DeclFunc(doneName, func() <-chan struct{} { return s.guard.ctxOf().Done() })
 	ir.DeclFunc(stopName, func() { panic(stopPanic{context.Cause(s.guard.ctxOf())}) })
 	ir.DeclFunc(waitName, s.wait)
+	ir.DeclFunc(checkName, func(err error, line int) {
+		if err != nil {
+			panic(checkPanic{err: err, line: line})
+		}
+	})
+	// check itself, for a call the rewriter does not see (check passed
+	// as a value): the same failure without the line.
+	ir.DeclFunc(CheckName, func(err error) {
+		if err != nil {
+			panic(checkPanic{err: err})
+		}
+	})
 	// A call of an env function in an expression compiles only for the
 	// signatures of gomacro's own builtins: func(xr.Value) xr.Value is
 	// Env()'s, called with no argument (gomacro adds the interpreter).

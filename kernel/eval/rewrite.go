@@ -21,6 +21,14 @@ const (
 	waitName = "__veclab_wait" // wait for a channel (or the interrupt), keeping the value
 	chanName = "__veclab_c"    // temporaries of rewritten receives, numbered
 	bindName = "__veclab_bind" // record the Run of the goroutine that evaluates cells
+	// checkName is what a cell's check(err) calls, with the call's cell
+	// line added: it fails the cell with err's message and that line.
+	checkName = "__veclab_check"
+	// CheckName is the predeclared function a cell calls to fail with an
+	// error: check(err) stops the cell when err is not nil, and the error
+	// names err's message and the cell line of the call (instead of the
+	// three lines of if err != nil { panic(err) } and a Go panic's text).
+	CheckName = "check"
 )
 
 // builtins cannot be passed as values: a go statement calling one is left
@@ -50,9 +58,13 @@ var builtins = map[string]bool{"append": true, "cap": true, "clear": true, "clos
 //
 // Receives elsewhere (inside an expression, in an if or for header, a
 // for range over a channel) still block until they complete.
+//   - check(err) becomes __veclab_check(err, line), line the call's
+//     line in the cell, so that the failure can point at it.
 type rewriter struct {
 	next *int // the session's temporaries counter
 	n    int  // rewrites done
+	// line returns the cell line of a position (0 when unknown).
+	line func(token.Pos) int
 }
 
 // stmts rewrites a statement list in place and returns it (with the
@@ -71,6 +83,16 @@ func (rw *rewriter) node(n ast.Node) {
 
 func (rw *rewriter) post(c *astutil.Cursor) bool {
 	switch n := c.Node().(type) {
+	case *ast.CallExpr:
+		if id, ok := n.Fun.(*ast.Ident); ok && id.Name == CheckName && len(n.Args) == 1 && n.Ellipsis == token.NoPos {
+			line := 0
+			if rw.line != nil {
+				line = rw.line(n.Pos())
+			}
+			n.Fun = &ast.Ident{Name: checkName, NamePos: id.NamePos}
+			n.Args = append(n.Args, &ast.BasicLit{ValuePos: n.Rparen, Kind: token.INT, Value: strconv.Itoa(line)})
+			rw.n++
+		}
 	case *ast.GoStmt:
 		rw.goStmt(n)
 	case *ast.SelectStmt:

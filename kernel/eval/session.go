@@ -99,6 +99,13 @@ var (
 	active atomic.Bool
 )
 
+// checkPanic is what check(err) raises: the error and the cell line of
+// the call (0 when unknown).
+type checkPanic struct {
+	err  error
+	line int
+}
+
 // exitPanic is what os.Exit and log.Fatal* raise inside a cell.
 type exitPanic struct{ msg string }
 
@@ -387,18 +394,27 @@ func (s *Session) run(code string) (vals []xr.Value, types []xr.Type, eerr *Erro
 		return nil, nil, nil
 	}
 	form := s.ir.Parse(code)
-	form = s.rewrite(form)
+	form = s.rewrite(form, code)
 	vals, types = s.ir.RunExpr(s.ir.CompileAst(form))
 	return vals, types, nil
 }
 
 // rewrite applies the rewriter (rewrite.go) to a parsed cell: in place,
 // except where statements are added at the top level of the cell.
-func (s *Session) rewrite(form ast2.Ast) ast2.Ast {
+func (s *Session) rewrite(form ast2.Ast, code string) ast2.Ast {
 	if form == nil {
 		return nil
 	}
-	rw := &rewriter{next: &s.guard.tmp}
+	fset := s.ir.Comp.Globals.Fileset
+	rw := &rewriter{next: &s.guard.tmp, line: func(p token.Pos) int {
+		// The byte offset in the parsed cell, whatever line gomacro's
+		// file set starts it at.
+		off := fset.Position(p).Offset
+		if !p.IsValid() || off < 0 || off > len(code) {
+			return 0
+		}
+		return strings.Count(code[:off], "\n") + 1
+	}}
 	var out []ast.Node
 	top := false
 	for _, n := range ast2.ToNodes(form) {
@@ -455,6 +471,13 @@ func classify(r any, code string) *Error {
 		}
 	case exitPanic:
 		e.Name, e.Value = "exit", v.msg
+	case checkPanic:
+		e.Name, e.Value = "error", v.err.Error()
+		e.Traceback = []string{e.Name + ": " + e.Value}
+		if lines := strings.Split(code, "\n"); v.line >= 1 && v.line <= len(lines) {
+			e.Traceback = append(e.Traceback, fmt.Sprintf("cell line %d:", v.line), "    "+lines[v.line-1])
+		}
+		return e
 	case runtime.Error:
 		e.Name, e.Value = "runtime error", strings.TrimPrefix(v.Error(), "runtime error: ")
 	case error:
