@@ -40,8 +40,10 @@ func init() {
 			"Walk":                ValueOf(picture.Walk),
 			"WalkPicture":         ValueOf(picture.WalkPicture),
 		}, Types: map[string]Type{
-			"Distortion": TypeOf((*picture.Distortion)(nil)).Elem(),
-			"GraphFacts": TypeOf((*picture.GraphFacts)(nil)).Elem(),
+			"Distortion":   TypeOf((*picture.Distortion)(nil)).Elem(),
+			"GraphFacts":   TypeOf((*picture.GraphFacts)(nil)).Elem(),
+			"GraphOptions": TypeOf((*picture.GraphOptions)(nil)).Elem(),
+			"Visit":        TypeOf((*picture.Visit)(nil)).Elem(),
 		},
 	}
 }

@@ -67,7 +67,7 @@ func E10Table(env *Env, ms, fms []Measurement, bytes []float64) *table.Table {
 	t.AddColumns(table.Pair("recall@10", "", 3)...)
 	t.AddColumns(table.Column{Header: "segments", Source: table.Lab, Prec: -1})
 	t.AddColumns(table.Pair("filtered recall@10", "", 3)...)
-	t.AddColumns(table.Column{Header: "filtered segments", Source: table.Lab, Prec: -1})
+	t.AddColumns(table.Column{Header: "filtered paths", Source: table.Lab})
 	t.AddColumns(table.Column{Header: "store size", Unit: "MB", Source: table.Article, Prec: 1})
 	t.AddColumns(table.Column{Header: "resident bytes/vector", Source: table.Lab, Prec: -1})
 	t.AddColumns(table.Column{Header: "resident size", Unit: "MB", Source: table.Lab, Prec: 1})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/veclab/veclab/engine"
@@ -17,14 +18,31 @@ import (
 // ErrBadArgument is wrapped by every error about an argument.
 var ErrBadArgument = errors.New("picture: bad argument")
 
-// Graph builds an HNSW graph (squared L2) over points with M and
-// efConstruction on one worker, so the same seed gives the same graph.
-func Graph(points *vec.Matrix, m, efConstruction int, seed uint64) (*hnsw.Index, error) {
+// GraphOptions are the build knobs of [Graph], named so that a cell reads
+// picture.Graph(points, picture.GraphOptions{M: 4, EfConstruction: 32}).
+type GraphOptions struct {
+	M              int    // links per node on the upper layers (2·M on layer 0); 0: 16
+	EfConstruction int    // the build's beam; 0: hnswlib's 200
+	Seed           uint64 // the layer draw; 0: 1
+}
+
+// Graph builds an HNSW graph (squared L2) over points on one worker, so
+// the same seed gives the same graph.
+func Graph(points *vec.Matrix, o GraphOptions) (*hnsw.Index, error) {
 	if points == nil || points.N == 0 {
 		return nil, fmt.Errorf("picture: Graph: no points: %w", ErrBadArgument)
 	}
-	ix, err := hnsw.New(hnsw.Config{Dim: points.Dim, M: m, EfConstruction: efConstruction,
-		Metric: engine.L2, Seed: seed, Workers: 1})
+	if o.M == 0 {
+		o.M = 16
+	}
+	if o.EfConstruction == 0 {
+		o.EfConstruction = 200
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	ix, err := hnsw.New(hnsw.Config{Dim: points.Dim, M: o.M, EfConstruction: o.EfConstruction,
+		Metric: engine.L2, Seed: o.Seed, Workers: 1})
 	if err != nil {
 		return nil, fmt.Errorf("picture: Graph: %w", err)
 	}
@@ -291,22 +309,79 @@ func FactsTable(fs []GraphFacts) *table.Table {
 	return t
 }
 
+// Visit is what one traced search read and found (see VisitedPicture).
+type Visit struct {
+	Ef, K int
+	// Found of the exact top K were returned; Missed are the others.
+	Found  int
+	Missed []engine.ID
+	// Layer-0 nodes scored and expanded, and the whole search's distance
+	// computations (the upper layers' included).
+	Scored0, Expanded0, Distances int
+	Trace                         *hnsw.Trace
+}
+
+// String prints the visit on one line.
+func (v Visit) String() string {
+	return fmt.Sprintf("ef = %2d: %d of the true top %d found; layer 0: %3d scored, %3d expanded (%d distances in all)",
+		v.Ef, v.Found, v.K, v.Scored0, v.Expanded0, v.Distances)
+}
+
 // VisitedPicture runs a traced search with ef and draws layer 0: the nodes
-// scored, the results and the query.
-func VisitedPicture(ix *hnsw.Index, q []float32, k, ef int) (*chart.Scatter, *hnsw.Trace, error) {
+// scored and expanded, the results, the true top k the search missed
+// (an exact scan finds them) and the query. Its title gives how many of
+// the true top k were found and layer 0's counts.
+func VisitedPicture(ix *hnsw.Index, q []float32, k, ef int) (*chart.Scatter, Visit, error) {
 	if err := check2D(ix); err != nil {
-		return nil, nil, err
+		return nil, Visit{}, err
 	}
 	tr, err := ix.NewSearcher().SearchTrace(q, k, ef, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("picture: %w", err)
+		return nil, Visit{}, fmt.Errorf("picture: %w", err)
 	}
 	c, err := WalkPicture(ix, tr, q, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, Visit{}, err
 	}
-	c.Title = fmt.Sprintf("ef = %d: %d scored, %d expanded", ef, tr.Stats.DistComps, tr.Stats.Hops)
-	return c, tr, nil
+	v := Visit{Ef: ef, K: k, Distances: tr.Stats.DistComps, Trace: tr}
+	if lt, ok := tr.Layer(0); ok {
+		v.Scored0, v.Expanded0 = len(lt.Visited), len(lt.Expanded)
+	}
+	got := map[engine.ID]bool{}
+	for _, r := range tr.Results {
+		got[r.ID] = true
+	}
+	for _, id := range exactTop(ix, q, k) {
+		if got[id] {
+			v.Found++
+		} else {
+			v.Missed = append(v.Missed, id)
+		}
+	}
+	x, y := coords(ix, v.Missed)
+	c.Add("missed (true top k)", chart.Marks, x, y)
+	c.Title = fmt.Sprintf("ef = %d: %d of the true top %d found; layer 0: %d scored, %d expanded", ef, v.Found, k, v.Scored0, v.Expanded0)
+	return c, v, nil
+}
+
+// exactTop returns the k nearest nodes to q by an exact scan.
+func exactTop(ix *hnsw.Index, q []float32, k int) []engine.ID {
+	type nd struct {
+		id engine.ID
+		d  float64
+	}
+	all := make([]nd, ix.Len())
+	for i := range all {
+		v := ix.Vector(engine.ID(i))
+		dx, dy := float64(v[0]-q[0]), float64(v[1]-q[1])
+		all[i] = nd{engine.ID(i), dx*dx + dy*dy}
+	}
+	sort.Slice(all, func(a, b int) bool { return all[a].d < all[b].d || all[a].d == all[b].d && all[a].id < all[b].id })
+	out := make([]engine.ID, 0, k)
+	for _, n := range all[:min(k, len(all))] {
+		out = append(out, n.id)
+	}
+	return out
 }
 
 // TradeOff draws recall against median latency for a sweep of one store's

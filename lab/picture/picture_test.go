@@ -18,7 +18,7 @@ func TestHNSWPictures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := Graph(pts, 4, 32, 1)
+	ix, err := Graph(pts, GraphOptions{M: 4, EfConstruction: 32, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,12 +52,22 @@ func TestHNSWPictures(t *testing.T) {
 	// A wider beam scores more nodes: the picture's point.
 	_, narrow, _ := VisitedPicture(ix, q, 5, 5)
 	_, wide, _ := VisitedPicture(ix, q, 5, 80)
-	if wide.Stats.DistComps <= narrow.Stats.DistComps {
-		t.Fatalf("ef 80 scored %d, ef 5 %d", wide.Stats.DistComps, narrow.Stats.DistComps)
+	if wide.Distances <= narrow.Distances || wide.Scored0 <= narrow.Scored0 || wide.Scored0 > wide.Distances {
+		t.Fatalf("ef 80: %v; ef 5: %v", wide, narrow)
+	}
+	// Found and missed split the exact top k, and a beam as wide as the
+	// graph finds all of it.
+	for _, v := range []Visit{narrow, wide} {
+		if v.Found+len(v.Missed) != 5 {
+			t.Fatalf("%v: found %d + missed %d, want 5", v, v.Found, len(v.Missed))
+		}
+	}
+	if _, all, _ := VisitedPicture(ix, q, 5, 300); all.Found != 5 {
+		t.Fatalf("ef 300 over 300 points: %v", all)
 	}
 	// Larger M: more links per node.
 	small, _ := Facts(ix)
-	big, _ := Graph(pts, 16, 32, 1)
+	big, _ := Graph(pts, GraphOptions{M: 16, EfConstruction: 32, Seed: 1})
 	bf, _ := Facts(big)
 	if bf.MeanDegree0 <= small.MeanDegree0 || small.MaxDegree0 > 2*4 || bf.Nodes[0] != 300 {
 		t.Fatalf("facts: M=4 %+v, M=16 %+v", small, bf)
@@ -69,7 +79,7 @@ func TestHNSWPictures(t *testing.T) {
 	if _, err := LayerPicture(ix, ix.MaxLevel()+1); !errors.Is(err, ErrBadArgument) {
 		t.Fatalf("layer above the top: %v", err)
 	}
-	ix3, _ := Graph(vec.NewMatrix(3, 3), 4, 8, 1)
+	ix3, _ := Graph(vec.NewMatrix(3, 3), GraphOptions{M: 4, EfConstruction: 8})
 	if _, err := Layers(ix3); !errors.Is(err, ErrBadArgument) {
 		t.Fatalf("3-D graph drawn: %v", err)
 	}
