@@ -345,6 +345,15 @@ for (const f of nbs) {
 	if (t > latest) latest = t;
 	listing.push(model(f, `notebooks/${f}`, "notebook", data.length, t));
 }
+// The course's README (reading order; every notebook links to it), as a
+// Markdown file JupyterLab opens from those links.
+if (fs.existsSync(path.join(notebooks, "README.md"))) {
+	const data = fs.readFileSync(path.join(notebooks, "README.md"));
+	fs.writeFileSync(path.join(out, "files", "notebooks", "README.md"), data);
+	const t = modified("README.md");
+	if (t > latest) latest = t;
+	listing.push({ ...model("README.md", "notebooks/README.md", "file", data.length, t), mimetype: "text/markdown" });
+}
 const dirModel = (name, p, content) => ({ ...model(name, p, "directory", 0, latest), format: "json", content });
 fs.mkdirSync(path.join(out, "api", "contents", "notebooks"), { recursive: true });
 fs.writeFileSync(path.join(out, "api", "contents", "all.json"),
