@@ -36,6 +36,7 @@ func init() {
 			"RescoreCurves":       ValueOf(picture.RescoreCurves),
 			"Sample":              ValueOf(picture.Sample),
 			"TradeOff":            ValueOf(picture.TradeOff),
+			"VisitedLegend":       ValueOf(picture.VisitedLegend),
 			"VisitedPicture":      ValueOf(picture.VisitedPicture),
 			"Walk":                ValueOf(picture.Walk),
 			"WalkPicture":         ValueOf(picture.WalkPicture),

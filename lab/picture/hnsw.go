@@ -24,6 +24,11 @@ type GraphOptions struct {
 	M              int    // links per node on the upper layers (2·M on layer 0); 0: 16
 	EfConstruction int    // the build's beam; 0: hnswlib's 200
 	Seed           uint64 // the layer draw; 0: 1
+	// Selection is how a node keeps its links among the candidates the
+	// build found: hnsw.Heuristic (the default: a candidate nearer to a
+	// kept link than to the node is dropped, Malkov and Yashunin's Alg. 4)
+	// or hnsw.Simple (the nearest M, Alg. 3).
+	Selection hnsw.Selection
 }
 
 // Graph builds an HNSW graph (squared L2) over points on one worker, so
@@ -42,7 +47,7 @@ func Graph(points *vec.Matrix, o GraphOptions) (*hnsw.Index, error) {
 		o.Seed = 1
 	}
 	ix, err := hnsw.New(hnsw.Config{Dim: points.Dim, M: o.M, EfConstruction: o.EfConstruction,
-		Metric: engine.L2, Seed: o.Seed, Workers: 1})
+		Metric: engine.L2, Seed: o.Seed, Workers: 1, Selection: o.Selection})
 	if err != nil {
 		return nil, fmt.Errorf("picture: Graph: %w", err)
 	}
@@ -259,11 +264,12 @@ func DescribeTrace(tr *hnsw.Trace) string {
 // GraphFacts are the numbers M and efConstruction change.
 type GraphFacts struct {
 	M, EfConstruction int
-	Layers            int     // top layer + 1
-	Nodes             []int   // nodes per layer, layer 0 first
-	MeanDegree0       float64 // mean links per node on layer 0
-	MaxDegree0        int     // the most links any node has on layer 0
-	MeanEdgeLength0   float64 // mean length of a layer-0 link
+	Selection         hnsw.Selection // the neighbour-selection rule
+	Layers            int            // top layer + 1
+	Nodes             []int          // nodes per layer, layer 0 first
+	MeanDegree0       float64        // mean links per node on layer 0
+	MaxDegree0        int            // the most links any node has on layer 0
+	MeanEdgeLength0   float64        // mean length of a layer-0 link
 }
 
 // Facts measures a graph's layers and layer-0 degrees.
@@ -272,7 +278,7 @@ func Facts(ix *hnsw.Index) (GraphFacts, error) {
 		return GraphFacts{}, fmt.Errorf("picture: Facts: empty or nil graph: %w", ErrBadArgument)
 	}
 	cfg := ix.Config()
-	f := GraphFacts{M: cfg.M, EfConstruction: cfg.EfConstruction, Layers: ix.MaxLevel() + 1}
+	f := GraphFacts{M: cfg.M, EfConstruction: cfg.EfConstruction, Selection: cfg.Selection, Layers: ix.MaxLevel() + 1}
 	for l := 0; l <= ix.MaxLevel(); l++ {
 		f.Nodes = append(f.Nodes, len(onLevel(ix, l)))
 	}
@@ -295,8 +301,8 @@ func Facts(ix *hnsw.Index) (GraphFacts, error) {
 
 // FactsTable puts the facts of several graphs side by side.
 func FactsTable(fs []GraphFacts) *table.Table {
-	t := table.New("what M and efConstruction change in the graph",
-		table.Col("M", ""), table.Col("efConstruction", ""), table.Col("layers", ""),
+	t := table.New("what M, efConstruction and the selection rule change in the graph",
+		table.Col("M", ""), table.Col("efConstruction", ""), table.Col("selection", ""), table.Col("layers", ""),
 		table.Col("nodes per layer (0 first)", ""), table.Col("mean links on layer 0", ""),
 		table.Col("max links on layer 0", ""), table.Col("mean link length", ""))
 	for _, f := range fs {
@@ -304,7 +310,7 @@ func FactsTable(fs []GraphFacts) *table.Table {
 		for i, n := range f.Nodes {
 			ns[i] = fmt.Sprint(n)
 		}
-		_ = t.AddValues(f.M, f.EfConstruction, f.Layers, strings.Join(ns, " / "), f.MeanDegree0, f.MaxDegree0, f.MeanEdgeLength0)
+		_ = t.AddValues(f.M, f.EfConstruction, f.Selection.String(), f.Layers, strings.Join(ns, " / "), f.MeanDegree0, f.MaxDegree0, f.MeanEdgeLength0)
 	}
 	return t
 }
@@ -360,8 +366,18 @@ func VisitedPicture(ix *hnsw.Index, q []float32, k, ef int) (*chart.Scatter, Vis
 	}
 	x, y := coords(ix, v.Missed)
 	c.Add("missed (true top k)", chart.Marks, x, y)
-	c.Title = fmt.Sprintf("ef = %d: %d of the true top %d found; layer 0: %d scored, %d expanded", ef, v.Found, k, v.Scored0, v.Expanded0)
+	// Short enough for a panel of a three-wide grid; pictures side by
+	// side share one legend (VisitedLegend) instead of covering the
+	// query with one each.
+	c.Title = fmt.Sprintf("ef = %d: %d of %d found, %d scored", ef, v.Found, k, v.Scored0)
+	c.NoLegend = true
 	return c, v, nil
+}
+
+// VisitedLegend is the legend of VisitedPicture's panels, one line.
+func VisitedLegend() string {
+	return "grey: the points and layer-0 links; blue dots: nodes layer 0 scored; thick line: the layer-0 start; " +
+		"cross: the query; pink rings: nodes expanded; orange rings: the results; light-blue rings: the true top k the search missed"
 }
 
 // exactTop returns the k nearest nodes to q by an exact scan.
