@@ -87,7 +87,14 @@ func notebookVerdicts(t *testing.T, path string) ([]expectedVerdict, []time.Dura
 		}
 		times = append(times, z.Sub(a))
 	}
-	last := nb.Cells[len(nb.Cells)-1]
+	// The last code cell: markdown after it (takeaways, the course's
+	// navigation) closes the notebook for the reader.
+	var last executedCell
+	for _, c := range nb.Cells {
+		if c.CellType == "code" {
+			last = c
+		}
+	}
 	got := []expectedVerdict{}
 	for _, o := range last.Outputs {
 		d, _ := o["data"].(map[string]any)
@@ -105,7 +112,7 @@ func notebookVerdicts(t *testing.T, path string) ([]expectedVerdict, []time.Dura
 		}
 		return got, times
 	}
-	t.Errorf("%s: the last cell shows no verdicts (application/json): end the notebook with env.Verdicts()", filepath.Base(path))
+	t.Errorf("%s: the last code cell shows no verdicts (application/json): end the notebook with env.Verdicts()", filepath.Base(path))
 	return nil, times
 }
 
