@@ -26,6 +26,7 @@ func init() {
 			"Facts":               ValueOf(picture.Facts),
 			"FactsTable":          ValueOf(picture.FactsTable),
 			"Graph":               ValueOf(picture.Graph),
+			"GridInPlane":         ValueOf(picture.GridInPlane),
 			"LayerPicture":        ValueOf(picture.LayerPicture),
 			"Layers":              ValueOf(picture.Layers),
 			"MeasureDistortion":   ValueOf(picture.MeasureDistortion),

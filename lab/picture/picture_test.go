@@ -10,6 +10,7 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/dataset"
 )
 
@@ -161,5 +162,36 @@ func TestConstants(t *testing.T) {
 		if tb.Cell(r, 3).String() == "" {
 			t.Errorf("row %d (%s) has no source", r, tb.Cell(r, 0))
 		}
+	}
+}
+
+// TestGridInPlane: int4's grid in the plane has at most 16 values on each
+// axis, every point moves to one of them, and points off the plane are
+// refused.
+func TestGridInPlane(t *testing.T) {
+	pts, err := dataset.Plane(300, 6, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, rel, err := GridInPlane(pts, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(rel > 0 && rel < 0.05) {
+		t.Errorf("relative error %v, want small but not zero", rel)
+	}
+	xs, ys := map[float64]bool{}, map[float64]bool{}
+	for _, g := range c.Groups {
+		if g.Role == chart.Dots {
+			for i := range g.X {
+				xs[g.X[i]], ys[g.Y[i]] = true, true
+			}
+		}
+	}
+	if len(xs) > 16 || len(ys) > 16 || len(xs) < 8 {
+		t.Errorf("%d and %d distinct decoded values per axis, want at most 16", len(xs), len(ys))
+	}
+	if _, _, err := GridInPlane(vec.NewMatrix(3, 3), 4); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("3-D points: %v", err)
 	}
 }

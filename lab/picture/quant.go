@@ -363,3 +363,37 @@ func Offset(m *vec.Matrix, n int, by float32) (*vec.Matrix, error) {
 	}
 	return out, nil
 }
+
+// GridInPlane draws what a b-bit scalar quantizer (int8/int4's kind: one
+// grid for every vector and component, its bounds the data's confidence
+// interval) does to points of the plane: each point (grey) is joined to
+// the grid point its code decodes to (dots), so the 2^b × 2^b lattice
+// shows. It returns the decoded points' squared error relative to their
+// squared length (ReconstructionError's measure).
+func GridInPlane(points *vec.Matrix, bits int) (*chart.Scatter, float64, error) {
+	if points == nil || points.N == 0 || points.Dim != 2 {
+		return nil, 0, fmt.Errorf("picture: GridInPlane needs points of the plane: %w", ErrBadArgument)
+	}
+	q, err := quant.TrainScalar(points, engine.L2, quant.ScalarConfig{Bits: bits})
+	if err != nil {
+		return nil, 0, fmt.Errorf("picture: %w", err)
+	}
+	x, y := make([]float64, points.N), make([]float64, points.N)
+	dx, dy := make([]float64, points.N), make([]float64, points.N)
+	var num, den float64
+	for i := 0; i < points.N; i++ {
+		v := points.Row(i)
+		d, err := Reconstruct(q, v)
+		if err != nil {
+			return nil, 0, err
+		}
+		x[i], y[i], dx[i], dy[i] = float64(v[0]), float64(v[1]), float64(d[0]), float64(d[1])
+		num += (x[i]-dx[i])*(x[i]-dx[i]) + (y[i]-dy[i])*(y[i]-dy[i])
+		den += x[i]*x[i] + y[i]*y[i]
+	}
+	s := square(fmt.Sprintf("%d bits per component: %d values on each axis", bits, 1<<bits))
+	s.Add("points", chart.Background, x, y)
+	s.AddSegments("point → grid point", x, y, dx, dy)
+	s.Add("decoded (grid points)", chart.Dots, dx, dy)
+	return s, num / den, nil
+}
