@@ -69,16 +69,21 @@ func TestVerdictFunctions(t *testing.T) {
 		t.Errorf("E15 with a 3× warm gain, device reads and no gain cold or simulated: %s", got)
 	}
 	// A busy machine: the warm rounds scatter; the tolerance widens to
-	// the spread and says so, and a cold gain inside the spread does not
-	// count.
+	// the spread and says so. One cold round another job slowed does not
+	// decide the cold claim (its bar stands on the lower quartile); two
+	// of five rounds under the noise do.
 	e15.Warm.Ratios = []float64{0.4, 0.7, 1.0, 0.6, 1.3}
 	e15.Cold.Ratios = []float64{1.2, 1.9, 1.3, 1.25, 0.8}
 	vs := E15Verdicts(env, e15)
-	if got := verdictWords(vs[1:3]); got != "agrees differs" {
-		t.Errorf("E15 with scattered rounds: %s", got)
+	if got := verdictWords(vs[1:3]); got != "agrees agrees" {
+		t.Errorf("E15 with scattered rounds, one slow cold round: %s", got)
 	}
-	if !strings.Contains(vs[1].Reason, "widened to the 5 rounds' spread") || !strings.Contains(vs[2].Reason, "not yet explained") {
+	if !strings.Contains(vs[1].Reason, "widened to the 5 rounds' spread") || !strings.Contains(vs[2].Reason, "in 4 of 5 rounds: their lower quartile 1.2× > 1.13×") {
 		t.Errorf("E15 reasons: %q, %q", vs[1].Reason, vs[2].Reason)
+	}
+	e15.Cold.Ratios = []float64{1.2, 1.9, 1.1, 1.25, 0.8}
+	if v := E15Verdicts(env, e15)[2]; v.Agrees || !strings.Contains(v.Reason, "in only 3 of 5 rounds") || !strings.Contains(v.Reason, "not yet explained") {
+		t.Errorf("E15 with two slow cold rounds: %s (%s)", v.Word(), v.Reason)
 	}
 
 	many := SegmentMeasurement{Segments: 128, Recall: 0.9745, QPS: 35.8, DistComps: 9000}
