@@ -158,8 +158,11 @@ const (
 	// E19Tokens reads each line's tokens in place (valyala/fastjson): a
 	// string is handed over as a slice of the body, a number as its text,
 	// nothing is reflected. It is the way Elasticsearch reads a bulk
-	// source: its DocumentParser walks the tokens of Jackson's streaming
-	// JsonParser, takes a float array's elements one number at a time and
+	// source: its DocumentParser (server/.../index/mapper/DocumentParser.java)
+	// walks the tokens of an XContentParser, for JSON JsonXContentParser
+	// (libs/x-content/impl/.../provider/json/JsonXContentParser.java), a
+	// wrapper of Jackson's streaming JsonParser; it takes a float array's
+	// elements one number at a time and
 	// a base64 vector as the string token's bytes decoded into a
 	// temporary array (the article: "a temporary byte array on the server
 	// for decoding"). Numbers go through strconv.ParseFloat as float32,
