@@ -12,6 +12,7 @@ require (
 	github.com/jackc/pgx/v5 v5.7.2
 	github.com/klauspost/compress v1.20.4
 	github.com/pgvector/pgvector-go v0.1.1
+	github.com/valyala/fastjson v1.6.10
 	github.com/vmihailenco/msgpack/v5 v5.4.1
 	golang.org/x/sys v0.50.0
 	golang.org/x/tools v0.52.0

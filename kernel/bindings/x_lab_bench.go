@@ -35,6 +35,7 @@ func init() {
 			"ParseInts":           ValueOf(bench.ParseInts),
 			"ParsePositiveInts":   ValueOf(bench.ParsePositiveInts),
 			"ProcessCPU":          ValueOf(bench.ProcessCPU),
+			"ProcessReadBytes":    ValueOf(bench.ProcessReadBytes),
 			"Quant":               ValueOf(bench.Quant),
 			"QuantizerNames":      ValueOf(bench.QuantizerNames),
 			"SplitList":           ValueOf(bench.SplitList),

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
+	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/metrics"
 )
 
@@ -179,6 +181,28 @@ type DiskPoint struct {
 	ListReads   float64 // posting-list reads per query (IVF lists on disk)
 	ListDevice  float64 // of which not served by the page cache
 	Simulated   float64 // simulated device ms per query (Model)
+	// DevPages is the rescoring reads' pages per query that were not
+	// resident when read: the pages the device served, in the page
+	// cache's 4 KiB units, read-ahead aside.
+	DevPages float64
+	// DevKB is the KiB per query the kernel read from the device for this
+	// process during the first timed pass (/proc/self/io read_bytes:
+	// whole pages, and any read-ahead), NaN where that is not known.
+	DevKB float64
+	// Wide, when measured (E13), is the same cold rescoring reads
+	// repeated on rows of another width: the article's 768 dims.
+	Wide *RowReads
+}
+
+// RowReads is what a pass of rescoring reads cost the device, cold, on a
+// vector file of a given row width.
+type RowReads struct {
+	Dim      int     // components per row
+	RowBytes int     // bytes per row (4·Dim and its CRC)
+	Reads    float64 // rows read per query
+	KB       float64 // KiB requested per query
+	DevPages float64 // pages per query not resident when read
+	DevKB    float64 // KiB per query the device read (/proc/self/io), NaN where unknown
 }
 
 // diskSearch answers one query: results with document ids, the rescoring
@@ -220,7 +244,14 @@ func measureDisk(env *Env, label string, param float64, k, nq int, before func()
 	lat := make([]time.Duration, 0, nq*passes)
 	totals := make([]time.Duration, passes)
 	var vio, lio store.IOStats
+	p.DevKB = math.NaN()
+	rb0, rbOK := bench.ProcessReadBytes()
 	for pass := 0; pass < passes; pass++ {
+		if pass == 1 {
+			if rb1, ok := bench.ProcessReadBytes(); ok && rbOK {
+				p.DevKB = float64(rb1-rb0) / 1024 / float64(nq)
+			}
+		}
 		for i := 0; i < nq; i++ {
 			if before != nil {
 				if err := before(); err != nil {
@@ -242,6 +273,11 @@ func measureDisk(env *Env, label string, param float64, k, nq int, before func()
 			}
 		}
 	}
+	if passes == 1 {
+		if rb1, ok := bench.ProcessReadBytes(); ok && rbOK {
+			p.DevKB = float64(rb1-rb0) / 1024 / float64(nq)
+		}
+	}
 	n := float64(nq)
 	p.Recall /= n
 	sort.Slice(totals, func(i, j int) bool { return totals[i] < totals[j] })
@@ -249,6 +285,7 @@ func measureDisk(env *Env, label string, param float64, k, nq int, before func()
 	p.P50ms = ms(metrics.Quantile(lat, 0.5))
 	p.Reads, p.DeviceReads, p.KB = float64(vio.Reads)/n, float64(vio.DeviceReads())/n, float64(vio.Bytes)/1024/n
 	p.ListReads, p.ListDevice = float64(lio.Reads)/n, float64(lio.DeviceReads())/n
+	p.DevPages = float64(vio.Pages-vio.CachedPages) / n
 	p.Simulated = ms(vio.Simulated+lio.Simulated) / n
 	return p, nil
 }

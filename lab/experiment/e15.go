@@ -319,8 +319,9 @@ const replyNoise = 0.13
 // CPU-bound load generator's), measured in alternating rounds, and the
 // tolerance widens to the rounds' spread. Cold, and on the simulated
 // device (the lab's additions), concurrent reads should be faster by more
-// than the article's 13 % noise and the rounds' spread (wall time,
-// alternating rounds), because each read then waits for the device.
+// than the article's 13 % noise in three rounds of four (the rounds'
+// lower quartile; wall time, alternating rounds, see fasterRounds),
+// because each read then waits for the device.
 func E15Verdicts(env *Env, res *E15Result) Verdicts {
 	if res == nil || len(res.Points) < 4 {
 		n := 0

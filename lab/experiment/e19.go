@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/valyala/fastjson"
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/veclab/veclab/engine"
@@ -144,18 +145,57 @@ func e19Encode(f E19Format, m *vec.Matrix, first, n int) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// E19Decoder parses bulk bodies the way a server does (a struct per
-// document, the vector decoded into float32) and appends the vectors to a
-// slab. Its buffers are reused between bodies; it is not safe for
+// E19Parser is how an E19Decoder reads a JSON body.
+type E19Parser uint8
+
+// The parsers.
+const (
+	// E19Reflect is Go's encoding/json decoding each line into a struct
+	// by reflection: it first checks the whole line with its scanner's
+	// state machine (a function call per byte, base64 strings included),
+	// then decodes it.
+	E19Reflect E19Parser = iota
+	// E19Tokens reads each line's tokens in place (valyala/fastjson): a
+	// string is handed over as a slice of the body, a number as its text,
+	// nothing is reflected. It is the way Elasticsearch reads a bulk
+	// source: its DocumentParser (server/.../index/mapper/DocumentParser.java)
+	// walks the tokens of an XContentParser, for JSON JsonXContentParser
+	// (libs/x-content/impl/.../provider/json/JsonXContentParser.java), a
+	// wrapper of Jackson's streaming JsonParser; it takes a float array's
+	// elements one number at a time and
+	// a base64 vector as the string token's bytes decoded into a
+	// temporary array (the article: "a temporary byte array on the server
+	// for decoding"). Numbers go through strconv.ParseFloat as float32,
+	// as encoding/json's do, so both parsers give the same bits.
+	E19Tokens
+)
+
+// String names the parser.
+func (p E19Parser) String() string {
+	switch p {
+	case E19Reflect:
+		return "encoding/json"
+	case E19Tokens:
+		return "tokens (fastjson)"
+	}
+	return fmt.Sprintf("E19Parser(%d)", p)
+}
+
+// E19Decoder parses bulk bodies the way a server does (the vector decoded
+// into float32), with Parser for the JSON formats, and appends the vectors
+// to a slab. Its buffers are reused between bodies; it is not safe for
 // concurrent use.
 type E19Decoder struct {
 	Format E19Format
 	Dim    int
+	Parser E19Parser // JSON formats only; the zero value is encoding/json
 
 	fdoc e19FloatDoc
 	bdoc e19Base64Doc
 	mdoc e19BinDoc
 	raw  []byte
+	tok  fastjson.Parser
+	num  []byte
 }
 
 // Decode parses body and appends its vectors to *dst (row-major, Dim
@@ -163,8 +203,8 @@ type E19Decoder struct {
 // names the document (its index within the body, from 0); nothing is
 // guaranteed about dst then.
 func (d *E19Decoder) Decode(body []byte, ids *[]uint64, dst *[]float32) error {
-	if !d.Format.valid() || d.Dim < 1 {
-		return fmt.Errorf("experiment: E19: decoder for format %d, dim %d: %w", d.Format, d.Dim, ErrBadArgument)
+	if !d.Format.valid() || d.Dim < 1 || d.Parser > E19Tokens {
+		return fmt.Errorf("experiment: E19: decoder for format %d, dim %d, parser %d: %w", d.Format, d.Dim, d.Parser, ErrBadArgument)
 	}
 	corrupt := func(doc int, format string, args ...any) error {
 		return fmt.Errorf("experiment: E19 %s body: document %d: %s: %w", d.Format, doc, fmt.Sprintf(format, args...), engine.ErrCorrupt)
@@ -206,6 +246,12 @@ func (d *E19Decoder) Decode(body []byte, ids *[]uint64, dst *[]float32) error {
 		var ok bool
 		if source, body, ok = bytes.Cut(body, []byte{'\n'}); !ok {
 			return corrupt(doc, "action line without a source line")
+		}
+		if d.Parser == E19Tokens {
+			if err := d.decodeTokens(action, source, need, ids, dst); err != nil {
+				return corrupt(doc, "%v", err)
+			}
+			continue
 		}
 		var a e19Action
 		if err := json.Unmarshal(action, &a); err != nil {
@@ -249,6 +295,73 @@ func (d *E19Decoder) Decode(body []byte, ids *[]uint64, dst *[]float32) error {
 	return nil
 }
 
+// decodeTokens reads one document (its action and source lines) with
+// the token parser: the action must name an _id, the source an id and a
+// vector of Dim components (a float array, or base64 of need characters).
+func (d *E19Decoder) decodeTokens(action, source []byte, need int, ids *[]uint64, dst *[]float32) error {
+	a, err := d.tok.ParseBytes(action)
+	if err != nil {
+		return fmt.Errorf("action: %v", err)
+	}
+	if a.Get("index", "_id") == nil {
+		return fmt.Errorf("action without index._id")
+	}
+	v, err := d.tok.ParseBytes(source)
+	if err != nil {
+		return fmt.Errorf("source: %v", err)
+	}
+	id, err := v.Get("id").Uint64()
+	if err != nil {
+		return fmt.Errorf("source: id: %v", err)
+	}
+	vec := v.Get("vector")
+	switch d.Format {
+	case FloatArrayJSON:
+		arr, err := vec.Array()
+		if err != nil {
+			return fmt.Errorf("source: vector: %v", err)
+		}
+		if len(arr) != d.Dim {
+			return fmt.Errorf("vector of %d components, want %d", len(arr), d.Dim)
+		}
+		for j, e := range arr {
+			if e.Type() != fastjson.TypeNumber {
+				return fmt.Errorf("vector component %d is a %s", j, e.Type())
+			}
+			d.num = e.MarshalTo(d.num[:0]) // a number's own text
+			x, err := strconv.ParseFloat(string(d.num), 32)
+			if err != nil {
+				return fmt.Errorf("vector component %d: %v", j, err)
+			}
+			*dst = append(*dst, float32(x))
+		}
+	case Base64JSON:
+		b, err := vec.StringBytes()
+		if err != nil {
+			return fmt.Errorf("source: vector: %v", err)
+		}
+		if len(b) != need {
+			return fmt.Errorf("base64 vector of %d characters, want %d", len(b), need)
+		}
+		if cap(d.raw) < 4*d.Dim {
+			d.raw = make([]byte, 4*d.Dim)
+		}
+		raw := d.raw[:4*d.Dim]
+		n, err := base64.StdEncoding.Decode(raw, b)
+		if err != nil {
+			return fmt.Errorf("base64: %v", err)
+		}
+		if n != len(raw) {
+			return fmt.Errorf("vector of %d bytes, want %d", n, len(raw))
+		}
+		for j := 0; j < d.Dim; j++ {
+			*dst = append(*dst, math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:])))
+		}
+	}
+	*ids = append(*ids, id)
+	return nil
+}
+
 // e19Bodies encodes the first n rows of m as bulk bodies of batch
 // documents in format f.
 func e19Bodies(f E19Format, m *vec.Matrix, n, batch int) ([][]byte, error) {
@@ -283,24 +396,32 @@ func e19Check(f E19Format, m *vec.Matrix, first int, ids []uint64, got []float32
 	return nil
 }
 
-// E19Parse is the parse measurement of one format.
+// E19Parse is the parse measurement of one format with one parser.
 type E19Parse struct {
 	Format      E19Format
+	Parser      E19Parser
 	Docs        int     // documents parsed per pass
 	BodyBytes   int64   // bytes of all bodies
 	Passes      int     // timed passes
 	DocsPerSec  float64 // documents parsed per second
 	MBPerSec    float64 // body megabytes (10⁶ B) parsed per second
 	BytesPerDoc float64
+	// CheckShare is, for encoding/json, the share of its parse time that
+	// its first pass takes: json.Valid timed alone over the same bodies
+	// (the scanner's state machine over every byte, which Unmarshal runs
+	// before decoding). Zero for the other parsers.
+	CheckShare float64
 }
 
 // e19MeasureParse encodes the first n documents of the data set in bulk
-// bodies of batch documents per format, decodes them back (checking every
-// vector bit for bit) and times the decoding, repeating whole passes until
-// budget has elapsed (at least one pass).
-func e19MeasureParse(env *Env, formats []E19Format, n, batch int, budget time.Duration) ([]E19Parse, error) {
-	if len(formats) == 0 || budget < 0 {
-		return nil, fmt.Errorf("experiment: E19: need formats and a non-negative time budget: %w", ErrBadArgument)
+// bodies of batch documents per format, decodes them back with parser
+// (checking every vector bit for bit) and times the decoding, repeating
+// whole passes until budget has elapsed (at least one pass); for
+// encoding/json it also times json.Valid alone over the JSON bodies
+// (CheckShare).
+func e19MeasureParse(env *Env, formats []E19Format, parser E19Parser, n, batch int, budget time.Duration) ([]E19Parse, error) {
+	if len(formats) == 0 || budget < 0 || parser > E19Tokens {
+		return nil, fmt.Errorf("experiment: E19: need formats, a known parser and a non-negative time budget: %w", ErrBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -311,7 +432,7 @@ func e19MeasureParse(env *Env, formats []E19Format, n, batch int, budget time.Du
 	}
 	var out []E19Parse
 	for fi, f := range formats {
-		env.progress(fi, len(formats), "E19 parse")
+		env.progress(fi, len(formats), "E19 parse, "+parser.String())
 		bodies, err := e19Bodies(f, ds.Base, n, batch)
 		if err != nil {
 			return nil, err
@@ -320,7 +441,7 @@ func e19MeasureParse(env *Env, formats []E19Format, n, batch int, budget time.Du
 		for _, b := range bodies {
 			size += int64(len(b))
 		}
-		d := &E19Decoder{Format: f, Dim: ds.Base.Dim}
+		d := &E19Decoder{Format: f, Dim: ds.Base.Dim, Parser: parser}
 		ids := make([]uint64, 0, batch)
 		dst := make([]float32, 0, batch*ds.Base.Dim)
 		// Untimed checking pass: every vector bit for bit.
@@ -349,11 +470,27 @@ func e19MeasureParse(env *Env, formats []E19Format, n, batch int, budget time.Du
 			passes++
 		}
 		sec := time.Since(t0).Seconds()
-		out = append(out, E19Parse{Format: f, Docs: n, BodyBytes: size, Passes: passes,
+		p := E19Parse{Format: f, Parser: parser, Docs: n, BodyBytes: size, Passes: passes,
 			DocsPerSec: float64(n*passes) / sec, MBPerSec: float64(size) * float64(passes) / sec / 1e6,
-			BytesPerDoc: float64(size) / float64(n)})
+			BytesPerDoc: float64(size) / float64(n)}
+		if parser == E19Reflect && f != Msgpack {
+			// The same passes of json.Valid alone: Unmarshal's first
+			// step over each line.
+			t0 := time.Now()
+			for range passes {
+				for _, b := range bodies {
+					for line := range bytes.Lines(b) {
+						if !json.Valid(line) {
+							return nil, fmt.Errorf("experiment: E19 %s: a line json.Valid refuses: %w", f, engine.ErrCorrupt)
+						}
+					}
+				}
+			}
+			p.CheckShare = time.Since(t0).Seconds() / sec
+		}
+		out = append(out, p)
 	}
-	env.progress(len(formats), len(formats), "E19 parse")
+	env.progress(len(formats), len(formats), "E19 parse, "+parser.String())
 	return out, nil
 }
 
@@ -386,6 +523,7 @@ type E19Ingest struct {
 	Parse      time.Duration // of which parsing
 	Total      time.Duration // parse + index
 	DocsPerSec float64       // Docs / Total
+	Clock      Clock         // what Parse and Total are: the process's CPU time where it can be read
 }
 
 // e19MeasureIngest encodes the first n documents per format in bulk bodies
@@ -409,6 +547,11 @@ func e19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch
 	}
 	dim := ds.Base.Dim
 	p := env.fill(profile.Default(profile.Elasticsearch))
+	// The process's CPU time, not wall time: each build is timed once,
+	// and another job on a shared machine stretches a single wall-time
+	// span by tens of per cent, enough to move a gain across its
+	// tolerance; it does not take CPU time from this process.
+	clock := CPUTime.usable()
 	var out []E19Ingest
 	for fi, f := range formats {
 		env.progress(fi, len(formats), "E19 ingest "+kind.String())
@@ -416,7 +559,7 @@ func e19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch
 		if err != nil {
 			return nil, err
 		}
-		d := &E19Decoder{Format: f, Dim: dim}
+		d := &E19Decoder{Format: f, Dim: dim, Parser: E19Tokens}
 		var ix *hnsw.Index
 		if kind == E19HNSW {
 			ix, err = hnsw.New(hnsw.Config{Dim: dim, Metric: engine.Cosine, M: p.M, M0: p.M0, EfConstruction: p.EfConstruction,
@@ -429,16 +572,16 @@ func e19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch
 		var parse time.Duration
 		ids := make([]uint64, 0, n)
 		slab := make([]float32, 0, n*dim)
-		t0 := time.Now()
+		t0 := clock.read()
 		for _, b := range bodies {
 			if kind == E19HNSW {
 				ids, slab = ids[:0], slab[:0]
 			}
-			tp := time.Now()
+			tp := clock.read()
 			if err := d.Decode(b, &ids, &slab); err != nil {
 				return nil, err
 			}
-			parse += time.Since(tp)
+			parse += clock.read() - tp
 			if kind == E19HNSW {
 				m := &vec.Matrix{N: len(ids), Dim: dim, Stride: dim, Data: slab}
 				if err := ix.AddBatch(ids, m); err != nil {
@@ -457,8 +600,8 @@ func e19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch
 		} else if ix.Len() != n {
 			return nil, fmt.Errorf("experiment: E19 %s: index holds %d documents, want %d: %w", f, ix.Len(), n, engine.ErrCorrupt)
 		}
-		total := time.Since(t0)
-		out = append(out, E19Ingest{Format: f, Kind: kind, Docs: n, Parse: parse, Total: total, DocsPerSec: float64(n) / total.Seconds()})
+		total := clock.read() - t0
+		out = append(out, E19Ingest{Format: f, Kind: kind, Docs: n, Parse: parse, Total: total, DocsPerSec: float64(n) / total.Seconds(), Clock: clock})
 	}
 	env.progress(len(formats), len(formats), "E19 ingest "+kind.String())
 	return out, nil
@@ -478,9 +621,13 @@ func E19SizesFor(s Scale) E19Sizes {
 }
 
 // E19Result is one E19 measurement: the parse and ingest figures per
-// format, and their table.
+// format, and their table. Parse and the ingests read JSON with the token
+// parser (E19Tokens), as Elasticsearch reads a bulk source; Reflect is
+// the same parse with encoding/json, one entry per format of Parse
+// (msgpack's left zero: no JSON to parse).
 type E19Result struct {
 	Parse     []E19Parse
+	Reflect   []E19Parse
 	HNSW, IVF []E19Ingest
 	Table     *table.Table
 }
@@ -488,14 +635,26 @@ type E19Result struct {
 // E19Measure measures parse and ingest throughput per format and builds the
 // table, format × (bytes/doc, parse, speed-up, HNSW and IVF ingest with
 // their gains over float arrays), the article's figures in their own
-// columns. The first format is the baseline of the gains.
+// columns, and encoding/json's parse beside the token parser's. The first
+// format is the baseline of the gains.
 func E19Measure(env *Env, formats []E19Format, sz E19Sizes) (*E19Result, error) {
 	if len(formats) == 0 {
 		return nil, fmt.Errorf("experiment: E19: no formats: %w", ErrBadArgument)
 	}
-	parse, err := e19MeasureParse(env, formats, sz.Parse, E19BatchDocs, sz.Budget)
+	parse, err := e19MeasureParse(env, formats, E19Tokens, sz.Parse, E19BatchDocs, sz.Budget)
 	if err != nil {
 		return nil, err
+	}
+	byReflect := make([]E19Parse, len(formats))
+	for i, f := range formats {
+		if f == Msgpack {
+			continue
+		}
+		r, err := e19MeasureParse(env, []E19Format{f}, E19Reflect, sz.Parse, E19BatchDocs, sz.Budget)
+		if err != nil {
+			return nil, err
+		}
+		byReflect[i] = r[0]
 	}
 	hn, err := e19MeasureIngest(env, E19HNSW, formats, sz.HNSW, E19BatchDocs)
 	if err != nil {
@@ -512,14 +671,25 @@ func E19Measure(env *Env, formats []E19Format, sz E19Sizes) (*E19Result, error) 
 		table.Column{Header: "parse", Unit: "docs/s", Source: table.Lab, Prec: -1},
 		table.Column{Header: "parse", Unit: "MB/s", Source: table.Lab, Prec: 1})
 	t.AddColumns(table.Pair("parse speed-up", "×", 1)...)
+	t.AddColumns(table.Column{Header: "encoding/json parse", Unit: "docs/s", Source: table.Lab, Prec: -1},
+		table.Column{Header: "encoding/json speed-up", Unit: "×", Source: table.Lab, Prec: 1},
+		table.Column{Header: "encoding/json json.Valid share", Unit: "%", Source: table.Lab, Prec: 0})
 	t.AddColumns(table.Column{Header: "HNSW ingest", Unit: "docs/s", Source: table.Lab, Prec: -1})
 	t.AddColumns(table.Pair("HNSW gain", "%", -1)...)
 	t.AddColumns(table.Column{Header: "IVF ingest", Unit: "docs/s", Source: table.Lab, Prec: -1})
 	t.AddColumns(table.Pair("DiskBBQ/IVF gain", "%", -1)...)
 	for i, f := range formats {
 		row := f.String()
+		var rDocs, rUp, rCheck any
+		if byReflect[i].DocsPerSec > 0 {
+			rDocs, rCheck = byReflect[i].DocsPerSec, 100*byReflect[i].CheckShare
+			if byReflect[0].DocsPerSec > 0 {
+				rUp = byReflect[i].DocsPerSec / byReflect[0].DocsPerSec
+			}
+		}
 		_ = t.AddValues(row, parse[i].BytesPerDoc, parse[i].DocsPerSec, parse[i].MBPerSec,
 			moreThan(e19.ArticleValue(articleRow(f), "parse speed-up")), parse[i].DocsPerSec/parse[0].DocsPerSec,
+			rDocs, rUp, rCheck,
 			hn[i].DocsPerSec, e19.ArticleValue(articleRow(f), "HNSW ingest gain"), 100*(hn[i].DocsPerSec/hn[0].DocsPerSec-1),
 			iv[i].DocsPerSec, e19.ArticleValue(articleRow(f), "DiskBBQ ingest gain"), 100*(iv[i].DocsPerSec/iv[0].DocsPerSec-1))
 	}
@@ -528,10 +698,11 @@ func E19Measure(env *Env, formats []E19Format, sz E19Sizes) (*E19Result, error) 
 			100*hn[i].Parse.Seconds()/hn[i].Total.Seconds(), 100*iv[i].Parse.Seconds()/iv[i].Total.Seconds())
 	}
 	p := env.fill(profile.Default(profile.Elasticsearch))
-	t.Note("HNSW: m %d, ef_construction %d (the Elasticsearch profile), %d worker(s), one AddBatch per bulk body; IVF: ivf.Build with 2-bit OSQ codes per list centroid, clusters of %d, over all parsed vectors (k-means included)",
-		p.M, p.EfConstruction, p.Workers, ivf.DefaultClusterSize)
+	t.Note("HNSW: m %d, ef_construction %d (the Elasticsearch profile), %d worker(s), one AddBatch per bulk body; IVF: ivf.Build with 2-bit OSQ codes per list centroid, clusters of %d, over all parsed vectors (k-means included); ingest docs/s are per second of %s, which other jobs on the machine do not take",
+		p.M, p.EfConstruction, p.Workers, ivf.DefaultClusterSize, hn[0].Clock)
 	t.Note("the article's parse figure is a lower bound (\"more than 10×\"), measured in Elasticsearch's own parser; gains are per cent over float arrays")
-	return &E19Result{Parse: parse, HNSW: hn, IVF: iv, Table: t}, nil
+	t.Note("parse and ingest read JSON token by token in place (valyala/fastjson), as Elasticsearch's DocumentParser reads Jackson's tokens: base64 decoded from the string token's bytes, each number from its text (strconv, float32); the encoding/json columns parse the same bodies into structs by reflection, and json.Valid share is the part of that time its first pass over every byte takes, timed alone")
+	return &E19Result{Parse: parse, Reflect: byReflect, HNSW: hn, IVF: iv, Table: t}, nil
 }
 
 // moreThan prints an article's lower bound as ">v" (nil stays empty).
@@ -563,7 +734,10 @@ func runE19(env *Env) (*Report, error) {
 	}
 	r.Note("why base64 parses faster: a float array spends about %.1f bytes of body per dimension on decimal text that the parser must tokenise and turn into float32 (strconv's shortest-round-trip parsing, per number); base64 is one JSON string the scanner skips through, then a table-driven byte decode and a 4-byte load per dimension. msgpack skips even the string scan: the blob's length is in its header", res.Parse[0].BytesPerDoc/float64(env.Scale.Dim))
 	r.Note("why the gain is larger for the cheaper index: the saving is a fixed cost per document; an HNSW insert (a beam search of ef_construction 100 plus neighbour pruning, growing with the graph) costs more than parsing even a float array, while building IVF lists (a few k-means passes and one 2-bit encoding per vector) costs less than parsing the float text, so removing the parse cost moves IVF's throughput much more (Amdahl)")
-	r.Note("the lab's parser is Go's reflection-based encoding/json: it still scans the base64 string byte by byte (escapes, UTF-8) at a couple of hundred MB/s, which bounds base64's speed-up; the article measured Elasticsearch's Jackson-based parser, whose float parsing and string reading cost differently, so only the direction and rough size of the speed-ups compare")
+	if len(res.Reflect) > 1 && res.Reflect[0].DocsPerSec > 0 && res.Reflect[1].DocsPerSec > 0 {
+		r.Note("the speed-up is the parser's as much as the format's: reading tokens in place, base64 parses %.1f× as fast as float arrays; through encoding/json, %.1f×, because %.0f %% of its base64 parse is json.Valid's pass of its state machine over every byte of the string (measured alone) before the decoding pass reads the string again, while the float array's cost, per-number parsing, is much the same in both",
+			res.Parse[1].DocsPerSec/res.Parse[0].DocsPerSec, res.Reflect[1].DocsPerSec/res.Reflect[0].DocsPerSec, 100*res.Reflect[1].CheckShare)
+	}
 	r.Note("every decoded vector is checked bit for bit against the original before timing; all formats carry float32 exactly (float arrays through shortest-round-trip text)")
 	E19Verdicts(env, res)
 	return r, nil
@@ -571,23 +745,43 @@ func runE19(env *Env) (*Report, error) {
 
 // E19Verdicts compares E19Measure's result (float arrays first, then
 // base64) with the article's figures: base64 parses more than 10× faster
-// than float arrays (± 0: a bound), raises ingest throughput by about
-// 20 % with HNSW (± 15 points) and about 100 % with DiskBBQ (the lab's
-// IVF, ± 50 points), the gain larger for the cheaper index.
+// than float arrays (± 0: a bound) in a parser that reads tokens as
+// Elasticsearch's does (E19Tokens; encoding/json's figure and the share
+// of it its validating pass takes are in the reason), raises ingest
+// throughput by about 20 % with HNSW (± 15 points) and about 100 % with
+// DiskBBQ (the lab's IVF, ± 50 points), the gain larger for the cheaper
+// index. A gain that differs says what parsing float arrays costs there
+// against the index's own work, both measured.
 func E19Verdicts(env *Env, res *E19Result) Verdicts {
 	if res == nil || len(res.Parse) < 2 || len(res.HNSW) < 2 || len(res.IVF) < 2 {
 		return Verdicts{env.Holds("E19", "base64 parses faster than float arrays", "> 10×", "not measured", false, "fewer than two formats measured")}
 	}
 	gain := func(in []E19Ingest) float64 { return 100 * (in[1].DocsPerSec/in[0].DocsPerSec - 1) }
 	parse := env.AtLeast("E19", "base64 parses faster than float arrays", 10, res.Parse[1].DocsPerSec/res.Parse[0].DocsPerSec, 0, "×")
-	if !parse.Agrees {
-		parse = env.because(parse, "Go's encoding/json still scans the base64 string byte by byte, which bounds its speed-up; the article measured Elasticsearch's Jackson parser")
+	why := fmt.Sprintf("read token by token as Elasticsearch reads Jackson's tokens: %.1f µs per float-array document, %.1f µs per base64 one",
+		1e6/res.Parse[0].DocsPerSec, 1e6/res.Parse[1].DocsPerSec)
+	if len(res.Reflect) > 1 && res.Reflect[0].DocsPerSec > 0 && res.Reflect[1].DocsPerSec > 0 {
+		why += fmt.Sprintf("; through Go's encoding/json %.1f× (%.1f and %.1f µs), %.0f %% of its base64 parse being json.Valid's pass over every byte",
+			res.Reflect[1].DocsPerSec/res.Reflect[0].DocsPerSec, 1e6/res.Reflect[0].DocsPerSec, 1e6/res.Reflect[1].DocsPerSec, 100*res.Reflect[1].CheckShare)
 	}
+	parse = env.because(parse, why)
 	hg, ig := gain(res.HNSW), gain(res.IVF)
+	cost := func(in []E19Ingest) string {
+		n := float64(in[0].Docs)
+		p := in[0].Parse.Seconds() / n * 1e6
+		return fmt.Sprintf("parsing float arrays costs %.0f µs a document against %.0f µs of indexing, %.0f %% of the ingest (base64 %.0f µs)",
+			p, (in[0].Total-in[0].Parse).Seconds()/n*1e6, 100*in[0].Parse.Seconds()/in[0].Total.Seconds(), in[1].Parse.Seconds()/float64(in[1].Docs)*1e6)
+	}
+	hv := env.Within("E19", "base64 raises HNSW ingest throughput by about 20 %", 20, hg, 15, "%")
+	if !hv.Agrees {
+		hv = env.because(hv, cost(res.HNSW))
+	}
+	iv := env.Within("E19", "base64 raises DiskBBQ (IVF) ingest throughput by about 100 %", 100, ig, 50, "%")
+	if !iv.Agrees {
+		iv = env.because(iv, cost(res.IVF)+"; the article's +100 % means parsing was half of DiskBBQ's ingest")
+	}
 	return Verdicts{
-		parse,
-		env.Within("E19", "base64 raises HNSW ingest throughput by about 20 %", 20, hg, 15, "%"),
-		env.Within("E19", "base64 raises DiskBBQ (IVF) ingest throughput by about 100 %", 100, ig, 50, "%"),
+		parse, hv, iv,
 		env.Holds("E19", "the ingest gain is larger for IVF than for HNSW", "+100 % vs +20 %", fmt.Sprintf("%+.0f %% vs %+.0f %%", ig, hg), ig > hg,
 			"the parse saving is a fixed cost per document, a larger share of the cheaper IVF build"),
 	}

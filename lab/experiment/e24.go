@@ -22,8 +22,10 @@ var e24 = Experiment{
 
 func init() { e24.Run, e24.Notebook = runE24, "11-lucene-quantization.ipynb"; Register(e24) }
 
-// E24Oversample is the sweep of E24 (3 is Elasticsearch's bbq default).
-var E24Oversample = []float64{1, 2, 3, 5, 10}
+// E24Oversample is the sweep of E24 (3 is Elasticsearch's bbq default);
+// it runs to ×50 so that the oversample at which rescoring does restore
+// the recall on this data is measured, not guessed.
+var E24Oversample = []float64{1, 2, 3, 5, 10, 20, 50}
 
 // E24Sweep measures 1-bit codes (bbq: 1-bit docs × 4-bit query; and plain
 // symmetric 1×1 bit) and raw for reference at each oversample.
@@ -78,16 +80,46 @@ func E24Verdicts(env *Env, t *table.Table) Verdicts {
 	b3 := QuantRecall(t, "bbq", 3)
 	c := env.Within("E24", "1 bit per dimension compresses the vectors 32×", 32, quantNumber(t, "bbq", "compression"), 1, "×")
 	if !c.Agrees {
-		c.Reason += fmt.Sprintf("; the 32× counts the bits alone, the lab's codes carry %.0f B of per-vector corrections beside %d B of bits",
-			quantNumber(t, "bbq", "bytes/vector")-float64(env.Scale.Dim)/8, env.Scale.Dim/8)
+		per := quantNumber(t, "bbq", "bytes/vector")
+		bits := float64(env.Scale.Dim) / 8
+		c.Reason += fmt.Sprintf("; the 32× counts the bits alone (%.0f B a vector: %.1f×); the store's code adds %.0f B of per-vector corrections, %.0f %% of it, as Elasticsearch's ES818BinaryQuantizedVectorsWriter writes them (three floats, lower and upper interval and an additional correction, and a short component sum), which the article's figure leaves out",
+			bits, float64(4*env.Scale.Dim)/bits, per-bits, 100*(per-bits)/per)
 		env.record(c)
+	}
+	restored := b3 >= raw-0.02
+	why := fmt.Sprintf("%.3f below raw", math.Max(raw-b3, 0))
+	if !restored {
+		if o, r := e24RestoredAt(t, "bbq", raw-0.02); o > 0 {
+			why += fmt.Sprintf("; on this data rescoring restores it (within 0.02) only from ×%g (%.3f, %.0f candidates a query)", o, r, math.Ceil(o*float64(env.Scale.K)))
+		} else {
+			why += "; no oversample of the sweep restores it on this data"
+		}
 	}
 	return Verdicts{
 		c,
 		env.Holds("E24", "rescoring an oversampled set restores 1-bit recall (Elasticsearch's default ×3)", "raw recall (± 0.02)",
-			fmt.Sprintf("%.3f at ×3 (%.3f without rescoring) vs raw %.3f", b3, b, raw), b3 >= raw-0.02,
-			fmt.Sprintf("%.3f below raw", math.Max(raw-b3, 0))),
+			fmt.Sprintf("%.3f at ×3 (%.3f without rescoring) vs raw %.3f", b3, b, raw), restored, why),
 		env.Holds("E24", "a 4-bit query (bbq) beats a 1-bit query without rescoring", "bbq > osq1x1",
 			fmt.Sprintf("%.3f vs %.3f", b, o), b > o, fmt.Sprintf("difference %+.3f", b-o)),
 	}
+}
+
+// e24RestoredAt returns the smallest oversample of the table's rescored
+// columns at which row's recall reaches floor, and that recall (0, NaN
+// when none does).
+func e24RestoredAt(t *table.Table, row string, floor float64) (float64, float64) {
+	best, at := math.Inf(1), math.NaN()
+	for _, c := range t.Columns {
+		var o float64
+		if _, err := fmt.Sscanf(c.Header, "rescored ×%g (", &o); err != nil || o <= 0 {
+			continue
+		}
+		if r := QuantRecall(t, row, o); r >= floor && o < best {
+			best, at = o, r
+		}
+	}
+	if math.IsInf(best, 1) {
+		return 0, math.NaN()
+	}
+	return best, at
 }

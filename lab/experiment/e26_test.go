@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -157,5 +158,33 @@ func TestE26CentringSmall(t *testing.T) {
 	}
 	if _, err := E26Centring(env, 0); !errors.Is(err, ErrBadArgument) {
 		t.Errorf("visit 0: %v", err)
+	}
+}
+
+// TestE26Verdicts feeds E26Verdicts sweeps below the article's band: the
+// band verdict names the codes' measured ceiling when there is one, and
+// the simulated-device verdict names how much of a query the device's
+// waits take, from the same designs on the warm local file.
+func TestE26Verdicts(t *testing.T) {
+	env := small(t)
+	pt := func(recall, qps float64) DiskPoint { return DiskPoint{Recall: recall, QPS: qps, Reads: 100} }
+	res := E26Results{
+		LocalIVF: []DiskPoint{pt(0.70, 3000), pt(0.751, 2800)}, LocalHNSW: []DiskPoint{pt(0.488, 2000), pt(0.488, 1500)},
+		Net: "gp3", NetIVF: []DiskPoint{pt(0.751, 28)}, NetHNSW: []DiskPoint{pt(0.478, 28)},
+	}
+	vs := E26Verdicts(env, res)
+	if v := vs[0]; v.Agrees || !strings.Contains(v.Reason, "ceiling was not measured") {
+		t.Errorf("band without a ceiling: %s (%s)", v.Word(), v.Reason)
+	}
+	if v := vs[3]; v.Agrees || !strings.Contains(v.Reason, "35.7 and 35.7 ms on the simulated device against 0.36 and 0.50 ms on the warm local file, so waiting for the device is 99 % and 99 %") {
+		t.Errorf("gp3: %s (%s)", v.Word(), v.Reason)
+	}
+	res.Ceiling = []E26CeilingPoint{{Data: "generated, 384 dims", Dim: 384, Recall: 0.751, Over2: 0.964}, {Data: "generated, 768 dims", Dim: 768, Recall: 0.755, Over2: 0.961}}
+	if v := E26Verdicts(env, res)[0]; v.Agrees || !strings.Contains(v.Reason, "0.751 on the generated, 384 dims data (0.964 at oversample 2), 0.755 on the generated, 768 dims data") {
+		t.Errorf("band with the ceiling: %s (%s)", v.Word(), v.Reason)
+	}
+	res.LocalIVF = append(res.LocalIVF, pt(0.95, 2000))
+	if v := E26Verdicts(env, res)[0]; !v.Agrees {
+		t.Errorf("band reached: %s (%s)", v.Word(), v.Reason)
 	}
 }

@@ -71,6 +71,8 @@ func TestRoundsVerdicts(t *testing.T) {
 		{"twice as fast, scattered rounds", []float64{2, 3.2, 0.9}, "agrees", "differs", "widened to the 3 rounds' spread ± 1.2×"},
 		{"faster, one round faster still", []float64{2, 2.1, 7}, "agrees", "agrees", "widened to the 3 rounds' spread ± 4.9×"},
 		{"slower, tight rounds", []float64{0.5, 0.52, 0.48}, "differs", "differs", "inside the tolerance"},
+		{"faster, one slow round of five", []float64{1.8, 1.75, 1.7, 0.9, 1.9}, "agrees", "agrees", "widened to the 5 rounds' spread ± 0.85×"},
+		{"faster in three rounds of five", []float64{1.8, 1.75, 1.1, 0.9, 1.9}, "agrees", "differs", "widened to the 5 rounds' spread ± 0.85×"},
 		{"no rounds", nil, "differs", "differs", "did not measure"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
