@@ -4,6 +4,7 @@ package f32
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/veclab/veclab/engine/internal/wasmsimd"
@@ -33,6 +34,36 @@ func BenchmarkCrossing(b *testing.B) {
 					s += k.fn(x, y)
 				}
 				sink = s
+			})
+		}
+	}
+}
+
+// BenchmarkIDs measures the beam search's batch under js/wasm: one query
+// against 32 rows picked at random from a 20,000-row slab (one expanded
+// node's neighbours), through the pure-Go twin and through the SIMD128
+// kernel in one crossing. Hypothesis: at 128 dimensions and more the
+// kernel is several times faster, the crossing lost in the block.
+func BenchmarkIDs(b *testing.B) {
+	if !wasmsimd.Present() {
+		b.Skip("the host did not attach the SIMD128 kernels")
+	}
+	const rows, count = 20000, 32
+	for _, dim := range []int{16, 128, 384} {
+		data, _ := benchVectors(rows * dim)
+		q, _ := benchVectors(dim)
+		r := rand.New(rand.NewPCG(uint64(dim), 1))
+		ids := make([]uint32, count)
+		for i := range ids {
+			ids[i] = uint32(r.IntN(rows))
+		}
+		out := make([]float32, count)
+		for _, k := range []Kernel{Generic, Available()[len(Available())-1]} {
+			b.Run(fmt.Sprintf("kernel=%s/dim=%d", k.Name, dim), func(b *testing.B) {
+				for b.Loop() {
+					k.L2SqIDs(q, data, dim, ids, out)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*count), "ns/row")
 			})
 		}
 	}

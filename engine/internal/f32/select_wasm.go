@@ -7,12 +7,13 @@ import "github.com/veclab/veclab/engine/internal/wasmsimd"
 // archKernels offers the WebAssembly SIMD128 kernels of
 // engine/internal/wasmsimd when the host attached them (veclab-simd.js;
 // none when the engine lacks SIMD128 or the host turned them off).
-// Every kernel of the set scores a row with the same SIMD loop, so Dot,
+// Every kernel of the set scores a row with the same SIMD operations in the
+// same order (wasmgen's f32Block, one row or four at a time), so Dot,
 // Dot4, the Rows and the IDs kernels agree bit for bit, as the engine's
 // exact paths expect. Even the one-pair kernels always cross: a crossing
-// costs about 25 ns in Node, against 16 ns for DotGeneric at 2 dimensions
-// and 82 ns at 128 (BenchmarkCrossing; 48 ns through the kernel), so a
-// short pair loses a few nanoseconds and keeps the set consistent.
+// costs about 30 ns of CPU in Node, against 16 ns for DotGeneric at 2
+// dimensions and 82 ns at 128 (BenchmarkCrossing), so a short pair loses a
+// few nanoseconds and the set stays consistent.
 func archKernels() []Kernel {
 	if !wasmsimd.Present() {
 		return nil

@@ -30,6 +30,7 @@ const (
 	opBr             = 0x0c
 	opBrIf           = 0x0d
 	opCall           = 0x10
+	opCallIndirect   = 0x11
 	opLocalGet       = 0x20
 	opLocalSet       = 0x21
 	opLocalTee       = 0x22
@@ -195,10 +196,17 @@ func (f *fn) whileLT(x, limit uint32, step int32, body func()) {
 	f.br(0).end().end()
 }
 
-// module assembles the functions into a module that imports its memory as
-// env.mem (§5.5: type, import, function, export and code sections, in the
-// order the specification requires).
-func module(fns []*fn) []byte {
+// Imports a module can have: the kernels import the Go program's memory,
+// the forwarder a table of the kernels' functions.
+var (
+	importMem   = []byte{0x02, 0x00, 0x00}       // memory, limits {min 0, no max}
+	importTable = []byte{0x01, 0x70, 0x00, 0x00} // table of funcref, limits {min 0, no max}
+)
+
+// module assembles the functions into a module with one import, env.NAME
+// of kind imp (importMem or importTable) (§5.5: type, import, function,
+// export and code sections, in the order the specification requires).
+func module(fns []*fn, impName string, imp []byte) []byte {
 	out := []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
 	section := func(id byte, body []byte) {
 		out = uleb(append(out, id), uint64(len(body)))
@@ -217,8 +225,8 @@ func module(fns []*fn) []byte {
 	var imports []byte
 	imports = uleb(imports, 1)
 	imports = name(imports, "env")
-	imports = name(imports, "mem")
-	imports = append(imports, 0x02, 0x00, 0x00) // memory, limits {min 0, no max}
+	imports = name(imports, impName)
+	imports = append(imports, imp...)
 	section(2, imports)
 	var funcs []byte
 	funcs = uleb(funcs, uint64(len(fns)))
