@@ -239,12 +239,14 @@ func sourceKey(root, goVersion string) (string, error) {
 
 // site is what serve serves: the JupyterLite site of wasm/lite (built by
 // its build.mjs with esbuild from the npm packages of its lock file), the
-// built veclab.wasm and the toolchain's wasm_exec.js, with .br and .gz
-// forms of every compressible file.
+// built veclab.wasm, the toolchain's wasm_exec.js and the engine's SIMD128
+// kernels (veclab-simd.js), with .br and .gz forms of every compressible
+// file.
 type site struct {
 	lite   string // the built JupyterLite site (index.html, build/, files/, api/)
 	wasm   string // veclab.wasm
 	execJS string // wasm_exec.js
+	simdJS string // veclab-simd.js, which every host of veclab.wasm and explorer.wasm installs
 
 	explorerWasm string // explorer.wasm, the explorer page's engine-only module
 	explorerWeb  string // the explorer page (serve_explorer.go)
@@ -305,6 +307,7 @@ func buildSite(cfg serveConfig, log io.Writer) (*site, error) {
 		lite:   filepath.Join(cache, "lite-"+lkey),
 		wasm:   filepath.Join(dir, "veclab.wasm"),
 		execJS: filepath.Join(dir, "wasm_exec.js"),
+		simdJS: filepath.Join(dir, simdJSName),
 
 		explorerWasm: filepath.Join(dir, "explorer.wasm"),
 		explorerWeb:  filepath.Join(cache, "explorer-"+ekey),
@@ -323,6 +326,12 @@ func buildSite(cfg serveConfig, log io.Writer) (*site, error) {
 	if err := copyFile(s.execJS, execJS); err != nil {
 		return nil, err
 	}
+	// The kernels the modules import (//go:wasmimport veclab_simd …) are
+	// generated into the source tree (engine/internal/wasmsimd): copy the
+	// file of the sources just built.
+	if err := copyFile(s.simdJS, filepath.Join(root, filepath.FromSlash(simdJSSource))); err != nil {
+		return nil, err
+	}
 	if fileExists(filepath.Join(s.lite, "index.html")) {
 		fmt.Fprintf(log, "veclab serve: site sources unchanged, reusing %s\n", s.lite)
 	} else {
@@ -335,6 +344,14 @@ func buildSite(cfg serveConfig, log io.Writer) (*site, error) {
 	}
 	return s, nil
 }
+
+// simdJSName is the engine's SIMD128 kernels and their loader, served at
+// the site's root beside wasm_exec.js; simdJSSource is where go generate
+// writes it, relative to the module root.
+const (
+	simdJSName   = "veclab-simd.js"
+	simdJSSource = "engine/internal/wasmsimd/veclab-simd.js"
+)
 
 // liteKey hashes what the JupyterLite site depends on: wasm/lite's lock
 // file, build and compression scripts and sources, and the notebooks.
@@ -473,8 +490,8 @@ func copyFile(dst, src string) error {
 	return os.Rename(tmp, dst)
 }
 
-// export writes the static site to out: the site, veclab.wasm and
-// wasm_exec.js, each with its .br and .gz forms.
+// export writes the static site to out: the site, veclab.wasm (with its
+// .br and .gz forms), wasm_exec.js and veclab-simd.js.
 func (s *site) export(out string) error {
 	err := filepath.WalkDir(s.lite, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -490,7 +507,7 @@ func (s *site) export(out string) error {
 	if err != nil {
 		return fmt.Errorf("writing the site to %s: %w", out, err)
 	}
-	for _, f := range []string{s.wasm, s.wasm + ".br", s.wasm + ".gz", s.execJS} {
+	for _, f := range []string{s.wasm, s.wasm + ".br", s.wasm + ".gz", s.execJS, s.simdJS} {
 		if err := copyFile(filepath.Join(out, filepath.Base(f)), f); err != nil {
 			return fmt.Errorf("writing the site to %s: %w", out, err)
 		}
@@ -551,6 +568,8 @@ func (s *site) handler() http.Handler {
 			file = s.wasm
 		case "/wasm_exec.js":
 			file = s.execJS
+		case "/" + simdJSName:
+			file = s.simdJS
 		default:
 			if strings.HasPrefix(p, "/build/chunks/") || strings.HasPrefix(p, "/build/assets/") {
 				// build.mjs names these by their content's hash

@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/internal/testenv"
+	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/wasm/explorer/explore"
 )
 
@@ -127,12 +130,20 @@ type benchOut struct {
 		N, Dim, M, EfConstruction, Queries, K int
 		Seed                                  uint64
 	}
-	Veclab, Hnswlib struct {
-		Module       string
-		BuildSeconds float64
-		Curve        []explore.Point
-	}
-	UserAgent string
+	// Veclab is the module with the SIMD128 kernels, Fallback the same
+	// module on its pure-Go kernels (what every browser ran before).
+	Veclab, Fallback, Hnswlib benchEngine
+	UserAgent                 string
+}
+
+// benchEngine is one engine's figures in bench.js's JSON line.
+type benchEngine struct {
+	Module       string
+	Kernels      string // the console line of veclab-simd.js's attach
+	SIMD         bool
+	BuildSeconds float64
+	Curve        []explore.Point
+	Scans        []explore.ScanResult // veclab's: float32, 4-bit, 1-bit
 }
 
 // firstAt returns the first point of a sweep whose recall reaches target
@@ -148,12 +159,15 @@ func firstAt(curve []explore.Point, target float64) (explore.Point, bool) {
 }
 
 // BenchmarkBrowserHNSW measures, in one run, the HNSW build time and the
-// QPS at recall@10 ≥ 0.95 of veclab's engine-only WebAssembly module
-// against hnswlib-wasm (npm, wasm/browsertest's lock file) in the same
-// chromium page on the same data (wasm/browsertest/bench.js), and against
-// the same Go code built natively, run here on the same data (package
-// explore, uniform 20,000 × 128, squared L2, M 16, efConstruction 200,
-// one thread):
+// QPS at recall@10 ≥ 0.95 of veclab's engine-only WebAssembly module,
+// with its WebAssembly SIMD128 kernels and on its pure-Go fallback (two
+// instances of the module), against hnswlib-wasm (npm, wasm/browsertest's
+// lock file) in the same chromium page on the same data
+// (wasm/browsertest/bench.js), and against the same Go code built
+// natively, run here on the same data (package explore, uniform 20,000 ×
+// 128, squared L2, M 16, efConstruction 200, one thread); then the
+// exhaustive scans of every query (explore.Scan: exact float32, OSQ 4-bit
+// and 1-bit codes against a 4-bit query) in the three:
 //
 //	go test ./cmd/veclab -run '^$' -bench BrowserHNSW -benchtime 1x
 //
@@ -161,17 +175,23 @@ func firstAt(curve []explore.Point, target float64) (explore.Point, bool) {
 // directory's veclab/wasm, or $VECLAB_SERVE_CACHE), so that it reuses the
 // builds of an earlier serve. QPS is compared at the first ef of each
 // sweep whose recall@10 reaches 0.95 (the largest ef when none does). The
-// ratios are wasm/hnswlib-wasm and wasm/native (build: seconds, so above 1
-// is slower; QPS: above 1 is faster).
+// ratios are A/B (build: seconds, so above 1 is slower; QPS: above 1 is
+// faster). Hypotheses (issue 27): with SIMD128 the module answers at ≥ 1.5×
+// hnswlib-wasm's QPS and builds in ≤ 0.8× its time, reaches ≥ 0.35× the
+// native QPS, and scans float32 at ≥ 3× its fallback's rate at 128
+// dimensions.
 func BenchmarkBrowserHNSW(b *testing.B) {
 	dir, url, stop := browserBench(b)
 	defer stop()
 	const n, dim, m, efc, queries, seed = 20000, 128, 16, 200, 200, 1
 	for i := 0; i < b.N; i++ {
-		out := runNode(b, dir, 20*time.Minute, "bench.js", url, fmt.Sprint(n), fmt.Sprint(dim), fmt.Sprint(m), fmt.Sprint(efc), fmt.Sprint(queries), fmt.Sprint(seed))
+		out := runNode(b, dir, 30*time.Minute, "bench.js", url, fmt.Sprint(n), fmt.Sprint(dim), fmt.Sprint(m), fmt.Sprint(efc), fmt.Sprint(queries), fmt.Sprint(seed))
 		var r benchOut
 		if err := json.Unmarshal(out, &r); err != nil {
 			b.Fatalf("node bench.js printed %q: %v", out, err)
+		}
+		if !r.Veclab.SIMD || r.Fallback.SIMD {
+			b.Fatalf("the page's kernels: %q and %q, want SIMD128 and the fallback", r.Veclab.Kernels, r.Fallback.Kernels)
 		}
 		// The native side: the very code of the module, on the same data.
 		l, err := explore.Build(explore.BuildParams{N: n, Dim: dim, Queries: queries, M: m, EfConstruction: efc, Seed: seed, Uniform: true, PictureN: 2}, nil)
@@ -186,34 +206,120 @@ func BenchmarkBrowserHNSW(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		var natScans []explore.ScanResult
+		for _, bits := range []int{32, 4, 1} {
+			s, err := l.Scan(explore.ScanParams{Bits: bits, K: 10})
+			if err != nil {
+				b.Fatal(err)
+			}
+			natScans = append(natScans, *s)
+		}
 		const target = 0.95
-		if len(r.Veclab.Curve) == 0 || len(r.Veclab.Curve) != len(r.Hnswlib.Curve) || len(nat.Curve) != len(r.Veclab.Curve) {
-			b.Fatalf("sweeps of %d, %d and %d points", len(r.Veclab.Curve), len(r.Hnswlib.Curve), len(nat.Curve))
+		if len(r.Veclab.Curve) == 0 || len(r.Veclab.Curve) != len(r.Hnswlib.Curve) || len(nat.Curve) != len(r.Veclab.Curve) || len(r.Fallback.Curve) != len(r.Veclab.Curve) {
+			b.Fatalf("sweeps of %d, %d, %d and %d points", len(r.Veclab.Curve), len(r.Fallback.Curve), len(r.Hnswlib.Curve), len(nat.Curve))
+		}
+		if len(r.Veclab.Scans) != 3 || len(r.Fallback.Scans) != 3 {
+			b.Fatalf("scans: %d with SIMD128, %d without, want 3", len(r.Veclab.Scans), len(r.Fallback.Scans))
 		}
 		w, ok1 := firstAt(r.Veclab.Curve, target)
+		f, ok4 := firstAt(r.Fallback.Curve, target)
 		h, ok2 := firstAt(r.Hnswlib.Curve, target)
 		nv, ok3 := firstAt(nat.Curve, target)
-		if !ok1 || !ok2 || !ok3 {
-			b.Logf("a sweep does not reach recall %.2f (wasm %v, hnswlib-wasm %v, native %v): its largest ef is compared", target, ok1, ok2, ok3)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			b.Logf("a sweep does not reach recall %.2f (wasm %v, fallback %v, hnswlib-wasm %v, native %v): its largest ef is compared", target, ok1, ok4, ok2, ok3)
 		}
 		var lines []string
 		for j := range r.Veclab.Curve {
-			lines = append(lines, fmt.Sprintf("ef %4d: veclab wasm recall %.3f %7.0f QPS | hnswlib-wasm recall %.3f %7.0f QPS | veclab native recall %.3f %7.0f QPS",
-				r.Veclab.Curve[j].Ef, r.Veclab.Curve[j].Recall, r.Veclab.Curve[j].QPS, r.Hnswlib.Curve[j].Recall, r.Hnswlib.Curve[j].QPS, nat.Curve[j].Recall, nat.Curve[j].QPS))
+			lines = append(lines, fmt.Sprintf("ef %4d: veclab wasm recall %.3f %7.0f QPS | fallback %.3f %7.0f QPS | hnswlib-wasm recall %.3f %7.0f QPS | veclab native recall %.3f %7.0f QPS",
+				r.Veclab.Curve[j].Ef, r.Veclab.Curve[j].Recall, r.Veclab.Curve[j].QPS, r.Fallback.Curve[j].Recall, r.Fallback.Curve[j].QPS,
+				r.Hnswlib.Curve[j].Recall, r.Hnswlib.Curve[j].QPS, nat.Curve[j].Recall, nat.Curve[j].QPS))
 		}
-		b.Logf("%s\n%d × %d uniform, M %d, efConstruction %d, %d queries, k 10\nbuild: veclab wasm %.2f s, hnswlib-wasm %.2f s, veclab native %.2f s\n%s\nat recall ≥ %.2f: veclab wasm ef %d %.0f QPS, hnswlib-wasm ef %d %.0f QPS, native ef %d %.0f QPS\nratios: build wasm/hnswlib-wasm %.2f, wasm/native %.2f; QPS wasm/hnswlib-wasm %.2f, wasm/native %.2f",
-			r.UserAgent, n, dim, m, efc, queries, r.Veclab.BuildSeconds, r.Hnswlib.BuildSeconds, l.BuildSeconds, strings.Join(lines, "\n"),
-			target, w.Ef, w.QPS, h.Ef, h.QPS, nv.Ef, nv.QPS,
-			r.Veclab.BuildSeconds/r.Hnswlib.BuildSeconds, r.Veclab.BuildSeconds/l.BuildSeconds, w.QPS/h.QPS, w.QPS/nv.QPS)
+		names := map[int]string{32: "float32", 4: "osq4", 1: "osq1"}
+		for j, s := range r.Veclab.Scans {
+			fb, nt := r.Fallback.Scans[j], natScans[j]
+			lines = append(lines, fmt.Sprintf("scan %-7s: wasm SIMD128 %7.0f QPS (recall %.3f) | fallback %7.0f QPS (%.3f) | native %7.0f QPS (%.3f) | SIMD/fallback %.2f, SIMD/native %.2f, fallback/native %.2f",
+				names[s.Bits], s.QPS, s.Recall, fb.QPS, fb.Recall, nt.QPS, nt.Recall, s.QPS/fb.QPS, s.QPS/nt.QPS, fb.QPS/nt.QPS))
+		}
+		b.Logf("%s\n%s | %s\n%d × %d uniform, M %d, efConstruction %d, %d queries, k 10\nbuild: veclab wasm %.2f s (fallback %.2f s), hnswlib-wasm %.2f s, veclab native %.2f s\n%s\nat recall ≥ %.2f: veclab wasm ef %d %.0f QPS (fallback ef %d %.0f), hnswlib-wasm ef %d %.0f QPS, native ef %d %.0f QPS\nratios: build wasm/hnswlib-wasm %.2f (fallback %.2f), wasm/native %.2f (fallback %.2f); QPS wasm/hnswlib-wasm %.2f (fallback %.2f), wasm/native %.2f (fallback %.2f), SIMD/fallback %.2f",
+			r.UserAgent, r.Veclab.Kernels, r.Fallback.Kernels, n, dim, m, efc, queries, r.Veclab.BuildSeconds, r.Fallback.BuildSeconds, r.Hnswlib.BuildSeconds, l.BuildSeconds, strings.Join(lines, "\n"),
+			target, w.Ef, w.QPS, f.Ef, f.QPS, h.Ef, h.QPS, nv.Ef, nv.QPS,
+			r.Veclab.BuildSeconds/r.Hnswlib.BuildSeconds, r.Fallback.BuildSeconds/r.Hnswlib.BuildSeconds,
+			r.Veclab.BuildSeconds/l.BuildSeconds, r.Fallback.BuildSeconds/l.BuildSeconds,
+			w.QPS/h.QPS, f.QPS/h.QPS, w.QPS/nv.QPS, f.QPS/nv.QPS, w.QPS/f.QPS)
 		b.ReportMetric(r.Veclab.BuildSeconds, "wasm-build-s")
+		b.ReportMetric(r.Fallback.BuildSeconds, "fallback-build-s")
 		b.ReportMetric(r.Hnswlib.BuildSeconds, "hnswlibwasm-build-s")
 		b.ReportMetric(l.BuildSeconds, "native-build-s")
 		b.ReportMetric(w.QPS, "wasm-qps@0.95")
+		b.ReportMetric(f.QPS, "fallback-qps@0.95")
 		b.ReportMetric(h.QPS, "hnswlibwasm-qps@0.95")
 		b.ReportMetric(nv.QPS, "native-qps@0.95")
 		b.ReportMetric(r.Veclab.BuildSeconds/r.Hnswlib.BuildSeconds, "build-wasm/hnswlibwasm")
+		b.ReportMetric(r.Fallback.BuildSeconds/r.Hnswlib.BuildSeconds, "build-fallback/hnswlibwasm")
 		b.ReportMetric(r.Veclab.BuildSeconds/l.BuildSeconds, "build-wasm/native")
 		b.ReportMetric(w.QPS/h.QPS, "qps-wasm/hnswlibwasm")
+		b.ReportMetric(f.QPS/h.QPS, "qps-fallback/hnswlibwasm")
 		b.ReportMetric(w.QPS/nv.QPS, "qps-wasm/native")
+		b.ReportMetric(f.QPS/nv.QPS, "qps-fallback/native")
+		b.ReportMetric(w.QPS/f.QPS, "qps-simd/fallback")
+		for j, s := range r.Veclab.Scans {
+			b.ReportMetric(s.QPS/r.Fallback.Scans[j].QPS, "scan-"+names[s.Bits]+"-simd/fallback")
+			b.ReportMetric(s.QPS/natScans[j].QPS, "scan-"+names[s.Bits]+"-wasm/native")
+		}
+	}
+}
+
+// BenchmarkBrowserCell runs, in the JupyterLite site, one notebook cell
+// that builds the articles' HNSW (30,000 × 384, cosine, M 16,
+// efConstruction 64, one worker; testdata/cell-hnsw-article.go.txt) with
+// the engine's WebAssembly SIMD128 kernels and again with ?VECLAB_SIMD=off
+// (the pure-Go fallback, what the site ran before them), each in a new
+// kernel (wasm/browsertest/lite.js -cell), and the same build natively
+// here, and reports the three times and their ratios:
+//
+//	go test ./cmd/veclab -run '^$' -bench BrowserCell -benchtime 1x -timeout 60m
+//
+// The cell's time is its wall time in the page (generating the data, then
+// the build); the native side times the same two steps.
+func BenchmarkBrowserCell(b *testing.B) {
+	dir, url, stop := browserBench(b)
+	defer stop()
+	cell, err := filepath.Abs(filepath.Join("testdata", "cell-hnsw-article.go.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		out := runNode(b, dir, 60*time.Minute, "lite.js", "-cell", cell, url)
+		j := bytes.LastIndex(out, []byte("\nJSON "))
+		if j < 0 {
+			b.Fatalf("node lite.js -cell printed no JSON line:\n%s", out)
+		}
+		var r struct{ SIMD, Fallback float64 }
+		if err := json.Unmarshal(out[j+len("\nJSON "):], &r); err != nil {
+			b.Fatal(err)
+		}
+		t := time.Now()
+		ds, err := dataset.Generate(dataset.Config{N: 30000, Queries: 100, Dim: 384, Clusters: 40, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix, err := hnsw.New(hnsw.Config{Dim: 384, Metric: engine.Cosine, M: 16, EfConstruction: 64, Seed: 1, Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		keys := make([]uint64, ds.Base.N)
+		for i := range keys {
+			keys[i] = uint64(i)
+		}
+		if err := ix.AddBatch(keys, ds.Base); err != nil {
+			b.Fatal(err)
+		}
+		native := time.Since(t).Seconds()
+		b.Logf("%s\ncell: SIMD128 %.1f s, fallback %.1f s, native (same steps) %.1f s; fallback/SIMD %.2f, SIMD/native %.2f", out[:j], r.SIMD, r.Fallback, native, r.Fallback/r.SIMD, r.SIMD/native)
+		b.ReportMetric(r.SIMD, "cell-simd-s")
+		b.ReportMetric(r.Fallback, "cell-fallback-s")
+		b.ReportMetric(native, "native-s")
+		b.ReportMetric(r.Fallback/r.SIMD, "speedup-simd/fallback")
+		b.ReportMetric(r.SIMD/native, "time-simd/native")
 	}
 }

@@ -334,12 +334,16 @@ func TestAccepts(t *testing.T) {
 	}
 }
 
-// TestEngineTestsOnWasm runs a subset of the engine's and the lab's tests
-// compiled for js/wasm on node, through the Go toolchain's wasm exec
-// wrapper (lib/wasm/go_js_wasm_exec): the pure-Go distance kernels, exact
-// search, HNSW and the metrics, as the browser kernel runs them.
-// hnsw's TestSearchRescored is left out: it opens an on-disk store whose
-// page-cache probe (mincore) exists on Linux only.
+// TestEngineTestsOnWasm runs the engine's kernel packages and a subset of
+// its and the lab's tests compiled for js/wasm on node, twice: with the
+// WebAssembly SIMD128 kernels (engine/internal/wasmsimd) and with the
+// pure-Go fallback (VECLAB_SIMD=off), through wasmsimd's node_exec.js, the
+// go test -exec runner that installs the kernels as the browser workers
+// do. The kernel packages' tests compare every kernel set with the pure-Go
+// twins, and their TestSelection fails when a run got the other run's
+// kernels. Left out: hnsw's TestSearchRescored (it opens an on-disk store
+// whose page-cache probe, mincore, exists on Linux only) and the f32 and
+// bitsx generator checks (they run the go command, which js/wasm cannot).
 func TestEngineTestsOnWasm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the tests for js/wasm")
@@ -353,23 +357,50 @@ func TestEngineTestsOnWasm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	execWrapper := filepath.Join(env["GOROOT"], "lib", "wasm", "go_js_wasm_exec")
-	if !fileExists(execWrapper) {
-		t.Fatalf("the Go toolchain has no %s", execWrapper)
+	runner := filepath.Join(root, "engine", "internal", "wasmsimd", "node_exec.js")
+	if !fileExists(runner) {
+		t.Fatalf("no %s", runner)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "test", "-short", "-count=1", "-exec="+execWrapper,
-		"-skip", "^TestSearchRescored$",
-		"./engine/vec/", "./engine/flat/", "./engine/hnsw/", "./lab/metrics/")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	t.Logf("GOOS=js GOARCH=wasm go test (%.1f s):\n%s", time.Since(start).Seconds(), out)
-	if err != nil {
-		t.Fatalf("the engine's tests on js/wasm failed: %v", err)
+	for _, mode := range []string{"on", "off"} {
+		t.Run("simd="+mode, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "go", "test", "-short", "-count=1", "-p=1",
+				"-exec="+quoteArgs(testenv.Node.Path(), runner),
+				"-skip", "^(TestSearchRescored|TestGeneratedUpToDate)$",
+				"./engine/internal/f32/", "./engine/internal/bitsx/", "./engine/internal/beam/",
+				"./engine/vec/", "./engine/flat/", "./engine/hnsw/", "./lab/metrics/")
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOROOT="+env["GOROOT"], "VECLAB_SIMD="+mode)
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			t.Logf("VECLAB_SIMD=%s GOOS=js GOARCH=wasm go test (%.1f s):\n%s", mode, time.Since(start).Seconds(), out)
+			if err != nil {
+				t.Fatalf("the engine's tests on js/wasm (SIMD %s) failed: %v", mode, err)
+			}
+		})
 	}
+}
+
+// quoteArgs joins a command line for go test -exec, which splits it as
+// cmd/go's quoted.Split does: a word with a space or a quote goes in the
+// quotes it does not hold (quoted.Split has no escapes).
+func quoteArgs(words ...string) string {
+	var b strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		switch {
+		case !strings.ContainsAny(w, " \t\n'\""):
+		case !strings.Contains(w, "'"):
+			w = "'" + w + "'"
+		default:
+			w = `"` + w + `"`
+		}
+		b.WriteString(w)
+	}
+	return b.String()
 }
 
 // loadOut is the JSON line of `node lite.js -json -load N URL`.

@@ -165,7 +165,8 @@ func Distance4(m engine.Metric) Dist4Func {
 }
 
 // KernelName names the float32 distance kernels chosen for this CPU at
-// start-up ("avx512", "avx2" or "generic"), for reports of machine facts.
+// start-up ("avx512", "avx2", "simd128" under js/wasm, or "generic"), for
+// reports of machine facts.
 func KernelName() string { return f32.Impl() }
 
 // SetAccelerated switches the float32 kernels between the SIMD ones chosen

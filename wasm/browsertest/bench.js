@@ -6,12 +6,17 @@
 // (uniform in [−1, 1]^dim, squared L2) are handed to hnswlib-wasm, and both
 // are scored against the same exact top-10. Both run on the page's main
 // thread, one after the other, single-threaded, with the same M,
-// efConstruction and ef sweep.
+// efConstruction and ef sweep. veclab's module runs twice, as two
+// instances: on its pure-Go kernels (VECLAB_SIMD off) and with the
+// WebAssembly SIMD128 kernels of veclab-simd.js; each also times the
+// exhaustive scans of every query (explore.Scan: exact float32, 4-bit and
+// 1-bit OSQ codes).
 //
 //	node bench.js URL [n dim M efConstruction queries seed]
 //
 // It prints one JSON object: for each engine its build seconds and, per
-// ef, recall@10 and QPS; cmd/veclab's BenchmarkBrowserHNSW reads it. The
+// ef, recall@10 and QPS (veclab's: "veclab" with SIMD128, "fallback"
+// without, each with its scans and the console line naming its kernels); cmd/veclab's BenchmarkBrowserHNSW reads it. The
 // hnswlib-wasm files are served to the page from node_modules through a
 // route of the page's own origin (veclab serve does not serve them).
 "use strict";
@@ -61,20 +66,39 @@ async function main() {
 				document.head.appendChild(s);
 			});
 			await load("/wasm_exec.js");
-			const go = new Go();
-			await new Promise(async (resolve) => {
-				globalThis.veclabExplorerReady = resolve;
-				const { instance } = await WebAssembly.instantiateStreaming(fetch("/explorer/explorer.wasm"), go.importObject);
-				go.run(instance);
-			});
-			const X = globalThis.veclabExplorer;
+			await load("/veclab-simd.js");
+			const module = await WebAssembly.compileStreaming(fetch("/explorer/explorer.wasm"));
 			const answer = (s) => {
 				const v = JSON.parse(s);
 				if (v.error) throw new Error(v.error);
 				return v;
 			};
-			const info = answer(X.build(JSON.stringify({ n, dim, queries, m, efConstruction: efc, seed, uniform: true, pictureN: 2 })));
-			const ours = answer(X.search(JSON.stringify({ k: 10, ef: efs[0], efs })));
+			// run starts one instance of the module, with the SIMD128
+			// kernels or on its pure-Go fallback (simd false), builds the
+			// index, sweeps ef and times the exhaustive scans.
+			const run = async (simd) => {
+				const go = new Go();
+				const kernels = veclabSIMD.install(go.importObject, { disable: !simd });
+				let line = "";
+				await new Promise(async (resolve) => {
+					globalThis.veclabExplorerReady = resolve;
+					const instance = await WebAssembly.instantiate(module, go.importObject);
+					line = kernels.attach(instance);
+					go.run(instance);
+				});
+				const X = globalThis.veclabExplorer;
+				const info = answer(X.build(JSON.stringify({ n, dim, queries, m, efConstruction: efc, seed, uniform: true, pictureN: 2 })));
+				const ours = answer(X.search(JSON.stringify({ k: 10, ef: efs[0], efs })));
+				const scans = [32, 4, 1].map((bits) => answer(X.scan(JSON.stringify({ bits, k: 10 }))));
+				return {
+					X, r: { module: X.version, kernels: line, simd: kernels.simd, buildSeconds: info.buildSeconds,
+						curve: ours.curve.map((p) => ({ ef: p.ef, recall: p.recall, qps: p.qps })),
+						scans: scans.map((s) => ({ bits: s.bits, recall: s.recall, qps: s.qps })) },
+				};
+			};
+			const fallback = await run(false);
+			const simd = await run(true);
+			const X = simd.X;
 			const d = X.data();
 			const k = d.k;
 
@@ -112,7 +136,8 @@ async function main() {
 			}
 			return {
 				params: { n, dim, m, efConstruction: efc, queries, seed, k },
-				veclab: { module: X.version, buildSeconds: info.buildSeconds, curve: ours.curve.map((p) => ({ ef: p.ef, recall: p.recall, qps: p.qps })) },
+				veclab: simd.r,
+				fallback: fallback.r,
 				hnswlib: { module: "hnswlib-wasm", buildSeconds: hBuild, curve: hCurve },
 			};
 		}, { n, dim, m, efc, queries, seed, efs });

@@ -31,8 +31,14 @@
 //	node lite.js URL [SCREENSHOT.png]
 //	node lite.js [-json] -load N [-alone] URL
 //	node lite.js -outputs URL
+//	node lite.js -cell FILE URL
 //
 // The third form runs only the check of the notebooks' saved outputs.
+// The fourth runs the Go code of FILE as one cell of a new notebook, on
+// the engine's WebAssembly SIMD128 kernels, then on a new page with
+// ?VECLAB_SIMD=off (the pure-Go fallback), and prints each cell's output,
+// its wall time and a last line "JSON {simd, fallback}" (seconds) for
+// cmd/veclab's BenchmarkBrowserCell.
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -68,6 +74,11 @@ if (!loadRuns && args[0] === "-outputs") {
 	outputsOnly = true;
 	args = args.slice(1);
 }
+let cellFile = "";
+if (!loadRuns && !outputsOnly && args[0] === "-cell") {
+	cellFile = args[1];
+	args = args.slice(2);
+}
 let alone = false;
 if (loadRuns && args[0] === "-alone") {
 	alone = true;
@@ -75,7 +86,7 @@ if (loadRuns && args[0] === "-alone") {
 }
 const base = args[0];
 const screenshot = args[1];
-const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL";
+const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL";
 if (!base) {
 	console.error(usage);
 	process.exit(2);
@@ -612,8 +623,47 @@ async function loadOnly() {
 	if (jsonOut) console.log("JSON " + JSON.stringify({ runs, loadavg: require("os").loadavg() }));
 }
 
+// cellOnly runs cellFile's code in a new notebook twice, with the SIMD128
+// kernels and with ?VECLAB_SIMD=off, each on a page of its own (a new
+// kernel), and prints the times.
+async function cellOnly() {
+	const code = require("fs").readFileSync(cellFile, "utf8");
+	const { profile, context } = await launch();
+	const secsOf = {};
+	try {
+		for (const [mode, query] of [["simd", ""], ["fallback", "?VECLAB_SIMD=off"]]) {
+			const page = await context.newPage();
+			let kernels = "";
+			page.on("console", (m) => {
+				if (m.text().startsWith("veclab: kernels:")) kernels = m.text();
+			});
+			// The worker's console reaches the page's listener through its
+			// own event: listen there too.
+			page.on("worker", (w) => w.on("console", (m) => {
+				if (m.text().startsWith("veclab: kernels:")) kernels = m.text();
+			}));
+			await page.goto(new URL(query, base).href);
+			await appReady(page, 120000);
+			const id = await newNotebook(page, 120000);
+			const t = Date.now();
+			const r = await runCell(page, id, code, 60 * 60 * 1000);
+			const s = (Date.now() - t) / 1000;
+			check(r.status === "ok", `${mode}: the cell failed: ${text(r.outputs)}`);
+			check(mode === "simd" ? /SIMD128/.test(kernels) : /pure Go/.test(kernels), `${mode}: the worker said ${JSON.stringify(kernels)}`);
+			console.log(`ok   ${mode}: ${kernels}; the cell took ${s.toFixed(1)} s:\n${text(r.outputs).trim()}`);
+			secsOf[mode] = s;
+			await page.close();
+		}
+		console.log("JSON " + JSON.stringify(secsOf));
+	} finally {
+		await context.close();
+		require("fs").rmSync(profile, { recursive: true, force: true });
+	}
+}
+
 async function main() {
 	if (loadRuns) return loadOnly();
+	if (cellFile) return cellOnly();
 	if (outputsOnly) {
 		const { profile, context } = await launch();
 		try {

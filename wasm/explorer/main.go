@@ -16,6 +16,7 @@
 //	acorn(gamma)                    JSON explore.ACORNInfo or {error}: builds the ACORN-γ graph (once per γ)
 //	compare(paramsJSON)             JSON [explore.StrategyRow] or {error}: every strategy at the current ef and filter
 //	draw(ef, k, seed)               JSON explore.PictureData or {error}
+//	scan(paramsJSON)                JSON explore.ScanResult or {error}: every query scanned exhaustively (float32, or 4-/1-bit codes)
 //	data()                          {dim, metric, base, queries: Float32Array, k, truth: Int32Array (exact top-10 ids per query)}
 //	strategies                      the filter strategies search accepts
 //	version                         "veclab-explorer go1.x js/wasm"
@@ -140,6 +141,17 @@ func compare(args []js.Value) (any, error) {
 	return lab.Compare(p)
 }
 
+func scan(args []js.Value) (any, error) {
+	if lab == nil {
+		return nil, fmt.Errorf("explorer: scan: no index built yet")
+	}
+	var p explore.ScanParams
+	if err := json.Unmarshal([]byte(arg(args, 0).String()), &p); err != nil {
+		return nil, fmt.Errorf("explorer: scan: parameters: %w", err)
+	}
+	return lab.Scan(p)
+}
+
 func draw(args []js.Value) (any, error) {
 	if lab == nil {
 		return nil, fmt.Errorf("explorer: draw: no index built yet")
@@ -191,6 +203,7 @@ func main() {
 	o.Set("acorn", guard(acorn))
 	o.Set("compare", guard(compare))
 	o.Set("draw", guard(draw))
+	o.Set("scan", guard(scan))
 	o.Set("data", guard(data))
 	st := js.Global().Get("Array").New()
 	for _, s := range explore.Strategies() {

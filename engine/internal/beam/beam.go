@@ -75,8 +75,8 @@ func PrefetchLinks(links []engine.ID, stride int, id engine.ID) {
 }
 
 // Score writes the distances of the prepared query q to the rows ids into
-// out (len(out) ≥ len(ids)): four rows per kernel call when sp.Quad, else
-// one.
+// out (len(out) ≥ len(ids)): the whole list in one call of f32.DotIDs /
+// L2SqIDs when sp.Quad (four rows per Dot4 block), else one row per call.
 func (sp *Space) Score(q []float32, ids []engine.ID, out []float32) {
 	dim, stride := sp.Dim, sp.Stride
 	data := sp.Data
@@ -85,27 +85,26 @@ func (sp *Space) Score(q []float32, ids []engine.ID, out []float32) {
 		o := int(id) * stride
 		return data[o : o+dim : o+dim]
 	}
-	i := 0
 	l2 := sp.Metric == engine.L2
-	if sp.Quad {
+	if sp.Quad && len(ids) > 0 {
+		// The whole batch in one kernel call (four rows per Dot4 block,
+		// the rest one by one; on js/wasm one crossing into the SIMD128
+		// kernels per expanded node). engine.ID is a uint32.
+		u := unsafe.Slice((*uint32)(unsafe.Pointer(&ids[0])), len(ids))
 		if l2 {
-			for ; i+4 <= len(ids); i += 4 {
-				out[i], out[i+1], out[i+2], out[i+3] = f32.L2Sq4(q, row(ids[i]), row(ids[i+1]), row(ids[i+2]), row(ids[i+3]))
-			}
-		} else {
-			for ; i+4 <= len(ids); i += 4 {
-				out[i], out[i+1], out[i+2], out[i+3] = f32.Dot4(q, row(ids[i]), row(ids[i+1]), row(ids[i+2]), row(ids[i+3]))
-			}
+			f32.L2SqIDs(q[:dim], data, stride, u, out)
+			return
 		}
-	}
-	if l2 {
-		for ; i < len(ids); i++ {
+		f32.DotIDs(q[:dim], data, stride, u, out)
+	} else if l2 {
+		for i := range ids {
 			out[i] = f32.L2Sq(q, row(ids[i]))
 		}
 		return
-	}
-	for ; i < len(ids); i++ {
-		out[i] = f32.Dot(q, row(ids[i]))
+	} else {
+		for i := range ids {
+			out[i] = f32.Dot(q, row(ids[i]))
+		}
 	}
 	if sp.Metric == engine.Dot {
 		for j := range out {

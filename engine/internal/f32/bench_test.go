@@ -174,7 +174,9 @@ func BenchmarkDot4(b *testing.B) {
 // Each op is one block of each; twin/ref4 is the median of the blocks'
 // paired ratios. Hypothesis: one bounds check per sixteen elements instead
 // of one per element makes the twins faster under GOOS=js GOARCH=wasm (run
-// it with go_js_wasm_exec), where every check is a branch, and no slower on
+// it with engine/internal/wasmsimd's node_exec.js as the -exec runner; the
+// toolchain's go_js_wasm_exec lacks the veclab_simd import), where every
+// check is a branch, and no slower on
 // amd64, where the loop is bound by the adds' latency over four accumulators
 // either way. (Repeating the loop inside Dot4Generic's body instead of four
 // calls was measured too: no faster under wasm, 8–10% slower on amd64 at

@@ -33,6 +33,17 @@ var DotRowsQ3 = DotRowsQ3Generic
 // L2SqRowsQ3 is DotRowsQ3 for L2SqRows.
 var L2SqRowsQ3 = L2SqRowsQ3Generic
 
+// DotIDs sets out[j] = Dot(q, data[ids[j]*stride : ids[j]*stride+len(q)])
+// for every j < len(ids) (len(out) ≥ len(ids)): the rows of a list of ids,
+// the batch the beam search scores per expanded node. Blocks of four
+// rows are bit-identical to what Dot4 gives for them, the last
+// len(ids) mod 4 rows to what Dot gives. On js/wasm ("simd128") the list
+// is one crossing into engine/internal/wasmsimd.
+var DotIDs = DotIDsGeneric
+
+// L2SqIDs is DotIDs for L2Sq4 and L2Sq.
+var L2SqIDs = L2SqIDsGeneric
+
 // Kernel is one complete set of kernels, named after the instruction set it needs.
 type Kernel struct {
 	Name  string // "generic", "avx2" or "avx512"
@@ -48,11 +59,17 @@ type Kernel struct {
 	// rows, each distance bit-identical to DotRows / L2SqRows of the set.
 	DotRowsQ3  func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int)
 	L2SqRowsQ3 func(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int)
+	// DotIDs and L2SqIDs score the rows of a list of ids, each block of
+	// four bit-identical to Dot4 / L2Sq4 of the set and the rest to Dot /
+	// L2Sq.
+	DotIDs  func(q, data []float32, stride int, ids []uint32, out []float32)
+	L2SqIDs func(q, data []float32, stride int, ids []uint32, out []float32)
 }
 
 // Generic is the pure-Go kernel set, available everywhere.
 var Generic = Kernel{Name: "generic", Dot: DotGeneric, L2Sq: L2SqGeneric, Dot4: Dot4Generic, L2Sq4: L2Sq4Generic,
-	DotRows: DotRowsGeneric, L2SqRows: L2SqRowsGeneric, DotRowsQ3: DotRowsQ3Generic, L2SqRowsQ3: L2SqRowsQ3Generic}
+	DotRows: DotRowsGeneric, L2SqRows: L2SqRowsGeneric, DotRowsQ3: DotRowsQ3Generic, L2SqRowsQ3: L2SqRowsQ3Generic,
+	DotIDs: DotIDsGeneric, L2SqIDs: L2SqIDsGeneric}
 
 var (
 	available = append([]Kernel{Generic}, archKernels()...) // generic first, best last
@@ -77,9 +94,11 @@ func SetAccelerated(on bool) {
 	Dot, L2Sq, Dot4, L2Sq4 = k.Dot, k.L2Sq, k.Dot4, k.L2Sq4
 	DotRows, L2SqRows = k.DotRows, k.L2SqRows
 	DotRowsQ3, L2SqRowsQ3 = k.DotRowsQ3, k.L2SqRowsQ3
+	DotIDs, L2SqIDs = k.DotIDs, k.L2SqIDs
 }
 
-// Impl names the kernel set in use: "avx512", "avx2" or "generic".
+// Impl names the kernel set in use: "avx512", "avx2", "simd128" (js/wasm)
+// or "generic".
 func Impl() string { return current.Name }
 
 // DotGeneric is the pure-Go twin of Dot: four accumulators, s_k summing the
@@ -251,4 +270,35 @@ func DotRowsQ3Generic(q []float32, qstride, dim int, data []float32, stride, n i
 // each of the three queries.
 func L2SqRowsQ3Generic(q []float32, qstride, dim int, data []float32, stride, n int, out []float32, ostride int) {
 	rowsQ3(L2SqRowsGeneric)(q, qstride, dim, data, stride, n, out, ostride)
+}
+
+// idsVia returns an IDs kernel made of a set's four-row and one-row
+// kernels: four rows per quad call, the rest one by one.
+func idsVia(quad func(q, a, b, c, d []float32) (float32, float32, float32, float32), one func(a, b []float32) float32) func(q, data []float32, stride int, ids []uint32, out []float32) {
+	return func(q, data []float32, stride int, ids []uint32, out []float32) {
+		n := len(q)
+		out = out[:len(ids)]
+		row := func(id uint32) []float32 {
+			o := int(id) * stride
+			return data[o : o+n : o+n]
+		}
+		i := 0
+		for ; i+4 <= len(ids); i += 4 {
+			out[i], out[i+1], out[i+2], out[i+3] = quad(q, row(ids[i]), row(ids[i+1]), row(ids[i+2]), row(ids[i+3]))
+		}
+		for ; i < len(ids); i++ {
+			out[i] = one(q, row(ids[i]))
+		}
+	}
+}
+
+// DotIDsGeneric is the pure-Go twin of DotIDs: Dot4Generic over each block
+// of four ids, DotGeneric over the rest.
+func DotIDsGeneric(q, data []float32, stride int, ids []uint32, out []float32) {
+	idsVia(Dot4Generic, DotGeneric)(q, data, stride, ids, out)
+}
+
+// L2SqIDsGeneric is the pure-Go twin of L2SqIDs.
+func L2SqIDsGeneric(q, data []float32, stride int, ids []uint32, out []float32) {
+	idsVia(L2Sq4Generic, L2SqGeneric)(q, data, stride, ids, out)
 }

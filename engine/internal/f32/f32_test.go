@@ -356,9 +356,10 @@ func TestSetAccelerated(t *testing.T) {
 }
 
 func ExampleImpl() {
-	// The kernel set depends on the CPU; it is always one of three.
+	// The kernel set depends on the CPU (and, under js/wasm, on the
+	// host's SIMD128); it is always one of four.
 	switch Impl() {
-	case "avx512", "avx2", "generic":
+	case "avx512", "avx2", "simd128", "generic":
 		fmt.Println("known kernel")
 	}
 	// Output: known kernel

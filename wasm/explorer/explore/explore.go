@@ -132,6 +132,7 @@ type Lab struct {
 	acorn    *ACORNInfo            // nil until BuildACORN
 	truth    map[int][][]engine.ID // by filter threshold (100: no filter), K = truthK
 	truthK   int
+	scans    map[int]*scanCodes // Scan's codes, by bits
 
 	BuildSeconds   float64 // the graph build alone (with code encoding when quantized)
 	DataSeconds    float64

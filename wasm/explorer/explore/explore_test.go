@@ -152,3 +152,30 @@ func TestDrawAndBadParams(t *testing.T) {
 		}
 	}
 }
+
+// TestScan checks the exhaustive scans Scan times: the exact scan finds
+// the exact top-k (recall 1), the 4-bit codes nearly so and the 1-bit ones
+// less, each with a positive rate; a bad bits or k is an error.
+func TestScan(t *testing.T) {
+	l, err := Build(BuildParams{N: 600, Dim: 32, Queries: 20, Seed: 3, Uniform: true, PictureN: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		bits      int
+		minRecall float64
+	}{{32, 1}, {4, 0.8}, {1, 0.3}} {
+		r, err := l.Scan(ScanParams{Bits: c.bits})
+		if err != nil {
+			t.Fatalf("bits %d: %v", c.bits, err)
+		}
+		if r.Recall < c.minRecall || r.Recall > 1 || !(r.QPS > 0) {
+			t.Errorf("bits %d: recall %.3f (want ≥ %.2f), QPS %.0f", c.bits, r.Recall, c.minRecall, r.QPS)
+		}
+	}
+	for _, p := range []ScanParams{{Bits: 8}, {Bits: 32, K: -1}, {Bits: 32, K: 101}} {
+		if _, err := l.Scan(p); err == nil {
+			t.Errorf("Scan(%+v) accepted", p)
+		}
+	}
+}

@@ -130,7 +130,9 @@ function newWorker() {
 		setState("idle", "the worker stopped");
 		showError("the worker", e.message || "an error without a message (out of memory?)");
 	};
-	w.postMessage({ type: "init", module: state.module });
+	// ?VECLAB_SIMD=off runs the engine on its pure-Go kernels (as in the
+	// JupyterLite site; the benchmarks compare the two in one page).
+	w.postMessage({ type: "init", module: state.module, simdOff: new URLSearchParams(location.search).get("VECLAB_SIMD") === "off" });
 	return w;
 }
 

@@ -9,9 +9,13 @@
 //	{type: "draw", id, ef, k, seed}    → {type: "drawn", id, picture}
 //	{type: "data", id}                 → {type: "data", id, data}   (the built data, for benchmarks)
 //
+// init's simdOff runs the engine on its pure-Go kernels instead of the
+// WebAssembly SIMD128 ones (veclab-simd.js; the worker's console says
+// which are in use, and ready's kernels names them).
+//
 // and any failure as {type: "error", id, what, error} (what: the request). A call runs to its end:
 // the page supersedes a running build by terminating this worker.
-importScripts("../wasm_exec.js");
+importScripts("../wasm_exec.js", "../veclab-simd.js");
 
 let ready = null;
 
@@ -32,11 +36,18 @@ onmessage = async (e) => {
 	if (m.type === "init") {
 		ready = (async () => {
 			const go = new Go();
-			await new Promise((resolve) => {
+			// The kernels import the Go instance's memory: install before
+			// instantiating, attach before go.run (veclab-simd.js).
+			const simd = veclabSIMD.install(go.importObject, { disable: !!m.simdOff });
+			let kernels = "";
+			await new Promise((resolve, reject) => {
 				globalThis.veclabExplorerReady = resolve;
-				WebAssembly.instantiate(m.module, go.importObject).then((inst) => go.run(inst));
+				WebAssembly.instantiate(m.module, go.importObject).then((inst) => {
+					kernels = simd.attach(inst);
+					go.run(inst);
+				}, reject);
 			});
-			postMessage({ type: "ready", version: veclabExplorer.version, strategies: Array.from(veclabExplorer.strategies) });
+			postMessage({ type: "ready", version: veclabExplorer.version, strategies: Array.from(veclabExplorer.strategies), kernels, simd: simd.simd });
 		})().catch((err) => postMessage({ type: "error", id: 0, error: "explorer: starting the module: " + err, what: "start" }));
 		return;
 	}

@@ -49,17 +49,18 @@
 	};
 
 	// assets fetches, once per page, what every kernel worker needs: the
-	// worker's script, wasm_exec.js and veclab.wasm's address. Each worker
+	// worker's script, wasm_exec.js, the engine's SIMD128 kernels
+	// (veclab-simd.js) and veclab.wasm's address. Each worker
 	// gets them from the page: a restarted kernel, or a second one, needs
 	// no network (the site works offline once loaded).
 	let assets = null;
 	function loadAssets() {
 		if (assets) return assets;
 		assets = (async () => {
-			const [worker, execJS, wasm] = await Promise.all([
-				text("build/veclab-worker.js"), text("wasm_exec.js"), wasmURL(),
+			const [worker, execJS, simdJS, wasm] = await Promise.all([
+				text("build/veclab-worker.js"), text("wasm_exec.js"), text("veclab-simd.js"), wasmURL(),
 			]);
-			return { workerURL: URL.createObjectURL(new Blob([worker], { type: "text/javascript" })), execJS, wasm };
+			return { workerURL: URL.createObjectURL(new Blob([worker], { type: "text/javascript" })), execJS, simdJS, wasm };
 		})();
 		assets.catch(() => { assets = null; }); // a later kernel tries again
 		return assets;
@@ -81,7 +82,7 @@
 	function init(w, a) {
 		const m = module;
 		Object.assign(w, m.times);
-		w.worker.postMessage({ type: "init", module: m.module, execJS: a.execJS, env: { ...env }, flag: w.flag });
+		w.worker.postMessage({ type: "init", module: m.module, execJS: a.execJS, simdJS: a.simdJS, env: { ...env }, flag: w.flag });
 	}
 
 	// startWorker starts a kernel worker on the assets. Messages that
@@ -123,7 +124,7 @@
 				if (module) return init(w, a);
 				if (compiler) return waiting.push(go);
 				compiler = w; // this worker compiles, then starts on the module
-				w.worker.postMessage({ type: "init", wasm: a.wasm, execJS: a.execJS, env: { ...env }, flag });
+				w.worker.postMessage({ type: "init", wasm: a.wasm, execJS: a.execJS, simdJS: a.simdJS, env: { ...env }, flag });
 			};
 			go();
 		}, (err) => deliver({ type: "failed", error: `loading veclab.wasm: ${err && err.message ? err.message : err}` }));

@@ -1,13 +1,14 @@
 // The Web Worker of the Go (veclab) kernel: it runs wasm_exec.js of the Go
-// toolchain that built veclab.wasm and the module, both handed over by the
-// page. The first worker of a page compiles the module from its address
+// toolchain that built veclab.wasm, the engine's SIMD128 kernels
+// (veclab-simd.js; env VECLAB_SIMD=off, from ?VECLAB_SIMD=off, keeps the
+// pure-Go ones) and the module, all handed over by the page. The first worker of a page compiles the module from its address
 // (init's wasm) and posts it back, so later workers start on it (boot.js
 // says why the compilation is here, not on the page). It answers the
 // requests of kernel.js through the bridge the module installs
 // (globalThis.veclab, wasm/main.go). A cell that computes blocks this
 // worker, never the page; outputs are posted as the cell produces them.
 //
-//	in:  {type: "init", module | wasm, execJS, env, flag}
+//	in:  {type: "init", module | wasm, execJS, simdJS, env, flag}
 //	     {type: "execute"|"complete"|"inspect"|"isComplete", id, …}
 //	out: {type: "compiled", module, requestedAbs, compiledAbs} (init with wasm)
 //	     {type: "ready", version, goVersion} | {type: "failed", error}
@@ -80,6 +81,10 @@ async function init(m) {
 		// wasm_exec.js of the toolchain that built the module, as text from
 		// the page (this worker may start offline): it defines globalThis.Go.
 		(0, eval)(m.execJS);
+		// veclab-simd.js, the same way: it defines globalThis.veclabSIMD,
+		// whose import the module needs before it is instantiated and whose
+		// kernels need the instance's memory before go.run.
+		(0, eval)(m.simdJS);
 		const go = new globalThis.Go();
 		let exitCode = null;
 		const exit = go.exit.bind(go);
@@ -90,7 +95,9 @@ async function init(m) {
 		go.env = { HOME: "/", ...m.env };
 		const ready = new Promise((resolve) => { globalThis.veclabReady = resolve; });
 		const t1 = performance.now();
+		const simd = globalThis.veclabSIMD.install(go.importObject, { disable: (m.env || {}).VECLAB_SIMD === "off" });
 		const instance = await WebAssembly.instantiate(m.module, go.importObject);
+		simd.attach(instance); // logs which kernels are in use
 		go.run(instance).then(() => {
 			// Exit code 2 is the runtime's fatal error (out of memory, a stack
 			// overflow) or an unrecovered panic; its report went to stderr,
