@@ -719,7 +719,8 @@ async function main() {
 
 		const listing = await page.evaluate(async () => (await window.jupyterapp.serviceManager.contents.get("notebooks", { content: true })).content.map((m) => m.name));
 		const fs = require("fs"), path = require("path");
-		const repo = fs.readdirSync(path.join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb")).sort();
+		// The notebooks and the course's README (build.mjs serves it for the notebooks' links).
+		const repo = fs.readdirSync(path.join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb") || f === "README.md").sort();
 		check(JSON.stringify(listing.slice().sort()) === JSON.stringify(repo), `the file browser's notebooks/ holds ${listing.join(", ")}, want ${repo.join(", ")}`);
 		await page.evaluate(() => window.jupyterapp.commands.execute("filebrowser:go-to-path", { path: "notebooks" }));
 		await page.waitForSelector('.jp-DirListing-item[title*="02-redis-ef-runtime.ipynb"], .jp-DirListing-itemText:has-text("02-redis-ef-runtime.ipynb")', { timeout: 20000 });
