@@ -96,8 +96,9 @@ func DataRoot() (string, error) {
 var embedded embed.FS
 
 // Resolve finds the directory of a data set given by name or path: a
-// directory holding base.* is used as it is; a known name is looked up
-// under root (DataRoot when root is ""). glove-3k, checked into the
+// directory holding base.* is used as it is; a known name, or the name of
+// a set `veclab data import` wrote, is looked up under root (DataRoot when
+// root is ""). glove-3k, checked into the
 // repository, is also compiled in: when it is not under root, Resolve
 // returns "" and a nil error, and [OpenData] reads the embedded copy.
 func Resolve(nameOrDir, root string) (dir string, err error) {
@@ -111,6 +112,16 @@ func Resolve(nameOrDir, root string) (dir string, err error) {
 	if !ok {
 		if st, err := os.Stat(nameOrDir); err == nil && st.IsDir() {
 			return nameOrDir, nil
+		}
+		// A set `veclab data import` wrote under the data directory.
+		if root == "" {
+			root, _ = DataRoot()
+		}
+		if root != "" {
+			dir := filepath.Join(root, nameOrDir)
+			if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
+				return dir, nil
+			}
 		}
 		names := make([]string, len(Sources))
 		for i, s := range Sources {
