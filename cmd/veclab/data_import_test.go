@@ -9,6 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/veclab/veclab/internal/testenv"
 	"github.com/veclab/veclab/lab/dataset"
 )
 
@@ -70,5 +71,30 @@ func TestDataImport(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "bad")); err == nil {
 		t.Error("a failed import left a directory")
+	}
+}
+
+// TestDataGetFortunes builds the sentence set from Debian's fortunes with
+// the pinned npm embedder, as on a clean machine after ./test.sh's
+// installs, and opens it.
+func TestDataGetFortunes(t *testing.T) {
+	testenv.Need(t, testenv.Fortunes, testenv.Sentences)
+	t.Setenv("VECLAB_SENTENCES_DIR", testenv.Sentences.Dir())
+	root := t.TempDir()
+	var out, errb bytes.Buffer
+	if rc := run([]string{"data", "get", "-root", root, "fortunes"}, &out, &errb); rc != 0 {
+		t.Fatalf("rc %d: %s", rc, errb.String())
+	}
+	r, err := dataset.OpenData("fortunes", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := dataset.LookupSource("fortunes")
+	if r.Base.N != src.Base || r.Queries.N != src.Queries || r.Base.Dim != src.Dim {
+		t.Errorf("built %d + %d × %d; the source says %d + %d × %d\n%s", r.Base.N, r.Queries.N, r.Base.Dim, src.Base, src.Queries, src.Dim, errb.String())
+	}
+	words, err := os.ReadFile(filepath.Join(root, "fortunes", "words.txt"))
+	if err != nil || strings.Count(string(words), "\n") != src.Base+src.Queries {
+		t.Errorf("words.txt: %v, %d lines", err, strings.Count(string(words), "\n"))
 	}
 }
