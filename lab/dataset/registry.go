@@ -75,7 +75,7 @@ var Sources = []Source{
 	{Name: "glove", Dim: 100, Metric: engine.Cosine, Base: WinkWords - 1000, Queries: 1000, Seed: GloVeSeed,
 		Origin: "npm " + WinkPackage + " (GloVe 6B 100-d)", License: gloveLicense, Bytes: 139_000_000},
 	{Name: "fortunes", Dim: 100, Metric: engine.Cosine, Base: 14_046, Queries: 1000, Seed: FortunesSeed,
-		Origin: "Debian fortunes and fortunes-min 1:1.99.1 (fortune-mod's quotes, every file but ascii-art), embedded offline by wink-nlp's sentence vectors over GloVe 6B 100-d (npm tree lab/dataset/sentences)",
+		Origin:  "Debian fortunes and fortunes-min 1:1.99.1 (fortune-mod's quotes, every file but ascii-art), embedded offline by wink-nlp's sentence vectors over GloVe 6B 100-d (npm tree lab/dataset/sentences)",
 		License: "fortune-mod's files under the BSD licence (Debian's copyright file for fortunes); GloVe 6B under the PDDL; wink-nlp and its model MIT", Bytes: 10_000_000},
 	{Name: "fashion-mnist", Dim: 784, Metric: engine.L2, Base: 60_000, Queries: 10_000,
 		Origin: "Debian " + FashionPackage + " (Zalando's IDX files: train as base, test as queries)", License: "MIT (Zalando SE), per the Debian package's copyright file", Bytes: 226_000_000},
