@@ -59,6 +59,19 @@ func TestDataImport(t *testing.T) {
 	if r.Base.N != 280 || r.Queries.N != 20 || r.Manifest.Name != "mine" {
 		t.Errorf("opened %d + %d, name %q", r.Base.N, r.Queries.N, r.Manifest.Name)
 	}
+	// A file where a set is expected (-data FILE, Env.UseData(FILE, ""))
+	// is imported once, under its name and content hash.
+	byFile, err := dataset.OpenData(src, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := dataset.OpenData(src, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if byFile.Dir != again.Dir || !strings.HasPrefix(filepath.Base(byFile.Dir), "mine-") || byFile.Base.N != 270 || byFile.Queries.N != 30 {
+		t.Errorf("by file: %s and %s, %d + %d rows", byFile.Dir, again.Dir, byFile.Base.N, byFile.Queries.N)
+	}
 	if rc := run([]string{"data", "import", "-root", root, src}, &out, &errb); rc == 0 || !strings.Contains(errb.String(), "exists") {
 		t.Errorf("second import: rc %d, %s", rc, errb.String())
 	}

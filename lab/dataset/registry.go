@@ -108,12 +108,22 @@ func DataRoot() (string, error) {
 var embedded embed.FS
 
 // Resolve finds the directory of a data set given by name or path: a
+// Parquet or HDF5 file is imported once under root by the registered
+// importer ([RegisterImporter]) and its directory returned; a
 // directory holding base.* is used as it is; a known name, or the name of
 // a set `veclab data import` wrote, is looked up under root (DataRoot when
 // root is ""). glove-3k, checked into the
 // repository, is also compiled in: when it is not under root, Resolve
 // returns "" and a nil error, and [OpenData] reads the embedded copy.
 func Resolve(nameOrDir, root string) (dir string, err error) {
+	if IsImportable(nameOrDir) {
+		if st, err := os.Stat(nameOrDir); err == nil && st.Mode().IsRegular() {
+			if importer == nil {
+				return "", fmt.Errorf("dataset: %s: Parquet and HDF5 files are read by the native veclab (lab/dataset/ingest, `veclab data import`); this build has no importer: %w", nameOrDir, engine.ErrInvalidArgument)
+			}
+			return importer(nameOrDir, root)
+		}
+	}
 	if strings.ContainsAny(nameOrDir, `/\`) || nameOrDir == "." {
 		if _, err := os.Stat(nameOrDir); err != nil {
 			return "", err
@@ -154,6 +164,27 @@ func Resolve(nameOrDir, root string) (dir string, err error) {
 		return "", nil
 	}
 	return "", fmt.Errorf("dataset: data set %s is not in %s: run `veclab data get %s`: %w", src.Name, root, src.Name, engine.ErrNotFound)
+}
+
+// importer converts a Parquet or HDF5 file into a data set directory
+// under root and returns it; lab/dataset/ingest registers it, so that
+// builds which do not link the Parquet and HDF5 readers (js/wasm) stay
+// small.
+var importer func(path, root string) (string, error)
+
+// RegisterImporter sets the function [Resolve] calls for a Parquet or
+// HDF5 file ([IsImportable]): it converts the file once into a data set
+// directory under root ("" for DataRoot) and returns the directory.
+func RegisterImporter(f func(path, root string) (dir string, err error)) { importer = f }
+
+// IsImportable reports whether a path names a Parquet or HDF5 file by its
+// extension (.parquet, .pq, .hdf5, .h5).
+func IsImportable(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet", ".pq", ".hdf5", ".h5":
+		return true
+	}
+	return false
 }
 
 // Cached reports whether the source's converted directory is under root.

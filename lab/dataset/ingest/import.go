@@ -356,3 +356,37 @@ func fileSHA256(path string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+func init() { dataset.RegisterImporter(ImportOnce) }
+
+// ImportOnce is the importer [dataset.Resolve] calls for a Parquet or HDF5
+// file given where a data set is expected (-data FILE,
+// Env.UseData(FILE, "")): it imports the file with the default [Options]
+// into root (DataRoot when "") as NAME-SHA, the file's name and the first
+// 12 hex digits of its SHA-256, and returns that directory; a file already
+// imported is not read again.
+func ImportOnce(path, root string) (string, error) {
+	if root == "" {
+		var err error
+		if root, err = dataset.DataRoot(); err != nil {
+			return "", err
+		}
+	}
+	sum, err := fileSHA256(path)
+	if err != nil {
+		return "", err
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + "-" + sum[:12]
+	dir := filepath.Join(root, name)
+	if _, err := os.Stat(filepath.Join(dir, dataset.ManifestFile)); err == nil {
+		return dir, dataset.VerifyDir(dir)
+	}
+	l, _, err := Import(context.Background(), path, Options{Name: name})
+	if err != nil {
+		return "", err
+	}
+	if err := dataset.WriteLayout(dir, l); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
