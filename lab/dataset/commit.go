@@ -24,8 +24,15 @@ type Layout struct {
 	// as the truth cache file Real.Truth reads, so a fresh directory
 	// needs no exact search.
 	Truth *GroundTruth
+	// Given, when not nil, is the source's own neighbour lists (one row a
+	// query, nearest first), written as groundtruth.ivecs in place of
+	// Truth's ids; Truth still seeds the truth cache.
+	Given [][]int32
 	// Labels, when not nil, are written as base-labels.ivecs.
 	Labels []int32
+	// IDs, when not nil, are written as ids.txt, one a line: the source's
+	// id of each base row then of each query row.
+	IDs []string
 	// Words, when not nil, are written as words.txt, one a line: what each
 	// base row then each query row stands for.
 	Words    []string
@@ -101,7 +108,14 @@ func WriteLayout(dir string, l Layout) error {
 	if err := put("query.fvecs", func(w io.Writer) error { return WriteFvecs(w, l.Queries) }); err != nil {
 		return err
 	}
-	if l.Truth != nil {
+	if l.Given != nil {
+		if len(l.Given) != l.Queries.N {
+			return fmt.Errorf("dataset: WriteLayout: %d neighbour lists for %d queries: %w", len(l.Given), l.Queries.N, engine.ErrInvalidArgument)
+		}
+		if err := put("groundtruth.ivecs", func(w io.Writer) error { return WriteIvecs(w, l.Given) }); err != nil {
+			return err
+		}
+	} else if l.Truth != nil {
 		rows := make([][]int32, len(l.Truth.IDs))
 		for i, ids := range l.Truth.IDs {
 			rows[i] = make([]int32, len(ids))
@@ -122,17 +136,23 @@ func WriteLayout(dir string, l Layout) error {
 			return err
 		}
 	}
-	if l.Words != nil {
-		if len(l.Words) != l.Base.N+l.Queries.N {
-			return fmt.Errorf("dataset: WriteLayout: %d words for %d base and %d query rows: %w", len(l.Words), l.Base.N, l.Queries.N, engine.ErrInvalidArgument)
+	for _, lines := range []struct {
+		file, what string
+		rows       []string
+	}{{"words.txt", "word", l.Words}, {"ids.txt", "id", l.IDs}} {
+		if lines.rows == nil {
+			continue
 		}
-		for i, w := range l.Words {
+		if len(lines.rows) != l.Base.N+l.Queries.N {
+			return fmt.Errorf("dataset: WriteLayout: %d %ss for %d base and %d query rows: %w", len(lines.rows), lines.what, l.Base.N, l.Queries.N, engine.ErrInvalidArgument)
+		}
+		for i, w := range lines.rows {
 			if strings.ContainsAny(w, "\n\r") {
-				return fmt.Errorf("dataset: WriteLayout: word %d (%q) holds a line break: %w", i, w, engine.ErrInvalidArgument)
+				return fmt.Errorf("dataset: WriteLayout: %s %d (%q) holds a line break: %w", lines.what, i, w, engine.ErrInvalidArgument)
 			}
 		}
-		if err := put("words.txt", func(w io.Writer) error {
-			_, err := io.WriteString(w, strings.Join(l.Words, "\n")+"\n")
+		if err := put(lines.file, func(w io.Writer) error {
+			_, err := io.WriteString(w, strings.Join(lines.rows, "\n")+"\n")
 			return err
 		}); err != nil {
 			return err

@@ -32,6 +32,18 @@ import (
 // '<f4' in version 1.0 byte for byte as numpy.save does (the header padded
 // so the data starts on a 64-byte boundary).
 
+//
+// Why not codeberg.org/sbinet/npyio (v0.14.0, compared for issue 26): it
+// reads any dtype and shape into Go values through reflection, but it
+// allocates the whole array from the header's shape before reading a byte
+// (a 128-byte file claiming (1073741824, 1024) float32 ends the process
+// with a fatal out-of-memory error, which no recover catches), returns a
+// bare "EOF" for a truncated file after filling the missing components
+// with the last bytes read, and checks no NaN or Inf. This reader streams
+// rows, names the row and byte offset of every fault and is fuzzed; the
+// lab needs only 2-D float arrays, so npyio's generality would buy
+// nothing here for a gopickle and golang.org/x/text dependency.
+
 // npyMagic starts every .npy file. Part of the format; never change.
 const npyMagic = "\x93NUMPY"
 

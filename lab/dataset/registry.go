@@ -49,6 +49,15 @@ const (
 	GloVeSeed = 12
 )
 
+// The fortunes as Debian's fortunes and fortunes-min install them: the
+// sentence set's texts.
+const (
+	FortunesPackage = "fortunes"
+	FortunesDir     = "/usr/share/games/fortunes"
+	// FortunesSeed is the seed of the 1,000 held-out fortune queries.
+	FortunesSeed = 13
+)
+
 // Fashion-MNIST as Debian's dataset-fashion-mnist installs it.
 const (
 	FashionPackage = "dataset-fashion-mnist"
@@ -65,6 +74,9 @@ var Sources = []Source{
 		Origin: "npm " + WinkPackage + " (GloVe 6B 100-d)", License: gloveLicense, Bytes: 41_000_000},
 	{Name: "glove", Dim: 100, Metric: engine.Cosine, Base: WinkWords - 1000, Queries: 1000, Seed: GloVeSeed,
 		Origin: "npm " + WinkPackage + " (GloVe 6B 100-d)", License: gloveLicense, Bytes: 139_000_000},
+	{Name: "fortunes", Dim: 100, Metric: engine.Cosine, Base: 14_046, Queries: 1000, Seed: FortunesSeed,
+		Origin:  "Debian fortunes and fortunes-min 1:1.99.1 (fortune-mod's quotes, every file but ascii-art), embedded offline by wink-nlp's sentence vectors over GloVe 6B 100-d (npm tree lab/dataset/sentences)",
+		License: "fortune-mod's files under the BSD licence (Debian's copyright file for fortunes); GloVe 6B under the PDDL; wink-nlp and its model MIT", Bytes: 10_000_000},
 	{Name: "fashion-mnist", Dim: 784, Metric: engine.L2, Base: 60_000, Queries: 10_000,
 		Origin: "Debian " + FashionPackage + " (Zalando's IDX files: train as base, test as queries)", License: "MIT (Zalando SE), per the Debian package's copyright file", Bytes: 226_000_000},
 }
@@ -96,11 +108,22 @@ func DataRoot() (string, error) {
 var embedded embed.FS
 
 // Resolve finds the directory of a data set given by name or path: a
-// directory holding base.* is used as it is; a known name is looked up
-// under root (DataRoot when root is ""). glove-3k, checked into the
+// Parquet or HDF5 file is imported once under root by the registered
+// importer ([RegisterImporter]) and its directory returned; a
+// directory holding base.* is used as it is; a known name, or the name of
+// a set `veclab data import` wrote, is looked up under root (DataRoot when
+// root is ""). glove-3k, checked into the
 // repository, is also compiled in: when it is not under root, Resolve
 // returns "" and a nil error, and [OpenData] reads the embedded copy.
 func Resolve(nameOrDir, root string) (dir string, err error) {
+	if IsImportable(nameOrDir) {
+		if st, err := os.Stat(nameOrDir); err == nil && st.Mode().IsRegular() {
+			if importer == nil {
+				return "", fmt.Errorf("dataset: %s: Parquet and HDF5 files are read by the native veclab (lab/dataset/ingest, `veclab data import`); this build has no importer: %w", nameOrDir, engine.ErrInvalidArgument)
+			}
+			return importer(nameOrDir, root)
+		}
+	}
 	if strings.ContainsAny(nameOrDir, `/\`) || nameOrDir == "." {
 		if _, err := os.Stat(nameOrDir); err != nil {
 			return "", err
@@ -111,6 +134,16 @@ func Resolve(nameOrDir, root string) (dir string, err error) {
 	if !ok {
 		if st, err := os.Stat(nameOrDir); err == nil && st.IsDir() {
 			return nameOrDir, nil
+		}
+		// A set `veclab data import` wrote under the data directory.
+		if root == "" {
+			root, _ = DataRoot()
+		}
+		if root != "" {
+			dir := filepath.Join(root, nameOrDir)
+			if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
+				return dir, nil
+			}
 		}
 		names := make([]string, len(Sources))
 		for i, s := range Sources {
@@ -131,6 +164,27 @@ func Resolve(nameOrDir, root string) (dir string, err error) {
 		return "", nil
 	}
 	return "", fmt.Errorf("dataset: data set %s is not in %s: run `veclab data get %s`: %w", src.Name, root, src.Name, engine.ErrNotFound)
+}
+
+// importer converts a Parquet or HDF5 file into a data set directory
+// under root and returns it; lab/dataset/ingest registers it, so that
+// builds which do not link the Parquet and HDF5 readers (js/wasm) stay
+// small.
+var importer func(path, root string) (string, error)
+
+// RegisterImporter sets the function [Resolve] calls for a Parquet or
+// HDF5 file ([IsImportable]): it converts the file once into a data set
+// directory under root ("" for DataRoot) and returns the directory.
+func RegisterImporter(f func(path, root string) (dir string, err error)) { importer = f }
+
+// IsImportable reports whether a path names a Parquet or HDF5 file by its
+// extension (.parquet, .pq, .hdf5, .h5).
+func IsImportable(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet", ".pq", ".hdf5", ".h5":
+		return true
+	}
+	return false
 }
 
 // Cached reports whether the source's converted directory is under root.

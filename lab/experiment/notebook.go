@@ -18,13 +18,33 @@ const ScaleVariable = "VECLAB_SCALE"
 // the repository), and an environment for it with the seed (1 in the
 // notebooks). It exists so every set-up cell reads the same way and shows
 // the two choices a reader may change, not the parsing around them.
+//
+// With $VECLAB_DATA_SET set, the environment runs on that data instead of
+// the generated set ([Env.UseData]): a set's name (`veclab data list`), a
+// data set directory, or a Parquet or ann-benchmarks HDF5 file (imported
+// once under the data directory by the native veclab). In a cell the same
+// switch is one line: check(env.UseData("fortunes", "")).
 func Notebook(def string, seed uint64) (*Env, error) {
 	scale, err := NotebookScale(def)
 	if err != nil {
 		return nil, err
 	}
-	return NewEnv(scale, seed)
+	env, err := NewEnv(scale, seed)
+	if err != nil {
+		return nil, err
+	}
+	if d := strings.TrimSpace(os.Getenv(DataVariable)); d != "" {
+		if err := env.UseData(d, ""); err != nil {
+			env.Close()
+			return nil, fmt.Errorf("experiment: data from $%s: %w", DataVariable, err)
+		}
+	}
+	return env, nil
 }
+
+// DataVariable is the environment variable that switches every notebook's
+// data (see [Notebook]).
+const DataVariable = "VECLAB_DATA_SET"
 
 // NotebookScale is the scale alone, for a notebook that opens more than
 // one environment (notebook 14, one per data set): $VECLAB_SCALE when it
@@ -80,8 +100,8 @@ type RealSets struct {
 	Skipped []string        // sets that could not be opened, each with its reason
 }
 
-// OpenRealSets opens the generated set, a GloVe set and Fashion-MNIST at
-// the scale, each in its own environment with the seed. Every set gets
+// OpenRealSets opens the generated set, a GloVe set, the fortunes
+// sentence set when it is cached, and Fashion-MNIST at the scale, each in its own environment with the seed. Every set gets
 // 200 queries (20 at the small scale) and no warm-up. At the small scale
 // the real sets are cut to the scale's N and GloVe is the compiled-in
 // glove-3k; otherwise they are used whole, and GloVe is glove-100k when
@@ -101,8 +121,18 @@ func OpenRealSets(scale Scale, seed uint64) (*RealSets, error) {
 			}
 		}
 	}
+	names := []string{"generated", glove}
+	// The sentence set joins when `veclab data get fortunes` has made it
+	// (it needs Debian's fortunes and the npm embedder, so no skip line
+	// otherwise).
+	if root, err := dataset.DataRoot(); err == nil {
+		if f, ok := dataset.LookupSource("fortunes"); ok && f.Cached(root) {
+			names = append(names, "fortunes")
+		}
+	}
+	names = append(names, "fashion-mnist")
 	rs := &RealSets{Envs: map[string]*Env{}}
-	for _, name := range []string{"generated", glove, "fashion-mnist"} {
+	for _, name := range names {
 		env, err := NewEnv(scale, seed)
 		if err != nil {
 			return nil, err

@@ -116,3 +116,23 @@ func TestOpenRealSets(t *testing.T) {
 		t.Errorf("String() = %q", s)
 	}
 }
+
+// TestNotebookDataVariable switches a notebook's data with
+// $VECLAB_DATA_SET: the compiled-in glove-3k, then a name that is no set,
+// which fails naming the variable.
+func TestNotebookDataVariable(t *testing.T) {
+	t.Setenv(ScaleVariable, "small")
+	t.Setenv(DataVariable, "glove-3k")
+	env, err := Notebook("article", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	if env.DataName() != "glove-3k" || env.Metric() != engine.Cosine {
+		t.Errorf("data %q, metric %v", env.DataName(), env.Metric())
+	}
+	t.Setenv(DataVariable, "no-such-set")
+	if _, err := Notebook("article", 1); err == nil || !strings.Contains(err.Error(), "$"+DataVariable) {
+		t.Errorf("unknown set: %v", err)
+	}
+}
