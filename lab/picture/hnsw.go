@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/flat"
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/chart"
@@ -380,22 +380,20 @@ func VisitedLegend() string {
 		"cross: the query; pink rings: nodes expanded; orange rings: the results; light-blue rings: the true top k the search missed"
 }
 
-// exactTop returns the k nearest nodes to q by an exact scan.
+// exactTop returns the k nearest nodes to q by an exact scan (engine/flat,
+// the oracle behind every recall figure), nil if the scan fails.
 func exactTop(ix *hnsw.Index, q []float32, k int) []engine.ID {
-	type nd struct {
-		id engine.ID
-		d  float64
+	ex, err := flat.New(ix.Vectors(), flat.Config{Metric: engine.L2})
+	if err != nil {
+		return nil
 	}
-	all := make([]nd, ix.Len())
-	for i := range all {
-		v := ix.Vector(engine.ID(i))
-		dx, dy := float64(v[0]-q[0]), float64(v[1]-q[1])
-		all[i] = nd{engine.ID(i), dx*dx + dy*dy}
+	res, _, err := ex.Search(q, k, nil)
+	if err != nil {
+		return nil
 	}
-	sort.Slice(all, func(a, b int) bool { return all[a].d < all[b].d || all[a].d == all[b].d && all[a].id < all[b].id })
-	out := make([]engine.ID, 0, k)
-	for _, n := range all[:min(k, len(all))] {
-		out = append(out, n.id)
+	out := make([]engine.ID, len(res))
+	for i, r := range res {
+		out[i] = r.ID
 	}
 	return out
 }
