@@ -4,12 +4,15 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/hnsw"
+	"github.com/veclab/veclab/engine/internal/cputime"
 	"github.com/veclab/veclab/engine/ivf"
 )
 
@@ -100,6 +103,15 @@ type Options struct {
 	// index.dense_vector.hnsw_filter_heuristic "acorn" is 60 (the default
 	// for indices created on 9.1+), "fanout" 0.
 	FilteredSearchThreshold int
+	// SegmentCPU times each segment's search on the CPU clock of the
+	// thread that ran it (Stats.SegmentCPU). The time a segment took on
+	// its thread does not count the time another job held the core, so
+	// the figures say what searching the segments concurrently could
+	// gain on idle cores even when the machine is busy: wall time there
+	// measures the scheduler as much as the search. The searching
+	// goroutines hold their OS threads while it is set. Linux only;
+	// elsewhere Stats.SegmentCPU stays nil.
+	SegmentCPU bool
 }
 
 // Hit is one result.
@@ -127,6 +139,10 @@ type Stats struct {
 	// the plain graph walk, ExactFallback by AbstractKnnVectorQuery's
 	// exact search (matches ≤ the leaf's k, or a walk cut short).
 	Exhaustive, FilteredWalk, Graph, ExactFallback int
+	// SegmentCPU is, with Options.SegmentCPU, the thread CPU time each
+	// segment's search took (both passes of an optimistic collection),
+	// one entry per searchable segment in search order; nil otherwise.
+	SegmentCPU []time.Duration
 }
 
 type segResult struct {
@@ -269,14 +285,17 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		res, sst, err := s.index.Query(q, r)
 		out[i] = segResult{res, sst, err}
 	}
-	c.runSegments(snap, o, one)
+	if _, ok := cputime.Thread(); o.SegmentCPU && ok {
+		st.SegmentCPU = make([]time.Duration, len(snap))
+	}
+	c.runSegments(snap, o, one, st.SegmentCPU)
 	if leafK != nil {
 		// Merge the first pass to kk (Elasticsearch's ESKnnFloatVectorQuery
 		// .mergeLeafResults: TopDocs.merge(kParam), kParam the k it
 		// returns, k' when rescoring) and re-enter every segment whose
 		// worst hit is at least as near as the merged kk-th.
 		if seeds = reentry(out, kk); seeds != nil {
-			c.runSegments(snap, o, one)
+			c.runSegments(snap, o, one, st.SegmentCPU)
 		}
 	}
 	// Merge: ids into one space by encoding (segment position, local id).
@@ -462,8 +481,30 @@ func reentry(out []segResult, kk int) [][]engine.ID {
 }
 
 // runSegments calls one for every segment of snap, on the caller's
-// goroutine or spread over the search workers (o.Mode).
-func (c *Collection) runSegments(snap []*segment, o Options, one func(int)) {
+// goroutine or spread over the search workers (o.Mode). With cpu (one
+// entry per segment) it adds each call's thread CPU time to its entry;
+// each entry is written by the one worker that ran that segment.
+func (c *Collection) runSegments(snap []*segment, o Options, one func(int), cpu []time.Duration) {
+	if cpu != nil {
+		inner := one
+		one = func(i int) {
+			t0, ok0 := cputime.Thread()
+			inner(i)
+			if t1, ok1 := cputime.Thread(); ok0 && ok1 {
+				cpu[i] += t1 - t0
+			}
+		}
+	}
+	// hold pins a worker to its OS thread while segments are timed, so
+	// that the thread clock read before and after a segment is one
+	// thread's.
+	hold := func() func() {
+		if cpu == nil {
+			return func() {}
+		}
+		runtime.LockOSThread()
+		return runtime.UnlockOSThread
+	}
 	if o.Mode == Concurrent && len(snap) > 1 && c.cfg.SearchWorkers > 1 {
 		// Workers take the next segment from a shared counter, and the
 		// caller is one of them: no hand-off through a channel, whose
@@ -471,6 +512,7 @@ func (c *Collection) runSegments(snap []*segment, o Options, one func(int)) {
 		// with a feeding channel, against 2.2× for two clients).
 		var next atomic.Int64
 		run := func() {
+			defer hold()()
 			for i := int(next.Add(1) - 1); i < len(snap); i = int(next.Add(1) - 1) {
 				one(i)
 			}
@@ -486,6 +528,7 @@ func (c *Collection) runSegments(snap []*segment, o Options, one func(int)) {
 		run()
 		wg.Wait()
 	} else {
+		defer hold()()
 		for i := range snap {
 			one(i)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -798,5 +799,57 @@ func TestIdleMerge(t *testing.T) {
 	cfg.Visibility, cfg.IdleMerge = Queued, 2
 	if _, err := Open(cfg); err == nil || !strings.Contains(err.Error(), "IdleMerge") {
 		t.Errorf("IdleMerge under Queued: %v, want an error naming IdleMerge", err)
+	}
+}
+
+// TestSegmentCPU: with Options.SegmentCPU every segment's search has a
+// thread CPU time (on Linux), sequential or concurrent, with the same
+// hits as without it; without the option the slice stays nil.
+func TestSegmentCPU(t *testing.T) {
+	data := indextest.Clustered(1200, testDim, 10, 7)
+	cfg := testConfig(vfs.NewMem())
+	cfg.SearchWorkers = 2
+	c, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b := 0; b < 4; b++ {
+		if err := c.Add(docs(data, b*300, (b+1)*300)); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Refresh(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := data.Row(5)
+	plain, st, err := c.Search(q, Options{K: 10, Ef: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.SegmentCPU != nil {
+		t.Fatalf("SegmentCPU = %v without the option, want nil", st.SegmentCPU)
+	}
+	for _, mode := range []Mode{Sequential, Concurrent} {
+		hits, st, err := c.Search(q, Options{K: 10, Ef: 40, Mode: mode, SegmentCPU: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(hits, plain, func(a, b Hit) bool { return a.Key == b.Key && a.Dist == b.Dist }) {
+			t.Fatalf("mode %d: timing the segments changed the hits", mode)
+		}
+		if runtime.GOOS != "linux" {
+			if st.SegmentCPU != nil {
+				t.Fatalf("mode %d: SegmentCPU = %v off Linux, want nil", mode, st.SegmentCPU)
+			}
+			continue
+		}
+		if len(st.SegmentCPU) != st.Segments || st.Segments != 4 {
+			t.Fatalf("mode %d: %d CPU times for %d segments, want 4", mode, len(st.SegmentCPU), st.Segments)
+		}
+		for i, d := range st.SegmentCPU {
+			if d <= 0 {
+				t.Errorf("mode %d: segment %d's search took %v of CPU, want > 0", mode, i, d)
+			}
+		}
 	}
 }
