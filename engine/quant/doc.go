@@ -2,9 +2,12 @@
 // queries against them: Lucene's scalar quantization (int7 "int8", int4,
 // 8-bit) and optimized scalar quantization (OSQ, 1–8 bits per dimension
 // with per-vector corrective factors; 1-bit documents against a 4-bit query
-// is what Elasticsearch calls BBQ).
+// is what Elasticsearch calls BBQ), and Qdrant's binary quantization
+// ([Binary]: one, one and a half or two bits per dimension, scored by
+// differing bits, without corrective factors).
 //
-// A quantizer is trained once on a sample ([TrainScalar], [TrainOSQ]) or
+// A quantizer is trained once on a sample ([TrainScalar], [TrainOSQ],
+// [TrainBinary]) or
 // built from a given centroid ([NewOSQ], for IVF posting lists), and then
 // never changes; [Restore] reads one back from its [Quantizer.MarshalBinary]
 // bytes. [Store] keeps one code per document in id order and implements
@@ -56,12 +59,15 @@
 //
 // # File format
 //
-// MarshalBinary output, both quantizers, is an engine/internal/blockfile
+// MarshalBinary output, every quantizer, is an engine/internal/blockfile
 // frame (part of the file format; never change): magic "VLQSCAL\x00"
-// (scalar) or "VLQOSQ\x00\x00" (OSQ), format version 2 (checked before
+// (scalar), "VLQOSQ\x00\x00" (OSQ) or "VLQBINQ\x00" (binary), format version 2 (checked before
 // anything else; version 1, a framing of its own, was never committed to
-// any file and is not read), one section "SCAL" or "OSQP" holding the
-// parameters (see scalar.go, osq.go), the end marker. [WriteFile] and
+// any file and is not read), one section "SCAL", "OSQP" or "BINQ" holding
+// the parameters (see scalar.go, osq.go, binary.go: dim u32, metric u8,
+// encoding u8, query encoding u8, a zero byte, then for one_and_half_bits
+// and two_bits each dimension's mean and standard deviation as float32
+// pairs), the end marker. [WriteFile] and
 // [ReadFile] keep it in a file through engine/vfs, atomically.
 //
 // A short, corrupted or unknown file is an error wrapping

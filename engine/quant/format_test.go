@@ -147,7 +147,7 @@ func FuzzRestore(f *testing.F) {
 
 var update = flag.Bool("update", false, "rewrite the golden quantizer files in testdata")
 
-var goldenNames = []string{"scalar.vlq", "osq.vlq"}
+var goldenNames = []string{"scalar.vlq", "osq.vlq", "binary.vlq"}
 
 // goldenQuantizers are built from given parameters, not trained, so their
 // bytes do not depend on the machine's float rounding.
@@ -160,7 +160,12 @@ func goldenQuantizers(t testing.TB) []Quantizer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []Quantizer{sq, oq}
+	bq, err := newBinary(3, engine.Cosine, BinaryConfig{Encoding: TwoBits, Query: Scalar4Bits},
+		[]float32{0.5, -0.25, 0}, []float32{0.125, 1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []Quantizer{sq, oq, bq}
 }
 
 // TestFormatGolden pins the bytes of format version 2 and reads them

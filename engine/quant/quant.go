@@ -53,6 +53,8 @@ const (
 	magicOSQ      = "VLQOSQ\x00\x00"
 	tagScalar     = "SCAL"
 	tagOSQ        = "OSQP"
+	magicBinary   = "VLQBINQ\x00"
+	tagBinary     = "BINQ"
 )
 
 // Restore reads a quantizer written by MarshalBinary, of either kind.
@@ -67,6 +69,8 @@ func restore(name string, b []byte) (Quantizer, error) {
 		return restoreScalar(name, b)
 	case magicOSQ:
 		return restoreOSQ(name, b)
+	case magicBinary:
+		return restoreBinary(name, b)
 	}
 	return nil, fmt.Errorf("quant: quantizer %s: unknown magic %q at offset 0: %w", name, b[:8], engine.ErrCorrupt)
 }

@@ -44,6 +44,15 @@ var makers = []maker{
 	osqMaker("osq8", OSQConfig{Bits: 8}),
 	osqMaker("osq1-noopt", OSQConfig{Bits: 1, Iters: -1}),
 	osqMaker("osq2-mean", OSQConfig{Bits: 2, MeanCentroid: true}),
+	binaryMaker("bq1", BinaryConfig{}),
+	binaryMaker("bq1.5", BinaryConfig{Encoding: OneAndHalfBits}),
+	binaryMaker("bq2", BinaryConfig{Encoding: TwoBits}),
+	binaryMaker("bq2-s4", BinaryConfig{Encoding: TwoBits, Query: Scalar4Bits}),
+	binaryMaker("bq1-s8", BinaryConfig{Query: Scalar8Bits}),
+}
+
+func binaryMaker(name string, cfg BinaryConfig) maker {
+	return maker{name, func(m *vec.Matrix, metric engine.Metric) (Quantizer, error) { return TrainBinary(m, metric, cfg) }}
 }
 
 var metrics = []engine.Metric{engine.Cosine, engine.Dot, engine.L2}
@@ -60,6 +69,8 @@ func TestRecallFlat(t *testing.T) {
 		"int4": {0.55, 0.9}, "int4-nocorr": {0.55, 0.9},
 		"osq1x4": {0.2, 0.6}, "osq1x1": {0.15, 0.5}, "osq2x4": {0.3, 0.75}, "osq4x4": {0.55, 0.9},
 		"osq7": {0.8, 0.95}, "osq8": {0.8, 0.95}, "osq1-noopt": {0.15, 0.5}, "osq2-mean": {0.3, 0.75},
+		// Qdrant's binary codes: 0.33/0.40/0.42/0.53/0.45 and 0.83–0.95 rescored.
+		"bq1": {0.2, 0.6}, "bq1.5": {0.25, 0.65}, "bq2": {0.25, 0.7}, "bq2-s4": {0.35, 0.8}, "bq1-s8": {0.3, 0.75},
 	}
 	for _, metric := range metrics {
 		for _, mk := range makers {
