@@ -60,8 +60,10 @@ async function main() {
 		const errors = [];
 		page.on("pageerror", (e) => errors.push(String(e)));
 		// n = 1,000 × 16 dimensions, M 8, efConstruction 16: a build of well under a second.
+		// n and efc are given as values (as a notebook's link gives them), dim as its
+		// slider's step index (both forms preset a stepped slider).
 		const t = Date.now();
-		await page.goto(new URL("explorer/?n=0&dim=0&m=8&efc=0", base).href);
+		await page.goto(new URL("explorer/?n=1000&dim=0&m=8&efc=16", base).href);
 		await page.waitForFunction(() => window.explorerState && window.explorerState.searches >= 1 && document.querySelector("#layers svg"), null, { timeout: 60000 });
 		const first = await page.evaluate(() => ({
 			recall: Number(document.querySelector("#recall circle.current").dataset.value),
@@ -74,7 +76,8 @@ async function main() {
 			status: document.getElementById("status").textContent,
 		}));
 		console.log(`ok: built ${first.info.params.n} × ${first.info.params.dim} and drew the first answer in ${secs(t)}: ${first.status}`);
-		check(first.info.params.n === 1000 && first.info.params.dim === 16, "the URL's tiny index was built");
+		check(first.info.params.n === 1000 && first.info.params.dim === 16 && first.info.params.efConstruction === 16 && first.info.params.m === 8,
+			`the URL's tiny index was built (n, efConstruction by value, dim by step index): ${JSON.stringify(first.info.params)}`);
 		check(first.recall > 0 && first.recall <= 1 && first.qps > 0, `recall ${first.recall} and QPS ${first.qps} at the current ef`);
 		check(first.points >= 10, `the recall curve has ${first.points} points`);
 		check(first.rows === 11 && first.hits > 0, `top-k table: ${first.rows} rows, ${first.hits} hits`);

@@ -537,9 +537,16 @@ for (const id of ["ef", "k", "os", "sel", "strategy", "gamma", "query"]) {
 }
 $("error-close").addEventListener("click", () => { $("error").className = ""; });
 
-// URL parameters preset controls (e.g. ?n=0&dim=0 for a tiny index in tests).
+// URL parameters preset controls, so a notebook can link to the explorer
+// with its knobs set (?ef=10&k=10). A stepped slider (data-values) takes
+// the value itself (?n=5000&efc=200) or, failing that, its step index
+// (?n=0&dim=0 for a tiny index in tests).
 for (const [k, v] of new URLSearchParams(location.search)) {
-	if ($(k)) $(k).value = v;
+	const el = $(k);
+	if (!el) continue;
+	const steps = el.dataset && el.dataset.values ? el.dataset.values.split(",") : null;
+	const at = steps ? steps.findIndex((s) => Number(s) === Number(v)) : -1;
+	el.value = at >= 0 ? String(at) : v;
 }
 showValues();
 layersLegend();
