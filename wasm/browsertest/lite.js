@@ -472,7 +472,7 @@ async function savedOutputs(context) {
 	const names = require("fs").readdirSync(require("path").join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb")).sort();
 	const page = await context.newPage();
 	const fails = [];
-	let figures = 0, tables = 0;
+	let figures = 0, tables = 0, explorerLinks = 0;
 	try {
 		await page.goto(base);
 		await appReady(page, 120000);
@@ -486,6 +486,7 @@ async function savedOutputs(context) {
 				const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 				const typeName = /^\*?[a-z]\w*\.[A-Z]\w*$/;
 				const found = [];
+				const links = [];
 				let figures = 0, tables = 0;
 				// scan looks at every cell, each scrolled into view (the
 				// notebook renders what is off screen lazily), its images
@@ -503,6 +504,11 @@ async function savedOutputs(context) {
 							const t = el.innerText || "";
 							const line = t.split("\n").find((l) => /^\s*,/.test(l));
 							if (line !== undefined) found.push(`${at}${when}: a line starts with a stray comma: ${JSON.stringify(line.slice(0, 60))}`);
+						}
+						if (!when) {
+							for (const a of cell.node.querySelectorAll(".jp-MarkdownOutput a[href*='explorer/']")) {
+								links.push({ at, href: a.getAttribute("href"), url: a.href, target: a.target });
+							}
 						}
 						for (const el of cell.node.querySelectorAll(".jp-OutputArea-output")) {
 							const t = (el.innerText || "").trim();
@@ -549,15 +555,29 @@ async function savedOutputs(context) {
 				await panel.sessionContext.shutdown().catch(() => {});
 				panel.context.model.dirty = false;
 				panel.close();
-				return { found, figures: saved.figures, tables: saved.tables, trustedFigures: figures };
+				return { found, links, figures: saved.figures, tables: saved.tables, trustedFigures: figures };
 			}, "notebooks/" + name);
 			figures += r.figures;
 			tables += r.tables;
+			// A link to the explorer opens the site's explorer page in a new
+			// tab (JupyterLab would open a relative link as a file of the
+			// notebook's drive), with knobs the page has.
+			for (const l of r.links) {
+				explorerLinks++;
+				if (l.target !== "_blank") r.found.push(`${l.at}: the explorer link ${l.href} does not open a page (target ${JSON.stringify(l.target)})`);
+				const u = new URL(l.url);
+				if (u.origin !== new URL(base).origin || !u.pathname.endsWith("/explorer/")) r.found.push(`${l.at}: the explorer link ${l.href} resolves to ${l.url}, not the site's explorer`);
+				const res = await fetch(u.href).catch((e) => ({ ok: false, status: String(e) }));
+				const html = res.ok ? await res.text() : "";
+				if (!html.includes("explorer.js")) r.found.push(`${l.at}: the explorer link ${l.url} answers ${res.status}, not the explorer page`);
+				for (const k of u.searchParams.keys()) if (!html.includes(`id="${k}"`)) r.found.push(`${l.at}: the explorer link sets ${k}, which the page has no control for`);
+			}
 			for (const f of r.found) fails.push(`${name} ${f}`);
 			console.log(`${r.found.length ? "FAIL" : "ok  "} saved outputs of ${name}: ${r.figures} figures (${r.trustedFigures} trusted), ${r.tables} tables${r.found.length ? `: ${r.found.length} problems` : ""}`);
 		}
 		check(fails.length === 0, `the saved outputs, not run, untrusted and trusted:\n  ${fails.join("\n  ")}`);
-		console.log(`ok   saved outputs: ${names.length} notebooks opened without running, ${figures} figures and ${tables} tables shown, no type name for a picture, no stray comma, nothing wider than its output area`);
+		check(explorerLinks > 0, "the notebooks link to the explorer");
+		console.log(`ok   saved outputs: ${names.length} notebooks opened without running, ${figures} figures and ${tables} tables shown, no type name for a picture, no stray comma, nothing wider than its output area; ${explorerLinks} links open the explorer with knobs it has`);
 	} finally {
 		await page.close();
 	}
