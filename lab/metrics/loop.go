@@ -91,6 +91,9 @@ type Loop struct {
 	// Before, when set, runs untimed before every timed query (dropping
 	// a cache, for a cold measurement).
 	Before func() error
+	// AfterPass, when set, runs untimed after each timed pass (reading a
+	// counter that the first pass alone should fill, say).
+	AfterPass func(pass int) error
 	// CPU, when set, is a second clock (a thread's or the process's CPU
 	// time) read around the same span as the wall clock; it gives CPUQPS.
 	CPU func() time.Duration
@@ -257,6 +260,11 @@ func (l Loop) Run(ctx context.Context, q Query) (m Measured, err error) {
 		m.PassTimes = append(m.PassTimes, passTime)
 		m.Elapsed += passTime
 		m.Passes++
+		if l.AfterPass != nil {
+			if err := l.AfterPass(pass); err != nil {
+				return Measured{}, fmt.Errorf("after pass %d: %w", pass, err)
+			}
+		}
 	}
 	m.Recall /= float64(n)
 	m.MeanHits /= float64(n)

@@ -132,10 +132,18 @@ func TestLoopWarmupMinTimeAndOrder(t *testing.T) {
 		time.Sleep(100 * time.Microsecond)
 		return nil, nil
 	}
-	l := metrics.Loop{Queries: 6, Warmup: 3, Seed: 42, Passes: 2}
+	var after []int // len(calls) at each AfterPass
+	l := metrics.Loop{Queries: 6, Warmup: 3, Seed: 42, Passes: 2, AfterPass: func(p int) error {
+		after = append(after, p, len(calls))
+		return nil
+	}}
 	if _, err := l.Run(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}
+	if !slices.Equal(after, []int{0, 9, 1, 15}) {
+		t.Errorf("AfterPass (pass, calls so far): %v, want [0 9 1 15]", after)
+	}
+	l.AfterPass = nil
 	first := slices.Clone(calls)
 	if !slices.Equal(first[:3], []int{-1, -2, -3}) || len(first) != 3+12 {
 		t.Fatalf("calls %v: want 3 warm-ups in order then 2 passes of 6", first)
@@ -203,6 +211,12 @@ func TestLoopErrors(t *testing.T) {
 			return nil, nil
 		}, nil, boom, "warm-up query 0"},
 		{"before error", metrics.Loop{Queries: 3, Before: func() error { return boom }}, ok, nil, boom, "before query 0"},
+		{"after-pass error", metrics.Loop{Queries: 3, Passes: 3, AfterPass: func(p int) error {
+			if p == 1 {
+				return boom
+			}
+			return nil
+		}}, ok, nil, boom, "after pass 1"},
 		{"cancelled", metrics.Loop{Queries: 3}, ok, func() context.Context {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
