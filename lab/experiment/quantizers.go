@@ -3,7 +3,6 @@ package experiment
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -170,18 +169,15 @@ func (e *Env) scanMs(name string, qs *vec.Matrix, k int, search func([]float32, 
 	if ok {
 		return v, nil
 	}
-	passes := make([]float64, scanRepeats)
-	for p := range passes {
-		start := time.Now()
-		for qi := 0; qi < qs.N; qi++ {
-			if _, err := search(qs.Row(qi), k); err != nil {
-				return 0, fmt.Errorf("timing query %d: %w", qi, err)
-			}
-		}
-		passes[p] = ms(time.Since(start)) / float64(qs.N)
+	loop := metrics.Loop{Queries: qs.N, Passes: scanRepeats, PerPass: true, Pick: metrics.MedianPass}
+	m, err := loop.Run(engine.Context(), func(_, qi int) ([]engine.Result, error) { return search(qs.Row(qi), k) })
+	if err != nil {
+		return 0, fmt.Errorf("timing: %w", err)
 	}
-	sort.Float64s(passes)
-	v = passes[len(passes)/2]
+	v = 0
+	if m.QPS > 0 {
+		v = 1000 / m.QPS // ms per query of the median pass
+	}
 	e.mu.Lock()
 	if e.scans == nil {
 		e.scans = map[string]float64{}
