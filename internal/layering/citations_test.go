@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/veclab/veclab/internal/checkout"
 )
 
 // privateNotes are the working notes a reader of the repository does not
@@ -63,17 +63,13 @@ func TestCitesPrivateCatchesEachNote(t *testing.T) {
 	}
 }
 
-// moduleRoot is the directory of the module's go.mod.
+// moduleRoot is the checkout the test runs in.
 func moduleRoot(t *testing.T) string {
-	goBin, err := exec.LookPath("go")
+	root, err := checkout.Find()
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatal(err)
 	}
-	out, err := exec.Command(goBin, "list", "-m", "-f", "{{.Dir}}").Output()
-	if err != nil {
-		t.Fatalf("go list -m: %v", err)
-	}
-	return strings.TrimSpace(string(out))
+	return root
 }
 
 // TestNoPrivateCitations reads every file of the module (hidden

@@ -8,9 +8,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/veclab/veclab/internal/checkout"
 )
 
-const module = "github.com/veclab/veclab"
+const module = checkout.Module
 
 // pkg is what the rules need to know of one package.
 type pkg struct {

@@ -137,3 +137,23 @@ func TestFilterExact(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFindPeers finds bench/peers in the checkout holding the working
+// directory (internal/checkout) and refuses, with ErrInvalidArgument, a
+// peer it does not hold and a working directory outside any checkout.
+func TestFindPeers(t *testing.T) {
+	dir, err := findPeers("", "cflat")
+	if err != nil || !strings.HasSuffix(dir, "bench/peers") {
+		t.Fatalf("findPeers = %q, %v", dir, err)
+	}
+	if _, err := findPeers("", "nosuchpeer"); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatalf("findPeers of a missing peer: %v", err)
+	}
+	if _, err := findPeers(t.TempDir(), "cflat"); err == nil {
+		t.Fatal("findPeers of an empty -peer-src: no error")
+	}
+	t.Chdir(t.TempDir())
+	if _, err := findPeers("", "cflat"); !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "-peer-src") {
+		t.Fatalf("findPeers outside a checkout: %v", err)
+	}
+}
