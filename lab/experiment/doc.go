@@ -10,8 +10,8 @@
 // (never in its place), charts and notes. Each experiment lives in its own
 // file (e02.go, e06.go, …) and registers itself in init with [Register], so
 // adding one never touches another's file. What several experiments share
-// lives in files named for it: quantizers.go (the quantizer catalogue and
-// its flat-scan measurement, E14, E22–E24), disk.go (the disk-backed
+// lives in files named for it: quantizers.go (training from lab/quantizers'
+// catalogue and its flat-scan measurement, E14, E22–E24), disk.go (the disk-backed
 // HNSW and IVF indexes and their measurement, E12–E15, E26, E27),
 // filtered.go (the filtered collections and strategies, E03, E07, E08),
 // segments.go (segmented collections, E16–E18, E20), measure.go and

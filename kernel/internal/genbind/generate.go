@@ -50,6 +50,7 @@ var DefaultPackages = []string{
 	Module + "/lab/table",
 	Module + "/lab/chart",
 	Module + "/lab/picture",
+	Module + "/lab/quantizers",
 	Module + "/kernel/display",
 }
 
