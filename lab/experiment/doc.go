@@ -18,8 +18,11 @@
 // verdict.go.
 //
 // Every experiment also exports its steps as plain functions, so a notebook
-// can run it cell by cell in the article's order, e.g.
-// e06Sweep(env, []int{10, 50, 200}).
+// can run it cell by cell in the article's order, e.g. E06's
+//
+//	ms, err := experiment.E06Measure(env, []int{10, 50, 200})
+//	fms, err := experiment.E06MeasureFiltered(env, []int{10, 50, 200})
+//	experiment.E06Table(env, ms, fms)
 //
 // An [Env] carries what the experiments share: the [Scale] (the article's
 // 30,000 × 384, or a small one for tests), the seed, the machine's facts,
