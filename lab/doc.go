@@ -10,6 +10,8 @@
 //	  → queries with a filter, a k, a breadth    lab/experiment
 //	  → results + per-query statistics
 //	  → metrics (recall, latency, QPS, hits)     lab/metrics
+//	    timed by one loop (metrics.Loop) in
+//	    every bench, experiment and the explorer
 //	  → a table / chart with the article's       lab/table, lab/chart
 //	    figure beside the lab's
 //
@@ -25,6 +27,8 @@
 //   - Results render themselves through method sets (String, Markdown, HTML,
 //     SVG) so the kernel and the browser page can show them without lab
 //     importing either.
+//   - lab/explore is the explorer page's computing side (wasm/explorer is
+//     its browser glue only); it runs natively too, under its tests.
 //   - An article's figure is quoted, never computed: it sits in its own
 //     column beside the lab's measurement.
 package lab

@@ -69,17 +69,17 @@ func parseBenchBatch(args []string, stderr io.Writer) (*benchBatchFlags, error) 
 		errs = append(errs, fmt.Errorf(format+": %w", append(args, engine.ErrInvalidArgument)...))
 	}
 	var err error
-	if c.Efs, err = bench.ParsePositiveInts("-ef", *ef); err != nil {
+	if c.Efs, err = parsePositiveInts("-ef", *ef); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Nprobes, err = bench.ParsePositiveInts("-nprobe", *np); err != nil {
+	if c.Nprobes, err = parsePositiveInts("-nprobe", *np); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Clients, err = bench.ParsePositiveInts("-clients", *cl); err != nil {
+	if c.Clients, err = parsePositiveInts("-clients", *cl); err != nil {
 		errs = append(errs, err)
 	}
 	c.Hnswlib, c.Faiss = false, false
-	for _, p := range bench.SplitList(*peers) {
+	for _, p := range splitList(*peers) {
 		switch p {
 		case "hnswlib":
 			c.Hnswlib = true

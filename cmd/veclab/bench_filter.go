@@ -68,7 +68,7 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	}
 	var errs []error
 	c.Filters = nil
-	for _, s := range bench.SplitList(*sel) {
+	for _, s := range splitList(*sel) {
 		if s != "article" && s != "tag" {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(v > 0 && v <= 1) {
@@ -93,7 +93,7 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 		}
 	}
 	c.Efs = nil
-	for _, e := range bench.SplitList(*efs) {
+	for _, e := range splitList(*efs) {
 		v, err := strconv.Atoi(e)
 		if err != nil || v < 1 {
 			errs = append(errs, fmt.Errorf("-efs %q: want beams ≥ 1: %w", e, engine.ErrInvalidArgument))
@@ -104,7 +104,7 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	if len(c.Efs) == 0 {
 		c.Efs = []int{ef}
 	}
-	for _, n := range bench.SplitList(*nbhds) {
+	for _, n := range splitList(*nbhds) {
 		v, err := filtered.ParseACORNNeighbourhood(n)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("-acorn-nbhd: %w", err))

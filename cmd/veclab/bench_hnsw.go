@@ -63,10 +63,10 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 		return nil, fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
 	}
 	var err error
-	if c.EfConstructions, err = bench.ParsePositiveInts("-efc", *efc); err != nil {
+	if c.EfConstructions, err = parsePositiveInts("-efc", *efc); err != nil {
 		return nil, err
 	}
-	if c.Efs, err = bench.ParsePositiveInts("-ef", *ef); err != nil {
+	if c.Efs, err = parsePositiveInts("-ef", *ef); err != nil {
 		return nil, err
 	}
 	if c.Workers == 0 {

@@ -75,16 +75,16 @@ func parseBenchIVF(args []string, stderr io.Writer) (*benchIVFFlags, error) {
 	}
 	nerr := len(errs)
 	var err error
-	if c.Bits, err = bench.ParseInts("-bits", *bitsS); err != nil {
+	if c.Bits, err = parseInts("-bits", *bitsS); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Nprobes, err = bench.ParseInts("-nprobe", *nprobeS); err != nil {
+	if c.Nprobes, err = parseInts("-nprobe", *nprobeS); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Visits, err = bench.ParseFloats("-visit", *visitS); err != nil {
+	if c.Visits, err = parseFloats("-visit", *visitS); err != nil {
 		errs = append(errs, err)
 	}
-	if c.PeerOversample, err = bench.ParseFloats("-peer-oversample", *peerOS); err != nil {
+	if c.PeerOversample, err = parseFloats("-peer-oversample", *peerOS); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Model, err = store.ParseModel(*modelS); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
+	"github.com/veclab/veclab/lab/quantizers"
 )
 
 func init() {
@@ -40,7 +41,7 @@ func benchQuantMain(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "data set and training seed")
 	fs.IntVar(&cfg.K, "k", cfg.K, "results per query (recall@k)")
 	over := fs.String("oversample", "1,1.5,3,5", "oversample factors: gather ⌈o·k⌉ by code distance, rescore with float32, keep k")
-	only := fs.String("only", "", "comma-separated quantizers to run (default all: "+strings.Join(bench.QuantizerNames(), ",")+")")
+	only := fs.String("only", "", "comma-separated quantizers to run (default all: "+strings.Join(quantizers.Names(), ",")+")")
 	fs.BoolVar(&cfg.Flat, "flat", true, "flat scan over codes (isolates the quantizer)")
 	fs.BoolVar(&cfg.Graph, "hnsw", true, "HNSW built and searched with the codes (int8_hnsw / bbq_hnsw emulation)")
 	fs.IntVar(&cfg.M, "m", cfg.M, "HNSW m (Lucene/ES default 16; layer 0 gets 2·m, new nodes 2·m links as Lucene)")
@@ -60,10 +61,10 @@ func benchQuantMain(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
 	}
 	var err error
-	if cfg.Oversample, err = bench.ParseFloats("-oversample", *over); err != nil {
+	if cfg.Oversample, err = parseFloats("-oversample", *over); err != nil {
 		return err
 	}
-	cfg.Only = bench.SplitList(*only)
+	cfg.Only = splitList(*only)
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

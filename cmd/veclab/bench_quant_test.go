@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/veclab/veclab/lab/bench"
+	"github.com/veclab/veclab/lab/quantizers"
 )
 
 // TestBenchQuantTiny runs every quantizer on a tiny data set, flat and
@@ -38,7 +38,7 @@ func TestBenchQuantTiny(t *testing.T) {
 				rows[f[0]] = f
 			}
 		}
-		for _, name := range bench.QuantizerNames() {
+		for _, name := range quantizers.Names() {
 			if rows[name] == nil {
 				t.Fatalf("%s: no row for %s in:\n%s", disk, name, out.String())
 			}

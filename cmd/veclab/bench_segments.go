@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/veclab/veclab/engine"
-	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/experiment"
 )
 
@@ -55,13 +54,13 @@ func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, e
 		return nil, fmt.Errorf("unexpected argument %q: %w", fs.Arg(0), engine.ErrInvalidArgument)
 	}
 	var err error
-	if c.Efs, err = bench.ParsePositiveInts("-efs", *efs); err != nil {
+	if c.Efs, err = parsePositiveInts("-efs", *efs); err != nil {
 		return nil, err
 	}
-	if c.Counts, err = bench.ParsePositiveInts("-segments", *counts); err != nil {
+	if c.Counts, err = parsePositiveInts("-segments", *counts); err != nil {
 		return nil, err
 	}
-	for _, p := range bench.SplitList(*skip) {
+	for _, p := range splitList(*skip) {
 		switch p {
 		case "ingest":
 			c.SkipIngest = true

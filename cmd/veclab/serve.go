@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -23,6 +22,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/veclab/veclab/internal/checkout"
 )
 
 func init() {
@@ -32,9 +33,6 @@ func init() {
 		run:     runServe,
 	})
 }
-
-// modulePath is the module whose wasm/ serve builds.
-const modulePath = "github.com/veclab/veclab"
 
 // serveConfig configures serve. The zero value of Src and Cache means
 // "find it": the module containing the working directory, and the user's
@@ -128,26 +126,16 @@ func serve(ctx context.Context, cfg serveConfig, stdout, stderr io.Writer, ready
 	return err
 }
 
-// moduleRoot returns src, or the directory of the go.mod of the veclab
-// module containing the working directory, after checking that it holds
-// wasm/ and its page.
+// moduleRoot returns src, or the checkout holding the working directory
+// (internal/checkout), after checking that it holds wasm/ and its page.
 func moduleRoot(src string) (string, error) {
 	if src == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
+		var err error
+		if src, err = checkout.Find(); err != nil {
+			return "", fmt.Errorf("the veclab module source is not available: %v (veclab serve builds wasm/ from the source: run it in a checkout, e.g. go run ./cmd/veclab serve, or pass -src DIR)", err)
 		}
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			if isModuleRoot(dir) {
-				src = dir
-				break
-			}
-			if filepath.Dir(dir) == dir {
-				return "", fmt.Errorf("the veclab module source is not available: no go.mod of %s in %s or a directory above it (veclab serve builds wasm/ from the source: run it in a checkout, e.g. go run ./cmd/veclab serve, or pass -src DIR)", modulePath, wd)
-			}
-		}
-	} else if !isModuleRoot(src) {
-		return "", fmt.Errorf("-src %s: not the veclab module source (no go.mod declaring module %s)", src, modulePath)
+	} else if !checkout.IsRoot(src) {
+		return "", fmt.Errorf("-src %s: not the veclab module source (no go.mod declaring module %s)", src, checkout.Module)
 	}
 	for _, f := range []string{"wasm/main.go", "wasm/lite/build.mjs"} {
 		if !fileExists(filepath.Join(src, filepath.FromSlash(f))) {
@@ -155,21 +143,6 @@ func moduleRoot(src string) (string, error) {
 		}
 	}
 	return src, nil
-}
-
-func isModuleRoot(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module"); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`) == modulePath
-		}
-	}
-	return false
 }
 
 func fileExists(p string) bool {

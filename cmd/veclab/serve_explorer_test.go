@@ -17,7 +17,7 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/internal/testenv"
 	"github.com/veclab/veclab/lab/dataset"
-	"github.com/veclab/veclab/wasm/explorer/explore"
+	"github.com/veclab/veclab/lab/explore"
 )
 
 // startServe serves the site on a free port with the cache (the shared

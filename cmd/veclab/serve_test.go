@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/veclab/veclab/internal/checkout"
 	"github.com/veclab/veclab/internal/testenv"
 )
 
@@ -311,13 +312,13 @@ func TestWasmImports(t *testing.T) {
 	for _, p := range strings.Fields(string(out)) {
 		deps[p] = true
 	}
-	for _, want := range []string{modulePath + "/kernel/eval", modulePath + "/lab/experiment", modulePath + "/lab/chart"} {
+	for _, want := range []string{checkout.Module + "/kernel/eval", checkout.Module + "/lab/experiment", checkout.Module + "/lab/chart"} {
 		if !deps[want] {
 			t.Errorf("wasm does not reach %s", want)
 		}
 	}
 	for p := range deps {
-		if p == modulePath+"/kernel" || strings.HasPrefix(p, "github.com/go-zeromq/") || strings.HasPrefix(p, modulePath+"/cmd/") {
+		if p == checkout.Module+"/kernel" || strings.HasPrefix(p, "github.com/go-zeromq/") || strings.HasPrefix(p, checkout.Module+"/cmd/") {
 			t.Errorf("wasm reaches %s", p)
 		}
 	}

@@ -57,8 +57,13 @@
 // before anything else; a truncated file or a bad checksum is an error
 // wrapping [engine.ErrCorrupt] that names the file and the byte offset.
 //
+// A [File] (a vector file) and a [Blob] (any file, engine/ivf's posting
+// lists) share one handle that opens, advises, maps, probes, evicts, warms
+// and closes; each adds only its reads.
+//
 // # Concurrency
 //
-// A [File] is safe for concurrent reads; its counters are atomic. A
-// [Writer] is used by one goroutine.
+// A [File] and a [Blob] are safe for concurrent reads; their counters are
+// atomic. Close must not run concurrently with reads. A [Writer] is used
+// by one goroutine.
 package store

@@ -10,7 +10,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -102,90 +101,33 @@ func (s IOStats) String() string {
 		s.Reads, s.Bytes, s.Pages, s.CachedPages, s.CacheHitRatio(), s.ReadTime, s.Simulated)
 }
 
-// File is an open vector file. It implements engine.VectorSource.
+// File is an open vector file. It implements engine.VectorSource. Its
+// handle (handle.go) opens, maps, evicts and closes it; File adds the
+// header and the reads of rows.
 type File struct {
-	path   string
-	opt    Options
-	f      *os.File // buffered reads, fadvise, fsync
-	df     *os.File // O_DIRECT reads when opt.Direct
-	h      header
-	size   int64
-	mapped []byte // read-only shared mapping: mincore, and reads when mread
-	// mread reads buffered rows through mapped instead of pread (no
-	// system call per row): set unless Direct, ReadAhead or a failed map.
-	mread bool
-	probe bool // mincore before reads (mapped and not NoCacheProbe)
-	sim   *simulator
-	bufs  sync.Pool // *[]byte read buffers
-	res   sync.Pool // *[]byte mincore results of ReadVectors
-
-	counters // Stats, ResetStats
-	closed   atomic.Bool
+	handle
+	h    header
+	bufs sync.Pool // *[]byte read buffers
+	res  sync.Pool // *[]byte mincore results of ReadVectors
 }
 
 // Open opens the vector file at path, checking its header and size.
 func Open(path string, opt Options) (*File, error) {
-	if err := opt.Model.Validate(); err != nil {
+	v := &File{}
+	err := v.open(path, opt, true, func(f *os.File, size int64) error {
+		h, err := readLayout(path, f, size)
+		if err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		v.h = h
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("store: stat %s: %w", path, err)
-	}
-	h, err := readLayout(path, f, st.Size())
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	v := &File{path: path, opt: opt, f: f, h: h, size: st.Size()}
-	if !opt.ReadAhead {
-		if err := sysAdviseRandom(f); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("store: posix_fadvise(RANDOM) %s: %w", path, err)
-		}
-	}
-	if opt.Model.Enabled() {
-		v.sim = &simulator{m: opt.Model}
-	}
-	if st.Size() > 0 && (!opt.NoCacheProbe || (!opt.Direct && !opt.ReadAhead)) {
-		m, err := sysMap(f, st.Size())
-		switch {
-		case err == nil:
-			if err := registerMapping(f, m); err != nil {
-				sysUnmap(m)
-				f.Close()
-				return nil, fmt.Errorf("store: stat %s: %w", path, err)
-			}
-			v.mapped = m
-			v.mread = !opt.Direct && !opt.ReadAhead
-			v.probe = !opt.NoCacheProbe
-		case !opt.NoCacheProbe:
-			f.Close()
-			return nil, fmt.Errorf("store: map %s for mincore (set Options.NoCacheProbe to skip): %w", path, err)
-		}
-		// Without the probe a failed map only costs speed: rows are
-		// read with pread.
-	}
+	span := int(v.h.rowBytes)
 	if opt.Direct {
-		if oDirect < 0 {
-			v.Close()
-			return nil, fmt.Errorf("store: %s: direct I/O needs Linux: %w", path, engine.ErrInvalidArgument)
-		}
-		df, err := os.OpenFile(path, os.O_RDONLY|oDirect, 0)
-		if err != nil {
-			v.Close()
-			return nil, fmt.Errorf("store: open %s with O_DIRECT (does the file system support direct I/O?): %w", path, err)
-		}
-		v.df = df
-	}
-	span := int(h.rowBytes)
-	if opt.Direct {
-		span = int(h.rowBytes) + 2*pageSize
+		span = int(v.h.rowBytes) + 2*pageSize
 	}
 	v.bufs.New = func() any { b := alignedBuf(span); return &b }
 	v.res.New = func() any { b := make([]byte, 0, maxProbePages); return &b }
@@ -202,9 +144,6 @@ func alignedBuf(n int) []byte {
 	return raw[off : off+n : off+n]
 }
 
-// Path returns the file's path.
-func (v *File) Path() string { return v.path }
-
 // Dim returns the vectors' dimension.
 func (v *File) Dim() int { return int(v.h.dim) }
 
@@ -214,9 +153,6 @@ func (v *File) Len() int { return int(v.h.count) }
 // Metric returns the metric the vectors were written for (unit-normalised
 // under Cosine).
 func (v *File) Metric() engine.Metric { return v.h.metric }
-
-// Size returns the file's size on disk in bytes.
-func (v *File) Size() int64 { return v.size }
 
 // BytesPerVector returns the on-disk bytes per vector, header amortised.
 func (v *File) BytesPerVector() float64 {
@@ -523,14 +459,6 @@ func (v *File) rowPages(id engine.ID) (int64, int64) {
 	return off / pageSize, (off + int64(v.h.rowBytes) - 1) / pageSize
 }
 
-// countCached counts the resident pages of one read's probe result.
-func (v *File) countCached(one *IOStats, res []byte) { countResident(one, res, v.df != nil) }
-
-// mincore probes pages first…last of the file into res.
-func (v *File) mincore(first, last int64, res []byte) error {
-	return probePages(v.mapped, first, last, res)
-}
-
 // probePages probes pages first…last of a mapping into res (one byte per
 // page, bit 0 set when the page is resident), as mincore(2) does.
 func probePages(mapped []byte, first, last int64, res []byte) error {
@@ -649,51 +577,6 @@ func (v *File) readErr(id engine.ID, off int64, got int, err error) error {
 	return fmt.Errorf("store: %s: read vector %d at offset %d: %w", v.path, id, off, err)
 }
 
-// Resident returns how many of the file's pages are in the page cache, and
-// how many pages it has.
-func (v *File) Resident() (cached, total int, err error) {
-	return residentPages(v.f, v.path, v.size, v.mapped)
-}
-
-// Evict drops the file's pages from the page cache: the page-table
-// entries of every mapping of the file in this process (see mapreg.go),
-// fsync (dirty pages cannot be dropped), posix_fadvise(POSIX_FADV_DONTNEED)
-// over the whole file, then a mincore check. It returns the pages still resident, which
-// is zero unless another process holds them (e.g. mapped and locked).
-func (v *File) Evict() (stillCached int, err error) {
-	// Pages this process has mapped (read through any File's mapping of
-	// this file) are not dropped by POSIX_FADV_DONTNEED: their page-table
-	// entries go first (see mapreg.go).
-	if err := dropMappedPages(v.f, v.path); err != nil {
-		return 0, err
-	}
-	if err := evictPages(v.f, v.path); err != nil {
-		return 0, err
-	}
-	c, _, err := v.Resident()
-	return c, err
-}
-
-// Warm reads the whole file sequentially (not counted) so every page is in
-// the cache, and returns the pages resident afterwards.
-//
-// A file read through its mapping also gets the mapping's page-table
-// entries filled (madvise(MADV_POPULATE_READ), where the kernel has it):
-// the mapping is advised MADV_RANDOM, so without this the first read of
-// every page would take a minor fault, about a system call's cost on the
-// lab's VM, and a warm file would read at pread's speed until every page
-// had been touched once.
-func (v *File) Warm() (int, error) {
-	if err := warmPages(v.f, v.path, v.size); err != nil {
-		return 0, err
-	}
-	if v.mread {
-		_ = sysPopulate(v.mapped) // an old kernel (EINVAL) only costs the first-touch faults
-	}
-	c, _, err := v.Resident()
-	return c, err
-}
-
 // Verify reads every row and checks its checksum, then the rows
 // section's own checksum (not counted).
 func (v *File) Verify() error {
@@ -719,28 +602,4 @@ func (v *File) verifyRowCRCs() error {
 		}
 	}
 	return nil
-}
-
-// Close releases the file. Reads after Close fail with engine.ErrClosed;
-// Close must not run concurrently with reads (the probe mapping goes away).
-func (v *File) Close() error {
-	if v.closed.Swap(true) {
-		return nil
-	}
-	var first error
-	if v.mapped != nil {
-		if err := unmap(v.mapped); err != nil {
-			first = err
-		}
-		v.mapped = nil
-	}
-	if v.df != nil {
-		if err := v.df.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	if err := v.f.Close(); err != nil && first == nil {
-		first = err
-	}
-	return first
 }

@@ -5,15 +5,26 @@
 //	kernel ─────┼──► lab ──► engine
 //	wasm ───────┘
 //
+// bench/peers (the drivers of the native peers the lab is measured
+// against) stands beside lab, and internal/ under everything:
+//
+//	cmd/veclab ─┐
+//	kernel ─────┼──► lab ─────────────────► engine ──► internal
+//	wasm ───────┘     └──► bench/peers ───────┘
+//
 // The rules, checked on every package of the module with `go list`:
 //
 //   - engine/... depends (transitively, non-test code) on nothing of lab,
-//     kernel, wasm or cmd;
+//     bench, kernel, wasm or cmd;
 //   - lab/... depends on nothing of kernel, wasm or cmd;
+//   - bench/... depends on nothing of lab, kernel, wasm or cmd: a peer
+//     measured against the lab runs no lab code;
+//   - internal/... (internal/checkout, internal/testenv: what every layer
+//     may use) depends on no layer above it;
 //   - only kernel/... and wasm/... import gomacro (github.com/cosmos72/gomacro);
 //   - only kernel/... imports zmq4 (github.com/go-zeromq/zmq4);
-//   - tests of engine and lab may use lower layers and their own layer, but
-//     never kernel, wasm, cmd, gomacro or zmq4.
+//   - tests of engine, lab, bench and internal may use lower layers and
+//     their own layer, but never kernel, wasm, cmd, gomacro or zmq4.
 //
 // internal/depsanchor, which only keeps modules required in go.mod, is
 // exempt.

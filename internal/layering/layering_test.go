@@ -8,9 +8,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/veclab/veclab/internal/checkout"
 )
 
-const module = "github.com/veclab/veclab"
+const module = checkout.Module
 
 // pkg is what the rules need to know of one package.
 type pkg struct {
@@ -21,8 +23,8 @@ type pkg struct {
 }
 
 // layer returns the top-level layer of a module package ("engine", "lab",
-// "kernel", "wasm", "cmd", "internal"), or "" for packages outside the
-// module.
+// "kernel", "wasm", "cmd", "bench", "internal"), or "" for packages outside
+// the module.
 func layer(path string) string {
 	rest, ok := strings.CutPrefix(path, module+"/")
 	if !ok {
@@ -39,11 +41,22 @@ const (
 	zmq4    = "github.com/go-zeromq/zmq4"
 )
 
-// forbidden lists, per layer, the layers its code must not reach.
+// forbidden lists, per layer, the layers its code must not reach. bench
+// (the native peers' drivers, bench/peers/...) sits beside lab: it may use
+// the engine, and lab/bench and cmd/veclab drive it, but a peer measured
+// against the lab must not run lab code. internal holds what every layer
+// may use (internal/checkout, internal/testenv), so it reaches none of
+// them.
 var forbidden = map[string][]string{
-	"engine": {"lab", "kernel", "wasm", "cmd"},
-	"lab":    {"kernel", "wasm", "cmd"},
+	"engine":   {"lab", "kernel", "wasm", "cmd", "bench"},
+	"lab":      {"kernel", "wasm", "cmd"},
+	"bench":    {"lab", "kernel", "wasm", "cmd"},
+	"internal": {"engine", "lab", "kernel", "wasm", "cmd", "bench"},
 }
+
+// lower reports whether l is a layer whose code and tests stay clear of
+// kernel, wasm, cmd, gomacro and zmq4.
+func lower(l string) bool { return l == "engine" || l == "lab" || l == "bench" || l == "internal" }
 
 // violations applies the rules of the package doc.
 func violations(pkgs []pkg) []string {
@@ -59,7 +72,7 @@ func violations(pkgs []pkg) []string {
 					out = append(out, p.Path+" depends on "+d+" ("+l+" must not reach "+bad+")")
 				}
 			}
-			if (l == "engine" || l == "lab") && (under(d, gomacro) || under(d, zmq4)) {
+			if lower(l) && (under(d, gomacro) || under(d, zmq4)) {
 				out = append(out, p.Path+" depends on "+d)
 			}
 		}
@@ -71,7 +84,7 @@ func violations(pkgs []pkg) []string {
 				out = append(out, p.Path+" imports "+d+" (only kernel may)")
 			}
 		}
-		if l == "engine" || l == "lab" {
+		if lower(l) {
 			for _, d := range p.Tests {
 				if bl := layer(d); bl == "kernel" || bl == "wasm" || bl == "cmd" || under(d, gomacro) || under(d, zmq4) {
 					out = append(out, p.Path+" tests import "+d)
@@ -104,6 +117,16 @@ func TestRulesCatchUpwardImports(t *testing.T) {
 		{"engine test uses lab", pkg{Path: module + "/engine/hnsw", Tests: []string{module + "/lab/dataset"}}, false},
 		{"engine test uses kernel", pkg{Path: module + "/engine/hnsw", Tests: []string{module + "/kernel"}}, true},
 		{"depsanchor exempt", pkg{Path: module + "/internal/depsanchor", Imports: []string{gomacro, zmq4}}, false},
+		{"bench peer uses the engine", pkg{Path: module + "/bench/peers/faiss", Deps: []string{module + "/engine", "os/exec"}}, false},
+		{"bench peer reaches the lab", pkg{Path: module + "/bench/peers/faiss", Deps: []string{module + "/lab/metrics"}}, true},
+		{"bench peer reaches cmd", pkg{Path: module + "/bench/peers/faiss", Deps: []string{module + "/cmd/veclab"}}, true},
+		{"bench peer test uses kernel", pkg{Path: module + "/bench/peers/faiss", Tests: []string{module + "/kernel"}}, true},
+		{"bench peer test uses the lab", pkg{Path: module + "/bench/peers/faiss", Tests: []string{module + "/lab/dataset"}}, false},
+		{"lab drives a bench peer", pkg{Path: module + "/lab/bench", Deps: []string{module + "/bench/peers/faiss"}}, false},
+		{"engine reaches a bench peer", pkg{Path: module + "/engine/ivf", Deps: []string{module + "/bench/peers/faiss"}}, true},
+		{"internal stays below the engine", pkg{Path: module + "/internal/checkout", Deps: []string{"os", "bufio"}}, false},
+		{"internal reaches the engine", pkg{Path: module + "/internal/testenv", Deps: []string{module + "/engine"}}, true},
+		{"internal reaches gomacro", pkg{Path: module + "/internal/checkout", Deps: []string{gomacro}}, true},
 		{"similar prefix is not the module", pkg{Path: module + "x/engine", Deps: []string{module + "x/lab"}}, false},
 	}
 	for _, tc := range tests {
@@ -158,7 +181,7 @@ func TestLayering(t *testing.T) {
 	for _, p := range pkgs {
 		seen = append(seen, layer(p.Path))
 	}
-	for _, want := range []string{"engine", "lab", "cmd"} {
+	for _, want := range []string{"engine", "lab", "cmd", "bench", "internal"} {
 		if !strings.Contains(strings.Join(seen, " "), want) {
 			t.Fatalf("go list found no %s package: the check would pass vacuously", want)
 		}

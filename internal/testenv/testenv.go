@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/veclab/veclab/internal/checkout"
 )
 
 // Python is Debian's interpreter, the one whose modules python3-faiss and
@@ -226,19 +228,13 @@ func Root() string {
 		if ok {
 			root = filepath.Dir(filepath.Dir(filepath.Dir(file)))
 		}
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-			// A binary built with -trimpath: fall back to the working
-			// directory's nearest parent with go.mod.
-			wd, _ := os.Getwd()
-			for d := wd; ; d = filepath.Dir(d) {
-				if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-					root = d
-					break
-				}
-				if filepath.Dir(d) == d {
-					root = wd
-					break
-				}
+		if !checkout.IsRoot(root) {
+			// A binary built with -trimpath: fall back to the checkout
+			// holding the working directory, else the directory itself.
+			if d, err := checkout.Find(); err == nil {
+				root = d
+			} else {
+				root, _ = os.Getwd()
 			}
 		}
 	})

@@ -38,8 +38,8 @@ func init() {
 			"Magic":   "string:VLABVEC\x00",
 			"Version": "int:2",
 		}, Wrappers: map[string][]string{
-			"Blob": []string{"ResetStats", "Stats"},
-			"File": []string{"ResetStats", "Stats"},
+			"Blob": []string{"Close", "Evict", "Path", "ResetStats", "Resident", "Size", "Stats", "Warm"},
+			"File": []string{"Close", "Evict", "Path", "ResetStats", "Resident", "Size", "Stats", "Warm"},
 		},
 	}
 }

@@ -38,10 +38,10 @@ err3 := sq.Decode(back, code)
 fmt.Println(err, err2, err3, sq.CodeSize(), vec.L2Sq(back, m.Row(3)) < 0.001)`, "<nil> <nil> <nil> 12 true"},
 		{"quant: 1-bit OSQ", `osq, err := quant.TrainOSQ(m, engine.L2, quant.OSQConfig{Bits: 1})
 fmt.Println(err, osq.CodeSize() < 8*4)`, "<nil> true"},
-		{"lab/bench: the quantizer catalogue", `import "github.com/veclab/veclab/lab/bench"
-names := bench.QuantizerNames()
-q8, err := bench.TrainQuantizer("int8", m, engine.L2, 1)
-_, bad := bench.TrainQuantizer("int3", m, engine.L2, 1)
+		{"lab/quantizers: the quantizer catalogue", `import "github.com/veclab/veclab/lab/quantizers"
+names := quantizers.Names()
+q8, err := quantizers.Train("int8", m, engine.L2, 1)
+_, bad := quantizers.Train("int3", m, engine.L2, 1)
 fmt.Println(len(names) >= 9, names[0], err, q8.CodeSize(), bad != nil)`, "true raw <nil> 12 true"},
 		{"ivf: build and search", `import "github.com/veclab/veclab/engine/ivf"
 ix, err := ivf.Build(m, ivf.Config{Nlist: 4, Metric: engine.L2, Seed: 1, Workers: 1})

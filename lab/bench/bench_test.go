@@ -2,7 +2,6 @@ package bench
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 
@@ -10,30 +9,6 @@ import (
 	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/lab/dataset"
 )
-
-func TestParseLists(t *testing.T) {
-	if got, err := ParseInts("-efs", " 40, 100,,200 "); err != nil || !slices.Equal(got, []int{40, 100, 200}) {
-		t.Errorf("ParseInts = %v, %v", got, err)
-	}
-	if got, err := ParseFloats("-oversample", "1,1.5, 3"); err != nil || !slices.Equal(got, []float64{1, 1.5, 3}) {
-		t.Errorf("ParseFloats = %v, %v", got, err)
-	}
-	for _, tc := range []struct {
-		err  error
-		want string
-	}{
-		{func() error { _, err := ParseInts("-efs", "40,x"); return err }(), `bench: -efs "x" is not an integer`},
-		{func() error { _, err := ParseFloats("-oversample", "1,NaN"); return err }(), `bench: -oversample "NaN" is not a number`},
-		{func() error { _, err := ParseFloats("-oversample", "Inf"); return err }(), `bench: -oversample "Inf" is not a number`},
-	} {
-		if !errors.Is(tc.err, engine.ErrInvalidArgument) || !strings.Contains(tc.err.Error(), tc.want) {
-			t.Errorf("error %v, want one containing %q", tc.err, tc.want)
-		}
-	}
-	if got := SplitList(" , a,b ,"); !slices.Equal(got, []string{"a", "b"}) {
-		t.Errorf("SplitList = %q", got)
-	}
-}
 
 func tinySet(t *testing.T) (*dataset.Dataset, *dataset.GroundTruth) {
 	t.Helper()
@@ -46,37 +21,6 @@ func tinySet(t *testing.T) (*dataset.Dataset, *dataset.GroundTruth) {
 		t.Fatal(err)
 	}
 	return ds, truth
-}
-
-// TestCatalogue trains every quantizer of the catalogue and checks that
-// names are unique, each is described, raw has no codes and the others
-// are smaller than float32.
-func TestCatalogue(t *testing.T) {
-	ds, _ := tinySet(t)
-	names := QuantizerNames()
-	seen := map[string]bool{}
-	for _, name := range names {
-		if seen[name] {
-			t.Errorf("%s listed twice", name)
-		}
-		seen[name] = true
-		if DescribeQuantizer(name) == "" {
-			t.Errorf("%s has no description", name)
-		}
-		q, err := TrainQuantizer(name, ds.Base, engine.Cosine, 1)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if (q == nil) != (name == "raw") {
-			t.Errorf("%s: quantizer %v", name, q)
-		}
-		if q != nil && q.BytesPerVector() >= float64(4*ds.Base.Dim) {
-			t.Errorf("%s: %.0f bytes per vector, float32 takes %d", name, q.BytesPerVector(), 4*ds.Base.Dim)
-		}
-	}
-	if _, err := TrainQuantizer("int3", ds.Base, engine.Cosine, 1); !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), `bench: unknown quantizer "int3"`) {
-		t.Errorf("unknown quantizer: %v", err)
-	}
 }
 
 // TestQuantFlat: the raw flat scan is exact and rescoring a larger
@@ -135,5 +79,25 @@ func TestFilterExact(t *testing.T) {
 	}
 	if _, err := rep.Table(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFindPeers finds bench/peers in the checkout holding the working
+// directory (internal/checkout) and refuses, with ErrInvalidArgument, a
+// peer it does not hold and a working directory outside any checkout.
+func TestFindPeers(t *testing.T) {
+	dir, err := findPeers("", "cflat")
+	if err != nil || !strings.HasSuffix(dir, "bench/peers") {
+		t.Fatalf("findPeers = %q, %v", dir, err)
+	}
+	if _, err := findPeers("", "nosuchpeer"); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatalf("findPeers of a missing peer: %v", err)
+	}
+	if _, err := findPeers(t.TempDir(), "cflat"); err == nil {
+		t.Fatal("findPeers of an empty -peer-src: no error")
+	}
+	t.Chdir(t.TempDir())
+	if _, err := findPeers("", "cflat"); !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "-peer-src") {
+		t.Fatalf("findPeers outside a checkout: %v", err)
 	}
 }

@@ -3,8 +3,8 @@
 // command parses its flags, loads the data set and prints; everything it
 // measures is here.
 //
-//   - [Quant] measures recall@k of every quantizer of the catalogue
-//     ([QuantizerNames], [TrainQuantizer]), over a flat scan of the codes
+//   - [Quant] measures recall@k of every quantizer of lab/quantizers'
+//     catalogue, over a flat scan of the codes
 //     and through an HNSW graph built with them, by oversample with
 //     rescoring from RAM or from an on-disk vector file.
 //   - [Filter] measures every filtered-search strategy of engine/filtered
@@ -33,10 +33,10 @@
 // SegmentsBench instead: its measurements are E16's, E18's and E20's, and
 // lab/experiment imports this package.
 //
-// The quantizer catalogue is the one place the lab names its quantizers:
-// lab/experiment's E14 and E22–E24 train theirs through it too.
-// [ParseInts], [ParseFloats] and [SplitList] read the comma lists of every
-// bench command's flags.
+// The quantizer catalogue, the one place the lab names its quantizers,
+// is lab/quantizers; the comma lists of the bench commands' flags are
+// read in cmd/veclab, beside the commands. This package holds only what
+// they measure.
 //
 // The native peers (hnswlib's harness, the C loop) are compiled from the
 // repository's bench/peers with their build.sh before any timing; FAISS

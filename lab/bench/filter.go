@@ -278,33 +278,26 @@ func Filter(ds *dataset.Dataset, metric engine.Metric, cfg FilterConfig, log io.
 
 func filterOne(cfg FilterConfig, ds *dataset.Dataset, c *filtered.Collection, cf *filter.Compiled, s filtered.Strategy, p filtered.Params, truth [][]engine.ID) (FilterRow, error) {
 	var row FilterRow
-	for i := 0; i < cfg.Warmup; i++ {
-		q := ds.Queries.Row(i % ds.Queries.N)
-		if _, _, err := c.Search(filtered.Request{Query: q, K: cfg.K, Filter: cf, Strategy: s, Params: p}); err != nil {
-			return row, err
-		}
-	}
-	lat := make([]time.Duration, 0, ds.Queries.N)
 	paths := map[string]int{}
-	for qi := 0; qi < ds.Queries.N; qi++ {
+	// Warm-up queries beyond the query count are capped at it.
+	loop := metrics.Loop{Queries: ds.Queries.N, K: cfg.K, Truth: truth, Warmup: cfg.Warmup}
+	m, err := loop.Run(engine.Context(), func(pass, qi int) ([]engine.Result, error) {
 		rs, st, err := c.Search(filtered.Request{Query: ds.Queries.Row(qi), K: cfg.K, Filter: cf, Strategy: s, Params: p})
-		if err != nil {
-			return row, err
+		if pass == 0 {
+			row.DistComps += float64(st.DistComps)
+			row.Checks += float64(st.PayloadChecks)
+			paths[st.Path.String()]++
 		}
-		lat = append(lat, st.Elapsed)
-		row.Recall += metrics.Recall(rs, truth[qi], cfg.K)
-		row.Hits += float64(len(rs))
-		row.DistComps += float64(st.DistComps)
-		row.Checks += float64(st.PayloadChecks)
-		paths[st.Path.String()]++
+		return rs, err
+	})
+	if err != nil {
+		return row, err
 	}
 	nq := float64(ds.Queries.N)
-	row.Recall /= nq
-	row.Hits /= nq
+	row.Recall, row.Hits = m.Recall, m.MeanHits
 	row.DistComps /= nq
 	row.Checks /= nq
-	row.P50 = metrics.Quantile(lat, 0.5)
-	row.P95 = metrics.Quantile(lat, 0.95)
+	row.P50, row.P95 = m.Latency.P50, m.Latency.P95
 	names := make([]string, 0, len(paths))
 	for k := range paths {
 		names = append(names, k)

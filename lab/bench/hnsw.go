@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -272,57 +273,30 @@ func hnswOne(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metr
 	run.BytesPerVector, run.GraphBytesPerVector = ix.BytesPerVector(), ix.GraphBytesPerVector()
 
 	s := ix.NewSearcher()
-	lat := make([]time.Duration, 0, 4096)
 	for _, ef := range cfg.Efs {
-		for i := range min(20, ds.Queries.N) { // warm-up, as the article did
-			if _, err := s.Search(ds.Queries.Row(i), cfg.K, ef, nil); err != nil {
-				return nil, err
-			}
-		}
-		lat = lat[:0]
-		best := make([]time.Duration, ds.Queries.N)
-		minPasses := 1
+		// Timing "best" keeps each query's fastest of at least 3 passes;
+		// otherwise every pass counts. Either way passes repeat until
+		// MinSeconds of timed queries.
+		loop := metrics.Loop{Queries: ds.Queries.N, K: cfg.K, Truth: truth.IDs, Warmup: 20, // as the article did
+			Passes: 1, MinTime: time.Duration(cfg.MinSeconds * float64(time.Second)), MaxPasses: math.MaxInt32,
+			Key: func(id engine.ID) engine.ID { return engine.ID(ix.Key(id)) }}
 		if cfg.Timing == "best" {
-			minPasses = 3
+			loop.Passes, loop.Pick = 3, metrics.BestPerQuery
 		}
-		var recall, comps float64
-		var total time.Duration
-		for pass := 0; pass < minPasses || total.Seconds() < cfg.MinSeconds; pass++ {
-			for i := range ds.Queries.N {
-				t := time.Now()
-				res, err := s.Search(ds.Queries.Row(i), cfg.K, ef, nil)
-				d := time.Since(t)
-				if err != nil {
-					return nil, err
-				}
-				total += d
-				lat = append(lat, d)
-				if pass == 0 || d < best[i] {
-					best[i] = d
-				}
-				if pass == 0 {
-					ids := make([]engine.ID, len(res))
-					for j, r := range res {
-						ids[j] = engine.ID(ix.Key(r.ID))
-					}
-					recall += metrics.RecallIDs(ids, truth.IDs[i], cfg.K)
-					comps += float64(s.Stats().DistComps)
-				}
+		var comps float64
+		m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
+			res, err := s.Search(ds.Queries.Row(i), cfg.K, ef, nil)
+			if pass == 0 {
+				comps += float64(s.Stats().DistComps)
 			}
+			return res, err
+		})
+		if err != nil {
+			return nil, err
 		}
-		qps := metrics.QPS(len(lat), total)
-		if cfg.Timing == "best" {
-			var sum time.Duration
-			for _, d := range best {
-				sum += d
-			}
-			qps = metrics.QPS(len(best), sum)
-			lat = append(lat[:0], best...)
-		}
-		sum := metrics.Summarize(lat)
 		run.Sweep = append(run.Sweep, HNSWPoint{
-			Ef: ef, Recall: recall / float64(ds.Queries.N), QPS: qps,
-			P50: sum.P50, P95: sum.P95, DistComps: comps / float64(ds.Queries.N),
+			Ef: ef, Recall: m.Recall, QPS: m.QPS,
+			P50: m.Latency.P50, P95: m.Latency.P95, DistComps: comps / float64(ds.Queries.N),
 		})
 	}
 	return run, nil

@@ -442,40 +442,27 @@ func (m *ivfMeasure) measure(ix *ivf.Index, opt ivf.SearchOptions, before func()
 	ds, truth := m.ds, m.truth
 	nq := ds.Queries.N
 	opt.K = min(ivfK, ix.Len())
-	for i := 0; i < min(m.cfg.Warmup, nq); i++ {
-		if _, _, err := ix.SearchWith(ds.Queries.Row(i), opt); err != nil {
-			return r, err
-		}
-	}
-	lat := make([]time.Duration, 0, nq)
-	var total, cpu time.Duration
 	var st ivf.Stats
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	for i := 0; i < nq; i++ {
-		if before != nil {
-			if err := before(); err != nil {
-				return r, err
-			}
-		}
-		c0, start := ThreadCPU(), time.Now()
+	// One pass on the locked thread, its CPU time by ThreadCPU; before
+	// (untimed) ahead of every timed query.
+	loop := metrics.Loop{Queries: nq, K: ivfK, Truth: truth.IDs, Warmup: m.cfg.Warmup, Before: before, CPU: ThreadCPU}
+	lm, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		res, s, err := ix.SearchWith(ds.Queries.Row(i), opt)
-		el := time.Since(start)
-		cpu += ThreadCPU() - c0
-		if err != nil {
-			return r, err
+		if pass == 0 {
+			st.Add(s)
 		}
-		lat = append(lat, el)
-		total += el
-		st.Add(s)
-		r.Recall10 += metrics.Recall(res, truth.At(i, ivfK), ivfK)
+		return res, err
+	})
+	if err != nil {
+		return r, err
 	}
-	r.Recall10 /= float64(nq)
-	r.QPS = metrics.QPS(nq, total)
+	r.Recall10, r.QPS = lm.Recall, lm.QPS
 	if opt.Rescorer == nil || opt.Rescorer.Options().Concurrency <= 1 {
-		r.CPUQPS = metrics.QPS(nq, cpu)
+		r.CPUQPS = lm.CPUQPS
 	}
-	r.P50 = metrics.Quantile(lat, 0.5)
+	r.P50 = lm.Latency.P50
 	r.Lists = float64(st.ListsProbed) / float64(nq)
 	r.Scanned = float64(st.Scanned) / float64(nq)
 	r.IO = st.Rescore.IO

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/internal/checkout"
 	"github.com/veclab/veclab/lab/dataset"
 )
 
@@ -19,8 +20,9 @@ import (
 // package bench/peers/faiss. A function that runs a native peer compiles
 // it into a temporary directory before any timing.
 
-// findPeers locates bench/peers: dir if given, else the nearest parent of
-// the working directory that holds bench/peers/<name>/build.sh.
+// findPeers locates bench/peers: dir if given, else bench/peers of the
+// checkout holding the working directory (internal/checkout), which must
+// hold <name>/build.sh.
 func findPeers(dir, name string) (string, error) {
 	if dir != "" {
 		if _, err := os.Stat(filepath.Join(dir, name, "build.sh")); err != nil {
@@ -28,21 +30,15 @@ func findPeers(dir, name string) (string, error) {
 		}
 		return dir, nil
 	}
-	wd, err := os.Getwd()
+	root, err := checkout.Find()
 	if err != nil {
-		return "", fmt.Errorf("bench: peer sources: %w", err)
+		return "", fmt.Errorf("bench: peer sources: %v; run from the repository or give the peer sources' directory (PeerSrc, -peer-src): %w", err, engine.ErrInvalidArgument)
 	}
-	for d := wd; ; {
-		p := filepath.Join(d, "bench", "peers")
-		if st, err := os.Stat(filepath.Join(p, name, "build.sh")); err == nil && !st.IsDir() {
-			return p, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("bench: bench/peers/%s/build.sh not found above %s; run from the repository or give the peer sources' directory (PeerSrc, -peer-src): %w", name, wd, engine.ErrInvalidArgument)
-		}
-		d = parent
+	p := filepath.Join(root, "bench", "peers")
+	if st, err := os.Stat(filepath.Join(p, name, "build.sh")); err != nil || st.IsDir() {
+		return "", fmt.Errorf("bench: the checkout at %s has no bench/peers/%s/build.sh; give the peer sources' directory (PeerSrc, -peer-src): %w", root, name, engine.ErrInvalidArgument)
 	}
+	return p, nil
 }
 
 // buildPeer compiles bench/peers/<name> with its build.sh into dir/bin and

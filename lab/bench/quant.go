@@ -20,6 +20,7 @@ import (
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/quantizers"
 )
 
 // QuantConfig says what [Quant] measures. The zero value is not valid:
@@ -63,8 +64,8 @@ func (c QuantConfig) Validate() error {
 		}
 	}
 	for _, name := range c.Only {
-		if _, err := lookupQuantizer(name); err != nil {
-			bad = append(bad, fmt.Sprintf("unknown quantizer %q (want %s)", name, strings.Join(QuantizerNames(), ",")))
+		if quantizers.Check(name) != nil {
+			bad = append(bad, fmt.Sprintf("unknown quantizer %q (want %s)", name, strings.Join(quantizers.Names(), ",")))
 		}
 	}
 	if c.M < 2 || c.EfConstruction < 1 || c.NumCandidates < 0 || c.Workers < 0 {
@@ -148,29 +149,29 @@ func Quant(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric
 	}
 	maxOver := slices.Max(cfg.Oversample)
 	kmax := int(math.Ceil(maxOver * float64(cfg.K)))
-	for _, spec := range quantizers {
-		if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, spec.name) {
+	for _, name := range quantizers.Names() {
+		if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, name) {
 			continue
 		}
-		row := QuantRow{Name: spec.name, About: spec.about, Bytes: float64(4 * ds.Base.Dim)}
+		row := QuantRow{Name: name, About: quantizers.Describe(name), Bytes: float64(4 * ds.Base.Dim)}
 		var q quant.Quantizer
-		if spec.name != "raw" {
+		if name != quantizers.Raw {
 			start := time.Now()
-			if q, err = TrainQuantizer(spec.name, ds.Base, metric, cfg.Seed); err != nil {
+			if q, err = quantizers.Train(name, ds.Base, metric, cfg.Seed); err != nil {
 				return nil, err
 			}
 			row.Train = time.Since(start)
 			row.Bytes = q.BytesPerVector()
-			fmt.Fprintf(log, "%-12s %v (trained in %v)\n", spec.name, q, row.Train.Round(time.Millisecond))
+			fmt.Fprintf(log, "%-12s %v (trained in %v)\n", name, q, row.Train.Round(time.Millisecond))
 		}
 		if cfg.Flat {
 			if err := quantFlat(&row, q, ds, truth, rs, cfg, metric, kmax); err != nil {
-				return nil, fmt.Errorf("bench: quant: %s: flat: %w", spec.name, err)
+				return nil, fmt.Errorf("bench: quant: %s: flat: %w", name, err)
 			}
 		}
 		if cfg.Graph {
 			if err := quantHNSW(&row, q, ds, truth, rs, cfg, metric); err != nil {
-				return nil, fmt.Errorf("bench: quant: %s: hnsw: %w", spec.name, err)
+				return nil, fmt.Errorf("bench: quant: %s: hnsw: %w", name, err)
 			}
 		}
 		rep.Rows = append(rep.Rows, row)

@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -244,62 +243,41 @@ func measureDisk(env *Env, label string, param float64, k, nq int, before func()
 	}
 	qs := ds.Queries
 	nq = min(max(nq, 1), qs.N)
-	for i := 0; i < min(env.Scale.Warmup, nq); i++ {
-		if _, _, _, err := fn(qs.Row(i), k); err != nil {
-			return DiskPoint{}, fmt.Errorf("experiment: %s warm-up %d: %w", label, i, err)
-		}
-	}
 	p := DiskPoint{Label: label, Param: param, K: k, Queries: nq}
 	// Warm runs (no before hook) are timed over diskRepeats passes: the
 	// median pass gives QPS, all latencies the p50, so one stall of a
 	// shared machine does not make QPS and p50 disagree. A cold run
 	// (before drops the cache) is timed once: its reads are the figure.
-	passes := 1
+	loop := metrics.Loop{Queries: nq, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup, Passes: 1, Pick: metrics.MedianPass}
 	if before == nil {
-		passes = diskRepeats
+		loop.Passes = diskRepeats
+	} else {
+		loop.Before = before
 	}
-	lat := make([]time.Duration, 0, nq*passes)
-	totals := make([]time.Duration, passes)
 	var vio, lio store.IOStats
 	p.DevKB = math.NaN()
 	rb0, rbOK := bench.ProcessReadBytes()
-	for pass := 0; pass < passes; pass++ {
-		if pass == 1 {
-			if rb1, ok := bench.ProcessReadBytes(); ok && rbOK {
-				p.DevKB = float64(rb1-rb0) / 1024 / float64(nq)
-			}
-		}
-		for i := 0; i < nq; i++ {
-			if before != nil {
-				if err := before(); err != nil {
-					return DiskPoint{}, fmt.Errorf("experiment: %s: %w", label, err)
-				}
-			}
-			t0 := time.Now()
-			res, v, l, err := fn(qs.Row(i), k)
-			d := time.Since(t0)
-			if err != nil {
-				return DiskPoint{}, fmt.Errorf("experiment: %s query %d: %w", label, i, err)
-			}
-			lat = append(lat, d)
-			totals[pass] += d
-			if pass == 0 { // recall and reads are the same every pass
-				vio.Add(v)
-				lio.Add(l)
-				p.Recall += metrics.Recall(res, truth.At(i, k), k)
-			}
-		}
-	}
-	if passes == 1 {
-		if rb1, ok := bench.ProcessReadBytes(); ok && rbOK {
+	loop.AfterPass = func(pass int) error {
+		// The device's reads of the first pass (the later ones read the
+		// same pages).
+		if rb1, ok := bench.ProcessReadBytes(); pass == 0 && ok && rbOK {
 			p.DevKB = float64(rb1-rb0) / 1024 / float64(nq)
 		}
+		return nil
+	}
+	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
+		res, v, l, err := fn(qs.Row(i), k)
+		if pass == 0 { // recall and reads are the same every pass
+			vio.Add(v)
+			lio.Add(l)
+		}
+		return res, err
+	})
+	if err != nil {
+		return DiskPoint{}, fmt.Errorf("experiment: %s: %w", label, err)
 	}
 	n := float64(nq)
-	p.Recall /= n
-	sort.Slice(totals, func(i, j int) bool { return totals[i] < totals[j] })
-	p.QPS = metrics.QPS(nq, totals[len(totals)/2])
-	p.P50ms = ms(metrics.Quantile(lat, 0.5))
+	p.Recall, p.QPS, p.P50ms = m.Recall, m.QPS, ms(m.Latency.P50)
 	p.Reads, p.DeviceReads, p.KB = float64(vio.Reads)/n, float64(vio.DeviceReads())/n, float64(vio.Bytes)/1024/n
 	p.ListReads, p.ListDevice = float64(lio.Reads)/n, float64(lio.DeviceReads())/n
 	p.DevPages = float64(vio.Pages-vio.CachedPages) / n

@@ -10,16 +10,19 @@
 // (never in its place), charts and notes. Each experiment lives in its own
 // file (e02.go, e06.go, …) and registers itself in init with [Register], so
 // adding one never touches another's file. What several experiments share
-// lives in files named for it: quantizers.go (the quantizer catalogue and
-// its flat-scan measurement, E14, E22–E24), disk.go (the disk-backed
+// lives in files named for it: quantizers.go (training from lab/quantizers'
+// catalogue and its flat-scan measurement, E14, E22–E24), disk.go (the disk-backed
 // HNSW and IVF indexes and their measurement, E12–E15, E26, E27),
 // filtered.go (the filtered collections and strategies, E03, E07, E08),
 // segments.go (segmented collections, E16–E18, E20), measure.go and
 // verdict.go.
 //
 // Every experiment also exports its steps as plain functions, so a notebook
-// can run it cell by cell in the article's order, e.g.
-// e06Sweep(env, []int{10, 50, 200}).
+// can run it cell by cell in the article's order, e.g. E06's
+//
+//	ms, err := experiment.E06Measure(env, []int{10, 50, 200})
+//	fms, err := experiment.E06MeasureFiltered(env, []int{10, 50, 200})
+//	experiment.E06Table(env, ms, fms)
 //
 // An [Env] carries what the experiments share: the [Scale] (the article's
 // 30,000 × 384, or a small one for tests), the seed, the machine's facts,

@@ -71,13 +71,6 @@ func E01Ingest(env *Env, p profile.Profile) (Ingest, error) {
 	if err != nil {
 		return Ingest{}, err
 	}
-	if p.Kind == profile.Elasticsearch {
-		// The quantizer of the merged segment is trained on all of it.
-		if err := s.Train(ds.Base); err != nil {
-			s.Close()
-			return Ingest{}, err
-		}
-	}
 	base := ds.Base
 	batch := env.Scale.Batch
 	what := "E01 ingest " + p.Kind.String()
@@ -232,12 +225,6 @@ func E01Lag(env *Env, ins []Ingest) (*table.Table, *chart.Line, error) {
 		s, err := p.Open(base.Dim)
 		if err != nil {
 			return nil, nil, err
-		}
-		if p.Kind == profile.Elasticsearch {
-			if err := s.Train(base); err != nil { // as E01Ingest: the merged segment's quantizer
-				s.Close()
-				return nil, nil, err
-			}
 		}
 		for lo := 0; lo < base.N; lo += batch {
 			hi := min(lo+batch, base.N)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/dataset"
@@ -180,34 +181,27 @@ func E08Indexing(env *Env, sizes []int, thresholdKB int) ([]E08IndexingRow, erro
 		st := s.Status()
 		r := E08IndexingRow{Docs: n, Segments: st.Segments, ThresholdKB: p.IndexingThresholdKB, Status: st.String(), Indexed: st.Indexed}
 		r.SegmentKB = float64(n) * float64(4*ds.Base.Dim) / 1024 / float64(max(st.Segments, 1))
-		for j := 0; j < min(env.Scale.Warmup, qs.N); j++ {
-			if _, err := s.Search(qs.Row(j), k); err != nil {
-				s.Close()
-				return nil, err
-			}
-		}
-		lat := make([]time.Duration, qs.N)
-		for j := 0; j < qs.N; j++ {
-			t0 := time.Now()
+		loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup}
+		m, err := loop.Run(engine.Context(), func(pass, j int) ([]engine.Result, error) {
 			rs, qst, err := s.SearchStats(qs.Row(j), k)
-			lat[j] = time.Since(t0)
-			if err != nil {
-				s.Close()
-				return nil, err
+			if pass == 0 {
+				r.DistComps += float64(qst.DistComps)
+				if qst.Exact {
+					r.Exact++
+				}
 			}
-			r.Recall += metrics.Recall(rs, truth.At(j, k), k)
-			r.DistComps += float64(qst.DistComps)
-			if qst.Exact {
-				r.Exact++
-			}
+			return rs, err
+		})
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("experiment: E08 %d docs: %w", n, err)
 		}
 		if err := s.Close(); err != nil {
 			return nil, err
 		}
-		r.Recall /= float64(qs.N)
+		r.Recall, r.Latency = m.Recall, m.Latency
 		r.DistComps /= float64(qs.N)
 		r.Exact /= float64(qs.N)
-		r.Latency = metrics.Summarize(lat)
 		out = append(out, r)
 	}
 	env.progress(len(sizes), len(sizes), "E08 indexing_threshold")

@@ -401,27 +401,30 @@ func (x *E25Index) search(method string, q []float32, asked, ef, k int) ([]neste
 
 func (x *E25Index) measure(env *Env, method string, asked, ef, k int, truth [][]uint32) (E25Row, error) {
 	qs := x.queries
-	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
-		if _, _, err := x.search(method, qs.Row(i), asked, ef, k); err != nil {
-			return E25Row{}, fmt.Errorf("experiment: E25 %s warm-up query %d: %w", method, i, err)
-		}
-	}
 	r := E25Row{Method: method, Asked: asked, Ef: ef}
-	lat := make([]time.Duration, qs.N)
-	var recall float64
-	for i := 0; i < qs.N; i++ {
-		t0 := time.Now()
+	// The loop times the queries; recall here is of parents, so the hits
+	// (fresh slices) are kept and scored by parentRecall after the timing
+	// rather than by the loop's recall@k of ids.
+	got := make([][]nested.Hit, qs.N)
+	loop := metrics.Loop{Queries: qs.N, Warmup: env.Scale.Warmup}
+	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		hs, st, err := x.search(method, qs.Row(i), asked, ef, k)
-		lat[i] = time.Since(t0)
-		if err != nil {
-			return E25Row{}, fmt.Errorf("experiment: E25 %s query %d: %w", method, i, err)
+		if pass == 0 {
+			got[i] = hs
+			r.DistComps += float64(st.DistComps)
+			r.Visited += float64(st.Visited)
 		}
+		return nil, err
+	})
+	if err != nil {
+		return E25Row{}, fmt.Errorf("experiment: E25 %s: %w", method, err)
+	}
+	var recall float64
+	for i, hs := range got {
 		r.MeanParents += float64(len(hs))
 		if len(hs) < min(k, x.Parents) {
 			r.Short++
 		}
-		r.DistComps += float64(st.DistComps)
-		r.Visited += float64(st.Visited)
 		recall += parentRecall(hs, truth[i])
 	}
 	n := float64(qs.N)
@@ -430,7 +433,7 @@ func (x *E25Index) measure(env *Env, method string, asked, ef, k int, truth [][]
 	r.DistComps /= n
 	r.Visited /= n
 	r.Recall = recall / n
-	r.Latency = metrics.Summarize(lat)
+	r.Latency = m.Latency
 	return r, nil
 }
 

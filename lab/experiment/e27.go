@@ -17,7 +17,7 @@ import (
 var e27 = Experiment{
 	ID:      "E27",
 	Title:   "IVF with its posting lists on disk vs HNSW, warm, cold cache and a simulated network device: where the designs diverge",
-	Article: "none: seeds 003 and 004 stop where the index fits in RAM (codes resident, only the rescoring originals on disk); this is the lab's own experiment",
+	Article: "none: Elastic's reply to Qdrant and Elastic's DiskBBQ article (\"DiskBBQ 7× faster than Qdrant on network-attached storage\") stop where the index fits in RAM (codes resident, only the rescoring originals on disk); this is the lab's own experiment",
 }
 
 func init() { e27.Run, e27.Notebook = runE27, "13-beyond-ram.ipynb"; Register(e27) }

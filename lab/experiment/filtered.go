@@ -112,35 +112,25 @@ func measureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 			truth[i] = append(truth[i], r.ID)
 		}
 	}
-	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
-		if _, _, err := search(qs.Row(i)); err != nil {
-			return Measurement{}, fmt.Errorf("experiment: %s filtered warm-up %d: %w", label, i, err)
-		}
-	}
-	leaves = profile.LeafPaths{}
-	results := make([][]engine.Result, qs.N)
-	lat := make([]time.Duration, qs.N)
-	var total time.Duration
 	var dist int
-	for i := 0; i < qs.N; i++ {
-		t0 := time.Now()
-		rs, dc, err := search(qs.Row(i))
-		d := time.Since(t0)
-		if err != nil {
-			return Measurement{}, fmt.Errorf("experiment: %s filtered query %d: %w", label, i, err)
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup}
+	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
+		if pass == 0 && i == 0 {
+			leaves = profile.LeafPaths{} // the warm-up's paths are not counted
 		}
-		results[i], lat[i] = rs, d
-		total += d
-		dist += dc
-	}
-	recall, err := metrics.MeanRecall(results, truth, k)
+		rs, dc, err := search(qs.Row(i))
+		if pass == 0 {
+			dist += dc
+		}
+		return rs, err
+	})
 	if err != nil {
-		return Measurement{}, err
+		return Measurement{}, fmt.Errorf("experiment: %s filtered: %w", label, err)
 	}
 	return Measurement{
-		Label: label, Queries: qs.N, K: k, Recall: recall,
-		Latency: metrics.Summarize(lat), QPS: metrics.QPS(qs.N, total),
-		MeanHits: metrics.MeanHits(results), DistComps: float64(dist) / float64(qs.N),
+		Label: label, Queries: qs.N, K: k, Recall: m.Recall,
+		Latency: m.Latency, QPS: m.QPS,
+		MeanHits: m.MeanHits, DistComps: float64(dist) / float64(qs.N),
 		Plan: s.Profile().Plan(k, s.Dim()), Segments: len(s.Segments()), Leaves: leaves,
 	}, nil
 }
@@ -281,41 +271,39 @@ func measureStrategy(env *Env, coll *filtered.Collection, text string, s filtere
 	}
 	k, qs := env.Scale.K, ds.Queries
 	m.Label, m.Matching = label, len(f.IDs())
-	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
-		if _, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: s, Params: p}); err != nil {
-			return m, fmt.Errorf("experiment: %s warm-up query %d: %w", label, i, err)
-		}
-	}
-	lat := make([]time.Duration, qs.N)
-	m.Hits = make([]int, qs.N)
-	paths := map[filtered.Strategy]int{}
-	for i := 0; i < qs.N; i++ {
-		truth, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: filtered.Exact})
+	// The exact answers first, so that the timed queries run back to
+	// back as in every other measurement.
+	truth := make([][]engine.ID, qs.N)
+	for i := range truth {
+		rs, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: filtered.Exact})
 		if err != nil {
 			return m, err
 		}
-		ids := make([]engine.ID, len(truth))
-		for j, r := range truth {
-			ids[j] = r.ID
+		truth[i] = make([]engine.ID, len(rs))
+		for j, r := range rs {
+			truth[i][j] = r.ID
 		}
+	}
+	m.Hits = make([]int, qs.N)
+	paths := map[filtered.Strategy]int{}
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup}
+	lm, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		rs, st, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: s, Params: p})
-		if err != nil {
-			return m, fmt.Errorf("experiment: %s query %d: %w", label, i, err)
+		if pass == 0 {
+			m.Hits[i] = len(rs)
+			m.DistComps += float64(st.DistComps)
+			m.PayloadChecks += float64(st.PayloadChecks)
+			paths[st.Path]++
 		}
-		lat[i] = st.Elapsed
-		m.Recall += metrics.Recall(rs, ids, k)
-		m.MeanHits += float64(len(rs))
-		m.Hits[i] = len(rs)
-		m.DistComps += float64(st.DistComps)
-		m.PayloadChecks += float64(st.PayloadChecks)
-		paths[st.Path]++
+		return rs, err
+	})
+	if err != nil {
+		return m, fmt.Errorf("experiment: %s: %w", label, err)
 	}
 	n := float64(qs.N)
-	m.Recall /= n
-	m.MeanHits /= n
+	m.Recall, m.MeanHits, m.Latency = lm.Recall, lm.MeanHits, lm.Latency
 	m.DistComps /= n
 	m.PayloadChecks /= n
-	m.Latency = metrics.Summarize(lat)
 	best := -1
 	for p, c := range paths {
 		if c > best || c == best && p.String() < m.Path {

@@ -45,9 +45,10 @@ func (m Measurement) P95ms() float64 { return ms(m.Latency.P95) }
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // Measure runs the environment's queries against s the way the article
-// did: the first Scale.Warmup queries once unmeasured, then every query
-// measured one at a time with topK = Scale.K; recall is against the exact
-// top-K (cosine) of the whole data set.
+// did, through lab/metrics' loop: the first Scale.Warmup queries once
+// unmeasured, then every query measured one at a time with topK =
+// Scale.K; recall@K (metrics.RecallDefinition) is against the exact top-K
+// (cosine) of the whole data set, QPS the queries over their summed time.
 func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 	ds, err := env.Dataset()
 	if err != nil {
@@ -59,34 +60,22 @@ func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 		return Measurement{}, err
 	}
 	qs := ds.Queries
-	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
-		if _, err := s.Search(qs.Row(i), k); err != nil {
-			return Measurement{}, fmt.Errorf("experiment: %s warm-up query %d: %w", label, i, err)
-		}
-	}
-	results := make([][]engine.Result, qs.N)
-	lat := make([]time.Duration, qs.N)
 	var dist int
-	var total time.Duration
-	for i := 0; i < qs.N; i++ {
-		t0 := time.Now()
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup}
+	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		res, st, err := s.SearchStats(qs.Row(i), k)
-		d := time.Since(t0)
-		if err != nil {
-			return Measurement{}, fmt.Errorf("experiment: %s query %d: %w", label, i, err)
+		if pass == 0 {
+			dist += st.DistComps
 		}
-		results[i], lat[i] = res, d
-		total += d
-		dist += st.DistComps
-	}
-	recall, err := metrics.MeanRecall(results, truth.IDs, k)
+		return res, err
+	})
 	if err != nil {
 		return Measurement{}, fmt.Errorf("experiment: %s: %w", label, err)
 	}
 	return Measurement{
-		Label: label, Queries: qs.N, K: k, Recall: recall,
-		Latency: metrics.Summarize(lat), QPS: metrics.QPS(qs.N, total),
-		MeanHits: metrics.MeanHits(results), DistComps: float64(dist) / float64(qs.N),
+		Label: label, Queries: qs.N, K: k, Recall: m.Recall,
+		Latency: m.Latency, QPS: m.QPS,
+		MeanHits: m.MeanHits, DistComps: float64(dist) / float64(qs.N),
 		Plan: s.Profile().Plan(k, s.Dim()), Segments: len(s.Segments()),
 	}, nil
 }
@@ -112,7 +101,7 @@ func CompareProfiles(env *Env, title string, labels []string, ps []profile.Profi
 		return nil, fmt.Errorf("experiment: CompareProfiles: %d labels for %d profiles: %w", len(labels), len(ps), ErrBadArgument)
 	}
 	t := table.New(title, table.Col("profile", ""),
-		table.Column{Header: "recall@10", Source: table.Lab, Prec: 3},
+		table.Column{Header: metrics.RecallHeader(env.Scale.K), Source: table.Lab, Prec: 3},
 		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 2},
 		table.Column{Header: "p95", Unit: "ms", Source: table.Lab, Prec: 2},
 		table.Column{Header: "mean hits", Source: table.Lab, Prec: 1},
@@ -136,7 +125,7 @@ func CompareProfiles(env *Env, title string, labels []string, ps []profile.Profi
 		_ = t.AddValues(label, m.Recall, m.P50ms(), m.P95ms(), m.MeanHits, m.DistComps, s.BytesPerVector(), m.Plan.String())
 	}
 	env.progress(len(ps), len(ps), "compare profiles")
-	t.Note("one Go process, single-threaded queries; %d queries after %d warm-up, topK=%d", env.Scale.Queries, env.Scale.Warmup, env.Scale.K)
+	t.Note("one Go process, single-threaded queries; %d queries after %d warm-up, topK=%d; %s", env.Scale.Queries, env.Scale.Warmup, env.Scale.K, metrics.RecallDefinition)
 	return t, nil
 }
 

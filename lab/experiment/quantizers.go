@@ -3,7 +3,6 @@ package experiment
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -12,9 +11,9 @@ import (
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/vec"
-	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/quantizers"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -25,24 +24,24 @@ import (
 // float32 vectors from RAM and keep k.
 
 // QuantNames lists the quantizers E22–E24 tabulate, in table order (a
-// subset of lab/bench's catalogue, which [QuantFlat] accepts whole):
+// subset of lab/quantizers' catalogue, which [QuantFlat] accepts whole):
 // raw float32; Lucene's int8 (7-bit, confidence interval) and int8 with
 // min/max bounds; int4 with and without Lucene's error-correction term;
 // OSQ 1-bit (bbq: 1-bit docs × 4-bit query), 1×1-bit, 2-bit and 4-bit.
 var QuantNames = []string{"raw", "int8", "int8-minmax", "int4", "int4-nocorr", "bbq", "osq1x1", "osq2", "osq4"}
 
 // TrainQuantizer trains the named quantizer of the lab's catalogue
-// (lab/bench.QuantizerNames; [QuantNames] are those E22–E24 tabulate) on
+// (lab/quantizers.Names; [QuantNames] are those E22–E24 tabulate) on
 // the environment's data set with its seed; "raw" returns nil.
 func TrainQuantizer(env *Env, name string) (quant.Quantizer, error) {
-	if bench.DescribeQuantizer(name) == "" {
-		return nil, fmt.Errorf("experiment: unknown quantizer %q (want one of %s): %w", name, strings.Join(bench.QuantizerNames(), ", "), ErrBadArgument)
+	if quantizers.Describe(name) == "" {
+		return nil, fmt.Errorf("experiment: unknown quantizer %q (want one of %s): %w", name, strings.Join(quantizers.Names(), ", "), ErrBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
 	}
-	return bench.TrainQuantizer(name, ds.Base, env.Metric(), env.Seed)
+	return quantizers.Train(name, ds.Base, env.Metric(), env.Seed)
 }
 
 // QuantResult is one quantizer's flat-scan recall, without and with
@@ -170,18 +169,15 @@ func (e *Env) scanMs(name string, qs *vec.Matrix, k int, search func([]float32, 
 	if ok {
 		return v, nil
 	}
-	passes := make([]float64, scanRepeats)
-	for p := range passes {
-		start := time.Now()
-		for qi := 0; qi < qs.N; qi++ {
-			if _, err := search(qs.Row(qi), k); err != nil {
-				return 0, fmt.Errorf("timing query %d: %w", qi, err)
-			}
-		}
-		passes[p] = ms(time.Since(start)) / float64(qs.N)
+	loop := metrics.Loop{Queries: qs.N, Passes: scanRepeats, PerPass: true, Pick: metrics.MedianPass}
+	m, err := loop.Run(engine.Context(), func(_, qi int) ([]engine.Result, error) { return search(qs.Row(qi), k) })
+	if err != nil {
+		return 0, fmt.Errorf("timing: %w", err)
 	}
-	sort.Float64s(passes)
-	v = passes[len(passes)/2]
+	v = 0
+	if m.QPS > 0 {
+		v = 1000 / m.QPS // ms per query of the median pass
+	}
 	e.mu.Lock()
 	if e.scans == nil {
 		e.scans = map[string]float64{}
@@ -247,7 +243,7 @@ func quantTable(env *Env, title string, rs []QuantResult, article func(row strin
 		_ = t.AddValues(row...)
 	}
 	for _, r := range rs {
-		t.Note("%s: %s", r.Name, bench.DescribeQuantizer(r.Name))
+		t.Note("%s: %s", r.Name, quantizers.Describe(r.Name))
 	}
 	t.Note("flat scan over every code (no graph), one goroutine; rescored ×o = gather ⌈o·k⌉ by code distance, re-rank with the float32 vectors, keep k")
 	t.Note("scan = the top-%d scan alone, the median of %d passes over the queries, timed once per quantizer in this environment (every table shows the same figure)", k, scanRepeats)

@@ -14,7 +14,7 @@ import (
 // bench segments` runs with its own sizes. Start from
 // [DefaultSegmentsBenchConfig]. (It lives here rather than in lab/bench
 // because the measurements are this package's, and this package already
-// imports lab/bench for its quantizer catalogue.)
+// imports lab/bench for its CPU-time and read-byte probes.)
 type SegmentsBenchConfig struct {
 	K            int   // results per query (recall@K; the article: 100)
 	Ef           int   // per-segment ef of the ingest and segment-count rows

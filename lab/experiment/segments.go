@@ -280,44 +280,32 @@ func measureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int,
 	if err != nil {
 		return SegmentMeasurement{}, err
 	}
-	reps = max(reps, 1)
 	qs := ds.Queries
-	for i := 0; i < min(env.Scale.Warmup, qs.N); i++ {
-		if _, _, err := c.Search(qs.Row(i), o.options()); err != nil {
-			return SegmentMeasurement{}, fmt.Errorf("experiment: %s warm-up: %w", label, err)
-		}
-	}
 	m := SegmentMeasurement{Label: label, Search: o, Segments: len(c.Segments()), Queries: qs.N}
-	lat := make([]time.Duration, 0, qs.N*reps)
-	var total time.Duration
-	got := make([]engine.ID, 0, o.K)
-	for r := 0; r < reps; r++ {
-		for i := 0; i < qs.N; i++ {
-			t0 := time.Now()
-			hs, st, err := c.Search(qs.Row(i), o.options())
-			d := time.Since(t0)
-			if err != nil {
-				return SegmentMeasurement{}, fmt.Errorf("experiment: %s query %d: %w", label, i, err)
-			}
-			lat = append(lat, d)
-			total += d
-			if r == 0 {
-				got = got[:0]
-				for _, h := range hs {
-					got = append(got, engine.ID(h.Key))
-				}
-				m.Recall += metrics.RecallIDs(got, truth.IDs[i], o.K)
-				m.DistComps += float64(st.DistComps)
-				m.Decompressed += float64(st.Decompressed)
-			}
+	res := make([]engine.Result, 0, o.K) // the hits as results, keyed by document
+	loop := metrics.Loop{Queries: qs.N, K: o.K, Truth: truth.IDs, Warmup: env.Scale.Warmup, Passes: max(reps, 1)}
+	lm, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
+		hs, st, err := c.Search(qs.Row(i), o.options())
+		if pass != 0 {
+			return nil, err
 		}
+		m.DistComps += float64(st.DistComps)
+		m.Decompressed += float64(st.Decompressed)
+		res = res[:0]
+		for _, h := range hs {
+			res = append(res, engine.Result{ID: engine.ID(h.Key)})
+		}
+		return res, err
+	})
+	if err != nil {
+		return SegmentMeasurement{}, fmt.Errorf("experiment: %s: %w", label, err)
 	}
 	n := float64(qs.N)
-	m.Recall /= n
+	m.Recall = lm.Recall
 	m.DistComps /= n
 	m.Decompressed /= n
-	m.QPS = metrics.QPS(len(lat), total)
-	m.P50ms = ms(metrics.Summarize(lat).P50)
+	m.QPS = lm.QPS
+	m.P50ms = ms(lm.Latency.P50)
 	return m, nil
 }
 

@@ -3,14 +3,25 @@
 // mean hits, bytes per vector, and the pairing of two recall/QPS sweeps by
 // achieved recall (how Elastic's DiskBBQ article compares IVF and HNSW).
 //
-// Everything here is a plain function of its inputs, non-generic so that a
-// notebook (the gomacro interpreter) can call it.
+// [Loop] is the one measuring loop behind every speed figure of the lab
+// (lab/bench, lab/experiment, lab/explore): warm-up queries, timed passes
+// (per query, or per pass for a coarse clock), recall@k of the first pass,
+// QPS read from the passes as [Pick] says (all, median, best pass or best
+// time per query), latency quantiles, a seeded query order and a context
+// that stops it between queries. Two figures measured by it are measured
+// alike; a table says which Pick and how many passes.
+//
+// Everything here is non-generic so that a notebook (the gomacro
+// interpreter) can call it.
 //
 // # Conventions
 //
-// Recall@k of one query is |top-k returned ∩ top-k true| / min(k, |truth|):
-// a filtered query whose matching set holds fewer than k documents is
-// scored against what exists, and a query with an empty truth scores 1.
+// Recall@k of one query is |returned top k ∩ true top k| / k
+// ([RecallDefinition]; a table's column says "recall@k" via
+// [RecallHeader]). When a filter leaves fewer than k matching documents the
+// true top k holds only those, and k in the denominator is their number:
+// the query is scored against what exists, and a query with an empty truth
+// scores 1. The mean over queries is the figure.
 // Quantiles use the nearest-rank method (the smallest sample with at least
 // a fraction q of the samples at or below it), so p50 of an even-sized
 // sample is the lower middle value and every reported quantile is a

@@ -277,3 +277,25 @@ func TestInterruptedLoad(t *testing.T) {
 		t.Errorf("search on a closed DB: %v, want ErrBadArgument (a closed DB must not reconnect)", err)
 	}
 }
+
+// TestServerDirFindsTheCheckout resolves the server directory from inside
+// the checkout (internal/checkout) and refuses, with ErrBadArgument, from
+// a directory outside any checkout or with a VECLAB_PGLIVE_DIR that has no
+// server.mjs.
+func TestServerDirFindsTheCheckout(t *testing.T) {
+	t.Setenv("VECLAB_PGLIVE_DIR", "")
+	dir, err := pglive.ServerDir("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "server.mjs")); err != nil {
+		t.Fatalf("ServerDir() = %s: %v", dir, err)
+	}
+	if _, err := pglive.ServerDir(t.TempDir()); !errors.Is(err, pglive.ErrBadArgument) {
+		t.Fatalf("ServerDir of an empty directory: %v", err)
+	}
+	t.Chdir(t.TempDir())
+	if _, err := pglive.ServerDir(""); !errors.Is(err, pglive.ErrBadArgument) || !strings.Contains(err.Error(), "VECLAB_PGLIVE_DIR") {
+		t.Fatalf("ServerDir outside a checkout: %v", err)
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/veclab/veclab/internal/checkout"
 )
 
 // Errors callers can branch on; each is wrapped with what to do.
@@ -24,9 +26,6 @@ var (
 	ErrServer      = errors.New("pglive: embedded server failed")
 	ErrBadArgument = errors.New("pglive: invalid argument")
 )
-
-// modulePath is the module whose checkout holds server/.
-const modulePath = "github.com/veclab/veclab"
 
 // serverRel is the server directory inside the module.
 const serverRel = "lab/pglive/server"
@@ -85,37 +84,15 @@ func ServerDir(dir string) (string, error) {
 		}
 		return dir, nil
 	}
-	wd, err := os.Getwd()
+	d, err := checkout.Find()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("pglive: %v, so no embedded server: run in a checkout, set VECLAB_PGLIVE_DIR to its %s, or connect to your own PostgreSQL with a postgres:// URL: %w", err, serverRel, ErrBadArgument)
 	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if isModuleRoot(d) {
-			s := filepath.Join(d, filepath.FromSlash(serverRel))
-			if _, err := os.Stat(filepath.Join(s, "server.mjs")); err != nil {
-				return "", fmt.Errorf("pglive: the veclab checkout at %s has no %s/server.mjs: %w", d, serverRel, ErrBadArgument)
-			}
-			return s, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("pglive: no veclab checkout (go.mod of %s) in %s or above it, so no embedded server: run in a checkout, set VECLAB_PGLIVE_DIR to its %s, or connect to your own PostgreSQL with a postgres:// URL: %w", modulePath, wd, serverRel, ErrBadArgument)
-		}
+	s := filepath.Join(d, filepath.FromSlash(serverRel))
+	if _, err := os.Stat(filepath.Join(s, "server.mjs")); err != nil {
+		return "", fmt.Errorf("pglive: the veclab checkout at %s has no %s/server.mjs: %w", d, serverRel, ErrBadArgument)
 	}
-}
-
-func isModuleRoot(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module"); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`) == modulePath
-		}
-	}
-	return false
+	return s, nil
 }
 
 // CheckServer reports what is missing to start the embedded server in dir

@@ -251,17 +251,6 @@ func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 	return s, nil
 }
 
-// Train is kept for callers that trained an Elasticsearch store's
-// quantizer before ingest; it only checks sample. Each segment now trains
-// its own quantizer on its vectors (a merged one on all of them), as
-// Lucene does, so there is nothing to fit ahead.
-func (s *Store) Train(sample *vec.Matrix) error {
-	if sample == nil || sample.N == 0 {
-		return fmt.Errorf("profile: %s: empty training sample: %w", s.c.p.Kind, engine.ErrEmpty)
-	}
-	return nil
-}
-
 // Profile returns the profile of this view, with its overrides applied.
 func (s *Store) Profile() Profile {
 	p := s.c.p

@@ -117,22 +117,26 @@ async function main() {
 			const hCurve = [];
 			for (const ef of efs) {
 				ix.setEfSearch(ef);
+				// Timed as veclab's sweep is (lab/explore's timing, lab/metrics' loop):
+				// every query once untimed, then whole passes until at least 5 and
+				// 40 ms have run; the QPS is the best pass's.
 				const got = [];
-				t = performance.now();
 				for (const q of qs) got.push(ix.searchKnn(q, k, undefined).neighbors);
-				// Timed as veclab's sweep is (explore.minSweep): repeated until 25 ms have passed.
-				let runs = 1;
-				while (performance.now() - t < 25) {
+				let best = Infinity, spent = 0;
+				for (let pass = 0; pass < 5 || (spent < 40 && pass < 200); pass++) {
+					t = performance.now();
 					for (const q of qs) ix.searchKnn(q, k, undefined);
-					runs++;
+					const d = performance.now() - t;
+					spent += d;
+					best = Math.min(best, d);
 				}
-				const el = (performance.now() - t) / 1000;
+				const el = best / 1000;
 				let hits = 0;
 				got.forEach((g, i) => {
 					const truth = new Set(d.truth.subarray(i * k, (i + 1) * k));
 					for (const id of g) if (truth.has(id)) hits++;
 				});
-				hCurve.push({ ef, recall: hits / (queries * k), qps: runs * queries / el });
+				hCurve.push({ ef, recall: hits / (queries * k), qps: queries / el });
 			}
 			return {
 				params: { n, dim, m, efConstruction: efc, queries, seed, k },

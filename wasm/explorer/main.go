@@ -34,7 +34,7 @@ import (
 	"syscall/js"
 	"unsafe"
 
-	"github.com/veclab/veclab/wasm/explorer/explore"
+	"github.com/veclab/veclab/lab/explore"
 )
 
 var lab *explore.Lab

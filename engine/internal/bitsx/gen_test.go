@@ -18,7 +18,7 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Fatalf("the go command is needed to rerun the generator: %v", err)
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(goTool, "run", "-C", filepath.Join("..", "f32", "asmgen"), ".", "-gen", "bitsx", "-out", dir)
+	cmd := exec.Command(goTool, "run", "-C", filepath.Join("..", "asmgen"), ".", "-gen", "bitsx", "-out", dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %v\n%s", cmd, err, out)
 	}

@@ -1,11 +1,11 @@
 package bitsx
 
-//go:generate go run -C ../f32/asmgen . -gen bitsx -out ../../bitsx
+//go:generate go run -C ../asmgen . -gen bitsx -out ../bitsx
 
 // Kernel selection. Every exported kernel above is a func variable holding,
 // after start-up, the fastest implementation this CPU runs: the generated
 // amd64 assembly of codes_amd64.s (written by the "bitsx" generator of
-// engine/internal/f32/asmgen, see its bitsx.go) where it pays, else the
+// engine/internal/asmgen, see its bitsx.go) where it pays, else the
 // pure-Go *Generic twin. All implementations return the same exact integer;
 // the tests compare every one with a plain loop. The build tag purego (and
 // every architecture but amd64) keeps the twins only.

@@ -19,8 +19,8 @@
 // # Why generated
 //
 // The assembly in dist_amd64.s and its declarations in stubs_amd64.go are
-// written by the avo program in asmgen/, a nested module so avo never enters
-// the main go.mod. `go generate ./engine/internal/f32` rewrites both, and a
+// written by the avo program in engine/internal/asmgen (which generates
+// bitsx's kernels too), a nested module so avo never enters the main go.mod. `go generate ./engine/internal/f32` rewrites both, and a
 // test regenerates them into a temporary directory and fails on any byte of
 // difference, so the generator can never rot away from its output.
 //
@@ -53,4 +53,4 @@
 // from tests, before starting goroutines.
 package f32
 
-//go:generate go run -C asmgen . -gen f32 -out ..
+//go:generate go run -C ../asmgen . -gen f32 -out ../f32

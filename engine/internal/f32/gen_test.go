@@ -17,7 +17,7 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Fatalf("the go command is needed to rerun the generator: %v", err)
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(goTool, "run", "-C", "asmgen", ".", "-gen", "f32", "-out", dir)
+	cmd := exec.Command(goTool, "run", "-C", filepath.Join("..", "asmgen"), ".", "-gen", "f32", "-out", dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %v\n%s", cmd, err, out)
 	}

@@ -21,10 +21,12 @@ import (
 
 	"github.com/cosmos72/gomacro/base/genimport"
 	"github.com/cosmos72/gomacro/base/output"
+
+	"github.com/veclab/veclab/internal/checkout"
 )
 
 // Module is the import path of this module.
-const Module = "github.com/veclab/veclab"
+const Module = checkout.Module
 
 // DefaultPackages are the notebook-facing packages bound for cells. Those
 // that do not exist yet are skipped with a warning.
@@ -48,13 +50,14 @@ var DefaultPackages = []string{
 	Module + "/lab/table",
 	Module + "/lab/chart",
 	Module + "/lab/picture",
+	Module + "/lab/quantizers",
 	Module + "/kernel/display",
 }
 
 // Generate writes one x_*.go binding file per package of pkgs that exists,
 // and zdocs.go, into outDir, replacing the x_*.go files already there.
 func Generate(outDir string, pkgs []string, logw io.Writer) (err error) {
-	root, err := moduleRoot()
+	root, err := checkout.Find()
 	if err != nil {
 		return err
 	}
@@ -192,18 +195,6 @@ func rewrite(b []byte) (path string, out []byte, err error) {
 		"// Regenerate with: go generate ./kernel/bindings\n\npackage bindings\n" + s[i+len("\npackage thirdparty\n"):]
 	out, err = format.Source([]byte(s))
 	return path, out, err
-}
-
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", fmt.Errorf("not inside module %s", Module)
-	}
-	return filepath.Dir(gomod), nil
 }
 
 func pkgDir(root, path string) string {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/internal/checkout"
 )
 
 // The sentence embedder: an npm tree of this repository, pinned by its
@@ -40,19 +41,11 @@ var sentencePackages = []string{"wink-nlp", "wink-eng-lite-web-model", "wink-emb
 func SentencesDir() (string, error) {
 	dir := os.Getenv("VECLAB_SENTENCES_DIR")
 	if dir == "" {
-		wd, err := os.Getwd()
+		root, err := checkout.Find()
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("ingest: %v, so no sentence embedder: run in a checkout or set VECLAB_SENTENCES_DIR to its %s: %w", err, SentencesTree, engine.ErrNotFound)
 		}
-		for d := wd; ; d = filepath.Dir(d) {
-			if isCheckout(d) {
-				dir = filepath.Join(d, filepath.FromSlash(SentencesTree))
-				break
-			}
-			if filepath.Dir(d) == d {
-				return "", fmt.Errorf("ingest: no veclab checkout in %s or above it, so no sentence embedder: run in a checkout or set VECLAB_SENTENCES_DIR to its %s: %w", wd, SentencesTree, engine.ErrNotFound)
-			}
-		}
+		dir = filepath.Join(root, filepath.FromSlash(SentencesTree))
 	}
 	for _, p := range sentencePackages {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", p, "package.json")); err != nil {
@@ -177,18 +170,4 @@ func EmbedTexts(ctx context.Context, dir, node string, texts []string, progress 
 		e.Embed = time.Since(t0)
 	}
 	return e, nil
-}
-
-// isCheckout reports whether dir holds the go.mod of this module.
-func isCheckout(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module"); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`) == "github.com/veclab/veclab"
-		}
-	}
-	return false
 }

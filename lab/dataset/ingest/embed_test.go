@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -99,5 +100,15 @@ func TestFortunesLayout(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "tiny")
 	if err := dataset.WriteLayout(out, l); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSentencesDirOutsideACheckout names the variable to set when the
+// working directory is in no veclab checkout.
+func TestSentencesDirOutsideACheckout(t *testing.T) {
+	t.Setenv("VECLAB_SENTENCES_DIR", "")
+	t.Chdir(t.TempDir())
+	if _, err := SentencesDir(); !errors.Is(err, engine.ErrNotFound) || !strings.Contains(err.Error(), "VECLAB_SENTENCES_DIR") {
+		t.Fatalf("SentencesDir outside a checkout: %v", err)
 	}
 }

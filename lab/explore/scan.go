@@ -1,14 +1,13 @@
 package explore
 
 import (
+	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/flat"
 	"github.com/veclab/veclab/engine/quant"
-	"github.com/veclab/veclab/lab/metrics"
 )
 
 // ScanParams asks for an exhaustive scan of every query over the whole
@@ -39,8 +38,8 @@ type scanCodes struct {
 	codes []byte // N codes of CodeSize bytes, end to end (a posting list's slab)
 }
 
-// Scan runs every query exhaustively (see ScanParams), once for recall and
-// then again until minSweep has passed, for the queries per second.
+// Scan runs every query exhaustively (see ScanParams), timed as the
+// sweep's points are ([timing]); recall@K is scored on the first pass.
 func (l *Lab) Scan(p ScanParams) (res *ScanResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -58,7 +57,7 @@ func (l *Lab) Scan(p ScanParams) (res *ScanResult, err error) {
 		return nil, err
 	}
 	res = &ScanResult{Bits: p.Bits}
-	var one func(q []float32) ([]engine.ID, error)
+	var one func(q []float32) ([]engine.Result, error)
 	switch p.Bits {
 	case 32:
 		res.What = "exact float32 (engine/flat)"
@@ -66,13 +65,9 @@ func (l *Lab) Scan(p ScanParams) (res *ScanResult, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("explore: scan: %w", err)
 		}
-		one = func(q []float32) ([]engine.ID, error) {
+		one = func(q []float32) ([]engine.Result, error) {
 			rs, _, err := ix.Search(q, p.K, nil)
-			ids := make([]engine.ID, len(rs))
-			for i, r := range rs {
-				ids[i] = r.ID
-			}
-			return ids, err
+			return rs, err
 		}
 	case 4, 1:
 		res.What = fmt.Sprintf("OSQ %d-bit codes, 4-bit query, every code scored (quant.BoundQuery.Distances)", p.Bits)
@@ -99,7 +94,7 @@ func (l *Lab) Scan(p ScanParams) (res *ScanResult, err error) {
 		qc := make([]byte, sc.o.QueryCodeSize())
 		dists := make([]float32, l.Base.N)
 		best := make([]engine.Result, 0, p.K+1)
-		one = func(q []float32) ([]engine.ID, error) {
+		one = func(q []float32) ([]engine.Result, error) {
 			if err := sc.o.EncodeQuery(qc, q); err != nil {
 				return nil, err
 			}
@@ -115,41 +110,21 @@ func (l *Lab) Scan(p ScanParams) (res *ScanResult, err error) {
 	default:
 		return nil, fmt.Errorf("explore: scan: bits %d: want 32, 4 or 1: %w", p.Bits, engine.ErrInvalidArgument)
 	}
-	results := make([][]engine.ID, l.Queries.N)
-	start := time.Now()
-	runs := 1
-	for i := range results {
-		if results[i], err = one(l.Queries.Row(i)); err != nil {
-			return nil, fmt.Errorf("explore: scan: %w", err)
-		}
+	loop := timing
+	loop.Queries, loop.K, loop.Truth = l.Queries.N, p.K, truth
+	m, err := loop.Run(context.Background(), func(_, i int) ([]engine.Result, error) { return one(l.Queries.Row(i)) })
+	if err != nil {
+		return nil, fmt.Errorf("explore: scan: %w", err)
 	}
-	for time.Since(start) < minSweep {
-		for i := range results {
-			if _, err := one(l.Queries.Row(i)); err != nil {
-				return nil, fmt.Errorf("explore: scan: %w", err)
-			}
-		}
-		runs++
-	}
-	elapsed := time.Since(start)
-	hits := 0
-	for i, got := range results {
-		for _, id := range got {
-			if slices.Contains(truth[i], id) {
-				hits++
-			}
-		}
-	}
-	res.Recall = float64(hits) / float64(l.Queries.N*p.K)
-	res.QPS = metrics.QPS(runs*l.Queries.N, elapsed)
+	res.Recall, res.QPS = m.Recall, m.QPS
 	return res, nil
 }
 
-// topK returns the ids of the k smallest distances, nearest first (ties
-// by id), keeping them in best, a sorted list of at most k+1 entries:
+// topK returns the k smallest distances, nearest first (ties by id),
+// kept in best, a sorted list of at most k+1 entries:
 // insertion into a short sorted list is cheaper than a heap at k ≤ 100
 // against the scan itself.
-func topK(best []engine.Result, dists []float32, k int) []engine.ID {
+func topK(best []engine.Result, dists []float32, k int) []engine.Result {
 	for i, d := range dists {
 		if len(best) == k && d >= best[k-1].Dist {
 			continue
@@ -165,9 +140,5 @@ func topK(best []engine.Result, dists []float32, k int) []engine.ID {
 			best = best[:k]
 		}
 	}
-	ids := make([]engine.ID, len(best))
-	for i, r := range best {
-		ids[i] = r.ID
-	}
-	return ids
+	return best
 }

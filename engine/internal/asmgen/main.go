@@ -2,15 +2,18 @@
 // (github.com/mmcloughlin/avo). It is a nested module so that avo and its
 // dependencies never enter the main module's go.mod.
 //
-// Each generator is registered by name from its own file (see f32.go) and
-// writes one assembly file and one Go stub file into the directory given by
-// -out. Run it through go generate from the package that owns the output:
+// It sits beside the packages it generates for, engine/internal/f32 and
+// engine/internal/bitsx, and belongs to neither. Each generator is
+// registered by name from its own file (f32.go, bitsx.go) and writes one
+// assembly file and one Go stub file into the directory given by -out. Run
+// it through go generate from the package that owns the output, e.g. in
+// engine/internal/f32:
 //
-//	go run -C asmgen . -gen f32 -out ..
+//	go run -C ../asmgen . -gen f32 -out ../f32
 //
 // The header of every file it writes names the command without -out, so
-// running it into any directory gives byte-identical files; the f32 package
-// has a test that does exactly that and compares.
+// running it into any directory gives byte-identical files; f32 and bitsx
+// each have a test that does exactly that and compares.
 package main
 
 import (

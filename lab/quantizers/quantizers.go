@@ -1,4 +1,4 @@
-package bench
+package quantizers
 
 import (
 	"fmt"
@@ -9,14 +9,14 @@ import (
 	"github.com/veclab/veclab/engine/vec"
 )
 
-// quantizer is one entry of the catalogue: a named way to build codes.
-type quantizer struct {
+// entry is one entry of the catalogue: a named way to build codes.
+type entry struct {
 	name, about string
 	scalar      *quant.ScalarConfig // one of scalar and osq, or neither for raw
 	osq         *quant.OSQConfig
 }
 
-// quantizers is the catalogue, in table order: raw float32; Lucene's int8
+// catalogue is the list, in table order: raw float32; Lucene's int8
 // (7-bit, confidence interval) and int8 with min/max bounds; int4 with and
 // without Lucene's error-correction term (Lucene99ScalarQuantizedVectorsFormat,
 // apache/lucene 9.x util/quantization/ScalarQuantizer.java); OSQ 1-bit
@@ -33,8 +33,8 @@ type quantizer struct {
 // 10.2). osq1x1 is centred as bbq, so the two differ in the query's bits
 // only. osq2, osq4 and osq8 keep Lucene's COSINE centroid, the -mean rows
 // the plain mean.
-var quantizers = []quantizer{
-	{name: "raw", about: "float32, no quantization"},
+var catalogue = []entry{
+	{name: Raw, about: "float32, no quantization"},
 	{name: "int8", about: "Lucene int8 (7-bit codes, bounds from the confidence interval), with the per-vector correction", scalar: &quant.ScalarConfig{}},
 	{name: "int8-minmax", about: "7-bit codes, bounds = min/max (confidence interval 1)", scalar: &quant.ScalarConfig{ConfidenceInterval: 1}},
 	{name: "int4", about: "4-bit scalar codes with Lucene's error-correction term", scalar: &quant.ScalarConfig{Bits: 4}},
@@ -49,38 +49,50 @@ var quantizers = []quantizer{
 	{name: "osq8", about: "OSQ 8-bit docs × 8-bit query", osq: &quant.OSQConfig{Bits: 8}},
 }
 
-// QuantizerNames lists the catalogue's quantizers in table order.
-func QuantizerNames() []string {
-	names := make([]string, len(quantizers))
-	for i, q := range quantizers {
+// Raw is the catalogue's name for float32 vectors without codes; [Train]
+// returns a nil quantizer for it.
+const Raw = "raw"
+
+// Names lists the catalogue's quantizers in table order, [Raw] first.
+func Names() []string {
+	names := make([]string, len(catalogue))
+	for i, q := range catalogue {
 		names[i] = q.name
 	}
 	return names
 }
 
-func lookupQuantizer(name string) (quantizer, error) {
-	for _, q := range quantizers {
+func lookup(name string) (entry, error) {
+	for _, q := range catalogue {
 		if q.name == name {
 			return q, nil
 		}
 	}
-	return quantizer{}, fmt.Errorf("bench: unknown quantizer %q (want one of %s): %w", name, strings.Join(QuantizerNames(), ", "), engine.ErrInvalidArgument)
+	return entry{}, fmt.Errorf("quantizers: unknown quantizer %q (want one of %s): %w", name, strings.Join(Names(), ", "), engine.ErrInvalidArgument)
 }
 
-// DescribeQuantizer says in one line what the named quantizer is, or ""
-// for a name the catalogue does not have.
-func DescribeQuantizer(name string) string {
-	q, err := lookupQuantizer(name)
+// Check returns nil for a name of the catalogue, else an error wrapping
+// engine.ErrInvalidArgument that lists the names.
+func Check(name string) error {
+	_, err := lookup(name)
+	return err
+}
+
+// Describe says in one line what the named quantizer is, or "" for a name
+// the catalogue does not have.
+func Describe(name string) string {
+	q, err := lookup(name)
 	if err != nil {
 		return ""
 	}
 	return q.about
 }
 
-// TrainQuantizer trains the named quantizer on sample with the seed; "raw"
-// returns nil (no codes).
-func TrainQuantizer(name string, sample *vec.Matrix, metric engine.Metric, seed uint64) (quant.Quantizer, error) {
-	q, err := lookupQuantizer(name)
+// Train trains the named quantizer on sample with the seed; [Raw] returns
+// nil (no codes). An unknown name is an error wrapping
+// engine.ErrInvalidArgument; a training error names the quantizer.
+func Train(name string, sample *vec.Matrix, metric engine.Metric, seed uint64) (quant.Quantizer, error) {
+	q, err := lookup(name)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +102,7 @@ func TrainQuantizer(name string, sample *vec.Matrix, metric engine.Metric, seed 
 		cfg.Seed = seed
 		s, err := quant.TrainScalar(sample, metric, cfg)
 		if err != nil {
-			return nil, fmt.Errorf("bench: quantizer %s: %w", name, err)
+			return nil, fmt.Errorf("quantizers: %s: %w", name, err)
 		}
 		return s, nil
 	case q.osq != nil:
@@ -98,7 +110,7 @@ func TrainQuantizer(name string, sample *vec.Matrix, metric engine.Metric, seed 
 		cfg.Seed = seed
 		o, err := quant.TrainOSQ(sample, metric, cfg)
 		if err != nil {
-			return nil, fmt.Errorf("bench: quantizer %s: %w", name, err)
+			return nil, fmt.Errorf("quantizers: %s: %w", name, err)
 		}
 		return o, nil
 	}

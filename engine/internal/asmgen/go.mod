@@ -1,4 +1,4 @@
-module github.com/veclab/veclab/engine/internal/f32/asmgen
+module github.com/veclab/veclab/engine/internal/asmgen
 
 go 1.26.0
 
