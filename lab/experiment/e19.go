@@ -18,6 +18,7 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/ivf"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -413,10 +414,15 @@ type E19Parse struct {
 	CheckShare float64
 }
 
+// e19Rounds is how many alternating rounds each format's parse is timed in.
+const e19Rounds = 5
+
 // e19MeasureParse encodes the first n documents of the data set in bulk
 // bodies of batch documents per format, decodes them back with parser
-// (checking every vector bit for bit) and times the decoding, repeating
-// whole passes until budget has elapsed (at least one pass); for
+// (checking every vector bit for bit) and times the decoding: whole
+// passes in e19Rounds alternating rounds per format of budget/e19Rounds
+// each (at least one pass), on a locked thread's CPU clock, the rate being
+// the median of a format's rounds; for
 // encoding/json it also times json.Valid alone over the JSON bodies
 // (CheckShare).
 func e19MeasureParse(env *Env, formats []E19Format, parser E19Parser, n, batch int, budget time.Duration) ([]E19Parse, error) {
@@ -430,9 +436,25 @@ func e19MeasureParse(env *Env, formats []E19Format, parser E19Parser, n, batch i
 	if n < 1 || n > ds.Base.N || batch < 1 {
 		return nil, fmt.Errorf("experiment: E19: %d documents of %d in batches of %d: %w", n, ds.Base.N, batch, ErrBadArgument)
 	}
-	var out []E19Parse
+	// Each format's bodies are built and checked first; then the formats
+	// are timed in alternating rounds on one locked thread's CPU clock, and
+	// each format's rate is the median of its rounds, so a busy machine
+	// (other processes taking the cores between rounds) moves both formats
+	// alike instead of whichever happened to run during the busy spell.
+	type prepared struct {
+		f      E19Format
+		bodies [][]byte
+		size   int64
+		d      *E19Decoder
+		rates  []float64
+		passes int
+		cpu    time.Duration
+	}
+	ps := make([]*prepared, len(formats))
+	ids := make([]uint64, 0, batch)
+	dst := make([]float32, 0, batch*ds.Base.Dim)
 	for fi, f := range formats {
-		env.progress(fi, len(formats), "E19 parse, "+parser.String())
+		env.progress(fi, 2*len(formats), "E19 parse, "+parser.String())
 		bodies, err := e19Bodies(f, ds.Base, n, batch)
 		if err != nil {
 			return nil, err
@@ -442,8 +464,6 @@ func e19MeasureParse(env *Env, formats []E19Format, parser E19Parser, n, batch i
 			size += int64(len(b))
 		}
 		d := &E19Decoder{Format: f, Dim: ds.Base.Dim, Parser: parser}
-		ids := make([]uint64, 0, batch)
-		dst := make([]float32, 0, batch*ds.Base.Dim)
 		// Untimed checking pass: every vector bit for bit.
 		for bi, b := range bodies {
 			ids, dst = ids[:0], dst[:0]
@@ -457,38 +477,68 @@ func e19MeasureParse(env *Env, formats []E19Format, parser E19Parser, n, batch i
 				return nil, err
 			}
 		}
-		runtime.GC()
-		passes := 0
-		t0 := time.Now()
-		for passes == 0 || time.Since(t0) < budget {
-			for _, b := range bodies {
-				ids, dst = ids[:0], dst[:0]
-				if err := d.Decode(b, &ids, &dst); err != nil {
-					return nil, err
-				}
+		ps[fi] = &prepared{f: f, bodies: bodies, size: size, d: d}
+	}
+	// One P, so the collector's background work runs on the timed thread
+	// too and is charged to the format that caused it.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	round := budget / e19Rounds
+	for r := 0; r < e19Rounds; r++ {
+		env.progress(len(formats)+r*len(formats)/e19Rounds, 2*len(formats), "E19 parse, "+parser.String())
+		for i := range ps {
+			p := ps[i]
+			if r%2 == 1 { // alternate the order too
+				p = ps[len(ps)-1-i]
 			}
-			passes++
+			runtime.GC()
+			passes := 0
+			t0, c0 := time.Now(), bench.ThreadCPU()
+			for passes == 0 || time.Since(t0) < round {
+				for _, b := range p.bodies {
+					ids, dst = ids[:0], dst[:0]
+					if err := p.d.Decode(b, &ids, &dst); err != nil {
+						return nil, err
+					}
+				}
+				passes++
+			}
+			cpu := bench.ThreadCPU() - c0
+			if cpu <= 0 { // no thread clock here: the wall clock
+				cpu = time.Since(t0)
+			}
+			p.passes += passes
+			p.cpu += cpu
+			p.rates = append(p.rates, float64(n*passes)/cpu.Seconds())
 		}
-		sec := time.Since(t0).Seconds()
-		p := E19Parse{Format: f, Parser: parser, Docs: n, BodyBytes: size, Passes: passes,
-			DocsPerSec: float64(n*passes) / sec, MBPerSec: float64(size) * float64(passes) / sec / 1e6,
-			BytesPerDoc: float64(size) / float64(n)}
-		if parser == E19Reflect && f != Msgpack {
+	}
+	var out []E19Parse
+	for _, p := range ps {
+		rate := Rounds{Ratios: p.rates}.Median()
+		e := E19Parse{Format: p.f, Parser: parser, Docs: n, BodyBytes: p.size, Passes: p.passes,
+			DocsPerSec: rate, MBPerSec: rate * float64(p.size) / float64(n) / 1e6,
+			BytesPerDoc: float64(p.size) / float64(n)}
+		if parser == E19Reflect && p.f != Msgpack {
 			// The same passes of json.Valid alone: Unmarshal's first
 			// step over each line.
-			t0 := time.Now()
-			for range passes {
-				for _, b := range bodies {
+			t0, c0 := time.Now(), bench.ThreadCPU()
+			for range p.passes {
+				for _, b := range p.bodies {
 					for line := range bytes.Lines(b) {
 						if !json.Valid(line) {
-							return nil, fmt.Errorf("experiment: E19 %s: a line json.Valid refuses: %w", f, engine.ErrCorrupt)
+							return nil, fmt.Errorf("experiment: E19 %s: a line json.Valid refuses: %w", p.f, engine.ErrCorrupt)
 						}
 					}
 				}
 			}
-			p.CheckShare = time.Since(t0).Seconds() / sec
+			cpu := bench.ThreadCPU() - c0
+			if cpu <= 0 {
+				cpu = time.Since(t0)
+			}
+			e.CheckShare = cpu.Seconds() / p.cpu.Seconds()
 		}
-		out = append(out, p)
+		out = append(out, e)
 	}
 	env.progress(len(formats), len(formats), "E19 parse, "+parser.String())
 	return out, nil
