@@ -45,7 +45,9 @@ func vegaCharts() []struct {
 		{"scatter", func() []byte { return graphPicture().VegaLite() }},
 		{"scatter-nolegend", walk.VegaLite},
 		{"grid", func() []byte { return NewGrid("two pictures", 2, graphPicture(), efCurve(), storeBars()).VegaLite() }},
-		{"error", func() []byte { return NewLine("bad", "x", "y").Add("s", []float64{1}, []float64{math.NaN()}).VegaLite() }},
+		{"error", func() []byte {
+			return NewLine("bad", "x", "y").Add("s", []float64{1}, []float64{math.NaN()}).VegaLite()
+		}},
 	}
 }
 
