@@ -52,6 +52,11 @@ func hexColor(c color.Color) string {
 	return fmt.Sprintf("#%02X%02X%02X", r>>8, g>>8, b>>8)
 }
 
+// edgePad is the room, in pixels, a line or scatter chart's scales leave
+// beyond the data, as gonum/plot's axes do, so a point on the edge of the
+// data is drawn whole.
+const edgePad = 8
+
 // vegaShapes are the Vega symbol shapes nearest gonum/plot's glyphs in
 // [shapes], in the same order.
 var vegaShapes = []string{"circle", "square", "triangle-up", "triangle-down", "diamond", "square", "cross", "cross"}
@@ -239,9 +244,9 @@ func (c *Line) vegaLite(id int) (spec, error) {
 		if log {
 			// The data's range, as the PNG's log axis: a nice log
 			// domain would run on to the next power of ten.
-			return spec{"type": "log", "nice": false}
+			return spec{"type": "log", "nice": false, "padding": edgePad}
 		}
-		return spec{"zero": false}
+		return spec{"zero": false, "padding": edgePad}
 	}
 	tooltip := []any{
 		spec{"field": "series", "type": "nominal"},
@@ -519,8 +524,8 @@ func (c *Scatter) vegaLite(id int) (spec, error) {
 		ps, _ := ls["params"].([]any)
 		ls["params"] = append(ps, zoom[1])
 	}
-	x := spec{"zero": false}
-	y := spec{"zero": false}
+	x := spec{"zero": false, "padding": edgePad}
+	y := spec{"zero": false, "padding": edgePad}
 	if c.Equal {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, g := range c.Groups {
@@ -581,6 +586,8 @@ func (g *Grid) vegaLite() (spec, error) {
 		"resolve": spec{"scale": spec{"color": "independent", "shape": "independent", "strokeDash": "independent"},
 			"legend": spec{"color": "independent", "shape": "independent"}},
 	}
-	title(s, g.Title)
+	if g.Title != "" {
+		s["title"] = spec{"text": g.Title, "anchor": "middle"} // centred above the charts, as in the PNG
+	}
 	return s, nil
 }

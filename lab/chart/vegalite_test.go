@@ -231,7 +231,7 @@ func TestVegaLiteScatterAndGrid(t *testing.T) {
 	g := NewGrid("two pictures", 2, graphPicture(), efCurve(), storeBars())
 	gs := decode(t, g.VegaLite())
 	views := get(t, gs, "concat").([]any)
-	if len(views) != 3 || gs["columns"] != 2.0 || gs["title"] != "two pictures" {
+	if len(views) != 3 || gs["columns"] != 2.0 || get(t, gs, "title", "text") != "two pictures" {
 		t.Fatalf("grid: %d views, %v columns, title %v", len(views), gs["columns"], gs["title"])
 	}
 	names := map[string]bool{}
