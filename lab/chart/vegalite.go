@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -363,25 +364,52 @@ func (c *Bars) vegaLite(id int) (spec, error) {
 	return s, nil
 }
 
-// A scatter's coordinates are positions in a picture, not figures: they
-// are written with float32's shortest form, which keeps a picture of a
-// thousand points a few tens of kilobytes.
-type xy struct {
-	X float32 `json:"x"`
-	Y float32 `json:"y"`
-}
-
-type xyi struct {
-	X float32 `json:"x"`
-	Y float32 `json:"y"`
-	I int     `json:"step"`
-}
-
-type segment struct {
-	X  float32 `json:"x"`
-	Y  float32 `json:"y"`
-	X2 float32 `json:"x2"`
-	Y2 float32 `json:"y2"`
+// csvData is a scatter group's data inline as CSV text, one row a point
+// (x,y), a point and its step along a path (x,y,step), or a segment
+// (x,y,x2,y2) from consecutive points. A picture has thousands of points:
+// as JSON objects they cost some 40 bytes each in a saved notebook (the
+// rows indented one key to a line), as CSV text some 20, one string. The
+// coordinates are positions in a picture, not figures, and are written in
+// float32's shortest form.
+func csvData(g Group, kind string) spec {
+	var b []byte
+	num := func(v float64) { b = strconv.AppendFloat(b, float64(float32(v)), 'g', -1, 32) }
+	parse := spec{"x": "number", "y": "number"}
+	switch kind {
+	case "segments":
+		b = append(b, "x,y,x2,y2\n"...)
+		parse["x2"], parse["y2"] = "number", "number"
+		for j := 0; j+1 < len(g.X); j += 2 {
+			num(g.X[j])
+			b = append(b, ',')
+			num(g.Y[j])
+			b = append(b, ',')
+			num(g.X[j+1])
+			b = append(b, ',')
+			num(g.Y[j+1])
+			b = append(b, '\n')
+		}
+	case "steps":
+		b = append(b, "x,y,step\n"...)
+		parse["step"] = "number"
+		for j := range g.X {
+			num(g.X[j])
+			b = append(b, ',')
+			num(g.Y[j])
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(j), 10)
+			b = append(b, '\n')
+		}
+	default:
+		b = append(b, "x,y\n"...)
+		for j := range g.X {
+			num(g.X[j])
+			b = append(b, ',')
+			num(g.Y[j])
+			b = append(b, '\n')
+		}
+	}
+	return spec{"values": string(b), "format": spec{"type": "csv", "parse": parse}}
 }
 
 func (c *Scatter) vegaLite(id int) (spec, error) {
@@ -446,7 +474,7 @@ func (c *Scatter) vegaLite(id int) (spec, error) {
 		tooltip = append(tooltip,
 			spec{"field": "x", "type": "quantitative", "title": xTitle},
 			spec{"field": "y", "type": "quantitative", "title": yTitle})
-		layer := func(mark spec, data any, extra spec) spec {
+		layer := func(mark spec, data spec, extra spec) spec {
 			e := spec{}
 			for k, v := range enc {
 				e[k] = v
@@ -454,7 +482,7 @@ func (c *Scatter) vegaLite(id int) (spec, error) {
 			for k, v := range extra {
 				e[k] = v
 			}
-			l := spec{"data": spec{"values": data}, "mark": mark, "encoding": e}
+			l := spec{"data": data, "mark": mark, "encoding": e}
 			if transform != nil {
 				l["transform"] = transform
 				if firstNamed < 0 {
@@ -462,13 +490,6 @@ func (c *Scatter) vegaLite(id int) (spec, error) {
 				}
 			}
 			return l
-		}
-		points := func() []xy {
-			p := make([]xy, len(g.X))
-			for j := range g.X {
-				p[j] = xy{float32(g.X[j]), float32(g.Y[j])}
-			}
-			return p
 		}
 		switch g.Role {
 		case Background, Dots, Marks, Star:
@@ -483,28 +504,18 @@ func (c *Scatter) vegaLite(id int) (spec, error) {
 			case Star:
 				mark["shape"], mark["angle"], mark["size"] = "cross", 45, symbolSize(6)
 			}
-			layers = append(layers, layer(mark, points(), spec{"tooltip": tooltip}))
+			layers = append(layers, layer(mark, csvData(g, "points"), spec{"tooltip": tooltip}))
 		case Edges:
-			segs := make([]segment, len(g.X)/2)
-			for j := range segs {
-				segs[j] = segment{float32(g.X[2*j]), float32(g.Y[2*j]), float32(g.X[2*j+1]), float32(g.Y[2*j+1])}
-			}
-			layers = append(layers, layer(spec{"type": "rule", "strokeWidth": 0.67}, segs,
+			layers = append(layers, layer(spec{"type": "rule", "strokeWidth": 0.67}, csvData(g, "segments"),
 				spec{"x2": spec{"field": "x2"}, "y2": spec{"field": "y2"}}))
 		case Path:
-			p := make([]xyi, len(g.X))
-			for j := range g.X {
-				p[j] = xyi{float32(g.X[j]), float32(g.Y[j]), j}
-			}
+			p := csvData(g, "steps")
 			steps := append(tooltip, spec{"field": "step", "type": "quantitative"})
 			layers = append(layers,
 				layer(spec{"type": "line", "strokeWidth": 3}, p, spec{"order": spec{"field": "step", "type": "quantitative"}}),
 				layer(spec{"type": "point", "filled": true, "size": symbolSize(3)}, p, spec{"tooltip": steps}))
 		case Reference:
-			p := make([]xyi, len(g.X))
-			for j := range g.X {
-				p[j] = xyi{float32(g.X[j]), float32(g.Y[j]), j}
-			}
+			p := csvData(g, "steps")
 			layers = append(layers, layer(spec{"type": "line", "strokeWidth": 1.33, "strokeDash": []int{5, 4}}, p,
 				spec{"order": spec{"field": "step", "type": "quantitative"}}))
 		}

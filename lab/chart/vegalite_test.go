@@ -222,8 +222,12 @@ func TestVegaLiteScatterAndGrid(t *testing.T) {
 	if dx == nil || get(t, dx, 0) != 0.0 || get(t, dx, 1) != 2.0 || get(t, dy, 0) != 0.0 || get(t, dy, 1) != 2.0 {
 		t.Errorf("Equal: domains %v and %v, want [0 2] both", dx, dy)
 	}
-	if got := get(t, layers[1], "data", "values", 2); get(t, got, "x2") != 0.5 || get(t, got, "y2") != 2.0 {
-		t.Errorf("third edge %v, want (1,1)–(0.5,2)", got)
+	// The edges, inline CSV, one segment a row.
+	if got := strings.Split(get(t, layers[1], "data", "values").(string), "\n"); len(got) != 5 || got[0] != "x,y,x2,y2" || got[3] != "1,1,0.5,2" {
+		t.Errorf("edges %q, want a header and (0,0)–(1,1), (1,1)–(2,0), (1,1)–(0.5,2)", got)
+	}
+	if got := get(t, layers[1], "data", "format", "type"); got != "csv" {
+		t.Errorf("edges' format %v", got)
 	}
 	if get(t, s, "encoding", "x", "title") != "x" {
 		t.Errorf("x title %v", get(t, s, "encoding", "x", "title"))
