@@ -339,3 +339,36 @@ func TestVegaLiteCompiles(t *testing.T) {
 		t.Fatalf("check.mjs: %v: %s", err, stderr.String())
 	}
 }
+
+// TestVegaPinsMatchSite: the vega-lite and vega that compile the specs in
+// TestVegaLiteCompiles are the versions the JupyterLite site's renderer
+// (@jupyterlab/vega5-extension in wasm/lite) bundles, so a spec that
+// passes here is one the site draws.
+func TestVegaPinsMatchSite(t *testing.T) {
+	pins := func(dir string) map[string]string {
+		b, err := os.ReadFile(filepath.Join(testenv.Root(), dir, "package-lock.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lock struct {
+			Packages map[string]struct{ Version string } `json:"packages"`
+		}
+		if err := json.Unmarshal(b, &lock); err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		out := map[string]string{}
+		for k, v := range lock.Packages {
+			out[k] = v.Version
+		}
+		return out
+	}
+	here, site := pins("lab/chart/vega"), pins("wasm/lite")
+	if site["node_modules/@jupyterlab/vega5-extension"] == "" {
+		t.Fatal("wasm/lite does not pin @jupyterlab/vega5-extension: the site has no Vega-Lite renderer")
+	}
+	for _, p := range []string{"node_modules/vega-lite", "node_modules/vega"} {
+		if here[p] == "" || here[p] != site[p] {
+			t.Errorf("%s: lab/chart/vega pins %q, wasm/lite %q", p, here[p], site[p])
+		}
+	}
+}
