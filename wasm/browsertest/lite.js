@@ -778,6 +778,7 @@ async function main() {
 		check(r.status === "ok" && chartData["application/vnd.vegalite.v5+json"]?.title === "recall@10 vs ef" && chartData["image/png"],
 			`a chart's bundle has no Vega-Lite spec or no PNG: ${JSON.stringify(Object.keys(chartData))} ${JSON.stringify(r).slice(0, 600)}`);
 		const vega = await page.evaluate(async (id) => {
+			window.jupyterapp.shell.activateById(id); // a hidden tab's outputs measure 0 × 0
 			const t = Date.now();
 			for (;;) {
 				const cells = document.getElementById(id).querySelectorAll(".jp-CodeCell");
@@ -787,7 +788,7 @@ async function main() {
 				if (box && box.width > 100 && box.height > 100) {
 					return { tag: pic.tagName.toLowerCase(), width: Math.round(box.width), height: Math.round(box.height), area: Math.round(el.closest(".jp-OutputArea-output").getBoundingClientRect().width) };
 				}
-				if (Date.now() - t > 30000) return { found: !!el, pic: !!pic };
+				if (Date.now() - t > 30000) return { found: !!el, pic: !!pic, width: box && box.width, height: box && box.height };
 				await new Promise((r) => setTimeout(r, 100));
 			}
 		}, id);
