@@ -22,6 +22,7 @@ func init() {
 			"MIMEPNG":        ValueOf(display.MIMEPNG),
 			"MIMESVG":        ValueOf(display.MIMESVG),
 			"MIMEText":       ValueOf(display.MIMEText),
+			"MIMEVegaLite":   ValueOf(display.MIMEVegaLite),
 			"Markdown":       ValueOf(display.Markdown),
 			"NewHandle":      ValueOf(display.NewHandle),
 			"PNG":            ValueOf(display.PNG),
@@ -32,6 +33,7 @@ func init() {
 			"SVG":            ValueOf(display.SVG),
 			"Show":           ValueOf(display.Show),
 			"Text":           ValueOf(display.Text),
+			"VegaLite":       ValueOf(display.VegaLite),
 		}, Types: map[string]Type{
 			"Bundle": TypeOf((*display.Bundle)(nil)).Elem(),
 			"Handle": TypeOf((*display.Handle)(nil)).Elem(),
@@ -42,6 +44,7 @@ func init() {
 			"MIMEPNG":      "string:image/png",
 			"MIMESVG":      "string:image/svg+xml",
 			"MIMEText":     "string:text/plain",
+			"MIMEVegaLite": "string:application/vnd.vegalite.v5+json",
 		},
 	}
 }

@@ -23,11 +23,16 @@ const (
 	MIMESVG      = "image/svg+xml"
 	MIMEPNG      = "image/png"
 	MIMEJSON     = "application/json"
+	// MIMEVegaLite is a Vega-Lite v5 spec, which JupyterLab and JupyterLite
+	// render with their built-in Vega renderer (tooltips, zoom, legends
+	// that toggle series). nbconvert's exporters and plain viewers do not
+	// know it and show the bundle's PNG or SVG instead.
+	MIMEVegaLite = "application/vnd.vegalite.v5+json"
 )
 
 // Bundle is a MIME bundle as Jupyter carries it: MIME type → data. Text
 // types hold a string; image/png holds the base64 text of the PNG bytes;
-// application/json holds a json.RawMessage.
+// application/json and the Vega-Lite type hold a json.RawMessage.
 type Bundle map[string]any
 
 // The method sets Render looks for.
@@ -37,11 +42,13 @@ type (
 	markdowner interface{ Markdown() string }
 	pnger      interface{ PNG() []byte }
 	pngErrer   interface{ PNG() ([]byte, error) }
+	vegaLiter  interface{ VegaLite() []byte }
 )
 
 // Render returns the MIME bundle of v: every rich form its methods offer
 // (HTML() string, SVG() string, Markdown() string, PNG() []byte or
-// PNG() ([]byte, error), and a JSON method with no argument returning JSON
+// PNG() ([]byte, error), VegaLite() []byte (a Vega-Lite v5 spec, which
+// must be valid JSON), and a JSON method with no argument returning JSON
 // bytes, a JSON string or any marshallable value, optionally with an
 // error; an image.Image becomes PNG) plus
 // text/plain (String() when v has it; otherwise its type name when a rich
@@ -87,6 +94,9 @@ func Render(v any) Bundle {
 			err := png.Encode(&buf, x)
 			return base64.StdEncoding.EncodeToString(buf.Bytes()), err
 		})
+	}
+	if x, ok := v.(vegaLiter); ok {
+		try(MIMEVegaLite, func() (any, error) { return checkJSON("VegaLite()", x.VegaLite()) })
 	}
 	if m := jsonMethod(v); m.IsValid() {
 		try(MIMEJSON, func() (any, error) { return callJSON(m) })
@@ -134,20 +144,20 @@ func callJSON(m reflect.Value) (any, error) {
 	}
 	switch r := out[0].Interface().(type) {
 	case []byte:
-		return checkJSON(r)
+		return checkJSON("JSON()", r)
 	case json.RawMessage:
-		return checkJSON(r)
+		return checkJSON("JSON()", r)
 	case string:
-		return checkJSON([]byte(r))
+		return checkJSON("JSON()", []byte(r))
 	default:
 		raw, err := json.Marshal(r)
 		return json.RawMessage(raw), err
 	}
 }
 
-func checkJSON(raw []byte) (any, error) {
+func checkJSON(method string, raw []byte) (any, error) {
 	if !json.Valid(raw) {
-		return nil, fmt.Errorf("JSON() returned invalid JSON")
+		return nil, fmt.Errorf("%s returned invalid JSON", method)
 	}
 	return json.RawMessage(raw), nil
 }
@@ -215,6 +225,17 @@ func SVG(svg string) { show(Bundle{MIMESVG: svg, MIMEText: "[SVG]"}, "", false) 
 // PNG displays PNG-encoded image bytes.
 func PNG(data []byte) {
 	show(Bundle{MIMEPNG: base64.StdEncoding.EncodeToString(data), MIMEText: "[PNG " + strconv.Itoa(len(data)) + " bytes]"}, "", false)
+}
+
+// VegaLite displays a Vega-Lite v5 spec (JSON), for a chart written by
+// hand; a spec that is not JSON is shown as an error text instead. A front
+// end without a Vega renderer shows the text "[Vega-Lite]".
+func VegaLite(spec []byte) {
+	if !json.Valid(spec) {
+		show(Bundle{MIMEText: "display.VegaLite: the spec is not valid JSON"}, "", false)
+		return
+	}
+	show(Bundle{MIMEVegaLite: json.RawMessage(append([]byte(nil), spec...)), MIMEText: "[Vega-Lite]"}, "", false)
 }
 
 // JSON displays v marshalled with encoding/json; a value that cannot be

@@ -25,6 +25,16 @@ func (everything) PNG() []byte      { return []byte{1, 2, 3} }
 func (everything) JSON() []byte     { return []byte(`{"a":1}`) }
 func (everything) String() string   { return "everything" }
 
+type chartLike struct{}
+
+func (chartLike) SVG() string      { return "<svg/>" }
+func (chartLike) PNG() []byte      { return []byte{1} }
+func (chartLike) VegaLite() []byte { return []byte(`{"mark":"point"}`) }
+
+type badVega struct{}
+
+func (badVega) VegaLite() []byte { return []byte(`{"mark":`) }
+
 type badJSON struct{}
 
 func (badJSON) JSON() string { return "{not json" }
@@ -57,6 +67,8 @@ func TestRender(t *testing.T) {
 		{"html only", htmlOnly{}, []string{MIMEHTML, MIMEText}, "display.htmlOnly"},
 		{"everything", everything{}, []string{MIMEHTML, MIMESVG, MIMEMarkdown, MIMEPNG, MIMEJSON, MIMEText}, "everything"},
 		{"invalid JSON left out", badJSON{}, []string{MIMEText}, "invalid JSON"},
+		{"chart: Vega-Lite beside PNG and SVG", chartLike{}, []string{MIMESVG, MIMEPNG, MIMEVegaLite, MIMEText}, "display.chartLike"},
+		{"invalid Vega-Lite left out", badVega{}, []string{MIMEText}, "VegaLite() returned invalid JSON"},
 		{"panicking method left out", panicky{}, []string{MIMEText}, "panicked: no html today"},
 		{"PNG error left out", pngErr{}, []string{MIMEText}, "encoder broke"},
 		{"JSON() any", jsonAnyV{}, []string{MIMEJSON, MIMEText}, "display.jsonAnyV"},
@@ -83,6 +95,9 @@ func TestRender(t *testing.T) {
 	}
 	if string(b[MIMEJSON].(json.RawMessage)) != `{"a":1}` {
 		t.Errorf("JSON: %s", b[MIMEJSON])
+	}
+	if v := Render(chartLike{})[MIMEVegaLite]; string(v.(json.RawMessage)) != `{"mark":"point"}` {
+		t.Errorf("Vega-Lite: %v", v)
 	}
 }
 
@@ -137,6 +152,23 @@ func TestFunctionsAndHandles(t *testing.T) {
 	}
 	if NewHandle().ID() == h.ID() {
 		t.Error("two handles share an id")
+	}
+}
+
+func TestVegaLiteFunction(t *testing.T) {
+	got := capture(t)
+	spec := []byte(`{"mark":"bar"}`)
+	VegaLite(spec)
+	spec[2] = 'X' // the display keeps its own copy
+	VegaLite([]byte(`{"mark"`))
+	if len(*got) != 2 {
+		t.Fatalf("%d displays, want 2", len(*got))
+	}
+	if v, ok := (*got)[0].data[MIMEVegaLite].(json.RawMessage); !ok || string(v) != `{"mark":"bar"}` || (*got)[0].data[MIMEText] != "[Vega-Lite]" {
+		t.Errorf("VegaLite showed %v", (*got)[0].data)
+	}
+	if _, ok := (*got)[1].data[MIMEVegaLite]; ok || !strings.Contains((*got)[1].data[MIMEText].(string), "not valid JSON") {
+		t.Errorf("a spec that is not JSON showed %v", (*got)[1].data)
 	}
 }
 

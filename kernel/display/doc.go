@@ -3,8 +3,11 @@
 // a long computation updates in place (progress of an experiment, say).
 //
 // A value is rendered by its method set (see [Render]): a type with
-// HTML() string, SVG() string, Markdown() string, PNG() []byte or JSON()
-// is shown as every MIME type it offers, plus text/plain. Libraries such as
+// HTML() string, SVG() string, Markdown() string, PNG() []byte,
+// VegaLite() []byte (application/vnd.vegalite.v5+json) or JSON() is shown
+// as every MIME type it offers, plus text/plain. A front end picks the
+// richest type it renders: JupyterLab and JupyterLite a chart's Vega-Lite
+// spec, nbconvert and plain viewers its PNG or SVG. Libraries such as
 // lab/table and lab/chart implement those methods without importing this
 // package; the kernel renders the last expression of a cell the same way.
 //

@@ -146,3 +146,33 @@ func TestProgressAndSourceLines(t *testing.T) {
 		t.Errorf("progress %q", log.String())
 	}
 }
+
+// TestRunChartBundle: a chart in a saved notebook carries its Vega-Lite
+// spec (as a JSON object, as nbformat stores application/*+json) beside
+// the PNG and SVG that nbconvert and plain viewers show.
+func TestRunChartBundle(t *testing.T) {
+	out, err := Run(nb("import (\n\t\"github.com/veclab/veclab/kernel/display\"\n\t\"github.com/veclab/veclab/lab/chart\"\n)",
+		`c := chart.NewLine("recall@10 vs ef", "ef", "recall@10").Add("lab", []float64{10, 40}, []float64{0.7, 0.95})
+display.Any(c)
+c`), session(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := parse(t, out).Cells[1].Outputs
+	if len(o) != 2 || o[0]["output_type"] != "display_data" || o[1]["output_type"] != "execute_result" {
+		t.Fatalf("outputs %v, want a display and the cell's value", o)
+	}
+	for _, out := range o {
+		data := out["data"].(map[string]any)
+		spec, ok := data["application/vnd.vegalite.v5+json"].(map[string]any)
+		if !ok || spec["title"] != "recall@10 vs ef" || !strings.Contains(spec["$schema"].(string), "vega-lite/v5") {
+			t.Errorf("%s: Vega-Lite %v, want the chart's spec as an object", out["output_type"], data["application/vnd.vegalite.v5+json"])
+		}
+		if p, ok := data["image/png"].(string); !ok || !strings.HasPrefix(p, "iVBORw0KGgo") {
+			t.Errorf("%s: no PNG fallback (%T)", out["output_type"], data["image/png"])
+		}
+		if _, ok := data["image/svg+xml"]; !ok {
+			t.Errorf("%s: no SVG", out["output_type"])
+		}
+	}
+}

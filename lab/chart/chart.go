@@ -53,10 +53,16 @@ func colorOf(i int) color.Color { return palette[i%len(palette)] }
 
 // Series is one line of a [Line] chart: points (X[i], Y[i]) drawn in order,
 // with optional per-point labels (e.g. "ef=40").
+//
+// A series holds an article's figures when Article is set ([Line.AddArticle])
+// or, as the lab has named such series, its name is "article" or begins
+// with "article:" or "article " ("article: redis 0.616"); the Vega-Lite
+// spec marks those points (see [Line.VegaLite]).
 type Series struct {
-	Name   string
-	X, Y   []float64
-	Labels []string
+	Name    string
+	X, Y    []float64
+	Labels  []string
+	Article bool
 }
 
 // Line is a line chart of one or more series.
@@ -78,6 +84,13 @@ func NewLine(title, xlabel, ylabel string) *Line {
 // chart, not panicked.
 func (c *Line) Add(name string, x, y []float64) *Line {
 	c.Series = append(c.Series, Series{Name: name, X: append([]float64(nil), x...), Y: append([]float64(nil), y...)})
+	return c
+}
+
+// AddArticle is Add for a series of an article's figures.
+func (c *Line) AddArticle(name string, x, y []float64) *Line {
+	c.Add(name, x, y)
+	c.Series[len(c.Series)-1].Article = true
 	return c
 }
 

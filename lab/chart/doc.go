@@ -14,8 +14,22 @@
 // A chart is built from plain float64 slices and never fails to render: a
 // chart with bad data (mismatched lengths, a non-positive value on a log
 // axis, NaN) renders as a picture that names the problem, and Err reports
-// it. The rendering methods SVG() string and PNG() []byte are detected by
-// the notebook kernel and the browser page by method set.
+// it. The rendering methods SVG() string, PNG() []byte and VegaLite() []byte
+// are detected by the notebook kernel and the browser page by method set.
+//
+// # Vega-Lite
+//
+// Each chart is also a Vega-Lite v5 spec (VegaLite, shown in a notebook as
+// application/vnd.vegalite.v5+json, which JupyterLab and the JupyterLite
+// site render with their built-in Vega renderer): the same title, axis
+// labels, colours and log axes as the PNG, the data inline, tooltips with
+// each point's exact figures, the article's figures marked (grey bars; a
+// dashed line with open diamonds), a legend whose entries toggle their
+// series and scales that zoom and pan. The PNG stays beside it in the
+// notebook, for nbconvert and viewers without a Vega renderer. A scatter's
+// coordinates are written as float32 (a picture, not figures) to keep the
+// spec small. The tests compile every spec with the real vega-lite and run
+// it headless with vega (the pinned npm tree in lab/chart/vega).
 //
 // The API is non-generic so notebooks can call it through the interpreter.
 package chart

@@ -254,6 +254,7 @@ func (c *Scatter) PNG() []byte { return mustRender(c.Render, c.size, "png") }
 // [Grid].
 type Chart interface {
 	plot() (*plot.Plot, error)
+	vegaLite(id int) (spec, error) // id keeps selection names unique in a grid
 	Err() error
 }
 

@@ -16,9 +16,11 @@
 //     cold browser cache (a new profile) and a warm one (the same profile,
 //     loaded again); the times and the bytes over the wire are printed;
 //   - notebook 02 run whole at small scale (?VECLAB_SCALE=small): no cell
-//     fails, its E02 table (HTML) shows recall values, its charts (SVG or
-//     PNG) appear, the progress bar is shown while a cell runs and gone after it;
+//     fails, its E02 table (HTML) shows recall values, its charts appear
+//     (drawn by vega-embed), the progress bar is shown while a cell runs and gone after it;
 //   - offline once loaded: a second kernel starts with the network off;
+//   - a lab/chart chart shows as Vega-Lite (a vega-embed element drawn,
+//     no wider than its output area) and its bundle keeps the PNG;
 //   - stdout streamed while a cell runs, complete, inspect, is_complete,
 //     kernel_info's language_info, an error naming its cell line;
 //   - interrupt of a running index build through the kernel's interrupt
@@ -788,6 +790,30 @@ async function main() {
 		const tb = text(r.outputs);
 		check(r.status === "error" && tb.includes("undefinedThing") && tb.includes("cell line 2"), `compile error: ${JSON.stringify(r)}`);
 		console.log(`ok   stdout/stderr streams; a compile error names cell line 2`);
+
+		// A chart: lab/chart's Vega-Lite spec beside its PNG, rendered by
+		// JupyterLab's vega5 renderer (vega-embed, loaded from the site).
+		r = await runCell(page, id, `import "github.com/veclab/veclab/lab/chart"\nc := chart.NewLine("recall@10 vs ef", "ef", "recall@10")\nc.LogX = true\nc.AddArticle("article", []float64{10, 50}, []float64{0.616, 0.962}).Add("lab", []float64{10, 50, 200}, []float64{0.6, 0.95, 1})`, 60000);
+		const chartData = (r.outputs.find((o) => o.output_type === "execute_result") || {}).data || {};
+		check(r.status === "ok" && chartData["application/vnd.vegalite.v5+json"]?.title === "recall@10 vs ef" && chartData["image/png"],
+			`a chart's bundle has no Vega-Lite spec or no PNG: ${JSON.stringify(Object.keys(chartData))} ${JSON.stringify(r).slice(0, 600)}`);
+		const vega = await page.evaluate(async (id) => {
+			window.jupyterapp.shell.activateById(id); // a hidden tab's outputs measure 0 × 0
+			const t = Date.now();
+			for (;;) {
+				const cells = document.getElementById(id).querySelectorAll(".jp-CodeCell");
+				const el = cells[cells.length - 1].querySelector(".jp-OutputArea-output .vega-embed");
+				const pic = el && el.querySelector("canvas, svg.marks");
+				const box = pic && pic.getBoundingClientRect();
+				if (box && box.width > 100 && box.height > 100) {
+					return { tag: pic.tagName.toLowerCase(), width: Math.round(box.width), height: Math.round(box.height), area: Math.round(el.closest(".jp-OutputArea-output").getBoundingClientRect().width) };
+				}
+				if (Date.now() - t > 30000) return { found: !!el, pic: !!pic, width: box && box.width, height: box && box.height };
+				await new Promise((r) => setTimeout(r, 100));
+			}
+		}, id);
+		check(vega.tag && vega.width <= vega.area + 1, `a chart's cell shows no vega-embed element (or one wider than its output area): ${JSON.stringify(vega)}`);
+		console.log(`ok   a chart shows as Vega-Lite: a vega-embed element (${vega.tag}, ${vega.width}×${vega.height} px in an output area ${vega.area} px wide); its bundle keeps the PNG`);
 		const k = await page.evaluate(async (id) => {
 			const kernel = window.kernelOf(id);
 			const c = await kernel.requestComplete({ code: "fmt.Prin", cursor_pos: 8 });
@@ -904,8 +930,13 @@ async function main() {
 				if (reply?.content?.status !== "ok") break;
 			}
 			const html = [...panel.node.querySelectorAll(".jp-OutputArea-output table")].map((t) => t.textContent);
-			const svgs = panel.node.querySelectorAll(".jp-OutputArea-output svg, .jp-OutputArea-output img").length;
-			return { results, html, svgs, cells: codeCells.length };
+			// A chart is a Vega-Lite picture once vega-embed has drawn it
+			// (it loads and draws after the cell's reply); a picture
+			// without a spec is an svg or img.
+			await wait(() => panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed").length === panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length, "vega-embed did not draw");
+			const vegas = panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length;
+			const svgs = vegas + [...panel.node.querySelectorAll(".jp-OutputArea-output svg, .jp-OutputArea-output img")].filter((e) => !e.closest(".vega-embed")).length;
+			return { results, html, svgs, vegas, cells: codeCells.length };
 		}, 600000);
 		const failed = nb.results.find((x) => x.status !== "ok");
 		check(!failed, `notebook 02: cell ${nb.results.indexOf(failed) + 1} of ${nb.cells} ended ${failed && failed.status}: ${failed && text(failed.outputs).slice(0, 1500)}`);
@@ -913,7 +944,8 @@ async function main() {
 		check(text(nb.results[0].outputs).includes("small") || text(nb.results[0].outputs).includes("n=2000"), `notebook 02 did not run at small scale: ${text(nb.results[0].outputs)}`);
 		const e02 = nb.html.find((t) => t.includes("recall"));
 		check(e02 && /0\.\d{2,}/.test(e02) && /redis/i.test(e02), `notebook 02: no HTML table with recall values: ${JSON.stringify(nb.html).slice(0, 800)}`);
-		check(nb.svgs >= 2, `notebook 02: ${nb.svgs} charts (svg/img), want its 2`);
+		check(nb.svgs >= 2, `notebook 02: ${nb.svgs} charts (Vega-Lite, svg or img), want its 2`);
+		check(nb.vegas >= 2, `notebook 02: ${nb.vegas} charts drawn by vega-embed, want its 2 (lab/chart's Vega-Lite specs)`);
 		// Cell 4 builds an index under track(): a progress bar (display.Progress)
 		// is shown while it runs and taken away when the cell ends, so the saved
 		// notebook keeps none; the cell's printed lines stay.
@@ -924,7 +956,7 @@ async function main() {
 		check(left.length === 0, `notebook 02 cell 4: the progress bar stayed after the cell ended: ${JSON.stringify(left).slice(0, 600)}`);
 		check(nb.results[3].outputs.some((o) => o.output_type === "stream"), `notebook 02 cell 4: its printed lines are gone with the bar: ${JSON.stringify(nb.results[3].outputs).slice(0, 600)}`);
 		const recalls = [...e02.matchAll(/0\.\d{3}/g)].slice(0, 6).map((m) => m[0]).join(" ");
-		console.log(`ok   notebook 02 at small scale: ${nb.cells} cells in ${secs(t2)} (slowest ${Math.max(...nb.results.map((x) => x.ms)) / 1000} s), ${nb.html.length} HTML tables (E02 recall values ${recalls} …), ${nb.svgs} charts`);
+		console.log(`ok   notebook 02 at small scale: ${nb.cells} cells in ${secs(t2)} (slowest ${Math.max(...nb.results.map((x) => x.ms)) / 1000} s), ${nb.html.length} HTML tables (E02 recall values ${recalls} …), ${nb.svgs} charts (${nb.vegas} by vega-embed)`);
 
 		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
 		console.log(`PASS (${secs()})`);

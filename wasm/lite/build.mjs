@@ -62,6 +62,14 @@ const extensions = [
 	"@jupyterlite/services-extension",
 ];
 
+// The MIME renderer extensions, as JupyterLab's and JupyterLite's apps
+// list them apart from the plugin extensions (package.json's
+// jupyterlab.mimeExtension): Vega 5 / Vega-Lite 5 (the charts of
+// lab/chart show as application/vnd.vegalite.v5+json: tooltips, zoom,
+// legends that toggle series). It loads vega-embed when a notebook first
+// shows a chart (a chunk of its own), with nothing from the network.
+const mimeExtensions = ["@jupyterlab/vega5-extension"];
+
 // Plugins JupyterLite's lab app disables (they need a Jupyter server or
 // are replaced by a JupyterLite plugin), and the service worker, which this
 // site does not use (the kernel reads no files of the contents drive).
@@ -119,8 +127,16 @@ extensions.forEach((name, i) => {
 	entry += `import * as ext${i} from ${JSON.stringify(name)};\n`;
 	names.push(`[${JSON.stringify(name)}, ext${i}]`);
 });
+const mimes = [];
+mimeExtensions.forEach((name, i) => {
+	if (fs.existsSync(path.join(pkgDir(name), "style", "index.js"))) {
+		entry += `import ${JSON.stringify(name + "/style/index.js")};\n`;
+	}
+	entry += `import * as mime${i} from ${JSON.stringify(name)};\n`;
+	mimes.push(`[${JSON.stringify(name)}, mime${i}]`);
+});
 entry += `import "@jupyterlab/application/style/index.js";\n`;
-entry += `main([${names.join(", ")}], ${JSON.stringify(disabled)});\n`;
+entry += `main([${names.join(", ")}], ${JSON.stringify(disabled)}, [${mimes.join(", ")}]);\n`;
 fs.writeFileSync(path.join(gen, "entry.js"), entry);
 
 // 2. The settings schemas of every extension, in one all.json (the
@@ -368,4 +384,4 @@ fs.mkdirSync(path.join(out, "lab"), { recursive: true });
 fs.copyFileSync(path.join(here, "src", "lab.html"), path.join(out, "lab", "index.html"));
 fs.copyFileSync(path.join(here, "src", "logo.svg"), path.join(build, "veclab-logo.svg"));
 fs.copyFileSync(path.join(here, "src", "boot.js"), path.join(build, "veclab-boot.js"));
-console.log(`build.mjs: site in ${out}: ${extensions.length} extensions, ${all.length} settings schemas, ${nbs.length} notebooks`);
+console.log(`build.mjs: site in ${out}: ${extensions.length} extensions, ${mimeExtensions.length} MIME renderer extension(s), ${all.length} settings schemas, ${nbs.length} notebooks`);

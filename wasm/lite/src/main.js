@@ -26,7 +26,9 @@ function dropUnprovided(plugins, allPlugins) {
 	}
 }
 
-export async function main(extensions, disabled) {
+// main's extensions and mimeExtensions are [package name, module] pairs;
+// disabled lists plugin ids (or packages) not to activate.
+export async function main(extensions, disabled, mimeExtensions = []) {
 	const mark = globalThis.veclabBoot.mark; // the load's milestones (boot.js)
 	mark("labEvaluated"); // build/lab.js fetched, parsed and run
 	prewarm(); // veclab.wasm loads in a worker while JupyterLab starts (boot.js)
@@ -74,7 +76,12 @@ export async function main(extensions, disabled) {
 	// it from the address, so a route sees "/?path=…" wherever the site is
 	// served (open-path.js).
 	const base = new URL(PageConfig.getBaseUrl()).pathname;
-	const app = new JupyterLab({ pluginRegistry, mimeExtensions: [], serviceManager, availablePlugins: allPlugins, paths: { urls: { base } } });
+	// A MIME renderer extension's module exports its IExtension (or a list)
+	// as default. JupyterLab's createRendermimePlugins takes a module's
+	// default only when the module has an own __esModule (webpack's
+	// namespaces do, esbuild's do not): it is given the default itself.
+	const mimes = mimeExtensions.filter(([name]) => !isDisabled(name)).map(([, mod]) => mod.default);
+	const app = new JupyterLab({ pluginRegistry, mimeExtensions: mimes, serviceManager, availablePlugins: allPlugins, paths: { urls: { base } } });
 	app.name = PageConfig.getOption("appName") || "veclab";
 	window.jupyterapp = app; // the browser test drives the app through it
 	mark("labServices"); // the plugins registered, the service manager made
