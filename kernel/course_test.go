@@ -5,8 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/veclab/veclab/lab/experiment"
 )
 
 // TestCourseNavigation keeps the course's reading order in one place,
@@ -66,5 +70,93 @@ func TestCourseNavigation(t *testing.T) {
 		if i == 0 && strings.Contains(text, "previous:") || i == len(order)-1 && strings.Contains(text, "next:") {
 			t.Errorf("%s: links beyond the ends of the course: %q", name, text)
 		}
+	}
+}
+
+// TestCourseFacts keeps the facts several notebooks state in step with
+// the one place each comes from, so the course does not contradict
+// itself (issue: notebook 03 and 04 once said the article used real
+// embeddings, notebook 14 and lab/dataset said synthetic clusters):
+//
+//   - the Spring AI article's data is synthetic (its own words, quoted in
+//     lab/dataset/doc.go): no Markdown cell says the article used real
+//     embeddings, and every notebook that describes "The data set" calls
+//     it synthetic;
+//   - Elasticsearch centres its BBQ codes on the plain segment mean (it
+//     hands Lucene a cosine field as DOT_PRODUCT; lab/profile): no cell
+//     says Elasticsearch or bbq_hnsw normalises the centroid;
+//   - every "N queries" a Markdown cell states is a query count the code
+//     runs: the article scale's queries and warm-up (experiment.Article),
+//     the small scale's (experiment.Small), the simulated devices' cap
+//     (20, simulatedCap in lab/experiment/notebook.go) and the real sets'
+//     (200, OpenRealSets), or a figure's own count listed below.
+func TestCourseFacts(t *testing.T) {
+	dir := filepath.Join("..", "notebooks")
+	books, _ := filepath.Glob(filepath.Join(dir, "*.ipynb"))
+	if len(books) == 0 {
+		t.Fatal("no notebooks")
+	}
+	forbidden := []struct {
+		re  *regexp.Regexp
+		why string
+	}{
+		{regexp.MustCompile(`(?i)article(?:'s)?\b[^.]{0,60}\b(?:used|uses|ran on|runs on|measured on|is|are|was|were) real embeddings`),
+			"the Spring AI article's data is synthetic (clustered random vectors, no embedding model)"},
+		{regexp.MustCompile(`(?i)(?:elasticsearch|bbq_hnsw)\b[^.]{0,100}\bnormali[sz]e[sd]? (?:the |its )?(?:centroid|mean)`),
+			"Elasticsearch centres BBQ codes on the plain segment mean (cosine is handed to Lucene as DOT_PRODUCT)"},
+	}
+	counts := map[int]string{
+		experiment.Article.Queries: "experiment.Article.Queries", experiment.Article.Warmup: "experiment.Article.Warmup",
+		experiment.Small.Queries: "experiment.Small.Queries", experiment.Small.Warmup: "experiment.Small.Warmup",
+		20: "the simulated devices' cap", 200: "the real sets' queries",
+	}
+	figureCounts := map[string][]int{"00b-quantization-by-picture": {5}} // the distance-distortion picture's 5 queries
+	queries := regexp.MustCompile(`\b(\d[\d,]*) queries\b`)
+	described := 0
+	for _, path := range books {
+		name := strings.TrimSuffix(filepath.Base(path), ".ipynb")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb struct {
+			Cells []struct {
+				CellType string `json:"cell_type"`
+				Source   any    `json:"source"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(b, &nb); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i, c := range nb.Cells {
+			if c.CellType != "markdown" {
+				continue
+			}
+			text := nbText(c.Source)
+			for _, f := range forbidden {
+				if m := f.re.FindString(text); m != "" {
+					t.Errorf("%s cell %d: %q — %s", name, i, m, f.why)
+				}
+			}
+			if strings.HasPrefix(text, "## The data set") {
+				described++
+				if low := strings.ToLower(text); !strings.Contains(low, "synthetic") && !strings.Contains(low, "real") {
+					t.Errorf("%s cell %d: \"The data set\" does not say the data is synthetic", name, i)
+				}
+			}
+			for _, m := range queries.FindAllStringSubmatch(text, -1) {
+				n, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := counts[n]; ok || slices.Contains(figureCounts[name], n) {
+					continue
+				}
+				t.Errorf("%s cell %d: %q is no query count the code runs (%v)", name, i, m[0], counts)
+			}
+		}
+	}
+	if described == 0 {
+		t.Error("no notebook has a \"The data set\" section: the synthetic-data check checked nothing")
 	}
 }
