@@ -143,7 +143,7 @@ func E27Table(env *Env, visit float64, ef int, oversample float64, ps []DiskPoin
 	}
 	t.Note("IVF keeps only centroids and per-list quantizers resident and reads each probed list with one pread; the HNSW's resident bytes are its codes and links (one definition with E14 and the budget table; the lab's float32 build slab, 4·dim B, is not counted, since a disk deployment reads the originals from the vector file): it has no on-disk graph, so its cold rows only evict the vector file — a disk-resident HNSW (DiskANN-style) would add one dependent read per hop, which this lab does not implement")
 	t.Note("simulated rows: engine/store latency model (%s) on every read of both files (SIMULATED, not a measured device), first %d queries only, so their recall differs slightly; cold: files evicted before every query, untimed", store.GP3Baseline, min(env.Scale.Queries, 20))
-	t.Note("HNSW: graph built with float32 vectors, walked with 2-bit codes (ef %d), ⌈%g·k⌉ candidates rescored: rescoring only re-ranks what the quantized walk found, while IVF scores every code of the lists it scans", ef, oversample)
+	t.Note("HNSW: graph built with float32 vectors, walked with Qdrant's two_bits codes (ef %d), ⌈%g·k⌉ candidates rescored: rescoring only re-ranks what the quantized walk found, while IVF scores every OSQ code of the lists it scans", ef, oversample)
 	return t
 }
 
@@ -361,7 +361,7 @@ func E27MemoryBudget(env *Env, limitGB float64) (*E27Memory, error) {
 	_ = t.AddValues("IVF, lists on disk", "centroids + per-list quantizers (must be resident)", m.IVFResident, gb(m.IVFResident), fits(m.IVFResident))
 	_ = t.AddValues("IVF, lists on disk", "list file (page cache, as far as RAM allows)", m.IVFLists, gb(m.IVFLists), fits(m.IVFLists))
 	_ = t.AddValues("both", "float32 originals (on disk, for rescoring)", raw, gb(raw), "on disk")
-	t.Note("codes: the lab's OSQ 2-bit code with its per-vector corrections; at the articles' 768 dimensions the code part doubles (E14: veclab reproduce -only E14)")
+	t.Note("codes: the HNSW side keeps Qdrant's two_bits codes (2 bits per dimension, no corrections: %.0f B here), the IVF lists DiskBBQ's 2-bit OSQ codes with their per-vector corrections; at the articles' 768 dimensions the bits double (E14: veclab reproduce -only E14)", m.HNSWCodes)
 	t.Note("graph links: layer 0 at its fixed 2·m = 32 slots plus upper layers, as allocated")
 	m.Table = t
 	return m, nil
