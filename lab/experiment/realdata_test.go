@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/profile"
+	"github.com/veclab/veclab/lab/table"
 )
 
 // TestUseDataGloVe runs the quantization experiments' measurement on the
@@ -277,5 +279,157 @@ func TestE10FilteredL2(t *testing.T) {
 	// segment's ~90 matches scored exhaustively) are both near exact.
 	if ms[0].Recall < 0.9 || fms[0].Recall < 0.9 {
 		t.Fatalf("hnsw on an L2 set: recall@10 %.3f, filtered %.3f; want both ≥ 0.9", ms[0].Recall, fms[0].Recall)
+	}
+}
+
+// TestQuantSetsVerdicts checks that MeasureQuantSets re-asks E22, E23 and
+// E24 on every set and records them in each set's environment: the
+// generated set's claims are E22–E24's own, word for word, and a real
+// set's are the same claims ending with its name, so notebook 14's last
+// cell (env.Verdicts() over the sets) lists each finding once per set.
+// A sweep without ×1.5 leaves E22's verdicts out (its claim reads ×1.5).
+func TestQuantSetsVerdicts(t *testing.T) {
+	fresh := func() *Env { // small(t) is shared, and other tests record verdicts in it
+		env, err := NewEnv(Small, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	gen := fresh()
+	glove, err := NewEnv(Scale{Name: "x", N: 1000, Dim: 1, Clusters: 1, Queries: 10, Warmup: 0, K: 10, Batch: 250}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := glove.UseData("glove-3k", t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	sets := &RealSets{Names: []string{"generated", "glove-3k"}, Envs: map[string]*Env{"generated": gen, "glove-3k": glove}}
+	names := []string{"raw", "int8", "int4", "int4-nocorr", "bbq", "osq1x1"}
+	if _, err := MeasureQuantSets(sets, names, []float64{1, 1.5, 3}); err != nil {
+		t.Fatal(err)
+	}
+	// The claims E22–E24 state on the generated set, from their own sweeps.
+	ref := fresh()
+	var want []string
+	for _, e := range []struct {
+		sweep    func(*Env, []float64) (*table.Table, error)
+		verdicts func(*Env, *table.Table) Verdicts
+	}{{E22Sweep, E22Verdicts}, {E23Sweep, E23Verdicts}, {E24Sweep, E24Verdicts}} {
+		tb, err := e.sweep(ref, []float64{1.5, 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range e.verdicts(ref, tb) {
+			want = append(want, v.ID+" "+v.Claim)
+		}
+	}
+	if len(want) != 10 {
+		t.Fatalf("E22–E24 state %d claims, want 10: %q", len(want), want)
+	}
+	for _, c := range []struct {
+		env    *Env
+		suffix string
+	}{{gen, ""}, {glove, " (on glove-3k)"}} {
+		got := c.env.Verdicts()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d verdicts, want %d:\n%s", c.env.DataName(), len(got), len(want), got)
+		}
+		for i, v := range got {
+			if s := v.ID + " " + v.Claim; s != want[i]+c.suffix {
+				t.Errorf("%s verdict %d: %q, want %q", c.env.DataName(), i, s, want[i]+c.suffix)
+			}
+			if v.Lab == "" || v.Reason == "" {
+				t.Errorf("%s: %s has no figure or reason: %+v", c.env.DataName(), v.ID, v)
+			}
+		}
+	}
+	// Without ×1.5, E22 is not asked; E23 and E24 (×3) are.
+	g2, err := NewEnv(Scale{Name: "x", N: 1000, Dim: 1, Clusters: 1, Queries: 10, Warmup: 0, K: 10, Batch: 250}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g2.UseData("glove-3k", t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MeasureQuantSets(&RealSets{Names: []string{"glove-3k"}, Envs: map[string]*Env{"glove-3k": g2}}, names, []float64{3}); err != nil {
+		t.Fatal(err)
+	}
+	if vs := g2.Verdicts(); len(vs) != 7 || vs[0].ID != "E23" {
+		t.Errorf("sweep ×3 only: %d verdicts, first %s; want 7 from E23 and E24", len(vs), vs)
+	}
+}
+
+// TestOnData checks the data set's tag on a claim: added once, so a
+// verdict recorded again (E24's compression with its longer reason)
+// keeps one tag and replaces the first record.
+func TestOnData(t *testing.T) {
+	for _, c := range []struct{ claim, set, want string }{
+		{"int8 cuts memory", "glove-3k", "int8 cuts memory (on glove-3k)"},
+		{"int8 cuts memory (on glove-3k)", "glove-3k", "int8 cuts memory (on glove-3k)"},
+		{"int8 cuts memory (on glove-3k)", "fortunes", "int8 cuts memory (on glove-3k) (on fortunes)"},
+	} {
+		if got := onData(c.claim, c.set); got != c.want {
+			t.Errorf("onData(%q, %q) = %q, want %q", c.claim, c.set, got, c.want)
+		}
+	}
+	env, err := NewEnv(Scale{Name: "x", N: 1000, Dim: 1, Clusters: 1, Queries: 10, Warmup: 0, K: 10, Batch: 250}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.UseData("glove-3k", t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	v := env.Within("E24", "1 bit compresses 32×", 32, 20, 1, "×")
+	v.Reason += "; corrections"
+	env.record(v)
+	if vs := env.Verdicts(); len(vs) != 1 || vs[0].Claim != "1 bit compresses 32× (on glove-3k)" || !strings.HasSuffix(vs[0].Reason, "; corrections") {
+		t.Errorf("verdicts after a re-record: %v", vs)
+	}
+}
+
+// TestRunOnSet runs notebook 14's store experiments on the compiled-in
+// GloVe cut to 1,000 documents: E02's four stores, E10's three types and
+// E26's sweeps, and the verdicts of E02 and E10 re-asked on the set, each
+// claim ending with its name and recorded in the environment as well.
+func TestRunOnSet(t *testing.T) {
+	env, err := NewEnv(Scale{Name: "x", N: 1000, Dim: 1, Clusters: 1, Queries: 10, Warmup: 0, K: 10, Batch: 250}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	env.CacheDir = t.TempDir()
+	if err := env.UseData("glove-3k", t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	run, err := RunOnSet(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Name != "glove-3k" || len(run.E02) != 4 || len(run.E10) != 3 || len(run.E10Filtered) != 3 || run.E26 == nil {
+		t.Fatalf("run: %s, %d stores, %d+%d types, E26 %v", run.Name, len(run.E02), len(run.E10), len(run.E10Filtered), run.E26 != nil)
+	}
+	// GloVe is unit length under cosine: float32 hnsw finds the exact
+	// filtered top 10 among each segment's matches.
+	if h := run.E10Filtered[2]; h.Label != "hnsw" || h.Recall < 0.9 {
+		t.Errorf("hnsw filtered recall@10 %.3f on glove-3k, want ≥ 0.9", h.Recall)
+	}
+	ids := map[string]int{}
+	lowest := false
+	for _, v := range run.Verdicts {
+		ids[v.ID]++
+		if !strings.HasSuffix(v.Claim, " (on glove-3k)") {
+			t.Errorf("%s %q does not name its data set", v.ID, v.Claim)
+		}
+		lowest = lowest || strings.HasPrefix(v.Claim, "bbq_hnsw has the lowest recall")
+	}
+	if ids["E02"] < 5 || ids["E10"] < 7 || !lowest {
+		t.Errorf("verdicts by experiment %v (want ≥ 5 E02, ≥ 7 E10 with bbq_hnsw's order):\n%s", ids, run.Verdicts)
+	}
+	if got := env.Verdicts(); len(got) != len(run.Verdicts) {
+		t.Errorf("the environment holds %d verdicts, the run %d", len(got), len(run.Verdicts))
+	}
+	if all := (SetRuns{run, run}).Verdicts(); len(all) != 2*len(run.Verdicts) {
+		t.Errorf("SetRuns.Verdicts: %d, want %d", len(all), 2*len(run.Verdicts))
 	}
 }
