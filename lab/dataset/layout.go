@@ -52,6 +52,44 @@ type Real struct {
 	// Labels are base-labels.ivecs's first column when the directory has
 	// it (Fashion-MNIST's classes); nil otherwise.
 	Labels []int32
+	// compiled is the compiled-in glove-3k's files when the set was read
+	// from them (Dir is then ""): Truth reads its cached top-100 there.
+	compiled fs.FS
+}
+
+// files are where a data set's files are read: a directory of the OS, or
+// a file system compiled into the binary (glove-3k), which opens without
+// any file system at all — the browser's Go (js/wasm) has none: its
+// wasm_exec.js answers every file call with ENOSYS.
+type files struct {
+	fsys fs.FS  // nil: the OS directory dir
+	dir  string // the OS directory; for fsys, the name errors give it
+}
+
+func (f files) path(name string) string { return filepath.Join(f.dir, name) }
+
+func (f files) open(name string) (io.ReadCloser, error) {
+	if f.fsys != nil {
+		return f.fsys.Open(name)
+	}
+	return os.Open(f.path(name))
+}
+
+func (f files) readFile(name string) ([]byte, error) {
+	if f.fsys != nil {
+		return fs.ReadFile(f.fsys, name)
+	}
+	return os.ReadFile(f.path(name))
+}
+
+func (f files) exists(name string) bool {
+	var err error
+	if f.fsys != nil {
+		_, err = fs.Stat(f.fsys, name)
+	} else {
+		_, err = os.Stat(f.path(name))
+	}
+	return err == nil
 }
 
 // layoutNames are the file names Open looks for, in order of preference.
@@ -68,8 +106,20 @@ var (
 // decoding error, base and query dimensions that differ, a truth file of
 // the wrong shape, a manifest whose counts disagree with the files.
 func Open(dir string) (*Real, error) {
-	r := &Real{Dir: dir, Metric: engine.L2}
-	if b, err := os.ReadFile(filepath.Join(dir, ManifestFile)); err == nil {
+	return openFiles(files{dir: dir})
+}
+
+// openFiles is [Open] over a directory of the OS or a compiled-in file
+// system; errors name f.path(file).
+func openFiles(f files) (*Real, error) {
+	dir := f.dir
+	r := &Real{Metric: engine.L2}
+	if f.fsys == nil {
+		r.Dir = dir
+	} else {
+		r.compiled = f.fsys
+	}
+	if b, err := f.readFile(ManifestFile); err == nil {
 		if err := json.Unmarshal(b, &r.Manifest); err != nil {
 			return nil, fmt.Errorf("dataset: %s: %v: %w", filepath.Join(dir, ManifestFile), err, engine.ErrCorrupt)
 		}
@@ -81,11 +131,11 @@ func Open(dir string) (*Real, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	base, bpath, err := loadOne(dir, baseNames)
+	base, bpath, err := loadOne(f, baseNames)
 	if err != nil {
 		return nil, err
 	}
-	q, qpath, err := loadOne(dir, queryNames)
+	q, qpath, err := loadOne(f, queryNames)
 	if err != nil {
 		return nil, err
 	}
@@ -103,8 +153,8 @@ func Open(dir string) (*Real, error) {
 		}
 	}
 	r.Dataset = &Dataset{Config: Config{N: base.N, Queries: q.N, Dim: base.Dim}, Base: base, Queries: q}
-	gpath := filepath.Join(dir, "groundtruth.ivecs")
-	if rows, err := LoadIvecs(gpath); err == nil {
+	gpath := f.path("groundtruth.ivecs")
+	if rows, err := loadIvecs(f, "groundtruth.ivecs"); err == nil {
 		if len(rows) != q.N {
 			return nil, fmt.Errorf("dataset: %s has %d rows, %s has %d queries: %w", gpath, len(rows), qpath, q.N, engine.ErrCorrupt)
 		}
@@ -119,8 +169,8 @@ func Open(dir string) (*Real, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	lpath := filepath.Join(dir, "base-labels.ivecs")
-	if rows, err := LoadIvecs(lpath); err == nil {
+	lpath := f.path("base-labels.ivecs")
+	if rows, err := loadIvecs(f, "base-labels.ivecs"); err == nil {
 		if len(rows) != base.N {
 			return nil, fmt.Errorf("dataset: %s has %d rows, %s has %d: %w", lpath, len(rows), bpath, base.N, engine.ErrCorrupt)
 		}
@@ -152,30 +202,35 @@ func Open(dir string) (*Real, error) {
 	return r, nil
 }
 
-// loadOne reads the one file of names present in dir.
-func loadOne(dir string, names []string) (*vec.Matrix, string, error) {
+// loadOne reads the one file of names present in f.
+func loadOne(f files, names []string) (*vec.Matrix, string, error) {
 	var found []string
 	for _, n := range names {
-		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+		if f.exists(n) {
 			found = append(found, n)
 		}
 	}
 	switch len(found) {
 	case 0:
-		return nil, "", fmt.Errorf("dataset: %s: none of %v: %w", dir, names, engine.ErrNotFound)
+		return nil, "", fmt.Errorf("dataset: %s: none of %v: %w", f.dir, names, engine.ErrNotFound)
 	case 1:
 	default:
-		return nil, "", fmt.Errorf("dataset: %s: both %s and %s; keep one: %w", dir, found[0], found[1], engine.ErrInvalidArgument)
+		return nil, "", fmt.Errorf("dataset: %s: both %s and %s; keep one: %w", f.dir, found[0], found[1], engine.ErrInvalidArgument)
 	}
-	path := filepath.Join(dir, found[0])
-	m, err := LoadMatrix(path)
-	return m, path, err
+	m, err := loadMatrix(f, found[0])
+	return m, f.path(found[0]), err
 }
 
 // LoadMatrix reads a .fvecs, .bvecs, .npy or IDX (.idx, -ubyte, as
 // MNIST's files are named) file by its name, gzip-compressed when the name
 // ends in .gz; errors name the file.
 func LoadMatrix(path string) (*vec.Matrix, error) {
+	return loadMatrix(files{dir: filepath.Dir(path)}, filepath.Base(path))
+}
+
+// loadMatrix is [LoadMatrix] of the file name in f.
+func loadMatrix(f files, file string) (*vec.Matrix, error) {
+	path := f.path(file)
 	name := strings.TrimSuffix(path, ".gz")
 	var read func(io.Reader) (*vec.Matrix, error)
 	switch ext := filepath.Ext(name); {
@@ -190,14 +245,14 @@ func LoadMatrix(path string) (*vec.Matrix, error) {
 	default:
 		return nil, fmt.Errorf("dataset: %s: unknown extension %q (want .fvecs, .bvecs, .npy or .idx, optionally .gz): %w", path, ext, engine.ErrInvalidArgument)
 	}
-	f, err := os.Open(path)
+	rc, err := f.open(file)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var in io.Reader = f
+	defer rc.Close()
+	var in io.Reader = rc
 	if name != path {
-		z, err := gzip.NewReader(f)
+		z, err := gzip.NewReader(rc)
 		if err != nil {
 			return nil, fmt.Errorf("dataset: %s: %v: %w", path, err, engine.ErrCorrupt)
 		}
@@ -211,10 +266,34 @@ func LoadMatrix(path string) (*vec.Matrix, error) {
 	return m, nil
 }
 
+// loadIvecs is [LoadIvecs] of the file name in f.
+func loadIvecs(f files, file string) ([][]int32, error) {
+	rc, err := f.open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	rows, err := ReadIvecs(rc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.path(file), err)
+	}
+	return rows, nil
+}
+
 // Truth returns the exact top-k of every query under the data set's
 // metric, cached in the data set's directory under its content hash (see
 // [Truth]); when the directory is not writable it is computed uncached.
 func (r *Real) Truth(k int) (*GroundTruth, error) {
+	if r.compiled != nil {
+		// The compiled-in set carries its top-100 cache; anything else is
+		// computed and not kept (there may be no file system to keep it).
+		if b, err := fs.ReadFile(r.compiled, truthCacheName(r.Dataset.Hash(), k, r.Metric)); err == nil {
+			if t, err := decodeTruth(b, r.Dataset.Hash(), k, r.Metric, r.Queries.N); err == nil {
+				return t, nil
+			}
+		}
+		return Truth(r.Dataset, k, r.Metric, "")
+	}
 	cache := r.Dir
 	if f, err := os.CreateTemp(r.Dir, ".veclab-writable-*"); err != nil {
 		cache = ""

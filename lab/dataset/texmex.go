@@ -234,16 +234,7 @@ func LoadFvecs(path string) (*vec.Matrix, error) {
 
 // LoadIvecs reads a .ivecs file; errors name the file.
 func LoadIvecs(path string) ([][]int32, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	rows, err := ReadIvecs(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return rows, nil
+	return loadIvecs(files{dir: filepath.Dir(path)}, filepath.Base(path))
 }
 
 // Files are the paths WriteDir wrote.

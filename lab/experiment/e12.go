@@ -145,7 +145,7 @@ func E12Measure(env *Env, diskBytes uint64, disks []E12Disk) ([]E12Row, error) {
 		if err := ix.Save(vfs.Default, ixPath); err != nil {
 			return nil, err
 		}
-		if err := store.WriteMatrix(vecPath, m, engine.Cosine); err != nil {
+		if err := store.WriteMatrix(vecPath, m, env.Metric()); err != nil {
 			return nil, err
 		}
 		g := &e12Gen{name: name, n: m.N}
@@ -237,7 +237,7 @@ func E12Measure(env *Env, diskBytes uint64, disks []E12Disk) ([]E12Row, error) {
 			if f.name == "index" {
 				serr = hn.Index.Save(wm, f.path)
 			} else {
-				serr = store.WriteMatrixFS(wm, f.path, ds.Base, engine.Cosine)
+				serr = store.WriteMatrixFS(wm, f.path, ds.Base, env.Metric())
 			}
 			var we *vfs.WatermarkError
 			switch {

@@ -93,7 +93,7 @@ func e13Measure(env *Env, ef int, oversample float64, wide bool) (warm, cold Dis
 	}
 	defer f.Close()
 	rec := &idRecorder{File: f}
-	rs, err := rescore.New(rec, engine.Cosine, rescore.Options{})
+	rs, err := rescore.New(rec, env.Metric(), rescore.Options{})
 	if err != nil {
 		return warm, cold, err
 	}

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/table"
@@ -127,7 +126,7 @@ func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) (*E15R
 			f.Close()
 			return nil, nil, nil, err
 		}
-		rs, err := rescore.New(f, engine.Cosine, rescore.Options{Concurrency: m.conc})
+		rs, err := rescore.New(f, env.Metric(), rescore.Options{Concurrency: m.conc})
 		if err != nil {
 			f.Close()
 			return nil, nil, nil, err

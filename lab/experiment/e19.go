@@ -612,7 +612,7 @@ func e19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch
 		d := &E19Decoder{Format: f, Dim: dim, Parser: E19Tokens}
 		var ix *hnsw.Index
 		if kind == E19HNSW {
-			ix, err = hnsw.New(hnsw.Config{Dim: dim, Metric: engine.Cosine, M: p.M, M0: p.M0, EfConstruction: p.EfConstruction,
+			ix, err = hnsw.New(hnsw.Config{Dim: dim, Metric: env.Metric(), M: p.M, M0: p.M0, EfConstruction: p.EfConstruction,
 				NewNodeDegreeL0: p.Degree0, KeepPruned: p.KeepPruned, Seed: env.Seed, Workers: p.Workers})
 			if err != nil {
 				return nil, err
@@ -644,7 +644,7 @@ func e19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch
 				return nil, fmt.Errorf("experiment: E19 %s: decoded %d documents, want %d: %w", f, len(ids), n, engine.ErrCorrupt)
 			}
 			m := &vec.Matrix{N: n, Dim: dim, Stride: dim, Data: slab}
-			if _, err := ivf.Build(m, ivf.Config{Metric: engine.Cosine, Bits: 2, Seed: env.Seed, Workers: p.Workers}); err != nil {
+			if _, err := ivf.Build(m, ivf.Config{Metric: env.Metric(), Bits: 2, Seed: env.Seed, Workers: p.Workers}); err != nil {
 				return nil, err
 			}
 		} else if ix.Len() != n {

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/table"
@@ -119,7 +118,7 @@ func E21Build(env *Env, n int) (float64, error) {
 		return 0, err
 	}
 	n = min(max(n, 1), ds.Base.N)
-	ix, err := hnsw.New(hnsw.Config{Dim: ds.Base.Dim, Metric: engine.Cosine, M: 16, EfConstruction: 100, Seed: env.Seed, Workers: 1})
+	ix, err := hnsw.New(hnsw.Config{Dim: ds.Base.Dim, Metric: env.Metric(), M: 16, EfConstruction: 100, Seed: env.Seed, Workers: 1})
 	if err != nil {
 		return 0, err
 	}

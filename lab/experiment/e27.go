@@ -5,7 +5,6 @@ import (
 	"math"
 	"path/filepath"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/chart"
@@ -96,7 +95,7 @@ func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string)
 			lists.Warm()
 			vf.Warm()
 		}
-		rs, err := rescore.New(vf, engine.Cosine, rescore.Options{})
+		rs, err := rescore.New(vf, env.Metric(), rescore.Options{})
 		if err != nil {
 			vf.Close()
 			return nil, err

@@ -210,7 +210,7 @@ func QuantSweep(env *Env, names []string, oversample []float64) (*table.Table, [
 // columns named by its keys ("compression", "memory saved") per row.
 func quantTable(env *Env, title string, rs []QuantResult, article func(row string) (compression, saved any)) *table.Table {
 	k := env.Scale.K
-	t := table.New(fmt.Sprintf("%s (%d×%d, %d queries, recall@%d vs exact cosine)", title, env.Scale.N, env.Scale.Dim, env.Scale.Queries, k),
+	t := table.New(fmt.Sprintf("%s (%d×%d, %d queries, recall@%d vs exact %s)", title, env.Scale.N, env.Scale.Dim, env.Scale.Queries, k, env.Metric()),
 		table.Col("quantizer", ""))
 	if article != nil {
 		t.AddColumns(table.Pair("compression", "×", 1)...)

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/veclab/veclab/lab/chart"
@@ -55,7 +56,51 @@ func MeasureQuantSets(sets *RealSets, quantizers []string, oversample []float64)
 			qs.results[q][name] = r
 		}
 	}
+	for _, name := range sets.Names {
+		qs.recordVerdicts(sets.Envs[name], name)
+	}
 	return qs, nil
+}
+
+// quantClaims are the quantization experiments whose verdicts
+// [MeasureQuantSets] re-asks on every set: each needs its rows (raw
+// first, for the reference recall) and the oversample its claims read.
+var quantClaims = []struct {
+	exp      *Experiment
+	rows     []string
+	over     float64
+	verdicts func(*Env, *table.Table) Verdicts
+}{
+	{&e22, []string{"raw", "int8"}, 1.5, E22Verdicts},
+	{&e23, []string{"raw", "int4", "int4-nocorr"}, 3, E23Verdicts},
+	{&e24, []string{"raw", "bbq", "osq1x1"}, 3, E24Verdicts},
+}
+
+// recordVerdicts records, on the set's environment, the verdicts of E22,
+// E23 and E24 whose quantizers and oversample were measured, from the same
+// table those experiments build: a notebook's last cell
+// (env.Verdicts() over the sets) then lists each claim once per set, the
+// real sets' claims ending with the set's name (Env.record).
+func (qs *QuantSets) recordVerdicts(env *Env, set string) {
+	for _, c := range quantClaims {
+		if !slices.Contains(qs.Oversample, c.over) {
+			continue
+		}
+		var rs []QuantResult
+		for _, row := range c.rows {
+			if r, ok := qs.Result(row, set); ok {
+				rs = append(rs, r)
+			}
+		}
+		if len(rs) != len(c.rows) {
+			continue
+		}
+		exp := c.exp
+		t := quantTable(env, exp.ID+" on "+set, rs, func(row string) (any, any) {
+			return exp.ArticleValue(row, "compression"), exp.ArticleValue(row, "memory saved")
+		})
+		c.verdicts(env, t)
+	}
 }
 
 // Result is one quantizer's result on one data set.
@@ -174,6 +219,10 @@ type SetRun struct {
 	E10Filtered []Measurement // E10Types, under ArticleFilter
 	IVF, HNSW   []DiskPoint   // E26's visit and ef sweeps (E26Visit, E26Ef)
 	E26         *table.Table  // E26's pairs by recall@100
+	// Verdicts are E02's and E10's claims re-asked on this set (also
+	// recorded in the environment); on a real set each claim ends with
+	// the set's name.
+	Verdicts Verdicts
 }
 
 // RunOnSet measures E02, E10 and E26 on the environment's data set, in
@@ -186,9 +235,13 @@ func RunOnSet(env *Env) (SetRun, error) {
 	if run.E02, err = E02Measure(env); err != nil {
 		return SetRun{}, fmt.Errorf("experiment: RunOnSet %s: E02: %w", run.Name, err)
 	}
-	if run.E10, run.E10Filtered, _, err = E10Measure(env, E10Types); err != nil {
+	var bytes []float64
+	if run.E10, run.E10Filtered, bytes, err = E10Measure(env, E10Types); err != nil {
 		return SetRun{}, fmt.Errorf("experiment: RunOnSet %s: E10: %w", run.Name, err)
 	}
+	run.Verdicts = append(run.Verdicts, E02Verdicts(env, run.E02)...)
+	run.Verdicts = append(run.Verdicts, E02ShapeVerdicts(env, run.E02, nil)...)
+	run.Verdicts = append(run.Verdicts, E10Verdicts(env, run.E10, run.E10Filtered, bytes)...)
 	if run.IVF, run.HNSW, err = E26Sweeps(env, "local", 1, E26Visit, E26Ef, env.Scale.Queries); err != nil {
 		return SetRun{}, fmt.Errorf("experiment: RunOnSet %s: E26: %w", run.Name, err)
 	}
@@ -249,6 +302,17 @@ func articleRecalls(e Experiment, rows []string, measure string) []float64 {
 
 func e02Stores(r SetRun) []Measurement { return r.E02 }
 func e10Types(r SetRun) []Measurement  { return r.E10 }
+
+// Verdicts are every set's verdicts ([SetRun.Verdicts]), in data-set
+// order: with the quantizers' (env.Verdicts() of each set in
+// [OpenRealSets]) they are notebook 14's closing list.
+func (rs SetRuns) Verdicts() Verdicts {
+	var out Verdicts
+	for _, r := range rs {
+		out = append(out, r.Verdicts...)
+	}
+	return out
+}
 
 // E02Table is E02's recall per store, the article's beside each set's.
 func (rs SetRuns) E02Table() *table.Table {

@@ -149,9 +149,16 @@ func (e *Env) Check(what string, ok bool) Verdict {
 
 // record keeps the verdict in the environment (replacing an earlier one
 // with the same experiment and claim, as a re-run cell does) and returns it.
+// On a real data set ([Env.UseData]) the claim ends with the set's name
+// ([onData]), so verdicts gathered from several sets (notebook 14) say
+// which finding holds on which data, and the same claim on two sets stays
+// two verdicts; the generated set's claims are left as they are.
 func (e *Env) record(v Verdict) Verdict {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.real != nil {
+		v.Claim = onData(v.Claim, e.real.name)
+	}
 	for i, w := range e.verdicts {
 		if w.ID == v.ID && w.Claim == v.Claim {
 			e.verdicts[i] = v
@@ -160,6 +167,17 @@ func (e *Env) record(v Verdict) Verdict {
 	}
 	e.verdicts = append(e.verdicts, v)
 	return v
+}
+
+// onData ends a claim with the data set it was measured on: "… (on
+// glove-100k)". A claim that already names it (a verdict recorded again
+// after its reason was extended, as E24's is) is returned unchanged.
+func onData(claim, set string) string {
+	tag := " (on " + set + ")"
+	if strings.HasSuffix(claim, tag) {
+		return claim
+	}
+	return claim + tag
 }
 
 // Verdicts returns every verdict recorded in this environment so far, in
