@@ -28,7 +28,7 @@ var e01 = Experiment{
 	},
 }
 
-func init() { e01.Run, e01.Notebook = runE01, "01-four-stores-on-defaults.ipynb"; Register(e01) }
+func init() { e01.Run, e01.Notebook = runE01, "01-four-stores-on-defaults.ipynb"; register(e01) }
 
 // Ingest is what one store's ingest run measured.
 type Ingest struct {

@@ -24,7 +24,7 @@ var e02 = Experiment{
 	}),
 }
 
-func init() { e02.Run, e02.Notebook = runE02, "01-four-stores-on-defaults.ipynb"; Register(e02) }
+func init() { e02.Run, e02.Notebook = runE02, "01-four-stores-on-defaults.ipynb"; register(e02) }
 
 func storeFigures(m map[string][4]float64) []Figure {
 	var fs []Figure
@@ -126,7 +126,7 @@ func runE02(env *Env) (*Report, error) {
 	}
 	E02Verdicts(env, ms)
 	E02ShapeVerdicts(env, ms, nil)
-	es, err := E02Segments(env)
+	es, err := e02Segments(env)
 	if err != nil {
 		return nil, err
 	}
@@ -134,12 +134,12 @@ func runE02(env *Env) (*Report, error) {
 	return r, nil
 }
 
-// E02Segments measures the Elasticsearch default on one segment (the
+// e02Segments measures the Elasticsearch default on one segment (the
 // force-merged variant) and on ten (the profile's default: what the
 // article's refreshes flush and its merge policy keeps), for the
 // bbq_hnsw default and for plain hnsw: a lab finding, not an article
 // table.
-func E02Segments(env *Env) (*table.Table, error) {
+func e02Segments(env *Env) (*table.Table, error) {
 	var ps []profile.Profile
 	var labels []string
 	for _, typ := range []profile.IndexType{profile.AutoType, profile.HNSWType} {
@@ -173,7 +173,7 @@ type E02Breadth struct {
 // breadth.
 func E02MeasureBreadth(env *Env, breadths []int) (*E02Breadth, error) {
 	if len(breadths) == 0 {
-		return nil, fmt.Errorf("experiment: E02MeasureBreadth: no breadths: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E02MeasureBreadth: no breadths: %w", errBadArgument)
 	}
 	k := env.Scale.K
 	cols := []table.Column{table.Col("store", ""), {Header: "default breadth", Source: table.Lab, Prec: -1}}
@@ -194,7 +194,7 @@ func E02MeasureBreadth(env *Env, breadths []int) (*E02Breadth, error) {
 		row := []any{p.Kind.String(), p.Plan(k, env.Scale.Dim).Ef}
 		var xs, ys []float64
 		for _, b := range breadths {
-			m, err := Measure(env, s.WithEf(b), p.Kind.String())
+			m, err := measure(env, s.WithEf(b), p.Kind.String())
 			if err != nil {
 				return nil, err
 			}

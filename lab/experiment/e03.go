@@ -24,7 +24,7 @@ var e03 = Experiment{
 
 func init() {
 	e03.Run, e03.Notebook = runE03, "04-pgvector-filters-and-iterative-scan.ipynb"
-	Register(e03)
+	register(e03)
 }
 
 // E03Measure runs the article's filter on the four stores' defaults, each

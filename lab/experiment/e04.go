@@ -23,7 +23,7 @@ var e04 = Experiment{
 	},
 }
 
-func init() { e04.Run, e04.Notebook = runE04, "01-four-stores-on-defaults.ipynb"; Register(e04) }
+func init() { e04.Run, e04.Notebook = runE04, "01-four-stores-on-defaults.ipynb"; register(e04) }
 
 // breadthName is what each store calls its query-time breadth.
 var breadthName = map[profile.Kind]string{

@@ -26,7 +26,7 @@ var e05 = Experiment{
 
 func init() {
 	e05.Run, e05.Notebook = runE05, "03-elasticsearch-quantized-default.ipynb"
-	Register(e05)
+	register(e05)
 }
 
 // E05Default is the article's sweep.
@@ -36,7 +36,7 @@ var E05Default = []int{15, 50, 100, 500}
 // num_candidates (the rescoring oversample stays at its default).
 func E05Measure(env *Env, ncs []int) ([]Measurement, error) {
 	if len(ncs) == 0 {
-		return nil, fmt.Errorf("experiment: E05: no num_candidates values: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E05: no num_candidates values: %w", errBadArgument)
 	}
 	p := profile.Default(profile.Elasticsearch)
 	if typ := p.EffectiveType(env.Scale.Dim); typ != profile.BBQHNSW {
@@ -49,10 +49,10 @@ func E05Measure(env *Env, ncs []int) ([]Measurement, error) {
 	var out []Measurement
 	for i, nc := range ncs {
 		if nc < 1 || nc > profile.NumCandidatesLimit {
-			return nil, fmt.Errorf("experiment: E05: num_candidates must be in 1…%d, got %d: %w", profile.NumCandidatesLimit, nc, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E05: num_candidates must be in 1…%d, got %d: %w", profile.NumCandidatesLimit, nc, errBadArgument)
 		}
 		env.progress(i, len(ncs), "E05 num_candidates")
-		m, err := Measure(env, s.WithEf(nc), strconv.Itoa(nc))
+		m, err := measure(env, s.WithEf(nc), strconv.Itoa(nc))
 		if err != nil {
 			return nil, err
 		}

@@ -53,14 +53,14 @@ func E05OversampleSweep(env *Env, overs []float64) (*E05Oversample, error) {
 		table.Column{Header: fmt.Sprintf("recall@%d, scan of all codes", k), Source: table.Lab, Prec: 3},
 		table.Column{Header: "p50 ms, graph walk", Source: table.Lab, Prec: 2},
 		table.Column{Header: "query plan", Source: table.Lab})
-	m, err := Measure(env, bbq.WithOversample(-1), "none")
+	m, err := measure(env, bbq.WithOversample(-1), "none")
 	if err != nil {
 		return nil, err
 	}
 	_ = t.AddValues("no rescoring", 0, m.Recall, flat.RecallNone, m.P50ms(), m.Plan.String())
 	o := &E05Oversample{Overs: overs, Table: t}
 	for i, over := range overs {
-		m, err := Measure(env, bbq.WithOversample(over), fmt.Sprint(over))
+		m, err := measure(env, bbq.WithOversample(over), fmt.Sprint(over))
 		if err != nil {
 			return nil, err
 		}

@@ -21,7 +21,7 @@ var e07 = Experiment{
 
 func init() {
 	e07.Run, e07.Notebook = runE07, "04-pgvector-filters-and-iterative-scan.ipynb"
-	Register(e07)
+	register(e07)
 }
 
 // E07Setting is one (ef_search, iterative_scan) row.
@@ -72,10 +72,10 @@ func E07Measure(env *Env, settings []E07Setting) ([]StrategyMeasurement, error) 
 // where PostgreSQL would rather scan the table.
 func e07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]StrategyMeasurement, error) {
 	if len(settings) == 0 {
-		return nil, fmt.Errorf("experiment: E07: no settings: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E07: no settings: %w", errBadArgument)
 	}
 	if p.Kind != profile.PGVector {
-		return nil, fmt.Errorf("experiment: E07: profile %s is not pgvector: %w", p.Kind, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E07: profile %s is not pgvector: %w", p.Kind, errBadArgument)
 	}
 	s, coll, err := filteredCollection(env, p, false)
 	if err != nil {
@@ -92,13 +92,13 @@ func e07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]St
 		case "strict_order":
 			strat = filtered.IterativeStrict
 		default:
-			return nil, fmt.Errorf("experiment: E07: iterative_scan %q (want off, relaxed_order or strict_order): %w", set.Scan, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E07: iterative_scan %q (want off, relaxed_order or strict_order): %w", set.Scan, errBadArgument)
 		}
 		if set.Ef < 1 || set.Ef > 1000 {
-			return nil, fmt.Errorf("experiment: E07: hnsw.ef_search %d outside pgvector's 1…1000: %w", set.Ef, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E07: hnsw.ef_search %d outside pgvector's 1…1000: %w", set.Ef, errBadArgument)
 		}
 		if set.MaxScanTuples < 0 {
-			return nil, fmt.Errorf("experiment: E07: hnsw.max_scan_tuples %d < 0: %w", set.MaxScanTuples, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E07: hnsw.max_scan_tuples %d < 0: %w", set.MaxScanTuples, errBadArgument)
 		}
 		fp := p.FilterParams(env.Scale.K, s.Dim())
 		fp.Ef, fp.MaxScanTuples = set.Ef, set.MaxScanTuples

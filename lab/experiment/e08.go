@@ -37,7 +37,7 @@ var e08 = Experiment{
 
 func init() {
 	e08.Run, e08.Notebook = runE08, "05-qdrant-payload-index-and-threshold.ipynb"
-	Register(e08)
+	register(e08)
 }
 
 // E08Measure runs the article's filter through Qdrant's planner twice: on
@@ -152,7 +152,7 @@ func (r E08IndexingRow) Label() string { return strconv.Itoa(r.Docs) + " documen
 // exactly, which the collection's status (green) does not reveal.
 func E08Indexing(env *Env, sizes []int, thresholdKB int) ([]E08IndexingRow, error) {
 	if len(sizes) == 0 || thresholdKB < 0 {
-		return nil, fmt.Errorf("experiment: E08Indexing: want sizes and a threshold ≥ 0, got %v and %d: %w", sizes, thresholdKB, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E08Indexing: want sizes and a threshold ≥ 0, got %v and %d: %w", sizes, thresholdKB, errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -166,7 +166,7 @@ func E08Indexing(env *Env, sizes []int, thresholdKB int) ([]E08IndexingRow, erro
 	var out []E08IndexingRow
 	for i, n := range sizes {
 		if n < 1 || n > ds.Base.N {
-			return nil, fmt.Errorf("experiment: E08Indexing: size %d outside 1…%d: %w", n, ds.Base.N, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E08Indexing: size %d outside 1…%d: %w", n, ds.Base.N, errBadArgument)
 		}
 		env.progress(i, len(sizes), "E08 indexing_threshold")
 		base := &vec.Matrix{N: n, Dim: ds.Base.Dim, Stride: ds.Base.Stride, Data: ds.Base.Data[:n*ds.Base.Stride]}
@@ -293,7 +293,7 @@ type E08PayloadLinks struct {
 // indexing_threshold idxKB and full_scan_threshold idxKB / 10 (at least 1).
 func E08MeasurePayloadLinks(env *Env, idxKB int, filters []string) (*E08PayloadLinks, error) {
 	if idxKB < 1 {
-		return nil, fmt.Errorf("experiment: E08MeasurePayloadLinks: indexing threshold %d KB: %w", idxKB, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E08MeasurePayloadLinks: indexing threshold %d KB: %w", idxKB, errBadArgument)
 	}
 	if filters == nil {
 		filters = E08LinkFilters
@@ -383,7 +383,7 @@ var E08PlanFilters = []string{ArticleFilter, "category == 'c3'", "region == 'lat
 // without an index pays.
 func E08PlannerTable(env *Env, filters []string) (*table.Table, error) {
 	if len(filters) == 0 {
-		return nil, fmt.Errorf("experiment: E08PlannerTable: no filters: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E08PlannerTable: no filters: %w", errBadArgument)
 	}
 	qp := profile.Default(profile.Qdrant)
 	qp.Segments = 1 // the filtered engine binds one segment's graph (E08Measure does the same)

@@ -19,7 +19,7 @@ var e09 = Experiment{
 
 func init() {
 	e09.Run, e09.Notebook = runE09, "05-qdrant-payload-index-and-threshold.ipynb"
-	Register(e09)
+	register(e09)
 }
 
 // E09Outcome is what compiling the article's filter did on a store.

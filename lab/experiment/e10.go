@@ -23,7 +23,7 @@ var e10 = Experiment{
 
 func init() {
 	e10.Run, e10.Notebook = runE10, "03-elasticsearch-quantized-default.ipynb"
-	Register(e10)
+	register(e10)
 }
 
 // E10Types is the article's row order.
@@ -33,7 +33,7 @@ var E10Types = []profile.IndexType{profile.BBQHNSW, profile.Int8HNSW, profile.HN
 // else default) and measures it unfiltered and with the article's filter.
 func E10Measure(env *Env, types []profile.IndexType) (ms, fms []Measurement, bytes []float64, err error) {
 	if len(types) == 0 {
-		return nil, nil, nil, fmt.Errorf("experiment: E10: no index types: %w", ErrBadArgument)
+		return nil, nil, nil, fmt.Errorf("experiment: E10: no index types: %w", errBadArgument)
 	}
 	for i, typ := range types {
 		env.progress(i, len(types), "E10 index types")
@@ -44,7 +44,7 @@ func E10Measure(env *Env, types []profile.IndexType) (ms, fms []Measurement, byt
 			return nil, nil, nil, err
 		}
 		label := typ.String()
-		m, err := Measure(env, s, label)
+		m, err := measure(env, s, label)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -138,7 +138,7 @@ func E10CodesOrSegments(env *Env) (*table.Table, error) {
 				return nil, err
 			}
 			label := fmt.Sprintf("%s, %d segment(s)", typ, segs)
-			m, err := Measure(env, s, label)
+			m, err := measure(env, s, label)
 			if err != nil {
 				return nil, err
 			}

@@ -29,7 +29,7 @@ var e11 = Experiment{
 	},
 }
 
-func init() { e11.Run, e11.Notebook = runE11, "06-footprint.ipynb"; Register(e11) }
+func init() { e11.Run, e11.Notebook = runE11, "06-footprint.ipynb"; register(e11) }
 
 // e11ArticleDocs is the article's document count, which turns its sizes
 // into bytes per document.
@@ -38,18 +38,18 @@ const e11ArticleDocs = 30000
 // The component names of an [E11Footprint]; a store's own layout overhead
 // (modelled) has a name of its own.
 const (
-	E11RawVectors     = "raw vectors"
-	E11Codes          = "quantized codes"
-	E11Links          = "graph links"
-	E11StoredFields   = "stored fields"
-	E11PayloadIndexes = "payload indexes"
+	e11RawVectors     = "raw vectors"
+	e11Codes          = "quantized codes"
+	e11Links          = "graph links"
+	e11StoredFields   = "stored fields"
+	e11PayloadIndexes = "payload indexes"
 )
 
 // E11Component is one component of a store's footprint in bytes per
 // document, where the store keeps it.
 type E11Component struct {
 	Group string  // the part of the store the article sized: "table", "index", "document", "segment", …
-	Name  string  // E11RawVectors … E11PayloadIndexes, or the store's own overhead
+	Name  string  // e11RawVectors … e11PayloadIndexes, or the store's own overhead
 	RAM   float64 // bytes per document held in memory
 	Disk  float64 // bytes per document held on disk
 	// Model is set when the figure is modelled (Basis says from what and
@@ -149,10 +149,10 @@ const (
 // them, adding the modelled parts the lab has no structure for.
 func e11Footprint(kind profile.Kind, x e11Measured) (E11Footprint, error) {
 	if x.n < 1 || x.dim < 1 || x.m < 1 {
-		return E11Footprint{}, fmt.Errorf("experiment: E11: n %d, dim %d and m %d must be positive: %w", x.n, x.dim, x.m, ErrBadArgument)
+		return E11Footprint{}, fmt.Errorf("experiment: E11: n %d, dim %d and m %d must be positive: %w", x.n, x.dim, x.m, errBadArgument)
 	}
 	if x.fp.Vectors < 0 || x.fp.Links < 0 || x.fp.Codes < 0 || x.stored < 0 || x.bitmaps < 0 || x.column < 0 {
-		return E11Footprint{}, fmt.Errorf("experiment: E11: negative sizes %+v: %w", x, ErrBadArgument)
+		return E11Footprint{}, fmt.Errorf("experiment: E11: negative sizes %+v: %w", x, errBadArgument)
 	}
 	n := float64(x.n)
 	vecs := float64(x.fp.Vectors) / n
@@ -174,34 +174,34 @@ func e11Footprint(kind profile.Kind, x e11Measured) (E11Footprint, error) {
 		tablePages, indexPages := profile.PgPages(x.n, x.dim, x.m)
 		heap := float64(tablePages) * 8192 / n
 		index := float64(indexPages) * 8192 / n
-		add(E11Component{Group: "table", Name: E11RawVectors, Disk: vecs, Basis: vecBasis + "; the embedding column of each heap row"})
-		add(E11Component{Group: "table", Name: E11StoredFields, Disk: stored, Basis: storedBasis + "; the content and metadata columns"})
+		add(E11Component{Group: "table", Name: e11RawVectors, Disk: vecs, Basis: vecBasis + "; the embedding column of each heap row"})
+		add(E11Component{Group: "table", Name: e11StoredFields, Disk: stored, Basis: storedBasis + "; the content and metadata columns"})
 		add(E11Component{Group: "table", Name: "heap tuple and page overhead", Disk: heap - vecs - stored, Model: true,
 			Basis: fmt.Sprintf("model: profile.PgPages heap (%d pages of 8 kB: 24-byte tuple header, uuid, vector varlena 8+4·dim, %d B of text+metadata, line pointers, page fill) less the measured parts", tablePages, profile.PgRowExtraBytes)})
-		add(E11Component{Group: "index", Name: E11RawVectors, Disk: vecs, Basis: vecBasis + "; pgvector keeps a second copy in each index element tuple (src/hnsw.h HnswElementTupleData)"})
-		add(E11Component{Group: "index", Name: E11Links, Disk: links, Basis: linksBasis})
+		add(E11Component{Group: "index", Name: e11RawVectors, Disk: vecs, Basis: vecBasis + "; pgvector keeps a second copy in each index element tuple (src/hnsw.h HnswElementTupleData)"})
+		add(E11Component{Group: "index", Name: e11Links, Disk: links, Basis: linksBasis})
 		add(E11Component{Group: "index", Name: "index tuple and page overhead", Disk: index - vecs - links, Model: true,
 			Basis: fmt.Sprintf("model: profile.PgPages index (%d pages: element tuple with 10 heap TIDs, neighbour tuple of 2·m 6-byte item pointers, metapage, page fill) less the measured parts", indexPages)})
-		add(E11Component{Group: "table", Name: E11PayloadIndexes, Basis: "none: Spring AI's pgvector store creates no index on the metadata"})
+		add(E11Component{Group: "table", Name: e11PayloadIndexes, Basis: "none: Spring AI's pgvector store creates no index on the metadata"})
 	case profile.Redis:
 		// Everything in RAM (an RDB snapshot on disk is not counted).
 		jsonVec := float64(x.dim*(e11JSONSlot+e11JSONF64) + e11JSONArrayHdr)
 		add(E11Component{Group: "document", Name: "embedding as a JSON array", RAM: jsonVec, Model: true,
 			Basis: fmt.Sprintf("model: RedisJSON's ijson layout, %d B per number (8-byte slot + 16-byte boxed f64) + %d B array header", e11JSONSlot+e11JSONF64, e11JSONArrayHdr)})
-		add(E11Component{Group: "document", Name: E11StoredFields, RAM: stored, Basis: storedBasis + "; Redis keeps them as JSON"})
+		add(E11Component{Group: "document", Name: e11StoredFields, RAM: stored, Basis: storedBasis + "; Redis keeps them as JSON"})
 		add(E11Component{Group: "document", Name: "key overhead", RAM: e11RedisKey, Model: true,
 			Basis: "model: dictEntry 24 B + robj 16 B + key sds 56 B (redis src/dict.c, src/server.h); document table not modelled"})
-		add(E11Component{Group: "vector index", Name: E11RawVectors, RAM: vecs, Basis: vecBasis + "; VecSim's copy of the vector"})
-		add(E11Component{Group: "vector index", Name: E11Links, RAM: links, Basis: linksBasis})
-		add(E11Component{Group: "search index", Name: E11PayloadIndexes, RAM: pidx, Basis: pidxBasis + "; RediSearch's tag and numeric indexes"})
+		add(E11Component{Group: "vector index", Name: e11RawVectors, RAM: vecs, Basis: vecBasis + "; VecSim's copy of the vector"})
+		add(E11Component{Group: "vector index", Name: e11Links, RAM: links, Basis: linksBasis})
+		add(E11Component{Group: "search index", Name: e11PayloadIndexes, RAM: pidx, Basis: pidxBasis + "; RediSearch's tag and numeric indexes"})
 	case profile.Qdrant:
 		// Defaults: vectors and graph in RAM and persisted; payload on
 		// disk (storage.on_disk_payload: true); payload indexes in RAM
 		// and persisted.
-		add(E11Component{Group: "segment", Name: E11RawVectors, RAM: vecs, Disk: vecs, Basis: vecBasis + "; in RAM (on_disk: false) and in the segment's vector storage"})
-		add(E11Component{Group: "segment", Name: E11Links, RAM: links, Disk: links, Basis: linksBasis + "; loaded in RAM and in the segment's links file"})
-		add(E11Component{Group: "segment", Name: E11StoredFields, Disk: stored, Basis: storedBasis + "; Qdrant's payload storage, on disk by default"})
-		add(E11Component{Group: "segment", Name: E11PayloadIndexes, RAM: pidx, Disk: pidx, Basis: pidxBasis + "; the keyword and integer indexes the article created for E08"})
+		add(E11Component{Group: "segment", Name: e11RawVectors, RAM: vecs, Disk: vecs, Basis: vecBasis + "; in RAM (on_disk: false) and in the segment's vector storage"})
+		add(E11Component{Group: "segment", Name: e11Links, RAM: links, Disk: links, Basis: linksBasis + "; loaded in RAM and in the segment's links file"})
+		add(E11Component{Group: "segment", Name: e11StoredFields, Disk: stored, Basis: storedBasis + "; Qdrant's payload storage, on disk by default"})
+		add(E11Component{Group: "segment", Name: e11PayloadIndexes, RAM: pidx, Disk: pidx, Basis: pidxBasis + "; the keyword and integer indexes the article created for E08"})
 		rec := float64(4*x.dim+e11QdrantWALRecord) + stored
 		segs := int((rec*n + e11QdrantWALSegment - 1) / e11QdrantWALSegment)
 		add(E11Component{Group: "wal", Name: "write-ahead log", Disk: float64(segs) * e11QdrantWALSegment / n, Model: true,
@@ -210,13 +210,13 @@ func e11Footprint(kind profile.Kind, x e11Measured) (E11Footprint, error) {
 		// One Lucene segment on disk; at search time the codes and the
 		// graph are the off-heap working set (E14); the float32 vectors
 		// are read only to rescore.
-		add(E11Component{Group: "store", Name: E11RawVectors, Disk: vecs, Basis: vecBasis + "; Lucene's .vec file, kept for rescoring"})
-		add(E11Component{Group: "store", Name: E11Codes, RAM: codes, Disk: codes, Basis: "measured: the lab's codes of the effective index type (bbq_hnsw at 384 dims: 1-bit OSQ + corrections); page cache at search time"})
-		add(E11Component{Group: "store", Name: E11Links, RAM: links, Disk: links, Basis: linksBasis + "; Lucene's .vex (delta-encoded there, smaller); page cache at search time"})
-		add(E11Component{Group: "store", Name: E11StoredFields, Disk: stored, Basis: storedBasis + "; _source without the vector"})
-		add(E11Component{Group: "store", Name: E11PayloadIndexes, Disk: pidx, Basis: pidxBasis + "; stands for Lucene's postings, points and doc values of the metadata"})
+		add(E11Component{Group: "store", Name: e11RawVectors, Disk: vecs, Basis: vecBasis + "; Lucene's .vec file, kept for rescoring"})
+		add(E11Component{Group: "store", Name: e11Codes, RAM: codes, Disk: codes, Basis: "measured: the lab's codes of the effective index type (bbq_hnsw at 384 dims: 1-bit OSQ + corrections); page cache at search time"})
+		add(E11Component{Group: "store", Name: e11Links, RAM: links, Disk: links, Basis: linksBasis + "; Lucene's .vex (delta-encoded there, smaller); page cache at search time"})
+		add(E11Component{Group: "store", Name: e11StoredFields, Disk: stored, Basis: storedBasis + "; _source without the vector"})
+		add(E11Component{Group: "store", Name: e11PayloadIndexes, Disk: pidx, Basis: pidxBasis + "; stands for Lucene's postings, points and doc values of the metadata"})
 	default:
-		return E11Footprint{}, fmt.Errorf("experiment: E11: no footprint model for store %v: %w", kind, ErrBadArgument)
+		return E11Footprint{}, fmt.Errorf("experiment: E11: no footprint model for store %v: %w", kind, errBadArgument)
 	}
 	return f, nil
 }
@@ -232,7 +232,7 @@ var E11Kinds = []profile.Kind{profile.PGVector, profile.Redis, profile.Qdrant, p
 // no structure for modelled (each such component has Model set).
 func E11Measure(env *Env, kinds []profile.Kind) ([]E11Footprint, error) {
 	if len(kinds) == 0 {
-		return nil, fmt.Errorf("experiment: E11: no stores: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E11: no stores: %w", errBadArgument)
 	}
 	for _, k := range kinds {
 		if _, err := e11Footprint(k, e11Measured{n: 1, dim: 1, m: 1}); err != nil {
@@ -398,7 +398,7 @@ func e11Notes(fs []E11Footprint) []string {
 			notes = append(notes, "redis: the article's used_memory (434 MB = 14.5 KB per document) is more than its one-document figure plus its vector index (10.6 + 1.8 KB); the rest (RediSearch's document table, allocator slack, the server's baseline) is not modelled, so the lab's used_memory total is expected to fall short")
 		case profile.Qdrant:
 			notes = append(notes, "qdrant: the storage directory holds the segments (vectors, links, payload, payload indexes) and the write-ahead log, whose 32 MiB segments are preallocated (so a small collection pays a whole segment); the lab's WAL is a model and the segments' id trackers and version files are not modelled")
-			if l, ok := f.Component(E11Links); ok && l.RAM == 0 {
+			if l, ok := f.Component(e11Links); ok && l.RAM == 0 {
 				notes = append(notes, "qdrant: its segments are under indexing_threshold at this scale, so they have no graph (0 B of links), as E08 shows")
 			}
 		case profile.Elasticsearch:
@@ -529,7 +529,7 @@ func e11Project(f E11Footprint, fromDim, n, dim, m int) (ram, disk float64) {
 		return 0, pages * 8192 / float64(n)
 	}
 	var stored float64
-	if c, ok := f.Component(E11StoredFields); ok {
+	if c, ok := f.Component(e11StoredFields); ok {
 		stored = c.RAM + c.Disk
 	}
 	for _, c := range f.Components {
@@ -545,11 +545,11 @@ func e11Project(f E11Footprint, fromDim, n, dim, m int) (ram, disk float64) {
 			return rr, dd
 		}
 		switch c.Name {
-		case E11RawVectors:
+		case e11RawVectors:
 			r, d = to(float64(4 * dim))
 		case "embedding as a JSON array":
 			r, d = to(float64(dim*(e11JSONSlot+e11JSONF64) + e11JSONArrayHdr))
-		case E11Codes:
+		case e11Codes:
 			corr := math.Max(r, d) - float64(fromDim)/8
 			r, d = to(float64(dim)/8 + corr)
 		case "write-ahead log":

@@ -80,7 +80,7 @@ func TestE11BadArguments(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := e11Footprint(c.kind, c.x); !errors.Is(err, ErrBadArgument) {
+			if _, err := e11Footprint(c.kind, c.x); !errors.Is(err, errBadArgument) {
 				t.Errorf("err = %v, want ErrBadArgument", err)
 			}
 		})
@@ -90,7 +90,7 @@ func TestE11BadArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, kinds := range [][]profile.Kind{nil, {profile.Redis, profile.Kind(99)}} {
-		if _, err := E11Measure(env, kinds); !errors.Is(err, ErrBadArgument) {
+		if _, err := E11Measure(env, kinds); !errors.Is(err, errBadArgument) {
 			t.Errorf("E11Measure(%v): err = %v, want ErrBadArgument", kinds, err)
 		}
 	}
@@ -155,11 +155,11 @@ func TestE11Measured(t *testing.T) {
 				name string
 				want float64
 			}{
-				{E11RawVectors, float64(4 * dim)},
-				{E11Links, linksWant},
-				{E11Codes, codesWant},
-				{E11StoredFields, float64(stored) / n},
-				{E11PayloadIndexes, float64(pidx) / n},
+				{e11RawVectors, float64(4 * dim)},
+				{e11Links, linksWant},
+				{e11Codes, codesWant},
+				{e11StoredFields, float64(stored) / n},
+				{e11PayloadIndexes, float64(pidx) / n},
 			}
 			for _, c := range checks {
 				comp, ok := f.Component(c.name)
@@ -170,7 +170,7 @@ func TestE11Measured(t *testing.T) {
 					continue
 				}
 				got := math.Max(comp.RAM, comp.Disk)
-				if f.Kind == profile.PGVector && c.name == E11PayloadIndexes {
+				if f.Kind == profile.PGVector && c.name == e11PayloadIndexes {
 					if got != 0 {
 						t.Errorf("pgvector payload indexes = %.2f, want 0 (none created)", got)
 					}

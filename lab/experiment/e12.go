@@ -31,7 +31,7 @@ var e12 = Experiment{
 	},
 }
 
-func init() { e12.Run, e12.Notebook = runE12, "06-footprint.ipynb"; Register(e12) }
+func init() { e12.Run, e12.Notebook = runE12, "06-footprint.ipynb"; register(e12) }
 
 // E12Disk is one simulated disk the new files are saved on.
 type E12Disk struct {
@@ -103,7 +103,7 @@ type e12Gen struct {
 // queries, k = env's K) equal those recorded when it was first saved.
 func E12Measure(env *Env, diskBytes uint64, disks []E12Disk) ([]E12Row, error) {
 	if len(disks) == 0 || diskBytes == 0 {
-		return nil, fmt.Errorf("experiment: E12: need at least one disk and a disk size: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E12: need at least one disk and a disk size: %w", errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {

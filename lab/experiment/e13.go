@@ -29,7 +29,7 @@ var e13 = Experiment{
 	},
 }
 
-func init() { e13.Run, e13.Notebook = runE13, "07-disk-rescore-budget.ipynb"; Register(e13) }
+func init() { e13.Run, e13.Notebook = runE13, "07-disk-rescore-budget.ipynb"; register(e13) }
 
 // IOBudget is the article's arithmetic: reads per query × QPS spread over
 // nodes gives the IOPS each node's disk must serve, and × bytes per read
@@ -65,7 +65,7 @@ func (b IOBudget) QPSCap() float64 {
 // candidates rescored), warm and cold, and returns both points.
 //
 // Cold, it also reads the same candidates again from rows of the
-// article's width ([E13ArticleDim]) into cold.Wide.
+// article's width ([e13ArticleDim]) into cold.Wide.
 func E13Measure(env *Env, ef int, oversample float64) (warm, cold DiskPoint, err error) {
 	return e13Measure(env, ef, oversample, true)
 }
@@ -76,7 +76,7 @@ func e13Measure(env *Env, ef int, oversample float64, wide bool) (warm, cold Dis
 		return warm, cold, err
 	}
 	if ef < 1 {
-		return warm, cold, fmt.Errorf("experiment: E13: ef must be ≥ 1, got %d: %w", ef, ErrBadArgument)
+		return warm, cold, fmt.Errorf("experiment: E13: ef must be ≥ 1, got %d: %w", ef, errBadArgument)
 	}
 	hn, err := HNSWCodes(env, 2)
 	if err != nil {
@@ -116,7 +116,7 @@ func e13Measure(env *Env, ef int, oversample float64, wide bool) (warm, cold Dis
 	}
 	// The timed queries are the last ones (warm-up first).
 	timed := rec.queries[max(len(rec.queries)-cold.Queries, 0):]
-	w, err := e13RowReads(env, E13ArticleDim, timed)
+	w, err := e13RowReads(env, e13ArticleDim, timed)
 	if err != nil {
 		return warm, cold, err
 	}
@@ -124,10 +124,10 @@ func e13Measure(env *Env, ef int, oversample float64, wide bool) (warm, cold Dis
 	return warm, cold, nil
 }
 
-// E13ArticleDim is the width of the article's vectors: "a 768-dimensional
+// e13ArticleDim is the width of the article's vectors: "a 768-dimensional
 // float32 vector is 768 × 4 = 3,072 bytes. Because those reads are not
 // page-aligned, the real cost per vector is closer to an 8 KB page read".
-const E13ArticleDim = 768
+const e13ArticleDim = 768
 
 // idRecorder is a rescoring source that reads through its File and keeps
 // the ids each rescoring pass asked for, so that the same candidates can
@@ -159,7 +159,7 @@ func (r *idRecorder) ReadVector(dst []float32, id engine.ID, st *store.IOStats) 
 func e13RowReads(env *Env, dim int, queries [][]engine.ID) (RowReads, error) {
 	out := RowReads{Dim: dim, RowBytes: 4*dim + 4, DevKB: math.NaN()}
 	if dim < 1 || len(queries) == 0 {
-		return out, fmt.Errorf("experiment: E13: %d-dim rows for %d queries: %w", dim, len(queries), ErrBadArgument)
+		return out, fmt.Errorf("experiment: E13: %d-dim rows for %d queries: %w", dim, len(queries), errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {

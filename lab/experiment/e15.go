@@ -39,7 +39,7 @@ type e15Mode struct {
 	nq   int  // timed queries
 }
 
-func init() { e15.Run, e15.Notebook = runE15, "07-disk-rescore-budget.ipynb"; Register(e15) }
+func init() { e15.Run, e15.Notebook = runE15, "07-disk-rescore-budget.ipynb"; register(e15) }
 
 // E15Result is what E15Modes measured: a point per mode for the table,
 // and, for each pair of modes (warm, cold, simulated device), concurrent
@@ -77,7 +77,7 @@ const e15Rounds, e15WarmPasses = 5, 3
 // concurrent in alternating rounds (see [E15Result]).
 func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) (*E15Result, error) {
 	if ef < 1 || conc < 1 {
-		return nil, fmt.Errorf("experiment: E15: ef %d and concurrency %d must be ≥ 1: %w", ef, conc, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E15: ef %d and concurrency %d must be ≥ 1: %w", ef, conc, errBadArgument)
 	}
 	if err := checkOversample("E15", []float64{oversample}); err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) (*E15R
 	if sim != "" {
 		m, err := store.ParseModel(sim)
 		if err != nil {
-			return nil, fmt.Errorf("experiment: E15: %v: %w", err, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E15: %v: %w", err, errBadArgument)
 		}
 		model = m
 	}

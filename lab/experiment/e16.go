@@ -26,7 +26,7 @@ var e16 = Experiment{
 	},
 }
 
-func init() { e16.Run, e16.Notebook = runE16, "08-segments-and-merges.ipynb"; Register(e16) }
+func init() { e16.Run, e16.Notebook = runE16, "08-segments-and-merges.ipynb"; register(e16) }
 
 // E16K and E16Ef are the search of E16: recall@100 as the article, at
 // Elasticsearch's default num_candidates of 1.5·k per segment.
@@ -43,9 +43,9 @@ var E16Segments = []int{64, 16, 4, 1}
 // (k, ef), then force-merges it to each later count and measures again.
 func E16Measure(env *Env, counts []int, k, ef int) ([]SegmentMeasurement, error) {
 	if len(counts) == 0 {
-		return nil, fmt.Errorf("experiment: E16: no segment counts: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E16: no segment counts: %w", errBadArgument)
 	}
-	b, err := buildSegments(env, SegmentSetup{Segments: counts[0], BuildWorkers: max(env.Workers, 1)})
+	b, err := buildSegments(env, segmentSetup{Segments: counts[0], BuildWorkers: max(env.Workers, 1)})
 	if err != nil {
 		return nil, err
 	}

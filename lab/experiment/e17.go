@@ -25,7 +25,7 @@ var e17 = Experiment{
 	},
 }
 
-func init() { e17.Run, e17.Notebook = runE17, "10-ingest-and-fetch.ipynb"; Register(e17) }
+func init() { e17.Run, e17.Notebook = runE17, "10-ingest-and-fetch.ipynb"; register(e17) }
 
 // E17Efs is E17's breadth sweep (per segment), paired row by row with the
 // article's visit percentages 1, 2, 3 and 5.
@@ -46,9 +46,9 @@ type E17Row struct {
 // both ways of reading the ids, top k.
 func E17Measure(env *Env, segments int, efs []int, k int) ([]E17Row, error) {
 	if len(efs) == 0 {
-		return nil, fmt.Errorf("experiment: E17: no ef values: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E17: no ef values: %w", errBadArgument)
 	}
-	b, err := buildSegments(env, SegmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
+	b, err := buildSegments(env, segmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
 	if err != nil {
 		return nil, err
 	}

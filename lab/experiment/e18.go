@@ -18,7 +18,7 @@ var e18 = Experiment{
 		"IVF is cheap to build and less sensitive to segment count than HNSW (no figures)",
 }
 
-func init() { e18.Run, e18.Notebook = runE18, "08-segments-and-merges.ipynb"; Register(e18) }
+func init() { e18.Run, e18.Notebook = runE18, "08-segments-and-merges.ipynb"; register(e18) }
 
 // E18Ingest is one ingest mode's build and the queries after it.
 type E18Ingest struct {
@@ -40,7 +40,7 @@ type E18Result struct {
 	// Parallel is how many times as fast parallel writers ingest into
 	// HNSW as one writer does with a core per writer: the one writer's
 	// CPU time over the busiest writer's (each writer's thread CPU time,
-	// the final refresh's added; see [SegmentBuild.CriticalCPU]). Wall
+	// the final refresh's added; see [segmentBuild.CriticalCPU]). Wall
 	// time would measure the cores other jobs leave free; where thread
 	// CPU time cannot be read it is wall time.
 	Parallel Rounds
@@ -78,7 +78,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 		flushDocs = max(env.Scale.N/4, 1)
 	}
 	if writers < 2 || flushDocs < 1 {
-		return nil, fmt.Errorf("experiment: E18: %d writers (want ≥ 2), buffer of %d documents: %w", writers, flushDocs, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E18: %d writers (want ≥ 2), buffer of %d documents: %w", writers, flushDocs, errBadArgument)
 	}
 	type ingest struct {
 		kind segment.IndexKind
@@ -97,7 +97,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 	}
 	res := &E18Result{Ingests: make([]E18Ingest, len(ins)),
 		Parallel: Rounds{Clock: CPUTime.usable()}, IVFBuild: Rounds{Clock: CPUTime.usable()}}
-	kept := make([]*SegmentBuild, len(ins)) // the first round's HNSW builds, for the query rounds
+	kept := make([]*segmentBuild, len(ins)) // the first round's HNSW builds, for the query rounds
 	defer func() {
 		for _, b := range kept {
 			if b != nil {
@@ -107,7 +107,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 	}()
 	dps := make([][]float64, len(ins))
 	for r := range e18Rounds {
-		builds := make([]*SegmentBuild, len(ins))
+		builds := make([]*segmentBuild, len(ins))
 		for j := range ins {
 			i := j
 			if r%2 == 1 {
@@ -115,7 +115,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 			}
 			in := ins[i]
 			env.logf("E18: %s (round %d of %d)", in.mode, r+1, e18Rounds)
-			b, err := buildSegments(env, SegmentSetup{Writers: in.w, BuildWorkers: 1, FlushDocs: flushDocs, Index: in.kind})
+			b, err := buildSegments(env, segmentSetup{Writers: in.w, BuildWorkers: 1, FlushDocs: flushDocs, Index: in.kind})
 			if err != nil {
 				return nil, err
 			}
@@ -124,7 +124,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 			if r > 0 {
 				continue
 			}
-			m, err := measureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef, Visit: E18Visit}, 3, in.mode)
+			m, err := measureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef, Visit: e18Visit}, 3, in.mode)
 			if err != nil {
 				b.Close()
 				return nil, err
@@ -183,8 +183,8 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 	return res, nil
 }
 
-// E18Visit is the fraction of each IVF segment's lists E18 probes.
-const E18Visit = 0.1
+// e18Visit is the fraction of each IVF segment's lists E18 probes.
+const e18Visit = 0.1
 
 // E18Table tabulates both ingest modes and the queries after them.
 func E18Table(env *Env, res *E18Result) *table.Table {
@@ -199,7 +199,7 @@ func E18Table(env *Env, res *E18Result) *table.Table {
 	for _, x := range in {
 		_ = t.AddValues(x.Mode, x.Segments, x.DocsPerS, x.Seconds, x.Search.Recall, x.Search.QPS, x.Search.DistComps)
 	}
-	t.Note("HNSW segments are searched at ef %d, IVF segments (lists of about 384 float32 vectors) by probing %.0f %% of each segment's lists", in[0].Search.Search.Ef, 100*E18Visit)
+	t.Note("HNSW segments are searched at ef %d, IVF segments (lists of about 384 float32 vectors) by probing %.0f %% of each segment's lists", in[0].Search.Search.Ef, 100*e18Visit)
 	t.Note("the writers share one indexing buffer, as Lucene's per-thread writers share indices.memory.index_buffer_size: each writer's buffer is sealed at %d/writers documents, so more writers leave more, smaller segments", in[0].FlushDocs)
 	t.Note("docs/s and build s are the median of %d alternating rounds of the four builds (wall time: they vary with what else the machine runs); QPS is the first round's collections, one query at a time. In alternating rounds (what the verdicts read): HNSW parallel over one writer, the one writer's CPU time over the busiest writer's, %s; IVF over HNSW, one writer, %s; HNSW few segments over many, per query, %s",
 		len(res.Parallel.Ratios), res.Parallel, res.IVFBuild, res.FewSegments)

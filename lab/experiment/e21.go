@@ -25,7 +25,7 @@ var e21 = Experiment{
 	},
 }
 
-func init() { e21.Run, e21.Notebook = runE21, "11-lucene-quantization.ipynb"; Register(e21) }
+func init() { e21.Run, e21.Notebook = runE21, "11-lucene-quantization.ipynb"; register(e21) }
 
 // E21Dims is the kernel sweep.
 var E21Dims = []int{64, 128, 384, 768, 1536}
@@ -76,7 +76,7 @@ func timeKernel(f func(a, b []float32) float32, pool [][]float32, budget time.Du
 // kernelRounds rounds).
 func E21Kernels(env *Env, dims []int, budget time.Duration) (*table.Table, error) {
 	if len(dims) == 0 || budget <= 0 {
-		return nil, fmt.Errorf("experiment: E21: need dimensions and a positive time budget: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E21: need dimensions and a positive time budget: %w", errBadArgument)
 	}
 	rng := rand.New(rand.NewPCG(env.Seed, 21))
 	t := table.New(fmt.Sprintf("E21 ns per dot product (in cache, one goroutine); engine kernels: %s", vec.KernelName()),
@@ -88,7 +88,7 @@ func E21Kernels(env *Env, dims []int, budget time.Duration) (*table.Table, error
 		table.Column{Header: "engine", Unit: "GFLOP/s", Source: table.Lab, Prec: 1})
 	for i, d := range dims {
 		if d < 1 {
-			return nil, fmt.Errorf("experiment: E21: dimension %d: %w", d, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E21: dimension %d: %w", d, errBadArgument)
 		}
 		env.progress(i, len(dims), "E21 kernels")
 		pool := make([][]float32, 16)

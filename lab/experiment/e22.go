@@ -19,7 +19,7 @@ var e22 = Experiment{
 	},
 }
 
-func init() { e22.Run, e22.Notebook = runE22, "11-lucene-quantization.ipynb"; Register(e22) }
+func init() { e22.Run, e22.Notebook = runE22, "11-lucene-quantization.ipynb"; register(e22) }
 
 // E22Oversample is the sweep: 1.5 is the article's "quantized@15" at k=10.
 var E22Oversample = []float64{1, 1.5, 2, 3}

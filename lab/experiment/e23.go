@@ -18,7 +18,7 @@ var e23 = Experiment{
 	},
 }
 
-func init() { e23.Run, e23.Notebook = runE23, "11-lucene-quantization.ipynb"; Register(e23) }
+func init() { e23.Run, e23.Notebook = runE23, "11-lucene-quantization.ipynb"; register(e23) }
 
 // E23Oversample is the sweep of E23.
 var E23Oversample = []float64{1, 1.5, 3, 5}

@@ -20,7 +20,7 @@ var e24 = Experiment{
 	},
 }
 
-func init() { e24.Run, e24.Notebook = runE24, "11-lucene-quantization.ipynb"; Register(e24) }
+func init() { e24.Run, e24.Notebook = runE24, "11-lucene-quantization.ipynb"; register(e24) }
 
 // E24Oversample is the sweep of E24 (3 is Elasticsearch's bbq default);
 // it runs to ×50 so that the oversample at which rescoring does restore

@@ -41,10 +41,10 @@ func TestE26Small(t *testing.T) {
 	if len(tb.Rows) != len(a) {
 		t.Errorf("E26 table has %d rows for %d IVF points", len(tb.Rows), len(a))
 	}
-	if _, _, err := E26Sweeps(env, "floppy", 1, []float64{5}, []int{100}, 1); !errors.Is(err, ErrBadArgument) {
+	if _, _, err := E26Sweeps(env, "floppy", 1, []float64{5}, []int{100}, 1); !errors.Is(err, errBadArgument) {
 		t.Errorf("unknown storage: %v", err)
 	}
-	if _, _, err := E26Sweeps(env, "local", 1, []float64{0}, []int{100}, 1); !errors.Is(err, ErrBadArgument) {
+	if _, _, err := E26Sweeps(env, "local", 1, []float64{0}, []int{100}, 1); !errors.Is(err, errBadArgument) {
 		t.Errorf("visit 0: %v", err)
 	}
 }
@@ -87,7 +87,7 @@ func TestDiskExperimentsSmall(t *testing.T) {
 	if codes < float64(env.Scale.Dim)/2 || links < 32*4 || total != codes+links {
 		t.Errorf("E14: codes %v links %v total %v", codes, links, total)
 	}
-	if _, err := E14Budget(env, 3); !errors.Is(err, ErrBadArgument) {
+	if _, err := E14Budget(env, 3); !errors.Is(err, errBadArgument) {
 		t.Errorf("E14 bits 3: %v", err)
 	}
 
@@ -156,7 +156,7 @@ func TestE26CentringSmall(t *testing.T) {
 			t.Errorf("%s: recall %v", row, r)
 		}
 	}
-	if _, err := E26Centring(env, 0); !errors.Is(err, ErrBadArgument) {
+	if _, err := E26Centring(env, 0); !errors.Is(err, errBadArgument) {
 		t.Errorf("visit 0: %v", err)
 	}
 }

@@ -20,7 +20,7 @@ var e27 = Experiment{
 	Article: "none: Elastic's reply to Qdrant and Elastic's DiskBBQ article (\"DiskBBQ 7× faster than Qdrant on network-attached storage\") stop where the index fits in RAM (codes resident, only the rescoring originals on disk); this is the lab's own experiment",
 }
 
-func init() { e27.Run, e27.Notebook = runE27, "13-beyond-ram.ipynb"; Register(e27) }
+func init() { e27.Run, e27.Notebook = runE27, "13-beyond-ram.ipynb"; register(e27) }
 
 // E27Measure measures, with 2-bit codes, k = env's K and ⌈oversample·k⌉
 // candidates rescored from the vector file:
@@ -34,7 +34,7 @@ func init() { e27.Run, e27.Notebook = runE27, "13-beyond-ram.ipynb"; Register(e2
 // (up to 20 queries).
 func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string) ([]DiskPoint, error) {
 	if !(visit > 0 && visit <= 100) || ef < 1 {
-		return nil, fmt.Errorf("experiment: E27: visit %v must be in (0, 100] and ef %d ≥ 1: %w", visit, ef, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E27: visit %v must be in (0, 100] and ef %d ≥ 1: %w", visit, ef, errBadArgument)
 	}
 	if err := checkOversample("E27", []float64{oversample}); err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string)
 	if sim != "" {
 		m, err := store.ParseModel(sim)
 		if err != nil {
-			return nil, fmt.Errorf("experiment: E27: %v: %w", err, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E27: %v: %w", err, errBadArgument)
 		}
 		model = m
 	}
@@ -211,7 +211,7 @@ func E27DiskHNSWModel(env *Env, hn *DiskHNSW, ivfSim DiskPoint, efs []int, overs
 		iops = math.Inf(1)
 	}
 	if hn == nil || len(efs) == 0 || latencyMs <= 0 || nq < 1 {
-		return nil, fmt.Errorf("experiment: E27DiskHNSWModel: index %v, %d ef values, device %q (latency %g ms), %d queries: %w", hn != nil, len(efs), device, latencyMs, nq, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E27DiskHNSWModel: index %v, %d ef values, device %q (latency %g ms), %d queries: %w", hn != nil, len(efs), device, latencyMs, nq, errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -325,7 +325,7 @@ type E27Memory struct {
 // tabulates what each design must keep in RAM against limitGB per node.
 func E27MemoryBudget(env *Env, limitGB float64) (*E27Memory, error) {
 	if !(limitGB > 0) {
-		return nil, fmt.Errorf("experiment: E27MemoryBudget: limit %g GB per node: %w", limitGB, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E27MemoryBudget: limit %g GB per node: %w", limitGB, errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -343,14 +343,14 @@ func E27MemoryBudget(env *Env, limitGB float64) (*E27Memory, error) {
 	per := func(b int64) float64 { return float64(b) / float64(max(fp.Vectors, 1)) }
 	m := &E27Memory{IVFResident: per(fp.Centroids + fp.Quantizer), IVFLists: per(fp.IDs + fp.Codes),
 		HNSWCodes: hn.Codes.BytesPerVector(), HNSWLinks: hn.Index.GraphBytesPerVector()}
-	gb := func(b float64) float64 { return b * E14Vectors / E14Nodes / 1e9 }
+	gb := func(b float64) float64 { return b * e14Vectors / e14Nodes / 1e9 }
 	fits := func(b float64) string {
 		if gb(b) <= limitGB {
 			return "fits"
 		}
 		return fmt.Sprintf("does not fit (%.1f× the limit)", gb(b)/limitGB)
 	}
-	t := table.New(fmt.Sprintf("E27 memory (lab): 2-bit codes at %d dims; projection to %d M vectors on %d nodes, limit %.1f GB per node", ds.Base.Dim, E14Vectors/1000000, E14Nodes, limitGB),
+	t := table.New(fmt.Sprintf("E27 memory (lab): 2-bit codes at %d dims; projection to %d M vectors on %d nodes, limit %.1f GB per node", ds.Base.Dim, e14Vectors/1000000, e14Nodes, limitGB),
 		table.Col("design", ""), table.Col("what", ""),
 		table.Column{Header: "bytes/vector", Source: table.Lab, Prec: 1},
 		table.Column{Header: "GB per node", Source: table.Lab, Prec: 2},

@@ -129,9 +129,9 @@ type Machine struct {
 	Kernel    string // the float32 distance kernels in use, when known
 }
 
-// KernelName names the active float32 distance kernels for [detectMachine];
+// kernelName names the active float32 distance kernels for [detectMachine];
 // tests may replace it.
-var KernelName = vec.KernelName
+var kernelName = vec.KernelName
 
 // detectMachine reads the CPU model from /proc/cpuinfo (where it exists)
 // and the rest from the Go runtime.
@@ -147,8 +147,8 @@ func detectMachine() Machine {
 		}
 		f.Close()
 	}
-	if KernelName != nil {
-		m.Kernel = KernelName()
+	if kernelName != nil {
+		m.Kernel = kernelName()
 	}
 	m.Features = cpuFeatures()
 	return m

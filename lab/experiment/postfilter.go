@@ -106,7 +106,7 @@ func (s HitsSummary) String() string {
 // the others.
 func splitHits(hits []int, in []bool) (inside, outside HitsSummary, err error) {
 	if len(hits) != len(in) {
-		return inside, outside, fmt.Errorf("experiment: %d hit counts for %d queries: %w", len(hits), len(in), ErrBadArgument)
+		return inside, outside, fmt.Errorf("experiment: %d hit counts for %d queries: %w", len(hits), len(in), errBadArgument)
 	}
 	var a, b []int
 	for i, h := range hits {
@@ -149,7 +149,7 @@ func E03PostFilterHits(env *Env, ms []StrategyMeasurement) (*PostFilterHits, err
 		}
 	}
 	if pg == nil {
-		return nil, fmt.Errorf("experiment: E03PostFilterHits: no pgvector row among %d measurements: %w", len(ms), ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E03PostFilterHits: no pgvector row among %d measurements: %w", len(ms), errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -212,7 +212,7 @@ type E03Selectivity struct {
 // s = k / ef_search.
 func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity, error) {
 	if len(independent)+len(tied) == 0 {
-		return nil, fmt.Errorf("experiment: E03SelectivitySweep: no filters: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E03SelectivitySweep: no filters: %w", errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {

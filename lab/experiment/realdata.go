@@ -31,7 +31,7 @@ func MeasureQuantSets(sets *RealSets, quantizers []string, oversample []float64)
 		if sets != nil {
 			n = len(sets.Names)
 		}
-		return nil, fmt.Errorf("experiment: MeasureQuantSets: %d data sets, %d quantizers: %w", n, len(quantizers), ErrBadArgument)
+		return nil, fmt.Errorf("experiment: MeasureQuantSets: %d data sets, %d quantizers: %w", n, len(quantizers), errBadArgument)
 	}
 	if err := checkOversample("MeasureQuantSets", oversample); err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func MeasureQuantSets(sets *RealSets, quantizers []string, oversample []float64)
 	for _, name := range sets.Names {
 		env := sets.Envs[name]
 		if env == nil {
-			return nil, fmt.Errorf("experiment: MeasureQuantSets: data set %q has no environment: %w", name, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: MeasureQuantSets: data set %q has no environment: %w", name, errBadArgument)
 		}
 		qs.K = env.Scale.K
 	}

@@ -183,7 +183,7 @@ func TestQuantSetsTables(t *testing.T) {
 		{sets, []string{"raw"}, []float64{0.5}},
 		{&RealSets{Names: []string{"absent"}}, []string{"raw"}, over},
 	} {
-		if _, err := MeasureQuantSets(c.sets, c.names, c.over); !errors.Is(err, ErrBadArgument) {
+		if _, err := MeasureQuantSets(c.sets, c.names, c.over); !errors.Is(err, errBadArgument) {
 			t.Errorf("MeasureQuantSets(%+v, %v, %v): %v, want ErrBadArgument", c.sets, c.names, c.over, err)
 		}
 	}

@@ -155,7 +155,7 @@ func alternate(n int, clock Clock, a, b func() (time.Duration, error)) (Rounds, 
 			ca, cb = c2, c1
 		}
 		if ca <= 0 || cb <= 0 {
-			return r, fmt.Errorf("experiment: round %d cost %v and %v on the %s clock: %w", i, ca, cb, r.Clock, ErrBadArgument)
+			return r, fmt.Errorf("experiment: round %d cost %v and %v on the %s clock: %w", i, ca, cb, r.Clock, errBadArgument)
 		}
 		r.Ratios = append(r.Ratios, float64(cb)/float64(ca))
 		r.Costs = append(r.Costs, [2]time.Duration{ca, cb})

@@ -33,7 +33,7 @@ func TestRounds(t *testing.T) {
 		t.Errorf("order %v, rounds %v", order, got)
 	}
 	zero := func() (time.Duration, error) { return 0, nil }
-	if _, err := alternate(1, WallTime, a, zero); !errors.Is(err, ErrBadArgument) {
+	if _, err := alternate(1, WallTime, a, zero); !errors.Is(err, errBadArgument) {
 		t.Errorf("a round costing nothing: %v", err)
 	}
 	// The CPU clock advances with work done (where it can be read).

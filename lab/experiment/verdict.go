@@ -243,10 +243,10 @@ func (vs Verdicts) JSON() []map[string]any {
 	return out
 }
 
-// Conventions is the line a notebook prints once, in its set-up cell: the
+// conventions is the line [Env.About] gives a notebook's set-up cell: the
 // seed (the default of `veclab reproduce` too) and what recall@k means in
 // it.
-func Conventions(env *Env, k int) string {
+func conventions(env *Env, k int) string {
 	return fmt.Sprintf("conventions: seed %d (veclab reproduce's default too, so both print the same recall figures); recall@%d = the share of the exact top %d (brute force over all %d documents) a query returns, averaged over the queries; timings vary, recall does not",
 		env.Seed, k, k, env.Scale.N)
 }
