@@ -88,10 +88,10 @@ func E02Table(env *Env, ms []Measurement) *table.Table {
 	for _, m := range ms {
 		row := m.Label
 		vals := []any{row,
-			e02.ArticleValue(row, "recall@10"), m.Recall,
-			e02.ArticleValue(row, "p50"), m.P50ms(),
-			e02.ArticleValue(row, "p95"), m.P95ms(),
-			e02.ArticleValue(row, "mean hits"), m.MeanHits,
+			e02.articleValue(row, "recall@10"), m.Recall,
+			e02.articleValue(row, "p50"), m.P50ms(),
+			e02.articleValue(row, "p95"), m.P95ms(),
+			e02.articleValue(row, "mean hits"), m.MeanHits,
 			m.Segments, m.Plan.String()}
 		if live {
 			vals = append(vals, liveValues(m.Live, func(l *LiveMeasurement) []any {
@@ -116,10 +116,10 @@ func runE02(env *Env) (*Report, error) {
 	}
 	r := newReport(e02, env)
 	t := E02Table(env, ms)
-	r.AddTable(t)
+	r.addTable(t)
 	if c, err := chart.Compare(t, "recall@10"); err == nil {
 		c.Title = "E02 recall@10 on defaults: article vs lab"
-		r.AddChart(c)
+		r.addChart(c)
 	}
 	for _, m := range ms {
 		r.Note("%s", m)
@@ -130,7 +130,7 @@ func runE02(env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.AddTable(es)
+	r.addTable(es)
 	return r, nil
 }
 
@@ -241,9 +241,9 @@ func E02ShapeVerdicts(env *Env, ms []Measurement, br *E02Breadth) Verdicts {
 		}
 	}
 	out := Verdicts{
-		env.Holds("E02", "the two outliers are the article's: elasticsearch lowest, then redis", "elasticsearch, then redis", order, ok,
+		env.holds("E02", "the two outliers are the article's: elasticsearch lowest, then redis", "elasticsearch, then redis", order, ok,
 			why(ok, "the same two stores, in the same order", "at this scale the defaults rank otherwise")),
-		env.Holds("E02", fmt.Sprintf("every store returns %d hits", env.Scale.K), fmt.Sprintf("%d hits", env.Scale.K), ofN(hits, len(ms))+" stores",
+		env.holds("E02", fmt.Sprintf("every store returns %d hits", env.Scale.K), fmt.Sprintf("%d hits", env.Scale.K), ofN(hits, len(ms))+" stores",
 			len(ms) > 0 && hits == len(ms), "topK results per query"),
 	}
 	if br == nil || len(br.Breadths) == 0 {
@@ -259,7 +259,7 @@ func E02ShapeVerdicts(env *Env, ms []Measurement, br *E02Breadth) Verdicts {
 	pg, rd, qd, es := at("pgvector"), at("redis"), at("qdrant"), at("elasticsearch")
 	spread := math.Max(math.Max(pg, rd), qd) - math.Min(math.Min(pg, rd), qd)
 	return append(out,
-		env.AtMost("E02", fmt.Sprintf("(lab) at equal breadth %d the three float32 graphs meet", br.Breadths[top]), 0.02, spread, 0, ""),
-		env.Holds("E02", "(lab) at equal breadth elasticsearch's default index stays below them (the breadth is not its cause)", "more than 0.1 below pgvector",
+		env.atMost("E02", fmt.Sprintf("(lab) at equal breadth %d the three float32 graphs meet", br.Breadths[top]), 0.02, spread, 0, ""),
+		env.holds("E02", "(lab) at equal breadth elasticsearch's default index stays below them (the breadth is not its cause)", "more than 0.1 below pgvector",
 			fmt.Sprintf("%.3f vs pgvector %.3f", es, pg), es < pg-0.1, why(es < pg-0.1, "its limit is the 1-bit codes and the 30 rescored candidates (notebook 03)", "at this scale the widest breadth covers the collection")))
 }

@@ -100,14 +100,14 @@ func E06Table(env *Env, ms, fms []Measurement) *table.Table {
 			label = "10 (default)"
 		}
 		row := []any{label,
-			e06.ArticleValue(m.Label, "recall@10"), m.Recall,
-			e06.ArticleValue(m.Label, "p50"), m.P50ms()}
+			e06.articleValue(m.Label, "recall@10"), m.Recall,
+			e06.articleValue(m.Label, "p50"), m.P50ms()}
 		if fms != nil {
 			var fr, fp any
 			if i < len(fms) {
 				fr, fp = fms[i].Recall, fms[i].P50ms()
 			}
-			row = append(row, e06.ArticleValue(m.Label, "filtered recall@10"), fr, e06.ArticleValue(m.Label, "filtered p50"), fp)
+			row = append(row, e06.articleValue(m.Label, "filtered recall@10"), fr, e06.articleValue(m.Label, "filtered p50"), fp)
 		}
 		row = append(row, m.Plan.Ef, m.DistComps)
 		_ = t.AddValues(row...)
@@ -149,8 +149,8 @@ func runE06(env *Env) (*Report, error) {
 		r.Note("filtered columns not measured: %v", err)
 		fms = nil
 	}
-	r.AddTable(E06Table(env, ms, fms))
-	r.AddChart(E06Chart(ms))
+	r.addTable(E06Table(env, ms, fms))
+	r.addChart(E06Chart(ms))
 	E06Verdicts(env, ms)
 	return r, nil
 }

@@ -152,9 +152,9 @@ func E07Table(env *Env, ms []StrategyMeasurement) *table.Table {
 			table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "PostgreSQL plan"})...)
 	}
 	for _, m := range ms {
-		vals := []any{e07.ArticleValue(m.Label, "mean hits"), m.MeanHits,
-			e07.ArticleValue(m.Label, "p50"), m.P50ms(),
-			e07.ArticleValue(m.Label, "recall@10"), m.Recall, m.DistComps, m.Plan}
+		vals := []any{e07.articleValue(m.Label, "mean hits"), m.MeanHits,
+			e07.articleValue(m.Label, "p50"), m.P50ms(),
+			e07.articleValue(m.Label, "recall@10"), m.Recall, m.DistComps, m.Plan}
 		if live {
 			vals = append(vals, liveValues(m.Live, func(l *LiveMeasurement) []any {
 				return []any{l.MeanHits, l.P50ms(), l.Recall, l.PlanName()}
@@ -179,7 +179,7 @@ func runE07(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e07, env)
-	r.AddTable(E07Table(env, ms))
+	r.addTable(E07Table(env, ms))
 	E07Verdicts(env, ms)
 	return r, nil
 }
@@ -243,7 +243,7 @@ func E07Verdicts(env *Env, ms []StrategyMeasurement) Verdicts {
 		if !ok {
 			why = "strict_order's recall is not below relaxed_order's here (both exact when PostgreSQL plans a sequential scan)"
 		}
-		out = append(out, env.Holds("E07", "strict_order's recall is below relaxed_order's (§ "+e07Section+")", "0.281 < 0.611",
+		out = append(out, env.holds("E07", "strict_order's recall is below relaxed_order's (§ "+e07Section+")", "0.281 < 0.611",
 			fmt.Sprintf("%.3f against %.3f", strict.Recall, relaxed.Recall), ok, why))
 	}
 	return out

@@ -75,7 +75,7 @@ func E07Read(env *Env, ms []StrategyMeasurement) (*E07Reading, error) {
 	r := &E07Reading{}
 	var relaxed, strict *StrategyMeasurement
 	for i, m := range ms {
-		s := Selectivity{Matching: m.Matching, N: ds.Base.N}.S()
+		s := Selectivity{Matching: m.Matching, N: ds.Base.N}.s()
 		ef, scan, pred, err := e07Predict(m.Label, s, env.Scale.K)
 		if err != nil {
 			return nil, fmt.Errorf("experiment: E07Read: %w", err)

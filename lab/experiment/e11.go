@@ -66,8 +66,8 @@ type E11Footprint struct {
 	Components []E11Component
 }
 
-// RAM returns the bytes per document the store holds in memory.
-func (f E11Footprint) RAM() float64 {
+// ram returns the bytes per document the store holds in memory.
+func (f E11Footprint) ram() float64 {
 	var s float64
 	for _, c := range f.Components {
 		s += c.RAM
@@ -84,9 +84,9 @@ func (f E11Footprint) Disk() float64 {
 	return s
 }
 
-// Group returns the RAM and disk bytes per document of one group of
+// group returns the RAM and disk bytes per document of one group of
 // components (e.g. pgvector's "table").
-func (f E11Footprint) Group(group string) (ram, disk float64) {
+func (f E11Footprint) group(group string) (ram, disk float64) {
 	for _, c := range f.Components {
 		if c.Group == group {
 			ram += c.RAM
@@ -96,9 +96,9 @@ func (f E11Footprint) Group(group string) (ram, disk float64) {
 	return ram, disk
 }
 
-// Component returns the named component (the first of that name) and
+// component returns the named component (the first of that name) and
 // whether there is one.
-func (f E11Footprint) Component(name string) (E11Component, bool) {
+func (f E11Footprint) component(name string) (E11Component, bool) {
 	for _, c := range f.Components {
 		if c.Name == name {
 			return c, true
@@ -239,7 +239,7 @@ func E11Measure(env *Env, kinds []profile.Kind) ([]E11Footprint, error) {
 			return nil, err
 		}
 	}
-	meta, err := env.Metadata()
+	meta, err := env.metadata()
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +290,7 @@ func E11Table(env *Env, fs []E11Footprint) *table.Table {
 			}
 			_ = t.AddValues(f.Kind.String(), c.Group, c.Name, c.RAM, c.Disk, src, c.Basis)
 		}
-		_ = t.AddValues(f.Kind.String(), "", "total", f.RAM(), f.Disk(), "", "")
+		_ = t.AddValues(f.Kind.String(), "", "total", f.ram(), f.Disk(), "", "")
 	}
 	t.Note("measured components come from the lab's own structures; 'model' components stand for what a store keeps that the lab does not build (pages, JSON documents, keys, WAL), each with the assumption and source it follows")
 	t.Note("the lab's documents carry no text: the article's Spring AI documents also stored a content string, which the lab's stored fields leave out")
@@ -325,15 +325,15 @@ func E11Compare(env *Env, fs []E11Footprint) *table.Table {
 	var rows []e11Row
 	rows = append(rows, e11Row{"raw vectors", fig("raw vectors (30,000 × 384 float32)"), float64(4 * env.Scale.Dim), "4·dim"})
 	if f, ok := byKind[profile.PGVector]; ok {
-		_, tbl := f.Group("table")
-		_, idx := f.Group("index")
+		_, tbl := f.group("table")
+		_, idx := f.group("index")
 		rows = append(rows, e11Row{"pgvector table", fig("pgvector table+toast"), tbl, "heap pages (model) holding measured vectors and fields"},
 			e11Row{"pgvector index", fig("pgvector hnsw index"), idx, "index pages (model) holding measured vectors and links"})
 	}
 	if f, ok := byKind[profile.Redis]; ok {
-		doc, _ := f.Group("document")
-		vi, _ := f.Group("vector index")
-		rows = append(rows, e11Row{"redis used_memory", fig("redis used_memory"), f.RAM(), "all components, RAM"},
+		doc, _ := f.group("document")
+		vi, _ := f.group("vector index")
+		rows = append(rows, e11Row{"redis used_memory", fig("redis used_memory"), f.ram(), "all components, RAM"},
 			e11Row{"redis one document", fig("redis one document"), doc, "JSON document (model) + stored fields + key"},
 			e11Row{"redis vector index", fig("redis vector_index_sz_mb"), vi, "measured vectors + links"})
 	}
@@ -392,13 +392,13 @@ func e11Notes(fs []E11Footprint) []string {
 		case profile.PGVector:
 			notes = append(notes, "pgvector: table and index are about the same size because each holds a full copy of the vector (heap row and index element tuple); the lab's pages follow profile.PgPages, which the planner model (E07) also uses")
 		case profile.Redis:
-			doc, _ := f.Group("document")
-			emb, _ := f.Component("embedding as a JSON array")
+			doc, _ := f.group("document")
+			emb, _ := f.component("embedding as a JSON array")
 			notes = append(notes, fmt.Sprintf("redis: the article's 10.6 KB per document for a 1.5 KB vector is explained, in the lab's model, by Spring AI storing each document as RedisJSON, whose embedding array costs %.0f B (24 B per number instead of 4); the lab's JSON document comes to %.0f B. This follows the article's own unverified suspicion and ijson's layout; it is a model, not a measurement of Redis", emb.RAM, doc))
 			notes = append(notes, "redis: the article's used_memory (434 MB = 14.5 KB per document) is more than its one-document figure plus its vector index (10.6 + 1.8 KB); the rest (RediSearch's document table, allocator slack, the server's baseline) is not modelled, so the lab's used_memory total is expected to fall short")
 		case profile.Qdrant:
 			notes = append(notes, "qdrant: the storage directory holds the segments (vectors, links, payload, payload indexes) and the write-ahead log, whose 32 MiB segments are preallocated (so a small collection pays a whole segment); the lab's WAL is a model and the segments' id trackers and version files are not modelled")
-			if l, ok := f.Component(e11Links); ok && l.RAM == 0 {
+			if l, ok := f.component(e11Links); ok && l.RAM == 0 {
 				notes = append(notes, "qdrant: its segments are under indexing_threshold at this scale, so they have no graph (0 B of links), as E08 shows")
 			}
 		case profile.Elasticsearch:
@@ -414,13 +414,13 @@ func runE11(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e11, env)
-	r.AddTable(E11Compare(env, fs), E11Table(env, fs))
+	r.addTable(E11Compare(env, fs), E11Table(env, fs))
 	for _, n := range e11Notes(fs) {
 		r.Note("%s", n)
 	}
 	var ram []string
 	for _, f := range fs {
-		ram = append(ram, fmt.Sprintf("%s %.0f B RAM / %.0f B disk", f.Kind, f.RAM(), f.Disk()))
+		ram = append(ram, fmt.Sprintf("%s %.0f B RAM / %.0f B disk", f.Kind, f.ram(), f.Disk()))
 	}
 	r.Note("per document, lab: %s", strings.Join(ram, "; "))
 	E11Verdicts(env, fs)
@@ -451,7 +451,7 @@ func E11Verdicts(env *Env, fs []E11Footprint) Verdicts {
 		if !ok {
 			return math.NaN()
 		}
-		r, d := f.Group(g)
+		r, d := f.group(g)
 		if ram {
 			return r
 		}
@@ -463,7 +463,7 @@ func E11Verdicts(env *Env, fs []E11Footprint) Verdicts {
 		case !ok:
 			return math.NaN()
 		case ram:
-			return f.RAM()
+			return f.ram()
 		}
 		return f.Disk()
 	}
@@ -474,7 +474,7 @@ func E11Verdicts(env *Env, fs []E11Footprint) Verdicts {
 		env.withinShare("E11", "raw vectors: 4·dim bytes per document (46 MB / 30,000)", perDoc("raw vectors (30,000 × 384 float32)"), raw, 0.02, "B/doc"),
 		env.withinShare("E11", "pgvector's table (heap + TOAST) per document (± 25 %)", perDoc("pgvector table+toast"), pgT, 0.25, "B/doc"),
 		env.withinShare("E11", "pgvector's HNSW index per document (± 25 %)", perDoc("pgvector hnsw index"), pgI, 0.25, "B/doc"),
-		env.Holds("E11", "pgvector's table and index are about one size, each a full vector copy", "59 MB and 59 MB (ratio 1, ± 25 %)",
+		env.holds("E11", "pgvector's table and index are about one size, each a full vector copy", "59 MB and 59 MB (ratio 1, ± 25 %)",
 			fmt.Sprintf("ratio %.2f", pgT/pgI), pgT/pgI <= 1.25 && pgI/pgT <= 1.25, fmt.Sprintf("table %.0f B, index %.0f B per document", pgT, pgI)),
 		env.withinShare("E11", "Redis's one document (JSON model) (± 25 %)", perDoc("redis one document"), group(profile.Redis, "document", true), 0.25, "B/doc"),
 		env.withinShare("E11", "Redis's vector index per document (± 25 %)", perDoc("redis vector_index_sz_mb"), group(profile.Redis, "vector index", true), 0.25, "B/doc"),
@@ -483,7 +483,7 @@ func E11Verdicts(env *Env, fs []E11Footprint) Verdicts {
 	for _, k := range []profile.Kind{profile.PGVector, profile.Qdrant, profile.Elasticsearch} {
 		most = most && rd > total(k, true)
 	}
-	out = append(out, env.Holds("E11", "Redis holds the most in RAM per document, several times the raw vectors", "434 MB, 9.4× the raw 46 MB",
+	out = append(out, env.holds("E11", "Redis holds the most in RAM per document, several times the raw vectors", "434 MB, 9.4× the raw 46 MB",
 		fmt.Sprintf("%.0f B/doc, %.1f× the raw %.0f B", rd, rd/raw, raw), most && rd > 4*raw, "compared with the other three stores' RAM and 4× the raw vectors"))
 	v := env.withinShare("E11", "Redis's used_memory per document (± 25 %)", perDoc("redis used_memory"), rd, 0.25, "B/doc")
 	if !v.Agrees && rd < perDoc("redis used_memory") {
@@ -529,7 +529,7 @@ func e11Project(f E11Footprint, fromDim, n, dim, m int) (ram, disk float64) {
 		return 0, pages * 8192 / float64(n)
 	}
 	var stored float64
-	if c, ok := f.Component(e11StoredFields); ok {
+	if c, ok := f.component(e11StoredFields); ok {
 		stored = c.RAM + c.Disk
 	}
 	for _, c := range f.Components {
@@ -616,8 +616,8 @@ func E11Split(env *Env, fs []E11Footprint) (*table.Table, *chart.Bars) {
 				meas += c.RAM + c.Disk
 			}
 		}
-		stores[i], ramV[i], diskV[i] = f.Kind.String(), f.RAM(), f.Disk()
-		_ = t.AddValues(f.Kind.String(), f.RAM(), f.Disk(), meas, mod, 100*mod/(meas+mod))
+		stores[i], ramV[i], diskV[i] = f.Kind.String(), f.ram(), f.Disk()
+		_ = t.AddValues(f.Kind.String(), f.ram(), f.Disk(), meas, mod, 100*mod/(meas+mod))
 	}
 	t.Note("measured + modelled counts a component kept both in RAM and on disk twice (Qdrant's segments, Elasticsearch's codes and links)")
 	c := chart.NewBars(fmt.Sprintf("E11 where each store keeps a document (lab, %d × %d)", env.Scale.N, env.Scale.Dim), "bytes per document", stores...)

@@ -42,11 +42,11 @@ func TestE11ComponentsSumToTotals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !near(f.RAM(), c.ram) || !near(f.Disk(), c.disk) {
-				t.Errorf("RAM, disk = %.3f, %.3f B/doc; want %.3f, %.3f", f.RAM(), f.Disk(), c.ram, c.disk)
+			if !near(f.ram(), c.ram) || !near(f.Disk(), c.disk) {
+				t.Errorf("RAM, disk = %.3f, %.3f B/doc; want %.3f, %.3f", f.ram(), f.Disk(), c.ram, c.disk)
 			}
 			for g, want := range c.groups {
-				r, d := f.Group(g)
+				r, d := f.group(g)
 				if !near(r+d, want) {
 					t.Errorf("group %q = %.3f B/doc, want %.3f", g, r+d, want)
 				}
@@ -162,7 +162,7 @@ func TestE11Measured(t *testing.T) {
 				{e11PayloadIndexes, float64(pidx) / n},
 			}
 			for _, c := range checks {
-				comp, ok := f.Component(c.name)
+				comp, ok := f.component(c.name)
 				if !ok {
 					if c.want != 0 {
 						t.Errorf("%s: missing, want %.2f B/doc", c.name, c.want)

@@ -157,7 +157,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 		return nil, err
 	}
 	for i := range res.Ingests {
-		res.Ingests[i].DocsPerS = (Rounds{Ratios: dps[i]}).Median()
+		res.Ingests[i].DocsPerS = (Rounds{Ratios: dps[i]}).median()
 		res.Ingests[i].Seconds = float64(ds.Base.N) / res.Ingests[i].DocsPerS
 	}
 	queries := func(c *segment.Collection) func() (time.Duration, error) {
@@ -213,7 +213,7 @@ func runE18(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e18, env)
-	r.AddTable(E18Table(env, res))
+	r.addTable(E18Table(env, res))
 	hp, hs, ip, is := res.Ingests[0], res.Ingests[1], res.Ingests[2], res.Ingests[3]
 	r.Note("HNSW: %s ingest %.2f× as fast as one writer and leave %d segments instead of %d; at the same ef the fewer segments answer at %.2f× the QPS (recall %.3f vs %.3f)",
 		hp.Mode, hp.DocsPerS/hs.DocsPerS, hp.Segments, hs.Segments, hs.Search.QPS/hp.Search.QPS, hs.Search.Recall, hp.Search.Recall)
@@ -238,12 +238,12 @@ func E18Verdicts(env *Env, res *E18Result) Verdicts {
 		if res != nil {
 			n = len(res.Ingests)
 		}
-		return Verdicts{env.Holds("E18", "parallel ingest leaves more segments than one writer", "more segments", "not measured", false, fmt.Sprintf("%d of 4 ingests", n))}
+		return Verdicts{env.holds("E18", "parallel ingest leaves more segments than one writer", "more segments", "not measured", false, fmt.Sprintf("%d of 4 ingests", n))}
 	}
 	hp, hs, ip, is := res.Ingests[0], res.Ingests[1], res.Ingests[2], res.Ingests[3]
 	hr, ir := hp.Search.DistComps/hs.Search.DistComps, ip.Search.DistComps/is.Search.DistComps
 	return Verdicts{
-		env.Holds("E18", "parallel ingest leaves more segments than one writer", "more segments",
+		env.holds("E18", "parallel ingest leaves more segments than one writer", "more segments",
 			fmt.Sprintf("%d vs %d", hp.Segments, hs.Segments), hp.Segments > hs.Segments, why(hp.Segments > hs.Segments, "each writer flushes its own segments", "the writers' buffers flushed as one")),
 		env.fasterRounds("E18", "parallel ingest is faster than one writer (HNSW)", "fast vs slow", res.Parallel, replyNoise,
 			fmt.Sprintf("%d writers build their segments' graphs at once on %d cores", hp.Writers, env.Machine.Cores), "not yet explained"),
@@ -251,7 +251,7 @@ func E18Verdicts(env *Env, res *E18Result) Verdicts {
 			fmt.Sprintf("%.0f distance computations per query on %d segments against %.0f on %d", hs.Search.DistComps, hs.Segments, hp.Search.DistComps, hp.Segments), "not yet explained"),
 		env.fasterRounds("E18", "IVF builds faster than HNSW (one writer)", "cheap to build", res.IVFBuild, replyNoise,
 			"k-means passes and one encoding per vector, no graph search per insert", "not yet explained"),
-		env.Holds("E18", "IVF's query work moves less with the segment count than HNSW's", "less sensitive",
+		env.holds("E18", "IVF's query work moves less with the segment count than HNSW's", "less sensitive",
 			fmt.Sprintf("distances many/few segments: IVF %.2f×, HNSW %.2f×", ir, hr), ir < hr, why(ir < hr, "each IVF segment probes the same share of its lists", "IVF's work moved as much as HNSW's here")),
 	}
 }

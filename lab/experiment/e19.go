@@ -688,10 +688,10 @@ func E19Measure(env *Env, formats []E19Format, sz E19Sizes) (*E19Result, error) 
 			}
 		}
 		_ = t.AddValues(row, parse[i].BytesPerDoc, parse[i].DocsPerSec, parse[i].MBPerSec,
-			moreThan(e19.ArticleValue(articleRow(f), "parse speed-up")), parse[i].DocsPerSec/parse[0].DocsPerSec,
+			moreThan(e19.articleValue(articleRow(f), "parse speed-up")), parse[i].DocsPerSec/parse[0].DocsPerSec,
 			rDocs, rUp, rCheck,
-			hn[i].DocsPerSec, e19.ArticleValue(articleRow(f), "HNSW ingest gain"), 100*(hn[i].DocsPerSec/hn[0].DocsPerSec-1),
-			iv[i].DocsPerSec, e19.ArticleValue(articleRow(f), "DiskBBQ ingest gain"), 100*(iv[i].DocsPerSec/iv[0].DocsPerSec-1))
+			hn[i].DocsPerSec, e19.articleValue(articleRow(f), "HNSW ingest gain"), 100*(hn[i].DocsPerSec/hn[0].DocsPerSec-1),
+			iv[i].DocsPerSec, e19.articleValue(articleRow(f), "DiskBBQ ingest gain"), 100*(iv[i].DocsPerSec/iv[0].DocsPerSec-1))
 	}
 	for i := range formats {
 		t.Note("%s: parsing is %.0f %% of HNSW ingest time and %.0f %% of IVF ingest time", formats[i],
@@ -728,7 +728,7 @@ func runE19(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e19, env)
-	r.AddTable(res.Table)
+	r.addTable(res.Table)
 	if sz.HNSW < env.Scale.N {
 		r.Note("HNSW ingest runs on the first %d of the %d documents (three graph builds of them all would take a minute or more on a small machine); parsing and IVF use all of them", sz.HNSW, env.Scale.N)
 	}
@@ -754,10 +754,10 @@ func runE19(env *Env) (*Report, error) {
 // against the index's own work, both measured.
 func E19Verdicts(env *Env, res *E19Result) Verdicts {
 	if res == nil || len(res.Parse) < 2 || len(res.HNSW) < 2 || len(res.IVF) < 2 {
-		return Verdicts{env.Holds("E19", "base64 parses faster than float arrays", "> 10×", "not measured", false, "fewer than two formats measured")}
+		return Verdicts{env.holds("E19", "base64 parses faster than float arrays", "> 10×", "not measured", false, "fewer than two formats measured")}
 	}
 	gain := func(in []E19Ingest) float64 { return 100 * (in[1].DocsPerSec/in[0].DocsPerSec - 1) }
-	parse := env.AtLeast("E19", "base64 parses faster than float arrays", 10, res.Parse[1].DocsPerSec/res.Parse[0].DocsPerSec, 0, "×")
+	parse := env.atLeast("E19", "base64 parses faster than float arrays", 10, res.Parse[1].DocsPerSec/res.Parse[0].DocsPerSec, 0, "×")
 	why := fmt.Sprintf("read token by token as Elasticsearch reads Jackson's tokens: %.1f µs per float-array document, %.1f µs per base64 one",
 		1e6/res.Parse[0].DocsPerSec, 1e6/res.Parse[1].DocsPerSec)
 	if len(res.Reflect) > 1 && res.Reflect[0].DocsPerSec > 0 && res.Reflect[1].DocsPerSec > 0 {
@@ -772,17 +772,17 @@ func E19Verdicts(env *Env, res *E19Result) Verdicts {
 		return fmt.Sprintf("parsing float arrays costs %.0f µs a document against %.0f µs of indexing, %.0f %% of the ingest (base64 %.0f µs)",
 			p, (in[0].Total-in[0].Parse).Seconds()/n*1e6, 100*in[0].Parse.Seconds()/in[0].Total.Seconds(), in[1].Parse.Seconds()/float64(in[1].Docs)*1e6)
 	}
-	hv := env.Within("E19", "base64 raises HNSW ingest throughput by about 20 %", 20, hg, 15, "%")
+	hv := env.within("E19", "base64 raises HNSW ingest throughput by about 20 %", 20, hg, 15, "%")
 	if !hv.Agrees {
 		hv = env.because(hv, cost(res.HNSW))
 	}
-	iv := env.Within("E19", "base64 raises DiskBBQ (IVF) ingest throughput by about 100 %", 100, ig, 50, "%")
+	iv := env.within("E19", "base64 raises DiskBBQ (IVF) ingest throughput by about 100 %", 100, ig, 50, "%")
 	if !iv.Agrees {
 		iv = env.because(iv, cost(res.IVF)+"; the article's +100 % means parsing was half of DiskBBQ's ingest")
 	}
 	return Verdicts{
 		parse, hv, iv,
-		env.Holds("E19", "the ingest gain is larger for IVF than for HNSW", "+100 % vs +20 %", fmt.Sprintf("%+.0f %% vs %+.0f %%", ig, hg), ig > hg,
+		env.holds("E19", "the ingest gain is larger for IVF than for HNSW", "+100 % vs +20 %", fmt.Sprintf("%+.0f %% vs %+.0f %%", ig, hg), ig > hg,
 			"the parse saving is a fixed cost per document, a larger share of the cheaper IVF build"),
 	}
 }

@@ -211,9 +211,9 @@ func E20Table(env *Env, res *E20Result) *table.Table {
 			switch {
 			case m.Search.SharedBound:
 			case m.Search.Mode == segment.Concurrent:
-				article = e20.ArticleValue("concurrent", "QPS")
+				article = e20.articleValue("concurrent", "QPS")
 			default:
-				article = e20.ArticleValue("sequential", "QPS")
+				article = e20.articleValue("sequential", "QPS")
 			}
 			mode := m.Label[len(fmt.Sprintf("ef %d, ", m.Search.Ef)):]
 			_ = t.AddValues(m.Search.Ef, mode, m.Recall, article, m.QPS, m.P50ms, m.DistComps)
@@ -247,8 +247,8 @@ func runE20(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e20, env)
-	r.AddTable(E20Table(env, res))
-	r.AddChart(SegmentsChart(fmt.Sprintf("E20 %d segments: recall for the work, with and without the shared bound (lab)", E20Segments),
+	r.addTable(E20Table(env, res))
+	r.addChart(SegmentsChart(fmt.Sprintf("E20 %d segments: recall for the work, with and without the shared bound (lab)", E20Segments),
 		[]string{"sequential", "shared bound"}, res.Sequential, res.Shared))
 	mid := len(E20Efs) / 2
 	r.Note("concurrency: at ef %d, %d workers give %.2f× the QPS of sequential search in wall time (the article: 219/104 = 2.11× on its machine); this machine has %d cores, and another job on them pulls the wall-time ratio towards 1",
@@ -257,7 +257,7 @@ func runE20(env *Env) (*Report, error) {
 		r.Note("concurrency from CPU clocks (what the verdict reads): every segment's search timed on its thread's CPU clock, the segments dealt to %d idle cores as the concurrent mode deals them: %s",
 			res.CPU.Workers, res.CPU)
 	}
-	r.AddTable(E20PairTable(res))
+	r.addTable(E20PairTable(res))
 	for i, m := range res.Sequential {
 		if m.Search.Ef == e20ArticleEf {
 			r.Note("the bound as its benchmark measured it (Lucene PR #12962: the same k and %d candidates with and without the sharing): %.0f → %.0f distances per query (%.0f %% fewer), recall %.3f → %.3f",
@@ -283,19 +283,19 @@ func runE20(env *Env) (*Report, error) {
 // measurement on GloVe vectors and adds its cut.
 func E20Verdicts(env *Env, res, glove *E20Result) Verdicts {
 	if res == nil || len(res.Sequential) == 0 || len(res.Concurrent) != len(res.Sequential) || len(res.Shared) != len(res.Sequential) {
-		return Verdicts{env.Holds("E20", "the shared bound cuts the work at comparable recall", "up to 60 %", "not measured", false, "no measurement")}
+		return Verdicts{env.holds("E20", "the shared bound cuts the work at comparable recall", "up to 60 %", "not measured", false, "no measurement")}
 	}
 	mid := len(res.Sequential) / 2
 	wall := res.Concurrent[mid].QPS / res.Sequential[mid].QPS
 	var conc Verdict
 	if res.CPU.Speedup > 0 {
 		// CPU clocks: the same verdict on a quiet and a busy machine.
-		conc = env.Within("E20", "concurrent segment search: QPS over sequential", 219.0/104, res.CPU.Speedup, 0.6, "×")
+		conc = env.within("E20", "concurrent segment search: QPS over sequential", 219.0/104, res.CPU.Speedup, 0.6, "×")
 		conc.Lab = res.CPU.String()
 		conc = env.because(conc, fmt.Sprintf("each segment's search timed on its thread's CPU clock and dealt to %d idle cores as the concurrent mode deals them; wall time gave %.2f× in this run, which other jobs on the cores pull towards 1",
 			res.CPU.Workers, wall))
 	} else {
-		conc = env.Within("E20", "concurrent segment search: QPS over sequential", 219.0/104, wall, 0.6, "×")
+		conc = env.within("E20", "concurrent segment search: QPS over sequential", 219.0/104, wall, 0.6, "×")
 		conc = env.because(conc, fmt.Sprintf("wall time (no thread CPU clock here), this machine has %d cores", env.Machine.Cores))
 	}
 	same := 0
@@ -306,9 +306,9 @@ func E20Verdicts(env *Env, res, glove *E20Result) Verdicts {
 	}
 	out := Verdicts{
 		conc,
-		env.Holds("E20", "concurrent search answers as sequential search does", "same results", ofN(same, len(res.Sequential))+" ef settings with equal recall",
+		env.holds("E20", "concurrent search answers as sequential search does", "same results", ofN(same, len(res.Sequential))+" ef settings with equal recall",
 			same == len(res.Sequential), "the same per-segment searches, merged the same way"),
-		env.Holds("E20", "the shared bound computes fewer distances at the same ef", "(the mechanism)",
+		env.holds("E20", "the shared bound computes fewer distances at the same ef", "(the mechanism)",
 			fmt.Sprintf("%.0f vs %.0f per query at ef %d", res.Shared[0].DistComps, res.Sequential[0].DistComps, res.Sequential[0].Search.Ef),
 			res.Shared[0].DistComps < res.Sequential[0].DistComps, "segments searched after good ones stop early"),
 		e20Cut(env, "the shared bound cuts the work by up to 60 % at comparable recall", res),
@@ -330,12 +330,12 @@ func e20Cut(env *Env, claim string, r *E20Result) Verdict {
 		}
 	}
 	if at < 0 {
-		return env.because(env.Within("E20", claim, 60, math.NaN(), 25, "%"),
+		return env.because(env.within("E20", claim, 60, math.NaN(), 25, "%"),
 			fmt.Sprintf("the sweep has no ef %d, the setting the bound was measured at", e20ArticleEf))
 	}
 	seq, sh := r.Sequential[at], r.Shared[at]
 	cut := 100 * (1 - sh.DistComps/seq.DistComps)
-	v := env.Within("E20", claim, 60, cut, 25, "%")
+	v := env.within("E20", claim, 60, cut, 25, "%")
 	drop := seq.Recall - sh.Recall
 	if v.Agrees && drop > recallTolerance {
 		v.Agrees, v.Reason = false, fmt.Sprintf("recall falls by %.3f, more than %g: not comparable", drop, recallTolerance)

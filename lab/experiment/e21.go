@@ -152,10 +152,10 @@ func runE21(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e21, env)
-	r.AddTable(kt)
+	r.addTable(kt)
 	bt := E21BuildTable(env, n, scalarDPS, dps)
 	bt.Note("scalar = the same build with vec.SetAccelerated(false): the engine's pure-Go kernels")
-	r.AddTable(bt)
+	r.addTable(bt)
 	r.Note("the machine is shared with other jobs: ns figures are single timings and may vary by tens of percent")
 	E21Verdicts(env, kt, scalarDPS, dps)
 	return r, nil
@@ -179,9 +179,9 @@ func E21Verdicts(env *Env, kernels *table.Table, scalarDPS, simdDPS float64) Ver
 		faster, worst = false, math.NaN()
 	}
 	return Verdicts{
-		env.Holds("E21", "SIMD kernels compute dot products faster than scalar code", "faster at every dimension",
+		env.holds("E21", "SIMD kernels compute dot products faster than scalar code", "faster at every dimension",
 			fmt.Sprintf("%.1f× or more at every dimension", worst), faster,
 			fmt.Sprintf("the smallest speed-up over the scalar loop is %.1f×", worst)),
-		env.AtLeast("E21", "SIMD kernels speed indexing up from about 900 to about 1,300 docs/s", 1300.0/900, simdDPS/scalarDPS, 0.2, "×"),
+		env.atLeast("E21", "SIMD kernels speed indexing up from about 900 to about 1,300 docs/s", 1300.0/900, simdDPS/scalarDPS, 0.2, "×"),
 	}
 }

@@ -167,14 +167,14 @@ type E25Index struct {
 	queries *vec.Matrix
 }
 
-// MeanPassages is the measured mean number of passages per parent.
-func (x *E25Index) MeanPassages() float64 {
+// meanPassages is the measured mean number of passages per parent.
+func (x *E25Index) meanPassages() float64 {
 	return float64(x.Passages) / float64(x.Parents)
 }
 
-// CountHistogram returns h with h[c] = the number of parents that have c
+// countHistogram returns h with h[c] = the number of parents that have c
 // passages (h[0] is always 0).
-func (x *E25Index) CountHistogram() []int {
+func (x *E25Index) countHistogram() []int {
 	h := make([]int, x.Config.MaxPassages+1)
 	for _, c := range x.Counts {
 		h[c]++
@@ -185,7 +185,7 @@ func (x *E25Index) CountHistogram() []int {
 // String summarises the collection on one line.
 func (x *E25Index) String() string {
 	return fmt.Sprintf("%d parents, %d passages (%.2f per parent; %v), HNSW m=16 ef_construction=100 built in %v",
-		x.Parents, x.Passages, x.MeanPassages(), x.Config, x.Build.Round(time.Millisecond))
+		x.Parents, x.Passages, x.meanPassages(), x.Config, x.Build.Round(time.Millisecond))
 }
 
 // E25Build draws the nested collection from the environment's data set and
@@ -321,7 +321,7 @@ var E25Ef = []int{15, 40, 100, 200}
 // e25KPrime is the usual workaround's passage count for k parents:
 // k × the mean passages per parent, rounded.
 func e25KPrime(x *E25Index, k int) int {
-	return max(k, int(math.Round(float64(k)*x.MeanPassages())))
+	return max(k, int(math.Round(float64(k)*x.meanPassages())))
 }
 
 // E25Measure runs the environment's queries (Scale.Warmup of them first,
@@ -460,7 +460,7 @@ func parentRecall(got []nested.Hit, want []uint32) float64 {
 func E25Table(env *Env, x *E25Index, rows []E25Row) *table.Table {
 	k := env.Scale.K
 	t := table.New(fmt.Sprintf("E25 nested vectors: %d parents, %d passages (%.2f per parent), %d queries, k=%d parents, HNSW m=16 ef_construction=100",
-		x.Parents, x.Passages, x.MeanPassages(), x.queries.N, k),
+		x.Parents, x.Passages, x.meanPassages(), x.queries.N, k),
 		table.Col("method", ""),
 		table.Column{Header: "asked of the walk", Source: table.Lab, Prec: -1},
 		table.Column{Header: "ef", Source: table.Lab, Prec: -1},
@@ -609,7 +609,7 @@ func E25Shapes(env *Env, cfgs []E25Config, ef int) (*table.Table, []E25Shape, er
 		if err != nil {
 			return nil, nil, err
 		}
-		out = append(out, E25Shape{Config: x.Config, Mean: x.MeanPassages(), Rows: rows})
+		out = append(out, E25Shape{Config: x.Config, Mean: x.meanPassages(), Rows: rows})
 	}
 	env.progress(len(cfgs), len(cfgs), "E25 passage-count distributions")
 	t := table.New(fmt.Sprintf("E25 by passage-count distribution: k=%d parents, ef=%d, %d queries (lab)", k, ef, env.Scale.Queries),
@@ -658,8 +658,8 @@ func runE25(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e25, env)
-	r.AddTable(E25Table(env, x, rows))
-	r.AddChart(E25Chart(env, rows))
+	r.addTable(E25Table(env, x, rows))
+	r.addChart(E25Chart(env, rows))
 	k := env.Scale.K
 	for _, row := range rows {
 		if row.Ef == max(E25Ef[0], k) && row.Method != e25NaiveKPrime {
@@ -711,13 +711,13 @@ func E25Verdicts(env *Env, x *E25Index, rows []E25Row, shapes []E25Shape) Verdic
 		kPrime = e25KPrime(x, env.Scale.K)
 	}
 	out := Verdicts{
-		env.Holds("E25", "joining during the walk returns k documents at every beam", fmt.Sprintf("k = %d documents", env.Scale.K),
+		env.holds("E25", "joining during the walk returns k documents at every beam", fmt.Sprintf("k = %d documents", env.Scale.K),
 			ofN(allK, n)+" beams return k", n > 0 && allK == n, "the walk collects parents, not passages"),
-		env.Holds("E25", "k passages then dedupe return fewer than k documents", fmt.Sprintf("< %d documents", env.Scale.K),
+		env.holds("E25", "k passages then dedupe return fewer than k documents", fmt.Sprintf("< %d documents", env.Scale.K),
 			ofN(short, n)+" beams short", n > 0 && short == n, "several of the k nearest passages share a parent"),
-		env.Holds("E25", "at equal beam the parent walk finds more of the nearest documents than the naive plan", "higher parent recall",
+		env.holds("E25", "at equal beam the parent walk finds more of the nearest documents than the naive plan", "higher parent recall",
 			ofN(above, n)+" beams higher", n > 0 && above == n, why(n > 0 && above == n, "the naive plan spends its k results on duplicates", "some beams find as many")),
-		env.Holds("E25", "the workaround (k' = k × mean passages) brings back about k documents (± 0.5)", fmt.Sprintf("about %d documents", env.Scale.K),
+		env.holds("E25", "the workaround (k' = k × mean passages) brings back about k documents (± 0.5)", fmt.Sprintf("about %d documents", env.Scale.K),
 			fmt.Sprintf("k' = %d: at least %.2f documents", kPrime, kpMin), len(kp) > 0 && kpOK == len(kp), ofN(kpOK, len(kp))+" beams"),
 	}
 	shape := func(lo, hi int) *E25Shape {
@@ -733,12 +733,12 @@ func E25Verdicts(env *Env, x *E25Index, rows []E25Row, shapes []E25Shape) Verdic
 	if one != nil && two != nil && ten != nil {
 		a, b := row(one, e25Naive), row(one, e25Parents)
 		out = append(out,
-			env.Holds("E25", "(lab) with one passage per parent the naive plan and the parent walk agree", "(follows from the mechanism)",
+			env.holds("E25", "(lab) with one passage per parent the naive plan and the parent walk agree", "(follows from the mechanism)",
 				fmt.Sprintf("recall %.3f and %.3f", a.Recall, b.Recall), a.Recall == b.Recall, "no two passages share a parent"),
-			env.Holds("E25", "(lab) more passages per parent leave the naive plan fewer documents", "(follows from the mechanism)",
+			env.holds("E25", "(lab) more passages per parent leave the naive plan fewer documents", "(follows from the mechanism)",
 				fmt.Sprintf("%.2f at 2, %.2f at 10 per parent", row(two, e25Naive).MeanParents, row(ten, e25Naive).MeanParents),
 				row(ten, e25Naive).MeanParents < row(two, e25Naive).MeanParents, "more duplicates among the k nearest passages"),
-			env.Holds("E25", "(lab) the workaround's beam grows with the passages per parent (k' = k × mean)", "(follows from k')",
+			env.holds("E25", "(lab) the workaround's beam grows with the passages per parent (k' = k × mean)", "(follows from k')",
 				fmt.Sprintf("ef %d at 2, %d at 10 per parent", row(two, e25NaiveKPrime).Ef, row(ten, e25NaiveKPrime).Ef),
 				row(ten, e25NaiveKPrime).Ef > row(two, e25NaiveKPrime).Ef, "its cost grows with the documents' length"))
 	}
@@ -752,7 +752,7 @@ func E25Summary(env *Env, x *E25Index, rows []E25Row) string {
 	k := env.Scale.K
 	var b strings.Builder
 	if x != nil {
-		fmt.Fprintf(&b, "k = %d documents; workaround k' = k × %.2f passages per parent = %d passages\n\n", k, x.MeanPassages(), e25KPrime(x, k))
+		fmt.Fprintf(&b, "k = %d documents; workaround k' = k × %.2f passages per parent = %d passages\n\n", k, x.meanPassages(), e25KPrime(x, k))
 	}
 	by := map[string][]E25Row{}
 	for _, r := range rows {

@@ -10,7 +10,7 @@ import (
 // distribution the naive plan's duplicates come from (a count no parent
 // has is left out).
 func (x *E25Index) CountChart() *chart.Bars {
-	hist := x.CountHistogram()
+	hist := x.countHistogram()
 	var cats []string
 	var parents []float64
 	for c := 1; c < len(hist); c++ {

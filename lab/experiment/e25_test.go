@@ -48,7 +48,7 @@ func TestE25Small(t *testing.T) {
 			if x.Passages < env.Scale.N*9/10 || x.Passages > env.Scale.N*11/10 {
 				t.Errorf("%d passages, want about n=%d", x.Passages, env.Scale.N)
 			}
-			h := x.CountHistogram()
+			h := x.countHistogram()
 			sum := 0
 			for c, n := range h {
 				if n > 0 && (c < x.Config.MinPassages || c > x.Config.MaxPassages) {

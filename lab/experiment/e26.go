@@ -163,7 +163,7 @@ func E26Table(env *Env, storage string, oversample float64, ivfPts, hnswPts []Di
 		a, b := ivfBy[pr.A.Label], byLabel[pr.B.Label]
 		var art any
 		if oversample == 1 && a.Recall >= 0.93 && a.Recall <= 0.97 {
-			art = e26.ArticleValue("0.93–0.97", "speed-up up to")
+			art = e26.articleValue("0.93–0.97", "speed-up up to")
 		}
 		if math.Abs(pr.RecallGap) > e26RecallTolerance {
 			// No HNSW point at this recall: a QPS ratio would compare
@@ -317,7 +317,7 @@ func runE26(env *Env) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.AddTable(E26Table(env, run.storage, run.oversample, a, b))
+		r.addTable(E26Table(env, run.storage, run.oversample, a, b))
 		switch {
 		case run.storage == "local" && run.oversample == 1:
 			res.LocalIVF, res.LocalHNSW = a, b
@@ -326,13 +326,13 @@ func runE26(env *Env) (*Report, error) {
 		default:
 			res.Net, res.NetIVF, res.NetHNSW = run.storage, a, b
 		}
-		r.AddChart(E26Chart(fmt.Sprintf("E26 recall@100 vs QPS, %s, oversample %g", storageLabel(run.storage), run.oversample), a, b))
+		r.addChart(E26Chart(fmt.Sprintf("E26 recall@100 vs QPS, %s, oversample %g", storageLabel(run.storage), run.oversample), a, b))
 	}
 	ct, err := E26Centring(env, 5)
 	if err != nil {
 		return nil, err
 	}
-	r.AddTable(ct)
+	r.addTable(ct)
 	if res.Ceiling, err = E26Ceiling(env, E26ArticleDim); err != nil {
 		return nil, err
 	}
@@ -387,7 +387,7 @@ func E26ByStorage(runs []E26StorageRun) *table.Table {
 		}
 		var art any
 		if r.Storage == "gp3" {
-			art = e26.ArticleValue("0.93–0.97", "speed-up up to")
+			art = e26.articleValue("0.93–0.97", "speed-up up to")
 		}
 		_ = t.AddValues(r.Storage, kind, a.Recall, a.QPS, b.Recall, b.QPS, b.Reads, art, a.QPS/b.QPS)
 	}
@@ -435,9 +435,9 @@ func E26BudgetSweep(env *Env, storage string, overs []float64, nq int) (*E26Budg
 	return b, nil
 }
 
-// MaxSpeedup returns the largest IVF/HNSW speed-up among the pairs and
+// maxSpeedup returns the largest IVF/HNSW speed-up among the pairs and
 // the IVF recall it is at (NaN, NaN without a pair).
-func (b *E26Budget) MaxSpeedup() (speedup, recall float64) {
+func (b *E26Budget) maxSpeedup() (speedup, recall float64) {
 	speedup, recall = math.NaN(), math.NaN()
 	for _, p := range b.Pairs {
 		if math.IsNaN(speedup) || p.Speedup > speedup {
@@ -473,12 +473,12 @@ func (b *E26Budget) Table() *table.Table {
 		}
 		return DiskPoint{}
 	}
-	lo, hi := e26.ArticleValue("recall low", "recall@100").(float64), e26.ArticleValue("recall high", "recall@100").(float64)
+	lo, hi := e26.articleValue("recall low", "recall@100").(float64), e26.articleValue("recall high", "recall@100").(float64)
 	for _, pr := range b.Pairs {
 		a, h := find(b.IVF, pr.A.Label), find(b.HNSW, pr.B.Label)
 		var art any
 		if a.Recall >= lo && a.Recall <= hi {
-			art = e26.ArticleValue("0.93–0.97", "speed-up up to")
+			art = e26.articleValue("0.93–0.97", "speed-up up to")
 		}
 		_ = t.AddValues(a.Label, a.Recall, a.Reads, a.QPS, h.Label, h.Recall, h.Reads, h.QPS, art, pr.Speedup)
 	}
@@ -598,10 +598,10 @@ func e26CeilingText(ps []E26CeilingPoint) string {
 // at oversample 1; and the lab's mechanism checks (IVF's recall above
 // HNSW's with the same rescoring reads, HNSW's recall flat across ef).
 func E26Verdicts(env *Env, r E26Results) Verdicts {
-	lo := e26.ArticleValue("recall low", "recall@100").(float64)
-	up := e26.ArticleValue("0.93–0.97", "speed-up up to").(float64)
+	lo := e26.articleValue("recall low", "recall@100").(float64)
+	up := e26.articleValue("0.93–0.97", "speed-up up to").(float64)
 	bl, bh := e26Best(r.LocalIVF), e26Best(r.LocalHNSW)
-	band := env.AtLeast("E26", "at oversample 1, a design reaches the article's recall@100 band (0.93–0.97)", lo, math.Max(bl.Recall, bh.Recall), 0, "")
+	band := env.atLeast("E26", "at oversample 1, a design reaches the article's recall@100 band (0.93–0.97)", lo, math.Max(bl.Recall, bh.Recall), 0, "")
 	if !band.Agrees {
 		if len(r.Ceiling) > 0 {
 			band = env.because(band, "with oversample 1 the top 100 are the 2-bit codes' own top 100, and the codes scanned exhaustively (IVF, every list) reach "+e26CeilingText(r.Ceiling)+": the codes' order on this data, not either index, stops short of the band")
@@ -615,14 +615,14 @@ func E26Verdicts(env *Env, r E26Results) Verdicts {
 	}
 	out := Verdicts{
 		band,
-		env.Holds("E26", "oversample 1: IVF reaches a higher recall@100 than HNSW with the same rescoring reads", "(the lab's finding; the article pairs at equal recall)",
+		env.holds("E26", "oversample 1: IVF reaches a higher recall@100 than HNSW with the same rescoring reads", "(the lab's finding; the article pairs at equal recall)",
 			fmt.Sprintf("%.3f vs %.3f", bl.Recall, bh.Recall), bl.Recall > bh.Recall,
 			why(bl.Recall > bh.Recall, "per-list centring lets 2-bit codes order the top 100 better", fmt.Sprintf("HNSW's best is %.3f higher at this scale", bh.Recall-bl.Recall))),
-		env.AtMost("E26", "oversample 1: widening the HNSW beam buys little recall@100", 0.05, flat, 0, ""),
+		env.atMost("E26", "oversample 1: widening the HNSW beam buys little recall@100", 0.05, flat, 0, ""),
 	}
 	if len(r.NetIVF) > 0 && len(r.NetHNSW) > 0 {
 		a, b := e26Best(r.NetIVF), e26Best(r.NetHNSW)
-		v := env.Within("E26", fmt.Sprintf("oversample 1 on %s (simulated): IVF up to 7× the QPS of HNSW", r.Net), up, a.QPS/b.QPS, 2, "×")
+		v := env.within("E26", fmt.Sprintf("oversample 1 on %s (simulated): IVF up to 7× the QPS of HNSW", r.Net), up, a.QPS/b.QPS, 2, "×")
 		if !v.Agrees {
 			// The same designs on the warm local file say what a query
 			// costs without the device: the rest is the device's.
@@ -633,15 +633,15 @@ func E26Verdicts(env *Env, r E26Results) Verdicts {
 		out = append(out, v)
 	}
 	if len(r.Over3IVF) > 0 {
-		out = append(out, env.AtLeast("E26", "oversample 3 (lab's addition): IVF reaches the article's recall@100 band", lo, e26Best(r.Over3IVF).Recall, 0, ""))
+		out = append(out, env.atLeast("E26", "oversample 3 (lab's addition): IVF reaches the article's recall@100 band", lo, e26Best(r.Over3IVF).Recall, 0, ""))
 	}
 	if r.Budget != nil {
 		claim := fmt.Sprintf("rescoring budget on %s (simulated): IVF up to 7× the QPS of HNSW at matched recall", r.Budget.Storage)
-		if s, at := r.Budget.MaxSpeedup(); len(r.Budget.Pairs) > 0 {
-			out = append(out, env.because(env.Within("E26", claim, up, s, 2, "×"),
+		if s, at := r.Budget.maxSpeedup(); len(r.Budget.Pairs) > 0 {
+			out = append(out, env.because(env.within("E26", claim, up, s, 2, "×"),
 				fmt.Sprintf("largest speed-up at IVF recall %.3f, %d pairs within ± %g", at, len(r.Budget.Pairs), e26RecallTolerance)))
 		} else {
-			out = append(out, env.Holds("E26", claim, fmtFig(up, "×")+tolText(2, "×"), "no pair", false,
+			out = append(out, env.holds("E26", claim, fmtFig(up, "×")+tolText(2, "×"), "no pair", false,
 				fmt.Sprintf("no IVF point has an HNSW point within ± %g recall@100: nothing to compare at matched recall", e26RecallTolerance)))
 		}
 	}

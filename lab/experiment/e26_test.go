@@ -174,17 +174,17 @@ func TestE26Verdicts(t *testing.T) {
 	}
 	vs := E26Verdicts(env, res)
 	if v := vs[0]; v.Agrees || !strings.Contains(v.Reason, "ceiling was not measured") {
-		t.Errorf("band without a ceiling: %s (%s)", v.Word(), v.Reason)
+		t.Errorf("band without a ceiling: %s (%s)", v.word(), v.Reason)
 	}
 	if v := vs[3]; v.Agrees || !strings.Contains(v.Reason, "35.7 and 35.7 ms on the simulated device against 0.36 and 0.50 ms on the warm local file, so waiting for the device is 99 % and 99 %") {
-		t.Errorf("gp3: %s (%s)", v.Word(), v.Reason)
+		t.Errorf("gp3: %s (%s)", v.word(), v.Reason)
 	}
 	res.Ceiling = []E26CeilingPoint{{Data: "generated, 384 dims", Dim: 384, Recall: 0.751, Over2: 0.964}, {Data: "generated, 768 dims", Dim: 768, Recall: 0.755, Over2: 0.961}}
 	if v := E26Verdicts(env, res)[0]; v.Agrees || !strings.Contains(v.Reason, "0.751 on the generated, 384 dims data (0.964 at oversample 2), 0.755 on the generated, 768 dims data") {
-		t.Errorf("band with the ceiling: %s (%s)", v.Word(), v.Reason)
+		t.Errorf("band with the ceiling: %s (%s)", v.word(), v.Reason)
 	}
 	res.LocalIVF = append(res.LocalIVF, pt(0.95, 2000))
 	if v := E26Verdicts(env, res)[0]; !v.Agrees {
-		t.Errorf("band reached: %s (%s)", v.Word(), v.Reason)
+		t.Errorf("band reached: %s (%s)", v.word(), v.Reason)
 	}
 }

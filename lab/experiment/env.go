@@ -323,8 +323,8 @@ func (e *Env) DataName() string {
 	return "generated"
 }
 
-// DatasetConfig is the generator configuration of this environment.
-func (e *Env) DatasetConfig() dataset.Config {
+// datasetConfig is the generator configuration of this environment.
+func (e *Env) datasetConfig() dataset.Config {
 	return dataset.Config{N: e.Scale.N, Queries: e.Scale.Queries, Dim: e.Scale.Dim, Clusters: e.Scale.Clusters, Seed: e.Seed, Spread: e.spread}
 }
 
@@ -335,8 +335,8 @@ func (e *Env) Dataset() (*dataset.Dataset, error) {
 	if e.ds != nil {
 		return e.ds, nil
 	}
-	e.logf("generating data set: %v", e.DatasetConfig().WithDefaults())
-	ds, err := dataset.Generate(e.DatasetConfig())
+	e.logf("generating data set: %v", e.datasetConfig().WithDefaults())
+	ds, err := dataset.Generate(e.datasetConfig())
 	if err != nil {
 		return nil, fmt.Errorf("experiment: data set: %w", err)
 	}

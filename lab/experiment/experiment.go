@@ -63,9 +63,9 @@ func (e Experiment) Figure(row, measure string) (Figure, bool) {
 	return Figure{}, false
 }
 
-// ArticleValue returns the article's value for a row and a measure, or nil
+// articleValue returns the article's value for a row and a measure, or nil
 // if the article gave none (so it can go straight into a table cell).
-func (e Experiment) ArticleValue(row, measure string) any {
+func (e Experiment) articleValue(row, measure string) any {
 	if f, ok := e.Figure(row, measure); ok {
 		return f.Value
 	}

@@ -145,7 +145,7 @@ func recallVerdicts(env *Env, e Experiment, ms []Measurement, what string) Verdi
 		if !ok {
 			continue
 		}
-		out = append(out, env.Within(e.ID, fmt.Sprintf("%s %s recall@10 is %.3f", m.Label, what, f.Value), f.Value, m.Recall, recallTolerance, ""))
+		out = append(out, env.within(e.ID, fmt.Sprintf("%s %s recall@10 is %.3f", m.Label, what, f.Value), f.Value, m.Recall, recallTolerance, ""))
 	}
 	return out
 }

@@ -72,7 +72,7 @@ func TestSelectivityString(t *testing.T) {
 		{Selectivity{Filter: "year == 2025", Matching: 500, N: 2000}, 0.25, false},
 		{Selectivity{Filter: "year == 2025"}, 0, false},
 	} {
-		if got := tt.sel.S(); got != tt.s {
+		if got := tt.sel.s(); got != tt.s {
 			t.Errorf("%+v: S() = %v, want %v", tt.sel, got, tt.s)
 		}
 		if got := strings.Contains(tt.sel.String(), "article: 1,328 of 30,000 (s = 4.4 %)"); got != tt.article {

@@ -58,8 +58,8 @@ func MeasureQuantSets(sets *RealSets, quantizers []string, oversample []float64)
 	return qs, nil
 }
 
-// Result is one quantizer's result on one data set.
-func (qs *QuantSets) Result(quantizer, set string) (QuantResult, bool) {
+// result is one quantizer's result on one data set.
+func (qs *QuantSets) result(quantizer, set string) (QuantResult, bool) {
 	r, ok := qs.results[quantizer][set]
 	return r, ok
 }
@@ -75,7 +75,7 @@ func (qs *QuantSets) Table(title string, quantizers ...string) *table.Table {
 	}
 	for _, q := range quantizers {
 		for _, set := range qs.Sets {
-			r, ok := qs.Result(q, set)
+			r, ok := qs.result(q, set)
 			if !ok {
 				continue
 			}
@@ -95,7 +95,7 @@ func (qs *QuantSets) Table(title string, quantizers ...string) *table.Table {
 func (qs *QuantSets) Chart(title, quantizer string) *chart.Line {
 	c := chart.NewLine(title, "oversample (candidates / k; 0 = no rescoring)", fmt.Sprintf("recall@%d", qs.K))
 	for _, set := range qs.Sets {
-		r, ok := qs.Result(quantizer, set)
+		r, ok := qs.result(quantizer, set)
 		if !ok {
 			continue
 		}
@@ -122,7 +122,7 @@ func (qs *QuantSets) Needed(targets []float64, quantizers ...string) *table.Tabl
 	for _, q := range quantizers {
 		vals := []any{q}
 		for _, set := range qs.Sets {
-			r, _ := qs.Result(q, set)
+			r, _ := qs.result(q, set)
 			for _, x := range targets {
 				vals = append(vals, neededText(r, x))
 			}
@@ -242,7 +242,7 @@ func recalls(ms []Measurement) []float64 {
 func articleRecalls(e Experiment, rows []string, measure string) []float64 {
 	out := make([]float64, len(rows))
 	for i, row := range rows {
-		out[i], _ = e.ArticleValue(row, measure).(float64)
+		out[i], _ = e.articleValue(row, measure).(float64)
 	}
 	return out
 }
@@ -259,7 +259,7 @@ func (rs SetRuns) E02Table() *table.Table {
 		t.AddColumns(table.Column{Header: r.Name, Prec: 3})
 	}
 	for i, st := range rs.labels(e02Stores) {
-		vals := []any{st, e02.ArticleValue(st, "recall@10")}
+		vals := []any{st, e02.articleValue(st, "recall@10")}
 		for _, r := range rs {
 			vals = append(vals, recallOf(r.E02, i))
 		}
@@ -295,7 +295,7 @@ func (rs SetRuns) E10Table() *table.Table {
 		t.AddColumns(table.Column{Header: r.Name, Prec: 3}, table.Column{Header: r.Name + " filtered", Prec: 3})
 	}
 	for i, typ := range rs.labels(e10Types) {
-		vals := []any{typ, e10.ArticleValue(typ, "recall@10"), e10.ArticleValue(typ, "filtered recall@10")}
+		vals := []any{typ, e10.articleValue(typ, "recall@10"), e10.articleValue(typ, "filtered recall@10")}
 		for _, r := range rs {
 			vals = append(vals, recallOf(r.E10, i), recallOf(r.E10Filtered, i))
 		}

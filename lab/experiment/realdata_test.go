@@ -217,7 +217,7 @@ func TestSetRunsTables(t *testing.T) {
 		}
 	}
 	c, _ := e02t.Lookup("pgvector", "article")
-	check("E02 pgvector article", c, fmt.Sprint(e02.ArticleValue("pgvector", "recall@10")))
+	check("E02 pgvector article", c, fmt.Sprint(e02.articleValue("pgvector", "recall@10")))
 	c, _ = e02t.Lookup("Redis", "glove-3k")
 	check("E02 Redis glove-3k", c, "0.840")
 	c, _ = e02t.Lookup("Elasticsearch", "generated")

@@ -10,12 +10,12 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// WithSpread returns a fresh environment like e (scale, seed, machine,
+// withSpread returns a fresh environment like e (scale, seed, machine,
 // workers, cache, log and progress) whose generated data set has the
 // given spread (dataset.Config.Spread: the expected norm of a point's
 // offset from its unit cluster centre). It has its own data set, truth
 // and stores. A real data set has no spread.
-func (e *Env) WithSpread(spread float64) (*Env, error) {
+func (e *Env) withSpread(spread float64) (*Env, error) {
 	if e.real != nil {
 		return nil, fmt.Errorf("experiment: spread is a knob of the generated set, not of %s: %w", e.real.name, errBadArgument)
 	}
@@ -50,7 +50,7 @@ func SpreadSensitivity(env *Env, spreads []float64) ([]SpreadRow, error) {
 	var out []SpreadRow
 	for i, s := range spreads {
 		env.progress(i, len(spreads), "spreads")
-		sub, err := env.WithSpread(s)
+		sub, err := env.withSpread(s)
 		if err != nil {
 			return nil, err
 		}

@@ -14,7 +14,7 @@ import (
 func verdictWords(vs Verdicts) string {
 	var w []string
 	for _, v := range vs {
-		w = append(w, v.Word())
+		w = append(w, v.word())
 	}
 	return strings.Join(w, " ")
 }
@@ -84,7 +84,7 @@ func TestVerdictFunctions(t *testing.T) {
 	}
 	e15.Cold.Ratios = []float64{1.2, 1.9, 1.1, 1.25, 0.8}
 	if v := E15Verdicts(env, e15)[2]; v.Agrees || !strings.Contains(v.Reason, "in only 3 of 5 rounds") || !strings.Contains(v.Reason, "not yet explained") {
-		t.Errorf("E15 with two slow cold rounds: %s (%s)", v.Word(), v.Reason)
+		t.Errorf("E15 with two slow cold rounds: %s (%s)", v.word(), v.Reason)
 	}
 
 	many := SegmentMeasurement{Segments: 128, Recall: 0.9745, QPS: 35.8, DistComps: 9000}
@@ -196,8 +196,8 @@ func TestE20Verdicts(t *testing.T) {
 			if len(vs) != 4 {
 				t.Fatalf("%d verdicts, want 4", len(vs))
 			}
-			if v := vs[3]; v.Word() != c.cut || !strings.Contains(v.Reason, c.reason) {
-				t.Errorf("cut: %s (%s), want %s with %q", v.Word(), v.Reason, c.cut, c.reason)
+			if v := vs[3]; v.word() != c.cut || !strings.Contains(v.Reason, c.reason) {
+				t.Errorf("cut: %s (%s), want %s with %q", v.word(), v.Reason, c.cut, c.reason)
 			}
 		})
 	}
@@ -269,7 +269,7 @@ func TestSpreadSensitivity(t *testing.T) {
 	if err := SpreadChart(rows).Err(); err != nil {
 		t.Error(err)
 	}
-	if _, err := env.WithSpread(0); !errors.Is(err, errBadArgument) {
+	if _, err := env.withSpread(0); !errors.Is(err, errBadArgument) {
 		t.Errorf("spread 0: %v", err)
 	}
 	if _, err := SpreadSensitivity(env, nil); !errors.Is(err, errBadArgument) {
