@@ -24,6 +24,19 @@
 //	fms, err := experiment.E06MeasureFiltered(env, []int{10, 50, 200})
 //	experiment.E06Table(env, ms, fms)
 //
+// # The front
+//
+// What is exported is what a notebook's cells, `veclab` or another package
+// call: the set-up ([Notebook], [NewEnv], [Env]), the registry and runner
+// ([Lookup], [Select], [Run], [Summary], [Catalogue]), each experiment's
+// steps and their defaults, and the types those name. The helpers behind
+// them (the verdict constructors, the shared measurement loops, the
+// constants a notebook never names) are unexported, so `go doc` lists the
+// entry points only. The Examples show every step a notebook calls, in
+// the notebook's order; TestFrontUsed fails when an exported name has no
+// user outside the package, and TestExamplesCoverNotebookCalls when a
+// function a notebook calls has no Example.
+//
 // An [Env] carries what the experiments share: the [Scale] (the article's
 // 30,000 × 384, or a small one for tests), the seed, the machine's facts,
 // a Progress hook, and caches of the data set, the ground truth and the
