@@ -8,7 +8,7 @@
 // that measures the same things on the lab's own engine and returns a
 // [Report]: tables in which the article's figure stands beside the lab's
 // (never in its place), charts and notes. Each experiment lives in its own
-// file (e02.go, e06.go, …) and registers itself in init with [register], so
+// file (e02.go, e06.go, …) and registers itself in init with register, so
 // adding one never touches another's file. What several experiments share
 // lives in files named for it: quantizers.go (training from lab/quantizers'
 // catalogue and its flat-scan measurement, E14, E22–E24), disk.go (the disk-backed

@@ -65,7 +65,7 @@ func (b IOBudget) QPSCap() float64 {
 // candidates rescored), warm and cold, and returns both points.
 //
 // Cold, it also reads the same candidates again from rows of the
-// article's width ([e13ArticleDim]) into cold.Wide.
+// article's width (e13ArticleDim) into cold.Wide.
 func E13Measure(env *Env, ef int, oversample float64) (warm, cold DiskPoint, err error) {
 	return e13Measure(env, ef, oversample, true)
 }

@@ -52,7 +52,7 @@ const e20ArticleEf = 100
 type E20Result struct {
 	Sequential, Concurrent, Shared, SharedConcurrent []SegmentMeasurement
 	// CPU is what searching the segments concurrently gains at the middle
-	// ef of the sweep, from CPU clocks (see [e20ConcurrencyCPU]); its
+	// ef of the sweep, from CPU clocks (see e20ConcurrencyCPU); its
 	// Speedup is 0 where thread CPU time cannot be read.
 	CPU E20CPU
 }
@@ -275,7 +275,7 @@ func runE20(env *Env) (*Report, error) {
 // this one may), with the same answers; the shared bound (Lucene's
 // MultiLeafKnnCollector) cut latency by up to 60 % at comparable recall.
 // The lab's figure for that is measured as the bound's benchmark measured
-// it ([e20ArticleEf]): the cut in distance computations at the same k and
+// it (e20ArticleEf): the cut in distance computations at the same k and
 // the same ef (e20ArticleEf) with and without the bound, ± 25 points, the
 // recall "comparable" when it falls by at most recallTolerance; the reason
 // adds the largest cut at equal recall (± e20RecallTolerance), a stricter

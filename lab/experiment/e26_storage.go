@@ -6,7 +6,7 @@ import (
 	"github.com/veclab/veclab/lab/chart"
 )
 
-// E26StorageChart draws each design's QPS at its best point ([e26Best],
+// E26StorageChart draws each design's QPS at its best point (e26Best,
 // as [E26ByStorage] tabulates it) per storage: where the rescoring reads
 // are the same for both designs, a slow device narrows the gap their
 // in-memory searches leave. The title names the simulated devices.
