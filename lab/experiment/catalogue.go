@@ -10,9 +10,6 @@ import (
 // tables only. TestVerdictsRegistered keeps it true to the runs.
 var judged = map[string]bool{"E01": true, "E02": true, "E03": true, "E04": true, "E05": true, "E06": true, "E07": true, "E08": true, "E09": true, "E10": true, "E11": true, "E12": true, "E13": true, "E14": true, "E15": true, "E16": true, "E17": true, "E18": true, "E19": true, "E20": true, "E21": true, "E22": true, "E23": true, "E24": true, "E25": true, "E26": true, "E27": true}
 
-// Judged reports whether experiment id's Run states verdicts.
-func Judged(id string) bool { return judged[id] }
-
 // Catalogue renders the experiments as a Markdown table: id, title, the
 // article and where its figures are, the notebook that runs it, and its
 // status (whether its report states verdicts or tables only). It is
@@ -32,7 +29,7 @@ func Catalogue(exps []Experiment) string {
 			nb = fmt.Sprintf("[%s](../notebooks/%s)", strings.TrimSuffix(e.Notebook, ".ipynb"), e.Notebook)
 		}
 		st := "tables"
-		if Judged(e.ID) {
+		if judged[e.ID] {
 			st = "verdicts"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", e.ID, cell.Replace(e.Title), cell.Replace(e.Article), nb, st)

@@ -21,7 +21,7 @@ func TestAndList(t *testing.T) {
 }
 
 // TestE26StorageChart checks that each storage's bars are its designs'
-// best points (highest recall, E26Best) and that the title names the
+// best points (highest recall, e26Best) and that the title names the
 // simulated devices only.
 func TestE26StorageChart(t *testing.T) {
 	runs := []E26StorageRun{
@@ -121,14 +121,14 @@ func TestE21BuildTable(t *testing.T) {
 func TestE25ShapeChart(t *testing.T) {
 	shape := func(lo, hi int, spread, mean, naiveParents, naiveRecall, parRecall float64) E25Shape {
 		return E25Shape{Config: E25Config{MinPassages: lo, MaxPassages: hi, Spread: spread}, Mean: mean, Rows: []E25Row{
-			{Method: E25Parents, Asked: 10, Ef: 40, MeanParents: 10, Recall: parRecall},
-			{Method: E25Naive, Asked: 10, Ef: 40, MeanParents: naiveParents, Recall: naiveRecall},
+			{Method: e25Parents, Asked: 10, Ef: 40, MeanParents: 10, Recall: parRecall},
+			{Method: e25Naive, Asked: 10, Ef: 40, MeanParents: naiveParents, Recall: naiveRecall},
 		}}
 	}
 	shapes := []E25Shape{
-		shape(1, 1, E25DefaultSpread, 1, 10, 0.9, 0.9),
-		shape(2, 8, E25DefaultSpread, 5, 4, 0.4, 0.95), // not a fixed count
-		shape(5, 5, E25DefaultSpread, 5, 3, 0.3, 0.97),
+		shape(1, 1, e25DefaultSpread, 1, 10, 0.9, 0.9),
+		shape(2, 8, e25DefaultSpread, 5, 4, 0.4, 0.95), // not a fixed count
+		shape(5, 5, e25DefaultSpread, 5, 3, 0.3, 0.97),
 		shape(5, 5, 1, 5, 6, 0.6, 0.9), // not the default spread
 	}
 	c := E25ShapeChart(shapes)
@@ -141,7 +141,7 @@ func TestE25ShapeChart(t *testing.T) {
 			t.Errorf("%s: x %v y %v, want [1 5] %v", s.Name, s.X, s.Y, want[i])
 		}
 	}
-	if (E25Shape{}).Row(E25Naive).Method != "" {
+	if (E25Shape{}).Row(e25Naive).Method != "" {
 		t.Error("a shape without rows has a naive row")
 	}
 }

@@ -8,7 +8,7 @@
 // that measures the same things on the lab's own engine and returns a
 // [Report]: tables in which the article's figure stands beside the lab's
 // (never in its place), charts and notes. Each experiment lives in its own
-// file (e02.go, e06.go, …) and registers itself in init with [Register], so
+// file (e02.go, e06.go, …) and registers itself in init with register, so
 // adding one never touches another's file. What several experiments share
 // lives in files named for it: quantizers.go (training from lab/quantizers'
 // catalogue and its flat-scan measurement, E14, E22–E24), disk.go (the disk-backed
@@ -23,6 +23,19 @@
 //	ms, err := experiment.E06Measure(env, []int{10, 50, 200})
 //	fms, err := experiment.E06MeasureFiltered(env, []int{10, 50, 200})
 //	experiment.E06Table(env, ms, fms)
+//
+// # The front
+//
+// What is exported is what a notebook's cells, `veclab` or another package
+// call: the set-up ([Notebook], [NewEnv], [Env]), the registry and runner
+// ([Lookup], [Select], [Run], [Summary], [Catalogue]), each experiment's
+// steps and their defaults, and the types those name. The helpers behind
+// them (the verdict constructors, the shared measurement loops, the
+// constants a notebook never names) are unexported, so `go doc` lists the
+// entry points only. The Examples show every step a notebook calls, in
+// the notebook's order; TestFrontUsed fails when an exported name has no
+// user outside the package, and TestExamplesCoverNotebookCalls when a
+// function a notebook calls has no Example.
 //
 // An [Env] carries what the experiments share: the [Scale] (the article's
 // 30,000 × 384, or a small one for tests), the seed, the machine's facts,

@@ -28,7 +28,7 @@ var e01 = Experiment{
 	},
 }
 
-func init() { e01.Run, e01.Notebook = runE01, "01-four-stores-on-defaults.ipynb"; Register(e01) }
+func init() { e01.Run, e01.Notebook = runE01, "01-four-stores-on-defaults.ipynb"; register(e01) }
 
 // Ingest is what one store's ingest run measured.
 type Ingest struct {
@@ -42,8 +42,8 @@ type Ingest struct {
 	Visibility string        // the store's visibility step
 }
 
-// DocsPerSecond is the acknowledged ingest rate.
-func (in Ingest) DocsPerSecond() float64 {
+// docsPerSecond is the acknowledged ingest rate.
+func (in Ingest) docsPerSecond() float64 {
 	if in.Acked <= 0 {
 		return 0
 	}
@@ -139,8 +139,8 @@ func E01Table(env *Env, ins []Ingest) *table.Table {
 	}
 	for _, in := range ins {
 		vals := []any{in.Store,
-			e01.ArticleValue(in.Store, "ingest"), in.Acked.Seconds(),
-			e01.ArticleValue(in.Store, "docs/s"), in.DocsPerSecond(),
+			e01.articleValue(in.Store, "ingest"), in.Acked.Seconds(),
+			e01.articleValue(in.Store, "docs/s"), in.docsPerSecond(),
 			fmt.Sprintf("%d of %d", in.VisibleAck, in.Docs), in.RecallAck, in.Searchable.Seconds()}
 		if live != nil {
 			if in.Store == profile.PGVector.String() {
@@ -176,11 +176,11 @@ func runE01(env *Env) (*Report, error) {
 	}
 	r := newReport(e01, env)
 	t := E01Table(env, ins)
-	r.AddTable(t)
+	r.addTable(t)
 	if c, err := chart.Compare(t, "docs/s"); err == nil {
 		c.Title = "E01 ingest docs/s (acknowledged): article vs lab"
 		c.YLabel = "docs/s"
-		r.AddChart(c)
+		r.addChart(c)
 	}
 	E01Verdicts(env, ins, nil)
 	return r, nil
@@ -310,25 +310,25 @@ func E01Verdicts(env *Env, ins []Ingest, lag *table.Table) Verdicts {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return ins[idx[a]].DocsPerSecond() > ins[idx[b]].DocsPerSecond() })
+	sort.SliceStable(idx, func(a, b int) bool { return ins[idx[a]].docsPerSecond() > ins[idx[b]].docsPerSecond() })
 	var names []string
 	for _, i := range idx {
 		names = append(names, ins[i].Store)
 	}
 	order := strings.Join(names, " > ")
-	out := Verdicts{env.Holds("E01", "the stores ingest in the article's order (§ Getting the data in)", e01Order, order,
+	out := Verdicts{env.holds("E01", "the stores ingest in the article's order (§ Getting the data in)", e01Order, order,
 		order == e01Order, "the order of the acknowledged docs/s; the seconds are not comparable (the article's include the network)")}
 	for _, in := range ins {
 		seen := fmt.Sprintf("%d of %d searchable at the last ack", in.VisibleAck, in.Docs)
 		switch in.Store {
 		case "pgvector":
-			out = append(out, env.Holds("E01", "pgvector: everything visible at the last ack (commit is the visibility step)",
+			out = append(out, env.holds("E01", "pgvector: everything visible at the last ack (commit is the visibility step)",
 				"visible at commit", seen, in.VisibleAck == in.Docs, in.Visibility))
 		case "redis":
-			out = append(out, env.Holds("E01", "redis: at the last ack its indexing queue has not caught up (§ Getting the data in: Redis drains an indexing queue)",
+			out = append(out, env.holds("E01", "redis: at the last ack its indexing queue has not caught up (§ Getting the data in: Redis drains an indexing queue)",
 				"fewer visible than acknowledged", seen, in.VisibleAck < in.Docs, in.Visibility))
 		case "qdrant":
-			out = append(out, env.Holds("E01", "qdrant: all points searchable at once while the optimizer runs (plain segments are scanned exactly)",
+			out = append(out, env.holds("E01", "qdrant: all points searchable at once while the optimizer runs (plain segments are scanned exactly)",
 				"searchable at once", seen, in.VisibleAck == in.Docs, in.Visibility))
 		case "elasticsearch":
 			ok := in.VisibleAck < in.Docs
@@ -338,7 +338,7 @@ func E01Verdicts(env *Env, ins []Ingest, lag *table.Table) Verdicts {
 					ok = ok || int(first.Int) < in.Docs
 				}
 			}
-			out = append(out, env.Holds("E01", "elasticsearch: acknowledged documents stay invisible until the next refresh, a matter of time (§ Getting the data in)",
+			out = append(out, env.holds("E01", "elasticsearch: acknowledged documents stay invisible until the next refresh, a matter of time (§ Getting the data in)",
 				"invisible until a refresh", seen, ok, in.Visibility))
 		}
 	}

@@ -24,7 +24,7 @@ var e02 = Experiment{
 	}),
 }
 
-func init() { e02.Run, e02.Notebook = runE02, "01-four-stores-on-defaults.ipynb"; Register(e02) }
+func init() { e02.Run, e02.Notebook = runE02, "01-four-stores-on-defaults.ipynb"; register(e02) }
 
 func storeFigures(m map[string][4]float64) []Figure {
 	var fs []Figure
@@ -88,10 +88,10 @@ func E02Table(env *Env, ms []Measurement) *table.Table {
 	for _, m := range ms {
 		row := m.Label
 		vals := []any{row,
-			e02.ArticleValue(row, "recall@10"), m.Recall,
-			e02.ArticleValue(row, "p50"), m.P50ms(),
-			e02.ArticleValue(row, "p95"), m.P95ms(),
-			e02.ArticleValue(row, "mean hits"), m.MeanHits,
+			e02.articleValue(row, "recall@10"), m.Recall,
+			e02.articleValue(row, "p50"), m.P50ms(),
+			e02.articleValue(row, "p95"), m.P95ms(),
+			e02.articleValue(row, "mean hits"), m.MeanHits,
 			m.Segments, m.Plan.String()}
 		if live {
 			vals = append(vals, liveValues(m.Live, func(l *LiveMeasurement) []any {
@@ -116,30 +116,30 @@ func runE02(env *Env) (*Report, error) {
 	}
 	r := newReport(e02, env)
 	t := E02Table(env, ms)
-	r.AddTable(t)
+	r.addTable(t)
 	if c, err := chart.Compare(t, "recall@10"); err == nil {
 		c.Title = "E02 recall@10 on defaults: article vs lab"
-		r.AddChart(c)
+		r.addChart(c)
 	}
 	for _, m := range ms {
 		r.Note("%s", m)
 	}
 	E02Verdicts(env, ms)
 	E02ShapeVerdicts(env, ms, nil)
-	es, err := E02Segments(env)
+	es, err := e02Segments(env)
 	if err != nil {
 		return nil, err
 	}
-	r.AddTable(es)
+	r.addTable(es)
 	return r, nil
 }
 
-// E02Segments measures the Elasticsearch default on one segment (the
+// e02Segments measures the Elasticsearch default on one segment (the
 // force-merged variant) and on ten (the profile's default: what the
 // article's refreshes flush and its merge policy keeps), for the
 // bbq_hnsw default and for plain hnsw: a lab finding, not an article
 // table.
-func E02Segments(env *Env) (*table.Table, error) {
+func e02Segments(env *Env) (*table.Table, error) {
 	var ps []profile.Profile
 	var labels []string
 	for _, typ := range []profile.IndexType{profile.AutoType, profile.HNSWType} {
@@ -173,7 +173,7 @@ type E02Breadth struct {
 // breadth.
 func E02MeasureBreadth(env *Env, breadths []int) (*E02Breadth, error) {
 	if len(breadths) == 0 {
-		return nil, fmt.Errorf("experiment: E02MeasureBreadth: no breadths: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E02MeasureBreadth: no breadths: %w", errBadArgument)
 	}
 	k := env.Scale.K
 	cols := []table.Column{table.Col("store", ""), {Header: "default breadth", Source: table.Lab, Prec: -1}}
@@ -194,7 +194,7 @@ func E02MeasureBreadth(env *Env, breadths []int) (*E02Breadth, error) {
 		row := []any{p.Kind.String(), p.Plan(k, env.Scale.Dim).Ef}
 		var xs, ys []float64
 		for _, b := range breadths {
-			m, err := Measure(env, s.WithEf(b), p.Kind.String())
+			m, err := measure(env, s.WithEf(b), p.Kind.String())
 			if err != nil {
 				return nil, err
 			}
@@ -241,9 +241,9 @@ func E02ShapeVerdicts(env *Env, ms []Measurement, br *E02Breadth) Verdicts {
 		}
 	}
 	out := Verdicts{
-		env.Holds("E02", "the two outliers are the article's: elasticsearch lowest, then redis", "elasticsearch, then redis", order, ok,
+		env.holds("E02", "the two outliers are the article's: elasticsearch lowest, then redis", "elasticsearch, then redis", order, ok,
 			why(ok, "the same two stores, in the same order", "at this scale the defaults rank otherwise")),
-		env.Holds("E02", fmt.Sprintf("every store returns %d hits", env.Scale.K), fmt.Sprintf("%d hits", env.Scale.K), ofN(hits, len(ms))+" stores",
+		env.holds("E02", fmt.Sprintf("every store returns %d hits", env.Scale.K), fmt.Sprintf("%d hits", env.Scale.K), ofN(hits, len(ms))+" stores",
 			len(ms) > 0 && hits == len(ms), "topK results per query"),
 	}
 	if br == nil || len(br.Breadths) == 0 {
@@ -259,7 +259,7 @@ func E02ShapeVerdicts(env *Env, ms []Measurement, br *E02Breadth) Verdicts {
 	pg, rd, qd, es := at("pgvector"), at("redis"), at("qdrant"), at("elasticsearch")
 	spread := math.Max(math.Max(pg, rd), qd) - math.Min(math.Min(pg, rd), qd)
 	return append(out,
-		env.AtMost("E02", fmt.Sprintf("(lab) at equal breadth %d the three float32 graphs meet", br.Breadths[top]), 0.02, spread, 0, ""),
-		env.Holds("E02", "(lab) at equal breadth elasticsearch's default index stays below them (the breadth is not its cause)", "more than 0.1 below pgvector",
+		env.atMost("E02", fmt.Sprintf("(lab) at equal breadth %d the three float32 graphs meet", br.Breadths[top]), 0.02, spread, 0, ""),
+		env.holds("E02", "(lab) at equal breadth elasticsearch's default index stays below them (the breadth is not its cause)", "more than 0.1 below pgvector",
 			fmt.Sprintf("%.3f vs pgvector %.3f", es, pg), es < pg-0.1, why(es < pg-0.1, "its limit is the 1-bit codes and the 30 rescored candidates (notebook 03)", "at this scale the widest breadth covers the collection")))
 }

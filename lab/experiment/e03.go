@@ -24,7 +24,7 @@ var e03 = Experiment{
 
 func init() {
 	e03.Run, e03.Notebook = runE03, "04-pgvector-filters-and-iterative-scan.ipynb"
-	Register(e03)
+	register(e03)
 }
 
 // E03Measure runs the article's filter on the four stores' defaults, each
@@ -84,7 +84,7 @@ func esFilteredStrategy(env *Env, p profile.Profile, label string) (StrategyMeas
 	if err != nil {
 		return StrategyMeasurement{}, err
 	}
-	meta, err := env.Metadata()
+	meta, err := env.metadata()
 	if err != nil {
 		return StrategyMeasurement{}, err
 	}
@@ -120,9 +120,9 @@ func E03Table(env *Env, ms []StrategyMeasurement) *table.Table {
 			table.Column{Header: "mean hits", Prec: 1}, table.Column{Header: "PostgreSQL plan"})...)
 	}
 	for _, m := range ms {
-		vals := []any{m.Label, e03.ArticleValue(m.Label, "recall@10"), m.Recall,
-			e03.ArticleValue(m.Label, "p50"), m.P50ms(),
-			e03.ArticleValue(m.Label, "mean hits"), m.MeanHits,
+		vals := []any{m.Label, e03.articleValue(m.Label, "recall@10"), m.Recall,
+			e03.articleValue(m.Label, "p50"), m.P50ms(),
+			e03.articleValue(m.Label, "mean hits"), m.MeanHits,
 			m.Path, m.DistComps, m.PayloadChecks}
 		if live {
 			vals = append(vals, liveValues(m.Live, func(l *LiveMeasurement) []any {
@@ -150,7 +150,7 @@ func runE03(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e03, env)
-	r.AddTable(E03Table(env, ms))
+	r.addTable(E03Table(env, ms))
 	E03Verdicts(env, ms)
 	return r, nil
 }

@@ -23,7 +23,7 @@ var e04 = Experiment{
 	},
 }
 
-func init() { e04.Run, e04.Notebook = runE04, "01-four-stores-on-defaults.ipynb"; Register(e04) }
+func init() { e04.Run, e04.Notebook = runE04, "01-four-stores-on-defaults.ipynb"; register(e04) }
 
 // breadthName is what each store calls its query-time breadth.
 var breadthName = map[profile.Kind]string{
@@ -47,7 +47,7 @@ func E04Table(env *Env) *table.Table {
 		row := p.Kind.String()
 		pl := p.Plan(k, dim)
 		add := func(setting, measure string, v any, reading string) {
-			vals := []any{row, setting, e04.ArticleValue(row, measure), v, reading}
+			vals := []any{row, setting, e04.articleValue(row, measure), v, reading}
 			if real != nil {
 				r := ""
 				if p.Kind == profile.PGVector {
@@ -145,7 +145,7 @@ func E04Describe(env *Env) string {
 
 func runE04(env *Env) (*Report, error) {
 	r := newReport(e04, env)
-	r.AddTable(E04Table(env))
+	r.addTable(E04Table(env))
 	for _, p := range profile.Defaults() {
 		r.Note("%s", p.Describe(env.Scale.Dim, env.Scale.K))
 	}
@@ -179,6 +179,6 @@ func E04Verdicts(env *Env, t *table.Table) Verdicts {
 	if first != "" {
 		reason = "first difference: " + first
 	}
-	return Verdicts{env.Holds("E04", "every default the article read from the services is the profile's (§ HNSW in two minutes)",
+	return Verdicts{env.holds("E04", "every default the article read from the services is the profile's (§ HNSW in two minutes)",
 		fmt.Sprintf("%d settings", given), fmt.Sprintf("%d of %d the same", agree, given), given > 0 && agree == given, reason)}
 }

@@ -26,7 +26,7 @@ var e05 = Experiment{
 
 func init() {
 	e05.Run, e05.Notebook = runE05, "03-elasticsearch-quantized-default.ipynb"
-	Register(e05)
+	register(e05)
 }
 
 // E05Default is the article's sweep.
@@ -36,7 +36,7 @@ var E05Default = []int{15, 50, 100, 500}
 // num_candidates (the rescoring oversample stays at its default).
 func E05Measure(env *Env, ncs []int) ([]Measurement, error) {
 	if len(ncs) == 0 {
-		return nil, fmt.Errorf("experiment: E05: no num_candidates values: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E05: no num_candidates values: %w", errBadArgument)
 	}
 	p := profile.Default(profile.Elasticsearch)
 	if typ := p.EffectiveType(env.Scale.Dim); typ != profile.BBQHNSW {
@@ -49,10 +49,10 @@ func E05Measure(env *Env, ncs []int) ([]Measurement, error) {
 	var out []Measurement
 	for i, nc := range ncs {
 		if nc < 1 || nc > profile.NumCandidatesLimit {
-			return nil, fmt.Errorf("experiment: E05: num_candidates must be in 1…%d, got %d: %w", profile.NumCandidatesLimit, nc, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E05: num_candidates must be in 1…%d, got %d: %w", profile.NumCandidatesLimit, nc, errBadArgument)
 		}
 		env.progress(i, len(ncs), "E05 num_candidates")
-		m, err := Measure(env, s.WithEf(nc), strconv.Itoa(nc))
+		m, err := measure(env, s.WithEf(nc), strconv.Itoa(nc))
 		if err != nil {
 			return nil, err
 		}
@@ -72,8 +72,8 @@ func E05Table(env *Env, ms []Measurement) *table.Table {
 	t.AddColumns(table.Column{Header: "rescored", Source: table.Lab, Prec: -1})
 	for _, m := range ms {
 		_ = t.AddValues(m.Label,
-			e05.ArticleValue(m.Label, "recall@10"), m.Recall,
-			e05.ArticleValue(m.Label, "p50"), m.P50ms(),
+			e05.articleValue(m.Label, "recall@10"), m.Recall,
+			e05.articleValue(m.Label, "p50"), m.P50ms(),
 			m.Plan.Ef, m.Plan.Rescore)
 	}
 	t.Note("the graph is walked with 1-bit codes (4-bit query); only k' = ⌈k·3⌉ = %d candidates are rescored with float32 vectors, so a wider beam finds more candidates by quantized score but the rescored set stays small", profile.Default(profile.Elasticsearch).Plan(env.Scale.K, env.Scale.Dim).Rescore)
@@ -120,15 +120,15 @@ func runE05(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e05, env)
-	r.AddTable(E05Table(env, ms))
-	r.AddChart(E05Chart(ms))
+	r.addTable(E05Table(env, ms))
+	r.addChart(E05Chart(ms))
 	E05Verdicts(env, ms)
 	o, err := E05OversampleSweep(env, E05OversampleDefault)
 	if err != nil {
 		return nil, err
 	}
-	r.AddTable(o.Table)
-	r.AddChart(o.Chart)
+	r.addTable(o.Table)
+	r.addChart(o.Chart)
 	E05OversampleVerdicts(env, o)
 	return r, nil
 }
@@ -152,5 +152,5 @@ func E05Verdicts(env *Env, ms []Measurement) Verdicts {
 	for _, m := range ms {
 		lo, hi = math.Min(lo, m.Recall), math.Max(hi, m.Recall)
 	}
-	return append(out, env.AtMost("E05", "recall is flat over num_candidates 15…500: its spread (§ "+e05Section+")", 0.002, hi-lo, recallTolerance, ""))
+	return append(out, env.atMost("E05", "recall is flat over num_candidates 15…500: its spread (§ "+e05Section+")", 0.002, hi-lo, recallTolerance, ""))
 }

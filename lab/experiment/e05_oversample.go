@@ -53,14 +53,14 @@ func E05OversampleSweep(env *Env, overs []float64) (*E05Oversample, error) {
 		table.Column{Header: fmt.Sprintf("recall@%d, scan of all codes", k), Source: table.Lab, Prec: 3},
 		table.Column{Header: "p50 ms, graph walk", Source: table.Lab, Prec: 2},
 		table.Column{Header: "query plan", Source: table.Lab})
-	m, err := Measure(env, bbq.WithOversample(-1), "none")
+	m, err := measure(env, bbq.WithOversample(-1), "none")
 	if err != nil {
 		return nil, err
 	}
 	_ = t.AddValues("no rescoring", 0, m.Recall, flat.RecallNone, m.P50ms(), m.Plan.String())
 	o := &E05Oversample{Overs: overs, Table: t}
 	for i, over := range overs {
-		m, err := Measure(env, bbq.WithOversample(over), fmt.Sprint(over))
+		m, err := measure(env, bbq.WithOversample(over), fmt.Sprint(over))
 		if err != nil {
 			return nil, err
 		}
@@ -93,15 +93,15 @@ func E05OversampleVerdicts(env *Env, o *E05Oversample) Verdicts {
 		}
 	}
 	if def < 0 || len(o.Graph) != len(o.Overs) || len(o.Scan) != len(o.Overs) {
-		return Verdicts{env.Holds("E05", "(lab) raising the rescoring oversample raises recall", "> 0.2 from ×3", "not measured", false, "the sweep has no oversample 3")}
+		return Verdicts{env.holds("E05", "(lab) raising the rescoring oversample raises recall", "> 0.2 from ×3", "not measured", false, "the sweep has no oversample 3")}
 	}
 	gain := o.Graph[last] - o.Graph[def]
 	gap := o.Scan[def] - o.Graph[def]
 	return Verdicts{
-		env.Holds("E05", "(lab) raising the rescoring oversample from the default 3 raises recall by more than 0.2",
+		env.holds("E05", "(lab) raising the rescoring oversample from the default 3 raises recall by more than 0.2",
 			fmt.Sprintf("> 0.2 from ×3 to ×%g", o.Overs[last]), fmt.Sprintf("%.3f → %.3f", o.Graph[def], o.Graph[last]), gain > 0.2,
 			why(gain > 0.2, "more candidates rescored with float32 recover what the codes misorder", "the default's candidates already hold most of the true top k (a small collection)")),
-		env.Holds("E05", "(lab) at oversample 3 the graph walk is within 0.05 of the scan of all codes (the codes are the limit)",
+		env.holds("E05", "(lab) at oversample 3 the graph walk is within 0.05 of the scan of all codes (the codes are the limit)",
 			"≤ 0.05", fmt.Sprintf("walk %.3f, scan %.3f", o.Graph[def], o.Scan[def]), gap <= 0.05,
 			why(gap <= 0.05, "an exhaustive scan of the same codes does little better than the walk", "the graph walk loses more than the codes do")),
 	}

@@ -24,7 +24,7 @@ var e06 = Experiment{
 	},
 }
 
-func init() { e06.Run, e06.Notebook = runE06, "02-redis-ef-runtime.ipynb"; Register(e06) }
+func init() { e06.Run, e06.Notebook = runE06, "02-redis-ef-runtime.ipynb"; register(e06) }
 
 // E06Default is the article's sweep: the default EF_RUNTIME, 50 and 200.
 var E06Default = []int{10, 50, 200}
@@ -35,7 +35,7 @@ var E06Default = []int{10, 50, 200}
 // which gives the same graph here (deterministic build).
 func E06Measure(env *Env, efs []int) ([]Measurement, error) {
 	if len(efs) == 0 {
-		return nil, fmt.Errorf("experiment: E06: no EF_RUNTIME values: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E06: no EF_RUNTIME values: %w", errBadArgument)
 	}
 	s, err := env.Store(profile.Default(profile.Redis))
 	if err != nil {
@@ -44,10 +44,10 @@ func E06Measure(env *Env, efs []int) ([]Measurement, error) {
 	var out []Measurement
 	for i, ef := range efs {
 		if ef < 1 {
-			return nil, fmt.Errorf("experiment: E06: EF_RUNTIME must be positive, got %d: %w", ef, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E06: EF_RUNTIME must be positive, got %d: %w", ef, errBadArgument)
 		}
 		env.progress(i, len(efs), "E06 EF_RUNTIME")
-		m, err := Measure(env, s.WithEf(ef), strconv.Itoa(ef))
+		m, err := measure(env, s.WithEf(ef), strconv.Itoa(ef))
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +68,7 @@ func E06MeasureFiltered(env *Env, efs []int) ([]Measurement, error) {
 	var out []Measurement
 	for i, ef := range efs {
 		if ef < 1 {
-			return nil, fmt.Errorf("experiment: E06: EF_RUNTIME must be positive, got %d: %w", ef, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E06: EF_RUNTIME must be positive, got %d: %w", ef, errBadArgument)
 		}
 		env.progress(i, len(efs), "E06 filtered")
 		m, err := measureFiltered(env, s.WithEf(ef), ArticleFilter, strconv.Itoa(ef))
@@ -100,14 +100,14 @@ func E06Table(env *Env, ms, fms []Measurement) *table.Table {
 			label = "10 (default)"
 		}
 		row := []any{label,
-			e06.ArticleValue(m.Label, "recall@10"), m.Recall,
-			e06.ArticleValue(m.Label, "p50"), m.P50ms()}
+			e06.articleValue(m.Label, "recall@10"), m.Recall,
+			e06.articleValue(m.Label, "p50"), m.P50ms()}
 		if fms != nil {
 			var fr, fp any
 			if i < len(fms) {
 				fr, fp = fms[i].Recall, fms[i].P50ms()
 			}
-			row = append(row, e06.ArticleValue(m.Label, "filtered recall@10"), fr, e06.ArticleValue(m.Label, "filtered p50"), fp)
+			row = append(row, e06.articleValue(m.Label, "filtered recall@10"), fr, e06.articleValue(m.Label, "filtered p50"), fp)
 		}
 		row = append(row, m.Plan.Ef, m.DistComps)
 		_ = t.AddValues(row...)
@@ -149,8 +149,8 @@ func runE06(env *Env) (*Report, error) {
 		r.Note("filtered columns not measured: %v", err)
 		fms = nil
 	}
-	r.AddTable(E06Table(env, ms, fms))
-	r.AddChart(E06Chart(ms))
+	r.addTable(E06Table(env, ms, fms))
+	r.addChart(E06Chart(ms))
 	E06Verdicts(env, ms)
 	return r, nil
 }

@@ -21,7 +21,7 @@ var e07 = Experiment{
 
 func init() {
 	e07.Run, e07.Notebook = runE07, "04-pgvector-filters-and-iterative-scan.ipynb"
-	Register(e07)
+	register(e07)
 }
 
 // E07Setting is one (ef_search, iterative_scan) row.
@@ -72,10 +72,10 @@ func E07Measure(env *Env, settings []E07Setting) ([]StrategyMeasurement, error) 
 // where PostgreSQL would rather scan the table.
 func e07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]StrategyMeasurement, error) {
 	if len(settings) == 0 {
-		return nil, fmt.Errorf("experiment: E07: no settings: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E07: no settings: %w", errBadArgument)
 	}
 	if p.Kind != profile.PGVector {
-		return nil, fmt.Errorf("experiment: E07: profile %s is not pgvector: %w", p.Kind, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E07: profile %s is not pgvector: %w", p.Kind, errBadArgument)
 	}
 	s, coll, err := filteredCollection(env, p, false)
 	if err != nil {
@@ -92,13 +92,13 @@ func e07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]St
 		case "strict_order":
 			strat = filtered.IterativeStrict
 		default:
-			return nil, fmt.Errorf("experiment: E07: iterative_scan %q (want off, relaxed_order or strict_order): %w", set.Scan, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E07: iterative_scan %q (want off, relaxed_order or strict_order): %w", set.Scan, errBadArgument)
 		}
 		if set.Ef < 1 || set.Ef > 1000 {
-			return nil, fmt.Errorf("experiment: E07: hnsw.ef_search %d outside pgvector's 1…1000: %w", set.Ef, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E07: hnsw.ef_search %d outside pgvector's 1…1000: %w", set.Ef, errBadArgument)
 		}
 		if set.MaxScanTuples < 0 {
-			return nil, fmt.Errorf("experiment: E07: hnsw.max_scan_tuples %d < 0: %w", set.MaxScanTuples, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E07: hnsw.max_scan_tuples %d < 0: %w", set.MaxScanTuples, errBadArgument)
 		}
 		fp := p.FilterParams(env.Scale.K, s.Dim())
 		fp.Ef, fp.MaxScanTuples = set.Ef, set.MaxScanTuples
@@ -152,9 +152,9 @@ func E07Table(env *Env, ms []StrategyMeasurement) *table.Table {
 			table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "PostgreSQL plan"})...)
 	}
 	for _, m := range ms {
-		vals := []any{e07.ArticleValue(m.Label, "mean hits"), m.MeanHits,
-			e07.ArticleValue(m.Label, "p50"), m.P50ms(),
-			e07.ArticleValue(m.Label, "recall@10"), m.Recall, m.DistComps, m.Plan}
+		vals := []any{e07.articleValue(m.Label, "mean hits"), m.MeanHits,
+			e07.articleValue(m.Label, "p50"), m.P50ms(),
+			e07.articleValue(m.Label, "recall@10"), m.Recall, m.DistComps, m.Plan}
 		if live {
 			vals = append(vals, liveValues(m.Live, func(l *LiveMeasurement) []any {
 				return []any{l.MeanHits, l.P50ms(), l.Recall, l.PlanName()}
@@ -179,7 +179,7 @@ func runE07(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e07, env)
-	r.AddTable(E07Table(env, ms))
+	r.addTable(E07Table(env, ms))
 	E07Verdicts(env, ms)
 	return r, nil
 }
@@ -243,7 +243,7 @@ func E07Verdicts(env *Env, ms []StrategyMeasurement) Verdicts {
 		if !ok {
 			why = "strict_order's recall is not below relaxed_order's here (both exact when PostgreSQL plans a sequential scan)"
 		}
-		out = append(out, env.Holds("E07", "strict_order's recall is below relaxed_order's (§ "+e07Section+")", "0.281 < 0.611",
+		out = append(out, env.holds("E07", "strict_order's recall is below relaxed_order's (§ "+e07Section+")", "0.281 < 0.611",
 			fmt.Sprintf("%.3f against %.3f", strict.Recall, relaxed.Recall), ok, why))
 	}
 	return out

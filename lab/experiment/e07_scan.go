@@ -52,10 +52,10 @@ type E07Reading struct {
 func e07Predict(label string, s float64, k int) (ef int, scan string, hits float64, err error) {
 	f := strings.Fields(label)
 	if len(f) < 2 {
-		return 0, "", 0, fmt.Errorf("experiment: E07 row %q is not \"ef_search iterative_scan\": %w", label, ErrBadArgument)
+		return 0, "", 0, fmt.Errorf("experiment: E07 row %q is not \"ef_search iterative_scan\": %w", label, errBadArgument)
 	}
 	if _, err := fmt.Sscan(f[0], &ef); err != nil || ef < 1 {
-		return 0, "", 0, fmt.Errorf("experiment: E07 row %q: ef_search %q is not a positive integer: %w", label, f[0], ErrBadArgument)
+		return 0, "", 0, fmt.Errorf("experiment: E07 row %q: ef_search %q is not a positive integer: %w", label, f[0], errBadArgument)
 	}
 	switch scan = f[1]; scan {
 	case "off":
@@ -63,7 +63,7 @@ func e07Predict(label string, s float64, k int) (ef int, scan string, hits float
 	case "relaxed_order", "strict_order":
 		return ef, scan, float64(k), nil
 	}
-	return 0, "", 0, fmt.Errorf("experiment: E07 row %q: iterative_scan %q (want off, relaxed_order or strict_order): %w", label, scan, ErrBadArgument)
+	return 0, "", 0, fmt.Errorf("experiment: E07 row %q: iterative_scan %q (want off, relaxed_order or strict_order): %w", label, scan, errBadArgument)
 }
 
 // E07Read reads E07Measure's rows ms as [E07Reading] describes.
@@ -75,7 +75,7 @@ func E07Read(env *Env, ms []StrategyMeasurement) (*E07Reading, error) {
 	r := &E07Reading{}
 	var relaxed, strict *StrategyMeasurement
 	for i, m := range ms {
-		s := Selectivity{Matching: m.Matching, N: ds.Base.N}.S()
+		s := Selectivity{Matching: m.Matching, N: ds.Base.N}.s()
 		ef, scan, pred, err := e07Predict(m.Label, s, env.Scale.K)
 		if err != nil {
 			return nil, fmt.Errorf("experiment: E07Read: %w", err)
@@ -133,13 +133,13 @@ type E07ScanBound struct {
 // 20,000).
 func E07ScanBoundSweep(env *Env, bounds []int) (*E07ScanBound, error) {
 	if len(bounds) == 0 {
-		return nil, fmt.Errorf("experiment: E07ScanBoundSweep: no hnsw.max_scan_tuples: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E07ScanBoundSweep: no hnsw.max_scan_tuples: %w", errBadArgument)
 	}
 	modes := []string{"relaxed_order", "strict_order"}
 	var settings []E07Setting
 	for _, mst := range bounds {
 		if mst < 1 {
-			return nil, fmt.Errorf("experiment: E07ScanBoundSweep: hnsw.max_scan_tuples %d < 1: %w", mst, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E07ScanBoundSweep: hnsw.max_scan_tuples %d < 1: %w", mst, errBadArgument)
 		}
 		for _, mode := range modes {
 			settings = append(settings, E07Setting{Ef: 40, Scan: mode, MaxScanTuples: mst})

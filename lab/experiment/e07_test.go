@@ -18,8 +18,8 @@ func TestE07LiveWhy(t *testing.T) {
 		var ms []StrategyMeasurement
 		for _, s := range E07Default {
 			m := StrategyMeasurement{Label: s.Label()}
-			m.Recall = e07.ArticleValue(s.Label(), "recall@10").(float64)
-			m.MeanHits = e07.ArticleValue(s.Label(), "mean hits").(float64)
+			m.Recall = e07.articleValue(s.Label(), "recall@10").(float64)
+			m.MeanHits = e07.articleValue(s.Label(), "mean hits").(float64)
 			if s.Scan == "relaxed_order" {
 				m.Recall, m.Live = relaxed, live
 			}
@@ -54,7 +54,7 @@ func TestE07LiveWhy(t *testing.T) {
 				t.Fatalf("no verdict %q among %v", claim, vs)
 			}
 			if got.Agrees != c.agrees || !strings.Contains(got.Reason, c.reason) {
-				t.Errorf("%s: %s (%s), want %v and a reason containing %q", claim, got.Word(), got.Reason, c.agrees, c.reason)
+				t.Errorf("%s: %s (%s), want %v and a reason containing %q", claim, got.word(), got.Reason, c.agrees, c.reason)
 			}
 			if n := len(vs); n != 11 {
 				t.Errorf("%d verdicts, want 11 (the real store adds none)", n)

@@ -37,7 +37,7 @@ var e08 = Experiment{
 
 func init() {
 	e08.Run, e08.Notebook = runE08, "05-qdrant-payload-index-and-threshold.ipynb"
-	Register(e08)
+	register(e08)
 }
 
 // E08Measure runs the article's filter through Qdrant's planner twice: on
@@ -84,8 +84,8 @@ func E08Table(env *Env, ms []StrategyMeasurement) *table.Table {
 		table.Column{Header: "distances/query", Source: table.Lab, Prec: -1},
 		table.Column{Header: "payload links", Source: table.Lab})
 	for _, m := range ms {
-		_ = t.AddValues(m.Label, e08.ArticleValue(m.Label, "recall@10"), m.Recall,
-			e08.ArticleValue(m.Label, "p50"), m.P50ms(), e08.ArticleValue(m.Label, "p95"), m.P95ms(),
+		_ = t.AddValues(m.Label, e08.articleValue(m.Label, "recall@10"), m.Recall,
+			e08.articleValue(m.Label, "p50"), m.P50ms(), e08.articleValue(m.Label, "p95"), m.P95ms(),
 			m.Path, m.PayloadChecks, m.DistComps, orDash(m.PayloadLinks))
 	}
 	t.Note("both plans are exact: the filter's cardinality is below full_scan_threshold (10,000 KB of 384-d vectors = 6,666), so Qdrant scores the matching set; without an index it must first read every point's payload to find that set")
@@ -100,12 +100,12 @@ func runE08(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e08, env)
-	r.AddTable(E08Table(env, ms))
+	r.addTable(E08Table(env, ms))
 	rows, err := E08Indexing(env, []int{env.Scale.N / 3, env.Scale.N}, E08IndexingThresholdKB(env.Scale))
 	if err != nil {
 		return nil, err
 	}
-	r.AddTable(E08IndexingTable(env, rows))
+	r.addTable(E08IndexingTable(env, rows))
 	E08Verdicts(env, ms, rows)
 	return r, nil
 }
@@ -152,7 +152,7 @@ func (r E08IndexingRow) Label() string { return strconv.Itoa(r.Docs) + " documen
 // exactly, which the collection's status (green) does not reveal.
 func E08Indexing(env *Env, sizes []int, thresholdKB int) ([]E08IndexingRow, error) {
 	if len(sizes) == 0 || thresholdKB < 0 {
-		return nil, fmt.Errorf("experiment: E08Indexing: want sizes and a threshold ≥ 0, got %v and %d: %w", sizes, thresholdKB, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E08Indexing: want sizes and a threshold ≥ 0, got %v and %d: %w", sizes, thresholdKB, errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -166,7 +166,7 @@ func E08Indexing(env *Env, sizes []int, thresholdKB int) ([]E08IndexingRow, erro
 	var out []E08IndexingRow
 	for i, n := range sizes {
 		if n < 1 || n > ds.Base.N {
-			return nil, fmt.Errorf("experiment: E08Indexing: size %d outside 1…%d: %w", n, ds.Base.N, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E08Indexing: size %d outside 1…%d: %w", n, ds.Base.N, errBadArgument)
 		}
 		env.progress(i, len(sizes), "E08 indexing_threshold")
 		base := &vec.Matrix{N: n, Dim: ds.Base.Dim, Stride: ds.Base.Stride, Data: ds.Base.Data[:n*ds.Base.Stride]}
@@ -221,8 +221,8 @@ func E08IndexingTable(env *Env, rows []E08IndexingRow) *table.Table {
 		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 2})
 	for _, r := range rows {
 		l := r.Label()
-		_ = t.AddValues(l, r.ThresholdKB, e08.ArticleValue(l, "KB per segment"), r.SegmentKB,
-			e08.ArticleValue(l, "indexed_vectors_count"), r.Indexed,
+		_ = t.AddValues(l, r.ThresholdKB, e08.articleValue(l, "KB per segment"), r.SegmentKB,
+			e08.articleValue(l, "indexed_vectors_count"), r.Indexed,
 			r.Status, 100*r.Exact, r.Recall, r.DistComps, float64(r.Latency.P50)/float64(time.Millisecond))
 	}
 	t.Note("a segment gets its HNSW graph once its vectors pass indexing_threshold (KB of float32 vectors); until then it is a plain segment and every query scans it exactly: recall 1, cost ∝ documents, status still green")
@@ -260,18 +260,18 @@ func E08Verdicts(env *Env, ms []StrategyMeasurement, rows []E08IndexingRow) Verd
 			speedUp = plain.P50ms() / indexed.P50ms()
 		}
 		out = append(out,
-			env.AtLeast("E08", "the payload index makes the filtered query faster: p50 26.2 → 1.5 ms (§ "+section+")", 26.2/1.5, speedUp, 26.2/1.5-5, "×"),
-			env.Holds("E08", "without a payload index the filter reads each document's stored payload (§ "+section+")",
+			env.atLeast("E08", "the payload index makes the filtered query faster: p50 26.2 → 1.5 ms (§ "+section+")", 26.2/1.5, speedUp, 26.2/1.5-5, "×"),
+			env.holds("E08", "without a payload index the filter reads each document's stored payload (§ "+section+")",
 				"the article's reading of its 27.6 ms", fmt.Sprintf("%.0f payload reads per query, %d documents", plain.PayloadChecks, env.Scale.N),
 				plain.PayloadChecks >= float64(env.Scale.N), "the exact plan reads every payload to find the matching set"))
 	}
 	if len(rows) == 2 {
 		small, all := rows[0], rows[1]
 		out = append(out,
-			env.Holds("E08", "a third of the documents in 2 segments stays under indexing_threshold, unindexed and searched exactly (§ Going deeper: the Qdrant indexing threshold)",
+			env.holds("E08", "a third of the documents in 2 segments stays under indexing_threshold, unindexed and searched exactly (§ Going deeper: the Qdrant indexing threshold)",
 				"indexed_vectors_count=0", fmt.Sprintf("indexed_vectors_count=%d of %d; %.0f %% of queries scan exactly", small.Indexed, small.Docs, 100*small.Exact),
 				small.Indexed == 0 && small.Exact == 1, "each segment's vectors stay under the threshold, so neither gets a graph"),
-			env.Within("E08", "every vector of the full collection is indexed: indexed_vectors_count = points_count (§ Going deeper: the Qdrant indexing threshold)",
+			env.within("E08", "every vector of the full collection is indexed: indexed_vectors_count = points_count (§ Going deeper: the Qdrant indexing threshold)",
 				1, float64(all.Indexed)/float64(max(all.Docs, 1)), 0, ""))
 	}
 	return out
@@ -293,7 +293,7 @@ type E08PayloadLinks struct {
 // indexing_threshold idxKB and full_scan_threshold idxKB / 10 (at least 1).
 func E08MeasurePayloadLinks(env *Env, idxKB int, filters []string) (*E08PayloadLinks, error) {
 	if idxKB < 1 {
-		return nil, fmt.Errorf("experiment: E08MeasurePayloadLinks: indexing threshold %d KB: %w", idxKB, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E08MeasurePayloadLinks: indexing threshold %d KB: %w", idxKB, errBadArgument)
 	}
 	if filters == nil {
 		filters = E08LinkFilters
@@ -367,7 +367,7 @@ func E08PayloadLinkVerdicts(env *Env, pl *E08PayloadLinks) Verdicts {
 		worstYes = math.Min(worstYes, pl.WithLink[i].Recall)
 	}
 	ok := worstYes > worstNo
-	return Verdicts{env.Holds("E08", "(lab) payload links raise the filtered graph walk's worst recall", "(not in the article)",
+	return Verdicts{env.holds("E08", "(lab) payload links raise the filtered graph walk's worst recall", "(not in the article)",
 		fmt.Sprintf("lowest recall over the filters %.3f without, %.3f with", worstNo, worstYes), ok,
 		why(ok, "the links keep the matching points of a payload block connected", "no filter walked into a disconnected block here"))}
 }
@@ -383,7 +383,7 @@ var E08PlanFilters = []string{ArticleFilter, "category == 'c3'", "region == 'lat
 // without an index pays.
 func E08PlannerTable(env *Env, filters []string) (*table.Table, error) {
 	if len(filters) == 0 {
-		return nil, fmt.Errorf("experiment: E08PlannerTable: no filters: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E08PlannerTable: no filters: %w", errBadArgument)
 	}
 	qp := profile.Default(profile.Qdrant)
 	qp.Segments = 1 // the filtered engine binds one segment's graph (E08Measure does the same)

@@ -19,7 +19,7 @@ var e09 = Experiment{
 
 func init() {
 	e09.Run, e09.Notebook = runE09, "05-qdrant-payload-index-and-threshold.ipynb"
-	Register(e09)
+	register(e09)
 }
 
 // E09Outcome is what compiling the article's filter did on a store.
@@ -94,7 +94,7 @@ func runE09(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e09, env)
-	r.AddTable(E09Table(os))
+	r.addTable(E09Table(os))
 	if len(os) > 0 && !os[0].Unknown {
 		r.Note("unexpected: the undeclared field was not refused")
 	}
@@ -112,10 +112,10 @@ func E09Verdicts(env *Env, os []E09Outcome) Verdicts {
 	var out Verdicts
 	for _, o := range os {
 		if o.Declared {
-			out = append(out, env.Holds("E09", "with category and year declared the filter runs ("+section+")",
+			out = append(out, env.holds("E09", "with category and year declared the filter runs ("+section+")",
 				"filtered search runs", fmtMatching(o), o.Err == "" && o.Matching > 0, "the declared TAG and NUMERIC fields are indexed"))
 		} else {
-			out = append(out, env.Holds("E09", "the filter on an undeclared field is refused with an error naming it ("+section+")",
+			out = append(out, env.holds("E09", "the filter on an undeclared field is refused with an error naming it ("+section+")",
 				"Not allowed filter identifier name: category", fmtMatching(o), o.Unknown && strings.Contains(o.Err, "category"),
 				"the refusal comes when the filter is compiled, before any search"))
 		}

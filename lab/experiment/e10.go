@@ -23,7 +23,7 @@ var e10 = Experiment{
 
 func init() {
 	e10.Run, e10.Notebook = runE10, "03-elasticsearch-quantized-default.ipynb"
-	Register(e10)
+	register(e10)
 }
 
 // E10Types is the article's row order.
@@ -33,7 +33,7 @@ var E10Types = []profile.IndexType{profile.BBQHNSW, profile.Int8HNSW, profile.HN
 // else default) and measures it unfiltered and with the article's filter.
 func E10Measure(env *Env, types []profile.IndexType) (ms, fms []Measurement, bytes []float64, err error) {
 	if len(types) == 0 {
-		return nil, nil, nil, fmt.Errorf("experiment: E10: no index types: %w", ErrBadArgument)
+		return nil, nil, nil, fmt.Errorf("experiment: E10: no index types: %w", errBadArgument)
 	}
 	for i, typ := range types {
 		env.progress(i, len(types), "E10 index types")
@@ -44,7 +44,7 @@ func E10Measure(env *Env, types []profile.IndexType) (ms, fms []Measurement, byt
 			return nil, nil, nil, err
 		}
 		label := typ.String()
-		m, err := Measure(env, s, label)
+		m, err := measure(env, s, label)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -80,9 +80,9 @@ func E10Table(env *Env, ms, fms []Measurement, bytes []float64) *table.Table {
 			fr, fpaths = fms[i].Recall, fms[i].Leaves.String()
 		}
 		_ = t.AddValues(row,
-			e10.ArticleValue(row, "recall@10"), m.Recall, m.Segments,
-			e10.ArticleValue(row, "filtered recall@10"), fr, fpaths,
-			e10.ArticleValue(row, "store size"),
+			e10.articleValue(row, "recall@10"), m.Recall, m.Segments,
+			e10.articleValue(row, "filtered recall@10"), fr, fpaths,
+			e10.articleValue(row, "store size"),
 			bytes[i], bytes[i]*float64(env.Scale.N)/1e6,
 			m.P50ms(), m.Plan.String())
 	}
@@ -105,10 +105,10 @@ func runE10(env *Env) (*Report, error) {
 			r.Note("%s: the lab's filtered recall@10 (%.3f) is well above the article's (%.3f); the lab's filtered search is the profile's in-graph filtered walk (engine/filtered, plan %s) — the gap is not explained yet and is not claimed as a reproduction", m.Label, fms[i].Recall, a.Value, fms[i].Plan)
 		}
 	}
-	r.AddTable(t)
+	r.addTable(t)
 	if c, err := chart.Compare(t, "recall@10"); err == nil {
 		c.Title = "E10 recall@10 by index type: article vs lab"
-		r.AddChart(c)
+		r.addChart(c)
 	}
 	E10Verdicts(env, ms, fms, bytes)
 	return r, nil
@@ -138,7 +138,7 @@ func E10CodesOrSegments(env *Env) (*table.Table, error) {
 				return nil, err
 			}
 			label := fmt.Sprintf("%s, %d segment(s)", typ, segs)
-			m, err := Measure(env, s, label)
+			m, err := measure(env, s, label)
 			if err != nil {
 				return nil, err
 			}
@@ -147,8 +147,8 @@ func E10CodesOrSegments(env *Env) (*table.Table, error) {
 				return nil, err
 			}
 			f[fmt.Sprintf("%s/filtered/%d", typ, segs)] = fm.Recall
-			_ = t.AddValues(typ.String(), fmt.Sprint(segs), e10.ArticleValue(typ.String(), "recall@10"), m.Recall,
-				e10.ArticleValue(typ.String(), "filtered recall@10"), fm.Recall, fm.Leaves.String())
+			_ = t.AddValues(typ.String(), fmt.Sprint(segs), e10.articleValue(typ.String(), "recall@10"), m.Recall,
+				e10.articleValue(typ.String(), "filtered recall@10"), fm.Recall, fm.Leaves.String())
 			f[fmt.Sprintf("%s/%d", typ, segs)] = m.Recall
 		}
 	}
@@ -172,7 +172,7 @@ func E10Verdicts(env *Env, ms, fms []Measurement, bytes []float64) Verdicts {
 	out := recallVerdicts(env, e10, ms, "(index type):")
 	for _, m := range fms {
 		if f, ok := e10.Figure(m.Label, "filtered recall@10"); ok {
-			out = append(out, env.Within("E10", fmt.Sprintf("%s (index type): filtered recall@10 is %.3f", m.Label, f.Value), f.Value, m.Recall, recallTolerance, ""))
+			out = append(out, env.within("E10", fmt.Sprintf("%s (index type): filtered recall@10 is %.3f", m.Label, f.Value), f.Value, m.Recall, recallTolerance, ""))
 		}
 	}
 	at := map[string]int{}
@@ -185,13 +185,13 @@ func E10Verdicts(env *Env, ms, fms []Measurement, bytes []float64) Verdicts {
 	if !okB || !okI || !okH || len(bytes) != len(ms) {
 		return out
 	}
-	out = append(out, env.Holds("E10", "bbq_hnsw has the lowest recall of the three types (§ "+e05Section+")", "0.491 < 0.952, 0.995",
+	out = append(out, env.holds("E10", "bbq_hnsw has the lowest recall of the three types (§ "+e05Section+")", "0.491 < 0.952, 0.995",
 		fmt.Sprintf("%.3f against %.3f, %.3f", ms[b].Recall, ms[i8].Recall, ms[h].Recall), ms[b].Recall < ms[i8].Recall && ms[b].Recall < ms[h].Recall,
 		"1-bit codes rank the candidates that the float32 rescoring then sees"))
 	hs, _ := e10.Figure("hnsw", "store size")
 	for _, i := range []int{b, i8} {
 		if f, ok := e10.Figure(ms[i].Label, "store size"); ok && bytes[h] > 0 {
-			out = append(out, env.Within("E10", fmt.Sprintf("%s's store is %.2f× hnsw's (%.1f against %.1f MB)", ms[i].Label, f.Value/hs.Value, f.Value, hs.Value),
+			out = append(out, env.within("E10", fmt.Sprintf("%s's store is %.2f× hnsw's (%.1f against %.1f MB)", ms[i].Label, f.Value/hs.Value, f.Value, hs.Value),
 				f.Value/hs.Value, bytes[i]/bytes[h], 0.1, "×"))
 		}
 	}

@@ -17,7 +17,7 @@ import (
 // row.
 func E10Sizes(env *Env, ms []Measurement, bytes []float64) (*table.Table, error) {
 	if len(bytes) != len(ms) {
-		return nil, fmt.Errorf("experiment: E10Sizes: %d sizes for %d index types: %w", len(bytes), len(ms), ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E10Sizes: %d sizes for %d index types: %w", len(bytes), len(ms), errBadArgument)
 	}
 	h := -1
 	for i, m := range ms {
@@ -26,7 +26,7 @@ func E10Sizes(env *Env, ms []Measurement, bytes []float64) (*table.Table, error)
 		}
 	}
 	if h < 0 || bytes[h] <= 0 {
-		return nil, fmt.Errorf("experiment: E10Sizes: no hnsw row (with its bytes) to split the others against: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E10Sizes: no hnsw row (with its bytes) to split the others against: %w", errBadArgument)
 	}
 	dim := env.Scale.Dim
 	floatB, hnswB := float64(4*dim), bytes[h]

@@ -29,7 +29,7 @@ var e11 = Experiment{
 	},
 }
 
-func init() { e11.Run, e11.Notebook = runE11, "06-footprint.ipynb"; Register(e11) }
+func init() { e11.Run, e11.Notebook = runE11, "06-footprint.ipynb"; register(e11) }
 
 // e11ArticleDocs is the article's document count, which turns its sizes
 // into bytes per document.
@@ -38,18 +38,18 @@ const e11ArticleDocs = 30000
 // The component names of an [E11Footprint]; a store's own layout overhead
 // (modelled) has a name of its own.
 const (
-	E11RawVectors     = "raw vectors"
-	E11Codes          = "quantized codes"
-	E11Links          = "graph links"
-	E11StoredFields   = "stored fields"
-	E11PayloadIndexes = "payload indexes"
+	e11RawVectors     = "raw vectors"
+	e11Codes          = "quantized codes"
+	e11Links          = "graph links"
+	e11StoredFields   = "stored fields"
+	e11PayloadIndexes = "payload indexes"
 )
 
 // E11Component is one component of a store's footprint in bytes per
 // document, where the store keeps it.
 type E11Component struct {
 	Group string  // the part of the store the article sized: "table", "index", "document", "segment", …
-	Name  string  // E11RawVectors … E11PayloadIndexes, or the store's own overhead
+	Name  string  // e11RawVectors … e11PayloadIndexes, or the store's own overhead
 	RAM   float64 // bytes per document held in memory
 	Disk  float64 // bytes per document held on disk
 	// Model is set when the figure is modelled (Basis says from what and
@@ -66,8 +66,8 @@ type E11Footprint struct {
 	Components []E11Component
 }
 
-// RAM returns the bytes per document the store holds in memory.
-func (f E11Footprint) RAM() float64 {
+// ram returns the bytes per document the store holds in memory.
+func (f E11Footprint) ram() float64 {
 	var s float64
 	for _, c := range f.Components {
 		s += c.RAM
@@ -84,9 +84,9 @@ func (f E11Footprint) Disk() float64 {
 	return s
 }
 
-// Group returns the RAM and disk bytes per document of one group of
+// group returns the RAM and disk bytes per document of one group of
 // components (e.g. pgvector's "table").
-func (f E11Footprint) Group(group string) (ram, disk float64) {
+func (f E11Footprint) group(group string) (ram, disk float64) {
 	for _, c := range f.Components {
 		if c.Group == group {
 			ram += c.RAM
@@ -96,9 +96,9 @@ func (f E11Footprint) Group(group string) (ram, disk float64) {
 	return ram, disk
 }
 
-// Component returns the named component (the first of that name) and
+// component returns the named component (the first of that name) and
 // whether there is one.
-func (f E11Footprint) Component(name string) (E11Component, bool) {
+func (f E11Footprint) component(name string) (E11Component, bool) {
 	for _, c := range f.Components {
 		if c.Name == name {
 			return c, true
@@ -149,10 +149,10 @@ const (
 // them, adding the modelled parts the lab has no structure for.
 func e11Footprint(kind profile.Kind, x e11Measured) (E11Footprint, error) {
 	if x.n < 1 || x.dim < 1 || x.m < 1 {
-		return E11Footprint{}, fmt.Errorf("experiment: E11: n %d, dim %d and m %d must be positive: %w", x.n, x.dim, x.m, ErrBadArgument)
+		return E11Footprint{}, fmt.Errorf("experiment: E11: n %d, dim %d and m %d must be positive: %w", x.n, x.dim, x.m, errBadArgument)
 	}
 	if x.fp.Vectors < 0 || x.fp.Links < 0 || x.fp.Codes < 0 || x.stored < 0 || x.bitmaps < 0 || x.column < 0 {
-		return E11Footprint{}, fmt.Errorf("experiment: E11: negative sizes %+v: %w", x, ErrBadArgument)
+		return E11Footprint{}, fmt.Errorf("experiment: E11: negative sizes %+v: %w", x, errBadArgument)
 	}
 	n := float64(x.n)
 	vecs := float64(x.fp.Vectors) / n
@@ -174,34 +174,34 @@ func e11Footprint(kind profile.Kind, x e11Measured) (E11Footprint, error) {
 		tablePages, indexPages := profile.PgPages(x.n, x.dim, x.m)
 		heap := float64(tablePages) * 8192 / n
 		index := float64(indexPages) * 8192 / n
-		add(E11Component{Group: "table", Name: E11RawVectors, Disk: vecs, Basis: vecBasis + "; the embedding column of each heap row"})
-		add(E11Component{Group: "table", Name: E11StoredFields, Disk: stored, Basis: storedBasis + "; the content and metadata columns"})
+		add(E11Component{Group: "table", Name: e11RawVectors, Disk: vecs, Basis: vecBasis + "; the embedding column of each heap row"})
+		add(E11Component{Group: "table", Name: e11StoredFields, Disk: stored, Basis: storedBasis + "; the content and metadata columns"})
 		add(E11Component{Group: "table", Name: "heap tuple and page overhead", Disk: heap - vecs - stored, Model: true,
 			Basis: fmt.Sprintf("model: profile.PgPages heap (%d pages of 8 kB: 24-byte tuple header, uuid, vector varlena 8+4·dim, %d B of text+metadata, line pointers, page fill) less the measured parts", tablePages, profile.PgRowExtraBytes)})
-		add(E11Component{Group: "index", Name: E11RawVectors, Disk: vecs, Basis: vecBasis + "; pgvector keeps a second copy in each index element tuple (src/hnsw.h HnswElementTupleData)"})
-		add(E11Component{Group: "index", Name: E11Links, Disk: links, Basis: linksBasis})
+		add(E11Component{Group: "index", Name: e11RawVectors, Disk: vecs, Basis: vecBasis + "; pgvector keeps a second copy in each index element tuple (src/hnsw.h HnswElementTupleData)"})
+		add(E11Component{Group: "index", Name: e11Links, Disk: links, Basis: linksBasis})
 		add(E11Component{Group: "index", Name: "index tuple and page overhead", Disk: index - vecs - links, Model: true,
 			Basis: fmt.Sprintf("model: profile.PgPages index (%d pages: element tuple with 10 heap TIDs, neighbour tuple of 2·m 6-byte item pointers, metapage, page fill) less the measured parts", indexPages)})
-		add(E11Component{Group: "table", Name: E11PayloadIndexes, Basis: "none: Spring AI's pgvector store creates no index on the metadata"})
+		add(E11Component{Group: "table", Name: e11PayloadIndexes, Basis: "none: Spring AI's pgvector store creates no index on the metadata"})
 	case profile.Redis:
 		// Everything in RAM (an RDB snapshot on disk is not counted).
 		jsonVec := float64(x.dim*(e11JSONSlot+e11JSONF64) + e11JSONArrayHdr)
 		add(E11Component{Group: "document", Name: "embedding as a JSON array", RAM: jsonVec, Model: true,
 			Basis: fmt.Sprintf("model: RedisJSON's ijson layout, %d B per number (8-byte slot + 16-byte boxed f64) + %d B array header", e11JSONSlot+e11JSONF64, e11JSONArrayHdr)})
-		add(E11Component{Group: "document", Name: E11StoredFields, RAM: stored, Basis: storedBasis + "; Redis keeps them as JSON"})
+		add(E11Component{Group: "document", Name: e11StoredFields, RAM: stored, Basis: storedBasis + "; Redis keeps them as JSON"})
 		add(E11Component{Group: "document", Name: "key overhead", RAM: e11RedisKey, Model: true,
 			Basis: "model: dictEntry 24 B + robj 16 B + key sds 56 B (redis src/dict.c, src/server.h); document table not modelled"})
-		add(E11Component{Group: "vector index", Name: E11RawVectors, RAM: vecs, Basis: vecBasis + "; VecSim's copy of the vector"})
-		add(E11Component{Group: "vector index", Name: E11Links, RAM: links, Basis: linksBasis})
-		add(E11Component{Group: "search index", Name: E11PayloadIndexes, RAM: pidx, Basis: pidxBasis + "; RediSearch's tag and numeric indexes"})
+		add(E11Component{Group: "vector index", Name: e11RawVectors, RAM: vecs, Basis: vecBasis + "; VecSim's copy of the vector"})
+		add(E11Component{Group: "vector index", Name: e11Links, RAM: links, Basis: linksBasis})
+		add(E11Component{Group: "search index", Name: e11PayloadIndexes, RAM: pidx, Basis: pidxBasis + "; RediSearch's tag and numeric indexes"})
 	case profile.Qdrant:
 		// Defaults: vectors and graph in RAM and persisted; payload on
 		// disk (storage.on_disk_payload: true); payload indexes in RAM
 		// and persisted.
-		add(E11Component{Group: "segment", Name: E11RawVectors, RAM: vecs, Disk: vecs, Basis: vecBasis + "; in RAM (on_disk: false) and in the segment's vector storage"})
-		add(E11Component{Group: "segment", Name: E11Links, RAM: links, Disk: links, Basis: linksBasis + "; loaded in RAM and in the segment's links file"})
-		add(E11Component{Group: "segment", Name: E11StoredFields, Disk: stored, Basis: storedBasis + "; Qdrant's payload storage, on disk by default"})
-		add(E11Component{Group: "segment", Name: E11PayloadIndexes, RAM: pidx, Disk: pidx, Basis: pidxBasis + "; the keyword and integer indexes the article created for E08"})
+		add(E11Component{Group: "segment", Name: e11RawVectors, RAM: vecs, Disk: vecs, Basis: vecBasis + "; in RAM (on_disk: false) and in the segment's vector storage"})
+		add(E11Component{Group: "segment", Name: e11Links, RAM: links, Disk: links, Basis: linksBasis + "; loaded in RAM and in the segment's links file"})
+		add(E11Component{Group: "segment", Name: e11StoredFields, Disk: stored, Basis: storedBasis + "; Qdrant's payload storage, on disk by default"})
+		add(E11Component{Group: "segment", Name: e11PayloadIndexes, RAM: pidx, Disk: pidx, Basis: pidxBasis + "; the keyword and integer indexes the article created for E08"})
 		rec := float64(4*x.dim+e11QdrantWALRecord) + stored
 		segs := int((rec*n + e11QdrantWALSegment - 1) / e11QdrantWALSegment)
 		add(E11Component{Group: "wal", Name: "write-ahead log", Disk: float64(segs) * e11QdrantWALSegment / n, Model: true,
@@ -210,13 +210,13 @@ func e11Footprint(kind profile.Kind, x e11Measured) (E11Footprint, error) {
 		// One Lucene segment on disk; at search time the codes and the
 		// graph are the off-heap working set (E14); the float32 vectors
 		// are read only to rescore.
-		add(E11Component{Group: "store", Name: E11RawVectors, Disk: vecs, Basis: vecBasis + "; Lucene's .vec file, kept for rescoring"})
-		add(E11Component{Group: "store", Name: E11Codes, RAM: codes, Disk: codes, Basis: "measured: the lab's codes of the effective index type (bbq_hnsw at 384 dims: 1-bit OSQ + corrections); page cache at search time"})
-		add(E11Component{Group: "store", Name: E11Links, RAM: links, Disk: links, Basis: linksBasis + "; Lucene's .vex (delta-encoded there, smaller); page cache at search time"})
-		add(E11Component{Group: "store", Name: E11StoredFields, Disk: stored, Basis: storedBasis + "; _source without the vector"})
-		add(E11Component{Group: "store", Name: E11PayloadIndexes, Disk: pidx, Basis: pidxBasis + "; stands for Lucene's postings, points and doc values of the metadata"})
+		add(E11Component{Group: "store", Name: e11RawVectors, Disk: vecs, Basis: vecBasis + "; Lucene's .vec file, kept for rescoring"})
+		add(E11Component{Group: "store", Name: e11Codes, RAM: codes, Disk: codes, Basis: "measured: the lab's codes of the effective index type (bbq_hnsw at 384 dims: 1-bit OSQ + corrections); page cache at search time"})
+		add(E11Component{Group: "store", Name: e11Links, RAM: links, Disk: links, Basis: linksBasis + "; Lucene's .vex (delta-encoded there, smaller); page cache at search time"})
+		add(E11Component{Group: "store", Name: e11StoredFields, Disk: stored, Basis: storedBasis + "; _source without the vector"})
+		add(E11Component{Group: "store", Name: e11PayloadIndexes, Disk: pidx, Basis: pidxBasis + "; stands for Lucene's postings, points and doc values of the metadata"})
 	default:
-		return E11Footprint{}, fmt.Errorf("experiment: E11: no footprint model for store %v: %w", kind, ErrBadArgument)
+		return E11Footprint{}, fmt.Errorf("experiment: E11: no footprint model for store %v: %w", kind, errBadArgument)
 	}
 	return f, nil
 }
@@ -232,14 +232,14 @@ var E11Kinds = []profile.Kind{profile.PGVector, profile.Redis, profile.Qdrant, p
 // no structure for modelled (each such component has Model set).
 func E11Measure(env *Env, kinds []profile.Kind) ([]E11Footprint, error) {
 	if len(kinds) == 0 {
-		return nil, fmt.Errorf("experiment: E11: no stores: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E11: no stores: %w", errBadArgument)
 	}
 	for _, k := range kinds {
 		if _, err := e11Footprint(k, e11Measured{n: 1, dim: 1, m: 1}); err != nil {
 			return nil, err
 		}
 	}
-	meta, err := env.Metadata()
+	meta, err := env.metadata()
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +290,7 @@ func E11Table(env *Env, fs []E11Footprint) *table.Table {
 			}
 			_ = t.AddValues(f.Kind.String(), c.Group, c.Name, c.RAM, c.Disk, src, c.Basis)
 		}
-		_ = t.AddValues(f.Kind.String(), "", "total", f.RAM(), f.Disk(), "", "")
+		_ = t.AddValues(f.Kind.String(), "", "total", f.ram(), f.Disk(), "", "")
 	}
 	t.Note("measured components come from the lab's own structures; 'model' components stand for what a store keeps that the lab does not build (pages, JSON documents, keys, WAL), each with the assumption and source it follows")
 	t.Note("the lab's documents carry no text: the article's Spring AI documents also stored a content string, which the lab's stored fields leave out")
@@ -325,15 +325,15 @@ func E11Compare(env *Env, fs []E11Footprint) *table.Table {
 	var rows []e11Row
 	rows = append(rows, e11Row{"raw vectors", fig("raw vectors (30,000 × 384 float32)"), float64(4 * env.Scale.Dim), "4·dim"})
 	if f, ok := byKind[profile.PGVector]; ok {
-		_, tbl := f.Group("table")
-		_, idx := f.Group("index")
+		_, tbl := f.group("table")
+		_, idx := f.group("index")
 		rows = append(rows, e11Row{"pgvector table", fig("pgvector table+toast"), tbl, "heap pages (model) holding measured vectors and fields"},
 			e11Row{"pgvector index", fig("pgvector hnsw index"), idx, "index pages (model) holding measured vectors and links"})
 	}
 	if f, ok := byKind[profile.Redis]; ok {
-		doc, _ := f.Group("document")
-		vi, _ := f.Group("vector index")
-		rows = append(rows, e11Row{"redis used_memory", fig("redis used_memory"), f.RAM(), "all components, RAM"},
+		doc, _ := f.group("document")
+		vi, _ := f.group("vector index")
+		rows = append(rows, e11Row{"redis used_memory", fig("redis used_memory"), f.ram(), "all components, RAM"},
 			e11Row{"redis one document", fig("redis one document"), doc, "JSON document (model) + stored fields + key"},
 			e11Row{"redis vector index", fig("redis vector_index_sz_mb"), vi, "measured vectors + links"})
 	}
@@ -392,13 +392,13 @@ func e11Notes(fs []E11Footprint) []string {
 		case profile.PGVector:
 			notes = append(notes, "pgvector: table and index are about the same size because each holds a full copy of the vector (heap row and index element tuple); the lab's pages follow profile.PgPages, which the planner model (E07) also uses")
 		case profile.Redis:
-			doc, _ := f.Group("document")
-			emb, _ := f.Component("embedding as a JSON array")
+			doc, _ := f.group("document")
+			emb, _ := f.component("embedding as a JSON array")
 			notes = append(notes, fmt.Sprintf("redis: the article's 10.6 KB per document for a 1.5 KB vector is explained, in the lab's model, by Spring AI storing each document as RedisJSON, whose embedding array costs %.0f B (24 B per number instead of 4); the lab's JSON document comes to %.0f B. This follows the article's own unverified suspicion and ijson's layout; it is a model, not a measurement of Redis", emb.RAM, doc))
 			notes = append(notes, "redis: the article's used_memory (434 MB = 14.5 KB per document) is more than its one-document figure plus its vector index (10.6 + 1.8 KB); the rest (RediSearch's document table, allocator slack, the server's baseline) is not modelled, so the lab's used_memory total is expected to fall short")
 		case profile.Qdrant:
 			notes = append(notes, "qdrant: the storage directory holds the segments (vectors, links, payload, payload indexes) and the write-ahead log, whose 32 MiB segments are preallocated (so a small collection pays a whole segment); the lab's WAL is a model and the segments' id trackers and version files are not modelled")
-			if l, ok := f.Component(E11Links); ok && l.RAM == 0 {
+			if l, ok := f.component(e11Links); ok && l.RAM == 0 {
 				notes = append(notes, "qdrant: its segments are under indexing_threshold at this scale, so they have no graph (0 B of links), as E08 shows")
 			}
 		case profile.Elasticsearch:
@@ -414,13 +414,13 @@ func runE11(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e11, env)
-	r.AddTable(E11Compare(env, fs), E11Table(env, fs))
+	r.addTable(E11Compare(env, fs), E11Table(env, fs))
 	for _, n := range e11Notes(fs) {
 		r.Note("%s", n)
 	}
 	var ram []string
 	for _, f := range fs {
-		ram = append(ram, fmt.Sprintf("%s %.0f B RAM / %.0f B disk", f.Kind, f.RAM(), f.Disk()))
+		ram = append(ram, fmt.Sprintf("%s %.0f B RAM / %.0f B disk", f.Kind, f.ram(), f.Disk()))
 	}
 	r.Note("per document, lab: %s", strings.Join(ram, "; "))
 	E11Verdicts(env, fs)
@@ -451,7 +451,7 @@ func E11Verdicts(env *Env, fs []E11Footprint) Verdicts {
 		if !ok {
 			return math.NaN()
 		}
-		r, d := f.Group(g)
+		r, d := f.group(g)
 		if ram {
 			return r
 		}
@@ -463,7 +463,7 @@ func E11Verdicts(env *Env, fs []E11Footprint) Verdicts {
 		case !ok:
 			return math.NaN()
 		case ram:
-			return f.RAM()
+			return f.ram()
 		}
 		return f.Disk()
 	}
@@ -474,7 +474,7 @@ func E11Verdicts(env *Env, fs []E11Footprint) Verdicts {
 		env.withinShare("E11", "raw vectors: 4·dim bytes per document (46 MB / 30,000)", perDoc("raw vectors (30,000 × 384 float32)"), raw, 0.02, "B/doc"),
 		env.withinShare("E11", "pgvector's table (heap + TOAST) per document (± 25 %)", perDoc("pgvector table+toast"), pgT, 0.25, "B/doc"),
 		env.withinShare("E11", "pgvector's HNSW index per document (± 25 %)", perDoc("pgvector hnsw index"), pgI, 0.25, "B/doc"),
-		env.Holds("E11", "pgvector's table and index are about one size, each a full vector copy", "59 MB and 59 MB (ratio 1, ± 25 %)",
+		env.holds("E11", "pgvector's table and index are about one size, each a full vector copy", "59 MB and 59 MB (ratio 1, ± 25 %)",
 			fmt.Sprintf("ratio %.2f", pgT/pgI), pgT/pgI <= 1.25 && pgI/pgT <= 1.25, fmt.Sprintf("table %.0f B, index %.0f B per document", pgT, pgI)),
 		env.withinShare("E11", "Redis's one document (JSON model) (± 25 %)", perDoc("redis one document"), group(profile.Redis, "document", true), 0.25, "B/doc"),
 		env.withinShare("E11", "Redis's vector index per document (± 25 %)", perDoc("redis vector_index_sz_mb"), group(profile.Redis, "vector index", true), 0.25, "B/doc"),
@@ -483,7 +483,7 @@ func E11Verdicts(env *Env, fs []E11Footprint) Verdicts {
 	for _, k := range []profile.Kind{profile.PGVector, profile.Qdrant, profile.Elasticsearch} {
 		most = most && rd > total(k, true)
 	}
-	out = append(out, env.Holds("E11", "Redis holds the most in RAM per document, several times the raw vectors", "434 MB, 9.4× the raw 46 MB",
+	out = append(out, env.holds("E11", "Redis holds the most in RAM per document, several times the raw vectors", "434 MB, 9.4× the raw 46 MB",
 		fmt.Sprintf("%.0f B/doc, %.1f× the raw %.0f B", rd, rd/raw, raw), most && rd > 4*raw, "compared with the other three stores' RAM and 4× the raw vectors"))
 	v := env.withinShare("E11", "Redis's used_memory per document (± 25 %)", perDoc("redis used_memory"), rd, 0.25, "B/doc")
 	if !v.Agrees && rd < perDoc("redis used_memory") {
@@ -529,7 +529,7 @@ func e11Project(f E11Footprint, fromDim, n, dim, m int) (ram, disk float64) {
 		return 0, pages * 8192 / float64(n)
 	}
 	var stored float64
-	if c, ok := f.Component(E11StoredFields); ok {
+	if c, ok := f.component(e11StoredFields); ok {
 		stored = c.RAM + c.Disk
 	}
 	for _, c := range f.Components {
@@ -545,11 +545,11 @@ func e11Project(f E11Footprint, fromDim, n, dim, m int) (ram, disk float64) {
 			return rr, dd
 		}
 		switch c.Name {
-		case E11RawVectors:
+		case e11RawVectors:
 			r, d = to(float64(4 * dim))
 		case "embedding as a JSON array":
 			r, d = to(float64(dim*(e11JSONSlot+e11JSONF64) + e11JSONArrayHdr))
-		case E11Codes:
+		case e11Codes:
 			corr := math.Max(r, d) - float64(fromDim)/8
 			r, d = to(float64(dim)/8 + corr)
 		case "write-ahead log":
@@ -616,8 +616,8 @@ func E11Split(env *Env, fs []E11Footprint) (*table.Table, *chart.Bars) {
 				meas += c.RAM + c.Disk
 			}
 		}
-		stores[i], ramV[i], diskV[i] = f.Kind.String(), f.RAM(), f.Disk()
-		_ = t.AddValues(f.Kind.String(), f.RAM(), f.Disk(), meas, mod, 100*mod/(meas+mod))
+		stores[i], ramV[i], diskV[i] = f.Kind.String(), f.ram(), f.Disk()
+		_ = t.AddValues(f.Kind.String(), f.ram(), f.Disk(), meas, mod, 100*mod/(meas+mod))
 	}
 	t.Note("measured + modelled counts a component kept both in RAM and on disk twice (Qdrant's segments, Elasticsearch's codes and links)")
 	c := chart.NewBars(fmt.Sprintf("E11 where each store keeps a document (lab, %d × %d)", env.Scale.N, env.Scale.Dim), "bytes per document", stores...)

@@ -42,11 +42,11 @@ func TestE11ComponentsSumToTotals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !near(f.RAM(), c.ram) || !near(f.Disk(), c.disk) {
-				t.Errorf("RAM, disk = %.3f, %.3f B/doc; want %.3f, %.3f", f.RAM(), f.Disk(), c.ram, c.disk)
+			if !near(f.ram(), c.ram) || !near(f.Disk(), c.disk) {
+				t.Errorf("RAM, disk = %.3f, %.3f B/doc; want %.3f, %.3f", f.ram(), f.Disk(), c.ram, c.disk)
 			}
 			for g, want := range c.groups {
-				r, d := f.Group(g)
+				r, d := f.group(g)
 				if !near(r+d, want) {
 					t.Errorf("group %q = %.3f B/doc, want %.3f", g, r+d, want)
 				}
@@ -80,7 +80,7 @@ func TestE11BadArguments(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := e11Footprint(c.kind, c.x); !errors.Is(err, ErrBadArgument) {
+			if _, err := e11Footprint(c.kind, c.x); !errors.Is(err, errBadArgument) {
 				t.Errorf("err = %v, want ErrBadArgument", err)
 			}
 		})
@@ -90,7 +90,7 @@ func TestE11BadArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, kinds := range [][]profile.Kind{nil, {profile.Redis, profile.Kind(99)}} {
-		if _, err := E11Measure(env, kinds); !errors.Is(err, ErrBadArgument) {
+		if _, err := E11Measure(env, kinds); !errors.Is(err, errBadArgument) {
 			t.Errorf("E11Measure(%v): err = %v, want ErrBadArgument", kinds, err)
 		}
 	}
@@ -155,14 +155,14 @@ func TestE11Measured(t *testing.T) {
 				name string
 				want float64
 			}{
-				{E11RawVectors, float64(4 * dim)},
-				{E11Links, linksWant},
-				{E11Codes, codesWant},
-				{E11StoredFields, float64(stored) / n},
-				{E11PayloadIndexes, float64(pidx) / n},
+				{e11RawVectors, float64(4 * dim)},
+				{e11Links, linksWant},
+				{e11Codes, codesWant},
+				{e11StoredFields, float64(stored) / n},
+				{e11PayloadIndexes, float64(pidx) / n},
 			}
 			for _, c := range checks {
-				comp, ok := f.Component(c.name)
+				comp, ok := f.component(c.name)
 				if !ok {
 					if c.want != 0 {
 						t.Errorf("%s: missing, want %.2f B/doc", c.name, c.want)
@@ -170,7 +170,7 @@ func TestE11Measured(t *testing.T) {
 					continue
 				}
 				got := math.Max(comp.RAM, comp.Disk)
-				if f.Kind == profile.PGVector && c.name == E11PayloadIndexes {
+				if f.Kind == profile.PGVector && c.name == e11PayloadIndexes {
 					if got != 0 {
 						t.Errorf("pgvector payload indexes = %.2f, want 0 (none created)", got)
 					}

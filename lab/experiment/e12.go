@@ -31,7 +31,7 @@ var e12 = Experiment{
 	},
 }
 
-func init() { e12.Run, e12.Notebook = runE12, "06-footprint.ipynb"; Register(e12) }
+func init() { e12.Run, e12.Notebook = runE12, "06-footprint.ipynb"; register(e12) }
 
 // E12Disk is one simulated disk the new files are saved on.
 type E12Disk struct {
@@ -103,7 +103,7 @@ type e12Gen struct {
 // queries, k = env's K) equal those recorded when it was first saved.
 func E12Measure(env *Env, diskBytes uint64, disks []E12Disk) ([]E12Row, error) {
 	if len(disks) == 0 || diskBytes == 0 {
-		return nil, fmt.Errorf("experiment: E12: need at least one disk and a disk size: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E12: need at least one disk and a disk size: %w", errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -393,9 +393,9 @@ func runE12(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e12, env)
-	r.AddTable(E12Table(rows))
+	r.addTable(E12Table(rows))
 	r.Note("article: Elasticsearch above its %g %% high watermark left a new index's shards UNASSIGNED; the bulk timed out after %g min (\"primary shard is not active\") and only one WARN line in its log said why. Lab: the save itself fails at once with an error naming the watermark, the file, the disk's usage and the bytes it would add",
-		e12.ArticleValue("elasticsearch", "high watermark"), e12.ArticleValue("elasticsearch", "bulk timeout"))
+		e12.articleValue("elasticsearch", "high watermark"), e12.articleValue("elasticsearch", "bulk timeout"))
 	seen := map[string]bool{}
 	for _, row := range rows {
 		if row.Err == "" || seen[row.Op+row.Watermark] {
@@ -429,7 +429,7 @@ func runE12(env *Env) (*Report, error) {
 // generation reloads identical, no temporary file, no machine path in
 // the error).
 func E12Verdicts(env *Env, rows []E12Row) Verdicts {
-	high := e12.ArticleValue("elasticsearch", "high watermark")
+	high := e12.articleValue("elasticsearch", "high watermark")
 	var nBelow, okBelow, nAbove, okAbove, named, refused, intact, temp int
 	crossed, flooded, paths := false, false, false
 	for _, r := range rows {
@@ -474,19 +474,19 @@ func E12Verdicts(env *Env, rows []E12Row) Verdicts {
 		}
 	}
 	return Verdicts{
-		env.Holds("E12", "a save on a disk below the high watermark is written", "written below 90 %", ofN(okBelow, nBelow)+" written",
+		env.holds("E12", "a save on a disk below the high watermark is written", "written below 90 %", ofN(okBelow, nBelow)+" written",
 			nBelow > 0 && okBelow == nBelow, "saves that start below it and stay below"),
-		env.Holds("E12", fmt.Sprintf("a save that starts above the %v %% high watermark is refused", high), fmt.Sprintf("refused above %v %% used", high), ofN(okAbove, nAbove)+" refused",
+		env.holds("E12", fmt.Sprintf("a save that starts above the %v %% high watermark is refused", high), fmt.Sprintf("refused above %v %% used", high), ofN(okAbove, nAbove)+" refused",
 			nAbove > 0 && okAbove == nAbove, "the lab's store checks the watermark before it writes"),
-		env.Holds("E12", "a save whose own bytes cross the high watermark is refused mid-write", "(lab) refused at the crossing", yesNo(crossed),
+		env.holds("E12", "a save whose own bytes cross the high watermark is refused mid-write", "(lab) refused at the crossing", yesNo(crossed),
 			crossed, "the write that crosses it fails; the previous file stays"),
-		env.Holds("E12", "a disk flooded before the rename refuses the rename (flood stage)", "(lab) read-only above 95 %", yesNo(flooded),
+		env.holds("E12", "a disk flooded before the rename refuses the rename (flood stage)", "(lab) read-only above 95 %", yesNo(flooded),
 			flooded, "as index.blocks.read_only_allow_delete"),
-		env.Holds("E12", "the refusal names the watermark at once (the article: a 1 min timeout and one WARN line)", "1 min timeout, reason in the log",
+		env.holds("E12", "the refusal names the watermark at once (the article: a 1 min timeout and one WARN line)", "1 min timeout, reason in the log",
 			ofN(named, refused)+" refusals name it", refused > 0 && named == refused, "the lab's refusal comes from the save itself, not from a shard allocator"),
-		env.Holds("E12", "nothing is lost: each path holds a whole generation that reloads with identical results", "(lab) crash-safe replace",
+		env.holds("E12", "nothing is lost: each path holds a whole generation that reloads with identical results", "(lab) crash-safe replace",
 			ofN(intact, len(rows))+" intact", len(rows) > 0 && intact == len(rows), "the refusal comes before the rename"),
-		env.Holds("E12", "no temporary file is left behind and no error text carries a machine path", "(lab)",
+		env.holds("E12", "no temporary file is left behind and no error text carries a machine path", "(lab)",
 			fmt.Sprintf("%d temporary files, machine paths: %s", temp, yesNo(paths)), temp == 0 && !paths, "the writer's Abort removes its temporary file"),
 	}
 }

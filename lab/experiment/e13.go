@@ -29,7 +29,7 @@ var e13 = Experiment{
 	},
 }
 
-func init() { e13.Run, e13.Notebook = runE13, "07-disk-rescore-budget.ipynb"; Register(e13) }
+func init() { e13.Run, e13.Notebook = runE13, "07-disk-rescore-budget.ipynb"; register(e13) }
 
 // IOBudget is the article's arithmetic: reads per query × QPS spread over
 // nodes gives the IOPS each node's disk must serve, and × bytes per read
@@ -65,7 +65,7 @@ func (b IOBudget) QPSCap() float64 {
 // candidates rescored), warm and cold, and returns both points.
 //
 // Cold, it also reads the same candidates again from rows of the
-// article's width ([E13ArticleDim]) into cold.Wide.
+// article's width (e13ArticleDim) into cold.Wide.
 func E13Measure(env *Env, ef int, oversample float64) (warm, cold DiskPoint, err error) {
 	return e13Measure(env, ef, oversample, true)
 }
@@ -76,7 +76,7 @@ func e13Measure(env *Env, ef int, oversample float64, wide bool) (warm, cold Dis
 		return warm, cold, err
 	}
 	if ef < 1 {
-		return warm, cold, fmt.Errorf("experiment: E13: ef must be ≥ 1, got %d: %w", ef, ErrBadArgument)
+		return warm, cold, fmt.Errorf("experiment: E13: ef must be ≥ 1, got %d: %w", ef, errBadArgument)
 	}
 	hn, err := HNSWCodes(env, 2)
 	if err != nil {
@@ -116,7 +116,7 @@ func e13Measure(env *Env, ef int, oversample float64, wide bool) (warm, cold Dis
 	}
 	// The timed queries are the last ones (warm-up first).
 	timed := rec.queries[max(len(rec.queries)-cold.Queries, 0):]
-	w, err := e13RowReads(env, E13ArticleDim, timed)
+	w, err := e13RowReads(env, e13ArticleDim, timed)
 	if err != nil {
 		return warm, cold, err
 	}
@@ -124,10 +124,10 @@ func e13Measure(env *Env, ef int, oversample float64, wide bool) (warm, cold Dis
 	return warm, cold, nil
 }
 
-// E13ArticleDim is the width of the article's vectors: "a 768-dimensional
+// e13ArticleDim is the width of the article's vectors: "a 768-dimensional
 // float32 vector is 768 × 4 = 3,072 bytes. Because those reads are not
 // page-aligned, the real cost per vector is closer to an 8 KB page read".
-const E13ArticleDim = 768
+const e13ArticleDim = 768
 
 // idRecorder is a rescoring source that reads through its File and keeps
 // the ids each rescoring pass asked for, so that the same candidates can
@@ -159,7 +159,7 @@ func (r *idRecorder) ReadVector(dst []float32, id engine.ID, st *store.IOStats) 
 func e13RowReads(env *Env, dim int, queries [][]engine.ID) (RowReads, error) {
 	out := RowReads{Dim: dim, RowBytes: 4*dim + 4, DevKB: math.NaN()}
 	if dim < 1 || len(queries) == 0 {
-		return out, fmt.Errorf("experiment: E13: %d-dim rows for %d queries: %w", dim, len(queries), ErrBadArgument)
+		return out, fmt.Errorf("experiment: E13: %d-dim rows for %d queries: %w", dim, len(queries), errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -233,10 +233,10 @@ func E13Tables(env *Env, warm, cold DiskPoint) (*table.Table, *table.Table) {
 	t.AddColumns(table.Pair("MB/s per node", "", 0)...)
 	for _, qps := range []float64{10, 100, 1000, 10000} {
 		row := fmt.Sprint(qps)
-		_ = t.AddValues(row, e13.ArticleValue(row, "IOPS per node"), lab.IOPS(qps), ArticleBudget.IOPS(qps),
-			e13.ArticleValue(row, "MB/s per node"), lab.MBps(qps))
+		_ = t.AddValues(row, e13.articleValue(row, "IOPS per node"), lab.IOPS(qps), ArticleBudget.IOPS(qps),
+			e13.articleValue(row, "MB/s per node"), lab.MBps(qps))
 	}
-	_ = t.AddValues("gp3 QPS cap (3,000 IOPS/node)", e13.ArticleValue("gp3", "QPS cap"), lab.QPSCap(), ArticleBudget.QPSCap(), nil, nil)
+	_ = t.AddValues("gp3 QPS cap (3,000 IOPS/node)", e13.articleValue("gp3", "QPS cap"), lab.QPSCap(), ArticleBudget.QPSCap(), nil, nil)
 	t.Note("lab columns: the article's formula (QPS × reads/query ÷ nodes; × bytes/read) evaluated at the reads and bytes the lab MEASURED per query with its on-disk rescoring; \"computed\" is the article's own parameters through the same formula (a check of the arithmetic)")
 	t.Note("the lab requests one vector row per candidate (%d float32 + a CRC), not an 8 KB page: its bandwidth in these columns is the bytes requested; what the device read is in the measured table below", env.Scale.Dim)
 
@@ -279,7 +279,7 @@ func runE13(env *Env) (*Report, error) {
 	}
 	r := newReport(e13, env)
 	b, m := E13Tables(env, warm, cold)
-	r.AddTable(b, m)
+	r.addTable(b, m)
 	r.Note("the lab rescores ⌈%g·k⌉ = %d candidates per query (the article's 100) with ef = %d; warm, every read is served by the page cache (%.1f device reads/q), which is why the article's disk showed 0 IOPS (E15)", float64(over), int(over*float64(env.Scale.K)), ef, warm.DeviceReads)
 	E13Verdicts(env, warm, cold)
 	return r, nil
@@ -299,9 +299,9 @@ func runE13(env *Env) (*Report, error) {
 func E13Verdicts(env *Env, warm, cold DiskPoint) Verdicts {
 	lab := IOBudget{Candidates: cold.Reads, BytesPerRead: 1024 * cold.KB / math.Max(cold.Reads, 1e-9), Nodes: ArticleBudget.Nodes, DiskIOPS: ArticleBudget.DiskIOPS}
 	dev := IOBudget{Candidates: cold.DeviceReads, Nodes: ArticleBudget.Nodes, DiskIOPS: ArticleBudget.DiskIOPS}
-	iops := e13.ArticleValue("100", "IOPS per node").(float64)
-	mbps := e13.ArticleValue("100", "MB/s per node").(float64)
-	qcap := e13.ArticleValue("gp3", "QPS cap").(float64)
+	iops := e13.articleValue("100", "IOPS per node").(float64)
+	mbps := e13.articleValue("100", "MB/s per node").(float64)
+	qcap := e13.articleValue("gp3", "QPS cap").(float64)
 	var mb Verdict
 	if per, how, ok := cold.Wide.devicePerRead(); ok {
 		// Like with like: the article's 8 KB is what the device reads
@@ -318,10 +318,10 @@ func E13Verdicts(env *Env, warm, cold DiskPoint) Verdicts {
 		}
 	}
 	return Verdicts{
-		env.Within("E13", "rescoring 100 candidates costs 100 reads per query", ArticleBudget.Candidates, cold.Reads, 0.5, "reads/q"),
+		env.within("E13", "rescoring 100 candidates costs 100 reads per query", ArticleBudget.Candidates, cold.Reads, 0.5, "reads/q"),
 		env.withinShare("E13", "IOPS per node at 100 cluster QPS on 3 nodes (± 5 %)", iops, lab.IOPS(100), 0.05, ""),
-		env.AtLeast("E13", "cold cache: the reads reach the device", 100, 100*cold.DeviceReads/math.Max(cold.Reads, 1e-9), 10, "%"),
-		env.Within("E13", "warm cache: no read reaches the device (the article's disk showed 0 IOPS)", 0, warm.DeviceReads, 0, "reads/q"),
+		env.atLeast("E13", "cold cache: the reads reach the device", 100, 100*cold.DeviceReads/math.Max(cold.Reads, 1e-9), 10, "%"),
+		env.within("E13", "warm cache: no read reaches the device (the article's disk showed 0 IOPS)", 0, warm.DeviceReads, 0, "reads/q"),
 		env.withinShare("E13", "the cap a 3 × 3,000 IOPS gp3 cluster puts on cold queries (± 10 %)", qcap, dev.QPSCap(), 0.1, "QPS"),
 		mb,
 	}

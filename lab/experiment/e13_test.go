@@ -33,7 +33,7 @@ func TestE13Bandwidth(t *testing.T) {
 			vs := E13Verdicts(env, warm, cold)
 			v := vs[len(vs)-1]
 			if v.Agrees != c.agrees || !strings.Contains(v.Reason, c.reason) {
-				t.Errorf("%s: %s (%s), want agrees=%t and %q", v.Claim, v.Word(), v.Reason, c.agrees, c.reason)
+				t.Errorf("%s: %s (%s), want agrees=%t and %q", v.Claim, v.word(), v.Reason, c.agrees, c.reason)
 			}
 		})
 	}

@@ -21,12 +21,12 @@ var e14 = Experiment{
 	},
 }
 
-func init() { e14.Run, e14.Notebook = runE14, "07-disk-rescore-budget.ipynb"; Register(e14) }
+func init() { e14.Run, e14.Notebook = runE14, "07-disk-rescore-budget.ipynb"; register(e14) }
 
 // E14Project is the article's projection: 21 M vectors over 3 nodes.
 const (
-	E14Vectors = 21_000_000
-	E14Nodes   = 3
+	e14Vectors = 21_000_000
+	e14Nodes   = 3
 	e14ArtDim  = 768 // the article's 4-bit codes of 384 B imply 768 dimensions
 )
 
@@ -37,7 +37,7 @@ const (
 func E14Budget(env *Env, bits int) (*table.Table, error) {
 	name := map[int]string{1: "bbq", 2: "osq2", 4: "osq4"}[bits]
 	if name == "" {
-		return nil, fmt.Errorf("experiment: E14: bits must be 1, 2 or 4, got %d: %w", bits, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E14: bits must be 1, 2 or 4, got %d: %w", bits, errBadArgument)
 	}
 	hn, err := HNSWCodes(env, 2)
 	if err != nil {
@@ -54,24 +54,24 @@ func E14Budget(env *Env, bits int) (*table.Table, error) {
 	// lab's per-vector corrections.
 	corr := codes - float64(bits*env.Scale.Dim)/8
 	codesAt := float64(bits*e14ArtDim)/8 + corr
-	per := func(b float64) float64 { return b * E14Vectors / E14Nodes / 1e9 }
+	per := func(b float64) float64 { return b * e14Vectors / e14Nodes / 1e9 }
 	codesRow := fmt.Sprintf("%d-bit codes", bits)
-	t := table.New(fmt.Sprintf("E14 resident bytes per vector of a disk-backed HNSW (lab: %d×%d; projection: %d M vectors on %d nodes)", env.Scale.N, env.Scale.Dim, E14Vectors/1_000_000, E14Nodes),
+	t := table.New(fmt.Sprintf("E14 resident bytes per vector of a disk-backed HNSW (lab: %d×%d; projection: %d M vectors on %d nodes)", env.Scale.N, env.Scale.Dim, e14Vectors/1_000_000, e14Nodes),
 		table.Col("component", ""))
 	t.AddColumns(table.Pair("bytes/vector", "", 0)...)
 	t.AddColumns(table.Column{Header: fmt.Sprintf("bytes/vector at %d dims", e14ArtDim), Source: table.Lab, Prec: 0})
 	t.AddColumns(table.Pair("GB per node", "", 2)...)
 	t.AddColumns(table.Column{Header: fmt.Sprintf("GB per node at %d dims", e14ArtDim), Source: table.Lab, Prec: 2})
 	// The article's component figure is for 4-bit codes only.
-	_ = t.AddValues(codesRow, e14.ArticleValue(codesRow, "bytes/vector"), codes, codesAt, e14.ArticleValue(codesRow, "GB per node"), per(codes), per(codesAt))
-	_ = t.AddValues("graph links (m=16)", e14.ArticleValue("graph links (m=16)", "bytes/vector"), links, links, nil, per(links), per(links))
-	_ = t.AddValues("total resident", e14.ArticleValue("total resident", "bytes/vector"), codes+links, codesAt+links,
-		e14.ArticleValue("total resident", "GB per node"), per(codes+links), per(codesAt+links))
+	_ = t.AddValues(codesRow, e14.articleValue(codesRow, "bytes/vector"), codes, codesAt, e14.articleValue(codesRow, "GB per node"), per(codes), per(codesAt))
+	_ = t.AddValues("graph links (m=16)", e14.articleValue("graph links (m=16)", "bytes/vector"), links, links, nil, per(links), per(links))
+	_ = t.AddValues("total resident", e14.articleValue("total resident", "bytes/vector"), codes+links, codesAt+links,
+		e14.articleValue("total resident", "GB per node"), per(codes+links), per(codesAt+links))
 	_ = t.AddValues("(float32 originals, on disk)", nil, float64(4*env.Scale.Dim), float64(4*e14ArtDim), nil, per(float64(4*env.Scale.Dim)), per(float64(4*e14ArtDim)))
 	t.Note("codes: the lab's OSQ %d-bit code with its per-vector corrections (%.0f B of corrections); graph links: the lab's link storage per vector as allocated (layer 0 has a fixed 2·m slot list per node, plus upper layers) of an HNSW built with m=16, 2·m on layer 0", bits, corr)
 	t.Note("the lab's HNSW also keeps its float32 slab in RAM (%.0f B/vector) to build the graph; a disk-backed deployment reads those from the vector file, so they are listed as on disk and left out of the total", floats)
 	if bits == 4 {
-		t.Note("E13's working set: the article's 8 GB per cluster and 2.7 GB per node are the 4-bit codes (384 B × 21 M, / 3 nodes); the lab's codes at %d dims: %.1f GB per cluster, %.2f GB per node", e14ArtDim, codesAt*E14Vectors/1e9, per(codesAt))
+		t.Note("E13's working set: the article's 8 GB per cluster and 2.7 GB per node are the 4-bit codes (384 B × 21 M, / 3 nodes); the lab's codes at %d dims: %.1f GB per cluster, %.2f GB per node", e14ArtDim, codesAt*e14Vectors/1e9, per(codesAt))
 	}
 	t.Note("the article's 3.64 GB per node = 520 B × 21 M / 3; its measured 3.4–3.9 GB include the process and page cache, which the projection does not")
 	return t, nil
@@ -83,14 +83,14 @@ func runE14(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e14, env)
-	r.AddTable(t)
+	r.addTable(t)
 	E14Verdicts(env, t)
 	t2, err := E14Budget(env, 2)
 	if err != nil {
 		return nil, err
 	}
 	t2.Title = "E14 (lab) the same budget with 2-bit codes (E26's HNSW side)"
-	r.AddTable(t2)
+	r.addTable(t2)
 	return r, nil
 }
 
@@ -104,9 +104,9 @@ func E14Verdicts(env *Env, t *table.Table) Verdicts {
 	gb := fmt.Sprintf("GB per node at %d dims (lab)", e14ArtDim)
 	codes, tot, node := tableFloat(t, "4-bit codes", at), tableFloat(t, "total resident", at), tableFloat(t, "total resident", gb)
 	return Verdicts{
-		env.withinShare("E14", "4-bit codes per vector at 768 dims (± 10 %)", e14.ArticleValue("4-bit codes", "bytes/vector").(float64), codes, 0.1, "B"),
-		env.withinShare("E14", "resident per vector, 4-bit codes + graph links, at 768 dims (± 10 %)", e14.ArticleValue("total resident", "bytes/vector").(float64), tot, 0.1, "B"),
-		env.Holds("E14", "the resident index of 21 M vectors fits 3.4–3.9 GB per node on 3 nodes", "3.64 GB (measured 3.4–3.9)", fmtFig(node, "GB"),
+		env.withinShare("E14", "4-bit codes per vector at 768 dims (± 10 %)", e14.articleValue("4-bit codes", "bytes/vector").(float64), codes, 0.1, "B"),
+		env.withinShare("E14", "resident per vector, 4-bit codes + graph links, at 768 dims (± 10 %)", e14.articleValue("total resident", "bytes/vector").(float64), tot, 0.1, "B"),
+		env.holds("E14", "the resident index of 21 M vectors fits 3.4–3.9 GB per node on 3 nodes", "3.64 GB (measured 3.4–3.9)", fmtFig(node, "GB"),
 			node >= 3.4 && node <= 3.9, "the projection counts codes and links only, the article's measurement the process too"),
 	}
 }

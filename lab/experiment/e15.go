@@ -38,7 +38,7 @@ type e15Mode struct {
 	nq   int  // timed queries
 }
 
-func init() { e15.Run, e15.Notebook = runE15, "07-disk-rescore-budget.ipynb"; Register(e15) }
+func init() { e15.Run, e15.Notebook = runE15, "07-disk-rescore-budget.ipynb"; register(e15) }
 
 // E15Result is what E15Modes measured: a point per mode for the table,
 // and, for each pair of modes (warm, cold, simulated device), concurrent
@@ -76,7 +76,7 @@ const e15Rounds, e15WarmPasses = 5, 3
 // concurrent in alternating rounds (see [E15Result]).
 func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) (*E15Result, error) {
 	if ef < 1 || conc < 1 {
-		return nil, fmt.Errorf("experiment: E15: ef %d and concurrency %d must be ≥ 1: %w", ef, conc, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E15: ef %d and concurrency %d must be ≥ 1: %w", ef, conc, errBadArgument)
 	}
 	if err := checkOversample("E15", []float64{oversample}); err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) (*E15R
 	if sim != "" {
 		m, err := store.ParseModel(sim)
 		if err != nil {
-			return nil, fmt.Errorf("experiment: E15: %v: %w", err, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E15: %v: %w", err, errBadArgument)
 		}
 		model = m
 	}
@@ -296,8 +296,8 @@ func E15Table(env *Env, ef int, oversample float64, res *E15Result) *table.Table
 	t.AddColumns(table.Pair("device reads/q", "", 1)...)
 	t.AddColumns(table.Column{Header: "queries", Source: table.Lab, Prec: -1})
 	for _, p := range res.Points {
-		_ = t.AddValues(p.Label, e15.ArticleValue(p.Label, "QPS"), p.QPS, p.Recall, p.P50ms, p.Reads,
-			e15.ArticleValue(p.Label, "device reads/q"), p.DeviceReads, p.Queries)
+		_ = t.AddValues(p.Label, e15.articleValue(p.Label, "QPS"), p.QPS, p.Recall, p.P50ms, p.Reads,
+			e15.articleValue(p.Label, "device reads/q"), p.DeviceReads, p.Queries)
 	}
 	t.Note("article: Qdrant on a 3-node cluster, 21 M vectors, a load generator; its async reads changed little because the page cache served them (0 device IOPS). Lab: one process, one query at a time, %d vectors; device reads/q = reads whose pages were not all resident (a mincore probe before each read: a resident row is copied from the file's mapping, a missing one read with pread)", env.Scale.N)
 	t.Note("cold = the vector file's pages evicted (fsync + posix_fadvise DONTNEED, checked by mincore) before every query, untimed; simulated rows add an engine/store latency model to every read (SIMULATED, not a measured device; gp3 = %s)", store.GP3Baseline)
@@ -312,10 +312,10 @@ func runE15(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e15, env)
-	r.AddTable(E15Table(env, ef, over, res))
+	r.addTable(E15Table(env, ef, over, res))
 	if ps := res.Points; len(ps) >= 4 {
 		r.Note("lab: warm %0.f → %0.f QPS with %d reads in flight, one query at a time (the article's 31.6 → 35.8 under a load generator: little to gain when the cache serves every read); in CPU time per query concurrent reads run at %.2f× sequential's speed; cold %0.f → %0.f QPS with %.1f device reads per query",
-			ps[0].QPS, ps[1].QPS, e15Conc, res.Warm.Median(), ps[2].QPS, ps[3].QPS, ps[2].DeviceReads)
+			ps[0].QPS, ps[1].QPS, e15Conc, res.Warm.median(), ps[2].QPS, ps[3].QPS, ps[2].DeviceReads)
 	}
 	E15Verdicts(env, res)
 	return r, nil
@@ -345,14 +345,14 @@ func E15Verdicts(env *Env, res *E15Result) Verdicts {
 		if res != nil {
 			n = len(res.Points)
 		}
-		return Verdicts{env.Holds("E15", "warm, concurrent reads change QPS little", "1.13×", "not measured", false, fmt.Sprintf("%d of the 4 modes measured", n))}
+		return Verdicts{env.holds("E15", "warm, concurrent reads change QPS little", "1.13×", "not measured", false, fmt.Sprintf("%d of the 4 modes measured", n))}
 	}
 	seqW, conW, seqC := res.Points[0], res.Points[1], res.Points[2]
 	// The article's warm sequential and concurrent QPS (its first two figures).
 	art := e15.Figures[1].Value / e15.Figures[0].Value
-	dev := env.Within("E15", "warm page cache: no device read per query, sequential or concurrent (the article's 0 IOPS)", 0, math.Max(seqW.DeviceReads, conW.DeviceReads), 0, "reads/q")
+	dev := env.within("E15", "warm page cache: no device read per query, sequential or concurrent (the article's 0 IOPS)", 0, math.Max(seqW.DeviceReads, conW.DeviceReads), 0, "reads/q")
 	warm := env.withinRounds("E15", "warm page cache: concurrent reads change QPS little (concurrent / sequential QPS)", art, res.Warm, 0.37)
-	if con, seq := res.Warm.MedianCosts(); !warm.Agrees && con > 0 && res.WarmQueries > 0 {
+	if con, seq := res.Warm.medianCosts(); !warm.Agrees && con > 0 && res.WarmQueries > 0 {
 		// The two modes read the same rows and compute the same distances
 		// (same recall, same reads per query); what differs is the CPU
 		// each query costs, which the rounds measured.

@@ -26,7 +26,7 @@ var e16 = Experiment{
 	},
 }
 
-func init() { e16.Run, e16.Notebook = runE16, "08-segments-and-merges.ipynb"; Register(e16) }
+func init() { e16.Run, e16.Notebook = runE16, "08-segments-and-merges.ipynb"; register(e16) }
 
 // E16K and E16Ef are the search of E16: recall@100 as the article, at
 // Elasticsearch's default num_candidates of 1.5·k per segment.
@@ -43,9 +43,9 @@ var E16Segments = []int{64, 16, 4, 1}
 // (k, ef), then force-merges it to each later count and measures again.
 func E16Measure(env *Env, counts []int, k, ef int) ([]SegmentMeasurement, error) {
 	if len(counts) == 0 {
-		return nil, fmt.Errorf("experiment: E16: no segment counts: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E16: no segment counts: %w", errBadArgument)
 	}
-	b, err := buildSegments(env, SegmentSetup{Segments: counts[0], BuildWorkers: max(env.Workers, 1)})
+	b, err := buildSegments(env, segmentSetup{Segments: counts[0], BuildWorkers: max(env.Workers, 1)})
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +83,8 @@ func segmentTable(e Experiment, title string, ms []SegmentMeasurement, articleRo
 		_ = t.AddValues(m.Label, m.Segments, nil, m.Recall, nil, m.QPS, nil, m.P50ms, m.DistComps)
 	}
 	for _, r := range articleRows {
-		_ = t.AddValues("article: "+r, nil, e.ArticleValue(r, fmt.Sprintf("recall@%d", k)), nil,
-			e.ArticleValue(r, "QPS"), nil, e.ArticleValue(r, "latency"), nil, nil)
+		_ = t.AddValues("article: "+r, nil, e.articleValue(r, fmt.Sprintf("recall@%d", k)), nil,
+			e.articleValue(r, "QPS"), nil, e.articleValue(r, "latency"), nil, nil)
 	}
 	return t
 }
@@ -108,8 +108,8 @@ func runE16(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e16, env)
-	r.AddTable(E16Table(env, ms))
-	r.AddChart(SegmentsChart("E16 the same documents as fewer, larger segments (lab)", []string{"force-merged"}, ms))
+	r.addTable(E16Table(env, ms))
+	r.addChart(SegmentsChart("E16 the same documents as fewer, larger segments (lab)", []string{"force-merged"}, ms))
 	first, last := ms[0], ms[len(ms)-1]
 	r.Note("direction: from %d segments to %d, recall@%d goes %.4f → %.4f and QPS %.1f → %.1f (the article: 128 → 66 segments, 0.9745 → 0.9531 and 35.8 → 53.3 QPS)",
 		first.Segments, last.Segments, E16K, first.Recall, last.Recall, first.QPS, last.QPS)
@@ -125,17 +125,17 @@ func runE16(env *Env) (*Report, error) {
 // figures: the lab's collection is smaller, so its recall sits higher.
 func E16Verdicts(env *Env, ms []SegmentMeasurement) Verdicts {
 	if len(ms) < 2 {
-		return Verdicts{env.Holds("E16", "fewer segments: lower recall at the same ef", "0.9745 → 0.9531", "not measured", false, "fewer than two segment counts")}
+		return Verdicts{env.holds("E16", "fewer segments: lower recall at the same ef", "0.9745 → 0.9531", "not measured", false, "fewer than two segment counts")}
 	}
 	first, last := ms[0], ms[len(ms)-1]
 	span := fmt.Sprintf("%d → %d segments", first.Segments, last.Segments)
 	return Verdicts{
-		env.Holds("E16", "fewer segments: lower recall at the same ef", "0.9745 → 0.9531 (128 → 66 segments)",
+		env.holds("E16", "fewer segments: lower recall at the same ef", "0.9745 → 0.9531 (128 → 66 segments)",
 			fmt.Sprintf("%.4f → %.4f (%s)", first.Recall, last.Recall, span), last.Recall < first.Recall,
 			fmt.Sprintf("change %+.4f (the article's %+.4f)", last.Recall-first.Recall, 0.9531-0.9745)),
-		env.Holds("E16", "fewer segments: higher QPS at the same ef", "35.8 → 53.3 QPS (1.49×)",
+		env.holds("E16", "fewer segments: higher QPS at the same ef", "35.8 → 53.3 QPS (1.49×)",
 			fmt.Sprintf("%.0f → %.0f QPS (%.2f×)", first.QPS, last.QPS, last.QPS/first.QPS), last.QPS > first.QPS, why(last.QPS > first.QPS, "each segment costs its own graph descent", "within this machine's timing noise")),
-		env.Holds("E16", "fewer segments: fewer distance computations at the same ef", "(the mechanism)",
+		env.holds("E16", "fewer segments: fewer distance computations at the same ef", "(the mechanism)",
 			fmt.Sprintf("%.0f → %.0f per query", first.DistComps, last.DistComps), last.DistComps < first.DistComps, why(last.DistComps < first.DistComps, "S segments explore S·ef candidates", "the merged graph walked further")),
 	}
 }

@@ -25,7 +25,7 @@ var e17 = Experiment{
 	},
 }
 
-func init() { e17.Run, e17.Notebook = runE17, "10-ingest-and-fetch.ipynb"; Register(e17) }
+func init() { e17.Run, e17.Notebook = runE17, "10-ingest-and-fetch.ipynb"; register(e17) }
 
 // E17Efs is E17's breadth sweep (per segment), paired row by row with the
 // article's visit percentages 1, 2, 3 and 5.
@@ -46,9 +46,9 @@ type E17Row struct {
 // both ways of reading the ids, top k.
 func E17Measure(env *Env, segments int, efs []int, k int) ([]E17Row, error) {
 	if len(efs) == 0 {
-		return nil, fmt.Errorf("experiment: E17: no ef values: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E17: no ef values: %w", errBadArgument)
 	}
-	b, err := buildSegments(env, SegmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
+	b, err := buildSegments(env, segmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +83,8 @@ func E17Table(env *Env, rows []E17Row) *table.Table {
 		if i < len(e17Article) {
 			a = e17Article[i]
 		}
-		_ = t.AddValues(x.Ef, a, e17.ArticleValue(a, "recall@100"), x.Column.Recall, e17.ArticleValue(a, "QPS stored"), x.Stored.QPS,
-			e17.ArticleValue(a, "QPS column"), x.Column.QPS, x.Column.QPS/x.Stored.QPS, x.Stored.Decompressed/1024)
+		_ = t.AddValues(x.Ef, a, e17.articleValue(a, "recall@100"), x.Column.Recall, e17.articleValue(a, "QPS stored"), x.Stored.QPS,
+			e17.articleValue(a, "QPS column"), x.Column.QPS, x.Column.QPS/x.Stored.QPS, x.Stored.Decompressed/1024)
 	}
 	t.Note("the article swept IVF's visit percentage; the lab sweeps HNSW's ef per segment (its segments hold graphs), so rows pair by position, not by setting")
 	t.Note("stored fields: each document's source (about 120 bytes of JSON with its id) in S2 blocks (LZ4-class, as Lucene's default) of up to 60 KiB raw; hits are fetched in doc-id order, as Elasticsearch's fetch phase does, so reading a block's ids decompresses it once per query")
@@ -98,7 +98,7 @@ func runE17(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e17, env)
-	r.AddTable(E17Table(env, rows))
+	r.addTable(E17Table(env, rows))
 	last := rows[len(rows)-1]
 	r.Note("direction: reading ids from the stored fields costs %.0f KB of decompression per query; the column reads %d bytes; at ef %d the column gives %.2f× the QPS (the article: 40/31 = 1.29× at 5 %% visit, 89/44 = 2.02× at 1 %%) — the cheaper the vector search, the larger the share of the fetch",
 		last.Stored.Decompressed/1024, 8*k, last.Ef, last.Column.QPS/last.Stored.QPS)
@@ -114,7 +114,7 @@ func runE17(env *Env) (*Report, error) {
 // return the same documents.
 func E17Verdicts(env *Env, rows []E17Row) Verdicts {
 	if len(rows) == 0 {
-		return Verdicts{env.Holds("E17", "reading the ids from a column is faster than from the stored fields", "1.29–2.02×", "not measured", false, "no rows")}
+		return Verdicts{env.holds("E17", "reading the ids from a column is faster than from the stored fields", "1.29–2.02×", "not measured", false, "no rows")}
 	}
 	first, last := rows[0], rows[len(rows)-1]
 	faster, same, mech := 0, 0, 0
@@ -131,13 +131,13 @@ func E17Verdicts(env *Env, rows []E17Row) Verdicts {
 	}
 	g0, g1 := first.Column.QPS/first.Stored.QPS, last.Column.QPS/last.Stored.QPS
 	return Verdicts{
-		env.Holds("E17", "reading the ids from a column is faster than from the stored fields", "1.29–2.02× the QPS",
+		env.holds("E17", "reading the ids from a column is faster than from the stored fields", "1.29–2.02× the QPS",
 			fmt.Sprintf("%.2f× at ef %d … %.2f× at ef %d", g0, first.Ef, g1, last.Ef), faster == len(rows), ofN(faster, len(rows))+" settings faster"),
-		env.Holds("E17", "the QPS gain is larger when the vector search is cheaper", "2.02× at 1 % visit > 1.29× at 5 %",
+		env.holds("E17", "the QPS gain is larger when the vector search is cheaper", "2.02× at 1 % visit > 1.29× at 5 %",
 			fmt.Sprintf("%.2f× at ef %d vs %.2f× at ef %d", g0, first.Ef, g1, last.Ef), g0 > g1, why(g0 > g1, "the fetch is a larger share of a cheap query", "within this machine's timing noise")),
-		env.Holds("E17", "ids from the stored fields decompress blocks, the column reads none", "(the mechanism)",
+		env.holds("E17", "ids from the stored fields decompress blocks, the column reads none", "(the mechanism)",
 			fmt.Sprintf("%.0f KB vs %.0f B decompressed per query", last.Stored.Decompressed/1024, last.Column.Decompressed), mech == len(rows), ofN(mech, len(rows))+" settings"),
-		env.Holds("E17", "both ways return the same documents", "same recall", fmt.Sprintf("recall@%d %.3f and %.3f", last.Column.Search.K, last.Column.Recall, last.Stored.Recall),
+		env.holds("E17", "both ways return the same documents", "same recall", fmt.Sprintf("recall@%d %.3f and %.3f", last.Column.Search.K, last.Column.Recall, last.Stored.Recall),
 			same == len(rows), ofN(same, len(rows))+" settings equal"),
 	}
 }

@@ -18,7 +18,7 @@ var e18 = Experiment{
 		"IVF is cheap to build and less sensitive to segment count than HNSW (no figures)",
 }
 
-func init() { e18.Run, e18.Notebook = runE18, "08-segments-and-merges.ipynb"; Register(e18) }
+func init() { e18.Run, e18.Notebook = runE18, "08-segments-and-merges.ipynb"; register(e18) }
 
 // E18Ingest is one ingest mode's build and the queries after it.
 type E18Ingest struct {
@@ -40,7 +40,7 @@ type E18Result struct {
 	// Parallel is how many times as fast parallel writers ingest into
 	// HNSW as one writer does with a core per writer: the one writer's
 	// CPU time over the busiest writer's (each writer's thread CPU time,
-	// the final refresh's added; see [SegmentBuild.CriticalCPU]). Wall
+	// the final refresh's added; see segmentBuild.CriticalCPU). Wall
 	// time would measure the cores other jobs leave free; where thread
 	// CPU time cannot be read it is wall time.
 	Parallel Rounds
@@ -78,7 +78,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 		flushDocs = max(env.Scale.N/4, 1)
 	}
 	if writers < 2 || flushDocs < 1 {
-		return nil, fmt.Errorf("experiment: E18: %d writers (want ≥ 2), buffer of %d documents: %w", writers, flushDocs, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E18: %d writers (want ≥ 2), buffer of %d documents: %w", writers, flushDocs, errBadArgument)
 	}
 	type ingest struct {
 		kind segment.IndexKind
@@ -97,7 +97,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 	}
 	res := &E18Result{Ingests: make([]E18Ingest, len(ins)),
 		Parallel: Rounds{Clock: CPUTime.usable()}, IVFBuild: Rounds{Clock: CPUTime.usable()}}
-	kept := make([]*SegmentBuild, len(ins)) // the first round's HNSW builds, for the query rounds
+	kept := make([]*segmentBuild, len(ins)) // the first round's HNSW builds, for the query rounds
 	defer func() {
 		for _, b := range kept {
 			if b != nil {
@@ -107,7 +107,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 	}()
 	dps := make([][]float64, len(ins))
 	for r := range e18Rounds {
-		builds := make([]*SegmentBuild, len(ins))
+		builds := make([]*segmentBuild, len(ins))
 		for j := range ins {
 			i := j
 			if r%2 == 1 {
@@ -115,7 +115,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 			}
 			in := ins[i]
 			env.logf("E18: %s (round %d of %d)", in.mode, r+1, e18Rounds)
-			b, err := buildSegments(env, SegmentSetup{Writers: in.w, BuildWorkers: 1, FlushDocs: flushDocs, Index: in.kind})
+			b, err := buildSegments(env, segmentSetup{Writers: in.w, BuildWorkers: 1, FlushDocs: flushDocs, Index: in.kind})
 			if err != nil {
 				return nil, err
 			}
@@ -124,7 +124,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 			if r > 0 {
 				continue
 			}
-			m, err := measureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef, Visit: E18Visit}, 3, in.mode)
+			m, err := measureSegments(env, b.Collection, SegmentSearch{K: k, Ef: ef, Visit: e18Visit}, 3, in.mode)
 			if err != nil {
 				b.Close()
 				return nil, err
@@ -157,7 +157,7 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 		return nil, err
 	}
 	for i := range res.Ingests {
-		res.Ingests[i].DocsPerS = (Rounds{Ratios: dps[i]}).Median()
+		res.Ingests[i].DocsPerS = (Rounds{Ratios: dps[i]}).median()
 		res.Ingests[i].Seconds = float64(ds.Base.N) / res.Ingests[i].DocsPerS
 	}
 	queries := func(c *segment.Collection) func() (time.Duration, error) {
@@ -183,8 +183,8 @@ func E18Measure(env *Env, writers, flushDocs, k, ef int) (*E18Result, error) {
 	return res, nil
 }
 
-// E18Visit is the fraction of each IVF segment's lists E18 probes.
-const E18Visit = 0.1
+// e18Visit is the fraction of each IVF segment's lists E18 probes.
+const e18Visit = 0.1
 
 // E18Table tabulates both ingest modes and the queries after them.
 func E18Table(env *Env, res *E18Result) *table.Table {
@@ -199,7 +199,7 @@ func E18Table(env *Env, res *E18Result) *table.Table {
 	for _, x := range in {
 		_ = t.AddValues(x.Mode, x.Segments, x.DocsPerS, x.Seconds, x.Search.Recall, x.Search.QPS, x.Search.DistComps)
 	}
-	t.Note("HNSW segments are searched at ef %d, IVF segments (lists of about 384 float32 vectors) by probing %.0f %% of each segment's lists", in[0].Search.Search.Ef, 100*E18Visit)
+	t.Note("HNSW segments are searched at ef %d, IVF segments (lists of about 384 float32 vectors) by probing %.0f %% of each segment's lists", in[0].Search.Search.Ef, 100*e18Visit)
 	t.Note("the writers share one indexing buffer, as Lucene's per-thread writers share indices.memory.index_buffer_size: each writer's buffer is sealed at %d/writers documents, so more writers leave more, smaller segments", in[0].FlushDocs)
 	t.Note("docs/s and build s are the median of %d alternating rounds of the four builds (wall time: they vary with what else the machine runs); QPS is the first round's collections, one query at a time. In alternating rounds (what the verdicts read): HNSW parallel over one writer, the one writer's CPU time over the busiest writer's, %s; IVF over HNSW, one writer, %s; HNSW few segments over many, per query, %s",
 		len(res.Parallel.Ratios), res.Parallel, res.IVFBuild, res.FewSegments)
@@ -213,7 +213,7 @@ func runE18(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e18, env)
-	r.AddTable(E18Table(env, res))
+	r.addTable(E18Table(env, res))
 	hp, hs, ip, is := res.Ingests[0], res.Ingests[1], res.Ingests[2], res.Ingests[3]
 	r.Note("HNSW: %s ingest %.2f× as fast as one writer and leave %d segments instead of %d; at the same ef the fewer segments answer at %.2f× the QPS (recall %.3f vs %.3f)",
 		hp.Mode, hp.DocsPerS/hs.DocsPerS, hp.Segments, hs.Segments, hs.Search.QPS/hp.Search.QPS, hs.Search.Recall, hp.Search.Recall)
@@ -238,12 +238,12 @@ func E18Verdicts(env *Env, res *E18Result) Verdicts {
 		if res != nil {
 			n = len(res.Ingests)
 		}
-		return Verdicts{env.Holds("E18", "parallel ingest leaves more segments than one writer", "more segments", "not measured", false, fmt.Sprintf("%d of 4 ingests", n))}
+		return Verdicts{env.holds("E18", "parallel ingest leaves more segments than one writer", "more segments", "not measured", false, fmt.Sprintf("%d of 4 ingests", n))}
 	}
 	hp, hs, ip, is := res.Ingests[0], res.Ingests[1], res.Ingests[2], res.Ingests[3]
 	hr, ir := hp.Search.DistComps/hs.Search.DistComps, ip.Search.DistComps/is.Search.DistComps
 	return Verdicts{
-		env.Holds("E18", "parallel ingest leaves more segments than one writer", "more segments",
+		env.holds("E18", "parallel ingest leaves more segments than one writer", "more segments",
 			fmt.Sprintf("%d vs %d", hp.Segments, hs.Segments), hp.Segments > hs.Segments, why(hp.Segments > hs.Segments, "each writer flushes its own segments", "the writers' buffers flushed as one")),
 		env.fasterRounds("E18", "parallel ingest is faster than one writer (HNSW)", "fast vs slow", res.Parallel, replyNoise,
 			fmt.Sprintf("%d writers build their segments' graphs at once on %d cores", hp.Writers, env.Machine.Cores), "not yet explained"),
@@ -251,7 +251,7 @@ func E18Verdicts(env *Env, res *E18Result) Verdicts {
 			fmt.Sprintf("%.0f distance computations per query on %d segments against %.0f on %d", hs.Search.DistComps, hs.Segments, hp.Search.DistComps, hp.Segments), "not yet explained"),
 		env.fasterRounds("E18", "IVF builds faster than HNSW (one writer)", "cheap to build", res.IVFBuild, replyNoise,
 			"k-means passes and one encoding per vector, no graph search per insert", "not yet explained"),
-		env.Holds("E18", "IVF's query work moves less with the segment count than HNSW's", "less sensitive",
+		env.holds("E18", "IVF's query work moves less with the segment count than HNSW's", "less sensitive",
 			fmt.Sprintf("distances many/few segments: IVF %.2f×, HNSW %.2f×", ir, hr), ir < hr, why(ir < hr, "each IVF segment probes the same share of its lists", "IVF's work moved as much as HNSW's here")),
 	}
 }

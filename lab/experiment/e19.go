@@ -36,10 +36,10 @@ var e19 = Experiment{
 	},
 }
 
-func init() { e19.Run, e19.Notebook = runE19, "10-ingest-and-fetch.ipynb"; Register(e19) }
+func init() { e19.Run, e19.Notebook = runE19, "10-ingest-and-fetch.ipynb"; register(e19) }
 
-// E19BatchDocs is the documents of one bulk request: the article's 1,000.
-const E19BatchDocs = 1000
+// e19BatchDocs is the documents of one bulk request: the article's 1,000.
+const e19BatchDocs = 1000
 
 // E19Format is how a bulk body carries each document's vector.
 type E19Format uint8
@@ -97,10 +97,10 @@ type e19BinDoc struct {
 // an error (JSON cannot carry them).
 func e19Encode(f E19Format, m *vec.Matrix, first, n int) ([]byte, error) {
 	if !f.valid() {
-		return nil, fmt.Errorf("experiment: E19: unknown format %d: %w", f, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E19: unknown format %d: %w", f, errBadArgument)
 	}
 	if m == nil || first < 0 || n < 0 || first+n > m.N {
-		return nil, fmt.Errorf("experiment: E19: rows [%d, %d) outside the matrix: %w", first, first+n, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E19: rows [%d, %d) outside the matrix: %w", first, first+n, errBadArgument)
 	}
 	var b bytes.Buffer
 	enc := msgpack.NewEncoder(&b)
@@ -109,7 +109,7 @@ func e19Encode(f E19Format, m *vec.Matrix, first, n int) ([]byte, error) {
 		v := m.Row(i)
 		for j, x := range v {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("experiment: E19: row %d component %d is %v: %w", i, j, x, ErrBadArgument)
+				return nil, fmt.Errorf("experiment: E19: row %d component %d is %v: %w", i, j, x, errBadArgument)
 			}
 			binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(x))
 		}
@@ -146,7 +146,7 @@ func e19Encode(f E19Format, m *vec.Matrix, first, n int) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// E19Parser is how an E19Decoder reads a JSON body.
+// E19Parser is how an e19Decoder reads a JSON body.
 type E19Parser uint8
 
 // The parsers.
@@ -182,11 +182,11 @@ func (p E19Parser) String() string {
 	return fmt.Sprintf("E19Parser(%d)", p)
 }
 
-// E19Decoder parses bulk bodies the way a server does (the vector decoded
+// e19Decoder parses bulk bodies the way a server does (the vector decoded
 // into float32), with Parser for the JSON formats, and appends the vectors
 // to a slab. Its buffers are reused between bodies; it is not safe for
 // concurrent use.
-type E19Decoder struct {
+type e19Decoder struct {
 	Format E19Format
 	Dim    int
 	Parser E19Parser // JSON formats only; the zero value is encoding/json
@@ -203,9 +203,9 @@ type E19Decoder struct {
 // floats each) and their ids to *ids. An error wraps engine.ErrCorrupt and
 // names the document (its index within the body, from 0); nothing is
 // guaranteed about dst then.
-func (d *E19Decoder) Decode(body []byte, ids *[]uint64, dst *[]float32) error {
+func (d *e19Decoder) Decode(body []byte, ids *[]uint64, dst *[]float32) error {
 	if !d.Format.valid() || d.Dim < 1 || d.Parser > E19Tokens {
-		return fmt.Errorf("experiment: E19: decoder for format %d, dim %d, parser %d: %w", d.Format, d.Dim, d.Parser, ErrBadArgument)
+		return fmt.Errorf("experiment: E19: decoder for format %d, dim %d, parser %d: %w", d.Format, d.Dim, d.Parser, errBadArgument)
 	}
 	corrupt := func(doc int, format string, args ...any) error {
 		return fmt.Errorf("experiment: E19 %s body: document %d: %s: %w", d.Format, doc, fmt.Sprintf(format, args...), engine.ErrCorrupt)
@@ -299,7 +299,7 @@ func (d *E19Decoder) Decode(body []byte, ids *[]uint64, dst *[]float32) error {
 // decodeTokens reads one document (its action and source lines) with
 // the token parser: the action must name an _id, the source an id and a
 // vector of Dim components (a float array, or base64 of need characters).
-func (d *E19Decoder) decodeTokens(action, source []byte, need int, ids *[]uint64, dst *[]float32) error {
+func (d *e19Decoder) decodeTokens(action, source []byte, need int, ids *[]uint64, dst *[]float32) error {
 	a, err := d.tok.ParseBytes(action)
 	if err != nil {
 		return fmt.Errorf("action: %v", err)
@@ -367,7 +367,7 @@ func (d *E19Decoder) decodeTokens(action, source []byte, need int, ids *[]uint64
 // documents in format f.
 func e19Bodies(f E19Format, m *vec.Matrix, n, batch int) ([][]byte, error) {
 	if batch < 1 || n < 1 || m == nil || n > m.N {
-		return nil, fmt.Errorf("experiment: E19: %d documents in batches of %d: %w", n, batch, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E19: %d documents in batches of %d: %w", n, batch, errBadArgument)
 	}
 	var bodies [][]byte
 	for first := 0; first < n; first += batch {
@@ -427,14 +427,14 @@ const e19Rounds = 5
 // (CheckShare).
 func e19MeasureParse(env *Env, formats []E19Format, parser E19Parser, n, batch int, budget time.Duration) ([]E19Parse, error) {
 	if len(formats) == 0 || budget < 0 || parser > E19Tokens {
-		return nil, fmt.Errorf("experiment: E19: need formats, a known parser and a non-negative time budget: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E19: need formats, a known parser and a non-negative time budget: %w", errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
 	}
 	if n < 1 || n > ds.Base.N || batch < 1 {
-		return nil, fmt.Errorf("experiment: E19: %d documents of %d in batches of %d: %w", n, ds.Base.N, batch, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E19: %d documents of %d in batches of %d: %w", n, ds.Base.N, batch, errBadArgument)
 	}
 	// Each format's bodies are built and checked first; then the formats
 	// are timed in alternating rounds on one locked thread's CPU clock, and
@@ -445,7 +445,7 @@ func e19MeasureParse(env *Env, formats []E19Format, parser E19Parser, n, batch i
 		f      E19Format
 		bodies [][]byte
 		size   int64
-		d      *E19Decoder
+		d      *e19Decoder
 		rates  []float64
 		passes int
 		cpu    time.Duration
@@ -463,7 +463,7 @@ func e19MeasureParse(env *Env, formats []E19Format, parser E19Parser, n, batch i
 		for _, b := range bodies {
 			size += int64(len(b))
 		}
-		d := &E19Decoder{Format: f, Dim: ds.Base.Dim, Parser: parser}
+		d := &e19Decoder{Format: f, Dim: ds.Base.Dim, Parser: parser}
 		// Untimed checking pass: every vector bit for bit.
 		for bi, b := range bodies {
 			ids, dst = ids[:0], dst[:0]
@@ -515,7 +515,7 @@ func e19MeasureParse(env *Env, formats []E19Format, parser E19Parser, n, batch i
 	}
 	var out []E19Parse
 	for _, p := range ps {
-		rate := Rounds{Ratios: p.rates}.Median()
+		rate := Rounds{Ratios: p.rates}.median()
 		e := E19Parse{Format: p.f, Parser: parser, Docs: n, BodyBytes: p.size, Passes: p.passes,
 			DocsPerSec: rate, MBPerSec: rate * float64(p.size) / float64(n) / 1e6,
 			BytesPerDoc: float64(p.size) / float64(n)}
@@ -586,14 +586,14 @@ type E19Ingest struct {
 // segment when it is flushed.
 func e19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch int) ([]E19Ingest, error) {
 	if len(formats) == 0 || kind > E19IVF {
-		return nil, fmt.Errorf("experiment: E19: need formats and a known index kind (got %d): %w", kind, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E19: need formats and a known index kind (got %d): %w", kind, errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
 	}
 	if n < 1 || n > ds.Base.N || batch < 1 {
-		return nil, fmt.Errorf("experiment: E19: %d documents of %d in batches of %d: %w", n, ds.Base.N, batch, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E19: %d documents of %d in batches of %d: %w", n, ds.Base.N, batch, errBadArgument)
 	}
 	dim := ds.Base.Dim
 	p := env.fill(profile.Default(profile.Elasticsearch))
@@ -609,7 +609,7 @@ func e19MeasureIngest(env *Env, kind E19IndexKind, formats []E19Format, n, batch
 		if err != nil {
 			return nil, err
 		}
-		d := &E19Decoder{Format: f, Dim: dim, Parser: E19Tokens}
+		d := &e19Decoder{Format: f, Dim: dim, Parser: E19Tokens}
 		var ix *hnsw.Index
 		if kind == E19HNSW {
 			ix, err = hnsw.New(hnsw.Config{Dim: dim, Metric: env.Metric(), M: p.M, M0: p.M0, EfConstruction: p.EfConstruction,
@@ -689,9 +689,9 @@ type E19Result struct {
 // format is the baseline of the gains.
 func E19Measure(env *Env, formats []E19Format, sz E19Sizes) (*E19Result, error) {
 	if len(formats) == 0 {
-		return nil, fmt.Errorf("experiment: E19: no formats: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E19: no formats: %w", errBadArgument)
 	}
-	parse, err := e19MeasureParse(env, formats, E19Tokens, sz.Parse, E19BatchDocs, sz.Budget)
+	parse, err := e19MeasureParse(env, formats, E19Tokens, sz.Parse, e19BatchDocs, sz.Budget)
 	if err != nil {
 		return nil, err
 	}
@@ -700,22 +700,22 @@ func E19Measure(env *Env, formats []E19Format, sz E19Sizes) (*E19Result, error) 
 		if f == Msgpack {
 			continue
 		}
-		r, err := e19MeasureParse(env, []E19Format{f}, E19Reflect, sz.Parse, E19BatchDocs, sz.Budget)
+		r, err := e19MeasureParse(env, []E19Format{f}, E19Reflect, sz.Parse, e19BatchDocs, sz.Budget)
 		if err != nil {
 			return nil, err
 		}
 		byReflect[i] = r[0]
 	}
-	hn, err := e19MeasureIngest(env, E19HNSW, formats, sz.HNSW, E19BatchDocs)
+	hn, err := e19MeasureIngest(env, E19HNSW, formats, sz.HNSW, e19BatchDocs)
 	if err != nil {
 		return nil, err
 	}
-	iv, err := e19MeasureIngest(env, E19IVF, formats, sz.IVF, E19BatchDocs)
+	iv, err := e19MeasureIngest(env, E19IVF, formats, sz.IVF, e19BatchDocs)
 	if err != nil {
 		return nil, err
 	}
 	t := table.New(fmt.Sprintf("E19 bulk bodies of %d documents (%d dims): parse %d docs, HNSW ingest %d docs, IVF ingest %d docs; gains vs %s",
-		E19BatchDocs, env.Scale.Dim, sz.Parse, sz.HNSW, sz.IVF, formats[0]),
+		e19BatchDocs, env.Scale.Dim, sz.Parse, sz.HNSW, sz.IVF, formats[0]),
 		table.Col("format", ""),
 		table.Column{Header: "body", Unit: "B/doc", Source: table.Lab, Prec: -1},
 		table.Column{Header: "parse", Unit: "docs/s", Source: table.Lab, Prec: -1},
@@ -738,10 +738,10 @@ func E19Measure(env *Env, formats []E19Format, sz E19Sizes) (*E19Result, error) 
 			}
 		}
 		_ = t.AddValues(row, parse[i].BytesPerDoc, parse[i].DocsPerSec, parse[i].MBPerSec,
-			moreThan(e19.ArticleValue(articleRow(f), "parse speed-up")), parse[i].DocsPerSec/parse[0].DocsPerSec,
+			moreThan(e19.articleValue(articleRow(f), "parse speed-up")), parse[i].DocsPerSec/parse[0].DocsPerSec,
 			rDocs, rUp, rCheck,
-			hn[i].DocsPerSec, e19.ArticleValue(articleRow(f), "HNSW ingest gain"), 100*(hn[i].DocsPerSec/hn[0].DocsPerSec-1),
-			iv[i].DocsPerSec, e19.ArticleValue(articleRow(f), "DiskBBQ ingest gain"), 100*(iv[i].DocsPerSec/iv[0].DocsPerSec-1))
+			hn[i].DocsPerSec, e19.articleValue(articleRow(f), "HNSW ingest gain"), 100*(hn[i].DocsPerSec/hn[0].DocsPerSec-1),
+			iv[i].DocsPerSec, e19.articleValue(articleRow(f), "DiskBBQ ingest gain"), 100*(iv[i].DocsPerSec/iv[0].DocsPerSec-1))
 	}
 	for i := range formats {
 		t.Note("%s: parsing is %.0f %% of HNSW ingest time and %.0f %% of IVF ingest time", formats[i],
@@ -778,7 +778,7 @@ func runE19(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e19, env)
-	r.AddTable(res.Table)
+	r.addTable(res.Table)
 	if sz.HNSW < env.Scale.N {
 		r.Note("HNSW ingest runs on the first %d of the %d documents (three graph builds of them all would take a minute or more on a small machine); parsing and IVF use all of them", sz.HNSW, env.Scale.N)
 	}
@@ -804,10 +804,10 @@ func runE19(env *Env) (*Report, error) {
 // against the index's own work, both measured.
 func E19Verdicts(env *Env, res *E19Result) Verdicts {
 	if res == nil || len(res.Parse) < 2 || len(res.HNSW) < 2 || len(res.IVF) < 2 {
-		return Verdicts{env.Holds("E19", "base64 parses faster than float arrays", "> 10×", "not measured", false, "fewer than two formats measured")}
+		return Verdicts{env.holds("E19", "base64 parses faster than float arrays", "> 10×", "not measured", false, "fewer than two formats measured")}
 	}
 	gain := func(in []E19Ingest) float64 { return 100 * (in[1].DocsPerSec/in[0].DocsPerSec - 1) }
-	parse := env.AtLeast("E19", "base64 parses faster than float arrays", 10, res.Parse[1].DocsPerSec/res.Parse[0].DocsPerSec, 0, "×")
+	parse := env.atLeast("E19", "base64 parses faster than float arrays", 10, res.Parse[1].DocsPerSec/res.Parse[0].DocsPerSec, 0, "×")
 	why := fmt.Sprintf("read token by token as Elasticsearch reads Jackson's tokens: %.1f µs per float-array document, %.1f µs per base64 one",
 		1e6/res.Parse[0].DocsPerSec, 1e6/res.Parse[1].DocsPerSec)
 	if len(res.Reflect) > 1 && res.Reflect[0].DocsPerSec > 0 && res.Reflect[1].DocsPerSec > 0 {
@@ -822,17 +822,17 @@ func E19Verdicts(env *Env, res *E19Result) Verdicts {
 		return fmt.Sprintf("parsing float arrays costs %.0f µs a document against %.0f µs of indexing, %.0f %% of the ingest (base64 %.0f µs)",
 			p, (in[0].Total-in[0].Parse).Seconds()/n*1e6, 100*in[0].Parse.Seconds()/in[0].Total.Seconds(), in[1].Parse.Seconds()/float64(in[1].Docs)*1e6)
 	}
-	hv := env.Within("E19", "base64 raises HNSW ingest throughput by about 20 %", 20, hg, 15, "%")
+	hv := env.within("E19", "base64 raises HNSW ingest throughput by about 20 %", 20, hg, 15, "%")
 	if !hv.Agrees {
 		hv = env.because(hv, cost(res.HNSW))
 	}
-	iv := env.Within("E19", "base64 raises DiskBBQ (IVF) ingest throughput by about 100 %", 100, ig, 50, "%")
+	iv := env.within("E19", "base64 raises DiskBBQ (IVF) ingest throughput by about 100 %", 100, ig, 50, "%")
 	if !iv.Agrees {
 		iv = env.because(iv, cost(res.IVF)+"; the article's +100 % means parsing was half of DiskBBQ's ingest")
 	}
 	return Verdicts{
 		parse, hv, iv,
-		env.Holds("E19", "the ingest gain is larger for IVF than for HNSW", "+100 % vs +20 %", fmt.Sprintf("%+.0f %% vs %+.0f %%", ig, hg), ig > hg,
+		env.holds("E19", "the ingest gain is larger for IVF than for HNSW", "+100 % vs +20 %", fmt.Sprintf("%+.0f %% vs %+.0f %%", ig, hg), ig > hg,
 			"the parse saving is a fixed cost per document, a larger share of the cheaper IVF build"),
 	}
 }

@@ -45,7 +45,7 @@ func TestE19RoundTripBitExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := &E19Decoder{Format: f, Dim: m.Dim, Parser: c.p}
+			d := &e19Decoder{Format: f, Dim: m.Dim, Parser: c.p}
 			var ids []uint64
 			var got []float32
 			if err := d.Decode(body, &ids, &got); err != nil {
@@ -127,7 +127,7 @@ func TestE19CorruptBody(t *testing.T) {
 				continue
 			}
 			t.Run(tc.name+", "+p.String(), func(t *testing.T) {
-				d := &E19Decoder{Format: tc.format, Dim: m.Dim, Parser: p}
+				d := &e19Decoder{Format: tc.format, Dim: m.Dim, Parser: p}
 				var ids []uint64
 				var got []float32
 				err := d.Decode(tc.body(), &ids, &got)
@@ -197,7 +197,7 @@ func TestE19BadArguments(t *testing.T) {
 		{"decoder zero dim", func() error {
 			var ids []uint64
 			var v []float32
-			return (&E19Decoder{Format: Base64JSON}).Decode(nil, &ids, &v)
+			return (&e19Decoder{Format: Base64JSON}).Decode(nil, &ids, &v)
 		}},
 		{"parse no formats", func() error { _, err := e19MeasureParse(env, nil, E19Tokens, 10, 10, 0); return err }},
 		{"parse too many docs", func() error {
@@ -211,7 +211,7 @@ func TestE19BadArguments(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := tc.err(); !errors.Is(err, ErrBadArgument) {
+			if err := tc.err(); !errors.Is(err, errBadArgument) {
 				t.Errorf("error %v, want one wrapping ErrBadArgument", err)
 			}
 		})

@@ -27,16 +27,16 @@ var e20 = Experiment{
 	},
 }
 
-func init() { e20.Run, e20.Notebook = runE20, "08-segments-and-merges.ipynb"; Register(e20) }
+func init() { e20.Run, e20.Notebook = runE20, "08-segments-and-merges.ipynb"; register(e20) }
 
 // E20Segments is the segment count of E20, and E20Efs its ef sweep; it
-// includes E20ArticleEf, the setting the shared bound's cut is read at.
+// includes e20ArticleEf, the setting the shared bound's cut is read at.
 var (
 	E20Segments = 16
-	E20Efs      = []int{20, 40, 80, E20ArticleEf, 150, 300}
+	E20Efs      = []int{20, 40, 80, e20ArticleEf, 150, 300}
 )
 
-// E20ArticleEf is the candidates per segment at which the shared bound was
+// e20ArticleEf is the candidates per segment at which the shared bound was
 // measured where it was introduced: Lucene's pull request #12962
 // (apache/lucene, "Speedup concurrent multi-segment HNSW graph search 2",
 // merged for Lucene 9.10, Elasticsearch 8.13) benchmarked it at k = 10
@@ -46,13 +46,13 @@ var (
 // 100, fanout 900: 81,824 → 36,851 nodes visited, 28 → 62 QPS, recall
 // 0.997 → 0.983). The article's "up to 60 % … at comparable recall" is
 // that comparison.
-const E20ArticleEf = 100
+const e20ArticleEf = 100
 
 // E20Result is the sweep of every mode.
 type E20Result struct {
 	Sequential, Concurrent, Shared, SharedConcurrent []SegmentMeasurement
 	// CPU is what searching the segments concurrently gains at the middle
-	// ef of the sweep, from CPU clocks (see [E20ConcurrencyCPU]); its
+	// ef of the sweep, from CPU clocks (see e20ConcurrencyCPU); its
 	// Speedup is 0 where thread CPU time cannot be read.
 	CPU E20CPU
 }
@@ -74,9 +74,9 @@ type E20CPU struct {
 	Speedup              float64
 }
 
-// E20ConcurrencyCPU measures [E20CPU] for search o over c on workers
+// e20ConcurrencyCPU measures [E20CPU] for search o over c on workers
 // cores, over every query of env's data set.
-func E20ConcurrencyCPU(env *Env, c *segment.Collection, o SegmentSearch, workers int) (E20CPU, error) {
+func e20ConcurrencyCPU(env *Env, c *segment.Collection, o SegmentSearch, workers int) (E20CPU, error) {
 	out := E20CPU{Ef: o.Ef, Workers: max(workers, 1)}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -138,9 +138,9 @@ func (c E20CPU) String() string {
 // efs in the four modes, top k.
 func E20Measure(env *Env, segments int, efs []int, k int) (*E20Result, error) {
 	if len(efs) == 0 {
-		return nil, fmt.Errorf("experiment: E20: no ef values: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E20: no ef values: %w", errBadArgument)
 	}
-	b, err := buildSegments(env, SegmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
+	b, err := buildSegments(env, segmentSetup{Segments: segments, BuildWorkers: max(env.Workers, 1)})
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func E20Measure(env *Env, segments int, efs []int, k int) (*E20Result, error) {
 		}
 	}
 	mid := efs[len(efs)/2]
-	if res.CPU, err = E20ConcurrencyCPU(env, b.Collection, SegmentSearch{K: k, Ef: mid}, env.Machine.Cores); err != nil {
+	if res.CPU, err = e20ConcurrencyCPU(env, b.Collection, SegmentSearch{K: k, Ef: mid}, env.Machine.Cores); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -178,17 +178,17 @@ func segPoints(ms []SegmentMeasurement, qps func(SegmentMeasurement) float64) []
 	return out
 }
 
-// E20RecallTolerance is how close two recalls must be to pair them.
-const E20RecallTolerance = 0.01
+// e20RecallTolerance is how close two recalls must be to pair them.
+const e20RecallTolerance = 0.01
 
 // e20Pairs pairs each shared-bound point with the sequential point of
-// nearest recall, within E20RecallTolerance, on distances per query (as
+// nearest recall, within e20RecallTolerance, on distances per query (as
 // "QPS" = 1/distances, so Speedup is the ratio of distances saved).
 func e20Pairs(res *E20Result) []metrics.Pair {
 	inv := func(m SegmentMeasurement) float64 { return 1 / m.DistComps }
 	var out []metrics.Pair
 	for _, p := range metrics.PairByRecall(segPoints(res.Shared, inv), segPoints(res.Sequential, inv)) {
-		if p.RecallGap >= -E20RecallTolerance && p.RecallGap <= E20RecallTolerance {
+		if p.RecallGap >= -e20RecallTolerance && p.RecallGap <= e20RecallTolerance {
 			out = append(out, p)
 		}
 	}
@@ -211,9 +211,9 @@ func E20Table(env *Env, res *E20Result) *table.Table {
 			switch {
 			case m.Search.SharedBound:
 			case m.Search.Mode == segment.Concurrent:
-				article = e20.ArticleValue("concurrent", "QPS")
+				article = e20.articleValue("concurrent", "QPS")
 			default:
-				article = e20.ArticleValue("sequential", "QPS")
+				article = e20.articleValue("sequential", "QPS")
 			}
 			mode := m.Label[len(fmt.Sprintf("ef %d, ", m.Search.Ef)):]
 			_ = t.AddValues(m.Search.Ef, mode, m.Recall, article, m.QPS, m.P50ms, m.DistComps)
@@ -226,7 +226,7 @@ func E20Table(env *Env, res *E20Result) *table.Table {
 // E20PairTable pairs the shared-bound rows with the sequential rows of
 // comparable recall (e20Pairs) and prints the distances saved.
 func E20PairTable(res *E20Result) *table.Table {
-	pt := table.New(fmt.Sprintf("E20 shared bound vs none at comparable recall (within ±%.2f)", E20RecallTolerance),
+	pt := table.New(fmt.Sprintf("E20 shared bound vs none at comparable recall (within ±%.2f)", e20RecallTolerance),
 		table.Col("shared bound", ""), table.Column{Header: "recall", Prec: 4}, table.Col("paired with", ""), table.Column{Header: "recall", Prec: 4},
 		table.Column{Header: "distances saved", Unit: "%", Source: table.Lab, Prec: 1})
 	pairs := e20Pairs(res)
@@ -234,7 +234,7 @@ func E20PairTable(res *E20Result) *table.Table {
 		_ = pt.AddValues(p.A.Label, p.A.Recall, p.B.Label, p.B.Recall, 100*(1-1/p.Speedup))
 	}
 	if len(pairs) == 0 {
-		pt.Note("no shared-bound point has a sequential point within ±%.2f recall: widen the ef sweep", E20RecallTolerance)
+		pt.Note("no shared-bound point has a sequential point within ±%.2f recall: widen the ef sweep", e20RecallTolerance)
 	}
 	pt.Note("distances are counted, not timed, so this comparison does not move with the machine's load; the article's figure is a latency cut of up to 60 %%")
 	return pt
@@ -247,8 +247,8 @@ func runE20(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e20, env)
-	r.AddTable(E20Table(env, res))
-	r.AddChart(SegmentsChart(fmt.Sprintf("E20 %d segments: recall for the work, with and without the shared bound (lab)", E20Segments),
+	r.addTable(E20Table(env, res))
+	r.addChart(SegmentsChart(fmt.Sprintf("E20 %d segments: recall for the work, with and without the shared bound (lab)", E20Segments),
 		[]string{"sequential", "shared bound"}, res.Sequential, res.Shared))
 	mid := len(E20Efs) / 2
 	r.Note("concurrency: at ef %d, %d workers give %.2f× the QPS of sequential search in wall time (the article: 219/104 = 2.11× on its machine); this machine has %d cores, and another job on them pulls the wall-time ratio towards 1",
@@ -257,11 +257,11 @@ func runE20(env *Env) (*Report, error) {
 		r.Note("concurrency from CPU clocks (what the verdict reads): every segment's search timed on its thread's CPU clock, the segments dealt to %d idle cores as the concurrent mode deals them: %s",
 			res.CPU.Workers, res.CPU)
 	}
-	r.AddTable(E20PairTable(res))
+	r.addTable(E20PairTable(res))
 	for i, m := range res.Sequential {
-		if m.Search.Ef == E20ArticleEf {
+		if m.Search.Ef == e20ArticleEf {
 			r.Note("the bound as its benchmark measured it (Lucene PR #12962: the same k and %d candidates with and without the sharing): %.0f → %.0f distances per query (%.0f %% fewer), recall %.3f → %.3f",
-				E20ArticleEf, m.DistComps, res.Shared[i].DistComps, 100*(1-res.Shared[i].DistComps/m.DistComps), m.Recall, res.Shared[i].Recall)
+				e20ArticleEf, m.DistComps, res.Shared[i].DistComps, 100*(1-res.Shared[i].DistComps/m.DistComps), m.Recall, res.Shared[i].Recall)
 		}
 	}
 	r.Note("how the bound works (Lucene 9.10, MultiLeafKnnCollector): segments share a heap of the best ef distances found anywhere; once a segment's own beam is full, it stops expanding a candidate further than max(its own ⌈0.1·ef⌉-th best, the global ef-th best), so segments searched after good ones give up early; they exchange distances every 256 visited nodes")
@@ -275,27 +275,27 @@ func runE20(env *Env) (*Report, error) {
 // this one may), with the same answers; the shared bound (Lucene's
 // MultiLeafKnnCollector) cut latency by up to 60 % at comparable recall.
 // The lab's figure for that is measured as the bound's benchmark measured
-// it ([E20ArticleEf]): the cut in distance computations at the same k and
-// the same ef (E20ArticleEf) with and without the bound, ± 25 points, the
+// it (e20ArticleEf): the cut in distance computations at the same k and
+// the same ef (e20ArticleEf) with and without the bound, ± 25 points, the
 // recall "comparable" when it falls by at most recallTolerance; the reason
-// adds the largest cut at equal recall (± E20RecallTolerance), a stricter
+// adds the largest cut at equal recall (± e20RecallTolerance), a stricter
 // pairing than the article's. glove, when not nil, is the same
 // measurement on GloVe vectors and adds its cut.
 func E20Verdicts(env *Env, res, glove *E20Result) Verdicts {
 	if res == nil || len(res.Sequential) == 0 || len(res.Concurrent) != len(res.Sequential) || len(res.Shared) != len(res.Sequential) {
-		return Verdicts{env.Holds("E20", "the shared bound cuts the work at comparable recall", "up to 60 %", "not measured", false, "no measurement")}
+		return Verdicts{env.holds("E20", "the shared bound cuts the work at comparable recall", "up to 60 %", "not measured", false, "no measurement")}
 	}
 	mid := len(res.Sequential) / 2
 	wall := res.Concurrent[mid].QPS / res.Sequential[mid].QPS
 	var conc Verdict
 	if res.CPU.Speedup > 0 {
 		// CPU clocks: the same verdict on a quiet and a busy machine.
-		conc = env.Within("E20", "concurrent segment search: QPS over sequential", 219.0/104, res.CPU.Speedup, 0.6, "×")
+		conc = env.within("E20", "concurrent segment search: QPS over sequential", 219.0/104, res.CPU.Speedup, 0.6, "×")
 		conc.Lab = res.CPU.String()
 		conc = env.because(conc, fmt.Sprintf("each segment's search timed on its thread's CPU clock and dealt to %d idle cores as the concurrent mode deals them; wall time gave %.2f× in this run, which other jobs on the cores pull towards 1",
 			res.CPU.Workers, wall))
 	} else {
-		conc = env.Within("E20", "concurrent segment search: QPS over sequential", 219.0/104, wall, 0.6, "×")
+		conc = env.within("E20", "concurrent segment search: QPS over sequential", 219.0/104, wall, 0.6, "×")
 		conc = env.because(conc, fmt.Sprintf("wall time (no thread CPU clock here), this machine has %d cores", env.Machine.Cores))
 	}
 	same := 0
@@ -306,9 +306,9 @@ func E20Verdicts(env *Env, res, glove *E20Result) Verdicts {
 	}
 	out := Verdicts{
 		conc,
-		env.Holds("E20", "concurrent search answers as sequential search does", "same results", ofN(same, len(res.Sequential))+" ef settings with equal recall",
+		env.holds("E20", "concurrent search answers as sequential search does", "same results", ofN(same, len(res.Sequential))+" ef settings with equal recall",
 			same == len(res.Sequential), "the same per-segment searches, merged the same way"),
-		env.Holds("E20", "the shared bound computes fewer distances at the same ef", "(the mechanism)",
+		env.holds("E20", "the shared bound computes fewer distances at the same ef", "(the mechanism)",
 			fmt.Sprintf("%.0f vs %.0f per query at ef %d", res.Shared[0].DistComps, res.Sequential[0].DistComps, res.Sequential[0].Search.Ef),
 			res.Shared[0].DistComps < res.Sequential[0].DistComps, "segments searched after good ones stop early"),
 		e20Cut(env, "the shared bound cuts the work by up to 60 % at comparable recall", res),
@@ -320,32 +320,32 @@ func E20Verdicts(env *Env, res, glove *E20Result) Verdicts {
 }
 
 // e20Cut records the verdict on the shared bound's cut in r: the cut in
-// distances at E20ArticleEf, the same ef with and without the bound,
+// distances at e20ArticleEf, the same ef with and without the bound,
 // within 60 ± 25 % and with recall falling by at most recallTolerance.
 func e20Cut(env *Env, claim string, r *E20Result) Verdict {
 	at := -1
 	for i, m := range r.Sequential {
-		if m.Search.Ef == E20ArticleEf {
+		if m.Search.Ef == e20ArticleEf {
 			at = i
 		}
 	}
 	if at < 0 {
-		return env.because(env.Within("E20", claim, 60, math.NaN(), 25, "%"),
-			fmt.Sprintf("the sweep has no ef %d, the setting the bound was measured at", E20ArticleEf))
+		return env.because(env.within("E20", claim, 60, math.NaN(), 25, "%"),
+			fmt.Sprintf("the sweep has no ef %d, the setting the bound was measured at", e20ArticleEf))
 	}
 	seq, sh := r.Sequential[at], r.Shared[at]
 	cut := 100 * (1 - sh.DistComps/seq.DistComps)
-	v := env.Within("E20", claim, 60, cut, 25, "%")
+	v := env.within("E20", claim, 60, cut, 25, "%")
 	drop := seq.Recall - sh.Recall
 	if v.Agrees && drop > recallTolerance {
 		v.Agrees, v.Reason = false, fmt.Sprintf("recall falls by %.3f, more than %g: not comparable", drop, recallTolerance)
 	}
 	why := fmt.Sprintf("at k %d and ef %d both ways, as Lucene's PR #12962 measured the bound: %.0f → %.0f distances per query, recall %.3f → %.3f",
-		seq.Search.K, E20ArticleEf, seq.DistComps, sh.DistComps, seq.Recall, sh.Recall)
+		seq.Search.K, e20ArticleEf, seq.DistComps, sh.DistComps, seq.Recall, sh.Recall)
 	if eq := e20EqualRecallCut(r); math.IsNaN(eq) {
-		why += fmt.Sprintf("; no shared-bound point has a sequential point within ± %g recall", E20RecallTolerance)
+		why += fmt.Sprintf("; no shared-bound point has a sequential point within ± %g recall", e20RecallTolerance)
 	} else {
-		why += fmt.Sprintf("; paired at equal recall (± %g) instead, the largest cut is %.0f %%", E20RecallTolerance, eq)
+		why += fmt.Sprintf("; paired at equal recall (± %g) instead, the largest cut is %.0f %%", e20RecallTolerance, eq)
 	}
 	v.Reason += "; " + why + "; distances, not latency, so the machine's load does not move it"
 	return env.record(v)

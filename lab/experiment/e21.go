@@ -24,7 +24,7 @@ var e21 = Experiment{
 	},
 }
 
-func init() { e21.Run, e21.Notebook = runE21, "11-lucene-quantization.ipynb"; Register(e21) }
+func init() { e21.Run, e21.Notebook = runE21, "11-lucene-quantization.ipynb"; register(e21) }
 
 // E21Dims is the kernel sweep.
 var E21Dims = []int{64, 128, 384, 768, 1536}
@@ -75,7 +75,7 @@ func timeKernel(f func(a, b []float32) float32, pool [][]float32, budget time.Du
 // kernelRounds rounds).
 func E21Kernels(env *Env, dims []int, budget time.Duration) (*table.Table, error) {
 	if len(dims) == 0 || budget <= 0 {
-		return nil, fmt.Errorf("experiment: E21: need dimensions and a positive time budget: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E21: need dimensions and a positive time budget: %w", errBadArgument)
 	}
 	rng := rand.New(rand.NewPCG(env.Seed, 21))
 	t := table.New(fmt.Sprintf("E21 ns per dot product (in cache, one goroutine); engine kernels: %s", vec.KernelName()),
@@ -87,7 +87,7 @@ func E21Kernels(env *Env, dims []int, budget time.Duration) (*table.Table, error
 		table.Column{Header: "engine", Unit: "GFLOP/s", Source: table.Lab, Prec: 1})
 	for i, d := range dims {
 		if d < 1 {
-			return nil, fmt.Errorf("experiment: E21: dimension %d: %w", d, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E21: dimension %d: %w", d, errBadArgument)
 		}
 		env.progress(i, len(dims), "E21 kernels")
 		pool := make([][]float32, 16)
@@ -151,10 +151,10 @@ func runE21(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e21, env)
-	r.AddTable(kt)
+	r.addTable(kt)
 	bt := E21BuildTable(env, n, scalarDPS, dps)
 	bt.Note("scalar = the same build with vec.SetAccelerated(false): the engine's pure-Go kernels")
-	r.AddTable(bt)
+	r.addTable(bt)
 	r.Note("the machine is shared with other jobs: ns figures are single timings and may vary by tens of percent")
 	E21Verdicts(env, kt, scalarDPS, dps)
 	return r, nil
@@ -178,9 +178,9 @@ func E21Verdicts(env *Env, kernels *table.Table, scalarDPS, simdDPS float64) Ver
 		faster, worst = false, math.NaN()
 	}
 	return Verdicts{
-		env.Holds("E21", "SIMD kernels compute dot products faster than scalar code", "faster at every dimension",
+		env.holds("E21", "SIMD kernels compute dot products faster than scalar code", "faster at every dimension",
 			fmt.Sprintf("%.1f× or more at every dimension", worst), faster,
 			fmt.Sprintf("the smallest speed-up over the scalar loop is %.1f×", worst)),
-		env.AtLeast("E21", "SIMD kernels speed indexing up from about 900 to about 1,300 docs/s", 1300.0/900, simdDPS/scalarDPS, 0.2, "×"),
+		env.atLeast("E21", "SIMD kernels speed indexing up from about 900 to about 1,300 docs/s", 1300.0/900, simdDPS/scalarDPS, 0.2, "×"),
 	}
 }

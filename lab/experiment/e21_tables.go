@@ -44,9 +44,9 @@ func E21BuildTable(env *Env, n int, scalarDPS, simdDPS float64) *table.Table {
 	t := table.New(fmt.Sprintf("E21 indexing throughput (HNSW m=16, ef_construction 100, one goroutine, %d×%d)", n, env.Scale.Dim), table.Col("kernels", ""))
 	t.AddColumns(table.Pair("indexing", "docs/s", -1)...)
 	t.AddColumns(table.Pair("speed-up", "×", 2)...)
-	_ = t.AddValues("scalar (pure-Go twins)", e21.ArticleValue("scalar", "indexing"), scalarDPS, nil, nil)
-	_ = t.AddValues("SIMD ("+vec.KernelName()+")", e21.ArticleValue("SIMD", "indexing"), simdDPS,
-		e21.ArticleValue("SIMD/scalar", "indexing speed-up"), simdDPS/scalarDPS)
+	_ = t.AddValues("scalar (pure-Go twins)", e21.articleValue("scalar", "indexing"), scalarDPS, nil, nil)
+	_ = t.AddValues("SIMD ("+vec.KernelName()+")", e21.articleValue("SIMD", "indexing"), simdDPS,
+		e21.articleValue("SIMD/scalar", "indexing speed-up"), simdDPS/scalarDPS)
 	t.Note("article: Lucene indexing through Elasticsearch on its corpus; lab: the graph build alone — docs/s are not comparable, the ratio is")
 	return t
 }

@@ -19,7 +19,7 @@ var e22 = Experiment{
 	},
 }
 
-func init() { e22.Run, e22.Notebook = runE22, "11-lucene-quantization.ipynb"; Register(e22) }
+func init() { e22.Run, e22.Notebook = runE22, "11-lucene-quantization.ipynb"; register(e22) }
 
 // E22Oversample is the sweep: 1.5 is the article's "quantized@15" at k=10.
 var E22Oversample = []float64{1, 1.5, 2, 3}
@@ -45,7 +45,7 @@ func e22Measure(env *Env, oversample []float64) (*table.Table, []QuantResult, er
 	}
 	t := quantTable(env, "E22 int8 scalar quantization", rs, func(row string) (any, any) {
 		if row == "int8" {
-			return e22.ArticleValue("int8", "compression"), e22.ArticleValue("int8", "memory saved")
+			return e22.articleValue("int8", "compression"), e22.articleValue("int8", "memory saved")
 		}
 		return nil, nil
 	})
@@ -60,8 +60,8 @@ func runE22(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e22, env)
-	r.AddTable(t)
-	r.AddChart(quantChart("E22 int8: recall@10 by oversample (lab)", rs, env.Scale.K))
+	r.addTable(t)
+	r.addChart(quantChart("E22 int8: recall@10 by oversample (lab)", rs, env.Scale.K))
 	raw, i8 := rs[0], rs[1]
 	r.Note("lab: int8 recall@%d %.3f without rescoring vs raw %.3f; at ×1.5 (quantized@15) %.3f", env.Scale.K, i8.RecallNone, raw.RecallNone, overAt(i8, 1.5))
 	r.Note("the article reports a chart, not a recall number; the lab's figure is its own measurement on the generated set shaped like the Spring AI VectorStore article's data (384-d Gaussian clusters), not the article's corpus")
@@ -76,11 +76,11 @@ func runE22(env *Env) (*Report, error) {
 func E22Verdicts(env *Env, t *table.Table) Verdicts {
 	raw, none, at15 := QuantRecall(t, "raw", 0), QuantRecall(t, "int8", 0), QuantRecall(t, "int8", 1.5)
 	k := env.Scale.K
-	v1 := env.Within("E22", "int8 cuts the vectors' memory by about 75 %", 75, quantNumber(t, "int8", "memory saved"), 1, "%")
-	v2 := env.Holds("E22", fmt.Sprintf("int8 recall@%d without rescoring is a little below raw", k), "below raw by < 0.1",
+	v1 := env.within("E22", "int8 cuts the vectors' memory by about 75 %", 75, quantNumber(t, "int8", "memory saved"), 1, "%")
+	v2 := env.holds("E22", fmt.Sprintf("int8 recall@%d without rescoring is a little below raw", k), "below raw by < 0.1",
 		fmt.Sprintf("%.3f vs raw %.3f", none, raw), none <= raw && raw-none < 0.1,
 		fmt.Sprintf("%.3f below raw", raw-none))
-	v3 := env.Holds("E22", "quantized@15 (×1.5 candidates, rescored) recovers raw recall", "raw recall (± 0.01)",
+	v3 := env.holds("E22", "quantized@15 (×1.5 candidates, rescored) recovers raw recall", "raw recall (± 0.01)",
 		fmt.Sprintf("%.3f vs raw %.3f", at15, raw), at15 >= raw-0.01, fmt.Sprintf("%.3f below raw", math.Max(raw-at15, 0)))
 	return Verdicts{v1, v2, v3}
 }

@@ -53,10 +53,10 @@ func TestQuantExperimentsSmall(t *testing.T) {
 	if i4, nc := rs[2], rs[3]; i4.RecallNone+0.02 < nc.RecallNone {
 		t.Errorf("int4 with correction %v clearly below without %v", i4.RecallNone, nc.RecallNone)
 	}
-	if _, err := QuantFlat(env, "int3", []float64{1}); !errors.Is(err, ErrBadArgument) {
+	if _, err := QuantFlat(env, "int3", []float64{1}); !errors.Is(err, errBadArgument) {
 		t.Errorf("unknown quantizer: %v", err)
 	}
-	if _, err := E24Sweep(env, []float64{0.5}); !errors.Is(err, ErrBadArgument) {
+	if _, err := E24Sweep(env, []float64{0.5}); !errors.Is(err, errBadArgument) {
 		t.Errorf("oversample 0.5: %v", err)
 	}
 }
@@ -114,7 +114,7 @@ func TestE21Small(t *testing.T) {
 	if dps, err := E21Build(env, 300); err != nil || dps <= 0 {
 		t.Errorf("E21Build: %v, %v", dps, err)
 	}
-	if _, err := E21Kernels(env, nil, time.Millisecond); !errors.Is(err, ErrBadArgument) {
+	if _, err := E21Kernels(env, nil, time.Millisecond); !errors.Is(err, errBadArgument) {
 		t.Errorf("no dims: %v", err)
 	}
 }

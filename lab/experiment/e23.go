@@ -18,7 +18,7 @@ var e23 = Experiment{
 	},
 }
 
-func init() { e23.Run, e23.Notebook = runE23, "11-lucene-quantization.ipynb"; Register(e23) }
+func init() { e23.Run, e23.Notebook = runE23, "11-lucene-quantization.ipynb"; register(e23) }
 
 // E23Oversample is the sweep of E23.
 var E23Oversample = []float64{1, 1.5, 3, 5}
@@ -44,7 +44,7 @@ func e23Measure(env *Env, oversample []float64) (*table.Table, []QuantResult, er
 	}
 	t := quantTable(env, "E23 int4 with error correction", rs, func(row string) (any, any) {
 		if row == "int4" {
-			return e23.ArticleValue("int4", "compression"), e23.ArticleValue("int4", "memory saved")
+			return e23.articleValue("int4", "compression"), e23.articleValue("int4", "memory saved")
 		}
 		return nil, nil
 	})
@@ -59,8 +59,8 @@ func runE23(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e23, env)
-	r.AddTable(t)
-	r.AddChart(quantChart("E23 int4: recall@10 by oversample, with and without correction (lab)", rs, env.Scale.K))
+	r.addTable(t)
+	r.addChart(quantChart("E23 int4: recall@10 by oversample, with and without correction (lab)", rs, env.Scale.K))
 	i4, nc := rs[2], rs[3]
 	r.Note("lab: int4 recall@%d %.3f with the correction term, %.3f without (no rescoring); after rescoring ×3: %.3f vs %.3f",
 		env.Scale.K, i4.RecallNone, nc.RecallNone, overAt(i4, 3), overAt(nc, 3))
@@ -79,12 +79,12 @@ func E23Verdicts(env *Env, t *table.Table) Verdicts {
 	i4, n4 := QuantRecall(t, "int4", 0), QuantRecall(t, "int4-nocorr", 0)
 	i43, n43 := QuantRecall(t, "int4", 3), QuantRecall(t, "int4-nocorr", 3)
 	return Verdicts{
-		env.Within("E23", "int4 compresses the vectors 8×", 8, quantNumber(t, "int4", "compression"), 0.5, "×"),
-		env.Holds("E23", "the error-correction term does not make codes-only results worse", "with ≥ without (± 0.01)",
+		env.within("E23", "int4 compresses the vectors 8×", 8, quantNumber(t, "int4", "compression"), 0.5, "×"),
+		env.holds("E23", "the error-correction term does not make codes-only results worse", "with ≥ without (± 0.01)",
 			fmt.Sprintf("%.3f with, %.3f without", i4, n4), i4 >= n4-0.01, fmt.Sprintf("difference %+.3f", i4-n4)),
-		env.Holds("E23", "with rescoring ×3, the correction term does not make results worse", "with ≥ without (± 0.01)",
+		env.holds("E23", "with rescoring ×3, the correction term does not make results worse", "with ≥ without (± 0.01)",
 			fmt.Sprintf("%.3f with, %.3f without", i43, n43), i43 >= n43-0.01, fmt.Sprintf("difference %+.3f", i43-n43)),
-		env.Holds("E23", "int4 rescored ×3 searches \"without making results worse\" than raw", "raw recall (± 0.01)",
+		env.holds("E23", "int4 rescored ×3 searches \"without making results worse\" than raw", "raw recall (± 0.01)",
 			fmt.Sprintf("%.3f vs raw %.3f", i43, raw), i43 >= raw-0.01, fmt.Sprintf("%.3f below raw", math.Max(raw-i43, 0))),
 	}
 }

@@ -20,7 +20,7 @@ var e24 = Experiment{
 	},
 }
 
-func init() { e24.Run, e24.Notebook = runE24, "11-lucene-quantization.ipynb"; Register(e24) }
+func init() { e24.Run, e24.Notebook = runE24, "11-lucene-quantization.ipynb"; register(e24) }
 
 // E24Oversample is the sweep of E24 (3 is Elasticsearch's bbq default);
 // it runs to ×50 so that the oversample at which rescoring does restore
@@ -47,7 +47,7 @@ func e24Measure(env *Env, oversample []float64) (*table.Table, []QuantResult, er
 		rs = append(rs, r)
 	}
 	t := quantTable(env, "E24 binary quantization", rs, func(row string) (any, any) {
-		return e24.ArticleValue(row, "compression"), e24.ArticleValue(row, "memory saved")
+		return e24.articleValue(row, "compression"), e24.articleValue(row, "memory saved")
 	})
 	t.Note("32× counts 1 bit against 32; OSQ stores per-vector correction terms beside the bits (%.0f B here: %.0f B/vector = dim/8 + corrections), so the lab's compression is below 32×",
 		rs[1].BytesPerVector-float64(env.Scale.Dim)/8, rs[1].BytesPerVector)
@@ -60,8 +60,8 @@ func runE24(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e24, env)
-	r.AddTable(t)
-	r.AddChart(quantChart("E24 1-bit codes: recall@10 by oversample (lab)", rs, env.Scale.K))
+	r.addTable(t)
+	r.addChart(quantChart("E24 1-bit codes: recall@10 by oversample (lab)", rs, env.Scale.K))
 	b := rs[1]
 	r.Note("lab: bbq recall@%d %.3f without rescoring, %.3f at ×3 (Elasticsearch's default oversample), %.3f at ×10",
 		env.Scale.K, b.RecallNone, overAt(b, 3), overAt(b, 10))
@@ -78,7 +78,7 @@ func runE24(env *Env) (*Report, error) {
 func E24Verdicts(env *Env, t *table.Table) Verdicts {
 	raw, b, o := QuantRecall(t, "raw", 0), QuantRecall(t, "bbq", 0), QuantRecall(t, "osq1x1", 0)
 	b3 := QuantRecall(t, "bbq", 3)
-	c := env.Within("E24", "1 bit per dimension compresses the vectors 32×", 32, quantNumber(t, "bbq", "compression"), 1, "×")
+	c := env.within("E24", "1 bit per dimension compresses the vectors 32×", 32, quantNumber(t, "bbq", "compression"), 1, "×")
 	if !c.Agrees {
 		per := quantNumber(t, "bbq", "bytes/vector")
 		bits := float64(env.Scale.Dim) / 8
@@ -97,9 +97,9 @@ func E24Verdicts(env *Env, t *table.Table) Verdicts {
 	}
 	return Verdicts{
 		c,
-		env.Holds("E24", "rescoring an oversampled set restores 1-bit recall (Elasticsearch's default ×3)", "raw recall (± 0.02)",
+		env.holds("E24", "rescoring an oversampled set restores 1-bit recall (Elasticsearch's default ×3)", "raw recall (± 0.02)",
 			fmt.Sprintf("%.3f at ×3 (%.3f without rescoring) vs raw %.3f", b3, b, raw), restored, why),
-		env.Holds("E24", "a 4-bit query (bbq) beats a 1-bit query without rescoring", "bbq > osq1x1",
+		env.holds("E24", "a 4-bit query (bbq) beats a 1-bit query without rescoring", "bbq > osq1x1",
 			fmt.Sprintf("%.3f vs %.3f", b, o), b > o, fmt.Sprintf("difference %+.3f", b-o)),
 	}
 }

@@ -35,7 +35,7 @@ func TestE24Verdicts(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tab := quantTable(env, "E24", table(c.bbq), func(row string) (any, any) {
-				return e24.ArticleValue(row, "compression"), e24.ArticleValue(row, "memory saved")
+				return e24.articleValue(row, "compression"), e24.articleValue(row, "memory saved")
 			})
 			vs := E24Verdicts(env, tab)
 			if got := verdictWords(vs); got != c.words {

@@ -28,7 +28,7 @@ var e25 = Experiment{
 	// The article gives no numbers: no Figures.
 }
 
-func init() { e25.Run, e25.Notebook = runE25, "09-document-retrieval.ipynb"; Register(e25) }
+func init() { e25.Run, e25.Notebook = runE25, "09-document-retrieval.ipynb"; register(e25) }
 
 // E25Config describes E25's nested data set. Every parent document is a
 // vector of the lab's data set; its passages are drawn around it. The zero
@@ -48,21 +48,21 @@ type E25Config struct {
 
 // The defaults of [E25Config].
 const (
-	E25DefaultMinPassages = 2
-	E25DefaultMaxPassages = 8
-	E25DefaultSpread      = 0.5
+	e25DefaultMinPassages = 2
+	e25DefaultMaxPassages = 8
+	e25DefaultSpread      = 0.5
 )
 
 // WithDefaults returns c with zero fields set to their defaults.
 func (c E25Config) WithDefaults() E25Config {
 	if c.MinPassages == 0 {
-		c.MinPassages = E25DefaultMinPassages
+		c.MinPassages = e25DefaultMinPassages
 	}
 	if c.MaxPassages == 0 {
-		c.MaxPassages = max(E25DefaultMaxPassages, c.MinPassages)
+		c.MaxPassages = max(e25DefaultMaxPassages, c.MinPassages)
 	}
 	if c.Spread == 0 {
-		c.Spread = E25DefaultSpread
+		c.Spread = e25DefaultSpread
 	}
 	return c
 }
@@ -83,7 +83,7 @@ func (c E25Config) Validate() error {
 		errs = append(errs, fmt.Sprintf("spread must be finite and > 0, got %v", c.Spread))
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("experiment: E25 config: %s: %w", strings.Join(errs, "; "), ErrBadArgument)
+		return fmt.Errorf("experiment: E25 config: %s: %w", strings.Join(errs, "; "), errBadArgument)
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func ParseE25Config(s string) (E25Config, error) {
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			return E25Config{}, fmt.Errorf("experiment: E25 config %q: %q is not key=value: %w", s, f, ErrBadArgument)
+			return E25Config{}, fmt.Errorf("experiment: E25 config %q: %q is not key=value: %w", s, f, errBadArgument)
 		}
 		var err error
 		switch k {
@@ -126,14 +126,14 @@ func ParseE25Config(s string) (E25Config, error) {
 		case "spread":
 			c.Spread, err = strconv.ParseFloat(v, 64)
 		default:
-			return E25Config{}, fmt.Errorf("experiment: E25 config %q: unknown key %q (passages, spread): %w", s, k, ErrBadArgument)
+			return E25Config{}, fmt.Errorf("experiment: E25 config %q: unknown key %q (passages, spread): %w", s, k, errBadArgument)
 		}
 		if err != nil {
-			return E25Config{}, fmt.Errorf("experiment: E25 config %q: %s: %v: %w", s, k, err, ErrBadArgument)
+			return E25Config{}, fmt.Errorf("experiment: E25 config %q: %s: %v: %w", s, k, err, errBadArgument)
 		}
 		// An explicit zero is an error, not "the default".
 		if (k == "passages" && (c.MinPassages < 1 || c.MaxPassages < 1)) || (k == "spread" && !(c.Spread > 0)) {
-			return E25Config{}, fmt.Errorf("experiment: E25 config %q: %s must be positive: %w", s, f, ErrBadArgument)
+			return E25Config{}, fmt.Errorf("experiment: E25 config %q: %s must be positive: %w", s, f, errBadArgument)
 		}
 	}
 	c = c.WithDefaults()
@@ -167,14 +167,14 @@ type E25Index struct {
 	queries *vec.Matrix
 }
 
-// MeanPassages is the measured mean number of passages per parent.
-func (x *E25Index) MeanPassages() float64 {
+// meanPassages is the measured mean number of passages per parent.
+func (x *E25Index) meanPassages() float64 {
 	return float64(x.Passages) / float64(x.Parents)
 }
 
-// CountHistogram returns h with h[c] = the number of parents that have c
+// countHistogram returns h with h[c] = the number of parents that have c
 // passages (h[0] is always 0).
-func (x *E25Index) CountHistogram() []int {
+func (x *E25Index) countHistogram() []int {
 	h := make([]int, x.Config.MaxPassages+1)
 	for _, c := range x.Counts {
 		h[c]++
@@ -185,7 +185,7 @@ func (x *E25Index) CountHistogram() []int {
 // String summarises the collection on one line.
 func (x *E25Index) String() string {
 	return fmt.Sprintf("%d parents, %d passages (%.2f per parent; %v), HNSW m=16 ef_construction=100 built in %v",
-		x.Parents, x.Passages, x.MeanPassages(), x.Config, x.Build.Round(time.Millisecond))
+		x.Parents, x.Passages, x.meanPassages(), x.Config, x.Build.Round(time.Millisecond))
 }
 
 // E25Build draws the nested collection from the environment's data set and
@@ -206,7 +206,7 @@ func E25Build(env *Env, cfg E25Config) (*E25Index, error) {
 	k := env.Scale.K
 	nParents := min(int(math.Round(float64(ds.Base.N)/cfg.MeanPassages())), ds.Base.N)
 	if nParents < k {
-		return nil, fmt.Errorf("experiment: E25: %d documents at %.1f passages each make %d parents, fewer than k=%d: %w", ds.Base.N, cfg.MeanPassages(), nParents, k, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E25: %d documents at %.1f passages each make %d parents, fewer than k=%d: %w", ds.Base.N, cfg.MeanPassages(), nParents, k, errBadArgument)
 	}
 	dim := ds.Base.Dim
 	r := rand.New(rand.NewPCG(env.Seed, streamE25))
@@ -285,14 +285,14 @@ func (x *E25Index) truthFor(env *Env, k int) ([][]uint32, error) {
 
 // The methods E25 compares, as [E25Row.Method] names them.
 const (
-	E25Parents     = "parents"  // dedupe during the walk (nested.Index.SearchParents)
-	E25Naive       = "naive"    // k nearest passages, then dedupe (SearchNaive)
-	E25NaiveKPrime = "naive k'" // k' = k × mean passages per parent nearest passages, dedupe, keep k
+	e25Parents     = "parents"  // dedupe during the walk (nested.Index.SearchParents)
+	e25Naive       = "naive"    // k nearest passages, then dedupe (SearchNaive)
+	e25NaiveKPrime = "naive k'" // k' = k × mean passages per parent nearest passages, dedupe, keep k
 )
 
 // E25Row is one method at one beam, over the environment's queries.
 type E25Row struct {
-	Method      string  // E25Parents, E25Naive or E25NaiveKPrime
+	Method      string  // e25Parents, e25Naive or e25NaiveKPrime
 	Asked       int     // results asked of the walk: k parents, or k / k' passages
 	Ef          int     // effective beam: max(ef, Asked)
 	MeanParents float64 // mean distinct parents returned (at most k)
@@ -308,7 +308,7 @@ func (r E25Row) P50ms() float64 { return ms(r.Latency.P50) }
 
 // Label names the row: "parents ef=40", "naive k'=50 ef=50".
 func (r E25Row) Label() string {
-	if r.Method == E25NaiveKPrime {
+	if r.Method == e25NaiveKPrime {
 		return fmt.Sprintf("naive k'=%d ef=%d", r.Asked, r.Ef)
 	}
 	return fmt.Sprintf("%s ef=%d", r.Method, r.Ef)
@@ -321,7 +321,7 @@ var E25Ef = []int{15, 40, 100, 200}
 // e25KPrime is the usual workaround's passage count for k parents:
 // k × the mean passages per parent, rounded.
 func e25KPrime(x *E25Index, k int) int {
-	return max(k, int(math.Round(float64(k)*x.MeanPassages())))
+	return max(k, int(math.Round(float64(k)*x.meanPassages())))
 }
 
 // E25Measure runs the environment's queries (Scale.Warmup of them first,
@@ -332,14 +332,14 @@ func e25KPrime(x *E25Index, k int) int {
 // (a workaround row whose beam repeats an earlier one is left out).
 func E25Measure(env *Env, x *E25Index, efs []int) ([]E25Row, error) {
 	if x == nil || x.ix == nil {
-		return nil, fmt.Errorf("experiment: E25: no index (build it with E25Build): %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E25: no index (build it with E25Build): %w", errBadArgument)
 	}
 	if len(efs) == 0 {
-		return nil, fmt.Errorf("experiment: E25: no ef values: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E25: no ef values: %w", errBadArgument)
 	}
 	for _, ef := range efs {
 		if ef < 1 {
-			return nil, fmt.Errorf("experiment: E25: ef must be ≥ 1, got %d: %w", ef, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E25: ef must be ≥ 1, got %d: %w", ef, errBadArgument)
 		}
 	}
 	k := env.Scale.K
@@ -355,16 +355,16 @@ func E25Measure(env *Env, x *E25Index, efs []int) ([]E25Row, error) {
 	}
 	var plans []plan
 	for _, ef := range efs {
-		plans = append(plans, plan{E25Parents, k, max(ef, k)})
+		plans = append(plans, plan{e25Parents, k, max(ef, k)})
 	}
 	for _, ef := range efs {
-		plans = append(plans, plan{E25Naive, k, max(ef, k)})
+		plans = append(plans, plan{e25Naive, k, max(ef, k)})
 	}
 	seen := map[int]bool{}
 	for _, ef := range efs {
 		if e := max(ef, kp); !seen[e] {
 			seen[e] = true
-			plans = append(plans, plan{E25NaiveKPrime, kp, e})
+			plans = append(plans, plan{e25NaiveKPrime, kp, e})
 		}
 	}
 	var out []E25Row
@@ -386,12 +386,12 @@ func (x *E25Index) search(method string, q []float32, asked, ef, k int) ([]neste
 	var st engine.SearchStats
 	var err error
 	switch method {
-	case E25Parents:
+	case e25Parents:
 		hs, st, err = x.ix.SearchParents(q, asked, ef)
-	case E25Naive, E25NaiveKPrime:
+	case e25Naive, e25NaiveKPrime:
 		hs, st, err = x.ix.SearchNaive(q, asked, ef)
 	default:
-		return nil, st, fmt.Errorf("experiment: E25: unknown method %q: %w", method, ErrBadArgument)
+		return nil, st, fmt.Errorf("experiment: E25: unknown method %q: %w", method, errBadArgument)
 	}
 	if len(hs) > k {
 		hs = hs[:k]
@@ -460,7 +460,7 @@ func parentRecall(got []nested.Hit, want []uint32) float64 {
 func E25Table(env *Env, x *E25Index, rows []E25Row) *table.Table {
 	k := env.Scale.K
 	t := table.New(fmt.Sprintf("E25 nested vectors: %d parents, %d passages (%.2f per parent), %d queries, k=%d parents, HNSW m=16 ef_construction=100",
-		x.Parents, x.Passages, x.MeanPassages(), x.queries.N, k),
+		x.Parents, x.Passages, x.meanPassages(), x.queries.N, k),
 		table.Col("method", ""),
 		table.Column{Header: "asked of the walk", Source: table.Lab, Prec: -1},
 		table.Column{Header: "ef", Source: table.Lab, Prec: -1},
@@ -471,7 +471,7 @@ func E25Table(env *Env, x *E25Index, rows []E25Row) *table.Table {
 		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 3})
 	for _, r := range rows {
 		asked := fmt.Sprintf("%d parents", r.Asked)
-		if r.Method != E25Parents {
+		if r.Method != e25Parents {
 			asked = fmt.Sprintf("%d passages", r.Asked)
 		}
 		_ = t.AddValues(r.Method, asked, r.Ef, r.MeanParents, 100*r.Short, r.Recall, r.DistComps, r.P50ms())
@@ -488,7 +488,7 @@ func E25Table(env *Env, x *E25Index, rows []E25Row) *table.Table {
 // per method, each point labelled with its beam.
 func E25Chart(env *Env, rows []E25Row) *chart.Line {
 	c := chart.NewLine(fmt.Sprintf("E25 nested vectors: parent recall@%d against work (lab)", env.Scale.K), "distance computations per query", fmt.Sprintf("parent recall@%d", env.Scale.K))
-	for _, m := range []string{E25Parents, E25Naive, E25NaiveKPrime} {
+	for _, m := range []string{e25Parents, e25Naive, e25NaiveKPrime} {
 		var xs, ys []float64
 		var ls []string
 		for _, r := range rows {
@@ -525,10 +525,10 @@ func e25Sweep(env *Env, cfg E25Config, efs []int) (*table.Table, error) {
 // exact k parents.
 func E25Query(env *Env, x *E25Index, qi, ef int) (*table.Table, error) {
 	if x == nil || x.ix == nil {
-		return nil, fmt.Errorf("experiment: E25: no index (build it with E25Build): %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E25: no index (build it with E25Build): %w", errBadArgument)
 	}
 	if qi < 0 || qi >= x.queries.N || ef < 1 {
-		return nil, fmt.Errorf("experiment: E25Query: query %d of %d, ef %d: %w", qi, x.queries.N, ef, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E25Query: query %d of %d, ef %d: %w", qi, x.queries.N, ef, errBadArgument)
 	}
 	k := env.Scale.K
 	q := x.queries.Row(qi)
@@ -592,7 +592,7 @@ type E25Shape struct {
 // shortfall grows with the passages per parent.
 func E25Shapes(env *Env, cfgs []E25Config, ef int) (*table.Table, []E25Shape, error) {
 	if len(cfgs) == 0 || ef < 1 {
-		return nil, nil, fmt.Errorf("experiment: E25Shapes: %d configs, ef %d: %w", len(cfgs), ef, ErrBadArgument)
+		return nil, nil, fmt.Errorf("experiment: E25Shapes: %d configs, ef %d: %w", len(cfgs), ef, errBadArgument)
 	}
 	k := env.Scale.K
 	var out []E25Shape
@@ -609,7 +609,7 @@ func E25Shapes(env *Env, cfgs []E25Config, ef int) (*table.Table, []E25Shape, er
 		if err != nil {
 			return nil, nil, err
 		}
-		out = append(out, E25Shape{Config: x.Config, Mean: x.MeanPassages(), Rows: rows})
+		out = append(out, E25Shape{Config: x.Config, Mean: x.meanPassages(), Rows: rows})
 	}
 	env.progress(len(cfgs), len(cfgs), "E25 passage-count distributions")
 	t := table.New(fmt.Sprintf("E25 by passage-count distribution: k=%d parents, ef=%d, %d queries (lab)", k, ef, env.Scale.Queries),
@@ -628,11 +628,11 @@ func E25Shapes(env *Env, cfgs []E25Config, ef int) (*table.Table, []E25Shape, er
 		var par, nai, kp E25Row
 		for _, r := range s.Rows {
 			switch r.Method {
-			case E25Parents:
+			case e25Parents:
 				par = r
-			case E25Naive:
+			case e25Naive:
 				nai = r
-			case E25NaiveKPrime:
+			case e25NaiveKPrime:
 				kp = r
 			}
 		}
@@ -658,11 +658,11 @@ func runE25(env *Env) (*Report, error) {
 		return nil, err
 	}
 	r := newReport(e25, env)
-	r.AddTable(E25Table(env, x, rows))
-	r.AddChart(E25Chart(env, rows))
+	r.addTable(E25Table(env, x, rows))
+	r.addChart(E25Chart(env, rows))
 	k := env.Scale.K
 	for _, row := range rows {
-		if row.Ef == max(E25Ef[0], k) && row.Method != E25NaiveKPrime {
+		if row.Ef == max(E25Ef[0], k) && row.Method != e25NaiveKPrime {
 			r.Note("lab, ef=%d: %s returns %.2f distinct parents on average at parent recall@%d %.3f", row.Ef, row.Method, row.MeanParents, k, row.Recall)
 		}
 	}
@@ -685,7 +685,7 @@ func E25Verdicts(env *Env, x *E25Index, rows []E25Row, shapes []E25Shape) Verdic
 	for _, r := range rows {
 		by[r.Method] = append(by[r.Method], r)
 	}
-	par, naive, kp := by[E25Parents], by[E25Naive], by[E25NaiveKPrime]
+	par, naive, kp := by[e25Parents], by[e25Naive], by[e25NaiveKPrime]
 	allK, short, above := 0, 0, 0
 	n := min(len(par), len(naive))
 	for i := 0; i < n; i++ {
@@ -711,13 +711,13 @@ func E25Verdicts(env *Env, x *E25Index, rows []E25Row, shapes []E25Shape) Verdic
 		kPrime = e25KPrime(x, env.Scale.K)
 	}
 	out := Verdicts{
-		env.Holds("E25", "joining during the walk returns k documents at every beam", fmt.Sprintf("k = %d documents", env.Scale.K),
+		env.holds("E25", "joining during the walk returns k documents at every beam", fmt.Sprintf("k = %d documents", env.Scale.K),
 			ofN(allK, n)+" beams return k", n > 0 && allK == n, "the walk collects parents, not passages"),
-		env.Holds("E25", "k passages then dedupe return fewer than k documents", fmt.Sprintf("< %d documents", env.Scale.K),
+		env.holds("E25", "k passages then dedupe return fewer than k documents", fmt.Sprintf("< %d documents", env.Scale.K),
 			ofN(short, n)+" beams short", n > 0 && short == n, "several of the k nearest passages share a parent"),
-		env.Holds("E25", "at equal beam the parent walk finds more of the nearest documents than the naive plan", "higher parent recall",
+		env.holds("E25", "at equal beam the parent walk finds more of the nearest documents than the naive plan", "higher parent recall",
 			ofN(above, n)+" beams higher", n > 0 && above == n, why(n > 0 && above == n, "the naive plan spends its k results on duplicates", "some beams find as many")),
-		env.Holds("E25", "the workaround (k' = k × mean passages) brings back about k documents (± 0.5)", fmt.Sprintf("about %d documents", env.Scale.K),
+		env.holds("E25", "the workaround (k' = k × mean passages) brings back about k documents (± 0.5)", fmt.Sprintf("about %d documents", env.Scale.K),
 			fmt.Sprintf("k' = %d: at least %.2f documents", kPrime, kpMin), len(kp) > 0 && kpOK == len(kp), ofN(kpOK, len(kp))+" beams"),
 	}
 	shape := func(lo, hi int) *E25Shape {
@@ -731,16 +731,16 @@ func E25Verdicts(env *Env, x *E25Index, rows []E25Row, shapes []E25Shape) Verdic
 	row := func(s *E25Shape, method string) E25Row { return s.Row(method) }
 	one, two, ten := shape(1, 1), shape(2, 2), shape(10, 10)
 	if one != nil && two != nil && ten != nil {
-		a, b := row(one, E25Naive), row(one, E25Parents)
+		a, b := row(one, e25Naive), row(one, e25Parents)
 		out = append(out,
-			env.Holds("E25", "(lab) with one passage per parent the naive plan and the parent walk agree", "(follows from the mechanism)",
+			env.holds("E25", "(lab) with one passage per parent the naive plan and the parent walk agree", "(follows from the mechanism)",
 				fmt.Sprintf("recall %.3f and %.3f", a.Recall, b.Recall), a.Recall == b.Recall, "no two passages share a parent"),
-			env.Holds("E25", "(lab) more passages per parent leave the naive plan fewer documents", "(follows from the mechanism)",
-				fmt.Sprintf("%.2f at 2, %.2f at 10 per parent", row(two, E25Naive).MeanParents, row(ten, E25Naive).MeanParents),
-				row(ten, E25Naive).MeanParents < row(two, E25Naive).MeanParents, "more duplicates among the k nearest passages"),
-			env.Holds("E25", "(lab) the workaround's beam grows with the passages per parent (k' = k × mean)", "(follows from k')",
-				fmt.Sprintf("ef %d at 2, %d at 10 per parent", row(two, E25NaiveKPrime).Ef, row(ten, E25NaiveKPrime).Ef),
-				row(ten, E25NaiveKPrime).Ef > row(two, E25NaiveKPrime).Ef, "its cost grows with the documents' length"))
+			env.holds("E25", "(lab) more passages per parent leave the naive plan fewer documents", "(follows from the mechanism)",
+				fmt.Sprintf("%.2f at 2, %.2f at 10 per parent", row(two, e25Naive).MeanParents, row(ten, e25Naive).MeanParents),
+				row(ten, e25Naive).MeanParents < row(two, e25Naive).MeanParents, "more duplicates among the k nearest passages"),
+			env.holds("E25", "(lab) the workaround's beam grows with the passages per parent (k' = k × mean)", "(follows from k')",
+				fmt.Sprintf("ef %d at 2, %d at 10 per parent", row(two, e25NaiveKPrime).Ef, row(ten, e25NaiveKPrime).Ef),
+				row(ten, e25NaiveKPrime).Ef > row(two, e25NaiveKPrime).Ef, "its cost grows with the documents' length"))
 	}
 	return out
 }
@@ -752,13 +752,13 @@ func E25Summary(env *Env, x *E25Index, rows []E25Row) string {
 	k := env.Scale.K
 	var b strings.Builder
 	if x != nil {
-		fmt.Fprintf(&b, "k = %d documents; workaround k' = k × %.2f passages per parent = %d passages\n\n", k, x.MeanPassages(), e25KPrime(x, k))
+		fmt.Fprintf(&b, "k = %d documents; workaround k' = k × %.2f passages per parent = %d passages\n\n", k, x.meanPassages(), e25KPrime(x, k))
 	}
 	by := map[string][]E25Row{}
 	for _, r := range rows {
 		by[r.Method] = append(by[r.Method], r)
 	}
-	par, naive, kp := by[E25Parents], by[E25Naive], by[E25NaiveKPrime]
+	par, naive, kp := by[e25Parents], by[e25Naive], by[e25NaiveKPrime]
 	for i := 0; i < min(len(par), len(naive)); i++ {
 		p, n := par[i], naive[i]
 		fmt.Fprintf(&b, "ef %4d   parents: %5.2f docs, recall %.3f, %5.0f distances   naive: %5.2f docs (bound %.3f), recall %.3f, %5.0f distances\n",

@@ -10,7 +10,7 @@ import (
 // distribution the naive plan's duplicates come from (a count no parent
 // has is left out).
 func (x *E25Index) CountChart() *chart.Bars {
-	hist := x.CountHistogram()
+	hist := x.countHistogram()
 	var cats []string
 	var parents []float64
 	for c := 1; c < len(hist); c++ {
@@ -22,8 +22,8 @@ func (x *E25Index) CountChart() *chart.Bars {
 	return chart.NewBars("parents by number of passages (lab)", "parents", cats...).Add("parents", parents)
 }
 
-// Row is the shape's row of one method (E25Parents, E25Naive,
-// E25NaiveKPrime), or a zero row when it was not measured.
+// Row is the shape's row of one method (e25Parents, e25Naive,
+// e25NaiveKPrime), or a zero row when it was not measured.
 func (s E25Shape) Row(method string) E25Row {
 	for _, r := range s.Rows {
 		if r.Method == method {
@@ -43,10 +43,10 @@ func E25ShapeChart(shapes []E25Shape) *chart.Line {
 	var k, ef int
 	var meanX, naiveDocs, naiveRec, parRec []float64
 	for _, s := range shapes {
-		if s.Config.MinPassages != s.Config.MaxPassages || s.Config.Spread != E25DefaultSpread {
+		if s.Config.MinPassages != s.Config.MaxPassages || s.Config.Spread != e25DefaultSpread {
 			continue
 		}
-		par, nai := s.Row(E25Parents), s.Row(E25Naive)
+		par, nai := s.Row(e25Parents), s.Row(e25Naive)
 		k, ef = par.Asked, par.Ef
 		meanX = append(meanX, s.Mean)
 		naiveDocs = append(naiveDocs, nai.MeanParents)

@@ -48,7 +48,7 @@ func TestE25Small(t *testing.T) {
 			if x.Passages < env.Scale.N*9/10 || x.Passages > env.Scale.N*11/10 {
 				t.Errorf("%d passages, want about n=%d", x.Passages, env.Scale.N)
 			}
-			h := x.CountHistogram()
+			h := x.countHistogram()
 			sum := 0
 			for c, n := range h {
 				if n > 0 && (c < x.Config.MinPassages || c > x.Config.MaxPassages) {
@@ -63,8 +63,8 @@ func TestE25Small(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			par, naive := e25Rows(rows, E25Parents), e25Rows(rows, E25Naive)
-			if len(par) != 1 || len(naive) != 1 || len(e25Rows(rows, E25NaiveKPrime)) != 1 {
+			par, naive := e25Rows(rows, e25Parents), e25Rows(rows, e25Naive)
+			if len(par) != 1 || len(naive) != 1 || len(e25Rows(rows, e25NaiveKPrime)) != 1 {
 				t.Fatalf("rows %+v", rows)
 			}
 			p, n := par[0], naive[0]
@@ -164,7 +164,7 @@ func TestE25Config(t *testing.T) {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := ParseE25Config(tc.in)
 			if tc.err != "" {
-				if !errors.Is(err, ErrBadArgument) || !strings.Contains(err.Error(), tc.err) {
+				if !errors.Is(err, errBadArgument) || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("ParseE25Config(%q) = %v, %v; want an ErrBadArgument containing %q", tc.in, got, err, tc.err)
 				}
 				return
@@ -185,7 +185,7 @@ func TestE25Config(t *testing.T) {
 }
 
 // TestE25BadArguments checks the notebook-facing functions refuse bad
-// input with ErrBadArgument instead of panicking or measuring nonsense.
+// input with errBadArgument instead of panicking or measuring nonsense.
 func TestE25BadArguments(t *testing.T) {
 	env := small(t)
 	x, err := E25Build(env, E25Config{})
@@ -215,7 +215,7 @@ func TestE25BadArguments(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := tc.call(); !errors.Is(err, ErrBadArgument) {
+			if err := tc.call(); !errors.Is(err, errBadArgument) {
 				t.Errorf("err = %v, want ErrBadArgument", err)
 			}
 		})
@@ -286,11 +286,11 @@ func TestE25Report(t *testing.T) {
 	if len(st.Rows) != 2 || len(shapes) != 2 {
 		t.Fatalf("E25Shapes: %d rows", len(st.Rows))
 	}
-	one, eight := e25Rows(shapes[0].Rows, E25Naive)[0], e25Rows(shapes[1].Rows, E25Naive)[0]
+	one, eight := e25Rows(shapes[0].Rows, e25Naive)[0], e25Rows(shapes[1].Rows, e25Naive)[0]
 	if one.MeanParents <= eight.MeanParents {
 		t.Errorf("naive distinct parents: 1 passage each %.2f, 8 each %.2f; want fewer with more passages", one.MeanParents, eight.MeanParents)
 	}
-	if kp := e25Rows(shapes[1].Rows, E25NaiveKPrime)[0]; kp.Asked != 8*env.Scale.K || kp.Ef < kp.Asked {
+	if kp := e25Rows(shapes[1].Rows, e25NaiveKPrime)[0]; kp.Asked != 8*env.Scale.K || kp.Ef < kp.Asked {
 		t.Errorf("8 passages each: k'=%d ef=%d, want k'=%d and ef ≥ k'", kp.Asked, kp.Ef, 8*env.Scale.K)
 	}
 }

@@ -26,7 +26,7 @@ var e26 = Experiment{
 	},
 }
 
-func init() { e26.Run, e26.Notebook = runE26, "12-diskbbq-vs-hnsw.ipynb"; Register(e26) }
+func init() { e26.Run, e26.Notebook = runE26, "12-diskbbq-vs-hnsw.ipynb"; register(e26) }
 
 // The default sweeps of E26.
 var (
@@ -44,7 +44,7 @@ func e26Options(storage string) (store.Options, int, error) {
 	}
 	m, err := store.ParseModel(storage)
 	if err != nil {
-		return store.Options{}, 0, fmt.Errorf("experiment: E26 storage %q: %v: %w", storage, err, ErrBadArgument)
+		return store.Options{}, 0, fmt.Errorf("experiment: E26 storage %q: %v: %w", storage, err, errBadArgument)
 	}
 	// A network volume is read with many reads in flight (io_uring-style);
 	// 16 as `veclab bench ivf -conc`.
@@ -60,16 +60,16 @@ func E26Sweeps(env *Env, storage string, oversample float64, visit []float64, ef
 		return nil, nil, err
 	}
 	if len(visit) == 0 || len(efs) == 0 {
-		return nil, nil, fmt.Errorf("experiment: E26: empty sweep: %w", ErrBadArgument)
+		return nil, nil, fmt.Errorf("experiment: E26: empty sweep: %w", errBadArgument)
 	}
 	for _, v := range visit {
 		if !(v > 0 && v <= 100) {
-			return nil, nil, fmt.Errorf("experiment: E26: visit percentage must be in (0, 100], got %v: %w", v, ErrBadArgument)
+			return nil, nil, fmt.Errorf("experiment: E26: visit percentage must be in (0, 100], got %v: %w", v, errBadArgument)
 		}
 	}
 	for _, ef := range efs {
 		if ef < 1 {
-			return nil, nil, fmt.Errorf("experiment: E26: ef must be ≥ 1, got %d: %w", ef, ErrBadArgument)
+			return nil, nil, fmt.Errorf("experiment: E26: ef must be ≥ 1, got %d: %w", ef, errBadArgument)
 		}
 	}
 	opt, conc, err := e26Options(storage)
@@ -133,12 +133,12 @@ func toPoints(ps []DiskPoint) []metrics.Point {
 	return out
 }
 
-// E26RecallTolerance is how close in recall@100 an HNSW point must be to
+// e26RecallTolerance is how close in recall@100 an HNSW point must be to
 // an IVF point for E26Table to pair them and give a speed-up.
-const E26RecallTolerance = 0.02
+const e26RecallTolerance = 0.02
 
 // E26Table pairs every IVF point with the HNSW point of nearest recall@100
-// when it is within E26RecallTolerance, and gives the speed-up (IVF QPS /
+// when it is within e26RecallTolerance, and gives the speed-up (IVF QPS /
 // HNSW QPS) per pair; an IVF point without one says so.
 func E26Table(env *Env, storage string, oversample float64, ivfPts, hnswPts []DiskPoint) *table.Table {
 	t := table.New(fmt.Sprintf("E26 IVF vs HNSW paired by recall@100 (2-bit codes, oversample %g, k=100, storage: %s, %d queries)", oversample, storageLabel(storage), pointQueries(ivfPts)),
@@ -165,21 +165,21 @@ func E26Table(env *Env, storage string, oversample float64, ivfPts, hnswPts []Di
 		a, b := ivfBy[pr.A.Label], byLabel[pr.B.Label]
 		var art any
 		if oversample == 1 && a.Recall >= 0.93 && a.Recall <= 0.97 {
-			art = e26.ArticleValue("0.93–0.97", "speed-up up to")
+			art = e26.articleValue("0.93–0.97", "speed-up up to")
 		}
-		if math.Abs(pr.RecallGap) > E26RecallTolerance {
+		if math.Abs(pr.RecallGap) > e26RecallTolerance {
 			// No HNSW point at this recall: a QPS ratio would compare
 			// different recalls, so none is given.
-			_ = t.AddValues(a.Label, a.Recall, a.QPS, a.Reads, fmt.Sprintf("none within ±%g (nearest %s, %.3f)", E26RecallTolerance, b.Label, b.Recall), nil, nil, nil, art, nil)
+			_ = t.AddValues(a.Label, a.Recall, a.QPS, a.Reads, fmt.Sprintf("none within ±%g (nearest %s, %.3f)", e26RecallTolerance, b.Label, b.Recall), nil, nil, nil, art, nil)
 			continue
 		}
 		paired++
 		_ = t.AddValues(a.Label, a.Recall, a.QPS, a.Reads, b.Label, b.Recall, b.QPS, b.Reads, art, pr.Speedup)
 	}
 	if paired == 0 {
-		t.Note("no IVF point has an HNSW point within ±%g recall@100: the sweeps do not overlap in recall, so no speed-up at matched recall is given", E26RecallTolerance)
+		t.Note("no IVF point has an HNSW point within ±%g recall@100: the sweeps do not overlap in recall, so no speed-up at matched recall is given", e26RecallTolerance)
 	} else {
-		t.Note("pairs: each IVF point with the HNSW point of nearest recall@100, only when within ±%g; QPS is the median of %d timed passes over the queries, p50 from all of them", E26RecallTolerance, diskRepeats)
+		t.Note("pairs: each IVF point with the HNSW point of nearest recall@100, only when within ±%g; QPS is the median of %d timed passes over the queries, p50 from all of them", e26RecallTolerance, diskRepeats)
 	}
 	t.Note("article: Elasticsearch bbq_disk vs Qdrant on 21 M vectors, 3 nodes, network-attached persistent disks; its 7× is a cluster figure (concurrent clients), given only for recall 0.93–0.97 (shown on the rows whose IVF recall falls there)")
 	t.Note("lab: one Go process, one query at a time, %d vectors; both designs rescore the same ⌈%g·100⌉ originals per query from the same vector file, so on a slow device their rescoring reads cost the same and the difference is the in-memory search", env.Scale.N, oversample)
@@ -262,7 +262,7 @@ func e26Sweep(env *Env, storage string, visit []float64, efs []int) (*table.Tabl
 // Qdrant's two_bits binary codes, which have no centroid.
 func E26Centring(env *Env, visit float64) (*table.Table, error) {
 	if !(visit > 0 && visit <= 100) {
-		return nil, fmt.Errorf("experiment: E26: visit percentage must be in (0, 100], got %v: %w", visit, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E26: visit percentage must be in (0, 100], got %v: %w", visit, errBadArgument)
 	}
 	_, path, cleanup, err := vectorFile(env)
 	if err != nil {
@@ -318,7 +318,7 @@ func runE26(env *Env) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.AddTable(E26Table(env, run.storage, run.oversample, a, b))
+		r.addTable(E26Table(env, run.storage, run.oversample, a, b))
 		switch {
 		case run.storage == "local" && run.oversample == 1:
 			res.LocalIVF, res.LocalHNSW = a, b
@@ -327,13 +327,13 @@ func runE26(env *Env) (*Report, error) {
 		default:
 			res.Net, res.NetIVF, res.NetHNSW = run.storage, a, b
 		}
-		r.AddChart(E26Chart(fmt.Sprintf("E26 recall@100 vs QPS, %s, oversample %g", storageLabel(run.storage), run.oversample), a, b))
+		r.addChart(E26Chart(fmt.Sprintf("E26 recall@100 vs QPS, %s, oversample %g", storageLabel(run.storage), run.oversample), a, b))
 	}
 	ct, err := E26Centring(env, 5)
 	if err != nil {
 		return nil, err
 	}
-	r.AddTable(ct)
+	r.addTable(ct)
 	if res.Ceiling, err = E26Ceiling(env, E26ArticleDim); err != nil {
 		return nil, err
 	}
@@ -346,9 +346,9 @@ func runE26(env *Env) (*Report, error) {
 	return r, nil
 }
 
-// E26Best returns the point of highest recall (ties: the faster one), the
+// e26Best returns the point of highest recall (ties: the faster one), the
 // point each design reaches at its widest setting of a sweep.
-func E26Best(ps []DiskPoint) DiskPoint {
+func e26Best(ps []DiskPoint) DiskPoint {
 	if len(ps) == 0 {
 		return DiskPoint{Recall: math.NaN(), QPS: math.NaN()}
 	}
@@ -367,7 +367,7 @@ type E26StorageRun struct {
 	IVF, HNSW []DiskPoint
 }
 
-// E26ByStorage tabulates each design's best point (E26Best) per storage,
+// E26ByStorage tabulates each design's best point (e26Best) per storage,
 // with the speed-up IVF/HNSW; the article's 7× stands beside gp3, its
 // network-attached case.
 func E26ByStorage(runs []E26StorageRun) *table.Table {
@@ -381,14 +381,14 @@ func E26ByStorage(runs []E26StorageRun) *table.Table {
 		table.Column{Header: "speed-up up to", Unit: "×", Source: table.Article, Prec: 0},
 		table.Column{Header: "speed-up IVF/HNSW", Unit: "×", Source: table.Lab, Prec: 2})
 	for _, r := range runs {
-		a, b := E26Best(r.IVF), E26Best(r.HNSW)
+		a, b := e26Best(r.IVF), e26Best(r.HNSW)
 		kind := "measured (real reads)"
 		if r.Storage != "local" {
 			kind = "SIMULATED device"
 		}
 		var art any
 		if r.Storage == "gp3" {
-			art = e26.ArticleValue("0.93–0.97", "speed-up up to")
+			art = e26.articleValue("0.93–0.97", "speed-up up to")
 		}
 		_ = t.AddValues(r.Storage, kind, a.Recall, a.QPS, b.Recall, b.QPS, b.Reads, art, a.QPS/b.QPS)
 	}
@@ -400,7 +400,7 @@ func E26ByStorage(runs []E26StorageRun) *table.Table {
 // E26Budget is the lab's rescoring-budget sweep (not the article's
 // setting): IVF at visit 3 % and HNSW at ef = max(100 × oversample, 200),
 // one point per oversample, paired by recall@100 within
-// E26RecallTolerance.
+// e26RecallTolerance.
 type E26Budget struct {
 	Storage   string
 	Queries   int
@@ -412,7 +412,7 @@ type E26Budget struct {
 // oversample, nq queries.
 func E26BudgetSweep(env *Env, storage string, overs []float64, nq int) (*E26Budget, error) {
 	if len(overs) == 0 {
-		return nil, fmt.Errorf("experiment: E26BudgetSweep: no oversample: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E26BudgetSweep: no oversample: %w", errBadArgument)
 	}
 	b := &E26Budget{Storage: storage, Queries: nq}
 	for _, o := range overs {
@@ -432,13 +432,13 @@ func E26BudgetSweep(env *Env, storage string, overs []float64, nq int) (*E26Budg
 		}
 		return out
 	}
-	b.Pairs = metrics.PairWithin(pts(b.IVF), pts(b.HNSW), E26RecallTolerance)
+	b.Pairs = metrics.PairWithin(pts(b.IVF), pts(b.HNSW), e26RecallTolerance)
 	return b, nil
 }
 
-// MaxSpeedup returns the largest IVF/HNSW speed-up among the pairs and
+// maxSpeedup returns the largest IVF/HNSW speed-up among the pairs and
 // the IVF recall it is at (NaN, NaN without a pair).
-func (b *E26Budget) MaxSpeedup() (speedup, recall float64) {
+func (b *E26Budget) maxSpeedup() (speedup, recall float64) {
 	speedup, recall = math.NaN(), math.NaN()
 	for _, p := range b.Pairs {
 		if math.IsNaN(speedup) || p.Speedup > speedup {
@@ -474,17 +474,17 @@ func (b *E26Budget) Table() *table.Table {
 		}
 		return DiskPoint{}
 	}
-	lo, hi := e26.ArticleValue("recall low", "recall@100").(float64), e26.ArticleValue("recall high", "recall@100").(float64)
+	lo, hi := e26.articleValue("recall low", "recall@100").(float64), e26.articleValue("recall high", "recall@100").(float64)
 	for _, pr := range b.Pairs {
 		a, h := find(b.IVF, pr.A.Label), find(b.HNSW, pr.B.Label)
 		var art any
 		if a.Recall >= lo && a.Recall <= hi {
-			art = e26.ArticleValue("0.93–0.97", "speed-up up to")
+			art = e26.articleValue("0.93–0.97", "speed-up up to")
 		}
 		_ = t.AddValues(a.Label, a.Recall, a.Reads, a.QPS, h.Label, h.Recall, h.Reads, h.QPS, art, pr.Speedup)
 	}
 	t.Note("not the article's setting (it fixed oversample at 1 and swept breadth); the article's 7× is shown on rows whose IVF recall falls in its 0.93–0.97 band")
-	t.Note("each IVF point is paired with the HNSW point of nearest recall@100 among all oversample settings, only within ±%g (%d of %d IVF points have one); reads/q are rescoring reads of the float32 originals", E26RecallTolerance, len(b.Pairs), len(b.IVF))
+	t.Note("each IVF point is paired with the HNSW point of nearest recall@100 among all oversample settings, only within ±%g (%d of %d IVF points have one); reads/q are rescoring reads of the float32 originals", e26RecallTolerance, len(b.Pairs), len(b.IVF))
 	return t
 }
 
@@ -641,10 +641,10 @@ func qdrantCodesCeiling(e *Env) (float64, error) {
 // at oversample 1; and the lab's mechanism checks (IVF's recall above
 // HNSW's with the same rescoring reads, HNSW's recall flat across ef).
 func E26Verdicts(env *Env, r E26Results) Verdicts {
-	lo := e26.ArticleValue("recall low", "recall@100").(float64)
-	up := e26.ArticleValue("0.93–0.97", "speed-up up to").(float64)
-	bl, bh := E26Best(r.LocalIVF), E26Best(r.LocalHNSW)
-	band := env.AtLeast("E26", "at oversample 1, a design reaches the article's recall@100 band (0.93–0.97)", lo, math.Max(bl.Recall, bh.Recall), 0, "")
+	lo := e26.articleValue("recall low", "recall@100").(float64)
+	up := e26.articleValue("0.93–0.97", "speed-up up to").(float64)
+	bl, bh := e26Best(r.LocalIVF), e26Best(r.LocalHNSW)
+	band := env.atLeast("E26", "at oversample 1, a design reaches the article's recall@100 band (0.93–0.97)", lo, math.Max(bl.Recall, bh.Recall), 0, "")
 	if !band.Agrees {
 		if len(r.Ceiling) > 0 {
 			band = env.because(band, "with oversample 1 the top 100 are the 2-bit codes' own top 100, and the codes scanned exhaustively (IVF, every list) reach "+e26CeilingText(r.Ceiling)+": the codes' order on this data, not either index, stops short of the band")
@@ -658,14 +658,14 @@ func E26Verdicts(env *Env, r E26Results) Verdicts {
 	}
 	out := Verdicts{
 		band,
-		env.Holds("E26", "oversample 1: IVF reaches a higher recall@100 than HNSW with the same rescoring reads", "(the lab's finding; the article pairs at equal recall)",
+		env.holds("E26", "oversample 1: IVF reaches a higher recall@100 than HNSW with the same rescoring reads", "(the lab's finding; the article pairs at equal recall)",
 			fmt.Sprintf("%.3f vs %.3f", bl.Recall, bh.Recall), bl.Recall > bh.Recall,
 			why(bl.Recall > bh.Recall, "DiskBBQ's 2-bit OSQ codes around each list's centroid order the top 100 better than Qdrant's two_bits codes (see the ceiling line: each code scanned exhaustively)", fmt.Sprintf("HNSW's best is %.3f higher at this scale", bh.Recall-bl.Recall))),
-		env.AtMost("E26", "oversample 1: widening the HNSW beam buys little recall@100", 0.05, flat, 0, ""),
+		env.atMost("E26", "oversample 1: widening the HNSW beam buys little recall@100", 0.05, flat, 0, ""),
 	}
 	if len(r.NetIVF) > 0 && len(r.NetHNSW) > 0 {
-		a, b := E26Best(r.NetIVF), E26Best(r.NetHNSW)
-		v := env.Within("E26", fmt.Sprintf("oversample 1 on %s (simulated): IVF up to 7× the QPS of HNSW", r.Net), up, a.QPS/b.QPS, 2, "×")
+		a, b := e26Best(r.NetIVF), e26Best(r.NetHNSW)
+		v := env.within("E26", fmt.Sprintf("oversample 1 on %s (simulated): IVF up to 7× the QPS of HNSW", r.Net), up, a.QPS/b.QPS, 2, "×")
 		if !v.Agrees {
 			// The same designs on the warm local file say what a query
 			// costs without the device: the rest is the device's.
@@ -676,16 +676,16 @@ func E26Verdicts(env *Env, r E26Results) Verdicts {
 		out = append(out, v)
 	}
 	if len(r.Over3IVF) > 0 {
-		out = append(out, env.AtLeast("E26", "oversample 3 (lab's addition): IVF reaches the article's recall@100 band", lo, E26Best(r.Over3IVF).Recall, 0, ""))
+		out = append(out, env.atLeast("E26", "oversample 3 (lab's addition): IVF reaches the article's recall@100 band", lo, e26Best(r.Over3IVF).Recall, 0, ""))
 	}
 	if r.Budget != nil {
 		claim := fmt.Sprintf("rescoring budget on %s (simulated): IVF up to 7× the QPS of HNSW at matched recall", r.Budget.Storage)
-		if s, at := r.Budget.MaxSpeedup(); len(r.Budget.Pairs) > 0 {
-			out = append(out, env.because(env.Within("E26", claim, up, s, 2, "×"),
-				fmt.Sprintf("largest speed-up at IVF recall %.3f, %d pairs within ± %g", at, len(r.Budget.Pairs), E26RecallTolerance)))
+		if s, at := r.Budget.maxSpeedup(); len(r.Budget.Pairs) > 0 {
+			out = append(out, env.because(env.within("E26", claim, up, s, 2, "×"),
+				fmt.Sprintf("largest speed-up at IVF recall %.3f, %d pairs within ± %g", at, len(r.Budget.Pairs), e26RecallTolerance)))
 		} else {
-			out = append(out, env.Holds("E26", claim, fmtFig(up, "×")+tolText(2, "×"), "no pair", false,
-				fmt.Sprintf("no IVF point has an HNSW point within ± %g recall@100: nothing to compare at matched recall", E26RecallTolerance)))
+			out = append(out, env.holds("E26", claim, fmtFig(up, "×")+tolText(2, "×"), "no pair", false,
+				fmt.Sprintf("no IVF point has an HNSW point within ± %g recall@100: nothing to compare at matched recall", e26RecallTolerance)))
 		}
 	}
 	return out

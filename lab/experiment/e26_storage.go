@@ -6,7 +6,7 @@ import (
 	"github.com/veclab/veclab/lab/chart"
 )
 
-// E26StorageChart draws each design's QPS at its best point ([E26Best],
+// E26StorageChart draws each design's QPS at its best point (e26Best,
 // as [E26ByStorage] tabulates it) per storage: where the rescoring reads
 // are the same for both designs, a slow device narrows the gap their
 // in-memory searches leave. The title names the simulated devices.
@@ -18,7 +18,7 @@ func E26StorageChart(runs []E26StorageRun) *chart.Bars {
 		if r.Storage != "local" {
 			simulated = append(simulated, r.Storage)
 		}
-		qpsIVF, qpsHNSW = append(qpsIVF, E26Best(r.IVF).QPS), append(qpsHNSW, E26Best(r.HNSW).QPS)
+		qpsIVF, qpsHNSW = append(qpsIVF, e26Best(r.IVF).QPS), append(qpsHNSW, e26Best(r.HNSW).QPS)
 	}
 	title := "E26 QPS by storage, oversample 1 (lab)"
 	if len(simulated) > 0 {

@@ -41,10 +41,10 @@ func TestE26Small(t *testing.T) {
 	if len(tb.Rows) != len(a) {
 		t.Errorf("E26 table has %d rows for %d IVF points", len(tb.Rows), len(a))
 	}
-	if _, _, err := E26Sweeps(env, "floppy", 1, []float64{5}, []int{100}, 1); !errors.Is(err, ErrBadArgument) {
+	if _, _, err := E26Sweeps(env, "floppy", 1, []float64{5}, []int{100}, 1); !errors.Is(err, errBadArgument) {
 		t.Errorf("unknown storage: %v", err)
 	}
-	if _, _, err := E26Sweeps(env, "local", 1, []float64{0}, []int{100}, 1); !errors.Is(err, ErrBadArgument) {
+	if _, _, err := E26Sweeps(env, "local", 1, []float64{0}, []int{100}, 1); !errors.Is(err, errBadArgument) {
 		t.Errorf("visit 0: %v", err)
 	}
 }
@@ -87,7 +87,7 @@ func TestDiskExperimentsSmall(t *testing.T) {
 	if codes < float64(env.Scale.Dim)/2 || links < 32*4 || total != codes+links {
 		t.Errorf("E14: codes %v links %v total %v", codes, links, total)
 	}
-	if _, err := E14Budget(env, 3); !errors.Is(err, ErrBadArgument) {
+	if _, err := E14Budget(env, 3); !errors.Is(err, errBadArgument) {
 		t.Errorf("E14 bits 3: %v", err)
 	}
 
@@ -156,7 +156,7 @@ func TestE26CentringSmall(t *testing.T) {
 			t.Errorf("%s: recall %v", row, r)
 		}
 	}
-	if _, err := E26Centring(env, 0); !errors.Is(err, ErrBadArgument) {
+	if _, err := E26Centring(env, 0); !errors.Is(err, errBadArgument) {
 		t.Errorf("visit 0: %v", err)
 	}
 }
@@ -174,17 +174,17 @@ func TestE26Verdicts(t *testing.T) {
 	}
 	vs := E26Verdicts(env, res)
 	if v := vs[0]; v.Agrees || !strings.Contains(v.Reason, "ceiling was not measured") {
-		t.Errorf("band without a ceiling: %s (%s)", v.Word(), v.Reason)
+		t.Errorf("band without a ceiling: %s (%s)", v.word(), v.Reason)
 	}
 	if v := vs[3]; v.Agrees || !strings.Contains(v.Reason, "35.7 and 35.7 ms on the simulated device against 0.36 and 0.50 ms on the warm local file, so waiting for the device is 99 % and 99 %") {
-		t.Errorf("gp3: %s (%s)", v.Word(), v.Reason)
+		t.Errorf("gp3: %s (%s)", v.word(), v.Reason)
 	}
 	res.Ceiling = []E26CeilingPoint{{Data: "generated, 384 dims", Dim: 384, Recall: 0.751, Over2: 0.964, Qdrant: 0.449}, {Data: "generated, 768 dims", Dim: 768, Recall: 0.755, Over2: 0.961, Qdrant: 0.454}}
 	if v := E26Verdicts(env, res)[0]; v.Agrees || !strings.Contains(v.Reason, "0.751 on the generated, 384 dims data (0.964 at oversample 2; Qdrant's two_bits codes 0.449), 0.755 on the generated, 768 dims data") {
-		t.Errorf("band with the ceiling: %s (%s)", v.Word(), v.Reason)
+		t.Errorf("band with the ceiling: %s (%s)", v.word(), v.Reason)
 	}
 	res.LocalIVF = append(res.LocalIVF, pt(0.95, 2000))
 	if v := E26Verdicts(env, res)[0]; !v.Agrees {
-		t.Errorf("band reached: %s (%s)", v.Word(), v.Reason)
+		t.Errorf("band reached: %s (%s)", v.word(), v.Reason)
 	}
 }

@@ -19,7 +19,7 @@ var e27 = Experiment{
 	Article: "none: Elastic's reply to Qdrant and Elastic's DiskBBQ article (\"DiskBBQ 7× faster than Qdrant on network-attached storage\") stop where the index fits in RAM (codes resident, only the rescoring originals on disk); this is the lab's own experiment",
 }
 
-func init() { e27.Run, e27.Notebook = runE27, "13-beyond-ram.ipynb"; Register(e27) }
+func init() { e27.Run, e27.Notebook = runE27, "13-beyond-ram.ipynb"; register(e27) }
 
 // E27Measure measures, with 2-bit codes, k = env's K and ⌈oversample·k⌉
 // candidates rescored from the vector file:
@@ -33,7 +33,7 @@ func init() { e27.Run, e27.Notebook = runE27, "13-beyond-ram.ipynb"; Register(e2
 // (up to 20 queries).
 func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string) ([]DiskPoint, error) {
 	if !(visit > 0 && visit <= 100) || ef < 1 {
-		return nil, fmt.Errorf("experiment: E27: visit %v must be in (0, 100] and ef %d ≥ 1: %w", visit, ef, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E27: visit %v must be in (0, 100] and ef %d ≥ 1: %w", visit, ef, errBadArgument)
 	}
 	if err := checkOversample("E27", []float64{oversample}); err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string)
 	if sim != "" {
 		m, err := store.ParseModel(sim)
 		if err != nil {
-			return nil, fmt.Errorf("experiment: E27: %v: %w", err, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: E27: %v: %w", err, errBadArgument)
 		}
 		model = m
 	}
@@ -167,14 +167,14 @@ func runE27(env *Env) (*Report, error) {
 	// budget table).
 	hnswRes := hn.Index.GraphBytesPerVector() + hn.Codes.BytesPerVector()
 	r := newReport(e27, env)
-	r.AddTable(E27Table(env, visit, ef, over, ps, ivfRes, hnswRes))
+	r.addTable(E27Table(env, visit, ef, over, ps, ivfRes, hnswRes))
 	r.Note("no article figure: the seeds measured both designs with their codes in RAM; here IVF's lists leave RAM and each query pays one read per probed list, which a warm page cache hides and a cold cache or a network device exposes")
 	var model *E27Model
 	if len(ps) >= 6 {
 		if model, err = E27DiskHNSWModel(env, hn, ps[4], []int{ef, 2 * ef, 4 * ef}, over, "gp3", 20); err != nil {
 			return nil, err
 		}
-		r.AddTable(model.Table())
+		r.addTable(model.Table())
 	}
 	E27Verdicts(env, ps, iv.Nlist(), model)
 	return r, nil
@@ -210,7 +210,7 @@ func E27DiskHNSWModel(env *Env, hn *DiskHNSW, ivfSim DiskPoint, efs []int, overs
 		iops = math.Inf(1)
 	}
 	if hn == nil || len(efs) == 0 || latencyMs <= 0 || nq < 1 {
-		return nil, fmt.Errorf("experiment: E27DiskHNSWModel: index %v, %d ef values, device %q (latency %g ms), %d queries: %w", hn != nil, len(efs), device, latencyMs, nq, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E27DiskHNSWModel: index %v, %d ef values, device %q (latency %g ms), %d queries: %w", hn != nil, len(efs), device, latencyMs, nq, errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -288,24 +288,24 @@ func (m *E27Model) Chart(device string) *chart.Line {
 // HNSW costs more device time than IVF, growing with ef.
 func E27Verdicts(env *Env, ps []DiskPoint, nlist int, m *E27Model) Verdicts {
 	if len(ps) < 4 {
-		return Verdicts{env.Holds("E27", "IVF's lists on disk cost a handful of reads per query", "(lab)", "not measured", false, fmt.Sprintf("%d of 4 points", len(ps)))}
+		return Verdicts{env.holds("E27", "IVF's lists on disk cost a handful of reads per query", "(lab)", "not measured", false, fmt.Sprintf("%d of 4 points", len(ps)))}
 	}
 	wI, wH, cI, cH := ps[0], ps[1], ps[2], ps[3]
 	out := Verdicts{
-		env.AtMost("E27", "IVF's lists on disk cost a handful of reads per query (a tenth of the lists, plus one)", 0.1*float64(nlist)+1, cI.ListReads, 0, "reads/q"),
-		env.Within("E27", "warm, the lists on disk cost IVF no device read", 0, wI.ListDevice, 0, "reads/q"),
-		env.AtLeast("E27", "cold, every probed list is a device read", cI.ListReads, cI.ListDevice, 0.5, "reads/q"),
-		env.Holds("E27", "the cache state does not change what either design finds", "same recall warm and cold",
+		env.atMost("E27", "IVF's lists on disk cost a handful of reads per query (a tenth of the lists, plus one)", 0.1*float64(nlist)+1, cI.ListReads, 0, "reads/q"),
+		env.within("E27", "warm, the lists on disk cost IVF no device read", 0, wI.ListDevice, 0, "reads/q"),
+		env.atLeast("E27", "cold, every probed list is a device read", cI.ListReads, cI.ListDevice, 0.5, "reads/q"),
+		env.holds("E27", "the cache state does not change what either design finds", "same recall warm and cold",
 			fmt.Sprintf("IVF %.3f/%.3f, HNSW %.3f/%.3f", wI.Recall, cI.Recall, wH.Recall, cH.Recall), wI.Recall == cI.Recall && wH.Recall == cH.Recall,
 			"the same reads, served by the cache or the device"),
 	}
 	if m != nil && len(m.ParMs) > 0 {
 		pred := m.IVFModelMs()
 		out = append(out,
-			env.AtLeast("E27", "the device model does not overprice reads: IVF's simulated device ms ≥ its formula's", pred, m.IVF.Simulated, 0.05*pred, "ms"),
-			env.Holds("E27", "a disk-resident HNSW (modelled) costs more device ms per query than IVF, even per-hop parallel", "(lab model)",
+			env.atLeast("E27", "the device model does not overprice reads: IVF's simulated device ms ≥ its formula's", pred, m.IVF.Simulated, 0.05*pred, "ms"),
+			env.holds("E27", "a disk-resident HNSW (modelled) costs more device ms per query than IVF, even per-hop parallel", "(lab model)",
 				fmt.Sprintf("%.0f vs %.0f ms at ef %d", m.ParMs[0], m.IVF.Simulated, m.Efs[0]), m.ParMs[0] > m.IVF.Simulated, why(m.ParMs[0] > m.IVF.Simulated, "each hop waits for the device", "the walk has few hops at this scale")),
-			env.Holds("E27", "the modelled HNSW device ms grow with ef; IVF's do not depend on it", "(lab model)",
+			env.holds("E27", "the modelled HNSW device ms grow with ef; IVF's do not depend on it", "(lab model)",
 				fmt.Sprintf("%.0f → %.0f ms from ef %d to %d", m.ParMs[0], m.ParMs[len(m.ParMs)-1], m.Efs[0], m.Efs[len(m.Efs)-1]),
 				m.ParMs[len(m.ParMs)-1] > m.ParMs[0], "a wider beam reads more codes"))
 	}
@@ -324,7 +324,7 @@ type E27Memory struct {
 // tabulates what each design must keep in RAM against limitGB per node.
 func E27MemoryBudget(env *Env, limitGB float64) (*E27Memory, error) {
 	if !(limitGB > 0) {
-		return nil, fmt.Errorf("experiment: E27MemoryBudget: limit %g GB per node: %w", limitGB, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E27MemoryBudget: limit %g GB per node: %w", limitGB, errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -342,14 +342,14 @@ func E27MemoryBudget(env *Env, limitGB float64) (*E27Memory, error) {
 	per := func(b int64) float64 { return float64(b) / float64(max(fp.Vectors, 1)) }
 	m := &E27Memory{IVFResident: per(fp.Centroids + fp.Quantizer), IVFLists: per(fp.IDs + fp.Codes),
 		HNSWCodes: hn.Codes.BytesPerVector(), HNSWLinks: hn.Index.GraphBytesPerVector()}
-	gb := func(b float64) float64 { return b * E14Vectors / E14Nodes / 1e9 }
+	gb := func(b float64) float64 { return b * e14Vectors / e14Nodes / 1e9 }
 	fits := func(b float64) string {
 		if gb(b) <= limitGB {
 			return "fits"
 		}
 		return fmt.Sprintf("does not fit (%.1f× the limit)", gb(b)/limitGB)
 	}
-	t := table.New(fmt.Sprintf("E27 memory (lab): 2-bit codes at %d dims; projection to %d M vectors on %d nodes, limit %.1f GB per node", ds.Base.Dim, E14Vectors/1000000, E14Nodes, limitGB),
+	t := table.New(fmt.Sprintf("E27 memory (lab): 2-bit codes at %d dims; projection to %d M vectors on %d nodes, limit %.1f GB per node", ds.Base.Dim, e14Vectors/1000000, e14Nodes, limitGB),
 		table.Col("design", ""), table.Col("what", ""),
 		table.Column{Header: "bytes/vector", Source: table.Lab, Prec: 1},
 		table.Column{Header: "GB per node", Source: table.Lab, Prec: 2},

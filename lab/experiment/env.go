@@ -129,9 +129,9 @@ type Machine struct {
 	Kernel    string // the float32 distance kernels in use, when known
 }
 
-// KernelName names the active float32 distance kernels for [detectMachine];
+// kernelName names the active float32 distance kernels for [detectMachine];
 // tests may replace it.
-var KernelName = vec.KernelName
+var kernelName = vec.KernelName
 
 // detectMachine reads the CPU model from /proc/cpuinfo (where it exists)
 // and the rest from the Go runtime.
@@ -147,8 +147,8 @@ func detectMachine() Machine {
 		}
 		f.Close()
 	}
-	if KernelName != nil {
-		m.Kernel = KernelName()
+	if kernelName != nil {
+		m.Kernel = kernelName()
 	}
 	m.Features = cpuFeatures()
 	return m
@@ -323,8 +323,8 @@ func (e *Env) DataName() string {
 	return "generated"
 }
 
-// DatasetConfig is the generator configuration of this environment.
-func (e *Env) DatasetConfig() dataset.Config {
+// datasetConfig is the generator configuration of this environment.
+func (e *Env) datasetConfig() dataset.Config {
 	return dataset.Config{N: e.Scale.N, Queries: e.Scale.Queries, Dim: e.Scale.Dim, Clusters: e.Scale.Clusters, Seed: e.Seed, Spread: e.spread}
 }
 
@@ -335,8 +335,8 @@ func (e *Env) Dataset() (*dataset.Dataset, error) {
 	if e.ds != nil {
 		return e.ds, nil
 	}
-	e.logf("generating data set: %v", e.DatasetConfig().WithDefaults())
-	ds, err := dataset.Generate(e.DatasetConfig())
+	e.logf("generating data set: %v", e.datasetConfig().WithDefaults())
+	ds, err := dataset.Generate(e.datasetConfig())
 	if err != nil {
 		return nil, fmt.Errorf("experiment: data set: %w", err)
 	}

@@ -17,9 +17,9 @@ import (
 // is too small for it). The message says what is missing.
 var ErrNotRunnable = errors.New("experiment: not runnable")
 
-// ErrUnknown is returned when a selection names an experiment that is not
+// errUnknown is returned when a selection names an experiment that is not
 // registered.
-var ErrUnknown = errors.New("experiment: unknown experiment")
+var errUnknown = errors.New("experiment: unknown experiment")
 
 // Figure is one number the article reported, with its unit, so reports can
 // print it beside the lab's measurement of the same thing.
@@ -63,9 +63,9 @@ func (e Experiment) Figure(row, measure string) (Figure, bool) {
 	return Figure{}, false
 }
 
-// ArticleValue returns the article's value for a row and a measure, or nil
+// articleValue returns the article's value for a row and a measure, or nil
 // if the article gave none (so it can go straight into a table cell).
-func (e Experiment) ArticleValue(row, measure string) any {
+func (e Experiment) articleValue(row, measure string) any {
 	if f, ok := e.Figure(row, measure); ok {
 		return f.Value
 	}
@@ -95,10 +95,10 @@ var (
 	idRE     = regexp.MustCompile(`^E[0-9]{2,}$`)
 )
 
-// Register adds an experiment to the registry. It is called from init in
+// register adds an experiment to the registry. It is called from init in
 // each experiment's file; a malformed id, a missing Run or a duplicate id
 // is a programmer error and panics (as http.Handle does).
-func Register(e Experiment) {
+func register(e Experiment) {
 	if !idRE.MatchString(e.ID) {
 		panic(fmt.Sprintf("experiment: Register: id %q is not E followed by digits", e.ID))
 	}
@@ -121,8 +121,8 @@ func Lookup(id string) (Experiment, bool) {
 	return e, ok
 }
 
-// All returns every registered experiment in id order.
-func All() []Experiment {
+// registered returns every registered experiment in id order.
+func registered() []Experiment {
 	regMu.RLock()
 	defer regMu.RUnlock()
 	out := make([]Experiment, 0, len(registry))
@@ -146,7 +146,7 @@ func idLess(a, b string) bool {
 // all. Unknown ids are an error naming them and the registered ones.
 func Select(list string) ([]Experiment, error) {
 	if strings.TrimSpace(list) == "" {
-		return All(), nil
+		return registered(), nil
 	}
 	seen := map[string]bool{}
 	var out []Experiment
@@ -166,15 +166,15 @@ func Select(list string) ([]Experiment, error) {
 	}
 	if len(unknown) > 0 {
 		var known []string
-		for _, e := range All() {
+		for _, e := range registered() {
 			known = append(known, e.ID)
 		}
-		return nil, fmt.Errorf("experiment: %s (registered: %s): %w", strings.Join(unknown, ", "), strings.Join(known, ", "), ErrUnknown)
+		return nil, fmt.Errorf("experiment: %s (registered: %s): %w", strings.Join(unknown, ", "), strings.Join(known, ", "), errUnknown)
 	}
 	sort.Slice(out, func(i, j int) bool { return idLess(out[i].ID, out[j].ID) })
 	return out, nil
 }
 
-// ErrBadArgument is wrapped by errors about an experiment function's
+// errBadArgument is wrapped by errors about an experiment function's
 // arguments (an empty sweep, a non-positive setting).
-var ErrBadArgument = fmt.Errorf("experiment: %w", engine.ErrInvalidArgument)
+var errBadArgument = fmt.Errorf("experiment: %w", engine.ErrInvalidArgument)

@@ -40,11 +40,11 @@ func TestRegistry(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0].ID != "E02" || got[1].ID != "E06" {
 		t.Errorf("Select = %v, %v; want E02, E06 in order", ids(got), err)
 	}
-	if all, _ := Select(""); len(all) != len(All()) {
+	if all, _ := Select(""); len(all) != len(registered()) {
 		t.Error("empty selection is not all")
 	}
 	_, err = Select("E02,E99,X")
-	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "E99, X") || !strings.Contains(err.Error(), "registered: ") {
+	if !errors.Is(err, errUnknown) || !strings.Contains(err.Error(), "E99, X") || !strings.Contains(err.Error(), "registered: ") {
 		t.Errorf("Select unknown: %v", err)
 	}
 	panics := func(name string, e Experiment) {
@@ -54,7 +54,7 @@ func TestRegistry(t *testing.T) {
 					t.Errorf("Register(%s) did not panic", name)
 				}
 			}()
-			Register(e)
+			register(e)
 		})
 	}
 	run := func(*Env) (*Report, error) { return nil, nil }
@@ -172,7 +172,7 @@ func TestE06Small(t *testing.T) {
 	if ms[0].Plan.Ef != 10 || ms[2].Plan.Ef != 200 {
 		t.Errorf("plans %v / %v", ms[0].Plan, ms[2].Plan)
 	}
-	if _, err := e06Sweep(env, nil); !errors.Is(err, ErrBadArgument) {
+	if _, err := e06Sweep(env, nil); !errors.Is(err, errBadArgument) {
 		t.Errorf("empty sweep: %v", err)
 	}
 	if _, err := e06Sweep(env, []int{0}); !errors.Is(err, engine.ErrInvalidArgument) {

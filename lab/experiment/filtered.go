@@ -16,10 +16,10 @@ import (
 // documents, 4.4 %, at the article's scale).
 const ArticleFilter = "category == 'c3' && year >= 2022"
 
-// Metadata builds (once) the documents' metadata in key order, with the
+// metadata builds (once) the documents' metadata in key order, with the
 // fields category (keyword), year (integer) and region (keyword) declared
 // and indexed, as the article declared them for Redis.
-func (e *Env) Metadata() (*filter.Store, error) {
+func (e *Env) metadata() (*filter.Store, error) {
 	ds, err := e.Dataset()
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func measureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 	if err != nil {
 		return Measurement{}, err
 	}
-	meta, err := env.Metadata()
+	meta, err := env.metadata()
 	if err != nil {
 		return Measurement{}, err
 	}
@@ -143,7 +143,7 @@ func (e *Env) filterTruth() (*filtered.Collection, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta, err := e.Metadata()
+	meta, err := e.metadata()
 	if err != nil {
 		return nil, err
 	}
@@ -184,11 +184,11 @@ func strategyVerdicts(env *Env, e Experiment, ms []StrategyMeasurement, section 
 	var out Verdicts
 	for _, m := range ms {
 		if f, ok := e.Figure(m.Label, "recall@10"); ok {
-			out = append(out, env.Within(e.ID, fmt.Sprintf("%s: filtered recall@10 is %.3f (§ %s)", m.Label, f.Value, section),
+			out = append(out, env.within(e.ID, fmt.Sprintf("%s: filtered recall@10 is %.3f (§ %s)", m.Label, f.Value, section),
 				f.Value, m.Recall, recallTolerance, ""))
 		}
 		if f, ok := e.Figure(m.Label, "mean hits"); ok {
-			out = append(out, env.Within(e.ID, fmt.Sprintf("%s: a filtered query returns %.1f rows on average (§ %s)", m.Label, f.Value, section),
+			out = append(out, env.within(e.ID, fmt.Sprintf("%s: a filtered query returns %.1f rows on average (§ %s)", m.Label, f.Value, section),
 				f.Value, m.MeanHits, hitsTolerance(f.Value, env.Scale.K), "rows"))
 		}
 	}

@@ -27,9 +27,9 @@ type livePG struct {
 	took time.Duration
 }
 
-// PGTable loads the environment's data set into Env.PG (once): Spring AI's
+// pgTable loads the environment's data set into Env.PG (once): Spring AI's
 // table with the HNSW index created first, rows in the scale's batches.
-func (e *Env) PGTable() (*pglive.Table, pglive.LoadStats, error) {
+func (e *Env) pgTable() (*pglive.Table, pglive.LoadStats, error) {
 	if e.PG == nil {
 		return nil, pglive.LoadStats{}, fmt.Errorf("experiment: no PostgreSQL server configured (Env.PG): %w", ErrNotRunnable)
 	}
@@ -67,14 +67,14 @@ type LiveMeasurement struct {
 	Queries    int
 }
 
-// IndexScan reports whether most measured queries scanned the HNSW index.
-func (m LiveMeasurement) IndexScan() bool { return 2*m.IndexScans > m.Queries }
+// indexScan reports whether most measured queries scanned the HNSW index.
+func (m LiveMeasurement) indexScan() bool { return 2*m.IndexScans > m.Queries }
 
 // PlanName is "index scan" or "seq scan", with the count when the queries
 // disagreed, e.g. "index scan (97 of 100)".
 func (m LiveMeasurement) PlanName() string {
 	name, n := "seq scan", m.Queries-m.IndexScans
-	if m.IndexScan() {
+	if m.indexScan() {
 		name, n = "index scan", m.IndexScans
 	}
 	if n != m.Queries {
@@ -97,7 +97,7 @@ func (m LiveMeasurement) String() string {
 // the filter matches, as measureStrategy does.
 func measureLive(env *Env, filterText string, set pglive.Settings, label string) (LiveMeasurement, error) {
 	m := LiveMeasurement{Label: label}
-	tab, _, err := env.PGTable()
+	tab, _, err := env.pgTable()
 	if err != nil {
 		return m, err
 	}
@@ -226,7 +226,7 @@ func (e *Env) liveLoad() (*livePG, error) {
 	if e.PG == nil {
 		return nil, nil
 	}
-	if _, _, err := e.PGTable(); err != nil {
+	if _, _, err := e.pgTable(); err != nil {
 		return nil, err
 	}
 	e.mu.Lock()

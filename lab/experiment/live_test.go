@@ -68,10 +68,10 @@ func TestLiveFidelity(t *testing.T) {
 				t.Errorf("%s: PostgreSQL planned %d of %d queries with the index: a plan should not depend on the query vector", name, l.IndexScans, l.Queries)
 			}
 			labIndex := strings.HasPrefix(m.Plan, "index scan")
-			if labIndex != l.IndexScan() {
+			if labIndex != l.indexScan() {
 				t.Errorf("%s: lab plans %q, PostgreSQL %v", name, m.Plan, l.Plan)
 			}
-			if seqScanOff && !l.IndexScan() {
+			if seqScanOff && !l.indexScan() {
 				t.Errorf("%s: enable_seqscan = off, yet PostgreSQL scanned the table (%v)", name, l.Plan)
 			}
 			pp := p

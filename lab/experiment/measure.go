@@ -44,12 +44,12 @@ func (m Measurement) P95ms() float64 { return ms(m.Latency.P95) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// Measure runs the environment's queries against s the way the article
+// measure runs the environment's queries against s the way the article
 // did, through lab/metrics' loop: the first Scale.Warmup queries once
 // unmeasured, then every query measured one at a time with topK =
 // Scale.K; recall@K (metrics.RecallDefinition) is against the exact top-K
 // (cosine) of the whole data set, QPS the queries over their summed time.
-func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
+func measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return Measurement{}, err
@@ -86,7 +86,7 @@ func MeasureProfile(env *Env, p profile.Profile) (Measurement, error) {
 	if err != nil {
 		return Measurement{}, err
 	}
-	return Measure(env, s, p.Kind.String())
+	return measure(env, s, p.Kind.String())
 }
 
 // CompareProfiles measures several profiles (built or reused in env) and
@@ -95,10 +95,10 @@ func MeasureProfile(env *Env, p profile.Profile) (Measurement, error) {
 // (nil: each profile's store name).
 func CompareProfiles(env *Env, title string, labels []string, ps []profile.Profile) (*table.Table, error) {
 	if len(ps) == 0 {
-		return nil, fmt.Errorf("experiment: CompareProfiles: no profiles: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: CompareProfiles: no profiles: %w", errBadArgument)
 	}
 	if labels != nil && len(labels) != len(ps) {
-		return nil, fmt.Errorf("experiment: CompareProfiles: %d labels for %d profiles: %w", len(labels), len(ps), ErrBadArgument)
+		return nil, fmt.Errorf("experiment: CompareProfiles: %d labels for %d profiles: %w", len(labels), len(ps), errBadArgument)
 	}
 	t := table.New(title, table.Col("profile", ""),
 		table.Column{Header: metrics.RecallHeader(env.Scale.K), Source: table.Lab, Prec: 3},
@@ -118,7 +118,7 @@ func CompareProfiles(env *Env, title string, labels []string, ps []profile.Profi
 		if err != nil {
 			return nil, err
 		}
-		m, err := Measure(env, s, label)
+		m, err := measure(env, s, label)
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +145,7 @@ func recallVerdicts(env *Env, e Experiment, ms []Measurement, what string) Verdi
 		if !ok {
 			continue
 		}
-		out = append(out, env.Within(e.ID, fmt.Sprintf("%s %s recall@10 is %.3f", m.Label, what, f.Value), f.Value, m.Recall, recallTolerance, ""))
+		out = append(out, env.within(e.ID, fmt.Sprintf("%s %s recall@10 is %.3f", m.Label, what, f.Value), f.Value, m.Recall, recallTolerance, ""))
 	}
 	return out
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/veclab/veclab/lab/dataset"
 )
 
-// ScaleVariable is the environment variable that overrides a notebook's
+// scaleVariable is the environment variable that overrides a notebook's
 // scale: CI and the notebook tests set it to "small", so a notebook whose
 // set-up cell names "article" runs in seconds there.
-const ScaleVariable = "VECLAB_SCALE"
+const scaleVariable = "VECLAB_SCALE"
 
 // Notebook is a notebook's set-up step in one call: the scale named by
 // $VECLAB_SCALE when it is set, else def ("article" in every notebook of
@@ -33,26 +33,26 @@ func Notebook(def string, seed uint64) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d := strings.TrimSpace(os.Getenv(DataVariable)); d != "" {
+	if d := strings.TrimSpace(os.Getenv(dataVariable)); d != "" {
 		if err := env.UseData(d, ""); err != nil {
 			env.Close()
-			return nil, fmt.Errorf("experiment: data from $%s: %w", DataVariable, err)
+			return nil, fmt.Errorf("experiment: data from $%s: %w", dataVariable, err)
 		}
 	}
 	return env, nil
 }
 
-// DataVariable is the environment variable that switches every notebook's
+// dataVariable is the environment variable that switches every notebook's
 // data (see [Notebook]).
-const DataVariable = "VECLAB_DATA_SET"
+const dataVariable = "VECLAB_DATA_SET"
 
 // NotebookScale is the scale alone, for a notebook that opens more than
 // one environment (notebook 14, one per data set): $VECLAB_SCALE when it
 // is set, else def.
 func NotebookScale(def string) (Scale, error) {
 	name, from := def, "the notebook"
-	if s := strings.TrimSpace(os.Getenv(ScaleVariable)); s != "" {
-		name, from = s, "$"+ScaleVariable
+	if s := strings.TrimSpace(os.Getenv(scaleVariable)); s != "" {
+		name, from = s, "$"+scaleVariable
 	}
 	scale, err := ParseScale(name)
 	if err != nil {
@@ -72,7 +72,7 @@ func (e *Env) About(k int) string {
 		note = fmt.Sprintf(" (top %d in this notebook; the scale's own k is %d)", k, s.K)
 		s.K = k
 	}
-	return fmt.Sprintf("scale: %s %s%s\n%s\nmachine: %s", e.Scale.Name, s, note, Conventions(e, k), e.Machine)
+	return fmt.Sprintf("scale: %s %s%s\n%s\nmachine: %s", e.Scale.Name, s, note, conventions(e, k), e.Machine)
 }
 
 // SimulatedQueries is how many queries a notebook runs on a simulated

@@ -22,11 +22,11 @@ func TestNotebook(t *testing.T) {
 		{def: "n=0", err: `scale "n=0" from the notebook`},
 	} {
 		t.Run(tc.def+"/"+tc.env, func(t *testing.T) {
-			t.Setenv(ScaleVariable, tc.env)
+			t.Setenv(scaleVariable, tc.env)
 			env, err := Notebook(tc.def, 7)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, engine.ErrInvalidArgument) {
-					t.Fatalf("Notebook(%q) with %s=%q: err %v, want one naming %q and wrapping engine.ErrInvalidArgument", tc.def, ScaleVariable, tc.env, err, tc.err)
+					t.Fatalf("Notebook(%q) with %s=%q: err %v, want one naming %q and wrapping engine.ErrInvalidArgument", tc.def, scaleVariable, tc.env, err, tc.err)
 				}
 				return
 			}
@@ -34,7 +34,7 @@ func TestNotebook(t *testing.T) {
 				t.Fatal(err)
 			}
 			if env.Scale != tc.want || env.Seed != 7 || env.Workers != 1 {
-				t.Fatalf("Notebook(%q) with %s=%q = scale %+v seed %d workers %d, want %+v seed 7 workers 1", tc.def, ScaleVariable, tc.env, env.Scale, env.Seed, env.Workers, tc.want)
+				t.Fatalf("Notebook(%q) with %s=%q = scale %+v seed %d workers %d, want %+v seed 7 workers 1", tc.def, scaleVariable, tc.env, env.Scale, env.Seed, env.Workers, tc.want)
 			}
 			about := env.About(100)
 			shown := tc.want
@@ -121,8 +121,8 @@ func TestOpenRealSets(t *testing.T) {
 // $VECLAB_DATA_SET: the compiled-in glove-3k, then a name that is no set,
 // which fails naming the variable.
 func TestNotebookDataVariable(t *testing.T) {
-	t.Setenv(ScaleVariable, "small")
-	t.Setenv(DataVariable, "glove-3k")
+	t.Setenv(scaleVariable, "small")
+	t.Setenv(dataVariable, "glove-3k")
 	env, err := Notebook("article", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -131,8 +131,8 @@ func TestNotebookDataVariable(t *testing.T) {
 	if env.DataName() != "glove-3k" || env.Metric() != engine.Cosine {
 		t.Errorf("data %q, metric %v", env.DataName(), env.Metric())
 	}
-	t.Setenv(DataVariable, "no-such-set")
-	if _, err := Notebook("article", 1); err == nil || !strings.Contains(err.Error(), "$"+DataVariable) {
+	t.Setenv(dataVariable, "no-such-set")
+	if _, err := Notebook("article", 1); err == nil || !strings.Contains(err.Error(), "$"+dataVariable) {
 		t.Errorf("unknown set: %v", err)
 	}
 }

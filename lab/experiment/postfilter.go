@@ -32,8 +32,8 @@ type Selectivity struct {
 	N        int // documents in the collection
 }
 
-// S is the share of the collection the filter admits, in [0, 1].
-func (s Selectivity) S() float64 {
+// s is the share of the collection the filter admits, in [0, 1].
+func (s Selectivity) s() float64 {
 	if s.N == 0 {
 		return 0
 	}
@@ -43,7 +43,7 @@ func (s Selectivity) S() float64 {
 // String prints the filter, the lab's count and, for [ArticleFilter], the
 // article's count beside it.
 func (s Selectivity) String() string {
-	out := fmt.Sprintf("filter %s\n  lab:     %d of %d documents match (s = %.1f %%)", s.Filter, s.Matching, s.N, 100*s.S())
+	out := fmt.Sprintf("filter %s\n  lab:     %d of %d documents match (s = %.1f %%)", s.Filter, s.Matching, s.N, 100*s.s())
 	if s.Filter == ArticleFilter {
 		out += fmt.Sprintf("\n  article: 1,328 of 30,000 (s = %.1f %%)", 100*float64(articleFilterMatching)/articleFilterN)
 	}
@@ -106,7 +106,7 @@ func (s HitsSummary) String() string {
 // the others.
 func splitHits(hits []int, in []bool) (inside, outside HitsSummary, err error) {
 	if len(hits) != len(in) {
-		return inside, outside, fmt.Errorf("experiment: %d hit counts for %d queries: %w", len(hits), len(in), ErrBadArgument)
+		return inside, outside, fmt.Errorf("experiment: %d hit counts for %d queries: %w", len(hits), len(in), errBadArgument)
 	}
 	var a, b []int
 	for i, h := range hits {
@@ -149,7 +149,7 @@ func E03PostFilterHits(env *Env, ms []StrategyMeasurement) (*PostFilterHits, err
 		}
 	}
 	if pg == nil {
-		return nil, fmt.Errorf("experiment: E03PostFilterHits: no pgvector row among %d measurements: %w", len(ms), ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E03PostFilterHits: no pgvector row among %d measurements: %w", len(ms), errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -179,8 +179,8 @@ func E03PostFilterHits(env *Env, ms []StrategyMeasurement) (*PostFilterHits, err
 func (p *PostFilterHits) String() string {
 	aS := float64(articleFilterMatching) / articleFilterN
 	k := float64(p.K)
-	s := fmt.Sprintf("pgvector, hnsw.ef_search = %d; s = %.4f (lab), 1,328 / 30,000 = %.4f (article)\n", p.Ef, p.Sel.S(), aS)
-	s += fmt.Sprintf("  expected hits ef × s      lab %.2f    article %.2f\n", float64(p.Ef)*p.Sel.S(), float64(p.Ef)*aS)
+	s := fmt.Sprintf("pgvector, hnsw.ef_search = %d; s = %.4f (lab), 1,328 / 30,000 = %.4f (article)\n", p.Ef, p.Sel.s(), aS)
+	s += fmt.Sprintf("  expected hits ef × s      lab %.2f    article %.2f\n", float64(p.Ef)*p.Sel.s(), float64(p.Ef)*aS)
 	s += fmt.Sprintf("  measured mean hits        lab %.2f    article %.1f\n", p.MeanHits, p.ArticleHits)
 	s += fmt.Sprintf("  recall@%d ≤ hits / %d     lab %.3f ≤ %.3f    article %.3f ≤ %.3f\n", p.K, p.K, p.Recall, p.MeanHits/k, p.ArticleRecall, p.ArticleHits/k)
 	s += "\nper query (lab):\n"
@@ -212,7 +212,7 @@ type E03Selectivity struct {
 // s = k / ef_search.
 func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity, error) {
 	if len(independent)+len(tied) == 0 {
-		return nil, fmt.Errorf("experiment: E03SelectivitySweep: no filters: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: E03SelectivitySweep: no filters: %w", errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -247,7 +247,7 @@ func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity,
 			return nil, fmt.Errorf("experiment: E03SelectivitySweep: filter %q: %w", expr, err)
 		}
 		sel := Selectivity{Filter: expr, Matching: m.Matching, N: ds.Base.N}
-		want := float64(p.EfSearch) * sel.S()
+		want := float64(p.EfSearch) * sel.s()
 		kind := "independent of the vectors"
 		if isTied {
 			kind = "tied to the clusters"
@@ -259,7 +259,7 @@ func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity,
 		if want > 0 {
 			ratio = m.MeanHits / want
 		}
-		_ = t.AddValues(expr, kind, m.Matching, 100*sel.S(), want, m.MeanHits, ratio, m.Recall)
+		_ = t.AddValues(expr, kind, m.Matching, 100*sel.s(), want, m.MeanHits, ratio, m.Recall)
 	}
 	env.progress(n, n, "post-filter selectivities")
 	for i, expr := range tied {

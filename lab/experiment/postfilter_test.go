@@ -50,7 +50,7 @@ func TestSplitHits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in, out, err := splitHits(tt.hits, tt.in)
 			if tt.wantErr {
-				if !errors.Is(err, ErrBadArgument) {
+				if !errors.Is(err, errBadArgument) {
 					t.Fatalf("splitHits error = %v, want ErrBadArgument", err)
 				}
 				return
@@ -72,7 +72,7 @@ func TestSelectivityString(t *testing.T) {
 		{Selectivity{Filter: "year == 2025", Matching: 500, N: 2000}, 0.25, false},
 		{Selectivity{Filter: "year == 2025"}, 0, false},
 	} {
-		if got := tt.sel.S(); got != tt.s {
+		if got := tt.sel.s(); got != tt.s {
 			t.Errorf("%+v: S() = %v, want %v", tt.sel, got, tt.s)
 		}
 		if got := strings.Contains(tt.sel.String(), "article: 1,328 of 30,000 (s = 4.4 %)"); got != tt.article {
@@ -100,7 +100,7 @@ func TestE07Predict(t *testing.T) {
 	} {
 		ef, scan, hits, err := e07Predict(tt.label, 0.05, 10)
 		if tt.wantErr {
-			if !errors.Is(err, ErrBadArgument) {
+			if !errors.Is(err, errBadArgument) {
 				t.Errorf("e07Predict(%q) error = %v, want ErrBadArgument", tt.label, err)
 			}
 			continue
@@ -147,10 +147,10 @@ func TestE10Sizes(t *testing.T) {
 			t.Errorf("(%s, %s) = %v, want %v", tt.row, tt.col, got, tt.want)
 		}
 	}
-	if _, err := E10Sizes(env, ms[:2], bytes[:2]); !errors.Is(err, ErrBadArgument) {
+	if _, err := E10Sizes(env, ms[:2], bytes[:2]); !errors.Is(err, errBadArgument) {
 		t.Errorf("E10Sizes without an hnsw row: error %v, want ErrBadArgument", err)
 	}
-	if _, err := E10Sizes(env, ms, bytes[:1]); !errors.Is(err, ErrBadArgument) {
+	if _, err := E10Sizes(env, ms, bytes[:1]); !errors.Is(err, errBadArgument) {
 		t.Errorf("E10Sizes with too few sizes: error %v, want ErrBadArgument", err)
 	}
 }
@@ -183,7 +183,7 @@ func TestPostFilterSmall(t *testing.T) {
 	if !strings.Contains(sw.Table.String(), "the article's filter is the first of the cluster-tied rows") {
 		t.Errorf("sweep table does not place the article's filter first among the tied rows:\n%s", sw.Table)
 	}
-	if _, err := E03SelectivitySweep(env, nil, nil); !errors.Is(err, ErrBadArgument) {
+	if _, err := E03SelectivitySweep(env, nil, nil); !errors.Is(err, errBadArgument) {
 		t.Errorf("sweep without filters: %v, want ErrBadArgument", err)
 	}
 	if _, err := E03SelectivitySweep(env, []string{"year >>= 3"}, nil); err == nil {
@@ -213,7 +213,7 @@ func TestPostFilterSmall(t *testing.T) {
 	if ph.InCategory.Queries > 0 && ph.Others.Queries > 0 && ph.InCategory.MeanHits <= ph.Others.MeanHits {
 		t.Errorf("queries from a c3 cluster get %.2f hits, the others %.2f: want more (the filter follows the clusters)", ph.InCategory.MeanHits, ph.Others.MeanHits)
 	}
-	if _, err := E03PostFilterHits(env, nil); !errors.Is(err, ErrBadArgument) {
+	if _, err := E03PostFilterHits(env, nil); !errors.Is(err, errBadArgument) {
 		t.Errorf("E03PostFilterHits without a pgvector row: %v, want ErrBadArgument", err)
 	}
 
@@ -224,10 +224,10 @@ func TestPostFilterSmall(t *testing.T) {
 	if len(sb.Relaxed) != 2 || len(sb.Strict) != 2 || len(sb.Table.Rows) != 4 {
 		t.Fatalf("scan bound sweep: %v %v, %d rows", sb.Relaxed, sb.Strict, len(sb.Table.Rows))
 	}
-	if _, err := E07ScanBoundSweep(env, []int{0}); !errors.Is(err, ErrBadArgument) {
+	if _, err := E07ScanBoundSweep(env, []int{0}); !errors.Is(err, errBadArgument) {
 		t.Errorf("max_scan_tuples 0: %v, want ErrBadArgument", err)
 	}
-	if _, err := E07Read(env, []StrategyMeasurement{{Label: "forty off"}}); !errors.Is(err, ErrBadArgument) {
+	if _, err := E07Read(env, []StrategyMeasurement{{Label: "forty off"}}); !errors.Is(err, errBadArgument) {
 		t.Errorf("E07Read of a bad label: %v, want ErrBadArgument", err)
 	}
 }

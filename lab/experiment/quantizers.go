@@ -35,7 +35,7 @@ var QuantNames = []string{"raw", "int8", "int8-minmax", "int4", "int4-nocorr", "
 // the environment's data set with its seed; "raw" returns nil.
 func TrainQuantizer(env *Env, name string) (quant.Quantizer, error) {
 	if quantizers.Describe(name) == "" {
-		return nil, fmt.Errorf("experiment: unknown quantizer %q (want one of %s): %w", name, strings.Join(quantizers.Names(), ", "), ErrBadArgument)
+		return nil, fmt.Errorf("experiment: unknown quantizer %q (want one of %s): %w", name, strings.Join(quantizers.Names(), ", "), errBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -59,11 +59,11 @@ type QuantResult struct {
 
 func checkOversample(what string, over []float64) error {
 	if len(over) == 0 {
-		return fmt.Errorf("experiment: %s: no oversample factors: %w", what, ErrBadArgument)
+		return fmt.Errorf("experiment: %s: no oversample factors: %w", what, errBadArgument)
 	}
 	for _, o := range over {
 		if !(o >= 1) || math.IsInf(o, 0) {
-			return fmt.Errorf("experiment: %s: oversample must be a finite number ≥ 1, got %v: %w", what, o, ErrBadArgument)
+			return fmt.Errorf("experiment: %s: oversample must be a finite number ≥ 1, got %v: %w", what, o, errBadArgument)
 		}
 	}
 	return nil
@@ -191,7 +191,7 @@ func (e *Env) scanMs(name string, qs *vec.Matrix, k int, search func([]float32, 
 // them: bytes/vector, compression, recall without and with rescoring.
 func QuantSweep(env *Env, names []string, oversample []float64) (*table.Table, []QuantResult, error) {
 	if len(names) == 0 {
-		return nil, nil, fmt.Errorf("experiment: QuantSweep: no quantizers: %w", ErrBadArgument)
+		return nil, nil, fmt.Errorf("experiment: QuantSweep: no quantizers: %w", errBadArgument)
 	}
 	var rs []QuantResult
 	for i, n := range names {

@@ -32,7 +32,7 @@ func MeasureQuantSets(sets *RealSets, quantizers []string, oversample []float64)
 		if sets != nil {
 			n = len(sets.Names)
 		}
-		return nil, fmt.Errorf("experiment: MeasureQuantSets: %d data sets, %d quantizers: %w", n, len(quantizers), ErrBadArgument)
+		return nil, fmt.Errorf("experiment: MeasureQuantSets: %d data sets, %d quantizers: %w", n, len(quantizers), errBadArgument)
 	}
 	if err := checkOversample("MeasureQuantSets", oversample); err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func MeasureQuantSets(sets *RealSets, quantizers []string, oversample []float64)
 	for _, name := range sets.Names {
 		env := sets.Envs[name]
 		if env == nil {
-			return nil, fmt.Errorf("experiment: MeasureQuantSets: data set %q has no environment: %w", name, ErrBadArgument)
+			return nil, fmt.Errorf("experiment: MeasureQuantSets: data set %q has no environment: %w", name, errBadArgument)
 		}
 		qs.K = env.Scale.K
 	}
@@ -88,7 +88,7 @@ func (qs *QuantSets) recordVerdicts(env *Env, set string) {
 		}
 		var rs []QuantResult
 		for _, row := range c.rows {
-			if r, ok := qs.Result(row, set); ok {
+			if r, ok := qs.result(row, set); ok {
 				rs = append(rs, r)
 			}
 		}
@@ -97,14 +97,14 @@ func (qs *QuantSets) recordVerdicts(env *Env, set string) {
 		}
 		exp := c.exp
 		t := quantTable(env, exp.ID+" on "+set, rs, func(row string) (any, any) {
-			return exp.ArticleValue(row, "compression"), exp.ArticleValue(row, "memory saved")
+			return exp.articleValue(row, "compression"), exp.articleValue(row, "memory saved")
 		})
 		c.verdicts(env, t)
 	}
 }
 
-// Result is one quantizer's result on one data set.
-func (qs *QuantSets) Result(quantizer, set string) (QuantResult, bool) {
+// result is one quantizer's result on one data set.
+func (qs *QuantSets) result(quantizer, set string) (QuantResult, bool) {
 	r, ok := qs.results[quantizer][set]
 	return r, ok
 }
@@ -120,7 +120,7 @@ func (qs *QuantSets) Table(title string, quantizers ...string) *table.Table {
 	}
 	for _, q := range quantizers {
 		for _, set := range qs.Sets {
-			r, ok := qs.Result(q, set)
+			r, ok := qs.result(q, set)
 			if !ok {
 				continue
 			}
@@ -140,7 +140,7 @@ func (qs *QuantSets) Table(title string, quantizers ...string) *table.Table {
 func (qs *QuantSets) Chart(title, quantizer string) *chart.Line {
 	c := chart.NewLine(title, "oversample (candidates / k; 0 = no rescoring)", fmt.Sprintf("recall@%d", qs.K))
 	for _, set := range qs.Sets {
-		r, ok := qs.Result(quantizer, set)
+		r, ok := qs.result(quantizer, set)
 		if !ok {
 			continue
 		}
@@ -167,7 +167,7 @@ func (qs *QuantSets) Needed(targets []float64, quantizers ...string) *table.Tabl
 	for _, q := range quantizers {
 		vals := []any{q}
 		for _, set := range qs.Sets {
-			r, _ := qs.Result(q, set)
+			r, _ := qs.result(q, set)
 			for _, x := range targets {
 				vals = append(vals, neededText(r, x))
 			}
@@ -295,7 +295,7 @@ func recalls(ms []Measurement) []float64 {
 func articleRecalls(e Experiment, rows []string, measure string) []float64 {
 	out := make([]float64, len(rows))
 	for i, row := range rows {
-		out[i], _ = e.ArticleValue(row, measure).(float64)
+		out[i], _ = e.articleValue(row, measure).(float64)
 	}
 	return out
 }
@@ -323,7 +323,7 @@ func (rs SetRuns) E02Table() *table.Table {
 		t.AddColumns(table.Column{Header: r.Name, Prec: 3})
 	}
 	for i, st := range rs.labels(e02Stores) {
-		vals := []any{st, e02.ArticleValue(st, "recall@10")}
+		vals := []any{st, e02.articleValue(st, "recall@10")}
 		for _, r := range rs {
 			vals = append(vals, recallOf(r.E02, i))
 		}
@@ -359,7 +359,7 @@ func (rs SetRuns) E10Table() *table.Table {
 		t.AddColumns(table.Column{Header: r.Name, Prec: 3}, table.Column{Header: r.Name + " filtered", Prec: 3})
 	}
 	for i, typ := range rs.labels(e10Types) {
-		vals := []any{typ, e10.ArticleValue(typ, "recall@10"), e10.ArticleValue(typ, "filtered recall@10")}
+		vals := []any{typ, e10.articleValue(typ, "recall@10"), e10.articleValue(typ, "filtered recall@10")}
 		for _, r := range rs {
 			vals = append(vals, recallOf(r.E10, i), recallOf(r.E10Filtered, i))
 		}

@@ -185,7 +185,7 @@ func TestQuantSetsTables(t *testing.T) {
 		{sets, []string{"raw"}, []float64{0.5}},
 		{&RealSets{Names: []string{"absent"}}, []string{"raw"}, over},
 	} {
-		if _, err := MeasureQuantSets(c.sets, c.names, c.over); !errors.Is(err, ErrBadArgument) {
+		if _, err := MeasureQuantSets(c.sets, c.names, c.over); !errors.Is(err, errBadArgument) {
 			t.Errorf("MeasureQuantSets(%+v, %v, %v): %v, want ErrBadArgument", c.sets, c.names, c.over, err)
 		}
 	}
@@ -219,7 +219,7 @@ func TestSetRunsTables(t *testing.T) {
 		}
 	}
 	c, _ := e02t.Lookup("pgvector", "article")
-	check("E02 pgvector article", c, fmt.Sprint(e02.ArticleValue("pgvector", "recall@10")))
+	check("E02 pgvector article", c, fmt.Sprint(e02.articleValue("pgvector", "recall@10")))
 	c, _ = e02t.Lookup("Redis", "glove-3k")
 	check("E02 Redis glove-3k", c, "0.840")
 	c, _ = e02t.Lookup("Elasticsearch", "generated")
@@ -380,7 +380,7 @@ func TestOnData(t *testing.T) {
 	if err := env.UseData("glove-3k", t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
-	v := env.Within("E24", "1 bit compresses 32×", 32, 20, 1, "×")
+	v := env.within("E24", "1 bit compresses 32×", 32, 20, 1, "×")
 	v.Reason += "; corrections"
 	env.record(v)
 	if vs := env.Verdicts(); len(vs) != 1 || vs[0].Claim != "1 bit compresses 32× (on glove-3k)" || !strings.HasSuffix(vs[0].Reason, "; corrections") {

@@ -60,11 +60,11 @@ func newReport(e Experiment, env *Env) *Report {
 	return &Report{ID: e.ID, Title: e.Title, Article: e.Article, Scale: env.Scale, Seed: env.Seed, Machine: env.Machine}
 }
 
-// AddTable appends tables.
-func (r *Report) AddTable(ts ...*table.Table) { r.Tables = append(r.Tables, ts...) }
+// addTable appends tables.
+func (r *Report) addTable(ts ...*table.Table) { r.Tables = append(r.Tables, ts...) }
 
-// AddChart appends charts.
-func (r *Report) AddChart(cs ...Chart) { r.Charts = append(r.Charts, cs...) }
+// addChart appends charts.
+func (r *Report) addChart(cs ...Chart) { r.Charts = append(r.Charts, cs...) }
 
 // Note appends a note.
 func (r *Report) Note(format string, args ...any) {

@@ -76,9 +76,9 @@ type Rounds struct {
 	Costs  [][2]time.Duration // a's and b's cost in each round, where known
 }
 
-// MedianCosts returns the median round's cost of a and of b (0 where the
+// medianCosts returns the median round's cost of a and of b (0 where the
 // costs are not known).
-func (r Rounds) MedianCosts() (a, b time.Duration) {
+func (r Rounds) medianCosts() (a, b time.Duration) {
 	if len(r.Costs) == 0 {
 		return 0, 0
 	}
@@ -91,8 +91,8 @@ func (r Rounds) MedianCosts() (a, b time.Duration) {
 	return as[len(as)/2], bs[len(bs)/2]
 }
 
-// Median returns the median round's ratio (NaN without rounds).
-func (r Rounds) Median() float64 {
+// median returns the median round's ratio (NaN without rounds).
+func (r Rounds) median() float64 {
 	if len(r.Ratios) == 0 {
 		return math.NaN()
 	}
@@ -104,10 +104,10 @@ func (r Rounds) Median() float64 {
 	return s[len(s)/2]
 }
 
-// Spread returns how far the farthest round lies from the median (0
+// spread returns how far the farthest round lies from the median (0
 // without rounds).
-func (r Rounds) Spread() float64 {
-	m, d := r.Median(), 0.0
+func (r Rounds) spread() float64 {
+	m, d := r.median(), 0.0
 	for _, x := range r.Ratios {
 		d = math.Max(d, math.Abs(x-m))
 	}
@@ -129,7 +129,7 @@ func (r Rounds) String() string {
 		return "not measured"
 	}
 	lo, hi := r.span()
-	return fmt.Sprintf("%.2f× (median of %d alternating rounds of %s, %.2f–%.2f×)", r.Median(), len(r.Ratios), r.Clock, lo, hi)
+	return fmt.Sprintf("%.2f× (median of %d alternating rounds of %s, %.2f–%.2f×)", r.median(), len(r.Ratios), r.Clock, lo, hi)
 }
 
 // alternate runs n rounds of a and b (a first in even rounds, b first in
@@ -155,7 +155,7 @@ func alternate(n int, clock Clock, a, b func() (time.Duration, error)) (Rounds, 
 			ca, cb = c2, c1
 		}
 		if ca <= 0 || cb <= 0 {
-			return r, fmt.Errorf("experiment: round %d cost %v and %v on the %s clock: %w", i, ca, cb, r.Clock, ErrBadArgument)
+			return r, fmt.Errorf("experiment: round %d cost %v and %v on the %s clock: %w", i, ca, cb, r.Clock, errBadArgument)
 		}
 		r.Ratios = append(r.Ratios, float64(cb)/float64(ca))
 		r.Costs = append(r.Costs, [2]time.Duration{ca, cb})
@@ -170,7 +170,7 @@ func alternate(n int, clock Clock, a, b func() (time.Duration, error)) (Rounds, 
 // busy machine cannot flip the verdict, and the reason says so.
 func (e *Env) withinRounds(id, claim string, article float64, r Rounds, tol float64) Verdict {
 	v := Verdict{ID: id, Claim: claim, Article: fmtFig(article, "×") + tolText(tol, "×"), Lab: r.String()}
-	m, sp := r.Median(), r.Spread()
+	m, sp := r.median(), r.spread()
 	eff := math.Max(tol, sp)
 	d := math.Abs(m - article)
 	switch {
@@ -188,27 +188,27 @@ func (e *Env) withinRounds(id, claim string, article float64, r Rounds, tol floa
 
 // tolerance says how the rounds' spread stands to the stated tolerance.
 func (r Rounds) tolerance(tol float64) string {
-	sp := r.Spread()
+	sp := r.spread()
 	if sp > tol {
 		return fmt.Sprintf("the tolerance widened to the %d rounds' spread ± %s", len(r.Ratios), fmtFig(sp, "×"))
 	}
 	return fmt.Sprintf("the %d rounds' spread ± %s is inside the tolerance", len(r.Ratios), fmtFig(sp, "×"))
 }
 
-// Below returns how far the slowest round lies under the median (0
+// below returns how far the slowest round lies under the median (0
 // without rounds): the side of the spread that could undo a speed-up.
-func (r Rounds) Below() float64 {
+func (r Rounds) below() float64 {
 	lo, _ := r.span()
 	if len(r.Ratios) == 0 {
 		return 0
 	}
-	return r.Median() - lo
+	return r.median() - lo
 }
 
-// LowerQuartile returns the rounds' lower quartile, by nearest rank: the
+// lowerQuartile returns the rounds' lower quartile, by nearest rank: the
 // ratio at or below which a quarter of the rounds lie (of 5 rounds the
 // second slowest, of 3 the slowest); NaN without rounds.
-func (r Rounds) LowerQuartile() float64 {
+func (r Rounds) lowerQuartile() float64 {
 	if len(r.Ratios) == 0 {
 		return math.NaN()
 	}
@@ -229,7 +229,7 @@ func (r Rounds) LowerQuartile() float64 {
 // differed, 1.81× on a loaded one and agreed. ifAgrees and ifDiffers are
 // the reasons' causes (a measured one, or "not yet explained").
 func (e *Env) fasterRounds(id, claim, article string, r Rounds, noise float64, ifAgrees, ifDiffers string) Verdict {
-	m, q := r.Median(), r.LowerQuartile()
+	m, q := r.median(), r.lowerQuartile()
 	bar := 1 + noise
 	v := Verdict{ID: id, Claim: claim, Article: fmt.Sprintf("%s (> %s)", article, fmtFig(bar, "×")), Lab: r.String()}
 	faster := 0

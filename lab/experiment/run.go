@@ -94,10 +94,10 @@ func summaryLine(r *Report) string {
 		}
 	}
 	word := "agrees"
-	if r.Verdicts.Agreeing() < len(r.Verdicts) {
+	if r.Verdicts.agreeing() < len(r.Verdicts) {
 		word = "differs"
 	}
-	line := fmt.Sprintf("%-4s %-13s %s: article %s, lab %s", r.ID, fmt.Sprintf("%s %d/%d", word, r.Verdicts.Agreeing(), len(r.Verdicts)), head.Claim, head.Article, head.Lab)
+	line := fmt.Sprintf("%-4s %-13s %s: article %s, lab %s", r.ID, fmt.Sprintf("%s %d/%d", word, r.Verdicts.agreeing(), len(r.Verdicts)), head.Claim, head.Article, head.Lab)
 	if head.Reason != "" {
 		line += " — " + head.Reason
 	}

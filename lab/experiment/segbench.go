@@ -123,7 +123,7 @@ func (r *SegmentsBenchReport) Tables() []*table.Table {
 			t.Note("%s ratio parallel/single: ingest %.2f×, segments %.2f×, QPS %.2f×, distances %.2f×", p.Index, p.DocsPerS/s.DocsPerS,
 				float64(p.Segments)/float64(s.Segments), p.Search.QPS/s.Search.QPS, p.Search.DistComps/s.Search.DistComps)
 		}
-		t.Note("IVF segments probe %.0f %% of their lists", 100*E18Visit)
+		t.Note("IVF segments probe %.0f %% of their lists", 100*e18Visit)
 		out = append(out, t)
 	}
 	if r.Counts != nil {
@@ -148,7 +148,7 @@ func (r *SegmentsBenchReport) Tables() []*table.Table {
 			}
 		}
 		out = append(out, t)
-		pt := table.New(fmt.Sprintf("Shared bound vs none at comparable recall (±%.2f)", E20RecallTolerance),
+		pt := table.New(fmt.Sprintf("Shared bound vs none at comparable recall (±%.2f)", e20RecallTolerance),
 			table.Col("shared bound", ""), table.Column{Header: "recall", Prec: 4}, table.Col("without", ""), table.Column{Header: "recall", Prec: 4},
 			table.Column{Header: "distances saved", Unit: "%", Prec: 1})
 		for _, p := range r.Pairs {

@@ -18,10 +18,10 @@ import (
 	"github.com/veclab/veclab/lab/metrics"
 )
 
-// SegmentSetup is how E16, E17, E18, E20 and `veclab bench segments`
+// segmentSetup is how E16, E17, E18, E20 and `veclab bench segments`
 // build a segmented collection (engine/segment) over the environment's
 // data set: the Lucene mechanics of Elastic's reply to Qdrant.
-type SegmentSetup struct {
+type segmentSetup struct {
 	// Segments, when positive, refreshes after every N/Segments documents
 	// so that the collection holds that many segments (one writer).
 	Segments int
@@ -43,15 +43,15 @@ type SegmentSetup struct {
 	// Index is what each segment builds (default HNSW).
 	Index segment.IndexKind
 	// Dir is where the collection lives (default a new temporary
-	// directory, removed by SegmentBuild.Close; in memory where there is
+	// directory, removed by segmentBuild.Close; in memory where there is
 	// no file system, as in the browser).
 	Dir string
 }
 
-// SegmentBuild is a built collection and what building it cost.
-type SegmentBuild struct {
+// segmentBuild is a built collection and what building it cost.
+type segmentBuild struct {
 	Collection *segment.Collection
-	Setup      SegmentSetup
+	Setup      segmentSetup
 	Docs       int
 	Elapsed    time.Duration // ingest wall time, final refresh included
 	CPU        time.Duration // the process's CPU time over the same span (0 where it cannot be read)
@@ -65,10 +65,10 @@ type SegmentBuild struct {
 }
 
 // DocsPerSec is the ingest throughput.
-func (b *SegmentBuild) DocsPerSec() float64 { return float64(b.Docs) / b.Elapsed.Seconds() }
+func (b *segmentBuild) DocsPerSec() float64 { return float64(b.Docs) / b.Elapsed.Seconds() }
 
 // Close closes the collection and removes a temporary directory.
-func (b *SegmentBuild) Close() error {
+func (b *segmentBuild) Close() error {
 	err := b.Collection.Close()
 	if b.temp != "" {
 		os.RemoveAll(b.temp)
@@ -85,7 +85,7 @@ func segmentSource(i int) []byte {
 
 // buildSegments ingests the environment's data set (key i = row i) into
 // a new collection, in the scale's batches.
-func buildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
+func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
@@ -101,9 +101,9 @@ func buildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 		s.FlushDocs = n + 1
 	}
 	if s.Segments < 0 || s.Writers < 1 || s.Segments > n {
-		return nil, fmt.Errorf("experiment: segments: %d segments with %d writers over %d documents: %w", s.Segments, s.Writers, n, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: segments: %d segments with %d writers over %d documents: %w", s.Segments, s.Writers, n, errBadArgument)
 	}
-	b := &SegmentBuild{Setup: s, Docs: n}
+	b := &segmentBuild{Setup: s, Docs: n}
 	dir := s.Dir
 	var fsys vfs.FS
 	if dir == "" {
@@ -215,7 +215,7 @@ func buildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 }
 
 // Close0 removes the temporary directory of a build that never opened.
-func (b *SegmentBuild) Close0() {
+func (b *segmentBuild) Close0() {
 	if b.temp != "" {
 		os.RemoveAll(b.temp)
 	}

@@ -37,7 +37,7 @@ func TestE18Direction(t *testing.T) {
 	}
 	res := got.Ingests
 	for _, r := range []Rounds{got.Parallel, got.IVFBuild, got.FewSegments} {
-		if len(r.Ratios) != e18Rounds || !(r.Median() > 0) {
+		if len(r.Ratios) != e18Rounds || !(r.median() > 0) {
 			t.Errorf("E18 rounds: %v", r)
 		}
 	}

@@ -10,17 +10,17 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// WithSpread returns a fresh environment like e (scale, seed, machine,
+// withSpread returns a fresh environment like e (scale, seed, machine,
 // workers, cache, log and progress) whose generated data set has the
 // given spread (dataset.Config.Spread: the expected norm of a point's
 // offset from its unit cluster centre). It has its own data set, truth
 // and stores. A real data set has no spread.
-func (e *Env) WithSpread(spread float64) (*Env, error) {
+func (e *Env) withSpread(spread float64) (*Env, error) {
 	if e.real != nil {
-		return nil, fmt.Errorf("experiment: spread is a knob of the generated set, not of %s: %w", e.real.name, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: spread is a knob of the generated set, not of %s: %w", e.real.name, errBadArgument)
 	}
 	if !(spread > 0) || math.IsInf(spread, 0) {
-		return nil, fmt.Errorf("experiment: spread must be finite and > 0, got %v: %w", spread, ErrBadArgument)
+		return nil, fmt.Errorf("experiment: spread must be finite and > 0, got %v: %w", spread, errBadArgument)
 	}
 	return &Env{Scale: e.Scale, Seed: e.Seed, Machine: e.Machine, Workers: e.Workers, CacheDir: e.CacheDir,
 		Log: e.Log, Progress: e.Progress, spread: spread}, nil
@@ -45,12 +45,12 @@ type SpreadRow struct {
 // over its own data set: minutes at the article's scale.
 func SpreadSensitivity(env *Env, spreads []float64) ([]SpreadRow, error) {
 	if len(spreads) == 0 {
-		return nil, fmt.Errorf("experiment: SpreadSensitivity: no spreads: %w", ErrBadArgument)
+		return nil, fmt.Errorf("experiment: SpreadSensitivity: no spreads: %w", errBadArgument)
 	}
 	var out []SpreadRow
 	for i, s := range spreads {
 		env.progress(i, len(spreads), "spreads")
-		sub, err := env.WithSpread(s)
+		sub, err := env.withSpread(s)
 		if err != nil {
 			return nil, err
 		}
@@ -65,7 +65,7 @@ func SpreadSensitivity(env *Env, spreads []float64) ([]SpreadRow, error) {
 			if err != nil {
 				return nil, err
 			}
-			m, err := Measure(sub, st, k.String())
+			m, err := measure(sub, st, k.String())
 			if err != nil {
 				return nil, err
 			}
@@ -89,9 +89,9 @@ func SpreadSensitivity(env *Env, spreads []float64) ([]SpreadRow, error) {
 // Elasticsearch's bbq_hnsw figure set beside the codes' recall.
 var spreadFigures = struct{ Redis, PGVector, BBQ float64 }{0.616, 0.951, 0.491}
 
-// SpreadMatch returns the row whose Redis and pgvector recalls are
+// spreadMatch returns the row whose Redis and pgvector recalls are
 // nearest the article's (the larger of the two gaps, smallest).
-func SpreadMatch(rows []SpreadRow) (SpreadRow, bool) {
+func spreadMatch(rows []SpreadRow) (SpreadRow, bool) {
 	best, gap := SpreadRow{}, math.Inf(1)
 	for _, r := range rows {
 		g := math.Max(math.Abs(r.Redis-spreadFigures.Redis), math.Abs(r.PGVector-spreadFigures.PGVector))
@@ -110,7 +110,7 @@ func SpreadTable(env *Env, rows []SpreadRow) *table.Table {
 	t.AddColumns(table.Pair("redis EF_RUNTIME 10", "", 3)...)
 	t.AddColumns(table.Pair("pgvector ef_search 40", "", 3)...)
 	t.AddColumns(table.Column{Header: "matches the article's data", Source: table.Lab})
-	m, _ := SpreadMatch(rows)
+	m, _ := spreadMatch(rows)
 	for _, r := range rows {
 		mark := ""
 		if r.Spread == m.Spread {

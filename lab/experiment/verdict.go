@@ -11,10 +11,11 @@ import (
 // Verdict compares one of the lab's figures with one of the article's
 // claims: the claim in words, the article's figure (or bound) and the
 // tolerance the comparison allows, the lab's figure, whether they agree,
-// and a one-line reason. The constructors ([Env.Within], [Env.AtLeast],
-// [Env.AtMost], [Env.Holds]) compute Agrees and Reason from the numbers,
-// so a verdict is never typed in; they also record it in the Env, so a
-// notebook's last cell lists them all with [Env.Verdicts].
+// and a one-line reason. The E…Verdicts functions build them with the
+// Env's unexported constructors (within, atLeast, atMost, holds), which
+// compute Agrees and Reason from the numbers, so a verdict is never typed
+// in; they also record it in the Env, so a notebook's last cell lists them
+// all with [Env.Verdicts].
 type Verdict struct {
 	ID      string // the experiment, e.g. "E22"
 	Claim   string // the article's claim, in words
@@ -24,8 +25,8 @@ type Verdict struct {
 	Reason  string // one line: why it agrees or differs
 }
 
-// Word returns "agrees" or "differs".
-func (v Verdict) Word() string {
+// word returns "agrees" or "differs".
+func (v Verdict) word() string {
 	if v.Agrees {
 		return "agrees"
 	}
@@ -34,7 +35,7 @@ func (v Verdict) Word() string {
 
 // String prints the verdict on one line.
 func (v Verdict) String() string {
-	s := fmt.Sprintf("%s %s: %s", v.ID, v.Word(), v.Claim)
+	s := fmt.Sprintf("%s %s: %s", v.ID, v.word(), v.Claim)
 	if v.Article != "" || v.Lab != "" {
 		s += fmt.Sprintf(" — article %s, lab %s", v.Article, v.Lab)
 	}
@@ -75,9 +76,9 @@ func tolText(tol float64, unit string) string {
 	return " (± " + fmtFig(tol, unit) + ")"
 }
 
-// Within records that the lab's figure agrees with the article's value
+// within records that the lab's figure agrees with the article's value
 // when |lab − article| ≤ tol (unit is printed after both).
-func (e *Env) Within(id, claim string, article, lab, tol float64, unit string) Verdict {
+func (e *Env) within(id, claim string, article, lab, tol float64, unit string) Verdict {
 	v := Verdict{ID: id, Claim: claim, Article: fmtFig(article, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
 	d := lab - article
 	switch {
@@ -91,9 +92,9 @@ func (e *Env) Within(id, claim string, article, lab, tol float64, unit string) V
 	return e.record(v)
 }
 
-// AtLeast records that the lab's figure agrees with a claim "at least
+// atLeast records that the lab's figure agrees with a claim "at least
 // bound" when lab ≥ bound − tol.
-func (e *Env) AtLeast(id, claim string, bound, lab, tol float64, unit string) Verdict {
+func (e *Env) atLeast(id, claim string, bound, lab, tol float64, unit string) Verdict {
 	v := Verdict{ID: id, Claim: claim, Article: "≥ " + fmtFig(bound, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
 	switch {
 	case math.IsNaN(lab):
@@ -108,9 +109,9 @@ func (e *Env) AtLeast(id, claim string, bound, lab, tol float64, unit string) Ve
 	return e.record(v)
 }
 
-// AtMost records that the lab's figure agrees with a claim "at most
+// atMost records that the lab's figure agrees with a claim "at most
 // bound" when lab ≤ bound + tol.
-func (e *Env) AtMost(id, claim string, bound, lab, tol float64, unit string) Verdict {
+func (e *Env) atMost(id, claim string, bound, lab, tol float64, unit string) Verdict {
 	v := Verdict{ID: id, Claim: claim, Article: "≤ " + fmtFig(bound, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
 	switch {
 	case math.IsNaN(lab):
@@ -125,26 +126,12 @@ func (e *Env) AtMost(id, claim string, bound, lab, tol float64, unit string) Ver
 	return e.record(v)
 }
 
-// Holds records a claim about a direction or an order ("faster",
+// holds records a claim about a direction or an order ("faster",
 // "a 4-bit query beats a 1-bit one"): article is the claim's figure in
 // words, lab the lab's figures that decide it, ok whether they bear it
 // out and reason the one-line why.
-func (e *Env) Holds(id, claim, article, lab string, ok bool, reason string) Verdict {
+func (e *Env) holds(id, claim, article, lab string, ok bool, reason string) Verdict {
 	return e.record(Verdict{ID: id, Claim: claim, Article: article, Lab: lab, Agrees: ok, Reason: reason})
-}
-
-// Check records a check a notebook computes itself, written "E07: the
-// claim": ok says whether the figures the notebook printed bear the claim
-// out. It is the form of the checks whose claims have no verdict function
-// in the lab yet, so `veclab reproduce` does not state them; its Article
-// and Lab fields stay empty (the notebook prints the figures).
-func (e *Env) Check(what string, ok bool) Verdict {
-	id, claim, found := strings.Cut(what, ":")
-	if !found || !idRE.MatchString(strings.TrimSpace(id)) {
-		id, claim = "—", what
-	}
-	return e.record(Verdict{ID: strings.TrimSpace(id), Claim: strings.TrimSpace(claim), Agrees: ok,
-		Reason: "checked in the notebook (no lab verdict function yet)"})
 }
 
 // record keeps the verdict in the environment (replacing an earlier one
@@ -218,8 +205,8 @@ func (e *Env) verdictsOf(id string) Verdicts {
 // HTML) and as JSON, like the lab's tables.
 type Verdicts []Verdict
 
-// Agreeing counts the verdicts that agree.
-func (vs Verdicts) Agreeing() int {
+// agreeing counts the verdicts that agree.
+func (vs Verdicts) agreeing() int {
 	n := 0
 	for _, v := range vs {
 		if v.Agrees {
@@ -232,11 +219,11 @@ func (vs Verdicts) Agreeing() int {
 // Table returns the verdicts as a table: experiment, claim, article, lab,
 // verdict, reason.
 func (vs Verdicts) Table() *table.Table {
-	t := table.New(fmt.Sprintf("Verdicts: %d of %d agree with the articles", vs.Agreeing(), len(vs)),
+	t := table.New(fmt.Sprintf("Verdicts: %d of %d agree with the articles", vs.agreeing(), len(vs)),
 		table.Col("experiment", ""), table.Col("the article's claim", ""), table.Col("article", ""),
 		table.Col("lab", ""), table.Col("verdict", ""), table.Col("why", ""))
 	for _, v := range vs {
-		_ = t.AddValues(v.ID, v.Claim, v.Article, v.Lab, v.Word(), v.Reason)
+		_ = t.AddValues(v.ID, v.Claim, v.Article, v.Lab, v.word(), v.Reason)
 	}
 	return t
 }
@@ -256,15 +243,15 @@ func (vs Verdicts) HTML() string { return vs.Table().HTML() }
 func (vs Verdicts) JSON() []map[string]any {
 	out := make([]map[string]any, len(vs))
 	for i, v := range vs {
-		out[i] = map[string]any{"id": v.ID, "claim": v.Claim, "article": v.Article, "lab": v.Lab, "verdict": v.Word(), "reason": v.Reason}
+		out[i] = map[string]any{"id": v.ID, "claim": v.Claim, "article": v.Article, "lab": v.Lab, "verdict": v.word(), "reason": v.Reason}
 	}
 	return out
 }
 
-// Conventions is the line a notebook prints once, in its set-up cell: the
+// conventions is the line [Env.About] gives a notebook's set-up cell: the
 // seed (the default of `veclab reproduce` too) and what recall@k means in
 // it.
-func Conventions(env *Env, k int) string {
+func conventions(env *Env, k int) string {
 	return fmt.Sprintf("conventions: seed %d (veclab reproduce's default too, so both print the same recall figures); recall@%d = the share of the exact top %d (brute force over all %d documents) a query returns, averaged over the queries; timings vary, recall does not",
 		env.Seed, k, k, env.Scale.N)
 }
@@ -283,7 +270,7 @@ func (e *Env) because(v Verdict, why string) Verdict {
 // withinShare records Within with a tolerance of share × article (a
 // relative tolerance, e.g. 0.25 for ± 25 %).
 func (e *Env) withinShare(id, claim string, article, lab, share float64, unit string) Verdict {
-	return e.Within(id, claim, article, lab, share*math.Abs(article), unit)
+	return e.within(id, claim, article, lab, share*math.Abs(article), unit)
 }
 
 // ofN prints a count of cases that bear a claim out, "n of m".

@@ -14,7 +14,7 @@ import (
 func verdictWords(vs Verdicts) string {
 	var w []string
 	for _, v := range vs {
-		w = append(w, v.Word())
+		w = append(w, v.word())
 	}
 	return strings.Join(w, " ")
 }
@@ -84,7 +84,7 @@ func TestVerdictFunctions(t *testing.T) {
 	}
 	e15.Cold.Ratios = []float64{1.2, 1.9, 1.1, 1.25, 0.8}
 	if v := E15Verdicts(env, e15)[2]; v.Agrees || !strings.Contains(v.Reason, "in only 3 of 5 rounds") || !strings.Contains(v.Reason, "not yet explained") {
-		t.Errorf("E15 with two slow cold rounds: %s (%s)", v.Word(), v.Reason)
+		t.Errorf("E15 with two slow cold rounds: %s (%s)", v.word(), v.Reason)
 	}
 
 	many := SegmentMeasurement{Segments: 128, Recall: 0.9745, QPS: 35.8, DistComps: 9000}
@@ -168,7 +168,7 @@ func TestShapeVerdicts(t *testing.T) {
 }
 
 // TestE20Verdicts checks the shared bound's cut, read at the same ef
-// (E20ArticleEf) with and without the bound as Lucene's benchmark read it,
+// (e20ArticleEf) with and without the bound as Lucene's benchmark read it,
 // with the recall drop bounded, and the verdict without that setting.
 func TestE20Verdicts(t *testing.T) {
 	env, err := NewEnv(Small, 1)
@@ -178,7 +178,7 @@ func TestE20Verdicts(t *testing.T) {
 	at := func(ef int, recall, dists float64) SegmentMeasurement {
 		return SegmentMeasurement{Search: SegmentSearch{K: 10, Ef: ef}, Recall: recall, QPS: 100, DistComps: dists}
 	}
-	seq := []SegmentMeasurement{at(40, 0.9, 2000), at(E20ArticleEf, 0.99, 4000)}
+	seq := []SegmentMeasurement{at(40, 0.9, 2000), at(e20ArticleEf, 0.99, 4000)}
 	conc := []SegmentMeasurement{{Recall: 0.9, QPS: 211}, {Recall: 0.99, QPS: 211}}
 	for _, c := range []struct {
 		name   string
@@ -186,18 +186,18 @@ func TestE20Verdicts(t *testing.T) {
 		cut    string // the cut verdict's word
 		reason string // a part of its reason
 	}{
-		{"a 55 % cut, recall kept", []SegmentMeasurement{at(40, 0.88, 1900), at(E20ArticleEf, 0.98, 1800)}, "agrees", "4000 → 1800 distances per query, recall 0.990 → 0.980"},
-		{"a 55 % cut, recall lost", []SegmentMeasurement{at(40, 0.8, 1900), at(E20ArticleEf, 0.90, 1800)}, "differs", "recall falls by 0.090, more than 0.05: not comparable"},
-		{"a 10 % cut", []SegmentMeasurement{at(40, 0.9, 1900), at(E20ArticleEf, 0.99, 3600)}, "differs", "off by 50 %"},
-		{"equal recall pairs both settings", []SegmentMeasurement{at(40, 0.9, 1000), at(E20ArticleEf, 0.99, 1800)}, "agrees", "paired at equal recall (± 0.01) instead, the largest cut is 55 %"},
+		{"a 55 % cut, recall kept", []SegmentMeasurement{at(40, 0.88, 1900), at(e20ArticleEf, 0.98, 1800)}, "agrees", "4000 → 1800 distances per query, recall 0.990 → 0.980"},
+		{"a 55 % cut, recall lost", []SegmentMeasurement{at(40, 0.8, 1900), at(e20ArticleEf, 0.90, 1800)}, "differs", "recall falls by 0.090, more than 0.05: not comparable"},
+		{"a 10 % cut", []SegmentMeasurement{at(40, 0.9, 1900), at(e20ArticleEf, 0.99, 3600)}, "differs", "off by 50 %"},
+		{"equal recall pairs both settings", []SegmentMeasurement{at(40, 0.9, 1000), at(e20ArticleEf, 0.99, 1800)}, "agrees", "paired at equal recall (± 0.01) instead, the largest cut is 55 %"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			vs := E20Verdicts(env, &E20Result{Sequential: seq, Concurrent: conc, Shared: c.shared}, nil)
 			if len(vs) != 4 {
 				t.Fatalf("%d verdicts, want 4", len(vs))
 			}
-			if v := vs[3]; v.Word() != c.cut || !strings.Contains(v.Reason, c.reason) {
-				t.Errorf("cut: %s (%s), want %s with %q", v.Word(), v.Reason, c.cut, c.reason)
+			if v := vs[3]; v.word() != c.cut || !strings.Contains(v.Reason, c.reason) {
+				t.Errorf("cut: %s (%s), want %s with %q", v.word(), v.Reason, c.cut, c.reason)
 			}
 		})
 	}
@@ -256,7 +256,7 @@ func TestSpreadSensitivity(t *testing.T) {
 	if rows[0] == (SpreadRow{Spread: 0.75}) || rows[0].BBQ == rows[1].BBQ && rows[0].Redis == rows[1].Redis {
 		t.Errorf("the two spreads measured alike: %+v", rows)
 	}
-	m, ok := SpreadMatch(rows)
+	m, ok := spreadMatch(rows)
 	gap := func(r SpreadRow) float64 {
 		return math.Max(math.Abs(r.Redis-0.616), math.Abs(r.PGVector-0.951))
 	}
@@ -269,10 +269,10 @@ func TestSpreadSensitivity(t *testing.T) {
 	if err := SpreadChart(rows).Err(); err != nil {
 		t.Error(err)
 	}
-	if _, err := env.WithSpread(0); !errors.Is(err, ErrBadArgument) {
+	if _, err := env.withSpread(0); !errors.Is(err, errBadArgument) {
 		t.Errorf("spread 0: %v", err)
 	}
-	if _, err := SpreadSensitivity(env, nil); !errors.Is(err, ErrBadArgument) {
+	if _, err := SpreadSensitivity(env, nil); !errors.Is(err, errBadArgument) {
 		t.Errorf("no spreads: %v", err)
 	}
 }
