@@ -43,11 +43,19 @@ func E14Budget(env *Env, bits int) (*table.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := TrainQuantizer(env, name)
-	if err != nil {
-		return nil, err
+	// At 2 bits the codes are the ones the disk experiments walk (E13,
+	// E15, E26: Qdrant's two_bits binary codes, no corrections); at 1 and 4
+	// bits the lab's OSQ stands in for the article's 4-bit codes.
+	codes := hn.Codes.BytesPerVector()
+	kind := "Qdrant's two_bits binary code, the one E13 and E15 walk, with no per-vector corrections"
+	if bits != 2 {
+		q, err := TrainQuantizer(env, name)
+		if err != nil {
+			return nil, err
+		}
+		codes = q.BytesPerVector()
+		kind = fmt.Sprintf("the lab's OSQ %d-bit code with its per-vector corrections", bits)
 	}
-	codes := q.BytesPerVector()
 	links := hn.Index.GraphBytesPerVector()
 	floats := hn.Index.BytesPerVector() - links
 	// The same codes at the article's dimension: bits·dim/8 plus the
@@ -68,7 +76,7 @@ func E14Budget(env *Env, bits int) (*table.Table, error) {
 	_ = t.AddValues("total resident", e14.articleValue("total resident", "bytes/vector"), codes+links, codesAt+links,
 		e14.articleValue("total resident", "GB per node"), per(codes+links), per(codesAt+links))
 	_ = t.AddValues("(float32 originals, on disk)", nil, float64(4*env.Scale.Dim), float64(4*e14ArtDim), nil, per(float64(4*env.Scale.Dim)), per(float64(4*e14ArtDim)))
-	t.Note("codes: the lab's OSQ %d-bit code with its per-vector corrections (%.0f B of corrections); graph links: the lab's link storage per vector as allocated (layer 0 has a fixed 2·m slot list per node, plus upper layers) of an HNSW built with m=16, 2·m on layer 0", bits, corr)
+	t.Note("codes: %s (%.0f B of corrections); graph links: the lab's link storage per vector as allocated (layer 0 has a fixed 2·m slot list per node, plus upper layers) of an HNSW built with m=16, 2·m on layer 0", kind, corr)
 	t.Note("the lab's HNSW also keeps its float32 slab in RAM (%.0f B/vector) to build the graph; a disk-backed deployment reads those from the vector file, so they are listed as on disk and left out of the total", floats)
 	if bits == 4 {
 		t.Note("E13's working set: the article's 8 GB per cluster and 2.7 GB per node are the 4-bit codes (384 B × 21 M, / 3 nodes); the lab's codes at %d dims: %.1f GB per cluster, %.2f GB per node", e14ArtDim, codesAt*e14Vectors/1e9, per(codesAt))
