@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -318,16 +320,31 @@ func chromium(e *External) error {
 	return executable(p)(e)
 }
 
-// npmTree checks that every named package is installed at the version the
-// directory's package-lock.json pins: a tree installed from an older lock
-// is as missing as none.
+// npmTree checks that every named package, and every direct dependency the
+// directory's package.json declares, is installed at the version its
+// package-lock.json pins: a tree installed from an older lock (a dependency
+// added or moved since) is as missing as none, so setup runs npm ci again.
 func npmTree(e *External) error {
 	dir := e.Dir()
 	pins, err := lockPins(dir)
 	if err != nil {
 		return err
 	}
-	for _, p := range e.NPM {
+	names := slices.Clone(e.NPM)
+	if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
+		var pkg struct{ Dependencies, DevDependencies map[string]string }
+		if err := json.Unmarshal(b, &pkg); err != nil {
+			return fmt.Errorf("%s/package.json: %w", e.NPMDir, err)
+		}
+		for _, deps := range []map[string]string{pkg.Dependencies, pkg.DevDependencies} {
+			for _, name := range slices.Sorted(maps.Keys(deps)) {
+				if !slices.Contains(names, name) {
+					names = append(names, name)
+				}
+			}
+		}
+	}
+	for _, p := range names {
 		want, ok := pins[p]
 		if !ok {
 			return fmt.Errorf("%s: package-lock.json pins no %s", e.NPMDir, p)
