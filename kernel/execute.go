@@ -238,3 +238,12 @@ func (o *cellOutput) Input(prompt string, password bool) (string, error) {
 		return "", errors.New("interrupted while waiting for input")
 	}
 }
+
+// ClearOutput implements eval.Clearer (display.ClearOutput): clear_output
+// on IOPub; the kept outputs start again from nothing, as the front end's.
+func (o *cellOutput) ClearOutput(wait bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.log.ClearOutput(wait)
+	o.k.publish("clear_output", o.parent, map[string]any{"wait": wait})
+}

@@ -277,3 +277,13 @@ func (h *Handle) Markdown(md string) { h.ShowBundle(Bundle{MIMEMarkdown: md, MIM
 
 // Text replaces the handle's display with plain text.
 func (h *Handle) Text(s string) { h.ShowBundle(Bundle{MIMEText: s}) }
+
+// ClearOutput clears what the running cell (or callback) has shown so far,
+// as Jupyter's clear_output: with wait the front end clears only when the
+// next output arrives, so a cell that redraws a result in a loop does not
+// flicker. Outside a kernel it does nothing.
+func ClearOutput(wait bool) {
+	if c := hook.GetClear(); c != nil {
+		c(wait)
+	}
+}
