@@ -54,6 +54,9 @@ var (
 	JupyterClient = &External{Name: "jupyter_client", What: "the Jupyter client stack (jupyter_client, nbclient, nbformat) that drives the kernel in the kernel package's integration tests",
 		Debian: []string{"python3-jupyter-client", "python3-nbclient", "python3-nbformat"}, Requires: []*External{Python3},
 		detect: pyModules("jupyter_client, nbclient, nbformat", "jupyter_client.KernelManager, nbclient.NotebookClient, nbformat.read")}
+	KernelTest = &External{Name: "jupyter_kernel_test", What: "the Jupyter project's kernel conformance suite (jupyter_kernel_test.KernelTests), run against the veclab kernel by the kernel package's TestConformance",
+		Debian: []string{"python3-jupyter-kernel-test"}, Requires: []*External{Python3},
+		detect: pyModules("jupyter_kernel_test", "jupyter_kernel_test.KernelTests")}
 	Jupyter = &External{Name: "jupyter", What: "the `jupyter kernelspec` command, which lists the installed kernelspecs as a user does",
 		Debian: []string{"jupyter-client"}, Requires: []*External{Python3}, detect: command("jupyter", "kernelspec", "--version")}
 	NBConvert = &External{Name: "nbconvert", What: "nbconvert, which executes every notebook headless through the kernel",
@@ -82,7 +85,7 @@ var (
 
 // All returns every external, each after those it requires.
 func All() []*External {
-	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, Jupyter, NBConvert, Chromium, Node, NPM, BrowserTest, Lite, PGlite, H5py, DuckDB, Fortunes, Sentences}
+	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, KernelTest, Jupyter, NBConvert, Chromium, Node, NPM, BrowserTest, Lite, PGlite, H5py, DuckDB, Fortunes, Sentences}
 }
 
 // Table is the list as a Markdown table (docs/testing.md holds it).
