@@ -98,7 +98,7 @@ func (m *Manager) ParentID() string {
 // nil removes the target. An empty target name is an error.
 func (m *Manager) Register(target string, h OpenHandler) error {
 	if target == "" {
-		return fmt.Errorf("%w: empty target name", ErrBadMessage)
+		return fmt.Errorf("comm: empty target name: %w", ErrBadMessage)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -128,7 +128,7 @@ func (m *Manager) Targets() []string {
 // it again).
 func (m *Manager) Open(target string, msg Msg) (*Comm, error) {
 	if target == "" {
-		return nil, fmt.Errorf("%w: empty target name", ErrBadMessage)
+		return nil, fmt.Errorf("comm: empty target name: %w", ErrBadMessage)
 	}
 	m.mu.Lock()
 	t := m.transport
@@ -175,7 +175,7 @@ func (m *Manager) Info(target string) map[string]map[string]string {
 // *PanicError.
 func (m *Manager) HandleOpen(id, target string, msg Msg) (err error) {
 	if id == "" {
-		return fmt.Errorf("%w: comm_open without a comm_id", ErrBadMessage)
+		return fmt.Errorf("comm: comm_open without a comm_id: %w", ErrBadMessage)
 	}
 	m.mu.Lock()
 	h := m.targets[target]
@@ -188,10 +188,10 @@ func (m *Manager) HandleOpen(id, target string, msg Msg) (err error) {
 	m.mu.Unlock()
 	switch {
 	case dup:
-		return fmt.Errorf("%w: comm_open for %s, which is open already", ErrBadMessage, id)
+		return fmt.Errorf("comm: comm_open for %s, which is open already: %w", id, ErrBadMessage)
 	case h == nil:
 		m.sendClose(id)
-		return fmt.Errorf("%w: %q (comm %s closed)", ErrNoTarget, target, id)
+		return fmt.Errorf("comm: %q (comm %s closed): %w", target, id, ErrNoTarget)
 	}
 	defer func() {
 		if err != nil {
@@ -207,7 +207,7 @@ func (m *Manager) HandleOpen(id, target string, msg Msg) (err error) {
 func (m *Manager) HandleMsg(id string, msg Msg) error {
 	c := m.Get(id)
 	if c == nil {
-		return fmt.Errorf("%w: comm_msg for %q", ErrNoComm, id)
+		return fmt.Errorf("comm: comm_msg for %q: %w", id, ErrNoComm)
 	}
 	if c.pending.Add(-1) < 0 {
 		c.pending.Store(0) // delivered without Arrived (a test, the wasm kernel)
@@ -226,7 +226,7 @@ func (m *Manager) HandleMsg(id string, msg Msg) error {
 func (m *Manager) HandleClose(id string, msg Msg) error {
 	c := m.Get(id)
 	if c == nil {
-		return fmt.Errorf("%w: comm_close for %q", ErrNoComm, id)
+		return fmt.Errorf("comm: comm_close for %q: %w", id, ErrNoComm)
 	}
 	f := c.markClosed()
 	if f == nil {
@@ -291,7 +291,7 @@ func (c *Comm) OnClose(f func(Msg)) {
 // Send sends a comm_msg to the front end.
 func (c *Comm) Send(msg Msg) error {
 	if c.Closed() {
-		return fmt.Errorf("%w: %s", ErrClosed, c.id)
+		return fmt.Errorf("comm: %s: %w", c.id, ErrClosed)
 	}
 	c.m.mu.Lock()
 	t := c.m.transport
@@ -386,10 +386,10 @@ func Decode(content []byte) (id, target string, data map[string]any, err error) 
 		Data   map[string]any `json:"data"`
 	}
 	if err := json.Unmarshal(content, &c); err != nil {
-		return "", "", nil, fmt.Errorf("%w: %v", ErrBadMessage, err)
+		return "", "", nil, fmt.Errorf("comm: %v: %w", err, ErrBadMessage)
 	}
 	if c.CommID == "" {
-		return "", "", nil, fmt.Errorf("%w: no comm_id", ErrBadMessage)
+		return "", "", nil, fmt.Errorf("comm: no comm_id: %w", ErrBadMessage)
 	}
 	return c.CommID, c.Target, nonNil(c.Data), nil
 }

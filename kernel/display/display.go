@@ -37,10 +37,14 @@ type (
 	markdowner interface{ Markdown() string }
 	pnger      interface{ PNG() []byte }
 	pngErrer   interface{ PNG() ([]byte, error) }
+	// bundler is IPython's _repr_mimebundle_: a value that knows its whole
+	// bundle (a widget: its view reference and a text fallback).
+	bundler interface{ MIMEBundle() map[string]any }
 )
 
 // Render returns the MIME bundle of v: every rich form its methods offer
-// (HTML() string, SVG() string, Markdown() string, PNG() []byte or
+// (MIMEBundle() map[string]any, whose entries are taken as they are, a
+// text/plain among them replacing the default text; HTML() string, SVG() string, Markdown() string, PNG() []byte or
 // PNG() ([]byte, error), and a JSON method with no argument returning JSON
 // bytes, a JSON string or any marshallable value, optionally with an
 // error; an image.Image becomes PNG) plus
@@ -51,6 +55,7 @@ type (
 func Render(v any) Bundle {
 	b := Bundle{}
 	var notes []string
+	bundleText := "" // the text/plain a MIMEBundle method gave
 	try := func(mime string, f func() (any, error)) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -63,6 +68,22 @@ func Render(v any) Bundle {
 			return
 		}
 		b[mime] = d
+	}
+	if x, ok := v.(bundler); ok {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					notes = append(notes, fmt.Sprintf("(MIMEBundle panicked: %v)", r))
+				}
+			}()
+			for mime, d := range x.MIMEBundle() {
+				b[mime] = d
+			}
+		}()
+		if t, ok := b[MIMEText].(string); ok {
+			delete(b, MIMEText)
+			bundleText = t
+		}
 	}
 	if x, ok := v.(htmler); ok {
 		try(MIMEHTML, func() (any, error) { return x.HTML(), nil })
@@ -100,6 +121,9 @@ func Render(v any) Bundle {
 		default:
 			text = fmt.Sprintf("%T", v)
 		}
+	}
+	if bundleText != "" {
+		text = bundleText
 	}
 	for _, n := range notes {
 		text += "\n" + n

@@ -49,6 +49,7 @@ var DefaultPackages = []string{
 	Module + "/lab/chart",
 	Module + "/lab/picture",
 	Module + "/kernel/display",
+	Module + "/kernel/widget",
 }
 
 // Generate writes one x_*.go binding file per package of pkgs that exists,
