@@ -43,13 +43,13 @@ type Model interface {
 type Widget struct {
 	mu     sync.Mutex
 	id     string
-	comm   *comm.Comm              // nil: detached (no front end)
-	state  map[string]any          // guarded by mu
-	obs    map[string][]func()     // observers by key (""), guarded by mu
-	custom []func(map[string]any)  // custom message handlers, guarded by mu
-	lock   map[string]any          // values being applied from the front end, guarded by mu
-	closed bool                    // guarded by mu
-	text   func(w *Widget) string  // text/plain form
+	comm   *comm.Comm             // nil: detached (no front end)
+	state  map[string]any         // guarded by mu
+	obs    map[string][]func()    // observers by key (""), guarded by mu
+	custom []func(map[string]any) // custom message handlers, guarded by mu
+	lock   map[string]any         // values being applied from the front end, guarded by mu
+	closed bool                   // guarded by mu
+	text   func(w *Widget) string // text/plain form
 }
 
 var (
