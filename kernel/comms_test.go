@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/kernel/comm"
 	"github.com/veclab/veclab/kernel/eval"
 	"github.com/veclab/veclab/kernel/internal/wire"
@@ -63,10 +62,6 @@ func TestKernelComms(t *testing.T) {
 				}
 			case "panic":
 				panic("callback exploded")
-			case "wait": // a context-aware compiled call: stops on interrupt
-				fmt.Println("waiting")
-				<-engine.Context().Done()
-				panic(engine.Context().Err())
 			case "open":
 				back, err := comm.Default.Open("veclab.test.back", comm.Msg{Data: map[string]any{"x": 1.0}})
 				if err != nil {
@@ -169,20 +164,6 @@ func TestKernelComms(t *testing.T) {
 		}
 		if r, _ := c.execute("1 + 1", false); content(t, r)["status"] != "ok" {
 			t.Errorf("kernel after a callback panic: %v", content(t, r))
-		}
-	})
-	t.Run("interrupt stops a callback", func(t *testing.T) {
-		id := c.send(c.shell, "comm_msg", map[string]any{"comm_id": "e1", "data": map[string]any{"do": "wait"}})
-		time.Sleep(200 * time.Millisecond)
-		c.send(c.control, "interrupt_request", map[string]any{})
-		c.recv(c.control)
-		ms := msgs(id)
-		errs := ofType(ms, "error")
-		if len(errs) != 1 || content(t, errs[0])["ename"] != eval.InterruptedName {
-			t.Errorf("interrupted callback: %s", types(ms))
-		}
-		if !strings.Contains(streamText(ms), "waiting") {
-			t.Errorf("the callback did not start: %s", types(ms))
 		}
 	})
 	t.Run("unknown comm and close", func(t *testing.T) {
