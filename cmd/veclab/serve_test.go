@@ -382,6 +382,37 @@ func TestEngineTestsOnWasm(t *testing.T) {
 	}
 }
 
+// TestLiteBridgeOnWasm runs the browser kernel's own tests (wasm/, built
+// for js/wasm: the comm side of the bridge that JupyterLite's worker
+// uses, with kernel/widget's models) under Node through wasmsimd's
+// node_exec.js, as TestEngineTestsOnWasm runs the engine's.
+func TestLiteBridgeOnWasm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the tests for js/wasm")
+	}
+	testenv.Need(t, testenv.Node)
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := goEnv("go", root, "GOROOT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := filepath.Join(root, "engine", "internal", "wasmsimd", "node_exec.js")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-exec="+quoteArgs(testenv.Node.Path(), runner), "./wasm/")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOROOT="+env["GOROOT"])
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("GOOS=js GOARCH=wasm go test ./wasm/ (%.1f s):\n%s", time.Since(start).Seconds(), out)
+	if err != nil {
+		t.Fatalf("the browser kernel's tests on js/wasm failed: %v", err)
+	}
+}
+
 // quoteArgs joins a command line for go test -exec, which splits it as
 // cmd/go's quoted.Split does: a word with a space or a quote goes in the
 // quotes it does not hold (quoted.Split has no escapes).
