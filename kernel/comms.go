@@ -17,6 +17,11 @@ import (
 type commTransport struct{ k *kernel }
 
 func (t commTransport) Send(msgType string, content, metadata map[string]any, buffers [][]byte) error {
+	// What the cell printed before comes first (an Output widget's capture
+	// starts and ends with a comm message).
+	if f, ok := t.k.cfg.Interp.(interface{ Flush() }); ok {
+		f.Flush()
+	}
 	m, err := wire.New(msgType, t.k.session, nil, content)
 	if err != nil {
 		return err

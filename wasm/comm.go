@@ -38,6 +38,11 @@ type commTransport struct {
 }
 
 func (t commTransport) Send(msgType string, content, metadata map[string]any, buffers [][]byte) error {
+	// What the cell printed before comes first (an Output widget's capture
+	// starts and ends with a comm message).
+	if o := t.b.current(); o != nil {
+		t.b.drain(o)
+	}
 	f := t.b.onComm()
 	if f.Type() != js.TypeFunction {
 		return errors.New("veclab: no comm handler (veclab.setCommHandler)")
@@ -87,8 +92,23 @@ func jsJSON(v any) (js.Value, error) {
 // being handled.
 type commState struct {
 	mu      sync.Mutex
-	handler js.Value // guarded by mu
-	parent  string   // guarded by mu
+	handler js.Value    // guarded by mu
+	parent  string      // guarded by mu
+	out     *cellOutput // the running cell's or callback's output, guarded by mu
+}
+
+// current returns the output of the running cell or callback, nil between
+// them.
+func (b *bridge) current() *cellOutput {
+	b.comms.mu.Lock()
+	defer b.comms.mu.Unlock()
+	return b.comms.out
+}
+
+func (b *bridge) setCurrent(o *cellOutput) {
+	b.comms.mu.Lock()
+	b.comms.out = o
+	b.comms.mu.Unlock()
 }
 
 func (b *bridge) onComm() js.Value {
@@ -181,6 +201,8 @@ func (b *bridge) deliver(typ, id, target string, msg comm.Msg, parent string, on
 	var handlerErr error
 	comm.Default.TakePreempted()
 	b.capture.Set("on", true)
+	b.setCurrent(out)
+	defer b.setCurrent(nil)
 	cerr := b.sess.Call(typ+" "+id, func() {
 		switch typ {
 		case "comm_open":

@@ -320,6 +320,8 @@ func (b *bridge) run(code string, onOutput js.Value) any {
 		go b.watchFlag(stop)
 	}
 	b.capture.Set("on", true)
+	b.setCurrent(out)
+	defer b.setCurrent(nil)
 	start := time.Now()
 	res := b.sess.Eval(code, out)
 	ms := time.Since(start).Seconds() * 1000
@@ -525,7 +527,14 @@ func bundle(b eval.Bundle) map[string]any {
 				out[k] = j
 			}
 		default:
-			out[k] = fmt.Sprint(x)
+			// A JSON value (a widget's view reference): through JSON text,
+			// to the maps and slices js.ValueOf takes.
+			var j any
+			if raw, err := json.Marshal(x); err == nil && json.Unmarshal(raw, &j) == nil {
+				out[k] = j
+			} else {
+				out[k] = fmt.Sprint(x)
+			}
 		}
 	}
 	return out

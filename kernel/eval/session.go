@@ -258,6 +258,13 @@ func (s *Session) removeTransient(out Output) {
 	}
 }
 
+// Flush delivers everything written to the captured stdout and stderr so
+// far to the running cell's Output before it returns. The kernel calls it
+// before a comm message leaves, so that what a cell printed before it
+// changed a widget (an Output widget's msg_id, say) reaches the front end
+// first, as it does before a display.
+func (s *Session) Flush() { s.flush() }
+
 // flush waits until everything written to the captured stdout and
 // stderr so far has been delivered.
 func (s *Session) flush() {

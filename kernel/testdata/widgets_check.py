@@ -193,6 +193,15 @@ ia''')
            and m["content"]["data"]["state"]["_model_name"] == "IntSliderModel"]
     out_id = [m["content"]["comm_id"] for m in outs if m["msg_type"] == "comm_open"
               and m["content"]["data"]["state"]["_model_name"] == "OutputModel"]
+    # The first run's output lies between the Output's msg_id set and reset,
+    # where the front end routes it into the output area.
+    seq = []
+    for m in outs:
+        if m["msg_type"] == "stream":
+            seq.append("stream")
+        elif m["msg_type"] == "comm_msg" and out_id and m["content"]["comm_id"] == out_id[0] and "msg_id" in m["content"]["data"].get("state", {}):
+            seq.append("msg_id=" + ("set" if m["content"]["data"]["state"]["msg_id"] else "reset"))
+    check("interact: first run's output inside the capture", seq == ["msg_id=set", "stream", "msg_id=reset"], seq)
     kid = kid[0] if kid else ""
     slow = update(kid, {"value": 5})
     seen = []
@@ -201,7 +210,7 @@ ia''')
         m = kc.get_iopub_msg(timeout=30)
         if m["parent_header"].get("msg_id") == slow:
             seen.append(m)
-    burst = [update(kid, {"value": v}) for v in (2, 3, 4)]
+    fast = update(kid, {"value": 2})
     slow_outs = seen + collect(slow)
     check("interact: the slow run was preempted, not reported", not [m for m in slow_outs if m["msg_type"] == "error"]
           and "done 5" not in texts(slow_outs), [(m["msg_type"], m["content"]) for m in slow_outs][-6:])
@@ -210,12 +219,16 @@ ia''')
     check("interact: output captured (msg_id set, then reset)", msg_ids[:1] == [slow] and msg_ids[-1:] == [""], msg_ids)
     clears = [m for m in slow_outs if m["msg_type"] == "clear_output"]
     check("interact: clear_output(wait) before redrawing", clears and clears[0]["content"]["wait"] is True, clears)
-    runs = {}
-    for v, b in zip((2, 3, 4), burst):
-        runs[v] = texts(collect(b))
-    check("interact: last value wins", runs[4] == "start 4\ndone 4\n" and runs[3] == "", runs)
+    got = texts(collect(fast))
+    check("interact: the preempting change redraws", got == "start 2\ndone 2\n", got)
+    # Changes queued behind a busy kernel (a cell sleeping): only the last redraws.
+    busy = kc.execute('time.Sleep(700 * time.Millisecond)')
+    burst = [update(kid, {"value": v}) for v in (3, 4, 6)]
+    collect(busy)
+    runs = {v: texts(collect(b)) for v, b in zip((3, 4, 6), burst)}
+    check("interact: last value wins", runs == {3: "", 4: "", 6: "start 6\ndone 6\n"}, runs)
     reply, outs = execute("k.Value()")
-    check("interact: the kernel has the last value", outs and outs[-1]["content"]["data"]["text/plain"] == "4", outs)
+    check("interact: the kernel has the last value", outs and outs[-1]["content"]["data"]["text/plain"] == "6", outs)
 
     # 8. The control target: request_states lists every live widget.
     ctl = uuid.uuid4().hex
