@@ -69,8 +69,8 @@ var (
 		Debian: []string{"npm"}, detect: program("npm")}
 	BrowserTest = &External{Name: "wasm/browsertest", What: "playwright-core (drives chromium) and hnswlib-wasm (the browser HNSW peer)",
 		NPMDir: "wasm/browsertest", NPM: []string{"playwright-core", "hnswlib-wasm"}, Requires: []*External{Node, NPM}, detect: npmTree}
-	Lite = &External{Name: "wasm/lite", What: "JupyterLab, JupyterLite and esbuild, from which `veclab serve` assembles the JupyterLite site",
-		NPMDir: "wasm/lite", NPM: []string{"esbuild", "@jupyterlite/services", "@jupyterlab/application"}, Requires: []*External{Node, NPM}, detect: npmTree}
+	Lite = &External{Name: "wasm/lite", What: "JupyterLab, JupyterLite, the Jupyter widgets manager and esbuild, from which `veclab serve` assembles the JupyterLite site",
+		NPMDir: "wasm/lite", NPM: []string{"esbuild", "@jupyterlite/services", "@jupyterlab/application", "@jupyter-widgets/jupyterlab-manager"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	H5py = &External{Name: "h5py", What: "h5py over libhdf5, which reads ann-benchmarks' HDF5 files for `veclab data import` (lab/dataset/ingest) and writes the HDF5 files its tests read back",
 		Debian: []string{"python3-h5py"}, Requires: []*External{Python3}, detect: pyModules("h5py, numpy", "h5py.File, numpy.float32")}
 	DuckDB = &External{Name: "lab/dataset/ingest/duckdb", What: "DuckDB, which writes the Parquet files the tests of lab/dataset/ingest read back",

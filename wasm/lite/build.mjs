@@ -60,6 +60,9 @@ const extensions = [
 	"@jupyterlite/application-extension",
 	"@jupyterlite/apputils-extension",
 	"@jupyterlite/services-extension",
+	// Jupyter widgets (ipywidgets 8's front end: @jupyter-widgets/base 2.0,
+	// controls 2.0, output 1.0 models), which kernel/widget's models need.
+	"@jupyter-widgets/jupyterlab-manager",
 ];
 
 // Plugins JupyterLite's lab app disables (they need a Jupyter server or
@@ -200,6 +203,29 @@ const svgFonts = {
 	},
 };
 
+// jupyterlab-manager loads @jupyter-widgets/controls with webpack's
+// require.ensure (lib/plugin.js, controlWidgetsPlugin), which esbuild does
+// not know: the call becomes the dynamic import it stands for (a chunk of
+// its own, loaded when a first widget of the controls is drawn). The build
+// fails if a new version no longer has the call, so that this is looked at
+// again.
+const requireEnsure = {
+	name: "require-ensure",
+	setup(b) {
+		b.onLoad({ filter: /[\\/]@jupyter-widgets[\\/]jupyterlab-manager[\\/]lib[\\/]plugin\.js$/ }, (args) => {
+			const src = fs.readFileSync(args.path, "utf8");
+			const re = /require\.ensure\(\[('[^']+')\],\s*\(require\)\s*=>\s*\{[\s\S]*?resolve\(require\(\1\)\);\s*\},\s*\(err\)\s*=>\s*\{\s*reject\(err\);\s*\},\s*'[^']+'\);/g;
+			let n = 0;
+			const contents = src.replace(re, (_, mod) => {
+				n++;
+				return `import(${mod}).then(resolve, reject);`;
+			});
+			if (n === 0) throw new Error(`${args.path}: no require.ensure call to rewrite (a new jupyterlab-manager?)`);
+			return { contents, loader: "js" };
+		});
+	},
+};
+
 // settings.js's compiled validators, written above.
 const genValidators = {
 	name: "validators",
@@ -210,7 +236,7 @@ const genValidators = {
 
 const common = {
 	bundle: true,
-	plugins: [tilde, svgFonts, genValidators],
+	plugins: [tilde, svgFonts, genValidators, requireEnsure],
 	minify: true,
 	legalComments: "linked",
 	target: "es2022",
