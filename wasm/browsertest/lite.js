@@ -43,7 +43,7 @@
 // The fifth checks Jupyter widgets (widgetsOnly): a Go cell's Interact
 // over a slider is drawn by the bundled widget manager, the slider moved
 // with the keyboard redraws the output in place, and the kernel has the
-// new value.
+// new value, and the saved notebook keeps the widgets' state.
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -708,6 +708,22 @@ widget.Interact(func() { fmt.Println("square", k.Value()*k.Value()) }, k)`, 1200
 		const v = await runCell(page, id, "k.Value()", 60000);
 		check(v.status === "ok" && text(v.outputs).trim() === "5", `the kernel's value after the move: ${JSON.stringify(v)}`);
 		console.log(`ok   widgets: two ArrowRight presses moved the slider to 5; the output area says ${JSON.stringify(shown)} ${redraw} ms after the first press; the kernel has 5`);
+		// Saved, the notebook keeps the widgets' state (the site's saveState
+		// default, build.mjs), for a static view of it.
+		const saved = await page.evaluate(async (id) => {
+			const app = window.jupyterapp;
+			const panel = [...app.shell.widgets("main")].find((w) => w.id === id);
+			await panel.context.save();
+			const m = await app.serviceManager.contents.get(panel.context.path, { content: true });
+			return m.content.metadata.widgets || null;
+		}, id);
+		const st = saved && saved["application/vnd.jupyter.widget-state+json"];
+		const models = st ? Object.values(st.state) : [];
+		const slider = models.find((m) => m.model_name === "IntSliderModel");
+		const out = models.find((m) => m.model_name === "OutputModel");
+		check(slider && slider.state.value === 5 && out && JSON.stringify(out.state.outputs).includes("square 25"),
+			`the saved notebook's widget state: ${JSON.stringify(saved).slice(0, 1500)}`);
+		console.log(`ok   widgets: the saved notebook keeps the state of its ${models.length} widget models (slider at 5, output 'square 25')`);
 		check(problems.length === 0, problems.join("; "));
 	} finally {
 		await context.close();

@@ -129,6 +129,11 @@ fs.writeFileSync(path.join(gen, "entry.js"), entry);
 // 2. The settings schemas of every extension, in one all.json (the
 // format of JupyterLite's CompileSchemasPlugin: id, raw, schema, settings,
 // version), and their validators compiled to code for src/settings.js.
+// overrides are the site's defaults that differ from a schema's (raw is
+// what JupyterLite's settings use until the reader changes them, as its
+// overrides.json): saved notebooks keep their widgets' state in their
+// metadata, so a static view of the notebook still shows the widgets.
+const overrides = { "@jupyter-widgets/jupyterlab-manager:plugin": { saveState: true } };
 const all = [];
 for (const name of extensions) {
 	const pj = pkgJSON(name);
@@ -137,7 +142,8 @@ for (const name of extensions) {
 	for (const f of fs.readdirSync(dir).sort()) {
 		if (!f.endsWith(".json")) continue;
 		const schema = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
-		all.push({ id: `${name}:${f.slice(0, -5)}`, raw: "{}", schema, settings: {}, version: pj.version });
+		const id = `${name}:${f.slice(0, -5)}`;
+		all.push({ id, raw: JSON.stringify(overrides[id] || {}), schema, settings: overrides[id] || {}, version: pj.version });
 	}
 }
 fs.writeFileSync(path.join(gen, "validators.js"), validators(all.filter((s) => !disabled.includes(s.id) && !disabled.includes(s.id.split(":")[0]))));
