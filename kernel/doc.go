@@ -43,7 +43,9 @@
 // callback runs is counted at once (a redraw already stale is skipped, a
 // running one preempted: kernel/widget's Interact).
 //
-// display.ClearOutput(wait) sends clear_output. A cell that is only an
+// kernel/widget builds Jupyter widgets (protocol 2.1, ipywidgets 8's
+// models, Interact) on these comms; TestWidgetsJupyterClient drives them
+// with jupyter_client. display.ClearOutput(wait) sends clear_output. A cell that is only an
 // inspection (`hnsw.New?`, `??idx`) is answered with the documentation as
 // a pager payload (execute_reply payload, source "page"). TestConformance
 // runs jupyter_kernel_test's suite with a sample for every test: all pass,
