@@ -295,8 +295,8 @@ func (w *Widget) String() string {
 	if d, _ := w.Get("description").(string); d != "" {
 		parts = append(parts, "description="+strconv.Quote(d))
 	}
-	if v, ok := w.state["value"]; ok {
-		parts = append(parts, fmt.Sprintf("value=%v", textValue(v)))
+	if w.Has("value") {
+		parts = append(parts, fmt.Sprintf("value=%v", textValue(w.Get("value"))))
 	}
 	return name + "(" + strings.Join(parts, ", ") + ")"
 }
