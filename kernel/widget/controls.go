@@ -3,6 +3,7 @@ package widget
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/veclab/veclab/kernel/comm"
 )
@@ -203,7 +204,12 @@ func newSelection(model, view, style, description string, options []string, valu
 	for k, v := range extra {
 		f[k] = v
 	}
-	return control(model, view, style, f)
+	w := control(model, view, style, f)
+	w.text = func(w *Widget) string { // the selected label, as a value
+		s := selection{w}
+		return fmt.Sprintf("%s(description=%q, value=%q)", strings.TrimSuffix(model, "Model"), w.Get("description"), s.Value())
+	}
+	return w
 }
 
 func (s selection) options() []string {

@@ -16,9 +16,11 @@ func ExampleInteract() {
 		fmt.Println("ef", ef.Value(), "M", m.Value())
 	}, ef, m)
 	fmt.Println(ia)
+	fmt.Println(m)
 	// Output:
 	// ef 64 M 16
 	// VBox()
+	// Dropdown(description="M", value="16")
 }
 
 // A widget keeps its state in Go either way: a value set from Go is what

@@ -49,7 +49,7 @@ type Widget struct {
 	custom []func(map[string]any) // custom message handlers, guarded by mu
 	lock   map[string]any         // values being applied from the front end, guarded by mu
 	closed bool                   // guarded by mu
-	text   func(w *Widget) string // text/plain form
+	text   func(w *Widget) string // text/plain form (nil: String's default), set at creation
 }
 
 var (
