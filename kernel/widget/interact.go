@@ -24,7 +24,10 @@ type Interactive struct {
 // builds stop at once) and fn starts again with the newest values; when
 // several changes are queued (a slider dragged), only the last one redraws
 // — the last value wins. That is the debounce: no redraw is spent on a
-// value the user has already left.
+// value the user has already left. (Jupyter's widget manager also holds a
+// model's next change until the kernel is idle after its last, merging the
+// changes between, so of one slider's changes only the newest is ever
+// sent; a change of another control arrives at once and preempts.)
 //
 // fn reads the controls itself (ef.Value()): the function needs no
 // arguments, which keeps Interact free of generics and reflection.

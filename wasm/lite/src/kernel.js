@@ -28,10 +28,11 @@
 // children of the comm message; what the Go side sends comes back as
 // "comm" messages, published under the request they belong to.
 // comm_info_request, which JupyterLite's BaseKernel does not dispatch, is
-// answered here. JupyterLite hands a kernel one message at a time (its
-// kernel client holds a mutex), so a widget change reaches the worker only
-// after the callback before it has finished: in this kernel Interact's
-// redraws run one after another rather than preempting each other.
+// answered here. A comm_msg is not waited for (see handleMessage), so a
+// widget's change reaches the Go side while the last change's callback
+// runs, and preempts a stale redraw there when that redraw lets the Go
+// scheduler run (time.Sleep, channels, the engine's long operations: Go
+// on js/wasm has one thread and no preemption, as for the interrupt).
 import { PageConfig, URLExt } from "@jupyterlab/coreutils";
 import { KernelMessage } from "@jupyterlab/services";
 import { BaseKernel, IKernelClient, IKernelSpecs } from "@jupyterlite/services";
@@ -300,7 +301,19 @@ export class VeclabKernel extends BaseKernel {
 	// handleMessage adds comm_info_request, which JupyterLite's BaseKernel
 	// (0.8) does not dispatch: the widget manager asks it when a page
 	// reloads, to find the widgets the kernel still has.
+	//
+	// A comm_msg is handed to the worker and not waited for: JupyterLite's
+	// kernel client gives a kernel its next message only when handleMessage
+	// returns, and the Go side must see a widget's next change while the
+	// callback of the last one runs, to skip or preempt a stale redraw
+	// (kernel/widget's Interact). The worker runs its requests in order, and
+	// the comm_msg's idle status follows its callback's outputs.
 	async handleMessage(msg) {
+		if (msg.header.msg_type === "comm_msg") {
+			this._busy(msg);
+			this._comm(msg).finally(() => this._idle(msg));
+			return;
+		}
 		if (msg.header.msg_type !== "comm_info_request") return super.handleMessage(msg);
 		this._busy(msg);
 		let content;
