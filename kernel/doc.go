@@ -10,8 +10,10 @@
 //
 // # Concurrency
 //
-// One goroutine per socket. Shell requests are handled in order on the
-// shell goroutine, which is the only one that evaluates; control
+// One goroutine per socket, and the shell's reader apart from its
+// handler. Shell requests are handled in order on the shell goroutine,
+// which is the only one that evaluates (cells and comm callbacks); its
+// reader goroutine decodes them and counts each comm_msg as it arrives; control
 // (interrupt_request, shutdown_request) has its own goroutine so it is
 // served while a cell runs; SIGINT interrupts too (kernelspec
 // interrupt_mode "signal"). IOPub sends are serialized by a mutex. Run
