@@ -55,6 +55,12 @@
 // its function once into the cell's own output — so the same cell prints
 // the same table either way.
 //
+// nbconvert is a front end: nbclient opens the comms and implements the
+// Output widget's capture, so there Interact's output goes into the
+// notebook's widget state (metadata), and the cell's own outputs hold the
+// view with its text/plain "VBox()". A notebook whose static form must
+// show a table prints it outside Interact.
+//
 // # Concurrency
 //
 // A widget is safe for concurrent use. Observers and click handlers run
