@@ -10,8 +10,10 @@
 //
 // # Concurrency
 //
-// One goroutine per socket. Shell requests are handled in order on the
-// shell goroutine, which is the only one that evaluates; control
+// One goroutine per socket, and the shell's reader apart from its
+// handler. Shell requests are handled in order on the shell goroutine,
+// which is the only one that evaluates (cells and comm callbacks); its
+// reader goroutine decodes them and counts each comm_msg as it arrives; control
 // (interrupt_request, shutdown_request) has its own goroutine so it is
 // served while a cell runs; SIGINT interrupts too (kernelspec
 // interrupt_mode "signal"). IOPub sends are serialized by a mutex. Run
@@ -28,6 +30,28 @@
 // update_display_data) and kept: when the cell showed a transient display
 // (display.Progress), the kernel sends clear_output and its other
 // outputs again at the cell's end, so saved notebooks keep no progress.
+//
+// # Comms, clear_output and the pager
+//
+// The kernel serves Jupyter's comm protocol from the registry of
+// kernel/comm (comm.Default): comm_open, comm_msg and comm_close in both
+// directions with binary buffers, comm_info_request filtered by target,
+// and a comm_close back for a target nobody registered. A callback (a
+// widget event) runs like a cell, on the shell goroutine through
+// eval.Caller: its output goes to IOPub as children of the comm message
+// that triggered it, a panic or an interrupt is published as an error and
+// the kernel goes on, and interrupt_request stops it. The shell socket is
+// read on a goroutine of its own, so that a comm_msg arriving while a
+// callback runs is counted at once (a redraw already stale is skipped, a
+// running one preempted: kernel/widget's Interact).
+//
+// kernel/widget builds Jupyter widgets (protocol 2.1, ipywidgets 8's
+// models, Interact) on these comms; TestWidgetsJupyterClient drives them
+// with jupyter_client. display.ClearOutput(wait) sends clear_output. A cell that is only an
+// inspection (`hnsw.New?`, `??idx`) is answered with the documentation as
+// a pager payload (execute_reply payload, source "page"). TestConformance
+// runs jupyter_kernel_test's suite with a sample for every test: all pass,
+// none skips.
 //
 // # Use
 //

@@ -53,6 +53,10 @@ func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
 	if !req.Silent {
 		k.publish("execute_input", msg, map[string]any{"code": req.Code, "execution_count": count})
 	}
+	if expr, ok := eval.PagerQuery(req.Code); ok {
+		k.page(sock, msg, expr, count)
+		return
+	}
 	out := &cellOutput{k: k, parent: msg, silent: req.Silent, allowStdin: req.AllowStdin}
 	endCell := k.procsForCell()
 	res := k.cfg.Interp.Eval(req.Code, out)
@@ -83,6 +87,21 @@ func (k *kernel) execute(sock zmq4.Socket, msg *wire.Message) {
 	}
 	k.reply(sock, msg, "execute_reply", map[string]any{"status": "ok", "execution_count": count,
 		"user_expressions": k.userExpressions(req.UserExpressions), "payload": []any{}})
+}
+
+// page answers an inspection cell (`x?`, eval.PagerQuery) as IPython
+// does: the documentation of expr as an execute_reply payload with source
+// "page", which front ends show in their pager (JupyterLab: below the
+// cell); an unknown name prints a line saying so.
+func (k *kernel) page(sock zmq4.Socket, msg *wire.Message, expr string, count int) {
+	payload := []any{}
+	if data, found := k.cfg.Interp.Inspect(expr, len(expr)); found && len(data) > 0 {
+		payload = append(payload, map[string]any{"source": "page", "data": data, "start": 0})
+	} else {
+		k.publish("stream", msg, map[string]any{"name": "stdout", "text": "Object `" + expr + "` not found.\n"})
+	}
+	k.reply(sock, msg, "execute_reply", map[string]any{"status": "ok", "execution_count": count,
+		"user_expressions": map[string]any{}, "payload": payload})
 }
 
 // userExpressions evaluates an execute_request's user_expressions (in
@@ -237,4 +256,13 @@ func (o *cellOutput) Input(prompt string, password bool) (string, error) {
 	case <-intr:
 		return "", errors.New("interrupted while waiting for input")
 	}
+}
+
+// ClearOutput implements eval.Clearer (display.ClearOutput): clear_output
+// on IOPub; the kept outputs start again from nothing, as the front end's.
+func (o *cellOutput) ClearOutput(wait bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.log.ClearOutput(wait)
+	o.k.publish("clear_output", o.parent, map[string]any{"wait": wait})
 }

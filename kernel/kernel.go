@@ -12,12 +12,14 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/go-zeromq/zmq4"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/kernel/comm"
 	"github.com/veclab/veclab/kernel/eval"
 	"github.com/veclab/veclab/kernel/internal/history"
 	"github.com/veclab/veclab/kernel/internal/wire"
@@ -61,6 +63,10 @@ type Config struct {
 	// and the kernel was reparented), as ipykernel's ParentPollerUnix does,
 	// instead of living on as an orphan holding its ports.
 	ParentPID int
+	// Comms is the comm registry the kernel serves (default comm.Default,
+	// where kernel/widget registers its targets). Run installs itself as
+	// its transport until it returns.
+	Comms *comm.Manager
 }
 
 // parentPoll is how often Run checks Config.ParentPID.
@@ -100,6 +106,11 @@ type kernel struct {
 
 	cellProcs int // GOMAXPROCS while a cell runs (0: never changed)
 
+	comms *comm.Manager
+	// parent is the shell request being handled (or the last one): the
+	// parent of what cells and comm callbacks send through comms.
+	parent atomic.Pointer[wire.Message]
+
 	shutdown context.CancelFunc
 }
 
@@ -117,6 +128,11 @@ func Run(ctx context.Context, cfg Config) error {
 	if k.log == nil {
 		k.log = os.Stderr
 	}
+	k.comms = cfg.Comms
+	if k.comms == nil {
+		k.comms = comm.Default
+	}
+	defer k.comms.SetTransport(k.comms.SetTransport(commTransport{k}))
 	k.hist = history.Memory()
 	if cfg.HistoryPath != "" {
 		h, err := history.Open(cfg.HistoryPath)
@@ -187,7 +203,7 @@ func Run(ctx context.Context, cfg Config) error {
 	go func() { defer wg.Done(); k.heartbeat(ctx) }()
 	go func() { defer wg.Done(); k.serve(ctx, k.control, "control") }()
 	go func() { defer wg.Done(); k.serveStdin(ctx) }()
-	go func() { defer wg.Done(); k.serve(ctx, k.shell, "shell") }()
+	go func() { defer wg.Done(); k.serveShell(ctx) }()
 	if cfg.ParentPID > 1 {
 		go k.watchParent(ctx, cfg.ParentPID)
 	}
@@ -456,21 +472,13 @@ func (k *kernel) handle(ctx context.Context, sock zmq4.Socket, chanName string, 
 		}
 		k.reply(sock, msg, "history_reply", map[string]any{"status": "ok", "history": h})
 	case "comm_info_request":
-		k.reply(sock, msg, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
-	case "comm_open":
-		// No comm targets: the spec asks a kernel that does not know the
-		// target to close the comm at once, so the front end's side does
-		// not wait on it.
 		var req struct {
-			CommID string `json:"comm_id"`
 			Target string `json:"target_name"`
 		}
-		if k.decode(msg, &req) && req.CommID != "" {
-			k.logf("comm_open for unknown target %q: closing comm %s", req.Target, req.CommID)
-			k.publish("comm_close", msg, map[string]any{"comm_id": req.CommID, "data": map[string]any{}})
-		}
-	case "comm_msg", "comm_close":
-		// no comm is ever open: nothing to deliver
+		k.decode(msg, &req)
+		k.reply(sock, msg, "comm_info_reply", map[string]any{"status": "ok", "comms": k.comms.Info(req.Target)})
+	case "comm_open", "comm_msg", "comm_close":
+		k.commMessage(msg)
 	case "interrupt_request":
 		k.interrupt()
 		k.reply(sock, msg, "interrupt_reply", map[string]any{"status": "ok"})

@@ -370,7 +370,7 @@ h.Markdown("2 of 2")`, false)
 		if r := content(t, c.recv(c.shell)); r["status"] != "error" || !strings.Contains(fmt.Sprint(r["evalue"]), "hist_access_type") {
 			t.Errorf("history of an unknown access type %v", r)
 		}
-		id := c.send(c.shell, "comm_open", map[string]any{"comm_id": "c-1", "target_name": "jupyter.widget", "data": map[string]any{}})
+		id := c.send(c.shell, "comm_open", map[string]any{"comm_id": "c-1", "target_name": "veclab.no.such.target", "data": map[string]any{}})
 		closed := false
 		for _, m := range c.waitIdle(id, 10*time.Second) {
 			if m.Header.MsgType == "comm_close" && content(t, m)["comm_id"] == "c-1" {

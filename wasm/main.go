@@ -12,7 +12,9 @@
 //
 //	veclab.version               "veclab <revision> go1.x js/wasm"
 //	veclab.packages              the non-standard packages cells can import
-//	veclab.eval(code, opts?)     Promise<{outputs, error?, ms}>
+//	veclab.eval(code, opts?)     Promise<{outputs, error?, page?, ms}> (page: the
+//	                             documentation bundle of an inspection cell, x?;
+//	                             opts.parent: the request's msg_id, for comms)
 //	veclab.complete(code, pos)   Promise<{start, end, matches}>
 //	veclab.inspect(code, pos)    Promise<{found, data?}>   (data: a MIME bundle)
 //	veclab.isComplete(code)      Promise<{status, indent}>  ("complete", "incomplete", "invalid")
@@ -24,6 +26,8 @@
 //	                             main began (the runtime and the packages'
 //	                             init done) and when the session was made
 //	veclab.capture               the stream capture (see below)
+//	veclab.setCommHandler, veclab.comm, veclab.commInfo
+//	                             Jupyter comms and widgets (comm.go)
 //
 // outputs is the cell's output, in order, each item one of
 //
@@ -79,6 +83,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/veclab/veclab/kernel/comm"
 	"github.com/veclab/veclab/kernel/eval"
 )
 
@@ -100,6 +105,7 @@ func main() {
 	}
 	sessionAt := perf.Call("now").Float()
 	b := &bridge{sess: sess, capture: capture}
+	comm.Default.SetTransport(commTransport{b})
 	go b.work()
 
 	api := js.Global().Get("Object").New()
@@ -126,6 +132,9 @@ func main() {
 		return nil
 	}))
 	api.Set("setInterruptFlag", js.FuncOf(b.setInterruptFlag))
+	api.Set("setCommHandler", js.FuncOf(b.setCommHandler))
+	api.Set("comm", js.FuncOf(b.commMessage))
+	api.Set("commInfo", js.FuncOf(b.commInfo))
 	js.Global().Set("veclab", api)
 	if ready := js.Global().Get("veclabReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -186,6 +195,7 @@ type bridge struct {
 	sess    *eval.Session
 	capture js.Value
 	flag    js.Value // an Int32Array on a SharedArrayBuffer, or undefined
+	comms   commState
 }
 
 // setInterruptFlag is veclab.setInterruptFlag(int32Array): while a cell
@@ -276,12 +286,22 @@ func (b *bridge) eval(_ js.Value, args []js.Value) (ret any) {
 	}
 	code := args[0].String()
 	var onOutput js.Value
+	parent := ""
 	if len(args) > 1 && args[1].Type() == js.TypeObject {
 		if f := args[1].Get("onOutput"); f.Type() == js.TypeFunction {
 			onOutput = f
 		}
+		if p := args[1].Get("parent"); p.Type() == js.TypeString {
+			parent = p.String()
+		}
 	}
-	return promise(true, func() any { return b.run(code, onOutput) })
+	return promise(true, func() any {
+		b.setParent(parent)
+		if expr, ok := eval.PagerQuery(code); ok {
+			return b.page(expr, onOutput)
+		}
+		return b.run(code, onOutput)
+	})
 }
 
 func rejected(msg string) any {
@@ -300,6 +320,8 @@ func (b *bridge) run(code string, onOutput js.Value) any {
 		go b.watchFlag(stop)
 	}
 	b.capture.Set("on", true)
+	b.setCurrent(out)
+	defer b.setCurrent(nil)
 	start := time.Now()
 	res := b.sess.Eval(code, out)
 	ms := time.Since(start).Seconds() * 1000
@@ -313,6 +335,23 @@ func (b *bridge) run(code string, onOutput js.Value) any {
 		e := errorItem(res.Err)
 		out.add(e)
 		obj["error"] = e
+	}
+	out.mu.Lock()
+	obj["outputs"] = out.items
+	out.mu.Unlock()
+	return obj
+}
+
+// page answers an inspection cell (`x?`): {outputs, page?, ms}, page the
+// documentation bundle the kernel puts in the reply's pager payload, or a
+// line saying the name is unknown.
+func (b *bridge) page(expr string, onOutput js.Value) any {
+	out := &cellOutput{b: b, onOutput: onOutput}
+	obj := map[string]any{"ms": 0.0}
+	if data, found := b.sess.Inspect(expr, len(expr)); found && len(data) > 0 {
+		obj["page"] = bundle(data)
+	} else {
+		out.stream("stdout", "Object `"+expr+"` not found.\n")
 	}
 	out.mu.Lock()
 	obj["outputs"] = out.items
@@ -458,6 +497,16 @@ func (o *cellOutput) RemoveDisplays(ids []string) {
 	}
 }
 
+// ClearOutput implements eval.Clearer (display.ClearOutput): the items so
+// far are void, and onOutput gets a clear.
+func (o *cellOutput) ClearOutput(wait bool) {
+	o.b.drain(o)
+	o.mu.Lock()
+	o.items = nil
+	o.mu.Unlock()
+	o.notify(map[string]any{"type": "clear", "wait": wait})
+}
+
 // Input implements eval.Output: the page has no standard input.
 func (o *cellOutput) Input(string, bool) (string, error) {
 	return "", fmt.Errorf("veclab: no standard input in the browser")
@@ -478,7 +527,14 @@ func bundle(b eval.Bundle) map[string]any {
 				out[k] = j
 			}
 		default:
-			out[k] = fmt.Sprint(x)
+			// A JSON value (a widget's view reference): through JSON text,
+			// to the maps and slices js.ValueOf takes.
+			var j any
+			if raw, err := json.Marshal(x); err == nil && json.Unmarshal(raw, &j) == nil {
+				out[k] = j
+			} else {
+				out[k] = fmt.Sprint(x)
+			}
 		}
 	}
 	return out

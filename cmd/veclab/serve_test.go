@@ -111,6 +111,50 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
+// TestBrowserWidgets serves the JupyterLite site and runs lite.js
+// -widgets in chromium: a Go cell's Interact over an IntSlider is drawn by
+// the bundled widget manager, the slider moved with the keyboard redraws
+// the output area in place, and the kernel has the new value.
+func TestBrowserWidgets(t *testing.T) {
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "wasm", "browsertest")
+	needBrowser(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	urls := make(chan string, 1)
+	served := make(chan error, 1)
+	var log bytes.Buffer
+	go func() {
+		served <- serve(ctx, serveConfig{Addr: "127.0.0.1:0", Src: root, Cache: sharedCache(t)}, io.Discard, &log, func(u string) { urls <- u })
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-served:
+		t.Fatalf("serve: %v\n%s", err, log.String())
+	case <-time.After(10 * time.Minute):
+		t.Fatalf("serve did not start in 10 minutes\n%s", log.String())
+	}
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	nctx, ncancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer ncancel()
+	cmd := exec.CommandContext(nctx, testenv.Node.Path(), "lite.js", "-widgets", url)
+	cmd.Dir = dir
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("node lite.js -widgets (%.1f s):\n%s", time.Since(start).Seconds(), out)
+	if err != nil {
+		t.Fatalf("the widgets browser test failed: %v", err)
+	}
+}
+
 // TestServeReusesBuildAndServesMIMETypes builds once into a cache, checks
 // that a second start reuses both builds, that the handler serves the
 // site, wasm_exec.js and veclab.wasm (plain, brotli, gzip) with their
@@ -380,6 +424,37 @@ func TestEngineTestsOnWasm(t *testing.T) {
 				t.Fatalf("the engine's tests on js/wasm (SIMD %s) failed: %v", mode, err)
 			}
 		})
+	}
+}
+
+// TestLiteBridgeOnWasm runs the browser kernel's own tests (wasm/, built
+// for js/wasm: the comm side of the bridge that JupyterLite's worker
+// uses, with kernel/widget's models) under Node through wasmsimd's
+// node_exec.js, as TestEngineTestsOnWasm runs the engine's.
+func TestLiteBridgeOnWasm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the tests for js/wasm")
+	}
+	testenv.Need(t, testenv.Node)
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := goEnv("go", root, "GOROOT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := filepath.Join(root, "engine", "internal", "wasmsimd", "node_exec.js")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-exec="+quoteArgs(testenv.Node.Path(), runner), "./wasm/")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOROOT="+env["GOROOT"])
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("GOOS=js GOARCH=wasm go test ./wasm/ (%.1f s):\n%s", time.Since(start).Seconds(), out)
+	if err != nil {
+		t.Fatalf("the browser kernel's tests on js/wasm failed: %v", err)
 	}
 }
 

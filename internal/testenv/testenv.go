@@ -58,6 +58,9 @@ var (
 	JupyterClient = &External{Name: "jupyter_client", What: "the Jupyter client stack (jupyter_client, nbclient, nbformat) that drives the kernel in the kernel package's integration tests",
 		Debian: []string{"python3-jupyter-client", "python3-nbclient", "python3-nbformat"}, Requires: []*External{Python3},
 		detect: pyModules("jupyter_client, nbclient, nbformat", "jupyter_client.KernelManager, nbclient.NotebookClient, nbformat.read")}
+	KernelTest = &External{Name: "jupyter_kernel_test", What: "the Jupyter project's kernel conformance suite (jupyter_kernel_test.KernelTests), run against the veclab kernel by the kernel package's TestConformance",
+		Debian: []string{"python3-jupyter-kernel-test"}, Requires: []*External{Python3},
+		detect: pyModules("jupyter_kernel_test", "jupyter_kernel_test.KernelTests")}
 	Jupyter = &External{Name: "jupyter", What: "the `jupyter kernelspec` command, which lists the installed kernelspecs as a user does",
 		Debian: []string{"jupyter-client"}, Requires: []*External{Python3}, detect: command("jupyter", "kernelspec", "--version")}
 	NBConvert = &External{Name: "nbconvert", What: "nbconvert, which executes every notebook headless through the kernel",
@@ -70,8 +73,8 @@ var (
 		Debian: []string{"npm"}, detect: program("npm")}
 	BrowserTest = &External{Name: "wasm/browsertest", What: "playwright-core (drives chromium) and hnswlib-wasm (the browser HNSW peer)",
 		NPMDir: "wasm/browsertest", NPM: []string{"playwright-core", "hnswlib-wasm"}, Requires: []*External{Node, NPM}, detect: npmTree}
-	Lite = &External{Name: "wasm/lite", What: "JupyterLab, JupyterLite and esbuild, from which `veclab serve` assembles the JupyterLite site",
-		NPMDir: "wasm/lite", NPM: []string{"esbuild", "@jupyterlite/services", "@jupyterlab/application"}, Requires: []*External{Node, NPM}, detect: npmTree}
+	Lite = &External{Name: "wasm/lite", What: "JupyterLab, JupyterLite, the Jupyter widgets manager and esbuild, from which `veclab serve` assembles the JupyterLite site",
+		NPMDir: "wasm/lite", NPM: []string{"esbuild", "@jupyterlite/services", "@jupyterlab/application", "@jupyter-widgets/jupyterlab-manager"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	Vega = &External{Name: "lab/chart/vega", What: "Vega-Lite 5 and Vega 5 (the versions of JupyterLab's vega5 renderer), which compile and render headless every Vega-Lite spec lab/chart writes",
 		NPMDir: "lab/chart/vega", NPM: []string{"vega-lite", "vega"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	H5py = &External{Name: "h5py", What: "h5py over libhdf5, which reads ann-benchmarks' HDF5 files for `veclab data import` (lab/dataset/ingest) and writes the HDF5 files its tests read back",
@@ -88,7 +91,7 @@ var (
 
 // All returns every external, each after those it requires.
 func All() []*External {
-	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, Jupyter, NBConvert, Chromium, Node, NPM, BrowserTest, Lite, PGlite, Vega, H5py, DuckDB, Fortunes, Sentences}
+	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, KernelTest, Jupyter, NBConvert, Chromium, Node, NPM, BrowserTest, Lite, PGlite, Vega, H5py, DuckDB, Fortunes, Sentences}
 }
 
 // Table is the list as a Markdown table (docs/testing.md holds it).

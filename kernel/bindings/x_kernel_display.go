@@ -14,6 +14,7 @@ func init() {
 		Name: "display",
 		Binds: map[string]Value{
 			"Any":            ValueOf(display.Any),
+			"ClearOutput":    ValueOf(display.ClearOutput),
 			"HTML":           ValueOf(display.HTML),
 			"JSON":           ValueOf(display.JSON),
 			"MIMEHTML":       ValueOf(display.MIMEHTML),

@@ -43,10 +43,14 @@ type (
 	pnger      interface{ PNG() []byte }
 	pngErrer   interface{ PNG() ([]byte, error) }
 	vegaLiter  interface{ VegaLite() []byte }
+	// bundler is IPython's _repr_mimebundle_: a value that knows its whole
+	// bundle (a widget: its view reference and a text fallback).
+	bundler interface{ MIMEBundle() map[string]any }
 )
 
 // Render returns the MIME bundle of v: every rich form its methods offer
-// (HTML() string, SVG() string, Markdown() string, PNG() []byte or
+// (MIMEBundle() map[string]any, whose entries are taken as they are, a
+// text/plain among them replacing the default text; HTML() string, SVG() string, Markdown() string, PNG() []byte or
 // PNG() ([]byte, error), VegaLite() []byte (a Vega-Lite v5 spec, which
 // must be valid JSON), and a JSON method with no argument returning JSON
 // bytes, a JSON string or any marshallable value, optionally with an
@@ -58,6 +62,7 @@ type (
 func Render(v any) Bundle {
 	b := Bundle{}
 	var notes []string
+	bundleText := "" // the text/plain a MIMEBundle method gave
 	try := func(mime string, f func() (any, error)) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -70,6 +75,22 @@ func Render(v any) Bundle {
 			return
 		}
 		b[mime] = d
+	}
+	if x, ok := v.(bundler); ok {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					notes = append(notes, fmt.Sprintf("(MIMEBundle panicked: %v)", r))
+				}
+			}()
+			for mime, d := range x.MIMEBundle() {
+				b[mime] = d
+			}
+		}()
+		if t, ok := b[MIMEText].(string); ok {
+			delete(b, MIMEText)
+			bundleText = t
+		}
 	}
 	if x, ok := v.(htmler); ok {
 		try(MIMEHTML, func() (any, error) { return x.HTML(), nil })
@@ -110,6 +131,9 @@ func Render(v any) Bundle {
 		default:
 			text = fmt.Sprintf("%T", v)
 		}
+	}
+	if bundleText != "" {
+		text = bundleText
 	}
 	for _, n := range notes {
 		text += "\n" + n
@@ -298,3 +322,13 @@ func (h *Handle) Markdown(md string) { h.ShowBundle(Bundle{MIMEMarkdown: md, MIM
 
 // Text replaces the handle's display with plain text.
 func (h *Handle) Text(s string) { h.ShowBundle(Bundle{MIMEText: s}) }
+
+// ClearOutput clears what the running cell (or callback) has shown so far,
+// as Jupyter's clear_output: with wait the front end clears only when the
+// next output arrives, so a cell that redraws a result in a loop does not
+// flicker. Outside a kernel it does nothing.
+func ClearOutput(wait bool) {
+	if c := hook.GetClear(); c != nil {
+		c(wait)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"reflect"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -182,4 +183,24 @@ func isComplete(code string) (status, indent string) {
 		return "incomplete", ""
 	}
 	return "complete", ""
+}
+
+// pagerRE matches IPython's inspection syntax: a name or selector with one
+// or two question marks before or after it (`hnsw.New?`, `??idx`).
+var pagerRE = regexp.MustCompile(`^\s*(?:(\?{1,2})\s*([A-Za-z_][\w.]*)|([A-Za-z_][\w.]*)\s*(\?{1,2}))\s*$`)
+
+// PagerQuery reports whether code is an inspection request rather than Go
+// (`x?`, `x??`, `?x`, `??x`) and returns the expression to inspect. The
+// kernel answers such a cell with the documentation as a pager payload
+// (execute_reply payload source "page"), as IPython does, instead of
+// compiling it.
+func PagerQuery(code string) (expr string, ok bool) {
+	m := pagerRE.FindStringSubmatch(code)
+	if m == nil {
+		return "", false
+	}
+	if m[2] != "" {
+		return strings.TrimSuffix(m[2], "."), true
+	}
+	return strings.TrimSuffix(m[3], "."), true
 }

@@ -51,6 +51,11 @@
 //     its cell runs; when the cell ends the session asks the Output to
 //     take it away ([Remover]): the kernel sends clear_output and the
 //     cell's other outputs again, [Recorder] (`veclab run`) drops it.
+//   - [Session.Call] ([Caller]) runs a Go function as a cell runs: its
+//     output to an Output, under a cell context that Interrupt cancels,
+//     a panic or an interrupt returned as an Error. The kernels run comm
+//     callbacks (widget events) with it. display.ClearOutput reaches an
+//     Output that is a [Clearer].
 //   - With [CaptureFD], file descriptors 1 and 2 are pipes for the whole
 //     session, so fmt, log, println and goroutines are all captured and
 //     streamed while the cell runs (a crash report goes to the real

@@ -36,6 +36,22 @@ type Remover interface {
 	RemoveDisplays(ids []string)
 }
 
+// A Clearer is an Output that can clear what the cell has shown so far
+// (display.ClearOutput): Jupyter's clear_output message. With wait, the
+// front end clears when the next output arrives, so a redraw does not
+// flicker. Without Clearer, a ClearOutput call is dropped.
+type Clearer interface {
+	ClearOutput(wait bool)
+}
+
+// A Caller is an Interpreter that can run a Go function as it runs a cell:
+// output to out, under a cell context that Interrupt cancels, with panics
+// and interrupts returned as an Error. The kernel runs comm callbacks
+// (widget events from the front end) this way.
+type Caller interface {
+	Call(label string, fn func(), out Output) *Error
+}
+
 // Error is a failed cell: Name is the kind ("compile error", "panic",
 // "runtime error", "interrupted", "exit"), Value the message, Traceback the
 // lines to show, pointing at the cell line when it is known.
@@ -159,6 +175,15 @@ func (r *Recorder) RemoveDisplays(ids []string) {
 	}
 	clear(r.Items[len(kept):])
 	r.Items = kept
+}
+
+// ClearOutput drops everything recorded so far, as a front end clears
+// a cell's output area (wait changes nothing for a recording).
+func (r *Recorder) ClearOutput(wait bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.Items)
+	r.Items = r.Items[:0]
 }
 
 // Text concatenates the recorded stream text of name.

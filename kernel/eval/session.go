@@ -83,6 +83,7 @@ type Session struct {
 	flushMu sync.Mutex    // one flush at a time (their acknowledgements share a channel)
 	closed  bool
 	oldHook hook.PublishFunc
+	oldClr  hook.ClearFunc
 	guard   guard         // cell contexts and the goroutines cells started
 	memStop chan struct{} // closes the memory watchdog (nil: none)
 	memKick chan struct{} // wakes it when a cell starts
@@ -196,6 +197,7 @@ func New(opt Options) (*Session, error) {
 		go s.watchMemory(opt.MemoryLimit, s.memStop, s.memKick)
 	}
 	s.oldHook = hook.Set(s.publish)
+	s.oldClr = hook.SetClear(s.clearOutput)
 	if res := s.Eval(`import "fmt"`, Discard{}); res.Err != nil {
 		s.Close()
 		return nil, fmt.Errorf("eval: pre-importing fmt: %v", res.Err)
@@ -232,6 +234,18 @@ func (s *Session) publish(data map[string]any, id string, update, transient bool
 	}
 }
 
+// clearOutput asks the running cell's Output to clear what it has shown
+// (display.ClearOutput), after what the cell printed before the call.
+func (s *Session) clearOutput(wait bool) {
+	s.sink.mu.Lock()
+	out := s.sink.out
+	s.sink.mu.Unlock()
+	if c, ok := out.(Clearer); ok {
+		s.flush()
+		c.ClearOutput(wait)
+	}
+}
+
 // removeTransient takes away the transient displays (display.Progress)
 // the cell showed, when out can (Remover).
 func (s *Session) removeTransient(out Output) {
@@ -243,6 +257,13 @@ func (s *Session) removeTransient(out Output) {
 		r.RemoveDisplays(ids)
 	}
 }
+
+// Flush delivers everything written to the captured stdout and stderr so
+// far to the running cell's Output before it returns. The kernel calls it
+// before a comm message leaves, so that what a cell printed before it
+// changed a widget (an Output widget's msg_id, say) reaches the front end
+// first, as it does before a display.
+func (s *Session) Flush() { s.flush() }
 
 // flush waits until everything written to the captured stdout and
 // stderr so far has been delivered.
@@ -298,6 +319,7 @@ func (s *Session) Close() error {
 	}
 	s.closed = true
 	hook.Set(s.oldHook)
+	hook.SetClear(s.oldClr)
 	if s.fdcap != nil {
 		s.fdcap.close()
 	}
@@ -321,6 +343,42 @@ func (s *Session) Eval(code string, out Output) (res Result) {
 	if s.closed {
 		return Result{Err: &Error{Name: "closed", Value: "the session is closed"}}
 	}
+	vals, types, err := s.asCell(code, out, func() ([]xr.Value, []xr.Type, *Error) { return s.run(code) })
+	if err != nil {
+		return Result{Err: err}
+	}
+	return Result{Value: s.render(code, vals, types)}
+}
+
+// Call runs fn as a cell runs (it implements [Caller]): its output goes to
+// out, it runs under a fresh cell context that Interrupt cancels (loops in
+// the interpreted functions fn calls stop too), and a panic in fn, a
+// goroutine panic, the memory limit or an interrupt becomes the returned
+// error instead of ending the process. The kernel runs comm callbacks
+// (widget events) with it. label names fn in diagnostics.
+func (s *Session) Call(label string, fn func(), out Output) *Error {
+	if s.closed {
+		return &Error{Name: "closed", Value: "the session is closed"}
+	}
+	if fn == nil {
+		return &Error{Name: "error", Value: "eval: Call with a nil function"}
+	}
+	_, _, err := s.asCell(label, out, func() (_ []xr.Value, _ []xr.Type, eerr *Error) {
+		defer func() {
+			if r := recover(); r != nil {
+				eerr = classify(r, "")
+			}
+		}()
+		fn()
+		return nil, nil, nil
+	})
+	return err
+}
+
+// asCell runs body as a cell: output to out, a new cell context, the
+// interrupt, goroutine and memory guards, then the flush of everything the
+// cell wrote and the removal of its transient displays.
+func (s *Session) asCell(code string, out Output, body func() ([]xr.Value, []xr.Type, *Error)) (vals []xr.Value, types []xr.Type, err *Error) {
 	if out == nil {
 		out = Discard{}
 	}
@@ -349,7 +407,7 @@ func (s *Session) Eval(code string, out Output) (res Result) {
 		}
 	}
 	s.running.Store(true)
-	vals, types, err := s.run(code)
+	vals, types, err = body()
 	s.running.Store(false)
 	failed, stopped, late := s.guard.endCell()
 	err = cellError(cell, err, failed, vals)
@@ -378,10 +436,7 @@ func (s *Session) Eval(code string, out Output) (res Result) {
 	}
 	s.flush()
 	s.removeTransient(out)
-	if err != nil {
-		return Result{Err: err}
-	}
-	return Result{Value: s.render(code, vals, types)}
+	return vals, types, err
 }
 
 func (s *Session) run(code string) (vals []xr.Value, types []xr.Type, eerr *Error) {

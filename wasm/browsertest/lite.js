@@ -34,6 +34,7 @@
 //	node lite.js [-json] -load N [-alone] URL
 //	node lite.js -outputs URL
 //	node lite.js -cell FILE URL
+//	node lite.js -widgets URL
 //
 // The third form runs only the check of the notebooks' saved outputs.
 // The fourth runs the Go code of FILE as one cell of a new notebook, on
@@ -41,6 +42,11 @@
 // ?VECLAB_SIMD=off (the pure-Go fallback), and prints each cell's output,
 // its wall time and a last line "JSON {simd, fallback}" (seconds) for
 // cmd/veclab's BenchmarkBrowserCell.
+// The fifth checks Jupyter widgets (widgetsOnly): a Go cell's Interact
+// over a slider is drawn by the bundled widget manager, the slider moved
+// with the keyboard redraws the output in place, and the kernel has the
+// new value; a redraw that never ends is preempted by the next change;
+// and the saved notebook keeps the widgets' state.
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -81,6 +87,11 @@ if (!loadRuns && !outputsOnly && args[0] === "-cell") {
 	cellFile = args[1];
 	args = args.slice(2);
 }
+let widgetsMode = false;
+if (!loadRuns && !outputsOnly && !cellFile && args[0] === "-widgets") {
+	widgetsMode = true;
+	args = args.slice(1);
+}
 let alone = false;
 if (loadRuns && args[0] === "-alone") {
 	alone = true;
@@ -88,7 +99,7 @@ if (loadRuns && args[0] === "-alone") {
 }
 const base = args[0];
 const screenshot = args[1];
-const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL";
+const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL";
 if (!base) {
 	console.error(usage);
 	process.exit(2);
@@ -683,8 +694,97 @@ async function cellOnly() {
 	}
 }
 
+// widgetsOnly: an IntSlider under Interact in a new Go notebook. The
+// widget manager (@jupyter-widgets/jupyterlab-manager, bundled by
+// build.mjs) draws the slider and the output area; two ArrowRight presses
+// on the slider's handle move it from 3 to 5, the kernel reruns the
+// function, and the output area says 25 in place of 9.
+async function widgetsOnly() {
+	const { profile, context } = await launch();
+	const problems = [];
+	try {
+		const page = await context.newPage();
+		page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+		await page.goto(base);
+		await appReady(page, 120000);
+		const id = await newNotebook(page, 120000);
+		const r = await runCell(page, id, `import "github.com/veclab/veclab/kernel/widget"
+import "time"
+k := widget.NewIntSlider("k", 3, 0, 10)
+j := widget.NewIntSlider("j", 0, 0, 10)
+widget.Interact(func() {
+	if k.Value() == 7 && j.Value() == 0 { // a redraw that never ends unless a newer change stops it
+		for {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	fmt.Println("square", k.Value()*k.Value(), "j", j.Value())
+}, k, j)`, 120000);
+		check(r.status === "ok", `the widget cell failed: ${JSON.stringify(r).slice(0, 1000)}`);
+		const view = r.outputs.find((o) => o.data && o.data["application/vnd.jupyter.widget-view+json"]);
+		check(view && /VBox/.test(view.data["text/plain"] || ""), `no widget view in the outputs: ${JSON.stringify(r.outputs).slice(0, 1000)}`);
+		const panel = `#${id}`;
+		const outText = () => page.evaluate((sel) => [...document.querySelectorAll(`${sel} .jp-OutputArea-output .widget-output`)].map((e) => e.textContent).join("|"), panel);
+		await page.waitForSelector(`${panel} .widget-slider .noUi-handle`, { timeout: 60000 });
+		await page.waitForFunction((sel) => [...document.querySelectorAll(`${sel} .widget-output`)].some((e) => e.textContent.includes("square 9")), panel, { timeout: 30000 });
+		console.log(`ok   widgets: the slider is drawn and the output area says ${JSON.stringify(await outText())}`);
+		const handle = page.locator(`${panel} .widget-slider .noUi-handle`).first();
+		await handle.focus();
+		const t = Date.now();
+		await handle.press("ArrowRight");
+		await handle.press("ArrowRight");
+		await page.waitForFunction((sel) => [...document.querySelectorAll(`${sel} .widget-output`)].some((e) => e.textContent.includes("square 25")), panel, { timeout: 30000 });
+		const redraw = Date.now() - t;
+		const shown = await outText();
+		check(!shown.includes("square 9"), `the old output is still there: ${JSON.stringify(shown)}`);
+		const v = await runCell(page, id, "k.Value()", 60000);
+		check(v.status === "ok" && text(v.outputs).trim() === "5", `the kernel's value after the move: ${JSON.stringify(v)}`);
+		console.log(`ok   widgets: two ArrowRight presses moved the slider to 5; the output area says ${JSON.stringify(shown)} ${redraw} ms after the first press; the kernel has 5`);
+		// A redraw that does not end (k = 7) is preempted by a change of the
+		// other slider (j = 1). (The widget manager sends a model's next
+		// change only once the kernel is idle after its last, merging the
+		// changes between: of one slider's changes the last wins by
+		// construction; another control's change arrives at once.)
+		// kernel.js does not hold a comm_msg until its callback ends, so
+		// the change reaches the Go side while the redraw sleeps.
+		await handle.press("ArrowRight");
+		await handle.press("ArrowRight");
+		await new Promise((r) => setTimeout(r, 500));
+		const other = page.locator(`${panel} .widget-slider .noUi-handle`).nth(1);
+		await other.focus();
+		const tj = Date.now();
+		await other.press("ArrowRight");
+		await page.waitForFunction((sel) => [...document.querySelectorAll(`${sel} .widget-output`)].some((e) => e.textContent.includes("square 49 j 1")), panel, { timeout: 30000 });
+		console.log(`ok   widgets: a redraw that never ends (k = 7) was preempted by the other slider's change: the output area says 'square 49 j 1' ${Date.now() - tj} ms after it`);
+		const v8 = await runCell(page, id, "k.Value()*10 + j.Value()", 60000);
+		check(v8.status === "ok" && text(v8.outputs).trim() === "71", `the kernel's values after the preemption: ${JSON.stringify(v8)}`);
+		// Saved, the notebook keeps the widgets' state (the site's saveState
+		// default, build.mjs), for a static view of it.
+		const saved = await page.evaluate(async (id) => {
+			const app = window.jupyterapp;
+			const panel = [...app.shell.widgets("main")].find((w) => w.id === id);
+			await panel.context.save();
+			const m = await app.serviceManager.contents.get(panel.context.path, { content: true });
+			return m.content.metadata.widgets || null;
+		}, id);
+		const st = saved && saved["application/vnd.jupyter.widget-state+json"];
+		const models = st ? Object.values(st.state) : [];
+		const sliders = models.filter((m) => m.model_name === "IntSliderModel").map((m) => m.state.value).sort();
+		const slider = sliders.join() === "1,7" ? { state: { value: 7 } } : null;
+		const out = models.find((m) => m.model_name === "OutputModel");
+		check(slider && out && JSON.stringify(out.state.outputs).includes("square 49 j 1"),
+			`the saved notebook's widget state (sliders ${sliders}): ${JSON.stringify(saved).slice(0, 1500)}`);
+		console.log(`ok   widgets: the saved notebook keeps the state of its ${models.length} widget models (sliders at 7 and 1, output 'square 49 j 1')`);
+		check(problems.length === 0, problems.join("; "));
+	} finally {
+		await context.close();
+		require("fs").rmSync(profile, { recursive: true, force: true });
+	}
+}
+
 async function main() {
 	if (loadRuns) return loadOnly();
+	if (widgetsMode) return widgetsOnly().then(() => console.log(`PASS (${secs()})`));
 	if (cellFile) return cellOnly();
 	if (outputsOnly) {
 		const { profile, context } = await launch();

@@ -60,6 +60,9 @@ const extensions = [
 	"@jupyterlite/application-extension",
 	"@jupyterlite/apputils-extension",
 	"@jupyterlite/services-extension",
+	// Jupyter widgets (ipywidgets 8's front end: @jupyter-widgets/base 2.0,
+	// controls 2.0, output 1.0 models), which kernel/widget's models need.
+	"@jupyter-widgets/jupyterlab-manager",
 ];
 
 // The MIME renderer extensions, as JupyterLab's and JupyterLite's apps
@@ -142,6 +145,11 @@ fs.writeFileSync(path.join(gen, "entry.js"), entry);
 // 2. The settings schemas of every extension, in one all.json (the
 // format of JupyterLite's CompileSchemasPlugin: id, raw, schema, settings,
 // version), and their validators compiled to code for src/settings.js.
+// overrides are the site's defaults that differ from a schema's (raw is
+// what JupyterLite's settings use until the reader changes them, as its
+// overrides.json): saved notebooks keep their widgets' state in their
+// metadata, so a static view of the notebook still shows the widgets.
+const overrides = { "@jupyter-widgets/jupyterlab-manager:plugin": { saveState: true } };
 const all = [];
 for (const name of extensions) {
 	const pj = pkgJSON(name);
@@ -150,7 +158,8 @@ for (const name of extensions) {
 	for (const f of fs.readdirSync(dir).sort()) {
 		if (!f.endsWith(".json")) continue;
 		const schema = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
-		all.push({ id: `${name}:${f.slice(0, -5)}`, raw: "{}", schema, settings: {}, version: pj.version });
+		const id = `${name}:${f.slice(0, -5)}`;
+		all.push({ id, raw: JSON.stringify(overrides[id] || {}), schema, settings: overrides[id] || {}, version: pj.version });
 	}
 }
 fs.writeFileSync(path.join(gen, "validators.js"), validators(all.filter((s) => !disabled.includes(s.id) && !disabled.includes(s.id.split(":")[0]))));
@@ -216,6 +225,29 @@ const svgFonts = {
 	},
 };
 
+// jupyterlab-manager loads @jupyter-widgets/controls with webpack's
+// require.ensure (lib/plugin.js, controlWidgetsPlugin), which esbuild does
+// not know: the call becomes the dynamic import it stands for (a chunk of
+// its own, loaded when a first widget of the controls is drawn). The build
+// fails if a new version no longer has the call, so that this is looked at
+// again.
+const requireEnsure = {
+	name: "require-ensure",
+	setup(b) {
+		b.onLoad({ filter: /[\\/]@jupyter-widgets[\\/]jupyterlab-manager[\\/]lib[\\/]plugin\.js$/ }, (args) => {
+			const src = fs.readFileSync(args.path, "utf8");
+			const re = /require\.ensure\(\[('[^']+')\],\s*\(require\)\s*=>\s*\{[\s\S]*?resolve\(require\(\1\)\);\s*\},\s*\(err\)\s*=>\s*\{\s*reject\(err\);\s*\},\s*'[^']+'\);/g;
+			let n = 0;
+			const contents = src.replace(re, (_, mod) => {
+				n++;
+				return `import(${mod}).then(resolve, reject);`;
+			});
+			if (n === 0) throw new Error(`${args.path}: no require.ensure call to rewrite (a new jupyterlab-manager?)`);
+			return { contents, loader: "js" };
+		});
+	},
+};
+
 // settings.js's compiled validators, written above.
 const genValidators = {
 	name: "validators",
@@ -226,7 +258,7 @@ const genValidators = {
 
 const common = {
 	bundle: true,
-	plugins: [tilde, svgFonts, genValidators],
+	plugins: [tilde, svgFonts, genValidators, requireEnsure],
 	minify: true,
 	legalComments: "linked",
 	target: "es2022",

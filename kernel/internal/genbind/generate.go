@@ -52,6 +52,7 @@ var DefaultPackages = []string{
 	Module + "/lab/picture",
 	Module + "/lab/quantizers",
 	Module + "/kernel/display",
+	Module + "/kernel/widget",
 }
 
 // Generate writes one x_*.go binding file per package of pkgs that exists,

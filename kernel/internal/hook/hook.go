@@ -13,11 +13,33 @@ import (
 // taken away when the cell ends.
 type PublishFunc func(data map[string]any, id string, update, transient bool)
 
+// ClearFunc clears the output shown so far (Jupyter's clear_output); with
+// wait the front end clears when the next output arrives.
+type ClearFunc func(wait bool)
+
 var (
 	mu      sync.RWMutex
 	publish PublishFunc
+	clearf  ClearFunc
 	cell    atomic.Uint64
 )
+
+// SetClear installs f as the clearer (nil removes it) and returns the
+// previous one.
+func SetClear(f ClearFunc) ClearFunc {
+	mu.Lock()
+	defer mu.Unlock()
+	old := clearf
+	clearf = f
+	return old
+}
+
+// GetClear returns the current clearer or nil.
+func GetClear() ClearFunc {
+	mu.RLock()
+	defer mu.RUnlock()
+	return clearf
+}
 
 // Set installs f as the publisher (nil removes it) and returns the previous one.
 func Set(f PublishFunc) PublishFunc {

@@ -21,7 +21,20 @@
 // cell ends with an error saying so, and the next cell runs in a new Go
 // session. A Go program that ends (a fatal error, a panic in a
 // goroutine) is replaced the same way.
+//
+// Comms (Jupyter widgets): comm_open, comm_msg and comm_close of the front
+// end go to the worker's Go side (kernel/comm's registry, kernel/widget's
+// targets; wasm/comm.go), whose handler runs as a cell runs, its outputs
+// children of the comm message; what the Go side sends comes back as
+// "comm" messages, published under the request they belong to.
+// comm_info_request, which JupyterLite's BaseKernel does not dispatch, is
+// answered here. A comm_msg is not waited for (see handleMessage), so a
+// widget's change reaches the Go side while the last change's callback
+// runs, and preempts a stale redraw there when that redraw lets the Go
+// scheduler run (time.Sleep, channels, the engine's long operations: Go
+// on js/wasm has one thread and no preemption, as for the interrupt).
 import { PageConfig, URLExt } from "@jupyterlab/coreutils";
+import { KernelMessage } from "@jupyterlab/services";
 import { BaseKernel, IKernelClient, IKernelSpecs } from "@jupyterlite/services";
 
 const KERNEL_NAME = "veclab";
@@ -47,6 +60,7 @@ export class VeclabKernel extends BaseKernel {
 	constructor(options) {
 		super(options);
 		this._pending = new Map(); // request id → {resolve, reject, onOutput}
+		this._headers = new Map(); // msg_id → header of recent requests: the parents of what comms send
 		this._next = 1;
 		this._ready = new Promise((resolve, reject) => {
 			this._readyResolve = resolve;
@@ -106,7 +120,7 @@ export class VeclabKernel extends BaseKernel {
 	// says whether the page has the shared flag.
 	interrupt() {
 		if (this._flag) Atomics.store(this._flag, 0, 1);
-		const running = [...this._pending.values()].find((p) => p.type === "execute");
+		const running = [...this._pending.values()].find((p) => p.type === "execute" || p.type === "comm");
 		if (running && !running.grace) {
 			running.grace = setTimeout(() => {
 				if (this._pending.get(running.id) !== running) return;
@@ -145,6 +159,12 @@ export class VeclabKernel extends BaseKernel {
 				if (w.ready && !this.isDisposed) this._replace(`The Go program ended: ${m.error}`);
 				else this._fail(new Error(m.error));
 				return;
+			case "comm": {
+				// A comm message from the Go side (a widget's comm_open,
+				// update, comm_close), child of the request it belongs to.
+				this.handleComm(m.msgType, m.content, m.metadata || {}, m.buffers || [], this._headers.get(m.parent) || this.parentHeader);
+				return;
+			}
 			case "output": {
 				const p = this._pending.get(m.id);
 				p?.onOutput?.(m.item);
@@ -200,10 +220,17 @@ export class VeclabKernel extends BaseKernel {
 		};
 	}
 
-	async executeRequest(content) {
-		const parent = this.parentHeader;
-		const count = this.executionCount;
-		const onOutput = (item) => {
+	// _remember keeps header as a parent for comm messages of the Go side
+	// (the last few hundred requests).
+	_remember(header) {
+		this._headers.set(header.msg_id, header);
+		if (this._headers.size > 256) this._headers.delete(this._headers.keys().next().value);
+	}
+
+	// _publisher returns the onOutput that publishes a request's outputs as
+	// children of parent (count: the execution count of a result).
+	_publisher(parent, count) {
+		return (item) => {
 			switch (item.type) {
 				case "stream":
 					this.stream({ name: item.name, text: item.text }, parent);
@@ -225,9 +252,16 @@ export class VeclabKernel extends BaseKernel {
 					break;
 			}
 		};
+	}
+
+	async executeRequest(content) {
+		const parent = this.parentHeader;
+		const count = this.executionCount;
+		this._remember(parent);
+		const onOutput = this._publisher(parent, count);
 		let res;
 		try {
-			res = await this._request("execute", { code: content.code }, onOutput);
+			res = await this._request("execute", { code: content.code, parent: parent.msg_id }, onOutput);
 		} catch (err) {
 			const e = { ename: "KernelError", evalue: String(err.message || err), traceback: [String(err.message || err)] };
 			this.publishExecuteError(e, parent);
@@ -239,7 +273,9 @@ export class VeclabKernel extends BaseKernel {
 				ename: res.error.name, evalue: res.error.value, traceback: res.error.traceback,
 			};
 		}
-		return { status: "ok", execution_count: count, user_expressions: {} };
+		// An inspection cell (x?): the documentation in the pager.
+		const payload = res.page ? [{ source: "page", data: res.page, start: 0 }] : [];
+		return { status: "ok", execution_count: count, user_expressions: {}, payload };
 	}
 
 	async completeRequest(content) {
@@ -257,20 +293,72 @@ export class VeclabKernel extends BaseKernel {
 		return r.status === "incomplete" ? { status: r.status, indent: r.indent } : { status: r.status };
 	}
 
-	async commInfoRequest() {
-		return { status: "ok", comms: {} };
+	async commInfoRequest(content) {
+		const comms = await this._request("commInfo", { target: (content && content.target_name) || "" });
+		return { status: "ok", comms };
+	}
+
+	// handleMessage adds comm_info_request, which JupyterLite's BaseKernel
+	// (0.8) does not dispatch: the widget manager asks it when a page
+	// reloads, to find the widgets the kernel still has.
+	//
+	// A comm_msg is handed to the worker and not waited for: JupyterLite's
+	// kernel client gives a kernel its next message only when handleMessage
+	// returns, and the Go side must see a widget's next change while the
+	// callback of the last one runs, to skip or preempt a stale redraw
+	// (kernel/widget's Interact). The worker runs its requests in order, and
+	// the comm_msg's idle status follows its callback's outputs.
+	async handleMessage(msg) {
+		if (msg.header.msg_type === "comm_msg") {
+			this._busy(msg);
+			this._comm(msg).finally(() => this._idle(msg));
+			return;
+		}
+		if (msg.header.msg_type !== "comm_info_request") return super.handleMessage(msg);
+		this._busy(msg);
+		let content;
+		try {
+			content = await this.commInfoRequest(msg.content);
+		} catch (err) {
+			content = { status: "ok", comms: {} }; // the Go session is being replaced: nothing is open
+		}
+		this._sendMessage(KernelMessage.createMessage({
+			msgType: "comm_info_reply", channel: "shell", session: msg.header.session, parentHeader: msg.header, content,
+		}));
+		this._idle(msg);
 	}
 
 	inputReply() {}
 
-	async commOpen(msg) {
-		// No comm targets: answer with comm_close, as the native kernel does.
-		this.handleComm("comm_close", { comm_id: msg.content.comm_id, data: {} }, {}, [], this.parentHeader);
+	// A comm message of the front end goes to the Go side's comm registry
+	// (kernel/comm, where kernel/widget serves jupyter.widget and
+	// jupyter.widget.control); its handler runs as a cell runs, its outputs
+	// children of msg.
+	async _comm(msg) {
+		this._remember(msg.header);
+		const buffers = (msg.buffers || []).map((b) => {
+			const u = ArrayBuffer.isView(b) ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : new Uint8Array(b);
+			return u.slice().buffer; // a copy the worker can take
+		});
+		try {
+			await this._request("comm", { msgType: msg.header.msg_type, content: JSON.stringify(msg.content), buffers, parent: msg.header.msg_id },
+				this._publisher(msg.header, this.executionCount));
+		} catch (err) {
+			this.stream({ name: "stderr", text: `veclab: ${msg.header.msg_type}: ${err.message || err}\n` }, msg.header);
+		}
 	}
 
-	async commMsg() {}
+	async commOpen(msg) {
+		return this._comm(msg);
+	}
 
-	async commClose() {}
+	async commMsg(msg) {
+		return this._comm(msg);
+	}
+
+	async commClose(msg) {
+		return this._comm(msg);
+	}
 }
 
 const plugin = {

@@ -9,10 +9,12 @@
 // worker, never the page; outputs are posted as the cell produces them.
 //
 //	in:  {type: "init", module | wasm, execJS, simdJS, env, flag}
-//	     {type: "execute"|"complete"|"inspect"|"isComplete", id, …}
+//	     {type: "execute"|"complete"|"inspect"|"isComplete"|"comm"|"commInfo", id, …}
 //	out: {type: "compiled", module, requestedAbs, compiledAbs} (init with wasm)
 //	     {type: "ready", version, goVersion} | {type: "failed", error}
 //	     {type: "output", id, item} | {type: "reply", id, result | error}
+//	     {type: "comm", msgType, content, metadata, buffers, parent}
+//	     (what the Go side sends on a comm: kernel/widget's models)
 
 let started = null;
 
@@ -110,6 +112,10 @@ async function init(m) {
 		await ready;
 		keepStderrTail();
 		if (m.flag) globalThis.veclab.setInterruptFlag(m.flag);
+		globalThis.veclab.setCommHandler((c) => {
+			const buffers = Array.from(c.buffers || [], (b) => b.buffer);
+			postMessage({ type: "comm", msgType: c.msgType, content: c.content, metadata: c.metadata, buffers, parent: c.parent }, buffers);
+		});
 		postMessage({
 			type: "ready", version: globalThis.veclab.version, goVersion: globalThis.veclab.goVersion,
 			// milliseconds from instantiating the module to the bridge, and
@@ -139,9 +145,18 @@ async function handle(m) {
 	try {
 		switch (m.type) {
 			case "execute":
-				result = await v.eval(m.code, { onOutput: (item) => postMessage({ type: "output", id: m.id, item }) });
-				// The items went out one by one; the reply carries only the error.
-				result = { error: result.error, ms: result.ms };
+				result = await v.eval(m.code, { parent: m.parent, onOutput: (item) => postMessage({ type: "output", id: m.id, item }) });
+				// The items went out one by one; the reply carries only the
+				// error (and an inspection cell's page).
+				result = { error: result.error, page: result.page, ms: result.ms };
+				break;
+			case "comm":
+				result = await v.comm(m.msgType, m.content, (m.buffers || []).map((b) => new Uint8Array(b)),
+					{ parent: m.parent, onOutput: (item) => postMessage({ type: "output", id: m.id, item }) });
+				if (result.log) console.info(`veclab kernel: ${m.msgType}: ${result.log}`);
+				break;
+			case "commInfo":
+				result = await v.commInfo(m.target || "");
 				break;
 			case "complete":
 				result = await v.complete(m.code, m.pos);
