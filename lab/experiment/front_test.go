@@ -26,7 +26,7 @@ const root = "../.."
 // each with why it stays exported.
 var frontKept = map[string]string{
 	"ErrNotRunnable": "the sentinel the package doc promises: a caller branches on it to skip an experiment",
-	"ParseE25Config": "E25Config prints and parses, as every config does (STYLE.md §2); String is its other half",
+	"ParseE25Config": "E25Config prints and parses, as every config does (the house rule for configs); String is its other half",
 }
 
 // exportedFront parses the package's non-test files and returns its
