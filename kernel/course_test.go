@@ -160,3 +160,58 @@ func TestCourseFacts(t *testing.T) {
 		t.Error("no notebook has a \"The data set\" section: the synthetic-data check checked nothing")
 	}
 }
+
+// TestCourseTakeaways keeps a learner's summary in every notebook: one
+// Markdown cell marked "<!-- veclab: takeaways -->" with 3–5 takeaway
+// points and 2–3 numbered "Try this" prompts, each prompt saying what
+// the learner should see.
+func TestCourseTakeaways(t *testing.T) {
+	books, _ := filepath.Glob(filepath.Join("..", "notebooks", "*.ipynb"))
+	if len(books) == 0 {
+		t.Fatal("no notebooks")
+	}
+	for _, path := range books {
+		name := strings.TrimSuffix(filepath.Base(path), ".ipynb")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb struct {
+			Cells []struct {
+				CellType string `json:"cell_type"`
+				Source   any    `json:"source"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(b, &nb); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var box string
+		for _, c := range nb.Cells {
+			if text := nbText(c.Source); c.CellType == "markdown" && strings.HasPrefix(text, "<!-- veclab: takeaways -->") {
+				box = text
+			}
+		}
+		if box == "" {
+			t.Errorf("%s: no takeaways cell", name)
+			continue
+		}
+		take, try, ok := strings.Cut(box, "### Try this")
+		if !ok {
+			t.Errorf("%s: the takeaways cell has no \"Try this\" section", name)
+			continue
+		}
+		points := len(regexp.MustCompile(`(?m)^\* `).FindAllString(take, -1))
+		prompts := regexp.MustCompile(`(?m)^\d\. `).Split(try, -1)[1:]
+		if points < 3 || points > 5 {
+			t.Errorf("%s: %d takeaway points, want 3–5", name, points)
+		}
+		if len(prompts) < 2 || len(prompts) > 3 {
+			t.Errorf("%s: %d try-this prompts, want 2–3", name, len(prompts))
+		}
+		for i, p := range prompts {
+			if !strings.Contains(strings.ToLower(strings.Join(strings.Fields(p), " ")), "you should see") {
+				t.Errorf("%s: try-this prompt %d does not say what the learner should see", name, i+1)
+			}
+		}
+	}
+}
