@@ -106,7 +106,7 @@ func e07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]St
 		// scan costs more than filtering every row (profile.PgvectorPlan),
 		// and the query runs exactly whatever iterative_scan says.
 		pp := p
-		pp.EfSearch = set.Ef
+		pp.Ef = set.Ef
 		plan, err := pp.PgvectorPlan(s.Len(), s.Dim(), env.Scale.K, profile.SpringAIFilterSelectivity)
 		if err != nil {
 			return nil, err

@@ -60,7 +60,7 @@ func (p Profile) FilterParams(k, dim int) filtered.Params {
 	pl := p.Plan(k, dim)
 	fp := filtered.Params{Ef: pl.Ef, RedisM: p.M}
 	if p.Kind == PGVector || p.Kind == Redis {
-		fp.Ef = max(p.EfSearch, 1) // the strategies apply their own max(ef, k) rules
+		fp.Ef = max(p.Ef, 1) // the strategies apply their own max(ef, k) rules
 	}
 	if p.Kind == Qdrant && dim > 0 {
 		fp.FullScanThreshold = max(p.FullScanThresholdKB*1024/(4*dim), 1)

@@ -36,7 +36,7 @@ func TestDefaults(t *testing.T) {
 			if err := p.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			if p.M != tt.m || p.M0 != tt.m0 || p.EfConstruction != tt.efc || p.EfSearch != tt.ef ||
+			if p.M != tt.m || p.M0 != tt.m0 || p.EfConstruction != tt.efc || p.Ef != tt.ef ||
 				p.Degree0 != tt.degree0 || p.KeepPruned != tt.keepPruned || p.Segments != tt.segments {
 				t.Errorf("Default(%v) = %+v", tt.kind, p)
 			}
@@ -53,9 +53,9 @@ func TestDefaults(t *testing.T) {
 func TestStringParse(t *testing.T) {
 	ps := Defaults()
 	custom := Default(Elasticsearch)
-	custom.Type, custom.Oversample, custom.EfSearch, custom.Seed, custom.Segments = Int8HNSW, -1, 500, 7, 3
+	custom.Type, custom.Oversample, custom.Ef, custom.Seed, custom.Segments = Int8HNSW, -1, 500, 7, 3
 	pg := Default(PGVector)
-	pg.EfSearch, pg.KeepPruned, pg.Metric = 200, false, engine.L2
+	pg.Ef, pg.KeepPruned, pg.Metric = 200, false, engine.L2
 	qd := Default(Qdrant)
 	qd.PayloadM = -1
 	ps = append(ps, custom, pg, qd)
@@ -73,7 +73,7 @@ func TestStringParse(t *testing.T) {
 	}
 	// Keys left out take the store's defaults.
 	p, err := Parse("redis ef_runtime=50")
-	if err != nil || p.EfSearch != 50 || p.EfConstruction != 200 {
+	if err != nil || p.Ef != 50 || p.EfConstruction != 200 {
 		t.Errorf(`Parse("redis ef_runtime=50") = %+v, %v`, p, err)
 	}
 }
@@ -103,7 +103,7 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		{"pg efc < 2m", func(p *Profile) { p.EfConstruction = 20 }, "greater than or equal to 2 * m"},
-		{"pg ef_search > 1000", func(p *Profile) { p.EfSearch = 1001 }, "1…1000"},
+		{"pg ef_search > 1000", func(p *Profile) { p.Ef = 1001 }, "1…1000"},
 		{"m too small", func(p *Profile) { p.M = 1 }, "m must be"},
 		{"m0 < m", func(p *Profile) { p.M0 = 8 }, "m0 must be"},
 		{"degree0", func(p *Profile) { p.Degree0 = 99 }, "layer-0 degree"},
@@ -137,9 +137,9 @@ func TestPlan(t *testing.T) {
 	esNoRescore := es
 	esNoRescore.Oversample = -1
 	esNC := es
-	esNC.EfSearch = 500
+	esNC.Ef = 500
 	q := Default(Qdrant)
-	q.EfSearch = 64
+	q.Ef = 64
 	tests := []struct {
 		name string
 		p    Profile
