@@ -80,11 +80,13 @@ func Strategies() []string {
 
 // Params are the per-search knobs. Zero fields take the defaults noted.
 type Params struct {
-	// Ef is the search beam: pgvector hnsw.ef_search (default 40) for
-	// PostFilter and the iterative scans, the in-graph beam, Qdrant's
-	// hnsw_ef (default 100, its ef_construct), Redis EF_RUNTIME (default 10,
-	// effective max(ef, k)) and ACORN's efSearch (default 40). When zero each
-	// strategy uses its own store's default.
+	// Ef is the search beam, resolved by the caller: pgvector's
+	// hnsw.ef_search for PostFilter and the iterative scans, the in-graph
+	// beam (Elasticsearch's num_candidates), Qdrant's hnsw_ef, Redis's
+	// EF_RUNTIME (the strategy takes max(ef, k), as VecSim does) and
+	// ACORN's efSearch. The stores' defaults (40, ef_construct, 10, …)
+	// are lab/profile's, not this package's: 0 is the engine's own
+	// neutral default, k, the narrowest beam that can hold k results.
 	Ef int
 
 	// MaxScanTuples is pgvector's hnsw.max_scan_tuples (default 20,000).
@@ -407,15 +409,19 @@ func (c *Collection) run(query []float32, k int, f matcher, strategy Strategy, p
 	s := c.newSearch(q, f, &st)
 	defer c.putSearch(s)
 	st.Path = strategy
+	ef := p.Ef
+	if ef == 0 {
+		ef = k // the engine's neutral beam; a store's default comes resolved from lab/profile
+	}
 	start := time.Now()
 	var res []engine.Result
 	switch strategy {
 	case Exact:
 		res = s.exact(k)
 	case PostFilter:
-		res = s.postFilter(k, orDefault(p.Ef, 40))
+		res = s.postFilter(k, ef)
 	case IterativeRelaxed, IterativeStrict:
-		res = s.iterative(k, orDefault(p.Ef, 40), strategy == IterativeStrict, p)
+		res = s.iterative(k, ef, strategy == IterativeStrict, p)
 	case InGraph:
 		if c.codes != nil {
 			sc, err := c.codes.NewQueryScorer(q)
@@ -424,26 +430,19 @@ func (c *Collection) run(query []float32, k int, f matcher, strategy Strategy, p
 			}
 			s.sc = sc
 		}
-		res = s.inGraph(k, orDefault(p.Ef, 40), p.Rescore)
+		res = s.inGraph(k, ef, p.Rescore)
 	case QdrantPlanner:
-		res = s.qdrant(k, orDefault(p.Ef, 100), p)
+		res = s.qdrant(k, ef, p)
 	case RedisHybrid:
-		res = s.redis(k, orDefault(p.Ef, 10), p)
+		res = s.redis(k, ef, p)
 	case ACORNGamma:
-		res = s.acornSearch(c.acorn, k, orDefault(p.Ef, 40), c.acorn.cfg.M, c.acorn.cfg.MBeta, false, p)
+		res = s.acornSearch(c.acorn, k, ef, c.acorn.cfg.M, c.acorn.cfg.MBeta, false, p)
 	case ACORN1:
-		res = s.acornSearch(c.graph, k, orDefault(p.Ef, 40), c.m, 0, true, p)
+		res = s.acornSearch(c.graph, k, ef, c.m, 0, true, p)
 	}
 	st.Elapsed = time.Since(start)
 	if f != nil {
 		st.PayloadChecks = f.PayloadChecks()
 	}
 	return res, st, nil
-}
-
-func orDefault(v, d int) int {
-	if v > 0 {
-		return v
-	}
-	return d
 }

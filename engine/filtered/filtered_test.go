@@ -212,7 +212,7 @@ func TestStrategies(t *testing.T) {
 					for qi := 0; qi < fx.queries.N; qi++ {
 						q := fx.queries.Row(qi)
 						want := truth(t, coll.c, q, cf, k)
-						got, st, err := coll.c.Search(Request{Query: q, K: k, Filter: cf, Strategy: strat})
+						got, st, err := coll.c.Search(Request{Query: q, K: k, Filter: cf, Strategy: strat, Params: Params{Ef: 40}})
 						if err != nil {
 							t.Fatal(err)
 						}

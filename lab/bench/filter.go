@@ -17,6 +17,7 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -36,7 +37,7 @@ type FilterConfig struct {
 	Filters    []string
 	Strategies []filtered.Strategy
 	// Efs are the beams of the graph strategies, one row each (0: each
-	// store's default); exact search runs once.
+	// store's default, see defaultBeam); exact search runs once.
 	Efs            []int
 	NoIndex        bool                          // also run the strategies that can without payload indexes
 	Seeds          int                           // also run ACORN with this many matching entry points (0: not)
@@ -243,6 +244,9 @@ func Filter(ds *dataset.Dataset, metric engine.Metric, cfg FilterConfig, log io.
 				if len(efs) > 1 {
 					name = fmt.Sprintf("%s ef=%d", s, ef)
 				}
+				if ef == 0 {
+					ef = defaultBeam(s, cfg.K, ds.Base.Dim)
+				}
 				jobs = append(jobs, job{name, coll, cf, s, filtered.Params{Ef: ef, FullScanThreshold: cfg.Threshold}})
 				if s == filtered.ACORNGamma || s == filtered.ACORN1 {
 					for _, nb := range cfg.Neighbourhoods {
@@ -349,4 +353,26 @@ func thresholdText(t int) string {
 		return "10,000 KB (6,666 vectors at 384-d)"
 	}
 	return fmt.Sprintf("%d vectors", t)
+}
+
+// graphBeam is the beam of the graph strategies no store runs on its
+// defaults here (the in-graph walk, ACORN-γ and ACORN-1): pgvector's
+// hnsw.ef_search default, so every graph strategy starts from one beam.
+const graphBeam = 40
+
+// defaultBeam is the beam of strategy s when -ef is 0: the default of
+// the store whose strategy it is, as lab/profile resolves it (pgvector
+// hnsw.ef_search 40 for the post-filter and the iterative scans, Redis
+// EF_RUNTIME 10, Qdrant hnsw_ef = ef_construct raised to k), graphBeam
+// for the others. engine/filtered holds no store's default.
+func defaultBeam(s filtered.Strategy, k, dim int) int {
+	switch s {
+	case filtered.PostFilter, filtered.IterativeRelaxed, filtered.IterativeStrict:
+		return profile.Default(profile.PGVector).Ef
+	case filtered.RedisHybrid:
+		return profile.Default(profile.Redis).Ef // the strategy takes max(EF_RUNTIME, k)
+	case filtered.QdrantPlanner:
+		return profile.Default(profile.Qdrant).Plan(k, dim).Ef
+	}
+	return graphBeam
 }
