@@ -244,16 +244,20 @@ func Filter(ds *dataset.Dataset, metric engine.Metric, cfg FilterConfig, log io.
 				if len(efs) > 1 {
 					name = fmt.Sprintf("%s ef=%d", s, ef)
 				}
-				if ef == 0 {
-					ef = defaultBeam(s, cfg.K, ds.Base.Dim)
+				p := storeParams(s, cfg.K, ds.Base.Dim)
+				if ef > 0 {
+					p.Ef = ef
 				}
-				jobs = append(jobs, job{name, coll, cf, s, filtered.Params{Ef: ef, FullScanThreshold: cfg.Threshold}})
+				if cfg.Threshold > 0 {
+					p.FullScanThreshold = cfg.Threshold
+				}
+				jobs = append(jobs, job{name, coll, cf, s, p})
 				if s == filtered.ACORNGamma || s == filtered.ACORN1 {
 					for _, nb := range cfg.Neighbourhoods {
-						jobs = append(jobs, job{name + " " + nb.String() + "-nbhd", coll, cf, s, filtered.Params{Ef: ef, ACORNNeighbourhood: nb}})
+						jobs = append(jobs, job{name + " " + nb.String() + "-nbhd", coll, cf, s, filtered.Params{Ef: p.Ef, ACORNNeighbourhood: nb}})
 					}
 					if cfg.Seeds > 0 {
-						jobs = append(jobs, job{fmt.Sprintf("%s +%d seeds", name, cfg.Seeds), coll, cf, s, filtered.Params{Ef: ef, EntrySeeds: cfg.Seeds}})
+						jobs = append(jobs, job{fmt.Sprintf("%s +%d seeds", name, cfg.Seeds), coll, cf, s, filtered.Params{Ef: p.Ef, EntrySeeds: cfg.Seeds}})
 					}
 				}
 				if cfg.NoIndex && (s == filtered.QdrantPlanner || s == filtered.Exact || s == filtered.ACORN1 || s == filtered.ACORNGamma) {
@@ -261,10 +265,10 @@ func Filter(ds *dataset.Dataset, metric engine.Metric, cfg FilterConfig, log io.
 					if err != nil {
 						return nil, err
 					}
-					jobs = append(jobs, job{name + " (no payload index)", collPlain, pcf, s, filtered.Params{Ef: ef, FullScanThreshold: cfg.Threshold}})
+					jobs = append(jobs, job{name + " (no payload index)", collPlain, pcf, s, p})
 				}
 				if s == filtered.QdrantPlanner && collLinks != nil {
-					jobs = append(jobs, job{name + " +payload links", collLinks, cf, s, filtered.Params{Ef: ef, FullScanThreshold: cfg.Threshold}})
+					jobs = append(jobs, job{name + " +payload links", collLinks, cf, s, p})
 				}
 			}
 		}
@@ -360,19 +364,16 @@ func thresholdText(t int) string {
 // hnsw.ef_search default, so every graph strategy starts from one beam.
 const graphBeam = 40
 
-// defaultBeam is the beam of strategy s when -ef is 0: the default of
-// the store whose strategy it is, as lab/profile resolves it (pgvector
-// hnsw.ef_search 40 for the post-filter and the iterative scans, Redis
-// EF_RUNTIME 10, Qdrant hnsw_ef = ef_construct raised to k), graphBeam
-// for the others. engine/filtered holds no store's default.
-func defaultBeam(s filtered.Strategy, k, dim int) int {
-	switch s {
-	case filtered.PostFilter, filtered.IterativeRelaxed, filtered.IterativeStrict:
-		return profile.Default(profile.PGVector).Ef
-	case filtered.RedisHybrid:
-		return profile.Default(profile.Redis).Ef // the strategy takes max(EF_RUNTIME, k)
-	case filtered.QdrantPlanner:
-		return profile.Default(profile.Qdrant).Plan(k, dim).Ef
+// storeParams are strategy s's knobs when -ef and -threshold are 0: the
+// defaults of the store whose strategy it is, as lab/profile resolves
+// them (pgvector hnsw.ef_search 40 and its scan limits for the
+// post-filter and the iterative scans, Redis EF_RUNTIME 10, Qdrant
+// hnsw_ef = ef_construct and full_scan_threshold 10,000 KB of vectors),
+// graphBeam for the others. engine/filtered holds no store's default.
+func storeParams(s filtered.Strategy, k, dim int) filtered.Params {
+	p := profile.StrategyParams(s, k, dim)
+	if p.Ef == 0 && s != filtered.Exact {
+		p.Ef = graphBeam
 	}
-	return graphBeam
+	return p
 }

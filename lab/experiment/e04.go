@@ -83,7 +83,7 @@ func E04Table(env *Env) *table.Table {
 			add("rescore oversample", "oversample", p.EffectiveOversample(dim), fmt.Sprintf("k' = ⌈k·oversample⌉ = %d candidates rescored with float32", pl.Rescore))
 		}
 		if p.Kind == profile.Qdrant {
-			add("full_scan_threshold", "", fmt.Sprintf("%d KB", p.FullScanThresholdKB), fmt.Sprintf("= %d vectors of %d dims per segment", p.FullScanThresholdKB*1024/(4*dim), dim))
+			add("full_scan_threshold", "", fmt.Sprintf("%d KB", p.FullScanThresholdKB), fmt.Sprintf("= %d vectors of %d dims per segment", p.FullScanThreshold(dim), dim))
 			add("indexing_threshold", "", fmt.Sprintf("%d KB", p.IndexingThresholdKB), "per segment, in KB of vectors")
 		}
 	}

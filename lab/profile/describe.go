@@ -33,7 +33,7 @@ func (p Profile) Describe(dim, k int) string {
 	case Qdrant:
 		metric := map[string]string{"cosine": "Cosine", "dot": "Dot", "l2": "Euclid"}[p.Metric.String()]
 		vecBytes := 4 * dim
-		full := p.FullScanThresholdKB * 1024 / max(vecBytes, 1)
+		full := p.FullScanThreshold(dim)
 		fmt.Fprintf(&b, "qdrant %s\n", p.Version)
 		fmt.Fprintf(&b, "  GET /collections/items → config: {\"params\":{\"vectors\":{\"size\":%d,\"distance\":\"%s\"}},"+
 			"\"hnsw_config\":{\"m\":%d,\"ef_construct\":%d,\"full_scan_threshold\":%d,\"max_indexing_threads\":0,\"on_disk\":false},"+
