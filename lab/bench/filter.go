@@ -193,7 +193,11 @@ func Filter(ds *dataset.Dataset, metric engine.Metric, cfg FilterConfig, log io.
 	if cfg.PayloadLinks && slices.Contains(cfg.Strategies, filtered.QdrantPlanner) {
 		fmt.Fprintf(log, "bench filter: building Qdrant's payload-block links…\n")
 		var rep filtered.PayloadLinksReport
-		collLinks, rep, err = coll.WithPayloadLinks(filtered.PayloadLinksConfig{Threshold: cfg.Threshold, EfConstruction: cfg.EfConstruction, Seed: cfg.Seed, Workers: cfg.Workers})
+		thr := cfg.Threshold
+		if thr == 0 { // Qdrant's full_scan_threshold, resolved by lab/profile
+			thr = profile.Default(profile.Qdrant).FullScanThreshold(ds.Base.Dim)
+		}
+		collLinks, rep, err = coll.WithPayloadLinks(filtered.PayloadLinksConfig{Threshold: thr, EfConstruction: cfg.EfConstruction, Seed: cfg.Seed, Workers: cfg.Workers})
 		if err != nil {
 			return nil, err
 		}
