@@ -177,7 +177,8 @@ type Config struct {
 	// EfConstruction, insertion policy (hnsw.PgvectorConfig's, say) and
 	// level generator. Dim, Metric, Seed and Workers are the collection's
 	// (Seed + the segment's id, BuildWorkers). Zero M and EfConstruction
-	// take 16 and 100, Lucene's and Elasticsearch's defaults.
+	// take 16 and 100, the engine's own defaults; a store's come from
+	// lab/profile.
 	Graph hnsw.Config
 	// BuildWorkers is the number of goroutines one segment's graph is built
 	// with (default engine.Cores()). 1 builds deterministically.
@@ -204,9 +205,9 @@ type Config struct {
 	// compressed (default 60 KiB, the order of Lucene 9's stored-field
 	// chunks).
 	StoredBlockBytes int
-	// IndexingThreshold is the size at which a Plain head segment is
-	// indexed (default 20000 documents; Qdrant's indexing_threshold is
-	// 20,000 KB of vectors, 13,333 at 384 dimensions).
+	// IndexingThreshold is the size, in documents, at which a Plain head
+	// segment is indexed (default 20000, the engine's own; lab/profile
+	// passes Qdrant's indexing_threshold converted from KB of vectors).
 	IndexingThreshold int
 	// Heads is the number of appendable Plain head segments (default 1;
 	// Plain only): each Add goes to the one with the fewest documents,
