@@ -2,6 +2,7 @@ package filtered
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -80,27 +81,35 @@ func Strategies() []string {
 
 // Params are the per-search knobs. Zero fields take the defaults noted.
 type Params struct {
-	// Ef is the search beam: pgvector hnsw.ef_search (default 40) for
-	// PostFilter and the iterative scans, the in-graph beam, Qdrant's
-	// hnsw_ef (default 100, its ef_construct), Redis EF_RUNTIME (default 10,
-	// effective max(ef, k)) and ACORN's efSearch (default 40). When zero each
-	// strategy uses its own store's default.
+	// Ef is the search beam, resolved by the caller: pgvector's
+	// hnsw.ef_search for PostFilter and the iterative scans, the in-graph
+	// beam (Elasticsearch's num_candidates), Qdrant's hnsw_ef, Redis's
+	// EF_RUNTIME (the strategy takes max(ef, k), as VecSim does) and
+	// ACORN's efSearch. The stores' defaults (40, ef_construct, 10, …)
+	// are lab/profile's, not this package's: 0 is the engine's own
+	// neutral default, k, the narrowest beam that can hold k results.
 	Ef int
 
-	// MaxScanTuples is pgvector's hnsw.max_scan_tuples (default 20,000).
+	// MaxScanTuples is pgvector's hnsw.max_scan_tuples: the iterative
+	// scan stops exploring after that many elements (0: no limit; the
+	// store's 20,000 comes from lab/profile).
 	MaxScanTuples int
-	// WorkMemKB is PostgreSQL's work_mem in KB (default 4,096) and
-	// ScanMemMultiplier pgvector's hnsw.scan_mem_multiplier (default 1):
-	// the iterative scan stops exploring when its modelled memory exceeds
-	// their product.
+	// WorkMemKB is PostgreSQL's work_mem in KB and ScanMemMultiplier
+	// pgvector's hnsw.scan_mem_multiplier: the iterative scan stops
+	// exploring when its modelled memory exceeds their product. WorkMemKB
+	// 0 sets no memory limit, ScanMemMultiplier 0 is 1 (the stores'
+	// 4,096 KB and 1 come from lab/profile).
 	WorkMemKB         int
 	ScanMemMultiplier int
 	// ScanBytesPerTuple models the scan memory one visited element holds
 	// (visited-hash entry, candidate and discarded-heap node). Default 64.
 	ScanBytesPerTuple int
 
-	// FullScanThreshold is Qdrant's full_scan_threshold as a vector count
-	// (default: 10,000 KB of float32 vectors, 6,666 at 384 dimensions).
+	// FullScanThreshold is Qdrant's full_scan_threshold as a vector count:
+	// a filter whose cardinality is judged below it is searched exactly.
+	// The QdrantPlanner strategy requires it (the planner is a comparison
+	// with it, and the engine does not guess a store's value: Qdrant's
+	// default, 10,000 KB of float32 vectors, comes from lab/profile).
 	FullScanThreshold int
 	// SampleSeed seeds Qdrant's cardinality sampling (deterministic).
 	SampleSeed uint64
@@ -110,7 +119,8 @@ type Params struct {
 	// n_left·N/estimate + 1 rule).
 	RedisPolicy    string
 	RedisBatchSize int
-	// RedisM is the M fed to preferAdHocSearch (default 16).
+	// RedisM is the M fed to preferAdHocSearch (0: the collection's M,
+	// Options.M).
 	RedisM int
 
 	// Rescore is how many of the nearest candidates by quantized score are
@@ -133,12 +143,14 @@ type Params struct {
 	ACORNNeighbourhood ACORNNeighbourhood
 }
 
-func (p Params) withDefaults(dim int) Params {
+// withDefaults fills the engine's own neutral values; a store's defaults
+// come resolved from lab/profile (FilterParams).
+func (p Params) withDefaults(m int) Params {
 	if p.MaxScanTuples == 0 {
-		p.MaxScanTuples = 20000
+		p.MaxScanTuples = math.MaxInt // no limit
 	}
 	if p.WorkMemKB == 0 {
-		p.WorkMemKB = 4096
+		p.WorkMemKB = math.MaxInt / (1024 * max(p.ScanMemMultiplier, 1)) // no limit
 	}
 	if p.ScanMemMultiplier == 0 {
 		p.ScanMemMultiplier = 1
@@ -146,11 +158,8 @@ func (p Params) withDefaults(dim int) Params {
 	if p.ScanBytesPerTuple == 0 {
 		p.ScanBytesPerTuple = 64
 	}
-	if p.FullScanThreshold == 0 {
-		p.FullScanThreshold = 10000 * 1024 / (4 * max(dim, 1))
-	}
 	if p.RedisM == 0 {
-		p.RedisM = 16
+		p.RedisM = m
 	}
 	return p
 }
@@ -288,6 +297,9 @@ func New(vectors *vec.Matrix, meta *filter.Store, o Options) (*Collection, error
 		if err := checkStrategy(plan.Strategy, o.Graph != nil, o.ACORN != nil); err != nil {
 			return nil, fmt.Errorf("filtered: query plan: %w", err)
 		}
+		if err := checkKnobs(plan.Strategy, plan.Params); err != nil {
+			return nil, fmt.Errorf("filtered: query plan: %w", err)
+		}
 	}
 	return &Collection{vectors: vectors, metric: o.Metric, dist: vec.Distance(o.Metric), meta: meta, graph: o.Graph, acorn: o.ACORN, m: o.M, codes: o.Codes, plan: plan}, nil
 }
@@ -306,6 +318,14 @@ func checkStrategy(s Strategy, graph, acorn bool) error {
 	}
 	if s == ACORNGamma && !acorn {
 		return fmt.Errorf("filtered: strategy acorn-gamma needs an ACORN graph (BuildACORN): %w", engine.ErrInvalidArgument)
+	}
+	return nil
+}
+
+// checkKnobs reports a knob strategy s cannot run without.
+func checkKnobs(s Strategy, p Params) error {
+	if s == QdrantPlanner && p.FullScanThreshold < 1 {
+		return fmt.Errorf("filtered: strategy qdrant needs Params.FullScanThreshold (Qdrant's full_scan_threshold in vectors; lab/profile resolves its default): %w", engine.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -388,6 +408,9 @@ func (c *Collection) run(query []float32, k int, f matcher, strategy Strategy, p
 	if err := checkStrategy(strategy, c.graph != nil, c.acorn != nil); err != nil {
 		return nil, st, err
 	}
+	if err := checkKnobs(strategy, params); err != nil {
+		return nil, st, err
+	}
 	q := append([]float32(nil), query...)
 	if c.metric == engine.Cosine {
 		if err := vec.Normalize(q); err != nil {
@@ -397,7 +420,7 @@ func (c *Collection) run(query []float32, k int, f matcher, strategy Strategy, p
 	if c.vectors.N == 0 {
 		return nil, st, nil
 	}
-	p := params.withDefaults(c.vectors.Dim)
+	p := params.withDefaults(c.m)
 	if f != nil {
 		f.ResetCounters()
 		st.Estimate = f.Estimate()
@@ -407,15 +430,19 @@ func (c *Collection) run(query []float32, k int, f matcher, strategy Strategy, p
 	s := c.newSearch(q, f, &st)
 	defer c.putSearch(s)
 	st.Path = strategy
+	ef := p.Ef
+	if ef == 0 {
+		ef = k // the engine's neutral beam; a store's default comes resolved from lab/profile
+	}
 	start := time.Now()
 	var res []engine.Result
 	switch strategy {
 	case Exact:
 		res = s.exact(k)
 	case PostFilter:
-		res = s.postFilter(k, orDefault(p.Ef, 40))
+		res = s.postFilter(k, ef)
 	case IterativeRelaxed, IterativeStrict:
-		res = s.iterative(k, orDefault(p.Ef, 40), strategy == IterativeStrict, p)
+		res = s.iterative(k, ef, strategy == IterativeStrict, p)
 	case InGraph:
 		if c.codes != nil {
 			sc, err := c.codes.NewQueryScorer(q)
@@ -424,26 +451,19 @@ func (c *Collection) run(query []float32, k int, f matcher, strategy Strategy, p
 			}
 			s.sc = sc
 		}
-		res = s.inGraph(k, orDefault(p.Ef, 40), p.Rescore)
+		res = s.inGraph(k, ef, p.Rescore)
 	case QdrantPlanner:
-		res = s.qdrant(k, orDefault(p.Ef, 100), p)
+		res = s.qdrant(k, ef, p)
 	case RedisHybrid:
-		res = s.redis(k, orDefault(p.Ef, 10), p)
+		res = s.redis(k, ef, p)
 	case ACORNGamma:
-		res = s.acornSearch(c.acorn, k, orDefault(p.Ef, 40), c.acorn.cfg.M, c.acorn.cfg.MBeta, false, p)
+		res = s.acornSearch(c.acorn, k, ef, c.acorn.cfg.M, c.acorn.cfg.MBeta, false, p)
 	case ACORN1:
-		res = s.acornSearch(c.graph, k, orDefault(p.Ef, 40), c.m, 0, true, p)
+		res = s.acornSearch(c.graph, k, ef, c.m, 0, true, p)
 	}
 	st.Elapsed = time.Since(start)
 	if f != nil {
 		st.PayloadChecks = f.PayloadChecks()
 	}
 	return res, st, nil
-}
-
-func orDefault(v, d int) int {
-	if v > 0 {
-		return v
-	}
-	return d
 }

@@ -73,7 +73,8 @@ func contractCollection(t *testing.T, dim int, m engine.Metric, vs *vec.Matrix, 
 		if o.ACORN, err = BuildACORN(g.Vectors(), m, ACORNConfig{M: 12, Gamma: 10, Seed: 5, MinSelectivity: 0.01}); err != nil {
 			t.Fatal(err)
 		}
-		o.Plan = &Plan{Strategy: s, Params: Params{Ef: 100}}
+		// Qdrant's full_scan_threshold of 10,000 KB of vectors, its default.
+		o.Plan = &Plan{Strategy: s, Params: Params{Ef: 100, FullScanThreshold: 10000 * 1024 / (4 * dim)}}
 	}
 	c, err := New(g.Vectors(), meta, o)
 	if err != nil {

@@ -39,8 +39,17 @@ func Example() {
 	f, _ := meta.CompileString(`category == 'c3' && year >= 2022`)
 	fmt.Println("matching:", len(f.IDs()))
 	q := vs.Row(7)
+	// Each store's knobs on its defaults, as lab/profile resolves them
+	// (the engine holds none): pgvector's ef_search 40, Qdrant's hnsw_ef
+	// (ef_construct 100) and full_scan_threshold (10,000 KB of vectors),
+	// Redis's EF_RUNTIME 10.
+	params := map[filtered.Strategy]filtered.Params{
+		filtered.PostFilter:    {Ef: 40},
+		filtered.QdrantPlanner: {Ef: 100, FullScanThreshold: 10000 * 1024 / (4 * dim)},
+		filtered.RedisHybrid:   {Ef: 10, RedisM: 16},
+	}
 	for _, s := range []filtered.Strategy{filtered.Exact, filtered.PostFilter, filtered.QdrantPlanner, filtered.RedisHybrid} {
-		rs, st, err := coll.Search(filtered.Request{Query: q, K: 10, Filter: f, Strategy: s})
+		rs, st, err := coll.Search(filtered.Request{Query: q, K: 10, Filter: f, Strategy: s, Params: params[s]})
 		if err != nil {
 			panic(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 
@@ -212,7 +213,7 @@ func TestStrategies(t *testing.T) {
 					for qi := 0; qi < fx.queries.N; qi++ {
 						q := fx.queries.Row(qi)
 						want := truth(t, coll.c, q, cf, k)
-						got, st, err := coll.c.Search(Request{Query: q, K: k, Filter: cf, Strategy: strat})
+						got, st, err := coll.c.Search(Request{Query: q, K: k, Filter: cf, Strategy: strat, Params: Params{Ef: 40, FullScanThreshold: qdrantThreshold(coll.c)}})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -282,7 +283,7 @@ func TestPlannerPaths(t *testing.T) {
 		want Strategy
 	}{
 		// threshold 10,000 KB / 128 B = 80,000 vectors > 3,000: exact
-		{fx.coll, fx.store, `bucket < 500`, Params{}, Exact},
+		{fx.coll, fx.store, `bucket < 500`, Params{FullScanThreshold: qdrantThreshold(fx.coll)}, Exact},
 		{fx.coll, fx.store, `bucket < 500`, Params{FullScanThreshold: 500}, QdrantGraph},
 		{fx.coll, fx.store, `bucket < 100`, Params{FullScanThreshold: 500}, Exact},
 		// no index: unknown cardinality → sampling decides
@@ -397,12 +398,16 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	for s := Exact; s <= ACORN1; s++ {
-		got, _, err := fx.coll.Search(Request{Query: q, K: 10, Filter: none, Strategy: s})
+		var p Params
+		if s == QdrantPlanner { // Qdrant's default threshold, 10,000 KB of vectors: small sets are scanned exactly
+			p.FullScanThreshold = qdrantThreshold(fx.coll)
+		}
+		got, _, err := fx.coll.Search(Request{Query: q, K: 10, Filter: none, Strategy: s, Params: p})
 		if err != nil || len(got) != 0 {
 			t.Errorf("%v, filter matching nothing: %d results, err %v", s, len(got), err)
 		}
 		n := len(few.IDs())
-		got, _, err = fx.coll.Search(Request{Query: q, K: n + 5, Filter: few, Strategy: s})
+		got, _, err = fx.coll.Search(Request{Query: q, K: n + 5, Filter: few, Strategy: s, Params: p})
 		if err != nil || len(got) > n {
 			t.Errorf("%v, k > matching set (%d): %d results, err %v", s, n, len(got), err)
 		}
@@ -411,6 +416,14 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("%v: %d of the %d matching documents", s, len(got), n)
 			}
 		}
+	}
+	// The engine holds no store's default: Qdrant's planner without its
+	// threshold is refused, by Search and by a plan.
+	if _, _, err := fx.coll.Search(Request{Query: q, K: 10, Filter: few, Strategy: QdrantPlanner}); !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "FullScanThreshold") {
+		t.Errorf("qdrant without full_scan_threshold: %v, want engine.ErrInvalidArgument naming FullScanThreshold", err)
+	}
+	if _, err := fx.coll.WithPlan(Plan{Strategy: QdrantPlanner}); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Errorf("qdrant plan without full_scan_threshold: %v, want engine.ErrInvalidArgument", err)
 	}
 	if _, err := ParseStrategy("nope"); err == nil {
 		t.Error("unknown strategy parsed")
@@ -683,3 +696,8 @@ func TestProbeEntries(t *testing.T) {
 		t.Errorf("gcd(12, 18) = %d", got)
 	}
 }
+
+// qdrantThreshold is Qdrant's default full_scan_threshold, 10,000 KB of
+// float32 vectors, in vectors of c's dimension (lab/profile's rule; the
+// engine holds no store's default).
+func qdrantThreshold(c *Collection) int { return 10000 * 1024 / (4 * c.Dim()) }

@@ -43,7 +43,8 @@ import (
 // emulated: every eligible block of every listed field is built.
 
 // PayloadLinksConfig configures [BuildPayloadLinks]. Zero fields take the
-// defaults noted.
+// defaults noted, the engine's own: Qdrant's values (full_scan_threshold,
+// ef_construct, payload_m) come resolved from lab/profile.
 type PayloadLinksConfig struct {
 	// Fields are the payload-indexed fields to build links for, in order.
 	// Default: every indexed field of the store, in schema order. Qdrant
@@ -55,12 +56,13 @@ type PayloadLinksConfig struct {
 	// PayloadM is Qdrant's payload_m: the block graphs' links per node on
 	// layers ≥ 1, 2·PayloadM on layer 0 (default M). Negative is an error.
 	PayloadM int
-	// Threshold is Qdrant's full_scan_threshold as a vector count (default:
-	// 10,000 KB of float32 vectors, 6,666 at 384 dimensions), the same
-	// value Params.FullScanThreshold defaults to.
+	// Threshold is Qdrant's full_scan_threshold as a vector count, the
+	// same value as Params.FullScanThreshold. Required: which blocks get
+	// links is a comparison with it.
 	Threshold int
-	// EfConstruction is the block graphs' beam (Qdrant's ef_construct,
-	// default 100).
+	// EfConstruction is the block graphs' beam (Qdrant's ef_construct;
+	// default: the main graph's when it reports one, as *hnsw.Index does,
+	// else hnsw.Config's own default).
 	EfConstruction int
 	// Seed seeds the block graphs' level generators (block i gets a seed
 	// derived from Seed and i).
@@ -82,11 +84,10 @@ func (c PayloadLinksConfig) withDefaults(dim int, g Graph) PayloadLinksConfig {
 	if c.PayloadM == 0 {
 		c.PayloadM = c.M
 	}
-	if c.Threshold == 0 {
-		c.Threshold = max(10000*1024/(4*max(dim, 1)), 1)
-	}
 	if c.EfConstruction == 0 {
-		c.EfConstruction = 100
+		if cg, ok := g.(interface{ Config() hnsw.Config }); ok {
+			c.EfConstruction = cg.Config().EfConstruction
+		}
 	}
 	if c.Workers == 0 {
 		c.Workers = 1
@@ -231,8 +232,8 @@ func BuildPayloadLinks(vectors *vec.Matrix, metric engine.Metric, meta *filter.S
 	if cfg.PayloadM == 1 || cfg.PayloadM == 0 && cfg.M == 1 {
 		bad = append(bad, "payload_m 1 (a block graph needs at least 2 links per node)")
 	}
-	if cfg.Threshold < 0 {
-		bad = append(bad, fmt.Sprintf("threshold %d < 0", cfg.Threshold))
+	if cfg.Threshold < 1 {
+		bad = append(bad, fmt.Sprintf("threshold %d < 1: Qdrant's full_scan_threshold in vectors is required (lab/profile resolves its default)", cfg.Threshold))
 	}
 	if cfg.EfConstruction < 0 {
 		bad = append(bad, fmt.Sprintf("ef_construct %d < 0", cfg.EfConstruction))

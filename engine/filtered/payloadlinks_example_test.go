@@ -58,7 +58,7 @@ func ExampleCollection_WithPayloadLinks() {
 			Params: filtered.Params{Ef: 40, FullScanThreshold: threshold}})
 		fmt.Printf("%-13s path %s, %2d hits, recall ≥ 0.9: %v\n", c.name, st.Path, len(rs), overlap(rs, truth) >= 9)
 	}
-	_, _, err = coll.WithPayloadLinks(filtered.PayloadLinksConfig{Fields: []string{"colour"}})
+	_, _, err = coll.WithPayloadLinks(filtered.PayloadLinksConfig{Fields: []string{"colour"}, Threshold: threshold})
 	fmt.Println(err)
 	// Output:
 	// blocks: 24 considered, 24 built, 0 skipped (percolation bound 1088 points)

@@ -88,6 +88,18 @@ func TestBadInput(t *testing.T) {
 		}, engine.ErrInvalidArgument},
 		{"search k=0", func() error { _, err := ix.Search([]float32{1, 0, 0, 0}, 0, 10); return err }, engine.ErrInvalidArgument},
 		{"search k<0", func() error { _, err := ix.Search([]float32{1, 0, 0, 0}, -1, 10); return err }, engine.ErrInvalidArgument},
+		// Every public entry checks k once; the shared search trusts it.
+		{"searcher k=0", func() error { _, err := ix.NewSearcher().Search([]float32{1, 0, 0, 0}, 0, 10, nil); return err }, engine.ErrInvalidArgument},
+		{"seeded k=0", func() error {
+			_, err := ix.NewSearcher().SearchSeeded([]float32{1, 0, 0, 0}, 0, 10, nil, []engine.ID{0})
+			return err
+		}, engine.ErrInvalidArgument},
+		{"bound k=0", func() error {
+			_, err := ix.NewSearcher().SearchBound([]float32{1, 0, 0, 0}, 0, 10, nil, engine.NewBound(10))
+			return err
+		}, engine.ErrInvalidArgument},
+		{"trace k=0", func() error { _, err := ix.NewSearcher().SearchTrace([]float32{1, 0, 0, 0}, 0, 10, nil); return err }, engine.ErrInvalidArgument},
+		{"query k=0", func() error { _, _, err := ix.Query([]float32{1, 0, 0, 0}, engine.Request{Breadth: 10}); return err }, engine.ErrInvalidArgument},
 		{"search dimension", func() error { _, err := ix.Search([]float32{1, 0}, 3, 10); return err }, engine.ErrDimension},
 		{"search NaN", func() error { _, err := ix.Search([]float32{nan, 0, 0, 0}, 3, 10); return err }, engine.ErrInvalidVector},
 		{"search zero", func() error { _, err := ix.Search([]float32{0, 0, 0, 0}, 3, 10); return err }, engine.ErrZeroVector},

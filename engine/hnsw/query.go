@@ -62,6 +62,9 @@ func (ix *Index) QuerySeeded(q []float32, r engine.Request, seeds []engine.ID) (
 // after the last exchange is never offered: a later segment sees only
 // the exchanged distances. b should be sized ef (engine.NewBound(ef)).
 func (s *Searcher) SearchBound(q []float32, k, ef int, allow engine.Filter, b *engine.Bound) ([]engine.Result, error) {
+	if err := checkK(k); err != nil {
+		return nil, err
+	}
 	return s.search(q, k, ef, allow, b, nil)
 }
 

@@ -46,6 +46,9 @@ func (s *Searcher) Stats() engine.SearchStats { return s.stats }
 // searchBaseLayerST). Result ids are dense
 // ids (Index.Key maps them back); the slice is valid until the next call.
 func (s *Searcher) Search(q []float32, k, ef int, allow engine.Filter) ([]engine.Result, error) {
+	if err := checkK(k); err != nil {
+		return nil, err
+	}
 	return s.search(q, k, ef, allow, nil, nil)
 }
 
@@ -58,15 +61,26 @@ func (s *Searcher) Search(q []float32, k, ef int, allow engine.Filter) ([]engine
 // Search. AbstractKnnVectorQuery's re-entry phase seeds a segment's second
 // search with its first search's hits.
 func (s *Searcher) SearchSeeded(q []float32, k, ef int, allow engine.Filter, seeds []engine.ID) ([]engine.Result, error) {
+	if err := checkK(k); err != nil {
+		return nil, err
+	}
 	return s.search(q, k, ef, allow, nil, seeds)
 }
 
+// checkK is the k check of the public entry points; search trusts k
+// (Query checks it with the rest of its engine.Request).
+func checkK(k int) error {
+	if err := engine.CheckK(k); err != nil {
+		return fmt.Errorf("hnsw: %w", err)
+	}
+	return nil
+}
+
+// search is the one search of every entry point; k ≥ 1 is checked by
+// them (the query vector here, by PrepareQuery).
 func (s *Searcher) search(q []float32, k, ef int, allow engine.Filter, b *engine.Bound, seeds []engine.ID) ([]engine.Result, error) {
 	ix := s.ix
 	s.stats = engine.SearchStats{}
-	if err := engine.CheckK(k); err != nil {
-		return nil, fmt.Errorf("hnsw: %w", err)
-	}
 	var err error
 	if s.q, err = ix.PrepareQuery(s.q, q); err != nil {
 		return nil, err

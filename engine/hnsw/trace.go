@@ -73,6 +73,9 @@ func (t *Trace) Layer(level int) (LayerTrace, bool) {
 // together with the hops and scored nodes of every layer. It allocates
 // (the trace), so it is for teaching and debugging, not for measuring.
 func (s *Searcher) SearchTrace(q []float32, k, ef int, allow engine.Filter) (*Trace, error) {
+	if err := checkK(k); err != nil {
+		return nil, err
+	}
 	tr := &Trace{}
 	s.tr = tr
 	res, err := s.search(q, k, ef, allow, nil, nil)

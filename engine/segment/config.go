@@ -2,7 +2,6 @@ package segment
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/veclab/veclab/engine"
@@ -95,16 +94,6 @@ func ParseEncoding(s string) (Encoding, error) {
 	return 0, fmt.Errorf("segment: unknown encoding %q (want float, int8, int4 or bbq): %w", s, engine.ErrInvalidArgument)
 }
 
-// DefaultOversample is the rescore oversample of an encoding when
-// Config.Oversample is 0: 3 for BBQ (Elasticsearch 9.1+'s
-// rescore_vector.oversample default for bbq_hnsw), none otherwise.
-func (e Encoding) DefaultOversample() float64 {
-	if e == BBQ {
-		return 3
-	}
-	return 0
-}
-
 // Visibility names when an acknowledged document becomes searchable.
 type Visibility uint8
 
@@ -167,7 +156,7 @@ type Config struct {
 	// centroids when none has deletions, as Lucene's writer does) and
 	// builds the graph over the codes (Lucene's merge uses the quantized
 	// scorer). Searches walk the codes
-	// and rescore the best candidates with float32 (Oversample). OnRefresh
+	// and rescore the best candidates with float32 (Options.Rescore). OnRefresh
 	// only: the head segments grow in place.
 	Encoding Encoding
 	// CosineAsDotProduct hands a Cosine collection's vectors to the
@@ -184,18 +173,12 @@ type Config struct {
 	// (quant.OSQConfig.MeanCentroid). The scalar encodings are trained on
 	// the unit vectors either way.
 	CosineAsDotProduct bool
-	// Oversample is the rescore factor of a quantized collection: each
-	// segment yields ⌈K·Oversample⌉ candidates, the best ⌈K·Oversample⌉ of
-	// them over all segments are rescored with float32 vectors, and the K
-	// nearest returned (Elasticsearch's rescore_vector). 0 takes
-	// Encoding.DefaultOversample; a negative value rescores nothing
-	// (codes' distances are returned). Options.Oversample overrides it.
-	Oversample float64
 	// Graph is the template of every segment's HNSW graph: its M,
 	// EfConstruction, insertion policy (hnsw.PgvectorConfig's, say) and
 	// level generator. Dim, Metric, Seed and Workers are the collection's
 	// (Seed + the segment's id, BuildWorkers). Zero M and EfConstruction
-	// take 16 and 100, Lucene's and Elasticsearch's defaults.
+	// take 16 and 100, the engine's own defaults; a store's come from
+	// lab/profile.
 	Graph hnsw.Config
 	// BuildWorkers is the number of goroutines one segment's graph is built
 	// with (default engine.Cores()). 1 builds deterministically.
@@ -222,9 +205,9 @@ type Config struct {
 	// compressed (default 60 KiB, the order of Lucene 9's stored-field
 	// chunks).
 	StoredBlockBytes int
-	// IndexingThreshold is the size at which a Plain head segment is
-	// indexed (default 20000 documents; Qdrant's indexing_threshold is
-	// 20,000 KB of vectors, 13,333 at 384 dimensions).
+	// IndexingThreshold is the size, in documents, at which a Plain head
+	// segment is indexed (default 20000, the engine's own; lab/profile
+	// passes Qdrant's indexing_threshold converted from KB of vectors).
 	IndexingThreshold int
 	// Heads is the number of appendable Plain head segments (default 1;
 	// Plain only): each Add goes to the one with the fewest documents,
@@ -329,9 +312,6 @@ func (c Config) Validate() error {
 	}
 	if c.Encoding != Float && (c.Index != HNSW || c.Visibility != OnRefresh) {
 		bad = append(bad, fmt.Sprintf("Encoding %s needs the HNSW index and the OnRefresh visibility, got %s and %s", c.Encoding, c.Index, c.Visibility))
-	}
-	if math.IsNaN(c.Oversample) || math.IsInf(c.Oversample, 0) || c.Oversample > 0 && c.Oversample < 1 {
-		bad = append(bad, fmt.Sprintf("Oversample must be ≥ 1, 0 (the encoding's default) or negative (none), got %v", c.Oversample))
 	}
 	if c.Heads > 1 && c.Visibility != Plain {
 		bad = append(bad, fmt.Sprintf("Heads %d needs the Plain visibility, got %s", c.Heads, c.Visibility))

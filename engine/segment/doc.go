@@ -48,9 +48,11 @@
 // weights its sources' centroids by size when none has deletions) and
 // builds the graph over the codes, as Lucene's
 // Lucene99HnswScalarQuantizedVectorsFormat and its BBQ successor do. A
-// search walks every graph over the codes for k' = ⌈K·oversample⌉
+// search walks every graph over the codes for k' = Options.Rescore
 // candidates, rescores the best k' of all segments with float32 vectors
-// and returns the K nearest ([Stats].Rescored counts them).
+// and returns the K nearest ([Stats].Rescored counts them). The caller
+// resolves k' and the beam (Elasticsearch's rules live in lab/profile's
+// Plan); the engine holds no store's default.
 //
 // # Stored fields and ids
 //

@@ -102,27 +102,29 @@ func TestQuantizedSegments(t *testing.T) {
 					t.Fatalf("segment %d: graph has no codes attached", s.id)
 				}
 			}
-			r, st := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef})
+			// BBQ rescores ⌈k·3⌉ (the caller resolves k', as lab/profile
+			// does for bbq_hnsw); int8 rescores nothing.
+			want := 0
+			if tc.enc == BBQ {
+				want = 3 * k
+			}
+			r, st := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef, Rescore: want})
 			t.Logf("%s: recall@10 %.3f (float %.3f), rescored %d per query", tc.enc, r, floatRecall, st.Rescored/queries.N)
 			if r < floatRecall-tc.band {
 				t.Errorf("%s recall@10 %.3f, float %.3f: more than %.2f below", tc.enc, r, floatRecall, tc.band)
 			}
-			want := 0
-			if os := tc.enc.DefaultOversample(); os > 0 {
-				want = int(os * k)
-			}
 			if st.Rescored != want*queries.N {
-				t.Errorf("rescored %d per query, want %d (oversample %v)", st.Rescored/queries.N, want, tc.enc.DefaultOversample())
+				t.Errorf("rescored %d per query, want %d", st.Rescored/queries.N, want)
 			}
 			if tc.enc == Int8 {
-				r3, st3 := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef, Oversample: 3})
+				r3, st3 := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef, Rescore: 3 * k})
 				t.Logf("int8 with oversample 3: recall@10 %.3f", r3)
 				if r3 < floatRecall-0.02 || st3.Rescored != 30*queries.N {
 					t.Errorf("int8 rescoring 30: recall@10 %.3f (float %.3f), %d rescored per query", r3, floatRecall, st3.Rescored/queries.N)
 				}
 			}
 			if tc.enc == BBQ {
-				raw, rst := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef, Oversample: -1})
+				raw, rst := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef})
 				t.Logf("bbq without rescoring: recall@10 %.3f", raw)
 				if rst.Rescored != 0 || raw > r-0.15 {
 					t.Errorf("no rescoring: %d rescored, recall %.3f (rescored %.3f); want none and at least 0.15 lower", rst.Rescored, raw, r)
@@ -131,7 +133,7 @@ func TestQuantizedSegments(t *testing.T) {
 			// Reopen: the same answers, from codes read back, not re-encoded.
 			before := make([][]Hit, queries.N)
 			for i := range before {
-				before[i], _, _ = c.Search(queries.Row(i), Options{K: k, Ef: ef})
+				before[i], _, _ = c.Search(queries.Row(i), Options{K: k, Ef: ef, Rescore: want})
 			}
 			if err := c.Commit(); err != nil {
 				t.Fatal(err)
@@ -142,7 +144,7 @@ func TestQuantizedSegments(t *testing.T) {
 			}
 			defer c2.Close()
 			for i := range before {
-				got, _, err := c2.Search(queries.Row(i), Options{K: k, Ef: ef})
+				got, _, err := c2.Search(queries.Row(i), Options{K: k, Ef: ef, Rescore: want})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -165,7 +167,7 @@ func TestQuantizedSegments(t *testing.T) {
 			if m.index.(*hnsw.Index).Config().Codes == nil {
 				t.Error("merged graph not built over the codes")
 			}
-			mr, _ := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef})
+			mr, _ := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef, Rescore: want})
 			t.Logf("%s merged: recall@10 %.3f", tc.enc, mr)
 			if mr < floatRecall-tc.band {
 				t.Errorf("merged recall %.3f, flushed %.3f", mr, r)
@@ -183,7 +185,7 @@ func dists(hs []Hit) []float32 {
 }
 
 // TestQuantizedBadConfig: an encoding outside OnRefresh HNSW, an unknown
-// encoding and an oversample in (0, 1) are refused, each by name.
+// encoding, a rescore below k and a beam below the candidates are refused, each by name.
 func TestQuantizedBadConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -193,7 +195,6 @@ func TestQuantizedBadConfig(t *testing.T) {
 		{"plain head", func(c *Config) { c.Visibility = Plain }, "Encoding bbq needs"},
 		{"ivf", func(c *Config) { c.Index = IVF }, "Encoding bbq needs"},
 		{"unknown", func(c *Config) { c.Encoding = 9 }, "unknown encoding 9"},
-		{"oversample", func(c *Config) { c.Oversample = 0.5 }, "Oversample must be"},
 	} {
 		cfg := quantConfig(vfs.NewMem(), BBQ)
 		tc.mod(&cfg)
@@ -209,8 +210,10 @@ func TestQuantizedBadConfig(t *testing.T) {
 	data := indextest.Clustered(50, quantDim, 2, 4)
 	c.Add(docs(data, 0, 50))
 	c.Refresh()
-	if _, _, err := c.Search(data.Row(0), Options{K: 5, Oversample: 0.5}); !errors.Is(err, engine.ErrInvalidArgument) {
-		t.Errorf("search oversample 0.5: %v", err)
+	for _, o := range []Options{{K: 5, Rescore: 4}, {K: 5, Rescore: -1}, {K: 5, Ef: 4}, {K: 5, Ef: 10, Rescore: 15}} {
+		if _, _, err := c.Search(data.Row(0), o); !errors.Is(err, engine.ErrInvalidArgument) {
+			t.Errorf("search %+v: %v, want engine.ErrInvalidArgument", o, err)
+		}
 	}
 	if e, err := ParseEncoding("BBQ"); err != nil || e != BBQ {
 		t.Errorf("ParseEncoding(BBQ) = %v, %v", e, err)
@@ -397,7 +400,7 @@ func TestBBQCentroidCosineAsDotProduct(t *testing.T) {
 				want = normed(w)
 			}
 			near(t, "merged segment", centroid(t, c, 0), want)
-			recall[asDot], _ = quantRecall(t, c, exact, queries, Options{K: k, Ef: ef})
+			recall[asDot], _ = quantRecall(t, c, exact, queries, Options{K: k, Ef: ef, Rescore: 3 * k})
 			t.Logf("merged: recall@10 %.3f", recall[asDot])
 		})
 	}

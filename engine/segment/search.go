@@ -64,8 +64,14 @@ const (
 
 // Options are one search's parameters.
 type Options struct {
-	K  int // results wanted (≥ 1)
-	Ef int // per-segment breadth (0: the index's default); raised to K
+	K int // results wanted (≥ 1)
+	// Ef is the per-segment beam, resolved by the caller (lab/profile's
+	// Plan.Ef: a store's ef_search, EF_RUNTIME, hnsw_ef or
+	// num_candidates after its rules). It must be 0 or at least the
+	// candidates a segment gathers (K, or Rescore on a quantized
+	// collection): the engine raises nothing. 0 is the engine's own
+	// neutral default, the narrowest beam that holds them.
+	Ef int
 	// Mode is sequential or concurrent.
 	Mode Mode
 	// SharedBound shares one top-ef bound across the segments (Lucene
@@ -81,9 +87,15 @@ type Options struct {
 	Optimistic bool
 	// Fetch is what comes back with each hit.
 	Fetch Fetch
-	// Oversample overrides Config.Oversample for this search (0: the
-	// collection's; negative: no rescoring).
-	Oversample float64
+	// Rescore is k' on a quantized collection (Config.Encoding not
+	// Float): each segment gathers k' candidates over the codes, the k'
+	// nearest of them all are rescored with float32 vectors and the K
+	// nearest returned. The caller resolves it (Elasticsearch's
+	// rescore_vector k' = min(⌈k·oversample⌉, 10000) is lab/profile's
+	// Plan.Rescore); the engine holds no store's default. 0 rescores
+	// nothing (the codes' distances are returned); otherwise it must be
+	// at least K. A Float collection has nothing to rescore and ignores it.
+	Rescore int
 	// Visit is the fraction of an IVF segment's lists a search probes
 	// (DiskBBQ's visit_percentage / 100), at least one list (default
 	// 0.05).
@@ -170,27 +182,24 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	if len(snap) == 0 {
 		return nil, st, fmt.Errorf("segment: search: %w", engine.ErrEmpty)
 	}
-	// A quantized collection gathers k' = ⌈K·oversample⌉ candidates per
-	// segment and rescores the best k' of all of them (Elasticsearch's
-	// rescore_vector: k' = min(⌈k·oversample⌉, 10000), num_candidates
-	// raised to k').
+	// A quantized collection gathers k' = Rescore candidates per segment
+	// and rescores the best k' of all of them; the beam is the caller's,
+	// at least the candidates gathered (0: exactly them).
+	if o.Rescore < 0 || o.Rescore > 0 && o.Rescore < o.K {
+		return nil, st, fmt.Errorf("segment: search: rescore must be 0 or ≥ k (%d), got %d: %w", o.K, o.Rescore, engine.ErrInvalidArgument)
+	}
 	kk := o.K
-	os := o.Oversample
-	if os == 0 {
-		os = c.cfg.Oversample
-	}
-	if os == 0 {
-		os = c.cfg.Encoding.DefaultOversample()
-	}
-	if math.IsNaN(os) || math.IsInf(os, 0) || os > 0 && os < 1 {
-		return nil, st, fmt.Errorf("segment: search: oversample must be ≥ 1, 0 or negative, got %v: %w", o.Oversample, engine.ErrInvalidArgument)
-	}
-	rescore := c.cfg.Encoding != Float && os > 0
+	rescore := c.cfg.Encoding != Float && o.Rescore > 0
 	if rescore {
-		kk = min(int(math.Ceil(float64(o.K)*os)), 10000)
-		kk = max(kk, o.K)
+		kk = o.Rescore
 	}
-	ef := max(o.Ef, kk)
+	ef := o.Ef
+	if ef == 0 {
+		ef = kk
+	}
+	if ef < kk {
+		return nil, st, fmt.Errorf("segment: search: ef %d is below the %d candidates a segment gathers (k, or rescore on a quantized collection): %w", ef, kk, engine.ErrInvalidArgument)
+	}
 	visit := o.Visit
 	if visit == 0 {
 		visit = 0.05

@@ -36,6 +36,7 @@ func init() {
 			"Redis":                        ValueOf(profile.Redis),
 			"SpringAIFilterSelectivity":    ValueOf(profile.SpringAIFilterSelectivity),
 			"SpringAIThresholdSelectivity": ValueOf(profile.SpringAIThresholdSelectivity),
+			"StrategyParams":               ValueOf(profile.StrategyParams),
 		}, Types: map[string]Type{
 			"BuildOptions": TypeOf((*profile.BuildOptions)(nil)).Elem(),
 			"Footprint":    TypeOf((*profile.Footprint)(nil)).Elem(),

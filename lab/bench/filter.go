@@ -17,6 +17,7 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -36,7 +37,7 @@ type FilterConfig struct {
 	Filters    []string
 	Strategies []filtered.Strategy
 	// Efs are the beams of the graph strategies, one row each (0: each
-	// store's default); exact search runs once.
+	// store's default, see defaultBeam); exact search runs once.
 	Efs            []int
 	NoIndex        bool                          // also run the strategies that can without payload indexes
 	Seeds          int                           // also run ACORN with this many matching entry points (0: not)
@@ -192,7 +193,11 @@ func Filter(ds *dataset.Dataset, metric engine.Metric, cfg FilterConfig, log io.
 	if cfg.PayloadLinks && slices.Contains(cfg.Strategies, filtered.QdrantPlanner) {
 		fmt.Fprintf(log, "bench filter: building Qdrant's payload-block links…\n")
 		var rep filtered.PayloadLinksReport
-		collLinks, rep, err = coll.WithPayloadLinks(filtered.PayloadLinksConfig{Threshold: cfg.Threshold, EfConstruction: cfg.EfConstruction, Seed: cfg.Seed, Workers: cfg.Workers})
+		thr := cfg.Threshold
+		if thr == 0 { // Qdrant's full_scan_threshold, resolved by lab/profile
+			thr = profile.Default(profile.Qdrant).FullScanThreshold(ds.Base.Dim)
+		}
+		collLinks, rep, err = coll.WithPayloadLinks(filtered.PayloadLinksConfig{Threshold: thr, EfConstruction: cfg.EfConstruction, Seed: cfg.Seed, Workers: cfg.Workers})
 		if err != nil {
 			return nil, err
 		}
@@ -243,13 +248,20 @@ func Filter(ds *dataset.Dataset, metric engine.Metric, cfg FilterConfig, log io.
 				if len(efs) > 1 {
 					name = fmt.Sprintf("%s ef=%d", s, ef)
 				}
-				jobs = append(jobs, job{name, coll, cf, s, filtered.Params{Ef: ef, FullScanThreshold: cfg.Threshold}})
+				p := storeParams(s, cfg.K, ds.Base.Dim)
+				if ef > 0 {
+					p.Ef = ef
+				}
+				if cfg.Threshold > 0 {
+					p.FullScanThreshold = cfg.Threshold
+				}
+				jobs = append(jobs, job{name, coll, cf, s, p})
 				if s == filtered.ACORNGamma || s == filtered.ACORN1 {
 					for _, nb := range cfg.Neighbourhoods {
-						jobs = append(jobs, job{name + " " + nb.String() + "-nbhd", coll, cf, s, filtered.Params{Ef: ef, ACORNNeighbourhood: nb}})
+						jobs = append(jobs, job{name + " " + nb.String() + "-nbhd", coll, cf, s, filtered.Params{Ef: p.Ef, ACORNNeighbourhood: nb}})
 					}
 					if cfg.Seeds > 0 {
-						jobs = append(jobs, job{fmt.Sprintf("%s +%d seeds", name, cfg.Seeds), coll, cf, s, filtered.Params{Ef: ef, EntrySeeds: cfg.Seeds}})
+						jobs = append(jobs, job{fmt.Sprintf("%s +%d seeds", name, cfg.Seeds), coll, cf, s, filtered.Params{Ef: p.Ef, EntrySeeds: cfg.Seeds}})
 					}
 				}
 				if cfg.NoIndex && (s == filtered.QdrantPlanner || s == filtered.Exact || s == filtered.ACORN1 || s == filtered.ACORNGamma) {
@@ -257,10 +269,10 @@ func Filter(ds *dataset.Dataset, metric engine.Metric, cfg FilterConfig, log io.
 					if err != nil {
 						return nil, err
 					}
-					jobs = append(jobs, job{name + " (no payload index)", collPlain, pcf, s, filtered.Params{Ef: ef, FullScanThreshold: cfg.Threshold}})
+					jobs = append(jobs, job{name + " (no payload index)", collPlain, pcf, s, p})
 				}
 				if s == filtered.QdrantPlanner && collLinks != nil {
-					jobs = append(jobs, job{name + " +payload links", collLinks, cf, s, filtered.Params{Ef: ef, FullScanThreshold: cfg.Threshold}})
+					jobs = append(jobs, job{name + " +payload links", collLinks, cf, s, p})
 				}
 			}
 		}
@@ -349,4 +361,23 @@ func thresholdText(t int) string {
 		return "10,000 KB (6,666 vectors at 384-d)"
 	}
 	return fmt.Sprintf("%d vectors", t)
+}
+
+// graphBeam is the beam of the graph strategies no store runs on its
+// defaults here (the in-graph walk, ACORN-γ and ACORN-1): pgvector's
+// hnsw.ef_search default, so every graph strategy starts from one beam.
+const graphBeam = 40
+
+// storeParams are strategy s's knobs when -ef and -threshold are 0: the
+// defaults of the store whose strategy it is, as lab/profile resolves
+// them (pgvector hnsw.ef_search 40 and its scan limits for the
+// post-filter and the iterative scans, Redis EF_RUNTIME 10, Qdrant
+// hnsw_ef = ef_construct and full_scan_threshold 10,000 KB of vectors),
+// graphBeam for the others. engine/filtered holds no store's default.
+func storeParams(s filtered.Strategy, k, dim int) filtered.Params {
+	p := profile.StrategyParams(s, k, dim)
+	if p.Ef == 0 && s != filtered.Exact {
+		p.Ef = graphBeam
+	}
+	return p
 }

@@ -62,7 +62,7 @@ func E04Table(env *Env) *table.Table {
 		reading := fmt.Sprintf("effective ef = %d", pl.Ef)
 		switch p.Kind {
 		case profile.PGVector:
-			reading += fmt.Sprintf("; LIMIT not passed to the index: ≤ %d rows per scan", p.EfSearch)
+			reading += fmt.Sprintf("; LIMIT not passed to the index: ≤ %d rows per scan", p.Ef)
 		case profile.Redis:
 			reading += " = max(EF_RUNTIME, k)"
 		case profile.Qdrant:
@@ -70,7 +70,7 @@ func E04Table(env *Env) *table.Table {
 		case profile.Elasticsearch:
 			reading = fmt.Sprintf("num_candidates = min(⌈1.5·k⌉, 10000) = %d, raised to k' = %d by rescoring", min(k+(k+1)/2, profile.NumCandidatesLimit), pl.NumCandidates)
 		}
-		breadth := p.EfSearch
+		breadth := p.Ef
 		if p.Kind == profile.Qdrant && breadth == 0 {
 			breadth = p.EfConstruction
 		}
@@ -83,7 +83,7 @@ func E04Table(env *Env) *table.Table {
 			add("rescore oversample", "oversample", p.EffectiveOversample(dim), fmt.Sprintf("k' = ⌈k·oversample⌉ = %d candidates rescored with float32", pl.Rescore))
 		}
 		if p.Kind == profile.Qdrant {
-			add("full_scan_threshold", "", fmt.Sprintf("%d KB", p.FullScanThresholdKB), fmt.Sprintf("= %d vectors of %d dims per segment", p.FullScanThresholdKB*1024/(4*dim), dim))
+			add("full_scan_threshold", "", fmt.Sprintf("%d KB", p.FullScanThresholdKB), fmt.Sprintf("= %d vectors of %d dims per segment", p.FullScanThreshold(dim), dim))
 			add("indexing_threshold", "", fmt.Sprintf("%d KB", p.IndexingThresholdKB), "per segment, in KB of vectors")
 		}
 	}

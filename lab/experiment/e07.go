@@ -101,12 +101,15 @@ func e07MeasureProfile(env *Env, p profile.Profile, settings []E07Setting) ([]St
 			return nil, fmt.Errorf("experiment: E07: hnsw.max_scan_tuples %d < 0: %w", set.MaxScanTuples, errBadArgument)
 		}
 		fp := p.FilterParams(env.Scale.K, s.Dim())
-		fp.Ef, fp.MaxScanTuples = set.Ef, set.MaxScanTuples
+		fp.Ef = set.Ef
+		if set.MaxScanTuples > 0 { // 0 keeps pgvector's default, resolved by FilterParams
+			fp.MaxScanTuples = set.MaxScanTuples
+		}
 		// PostgreSQL's planner first: with a large ef_search the index
 		// scan costs more than filtering every row (profile.PgvectorPlan),
 		// and the query runs exactly whatever iterative_scan says.
 		pp := p
-		pp.EfSearch = set.Ef
+		pp.Ef = set.Ef
 		plan, err := pp.PgvectorPlan(s.Len(), s.Dim(), env.Scale.K, profile.SpringAIFilterSelectivity)
 		if err != nil {
 			return nil, err

@@ -75,7 +75,7 @@ func TestLiveFidelity(t *testing.T) {
 				t.Errorf("%s: enable_seqscan = off, yet PostgreSQL scanned the table (%v)", name, l.Plan)
 			}
 			pp := p
-			pp.EfSearch = E07Default[i].Ef
+			pp.Ef = E07Default[i].Ef
 			model, err := pp.PgvectorPlan(env.Scale.N, env.Scale.Dim, env.Scale.K, profile.SpringAIFilterSelectivity)
 			if err != nil {
 				t.Fatal(err)

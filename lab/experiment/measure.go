@@ -60,12 +60,16 @@ func measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 		return Measurement{}, err
 	}
 	qs := ds.Queries
-	var dist int
+	var (
+		dist int
+		plan profile.Plan // the plan the store's searches ran, as they report it
+	)
 	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup}
 	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		res, st, err := s.SearchStats(qs.Row(i), k)
 		if pass == 0 {
 			dist += st.DistComps
+			plan = st.Plan
 		}
 		return res, err
 	})
@@ -76,7 +80,7 @@ func measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 		Label: label, Queries: qs.N, K: k, Recall: m.Recall,
 		Latency: m.Latency, QPS: m.QPS,
 		MeanHits: m.MeanHits, DistComps: float64(dist) / float64(qs.N),
-		Plan: s.Profile().Plan(k, s.Dim()), Segments: len(s.Segments()),
+		Plan: plan, Segments: len(s.Segments()),
 	}, nil
 }
 

@@ -166,7 +166,7 @@ func E03PostFilterHits(env *Env, ms []StrategyMeasurement) (*PostFilterHits, err
 	aHits, _ := e03.Figure(pg.Label, "mean hits")
 	aRecall, _ := e03.Figure(pg.Label, "recall@10")
 	return &PostFilterHits{
-		Ef:       profile.Default(profile.PGVector).EfSearch,
+		Ef:       profile.Default(profile.PGVector).Ef,
 		Sel:      Selectivity{Filter: ArticleFilter, Matching: pg.Matching, N: ds.Base.N},
 		K:        env.Scale.K,
 		MeanHits: pg.MeanHits, Recall: pg.Recall, ArticleHits: aHits.Value, ArticleRecall: aRecall.Value,
@@ -224,7 +224,7 @@ func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity,
 		return nil, err
 	}
 	k := env.Scale.K
-	t := table.New(fmt.Sprintf("post-filter (pgvector, ef_search = %d, iterative_scan = off), %d queries, topK=%d", p.EfSearch, env.Scale.Queries, k),
+	t := table.New(fmt.Sprintf("post-filter (pgvector, ef_search = %d, iterative_scan = off), %d queries, topK=%d", p.Ef, env.Scale.Queries, k),
 		table.Col("filter", ""), table.Col("kind", ""),
 		table.Column{Header: "matching", Source: table.Lab, Prec: -1},
 		table.Column{Header: "s", Unit: "%", Source: table.Lab, Prec: 1},
@@ -247,7 +247,7 @@ func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity,
 			return nil, fmt.Errorf("experiment: E03SelectivitySweep: filter %q: %w", expr, err)
 		}
 		sel := Selectivity{Filter: expr, Matching: m.Matching, N: ds.Base.N}
-		want := float64(p.EfSearch) * sel.s()
+		want := float64(p.Ef) * sel.s()
 		kind := "independent of the vectors"
 		if isTied {
 			kind = "tied to the clusters"

@@ -38,6 +38,7 @@ import (
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/profile"
 )
 
 // ErrBadParams is wrapped by every error about a parameter.
@@ -594,8 +595,12 @@ func (l *Lab) one(q []float32, k, ef int, f *filter.Compiled, strategy filtered.
 		st.SearchStats = l.searcher.Stats()
 		return slices.Clone(rs), st, err
 	}
-	rs, st, err := l.coll.Search(filtered.Request{Query: q, K: k, Filter: f, Strategy: strategy,
-		Params: filtered.Params{Ef: ef, Rescore: rescoreN, SampleSeed: l.P.Seed}})
+	// The store's knobs beyond the beam (pgvector's scan limits, Qdrant's
+	// full_scan_threshold, the M Redis's heuristic is fed) on its
+	// defaults, from lab/profile: engine/filtered holds no store's default.
+	p := profile.StrategyParams(strategy, k, l.Index.Dim())
+	p.Ef, p.Rescore, p.SampleSeed = ef, rescoreN, l.P.Seed
+	rs, st, err := l.coll.Search(filtered.Request{Query: q, K: k, Filter: f, Strategy: strategy, Params: p})
 	if err != nil {
 		return nil, st, fmt.Errorf("explore: search: %s: %w", strategy, err)
 	}

@@ -19,29 +19,29 @@ func (p Profile) Describe(dim, k int) string {
 		ops := map[string]string{"cosine": "vector_cosine_ops", "dot": "vector_ip_ops", "l2": "vector_l2_ops"}[p.Metric.String()]
 		fmt.Fprintf(&b, "pgvector %s\n", p.Version)
 		fmt.Fprintf(&b, "  CREATE INDEX ON items USING hnsw (embedding %s) WITH (m = %d, ef_construction = %d);\n", ops, p.M, p.EfConstruction)
-		fmt.Fprintf(&b, "  SHOW hnsw.ef_search;            %d\n", p.EfSearch)
+		fmt.Fprintf(&b, "  SHOW hnsw.ef_search;            %d\n", p.Ef)
 		fmt.Fprintf(&b, "  SHOW hnsw.iterative_scan;       off\n")
 		fmt.Fprintf(&b, "  SHOW hnsw.max_scan_tuples;      20000\n")
 		fmt.Fprintf(&b, "  -- layer 0: %d links per new element (2·m), keep pruned connections: %t\n", p.Degree0, p.KeepPruned)
-		fmt.Fprintf(&b, "  -- ORDER BY embedding <=> $1 LIMIT %d: one scan of ef_search = %d, LIMIT not passed to the index → at most %d rows\n", k, p.EfSearch, pl.Limit)
+		fmt.Fprintf(&b, "  -- ORDER BY embedding <=> $1 LIMIT %d: one scan of ef_search = %d, LIMIT not passed to the index → at most %d rows\n", k, p.Ef, pl.Limit)
 	case Redis:
 		metric := map[string]string{"cosine": "COSINE", "dot": "IP", "l2": "L2"}[p.Metric.String()]
 		fmt.Fprintf(&b, "redis %s\n", p.Version)
 		fmt.Fprintf(&b, "  FT.INFO idx → attributes: identifier embedding type VECTOR algorithm HNSW data_type FLOAT32 dim %d distance_metric %s M %d ef_construction %d ef_runtime %d epsilon 0.01\n",
-			dim, metric, p.M, p.EfConstruction, p.EfSearch)
+			dim, metric, p.M, p.EfConstruction, p.Ef)
 		fmt.Fprintf(&b, "  -- KNN %d: ef = max(EF_RUNTIME, k) = %d; insertion as hnswlib (%d links per new node, no keep-pruned)\n", k, pl.Ef, p.Degree0)
 	case Qdrant:
 		metric := map[string]string{"cosine": "Cosine", "dot": "Dot", "l2": "Euclid"}[p.Metric.String()]
 		vecBytes := 4 * dim
-		full := p.FullScanThresholdKB * 1024 / max(vecBytes, 1)
+		full := p.FullScanThreshold(dim)
 		fmt.Fprintf(&b, "qdrant %s\n", p.Version)
 		fmt.Fprintf(&b, "  GET /collections/items → config: {\"params\":{\"vectors\":{\"size\":%d,\"distance\":\"%s\"}},"+
 			"\"hnsw_config\":{\"m\":%d,\"ef_construct\":%d,\"full_scan_threshold\":%d,\"max_indexing_threads\":0,\"on_disk\":false},"+
 			"\"optimizer_config\":{\"default_segment_number\":0,\"indexing_threshold\":%d}}\n",
 			dim, metric, p.M, p.EfConstruction, p.FullScanThresholdKB, p.IndexingThresholdKB)
 		efSrc := "hnsw_ef unset → ef_construct"
-		if p.EfSearch > 0 {
-			efSrc = fmt.Sprintf("hnsw_ef %d", p.EfSearch)
+		if p.Ef > 0 {
+			efSrc = fmt.Sprintf("hnsw_ef %d", p.Ef)
 		}
 		fmt.Fprintf(&b, "  -- search: %s, ef = max(ef, k) = %d; %d segment(s)\n", efSrc, pl.Ef, p.Segments)
 		fmt.Fprintf(&b, "  -- full_scan_threshold %d KB = %d vectors of %d B: a segment with fewer is searched exactly\n", p.FullScanThresholdKB, full, vecBytes)
@@ -61,8 +61,8 @@ func (p Profile) Describe(dim, k int) string {
 			fmt.Fprintf(&b, "  -- index_options.type not given: %s because dims %d %s %d\n", typ, dim, map[bool]string{true: "≥", false: "<"}[dim >= BBQDimsThreshold], BBQDimsThreshold)
 		}
 		nc := "num_candidates = min(⌈1.5·k⌉, 10000)"
-		if p.EfSearch > 0 {
-			nc = fmt.Sprintf("num_candidates = %d", p.EfSearch)
+		if p.Ef > 0 {
+			nc = fmt.Sprintf("num_candidates = %d", p.Ef)
 		}
 		fmt.Fprintf(&b, "  -- knn k=%d: %s; ", k, nc)
 		if pl.Rescore > 0 {

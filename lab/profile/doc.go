@@ -39,6 +39,35 @@
 //     https://www.elastic.co/docs/reference/query-languages/query-dsl/query-dsl-knn-query,
 //     elastic/elasticsearch server/src/main/java/org/elasticsearch/index/mapper/vectors/DenseVectorFieldMapper.java).
 //
+// # Which store calls it what
+//
+// lab/profile owns every store rule: [Profile.WithDefaults] fills the
+// stores' defaults, [Profile.Plan] resolves a query's breadth once
+// (max(ef, k), num_candidates, k') and [Profile.FilterParams] the
+// filtered knobs; engine/segment and engine/filtered receive the
+// resolved values and hold no store's default. A parameter keeps one
+// name from the notebook to the engine (the engine.Index seam calls
+// the beam Breadth, its name for ef, IVF's probes and the like):
+//
+//	lab name                     pgvector              Redis                    Qdrant                      Elasticsearch                         engine
+//	Profile.Ef → Plan.Ef         hnsw.ef_search 40     EF_RUNTIME 10,           hnsw_ef → ef_construct,     num_candidates min(⌈1.5·k⌉, 10000),   segment.Options.Ef, filtered.Params.Ef,
+//	                             (not raised to k)     max(ef, k)               max(ef, k)                  raised to k'                          engine.Request.Breadth
+//	Profile.EfConstruction       ef_construction 64    EF_CONSTRUCTION 200      ef_construct 100            ef_construction 100                   hnsw.Config.EfConstruction
+//	Profile.M                    m 16                  M 16                     m 16                        m 16                                  hnsw.Config.M
+//	Profile.Oversample →         —                     —                        —                           rescore_vector.oversample (3 for      segment.Options.Rescore,
+//	Plan.Rescore (k')                                                                                       bbq_hnsw), k' = min(⌈k·os⌉, 10000)    filtered.Params.Rescore
+//	Plan.Candidates              min(k, ef_search)     k                        k                           k' (k without rescoring)              segment.Options.K (Elasticsearch: k, Rescore k')
+//	Profile.FullScanThresholdKB  —                     —                        full_scan_threshold_kb      —                                     filtered.Params.FullScanThreshold (vectors)
+//	Profile.IndexingThresholdKB  —                     —                        indexing_threshold_kb       —                                     segment.Config.IndexingThreshold (vectors)
+//	Profile.PayloadM             —                     —                        payload_m                   —                                     filtered.PayloadLinksConfig.PayloadM
+//	Profile.Segments             1                     1                        default_segment_number      segments left by refresh and merges   segment.Config.Heads / ForceMerge
+//	Profile.Type                 —                     —                        —                           index_options.type                    segment.Config.Encoding
+//	Profile.RefreshInterval      —                     —                        —                           index.refresh_interval                segment.Collection.Refresh
+//	Profile.FilterHeuristic      —                     —                        —                           hnsw_filter_heuristic                 segment.Options.FilteredSearchThreshold
+//
+// docs/parameters.md holds the same table; TestStoreRules states each
+// rule once with its source.
+//
 // A profile prints and parses ([Profile.String], [Parse]) and describes
 // itself the way the live service shows its index ([Profile.Describe]).
 // Query-time settings are overridden per view ([Store.WithEf],

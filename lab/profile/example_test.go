@@ -40,10 +40,10 @@ func ExampleProfile_Build() {
 	}
 	defer s.Close()
 	res, err := s.Search(ds.Queries.Row(0), 10)
-	fmt.Println(len(res), err, s.Profile().EfSearch)
+	fmt.Println(len(res), err, s.Profile().Ef)
 	wide := s.WithEf(200) // EF_RUNTIME 200, same index
 	res, err = wide.Search(ds.Queries.Row(0), 10)
-	fmt.Println(len(res), err, wide.Profile().EfSearch)
+	fmt.Println(len(res), err, wide.Profile().Ef)
 	// Output:
 	// 10 <nil> 10
 	// 10 <nil> 200

@@ -52,23 +52,64 @@ func (p Profile) FilterPlan(n, dim, k int) (st filtered.Strategy, plan string, e
 	return st, pl.String(), nil
 }
 
+// pgvector's and PostgreSQL's defaults for the iterative index scan
+// (pgvector/pgvector v0.8.0 src/hnsw.c: hnsw.max_scan_tuples 20000,
+// hnsw.scan_mem_multiplier 1; PostgreSQL 17 work_mem 4MB).
+const (
+	pgMaxScanTuples     = 20000
+	pgWorkMemKB         = 4096
+	pgScanMemMultiplier = 1
+)
+
 // FilterParams are the engine/filtered knobs of a top-k filtered query
-// under the profile's breadth: the beam of its plan (for Elasticsearch the
-// num_candidates beam), Qdrant's full_scan_threshold as a vector count and
-// the M Redis's heuristic is fed.
+// under the profile's breadth, every store default resolved here (the
+// engine holds none): the beam of its plan (for Elasticsearch the
+// num_candidates beam, and k' to rescore), pgvector's scan limits,
+// Qdrant's full_scan_threshold as a vector count and the M Redis's
+// heuristic is fed.
 func (p Profile) FilterParams(k, dim int) filtered.Params {
 	pl := p.Plan(k, dim)
 	fp := filtered.Params{Ef: pl.Ef, RedisM: p.M}
-	if p.Kind == PGVector || p.Kind == Redis {
-		fp.Ef = max(p.EfSearch, 1) // the strategies apply their own max(ef, k) rules
-	}
-	if p.Kind == Qdrant && dim > 0 {
-		fp.FullScanThreshold = max(p.FullScanThresholdKB*1024/(4*dim), 1)
-	}
-	if p.Kind == Elasticsearch {
+	switch p.Kind {
+	case PGVector:
+		fp.Ef = max(p.Ef, 1) // ef_search as set: the scan is not widened to k
+		fp.MaxScanTuples, fp.WorkMemKB, fp.ScanMemMultiplier = pgMaxScanTuples, pgWorkMemKB, pgScanMemMultiplier
+	case Redis:
+		fp.Ef = max(p.Ef, 1) // EF_RUNTIME as set: the hybrid policy applies VecSim's max(ef, k) where VecSim does
+	case Qdrant:
+		fp.FullScanThreshold = p.FullScanThreshold(dim)
+	case Elasticsearch:
 		fp.Rescore = pl.Rescore
 	}
 	return fp
+}
+
+// FullScanThreshold is Qdrant's full_scan_threshold in vectors of dim
+// dimensions: FullScanThresholdKB of float32 vectors (at least 1; 0 for
+// the other stores, which have none).
+func (p Profile) FullScanThreshold(dim int) int {
+	if p.Kind != Qdrant || dim < 1 {
+		return 0
+	}
+	return max(p.FullScanThresholdKB*1024/(4*dim), 1)
+}
+
+// StrategyParams are the engine/filtered knobs of strategy s on the
+// defaults of the store whose strategy it is (see [Profile.FilterStrategy]):
+// pgvector's for the post-filter and the iterative scans, Redis's for its
+// hybrid policy, Qdrant's for its planner. The strategies no store runs
+// on its defaults here (exact, ACORN, and the in-graph walk outside an
+// Elasticsearch plan) get zero knobs: the caller chooses their beam.
+func StrategyParams(s filtered.Strategy, k, dim int) filtered.Params {
+	switch s {
+	case filtered.PostFilter, filtered.IterativeRelaxed, filtered.IterativeStrict:
+		return Default(PGVector).FilterParams(k, dim)
+	case filtered.RedisHybrid:
+		return Default(Redis).FilterParams(k, dim)
+	case filtered.QdrantPlanner:
+		return Default(Qdrant).FilterParams(k, dim)
+	}
+	return filtered.Params{}
 }
 
 // Filtered binds the store's graph and vectors to metadata for filtered
@@ -141,7 +182,7 @@ func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 		// before the HNSW build (hnsw/build.rs); the lab's metadata comes
 		// with its indexes, so the graph gets them.
 		coll, _, err = coll.WithPayloadLinks(filtered.PayloadLinksConfig{
-			PayloadM: c.p.PayloadM, Threshold: max(c.p.FullScanThresholdKB*1024/(4*c.dim), 1),
+			PayloadM: c.p.PayloadM, Threshold: c.p.FullScanThreshold(c.dim),
 			EfConstruction: c.p.EfConstruction, Seed: c.p.Seed, Workers: c.p.Workers})
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", c.p.Kind, err)

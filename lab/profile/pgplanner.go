@@ -144,8 +144,8 @@ func (p Profile) PgvectorPlan(n, dim, k int, filterSel float64) (PgPlan, error) 
 		return pl, fmt.Errorf("profile: PgvectorPlan: n %d, dim %d and k %d must be positive: %w", n, dim, k, engine.ErrInvalidArgument)
 	case !(filterSel > 0 && filterSel <= 1):
 		return pl, fmt.Errorf("profile: PgvectorPlan: filter selectivity %v outside (0, 1]: %w", filterSel, engine.ErrInvalidArgument)
-	case p.M < 2 || p.EfSearch < 1:
-		return pl, fmt.Errorf("profile: PgvectorPlan: m %d and ef_search %d: %w", p.M, p.EfSearch, engine.ErrInvalidArgument)
+	case p.M < 2 || p.Ef < 1:
+		return pl, fmt.Errorf("profile: PgvectorPlan: m %d and ef_search %d: %w", p.M, p.Ef, engine.ErrInvalidArgument)
 	}
 	N := float64(n)
 	pl.TablePages, pl.IndexPages = PgPages(n, dim, p.M)
@@ -165,8 +165,8 @@ func (p Profile) PgvectorPlan(n, dim, k int, filterSel float64) (PgPlan, error) 
 	// hnswcostestimate (pgvector 0.8).
 	ml := 1 / math.Log(float64(p.M))
 	entryLevel := math.Floor(math.Log(N) * ml)
-	layer0Max := float64(2*p.M) * float64(p.EfSearch)
-	layer0Sel := 0.55 * math.Log(N) / (math.Log(float64(p.M)) * (1 + math.Log(float64(p.EfSearch))))
+	layer0Max := float64(2*p.M) * float64(p.Ef)
+	layer0Sel := 0.55 * math.Log(N) / (math.Log(float64(p.M)) * (1 + math.Log(float64(p.Ef))))
 	ratio := math.Min(1, (entryLevel*float64(p.M)+layer0Max*layer0Sel)/N)
 	pl.StartupRatio = ratio
 	indexStartup := indexTotal * ratio

@@ -51,7 +51,7 @@ func TestPgvectorPlan(t *testing.T) {
 		// 8,191, and it scans).
 		{1000, 1, false},
 	} {
-		p.EfSearch = tc.ef
+		p.Ef = tc.ef
 		pl, err := p.PgvectorPlan(30000, 384, 10, tc.sel)
 		if err != nil {
 			t.Fatal(err)
@@ -67,7 +67,7 @@ func TestPgvectorPlan(t *testing.T) {
 	// The startup ratio grows with ef_search (pgvector 0.8's formula).
 	prev := 0.0
 	for _, ef := range []int{10, 40, 100, 400, 1000} {
-		p.EfSearch = ef
+		p.Ef = ef
 		pl, _ := p.PgvectorPlan(30000, 384, 10, 1)
 		if pl.StartupRatio <= prev {
 			t.Errorf("startup ratio %v at ef_search %d not above %v", pl.StartupRatio, ef, prev)
@@ -128,7 +128,7 @@ func TestPgvectorPlanMatchesPostgreSQL(t *testing.T) {
 		{30000, 1000, 1, 8439, 8191, false},
 	} {
 		p := Default(PGVector)
-		p.EfSearch = tc.ef
+		p.Ef = tc.ef
 		pl, err := p.PgvectorPlan(tc.n, 384, 10, tc.sel)
 		if err != nil {
 			t.Fatal(err)

@@ -104,12 +104,12 @@ type Profile struct {
 	Degree0        int  // links a new node gets on layer 0: pgvector and Lucene 2·M, hnswlib-style M
 	KeepPruned     bool // fill a new node's list with pruned candidates (pgvector)
 
-	// EfSearch is the query-time breadth under the store's own name:
+	// Ef is the query-time breadth under the store's own name:
 	// pgvector hnsw.ef_search (40; NOT raised to LIMIT: a scan yields at
 	// most ef_search rows), Redis EF_RUNTIME (10; effective max(ef, k)),
 	// Qdrant hnsw_ef (0 → ef_construct; effective max(ef, k)),
 	// Elasticsearch num_candidates (0 → min(⌈1.5·k⌉, 10000)).
-	EfSearch int
+	Ef int
 
 	// SeqScanOff is pgvector's session setting enable_seqscan = off: the
 	// PostgreSQL planner then keeps the HNSW index even where a sequential
@@ -204,8 +204,8 @@ func (p Profile) WithDefaults() Profile {
 		if p.EfConstruction == 0 {
 			p.EfConstruction = 64
 		}
-		if p.EfSearch == 0 {
-			p.EfSearch = 40
+		if p.Ef == 0 {
+			p.Ef = 40
 		}
 		if p.Degree0 == 0 {
 			p.Degree0 = p.M0
@@ -217,8 +217,8 @@ func (p Profile) WithDefaults() Profile {
 		if p.EfConstruction == 0 {
 			p.EfConstruction = 200
 		}
-		if p.EfSearch == 0 {
-			p.EfSearch = 10
+		if p.Ef == 0 {
+			p.Ef = 10
 		}
 		if p.Degree0 == 0 {
 			p.Degree0 = p.M
@@ -294,14 +294,14 @@ func (p Profile) Validate() error {
 		// src/hnswbuild.c: "ef_construction must be greater than or equal to 2 * m"
 		bad("ef_construction must be greater than or equal to 2 * m (%d), got %d", 2*p.M, p.EfConstruction)
 	}
-	if p.EfSearch < 0 || (p.Kind == PGVector && p.EfSearch == 0) {
-		bad("ef_search must be positive, got %d", p.EfSearch)
+	if p.Ef < 0 || (p.Kind == PGVector && p.Ef == 0) {
+		bad("ef_search must be positive, got %d", p.Ef)
 	}
-	if p.Kind == PGVector && p.EfSearch > 1000 {
-		bad("hnsw.ef_search must be in 1…1000, got %d", p.EfSearch)
+	if p.Kind == PGVector && p.Ef > 1000 {
+		bad("hnsw.ef_search must be in 1…1000, got %d", p.Ef)
 	}
-	if p.Kind == Elasticsearch && p.EfSearch > NumCandidatesLimit {
-		bad("num_candidates must be ≤ %d, got %d", NumCandidatesLimit, p.EfSearch)
+	if p.Kind == Elasticsearch && p.Ef > NumCandidatesLimit {
+		bad("num_candidates must be ≤ %d, got %d", NumCandidatesLimit, p.Ef)
 	}
 	if p.Degree0 < 1 || p.Degree0 > p.M0 {
 		bad("layer-0 degree of a new node must be in 1…m0 (%d), got %d", p.M0, p.Degree0)
@@ -398,21 +398,21 @@ func (p Profile) Plan(k, dim int) Plan {
 	case PGVector:
 		// hnswscan.c: one layer-0 search with ef_search; the executor's
 		// LIMIT is not passed down, so a scan yields ≤ ef_search rows.
-		pl.Ef = p.EfSearch
-		pl.Limit = min(k, p.EfSearch)
+		pl.Ef = p.Ef
+		pl.Limit = min(k, p.Ef)
 		pl.Candidates = pl.Limit
 	case Redis:
-		pl.Ef = max(p.EfSearch, k) // VecSim: ef = max(EF_RUNTIME, k)
+		pl.Ef = max(p.Ef, k) // VecSim: ef = max(EF_RUNTIME, k)
 		pl.Candidates = k
 	case Qdrant:
-		ef := p.EfSearch
+		ef := p.Ef
 		if ef == 0 {
 			ef = p.EfConstruction // graph config's ef is initialised to ef_construct
 		}
 		pl.Ef = max(ef, k)
 		pl.Candidates = k
 	case Elasticsearch:
-		nc := p.EfSearch
+		nc := p.Ef
 		if nc == 0 {
 			nc = min(int(math.Ceil(1.5*float64(k))), NumCandidatesLimit)
 		}
@@ -447,7 +447,7 @@ func (pl Plan) String() string {
 func (p Profile) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s metric=%s m=%d m0=%d ef_construction=%d degree0=%d keep_pruned=%t ef=%d",
-		p.Kind, p.Metric, p.M, p.M0, p.EfConstruction, p.Degree0, p.KeepPruned, p.EfSearch)
+		p.Kind, p.Metric, p.M, p.M0, p.EfConstruction, p.Degree0, p.KeepPruned, p.Ef)
 	if p.Kind == Qdrant || p.FullScanThresholdKB != 0 || p.IndexingThresholdKB != 0 {
 		fmt.Fprintf(&b, " full_scan_threshold_kb=%d indexing_threshold_kb=%d", p.FullScanThresholdKB, p.IndexingThresholdKB)
 	}
@@ -503,7 +503,7 @@ func Parse(s string) (Profile, error) {
 		case "keep_pruned":
 			p.KeepPruned, err = strconv.ParseBool(v)
 		case "ef", "ef_search", "ef_runtime", "hnsw_ef", "num_candidates":
-			atoi(&p.EfSearch)
+			atoi(&p.Ef)
 		case "full_scan_threshold_kb":
 			atoi(&p.FullScanThresholdKB)
 		case "indexing_threshold_kb":

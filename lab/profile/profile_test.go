@@ -18,44 +18,12 @@ import (
 	"github.com/veclab/veclab/lab/dataset"
 )
 
-func TestDefaults(t *testing.T) {
-	tests := []struct {
-		kind                    Kind
-		m, m0, efc, ef, degree0 int
-		keepPruned              bool
-		segments                int
-	}{
-		{PGVector, 16, 32, 64, 40, 32, true, 1},
-		{Redis, 16, 32, 200, 10, 16, false, 1},
-		{Qdrant, 16, 32, 100, 0, 16, false, 2},
-		{Elasticsearch, 16, 32, 100, 0, 32, false, ESSegments},
-	}
-	for _, tt := range tests {
-		t.Run(tt.kind.String(), func(t *testing.T) {
-			p := Default(tt.kind)
-			if err := p.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			if p.M != tt.m || p.M0 != tt.m0 || p.EfConstruction != tt.efc || p.EfSearch != tt.ef ||
-				p.Degree0 != tt.degree0 || p.KeepPruned != tt.keepPruned || p.Segments != tt.segments {
-				t.Errorf("Default(%v) = %+v", tt.kind, p)
-			}
-		})
-	}
-	if p := Default(Qdrant); p.FullScanThresholdKB != 10000 || p.IndexingThresholdKB != 10000 {
-		t.Errorf("qdrant thresholds %d/%d KB, want 10000/10000", p.FullScanThresholdKB, p.IndexingThresholdKB)
-	}
-	if p := Default(Elasticsearch); p.RefreshInterval != time.Second {
-		t.Errorf("elasticsearch refresh %v, want 1s", p.RefreshInterval)
-	}
-}
-
 func TestStringParse(t *testing.T) {
 	ps := Defaults()
 	custom := Default(Elasticsearch)
-	custom.Type, custom.Oversample, custom.EfSearch, custom.Seed, custom.Segments = Int8HNSW, -1, 500, 7, 3
+	custom.Type, custom.Oversample, custom.Ef, custom.Seed, custom.Segments = Int8HNSW, -1, 500, 7, 3
 	pg := Default(PGVector)
-	pg.EfSearch, pg.KeepPruned, pg.Metric = 200, false, engine.L2
+	pg.Ef, pg.KeepPruned, pg.Metric = 200, false, engine.L2
 	qd := Default(Qdrant)
 	qd.PayloadM = -1
 	ps = append(ps, custom, pg, qd)
@@ -73,7 +41,7 @@ func TestStringParse(t *testing.T) {
 	}
 	// Keys left out take the store's defaults.
 	p, err := Parse("redis ef_runtime=50")
-	if err != nil || p.EfSearch != 50 || p.EfConstruction != 200 {
+	if err != nil || p.Ef != 50 || p.EfConstruction != 200 {
 		t.Errorf(`Parse("redis ef_runtime=50") = %+v, %v`, p, err)
 	}
 }
@@ -103,7 +71,7 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		{"pg efc < 2m", func(p *Profile) { p.EfConstruction = 20 }, "greater than or equal to 2 * m"},
-		{"pg ef_search > 1000", func(p *Profile) { p.EfSearch = 1001 }, "1…1000"},
+		{"pg ef_search > 1000", func(p *Profile) { p.Ef = 1001 }, "1…1000"},
 		{"m too small", func(p *Profile) { p.M = 1 }, "m must be"},
 		{"m0 < m", func(p *Profile) { p.M0 = 8 }, "m0 must be"},
 		{"degree0", func(p *Profile) { p.Degree0 = 99 }, "layer-0 degree"},
@@ -127,51 +95,6 @@ func TestValidate(t *testing.T) {
 				t.Error("Open accepted an invalid profile")
 			}
 		})
-	}
-}
-
-func TestPlan(t *testing.T) {
-	es := Default(Elasticsearch)
-	esHNSW := es
-	esHNSW.Type = HNSWType
-	esNoRescore := es
-	esNoRescore.Oversample = -1
-	esNC := es
-	esNC.EfSearch = 500
-	q := Default(Qdrant)
-	q.EfSearch = 64
-	tests := []struct {
-		name string
-		p    Profile
-		k    int
-		dim  int
-		want Plan
-	}{
-		{"pgvector k10", Default(PGVector), 10, 384, Plan{K: 10, Ef: 40, Candidates: 10, Limit: 10}},
-		{"pgvector k50 capped by ef_search", Default(PGVector), 50, 384, Plan{K: 50, Ef: 40, Candidates: 40, Limit: 40}},
-		{"redis k10", Default(Redis), 10, 384, Plan{K: 10, Ef: 10, Candidates: 10, Limit: 10}},
-		{"redis k20 raises ef", Default(Redis), 20, 384, Plan{K: 20, Ef: 20, Candidates: 20, Limit: 20}},
-		{"qdrant hnsw_ef unset", Default(Qdrant), 10, 384, Plan{K: 10, Ef: 100, Candidates: 10, Limit: 10}},
-		{"qdrant hnsw_ef 64", q, 10, 384, Plan{K: 10, Ef: 64, Candidates: 10, Limit: 10}},
-		{"es bbq", es, 10, 384, Plan{K: 10, Ef: 30, Candidates: 30, Rescore: 30, Limit: 10, NumCandidates: 30}},
-		{"es int8 below 384 dims", es, 10, 128, Plan{K: 10, Ef: 15, Candidates: 10, Limit: 10, NumCandidates: 15}},
-		{"es hnsw", esHNSW, 10, 384, Plan{K: 10, Ef: 15, Candidates: 10, Limit: 10, NumCandidates: 15}},
-		{"es rescoring off", esNoRescore, 10, 384, Plan{K: 10, Ef: 15, Candidates: 10, Limit: 10, NumCandidates: 15}},
-		{"es num_candidates 500", esNC, 10, 384, Plan{K: 10, Ef: 500, Candidates: 30, Rescore: 30, Limit: 10, NumCandidates: 500}},
-		{"es k 5000 capped", es, 5000, 384, Plan{K: 5000, Ef: 10000, Candidates: 10000, Rescore: 10000, Limit: 5000, NumCandidates: 10000}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.p.Plan(tt.k, tt.dim); got != tt.want {
-				t.Errorf("Plan = %v, want %v", got, tt.want)
-			}
-		})
-	}
-	if got := es.EffectiveType(383); got != Int8HNSW {
-		t.Errorf("EffectiveType(383) = %v, want int8_hnsw", got)
-	}
-	if got := es.EffectiveType(384); got != BBQHNSW {
-		t.Errorf("EffectiveType(384) = %v, want bbq_hnsw", got)
 	}
 }
 

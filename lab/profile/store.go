@@ -74,9 +74,9 @@ type BuildOptions struct {
 // background indexers. Ingest calls must not overlap one another.
 type Store struct {
 	c *core
-	// Query-time overrides of this view (0: the profile's).
-	ef         int
-	oversample float64
+	// p is this view's profile: the core's, with the query-time settings
+	// of WithEf and WithOversample (defaults applied, validated).
+	p Profile
 }
 
 type core struct {
@@ -213,7 +213,7 @@ func (p Profile) openConfig(dim int, cfg segment.Config) (*Store, error) {
 		return nil, fmt.Errorf("profile %s: %w", p.Kind, err)
 	}
 	c.coll = coll
-	return &Store{c: c}, nil
+	return &Store{c: c, p: p}, nil
 }
 
 // Build opens a store and ingests base in batches (opt.Batch), then waits
@@ -252,16 +252,7 @@ func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 }
 
 // Profile returns the profile of this view, with its overrides applied.
-func (s *Store) Profile() Profile {
-	p := s.c.p
-	if s.ef > 0 {
-		p.EfSearch = s.ef
-	}
-	if s.oversample != 0 {
-		p.Oversample = s.oversample
-	}
-	return p
-}
+func (s *Store) Profile() Profile { return s.p }
 
 // Dim returns the vector dimension.
 func (s *Store) Dim() int { return s.c.dim }
@@ -271,7 +262,10 @@ func (s *Store) Dim() int { return s.c.dim }
 // Elasticsearch num_candidates. ef ≤ 0 restores the profile's default.
 func (s *Store) WithEf(ef int) *Store {
 	v := *s
-	v.ef = max(ef, 0)
+	v.p.Ef = s.c.p.Ef
+	if ef > 0 {
+		v.p.Ef = ef
+	}
 	return &v
 }
 
@@ -279,7 +273,10 @@ func (s *Store) WithEf(ef int) *Store {
 // set (x < 0 disables rescoring, 0 restores the default).
 func (s *Store) WithOversample(x float64) *Store {
 	v := *s
-	v.oversample = x
+	v.p.Oversample = s.c.p.Oversample
+	if x != 0 {
+		v.p.Oversample = x
+	}
 	return &v
 }
 
@@ -483,6 +480,9 @@ type QueryStats struct {
 	// Leaves counts how the segments' filtered searches went
 	// ([Store.SearchFiltered]; zero otherwise).
 	Leaves LeafPaths
+	// Plan is the query plan the search ran ([Profile.Plan] of the
+	// view's profile), computed once per search.
+	Plan Plan
 }
 
 // LeafPaths counts the segments of a filtered Elasticsearch search by
@@ -560,20 +560,16 @@ func (s *Store) search(q []float32, k int, accept func(key uint64) bool) ([]engi
 	if c.closed.Load() {
 		return nil, st, fmt.Errorf("profile %s: search: %w", c.p.Kind, engine.ErrClosed)
 	}
-	if err := engine.CheckK(k); err != nil {
-		return nil, st, fmt.Errorf("profile %s: %w", c.p.Kind, err)
-	}
-	if err := engine.CheckVector(q, c.dim, c.p.Metric); err != nil {
-		return nil, st, fmt.Errorf("profile %s: query: %w", c.p.Kind, err)
-	}
-	p := s.Profile()
+	// k and q are checked once, by engine/segment's Search.
+	p := s.p
 	pl := p.Plan(k, c.dim)
+	st.Plan = pl
 	// Every segment is searched for the plan's candidates at its beam and
 	// the lists merged (pgvector and Redis have one; Qdrant's plain
 	// segments are scanned exactly). Elasticsearch's quantized segments
-	// gather k' = ⌈k·oversample⌉ each over the codes and the best k' of
-	// all are rescored with float32 (pl.Rescore, RescoreKnnVectorQuery).
-	o := segment.Options{K: max(pl.Candidates, 1), Ef: pl.Ef}
+	// gather k' each over the codes and the best k' of all are rescored
+	// with float32 (pl.Rescore, RescoreKnnVectorQuery).
+	o := segment.Options{K: pl.Candidates, Ef: pl.Ef}
 	if c.p.Kind == Elasticsearch {
 		// Lucene 10.3+ (Elasticsearch 9.2+) collects across segments
 		// optimistically: each segment searched for its pro-rata share
@@ -585,10 +581,7 @@ func (s *Store) search(q []float32, k int, accept func(key uint64) bool) ([]engi
 		// them in turn.
 		o.Optimistic = true
 		o.Filter, o.FilteredSearchThreshold = accept, p.FilteredSearchThreshold()
-		o.K, o.Oversample = k, -1
-		if os := p.EffectiveOversample(c.dim); os > 0 {
-			o.Oversample = os
-		}
+		o.K, o.Rescore = k, pl.Rescore
 	}
 	hits, sst, err := c.coll.Search(q, o)
 	st.DistComps, st.Exact, st.Rescored = sst.DistComps, sst.Exact > 0, sst.Rescored
