@@ -269,10 +269,19 @@ func (s *Session) declareRuntime() {
 	// Env()'s, called with no argument (gomacro adds the interpreter).
 	ir.DeclEnvFunc(bindName, fast.Function{Fun: func(ipv xr.Value) xr.Value {
 		if ipv.IsValid() {
-			s.evalRun.Store(runOf(ipv.Interface()))
+			r := runOf(ipv.Interface())
+			if r != nil {
+				r.Debugger = noDebugger{}
+			}
+			s.evalRun.Store(r)
 		}
 		return xr.ValueOf(0)
 	}, Type: ir.Comp.TypeOf(func(any) any { return nil })})
+	ir.DeclFunc(atName, func(k int) {
+		if st := s.site; st != nil {
+			st.cur = k
+		}
+	})
 	// An interpreted function: calling it runs in a function env.
 	ir.Eval("func " + bindName + "run() { " + bindName + "() }")
 }
