@@ -46,7 +46,10 @@
 //     (Run.CurrEnv, the innermost env: a loop body, a function the cell
 //     called) before it is unwound; that env's statement position
 //     (Env.DebugPos[Env.IP]) names the innermost line when it lies in
-//     this cell, with "reached from" the top-level unit's line.
+//     this cell, with "reached from" the top-level unit's line, or, for
+//     a function an earlier cell defined, in that cell (the session keeps
+//     the newest 256 cells that compiled, at most 4 MiB of code: "line 2
+//     of the cell starting …").
 //     For an index or slice panic, the index and slice expressions the
 //     failing statement evaluates itself are evaluated again in the
 //     env it ran in, compiled in that env's scope (Env.DebugComp, kept
@@ -58,8 +61,11 @@
 //     builtins len and cap, as resolved in that scope — so nothing the
 //     cell does runs twice, and a message is only given for an
 //     expression whose operands are, now, out of range. Anything else (a
-//     call in the index, a function from an earlier cell, a panic inside
-//     compiled code) keeps gomacro's text, with the cell line.
+//     call in the index, a function of a cell no longer kept, a panic
+//     inside compiled code) keeps gomacro's text, with the cell line. A
+//     goroutine's panic keeps its own report ("goroutine panic"): its
+//     operands would have to be compiled while the cell goes on, and
+//     gomacro's compiler is not goroutine-safe.
 //   - Each cell runs under a context, made the engine's ambient context
 //     (engine.Context) for the compiled lab and engine: [Session.Interrupt]
 //     cancels it, so index builds, exact truth, k-means, data set

@@ -86,6 +86,7 @@ type Session struct {
 	oldClr  hook.ClearFunc
 	guard   guard         // cell contexts and the goroutines cells started
 	site    *site         // where the running cell is (where.go); nil between cells
+	history []*site       // earlier cells that compiled, newest last (where.go)
 	memStop chan struct{} // closes the memory watchdog (nil: none)
 	memKick chan struct{} // wakes it when a cell starts
 	// evalRun is gomacro's Run for function calls on the goroutine that
@@ -468,6 +469,7 @@ func (s *Session) run(code string) (vals []xr.Value, types []xr.Type, eerr *Erro
 	st = &site{code: code}
 	form = s.rewrite(form, code, st)
 	e := s.ir.CompileAst(form)
+	s.remember(st) // what it defined may fail in a later cell
 	s.site, running = st, true
 	vals, types = s.runExpr(e, st, &f)
 	return vals, types, nil

@@ -47,6 +47,7 @@ type fault struct {
 	unit unit
 	ok   bool      // unit is known
 	pos  token.Pos // innermost statement (NoPos: unknown)
+	in   *site     // the cell pos lies in: this one or an earlier one
 	stmt ast.Node  // the innermost statement, when known without pos
 	env  *fast.Env // the env the innermost statement ran in
 }
@@ -191,7 +192,7 @@ func (s *Session) runExpr(e *fast.Expr, st *site, f *fault) ([]xr.Value, []xr.Ty
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			f.locate(st, env, runs)
+			f.locate(st, s.history, env, runs)
 			for i, r := range runs {
 				r.CurrEnv = saved[i]
 			}
@@ -209,11 +210,10 @@ func (s *Session) runExpr(e *fast.Expr, st *site, f *fault) ([]xr.Value, []xr.Ty
 // locate fills f from the running unit and gomacro's current env: the
 // innermost env of the evaluating goroutine (a function the cell called)
 // if there is one, else of the interpreter's own (a loop body at the top
-// level). Its statement position is trusted only when it lies in this
-// cell and, for the top-level env (whose position is left over from the
-// last compiled statement when a bare expression runs), inside the
-// running unit.
-func (f *fault) locate(st *site, top *fast.Env, runs []*fast.Run) {
+// level). Its statement position is trusted when it lies in this cell
+// (inside the running unit, for top-level code) or, for a function, in
+// an earlier cell (earlier, newest last).
+func (f *fault) locate(st *site, earlier []*site, top *fast.Env, runs []*fast.Run) {
 	if st == nil {
 		return
 	}
@@ -227,8 +227,8 @@ func (f *fault) locate(st *site, top *fast.Env, runs []*fast.Run) {
 			break
 		}
 	}
-	if pos, ok := trusted(st, env, top, f); ok {
-		f.pos, f.env = pos, env
+	if pos, in := trusted(st, earlier, env, top, f); in != nil {
+		f.pos, f.in, f.env = pos, in, env
 		return
 	}
 	if env == top && f.ok && f.unit.node != nil {
@@ -238,27 +238,66 @@ func (f *fault) locate(st *site, top *fast.Env, runs []*fast.Run) {
 	}
 }
 
-// trusted returns the position of the statement env is running, when it
-// lies in this cell and, for code of the top-level env (whose position is
-// left over from the last compiled statement when a bare expression
-// runs), inside the running unit.
-func trusted(st *site, env, top *fast.Env, f *fault) (token.Pos, bool) {
-	if env.IP < 0 || env.IP >= len(env.DebugPos) || st.file == nil {
-		return token.NoPos, false
+// trusted returns the position of the statement env is running and the
+// cell it lies in, when that is this cell or, for a function's env, an
+// earlier one; for code of the top-level env (whose position is left over
+// from the last compiled statement when a bare expression runs), only
+// inside the running unit.
+func trusted(st *site, earlier []*site, env, top *fast.Env, f *fault) (token.Pos, *site) {
+	if env.IP < 0 || env.IP >= len(env.DebugPos) {
+		return token.NoPos, nil
 	}
 	pos := env.DebugPos[env.IP]
-	if !pos.IsValid() || int(pos) < st.file.Base() || int(pos) > st.file.Base()+st.file.Size() {
-		return token.NoPos, false
+	if !pos.IsValid() {
+		return token.NoPos, nil
 	}
 	if topLevel(env, top) {
-		if !f.ok {
-			return token.NoPos, false
+		if !f.ok || !st.holds(pos) {
+			return token.NoPos, nil
 		}
 		if l := st.line(pos); l < f.unit.first || l > f.unit.last {
-			return token.NoPos, false
+			return token.NoPos, nil
+		}
+		return pos, st
+	}
+	if st.holds(pos) {
+		return pos, st
+	}
+	for i := len(earlier) - 1; i >= 0; i-- {
+		if earlier[i].holds(pos) {
+			return pos, earlier[i]
 		}
 	}
-	return pos, true
+	return token.NoPos, nil
+}
+
+// holds reports whether pos lies in the cell.
+func (st *site) holds(pos token.Pos) bool {
+	return st != nil && st.file != nil && int(pos) >= st.file.Base() && int(pos) <= st.file.Base()+st.file.Size()
+}
+
+// Earlier cells kept to name the lines of functions they defined: the
+// newest maxHistory cells, and fewer when their code passes
+// maxHistoryBytes.
+const (
+	maxHistory      = 256
+	maxHistoryBytes = 4 << 20
+)
+
+// remember keeps st (a cell that compiled) in the history.
+func (s *Session) remember(st *site) {
+	if st == nil || st.file == nil {
+		return
+	}
+	s.history = append(s.history, st)
+	size := 0
+	for i := len(s.history) - 1; i >= 0; i-- {
+		size += len(s.history[i].code)
+		if len(s.history)-i > maxHistory || size > maxHistoryBytes {
+			s.history = append([]*site(nil), s.history[i+1:]...)
+			break
+		}
+	}
 }
 
 // topLevel reports whether env is the cell's top-level env or a block
@@ -613,13 +652,9 @@ func placeRuntime(e *Error, r any, st *site, f *fault) {
 	if st == nil || !f.ok {
 		return
 	}
-	inner := 0
-	if f.pos.IsValid() {
-		inner = st.line(f.pos)
-	}
 	stmt := f.stmt
 	if f.pos.IsValid() {
-		stmt = stmtAt(st.nodes, f.pos)
+		stmt = stmtAt(f.in.nodes, f.pos)
 	}
 	if index, slice := boundsKind(r); index || slice {
 		if m := indexDetail(stmt, f.env, index, slice); m != "" {
@@ -627,22 +662,29 @@ func placeRuntime(e *Error, r any, st *site, f *fault) {
 		}
 	}
 	var where, tb []string
-	top := f.unit.first
-	if f.unit.decls && inner > 0 {
-		top = inner // one declaration of the run: no statement reached it
+	add := func(label, text string) {
+		where = append(where, label+": "+text)
+		tb = append(tb, label+":", "    "+text)
 	}
-	if inner > 0 && inner != top {
-		where = append(where, fmt.Sprintf("cell line %d: %s", inner, lineText(st.code, inner)),
-			fmt.Sprintf("reached from cell line %d: %s", top, lineText(st.code, top)))
-		tb = append(tb, fmt.Sprintf("cell line %d:", inner), "    "+lineText(st.code, inner),
-			fmt.Sprintf("reached from cell line %d:", top), "    "+lineText(st.code, top))
-	} else {
-		lines := fmt.Sprintf("cell line %d", top)
-		if f.unit.decls && f.unit.last != top && inner == 0 {
-			lines = fmt.Sprintf("cell lines %d–%d", top, f.unit.last)
+	top := f.unit.first
+	switch inner := 0; {
+	case f.pos.IsValid() && f.in != st:
+		inner = f.in.line(f.pos)
+		add(fmt.Sprintf("line %d of the cell starting %q", inner, lineText(f.in.code, 1)), lineText(f.in.code, inner))
+		add(fmt.Sprintf("reached from cell line %d", top), lineText(st.code, top))
+	case f.pos.IsValid():
+		inner = st.line(f.pos)
+		if f.unit.decls || inner == top {
+			// one declaration of a run: no statement reached it
+			add(fmt.Sprintf("cell line %d", inner), lineText(st.code, inner))
+			break
 		}
-		where = append(where, lines+": "+lineText(st.code, top))
-		tb = append(tb, lines+":", "    "+lineText(st.code, top))
+		add(fmt.Sprintf("cell line %d", inner), lineText(st.code, inner))
+		add(fmt.Sprintf("reached from cell line %d", top), lineText(st.code, top))
+	case f.unit.decls && f.unit.last != top:
+		add(fmt.Sprintf("cell lines %d–%d", top, f.unit.last), lineText(st.code, top))
+	default:
+		add(fmt.Sprintf("cell line %d", top), lineText(st.code, top))
 	}
 	e.Value += " (" + strings.Join(where, ", ") + ")"
 	e.Traceback = append([]string{e.Name + ": " + e.Value}, tb...)

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"go/token"
 	"strings"
 	"testing"
 )
@@ -57,9 +58,10 @@ func TestRuntimeErrorPlace(t *testing.T) {
 		{name: "in a function called from the cell", code: "f := func(xs []int, k int) int {\n\ty := k * 2\n\treturn xs[y]\n}\n\nf([]int{1}, 4)",
 			value: "index out of range [8] with length 1 (cell line 3: return xs[y], reached from cell line 6: f([]int{1}, 4))"},
 		{name: "in a function of an earlier cell", code: "g([]int{1, 2}, 5)",
-			errName: "panic", value: "reflect: slice index out of range (cell line 1: g([]int{1, 2}, 5))"},
+			value: `index out of range [5] with length 2 (line 2 of the cell starting "func g(xs []int, k int) int {": return xs[k], reached from cell line 1: g([]int{1, 2}, 5))`,
+			trace: "line 2 of the cell starting \"func g(xs []int, k int) int {\":\n    return xs[k]\nreached from cell line 1:\n    g([]int{1, 2}, 5)"},
 		{name: "an earlier cell's function fails before an index of the cell", code: "us := []int{1}\nus[g(us, 3)+5]",
-			errName: "panic", value: "reflect: slice index out of range (cell line 2: us[g(us, 3)+5])"},
+			value: `index out of range [3] with length 1 (line 2 of the cell starting "func g(xs []int, k int) int {": return xs[k], reached from cell line 2: us[g(us, 3)+5])`},
 		{name: "impure index: not run twice", code: "calls := 0\nnext := func() int { calls++; return 10 }\nys := []int{1}\nys[next()] = 1",
 			errName: "panic", value: "reflect: slice index out of range (cell line 4: ys[next()] = 1)"},
 		{name: "a shadowed len is not called", code: "lens := 0\nlen := func(x []int) int { lens++; return 3 }\nzs := []int{1}\nzs[len(zs)]",
@@ -141,6 +143,33 @@ func TestPlaceChangesNothing(t *testing.T) {
 			}
 			if out := r.Text("stderr"); out != "" {
 				t.Errorf("stderr %q, want nothing", out)
+			}
+		})
+	}
+}
+
+// TestHistoryBounds checks that the cells kept to name the lines of their
+// functions stay within maxHistory and maxHistoryBytes, newest kept.
+func TestHistoryBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		cells     int
+		size      int
+		wantCells int
+	}{
+		{name: "few", cells: 3, size: 10, wantCells: 3},
+		{name: "by count", cells: maxHistory + 10, size: 10, wantCells: maxHistory},
+		{name: "by bytes", cells: 10, size: maxHistoryBytes / 4, wantCells: 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Session{}
+			var last *site
+			for i := 0; i < tc.cells; i++ {
+				last = &site{code: strings.Repeat("x", tc.size), file: token.NewFileSet().AddFile("", -1, tc.size)}
+				s.remember(last)
+			}
+			if len(s.history) != tc.wantCells || s.history[len(s.history)-1] != last {
+				t.Errorf("%d cells kept (newest last: %v), want %d", len(s.history), s.history[len(s.history)-1] == last, tc.wantCells)
 			}
 		})
 	}
