@@ -344,32 +344,53 @@ func isBoundsRuntimeError(r any) bool {
 	return strings.Contains(m, "index out of range") || strings.Contains(m, "slice bounds out of range")
 }
 
-// stmtAt returns the outermost statement or expression of the cell that
-// starts at pos (the position gomacro recorded for a compiled statement).
-func stmtAt(nodes []ast.Node, pos token.Pos) ast.Node {
-	var found ast.Node
+// stmtAt returns what to look at for the statement of the cell gomacro
+// recorded pos for: the innermost statement (or var spec) whose text holds
+// pos. gomacro records a position inside the statement (the last operand
+// it compiled, at times), not always its start. A case clause stands for
+// its switch's header and its own expressions; a top-level expression
+// (not a statement in gomacro's parser) for itself.
+func stmtAt(nodes []ast.Node, pos token.Pos) []ast.Node {
+	var best, parent ast.Node
 	for _, n := range nodes {
+		if !n.Pos().IsValid() || pos < n.Pos() || pos >= n.End() {
+			continue
+		}
+		if _, ok := n.(ast.Expr); ok {
+			best = n
+		}
+		var stack []ast.Node // enclosing statements
 		ast.Inspect(n, func(x ast.Node) bool {
-			if found != nil || x == nil {
+			if x == nil {
 				return false
 			}
-			if x.Pos() == pos {
-				switch x.(type) {
-				case *ast.BlockStmt:
-					// gomacro's parser starts a block at its first
-					// statement: look inside.
-				case ast.Stmt, ast.Expr, *ast.ValueSpec:
-					found = x
-					return false
-				}
+			if pos < x.Pos() || pos >= x.End() {
+				return false
 			}
-			return x.Pos() <= pos && pos < x.End()
+			switch x.(type) {
+			case *ast.BlockStmt:
+			case ast.Stmt, *ast.ValueSpec:
+				if len(stack) > 0 {
+					parent = stack[len(stack)-1]
+				}
+				best = x
+				stack = append(stack, x)
+			}
+			return true
 		})
-		if found != nil {
-			break
-		}
+		break
 	}
-	return found
+	if cc, ok := best.(*ast.CaseClause); ok {
+		list := []ast.Node{parent}
+		for _, e := range cc.List {
+			list = append(list, e)
+		}
+		return list
+	}
+	if best == nil {
+		return nil
+	}
+	return []ast.Node{best}
 }
 
 // boundsExprs lists the index and slice expressions a statement evaluates
@@ -377,7 +398,15 @@ func stmtAt(nodes []ast.Node, pos token.Pos) ast.Node {
 // of an assignment before its left, and not those of nested blocks, case
 // clauses or function literals (statements of their own, with their own
 // position).
-func boundsExprs(n ast.Node) []ast.Expr {
+func boundsExprs(ns ...ast.Node) []ast.Expr {
+	var list []ast.Expr
+	for _, n := range ns {
+		list = append(list, boundsExprsOf(n)...)
+	}
+	return list
+}
+
+func boundsExprsOf(n ast.Node) []ast.Expr {
 	var list []ast.Expr
 	visit := func(root ast.Node) {
 		if root != nil && !reflect.ValueOf(root).IsNil() {
@@ -512,12 +541,12 @@ func intOf(v reflect.Value) (int64, bool) {
 // [7] with length 4", "slice bounds out of range [:5] with capacity 2").
 // Only pure operands are evaluated (see [pure]): nothing the cell does is
 // run twice. "" when none is found, or the scope is unknown.
-func indexDetail(stmt ast.Node, env *fast.Env, index, slice bool) string {
-	if stmt == nil || env == nil || env.DebugComp == nil {
+func indexDetail(stmt []ast.Node, env *fast.Env, index, slice bool) string {
+	if len(stmt) == 0 || env == nil || env.DebugComp == nil {
 		return ""
 	}
 	c := env.DebugComp
-	for _, x := range boundsExprs(stmt) {
+	for _, x := range boundsExprs(stmt...) {
 		switch v := x.(type) {
 		case *ast.IndexExpr:
 			if !index || !pure(c, v.X) || !pure(c, v.Index) {
@@ -652,7 +681,10 @@ func placeRuntime(e *Error, r any, st *site, f *fault) {
 	if st == nil || !f.ok {
 		return
 	}
-	stmt := f.stmt
+	var stmt []ast.Node
+	if f.stmt != nil {
+		stmt = []ast.Node{f.stmt}
+	}
 	if f.pos.IsValid() {
 		stmt = stmtAt(f.in.nodes, f.pos)
 	}
