@@ -372,9 +372,24 @@ func (s *Session) Call(label string, fn func(), out Output) *Error {
 		return &Error{Name: "error", Value: "eval: Call with a nil function"}
 	}
 	_, _, err := s.asCell(label, out, func() (_ []xr.Value, _ []xr.Type, eerr *Error) {
+		// The interpreted functions fn calls run on this goroutine's
+		// gomacro Run (asCell bound it): its current env, if a panic
+		// leaves a new one, is where (where.go).
+		run := s.evalRun.Load()
+		var saved *fast.Env
+		if run != nil {
+			saved = run.CurrEnv
+		}
 		defer func() {
+			var inner *fast.Env
+			if run != nil {
+				inner, run.CurrEnv = run.CurrEnv, saved
+			}
 			if r := recover(); r != nil {
 				eerr = classify(r, "")
+				if runtimePanic(r) && inner != saved {
+					placeCallback(eerr, r, s.history, inner)
+				}
 			}
 		}()
 		fn()

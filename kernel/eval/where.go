@@ -721,3 +721,33 @@ func placeRuntime(e *Error, r any, st *site, f *fault) {
 	e.Value += " (" + strings.Join(where, ", ") + ")"
 	e.Traceback = append([]string{e.Name + ": " + e.Value}, tb...)
 }
+
+// placeCallback adds to the Error of a panic in a function run by
+// [Session.Call] (a widget callback) the line of the cell that defined the
+// failing statement, and names the index and length of an index or slice
+// error there; env is the innermost env the panic left.
+func placeCallback(e *Error, r any, earlier []*site, env *fast.Env) {
+	if env == nil || env.IP < 0 || env.IP >= len(env.DebugPos) {
+		return
+	}
+	pos := env.DebugPos[env.IP]
+	var in *site
+	for i := len(earlier) - 1; i >= 0 && pos.IsValid(); i-- {
+		if earlier[i].holds(pos) {
+			in = earlier[i]
+			break
+		}
+	}
+	if in == nil {
+		return
+	}
+	if index, slice := boundsKind(r); index || slice {
+		if m := indexDetail(stmtAt(in.nodes, pos), env, index, slice); m != "" {
+			e.Name, e.Value = "runtime error", m
+		}
+	}
+	l := in.line(pos)
+	label := fmt.Sprintf("line %d of the cell starting %q", l, lineText(in.code, 1))
+	e.Value += " (" + label + ": " + lineText(in.code, l) + ")"
+	e.Traceback = []string{e.Name + ": " + e.Value, label + ":", "    " + lineText(in.code, l)}
+}
