@@ -65,9 +65,12 @@
 //     expression whose operands are, now, out of range. Anything else (a
 //     call in the index, a function of a cell no longer kept, a panic
 //     inside compiled code) keeps gomacro's text, with the cell line. A
-//     goroutine's panic keeps its own report ("goroutine panic"): its
-//     operands would have to be compiled while the cell goes on, and
-//     gomacro's compiler is not goroutine-safe.
+//     widget callback ([Session.Call]) is placed the same way, in the
+//     cell that defined it. A goroutine's panic ("goroutine panic") names
+//     its line (the go statement's wrapper reads its gomacro Run's
+//     current env) but not the index: its operands would have to be
+//     compiled while the next cell may be compiling, and gomacro's
+//     compiler is not goroutine-safe.
 //   - Each cell runs under a context, made the engine's ambient context
 //     (engine.Context) for the compiled lab and engine: [Session.Interrupt]
 //     cancels it, so index builds, exact truth, k-means, data set

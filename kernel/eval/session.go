@@ -86,6 +86,7 @@ type Session struct {
 	oldClr  hook.ClearFunc
 	guard   guard         // cell contexts and the goroutines cells started
 	site    *site         // where the running cell is (where.go); nil between cells
+	histMu  sync.Mutex    // guards history
 	history []*site       // earlier cells that compiled, newest last (where.go)
 	memStop chan struct{} // closes the memory watchdog (nil: none)
 	memKick chan struct{} // wakes it when a cell starts
@@ -388,7 +389,7 @@ func (s *Session) Call(label string, fn func(), out Output) *Error {
 			if r := recover(); r != nil {
 				eerr = classify(r, "")
 				if runtimePanic(r) && inner != saved {
-					placeCallback(eerr, r, s.history, inner)
+					placeCallback(eerr, r, s.earlier(), inner)
 				}
 			}
 		}()
@@ -481,7 +482,7 @@ func (s *Session) run(code string) (vals []xr.Value, types []xr.Type, eerr *Erro
 		return nil, nil, nil
 	}
 	form := s.ir.Parse(code)
-	st = &site{code: code}
+	st = &site{code: code, seq: s.cell.Load()}
 	form = s.rewrite(form, code, st)
 	e := s.ir.CompileAst(form)
 	s.remember(st) // what it defined may fail in a later cell
@@ -550,7 +551,6 @@ func (s *Session) rewrite(form ast2.Ast, code string, st *site) ast2.Ast {
 			st.file = f.File
 		}
 	}
-	st.line = rw.line
 	out, marked := markUnits(st, out, rw.line)
 	st.nodes = out
 	switch {

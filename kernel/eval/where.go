@@ -34,7 +34,7 @@ type unit struct {
 type site struct {
 	code  string
 	file  *token.File
-	line  func(token.Pos) int // the cell line of a position (0: unknown)
+	seq   uint64 // the cell's sequence number (Session.cell)
 	nodes []ast.Node
 	units []unit
 	cur   int // index in units of the running unit (set by the markers)
@@ -192,7 +192,7 @@ func (s *Session) runExpr(e *fast.Expr, st *site, f *fault) ([]xr.Value, []xr.Ty
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			f.locate(st, s.history, env, runs)
+			f.locate(st, s.earlier(), env, runs)
 			for i, r := range runs {
 				r.CurrEnv = saved[i]
 			}
@@ -255,7 +255,7 @@ func trusted(st *site, earlier []*site, env, top *fast.Env, f *fault) (token.Pos
 		if !f.ok || !st.holds(pos) {
 			return token.NoPos, nil
 		}
-		if l := st.line(pos); l < f.unit.first || l > f.unit.last {
+		if l := st.lineOf(pos); l < f.unit.first || l > f.unit.last {
 			return token.NoPos, nil
 		}
 		return pos, st
@@ -269,6 +269,20 @@ func trusted(st *site, earlier []*site, env, top *fast.Env, f *fault) (token.Pos
 		}
 	}
 	return token.NoPos, nil
+}
+
+// lineOf returns the cell line of pos (0 when it is not in the cell). It
+// reads only the cell's own token.File (safe from any goroutine), not
+// gomacro's file set.
+func (st *site) lineOf(pos token.Pos) int {
+	if !st.holds(pos) {
+		return 0
+	}
+	off := st.file.Offset(pos)
+	if off > len(st.code) {
+		return 0
+	}
+	return strings.Count(st.code[:off], "\n") + 1
 }
 
 // holds reports whether pos lies in the cell.
@@ -289,6 +303,8 @@ func (s *Session) remember(st *site) {
 	if st == nil || st.file == nil {
 		return
 	}
+	s.histMu.Lock()
+	defer s.histMu.Unlock()
 	s.history = append(s.history, st)
 	size := 0
 	for i := len(s.history) - 1; i >= 0; i-- {
@@ -701,11 +717,11 @@ func placeRuntime(e *Error, r any, st *site, f *fault) {
 	top := f.unit.first
 	switch inner := 0; {
 	case f.pos.IsValid() && f.in != st:
-		inner = f.in.line(f.pos)
+		inner = f.in.lineOf(f.pos)
 		add(fmt.Sprintf("line %d of the cell starting %q", inner, lineText(f.in.code, 1)), lineText(f.in.code, inner))
 		add(fmt.Sprintf("reached from cell line %d", top), lineText(st.code, top))
 	case f.pos.IsValid():
-		inner = st.line(f.pos)
+		inner = st.lineOf(f.pos)
 		if f.unit.decls || inner == top {
 			// one declaration of a run: no statement reached it
 			add(fmt.Sprintf("cell line %d", inner), lineText(st.code, inner))
@@ -746,8 +762,41 @@ func placeCallback(e *Error, r any, earlier []*site, env *fast.Env) {
 			e.Name, e.Value = "runtime error", m
 		}
 	}
-	l := in.line(pos)
+	l := in.lineOf(pos)
 	label := fmt.Sprintf("line %d of the cell starting %q", l, lineText(in.code, 1))
 	e.Value += " (" + label + ": " + lineText(in.code, l) + ")"
 	e.Traceback = []string{e.Name + ": " + e.Value, label + ":", "    " + lineText(in.code, l)}
+}
+
+// earlier returns the cells kept (a copy of the list: goroutines a cell
+// started read it while the next cell is remembered).
+func (s *Session) earlier() []*site {
+	s.histMu.Lock()
+	defer s.histMu.Unlock()
+	return append([]*site(nil), s.history...)
+}
+
+// goroutineWhere names the cell line of the statement a goroutine a cell
+// started was running when it panicked (env: the innermost env the panic
+// left on the goroutine's gomacro Run), "" when it is not known. It only
+// reads: the index is not evaluated again, since that compiles code, and
+// gomacro's compiler may be compiling the next cell on another goroutine.
+func (s *Session) goroutineWhere(env *fast.Env, cell uint64) string {
+	if env == nil || env.IP < 0 || env.IP >= len(env.DebugPos) {
+		return ""
+	}
+	pos := env.DebugPos[env.IP]
+	sites := s.earlier()
+	for i := len(sites) - 1; i >= 0 && pos.IsValid(); i-- {
+		in := sites[i]
+		if !in.holds(pos) {
+			continue
+		}
+		l := in.lineOf(pos)
+		if in.seq == cell {
+			return fmt.Sprintf(" (cell line %d: %s)", l, lineText(in.code, l))
+		}
+		return fmt.Sprintf(" (line %d of the cell starting %q: %s)", l, lineText(in.code, 1), lineText(in.code, l))
+	}
+	return ""
 }
