@@ -94,6 +94,9 @@ func markUnits(st *site, out []ast.Node, line func(token.Pos) int) ([]ast.Node, 
 			}
 			i = j - 1
 		case ast.Stmt, ast.Expr:
+			if inserted(n) {
+				continue // joined to the unit after it, below
+			}
 			groups = append(groups, group{start: i, end: i + 1, u: unit{first: line(n.Pos()), last: line(n.End()), node: n}})
 		}
 	}

@@ -1,7 +1,9 @@
 package eval
 
 import (
+	"go/ast"
 	"go/token"
+	"go/types"
 	"strings"
 	"testing"
 )
@@ -82,6 +84,8 @@ func TestRuntimeErrorPlace(t *testing.T) {
 			value: "index out of range [1] with length 1 (cell line 2: a2[0], b2[1] = 5, 6)"},
 		{name: "nested loops", code: "grid := [][]int{{1, 2}, {3}}\nfor r := range grid {\n\tfor c := 0; c < 2; c++ {\n\t\tgrid[r][c]++\n\t}\n}",
 			value: "index out of range [1] with length 1 (cell line 4: grid[r][c]++, reached from cell line 2: for r := range grid {)"},
+		{name: "after a rewritten receive", code: "rc := make(chan []int, 1)\nrc <- []int{}\nrv := <-rc\nrv[2] = 1",
+			value: "index out of range [2] with length 0 (cell line 4: rv[2] = 1)"},
 		{name: "divide by zero names the line", code: "z := 0\n\n1 / z",
 			value: "integer divide by zero (cell line 3: 1 / z)"},
 		{name: "a cell's panic names the line", code: "x := 1\nif x > 0 {\n\tpanic(\"boom\")\n}",
@@ -182,6 +186,54 @@ func TestHistoryBounds(t *testing.T) {
 			}
 			if len(s.history) != tc.wantCells || s.history[len(s.history)-1] != last {
 				t.Errorf("%d cells kept (newest last: %v), want %d", len(s.history), s.history[len(s.history)-1] == last, tc.wantCells)
+			}
+		})
+	}
+}
+
+// TestMarkerPositions checks the rewritten top level of cells: gomacro
+// sorts each run of statements by position with an unstable sort, so the
+// markers and the statements inserted for receives must have positions
+// strictly increasing in the order they are to run; and each unit but the
+// first gets one marker.
+func TestMarkerPositions(t *testing.T) {
+	s := newSession(t, Options{Capture: CaptureGo})
+	for _, tc := range []struct {
+		name, code string
+		units      int
+		markers    int
+	}{
+		{name: "one expression", code: "1 + 1", units: 1},
+		{name: "statements", code: "a := 1\nb := 2\na + b", units: 3, markers: 2},
+		{name: "one line", code: "a := 1; b := 2; a + b", units: 3, markers: 2},
+		{name: "receives", code: "ch := make(chan int, 2)\nch <- 1; ch <- 2\nv := <-ch\nw := <-ch\n<-ch", units: 6, markers: 5},
+		{name: "declarations are one unit", code: "x := 1\nvar p = q\nfunc f() {}\nvar q = 2\nx", units: 3, markers: 2},
+		{name: "declarations without initializers are none", code: "type T int\nfunc g() {}\nvar z T\n1", units: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &site{code: tc.code}
+			s.rewrite(s.ir.Parse(tc.code), tc.code, st)
+			if len(st.units) != tc.units {
+				t.Errorf("%d units, want %d: %+v", len(st.units), tc.units, st.units)
+			}
+			markers, prev := 0, token.NoPos
+			for _, n := range st.nodes {
+				if _, ok := n.(ast.Decl); ok {
+					prev = token.NoPos // a new run
+					continue
+				}
+				if prev.IsValid() && n.Pos() <= prev {
+					t.Errorf("position %d after %d: the sort would reorder them", n.Pos(), prev)
+				}
+				prev = n.Pos()
+				if e, ok := n.(*ast.ExprStmt); ok {
+					if c, ok := e.X.(*ast.CallExpr); ok && types.ExprString(c.Fun) == atName {
+						markers++
+					}
+				}
+			}
+			if markers != tc.markers {
+				t.Errorf("%d markers, want %d", markers, tc.markers)
 			}
 		})
 	}
