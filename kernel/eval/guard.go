@@ -347,7 +347,7 @@ func (s *Session) goStmt(f, args, spread, where, ipv any) any {
 		if r != nil && !isStop(r) {
 			stack = string(debug.Stack())
 			if run != nil && run.CurrEnv != saved && gr.cell != nil {
-				line = s.goroutineWhere(run.CurrEnv, gr.cell.seq)
+				safely(func() { line = s.goroutineWhere(run.CurrEnv, gr.cell.seq) })
 			}
 		}
 		s.guard.ended(gr, r, stack, line, func(m string) { fmt.Fprintf(s.log, "veclab eval: %s\n", m) })

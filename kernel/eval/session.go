@@ -389,7 +389,7 @@ func (s *Session) Call(label string, fn func(), out Output) *Error {
 			if r := recover(); r != nil {
 				eerr = classify(r, "")
 				if runtimePanic(r) && inner != saved {
-					placeCallback(eerr, r, s.earlier(), inner)
+					safely(func() { placeCallback(eerr, r, s.earlier(), inner) })
 				}
 			}
 		}()
@@ -474,7 +474,7 @@ func (s *Session) run(code string) (vals []xr.Value, types []xr.Type, eerr *Erro
 		if r := recover(); r != nil {
 			eerr = classify(r, code)
 			if running && runtimePanic(r) {
-				placeRuntime(eerr, r, st, &f)
+				safely(func() { placeRuntime(eerr, r, st, &f) })
 			}
 		}
 	}()

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"reflect"
-	"runtime"
 	"strings"
 
 	"github.com/cosmos72/gomacro/base"
@@ -57,9 +56,9 @@ type fault struct {
 // the cell runs), and records the units in st. gomacro sorts a run of
 // top-level statements by position (base/dep's Sorter, with sort.Slice,
 // which is not stable), so a marker takes a position strictly between
-// the node before it and the node it marks; with no such position (two
-// one-character statements side by side) the unit goes unmarked and the
-// previous one stays current, which names the line before.
+// the node before it and the node it marks; with no such position (a
+// one-character statement and a receive side by side) the unit goes
+// unmarked and the error names the unit before it.
 func markUnits(st *site, out []ast.Node, line func(token.Pos) int) ([]ast.Node, bool) {
 	type group struct {
 		start, end int // out[start:end] belong to the unit
@@ -168,7 +167,11 @@ type noDebugger struct{}
 func (noDebugger) Breakpoint(*fast.Interp, *fast.Env) fast.DebugOp { return fast.DebugOpContinue }
 func (noDebugger) At(*fast.Interp, *fast.Env) fast.DebugOp         { return fast.DebugOpContinue }
 
-// runExpr runs a compiled cell as fast.Interp.RunExpr does, and on a
+// runExpr runs a compiled cell as fast.Interp.RunExpr does (gomacro
+// v0.0.0-20240506194242-2ff796e3da10, fast/repl.go: prepare the env,
+// give an untyped constant its default type, set Run.CurrEnv, call the
+// compiled function, pack its values), through gomacro's exported API,
+// and on a
 // panic records where it happened before gomacro's call-stack bookkeeping
 // is unwound: RunExpr restores Run.CurrEnv in a deferred call, and by the
 // time a recover above it runs, the innermost env is gone. The session
@@ -195,7 +198,7 @@ func (s *Session) runExpr(e *fast.Expr, st *site, f *fault) ([]xr.Value, []xr.Ty
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			f.locate(st, s.earlier(), env, runs)
+			safely(func() { f.locate(st, s.earlier(), env, runs) })
 			for i, r := range runs {
 				r.CurrEnv = saved[i]
 			}
@@ -349,18 +352,6 @@ func boundsKind(r any) (index, slice bool) {
 		return false, true
 	}
 	return false, false
-}
-
-// isBoundsRuntimeError reports a Go runtime bounds error (gomacro's typed
-// fast paths index with Go's own index expression, so the message is
-// already Go's).
-func isBoundsRuntimeError(r any) bool {
-	e, ok := r.(runtime.Error)
-	if !ok {
-		return false
-	}
-	m := e.Error()
-	return strings.Contains(m, "index out of range") || strings.Contains(m, "slice bounds out of range")
 }
 
 // stmtAt returns what to look at for the statement of the cell gomacro
@@ -802,4 +793,12 @@ func (s *Session) goroutineWhere(env *fast.Env, cell uint64) string {
 		return fmt.Sprintf(" (line %d of the cell starting %q: %s)", l, lineText(in.code, 1), lineText(in.code, l))
 	}
 	return ""
+}
+
+// safely runs f, dropping a panic: the placing of an error only adds to
+// the cell's message, and a flaw in it must not replace that message or
+// escape Eval.
+func safely(f func()) {
+	defer func() { _ = recover() }()
+	f()
 }
