@@ -238,3 +238,14 @@ func TestMarkerPositions(t *testing.T) {
 		})
 	}
 }
+
+// TestPlacingNeverPanics checks that a flaw in placing an error (here a
+// fault whose cell is missing) leaves the error as it was instead of
+// panicking out of Eval's recover.
+func TestPlacingNeverPanics(t *testing.T) {
+	e := &Error{Name: "panic", Value: "boom", Traceback: []string{"panic: boom"}}
+	safely(func() { placeRuntime(e, "boom", &site{code: "x"}, &fault{ok: true, pos: 5}) })
+	if e.Name != "panic" || e.Value != "boom" {
+		t.Errorf("error changed to %v", e)
+	}
+}
