@@ -300,6 +300,23 @@ func TestKernelProtocol(t *testing.T) {
 			t.Errorf("traceback %s does not point at line 2", tb)
 		}
 	})
+	t.Run("index error names index, length and line", func(t *testing.T) {
+		// Through the kernel as Jupyter sees it: ename, evalue and the
+		// traceback's two cell lines (the function's, the call's).
+		reply, io := c.execute("pick := func(xs []float64, i int) float64 {\n\treturn xs[i]\n}\nvs := make([]float64, 4)\npick(vs, 7)", false)
+		r := content(t, reply)
+		const want = "index out of range [7] with length 4 (cell line 2: return xs[i], reached from cell line 5: pick(vs, 7))"
+		if r["status"] != "error" || r["ename"] != "runtime error" || r["evalue"] != want {
+			t.Fatalf("execute_reply %v, want evalue %q", r, want)
+		}
+		if got := types(io); got != "status,execute_input,error,status" {
+			t.Fatalf("iopub sequence %s", got)
+		}
+		tb, _ := json.Marshal(content(t, io[2])["traceback"])
+		if !strings.Contains(string(tb), `"cell line 2:","    return xs[i]","reached from cell line 5:","    pick(vs, 7)"`) {
+			t.Errorf("traceback %s does not show both lines", tb)
+		}
+	})
 	t.Run("stop_on_error aborts queued cells", func(t *testing.T) {
 		first := c.send(c.shell, "execute_request", map[string]any{"code": "import \"time\"\ntime.Sleep(200 * time.Millisecond)\npanic(\"fail\")", "stop_on_error": true})
 		second := c.send(c.shell, "execute_request", map[string]any{"code": `fmt.Println("queued")`, "stop_on_error": true})

@@ -31,6 +31,12 @@ func TestCall(t *testing.T) {
 func hello() { fmt.Println("hello from a callback"); display.Markdown("*md*") }
 func boom() { var m map[string]int; m["x"] = 1 }
 func spin() { n := 0; for { n++ } }
+func past() {
+	xs := []int{1, 2}
+	for i := 0; i < 3; i++ {
+		xs[i]++
+	}
+}
 func redraw() { fmt.Println("old"); display.ClearOutput(true); fmt.Println("new") }`, &Recorder{}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
@@ -38,11 +44,15 @@ func redraw() { fmt.Println("old"); display.ClearOutput(true); fmt.Println("new"
 		name      string
 		interrupt bool
 		wantErr   string // Error.Name, "" for none
+		wantValue string // Error.Value, when given
 		wantOut   string // stdout recorded
 		wantItems int
 	}{
 		{name: "hello", wantOut: "hello from a callback\n", wantItems: 2},
-		{name: "boom", wantErr: "runtime error"},
+		{name: "boom", wantErr: "runtime error",
+			wantValue: `assignment to entry in nil map (line 3 of the cell starting "import \"github.com/veclab/veclab/kernel/display\"": func boom() { var m map[string]int; m["x"] = 1 })`},
+		{name: "past", wantErr: "runtime error",
+			wantValue: `index out of range [2] with length 2 (line 8 of the cell starting "import \"github.com/veclab/veclab/kernel/display\"": xs[i]++)`},
 		{name: "spin", interrupt: true, wantErr: InterruptedName},
 		{name: "redraw", wantOut: "new\n", wantItems: 1},
 	} {
@@ -65,6 +75,8 @@ func redraw() { fmt.Println("old"); display.ClearOutput(true); fmt.Println("new"
 				t.Fatalf("error %v", err)
 			case tc.wantErr != "" && (err == nil || err.Name != tc.wantErr):
 				t.Fatalf("error %v, want %s", err, tc.wantErr)
+			case tc.wantValue != "" && err.Value != tc.wantValue:
+				t.Fatalf("error %q\nwant  %q", err.Value, tc.wantValue)
 			}
 			if got := rec.Text("stdout"); got != tc.wantOut {
 				t.Errorf("stdout %q, want %q", got, tc.wantOut)

@@ -31,6 +31,46 @@
 //     the call (the rewriter adds the line). It replaces the three lines
 //     of if err != nil { panic(err) }, whose panic a learner reads as a
 //     crash, in the notebooks.
+//   - A runtime panic names its cell line, and an index or slice error
+//     reads as Go's own: "index out of range [7] with length 4 (cell line
+//     3: a[i] = 1)" (gomacro itself says "reflect: slice index out of
+//     range"). How (where.go):
+//     the rewriter numbers the cell's top-level units (a statement, an
+//     expression, or a run of declarations with var initializers, which
+//     gomacro sorts by dependency and so cannot be split) and puts a
+//     marker call, __veclab_at(k), before each but the first; gomacro
+//     sorts a run of top-level statements by position, so each marker
+//     takes a position between the node before it and its own. The cell
+//     runs through the session's own copy of Interp.RunExpr's few lines,
+//     whose deferred recover reads gomacro's call-stack bookkeeping
+//     (Run.CurrEnv, the innermost env: a loop body, a function the cell
+//     called) before it is unwound; that env's statement position
+//     (Env.DebugPos[Env.IP]) names the innermost line when it lies in
+//     this cell, with "reached from" the top-level unit's line, or, for
+//     a function an earlier cell defined, in that cell (the session keeps
+//     the newest 256 cells that compiled, at most 4 MiB of code: "line 2
+//     of the cell starting …").
+//     For an index or slice panic, the index and slice expressions the
+//     failing statement evaluates itself are evaluated again in the
+//     env it ran in, compiled in that env's scope (Env.DebugComp, kept
+//     because the session switches on gomacro's debugger option; no
+//     debugger runs; the option costs a pointer store per env, within
+//     about 5% on BenchmarkEvalLoop), and the first out of range is
+//     worded as the Go
+//     runtime does (runtime/error.go, boundsError). This is sound because
+//     only pure operands are evaluated again — names, literals,
+//     selectors, index expressions, arithmetic, conversions and the
+//     builtins len and cap, as resolved in that scope — so nothing the
+//     cell does runs twice, and a message is only given for an
+//     expression whose operands are, now, out of range. Anything else (a
+//     call in the index, a function of a cell no longer kept, a panic
+//     inside compiled code) keeps gomacro's text, with the cell line. A
+//     widget callback ([Session.Call]) is placed the same way, in the
+//     cell that defined it. A goroutine's panic ("goroutine panic") names
+//     its line (the go statement's wrapper reads its gomacro Run's
+//     current env) but not the index: its operands would have to be
+//     compiled while the next cell may be compiling, and gomacro's
+//     compiler is not goroutine-safe.
 //   - Each cell runs under a context, made the engine's ambient context
 //     (engine.Context) for the compiled lab and engine: [Session.Interrupt]
 //     cancels it, so index builds, exact truth, k-means, data set

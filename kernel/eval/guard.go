@@ -174,8 +174,9 @@ func (g *guard) register(ip *fast.Interp, where string) *goroutine {
 }
 
 // ended records how a cell's goroutine ended: r is what it panicked with
-// (nil: it returned).
-func (g *guard) ended(gr *goroutine, r any, stack string, log func(string)) {
+// (nil: it returned), line the cell line it failed at (" (cell line 3:
+// …)", or "").
+func (g *guard) ended(gr *goroutine, r any, stack, line string, log func(string)) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.gors, gls.GoID())
@@ -187,7 +188,7 @@ func (g *guard) ended(gr *goroutine, r any, stack string, log func(string)) {
 	if isStop(r) {
 		return // counted by stop when it asked
 	}
-	msg := fmt.Sprintf("panic in a goroutine (%s): %s", gr.where, panicText(r))
+	msg := fmt.Sprintf("panic in a goroutine (%s): %s%s", gr.where, panicText(r), line)
 	log(msg + "\n" + stack)
 	if thisCell {
 		if g.failed == "" {
@@ -269,10 +270,19 @@ func (s *Session) declareRuntime() {
 	// Env()'s, called with no argument (gomacro adds the interpreter).
 	ir.DeclEnvFunc(bindName, fast.Function{Fun: func(ipv xr.Value) xr.Value {
 		if ipv.IsValid() {
-			s.evalRun.Store(runOf(ipv.Interface()))
+			r := runOf(ipv.Interface())
+			if r != nil {
+				r.Debugger = noDebugger{}
+			}
+			s.evalRun.Store(r)
 		}
 		return xr.ValueOf(0)
 	}, Type: ir.Comp.TypeOf(func(any) any { return nil })})
+	ir.DeclFunc(atName, func(k int) {
+		if st := s.site; st != nil {
+			st.cur = k
+		}
+	})
 	// An interpreted function: calling it runs in a function env.
 	ir.Eval("func " + bindName + "run() { " + bindName + "() }")
 }
@@ -324,13 +334,23 @@ func (s *Session) goStmt(f, args, spread, where, ipv any) any {
 	ip, _ := ipv.(*fast.Interp)
 	w, _ := where.(string)
 	gr := s.guard.register(ip, w)
+	// The interpreted function runs on this goroutine's gomacro Run: the
+	// env a panic leaves there says which cell line failed (where.go).
+	run := runOf(ip)
+	var saved *fast.Env
+	if run != nil {
+		saved = run.CurrEnv
+	}
 	defer func() {
 		r := recover()
-		stack := ""
+		stack, line := "", ""
 		if r != nil && !isStop(r) {
 			stack = string(debug.Stack())
+			if run != nil && run.CurrEnv != saved && gr.cell != nil {
+				safely(func() { line = s.goroutineWhere(run.CurrEnv, gr.cell.seq) })
+			}
 		}
-		s.guard.ended(gr, r, stack, func(m string) { fmt.Fprintf(s.log, "veclab eval: %s\n", m) })
+		s.guard.ended(gr, r, stack, line, func(m string) { fmt.Fprintf(s.log, "veclab eval: %s\n", m) })
 	}()
 	fv := reflect.ValueOf(f)
 	if fv.Kind() != reflect.Func || fv.IsNil() {

@@ -23,10 +23,12 @@ func TestGoroutinePanic(t *testing.T) {
 		}
 		return res
 	}
-	must("import \"time\"\nimport \"sync\"\nimport \"os\"\nkeep := 7")
+	must("import \"time\"\nfunc past(xs []int) {\n\t_ = xs[5]\n}\nimport \"sync\"\nimport \"os\"\nkeep := 7")
 	for _, tc := range []struct{ name, code, has string }{
 		{"panic while the cell waits", "go func() { panic(\"boom in a goroutine\") }()\ntime.Sleep(10 * time.Second)", "boom in a goroutine"},
 		{"runtime error", "go func() { var m map[string]int; m[\"x\"] = 1 }()\ntime.Sleep(10 * time.Second)", "assignment to entry in nil map"},
+		{"names the cell line", "go func() {\n\tvar m map[string]int\n\tm[\"x\"] = 1\n}()\ntime.Sleep(10 * time.Second)", `assignment to entry in nil map (cell line 3: m["x"] = 1)`},
+		{"names an earlier cell's line", "go past([]int{1})\ntime.Sleep(10 * time.Second)", `reflect: slice index out of range (line 3 of the cell starting "import \"time\"": _ = xs[5])`},
 		{"os.Exit in a goroutine", "go os.Exit(4)\ntime.Sleep(10 * time.Second)", "os.Exit(4)"},
 		{"bad argument", "func half(x float64) float64 { return x / 2 }\nvar wg sync.WaitGroup\ngo half(\"no\")\ntime.Sleep(10 * time.Second)", "cannot use string as float64"},
 	} {

@@ -85,6 +85,9 @@ type Session struct {
 	oldHook hook.PublishFunc
 	oldClr  hook.ClearFunc
 	guard   guard         // cell contexts and the goroutines cells started
+	site    *site         // where the running cell is (where.go); nil between cells
+	histMu  sync.Mutex    // guards history
+	history []*site       // earlier cells that compiled, newest last (where.go)
 	memStop chan struct{} // closes the memory watchdog (nil: none)
 	memKick chan struct{} // wakes it when a cell starts
 	// evalRun is gomacro's Run for function calls on the goroutine that
@@ -185,6 +188,12 @@ func New(opt Options) (*Session, error) {
 	ir.Comp.Universe.Importer = &xr.Importer{} // no go list -export
 	g := &ir.Comp.Globals
 	g.Options &^= base.OptModuleImport | base.OptShowPrompt | base.OptShowEval | base.OptShowEvalType
+	// The debugger option makes each env keep its compile-time scope
+	// (Env.DebugComp), in which a failed statement's operands are
+	// evaluated again to name an index and a length (where.go). No
+	// debugger runs: a "break" statement just goes on.
+	g.Options |= base.OptDebugger
+	ir.SetDebugger(noDebugger{})
 	diag := stderrWriter{s.sink}
 	g.Output.Stdout = diag
 	g.Output.Stderr = diag
@@ -364,9 +373,24 @@ func (s *Session) Call(label string, fn func(), out Output) *Error {
 		return &Error{Name: "error", Value: "eval: Call with a nil function"}
 	}
 	_, _, err := s.asCell(label, out, func() (_ []xr.Value, _ []xr.Type, eerr *Error) {
+		// The interpreted functions fn calls run on this goroutine's
+		// gomacro Run (asCell bound it): its current env, if a panic
+		// leaves a new one, is where (where.go).
+		run := s.evalRun.Load()
+		var saved *fast.Env
+		if run != nil {
+			saved = run.CurrEnv
+		}
 		defer func() {
+			var inner *fast.Env
+			if run != nil {
+				inner, run.CurrEnv = run.CurrEnv, saved
+			}
 			if r := recover(); r != nil {
 				eerr = classify(r, "")
+				if runtimePanic(r) && inner != saved {
+					safely(func() { placeCallback(eerr, r, s.earlier(), inner) })
+				}
 			}
 		}()
 		fn()
@@ -440,23 +464,48 @@ func (s *Session) asCell(code string, out Output, body func() ([]xr.Value, []xr.
 }
 
 func (s *Session) run(code string) (vals []xr.Value, types []xr.Type, eerr *Error) {
+	var (
+		st      *site
+		f       fault
+		running bool
+	)
 	defer func() {
+		s.site = nil
 		if r := recover(); r != nil {
 			eerr = classify(r, code)
+			if running && runtimePanic(r) {
+				safely(func() { placeRuntime(eerr, r, st, &f) })
+			}
 		}
 	}()
 	if strings.TrimSpace(code) == "" {
 		return nil, nil, nil
 	}
 	form := s.ir.Parse(code)
-	form = s.rewrite(form, code)
-	vals, types = s.ir.RunExpr(s.ir.CompileAst(form))
+	st = &site{code: code, seq: s.cell.Load()}
+	form = s.rewrite(form, code, st)
+	e := s.ir.CompileAst(form)
+	s.remember(st) // what it defined may fail in a later cell
+	s.site, running = st, true
+	vals, types = s.runExpr(e, st, &f)
 	return vals, types, nil
 }
 
+// runtimePanic reports whether a panic of a running cell is one to place
+// at its cell line: not an interrupt, an exit or a check (which names its
+// own line).
+func runtimePanic(r any) bool {
+	switch r.(type) {
+	case stopPanic, base.Signal, exitPanic, checkPanic:
+		return false
+	}
+	return true
+}
+
 // rewrite applies the rewriter (rewrite.go) to a parsed cell: in place,
-// except where statements are added at the top level of the cell.
-func (s *Session) rewrite(form ast2.Ast, code string) ast2.Ast {
+// except where statements are added at the top level of the cell. It
+// records the cell's units (where.go) in st.
+func (s *Session) rewrite(form ast2.Ast, code string, st *site) ast2.Ast {
 	if form == nil {
 		return nil
 	}
@@ -497,8 +546,15 @@ func (s *Session) rewrite(form ast2.Ast, code string) ast2.Ast {
 			out = append(out, x)
 		}
 	}
+	if len(out) > 0 && out[0].Pos().IsValid() {
+		if f := fset.File(out[0].Pos()); f != nil {
+			st.file = f.File
+		}
+	}
+	out, marked := markUnits(st, out, rw.line)
+	st.nodes = out
 	switch {
-	case !top:
+	case !top && !marked:
 		return form
 	case len(out) == 1:
 		return ast2.ToAst(out[0])
