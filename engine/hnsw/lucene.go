@@ -36,6 +36,14 @@ type LuceneRequest struct {
 	// .Seeded: the optimistic collection's re-entry), instead of the
 	// upper layers' descent.
 	Seeds []engine.ID
+	// Patience wraps the collector in Elasticsearch 9.3+'s adaptive
+	// early exit (see [QueryOptions.Patience]): both layer-0 searchers
+	// close each expanded candidate with it (KnnSearchStrategy.Patience
+	// .nextVectorsBlock). A walk it ends is complete as far as the
+	// query is concerned (no exact fallback: Lucene 10.4's
+	// HnswQueueSaturationCollector.topDocs, and EarlyTerminated stays
+	// the visit limit's).
+	Patience bool
 }
 
 // LucenePath is how a LuceneSearch searched.
@@ -124,6 +132,7 @@ func (ix *Index) LuceneSearch(q []float32, r LuceneRequest) (LuceneResult, engin
 	}
 	l := luceneSearch{ix: ix, s: s, q: s.q, sc: sc, accept: r.Accept,
 		c: luceneCollector{k: r.K, limit: r.VisitLimit}}
+	l.c.pat.reset(r.Patience, r.K)
 	l.c.res = &s.res
 	s.res.Reset()
 	accepted := n
@@ -221,12 +230,20 @@ func (ix *Index) ExactOver(q []float32, accept *engine.Bitset, k int) ([]engine.
 type luceneCollector struct {
 	k, limit, visited int
 	res               *topk.MaxHeap
+	pat               patience // LuceneRequest.Patience (off unless armed)
 }
 
 func (c *luceneCollector) earlyTerminated() bool { return c.limit > 0 && c.visited >= c.limit }
 
 // collect is insertWithOverflow: it reports whether r entered the top k.
-func (c *luceneCollector) collect(r engine.Result) bool { return c.res.PushBounded(r, c.k) }
+func (c *luceneCollector) collect(r engine.Result) bool {
+	in := c.res.PushBounded(r, c.k)
+	c.pat.collect(in)
+	return in
+}
+
+// nextCandidate closes one expanded candidate; true ends the walk.
+func (c *luceneCollector) nextCandidate() bool { return c.pat.on && c.pat.next() }
 
 // bound is minCompetitiveSimilarity as a distance: the k-th nearest
 // collected once k are, else +Inf.
@@ -333,6 +350,9 @@ func (l *luceneSearch) level0(eps []engine.ID) {
 				}
 			}
 		}
+		if l.c.nextCandidate() {
+			return
+		}
 	}
 }
 
@@ -390,7 +410,12 @@ func (l *luceneSearch) filteredLevel0(eps []engine.ID, accepted int) {
 		nbs := lst[1 : 1+lst[0]]
 		neighborCount := len(nbs)
 		if neighborCount == 0 {
-			continue // Java: 0/0 is NaN, maxToScoreCount 0, nothing scored
+			// Java: 0/0 is NaN, maxToScoreCount 0, nothing scored; the
+			// candidate still closes (nextVectorsBlock).
+			if l.c.nextCandidate() {
+				return
+			}
+			continue
 		}
 		toScore, toExplore = toScore[:0], toExplore[:0]
 		explored := 0 // toExplore's poll position
@@ -444,6 +469,9 @@ func (l *luceneSearch) filteredLevel0(eps []engine.ID, accepted int) {
 					bound = nextDown(l.c.bound())
 				}
 			}
+		}
+		if l.c.nextCandidate() {
+			return
 		}
 	}
 }

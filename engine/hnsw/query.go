@@ -31,15 +31,36 @@ func (ix *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.S
 // QuerySeeded is Query entered at layer 0 from seeds (see
 // [Searcher.SearchSeeded]); r.Bound must be nil when seeds are given.
 func (ix *Index) QuerySeeded(q []float32, r engine.Request, seeds []engine.ID) ([]engine.Result, engine.SearchStats, error) {
+	return ix.QueryWith(q, r, QueryOptions{Seeds: seeds})
+}
+
+// QueryOptions are the layer-0 variants of one [Index.QueryWith].
+type QueryOptions struct {
+	// Seeds, when set, are the layer-0 entry points (see
+	// [Searcher.SearchSeeded]); r.Bound must then be nil.
+	Seeds []engine.ID
+	// Patience stops the layer-0 walk early as Elasticsearch 9.3+ does
+	// by default (index.dense_vector.hnsw_enable_early_termination:
+	// AdaptiveHnswQueueSaturationCollector, see patience.go) once the
+	// rate at which expanded candidates add to the top ef has stayed
+	// below its running mean for about ten candidates. Not with r.Bound.
+	Patience bool
+}
+
+// QueryWith is Query with the layer-0 variants of o.
+func (ix *Index) QueryWith(q []float32, r engine.Request, o QueryOptions) ([]engine.Result, engine.SearchStats, error) {
 	if err := r.Check(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("hnsw: query: %w", err)
 	}
-	if len(seeds) > 0 && r.Bound != nil {
+	if len(o.Seeds) > 0 && r.Bound != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("hnsw: query: seeds with a shared bound: %w", engine.ErrInvalidArgument)
+	}
+	if o.Patience && r.Bound != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("hnsw: query: patience with a shared bound is not emulated: %w", engine.ErrInvalidArgument)
 	}
 	s := ix.searchers.Get().(*Searcher)
 	defer ix.searchers.Put(s)
-	res, err := s.search(q, r.K, r.Breadth, r.Filter, r.Bound, seeds)
+	res, err := s.search(q, r.K, r.Breadth, r.Filter, r.Bound, o.Seeds, o.Patience)
 	if err != nil {
 		return nil, s.stats, err
 	}
@@ -65,7 +86,7 @@ func (s *Searcher) SearchBound(q []float32, k, ef int, allow engine.Filter, b *e
 	if err := checkK(k); err != nil {
 		return nil, err
 	}
-	return s.search(q, k, ef, allow, b, nil)
+	return s.search(q, k, ef, allow, b, nil, false)
 }
 
 // layer0Bound is layer0 with the shared bound, on the same shared loop

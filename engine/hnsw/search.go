@@ -28,6 +28,7 @@ type Searcher struct {
 	// The shared layer-0 loop's state and the policies it runs.
 	walk beam.Walk
 	pol  layer0Policy
+	pat  patience // the early exit of QueryOptions.Patience (off unless armed)
 	bpol boundPolicy
 }
 
@@ -49,7 +50,7 @@ func (s *Searcher) Search(q []float32, k, ef int, allow engine.Filter) ([]engine
 	if err := checkK(k); err != nil {
 		return nil, err
 	}
-	return s.search(q, k, ef, allow, nil, nil)
+	return s.search(q, k, ef, allow, nil, nil, false)
 }
 
 // SearchSeeded is Search entered at layer 0 from seeds instead of from
@@ -64,7 +65,7 @@ func (s *Searcher) SearchSeeded(q []float32, k, ef int, allow engine.Filter, see
 	if err := checkK(k); err != nil {
 		return nil, err
 	}
-	return s.search(q, k, ef, allow, nil, seeds)
+	return s.search(q, k, ef, allow, nil, seeds, false)
 }
 
 // checkK is the k check of the public entry points; search trusts k
@@ -78,7 +79,7 @@ func checkK(k int) error {
 
 // search is the one search of every entry point; k ≥ 1 is checked by
 // them (the query vector here, by PrepareQuery).
-func (s *Searcher) search(q []float32, k, ef int, allow engine.Filter, b *engine.Bound, seeds []engine.ID) ([]engine.Result, error) {
+func (s *Searcher) search(q []float32, k, ef int, allow engine.Filter, b *engine.Bound, seeds []engine.ID, patient bool) ([]engine.Result, error) {
 	ix := s.ix
 	s.stats = engine.SearchStats{}
 	var err error
@@ -94,6 +95,7 @@ func (s *Searcher) search(q []float32, k, ef int, allow engine.Filter, b *engine
 		ef = ix.cfg.EfSearch
 	}
 	ef = max(ef, k)
+	s.pat.reset(patient, ef) // the collector's k is the beam (Lucene's k)
 	var sc engine.QueryScorer
 	if ix.codes != nil {
 		if sc, err = ix.codes.NewQueryScorer(s.q); err != nil {
@@ -227,6 +229,7 @@ func (s *Searcher) Layer0(sc engine.QueryScorer, ep engine.ID, epDist float32, e
 	if fs, ok := sc.(*FloatScorer); ok && fs.ix == s.ix {
 		q, sc = fs.q, nil
 	}
+	s.pat.reset(false, 0)
 	s.layer0(q, sc, ep, epDist, max(ef, 1), allow)
 	s.out = s.res.Sorted(s.out[:0])
 	return s.out
@@ -243,9 +246,10 @@ func (s *Searcher) layer0(q []float32, sc engine.QueryScorer, ep engine.ID, epDi
 	ix := s.ix
 	w := s.startWalk(ep, epDist)
 	p := &s.pol
-	*p = layer0Policy{res: &s.res, ef: ef, allow: allow, lower: float32(math.Inf(1))}
+	*p = layer0Policy{res: &s.res, ef: ef, allow: allow, lower: float32(math.Inf(1)), pat: &s.pat}
 	if allow == nil || allow.Allowed(ep) {
 		s.res.Push(engine.Result{ID: ep, Dist: epDist})
+		s.pat.collect(true)
 		p.lower = epDist
 	}
 	p.setBound(w)
@@ -270,10 +274,10 @@ func (s *Searcher) layer0Seeded(q []float32, sc engine.QueryScorer, seeds []engi
 	s.stats.DistComps++
 	w := s.startWalk(ep, epDist)
 	p := &s.pol
-	*p = layer0Policy{res: &s.res, ef: ef, allow: allow, lower: float32(math.Inf(1))}
+	*p = layer0Policy{res: &s.res, ef: ef, allow: allow, lower: float32(math.Inf(1)), pat: &s.pat}
 	collect := func(id engine.ID, d float32) {
 		if allow == nil || allow.Allowed(id) {
-			s.res.PushBounded(engine.Result{ID: id, Dist: d}, ef)
+			s.pat.collect(s.res.PushBounded(engine.Result{ID: id, Dist: d}, ef))
 			p.lower = s.res.Top().Dist
 		}
 	}
@@ -322,6 +326,8 @@ type layer0Policy struct {
 	ef    int
 	allow engine.Filter
 	lower float32 // W's furthest distance (+Inf while W is empty)
+	// pat is the early exit (QueryOptions.Patience; off when not armed).
+	pat *patience
 	// Trace only: the layer being recorded and the link slab Expand reads.
 	lt     *LayerTrace
 	links  []engine.ID
@@ -355,11 +361,16 @@ func (p *layer0Policy) Admit(w *beam.Walk, ids []engine.ID, dists []float32) {
 		if res.Len() < ef || d < lower {
 			w.Cand.Push(engine.Result{ID: nb, Dist: d})
 			if allow == nil || allow.Allowed(nb) {
-				res.PushBounded(engine.Result{ID: nb, Dist: d}, ef)
+				p.pat.collect(res.PushBounded(engine.Result{ID: nb, Dist: d}, ef))
 				lower = res.Top().Dist
 			}
 		}
 	}
 	p.lower = lower
 	p.setBound(w)
+	// One expanded candidate closed (Lucene: nextVectorsBlock →
+	// nextCandidate); a spent patience ends the walk at the next stop test.
+	if p.pat.on && p.pat.next() {
+		w.Bound = float32(math.Inf(-1))
+	}
 }

@@ -78,7 +78,7 @@ func (s *Searcher) SearchTrace(q []float32, k, ef int, allow engine.Filter) (*Tr
 	}
 	tr := &Trace{}
 	s.tr = tr
-	res, err := s.search(q, k, ef, allow, nil, nil)
+	res, err := s.search(q, k, ef, allow, nil, nil, false)
 	s.tr = nil
 	if err != nil {
 		return nil, err

@@ -85,6 +85,13 @@ type Options struct {
 	// seeded with their hits, for ef (see [Collection.Search]). It
 	// excludes SharedBound.
 	Optimistic bool
+	// Patience ends each HNSW segment's layer-0 walk early, as
+	// Elasticsearch 9.3+ does by default (index.dense_vector
+	// .hnsw_enable_early_termination: every collector, both passes of
+	// the optimistic collection and the filtered walks, wrapped in
+	// AdaptiveHnswQueueSaturationCollector; see hnsw.QueryOptions
+	// .Patience). It excludes SharedBound.
+	Patience bool
 	// Fetch is what comes back with each hit.
 	Fetch Fetch
 	// Rescore is k' on a quantized collection (Config.Encoding not
@@ -213,6 +220,9 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	if o.Filter != nil && o.SharedBound {
 		return nil, st, fmt.Errorf("segment: search: a filter with the shared bound is not emulated: %w", engine.ErrInvalidArgument)
 	}
+	if o.SharedBound && o.Patience {
+		return nil, st, fmt.Errorf("segment: search: patience with the shared bound is not emulated: %w", engine.ErrInvalidArgument)
+	}
 	if o.SharedBound && o.Optimistic {
 		return nil, st, fmt.Errorf("segment: search: SharedBound and Optimistic are two collections, pick one: %w", engine.ErrInvalidArgument)
 	}
@@ -283,7 +293,7 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 				err error
 			)
 			if g, ok := s.index.(*hnsw.Index); ok {
-				res, sst, err = g.QuerySeeded(q, r, seeds[i])
+				res, sst, err = g.QueryWith(q, r, hnsw.QueryOptions{Seeds: seeds[i], Patience: o.Patience})
 			} else {
 				res, sst, err = s.index.Query(q, r)
 			}
@@ -291,7 +301,16 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 			out[i] = segResult{res, sst, err}
 			return
 		}
-		res, sst, err := s.index.Query(q, r)
+		var (
+			res []engine.Result
+			sst engine.SearchStats
+			err error
+		)
+		if g, ok := s.index.(*hnsw.Index); ok && o.Patience {
+			res, sst, err = g.QueryWith(q, r, hnsw.QueryOptions{Patience: true})
+		} else {
+			res, sst, err = s.index.Query(q, r)
+		}
 		out[i] = segResult{res, sst, err}
 	}
 	if _, ok := cputime.Thread(); o.SegmentCPU && ok {
@@ -396,7 +415,7 @@ func (s *segment) filtered(q []float32, o Options, k, perLeaf, ef int, seeds []e
 		return exact()
 	}
 	lr, lst, err := g.LuceneSearch(q, hnsw.LuceneRequest{K: k, Accept: accept, Accepted: cost,
-		VisitLimit: cost + 1, FilteredSearchThreshold: o.FilteredSearchThreshold, Seeds: seeds})
+		VisitLimit: cost + 1, FilteredSearchThreshold: o.FilteredSearchThreshold, Seeds: seeds, Patience: o.Patience})
 	st.Add(lst)
 	if err != nil {
 		return nil, st, err

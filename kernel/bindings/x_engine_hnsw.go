@@ -38,6 +38,7 @@ func init() {
 			"LucenePath":    TypeOf((*hnsw.LucenePath)(nil)).Elem(),
 			"LuceneRequest": TypeOf((*hnsw.LuceneRequest)(nil)).Elem(),
 			"LuceneResult":  TypeOf((*hnsw.LuceneResult)(nil)).Elem(),
+			"QueryOptions":  TypeOf((*hnsw.QueryOptions)(nil)).Elem(),
 			"Searcher":      TypeOf((*hnsw.Searcher)(nil)).Elem(),
 			"Selection":     TypeOf((*hnsw.Selection)(nil)).Elem(),
 			"Trace":         TypeOf((*hnsw.Trace)(nil)).Elem(),

@@ -77,6 +77,11 @@ func (p Profile) Describe(dim, k int) string {
 		} else {
 			fmt.Fprintf(&b, "  -- index.dense_vector.hnsw_filter_heuristic fanout: with a filter, the walk scores every neighbour and keeps the matches; few matches (≤ ln(segment size)·k) are scored exhaustively\n")
 		}
+		if p.Patience() {
+			fmt.Fprintf(&b, "  -- index.dense_vector.hnsw_enable_early_termination true (9.3+): each segment's walk stops once candidates stop entering its top num_candidates (adaptive patience)\n")
+		} else {
+			fmt.Fprintf(&b, "  -- index.dense_vector.hnsw_enable_early_termination false: each segment's walk runs until no candidate can improve its top num_candidates\n")
+		}
 		if typ != HNSWType {
 			fmt.Fprintf(&b, "  -- each segment trains its quantizer on its vectors; a refresh builds its graph with float32 scores (codes only for search), a merge with the codes' scores\n")
 		}

@@ -64,6 +64,7 @@
 //	Profile.Type                 —                     —                        —                           index_options.type                    segment.Config.Encoding
 //	Profile.RefreshInterval      —                     —                        —                           index.refresh_interval                segment.Collection.Refresh
 //	Profile.FilterHeuristic      —                     —                        —                           hnsw_filter_heuristic                 segment.Options.FilteredSearchThreshold
+//	Profile.EarlyTermination     —                     —                        —                           hnsw_enable_early_termination         segment.Options.Patience
 //
 // docs/parameters.md holds the same table; TestStoreRules states each
 // rule once with its source.
@@ -102,7 +103,11 @@
 // num_candidates, then the segments whose every hit reached the merged
 // top k (k' when rescoring) again, seeded with their hits, for
 // num_candidates (engine/segment Options.Optimistic); the candidates
-// are merged by quantized score to k' before rescoring.
+// are merged by quantized score to k' before rescoring. Every one of
+// these walks ends early as 9.3+ indices do by default
+// (index.dense_vector.hnsw_enable_early_termination,
+// AdaptiveHnswQueueSaturationCollector: engine/segment Options.Patience)
+// once candidates stop entering the segment's top.
 //
 // # Known simplifications
 //

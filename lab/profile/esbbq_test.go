@@ -3,6 +3,7 @@ package profile
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/vec"
@@ -93,5 +94,63 @@ func TestElasticsearchBBQCentroid(t *testing.T) {
 	t.Logf("recall@10: plain mean (Elasticsearch) %.3f, normalised mean (Lucene COSINE field) %.3f", rES, rLucene)
 	if rES < rLucene+0.03 {
 		t.Errorf("recall@10 on the plain mean %.3f, not 0.03 above the normalised mean's %.3f", rES, rLucene)
+	}
+}
+
+// TestElasticsearchEarlyTermination: Elasticsearch 9.3+ indices end each
+// segment's HNSW walk early by default (index.dense_vector
+// .hnsw_enable_early_termination, DenseVectorFieldMapper
+// HNSW_EARLY_TERMINATION → AdaptiveHnswQueueSaturationCollector), so the
+// default store scores fewer vectors per query than the same index with
+// the setting false, at a num_candidates where the walk has room to saturate, and still returns k hits, unfiltered and filtered.
+func TestElasticsearchEarlyTermination(t *testing.T) {
+	ds := smallData(t, 3000)
+	build := func(et string) *Store {
+		p := Default(Elasticsearch)
+		p.EarlyTermination = et
+		p.Type = HNSWType
+		p.RefreshInterval = 300 * time.Millisecond // about three segments at the article's rate
+		s, err := p.Build(ds.Base, BuildOptions{Batch: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	on, off := build("true"), build("false")
+	accept := func(key uint64) bool { return ds.Meta[key].Category != "c3" }
+	// The filtered beam is narrower so that each segment's share is
+	// walked, not scanned exactly (Lucene's ln(size)·k < matches).
+	for _, c := range []struct {
+		filtered bool
+		ef       int
+	}{{false, 300}, {true, 40}} {
+		filtered := c.filtered
+		on, off := on.WithEf(c.ef), off.WithEf(c.ef)
+		var dOn, dOff int
+		for i := 0; i < ds.Queries.N; i++ {
+			q := ds.Queries.Row(i)
+			var f func(uint64) bool
+			if filtered {
+				f = accept
+			}
+			rOn, stOn, err := on.search(q, 10, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, stOff, err := off.search(q, 10, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rOn) != 10 {
+				t.Fatalf("filtered %v, query %d: %d hits with early termination", filtered, i, len(rOn))
+			}
+			dOn += stOn.DistComps
+			dOff += stOff.DistComps
+		}
+		t.Logf("filtered %v: %d distances with early termination, %d without", filtered, dOn, dOff)
+		if dOn >= dOff {
+			t.Errorf("filtered %v: early termination scored %d, without %d; want fewer", filtered, dOn, dOff)
+		}
 	}
 }

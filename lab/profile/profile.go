@@ -154,6 +154,17 @@ type Profile struct {
 	// "fanout" (Hnsw(0)) scores every neighbour it meets and keeps the
 	// matching ones. Elasticsearch only; "" takes the default.
 	FilterHeuristic string
+	// EarlyTermination is index.dense_vector.hnsw_enable_early_termination
+	// ("true" or "false"; "" takes the default): "true", the default for
+	// indices created on 9.3+ (elastic/elasticsearch
+	// server/src/main/java/org/elasticsearch/index/mapper/vectors/DenseVectorFieldMapper.java
+	// HNSW_EARLY_TERMINATION, IndexVersions.DEFAULT_HNSW_EARLY_TERMINATION;
+	// 9.3.0 release notes, PR 132388), wraps every HNSW kNN collector in
+	// AdaptiveHnswQueueSaturationCollector (ESKnnFloatVectorQuery
+	// .getKnnCollectorManager → PatienceCollectorManager), which ends a
+	// segment's graph walk once new candidates stop entering the top
+	// num_candidates (engine/segment Options.Patience). Elasticsearch only.
+	EarlyTermination string
 	// RefreshInterval is index.refresh_interval (1s): documents become
 	// searchable at the next refresh, which comes after every
 	// ESIngestRate·RefreshInterval acknowledged documents (the interval
@@ -262,6 +273,9 @@ func (p Profile) WithDefaults() Profile {
 		if p.FilterHeuristic == "" {
 			p.FilterHeuristic = "acorn"
 		}
+		if p.EarlyTermination == "" {
+			p.EarlyTermination = "true"
+		}
 	}
 	if p.Segments == 0 {
 		p.Segments = 1
@@ -336,6 +350,12 @@ func (p Profile) Validate() error {
 	case p.Kind != Elasticsearch && p.FilterHeuristic != "":
 		bad("hnsw_filter_heuristic is an Elasticsearch setting, got %q for %v", p.FilterHeuristic, p.Kind)
 	}
+	switch {
+	case p.Kind == Elasticsearch && p.EarlyTermination != "true" && p.EarlyTermination != "false":
+		bad("hnsw_enable_early_termination must be true or false, got %q", p.EarlyTermination)
+	case p.Kind != Elasticsearch && p.EarlyTermination != "":
+		bad("hnsw_enable_early_termination is an Elasticsearch setting, got %q for %v", p.EarlyTermination, p.Kind)
+	}
 	if p.Workers < 1 {
 		bad("workers must be positive, got %d", p.Workers)
 	}
@@ -350,6 +370,13 @@ func (p Profile) FilteredSearchThreshold() int {
 		return 60
 	}
 	return 0
+}
+
+// Patience reports whether the profile's HNSW searches end early as
+// Elasticsearch's hnsw_enable_early_termination does (see
+// EarlyTermination); false for the other stores.
+func (p Profile) Patience() bool {
+	return p.Kind == Elasticsearch && p.EarlyTermination == "true"
 }
 
 // EffectiveType resolves AutoType for vectors of dim dimensions.
@@ -459,7 +486,8 @@ func (p Profile) String() string {
 	}
 	fmt.Fprintf(&b, " segments=%d", p.Segments)
 	if p.Kind == Elasticsearch {
-		fmt.Fprintf(&b, " type=%s oversample=%s refresh=%s hnsw_filter_heuristic=%s", p.Type, strconv.FormatFloat(p.Oversample, 'g', -1, 64), p.RefreshInterval, p.FilterHeuristic)
+		fmt.Fprintf(&b, " type=%s oversample=%s refresh=%s hnsw_filter_heuristic=%s hnsw_enable_early_termination=%s",
+			p.Type, strconv.FormatFloat(p.Oversample, 'g', -1, 64), p.RefreshInterval, p.FilterHeuristic, p.EarlyTermination)
 	}
 	fmt.Fprintf(&b, " seed=%d workers=%d", p.Seed, p.Workers)
 	if p.Version != "" {
@@ -529,6 +557,8 @@ func Parse(s string) (Profile, error) {
 			p.RefreshInterval, err = time.ParseDuration(v)
 		case "hnsw_filter_heuristic", "filter_heuristic":
 			p.FilterHeuristic = strings.ToLower(v)
+		case "hnsw_enable_early_termination", "early_termination":
+			p.EarlyTermination = strings.ToLower(v)
 		case "seed":
 			p.Seed, err = strconv.ParseUint(v, 10, 64)
 		case "workers":

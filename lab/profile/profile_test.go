@@ -82,6 +82,8 @@ func TestValidate(t *testing.T) {
 		{"payload_m 1", func(p *Profile) { p.Kind = Qdrant; p.PayloadM = 1 }, "payload_m must be in 2…10000"},
 		{"filter heuristic", func(p *Profile) { *p = Default(Elasticsearch); p.FilterHeuristic = "greedy" }, "acorn or fanout"},
 		{"filter heuristic elsewhere", func(p *Profile) { p.FilterHeuristic = "acorn" }, "an Elasticsearch setting"},
+		{"early termination", func(p *Profile) { *p = Default(Elasticsearch); p.EarlyTermination = "yes" }, "true or false"},
+		{"early termination elsewhere", func(p *Profile) { p.EarlyTermination = "true" }, "an Elasticsearch setting"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -580,6 +580,9 @@ func (s *Store) search(q []float32, k int, accept func(key uint64) bool) ([]engi
 		// shared between the segments' searches), so the lab searches
 		// them in turn.
 		o.Optimistic = true
+		// 9.3+ indices end each segment's walk early by default
+		// (index.dense_vector.hnsw_enable_early_termination).
+		o.Patience = p.Patience()
 		o.Filter, o.FilteredSearchThreshold = accept, p.FilteredSearchThreshold()
 		o.K, o.Rescore = k, pl.Rescore
 	}
