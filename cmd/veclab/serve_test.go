@@ -116,6 +116,23 @@ func TestBrowser(t *testing.T) {
 // the bundled widget manager, the slider moved with the keyboard redraws
 // the output area in place, and the kernel has the new value.
 func TestBrowserWidgets(t *testing.T) {
+	runLite(t, 5*time.Minute, "-widgets")
+}
+
+// TestBrowserKnobs serves the JupyterLite site and runs lite.js -knobs in
+// chromium: notebook 00's cells up to its ef knob run on the wasm kernel
+// (the knob cells log their redraw times in the page), and the ef slider
+// moved from 10 to 15 redraws the area below it with the search that finds
+// all of the true top 5.
+func TestBrowserKnobs(t *testing.T) {
+	runLite(t, 10*time.Minute, "-knobs")
+}
+
+// runLite serves the JupyterLite site on a free port and runs
+// wasm/browsertest/lite.js with args and the site's URL, failing t when it
+// fails or outlives timeout.
+func runLite(t *testing.T, timeout time.Duration, args ...string) {
+	t.Helper()
 	root, err := moduleRoot("")
 	if err != nil {
 		t.Fatal(err)
@@ -143,15 +160,15 @@ func TestBrowserWidgets(t *testing.T) {
 			t.Errorf("serve: %v", err)
 		}
 	}()
-	nctx, ncancel := context.WithTimeout(ctx, 5*time.Minute)
+	nctx, ncancel := context.WithTimeout(ctx, timeout)
 	defer ncancel()
-	cmd := exec.CommandContext(nctx, testenv.Node.Path(), "lite.js", "-widgets", url)
+	cmd := exec.CommandContext(nctx, testenv.Node.Path(), append(append([]string{"lite.js"}, args...), url)...)
 	cmd.Dir = dir
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	t.Logf("node lite.js -widgets (%.1f s):\n%s", time.Since(start).Seconds(), out)
+	t.Logf("node lite.js %s (%.1f s):\n%s", strings.Join(args, " "), time.Since(start).Seconds(), out)
 	if err != nil {
-		t.Fatalf("the widgets browser test failed: %v", err)
+		t.Fatalf("the browser test (lite.js %s) failed: %v", strings.Join(args, " "), err)
 	}
 }
 

@@ -196,6 +196,7 @@ func init() {
 			"QuantNames":                 ValueOf(&experiment.QuantNames).Elem(),
 			"QuantRecall":                ValueOf(experiment.QuantRecall),
 			"QuantSweep":                 ValueOf(experiment.QuantSweep),
+			"RankCodes":                  ValueOf(experiment.RankCodes),
 			"Run":                        ValueOf(experiment.Run),
 			"RunOnSet":                   ValueOf(experiment.RunOnSet),
 			"SegmentsBench":              ValueOf(experiment.SegmentsBench),
@@ -212,6 +213,7 @@ func init() {
 		}, Types: map[string]Type{
 			"Chart":               TypeOf((*experiment.Chart)(nil)).Elem(),
 			"Clock":               TypeOf((*experiment.Clock)(nil)).Elem(),
+			"CodeRanking":         TypeOf((*experiment.CodeRanking)(nil)).Elem(),
 			"DiskHNSW":            TypeOf((*experiment.DiskHNSW)(nil)).Elem(),
 			"DiskPoint":           TypeOf((*experiment.DiskPoint)(nil)).Elem(),
 			"E02Breadth":          TypeOf((*experiment.E02Breadth)(nil)).Elem(),

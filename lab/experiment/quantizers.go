@@ -76,81 +76,157 @@ func QuantFlat(env *Env, name string, oversample []float64) (QuantResult, error)
 	if err := checkOversample("QuantFlat", oversample); err != nil {
 		return QuantResult{}, err
 	}
-	ds, err := env.Dataset()
-	if err != nil {
-		return QuantResult{}, err
-	}
-	k := env.Scale.K
-	truth, err := env.Truth(k)
-	if err != nil {
-		return QuantResult{}, err
-	}
 	t0 := time.Now()
 	q, err := TrainQuantizer(env, name)
 	if err != nil {
 		return QuantResult{}, fmt.Errorf("experiment: quantizer %s: %w", name, err)
 	}
-	r := QuantResult{Name: name, Train: time.Since(t0), Oversample: append([]float64(nil), oversample...),
-		RecallOver: make([]float64, len(oversample)), BytesPerVector: float64(4 * ds.Base.Dim)}
-	rs, err := rescore.New(rescore.NewSlab(ds.Base), env.Metric(), rescore.Options{})
-	if err != nil {
-		return QuantResult{}, err
-	}
-	var st *quant.Store
-	var exact *flat.Index
-	if q == nil {
-		if exact, err = flat.New(ds.Base, flat.Config{Metric: env.Metric()}); err != nil {
-			return QuantResult{}, err
-		}
-	} else {
-		r.BytesPerVector = q.BytesPerVector()
-		st = quant.NewStore(q)
-		st.Reserve(ds.Base.N)
-		for i := 0; i < ds.Base.N; i++ {
-			if err := st.Set(engine.ID(i), ds.Base.Row(i)); err != nil {
-				return QuantResult{}, fmt.Errorf("experiment: quantizer %s: encoding vector %d: %w", name, i, err)
-			}
-		}
-	}
-	r.Compression = float64(4*ds.Base.Dim) / r.BytesPerVector
+	train := time.Since(t0)
 	maxO := 1.0
 	for _, o := range oversample {
 		maxO = math.Max(maxO, o)
 	}
-	kmax := min(int(math.Ceil(maxO*float64(k))), ds.Base.N)
-	search := func(qv []float32, n int) ([]engine.Result, error) {
-		if st == nil {
-			res, _, err := exact.Search(qv, n, nil)
-			return res, err
-		}
-		return st.Search(qv, n, nil)
+	cr, err := RankCodes(env, q, maxO)
+	if err != nil {
+		return QuantResult{}, fmt.Errorf("experiment: quantizer %s: %w", name, err)
 	}
-	var buf []engine.Result
-	for qi := 0; qi < ds.Queries.N; qi++ {
-		qv := ds.Queries.Row(qi)
-		want := truth.At(qi, k)
-		cands, err := search(qv, kmax)
-		if err != nil {
-			return QuantResult{}, fmt.Errorf("experiment: quantizer %s query %d: %w", name, qi, err)
-		}
-		r.RecallNone += metrics.Recall(cands, want, k)
-		for oi, o := range oversample {
-			kk := min(int(math.Ceil(o*float64(k))), len(cands))
-			if buf, _, err = rs.Rescore(buf, qv, cands[:kk], k); err != nil {
-				return QuantResult{}, fmt.Errorf("experiment: quantizer %s rescoring query %d: %w", name, qi, err)
-			}
-			r.RecallOver[oi] += metrics.Recall(buf, want, k)
+	r := QuantResult{Name: name, Train: train, Oversample: append([]float64(nil), oversample...),
+		RecallOver: make([]float64, len(oversample)), BytesPerVector: cr.BytesPerVector, RecallNone: cr.RecallNone()}
+	r.Compression = float64(4*cr.dim) / r.BytesPerVector
+	for oi, o := range oversample {
+		if r.RecallOver[oi], err = cr.Recall(o); err != nil {
+			return QuantResult{}, fmt.Errorf("experiment: quantizer %s: %w", name, err)
 		}
 	}
-	nq := float64(ds.Queries.N)
-	r.RecallNone /= nq
-	for i := range r.RecallOver {
-		r.RecallOver[i] /= nq
-	}
-	if r.QueryMs, err = env.scanMs(name, ds.Queries, k, search); err != nil {
+	if r.QueryMs, err = env.scanMs(name, cr.queries, cr.K, cr.search); err != nil {
 		return QuantResult{}, fmt.Errorf("experiment: quantizer %s: %w", name, err)
 	}
 	return r, nil
+}
+
+// CodeRanking is one quantizer's flat scan of the environment's data set,
+// kept: for each query the ⌈maxOversample·K⌉ nearest documents by code
+// distance, in code order. Recall after rescoring any ⌈o·K⌉ of them is
+// then a re-rank of at most that many float32 vectors per query, with no
+// scan of the codes — what a notebook's oversample knob redraws from
+// (notebook 00b), and the measurement behind [QuantFlat].
+//
+// A CodeRanking is safe for concurrent use: Recall allocates its own
+// buffers.
+type CodeRanking struct {
+	K              int     // recall@K, the environment's k
+	MaxOversample  float64 // the largest oversample Recall accepts
+	BytesPerVector float64 // resident code bytes per vector (float32: 4·dim)
+
+	dim     int
+	queries *vec.Matrix
+	truth   [][]engine.ID                                     // each query's exact top K
+	cands   [][]engine.Result                                 // each query's ⌈MaxOversample·K⌉ by code distance
+	rescore *rescore.Rescorer                                 // float32 vectors from RAM
+	search  func(q []float32, n int) ([]engine.Result, error) // the flat scan over the codes
+}
+
+// RankCodes encodes every vector of the environment's data set with q
+// (nil: no codes, the float32 vectors themselves) and scans the codes for
+// each query's ⌈maxOversample·K⌉ nearest; maxOversample must be ≥ 1. Its
+// cost is one encode per vector and one code distance per vector and
+// query; every Recall after it costs a re-rank only.
+func RankCodes(env *Env, q quant.Quantizer, maxOversample float64) (*CodeRanking, error) {
+	if env == nil {
+		return nil, fmt.Errorf("experiment: RankCodes: nil environment: %w", errBadArgument)
+	}
+	if err := checkOversample("RankCodes", []float64{maxOversample}); err != nil {
+		return nil, err
+	}
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	if q != nil && (q.Dim() != ds.Base.Dim || q.Metric() != env.Metric()) {
+		return nil, fmt.Errorf("experiment: RankCodes: %v does not code the data set's %d-dimensional %v vectors: %w",
+			q, ds.Base.Dim, env.Metric(), errBadArgument)
+	}
+	k := env.Scale.K
+	truth, err := env.Truth(k)
+	if err != nil {
+		return nil, err
+	}
+	cr := &CodeRanking{K: k, MaxOversample: maxOversample, BytesPerVector: float64(4 * ds.Base.Dim),
+		dim: ds.Base.Dim, queries: ds.Queries}
+	if cr.rescore, err = rescore.New(rescore.NewSlab(ds.Base), env.Metric(), rescore.Options{}); err != nil {
+		return nil, err
+	}
+	if q == nil {
+		exact, err := flat.New(ds.Base, flat.Config{Metric: env.Metric()})
+		if err != nil {
+			return nil, err
+		}
+		cr.search = func(qv []float32, n int) ([]engine.Result, error) {
+			res, _, err := exact.Search(qv, n, nil)
+			return res, err
+		}
+	} else {
+		cr.BytesPerVector = q.BytesPerVector()
+		st := quant.NewStore(q)
+		st.Reserve(ds.Base.N)
+		for i := 0; i < ds.Base.N; i++ {
+			if err := st.Set(engine.ID(i), ds.Base.Row(i)); err != nil {
+				return nil, fmt.Errorf("experiment: encoding vector %d: %w", i, err)
+			}
+		}
+		cr.search = func(qv []float32, n int) ([]engine.Result, error) { return st.Search(qv, n, nil) }
+	}
+	kmax := min(int(math.Ceil(maxOversample*float64(k))), ds.Base.N)
+	for qi := 0; qi < ds.Queries.N; qi++ {
+		cands, err := cr.search(ds.Queries.Row(qi), kmax)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: query %d: %w", qi, err)
+		}
+		cr.cands = append(cr.cands, cands)
+		cr.truth = append(cr.truth, truth.At(qi, k))
+	}
+	return cr, nil
+}
+
+// RecallNone is recall@K of the top K by code distance, no rescoring.
+func (cr *CodeRanking) RecallNone() float64 {
+	var sum float64
+	for qi, c := range cr.cands {
+		sum += metrics.Recall(c, cr.truth[qi], cr.K)
+	}
+	return sum / float64(max(len(cr.cands), 1))
+}
+
+// Candidates is how many candidates oversample o rescores: ⌈o·K⌉, at
+// most the data set's size.
+func (cr *CodeRanking) Candidates(o float64) int {
+	n := int(math.Ceil(o * float64(cr.K)))
+	if len(cr.cands) > 0 {
+		n = min(n, max(len(cr.cands[0]), cr.K))
+	}
+	return n
+}
+
+// Recall is recall@K after rescoring each query's first ⌈o·K⌉ candidates
+// with the float32 vectors; o must lie in [1, MaxOversample].
+func (cr *CodeRanking) Recall(o float64) (float64, error) {
+	if err := checkOversample("CodeRanking.Recall", []float64{o}); err != nil {
+		return 0, err
+	}
+	if o > cr.MaxOversample {
+		return 0, fmt.Errorf("experiment: CodeRanking.Recall: oversample %g beyond the %g ranked: %w", o, cr.MaxOversample, errBadArgument)
+	}
+	var buf []engine.Result
+	var sum float64
+	for qi, c := range cr.cands {
+		kk := min(int(math.Ceil(o*float64(cr.K))), len(c))
+		var err error
+		if buf, _, err = cr.rescore.Rescore(buf, cr.queries.Row(qi), c[:kk], cr.K); err != nil {
+			return 0, fmt.Errorf("experiment: rescoring query %d: %w", qi, err)
+		}
+		sum += metrics.Recall(buf, cr.truth[qi], cr.K)
+	}
+	return sum / float64(max(len(cr.cands), 1)), nil
 }
 
 // scanRepeats is the number of timed passes over the queries behind a

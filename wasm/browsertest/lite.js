@@ -35,6 +35,7 @@
 //	node lite.js -outputs URL
 //	node lite.js -cell FILE URL
 //	node lite.js -widgets URL
+//	node lite.js -knobs URL
 //
 // The third form runs only the check of the notebooks' saved outputs.
 // The fourth runs the Go code of FILE as one cell of a new notebook, on
@@ -47,6 +48,12 @@
 // with the keyboard redraws the output in place, and the kernel has the
 // new value; a redraw that never ends is preempted by the next change;
 // and the saved notebook keeps the widgets' state.
+// The sixth turns notebook 00's ef knob (knobsOnly): the notebook's code
+// cells up to its ef knob run in a new Go notebook on the wasm kernel,
+// each knob cell printing its redraw times as measured in the page, and
+// the ef slider moved from 10 to 15 redraws the area below it with the
+// search that now finds all of the true top 5; then notebook 00b's knob
+// cell (after its set-up cells, article scale) redraws for 8 bits.
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -92,6 +99,11 @@ if (!loadRuns && !outputsOnly && !cellFile && args[0] === "-widgets") {
 	widgetsMode = true;
 	args = args.slice(1);
 }
+let knobsMode = false;
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && args[0] === "-knobs") {
+	knobsMode = true;
+	args = args.slice(1);
+}
 let alone = false;
 if (loadRuns && args[0] === "-alone") {
 	alone = true;
@@ -99,7 +111,7 @@ if (loadRuns && args[0] === "-alone") {
 }
 const base = args[0];
 const screenshot = args[1];
-const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL";
+const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL";
 if (!base) {
 	console.error(usage);
 	process.exit(2);
@@ -782,8 +794,98 @@ widget.Interact(func() {
 	}
 }
 
+// knobsOnly: notebook 00's code cells up to its ef knob (cell
+// hnsw-pic-knobs-ef), each as a cell of a new Go notebook; the knob cells
+// print their redraw times, measured by the kernel in the page. Then the
+// ef slider's handle gets five ArrowRight presses (ef 10 → 15): the area
+// below the controls shows "ef = 15: 5 of the true top 5 found" and a
+// picture, and the kernel has 15.
+async function knobsOnly() {
+	const fs = require("fs");
+	const path = require("path");
+	const file = path.join(__dirname, "..", "..", "notebooks", "00-hnsw-by-picture.ipynb");
+	const nb = JSON.parse(fs.readFileSync(file, "utf8"));
+	const cells = [];
+	for (const c of nb.cells) {
+		if (c.cell_type !== "code") continue;
+		cells.push(c);
+		if (c.id === "hnsw-pic-knobs-ef") break;
+	}
+	check(cells.length > 0 && cells[cells.length - 1].id === "hnsw-pic-knobs-ef", `${file} has no code cell hnsw-pic-knobs-ef`);
+	const { profile, context } = await launch();
+	const problems = [];
+	try {
+		const page = await context.newPage();
+		page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+		await page.goto(base);
+		await appReady(page, 120000);
+		const id = await newNotebook(page, 120000);
+		for (const [i, c] of cells.entries()) {
+			const src = Array.isArray(c.source) ? c.source.join("") : c.source;
+			const name = c.id || `${i + 1} of ${cells.length}`;
+			const t = Date.now();
+			const r = await runCell(page, id, src, 600000);
+			check(r.status === "ok", `notebook 00's code cell ${name} failed: ${JSON.stringify(r).slice(0, 1500)}`);
+			const timing = text(r.outputs).split("\n").filter((l) => l.includes("redraws:"));
+			console.log(`ok   knobs: code cell ${name} ran in ${secs(t)}${timing.length ? "; in the page: " + timing.join("; ") : ""}`);
+		}
+		// The ef cell is the notebook's last: mark its node to find its widgets.
+		await page.evaluate((id) => {
+			const panel = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
+			const cells = panel.content.widgets;
+			cells[cells.length - 1].node.dataset.veclabKnobs = "ef";
+		}, id);
+		const cell = `#${id} [data-veclab-knobs="ef"]`;
+		const outText = () => page.evaluate((sel) => [...document.querySelectorAll(`${sel} .widget-output`)].map((e) => e.textContent).join("|"), cell);
+		await page.waitForSelector(`${cell} .widget-slider .noUi-handle`, { timeout: 60000 });
+		check((await outText()).trim() === "", `the area below the knobs is not empty before a change: ${JSON.stringify(await outText())}`);
+		const handle = page.locator(`${cell} .widget-slider .noUi-handle`).first();
+		await handle.focus();
+		const t = Date.now();
+		for (let i = 0; i < 5; i++) await handle.press("ArrowRight");
+		await page.waitForFunction((sel) => [...document.querySelectorAll(`${sel} .widget-output`)].some((e) => e.textContent.includes("ef = 15: 5 of the true top 5 found")
+			&& e.querySelector("svg, canvas, img")), cell, { timeout: 60000 });
+		const redraw = Date.now() - t;
+		const v = await runCell(page, id, "efSlider.Value()", 60000);
+		check(v.status === "ok" && text(v.outputs).trim() === "15", `the kernel's ef after the presses: ${JSON.stringify(v)}`);
+		console.log(`ok   knobs: five ArrowRight presses moved ef to 15; the area below the knobs shows the search finding 5 of 5 and its picture ${redraw} ms after the first press; the kernel has 15`);
+
+		// Notebook 00b at the article scale: its set-up cells and its knob
+		// cell in a second notebook, then bits set to 8 in the dropdown.
+		const nbb = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "notebooks", "00b-quantization-by-picture.ipynb"), "utf8"));
+		const want = ["quant-pic-01", "quant-pic-02", "quant-pic-knobs"];
+		const bcells = nbb.cells.filter((c) => want.includes(c.id));
+		check(bcells.length === want.length, `notebook 00b lacks one of the cells ${want}`);
+		const idb = await newNotebook(page, 120000);
+		for (const c of bcells) {
+			const t = Date.now();
+			const r = await runCell(page, idb, Array.isArray(c.source) ? c.source.join("") : c.source, 900000);
+			check(r.status === "ok", `notebook 00b's cell ${c.id} failed: ${JSON.stringify(r).slice(0, 1500)}`);
+			const lines = text(r.outputs).split("\n").filter((l) => l.includes("redraws:") || l.startsWith("data set:"));
+			console.log(`ok   knobs: 00b cell ${c.id} ran in ${secs(t)}${lines.length ? "; in the page: " + lines.join("; ") : ""}`);
+		}
+		await page.evaluate((id) => {
+			const panel = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
+			const cells = panel.content.widgets;
+			cells[cells.length - 1].node.dataset.veclabKnobs = "bits";
+		}, idb);
+		const bcell = `#${idb} [data-veclab-knobs="bits"]`;
+		await page.waitForSelector(`${bcell} .widget-dropdown select`, { timeout: 60000 });
+		const tb = Date.now();
+		await page.locator(`${bcell} .widget-dropdown select`).selectOption({ label: "8" });
+		await page.waitForFunction((sel) => [...document.querySelectorAll(`${sel} .widget-output`)].some((e) => e.textContent.includes("8-bit OSQ, plain mean: 400 B/vector")
+			&& e.querySelector("svg, canvas, img")), bcell, { timeout: 60000 });
+		console.log(`ok   knobs: bits set to 8 in notebook 00b's dropdown; the area below the knobs shows the 8-bit code and its pictures ${Date.now() - tb} ms after`);
+		check(problems.length === 0, problems.join("; "));
+	} finally {
+		await context.close();
+		require("fs").rmSync(profile, { recursive: true, force: true });
+	}
+}
+
 async function main() {
 	if (loadRuns) return loadOnly();
+	if (knobsMode) return knobsOnly().then(() => console.log(`PASS (${secs()})`));
 	if (widgetsMode) return widgetsOnly().then(() => console.log(`PASS (${secs()})`));
 	if (cellFile) return cellOnly();
 	if (outputsOnly) {
