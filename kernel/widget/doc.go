@@ -61,6 +61,14 @@
 // view with its text/plain "VBox()". A notebook whose static form must
 // show a table prints it outside Interact.
 //
+// Keep large outputs out of the cell's own capture there: nbclient sends
+// each output an Output widget captures back to the kernel on the shell
+// socket while it waits for the cell's execute_reply on that socket, and
+// with a picture of a few hundred kB captured the reply was read only at
+// the cell's timeout (measured with nbclient 0.7.2; as in
+// jupyter/nbclient#312). Notebooks 00 and 00b draw their default view
+// outside Interact and let fn draw only on a change.
+//
 // # Concurrency
 //
 // A widget is safe for concurrent use. Observers and click handlers run

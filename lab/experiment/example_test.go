@@ -414,6 +414,23 @@ func ExampleQuantFlat() {
 	// Output: 388 int8 2
 }
 
+// Notebook 00b's knobs: one quantizer's flat scan kept (here bbq, the
+// 1-bit code), so recall after rescoring at any oversample up to the one
+// ranked is a re-rank of ⌈o·k⌉ candidates, with no scan of the codes.
+func ExampleRankCodes() {
+	env, err := experiment.NewEnv(experiment.Small, 1)
+	check(err)
+	defer env.Close()
+	q, err := experiment.TrainQuantizer(env, "bbq")
+	check(err)
+	cr, err := experiment.RankCodes(env, q, 10)
+	check(err)
+	r3, err := cr.Recall(3)
+	check(err)
+	fmt.Println(cr.Candidates(3), cr.RecallNone() <= r3)
+	// Output: 30 true
+}
+
 // Notebook 09: parents of passages (E25) built, queried and measured by
 // beam, and by passage-count distribution (small scale here).
 func ExampleE25Build() {
