@@ -154,7 +154,8 @@ func TestJupyterClient(t *testing.T) {
 		t.Errorf("table has no Markdown rendering: %v", data)
 	}
 	e := get("error")
-	if e.Reply["status"] != "error" || e.Reply["ename"] != "panic" || e.Reply["evalue"] != "boom 1" || len(e.outputs("error")) != 1 {
+	// The panic's message, then the cell line it was raised at (kernel/eval names it).
+	if e.Reply["status"] != "error" || e.Reply["ename"] != "panic" || e.Reply["evalue"] != `boom 1 (cell line 2: panic(fmt.Sprintf("boom %d", x)))` || len(e.outputs("error")) != 1 {
 		t.Errorf("error cell: %v", e)
 	}
 	if r := get("alive").outputs("execute_result"); len(r) != 1 || r[0]["data"].(map[string]any)["text/plain"] != "42" {

@@ -97,7 +97,7 @@ func TestRunStopsAtError(t *testing.T) {
 		t.Fatalf("err %v, want ErrCell", err)
 	}
 	c := parse(t, out).Cells
-	if e := c[1].Outputs; len(e) != 1 || e[0]["output_type"] != "error" || e[0]["evalue"] != "stop" {
+	if e := c[1].Outputs; len(e) != 1 || e[0]["output_type"] != "error" || e[0]["evalue"] != `stop (cell line 1: panic("stop"))` {
 		t.Errorf("error output: %v", e)
 	}
 	if len(c[2].Outputs) != 0 || c[2].ExecutionCount != nil {
