@@ -32,6 +32,7 @@ func init() {
 			"MeasureDistortion":   ValueOf(picture.MeasureDistortion),
 			"Norm":                ValueOf(picture.Norm),
 			"Offset":              ValueOf(picture.Offset),
+			"OneBitInPlane":       ValueOf(picture.OneBitInPlane),
 			"Reconstruct":         ValueOf(picture.Reconstruct),
 			"ReconstructionError": ValueOf(picture.ReconstructionError),
 			"RescoreCurves":       ValueOf(picture.RescoreCurves),

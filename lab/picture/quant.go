@@ -397,3 +397,63 @@ func GridInPlane(points *vec.Matrix, bits int) (*chart.Scatter, float64, error) 
 	s.Add("decoded (grid points)", chart.Dots, dx, dy)
 	return s, num / den, nil
 }
+
+// OneBitInPlane draws what one bit per component keeps of points of the
+// plane, centred on their plain mean as Elasticsearch centres a segment's
+// BBQ codes: each bit says on which side of the centroid (the star) the
+// point lies, so the plane splits into four quadrants, one group of points
+// per code, and each code stands for one corner c ± (m_x, m_y), m the
+// mean distance from the centroid along each axis (the step every vector
+// shares). Each point is joined to its code's corner. It returns the
+// corners' squared error relative to the points' squared distance from the
+// centroid — what the bits alone lose — and the centroid. (OSQ also keeps
+// two corrective numbers per vector, its own interval; in the plane two
+// numbers for two components restore every point exactly, which is why
+// the picture draws the bits alone: in 384 dimensions the same two numbers
+// correct only the vector's scale, as ReconstructionError measures.)
+func OneBitInPlane(points *vec.Matrix) (*chart.Scatter, float64, []float32, error) {
+	if points == nil || points.N == 0 || points.Dim != 2 {
+		return nil, 0, nil, fmt.Errorf("picture: OneBitInPlane needs points of the plane: %w", ErrBadArgument)
+	}
+	var c [2]float64
+	for i := 0; i < points.N; i++ {
+		for j := 0; j < 2; j++ {
+			c[j] += float64(points.Row(i)[j]) / float64(points.N)
+		}
+	}
+	var m [2]float64
+	for i := 0; i < points.N; i++ {
+		for j := 0; j < 2; j++ {
+			m[j] += math.Abs(float64(points.Row(i)[j])-c[j]) / float64(points.N)
+		}
+	}
+	var quad [4][2][]float64
+	x, y := make([]float64, points.N), make([]float64, points.N)
+	dx, dy := make([]float64, points.N), make([]float64, points.N)
+	var num, den float64
+	for i := 0; i < points.N; i++ {
+		v := points.Row(i)
+		x[i], y[i] = float64(v[0]), float64(v[1])
+		k := 0
+		dx[i], dy[i] = c[0]-m[0], c[1]-m[1]
+		if x[i] > c[0] {
+			k |= 1
+			dx[i] = c[0] + m[0]
+		}
+		if y[i] > c[1] {
+			k |= 2
+			dy[i] = c[1] + m[1]
+		}
+		quad[k][0], quad[k][1] = append(quad[k][0], x[i]), append(quad[k][1], y[i])
+		num += (x[i]-dx[i])*(x[i]-dx[i]) + (y[i]-dy[i])*(y[i]-dy[i])
+		den += (x[i]-c[0])*(x[i]-c[0]) + (y[i]-c[1])*(y[i]-c[1])
+	}
+	s := square("1 bit per component around the centroid: 4 codes, 4 corners")
+	s.AddSegments("point → its code's corner", x, y, dx, dy)
+	for k, name := range []string{"code 00 (left, below)", "code 10 (right, below)", "code 01 (left, above)", "code 11 (right, above)"} {
+		s.Add(name, chart.Dots, quad[k][0], quad[k][1])
+	}
+	s.Add("the codes' corners", chart.Marks, []float64{c[0] - m[0], c[0] + m[0], c[0] - m[0], c[0] + m[0]}, []float64{c[1] - m[1], c[1] - m[1], c[1] + m[1], c[1] + m[1]})
+	s.Add("centroid (plain mean)", chart.Star, []float64{c[0]}, []float64{c[1]})
+	return s, num / den, []float32{float32(c[0]), float32(c[1])}, nil
+}
