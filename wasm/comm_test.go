@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"syscall/js"
@@ -104,7 +105,7 @@ s`, js.Undefined()).(map[string]any)
 		t.Errorf("the slider after the update: %v", r)
 	}
 	got = b.deliver("comm_msg", button, "", comm.Msg{Data: map[string]any{"method": "custom", "content": map[string]any{"event": "click"}}}, "parent-2", js.Undefined()).(map[string]any)
-	if e, _ := got["error"].(map[string]any); e == nil || e["name"] != "panic" || e["value"] != "oops" {
+	if e, _ := got["error"].(map[string]any); e == nil || e["name"] != "panic" || !strings.HasPrefix(fmt.Sprint(e["value"]), "oops (") {
 		t.Errorf("a panicking callback: %v", got)
 	}
 	got = b.deliver("comm_open", "fe-1", "no.such.target", comm.Msg{Data: map[string]any{}}, "parent-3", js.Undefined()).(map[string]any)
