@@ -413,7 +413,9 @@ async function sharedLink(context, form, name, more) {
 			// Rows of the file browser, read from the DOM once the
 			// listing of dir holds want.
 			const rows = async (dir, want) => {
-				await page.evaluate((dir) => window.jupyterapp.commands.execute("filebrowser:go-to-path", { path: dir }), dir);
+				await page.evaluate(async (dir) => {
+					await window.jupyterapp.commands.execute("filebrowser:go-to-path", { path: dir });
+				}, dir);
 				await page.waitForFunction((want) => [...document.querySelectorAll(".jp-FileBrowser .jp-DirListing-item .jp-DirListing-itemText")].some((e) => e.textContent.trim() === want), want, { timeout: 20000 });
 				return page.evaluate(() => [...document.querySelectorAll(".jp-FileBrowser .jp-DirListing-item")].map((el) => {
 					const m = el.querySelector(".jp-DirListing-itemModified");
@@ -440,7 +442,13 @@ async function sharedLink(context, form, name, more) {
 			}
 
 			// The launcher's card for the explorer page has an icon, an SVG.
-			await page.evaluate(() => window.jupyterapp.commands.execute("launcher:create"));
+			// The command resolves to the Launcher widget; returned from
+			// evaluate, playwright would serialize its whole object graph
+			// (the application, every extension's state), which with the
+			// widget manager and vega bundled took minutes: return nothing.
+			await page.evaluate(async () => {
+				await window.jupyterapp.commands.execute("launcher:create");
+			});
 			const card = page.locator(".jp-LauncherCard", { has: page.locator(".jp-LauncherCard-label", { hasText: "veclab explorer" }) }).first();
 			await card.waitFor({ state: "visible", timeout: 20000 });
 			const icon = await card.evaluate((el) => {
@@ -946,7 +954,9 @@ async function main() {
 		// The notebooks and the course's README (build.mjs serves it for the notebooks' links).
 		const repo = fs.readdirSync(path.join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb") || f === "README.md").sort();
 		check(JSON.stringify(listing.slice().sort()) === JSON.stringify(repo), `the file browser's notebooks/ holds ${listing.join(", ")}, want ${repo.join(", ")}`);
-		await page.evaluate(() => window.jupyterapp.commands.execute("filebrowser:go-to-path", { path: "notebooks" }));
+		await page.evaluate(async () => {
+			await window.jupyterapp.commands.execute("filebrowser:go-to-path", { path: "notebooks" });
+		});
 		await page.waitForSelector('.jp-DirListing-item[title*="02-redis-ef-runtime.ipynb"], .jp-DirListing-itemText:has-text("02-redis-ef-runtime.ipynb")', { timeout: 20000 });
 		console.log(`ok   file browser: notebooks/ holds the repository's ${repo.length} notebooks`);
 
