@@ -16,43 +16,16 @@ import os
 import sys
 import time
 
-import jupyter_client
+import kclient
 
-km, kc = jupyter_client.manager.start_new_kernel(kernel_name=sys.argv[1], startup_timeout=120)
+client = kclient.Client(sys.argv[1], timeout=300)
+km, kc, checks, check, collect = client.km, client.kc, client.checks, client.check, client.collect
 nbdir = sys.argv[2]
-checks = []
 redraw_ms = {}
 
 
-def check(name, ok, detail=""):
-    checks.append([name, bool(ok), str(detail)[:2000]])
-
-
-def collect(msg_id, timeout=300):
-    """The IOPub messages whose parent is msg_id, up to its idle status."""
-    out = []
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            m = kc.get_iopub_msg(timeout=max(0.1, deadline - time.time()))
-        except Exception:
-            break
-        if m["parent_header"].get("msg_id") != msg_id:
-            continue
-        if m["msg_type"] == "status":
-            if m["content"]["execution_state"] == "idle":
-                return out
-            continue
-        out.append(m)
-    raise RuntimeError("no idle status for %s; got %s" % (msg_id, [x["msg_type"] for x in out]))
-
-
 def execute(code):
-    msg_id = kc.execute(code)
-    reply = kc.get_shell_msg(timeout=300)
-    while reply["parent_header"].get("msg_id") != msg_id:
-        reply = kc.get_shell_msg(timeout=300)
-    return reply["content"], collect(msg_id)
+    return client.execute(code, reply_timeout=300)
 
 
 def update(comm_id, state):
