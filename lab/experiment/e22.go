@@ -64,7 +64,11 @@ func runE22(env *Env) (*Report, error) {
 	r.addChart(quantChart("E22 int8: recall@10 by oversample (lab)", rs, env.Scale.K))
 	raw, i8 := rs[0], rs[1]
 	r.Note("lab: int8 recall@%d %.3f without rescoring vs raw %.3f; at ×1.5 (quantized@15) %.3f", env.Scale.K, i8.RecallNone, raw.RecallNone, overAt(i8, 1.5))
-	r.Note("the article reports a chart, not a recall number; the lab's figure is its own measurement on the generated set shaped like the Spring AI VectorStore article's data (384-d Gaussian clusters), not the article's corpus")
+	if name := env.DataName(); name != "generated" {
+		r.Note("the article reports a chart, not a recall number; the lab's figure is its own measurement on %s (%d-d), not the article's corpus", name, env.Scale.Dim)
+	} else {
+		r.Note("the article reports a chart, not a recall number; the lab's figure is its own measurement on the generated set shaped like the Spring AI VectorStore article's data (384-d Gaussian clusters), not the article's corpus")
+	}
 	E22Verdicts(env, t)
 	return r, nil
 }
