@@ -498,3 +498,23 @@ func TestDiskRescoreL2(t *testing.T) {
 		}
 	}
 }
+
+// TestE22NoteNamesSet checks that E22's report says which data it
+// measured: on a real set it names the set, not the generated one.
+func TestE22NoteNamesSet(t *testing.T) {
+	env, err := NewEnv(Scale{Name: "x", N: 1000, Dim: 1, Clusters: 1, Queries: 10, Warmup: 0, K: 10, Batch: 250}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.UseData("glove-3k", t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := runE22(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	if !strings.Contains(notes, "measurement on glove-3k (100-d)") || strings.Contains(notes, "generated set") {
+		t.Errorf("E22 notes on glove-3k:\n%s", notes)
+	}
+}
