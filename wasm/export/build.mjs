@@ -1,0 +1,64 @@
+// build.mjs bundles the script and style of veclab's static notebook
+// pages (src/page.js: @jupyter-widgets/html-manager and marked, from the
+// npm packages of package-lock.json) with esbuild into two files that
+// `veclab export -html` inlines into each page:
+//
+//	node build.mjs OUT_DIR    →  OUT_DIR/page.js, OUT_DIR/page.css
+//
+// The page must work offline from a file: URL, so everything is inside
+// the two files: one IIFE script, and the CSS with Font Awesome's woff2
+// font as a data: URL (every browser that runs the widgets reads woff2;
+// the eot, ttf, woff and svg forms the CSS also lists are left empty), and
+// the other images the CSS names as data: URLs too.
+// Third-party licence comments go to the end of page.js.
+import * as esbuild from "esbuild";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const [out] = process.argv.slice(2);
+if (!out) {
+	console.error("usage: node build.mjs OUT_DIR");
+	process.exit(2);
+}
+// Font Awesome's fonts in the forms no current browser picks (its CSS
+// lists woff2 first): empty, which keeps 2 MB of SVG fonts out of the page.
+const unusedFonts = {
+	name: "unused-fonts",
+	setup(build) {
+		build.onLoad({ filter: /[\\/]webfonts[\\/][^\\/]+\.(svg|eot|ttf|woff)$/ }, () => ({ contents: "", loader: "empty" }));
+	},
+};
+
+fs.mkdirSync(out, { recursive: true });
+await esbuild.build({
+	plugins: [unusedFonts],
+	entryPoints: { page: path.join(here, "src", "page.js") },
+	outdir: out,
+	bundle: true,
+	format: "iife",
+	minify: true,
+	legalComments: "eof",
+	target: "es2022",
+	logLevel: "warning",
+	// libembed.js assigns webpack's public path (where webpack would load
+	// fonts from); nothing is loaded from a path here.
+	banner: { js: 'var __webpack_public_path__ = "";' },
+	define: { "process.env.NODE_ENV": '"production"', global: "globalThis" },
+	loader: {
+		".woff2": "dataurl",
+		".woff": "dataurl",
+		".ttf": "dataurl",
+		".eot": "dataurl",
+		".svg": "dataurl",
+		".png": "dataurl",
+		".gif": "dataurl",
+	},
+});
+for (const f of ["page.js", "page.css"]) {
+	if (!fs.existsSync(path.join(out, f))) {
+		console.error(`build.mjs: esbuild wrote no ${f}`);
+		process.exit(1);
+	}
+}
