@@ -121,7 +121,7 @@ func exportBundle(cfg exportConfig, log io.Writer) (pageBundle, error) {
 		return pageBundle{}, err
 	}
 	out := filepath.Join(cache, "page-"+key)
-	if !fileExists(filepath.Join(out, "page.js")) || !fileExists(filepath.Join(out, "page.css")) {
+	if !fileExists(filepath.Join(out, "page.js")) || !fileExists(filepath.Join(out, "page.css")) || !fileExists(filepath.Join(out, "vega.js")) {
 		if err := buildExportBundle(dir, out, log); err != nil {
 			return pageBundle{}, err
 		}
@@ -134,7 +134,11 @@ func exportBundle(cfg exportConfig, log io.Writer) (pageBundle, error) {
 	if err != nil {
 		return pageBundle{}, err
 	}
-	return pageBundle{JS: js, CSS: css}, nil
+	vega, err := os.ReadFile(filepath.Join(out, "vega.js"))
+	if err != nil {
+		return pageBundle{}, err
+	}
+	return pageBundle{JS: js, CSS: css, Vega: vega}, nil
 }
 
 // exportKey hashes what the bundle depends on: the lock file, build.mjs

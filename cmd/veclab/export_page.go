@@ -17,17 +17,19 @@ import (
 // (unpkg, cdnjs), so its scripts would all have to be found and replaced,
 // and the export would need Python and Jupyter installed; this page needs
 // neither and names nothing outside itself. The outputs are written as
-// JupyterLab shows them, picking each bundle's richest type this page can
-// draw without a renderer of its own: a widget view whose model the
-// notebook saved, then HTML, Markdown, SVG, PNG/JPEG/GIF and plain text.
-// Vega-Lite (lab/chart's interactive charts) is not drawn: the page shows
-// the SVG or PNG lab/chart puts beside it. The page's script
+// JupyterLab shows them, picking each bundle's richest type: a widget view
+// whose model the notebook saved, a Vega-Lite chart, then HTML, Markdown,
+// SVG, PNG/JPEG/GIF and plain text. The page's script
 // (wasm/export/src/page.js, bundled by build.mjs) renders the Markdown
-// with marked and the widgets with html-manager from the saved state.
+// with marked and the widgets with html-manager from the saved state; a
+// page with a chart also gets vega.js (vega-embed), which draws each chart
+// over the SVG or PNG lab/chart writes beside its spec (that picture stays
+// where the chart cannot be drawn).
 
-// pageBundle is the bundled script and style of the page.
+// pageBundle is the bundled scripts and style of the page: JS and CSS
+// for every page, Vega for a page with a Vega-Lite chart.
 type pageBundle struct {
-	JS, CSS []byte
+	JS, CSS, Vega []byte
 }
 
 // mimeOrder is the order in which a bundle's types are tried.
@@ -38,7 +40,14 @@ var mimeOrder = []string{
 const (
 	mimeWidgetView  = "application/vnd.jupyter.widget-view+json"
 	mimeWidgetState = "application/vnd.jupyter.widget-state+json"
+	mimeVegaLite    = "application/vnd.vegalite.v5+json"
 )
+
+// pageWriter writes the cells' outputs.
+type pageWriter struct {
+	models map[string]bool // the model ids of the saved widget state
+	charts int             // Vega-Lite charts written
+}
 
 // ansi matches the colour escapes of tracebacks and streams.
 var ansi = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
@@ -75,6 +84,7 @@ func exportPage(nb []byte, fallback string, b pageBundle) ([]byte, error) {
 		return nil, err
 	}
 	var body bytes.Buffer
+	pw := &pageWriter{models: models}
 	title := ""
 	for i, c := range doc.Cells {
 		src, err := multilineText(c.Source)
@@ -97,7 +107,7 @@ func exportPage(nb []byte, fallback string, b pageBundle) ([]byte, error) {
 			if len(c.Outputs) > 0 {
 				body.WriteString("<div class=\"vl-outputs\">\n")
 				for j, o := range c.Outputs {
-					if err := writeOutput(&body, o, models); err != nil {
+					if err := pw.output(&body, o); err != nil {
 						return nil, fmt.Errorf("cell %d, output %d: %w", i, j, err)
 					}
 				}
@@ -128,7 +138,14 @@ func exportPage(nb []byte, fallback string, b pageBundle) ([]byte, error) {
 		page.Write(state)
 		page.WriteString("</script>\n")
 	}
-	fmt.Fprintf(&page, "<script src=\"data:text/javascript;base64,%s\"></script>\n</body>\n</html>\n", base64.StdEncoding.EncodeToString(b.JS))
+	fmt.Fprintf(&page, "<script src=\"data:text/javascript;base64,%s\"></script>\n", base64.StdEncoding.EncodeToString(b.JS))
+	if pw.charts > 0 {
+		if len(b.Vega) == 0 {
+			return nil, errors.New("the notebook has Vega-Lite charts and the page's vega.js is empty (wasm/export's build)")
+		}
+		fmt.Fprintf(&page, "<script src=\"data:text/javascript;base64,%s\"></script>\n", base64.StdEncoding.EncodeToString(b.Vega))
+	}
+	page.WriteString("</body>\n</html>\n")
 	return page.Bytes(), nil
 }
 
@@ -160,8 +177,8 @@ func widgetState(md map[string]any) ([]byte, map[string]bool, error) {
 	return b, ids, nil
 }
 
-// writeOutput writes one nbformat output.
-func writeOutput(w *bytes.Buffer, o map[string]any, models map[string]bool) error {
+// output writes one nbformat output.
+func (pw *pageWriter) output(w *bytes.Buffer, o map[string]any) error {
 	switch o["output_type"] {
 	case "stream":
 		text, err := multilineText(o["text"])
@@ -183,18 +200,18 @@ func writeOutput(w *bytes.Buffer, o map[string]any, models map[string]bool) erro
 		fmt.Fprintf(w, "<pre class=\"vl-error\">%s</pre>\n", html.EscapeString(ansi.ReplaceAllString(strings.Join(lines, "\n"), "")))
 	case "display_data", "execute_result":
 		data, _ := o["data"].(map[string]any)
-		return writeData(w, data, models)
+		return pw.data(w, data)
 	default:
 		return fmt.Errorf("unknown output_type %v", o["output_type"])
 	}
 	return nil
 }
 
-// writeData writes the richest type of a MIME bundle the page can draw.
-func writeData(w *bytes.Buffer, data map[string]any, models map[string]bool) error {
+// data writes the richest type of a MIME bundle the page can draw.
+func (pw *pageWriter) data(w *bytes.Buffer, data map[string]any) error {
 	plain, _ := multilineText(data["text/plain"])
 	if v, ok := data[mimeWidgetView].(map[string]any); ok {
-		if id, _ := v["model_id"].(string); models[id] {
+		if id, _ := v["model_id"].(string); pw.models[id] {
 			b, err := json.Marshal(v)
 			if err != nil {
 				return err
@@ -206,6 +223,30 @@ func writeData(w *bytes.Buffer, data map[string]any, models map[string]bool) err
 				mimeWidgetView, b, html.EscapeString(plain))
 			return nil
 		}
+	}
+	if spec, ok := data[mimeVegaLite]; ok {
+		if _, isObj := spec.(map[string]any); !isObj {
+			return fmt.Errorf("%s is %T, want a JSON object", mimeVegaLite, spec)
+		}
+		b, err := json.Marshal(spec)
+		if err != nil {
+			return err
+		}
+		// vega.js draws the chart before the script and removes the
+		// picture, which stays where the chart cannot be drawn.
+		fmt.Fprintf(w, "<div class=\"vl-output vl-vega\"><div class=\"vl-vega-fallback\">\n")
+		rest := map[string]any{}
+		for k, v := range data {
+			if k != mimeVegaLite {
+				rest[k] = v
+			}
+		}
+		if err := pw.data(w, rest); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "</div><script type=\"%s\">%s</script></div>\n", mimeVegaLite, b)
+		pw.charts++
+		return nil
 	}
 	for _, mt := range mimeOrder {
 		v, ok := data[mt]
@@ -237,7 +278,7 @@ func writeData(w *bytes.Buffer, data map[string]any, models map[string]bool) err
 		}
 		return nil
 	}
-	return nil // a bundle with no type the page draws (Vega-Lite only, say) shows nothing, as in nbconvert
+	return nil // a bundle with no type the page draws shows nothing, as in nbconvert
 }
 
 // multilineText joins an nbformat multi-line string (a string or a list

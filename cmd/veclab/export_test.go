@@ -16,7 +16,7 @@ import (
 
 // testBundle stands in for the built script and style where only the
 // page's structure is checked (TestExportBrowser runs the real bundle).
-var testBundle = pageBundle{JS: []byte("/* page.js */"), CSS: []byte("/* page.css */")}
+var testBundle = pageBundle{JS: []byte("/* page.js */"), CSS: []byte("/* page.css */"), Vega: []byte("/* vega.js */")}
 
 func TestExportPageRejects(t *testing.T) {
 	for _, tc := range []struct{ name, nb, want string }{
@@ -28,6 +28,7 @@ func TestExportPageRejects(t *testing.T) {
 		{"bad source", `{"nbformat":4,"cells":[{"cell_type":"code","source":7}]}`, "cell 0: source"},
 		{"bad png", `{"nbformat":4,"cells":[{"cell_type":"code","source":"","outputs":[{"output_type":"display_data","data":{"image/png":"%%%"}}]}]}`, "image/png is not base64"},
 		{"unknown output", `{"nbformat":4,"cells":[{"cell_type":"code","source":"","outputs":[{"output_type":"pager"}]}]}`, "unknown output_type"},
+		{"vega-lite not an object", `{"nbformat":4,"cells":[{"cell_type":"code","source":"","outputs":[{"output_type":"display_data","data":{"application/vnd.vegalite.v5+json":"{}"}}]}]}`, "want a JSON object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := exportPage([]byte(tc.nb), "x", testBundle)
@@ -38,6 +39,10 @@ func TestExportPageRejects(t *testing.T) {
 	}
 	if _, err := exportPage([]byte(`{"nbformat":4,"cells":[]}`), "x", pageBundle{}); err == nil {
 		t.Error("an empty bundle was accepted")
+	}
+	chart := `{"nbformat":4,"cells":[{"cell_type":"code","source":"","outputs":[{"output_type":"display_data","data":{"application/vnd.vegalite.v5+json":{}}}]}]}`
+	if _, err := exportPage([]byte(chart), "x", pageBundle{JS: testBundle.JS, CSS: testBundle.CSS}); err == nil || !strings.Contains(err.Error(), "vega.js is empty") {
+		t.Errorf("a chart without vega.js: %v", err)
 	}
 }
 
@@ -57,7 +62,7 @@ func TestExportPage(t *testing.T) {
 	    {"output_type":"display_data","data":{"text/plain":"Label()","application/vnd.jupyter.widget-view+json":{"version_major":2,"version_minor":0,"model_id":"m1"}}},
 	    {"output_type":"display_data","data":{"text/plain":"Gone()","application/vnd.jupyter.widget-view+json":{"version_major":2,"version_minor":0,"model_id":"unsaved"}}},
 	    {"output_type":"display_data","data":{"text/plain":"table","text/html":["<table>","<tr><td>0.999</td></tr></table>"],"text/markdown":"| 0.999 |"}},
-	    {"output_type":"display_data","data":{"text/plain":"chart","image/png":"` + png + `\n","application/vnd.vegalite.v5+json":{}}},
+	    {"output_type":"display_data","data":{"text/plain":"chart","image/png":"` + png + `\n","application/vnd.vegalite.v5+json":{"mark":"</script>"}}},
 	    {"output_type":"display_data","data":{"text/plain":"chart","image/svg+xml":"<svg id=\"s\"></svg>","image/png":"` + png + `"}},
 	    {"output_type":"execute_result","execution_count":3,"data":{"text/plain":"a < b"}},
 	    {"output_type":"error","ename":"panic","evalue":"boom","traceback":["\u001b[31mpanic\u001b[0m: boom"]}]},
@@ -75,7 +80,8 @@ func TestExportPage(t *testing.T) {
 		`<script type="application/vnd.jupyter.widget-view+json">{"model_id":"m1","version_major":2,"version_minor":0}</script><pre class="vl-widget-text">Label()</pre>`,
 		`<pre class="vl-output vl-plain">Gone()</pre>`,
 		`<div class="vl-output vl-html"><table><tr><td>0.999</td></tr></table></div>`,
-		`<img src="data:image/png;base64,` + png + `" alt="chart">`,
+		`<div class="vl-output vl-vega"><div class="vl-vega-fallback">` + "\n" + `<div class="vl-output"><img src="data:image/png;base64,` + png + `" alt="chart"></div>` + "\n" +
+			`</div><script type="application/vnd.vegalite.v5+json">{"mark":"\u003c/script\u003e"}</script></div>`,
 		`<div class="vl-output vl-html"><svg id="s"></svg></div>`,
 		`<pre class="vl-output vl-plain">a &lt; b</pre>`,
 		`<pre class="vl-error">panic: boom</pre>`,
@@ -83,13 +89,14 @@ func TestExportPage(t *testing.T) {
 		`\u003c/script\u003e\u003cb\u003ex`,
 		`href="data:text/css;base64,` + base64.StdEncoding.EncodeToString(testBundle.CSS) + `"`,
 		`src="data:text/javascript;base64,` + base64.StdEncoding.EncodeToString(testBundle.JS) + `"`,
+		`src="data:text/javascript;base64,` + base64.StdEncoding.EncodeToString(testBundle.Vega) + `"`,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the page lacks %s", want)
 		}
 	}
-	if strings.Count(s, "</script>") != 3 { // one view, the state, the bundle
-		t.Errorf("%d </script> in the page, want 3", strings.Count(s, "</script>"))
+	if strings.Count(s, "</script>") != 5 { // one view, one chart, the state, page.js, vega.js
+		t.Errorf("%d </script> in the page, want 5", strings.Count(s, "</script>"))
 	}
 	for _, bad := range []string{"http://", "https://", "\x1b"} {
 		if strings.Contains(s, bad) {
@@ -98,7 +105,8 @@ func TestExportPage(t *testing.T) {
 	}
 	// Without a heading the fallback titles the page.
 	page, err = exportPage([]byte(`{"nbformat":4,"cells":[{"cell_type":"markdown","source":"no heading"}]}`), "fallback", testBundle)
-	if err != nil || !bytes.Contains(page, []byte("<title>fallback</title>")) || bytes.Contains(page, []byte("widget-state")) {
+	if err != nil || !bytes.Contains(page, []byte("<title>fallback</title>")) || bytes.Contains(page, []byte("widget-state")) ||
+		bytes.Contains(page, []byte(base64.StdEncoding.EncodeToString(testBundle.Vega))) {
 		t.Errorf("a notebook without heading or widgets: %v\n%s", err, page)
 	}
 }
@@ -123,7 +131,8 @@ func TestExportCommandRejects(t *testing.T) {
 // exports it with `veclab export -html` (bundling wasm/export's script
 // into a fresh cache) and opens the page in chromium from a file: URL
 // with every non-local request blocked (wasm/browsertest/export.js): the
-// slider shows 7 and the Output its last content, "n squared is 49".
+// slider shows 7 and the Output its last content, "n squared is 49", and
+// the notebook's lab/chart line chart is drawn by vega-embed.
 func TestExportBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the browser test is not short")
@@ -147,7 +156,7 @@ func TestExportBrowser(t *testing.T) {
 	t.Logf("run and export in %.1f s: %s%s", time.Since(start).Seconds(), e.String(), o.String())
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, testenv.Node.Path(), "export.js", page, "7", "n squared is 49")
+	cmd := exec.CommandContext(ctx, testenv.Node.Path(), "export.js", page, "7", "n squared is 49", "1")
 	cmd.Dir = filepath.Join(root, "wasm", "browsertest")
 	cmd.Env = append(os.Environ(), "CHROMIUM="+testenv.Chromium.Path())
 	t0 := time.Now()

@@ -9,9 +9,11 @@
 //     and an Output whose text contains WANT_OUTPUT (its last content);
 //   - the text fallback of each drawn widget is gone;
 //   - the Markdown cells became HTML (an <h1>);
+//   - with WANT_CHARTS, vega-embed drew that many Vega-Lite charts as SVG
+//     (<body data-charts="rendered N">) in place of their pictures;
 //   - no page error.
 //
-//	node export.js PAGE.html WANT_VALUE WANT_OUTPUT
+//	node export.js PAGE.html WANT_VALUE WANT_OUTPUT [WANT_CHARTS]
 //
 // It prints one line per check and exits 1 at the first failure. The
 // browser is $CHROMIUM, default /usr/bin/chromium.
@@ -23,9 +25,9 @@ const os = require("node:os");
 const path = require("node:path");
 const { pathToFileURL } = require("node:url");
 
-const [pagePath, wantValue, wantOutput] = process.argv.slice(2);
+const [pagePath, wantValue, wantOutput, wantCharts] = process.argv.slice(2);
 if (!pagePath || wantValue === undefined || wantOutput === undefined) {
-	console.error("usage: node export.js PAGE.html WANT_VALUE WANT_OUTPUT");
+	console.error("usage: node export.js PAGE.html WANT_VALUE WANT_OUTPUT [WANT_CHARTS]");
 	process.exit(2);
 }
 const t0 = Date.now();
@@ -68,7 +70,9 @@ async function main() {
 			if (m.type() === "error") errors.push("console: " + m.text());
 		});
 		await page.goto(pathToFileURL(path.resolve(pagePath)).href);
-		await page.waitForFunction(() => document.body && document.body.dataset.widgets, null, { timeout: 30000 });
+		await page.waitForFunction(
+			(charts) => document.body && document.body.dataset.widgets && (!charts || document.body.dataset.charts),
+			wantCharts, { timeout: 30000 });
 		const seen = await page.evaluate(() => ({
 			status: document.body.dataset.widgets,
 			readouts: [...document.querySelectorAll(".widget-slider .widget-readout")].map((e) => e.textContent.trim()),
@@ -77,6 +81,9 @@ async function main() {
 			fallbacks: [...document.querySelectorAll("pre.vl-widget-text")].map((e) => e.textContent),
 			views: document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
 			h1: [...document.querySelectorAll(".vl-markdown h1")].map((e) => e.textContent),
+			charts: document.body.dataset.charts,
+			chartSVGs: document.querySelectorAll(".vl-vega-chart svg.marks").length,
+			chartFallbacks: document.querySelectorAll(".vl-vega-fallback").length,
 		}));
 		console.log(`page done in ${secs()}: ${JSON.stringify(seen)}`);
 		check(seen.status === "rendered " + seen.views && seen.views > 0, `html-manager drew all ${seen.views} widget views ("${seen.status}")`);
@@ -84,6 +91,11 @@ async function main() {
 		check(seen.outputs.some((t) => t.includes(wantOutput)), `the Output shows its last content ${JSON.stringify(wantOutput)}`);
 		check(seen.fallbacks.length === 0, "the text fallbacks of the drawn widgets are gone");
 		check(seen.h1.length > 0, `the Markdown cells are HTML (h1 ${JSON.stringify(seen.h1)})`);
+		if (wantCharts) {
+			const n = Number(wantCharts);
+			check(seen.charts === "rendered " + n && seen.chartSVGs === n && seen.chartFallbacks === 0,
+				`vega-embed drew ${n} chart(s) in place of their pictures ("${seen.charts}", ${seen.chartSVGs} SVGs, ${seen.chartFallbacks} pictures left)`);
+		}
 		check(errors.length === 0, `no page errors (${errors.join("; ")})`);
 		check(foreign.length === 0, `no request left the machine (${foreign.join(", ")})`);
 	} finally {

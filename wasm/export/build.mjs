@@ -1,9 +1,13 @@
-// build.mjs bundles the script and style of veclab's static notebook
-// pages (src/page.js: @jupyter-widgets/html-manager and marked, from the
-// npm packages of package-lock.json) with esbuild into two files that
-// `veclab export -html` inlines into each page:
+// build.mjs bundles the scripts and style of veclab's static notebook
+// pages with esbuild, from the npm packages of package-lock.json, into the
+// files `veclab export -html` inlines into a page:
 //
-//	node build.mjs OUT_DIR    →  OUT_DIR/page.js, OUT_DIR/page.css
+//	node build.mjs OUT_DIR    →  OUT_DIR/page.js, OUT_DIR/page.css, OUT_DIR/vega.js
+//
+// page.js and page.css (src/page.js: @jupyter-widgets/html-manager and
+// marked) go into every page; vega.js (src/vega.js: vega-embed with Vega 5
+// and Vega-Lite 5, the versions of the JupyterLite site's renderer) only
+// into a page with a Vega-Lite chart.
 //
 // The page must work offline from a file: URL, so everything is inside
 // the two files: one IIFE script, and the CSS with Font Awesome's woff2
@@ -34,7 +38,7 @@ const unusedFonts = {
 fs.mkdirSync(out, { recursive: true });
 await esbuild.build({
 	plugins: [unusedFonts],
-	entryPoints: { page: path.join(here, "src", "page.js") },
+	entryPoints: { page: path.join(here, "src", "page.js"), vega: path.join(here, "src", "vega.js") },
 	outdir: out,
 	bundle: true,
 	format: "iife",
@@ -56,7 +60,7 @@ await esbuild.build({
 		".gif": "dataurl",
 	},
 });
-for (const f of ["page.js", "page.css"]) {
+for (const f of ["page.js", "page.css", "vega.js"]) {
 	if (!fs.existsSync(path.join(out, f))) {
 		console.error(`build.mjs: esbuild wrote no ${f}`);
 		process.exit(1);
