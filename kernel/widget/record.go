@@ -88,7 +88,7 @@ func (r *Recording) Len() int {
 	return len(r.order)
 }
 
-// State returns the recorded widgets' state in the form of
+// State returns the state of the recorded widgets not closed, in the form of
 // ipywidgets' packages/schema/v2/state.schema.json (the value of
 // metadata.widgets[MIMEState]): version 2.0 and, by model id, each
 // model's module, version, name and state; []byte values are taken out
@@ -100,6 +100,10 @@ func (r *Recording) State() map[string]any {
 	states := map[string]any{}
 	for _, w := range ws {
 		w.mu.Lock()
+		if w.closed { // closed models leave a front end's state too
+			w.mu.Unlock()
+			continue
+		}
 		data, paths, bufs := w.fullStateLocked()
 		entry := map[string]any{
 			"model_name": w.state["_model_name"], "model_module": w.state["_model_module"],

@@ -44,7 +44,7 @@ func TestRecord(t *testing.T) {
 	if _, ok := models[before.ID()]; ok {
 		t.Error("the widget made before the recording was saved")
 	}
-	if st["version_major"] != 2 || len(models) != rec.Len() || len(rec.ids()) != rec.Len() {
+	if st["version_major"] != 2 || len(models) != rec.Len() || len(rec.ids()) != rec.Len() { // nothing closed yet
 		t.Errorf("state %v for %d widgets", st, rec.Len())
 	}
 	h := models[img.ID()].(map[string]any)
@@ -76,6 +76,11 @@ func TestRecord(t *testing.T) {
 		if got, ok := rec.Text(tc.id); got != tc.want || ok != tc.ok {
 			t.Errorf("Text(%s) = %q, %v; want %q, %v", tc.id, got, ok, tc.want, tc.ok)
 		}
+	}
+	gone := NewLabel("closed")
+	gone.Close()
+	if _, ok := rec.State()["state"].(map[string]any)[gone.ID()]; ok {
+		t.Error("a closed widget was saved")
 	}
 	rec.Stop()
 	if after := NewLabel("after"); after.recorded() {
