@@ -75,6 +75,8 @@ var (
 		NPMDir: "wasm/browsertest", NPM: []string{"playwright-core", "hnswlib-wasm"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	Lite = &External{Name: "wasm/lite", What: "JupyterLab, JupyterLite, the Jupyter widgets manager and esbuild, from which `veclab serve` assembles the JupyterLite site",
 		NPMDir: "wasm/lite", NPM: []string{"esbuild", "@jupyterlite/services", "@jupyterlab/application", "@jupyter-widgets/jupyterlab-manager"}, Requires: []*External{Node, NPM}, detect: npmTree}
+	Export = &External{Name: "wasm/export", What: "@jupyter-widgets/html-manager, marked, vega-embed and esbuild, from which `veclab export -html` bundles the scripts of its static notebook pages",
+		NPMDir: "wasm/export", NPM: []string{"esbuild", "@jupyter-widgets/html-manager", "marked", "vega-embed"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	Vega = &External{Name: "lab/chart/vega", What: "Vega-Lite 5 and Vega 5 (the versions of JupyterLab's vega5 renderer), which compile and render headless every Vega-Lite spec lab/chart writes",
 		NPMDir: "lab/chart/vega", NPM: []string{"vega-lite", "vega"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	H5py = &External{Name: "h5py", What: "h5py over libhdf5, which reads ann-benchmarks' HDF5 files for `veclab data import` (lab/dataset/ingest) and writes the HDF5 files its tests read back",
@@ -91,7 +93,7 @@ var (
 
 // All returns every external, each after those it requires.
 func All() []*External {
-	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, KernelTest, Jupyter, NBConvert, Chromium, Node, NPM, BrowserTest, Lite, PGlite, Vega, H5py, DuckDB, Fortunes, Sentences}
+	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, KernelTest, Jupyter, NBConvert, Chromium, Node, NPM, BrowserTest, Lite, Export, PGlite, Vega, H5py, DuckDB, Fortunes, Sentences}
 }
 
 // Table is the list as a Markdown table (docs/testing.md holds it).

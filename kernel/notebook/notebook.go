@@ -3,7 +3,26 @@
 // into the notebook as Jupyter would. It backs `veclab run`.
 //
 // Unknown fields of the notebook and its cells are preserved; only the
-// outputs and execution_count of code cells are replaced.
+// outputs and execution_count of code cells are replaced, and the widget
+// state in the notebook's metadata.
+//
+// # Widgets
+//
+// Run records the widgets the cells create (kernel/widget's Record) as
+// Jupyter's "save widget state" would keep them: their state goes into
+// metadata.widgets["application/vnd.jupyter.widget-state+json"] (version
+// 2.0, by model id the model's module, version, name and state), each
+// widget a cell shows is an application/vnd.jupyter.widget-view+json
+// output, and what runs inside an Output widget (Interact's function)
+// goes into that widget's "outputs" state, as a front end's output area
+// would take it, not into the cell. A static export
+// (`veclab export -html`, @jupyter-widgets/html-manager) draws the widgets
+// from that state with their last values. For viewers without widgets
+// (GitHub, nbconvert --to markdown) each view output's text/plain is the
+// widget's final text: a control's description and value, a box's
+// children one per line, an Output's printed text. A run that creates no
+// widget removes the state a front end saved earlier (its model ids name
+// widgets of another session).
 package notebook
 
 import (
@@ -14,9 +33,11 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/veclab/veclab/kernel/display"
 	"github.com/veclab/veclab/kernel/eval"
+	"github.com/veclab/veclab/kernel/widget"
 )
 
 // Options configure Run.
@@ -50,6 +71,11 @@ func Run(nb []byte, interp eval.Interpreter, opt Options) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("notebook: no cells array")
 	}
+	rt := &route{}
+	rec, recErr := widget.Record(func(f func()) ([]any, bool) { return rt.capture(interp, f) })
+	if recErr == nil {
+		defer rec.Stop()
+	}
 	count := 0
 	var runErr error
 	for i, c := range cells {
@@ -70,10 +96,12 @@ func Run(nb []byte, interp eval.Interpreter, opt Options) ([]byte, error) {
 			continue
 		}
 		count++
-		rec := &eval.Recorder{Stdin: opt.Stdin}
-		res := interp.Eval(src, rec)
-		opt.Stdin = rec.Stdin
-		outs := outputs(rec, res, count)
+		cr := &eval.Recorder{Stdin: opt.Stdin}
+		rt.set(cr)
+		res := interp.Eval(src, rt)
+		rt.set(nil)
+		opt.Stdin = cr.Stdin
+		outs := outputs(cr, res, count)
 		cell["outputs"] = outs
 		cell["execution_count"] = count
 		if opt.Progress != nil {
@@ -82,6 +110,9 @@ func Run(nb []byte, interp eval.Interpreter, opt Options) ([]byte, error) {
 		if res.Err != nil && !opt.AllowErrors {
 			runErr = fmt.Errorf("notebook: cell %d (execution %d): %v: %w", i, count, res.Err, ErrCell)
 		}
+	}
+	if recErr == nil {
+		saveWidgets(doc, cells, rec)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -227,4 +258,123 @@ func jsonWhere(b []byte, err error) string {
 	line := 1 + bytes.Count(b[:off], []byte("\n"))
 	col := off - int64(bytes.LastIndexByte(b[:off], '\n'))
 	return fmt.Sprintf(" at line %d, column %d", line, col)
+}
+
+// route is the Output a cell runs with: the cell's Recorder, or, while an
+// Output widget of the recording captures, that capture's own (the
+// session writes to one Output per cell; route switches under it).
+type route struct {
+	mu  sync.Mutex
+	cur eval.Output // guarded by mu
+}
+
+func (r *route) set(o eval.Output) (prev eval.Output) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prev, r.cur = r.cur, o
+	return prev
+}
+
+func (r *route) get() eval.Output {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur == nil {
+		return eval.Discard{}
+	}
+	return r.cur
+}
+
+func (r *route) Stream(name, text string)                { r.get().Stream(name, text) }
+func (r *route) Display(d eval.Bundle, id string, u bool) { r.get().Display(d, id, u) }
+func (r *route) Input(prompt string, password bool) (string, error) {
+	return r.get().Input(prompt, password)
+}
+
+func (r *route) RemoveDisplays(ids []string) {
+	if rm, ok := r.get().(eval.Remover); ok {
+		rm.RemoveDisplays(ids)
+	}
+}
+
+func (r *route) ClearOutput(wait bool) {
+	if c, ok := r.get().(eval.Clearer); ok {
+		c.ClearOutput(wait)
+	}
+}
+
+// capture is what an Output widget captures: a Recorder that notes a
+// clear_output and asks the cell's Output for standard input.
+type capture struct {
+	eval.Recorder
+	parent  eval.Output
+	cleared bool
+}
+
+func (c *capture) ClearOutput(wait bool) {
+	c.Recorder.ClearOutput(wait)
+	c.cleared = true
+}
+
+func (c *capture) Input(prompt string, password bool) (string, error) {
+	return c.parent.Input(prompt, password)
+}
+
+// capture runs f with its outputs going to a capture of their own (the
+// recording's CaptureFunc): what the cell wrote before and after stays
+// the cell's, because the session delivers it (Flush) at each switch.
+func (r *route) capture(interp eval.Interpreter, f func()) (outs []any, cleared bool) {
+	flush := func() {
+		if fl, ok := interp.(interface{ Flush() }); ok {
+			fl.Flush()
+		}
+	}
+	flush()
+	c := &capture{parent: r.get()}
+	prev := r.set(c)
+	defer func() {
+		flush()
+		r.set(prev)
+	}()
+	f()
+	flush()
+	return outputs(&c.Recorder, eval.Result{}, 0), c.cleared
+}
+
+// saveWidgets writes the recording's widget state into the notebook's
+// metadata and gives each widget view among the cells' outputs the
+// widget's final text as its text/plain; with no widget recorded it
+// removes a widget state saved before.
+func saveWidgets(doc map[string]any, cells []any, rec *widget.Recording) {
+	md, _ := doc["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		doc["metadata"] = md
+	}
+	ws, _ := md["widgets"].(map[string]any)
+	if rec.Len() == 0 {
+		if ws != nil {
+			delete(ws, widget.MIMEState)
+			if len(ws) == 0 {
+				delete(md, "widgets")
+			}
+		}
+		return
+	}
+	if ws == nil {
+		ws = map[string]any{}
+		md["widgets"] = ws
+	}
+	ws[widget.MIMEState] = rec.State()
+	for _, c := range cells {
+		cell, _ := c.(map[string]any)
+		outs, _ := cell["outputs"].([]any)
+		for _, o := range outs {
+			d, _ := o.(map[string]any)["data"].(map[string]any)
+			view, _ := d[widget.MIMEView].(map[string]any)
+			id, _ := view["model_id"].(string)
+			if t, ok := rec.Text(id); ok && t != "" {
+				d[display.MIMEText] = lines(t)
+			}
+		}
+	}
 }

@@ -176,3 +176,90 @@ c`), session(t), Options{})
 		}
 	}
 }
+
+// TestRunSavesWidgetState runs cells that make an Interact over a slider
+// and move the slider, as `veclab run` does without a front end: the
+// notebook's metadata holds the widgets' state in the form of ipywidgets'
+// state schema v2, with the slider at its last value and the Output
+// holding the last output of Interact's function (replaced, not
+// appended); the cell shows the view with a text/plain a plain viewer
+// can read.
+func TestRunSavesWidgetState(t *testing.T) {
+	s := session(t)
+	in := nb(`import "github.com/veclab/veclab/kernel/widget"
+n := widget.NewIntSlider("n", 3, 0, 10)
+widget.Interact(func() { fmt.Println("n is", n.Value()) }, n)`,
+		`fmt.Println("moving")
+n.SetValue(7)
+fmt.Println("moved")`)
+	out, err := Run(in, s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := parse(t, out)
+	ws, _ := d.Metadata["widgets"].(map[string]any)
+	st, _ := ws["application/vnd.jupyter.widget-state+json"].(map[string]any)
+	if st == nil {
+		t.Fatalf("no widget state in the metadata: %v", d.Metadata)
+	}
+	if st["version_major"] != 2.0 || st["version_minor"] != 0.0 {
+		t.Errorf("state version %v.%v, want 2.0", st["version_major"], st["version_minor"])
+	}
+	models, _ := st["state"].(map[string]any)
+	byName := map[string][]map[string]any{}
+	for id, m := range models {
+		e := m.(map[string]any)
+		for _, k := range []string{"model_name", "model_module", "model_module_version", "state"} {
+			if e[k] == nil {
+				t.Errorf("model %s has no %s", id, k)
+			}
+		}
+		byName[e["model_name"].(string)] = append(byName[e["model_name"].(string)], e["state"].(map[string]any))
+	}
+	sl := byName["IntSliderModel"]
+	if len(sl) != 1 || sl[0]["value"] != 7.0 {
+		t.Fatalf("slider state %v, want one slider at 7", sl)
+	}
+	outw := byName["OutputModel"]
+	if len(outw) != 1 {
+		t.Fatalf("%d Output models, want 1", len(outw))
+	}
+	outs, _ := outw[0]["outputs"].([]any)
+	if len(outs) != 1 || join(outs[0].(map[string]any)["text"]) != "n is 7\n" {
+		t.Errorf("Output's outputs %v, want the one stream \"n is 7\"", outs)
+	}
+	if len(byName["VBoxModel"]) != 1 || len(byName["LayoutModel"]) == 0 || len(byName["SliderStyleModel"]) != 1 {
+		t.Errorf("models saved: %v", byName)
+	}
+	c0 := d.Cells[0].Outputs
+	if len(c0) != 1 {
+		t.Fatalf("cell 0 outputs %v, want the view only (Interact's output is the Output's)", c0)
+	}
+	data := c0[0]["data"].(map[string]any)
+	view, _ := data["application/vnd.jupyter.widget-view+json"].(map[string]any)
+	if view == nil || view["version_major"] != 2.0 || models[view["model_id"].(string)] == nil {
+		t.Errorf("cell 0 view %v does not name a saved model", data)
+	}
+	if got, want := join(data["text/plain"]), "IntSlider(description=\"n\", value=7)\nn is 7"; got != want {
+		t.Errorf("text/plain %q, want %q", got, want)
+	}
+	c1 := d.Cells[1].Outputs
+	if len(c1) == 0 || join(c1[0]["text"]) != "moving\nmoved\n" {
+		t.Errorf("cell 1 outputs %v: the cell's own prints stay in the cell", c1)
+	}
+}
+
+// TestRunDropsStaleWidgetState: a notebook saved by a front end with
+// widget state, run with no widget, loses the state (its model ids name
+// widgets of another session) and keeps the rest of its metadata.
+func TestRunDropsStaleWidgetState(t *testing.T) {
+	in := []byte(`{"nbformat":4,"nbformat_minor":5,"metadata":{"kernelspec":{"name":"veclab"},"widgets":{"application/vnd.jupyter.widget-state+json":{"version_major":2,"version_minor":0,"state":{}}}},"cells":[{"cell_type":"code","metadata":{},"outputs":[],"source":"1+1"}]}`)
+	out, err := Run(in, session(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := parse(t, out)
+	if _, ok := d.Metadata["widgets"]; ok || d.Metadata["kernelspec"] == nil {
+		t.Errorf("metadata %v: want the widget state gone and the kernelspec kept", d.Metadata)
+	}
+}

@@ -49,11 +49,27 @@
 //
 // # Without a front end
 //
-// With no kernel (`veclab run`, a test, the nbconvert export of a cell
-// that ran there) widgets are detached: their state is kept and set as
-// usual, nothing is sent, they show as their text form, and Interact runs
-// its function once into the cell's own output — so the same cell prints
-// the same table either way.
+// With no kernel (a test, a program) widgets are detached: their state is
+// kept and set as usual, nothing is sent, they show as their text form,
+// and Interact runs its function once into the cell's own output — so the
+// same cell prints the same table either way.
+//
+// `veclab run` records ([Record]): widgets are detached, but each one a
+// cell shows is a widget view (application/vnd.jupyter.widget-view+json
+// with a text/plain fallback), Interact's function runs into its Output
+// as under a front end (a change a cell makes replaces that output), and
+// at the end the notebook's metadata gets every widget's state
+// (metadata.widgets[MIMEState], ipywidgets' state schema v2: version 2.0,
+// by model id the model's module, version, name and state, []byte values
+// as base64 buffers) — what JupyterLab's "save widget state" writes. So a
+// static export shows each widget at its last value with its Output's
+// last content: `veclab export -html OUT.html NB.ipynb` draws them with
+// @jupyter-widgets/html-manager (docs/commands.md). Viewers without
+// widgets (GitHub, nbconvert --to markdown) show the view's text/plain,
+// which `veclab run` sets to the widget's final text: a control's
+// description and value (IntSlider(description="ef", value=15)), a box's
+// children one per line, an Output's printed text and the text/plain of
+// its displays (pictures and tables show only in the export).
 //
 // nbconvert is a front end: nbclient opens the comms and implements the
 // Output widget's capture, so there Interact's output goes into the

@@ -31,7 +31,10 @@ type Interactive struct {
 //
 // fn reads the controls itself (ef.Value()): the function needs no
 // arguments, which keeps Interact free of generics and reflection.
-// Detached (no front end: `veclab run`), fn runs once into the cell's own
+// Detached (no front end), fn runs once into the cell's own output, and
+// again on each change a cell makes (SetValue); under a recording with a
+// capture function (`veclab run`, [Record]) it runs into the output area
+// as it would with a front end, so the saved widget state holds its last
 // output.
 func Interact(fn func(), controls ...Model) *Interactive {
 	out := NewOutput()
@@ -55,7 +58,7 @@ func Interact(fn func(), controls ...Model) *Interactive {
 			c.Base().Observe("value", ia.redraw)
 		}
 	}
-	if !out.Attached() {
+	if !out.capturing() {
 		fn()
 		return ia
 	}
@@ -72,6 +75,13 @@ func (ia *Interactive) redraw() {
 		}
 	}
 	if !ia.Out.Attached() {
+		if ia.Out.capturing() { // a recording: replace the area's output
+			ia.Out.Capture(func() {
+				display.ClearOutput(true)
+				ia.fn()
+			})
+			return
+		}
 		ia.fn()
 		return
 	}

@@ -26,9 +26,15 @@ func NewOutput() *Output {
 // Capture runs f with its output going into the area: msg_id is set to the
 // request being handled (the cell's execute_request, or the comm message
 // whose callback runs) and reset when f returns or panics. Detached, f
-// just runs and its output stays in the cell.
+// just runs and its output stays in the cell, unless a recording with a
+// capture function keeps o ([Record]): then f's outputs become the area's
+// "outputs" state, replacing what was there when f cleared it first.
 func (o *Output) Capture(f func()) {
 	if f == nil {
+		return
+	}
+	if !o.Attached() && o.rec != nil && o.rec.capture != nil {
+		o.captureRecorded(f)
 		return
 	}
 	parent := comm.Default.ParentID()

@@ -50,6 +50,7 @@ type Widget struct {
 	lock   map[string]any         // values being applied from the front end, guarded by mu
 	closed bool                   // guarded by mu
 	text   func(w *Widget) string // text/plain form (nil: String's default), set at creation
+	rec    *Recording             // the recording that keeps a detached widget (nil: none), set at creation
 }
 
 var (
@@ -78,6 +79,7 @@ func New(state map[string]any) (*Widget, error) {
 	}
 	w.id = comm.NewID()
 	if !comm.Default.Connected() {
+		w.rec = keep(w)
 		return w, nil
 	}
 	data, paths, bufs := w.fullStateLocked()
@@ -275,10 +277,12 @@ func (w *Widget) Close() error {
 
 // MIMEBundle is the widget's display (kernel/display calls it): the view
 // reference, and a text/plain fallback for viewers without widgets. A
-// detached widget has only the text.
+// detached widget has only the text, unless a recording keeps it ([Record]:
+// its state will be saved with the notebook, where a static export draws
+// the view).
 func (w *Widget) MIMEBundle() map[string]any {
 	b := map[string]any{"text/plain": w.String()}
-	if w.Attached() {
+	if w.Attached() || w.recorded() {
 		b[MIMEView] = map[string]any{"version_major": 2, "version_minor": 0, "model_id": w.id}
 	}
 	return b
