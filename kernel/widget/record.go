@@ -1,9 +1,11 @@
 package widget
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -75,10 +77,25 @@ func keep(w *Widget) *Recording {
 		return nil
 	}
 	r.mu.Lock()
+	w.id = recordedID(len(r.order))
 	r.order = append(r.order, w)
 	r.byID[w.id] = w
 	r.mu.Unlock()
 	return r
+}
+
+// recordedID is the model id of a run's n-th widget (from 0). A
+// recording has no front end to agree ids with, so they need not be
+// random, and a notebook saved by two runs of the same cells then carries
+// the same ids: its diff shows only what changed. The id keeps the
+// 32-hex-digit UUID (version 4) form of live ones (comm.NewID), taken from
+// a hash of n so that it does not look like a counter a reader might
+// mistake for a live model's.
+func recordedID(n int) string {
+	b := sha256.Sum256([]byte("veclab recorded widget " + strconv.Itoa(n)))
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x", b[:16])
 }
 
 // Len returns the number of widgets recorded.

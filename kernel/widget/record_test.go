@@ -3,6 +3,7 @@ package widget
 import (
 	"encoding/base64"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -85,5 +86,36 @@ func TestRecord(t *testing.T) {
 	rec.Stop()
 	if after := NewLabel("after"); after.recorded() {
 		t.Error("a widget made after Stop is recorded")
+	}
+}
+
+// TestRecordedIDsRepeat checks that two runs creating the same widgets
+// save the same model ids (a re-run notebook's diff shows only what
+// changed), that the ids are distinct, and that they keep the UUID form
+// of live ones.
+func TestRecordedIDsRepeat(t *testing.T) {
+	run := func() []string {
+		rec, err := Record(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rec.Stop()
+		s := NewIntSlider("ef", 10, 5, 80)
+		box := VBox(s, NewLabel("x"))
+		return []string{s.ID(), box.ID()}
+	}
+	a, b := run(), run()
+	if strings.Join(a, ",") != strings.Join(b, ",") {
+		t.Errorf("ids differ between runs: %v and %v", a, b)
+	}
+	seen := map[string]bool{}
+	for _, id := range a {
+		if len(id) != 32 || id[12] != '4' || seen[id] {
+			t.Errorf("id %q: want 32 hex digits, version 4, distinct", id)
+		}
+		seen[id] = true
+	}
+	if live := NewLabel("live"); seen[live.ID()] {
+		t.Errorf("an unrecorded widget got recorded id %s", live.ID())
 	}
 }
