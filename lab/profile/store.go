@@ -145,8 +145,10 @@ const ESSegments = 10
 // (server/src/main/java/org/elasticsearch/index/codec/vectors/es94/),
 // whose flat format ES94ScalarQuantizedVectorsFormat maps 7 bits to
 // Lucene104ScalarQuantizedVectorsFormat.ScalarEncoding.SEVEN_BIT and
-// writes with Lucene104ScalarQuantizedVectorsWriter (apache/lucene 10.4,
-// the Lucene Elasticsearch 9.4 and 9.5 build on): per-vector optimized
+// writes with Lucene104ScalarQuantizedVectorsWriter (apache/lucene 10.4;
+// Elasticsearch 9.4.2's build-tools-internal/version.properties names
+// Lucene 10.4.0, and the ES94 formats sit beside 9.5's ES950 DiskBBQ
+// format in the source): per-vector optimized
 // scalar quantization around the segment's centroid, the query
 // quantized to the encoding's 7 query bits around it —
 // segment.Int8OSQ. int4_hnsw moved the same way (PACKED_NIBBLE); the lab
