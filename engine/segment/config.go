@@ -58,9 +58,12 @@ type Encoding uint8
 const (
 	// Float: no codes, the graph scores float32 vectors.
 	Float Encoding = iota
-	// Int8 is Elasticsearch's int8_hnsw: per-dimension scalar codes of 7
-	// bits with corrective terms (Lucene99ScalarQuantizedVectorsFormat,
-	// bits = 7), trained on the segment's vectors.
+	// Int8 is int8_hnsw as Elasticsearch wrote it up to 9.3: per-dimension
+	// scalar codes of 7 bits between global bounds from the confidence
+	// interval, with corrective terms (Lucene99ScalarQuantizedVectorsFormat,
+	// bits = 7, confidence interval null; ES814/ES93
+	// HnswScalarQuantizedVectorsFormat), trained on the segment's vectors.
+	// Elasticsearch 9.4+ writes Int8OSQ instead.
 	Int8
 	// Int4 is int4_hnsw: the same with 4 bits.
 	Int4
@@ -68,7 +71,19 @@ const (
 	// and 4-bit query codes around the segment's centroid
 	// (Lucene102BinaryQuantizedVectorsFormat).
 	BBQ
+	// Int8OSQ is int8_hnsw as Elasticsearch 9.4+ writes it
+	// (ES94HnswScalarQuantizedVectorsFormat over
+	// Lucene104ScalarQuantizedVectorsFormat, ScalarEncoding.SEVEN_BIT):
+	// optimized scalar quantization with 7-bit document and 7-bit query
+	// codes, each vector with its own interval and corrective terms,
+	// around the segment's centroid, whose flush and merge rules are
+	// BBQ's (Lucene104ScalarQuantizedVectorsWriter.flush and
+	// mergeAndRecalculateCentroids, apache/lucene 10.4).
+	Int8OSQ
 )
+
+// lastEncoding is the largest Encoding a file may hold.
+const lastEncoding = Int8OSQ
 
 func (e Encoding) String() string {
 	switch e {
@@ -80,18 +95,20 @@ func (e Encoding) String() string {
 		return "int4"
 	case BBQ:
 		return "bbq"
+	case Int8OSQ:
+		return "int8-osq"
 	}
 	return fmt.Sprintf("Encoding(%d)", e)
 }
 
-// ParseEncoding reads "float", "int8", "int4" or "bbq".
+// ParseEncoding reads "float", "int8", "int4", "bbq" or "int8-osq".
 func ParseEncoding(s string) (Encoding, error) {
-	for e := Float; e <= BBQ; e++ {
+	for e := Float; e <= lastEncoding; e++ {
 		if strings.EqualFold(strings.TrimSpace(s), e.String()) {
 			return e, nil
 		}
 	}
-	return 0, fmt.Errorf("segment: unknown encoding %q (want float, int8, int4 or bbq): %w", s, engine.ErrInvalidArgument)
+	return 0, fmt.Errorf("segment: unknown encoding %q (want float, int8, int4, bbq or int8-osq): %w", s, engine.ErrInvalidArgument)
 }
 
 // Visibility names when an acknowledged document becomes searchable.
@@ -152,8 +169,8 @@ type Config struct {
 	// A flush builds the graph over float32 vectors and then attaches the
 	// codes, trained on the segment's vectors (Lucene's indexing chain
 	// builds the graph with the raw vectors' scorer); a merge retrains the
-	// quantizer on the merged vectors (BBQ: combines its sources'
-	// centroids when none has deletions, as Lucene's writer does) and
+	// quantizer on the merged vectors (BBQ, Int8OSQ: combines its sources'
+	// centroids when none has deletions, as Lucene's writers do) and
 	// builds the graph over the codes (Lucene's merge uses the quantized
 	// scorer). Searches walk the codes
 	// and rescore the best candidates with float32 (Options.Rescore). OnRefresh
@@ -166,7 +183,7 @@ type Config struct {
 	// (DenseVectorFieldMapper's VectorSimilarity.COSINE.
 	// vectorSimilarityFunction returns DOT_PRODUCT for float vectors of
 	// indices created since NORMALIZE_COSINE, 8.12; elastic/elasticsearch
-	// 9.x). Only BBQ's centroid tells the two apart: for DOT_PRODUCT the
+	// 9.x). Only the OSQ encodings' centroid (BBQ, Int8OSQ) tells the two apart: for DOT_PRODUCT the
 	// writer centres a segment's codes on the plain mean of its vectors,
 	// for COSINE (false, the default: Lucene's own view of a cosine
 	// field) on that mean normalised to unit length
@@ -307,7 +324,7 @@ func (c Config) Validate() error {
 			bad = append(bad, fmt.Sprintf("%s must be positive, got %d", f.name, f.v))
 		}
 	}
-	if c.Encoding > BBQ {
+	if c.Encoding > lastEncoding {
 		bad = append(bad, fmt.Sprintf("unknown encoding %d", c.Encoding))
 	}
 	if c.Encoding != Float && (c.Index != HNSW || c.Visibility != OnRefresh) {

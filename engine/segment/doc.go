@@ -40,14 +40,16 @@
 //
 // # Quantized segments
 //
-// With Config.Encoding (Int8, Int4, BBQ: Elasticsearch's int8_hnsw,
-// int4_hnsw and bbq_hnsw) every sealed HNSW segment trains its own
+// With Config.Encoding (Int8, Int4, BBQ, Int8OSQ: Elasticsearch's
+// int8_hnsw up to 9.3, int4_hnsw, bbq_hnsw, and int8_hnsw since 9.4)
+// every sealed HNSW segment trains its own
 // quantizer on its vectors and keeps their codes beside the float32
 // vectors. A flush builds the graph over the float32 vectors and attaches
-// the codes; a merge retrains the quantizer on the merged vectors (BBQ:
-// weights its sources' centroids by size when none has deletions) and
-// builds the graph over the codes, as Lucene's
-// Lucene99HnswScalarQuantizedVectorsFormat and its BBQ successor do. A
+// the codes; a merge retrains the quantizer on the merged vectors (BBQ,
+// Int8OSQ: weights its sources' centroids by size when none has
+// deletions) and builds the graph over the codes, as Lucene's
+// Lucene99HnswScalarQuantizedVectorsFormat and its OSQ successors
+// (Lucene102 binary, Lucene104 scalar) do. A
 // search walks every graph over the codes for k' = Options.Rescore
 // candidates, rescores the best k' of all segments with float32 vectors
 // and returns the K nearest ([Stats].Rescored counts them). The caller

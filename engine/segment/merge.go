@@ -395,15 +395,17 @@ func (c *Collection) publishDrop(gone map[uint64]bool) {
 	c.snap = next
 }
 
-// mergeQuantizer returns the quantizer of a BBQ segment merged from src
-// when the BBQ writer combines its sources' centroids instead of
+// mergeQuantizer returns the quantizer of a BBQ or Int8OSQ segment merged
+// from src when the writer combines its sources' centroids instead of
 // recomputing one: every source has a centroid and no deleted document
 // (ES818BinaryQuantizedVectorsWriter.mergeAndRecalculateCentroids,
-// elastic/elasticsearch 9.x; quant.MergeOSQ). It returns nil otherwise,
-// and for the other encodings, whose merged quantizer buildSegment
-// trains on the merged vectors.
+// elastic/elasticsearch 9.x; the same rule in apache/lucene 10.4's
+// Lucene104ScalarQuantizedVectorsWriter.mergeAndRecalculateCentroids;
+// quant.MergeOSQ). It returns nil otherwise, and for the Lucene 9.9
+// scalar encodings, whose merged quantizer buildSegment trains on the
+// merged vectors.
 func mergeQuantizer(cfg Config, src []*segment) (quant.Quantizer, error) {
-	if cfg.Encoding != BBQ {
+	if cfg.Encoding != BBQ && cfg.Encoding != Int8OSQ {
 		return nil, nil
 	}
 	parts := make([]*quant.OSQ, 0, len(src))

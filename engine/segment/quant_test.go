@@ -55,7 +55,9 @@ func quantRecall(t *testing.T, c *Collection, exact *flat.Index, queries *vec.Ma
 // The bands are measured (seed 3, 4,000 × 96 clustered, cosine, ef 60,
 // where float segments reach recall@10 1.000): int8 without rescoring
 // (its default) 0.915, with oversample 3 0.99–1.0; BBQ with its default
-// oversample 3 0.47 and 0.20 without rescoring (engine/quant's
+// oversample 3 0.47 and 0.20 without rescoring; int8-osq (7-bit OSQ,
+// Elasticsearch 9.4+'s int8_hnsw) without rescoring 0.962, merged 0.957,
+// with oversample 3 1.000 (engine/quant's
 // TestQuantizedHNSW finds the same order at 96 dimensions: 1-bit codes
 // of tight clusters rank poorly, rescoring recovers part of it).
 func TestQuantizedSegments(t *testing.T) {
@@ -90,7 +92,7 @@ func TestQuantizedSegments(t *testing.T) {
 	for _, tc := range []struct {
 		enc  Encoding
 		band float64
-	}{{Int8, 0.1}, {BBQ, 0.6}} {
+	}{{Int8, 0.1}, {BBQ, 0.6}, {Int8OSQ, 0.06}} {
 		t.Run(tc.enc.String(), func(t *testing.T) {
 			c, fsys := build(tc.enc)
 			defer c.Close()
@@ -116,9 +118,9 @@ func TestQuantizedSegments(t *testing.T) {
 			if st.Rescored != want*queries.N {
 				t.Errorf("rescored %d per query, want %d", st.Rescored/queries.N, want)
 			}
-			if tc.enc == Int8 {
+			if tc.enc == Int8 || tc.enc == Int8OSQ {
 				r3, st3 := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef, Rescore: 3 * k})
-				t.Logf("int8 with oversample 3: recall@10 %.3f", r3)
+				t.Logf("%s with oversample 3: recall@10 %.3f", tc.enc, r3)
 				if r3 < floatRecall-0.02 || st3.Rescored != 30*queries.N {
 					t.Errorf("int8 rescoring 30: recall@10 %.3f (float %.3f), %d rescored per query", r3, floatRecall, st3.Rescored/queries.N)
 				}
@@ -217,6 +219,9 @@ func TestQuantizedBadConfig(t *testing.T) {
 	}
 	if e, err := ParseEncoding("BBQ"); err != nil || e != BBQ {
 		t.Errorf("ParseEncoding(BBQ) = %v, %v", e, err)
+	}
+	if e, err := ParseEncoding("int8-osq"); err != nil || e != Int8OSQ {
+		t.Errorf("ParseEncoding(int8-osq) = %v, %v", e, err)
 	}
 	if _, err := ParseEncoding("pq"); !errors.Is(err, engine.ErrInvalidArgument) {
 		t.Errorf("ParseEncoding(pq): %v", err)
@@ -459,4 +464,69 @@ func TestBBQMergeWithDeletes(t *testing.T) {
 			t.Fatalf("component %d of the merged centroid is %v, the mean of the live vectors %v", d, got[d], want[d])
 		}
 	}
+}
+
+// TestInt8OSQSegments: an Int8OSQ segment (Elasticsearch 9.4+'s int8_hnsw,
+// ES94HnswScalarQuantizedVectorsFormat over Lucene104's SEVEN_BIT
+// encoding) holds a 7-bit-document, 7-bit-query OSQ centred on the plain
+// mean of its unit vectors when the field is cosine-as-DOT_PRODUCT, and a
+// merge without deletions centres on the count-weighted mean of its
+// sources' centroids (Lucene104ScalarQuantizedVectorsWriter.flush and
+// mergeAndRecalculateCentroids, apache/lucene 10.4).
+func TestInt8OSQSegments(t *testing.T) {
+	data := indextest.Clustered(900, quantDim, 10, 31)
+	cfg := quantConfig(vfs.NewMem(), Int8OSQ)
+	cfg.CosineAsDotProduct = true
+	c, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// mean is the plain mean of the unit rows [from, to).
+	mean := func(from, to int) []float64 {
+		m := make([]float64, quantDim)
+		for i := from; i < to; i++ {
+			u := append([]float32(nil), data.Row(i)...)
+			if err := vec.Normalize(u); err != nil {
+				t.Fatal(err)
+			}
+			for d, x := range u {
+				m[d] += float64(x) / float64(to-from)
+			}
+		}
+		return m
+	}
+	check := func(what string, i int, want []float64) {
+		t.Helper()
+		sd, err := c.Segment(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, ok := sd.Quantizer.(*quant.OSQ)
+		if !ok {
+			t.Fatalf("%s: quantizer %T, want *quant.OSQ", what, sd.Quantizer)
+		}
+		if got := o.Config(); got.Bits != 7 || got.QueryBits != 7 || !got.MeanCentroid {
+			t.Fatalf("%s: %v, want 7-bit documents and queries around the plain mean", what, got)
+		}
+		for d, x := range o.Centroid() {
+			if math.Abs(float64(x)-want[d]) > 1e-5 {
+				t.Fatalf("%s: centroid component %d is %v, want %v", what, d, x, want[d])
+			}
+		}
+	}
+	for _, r := range [][2]int{{0, 300}, {300, 900}} {
+		if err := c.Add(docs(data, r[0], r[1])); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Refresh(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("flushed segment 0", 0, mean(0, 300))
+	check("flushed segment 1", 1, mean(300, 900))
+	if err := c.ForceMerge(1); err != nil {
+		t.Fatal(err)
+	}
+	check("merged segment", 0, mean(0, 900))
 }

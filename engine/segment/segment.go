@@ -168,8 +168,8 @@ func trainQuantizer(cfg Config, id uint64, vecs *vec.Matrix) (quant.Quantizer, e
 		q, err = quant.TrainScalar(vecs, cfg.Metric, quant.ScalarConfig{Bits: 7, Seed: cfg.Seed + id})
 	case Int4:
 		q, err = quant.TrainScalar(vecs, cfg.Metric, quant.ScalarConfig{Bits: 4, Seed: cfg.Seed + id})
-	case BBQ:
-		q, err = quant.TrainOSQ(vecs, cfg.Metric, bbqConfig(cfg, id))
+	case BBQ, Int8OSQ:
+		q, err = quant.TrainOSQ(vecs, cfg.Metric, osqConfig(cfg, id))
 	default:
 		return nil, fmt.Errorf("segment: %d: unknown encoding %d: %w", id, cfg.Encoding, engine.ErrInvalidArgument)
 	}
@@ -179,13 +179,22 @@ func trainQuantizer(cfg Config, id uint64, vecs *vec.Matrix) (quant.Quantizer, e
 	return q, nil
 }
 
-// bbqConfig is the OSQ configuration of a BBQ segment: 1-bit documents,
-// 4-bit queries, centred on the plain mean of the segment's vectors when
-// the field is Elasticsearch's cosine-as-DOT_PRODUCT, on that mean
-// normalised when Lucene sees the field as COSINE
-// (ES818BinaryQuantizedVectorsWriter.flush, elastic/elasticsearch 9.x).
-func bbqConfig(cfg Config, id uint64) quant.OSQConfig {
-	return quant.OSQConfig{Bits: 1, QueryBits: 4, Seed: cfg.Seed + id, MeanCentroid: cfg.CosineAsDotProduct}
+// osqConfig is the OSQ configuration of a BBQ or Int8OSQ segment. BBQ:
+// 1-bit documents, 4-bit queries (ES818BinaryQuantizedVectorsWriter,
+// elastic/elasticsearch 9.x). Int8OSQ: 7-bit documents and 7-bit queries
+// (ScalarEncoding.SEVEN_BIT, whose query bits are its bits, apache/lucene
+// 10.4 QuantizedByteVectorValues; Elasticsearch 9.4+'s
+// ES94ScalarQuantizedVectorsFormat quantizes the query with
+// getQueryBits()). Both centre on the plain mean of the segment's vectors
+// when the field is Elasticsearch's cosine-as-DOT_PRODUCT, on that mean
+// normalised when Lucene sees the field as COSINE (the writers' flush:
+// ES818BinaryQuantizedVectorsWriter, Lucene104ScalarQuantizedVectorsWriter).
+func osqConfig(cfg Config, id uint64) quant.OSQConfig {
+	bits, qbits := 1, 4
+	if cfg.Encoding == Int8OSQ {
+		bits, qbits = 7, 7
+	}
+	return quant.OSQConfig{Bits: bits, QueryBits: qbits, Seed: cfg.Seed + id, MeanCentroid: cfg.CosineAsDotProduct}
 }
 
 // buildIVF clusters a segment's vectors (IVF-Flat, DiskBBQ's 384 vectors
@@ -302,7 +311,7 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("is %d-d %s, the collection %d-d %s", dim, metric, cfg.Dim, cfg.Metric)))
 	case kind > IVF:
 		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("unknown index kind %d", kind)))
-	case enc > BBQ || enc != Float && kind != HNSW:
+	case enc > lastEncoding || enc != Float && kind != HNSW:
 		return nil, fmt.Errorf("segment: %w", r.Corrupt(sec, fmt.Sprintf("encoding %d on a %s segment", enc, kind)))
 	}
 	s := &segment{id: id, n: n, kind: kind, enc: enc}

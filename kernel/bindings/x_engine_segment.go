@@ -23,6 +23,7 @@ func init() {
 			"IVF":            ValueOf(segment.IVF),
 			"Int4":           ValueOf(segment.Int4),
 			"Int8":           ValueOf(segment.Int8),
+			"Int8OSQ":        ValueOf(segment.Int8OSQ),
 			"Lazy":           ValueOf(segment.Lazy),
 			"OnAdd":          ValueOf(segment.OnAdd),
 			"OnRefresh":      ValueOf(segment.OnRefresh),

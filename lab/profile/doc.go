@@ -87,7 +87,11 @@
 // [Store.WaitSearchable] runs the merge optimizer down to
 // default_segment_number segments (rebuilding the merged graphs).
 // Elasticsearch is the OnRefresh one with quantized segments (bbq_hnsw →
-// segment.BBQ, int8_hnsw → segment.Int8, int4_hnsw → segment.Int4): a
+// segment.BBQ; int8_hnsw → segment.Int8OSQ, Elasticsearch 9.4+'s 7-bit
+// optimized scalar quantization (ES94HnswScalarQuantizedVectorsFormat
+// over Lucene 10.4's Lucene104ScalarQuantizedVectorsFormat SEVEN_BIT),
+// or segment.Int8, Lucene 9.9's scalar quantizer, for a profile whose
+// Version is below 9.4; int4_hnsw → segment.Int4): a
 // refresh every refresh_interval of ingest at the article's rate
 // ([ESIngestRate]) seals the buffer into a segment whose quantizer is
 // trained on it and whose graph is built with float32 scores;

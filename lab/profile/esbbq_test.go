@@ -1,11 +1,16 @@
 package profile
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/quant"
+	"github.com/veclab/veclab/engine/segment"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/dataset"
 )
@@ -151,6 +156,51 @@ func TestElasticsearchEarlyTermination(t *testing.T) {
 		t.Logf("filtered %v: %d distances with early termination, %d without", filtered, dOn, dOff)
 		if dOn >= dOff {
 			t.Errorf("filtered %v: early termination scored %d, without %d; want fewer", filtered, dOn, dOff)
+		}
+	}
+}
+
+// TestElasticsearchInt8Version pins which quantizer int8_hnsw gets by the
+// profile's Elasticsearch version, as DenseVectorFieldMapper gates it by
+// the index's creation version: Lucene 9.9's scalar quantizer
+// (ES93HnswScalarQuantizedVectorsFormat) up to 9.3, 7-bit optimized
+// scalar quantization (ES94HnswScalarQuantizedVectorsFormat over
+// Lucene104 SEVEN_BIT) from 9.4; a version that does not read as
+// major.minor is refused by name.
+func TestElasticsearchInt8Version(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		typ     IndexType
+		want    segment.Encoding
+	}{
+		{"", Int8HNSW, segment.Int8OSQ},
+		{"9.5", Int8HNSW, segment.Int8OSQ},
+		{"9.5.5", Int8HNSW, segment.Int8OSQ},
+		{"9.4.0", Int8HNSW, segment.Int8OSQ},
+		{"10.0", Int8HNSW, segment.Int8OSQ},
+		{"9.3.2", Int8HNSW, segment.Int8},
+		{"8.19.3", Int8HNSW, segment.Int8},
+		{"8.12", Int8HNSW, segment.Int8},
+		{"9.3", BBQHNSW, segment.BBQ},
+		{"9.5", BBQHNSW, segment.BBQ},
+		{"9.5", Int4HNSW, segment.Int4},
+		{"9.5", HNSWType, segment.Float},
+	} {
+		p := Default(Elasticsearch)
+		p.Version, p.Type = tc.version, tc.typ
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%q %v: %v", tc.version, tc.typ, err)
+		}
+		if got := p.collectionConfig(384, false).Encoding; got != tc.want {
+			t.Errorf("version %q %v: encoding %v, want %v", tc.version, tc.typ, got, tc.want)
+		}
+	}
+	for _, v := range []string{"nine", "9", "9.x", "-1.2"} {
+		p := Default(Elasticsearch)
+		p.Version = v
+		err := p.Validate()
+		if !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), fmt.Sprintf("version %q", v)) {
+			t.Errorf("version %q: %v, want an invalid-argument error naming it", v, err)
 		}
 	}
 }

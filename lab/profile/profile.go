@@ -335,6 +335,12 @@ func (p Profile) Validate() error {
 	if p.Type > BBQHNSW {
 		bad("unknown index type %d", p.Type)
 	}
+	if p.Kind == Elasticsearch {
+		// The version picks int8_hnsw's quantizer (esCodes).
+		if _, _, err := esVersion(p.Version); err != nil {
+			bad("%v", err)
+		}
+	}
 	if math.IsNaN(p.Oversample) || math.IsInf(p.Oversample, 0) {
 		bad("oversample must be finite, got %v", p.Oversample)
 	}

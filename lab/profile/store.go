@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -130,13 +131,37 @@ const ESIngestRate = 3039
 // on larger loads; Segments = 1 is the force-merged variant.
 const ESSegments = 10
 
-// esCodes is the engine/segment encoding of an Elasticsearch index type.
-func esCodes(t IndexType) segment.Encoding {
+// esCodes is the engine/segment encoding of an Elasticsearch index type
+// on an index created by Elasticsearch version (the profile's Version).
+//
+// int8_hnsw changed quantizer in 9.4. Up to 9.3 its format,
+// ES814HnswScalarQuantizedVectorsFormat and then
+// ES93HnswScalarQuantizedVectorsFormat, wraps Lucene 9.9's
+// Lucene99ScalarQuantizedVectorsFormat (7 bits, confidence interval null):
+// segment.Int8. From 9.4 (elastic/elasticsearch issue 139594, "Use new
+// OSQ quantization formats for scalar quantized indices", closed
+// 2026-04-30; the ES94 formats of PR 141601), an index's int8_hnsw field
+// is written by ES94HnswScalarQuantizedVectorsFormat
+// (server/src/main/java/org/elasticsearch/index/codec/vectors/es94/),
+// whose flat format ES94ScalarQuantizedVectorsFormat maps 7 bits to
+// Lucene104ScalarQuantizedVectorsFormat.ScalarEncoding.SEVEN_BIT and
+// writes with Lucene104ScalarQuantizedVectorsWriter (apache/lucene 10.4;
+// Elasticsearch 9.4.2's build-tools-internal/version.properties names
+// Lucene 10.4.0, and the ES94 formats sit beside 9.5's ES950 DiskBBQ
+// format in the source): per-vector optimized
+// scalar quantization around the segment's centroid, the query
+// quantized to the encoding's 7 query bits around it —
+// segment.Int8OSQ. int4_hnsw moved the same way (PACKED_NIBBLE); the lab
+// keeps the Lucene 9.9 int4 quantizer for it (not yet modelled).
+func esCodes(t IndexType, version string) segment.Encoding {
 	switch t {
 	case BBQHNSW:
 		return segment.BBQ
 	case Int8HNSW:
-		return segment.Int8
+		if major, minor, err := esVersion(version); err == nil && (major < 9 || major == 9 && minor < 4) {
+			return segment.Int8
+		}
+		return segment.Int8OSQ
 	case Int4HNSW:
 		return segment.Int4
 	}
@@ -168,7 +193,7 @@ func (p Profile) collectionConfig(dim int, idleMerge bool) segment.Config {
 			cfg.IdleMerge = p.Segments
 		}
 	case Elasticsearch:
-		cfg.Visibility, cfg.Encoding = segment.OnRefresh, esCodes(p.EffectiveType(dim))
+		cfg.Visibility, cfg.Encoding = segment.OnRefresh, esCodes(p.EffectiveType(dim), p.Version)
 		// A cosine float dense_vector reaches Lucene normalised at index
 		// time, as a DOT_PRODUCT field (DenseVectorFieldMapper:
 		// ElementType.FLOAT.parseKnnVectorAndIndex divides the vector by
@@ -184,6 +209,26 @@ func (p Profile) collectionConfig(dim int, idleMerge bool) segment.Config {
 		cfg.CosineAsDotProduct = true
 	}
 	return cfg
+}
+
+// esVersion reads the major and minor numbers of an Elasticsearch
+// version such as "9.5", "9.5.5" or "8.19.3"; "" is the profile's default,
+// 9.5.
+func esVersion(v string) (major, minor int, err error) {
+	if v == "" {
+		return 9, 5, nil
+	}
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return 0, 0, fmt.Errorf("version %q: want major.minor[.patch]", v)
+	}
+	if major, err = strconv.Atoi(parts[0]); err == nil {
+		minor, err = strconv.Atoi(parts[1])
+	}
+	if err != nil || major < 0 || minor < 0 {
+		return 0, 0, fmt.Errorf("version %q: want major.minor[.patch]", v)
+	}
+	return major, minor, nil
 }
 
 // indexerChunk is how many queued documents Redis's background indexer

@@ -17,7 +17,11 @@ type entry struct {
 }
 
 // catalogue is the list, in table order: raw float32; Lucene's int8
-// (7-bit, confidence interval) and int8 with min/max bounds; int4 with and
+// (7-bit, confidence interval: Elasticsearch's int8_hnsw up to 9.3) and
+// int8 with min/max bounds; int8-osq, the 7-bit OSQ Elasticsearch's
+// int8_hnsw writes since 9.4 (lab/profile's int8_hnsw segments,
+// segment.Int8OSQ; ES94ScalarQuantizedVectorsFormat over apache/lucene
+// 10.4's Lucene104ScalarQuantizedVectorsFormat SEVEN_BIT, centred as bbq); int4 with and
 // without Lucene's error-correction term (Lucene99ScalarQuantizedVectorsFormat,
 // apache/lucene 9.x util/quantization/ScalarQuantizer.java); OSQ 1-bit
 // (bbq: 1-bit docs × 4-bit query), 1×1-bit, 2-, 4- and 8-bit
@@ -37,6 +41,7 @@ var catalogue = []entry{
 	{name: Raw, about: "float32, no quantization"},
 	{name: "int8", about: "Lucene int8 (7-bit codes, bounds from the confidence interval), with the per-vector correction", scalar: &quant.ScalarConfig{}},
 	{name: "int8-minmax", about: "7-bit codes, bounds = min/max (confidence interval 1)", scalar: &quant.ScalarConfig{ConfidenceInterval: 1}},
+	{name: "int8-osq", about: "OSQ 7-bit docs × 7-bit query centred on the plain mean (Elasticsearch 9.4+ int8_hnsw: ES94ScalarQuantizedVectorsFormat, Lucene104 SEVEN_BIT)", osq: &quant.OSQConfig{Bits: 7, QueryBits: 7, MeanCentroid: true}},
 	{name: "int4", about: "4-bit scalar codes with Lucene's error-correction term", scalar: &quant.ScalarConfig{Bits: 4}},
 	{name: "int4-nocorr", about: "4-bit scalar codes, rounding-error correction dropped", scalar: &quant.ScalarConfig{Bits: 4, NoCorrection: true}},
 	{name: "bbq", about: "OSQ 1-bit docs × 4-bit query (Elasticsearch bbq, centred on the plain mean)", osq: &quant.OSQConfig{Bits: 1, MeanCentroid: true}},
