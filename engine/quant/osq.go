@@ -47,6 +47,13 @@ type OSQConfig struct {
 	// well-separated clusters) and costs recall. Under L2 and Dot the
 	// centroid is the plain mean either way.
 	MeanCentroid bool
+	// IntSum stores each document's Σq (the sum of its code's components)
+	// in 4 bytes, as Lucene104ScalarQuantizedVectorsWriter does
+	// (vectorData.writeInt(corrections.quantizedComponentSum()), apache/lucene
+	// 10.4: the int8_hnsw and int4_hnsw of Elasticsearch 9.4+). false
+	// stores it in 2 bytes whenever it fits, as the BBQ writers write a
+	// short (ES818BinaryQuantizedVectorsWriter, elastic/elasticsearch 9.x).
+	IntSum bool
 }
 
 // WithDefaults returns a copy with zero fields filled.
@@ -96,8 +103,8 @@ func (c OSQConfig) Validate() error {
 
 // String prints the configuration.
 func (c OSQConfig) String() string {
-	return fmt.Sprintf("OSQConfig{Bits:%d QueryBits:%d Lambda:%g Iters:%d SampleSize:%d Seed:%d MeanCentroid:%t}",
-		c.Bits, c.QueryBits, c.Lambda, c.Iters, c.SampleSize, c.Seed, c.MeanCentroid)
+	return fmt.Sprintf("OSQConfig{Bits:%d QueryBits:%d Lambda:%g Iters:%d SampleSize:%d Seed:%d MeanCentroid:%t IntSum:%t}",
+		c.Bits, c.QueryBits, c.Lambda, c.Iters, c.SampleSize, c.Seed, c.MeanCentroid, c.IntSum)
 }
 
 // minimumMSEGrid holds, per bit width 1…8, the interval [lo, hi] in units
@@ -285,7 +292,7 @@ func newOSQ(c []float32, metric engine.Metric, cfg OSQConfig) (*OSQ, error) {
 		o.docCode, o.qCode = dim, dim
 	}
 	o.docSum = 4
-	if (1<<cfg.Bits-1)*dim <= math.MaxUint16 {
+	if !cfg.IntSum && (1<<cfg.Bits-1)*dim <= math.MaxUint16 {
 		o.docSum = 2
 	}
 	o.scratch.New = func() any { return &osqScratch{x: make([]float32, dim), q: make([]byte, dim)} }
@@ -588,11 +595,7 @@ func (o *OSQ) frame() (magic, tag string, body []byte) {
 	e.u8(uint8(o.metric))
 	e.u8(uint8(o.cfg.Bits))
 	e.u8(uint8(o.cfg.QueryBits))
-	mc := uint8(0)
-	if o.cfg.MeanCentroid {
-		mc = 1
-	}
-	e.u8(mc)
+	e.u8(osqFlags(o.cfg))
 	e.f64(o.cfg.Lambda)
 	e.u32(uint32(int32(o.cfg.Iters)))
 	e.u32(uint32(o.cfg.SampleSize))
@@ -602,6 +605,24 @@ func (o *OSQ) frame() (magic, tag string, body []byte) {
 		e.f32(x)
 	}
 	return magicOSQ, tagOSQ, e.b
+}
+
+// The flags byte of a stored OSQ. It began as the mean-centroid flag (0
+// or 1), so files written before IntSum existed read unchanged.
+const (
+	flagMeanCentroid = 1 << iota
+	flagIntSum
+)
+
+func osqFlags(c OSQConfig) uint8 {
+	var f uint8
+	if c.MeanCentroid {
+		f |= flagMeanCentroid
+	}
+	if c.IntSum {
+		f |= flagIntSum
+	}
+	return f
 }
 
 // RestoreOSQ reads an OSQ written by MarshalBinary.
@@ -617,12 +638,13 @@ func restoreOSQ(name string, b []byte) (*OSQ, error) {
 	cfgAt := d.off
 	cfg.Bits = int(d.u8("bits"))
 	cfg.QueryBits = int(d.u8("query bits"))
-	mcAt := d.off
-	mc := d.u8("mean-centroid flag")
-	if d.err == nil && mc > 1 {
-		d.fail(mcAt, "mean-centroid flag %d", mc)
+	flagsAt := d.off
+	flags := d.u8("flags")
+	if d.err == nil && flags&^(flagMeanCentroid|flagIntSum) != 0 {
+		d.fail(flagsAt, "flags %#x", flags)
 	}
-	cfg.MeanCentroid = mc == 1
+	cfg.MeanCentroid = flags&flagMeanCentroid != 0
+	cfg.IntSum = flags&flagIntSum != 0
 	cfg.Lambda = d.f64("lambda")
 	cfg.Iters = int(int32(d.u32("iters")))
 	cfg.SampleSize = int(d.u32("sample size"))

@@ -1,9 +1,12 @@
 package quant
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
@@ -91,5 +94,47 @@ func TestOSQ7BitByHand(t *testing.T) {
 	_ = o.EncodeQuery(q, []float32{0.25, 0.5, -0.25, 0.25})
 	if got, want := o.Distance(q, doc), float32(0.062999); math.Abs(float64(got-want)) > 2e-6 {
 		t.Errorf("Dot distance %v, want %v (the exact dot product's negation is 0.0625)", got, want)
+	}
+}
+
+// TestOSQIntSum: IntSum stores Σq in 4 bytes (Lucene104's writeInt) where
+// the BBQ layout keeps 2 (a short), the codes are otherwise the same and
+// score alike, and a flags byte naming an unknown flag is refused.
+func TestOSQIntSum(t *testing.T) {
+	data := clustered(200, 40, 3, 9)
+	short, err := TrainOSQ(data, engine.Cosine, OSQConfig{Bits: 7, QueryBits: 7, MeanCentroid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := TrainOSQ(data, engine.Cosine, OSQConfig{Bits: 7, QueryBits: 7, MeanCentroid: true, IntSum: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if short.CodeSize() != 40+16-2 || wide.CodeSize() != 40+16 {
+		t.Fatalf("code sizes %d and %d, want %d and %d", short.CodeSize(), wide.CodeSize(), 40+14, 40+16)
+	}
+	cs, cw, q := make([]byte, short.CodeSize()), make([]byte, wide.CodeSize()), make([]byte, short.QueryCodeSize())
+	for i := 0; i < 20; i++ {
+		if err := short.Encode(cs, data.Row(i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := wide.Encode(cw, data.Row(i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := short.EncodeQuery(q, data.Row(199-i)); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(cs[:40], cw[:40]) || short.Distance(q, cs) != wide.Distance(q, cw) {
+			t.Fatalf("row %d: the 4-byte Σq changes the codes or the score", i)
+		}
+	}
+	magic, tag, body := wide.frame()
+	body[4+1+1+1] = 4 // the flags byte after dim, metric, bits and query bits
+	bad, err := marshal(magic, tag, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Restore(bad); !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), "flags 0x4") {
+		t.Errorf("flags 4: %v", err)
 	}
 }

@@ -44,6 +44,8 @@ var makers = []maker{
 	osqMaker("osq8", OSQConfig{Bits: 8}),
 	osqMaker("osq1-noopt", OSQConfig{Bits: 1, Iters: -1}),
 	osqMaker("osq2-mean", OSQConfig{Bits: 2, MeanCentroid: true}),
+	osqMaker("osq7-lucene104", OSQConfig{Bits: 7, QueryBits: 7, MeanCentroid: true, IntSum: true}),
+	osqMaker("osq4-lucene104", OSQConfig{Bits: 4, QueryBits: 4, MeanCentroid: true, IntSum: true}),
 	binaryMaker("bq1", BinaryConfig{}),
 	binaryMaker("bq1.5", BinaryConfig{Encoding: OneAndHalfBits}),
 	binaryMaker("bq2", BinaryConfig{Encoding: TwoBits}),

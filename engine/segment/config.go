@@ -80,10 +80,15 @@ const (
 	// BBQ's (Lucene104ScalarQuantizedVectorsWriter.flush and
 	// mergeAndRecalculateCentroids, apache/lucene 10.4).
 	Int8OSQ
+	// Int4OSQ is int4_hnsw as Elasticsearch 9.4+ writes it
+	// (ES94HnswScalarQuantizedVectorsFormat with 4 bits,
+	// ScalarEncoding.PACKED_NIBBLE: 4-bit documents, packed two to a
+	// byte, and 4-bit queries), otherwise as Int8OSQ.
+	Int4OSQ
 )
 
 // lastEncoding is the largest Encoding a file may hold.
-const lastEncoding = Int8OSQ
+const lastEncoding = Int4OSQ
 
 func (e Encoding) String() string {
 	switch e {
@@ -97,18 +102,20 @@ func (e Encoding) String() string {
 		return "bbq"
 	case Int8OSQ:
 		return "int8-osq"
+	case Int4OSQ:
+		return "int4-osq"
 	}
 	return fmt.Sprintf("Encoding(%d)", e)
 }
 
-// ParseEncoding reads "float", "int8", "int4", "bbq" or "int8-osq".
+// ParseEncoding reads "float", "int8", "int4", "bbq", "int8-osq" or "int4-osq".
 func ParseEncoding(s string) (Encoding, error) {
 	for e := Float; e <= lastEncoding; e++ {
 		if strings.EqualFold(strings.TrimSpace(s), e.String()) {
 			return e, nil
 		}
 	}
-	return 0, fmt.Errorf("segment: unknown encoding %q (want float, int8, int4, bbq or int8-osq): %w", s, engine.ErrInvalidArgument)
+	return 0, fmt.Errorf("segment: unknown encoding %q (want float, int8, int4, bbq, int8-osq or int4-osq): %w", s, engine.ErrInvalidArgument)
 }
 
 // Visibility names when an acknowledged document becomes searchable.
@@ -169,7 +176,7 @@ type Config struct {
 	// A flush builds the graph over float32 vectors and then attaches the
 	// codes, trained on the segment's vectors (Lucene's indexing chain
 	// builds the graph with the raw vectors' scorer); a merge retrains the
-	// quantizer on the merged vectors (BBQ, Int8OSQ: combines its sources'
+	// quantizer on the merged vectors (BBQ, Int8OSQ, Int4OSQ: combines its sources'
 	// centroids when none has deletions, as Lucene's writers do) and
 	// builds the graph over the codes (Lucene's merge uses the quantized
 	// scorer). Searches walk the codes
@@ -183,7 +190,7 @@ type Config struct {
 	// (DenseVectorFieldMapper's VectorSimilarity.COSINE.
 	// vectorSimilarityFunction returns DOT_PRODUCT for float vectors of
 	// indices created since NORMALIZE_COSINE, 8.12; elastic/elasticsearch
-	// 9.x). Only the OSQ encodings' centroid (BBQ, Int8OSQ) tells the two apart: for DOT_PRODUCT the
+	// 9.x). Only the OSQ encodings' centroid (BBQ, Int8OSQ, Int4OSQ) tells the two apart: for DOT_PRODUCT the
 	// writer centres a segment's codes on the plain mean of its vectors,
 	// for COSINE (false, the default: Lucene's own view of a cosine
 	// field) on that mean normalised to unit length

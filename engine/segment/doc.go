@@ -40,13 +40,14 @@
 //
 // # Quantized segments
 //
-// With Config.Encoding (Int8, Int4, BBQ, Int8OSQ: Elasticsearch's
-// int8_hnsw up to 9.3, int4_hnsw, bbq_hnsw, and int8_hnsw since 9.4)
+// With Config.Encoding (Int8, Int4, BBQ, Int8OSQ, Int4OSQ: Elasticsearch's
+// int8_hnsw and int4_hnsw up to 9.3, bbq_hnsw, and int8_hnsw and
+// int4_hnsw since 9.4)
 // every sealed HNSW segment trains its own
 // quantizer on its vectors and keeps their codes beside the float32
 // vectors. A flush builds the graph over the float32 vectors and attaches
 // the codes; a merge retrains the quantizer on the merged vectors (BBQ,
-// Int8OSQ: weights its sources' centroids by size when none has
+// Int8OSQ, Int4OSQ: weights its sources' centroids by size when none has
 // deletions) and builds the graph over the codes, as Lucene's
 // Lucene99HnswScalarQuantizedVectorsFormat and its OSQ successors
 // (Lucene102 binary, Lucene104 scalar) do. A

@@ -395,7 +395,7 @@ func (c *Collection) publishDrop(gone map[uint64]bool) {
 	c.snap = next
 }
 
-// mergeQuantizer returns the quantizer of a BBQ or Int8OSQ segment merged
+// mergeQuantizer returns the quantizer of a BBQ, Int8OSQ or Int4OSQ segment merged
 // from src when the writer combines its sources' centroids instead of
 // recomputing one: every source has a centroid and no deleted document
 // (ES818BinaryQuantizedVectorsWriter.mergeAndRecalculateCentroids,
@@ -405,7 +405,7 @@ func (c *Collection) publishDrop(gone map[uint64]bool) {
 // scalar encodings, whose merged quantizer buildSegment trains on the
 // merged vectors.
 func mergeQuantizer(cfg Config, src []*segment) (quant.Quantizer, error) {
-	if cfg.Encoding != BBQ && cfg.Encoding != Int8OSQ {
+	if cfg.Encoding != BBQ && cfg.Encoding != Int8OSQ && cfg.Encoding != Int4OSQ {
 		return nil, nil
 	}
 	parts := make([]*quant.OSQ, 0, len(src))

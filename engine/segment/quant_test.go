@@ -92,7 +92,7 @@ func TestQuantizedSegments(t *testing.T) {
 	for _, tc := range []struct {
 		enc  Encoding
 		band float64
-	}{{Int8, 0.1}, {BBQ, 0.6}, {Int8OSQ, 0.06}} {
+	}{{Int8, 0.1}, {BBQ, 0.6}, {Int8OSQ, 0.06}, {Int4OSQ, 0.45}} {
 		t.Run(tc.enc.String(), func(t *testing.T) {
 			c, fsys := build(tc.enc)
 			defer c.Close()
@@ -117,6 +117,17 @@ func TestQuantizedSegments(t *testing.T) {
 			}
 			if st.Rescored != want*queries.N {
 				t.Errorf("rescored %d per query, want %d", st.Rescored/queries.N, want)
+			}
+			if tc.enc == Int4OSQ { // 16 levels: oversample 3 recovers much, not all, at 96 dims
+				r3, _ := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef, Rescore: 3 * k})
+				t.Logf("%s with oversample 3: recall@10 %.3f", tc.enc, r3)
+				if r3 < r+0.15 {
+					t.Errorf("int4-osq rescoring 30: recall@10 %.3f, without %.3f; want at least 0.15 more", r3, r)
+				}
+				o := c.snap[0].codes.Quantizer().(*quant.OSQ)
+				if got := o.Config(); got.Bits != 4 || got.QueryBits != 4 || !got.IntSum || o.CodeSize() != 4*2*8+16 {
+					t.Errorf("int4-osq quantizer %v, code %d B; want 4-bit documents and queries, a 4-byte Σq", got, o.CodeSize())
+				}
 			}
 			if tc.enc == Int8 || tc.enc == Int8OSQ {
 				r3, st3 := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef, Rescore: 3 * k})
@@ -219,6 +230,9 @@ func TestQuantizedBadConfig(t *testing.T) {
 	}
 	if e, err := ParseEncoding("BBQ"); err != nil || e != BBQ {
 		t.Errorf("ParseEncoding(BBQ) = %v, %v", e, err)
+	}
+	if e, err := ParseEncoding("int4-osq"); err != nil || e != Int4OSQ {
+		t.Errorf("ParseEncoding(int4-osq) = %v, %v", e, err)
 	}
 	if e, err := ParseEncoding("int8-osq"); err != nil || e != Int8OSQ {
 		t.Errorf("ParseEncoding(int8-osq) = %v, %v", e, err)
@@ -506,7 +520,7 @@ func TestInt8OSQSegments(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: quantizer %T, want *quant.OSQ", what, sd.Quantizer)
 		}
-		if got := o.Config(); got.Bits != 7 || got.QueryBits != 7 || !got.MeanCentroid {
+		if got := o.Config(); got.Bits != 7 || got.QueryBits != 7 || !got.MeanCentroid || !got.IntSum || o.CodeSize() != quantDim+16 {
 			t.Fatalf("%s: %v, want 7-bit documents and queries around the plain mean", what, got)
 		}
 		for d, x := range o.Centroid() {

@@ -168,7 +168,7 @@ func trainQuantizer(cfg Config, id uint64, vecs *vec.Matrix) (quant.Quantizer, e
 		q, err = quant.TrainScalar(vecs, cfg.Metric, quant.ScalarConfig{Bits: 7, Seed: cfg.Seed + id})
 	case Int4:
 		q, err = quant.TrainScalar(vecs, cfg.Metric, quant.ScalarConfig{Bits: 4, Seed: cfg.Seed + id})
-	case BBQ, Int8OSQ:
+	case BBQ, Int8OSQ, Int4OSQ:
 		q, err = quant.TrainOSQ(vecs, cfg.Metric, osqConfig(cfg, id))
 	default:
 		return nil, fmt.Errorf("segment: %d: unknown encoding %d: %w", id, cfg.Encoding, engine.ErrInvalidArgument)
@@ -179,22 +179,27 @@ func trainQuantizer(cfg Config, id uint64, vecs *vec.Matrix) (quant.Quantizer, e
 	return q, nil
 }
 
-// osqConfig is the OSQ configuration of a BBQ or Int8OSQ segment. BBQ:
-// 1-bit documents, 4-bit queries (ES818BinaryQuantizedVectorsWriter,
-// elastic/elasticsearch 9.x). Int8OSQ: 7-bit documents and 7-bit queries
-// (ScalarEncoding.SEVEN_BIT, whose query bits are its bits, apache/lucene
-// 10.4 QuantizedByteVectorValues; Elasticsearch 9.4+'s
-// ES94ScalarQuantizedVectorsFormat quantizes the query with
-// getQueryBits()). Both centre on the plain mean of the segment's vectors
-// when the field is Elasticsearch's cosine-as-DOT_PRODUCT, on that mean
-// normalised when Lucene sees the field as COSINE (the writers' flush:
-// ES818BinaryQuantizedVectorsWriter, Lucene104ScalarQuantizedVectorsWriter).
+// osqConfig is the OSQ configuration of a BBQ, Int8OSQ or Int4OSQ
+// segment. BBQ: 1-bit documents, 4-bit queries, Σq stored as a short
+// (ES818BinaryQuantizedVectorsWriter, elastic/elasticsearch 9.x).
+// Int8OSQ: 7-bit documents and 7-bit queries (ScalarEncoding.SEVEN_BIT);
+// Int4OSQ: 4-bit documents and 4-bit queries (PACKED_NIBBLE) — an
+// encoding's query bits are its bits unless it names others (apache/lucene
+// 10.4 Lucene104ScalarQuantizedVectorsFormat.ScalarEncoding; Elasticsearch
+// 9.4+'s ES94ScalarQuantizedVectorsFormat quantizes the query with
+// getQueryBits()), Σq stored as an int (Lucene104ScalarQuantizedVectorsWriter).
+// All centre on the plain mean of the segment's vectors when the field is
+// Elasticsearch's cosine-as-DOT_PRODUCT, on that mean normalised when
+// Lucene sees the field as COSINE (the writers' flush).
 func osqConfig(cfg Config, id uint64) quant.OSQConfig {
-	bits, qbits := 1, 4
-	if cfg.Encoding == Int8OSQ {
-		bits, qbits = 7, 7
+	c := quant.OSQConfig{Bits: 1, QueryBits: 4, Seed: cfg.Seed + id, MeanCentroid: cfg.CosineAsDotProduct}
+	switch cfg.Encoding {
+	case Int8OSQ:
+		c.Bits, c.QueryBits, c.IntSum = 7, 7, true
+	case Int4OSQ:
+		c.Bits, c.QueryBits, c.IntSum = 4, 4, true
 	}
-	return quant.OSQConfig{Bits: bits, QueryBits: qbits, Seed: cfg.Seed + id, MeanCentroid: cfg.CosineAsDotProduct}
+	return c
 }
 
 // buildIVF clusters a segment's vectors (IVF-Flat, DiskBBQ's 384 vectors

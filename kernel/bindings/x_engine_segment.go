@@ -22,6 +22,7 @@ func init() {
 			"IDsFromStored":  ValueOf(segment.IDsFromStored),
 			"IVF":            ValueOf(segment.IVF),
 			"Int4":           ValueOf(segment.Int4),
+			"Int4OSQ":        ValueOf(segment.Int4OSQ),
 			"Int8":           ValueOf(segment.Int8),
 			"Int8OSQ":        ValueOf(segment.Int8OSQ),
 			"Lazy":           ValueOf(segment.Lazy),

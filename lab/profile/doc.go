@@ -91,7 +91,8 @@
 // optimized scalar quantization (ES94HnswScalarQuantizedVectorsFormat
 // over Lucene 10.4's Lucene104ScalarQuantizedVectorsFormat SEVEN_BIT),
 // or segment.Int8, Lucene 9.9's scalar quantizer, for a profile whose
-// Version is below 9.4; int4_hnsw → segment.Int4): a
+// Version is below 9.4; int4_hnsw → segment.Int4OSQ, PACKED_NIBBLE, or
+// segment.Int4 below 9.4): a
 // refresh every refresh_interval of ingest at the article's rate
 // ([ESIngestRate]) seals the buffer into a segment whose quantizer is
 // trained on it and whose graph is built with float32 scores;

@@ -183,7 +183,9 @@ func TestElasticsearchInt8Version(t *testing.T) {
 		{"8.12", Int8HNSW, segment.Int8},
 		{"9.3", BBQHNSW, segment.BBQ},
 		{"9.5", BBQHNSW, segment.BBQ},
-		{"9.5", Int4HNSW, segment.Int4},
+		{"9.5", Int4HNSW, segment.Int4OSQ},
+		{"9.4", Int4HNSW, segment.Int4OSQ},
+		{"9.3", Int4HNSW, segment.Int4},
 		{"9.5", HNSWType, segment.Float},
 	} {
 		p := Default(Elasticsearch)

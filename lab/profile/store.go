@@ -151,19 +151,27 @@ const ESSegments = 10
 // format in the source): per-vector optimized
 // scalar quantization around the segment's centroid, the query
 // quantized to the encoding's 7 query bits around it —
-// segment.Int8OSQ. int4_hnsw moved the same way (PACKED_NIBBLE); the lab
-// keeps the Lucene 9.9 int4 quantizer for it (not yet modelled).
+// segment.Int8OSQ. int4_hnsw moved the same way: ES94 with 4 bits,
+// ScalarEncoding.PACKED_NIBBLE (4-bit documents and queries) —
+// segment.Int4OSQ; below 9.4 Lucene 9.9's int4, segment.Int4.
 func esCodes(t IndexType, version string) segment.Encoding {
 	switch t {
 	case BBQHNSW:
 		return segment.BBQ
-	case Int8HNSW:
+	case Int8HNSW, Int4HNSW:
+		old := false // an index created before 9.4: Lucene 9.9's scalar quantizer
 		if major, minor, err := esVersion(version); err == nil && (major < 9 || major == 9 && minor < 4) {
-			return segment.Int8
+			old = true
 		}
-		return segment.Int8OSQ
-	case Int4HNSW:
-		return segment.Int4
+		switch {
+		case t == Int8HNSW && old:
+			return segment.Int8
+		case t == Int8HNSW:
+			return segment.Int8OSQ
+		case old:
+			return segment.Int4
+		}
+		return segment.Int4OSQ
 	}
 	return segment.Float
 }

@@ -41,7 +41,7 @@ var catalogue = []entry{
 	{name: Raw, about: "float32, no quantization"},
 	{name: "int8", about: "Lucene int8 (7-bit codes, bounds from the confidence interval), with the per-vector correction", scalar: &quant.ScalarConfig{}},
 	{name: "int8-minmax", about: "7-bit codes, bounds = min/max (confidence interval 1)", scalar: &quant.ScalarConfig{ConfidenceInterval: 1}},
-	{name: "int8-osq", about: "OSQ 7-bit docs × 7-bit query centred on the plain mean (Elasticsearch 9.4+ int8_hnsw: ES94ScalarQuantizedVectorsFormat, Lucene104 SEVEN_BIT)", osq: &quant.OSQConfig{Bits: 7, QueryBits: 7, MeanCentroid: true}},
+	{name: "int8-osq", about: "OSQ 7-bit docs × 7-bit query centred on the plain mean (Elasticsearch 9.4+ int8_hnsw: ES94ScalarQuantizedVectorsFormat, Lucene104 SEVEN_BIT)", osq: &quant.OSQConfig{Bits: 7, QueryBits: 7, MeanCentroid: true, IntSum: true}},
 	{name: "int4", about: "4-bit scalar codes with Lucene's error-correction term", scalar: &quant.ScalarConfig{Bits: 4}},
 	{name: "int4-nocorr", about: "4-bit scalar codes, rounding-error correction dropped", scalar: &quant.ScalarConfig{Bits: 4, NoCorrection: true}},
 	{name: "bbq", about: "OSQ 1-bit docs × 4-bit query (Elasticsearch bbq, centred on the plain mean)", osq: &quant.OSQConfig{Bits: 1, MeanCentroid: true}},
