@@ -9,7 +9,12 @@
 // QPS read from the passes as [Pick] says (all, median, best pass or best
 // time per query), latency quantiles, a seeded query order and a context
 // that stops it between queries. Two figures measured by it are measured
-// alike; a table says which Pick and how many passes.
+// alike; a table says which Pick and how many passes. Its runs are the
+// ways the lab measures: one query at a time ([Loop.Run]), several
+// measured calls per query in turn, each with an untimed hook ahead of it
+// for a cold cache ([Loop.RunInterleaved]), a query timed by the system
+// it asks ([Loop.RunTimed]), concurrent clients sending batches
+// ([Loop.RunBatch]), and, with Untimed, a recall pass that reads no clock.
 //
 // Everything here is non-generic so that a notebook (the gomacro
 // interpreter) can call it.
