@@ -28,9 +28,11 @@ func init() {
 			"QPSAtRecall":      ValueOf(metrics.QPSAtRecall),
 			"Quantile":         ValueOf(metrics.Quantile),
 			"Recall":           ValueOf(metrics.Recall),
+			"RecallCaption":    ValueOf(metrics.RecallCaption),
 			"RecallDefinition": ValueOf(metrics.RecallDefinition),
 			"RecallHeader":     ValueOf(metrics.RecallHeader),
 			"RecallIDs":        ValueOf(metrics.RecallIDs),
+			"RecallK":          ValueOf(metrics.RecallK),
 			"Summarize":        ValueOf(metrics.Summarize),
 		}, Types: map[string]Type{
 			"BatchQuery": TypeOf((*metrics.BatchQuery)(nil)).Elem(),

@@ -402,4 +402,5 @@ func (r *QuantReport) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", row.Name, row.About)
 	}
 	fmt.Fprintln(w, "  none = top-k by code distance, no rescoring; ×o = gather ⌈o·k⌉ by code distance, rescore with float32, keep k")
+	fmt.Fprintln(w, "  "+metrics.RecallCaption(c.K))
 }

@@ -131,7 +131,7 @@ func E01Table(env *Env, ins []Ingest) *table.Table {
 	t.AddColumns(table.Pair("ingest", "s", 1)...)
 	t.AddColumns(table.Pair("docs/s", "", -1)...)
 	t.AddColumns(table.Column{Header: "visible at last ack", Source: table.Lab, Prec: -1})
-	t.AddColumns(table.Column{Header: "recall@10 at last ack", Source: table.Lab, Prec: 3})
+	t.AddColumns(table.Column{Header: metrics.RecallHeader(env.Scale.K) + " at last ack", Source: table.Lab, Prec: 3})
 	t.AddColumns(table.Column{Header: "searchable after", Unit: "s", Source: table.Lab, Prec: 1})
 	live, liveErr := env.liveLoad()
 	if live != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +20,53 @@ const RecallDefinition = "recall@k = |returned top k ∩ true top k| / k (k = |t
 
 // RecallHeader is the column header of a recall@k figure, e.g. "recall@10".
 func RecallHeader(k int) string { return fmt.Sprintf("recall@%d", k) }
+
+// RecallK reads k from a header or label that names a recall@k figure
+// ("recall@10", "filtered recall@10 (lab)", "HNSW recall@100"): the
+// number after the first "recall@". ok is false when there is none.
+func RecallK(header string) (k int, ok bool) {
+	_, rest, found := strings.Cut(header, "recall@")
+	if !found {
+		return 0, false
+	}
+	end := 0
+	for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+		end++
+	}
+	k, err := strconv.Atoi(rest[:end])
+	if err != nil || k < 1 {
+		return 0, false
+	}
+	return k, true
+}
+
+// RecallCaption is the one line a table or chart prints to say what its
+// recall@k figures are, for the ks it shows (in the order given, each
+// once): [RecallDefinition] with k filled in, and the mean over queries.
+// It is "" without a k ≥ 1.
+func RecallCaption(ks ...int) string {
+	var seen []int
+	for _, k := range ks {
+		if k >= 1 && !slices.Contains(seen, k) {
+			seen = append(seen, k)
+		}
+	}
+	switch len(seen) {
+	case 0:
+		return ""
+	case 1:
+		k := seen[0]
+		return fmt.Sprintf("recall@%d = |returned top %d ∩ exact top %d| / %d, the mean over the queries (a filter matching fewer than %d documents: over those)", k, k, k, k, k)
+	}
+	s := make([]string, len(seen))
+	for i, k := range seen {
+		s[i] = strconv.Itoa(k)
+	}
+	return fmt.Sprintf("recall@k = |returned top k ∩ exact top k| / k for k = %s, the mean over the queries (a filter matching fewer than k documents: over those)", strings.Join(s, ", "))
+}
+
+// RecallCaption is [RecallCaption] for the k this loop measured.
+func (m Measured) RecallCaption() string { return RecallCaption(m.K) }
 
 // Pick says how a [Loop] reads its timed passes as one QPS figure.
 type Pick int

@@ -507,3 +507,42 @@ func TestLoopRunErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestRecallKAndCaption(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		k      int
+		ok     bool
+	}{
+		{"recall@10", 10, true},
+		{"filtered recall@10 (lab)", 10, true},
+		{"HNSW recall@100", 100, true},
+		{"recall@10 no rescoring", 10, true},
+		{"recall", 0, false},
+		{"recall@k", 0, false},
+		{"recall@0", 0, false},
+		{"QPS", 0, false},
+	} {
+		if k, ok := metrics.RecallK(tc.header); k != tc.k || ok != tc.ok {
+			t.Errorf("RecallK(%q) = %d, %v; want %d, %v", tc.header, k, ok, tc.k, tc.ok)
+		}
+	}
+	for _, tc := range []struct {
+		ks   []int
+		want string // a part of the caption; "" for none
+	}{
+		{nil, ""},
+		{[]int{0}, ""},
+		{[]int{10}, "recall@10 = |returned top 10 ∩ exact top 10| / 10, the mean over the queries"},
+		{[]int{10, 10}, "recall@10 = |returned top 10 ∩ exact top 10| / 10"},
+		{[]int{10, 100, 10}, "/ k for k = 10, 100, the mean"},
+	} {
+		got := metrics.RecallCaption(tc.ks...)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("RecallCaption(%v) = %q, want it to say %q", tc.ks, got, tc.want)
+		}
+	}
+	if c := (metrics.Measured{K: 5}).RecallCaption(); !strings.HasPrefix(c, "recall@5 = ") {
+		t.Errorf("Measured.RecallCaption: %q", c)
+	}
+}
