@@ -231,16 +231,23 @@ func TestLoopErrors(t *testing.T) {
 				ctx = tc.ctx()
 			}
 			_, err := tc.loop.Run(ctx, tc.q)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if tc.is != nil && !errors.Is(err, tc.is) {
-				t.Errorf("%v is not %v", err, tc.is)
-			}
-			if !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("%q does not say %q", err, tc.msg)
-			}
+			wantErr(t, err, tc.is, tc.msg)
 		})
+	}
+}
+
+// wantErr fails t unless err is an error that is `is` (when not nil) and
+// says msg.
+func wantErr(t *testing.T, err, is error, msg string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if is != nil && !errors.Is(err, is) {
+		t.Errorf("%v is not %v", err, is)
+	}
+	if !strings.Contains(err.Error(), msg) {
+		t.Errorf("%q does not say %q", err, msg)
 	}
 }
 
@@ -494,16 +501,7 @@ func TestLoopRunErrors(t *testing.T) {
 		}, nil, "panicked: bad share"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.run()
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if tc.is != nil && !errors.Is(err, tc.is) {
-				t.Errorf("%v is not %v", err, tc.is)
-			}
-			if !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("%q does not say %q", err, tc.msg)
-			}
+			wantErr(t, tc.run(), tc.is, tc.msg)
 		})
 	}
 }
