@@ -26,7 +26,10 @@
 // [RecallHeader]). When a filter leaves fewer than k matching documents the
 // true top k holds only those, and k in the denominator is their number:
 // the query is scored against what exists, and a query with an empty truth
-// scores 1. The mean over queries is the figure.
+// scores 1. The mean over queries is the figure. A printed figure states
+// this once, with its k filled in: [RecallCaption] (lab/table prints it as
+// the caption of every table whose headers name a recall@k, reading k with
+// [RecallK]; a text report prints it under its table).
 // Quantiles use the nearest-rank method (the smallest sample with at least
 // a fraction q of the samples at or below it), so p50 of an even-sized
 // sample is the lower middle value and every reported quantile is a
