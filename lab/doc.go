@@ -13,7 +13,9 @@
 //	    timed by one loop (metrics.Loop) in
 //	    every bench, experiment and the explorer
 //	  → a table / chart with the article's       lab/table, lab/chart
-//	    figure beside the lab's
+//	    figure beside the lab's; a recall@k
+//	    column brings metrics' definition as
+//	    the table's caption
 //
 // # Design rules
 //

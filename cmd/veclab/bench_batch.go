@@ -13,6 +13,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
+	"github.com/veclab/veclab/lab/metrics"
 )
 
 func init() {
@@ -147,7 +148,7 @@ func printBenchBatch(w io.Writer, desc string, rep *bench.BatchReport) {
 		fmt.Fprintf(w, "%d client(s), round %d measured (load average %s)\n", r.Clients, r.Round, r.Load)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "\nsystem\tclients\tef/nprobe\trecall@%d\tQPS\tCPU-QPS\t\n", c.K)
+	fmt.Fprintf(tw, "\nsystem\tclients\tef/nprobe\t%s\tQPS\tCPU-QPS\t\n", metrics.RecallHeader(c.K))
 	for _, sys := range bench.BatchSystems() {
 		for _, p := range rep.Points(sys) {
 			param := "-"
@@ -158,6 +159,7 @@ func printBenchBatch(w io.Writer, desc string, rep *bench.BatchReport) {
 		}
 	}
 	tw.Flush()
+	fmt.Fprintln(w, metrics.RecallCaption(c.K))
 	fmt.Fprintf(w, "QPS: all queries over wall time (%s); CPU-QPS: all queries over the process CPU time of the same passes (every thread; it leaves out time other processes held the cores); each figure the median over the rounds\n", c.Timing)
 	fmt.Fprintln(w)
 	what := map[string]string{"flat": "exact batch vs FAISS IndexFlat", "hnsw": "HNSW batch vs hnswlib knn_query", "ivf": "IVF-Flat batch vs FAISS IndexIVFFlat"}

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/veclab/veclab/bench/peers/faiss"
@@ -413,53 +411,30 @@ func (c BatchConfig) pick(wall, best float64) float64 {
 	return wall
 }
 
-// timeClients starts c clients together, each answering its 1/c share of
-// queries with one call of search, for at least three passes and
-// MinSeconds, and returns the QPS Timing asks for (all queries over the
-// wall time of every pass, or of the fastest pass), the QPS over the
-// process CPU time, and the mean recall@K of the last pass.
+// timeClients measures search with c clients started together, each
+// answering its 1/c share of queries with one call, for at least three
+// passes and MinSeconds ([metrics.Loop.RunBatch]): the QPS Timing asks
+// for (all queries over the wall time of every pass, or of the fastest
+// pass), the QPS over the process CPU time of the passes, and the mean
+// recall@K (the first pass's; the searches are deterministic).
 func (cfg BatchConfig) timeClients(queries *vec.Matrix, truth *dataset.GroundTruth, c int,
 	search func(sub *vec.Matrix) ([][]engine.Result, error)) (BatchPoint, error) {
-	c = max(1, min(c, queries.N))
-	res := make([][]engine.Result, queries.N)
-	errs := make([]error, c)
-	var elapsed time.Duration
-	fastest := time.Duration(1<<63 - 1)
-	passes := 0
-	cpu0, okCPU := ProcessCPU()
-	for passes < 3 || elapsed.Seconds() < cfg.MinSeconds {
-		var wg sync.WaitGroup
-		t0 := time.Now()
-		for j := range c {
-			lo, hi := j*queries.N/c, (j+1)*queries.N/c
-			sub := &vec.Matrix{N: hi - lo, Dim: queries.Dim, Stride: queries.Stride, Data: queries.Data[lo*queries.Stride : hi*queries.Stride]}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r, err := search(sub)
-				copy(res[lo:hi], r)
-				errs[j] = err
-			}()
-		}
-		wg.Wait()
-		el := time.Since(t0)
-		elapsed += el
-		fastest = min(fastest, el)
-		passes++
-		if err := errors.Join(errs...); err != nil {
-			return BatchPoint{}, err
-		}
+	pick := metrics.BestPass
+	if cfg.Timing == "wall" {
+		pick = metrics.AllPasses
 	}
-	cpu1, _ := ProcessCPU()
-	p := BatchPoint{Clients: c, QPS: cfg.pick(float64(passes*queries.N)/elapsed.Seconds(), float64(queries.N)/fastest.Seconds())}
-	if okCPU && cpu1 > cpu0 {
-		p.CPUQPS = float64(passes*queries.N) / (cpu1 - cpu0).Seconds()
+	loop := metrics.Loop{Queries: queries.N, K: cfg.K, Truth: truth.IDs, Clients: c, Passes: 3,
+		MinTime: time.Duration(cfg.MinSeconds * float64(time.Second)), MaxPasses: math.MaxInt32, Pick: pick}
+	if _, ok := ProcessCPU(); ok {
+		loop.CPU = func() time.Duration { d, _ := ProcessCPU(); return d }
 	}
-	for i := range res {
-		p.Recall += metrics.Recall(res[i], truth.At(i, cfg.K), cfg.K)
+	m, err := loop.RunBatch(engine.Context(), func(_, lo, hi int) ([][]engine.Result, error) {
+		return search(&vec.Matrix{N: hi - lo, Dim: queries.Dim, Stride: queries.Stride, Data: queries.Data[lo*queries.Stride : hi*queries.Stride]})
+	})
+	if err != nil {
+		return BatchPoint{}, err
 	}
-	p.Recall /= float64(queries.N)
-	return p, nil
+	return BatchPoint{Clients: m.Clients, Recall: m.Recall, QPS: m.QPS, CPUQPS: m.CPUQPS}, nil
 }
 
 func intList(xs []int) string {

@@ -95,6 +95,13 @@ func TestBatch(t *testing.T) {
 		if len(r.Points[VeclabHNSW]) != 2 || len(r.Points[VeclabIVF]) != 2 {
 			t.Errorf("round %d: %+v", r.Round, r.Points)
 		}
+		for sys, ps := range r.Points {
+			for _, p := range ps {
+				if p.Clients != r.Clients || !(p.QPS > 0) || p.Recall <= 0 {
+					t.Errorf("round %d, %s: %+v, want %d clients, QPS and recall > 0", r.Round, sys, p, r.Clients)
+				}
+			}
+		}
 	}
 	// nprobe 20 of 20 lists is exact.
 	if p := rep.Points(VeclabIVF); len(p) != 4 || p[1].Recall != 1 {

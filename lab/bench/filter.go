@@ -335,7 +335,7 @@ func filterOne(cfg FilterConfig, ds *dataset.Dataset, c *filtered.Collection, cf
 func (r *FilterReport) Table() (*table.Table, error) {
 	t := table.New(fmt.Sprintf("Filtered search, %s, k = %d (%s)", r.Data, r.Config.K, r.Info),
 		table.Col("filter", ""), table.Col("matching", ""), table.Col("strategy", ""), table.Col("path", ""),
-		table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "mean hits", Prec: 1},
+		table.Column{Header: metrics.RecallHeader(r.Config.K), Prec: 3}, table.Column{Header: "mean hits", Prec: 1},
 		table.Column{Header: "p50", Unit: "ms", Prec: 3}, table.Column{Header: "p95", Unit: "ms", Prec: 3},
 		table.Column{Header: "dist comps", Prec: -1}, table.Column{Header: "payload checks", Prec: -1})
 	for _, row := range r.Rows {

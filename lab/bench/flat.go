@@ -192,6 +192,11 @@ type cFlatResult struct {
 // flatVsFloor alternates a Stream pass over the slab and one query of x
 // (k nearest, queries in turn) for at least minSeconds of queries and 21
 // pairs, on one locked OS thread.
+//
+// It is not a metrics.Loop: its figures are per-pair ratios (each query's
+// time over the stream pass just before it, by wall and by thread CPU
+// time), and the loop returns each arm's summary, not the pairs; it
+// scores no recall and reads no QPS.
 func flatVsFloor(x *flat.Index, ds *dataset.Dataset, k int, minSeconds float64) (FlatRound, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

@@ -205,6 +205,11 @@ func checkData(what string, ds *dataset.Dataset, truth *dataset.GroundTruth, k i
 // the slab, interleaved (a pass, a query, a pass, …) so that both see the
 // same machine: on a shared machine other work slows both alike. The ratio
 // is of the medians; the fastest query is returned too.
+//
+// It is not a metrics.Loop: the stream pass times itself (StreamTime),
+// its stop rule counts the queries' time alone and at least 21 pairs
+// (cycling over fewer queries), and it scores no recall; folding it into
+// RunInterleaved would change how many pairs it takes.
 func exactVsStream(ds *dataset.Dataset, metric engine.Metric, minSeconds float64) (ExactVsStream, error) {
 	x, err := flat.New(ds.Base, flat.Config{Metric: metric, Workers: 1})
 	if err != nil {

@@ -469,14 +469,15 @@ func (m *ivfMeasure) measure(ix *ivf.Index, opt ivf.SearchOptions, before func()
 	r.Queries = nq
 	k100 := min(100, ix.Len())
 	opt.K = k100
-	for i := 0; i < nq; i++ {
+	loop = metrics.Loop{Queries: nq, K: k100, Truth: truth.IDs, Untimed: true}
+	lm, err = loop.Run(engine.Context(), func(_, i int) ([]engine.Result, error) {
 		res, _, err := ix.SearchWith(ds.Queries.Row(i), opt)
-		if err != nil {
-			return r, err
-		}
-		r.Recall100 += metrics.Recall(res, truth.At(i, k100), k100)
+		return res, err
+	})
+	if err != nil {
+		return r, err
 	}
-	r.Recall100 /= float64(nq)
+	r.Recall100 = lm.Recall
 	return r, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/veclab/veclab/engine/ivf"
+	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -85,7 +86,7 @@ func (r *IVFReport) buildTable() *table.Table {
 
 func (r *IVFReport) sweepTable() *table.Table {
 	t := table.New(fmt.Sprintf("Search sweep, k = %d on one thread (recall@100 from an untimed k = 100 pass; reads = rescoring reads from the vector file)", ivfK),
-		table.Col("codes", ""), table.Col("search", ""), table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "recall@100", Prec: 3},
+		table.Col("codes", ""), table.Col("search", ""), table.Column{Header: metrics.RecallHeader(ivfK), Prec: 3}, table.Column{Header: metrics.RecallHeader(100), Prec: 3},
 		table.Column{Header: "QPS (k=10)", Prec: -1}, table.Column{Header: "CPU-QPS", Prec: -1}, table.Column{Header: "p50", Unit: "ms", Prec: 3},
 		table.Column{Header: "lists/q", Prec: 1}, table.Column{Header: "scanned/q", Prec: -1}, table.Column{Header: "reads/q", Prec: 1},
 		table.Column{Header: "cache-served", Prec: 3})
@@ -104,7 +105,7 @@ func (r *IVFReport) ioModesTable() *table.Table {
 	x, c := r.IO, r.Config
 	t := table.New(fmt.Sprintf("Rescoring I/O, %s lists, visit=%g%%, oversample %g (k=10): every mode reads the same vectors; \"cold\" evicts the file's pages (fsync + posix_fadvise DONTNEED, checked by mincore) before every query, untimed",
 		CodesName(x.Bits), x.Visit, c.Oversample),
-		table.Col("reads served by", ""), table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "QPS", Prec: -1},
+		table.Col("reads served by", ""), table.Column{Header: metrics.RecallHeader(ivfK), Prec: 3}, table.Column{Header: "QPS", Prec: -1},
 		table.Column{Header: "CPU-QPS", Prec: -1}, table.Column{Header: "p50", Unit: "ms", Prec: 3}, table.Column{Header: "reads/q", Prec: 1},
 		table.Column{Header: "KB/q", Prec: 1}, table.Column{Header: "cache-served", Prec: 3}, table.Column{Header: "device reads/q", Prec: 1})
 	var readsPerQ float64
@@ -126,7 +127,7 @@ func (r *IVFReport) diskListsTable() *table.Table {
 	x := r.IO
 	t := table.New(fmt.Sprintf("E27, posting lists on disk (%s, visit=%g%%, oversample %g, sequential reads; \"cold\" evicts both files before every query, untimed)",
 		CodesName(x.Bits), x.Visit, r.Config.Oversample),
-		table.Col("reads served by", ""), table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "QPS", Prec: -1},
+		table.Col("reads served by", ""), table.Column{Header: metrics.RecallHeader(ivfK), Prec: 3}, table.Column{Header: "QPS", Prec: -1},
 		table.Column{Header: "p50", Unit: "ms", Prec: 3}, table.Column{Header: "list reads/q", Prec: 1}, table.Column{Header: "list KB/q", Prec: 1},
 		table.Column{Header: "lists cache-served", Prec: 3}, table.Column{Header: "vector reads/q", Prec: 1},
 		table.Column{Header: "vectors cache-served", Prec: 3})
@@ -146,7 +147,7 @@ func (r *IVFReport) faissSweepTable() *table.Table {
 	f := r.Faiss
 	t := table.New(fmt.Sprintf("FAISS peer: faiss %s (%s) — %s; same data (.fvecs), nlist %d, %d iterations, nprobe sweep, k=10",
 		f.Version, f.Compile, f.Note, f.Nlist, r.Config.Iters),
-		table.Col("index", ""), table.Col("setting", ""), table.Column{Header: "recall@10", Prec: 3},
+		table.Col("index", ""), table.Col("setting", ""), table.Column{Header: metrics.RecallHeader(ivfK), Prec: 3},
 		table.Column{Header: "QPS", Prec: -1}, table.Column{Header: "CPU-QPS", Prec: -1})
 	add := func(name string, sw IVFSweep) {
 		for i, p := range sw.Wall {

@@ -196,42 +196,39 @@ func quantFlat(row *QuantRow, q quant.Quantizer, ds *dataset.Dataset, truth *dat
 			}
 		}
 	}
-	row.FlatOver = make([]float64, len(cfg.Oversample))
-	var elapsed time.Duration
-	var buf []engine.Result
-	for qi := 0; qi < ds.Queries.N; qi++ {
-		qv := ds.Queries.Row(qi)
-		want := truth.At(qi, cfg.K)
-		start := time.Now()
-		var cands []engine.Result
+	// Arm 0 gathers the ⌈max o·K⌉ nearest by code distance (timed: the
+	// flat scan), then one arm per oversample rescores the first ⌈o·K⌉
+	// of them, the file's pages evicted ahead of each call with Cold.
+	var cands []engine.Result
+	arms := []metrics.Query{func(_, qi int) ([]engine.Result, error) {
 		var err error
 		if st == nil {
-			cands, _, err = exact.Search(qv, kmax, nil)
+			cands, _, err = exact.Search(ds.Queries.Row(qi), kmax, nil)
 		} else {
-			cands, err = st.Search(qv, kmax, nil)
+			cands, err = st.Search(ds.Queries.Row(qi), kmax, nil)
 		}
-		if err != nil {
-			return err
-		}
-		elapsed += time.Since(start)
-		row.FlatNone += metrics.Recall(cands, want, cfg.K)
-		for oi, o := range cfg.Oversample {
+		return cands, err
+	}}
+	var buf []engine.Result
+	for _, o := range cfg.Oversample {
+		arms = append(arms, func(_, qi int) ([]engine.Result, error) {
 			kk := min(int(math.Ceil(o*float64(cfg.K))), len(cands))
-			if err := coldCache(rs, cfg); err != nil {
-				return err
-			}
-			if buf, _, err = rs.Rescore(buf, qv, cands[:kk], cfg.K); err != nil {
-				return err
-			}
-			row.FlatOver[oi] += metrics.Recall(buf, want, cfg.K)
-		}
+			var err error
+			buf, _, err = rs.Rescore(buf, ds.Queries.Row(qi), cands[:kk], cfg.K)
+			return buf, err
+		})
 	}
-	nq := float64(ds.Queries.N)
-	row.FlatNone /= nq
+	loop := metrics.Loop{Queries: ds.Queries.N, K: cfg.K, Truth: truth.IDs, Before: func() error { return coldCache(rs, cfg) }}
+	ms, err := loop.RunInterleaved(engine.Context(), arms...)
+	if err != nil {
+		return err
+	}
+	row.FlatNone = ms[0].Recall
+	row.FlatOver = make([]float64, len(cfg.Oversample))
 	for i := range row.FlatOver {
-		row.FlatOver[i] /= nq
+		row.FlatOver[i] = ms[1+i].Recall
 	}
-	row.FlatQueryMs = float64(elapsed.Microseconds()) / 1000 / nq
+	row.FlatQueryMs = float64(ms[0].Elapsed.Microseconds()) / 1000 / float64(ds.Queries.N)
 	return nil
 }
 
@@ -275,61 +272,60 @@ func quantHNSW(row *QuantRow, q quant.Quantizer, ds *dataset.Dataset, truth *dat
 	if ncDefault == 0 {
 		ncDefault = int(math.Ceil(1.5 * float64(cfg.K))) // ES: num_candidates = min(⌈1.5·k⌉, 10 000)
 	}
-	row.HNSWOver = make([]float64, len(cfg.Oversample))
-	var buf []engine.Result
-	var reads, devReads int64
-	var plain, over time.Duration
-	nq := float64(ds.Queries.N)
+	// Per query, interleaved: the plain search (arm 0), then one arm per
+	// oversample — ES rescore_vector: k' = ⌈k·oversample⌉ gathered by
+	// quantized score with num_candidates := max(num_candidates, k'),
+	// rescored with the float32 vectors, top k returned — the file's pages
+	// evicted ahead of each call with Cold. The largest oversample's arm
+	// gives the rescoring QPS and the reads.
 	toIDs := func(res []engine.Result) {
 		for i := range res {
 			res[i].ID = engine.ID(ix.Key(res[i].ID))
 		}
 	}
-	for qi := 0; qi < ds.Queries.N; qi++ {
-		qv := ds.Queries.Row(qi)
-		want := truth.At(qi, cfg.K)
-		t0 := time.Now()
-		res, err := ix.Search(qv, cfg.K, ncDefault)
-		plain += time.Since(t0)
-		if err != nil {
-			return err
-		}
+	arms := []metrics.Query{func(_, qi int) ([]engine.Result, error) {
+		res, err := ix.Search(ds.Queries.Row(qi), cfg.K, ncDefault)
 		toIDs(res)
-		row.HNSWNone += metrics.Recall(res, want, cfg.K)
-		for oi, o := range cfg.Oversample {
-			// ES rescore_vector: k' = ⌈k·oversample⌉ gathered by quantized
-			// score with num_candidates := max(num_candidates, k'), then
-			// rescored with the float32 vectors; top k returned.
-			kk := int(math.Ceil(o * float64(cfg.K)))
-			if err := coldCache(rs, cfg); err != nil {
-				return err
-			}
-			t0 := time.Now()
+		return res, err
+	}}
+	var buf []engine.Result
+	var reads, devReads int64
+	for oi, o := range cfg.Oversample {
+		kk := int(math.Ceil(o * float64(cfg.K)))
+		last := oi == len(cfg.Oversample)-1
+		arms = append(arms, func(pass, qi int) ([]engine.Result, error) {
+			qv := ds.Queries.Row(qi)
 			cands, err := ix.Search(qv, kk, max(ncDefault, kk))
 			if err != nil {
-				return err
+				return nil, err
 			}
 			toIDs(cands)
 			var rst rescore.Stats
 			if buf, rst, err = rs.Rescore(buf, qv, cands, cfg.K); err != nil {
-				return err
+				return nil, err
 			}
-			row.HNSWOver[oi] += metrics.Recall(buf, want, cfg.K)
-			if oi == len(cfg.Oversample)-1 {
-				over += time.Since(t0)
+			if last && pass == 0 {
 				reads += rst.IO.Reads
 				devReads += rst.IO.DeviceReads()
 			}
-		}
+			return buf, nil
+		})
 	}
-	row.HNSWNone /= nq
+	loop := metrics.Loop{Queries: ds.Queries.N, K: cfg.K, Truth: truth.IDs, Before: func() error { return coldCache(rs, cfg) }}
+	ms, err := loop.RunInterleaved(engine.Context(), arms...)
+	if err != nil {
+		return err
+	}
+	nq := float64(ds.Queries.N)
+	row.HNSWNone = ms[0].Recall
+	row.HNSWOver = make([]float64, len(cfg.Oversample))
 	for i := range row.HNSWOver {
-		row.HNSWOver[i] /= nq
+		row.HNSWOver[i] = ms[1+i].Recall
 	}
 	row.Reads = float64(reads) / nq
 	row.DeviceReads = float64(devReads) / nq
-	row.HNSWQPS = nq / plain.Seconds()
-	row.HNSWOverQPS = nq / over.Seconds()
+	row.HNSWQPS = ms[0].QPS
+	row.HNSWOverQPS = ms[len(ms)-1].QPS
 	return nil
 }
 
@@ -406,4 +402,5 @@ func (r *QuantReport) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", row.Name, row.About)
 	}
 	fmt.Fprintln(w, "  none = top-k by code distance, no rescoring; ×o = gather ⌈o·k⌉ by code distance, rescore with float32, keep k")
+	fmt.Fprintln(w, "  "+metrics.RecallCaption(c.K))
 }

@@ -113,15 +113,18 @@ func quickRecall(env *Env, s *profile.Store) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	results := make([][]engine.Result, ds.Queries.N)
-	for i := range results {
+	loop := metrics.Loop{Queries: ds.Queries.N, K: env.Scale.K, Truth: truth.IDs, Untimed: true}
+	m, err := loop.Run(engine.Context(), func(_, i int) ([]engine.Result, error) {
 		res, err := s.Search(ds.Queries.Row(i), env.Scale.K)
-		if err != nil && !errors.Is(err, engine.ErrEmpty) {
-			return 0, fmt.Errorf("experiment: query %d right after ingest: %w", i, err)
+		if errors.Is(err, engine.ErrEmpty) {
+			return nil, nil // nothing searchable yet: recall 0 for this query
 		}
-		results[i] = res
+		return res, err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("experiment: right after ingest: %w", err) // "… query 3: …"
 	}
-	return metrics.MeanRecall(results, truth.IDs, env.Scale.K)
+	return m.Recall, nil
 }
 
 // E01Table puts the ingest runs beside the article's figures.
@@ -131,7 +134,7 @@ func E01Table(env *Env, ins []Ingest) *table.Table {
 	t.AddColumns(table.Pair("ingest", "s", 1)...)
 	t.AddColumns(table.Pair("docs/s", "", -1)...)
 	t.AddColumns(table.Column{Header: "visible at last ack", Source: table.Lab, Prec: -1})
-	t.AddColumns(table.Column{Header: "recall@10 at last ack", Source: table.Lab, Prec: 3})
+	t.AddColumns(table.Column{Header: metrics.RecallHeader(env.Scale.K) + " at last ack", Source: table.Lab, Prec: 3})
 	t.AddColumns(table.Column{Header: "searchable after", Unit: "s", Source: table.Lab, Prec: 1})
 	live, liveErr := env.liveLoad()
 	if live != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
@@ -82,7 +83,7 @@ func E02Table(env *Env, ms []Measurement) *table.Table {
 		live = live || m.Live != nil
 	}
 	if live {
-		t.AddColumns(liveColumns(env, table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "p50", Unit: "ms", Prec: 2},
+		t.AddColumns(liveColumns(env, table.Column{Header: metrics.RecallHeader(env.Scale.K), Prec: 3}, table.Column{Header: "p50", Unit: "ms", Prec: 2},
 			table.Column{Header: "p95", Unit: "ms", Prec: 2}, table.Column{Header: "mean hits", Prec: 1}, table.Column{Header: "PostgreSQL plan"})...)
 	}
 	for _, m := range ms {
@@ -104,7 +105,6 @@ func E02Table(env *Env, ms []Measurement) *table.Table {
 		liveNote(env, t)
 	}
 	t.Note("article: four real services on one 2-vCPU machine, each call a network round trip through Spring AI; lab: the same mechanisms in one Go process, so milliseconds are not comparable, recall and hits are")
-	t.Note("recall@%d is against the exact top-%d over all %d documents (brute force)", env.Scale.K, env.Scale.K, env.Scale.N)
 	t.Note("segments: what each store holds after the load; elasticsearch's %d are what refresh_interval 1s and TieredMergePolicy (10 per tier) leave after the article's 9.9 s load (profile.ESSegments), searched as Lucene 10.3+ does (each for its share of num_candidates, the competitive ones again)", profile.ESSegments)
 	return t
 }

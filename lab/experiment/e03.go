@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 
+	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
@@ -116,7 +117,7 @@ func E03Table(env *Env, ms []StrategyMeasurement) *table.Table {
 		table.Column{Header: "payload reads/query", Source: table.Lab, Prec: -1})
 	live := hasLive(ms)
 	if live {
-		t.AddColumns(liveColumns(env, table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "p50", Unit: "ms", Prec: 2},
+		t.AddColumns(liveColumns(env, table.Column{Header: metrics.RecallHeader(env.Scale.K), Prec: 3}, table.Column{Header: "p50", Unit: "ms", Prec: 2},
 			table.Column{Header: "mean hits", Prec: 1}, table.Column{Header: "PostgreSQL plan"})...)
 	}
 	for _, m := range ms {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/veclab/veclab/engine/filtered"
+	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
@@ -152,7 +153,7 @@ func E07Table(env *Env, ms []StrategyMeasurement) *table.Table {
 	live := hasLive(ms)
 	if live {
 		t.AddColumns(liveColumns(env, table.Column{Header: "mean hits", Prec: 1}, table.Column{Header: "p50", Unit: "ms", Prec: 2},
-			table.Column{Header: "recall@10", Prec: 3}, table.Column{Header: "PostgreSQL plan"})...)
+			table.Column{Header: metrics.RecallHeader(env.Scale.K), Prec: 3}, table.Column{Header: "PostgreSQL plan"})...)
 	}
 	for _, m := range ms {
 		vals := []any{e07.articleValue(m.Label, "mean hits"), m.MeanHits,

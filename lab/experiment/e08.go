@@ -216,7 +216,7 @@ func E08IndexingTable(env *Env, rows []E08IndexingRow) *table.Table {
 	t.AddColumns(table.Pair("indexed_vectors_count", "", -1)...)
 	t.AddColumns(table.Column{Header: "collection info", Source: table.Lab},
 		table.Column{Header: "exact scans", Unit: "%", Source: table.Lab, Prec: -1},
-		table.Column{Header: "recall@10", Source: table.Lab, Prec: 3},
+		table.Column{Header: metrics.RecallHeader(env.Scale.K), Source: table.Lab, Prec: 3},
 		table.Column{Header: "distances/query", Source: table.Lab, Prec: -1},
 		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 2})
 	for _, r := range rows {

@@ -12,6 +12,7 @@ import (
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -242,7 +243,7 @@ func E13Tables(env *Env, warm, cold DiskPoint) (*table.Table, *table.Table) {
 
 	m := table.New(fmt.Sprintf("E13 measured: HNSW with 2-bit codes in RAM, originals on disk, k=%d, %d queries", env.Scale.K, warm.Queries),
 		table.Col("page cache", ""),
-		table.Column{Header: "recall@10", Source: table.Lab, Prec: 3},
+		table.Column{Header: metrics.RecallHeader(env.Scale.K), Source: table.Lab, Prec: 3},
 		table.Column{Header: "QPS", Source: table.Lab, Prec: -1},
 		table.Column{Header: "reads/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "KiB/q", Source: table.Lab, Prec: 1},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
+	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -290,7 +291,7 @@ func E15Table(env *Env, ef int, oversample float64, res *E15Result) *table.Table
 	t := table.New(fmt.Sprintf("E15 rescoring reads (HNSW, 2-bit codes in RAM, originals on disk, ef=%d, k=%d, oversample %g)", ef, env.Scale.K, oversample),
 		table.Col("reads served by", ""))
 	t.AddColumns(table.Pair("QPS", "", 0)...)
-	t.AddColumns(table.Column{Header: "recall@10", Source: table.Lab, Prec: 3},
+	t.AddColumns(table.Column{Header: metrics.RecallHeader(env.Scale.K), Source: table.Lab, Prec: 3},
 		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 3},
 		table.Column{Header: "reads/q", Source: table.Lab, Prec: 1})
 	t.AddColumns(table.Pair("device reads/q", "", 1)...)

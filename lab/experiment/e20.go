@@ -226,8 +226,12 @@ func E20Table(env *Env, res *E20Result) *table.Table {
 // E20PairTable pairs the shared-bound rows with the sequential rows of
 // comparable recall (e20Pairs) and prints the distances saved.
 func E20PairTable(res *E20Result) *table.Table {
+	recall := "recall"
+	if res != nil && len(res.Sequential) > 0 && res.Sequential[0].Search.K > 0 {
+		recall = metrics.RecallHeader(res.Sequential[0].Search.K)
+	}
 	pt := table.New(fmt.Sprintf("E20 shared bound vs none at comparable recall (within ±%.2f)", e20RecallTolerance),
-		table.Col("shared bound", ""), table.Column{Header: "recall", Prec: 4}, table.Col("paired with", ""), table.Column{Header: "recall", Prec: 4},
+		table.Col("shared bound", ""), table.Column{Header: recall, Prec: 4}, table.Col("paired with", ""), table.Column{Header: recall, Prec: 4},
 		table.Column{Header: "distances saved", Unit: "%", Source: table.Lab, Prec: 1})
 	pairs := e20Pairs(res)
 	for _, p := range pairs {

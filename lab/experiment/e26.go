@@ -625,14 +625,12 @@ func qdrantCodesCeiling(e *Env) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	nq := min(e.Scale.Queries, ds.Queries.N)
-	got := make([][]engine.Result, nq)
-	for j := range got {
-		if got[j], err = codes.Search(ds.Queries.Row(j), k, nil); err != nil {
-			return 0, err
-		}
+	loop := metrics.Loop{Queries: min(e.Scale.Queries, ds.Queries.N), K: k, Truth: truth.IDs, Untimed: true}
+	m, err := loop.Run(engine.Context(), func(_, j int) ([]engine.Result, error) { return codes.Search(ds.Queries.Row(j), k, nil) })
+	if err != nil {
+		return 0, fmt.Errorf("experiment: E26: Qdrant's two_bits codes: %w", err)
 	}
-	return metrics.MeanRecall(got, truth.IDs[:nq], k)
+	return m.Recall, nil
 }
 
 // E26Verdicts compares the sweeps with the article's claims: IVF up to 7×

@@ -8,6 +8,7 @@ import (
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -124,7 +125,7 @@ func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string)
 func E27Table(env *Env, visit float64, ef int, oversample float64, ps []DiskPoint, ivfResident, hnswResident float64) *table.Table {
 	t := table.New(fmt.Sprintf("E27 index on disk (lab only): 2-bit codes, k=%d, oversample %g, IVF visit %g%%, HNSW ef %d", env.Scale.K, oversample, visit, ef),
 		table.Col("index, storage", ""),
-		table.Column{Header: "recall@10", Source: table.Lab, Prec: 3},
+		table.Column{Header: metrics.RecallHeader(env.Scale.K), Source: table.Lab, Prec: 3},
 		table.Column{Header: "QPS", Source: table.Lab, Prec: -1},
 		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 3},
 		table.Column{Header: "list reads/q", Source: table.Lab, Prec: 1},

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -190,11 +191,23 @@ func RankCodes(env *Env, q quant.Quantizer, maxOversample float64) (*CodeRanking
 
 // RecallNone is recall@K of the top K by code distance, no rescoring.
 func (cr *CodeRanking) RecallNone() float64 {
-	var sum float64
-	for qi, c := range cr.cands {
-		sum += metrics.Recall(c, cr.truth[qi], cr.K)
+	r, err := cr.recallPass(func(qi int) ([]engine.Result, error) { return cr.cands[qi], nil })
+	if err != nil {
+		return 0 // the pass only reads kept results; it cannot fail
 	}
-	return sum / float64(max(len(cr.cands), 1))
+	return r
+}
+
+// recallPass is the mean recall@K of answer over the ranked queries: an
+// untimed pass of the lab's one loop (0 without queries). It runs to the
+// end, as a re-rank of kept candidates is short: no context stops it.
+func (cr *CodeRanking) recallPass(answer func(qi int) ([]engine.Result, error)) (float64, error) {
+	if len(cr.cands) == 0 {
+		return 0, nil
+	}
+	loop := metrics.Loop{Queries: len(cr.cands), K: cr.K, Truth: cr.truth, Untimed: true}
+	m, err := loop.Run(context.Background(), func(_, qi int) ([]engine.Result, error) { return answer(qi) })
+	return m.Recall, err
 }
 
 // Candidates is how many candidates oversample o rescores: ⌈o·K⌉, at
@@ -216,17 +229,20 @@ func (cr *CodeRanking) Recall(o float64) (float64, error) {
 	if o > cr.MaxOversample {
 		return 0, fmt.Errorf("experiment: CodeRanking.Recall: oversample %g beyond the %g ranked: %w", o, cr.MaxOversample, errBadArgument)
 	}
-	var buf []engine.Result
-	var sum float64
-	for qi, c := range cr.cands {
+	var buf []engine.Result // scored before the next query reuses it
+	r, err := cr.recallPass(func(qi int) ([]engine.Result, error) {
+		c := cr.cands[qi]
 		kk := min(int(math.Ceil(o*float64(cr.K))), len(c))
 		var err error
 		if buf, _, err = cr.rescore.Rescore(buf, cr.queries.Row(qi), c[:kk], cr.K); err != nil {
-			return 0, fmt.Errorf("experiment: rescoring query %d: %w", qi, err)
+			return nil, err
 		}
-		sum += metrics.Recall(buf, cr.truth[qi], cr.K)
+		return buf, nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("experiment: rescoring: %w", err) // "… query 3: …"
 	}
-	return sum / float64(max(len(cr.cands), 1)), nil
+	return r, nil
 }
 
 // scanRepeats is the number of timed passes over the queries behind a

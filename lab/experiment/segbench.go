@@ -113,7 +113,7 @@ func (r *SegmentsBenchReport) Tables() []*table.Table {
 	if r.Ingest != nil {
 		t := table.New(fmt.Sprintf("Ingest: %d parallel writers vs one, a shared buffer of %d documents, each segment's graph built on one goroutine; queries at ef %d", c.Writers, c.Flush, c.Ef),
 			table.Col("index, ingest", ""), table.Col("segments", ""), table.Column{Header: "build", Unit: "s", Prec: 1},
-			table.Column{Header: "ingest", Unit: "docs/s", Prec: -1}, table.Column{Header: fmt.Sprintf("recall@%d", k), Prec: 4},
+			table.Column{Header: "ingest", Unit: "docs/s", Prec: -1}, table.Column{Header: metrics.RecallHeader(k), Prec: 4},
 			table.Column{Header: "QPS", Prec: 1}, table.Column{Header: "p50", Unit: "ms", Prec: 2}, table.Column{Header: "distances/query", Prec: 0})
 		for _, x := range r.Ingest {
 			t.AddValues(x.Mode, x.Segments, x.Seconds, x.DocsPerS, x.Search.Recall, x.Search.QPS, x.Search.P50ms, x.Search.DistComps)
@@ -128,7 +128,7 @@ func (r *SegmentsBenchReport) Tables() []*table.Table {
 	}
 	if r.Counts != nil {
 		t := table.New(fmt.Sprintf("Segment count at ef %d (the first row built by refreshes, the others force-merged from it)", c.Ef),
-			table.Col("segments", ""), table.Column{Header: fmt.Sprintf("recall@%d", k), Prec: 4}, table.Column{Header: "QPS", Prec: 1},
+			table.Col("segments", ""), table.Column{Header: metrics.RecallHeader(k), Prec: 4}, table.Column{Header: "QPS", Prec: 1},
 			table.Column{Header: "p50", Unit: "ms", Prec: 2}, table.Column{Header: "distances/query", Prec: 0}, table.Column{Header: "QPS vs first", Unit: "×", Prec: 2})
 		for _, m := range r.Counts {
 			t.AddValues(m.Segments, m.Recall, m.QPS, m.P50ms, m.DistComps, m.QPS/r.Counts[0].QPS)
@@ -138,7 +138,7 @@ func (r *SegmentsBenchReport) Tables() []*table.Table {
 	}
 	if r.Modes != nil {
 		t := table.New(fmt.Sprintf("Search modes over %d segments (%d search workers)", c.ModeSegments, r.SearchWorkers),
-			table.Col("ef", ""), table.Col("mode", ""), table.Column{Header: fmt.Sprintf("recall@%d", k), Prec: 4},
+			table.Col("ef", ""), table.Col("mode", ""), table.Column{Header: metrics.RecallHeader(k), Prec: 4},
 			table.Column{Header: "QPS", Prec: 1}, table.Column{Header: "p50", Unit: "ms", Prec: 3},
 			table.Column{Header: "distances/query", Prec: 0}, table.Column{Header: "QPS vs sequential", Unit: "×", Prec: 2})
 		for i := range r.Modes.Sequential {
@@ -149,7 +149,7 @@ func (r *SegmentsBenchReport) Tables() []*table.Table {
 		}
 		out = append(out, t)
 		pt := table.New(fmt.Sprintf("Shared bound vs none at comparable recall (±%.2f)", e20RecallTolerance),
-			table.Col("shared bound", ""), table.Column{Header: "recall", Prec: 4}, table.Col("without", ""), table.Column{Header: "recall", Prec: 4},
+			table.Col("shared bound", ""), table.Column{Header: metrics.RecallHeader(k), Prec: 4}, table.Col("without", ""), table.Column{Header: metrics.RecallHeader(k), Prec: 4},
 			table.Column{Header: "distances saved", Unit: "%", Prec: 1})
 		for _, p := range r.Pairs {
 			pt.AddValues(p.A.Label, p.A.Recall, p.B.Label, p.B.Recall, 100*(1-1/p.Speedup))

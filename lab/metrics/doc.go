@@ -9,7 +9,12 @@
 // QPS read from the passes as [Pick] says (all, median, best pass or best
 // time per query), latency quantiles, a seeded query order and a context
 // that stops it between queries. Two figures measured by it are measured
-// alike; a table says which Pick and how many passes.
+// alike; a table says which Pick and how many passes. Its runs are the
+// ways the lab measures: one query at a time ([Loop.Run]), several
+// measured calls per query in turn, each with an untimed hook ahead of it
+// for a cold cache ([Loop.RunInterleaved]), a query timed by the system
+// it asks ([Loop.RunTimed]), concurrent clients sending batches
+// ([Loop.RunBatch]), and, with Untimed, a recall pass that reads no clock.
 //
 // Everything here is non-generic so that a notebook (the gomacro
 // interpreter) can call it.
@@ -21,7 +26,10 @@
 // [RecallHeader]). When a filter leaves fewer than k matching documents the
 // true top k holds only those, and k in the denominator is their number:
 // the query is scored against what exists, and a query with an empty truth
-// scores 1. The mean over queries is the figure.
+// scores 1. The mean over queries is the figure. A printed figure states
+// this once, with its k filled in: [RecallCaption] (lab/table prints it as
+// the caption of every table whose headers name a recall@k, reading k with
+// [RecallK]; a text report prints it under its table).
 // Quantiles use the nearest-rank method (the smallest sample with at least
 // a fraction q of the samples at or below it), so p50 of an even-sized
 // sample is the lower middle value and every reported quantile is a

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -230,16 +231,23 @@ func TestLoopErrors(t *testing.T) {
 				ctx = tc.ctx()
 			}
 			_, err := tc.loop.Run(ctx, tc.q)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if tc.is != nil && !errors.Is(err, tc.is) {
-				t.Errorf("%v is not %v", err, tc.is)
-			}
-			if !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("%q does not say %q", err, tc.msg)
-			}
+			wantErr(t, err, tc.is, tc.msg)
 		})
+	}
+}
+
+// wantErr fails t unless err is an error that is `is` (when not nil) and
+// says msg.
+func wantErr(t *testing.T, err, is error, msg string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if is != nil && !errors.Is(err, is) {
+		t.Errorf("%v is not %v", err, is)
+	}
+	if !strings.Contains(err.Error(), msg) {
+		t.Errorf("%q does not say %q", err, msg)
 	}
 }
 
@@ -271,5 +279,268 @@ func TestRecallHeader(t *testing.T) {
 	}
 	if !strings.Contains(metrics.RecallDefinition, "/ k") {
 		t.Errorf("definition %q does not state the denominator", metrics.RecallDefinition)
+	}
+}
+
+// TestLoopRuns checks the four ways of running the one loop against the
+// same exact search: recall and hits are the same whichever runs them;
+// what each times differs as its doc says.
+func TestLoopRuns(t *testing.T) {
+	const k, nq = 10, 24
+	x, qs, truth := exactSetup(t, 400, nq, 8, k)
+	search := func(i int) []engine.Result {
+		rs, _, err := x.Search(qs.Row(i), k, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	exact := func(pass, i int) ([]engine.Result, error) { return search(i), nil }
+	// reported says query i took (i+1) ms by the system's clock.
+	reported := func(pass, i int) ([]engine.Result, time.Duration, error) {
+		return search(i), time.Duration(i+1) * time.Millisecond, nil
+	}
+	var calls [][2]int // the batch calls of pass 0: [lo, hi)
+	var mu sync.Mutex
+	batch := func(pass, lo, hi int) ([][]engine.Result, error) {
+		if pass == 0 {
+			mu.Lock()
+			calls = append(calls, [2]int{lo, hi})
+			mu.Unlock()
+		}
+		out := make([][]engine.Result, hi-lo)
+		for i := range out {
+			out[i] = search(lo + i)
+		}
+		return out, nil
+	}
+	// The second arm keeps half of what the first returned for the same
+	// query: it runs after it and may read it.
+	var last []engine.Result
+	first := func(pass, i int) ([]engine.Result, error) { last = search(i); return last, nil }
+	half := func(pass, i int) ([]engine.Result, error) { return last[:k/2], nil }
+
+	base := metrics.Loop{Queries: nq, K: k, Truth: truth, Passes: 2}
+	untimed := base
+	untimed.Untimed = true
+	for _, tc := range []struct {
+		name    string
+		run     func() ([]metrics.Measured, error)
+		recall  []float64
+		hits    []float64
+		clients int
+		timed   bool // QPS and pass times
+		latN    int  // latency samples (0: none)
+		check   func(t *testing.T, m []metrics.Measured)
+	}{
+		{"untimed recall pass", func() ([]metrics.Measured, error) {
+			m, err := untimed.Run(context.Background(), exact)
+			return []metrics.Measured{m}, err
+		}, []float64{1}, []float64{k}, 1, false, 0, nil},
+		{"timed by the system", func() ([]metrics.Measured, error) {
+			m, err := base.RunTimed(context.Background(), reported)
+			return []metrics.Measured{m}, err
+		}, []float64{1}, []float64{k}, 1, true, 2 * nq, func(t *testing.T, m []metrics.Measured) {
+			// Σ (i+1) ms over 24 queries = 300 ms a pass: 80 QPS exactly.
+			if m[0].Elapsed != 600*time.Millisecond || math.Abs(m[0].QPS-80) > 1e-9 {
+				t.Errorf("elapsed %v QPS %v, want 600ms and 80 (the reported times)", m[0].Elapsed, m[0].QPS)
+			}
+			if m[0].Latency.Min != time.Millisecond || m[0].Latency.Max != nq*time.Millisecond || m[0].Latency.P50 != 12*time.Millisecond {
+				t.Errorf("latency %+v, want 1ms…24ms, p50 12ms", m[0].Latency)
+			}
+		}},
+		{"interleaved arms", func() ([]metrics.Measured, error) {
+			return base.RunInterleaved(context.Background(), first, half)
+		}, []float64{1, 0.5}, []float64{k, k / 2}, 1, true, 2 * nq, nil},
+		{"one batch client", func() ([]metrics.Measured, error) {
+			calls = nil
+			m, err := base.RunBatch(context.Background(), batch)
+			return []metrics.Measured{m}, err
+		}, []float64{1}, []float64{k}, 1, true, 0, func(t *testing.T, _ []metrics.Measured) {
+			if !slices.Equal(calls, [][2]int{{0, nq}}) {
+				t.Errorf("calls %v, want one of all queries", calls)
+			}
+		}},
+		{"five batch clients", func() ([]metrics.Measured, error) {
+			calls = nil
+			l := base
+			l.Clients = 5
+			m, err := l.RunBatch(context.Background(), batch)
+			return []metrics.Measured{m}, err
+		}, []float64{1}, []float64{k}, 5, true, 0, func(t *testing.T, _ []metrics.Measured) {
+			slices.SortFunc(calls, func(a, b [2]int) int { return a[0] - b[0] })
+			if !slices.Equal(calls, [][2]int{{0, 4}, {4, 9}, {9, 14}, {14, 19}, {19, 24}}) {
+				t.Errorf("calls %v, want five contiguous shares", calls)
+			}
+		}},
+		{"more clients than queries", func() ([]metrics.Measured, error) {
+			l := base
+			l.Clients = 100
+			m, err := l.RunBatch(context.Background(), batch)
+			return []metrics.Measured{m}, err
+		}, []float64{1}, []float64{k}, nq, true, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, err := tc.run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ms) != len(tc.recall) {
+				t.Fatalf("%d measurements, want %d", len(ms), len(tc.recall))
+			}
+			for a, m := range ms {
+				if math.Abs(m.Recall-tc.recall[a]) > 1e-12 || m.MeanHits != tc.hits[a] || m.Passes != 2 || m.Clients != tc.clients {
+					t.Errorf("arm %d: recall %v hits %v passes %d clients %d, want %v %v 2 %d", a, m.Recall, m.MeanHits, m.Passes, m.Clients, tc.recall[a], tc.hits[a], tc.clients)
+				}
+				if timed := m.QPS > 0 && len(m.PassTimes) == 2 && m.Elapsed > 0; timed != tc.timed {
+					t.Errorf("arm %d: QPS %v pass times %v elapsed %v, want timed %v", a, m.QPS, m.PassTimes, m.Elapsed, tc.timed)
+				}
+				if m.Latency.N != tc.latN {
+					t.Errorf("arm %d: %d latency samples, want %d", a, m.Latency.N, tc.latN)
+				}
+			}
+			if tc.check != nil {
+				tc.check(t, ms)
+			}
+		})
+	}
+}
+
+func TestLoopRunErrors(t *testing.T) {
+	ok := func(pass, i int) ([]engine.Result, error) { return nil, nil }
+	okTimed := func(pass, i int) ([]engine.Result, time.Duration, error) { return nil, time.Millisecond, nil }
+	okBatch := func(pass, lo, hi int) ([][]engine.Result, error) { return make([][]engine.Result, hi-lo), nil }
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		name string
+		run  func() error
+		is   error
+		msg  string
+	}{
+		{"untimed with min time", func() error {
+			_, err := metrics.Loop{Queries: 1, Untimed: true, MinTime: time.Second}.Run(context.Background(), ok)
+			return err
+		}, engine.ErrInvalidArgument, "untimed"},
+		{"negative clients", func() error {
+			_, err := metrics.Loop{Queries: 1, Clients: -1}.RunBatch(context.Background(), okBatch)
+			return err
+		}, engine.ErrInvalidArgument, "clients -1"},
+		{"clients without batches", func() error {
+			_, err := metrics.Loop{Queries: 4, Clients: 2}.Run(context.Background(), ok)
+			return err
+		}, engine.ErrInvalidArgument, "RunBatch"},
+		{"timed with a CPU clock", func() error {
+			_, err := metrics.Loop{Queries: 1, CPU: func() time.Duration { return 0 }}.RunTimed(context.Background(), okTimed)
+			return err
+		}, engine.ErrInvalidArgument, "CPU clock"},
+		{"nil timed query", func() error {
+			_, err := metrics.Loop{Queries: 1}.RunTimed(context.Background(), nil)
+			return err
+		}, engine.ErrInvalidArgument, "nil query"},
+		{"timed query error", func() error {
+			_, err := metrics.Loop{Queries: 2}.RunTimed(context.Background(), func(p, i int) ([]engine.Result, time.Duration, error) { return nil, 0, boom })
+			return err
+		}, boom, "query 0"},
+		{"no arms", func() error {
+			_, err := metrics.Loop{Queries: 1}.RunInterleaved(context.Background())
+			return err
+		}, engine.ErrInvalidArgument, "no arms"},
+		{"nil arm", func() error {
+			_, err := metrics.Loop{Queries: 1}.RunInterleaved(context.Background(), ok, nil)
+			return err
+		}, engine.ErrInvalidArgument, "nil arm 1"},
+		{"interleaved per pass", func() error {
+			_, err := metrics.Loop{Queries: 1, PerPass: true}.RunInterleaved(context.Background(), ok, ok)
+			return err
+		}, engine.ErrInvalidArgument, "per-pass"},
+		{"arm error", func() error {
+			_, err := metrics.Loop{Queries: 3}.RunInterleaved(context.Background(), ok, func(p, i int) ([]engine.Result, error) { return nil, boom })
+			return err
+		}, boom, "arm 1 query 0"},
+		{"batch with before", func() error {
+			_, err := metrics.Loop{Queries: 1, Before: func() error { return nil }}.RunBatch(context.Background(), okBatch)
+			return err
+		}, engine.ErrInvalidArgument, "Before hook"},
+		{"batch with seed", func() error {
+			_, err := metrics.Loop{Queries: 1, Seed: 3}.RunBatch(context.Background(), okBatch)
+			return err
+		}, engine.ErrInvalidArgument, "seeded order"},
+		{"nil batch", func() error {
+			_, err := metrics.Loop{Queries: 1}.RunBatch(context.Background(), nil)
+			return err
+		}, engine.ErrInvalidArgument, "nil query"},
+		{"short batch", func() error {
+			_, err := metrics.Loop{Queries: 4, Clients: 2}.RunBatch(context.Background(), func(p, lo, hi int) ([][]engine.Result, error) {
+				return make([][]engine.Result, 1), nil
+			})
+			return err
+		}, engine.ErrInvalidArgument, "1 results for queries 0…1"},
+		{"batch error", func() error {
+			_, err := metrics.Loop{Queries: 4, Clients: 2}.RunBatch(context.Background(), func(p, lo, hi int) ([][]engine.Result, error) {
+				if lo > 0 {
+					return nil, boom
+				}
+				return make([][]engine.Result, hi-lo), nil
+			})
+			return err
+		}, boom, "client 1"},
+		{"batch warm-up error", func() error {
+			_, err := metrics.Loop{Queries: 4, Warmup: 2}.RunBatch(context.Background(), func(p, lo, hi int) ([][]engine.Result, error) {
+				if p < 0 {
+					return nil, boom
+				}
+				return make([][]engine.Result, hi-lo), nil
+			})
+			return err
+		}, boom, "warm-up batch"},
+		{"client panic", func() error {
+			_, err := metrics.Loop{Queries: 4, Clients: 2}.RunBatch(context.Background(), func(p, lo, hi int) ([][]engine.Result, error) {
+				panic("bad share")
+			})
+			return err
+		}, nil, "panicked: bad share"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantErr(t, tc.run(), tc.is, tc.msg)
+		})
+	}
+}
+
+func TestRecallKAndCaption(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		k      int
+		ok     bool
+	}{
+		{"recall@10", 10, true},
+		{"filtered recall@10 (lab)", 10, true},
+		{"HNSW recall@100", 100, true},
+		{"recall@10 no rescoring", 10, true},
+		{"recall", 0, false},
+		{"recall@k", 0, false},
+		{"recall@0", 0, false},
+		{"QPS", 0, false},
+	} {
+		if k, ok := metrics.RecallK(tc.header); k != tc.k || ok != tc.ok {
+			t.Errorf("RecallK(%q) = %d, %v; want %d, %v", tc.header, k, ok, tc.k, tc.ok)
+		}
+	}
+	for _, tc := range []struct {
+		ks   []int
+		want string // a part of the caption; "" for none
+	}{
+		{nil, ""},
+		{[]int{0}, ""},
+		{[]int{10}, "recall@10 = |returned top 10 ∩ exact top 10| / 10, the mean over the queries"},
+		{[]int{10, 10}, "recall@10 = |returned top 10 ∩ exact top 10| / 10"},
+		{[]int{10, 100, 10}, "/ k for k = 10, 100, the mean"},
+	} {
+		got := metrics.RecallCaption(tc.ks...)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("RecallCaption(%v) = %q, want it to say %q", tc.ks, got, tc.want)
+		}
+	}
+	if c := (metrics.Measured{K: 5}).RecallCaption(); !strings.HasPrefix(c, "recall@5 = ") {
+		t.Errorf("Measured.RecallCaption: %q", c)
 	}
 }

@@ -9,6 +9,11 @@
 // a pair. Headers say which is which, so an article's number is never
 // printed as the lab's.
 //
+// A table whose headers name recall@k figures ("recall@10", "IVF
+// recall@100") prints lab/metrics' definition of them once, as its first
+// note ([Table.Caption]): the definition has one owner, and no table
+// writes it by hand.
+//
 // The rendering methods are detected by method set: the Jupyter kernel and
 // the browser page show a value that has HTML() string, Markdown() string or
 // JSON() map[string]any as that MIME type, without this package importing

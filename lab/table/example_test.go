@@ -20,5 +20,6 @@ func Example() {
 	// ------------  -------------------  ---------------
 	// 10 (default)                0.616            0.604
 	// 200                         1.000            0.999
+	//   * recall@10 = |returned top 10 ∩ exact top 10| / 10, the mean over the queries (a filter matching fewer than 10 documents: over those)
 	//   * lab figures are illustrative in this example
 }

@@ -51,9 +51,9 @@ func (t *Table) Markdown() string {
 			b.WriteString("\n")
 		}
 	}
-	if len(t.Notes) > 0 {
+	if notes := t.notes(); len(notes) > 0 {
 		b.WriteString("\n")
-		for _, note := range t.Notes {
+		for _, note := range notes {
 			b.WriteString("- ")
 			b.WriteString(mdEscape(note))
 			b.WriteString("\n")
@@ -130,11 +130,11 @@ func (t *Table) HTML() string {
 		}
 		b.WriteString("</tbody>\n")
 	}
-	if len(t.Notes) > 0 {
+	if notes := t.notes(); len(notes) > 0 {
 		b.WriteString(`<tfoot><tr><td colspan="`)
 		b.WriteString(itoa(max(n, 1)))
 		b.WriteString(`" style="` + styleNotes + `">`)
-		for i, note := range t.Notes {
+		for i, note := range notes {
 			if i > 0 {
 				b.WriteString("<br>")
 			}
@@ -206,8 +206,9 @@ func (t *Table) JSON() map[string]any {
 		}
 		rows[r] = vals
 	}
-	notes := make([]any, len(t.Notes))
-	for i, n := range t.Notes {
+	tn := t.notes()
+	notes := make([]any, len(tn))
+	for i, n := range tn {
 		notes[i] = n
 	}
 	return map[string]any{"title": t.Title, "columns": cols, "rows": rows, "notes": notes}

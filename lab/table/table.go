@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/veclab/veclab/lab/metrics"
 )
 
 // ErrShape is returned when a row does not have one cell per column.
@@ -315,6 +317,37 @@ func (t *Table) Note(format string, args ...any) {
 	t.Notes = append(t.Notes, fmt.Sprintf(format, args...))
 }
 
+// Caption is the one line that says what the table's recall figures are:
+// lab/metrics' definition ([metrics.RecallCaption]) for the ks its column
+// headers name ("recall@10", "IVF recall@100"), "" when no header names
+// one. The renderers print it once, as the first note, so no table writes
+// the definition by hand and every table with a recall column states it.
+func (t *Table) Caption() string {
+	var ks []int
+	for _, c := range t.Columns {
+		if k, ok := metrics.RecallK(c.Header); ok {
+			ks = append(ks, k)
+		}
+	}
+	return metrics.RecallCaption(ks...)
+}
+
+// notes are the lines printed under the table: the caption, then the
+// notes (a note that repeats the caption is left out).
+func (t *Table) notes() []string {
+	c := t.Caption()
+	if c == "" {
+		return t.Notes
+	}
+	out := []string{c}
+	for _, n := range t.Notes {
+		if n != c {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Column returns the index of the first column whose Label or Header is
 // name, or -1.
 func (t *Table) Column(name string) int {
@@ -421,7 +454,7 @@ func (t *Table) String() string {
 		}
 		line(cells)
 	}
-	for _, note := range t.Notes {
+	for _, note := range t.notes() {
 		b.WriteString("  * ")
 		b.WriteString(note)
 		b.WriteByte('\n')

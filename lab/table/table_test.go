@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/veclab/veclab/lab/metrics"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -192,5 +194,45 @@ func TestHTMLEscapes(t *testing.T) {
 	}
 	if !strings.Contains(h, "&lt;script&gt;") {
 		t.Error("escaped note missing from HTML")
+	}
+}
+
+// TestCaption checks that the recall definition comes from the headers
+// and lab/metrics, once per table, in every rendering.
+func TestCaption(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		headers []string
+		notes   []string
+		want    string // the caption ("" for none)
+		lines   int    // notes printed
+	}{
+		{"no recall column", []string{"store", "QPS"}, []string{"a note"}, "", 1},
+		{"one k", []string{"ef", "recall@10", "QPS"}, nil, metrics.RecallCaption(10), 1},
+		{"article and lab", []string{"ef", "recall@10 (article)", "recall@10"}, []string{"a note"}, metrics.RecallCaption(10), 2},
+		{"two ks", []string{"nprobe", "IVF recall@100", "recall@10"}, nil, metrics.RecallCaption(100, 10), 1},
+		{"a hand-written copy is dropped", []string{"recall@10"}, []string{metrics.RecallCaption(10), "b"}, metrics.RecallCaption(10), 2},
+		{"recall without k", []string{"recall"}, nil, "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := New("t")
+			for _, h := range tc.headers {
+				tb.AddColumns(Col(h, ""))
+			}
+			for _, n := range tc.notes {
+				tb.Note("%s", n)
+			}
+			if got := tb.Caption(); got != tc.want {
+				t.Errorf("caption %q, want %q", got, tc.want)
+			}
+			if n := strings.Count(tb.String(), "\n  * "); n != tc.lines {
+				t.Errorf("%d note lines printed, want %d:\n%s", n, tc.lines, tb)
+			}
+			for name, out := range map[string]string{"text": tb.String(), "markdown": tb.Markdown(), "html": tb.HTML()} {
+				if tc.want != "" && strings.Count(out, "exact top") != 1 {
+					t.Errorf("%s states the definition %d times, want once:\n%s", name, strings.Count(out, "exact top"), out)
+				}
+			}
+		})
 	}
 }
