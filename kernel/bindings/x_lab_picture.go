@@ -38,6 +38,7 @@ func init() {
 			"RescoreCurves":       ValueOf(picture.RescoreCurves),
 			"Sample":              ValueOf(picture.Sample),
 			"TradeOff":            ValueOf(picture.TradeOff),
+			"TrueRanks":           ValueOf(picture.TrueRanks),
 			"VisitedLegend":       ValueOf(picture.VisitedLegend),
 			"VisitedPicture":      ValueOf(picture.VisitedPicture),
 			"Walk":                ValueOf(picture.Walk),
@@ -46,6 +47,7 @@ func init() {
 			"Distortion":   TypeOf((*picture.Distortion)(nil)).Elem(),
 			"GraphFacts":   TypeOf((*picture.GraphFacts)(nil)).Elem(),
 			"GraphOptions": TypeOf((*picture.GraphOptions)(nil)).Elem(),
+			"RankSpread":   TypeOf((*picture.RankSpread)(nil)).Elem(),
 			"Visit":        TypeOf((*picture.Visit)(nil)).Elem(),
 		},
 	}
