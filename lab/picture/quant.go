@@ -478,19 +478,21 @@ func rankText(r, ranked int) string {
 	return fmt.Sprint(r)
 }
 
-// String gives the spread in a line: the quantiles, the beyond count and
-// the recall at each cut-off.
+// String gives the spread in a line: the rank quantiles, how many lie
+// beyond the ranked (when any), and the share left of each cut-off.
 func (s RankSpread) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-16s true top %d at code ranks: median %s, 90th percentile %s, 99th %s, last %s; %d of %d beyond the %d ranked; within ⌈o·%d⌉ for o =",
-		s.Name, s.K, rankText(s.Median, s.Ranked), rankText(s.P90, s.Ranked), rankText(s.P99, s.Ranked), rankText(s.Last, s.Ranked),
-		s.Beyond, s.Queries*s.K, s.Ranked, s.K)
-	for i, o := range s.Oversample {
-		fmt.Fprintf(&b, " %g: %.3f", o, s.Within[i])
-		if i+1 < len(s.Oversample) {
-			b.WriteString(",")
-		}
+	fmt.Fprintf(&b, "%-16s median rank %s, 90th percentile %s, 99th %s, last %s", s.Name,
+		rankText(s.Median, s.Ranked), rankText(s.P90, s.Ranked), rankText(s.P99, s.Ranked), rankText(s.Last, s.Ranked))
+	if s.Beyond > 0 {
+		fmt.Fprintf(&b, " (%d of %d beyond)", s.Beyond, s.Queries*s.K)
 	}
+	cuts := make([]string, len(s.Oversample))
+	shares := make([]string, len(s.Oversample))
+	for i, o := range s.Oversample {
+		cuts[i], shares[i] = fmt.Sprint(o), fmt.Sprintf("%.3f", s.Within[i])
+	}
+	fmt.Fprintf(&b, "; within ⌈o·%d⌉ for o = %s: %s", s.K, strings.Join(cuts, ", "), strings.Join(shares, ", "))
 	return b.String()
 }
 
