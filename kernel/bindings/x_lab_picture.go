@@ -33,6 +33,7 @@ func init() {
 			"Norm":                ValueOf(picture.Norm),
 			"Offset":              ValueOf(picture.Offset),
 			"OneBitInPlane":       ValueOf(picture.OneBitInPlane),
+			"RankTable":           ValueOf(picture.RankTable),
 			"Reconstruct":         ValueOf(picture.Reconstruct),
 			"ReconstructionError": ValueOf(picture.ReconstructionError),
 			"RescoreCurves":       ValueOf(picture.RescoreCurves),

@@ -34,5 +34,8 @@ func ExampleTrueRanks() {
 	}
 	int8s, bits := spreads[0], spreads[3]
 	fmt.Println(len(g.Charts), "panels;", bits.Name, "ranks the true top 10 lower than", int8s.Name+":", bits.Median > int8s.Median)
-	// Output: 4 panels; 1-bit OSQ (bbq) ranks the true top 10 lower than int8 (7 bits): true
+	fmt.Println(len(picture.RankTable(spreads).Rows), "rows in the table")
+	// Output:
+	// 4 panels; 1-bit OSQ (bbq) ranks the true top 10 lower than int8 (7 bits): true
+	// 4 rows in the table
 }

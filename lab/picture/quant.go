@@ -599,3 +599,37 @@ func TrueRanks(names []string, rankings []*experiment.CodeRanking, oversample []
 	g := chart.NewGrid(fmt.Sprintf("where the true top %d fall in each code's ranking (cut-offs at o = %s)", rankings[0].K, strings.Join(cuts, ", ")), 2, panels...)
 	return g, spreads, nil
 }
+
+// RankTable lists TrueRanks's spreads, a code a row: the rank quantiles of
+// the true neighbours in the code's ranking and the share of them within
+// each cut-off ⌈o·K⌉ (recall@K after rescoring that many candidates).
+// A rank beyond the candidates kept reads "beyond N".
+func RankTable(spreads []RankSpread) *table.Table {
+	k := 0
+	var over []float64
+	if len(spreads) > 0 {
+		k, over = spreads[0].K, spreads[0].Oversample
+	}
+	cols := []table.Column{table.Col("code", ""), table.Col("median rank", ""), table.Col("90th percentile", ""),
+		table.Col("99th percentile", ""), table.Col("last", "")}
+	for _, o := range over {
+		cols = append(cols, table.Column{Header: fmt.Sprintf("within ⌈%g·%d⌉", o, k), Prec: 3})
+	}
+	t := table.New(fmt.Sprintf("where the true top %d fall in each code's ranking", k), cols...)
+	for _, s := range spreads {
+		row := []any{s.Name, rankText(s.Median, s.Ranked), rankText(s.P90, s.Ranked), rankText(s.P99, s.Ranked), rankText(s.Last, s.Ranked)}
+		for i := range over {
+			var v any = "–"
+			if i < len(s.Within) {
+				v = s.Within[i]
+			}
+			row = append(row, v)
+		}
+		_ = t.AddValues(row...)
+	}
+	if len(spreads) > 0 {
+		t.Note("ranks over all %d queries' true top %d, counted in each code's flat scan of the %d nearest by code distance; \"within ⌈o·k⌉\" is recall@%d after rescoring that many candidates",
+			spreads[0].Queries, k, spreads[0].Ranked, k)
+	}
+	return t
+}

@@ -2,6 +2,7 @@ package picture
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -69,6 +70,18 @@ func TestTrueRanks(t *testing.T) {
 		if n := len(p.Groups[0].X) + len(p.Groups[1].X); n != rows*rankings[i].K || !p.LogX {
 			t.Errorf("panel %d: %d true neighbours drawn, want %d rows × %d; log x %v", i, n, rows, rankings[i].K, p.LogX)
 		}
+	}
+
+	// The table lists each code's figures as the spreads hold them.
+	tb := RankTable(spreads)
+	if len(tb.Rows) != len(Codes) || tb.Column("within ⌈3·10⌉") < 0 {
+		t.Fatalf("RankTable: %d rows, columns %v", len(tb.Rows), tb.Columns)
+	}
+	if got, want := tb.Cell(3, tb.Column("within ⌈3·10⌉")).String(), fmt.Sprintf("%.3f", spreads[3].Within[1]); got != want {
+		t.Errorf("RankTable: 1 bit within ⌈3·10⌉ reads %s, the spread %s", got, want)
+	}
+	if e := RankTable(nil); len(e.Rows) != 0 || !strings.Contains(e.String(), "code") {
+		t.Errorf("RankTable(nil): %d rows, %q", len(e.Rows), e.String())
 	}
 
 	for _, tc := range []struct {
