@@ -192,6 +192,11 @@ func TestScatterBadData(t *testing.T) {
 		{"nan", NewScatter("n", "", "").Add("a", Dots, []float64{math.NaN()}, []float64{1}), "NaN"},
 		{"segments", NewScatter("s", "", "").AddSegments("e", []float64{1}, []float64{1}, nil, nil), "edge group"},
 		{"role", NewScatter("r", "", "").Add("a", Role(99), []float64{1}, []float64{1}), "unknown role"},
+		{"log x", func() *Scatter {
+			c := NewScatter("g", "", "").Add("a", Dots, []float64{1, 0}, []float64{1, 2})
+			c.LogX = true
+			return c
+		}(), "log axis"},
 	}
 	for _, tt := range tests {
 		err := tt.c.Err()

@@ -63,6 +63,9 @@ type Scatter struct {
 	Equal bool
 	// NoLegend hides the legend.
 	NoLegend bool
+	// LogX draws the x axis on a log scale; every x must then be > 0
+	// (ranks, counts spanning decades).
+	LogX bool
 	// Width and Height in points; zero means DefaultWidth × DefaultHeight.
 	Width, Height float64
 	Groups        []Group
@@ -121,7 +124,7 @@ func (c *Scatter) Err() error {
 			return fmt.Errorf("chart: edge group %q has an odd number of end points (%d): %w", g.Name, len(g.X), ErrData)
 		}
 		for i := range g.X {
-			if err := checkValue(g.Name, "x", i, g.X[i], false); err != nil {
+			if err := checkValue(g.Name, "x", i, g.X[i], c.LogX); err != nil {
 				return err
 			}
 			if err := checkValue(g.Name, "y", i, g.Y[i], false); err != nil {
@@ -152,6 +155,10 @@ func (c *Scatter) plot() (*plot.Plot, error) {
 		return nil, err
 	}
 	p := newPlot(c.Title, c.XLabel, c.YLabel)
+	if c.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
 	col := 0
 	next := func() color.Color { cl := colorOf(col); col++; return cl }
 	legend := func(name string, thumbs ...plot.Thumbnailer) {

@@ -537,6 +537,9 @@ func (c *Scatter) vegaLite(id int) (spec, error) {
 	}
 	x := spec{"zero": false, "padding": edgePad}
 	y := spec{"zero": false, "padding": edgePad}
+	if c.LogX {
+		x = spec{"type": "log", "nice": false, "padding": edgePad} // as the Line's log axis
+	}
 	if c.Equal {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, g := range c.Groups {

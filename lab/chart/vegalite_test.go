@@ -232,6 +232,17 @@ func TestVegaLiteScatterAndGrid(t *testing.T) {
 	if get(t, s, "encoding", "x", "title") != "x" {
 		t.Errorf("x title %v", get(t, s, "encoding", "x", "title"))
 	}
+	// LogX gives the scatter a log x scale over the data's range, as a
+	// Line's; y stays linear.
+	lc := NewScatter("ranks", "rank", "query").Add("a", Dots, []float64{1, 30, 400}, []float64{0, 1, 2})
+	lc.LogX = true
+	ls := decode(t, lc.VegaLite())
+	if get(t, ls, "encoding", "x", "scale", "type") != "log" || get(t, ls, "encoding", "y", "scale", "type") != nil {
+		t.Errorf("LogX: scales x %v y %v, want log x, linear y", get(t, ls, "encoding", "x", "scale"), get(t, ls, "encoding", "y", "scale"))
+	}
+	if err := lc.Err(); err != nil || !strings.Contains(lc.SVG(), "<svg") {
+		t.Errorf("LogX scatter: %v", err)
+	}
 	g := NewGrid("two pictures", 2, graphPicture(), efCurve(), storeBars())
 	gs := decode(t, g.VegaLite())
 	views := get(t, gs, "concat").([]any)

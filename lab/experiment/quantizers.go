@@ -245,6 +245,38 @@ func (cr *CodeRanking) Recall(o float64) (float64, error) {
 	return r, nil
 }
 
+// Ranked is how many candidates each query keeps in code order:
+// ⌈MaxOversample·K⌉, at most the data set's size.
+func (cr *CodeRanking) Ranked() int {
+	if len(cr.cands) == 0 {
+		return 0
+	}
+	return len(cr.cands[0])
+}
+
+// TrueRanks says where each query's exact top K fall in the code's
+// ranking: row qi holds, for each of query qi's true neighbours in true
+// order, its 1-based position among the documents ordered by code
+// distance, or 0 when it lies beyond the [CodeRanking.Ranked] kept. A
+// neighbour at rank r is rescored once ⌈o·K⌉ ≥ r, so the share of
+// non-zero ranks ≤ ⌈o·K⌉ is [CodeRanking.Recall] at o — the picture of
+// why the oversample is the knob (lab/picture.TrueRanks draws it).
+func (cr *CodeRanking) TrueRanks() [][]int {
+	out := make([][]int, len(cr.cands))
+	for qi, c := range cr.cands {
+		pos := make(map[engine.ID]int, len(c))
+		for i, r := range c {
+			pos[r.ID] = i + 1
+		}
+		row := make([]int, len(cr.truth[qi]))
+		for j, id := range cr.truth[qi] {
+			row[j] = pos[id]
+		}
+		out[qi] = row
+	}
+	return out
+}
+
 // scanRepeats is the number of timed passes over the queries behind a
 // quantizer's scan time; the median pass is kept.
 const scanRepeats = 3

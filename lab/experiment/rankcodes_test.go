@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
@@ -44,6 +45,34 @@ func TestRankCodes(t *testing.T) {
 		}
 		prev = got
 	}
+	// TrueRanks is the picture of Recall: the share of true neighbours
+	// ranked within ⌈o·K⌉ is recall after rescoring them.
+	ranks := cr.TrueRanks()
+	if len(ranks) != env.Scale.Queries || cr.Ranked() != 100 {
+		t.Fatalf("TrueRanks: %d rows for %d queries, %d ranked (want 100)", len(ranks), env.Scale.Queries, cr.Ranked())
+	}
+	for i, o := range over {
+		cut, in := cr.Candidates(o), 0
+		for _, row := range ranks {
+			if len(row) != cr.K {
+				t.Fatalf("TrueRanks: a row of %d ranks, want K = %d", len(row), cr.K)
+			}
+			for _, r := range row {
+				if r < 0 || r > cr.Ranked() {
+					t.Fatalf("TrueRanks: rank %d outside 0…%d", r, cr.Ranked())
+				}
+				if r >= 1 && r <= cut {
+					in++
+				}
+			}
+		}
+		if got := float64(in) / float64(len(ranks)*cr.K); math.Abs(got-want.RecallOver[i]) > 1e-9 {
+			t.Errorf("o = %g: %v of the true ranks within %d, recall %v", o, got, cut, want.RecallOver[i])
+		}
+	}
+	if r := exactRanks(t, env); r != nil {
+		t.Errorf("float32 ranks: true neighbours at %v, want 1…K in order", r)
+	}
 	if n := cr.Candidates(2.5); n != 25 {
 		t.Errorf("Candidates(2.5) = %d, want ⌈2.5·10⌉ = 25", n)
 	}
@@ -78,4 +107,23 @@ func TestRankCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exactRanks returns the first row of the float32 ranking's TrueRanks
+// that is not 1, 2, …, K (exact search ranks each true neighbour at its
+// own place), or nil.
+func exactRanks(t *testing.T, env *Env) []int {
+	t.Helper()
+	exact, err := RankCodes(env, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range exact.TrueRanks() {
+		for j, r := range row {
+			if r != j+1 {
+				return row
+			}
+		}
+	}
+	return nil
 }

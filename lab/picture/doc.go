@@ -7,8 +7,10 @@
 // Nothing here re-implements the engine: the graphs are engine/hnsw
 // indexes, the walks are [hnsw.Searcher.SearchTrace] (the real search with
 // a recorder), the codes, decodings and distance estimates are
-// engine/quant's. The package only gathers coordinates and numbers from
-// them into lab/chart pictures and small tables.
+// engine/quant's, and the code rankings behind [TrueRanks] are
+// lab/experiment's flat scans over the codes ([experiment.CodeRanking]).
+// The package only gathers coordinates and numbers from them into
+// lab/chart pictures and small tables.
 //
 // The API is non-generic so notebook cells can call it through the
 // interpreter. Everything takes a seed; the same seed draws the same

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/quant"
@@ -456,4 +457,179 @@ func OneBitInPlane(points *vec.Matrix) (*chart.Scatter, float64, []float32, erro
 	s.Add("the codes' corners", chart.Marks, []float64{c[0] - m[0], c[0] + m[0], c[0] - m[0], c[0] + m[0]}, []float64{c[1] - m[1], c[1] - m[1], c[1] + m[1], c[1] + m[1]})
 	s.Add("centroid (plain mean)", chart.Star, []float64{c[0]}, []float64{c[1]})
 	return s, num / den, []float32{float32(c[0]), float32(c[1])}, nil
+}
+
+// RankSpread is where one code's flat scan puts each query's exact top K:
+// ranks are 1-based positions in the code's ranking, over every query's
+// true neighbours; a neighbour beyond the Ranked kept counts as Ranked+1.
+type RankSpread struct {
+	Name                   string    // the code, as CodeLabel names it
+	Queries, K, Ranked     int       // queries, true neighbours each, candidates kept per query
+	Median, P90, P99, Last int       // rank quantiles of the true neighbours; Last the worst
+	Beyond                 int       // true neighbours beyond the Ranked kept
+	Oversample             []float64 // the cut-offs drawn
+	Within                 []float64 // share of true neighbours ranked within ⌈o·K⌉: recall@K after rescoring them
+}
+
+func rankText(r, ranked int) string {
+	if r > ranked {
+		return fmt.Sprintf("beyond %d", ranked)
+	}
+	return fmt.Sprint(r)
+}
+
+// String gives the spread in a line: the rank quantiles, how many lie
+// beyond the ranked (when any), and the share left of each cut-off.
+func (s RankSpread) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-16s median rank %s, 90th percentile %s, 99th %s, last %s", s.Name,
+		rankText(s.Median, s.Ranked), rankText(s.P90, s.Ranked), rankText(s.P99, s.Ranked), rankText(s.Last, s.Ranked))
+	if s.Beyond > 0 {
+		fmt.Fprintf(&b, " (%d of %d beyond)", s.Beyond, s.Queries*s.K)
+	}
+	cuts := make([]string, len(s.Oversample))
+	shares := make([]string, len(s.Oversample))
+	for i, o := range s.Oversample {
+		cuts[i], shares[i] = fmt.Sprint(o), fmt.Sprintf("%.3f", s.Within[i])
+	}
+	fmt.Fprintf(&b, "; within ⌈o·%d⌉ for o = %s: %s", s.K, strings.Join(cuts, ", "), strings.Join(shares, ", "))
+	return b.String()
+}
+
+// TrueRanks draws where the true top K fall in each code's ranking, one
+// panel per code (names[i] labels rankings[i], experiment.RankCodes's
+// kept flat scans): each of the first rows queries is a row, sorted by the
+// rank of its worst-ranked true neighbour, and each of its true K
+// neighbours a dot at its position in the code's ranking (log x axis);
+// neighbours beyond the candidates kept are rings at the right edge. The
+// dashed vertical lines are the oversample cut-offs ⌈o·K⌉: rescoring
+// reads the candidates left of a line and so finds every dot left of it,
+// which is why recall after rescoring climbs with o, and how far right
+// the dots sit says which o a code needs. It returns the picture and each
+// code's spread over all its queries.
+func TrueRanks(names []string, rankings []*experiment.CodeRanking, oversample []float64, rows int) (*chart.Grid, []RankSpread, error) {
+	if len(names) == 0 || len(names) != len(rankings) {
+		return nil, nil, fmt.Errorf("picture: TrueRanks: %d names for %d rankings (want the same number, at least one): %w", len(names), len(rankings), ErrBadArgument)
+	}
+	if len(oversample) == 0 || rows < 1 {
+		return nil, nil, fmt.Errorf("picture: TrueRanks: %d oversample cut-offs and %d rows (want at least one of each): %w", len(oversample), rows, ErrBadArgument)
+	}
+	for _, o := range oversample {
+		if !(o >= 1) || math.IsInf(o, 0) {
+			return nil, nil, fmt.Errorf("picture: TrueRanks: oversample must be a finite number ≥ 1, got %v: %w", o, ErrBadArgument)
+		}
+	}
+	var panels []chart.Chart
+	var spreads []RankSpread
+	for i, cr := range rankings {
+		if cr == nil {
+			return nil, nil, fmt.Errorf("picture: TrueRanks: ranking %d (%s) is nil: %w", i, names[i], ErrBadArgument)
+		}
+		for _, o := range oversample {
+			if o > cr.MaxOversample {
+				return nil, nil, fmt.Errorf("picture: TrueRanks: cut-off o = %g beyond ranking %d's (%s) %g ranked: %w", o, i, names[i], cr.MaxOversample, ErrBadArgument)
+			}
+		}
+		ranks := cr.TrueRanks()
+		ranked := cr.Ranked()
+		if len(ranks) == 0 || ranked == 0 {
+			return nil, nil, fmt.Errorf("picture: TrueRanks: ranking %d (%s) has no queries: %w", i, names[i], ErrBadArgument)
+		}
+		sp := RankSpread{Name: CodeLabel(names[i]), Queries: len(ranks), K: cr.K, Ranked: ranked,
+			Oversample: append([]float64(nil), oversample...), Within: make([]float64, len(oversample))}
+		var all []int
+		worst := make([]int, len(ranks)) // each query's worst rank, beyond as ranked+1
+		for qi, row := range ranks {
+			for _, r := range row {
+				if r == 0 {
+					r = ranked + 1
+					sp.Beyond++
+				}
+				all = append(all, r)
+				worst[qi] = max(worst[qi], r)
+			}
+		}
+		sort.Ints(all)
+		at := func(p float64) int { return all[min(int(math.Ceil(p*float64(len(all))))-1, len(all)-1)] }
+		sp.Median, sp.P90, sp.P99, sp.Last = at(0.5), at(0.9), at(0.99), all[len(all)-1]
+		for oi, o := range oversample {
+			cut := int(math.Ceil(o * float64(cr.K)))
+			sp.Within[oi] = float64(sort.SearchInts(all, cut+1)) / float64(len(all))
+		}
+		spreads = append(spreads, sp)
+
+		// The drawn rows: the first rows queries, the best-ranked at the
+		// bottom.
+		n := min(rows, len(ranks))
+		order := make([]int, n)
+		for j := range order {
+			order[j] = j
+		}
+		sort.SliceStable(order, func(a, b int) bool { return worst[order[a]] < worst[order[b]] })
+		var x, y, bx, by []float64
+		for row, qi := range order {
+			for _, r := range ranks[qi] {
+				if r == 0 {
+					bx, by = append(bx, float64(ranked)*1.25), append(by, float64(row))
+					continue
+				}
+				x, y = append(x, float64(r)), append(y, float64(row))
+			}
+		}
+		p := chart.NewScatter(fmt.Sprintf("%s: median rank %s, last %s", sp.Name, rankText(sp.Median, ranked), rankText(sp.Last, ranked)),
+			"rank in the code's ranking (log scale)", fmt.Sprintf("%d queries, by their last true neighbour", n))
+		p.LogX = true
+		p.NoLegend = i > 0 // one legend, on the first panel
+		p.Add(fmt.Sprintf("true top %d", cr.K), chart.Dots, x, y)
+		p.Add(fmt.Sprintf("beyond the %d ranked", ranked), chart.Marks, bx, by)
+		for oi, o := range oversample {
+			cut := math.Ceil(o * float64(cr.K))
+			name := ""
+			if oi == 0 {
+				name = "cut-offs ⌈o·k⌉"
+			}
+			p.Add(name, chart.Reference, []float64{cut, cut}, []float64{-0.5, float64(n) - 0.5})
+		}
+		panels = append(panels, p)
+	}
+	cuts := make([]string, len(oversample))
+	for i, o := range oversample {
+		cuts[i] = fmt.Sprint(o)
+	}
+	g := chart.NewGrid(fmt.Sprintf("where the true top %d fall in each code's ranking (cut-offs at o = %s)", rankings[0].K, strings.Join(cuts, ", ")), 2, panels...)
+	return g, spreads, nil
+}
+
+// RankTable lists TrueRanks's spreads, a code a row: the rank quantiles of
+// the true neighbours in the code's ranking and the share of them within
+// each cut-off ⌈o·K⌉ (recall@K after rescoring that many candidates).
+// A rank beyond the candidates kept reads "beyond N".
+func RankTable(spreads []RankSpread) *table.Table {
+	k := 0
+	var over []float64
+	if len(spreads) > 0 {
+		k, over = spreads[0].K, spreads[0].Oversample
+	}
+	cols := []table.Column{table.Col("code", ""), table.Col("median rank", ""), table.Col("90th percentile", ""),
+		table.Col("99th percentile", ""), table.Col("last", "")}
+	for _, o := range over {
+		cols = append(cols, table.Column{Header: fmt.Sprintf("within ⌈%g·%d⌉", o, k), Prec: 3})
+	}
+	t := table.New(fmt.Sprintf("where the true top %d fall in each code's ranking", k), cols...)
+	for _, s := range spreads {
+		row := []any{s.Name, rankText(s.Median, s.Ranked), rankText(s.P90, s.Ranked), rankText(s.P99, s.Ranked), rankText(s.Last, s.Ranked)}
+		for i := range over {
+			var v any = "–"
+			if i < len(s.Within) {
+				v = s.Within[i]
+			}
+			row = append(row, v)
+		}
+		_ = t.AddValues(row...)
+	}
+	if len(spreads) > 0 {
+		t.Note("ranks over all %d queries' true top %d, counted in each code's flat scan of the %d nearest by code distance; \"within ⌈o·k⌉\" is recall@%d after rescoring that many candidates",
+			spreads[0].Queries, k, spreads[0].Ranked, k)
+	}
+	return t
 }
