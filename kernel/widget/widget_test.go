@@ -107,6 +107,7 @@ func TestModels(t *testing.T) {
 		{"FloatLogSlider", func() Model { return NewFloatLogSlider("lr", 0.01, -4, 0) }, "FloatLogSliderModel", controlsModule, "SliderStyleModel", "value", 0.01},
 		{"Dropdown", func() Model { return NewDropdown("M", []string{"8", "16"}, "16") }, "DropdownModel", controlsModule, "DescriptionStyleModel", "index", 1.0},
 		{"ToggleButtons", func() Model { return NewToggleButtons("bits", []string{"1", "4", "8"}, "4") }, "ToggleButtonsModel", controlsModule, "ToggleButtonsStyleModel", "index", 1.0},
+		{"SelectionSlider", func() Model { return NewSelectionSlider("s", []string{"0.1 %", "4.4 %", "50 %"}, "4.4 %") }, "SelectionSliderModel", controlsModule, "SliderStyleModel", "index", 1.0},
 		{"Checkbox", func() Model { return NewCheckbox("centre", true) }, "CheckboxModel", controlsModule, "CheckboxStyleModel", "value", true},
 		{"Button", func() Model { return NewButton("run") }, "ButtonModel", controlsModule, "ButtonStyleModel", "description", "run"},
 		{"Text", func() Model { return NewText("filter", "a") }, "TextModel", controlsModule, "TextStyleModel", "value", "a"},
