@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// TestNotebookKnobs turns the knobs of notebooks 00 and 00b through the
+// TestNotebookKnobs turns the knobs of notebooks 00, 00b and 04 through the
 // real jupyter_client (kernel/testdata/knobs_check.py): it runs each
 // notebook's cells up to its knob cell at the small scale, moves sliders
 // and selections as @jupyter-widgets/controls does, and checks each redraw

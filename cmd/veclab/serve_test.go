@@ -123,9 +123,12 @@ func TestBrowserWidgets(t *testing.T) {
 // chromium: notebook 00's cells up to its ef knob run on the wasm kernel
 // (the knob cells log their redraw times in the page), and the ef slider
 // moved from 10 to 15 redraws the area below it with the search that finds
-// all of the true top 5.
+// all of the true top 5; notebook 00b's bits dropdown set to 8 redraws the
+// 8-bit code; notebook 04's cells up to its knob cell run at the small
+// scale (the lite kernel has no PostgreSQL: the emulation only), and its
+// strategy buttons and selectivity slider redraw the chosen setting.
 func TestBrowserKnobs(t *testing.T) {
-	runLite(t, 10*time.Minute, "-knobs")
+	runLite(t, 15*time.Minute, "-knobs")
 }
 
 // runLite serves the JupyterLite site on a free port and runs

@@ -1,4 +1,4 @@
-"""Turn the knobs of the teaching notebooks 00 and 00b as a front end does,
+"""Turn the knobs of the teaching notebooks 00 and 00b and of notebook 04 as a front end does,
 through the real jupyter_client stack, and check that each redraw shows what
 the knob asks for.
 
@@ -142,6 +142,36 @@ try:
     redraw("00b bits = 8", qk["bits"][0], {"index": 3}, "8-bit OSQ, plain mean: 400 B/vector")
     redraw("00b centring = unit-length mean", qk["centring"][0], {"index": 1}, "8-bit OSQ, unit-length mean (Lucene)")
     redraw("00b oversample = 1", qk["oversample"][0], {"value": 1.0}, "⌈1·10⌉ = 10 candidates")
+    # Notebook 04 in a fresh kernel state: filter selectivity × strategy, at the small scale (20 queries, 2,000
+    # documents: the figures are those of the cell's own grid there).
+    km.restart_kernel(now=True)
+    kc.wait_for_ready(timeout=120)
+    cells = run_until("04-pgvector-filters-and-iterative-scan.ipynb", "pgvector-filters-knobs")
+    own = cells["pgvector-filters-knobs"]
+    fk = controls(own)
+    check("04: the controls", set(fk) == {"selectivity", "strategy"}, list(fk))
+    sel_state, strat_state = fk["selectivity"][1], fk["strategy"][1]
+    labels = sel_state.get("_options_labels", [])
+    check("04: the selectivity knob is a SelectionSlider over 7 filters from 0.1 % to 51 %",
+          sel_state.get("_model_name") == "SelectionSliderModel" and labels[:1] == ["0.1 %"] and labels[-1:] == ["51 %"] and len(labels) == 7, sel_state)
+    check("04: it starts at the article's filter, pgvector's default post-filter",
+          labels[sel_state.get("index", -1)] == "4.0 %" and strat_state.get("_options_labels", [None])[strat_state.get("index", -1)] == "post-filter 40", (sel_state, strat_state))
+    first = texts(own)
+    check("04: static grid and first view", "of every strategy at every selectivity" in json.dumps([m["content"] for m in own])
+          and "post-filter 40 at s = 4.0 % (category == 'c3' && year >= 2022): recall@10 0.250, 2.5 rows of 10" in first
+          and "iterative scan, relaxed_order: 10.0 rows, recall 1.000" in first, first)
+    check("04: the cell captures nothing in its own run", captured(own) == [] and svgs(own), captured(own))
+    # At the article's filter the iterative scan recovers what the post-filter leaves; at 0.1 % only 3 documents
+    # match, so no strategy returns 10 rows and the post-filter returns almost none.
+    redraw("04 strategy = relaxed_order", fk["strategy"][0], {"index": 2},
+           "relaxed_order at s = 4.0 % (category == 'c3' && year >= 2022): recall@10 1.000, 10.0 rows of 10")
+    got = redraw("04 selectivity = 0.1 %", fk["selectivity"][0], {"index": 0},
+                 "relaxed_order at s = 0.1 % (category == 'c3' && year == 2025 && region == 'latam'): recall@10 1.000, 3.0 rows of 10")
+    check("04 selectivity = 0.1 %: pgvector's story there", "the post-filter kept 0.1 of 10" in got, got)
+    redraw("04 strategy = post-filter 40", fk["strategy"][0], {"index": 0}, "post-filter 40 at s = 0.1 %")
+    redraw("04 selectivity = 51 %", fk["selectivity"][0], {"index": 6}, "post-filter 40 at s = 51 %")
+    reply, outs = execute("fmt.Println(selSlider.Value(), strategySel.Value())")
+    check("04: the kernel has the last values", texts(outs) == "51 % post-filter 40\n", texts(outs))
 except Exception:  # reported as a failed check, with what ran before
     import traceback
     check("driver", False, traceback.format_exc())

@@ -270,6 +270,19 @@ func NewToggleButtons(description string, options []string, value string) *Toggl
 		map[string]any{"button_style": "", "icons": []any{}, "tooltips": []any{}})}}
 }
 
+// SelectionSlider is a SelectionSliderModel: a slider over named steps
+// (its readout shows the selected option, e.g. "4.4 %"), for a knob whose
+// values are not evenly spaced numbers.
+type SelectionSlider struct{ selection }
+
+// NewSelectionSlider returns a slider over options with value selected
+// (the first option when value is not one of them).
+func NewSelectionSlider(description string, options []string, value string) *SelectionSlider {
+	f := sliderFields(description)
+	delete(f, "description")
+	return &SelectionSlider{selection{newSelection("SelectionSliderModel", "SelectionSliderView", "SliderStyleModel", description, options, value, f)}}
+}
+
 // Checkbox is a CheckboxModel.
 type Checkbox struct{ *Widget }
 

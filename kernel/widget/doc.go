@@ -21,9 +21,10 @@
 //
 // # Models
 //
-// IntSlider, FloatSlider, FloatLogSlider, Dropdown, ToggleButtons,
-// Checkbox, Button (click events), Text, Label, HTML, Output, HBox, VBox,
-// Tab, Play and Link (jslink: the front end keeps two attributes equal).
+// IntSlider, FloatSlider, FloatLogSlider, SelectionSlider, Dropdown,
+// ToggleButtons, Checkbox, Button (click events), Text, Label, HTML,
+// Output, HBox, VBox, Tab, Play and Link (jslink: the front end keeps two
+// attributes equal).
 // Each control gets its Layout and its style model, as ipywidgets creates
 // them. Any other model of the spec can be made with [New] and a state.
 //

@@ -50,7 +50,7 @@ func Interact(fn func(), controls ...Model) *Interactive {
 		switch x := c.(type) {
 		case *Button:
 			x.OnClick(ia.redraw)
-		case *Dropdown, *ToggleButtons:
+		case *Dropdown, *ToggleButtons, *SelectionSlider:
 			c.Base().Observe("index", ia.redraw)
 		case *Tab:
 			c.Base().Observe("selected_index", ia.redraw)

@@ -107,6 +107,7 @@ func TestModels(t *testing.T) {
 		{"FloatLogSlider", func() Model { return NewFloatLogSlider("lr", 0.01, -4, 0) }, "FloatLogSliderModel", controlsModule, "SliderStyleModel", "value", 0.01},
 		{"Dropdown", func() Model { return NewDropdown("M", []string{"8", "16"}, "16") }, "DropdownModel", controlsModule, "DescriptionStyleModel", "index", 1.0},
 		{"ToggleButtons", func() Model { return NewToggleButtons("bits", []string{"1", "4", "8"}, "4") }, "ToggleButtonsModel", controlsModule, "ToggleButtonsStyleModel", "index", 1.0},
+		{"SelectionSlider", func() Model { return NewSelectionSlider("s", []string{"0.1 %", "4.4 %", "50 %"}, "4.4 %") }, "SelectionSliderModel", controlsModule, "SliderStyleModel", "index", 1.0},
 		{"Checkbox", func() Model { return NewCheckbox("centre", true) }, "CheckboxModel", controlsModule, "CheckboxStyleModel", "value", true},
 		{"Button", func() Model { return NewButton("run") }, "ButtonModel", controlsModule, "ButtonStyleModel", "description", "run"},
 		{"Text", func() Model { return NewText("filter", "a") }, "TextModel", controlsModule, "TextStyleModel", "value", "a"},
@@ -293,5 +294,35 @@ func TestSelectionAndLink(t *testing.T) {
 	}
 	if err := s.Set("_model_name", "Y"); err == nil {
 		t.Errorf("changed _model_name")
+	}
+}
+
+// TestInteractRedrawsOnEachControl: a front end's change of any control
+// kind Interact takes reruns fn (a selection by its index, a slider by its
+// value); a control Interact does not observe would leave the view stale.
+func TestInteractRedrawsOnEachControl(t *testing.T) {
+	connect(t)
+	for _, tc := range []struct {
+		name  string
+		make  func() Model
+		state map[string]any
+	}{
+		{"IntSlider", func() Model { return NewIntSlider("ef", 10, 5, 80) }, map[string]any{"value": 20.0}},
+		{"Dropdown", func() Model { return NewDropdown("bits", []string{"1", "2"}, "1") }, map[string]any{"index": 1.0}},
+		{"ToggleButtons", func() Model { return NewToggleButtons("s", []string{"a", "b"}, "a") }, map[string]any{"index": 1.0}},
+		{"SelectionSlider", func() Model { return NewSelectionSlider("s", []string{"0.1 %", "50 %"}, "0.1 %") }, map[string]any{"index": 1.0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.make()
+			ran := 0
+			Interact(func() { ran++ }, c)
+			before := ran
+			if err := comm.Default.HandleMsg(c.Base().ID(), comm.Msg{Data: map[string]any{"method": "update", "state": tc.state, "buffer_paths": []any{}}}); err != nil {
+				t.Fatal(err)
+			}
+			if ran != before+1 {
+				t.Errorf("fn ran %d times after the change, want 1", ran-before)
+			}
+		})
 	}
 }

@@ -263,30 +263,30 @@ type StrategyMeasurement struct {
 // filter text, and compares each answer with exact search over the
 // matching documents.
 func measureStrategy(env *Env, coll *filtered.Collection, text string, s filtered.Strategy, p filtered.Params, label string) (StrategyMeasurement, error) {
+	f, err := coll.Meta().CompileString(text)
+	if err != nil {
+		return StrategyMeasurement{}, err
+	}
+	// The exact answers first, so that the timed queries run back to
+	// back as in every other measurement.
+	truth, err := filteredTruth(env, coll, f)
+	if err != nil {
+		return StrategyMeasurement{}, err
+	}
+	return measureAgainst(env, coll, f, truth, s, p, label)
+}
+
+// measureAgainst is measureStrategy with the filter compiled and each
+// query's exact answer (truth) already computed, so that several
+// strategies under one filter share them.
+func measureAgainst(env *Env, coll *filtered.Collection, f *filter.Compiled, truth [][]engine.ID, s filtered.Strategy, p filtered.Params, label string) (StrategyMeasurement, error) {
 	var m StrategyMeasurement
 	ds, err := env.Dataset()
 	if err != nil {
 		return m, err
 	}
-	f, err := coll.Meta().CompileString(text)
-	if err != nil {
-		return m, err
-	}
 	k, qs := env.Scale.K, ds.Queries
 	m.Label, m.Matching = label, len(f.IDs())
-	// The exact answers first, so that the timed queries run back to
-	// back as in every other measurement.
-	truth := make([][]engine.ID, qs.N)
-	for i := range truth {
-		rs, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: filtered.Exact})
-		if err != nil {
-			return m, err
-		}
-		truth[i] = make([]engine.ID, len(rs))
-		for j, r := range rs {
-			truth[i][j] = r.ID
-		}
-	}
 	m.Hits = make([]int, qs.N)
 	paths := map[filtered.Strategy]int{}
 	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup}
