@@ -46,7 +46,7 @@ func E10Sizes(env *Env, ms []Measurement, bytes []float64) (*table.Table, error)
 		}
 		_ = t.AddValues(m.Label, floatB, bytes[i]-hnswB, hnswB-floatB, bytes[i], 100*(bytes[i]/hnswB-1), art)
 	}
-	t.Note("codes = the type's resident bytes minus hnsw's (same graph parameters); 1-bit codes are %d bits = %d B plus corrections, int8 codes %d B plus a correction", dim, dim/8, dim)
+	t.Note("codes = the type's resident bytes minus hnsw's (same graph parameters); 1-bit codes are %d bits = %d B plus 14 B of corrections, int8 codes %d B plus 16 B (7-bit OSQ: lower, upper, ⟨v,c⟩ and Σq, as Lucene104ScalarQuantizedVectorsWriter writes them)", dim, dim/8, dim)
 	t.Note("the article's column compares Elasticsearch's whole on-disk store sizes (54.4 / 64.1 / 52.6 MB), which also hold the documents")
 	return t, nil
 }
