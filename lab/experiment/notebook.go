@@ -101,7 +101,7 @@ type RealSets struct {
 }
 
 // OpenRealSets opens the generated set, a GloVe set, the fortunes
-// sentence set when it is cached, and Fashion-MNIST at the scale, each in its own environment with the seed. Every set gets
+// sentence sets (fortunes, then fortunes-use) when they are cached, and Fashion-MNIST at the scale, each in its own environment with the seed. Every set gets
 // 200 queries (20 at the small scale) and no warm-up. At the small scale
 // the real sets are cut to the scale's N and GloVe is the compiled-in
 // glove-3k; otherwise they are used whole, and GloVe is glove-100k when
@@ -122,12 +122,15 @@ func OpenRealSets(scale Scale, seed uint64) (*RealSets, error) {
 		}
 	}
 	names := []string{"generated", glove}
-	// The sentence set joins when `veclab data get fortunes` has made it
-	// (it needs Debian's fortunes and the npm embedder, so no skip line
-	// otherwise).
+	// The sentence sets join when `veclab data get fortunes` (GloVe
+	// mean) or `veclab data get fortunes-use` (a Transformer encoder) has
+	// made them (they need Debian's fortunes and the npm embedders, so no
+	// skip line otherwise).
 	if root, err := dataset.DataRoot(); err == nil {
-		if f, ok := dataset.LookupSource("fortunes"); ok && f.Cached(root) {
-			names = append(names, "fortunes")
+		for _, name := range []string{"fortunes", "fortunes-use"} {
+			if f, ok := dataset.LookupSource(name); ok && f.Cached(root) {
+				names = append(names, name)
+			}
 		}
 	}
 	names = append(names, "fashion-mnist")

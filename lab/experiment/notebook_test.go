@@ -2,10 +2,14 @@ package experiment
 
 import (
 	"errors"
+	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/dataset"
 )
 
 func TestNotebook(t *testing.T) {
@@ -114,6 +118,52 @@ func TestOpenRealSets(t *testing.T) {
 	}
 	if s := rs.String(); !strings.Contains(s, "data sets: generated, glove-3k") || len(rs.Skipped) == 1 && !strings.Contains(s, "fashion-mnist: not used") {
 		t.Errorf("String() = %q", s)
+	}
+}
+
+// TestOpenRealSetsSentences: the two sentence sets join, fortunes then
+// fortunes-use, when they are in the data directory (tiny stand-ins
+// written here with their real names and dimensions), each in its own
+// environment with its own dimension.
+func TestOpenRealSetsSentences(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("VECLAB_DATA", root)
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, name := range []string{"fortunes-use", "fortunes"} {
+		src, _ := dataset.LookupSource(name)
+		m := vec.NewMatrix(60, src.Dim)
+		for i := range m.Data {
+			m.Data[i] = float32(r.NormFloat64())
+		}
+		b, q, _, _, err := dataset.HoldOut(m, 10, 0, src.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := dataset.WriteLayout(filepath.Join(root, name), dataset.Layout{Base: b, Queries: q,
+			Manifest: dataset.Manifest{Name: name, Metric: src.Metric.String()}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, err := OpenRealSets(Small, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "generated,glove-3k,fortunes,fortunes-use"
+	if _, ok := rs.Envs["fashion-mnist"]; ok {
+		want += ",fashion-mnist"
+	}
+	if got := strings.Join(rs.Names, ","); got != want {
+		t.Fatalf("Names = %s, want %s (skipped: %v)", got, want, rs.Skipped)
+	}
+	for name, dim := range map[string]int{"fortunes": 100, "fortunes-use": 512} {
+		env := rs.Envs[name]
+		ds, err := env.Dataset()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if env.DataName() != name || ds.Base.Dim != dim || env.Metric() != engine.Cosine {
+			t.Errorf("%s: data %q, %d dimensions, %s; want %d, cosine", name, env.DataName(), ds.Base.Dim, env.Metric(), dim)
+		}
 	}
 }
 
