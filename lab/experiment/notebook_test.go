@@ -2,10 +2,15 @@ package experiment
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/dataset"
 )
 
 func TestNotebook(t *testing.T) {
@@ -114,6 +119,86 @@ func TestOpenRealSets(t *testing.T) {
 	}
 	if s := rs.String(); !strings.Contains(s, "data sets: generated, glove-3k") || len(rs.Skipped) == 1 && !strings.Contains(s, "fashion-mnist: not used") {
 		t.Errorf("String() = %q", s)
+	}
+}
+
+// TestOpenRealSetsSentences: the two sentence sets join, fortunes then
+// fortunes-use, when they are in the data directory (tiny stand-ins
+// written here with their real names and dimensions), each in its own
+// environment with its own dimension.
+func TestOpenRealSetsSentences(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("VECLAB_DATA", root)
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, name := range []string{"fortunes-use", "fortunes"} {
+		src, _ := dataset.LookupSource(name)
+		// Query j is base row 3j, so its nearest sentence is known.
+		b, q := vec.NewMatrix(50, src.Dim), vec.NewMatrix(10, src.Dim)
+		for i := range b.Data {
+			b.Data[i] = float32(r.NormFloat64())
+		}
+		var words []string
+		for i := 0; i < b.N; i++ {
+			words = append(words, fmt.Sprintf("base %d of %s", i, name))
+		}
+		for j := 0; j < q.N; j++ {
+			copy(q.Row(j), b.Row(3*j))
+			words = append(words, fmt.Sprintf("query %d", j))
+		}
+		if err := dataset.WriteLayout(filepath.Join(root, name), dataset.Layout{Base: b, Queries: q, Words: words,
+			Manifest: dataset.Manifest{Name: name, Metric: src.Metric.String()}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, err := OpenRealSets(Small, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "generated,glove-3k,fortunes,fortunes-use"
+	if _, ok := rs.Envs["fashion-mnist"]; ok {
+		want += ",fashion-mnist"
+	}
+	if got := strings.Join(rs.Names, ","); got != want {
+		t.Fatalf("Names = %s, want %s (skipped: %v)", got, want, rs.Skipped)
+	}
+	for name, dim := range map[string]int{"fortunes": 100, "fortunes-use": 512} {
+		env := rs.Envs[name]
+		ds, err := env.Dataset()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if env.DataName() != name || ds.Base.Dim != dim || env.Metric() != engine.Cosine {
+			t.Errorf("%s: data %q, %d dimensions, %s; want %d, cosine", name, env.DataName(), ds.Base.Dim, env.Metric(), dim)
+		}
+	}
+	nt, err := rs.NeighbourTexts([]string{"fortunes", "fortunes-use"}, []int{1, 4}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nt.Rows) != 4 || len(nt.Columns) != 4 {
+		t.Fatalf("%d rows × %d columns:\n%s", len(nt.Rows), len(nt.Columns), nt)
+	}
+	for i, want := range [][3]string{{"query 1", "fortunes", "base 3 of fortunes"}, {"query 1", "fortunes-use", "base 3 of fortunes-use"},
+		{"query 4", "fortunes", "base 12 of fortunes"}, {"query 4", "fortunes-use", "base 12 of fortunes-use"}} {
+		row := nt.Rows[i]
+		if row[0].Text != want[0] || row[1].Text != want[1] || row[2].Text != want[2] {
+			t.Errorf("row %d: %q %q %q, want %q", i, row[0].Text, row[1].Text, row[2].Text, want)
+		}
+	}
+	for _, tc := range []struct {
+		names   []string
+		queries []int
+		k       int
+		err     error
+	}{
+		{[]string{"fortunes"}, []int{0}, 0, engine.ErrInvalidArgument},
+		{[]string{"fortunes"}, []int{10}, 1, engine.ErrInvalidArgument},
+		{[]string{"glove"}, []int{0}, 1, engine.ErrNotFound},
+		{[]string{"generated"}, []int{0}, 1, engine.ErrNotFound},
+	} {
+		if _, err := rs.NeighbourTexts(tc.names, tc.queries, tc.k); !errors.Is(err, tc.err) {
+			t.Errorf("NeighbourTexts(%q, %v, %d): %v, want %v", tc.names, tc.queries, tc.k, err, tc.err)
+		}
 	}
 }
 

@@ -49,4 +49,22 @@
 // computed (all cores) and stored, and an HDF5 file's own neighbours are
 // kept as groundtruth.ivecs after being checked against ours on a sample
 // of queries.
+//
+// # Sentence sets
+//
+// [FortunesLayout] makes the sentence sets of `veclab data get fortunes`
+// and `fortunes-use` from Debian's fortune files, embedded offline by an
+// [Encoder] of the npm tree [SentencesTree], a Node script fed one JSON
+// text a line: [GloVeMean] (wink-nlp's averaged GloVe 6B 100-d vectors)
+// or [USELite] (Google's Universal Sentence Encoder lite, a Transformer
+// encoder, 512-d; Cer et al. 2018, arXiv:1803.11175). Both sets drop the
+// same texts (those GloVe knows no word of), so they share texts, ids and
+// held-out queries and differ only in their vectors.
+//
+// # Invariants
+//
+// The same texts give the same bytes: USE lite's vector of a text
+// depends on its batch in the last bits, so [Encoder.ByLength] fixes the
+// batches as a function of the texts (shortest first, ties in input
+// order), and the tfjs CPU backend is deterministic for a batch.
 package ingest

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
@@ -21,16 +22,35 @@ type FortunesReport struct {
 	Embedded                    *Embedded
 	Base, Queries               int
 	TextsPerSecond, LoadSeconds float64
+	// Encoder is the encoder of the vectors; FilterSeconds, when not 0,
+	// the time GloVeMean took to find the fortunes with no known word
+	// (for an encoder other than GloVeMean).
+	Encoder       string
+	FilterSeconds float64
 }
 
 // FortunesLayout makes the sentence set: every fortune of the fortune
 // files in dir (all but ascii-art, whose entries are pictures), each once,
-// embedded by the sentence embedder in embedDir; fortunes none of whose
-// words has a vector are dropped (their vector is zero, which has no
-// direction under cosine). src.Queries are held out with src.Seed; the
-// texts are kept as words.txt and "file:entry" ids as ids.txt.
-func FortunesLayout(ctx context.Context, src dataset.Source, dir, embedDir, node string, progress func(done, total int)) (dataset.Layout, FortunesReport, error) {
-	var rep FortunesReport
+// embedded by enc in embedDir; fortunes none of whose words has a GloVe
+// vector are dropped (under GloVeMean their vector is zero, which has no
+// direction under cosine). The drop is GloVeMean's whatever enc is, so
+// every encoder's set holds the same texts in the same order, and
+// src.Queries held out with src.Seed (lab/dataset.HoldOut, which depends
+// only on the row count and the seed) are the same queries: the sets of
+// two encoders differ only in their vectors. The texts are kept as
+// words.txt and "file:entry" ids as ids.txt. progress, when not nil, is
+// called with the stage ("filtering", "embedding") as texts are embedded.
+func FortunesLayout(ctx context.Context, src dataset.Source, dir, embedDir, node string, enc Encoder, progress func(stage string, done, total int)) (dataset.Layout, FortunesReport, error) {
+	rep := FortunesReport{Encoder: enc.Name}
+	if enc.Dim != src.Dim {
+		return dataset.Layout{}, rep, fmt.Errorf("ingest: %s: encoder %s gives %d dimensions, the set has %d: %w", src.Name, enc.Name, enc.Dim, src.Dim, engine.ErrDimension)
+	}
+	stage := func(name string) func(done, total int) {
+		if progress == nil {
+			return nil
+		}
+		return func(done, total int) { progress(name, done, total) }
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return dataset.Layout{}, rep, fmt.Errorf("ingest: %w", err)
@@ -66,9 +86,23 @@ func FortunesLayout(ctx context.Context, src dataset.Source, dir, embedDir, node
 	if len(texts) <= src.Queries {
 		return dataset.Layout{}, rep, fmt.Errorf("ingest: %s: %d fortunes, too few for %d queries: %w", dir, len(texts), src.Queries, engine.ErrEmpty)
 	}
-	emb, err := EmbedTexts(ctx, embedDir, node, texts, progress)
+	// known[i] is 0 for a fortune none of whose words GloVe knows.
+	var known []int
+	if enc.Name != GloVeMean.Name {
+		t0 := time.Now()
+		g, err := GloVeMean.Embed(ctx, embedDir, node, texts, stage("filtering"))
+		if err != nil {
+			return dataset.Layout{}, rep, err
+		}
+		known = g.Known
+		rep.FilterSeconds = time.Since(t0).Seconds()
+	}
+	emb, err := enc.Embed(ctx, embedDir, node, texts, stage("embedding"))
 	if err != nil {
 		return dataset.Layout{}, rep, err
+	}
+	if known == nil {
+		known = emb.Known
 	}
 	rep.Embedded = emb
 	rep.LoadSeconds = emb.Load.Seconds()
@@ -77,7 +111,7 @@ func FortunesLayout(ctx context.Context, src dataset.Source, dir, embedDir, node
 	}
 	all := &vec.Matrix{Dim: emb.Vectors.Dim, Stride: emb.Vectors.Dim}
 	var keptTexts, keptIDs []string
-	for i, k := range emb.Known {
+	for i, k := range known {
 		if k == 0 {
 			rep.NoWords++
 			continue
@@ -98,7 +132,7 @@ func FortunesLayout(ctx context.Context, src dataset.Source, dir, embedDir, node
 	}
 	rep.Base, rep.Queries = b.N, q.N
 	return dataset.Layout{Base: b, Queries: q, Words: words, IDs: rowIDs, Manifest: dataset.Manifest{
-		Name: src.Name, Metric: src.Metric.String(), Source: src.Origin + "; model: " + SentencesModel, License: src.License, Seed: src.Seed,
+		Name: src.Name, Metric: src.Metric.String(), Source: src.Origin + "; model: " + enc.Model, License: src.License, Seed: src.Seed,
 		Notes: fmt.Sprintf("%d fortunes read from %d files (%s); %d repeats and %d with no word in GloVe's vocabulary dropped; %d queries held out with seed %d (lab/dataset.HoldOut); words.txt holds each row's text (whitespace collapsed), ids.txt its file:entry, base rows then queries",
 			rep.Read, len(rep.Files), strings.Join(rep.Files, ", "), rep.Duplicates, rep.NoWords, q.N, src.Seed),
 	}}, rep, nil
