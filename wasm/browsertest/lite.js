@@ -1213,6 +1213,40 @@ async function main() {
 		}, id);
 		check(vega.tag && vega.width <= vega.area + 1, `a chart's cell shows no vega-embed element (or one wider than its output area): ${JSON.stringify(vega)}`);
 		console.log(`ok   a chart shows as Vega-Lite: a vega-embed element (${vega.tag}, ${vega.width}×${vega.height} px in an output area ${vega.area} px wide); its bundle keeps the PNG`);
+		// A grid as notebook 00 draws them (three pictures with a legend
+		// each to a row, titles longer than a panel), and a chart set wider
+		// than the PNG's 900 px: vega-embed draws them at the spec's size,
+		// which lab/chart keeps within a notebook column.
+		for (const [what, code] of [
+			["a grid of five pictures, three to a row", `g := chart.NewGrid("five pictures of the same points, three to a row", 3)
+for i := 0; i < 5; i++ {
+	p := chart.NewScatter(fmt.Sprintf("picture %d: a title longer than its panel is wide", i), "x", "y")
+	p.Add("points", chart.Dots, []float64{-1, 0, 1, 0.5}, []float64{1, 0, -1, 0.25})
+	p.Add("more points", chart.Dots, []float64{-0.5, 0.2}, []float64{-0.5, 0.8})
+	g.Charts = append(g.Charts, p)
+}
+g`],
+			["a line chart set 900 pt wide", `w := chart.NewLine("recall@10 vs ef, wide", "ef", "recall@10").Add("lab", []float64{10, 50, 200}, []float64{0.6, 0.95, 1})
+w.Width = 900
+w`],
+		]) {
+			r = await runCell(page, id, code, 60000);
+			check(r.status === "ok", `${what}: ${JSON.stringify(r).slice(0, 600)}`);
+			const v = await page.evaluate(async (id) => {
+				const t = Date.now();
+				for (;;) {
+					const cells = document.getElementById(id).querySelectorAll(".jp-CodeCell");
+					const el = cells[cells.length - 1].querySelector(".jp-OutputArea-output .vega-embed");
+					const pic = el && el.querySelector("canvas, svg.marks");
+					const box = pic && pic.getBoundingClientRect();
+					if (box && box.width > 100 && box.height > 100) return { width: Math.round(box.width), height: Math.round(box.height), area: Math.round(el.closest(".jp-OutputArea-output").getBoundingClientRect().width) };
+					if (Date.now() - t > 30000) return { found: !!el, pic: !!pic };
+					await new Promise((r) => setTimeout(r, 100));
+				}
+			}, id);
+			check(v.width && v.width <= v.area + 1, `${what}: drawn by vega-embed ${JSON.stringify(v)}, wider than its output area (or not drawn)`);
+			console.log(`ok   ${what}: drawn by vega-embed ${v.width}×${v.height} px in an output area ${v.area} px wide`);
+		}
 		const k = await page.evaluate(async (id) => {
 			const kernel = window.kernelOf(id);
 			const c = await kernel.requestComplete({ code: "fmt.Prin", cursor_pos: 8 });
