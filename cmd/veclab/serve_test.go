@@ -131,6 +131,16 @@ func TestBrowserKnobs(t *testing.T) {
 	runLite(t, 15*time.Minute, "-knobs")
 }
 
+// TestBrowserLinks serves the JupyterLite site and runs lite.js -links in
+// chromium: notebook 01, opened by its shared link and not run, has no
+// relative link with an empty href; a click on its "next" link opens
+// notebook 02 in the app, in the same browser tab, its first heading
+// shown; 02's link to the reading order opens notebooks/README.md
+// rendered, and the README's link to notebook 00 opens it.
+func TestBrowserLinks(t *testing.T) {
+	runLite(t, 5*time.Minute, "-links")
+}
+
 // runLite serves the JupyterLite site on a free port and runs
 // wasm/browsertest/lite.js with args and the site's URL, failing t when it
 // fails or outlives timeout.

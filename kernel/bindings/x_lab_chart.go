@@ -31,6 +31,7 @@ func init() {
 			"Reference":      ValueOf(chart.Reference),
 			"Star":           ValueOf(chart.Star),
 			"VegaLiteSchema": ValueOf(chart.VegaLiteSchema),
+			"VegaLiteWidth":  ValueOf(chart.VegaLiteWidth),
 		}, Types: map[string]Type{
 			"BarSeries": TypeOf((*chart.BarSeries)(nil)).Elem(),
 			"Bars":      TypeOf((*chart.Bars)(nil)).Elem(),
@@ -47,6 +48,7 @@ func init() {
 			"MaxWidth":       "int:675",
 			"MinCellWidth":   "int:210",
 			"VegaLiteSchema": "string:https://vega.github.io/schema/vega-lite/v5.json",
+			"VegaLiteWidth":  "int:800",
 		},
 	}
 }

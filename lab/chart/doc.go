@@ -26,7 +26,11 @@
 // each point's exact figures, the article's figures marked (grey bars; a
 // dashed line with open diamonds), a legend whose entries toggle their
 // series and scales that zoom and pan. The PNG stays beside it in the
-// notebook, for nbconvert and viewers without a Vega renderer. A scatter's
+// notebook, for nbconvert and viewers without a Vega renderer. A spec is
+// at most [VegaLiteWidth] (800 px) wide, axes, titles and legends
+// included, narrower than the PNG's 900 px: vega-embed draws a canvas at
+// the spec's size, which no CSS scales down to the output area as it does
+// the PNG; a grid's plots are sized for its row to fit. A scatter's
 // coordinates are written as float32 (a picture, not figures) to keep the
 // spec small. The tests compile every spec with the real vega-lite and run
 // it headless with vega (the pinned npm tree in lab/chart/vega).

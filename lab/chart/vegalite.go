@@ -84,19 +84,56 @@ func (c *Scatter) VegaLite() []byte {
 	return topLevel(func() (spec, error) { return c.vegaLite(0) }, float64(w), float64(h))
 }
 
+// VegaLiteWidth is the widest, in CSS pixels, that a Vega-Lite spec of
+// this package is drawn, everything included (axes, titles, legends,
+// padding). The PNG's [MaxWidth] (900 px) does not bound it: a notebook
+// shows the PNG in an img its CSS scales down to the output area, but
+// vega-embed draws a canvas at the spec's own size, and JupyterLab's
+// output area is narrower than the PNG's 900 px (840 px in the JupyterLite
+// site at 1280 px, measured): grids drawn at the PNG's size came out
+// 853–900 px wide there, their right-hand panels cut at the edge.
+const VegaLiteWidth = 800
+
+// Layout of a [Grid]'s concatenation, in CSS pixels, set in the spec
+// rather than left to Vega-Lite's defaults (the same values) so that the
+// width budget below holds: the view's padding on each side, the space
+// between two charts of a row, and the room left of each plot for the y
+// axis: its ticks and labels, held to exactly gridAxisExtent by the axis's
+// minExtent and maxExtent (labels longer than gridAxisLabels are cut with
+// an ellipsis), its title's padding and the title (11 px text); and the
+// room right of each plot for the x axis's last label, centred on its
+// tick (measured with vega: 5 px on a linear axis, 12 on a log axis whose
+// scale pads the data by edgePad).
+const (
+	gridPadding    = 5
+	gridSpacing    = 20
+	gridAxisExtent = 40
+	gridAxisLabels = gridAxisExtent - 8 // the tick (5) and the label's padding (2), and a pixel
+	gridAxisRoom   = gridAxisExtent + 4 + 14
+	gridOverhang   = 14
+)
+
+// vegaSize returns w × h points as the CSS pixels of a chart's Vega-Lite
+// spec: at most [VegaLiteWidth] wide, the height scaled with the width.
+func vegaSize(w, h float64) (int, int) {
+	pw, ph := px(w), px(h)
+	if pw > VegaLiteWidth {
+		pw, ph = VegaLiteWidth, int(math.Round(float64(ph)*VegaLiteWidth/float64(pw)))
+	}
+	return pw, ph
+}
+
 // topLevel completes the spec of one chart drawn w × h points: the
 // schema, and a size that includes the axes and the legend, as the PNG's
-// does (scaled down to [MaxWidth] as the PNG is).
+// does (autosize "fit", "contains": "padding"), scaled down to
+// [VegaLiteWidth].
 func topLevel(build func() (spec, error), w, h float64) []byte {
 	s, err := build()
 	if err != nil {
 		return errorSpec(err, w, h)
 	}
-	if w > MaxWidth {
-		w, h = MaxWidth, h*MaxWidth/w
-	}
 	s["$schema"] = VegaLiteSchema
-	s["width"], s["height"] = px(w), px(h)
+	s["width"], s["height"] = vegaSize(w, h)
 	s["autosize"] = spec{"type": "fit", "contains": "padding"}
 	return marshal(s, w, h)
 }
@@ -112,13 +149,11 @@ func marshal(s spec, w, h float64) []byte {
 // errorSpec is a spec with no data whose title is the error, in the red of
 // the PNG's error picture.
 func errorSpec(err error, w, h float64) []byte {
-	if w > MaxWidth {
-		w, h = MaxWidth, h*MaxWidth/w
-	}
+	pw, ph := vegaSize(w, h)
 	s := spec{
 		"$schema": VegaLiteSchema,
-		"title":   spec{"text": err.Error(), "color": "#B00020", "limit": px(w)},
-		"width":   px(w), "height": px(h),
+		"title":   spec{"text": err.Error(), "color": "#B00020", "limit": pw},
+		"width":   pw, "height": ph,
 		"data": spec{"values": []any{}},
 		"mark": "point",
 	}
@@ -582,6 +617,7 @@ func (g *Grid) vegaLite() (spec, error) {
 		return nil, err
 	}
 	_, cols, cw, ch := g.layout()
+	pw, ph := gridPlot(cols, cw, ch)
 	views := make([]any, len(g.Charts))
 	for i, c := range g.Charts {
 		v, err := c.vegaLite(i)
@@ -590,18 +626,80 @@ func (g *Grid) vegaLite() (spec, error) {
 		}
 		// In a concatenation the size is the plot's, without the axes
 		// and title the cell of the PNG also holds.
-		v["width"], v["height"] = max(px(cw)-60, 60), max(px(ch)-70, 60)
+		v["width"], v["height"] = pw, ph
+		// A chart's title wider than its plot would widen the row (it
+		// is centred on the plot): it goes on as many lines as it
+		// needs, and a word longer than the plot is cut (an ellipsis).
+		if t, ok := v["title"].(string); ok {
+			v["title"] = spec{"text": wrapTitle(t, pw), "limit": pw}
+		}
 		views[i] = v
 	}
 	s := spec{
 		"$schema": VegaLiteSchema,
 		"columns": cols,
 		"concat":  views,
+		"padding": gridPadding,
+		"spacing": gridSpacing,
 		"resolve": spec{"scale": spec{"color": "independent", "shape": "independent", "strokeDash": "independent"},
 			"legend": spec{"color": "independent", "shape": "independent"}},
+		"config": spec{"axisY": spec{"minExtent": gridAxisExtent, "maxExtent": gridAxisExtent, "labelLimit": gridAxisLabels}},
 	}
 	if g.Title != "" {
-		s["title"] = spec{"text": g.Title, "anchor": "middle"} // centred above the charts, as in the PNG
+		// Centred above the charts, as in the PNG.
+		s["title"] = spec{"text": g.Title, "anchor": "middle", "limit": VegaLiteWidth - 2*gridPadding}
 	}
 	return s, nil
+}
+
+// titleCharWidth is the width, in CSS pixels, wrapTitle allows a
+// character of a chart's title: Vega-Lite's titles are 13 px bold
+// sans-serif, whose letters average about 7 px; 8 leaves room for the wide
+// ones.
+const titleCharWidth = 8
+
+// wrapTitle breaks a title into lines at spaces so that each line is at
+// most w pixels wide at titleCharWidth a character: the text itself when
+// it fits on one line, else the lines (Vega-Lite draws a list of strings
+// as lines).
+func wrapTitle(t string, w int) any {
+	n := max(w/titleCharWidth, 1)
+	if len([]rune(t)) <= n {
+		return t
+	}
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(t) {
+		switch {
+		case line == "":
+			line = word
+		case len([]rune(line))+1+len([]rune(word)) <= n:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return lines
+}
+
+// gridPlot returns the size, in CSS pixels, of each plot of a grid of cols
+// charts laid out cw × ch points each ([Grid.layout]): the PNG's, the
+// axes and title taken off, unless the row would then be wider than
+// [VegaLiteWidth] (padding, spacing and each chart's y axis included);
+// then the widest that fits, the height scaled with it. (The legends are
+// drawn inside the plots, so they do not widen a chart.)
+func gridPlot(cols int, cw, ch float64) (int, int) {
+	pw, ph := max(px(cw)-60, 60), max(px(ch)-70, 60)
+	fit := (VegaLiteWidth-2*gridPadding-(cols-1)*gridSpacing)/cols - gridAxisRoom - gridOverhang
+	if pw > fit {
+		pw, ph = fit, int(math.Round(float64(ph)*float64(fit)/float64(pw)))
+	}
+	return max(pw, 60), max(ph, 60)
 }

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -34,6 +36,18 @@ func vegaCharts() []struct {
 	unnamed := NewLine("", "", "").Add("", []float64{1, 2}, []float64{3, 4}).Add("", []float64{1, 2}, []float64{4, 3})
 	walk := graphPicture()
 	walk.NoLegend = true
+	// Grids as the notebooks draw them: three pictures to a row with a
+	// legend each (00's layers), four line charts asked for in a row
+	// (laid out two by two), and a line chart set wider than MaxWidth.
+	layers := NewGrid("the layers of one graph, M = 4", 3)
+	for i := range 5 {
+		p := graphPicture()
+		p.Title = fmt.Sprintf("layer %d · nodes ringed, links in grey", i)
+		layers.Charts = append(layers.Charts, p)
+	}
+	curves := NewGrid("recall@10 against ef for four values of M", 4, efCurve(), articleCurve(), efCurve(), articleCurve())
+	wide := efCurve()
+	wide.Width, wide.Height = 900, 400
 	return []struct {
 		name string
 		spec func() []byte
@@ -45,6 +59,9 @@ func vegaCharts() []struct {
 		{"scatter", func() []byte { return graphPicture().VegaLite() }},
 		{"scatter-nolegend", walk.VegaLite},
 		{"grid", func() []byte { return NewGrid("two pictures", 2, graphPicture(), efCurve(), storeBars()).VegaLite() }},
+		{"grid-layers", layers.VegaLite},
+		{"grid-curves", curves.VegaLite},
+		{"line-wide", wide.VegaLite},
 		{"error", func() []byte {
 			return NewLine("bad", "x", "y").Add("s", []float64{1}, []float64{math.NaN()}).VegaLite()
 		}},
@@ -304,8 +321,9 @@ func TestVegaLiteBadData(t *testing.T) {
 
 // TestVegaLiteCompiles compiles every spec of the golden set with the real
 // vega-lite and runs it headless with vega (lab/chart/vega/check.mjs):
-// a compile error, a warning (a dropped channel or selection) or an
-// empty picture fails.
+// a compile error, a warning (a dropped channel or selection), an empty
+// picture, or a picture wider than VegaLiteWidth (as vega draws it,
+// everything included) fails.
 func TestVegaLiteCompiles(t *testing.T) {
 	testenv.Need(t, testenv.Vega)
 	dir := t.TempDir()
@@ -330,6 +348,8 @@ func TestVegaLiteCompiles(t *testing.T) {
 			Warnings []string
 			Error    string
 			Marks    int
+			Width    float64
+			Height   float64
 		}
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("check.mjs printed %q: %v", sc.Text(), err)
@@ -342,6 +362,10 @@ func TestVegaLiteCompiles(t *testing.T) {
 		if r.Marks == 0 && name != "error" {
 			t.Errorf("%s: rendered no marks", name)
 		}
+		if r.Width > VegaLiteWidth || r.Width < 100 {
+			t.Errorf("%s: drawn %.0f × %.0f px, want 100 to %d px wide", name, r.Width, r.Height, VegaLiteWidth)
+		}
+		t.Logf("%s: %.0f × %.0f px", name, r.Width, r.Height)
 	}
 	if n != len(files) {
 		t.Fatalf("check.mjs reported %d of %d specs (%v): %s", n, len(files), err, stderr.String())
@@ -380,6 +404,35 @@ func TestVegaPinsMatchSite(t *testing.T) {
 	for _, p := range []string{"node_modules/vega-lite", "node_modules/vega"} {
 		if here[p] == "" || here[p] != site[p] {
 			t.Errorf("%s: lab/chart/vega pins %q, wasm/lite %q", p, here[p], site[p])
+		}
+	}
+}
+
+// TestWrapTitle: a grid chart's title goes on lines no wider than its plot
+// (at titleCharWidth a character), broken at spaces; one that fits stays
+// a string.
+func TestWrapTitle(t *testing.T) {
+	for _, tt := range []struct {
+		title string
+		width int
+		want  any
+	}{
+		{"layer 0", 192, "layer 0"},
+		{"", 192, ""},
+		{"layer 0 · nodes ringed, links in grey", 192, []string{"layer 0 · nodes ringed,", "links in grey"}},
+		{"recall@10 against ef for M = 16", 120, []string{"recall@10", "against ef for", "M = 16"}},
+		{"a_single_word_longer_than_the_plot", 80, "a_single_word_longer_than_the_plot"}, // cut by the title's limit
+	} {
+		got := wrapTitle(tt.title, tt.width)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("wrapTitle(%q, %d) = %#v, want %#v", tt.title, tt.width, got, tt.want)
+		}
+		if lines, ok := got.([]string); ok {
+			for _, l := range lines {
+				if n := len([]rune(l)); n*titleCharWidth > tt.width {
+					t.Errorf("wrapTitle(%q, %d): line %q is %d characters, over %d px", tt.title, tt.width, l, n, tt.width)
+				}
+			}
 		}
 	}
 }

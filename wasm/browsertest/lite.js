@@ -36,6 +36,7 @@
 //	node lite.js -cell FILE URL
 //	node lite.js -widgets URL
 //	node lite.js -knobs URL
+//	node lite.js -links URL
 //
 // The third form runs only the check of the notebooks' saved outputs.
 // The fourth runs the Go code of FILE as one cell of a new notebook, on
@@ -56,6 +57,11 @@
 // cell (after its set-up cells, article scale) redraws for 8 bits; then
 // notebook 04's cells up to its knob cell (small scale, no PostgreSQL)
 // redraw for relaxed_order and for the selectivity slider moved to 0.1 %.
+// The seventh follows the course's links (linksOnly): notebook 01, opened
+// by its shared link and not run, its "next" link clicked: notebook 02
+// opens in the app, in the same browser tab, its first heading shown;
+// then 02's link to the reading order (notebooks/README.md) opens the
+// README rendered, and its link to a notebook opens that notebook.
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -106,6 +112,11 @@ if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && args[0] === "-knob
 	knobsMode = true;
 	args = args.slice(1);
 }
+let linksMode = false;
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && args[0] === "-links") {
+	linksMode = true;
+	args = args.slice(1);
+}
 let alone = false;
 if (loadRuns && args[0] === "-alone") {
 	alone = true;
@@ -113,7 +124,7 @@ if (loadRuns && args[0] === "-alone") {
 }
 const base = args[0];
 const screenshot = args[1];
-const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL";
+const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL | node lite.js -links URL";
 if (!base) {
 	console.error(usage);
 	process.exit(2);
@@ -495,7 +506,8 @@ async function sharedLink(context, form, name, more) {
 //     display an untrusted SVG";
 //   - a rendered line of an output or a Markdown cell that starts with a
 //     stray comma (a list of strings of the .ipynb shown joined by ",");
-//   - a figure (img, svg) that does not load or is wider than its output
+//   - a figure (img, svg, or the canvas vega-embed draws a Vega-Lite
+//     spec on) that does not load or is wider than its output
 //     area, or a table wider than it that does not scroll inside it, both
 //     as saved and once the notebook's outputs are trusted (as after a
 //     run: then JupyterLab shows SVG, in an img its own CSS does not
@@ -533,6 +545,13 @@ async function savedOutputs(context) {
 						cell.node.scrollIntoView({ block: "start" });
 						await sleep(30);
 						await Promise.all([...cell.node.querySelectorAll(".jp-OutputArea-output img")].map((im) => im.decode().catch(() => {})));
+						// A Vega-Lite output is drawn by vega-embed once its
+						// chunk has loaded and the spec has run: wait (up to
+						// 20 s) for each one's canvas (or SVG) to be drawn.
+						for (let t = Date.now(); Date.now() - t < 20000; await sleep(50)) {
+							const embeds = [...cell.node.querySelectorAll(".jp-OutputArea-output .jp-RenderedVegaCommon5")];
+							if (embeds.every((e) => [...e.querySelectorAll("canvas, svg.marks")].some((p) => p.getBoundingClientRect().width >= 2))) break;
+						}
 						const at = `cell ${i}`;
 						const texts = [...cell.node.querySelectorAll(".jp-OutputArea-output, .jp-MarkdownOutput")];
 						for (const el of texts) {
@@ -552,8 +571,12 @@ async function savedOutputs(context) {
 						}
 						for (const out of cell.node.querySelectorAll(".jp-OutputArea-output")) {
 							const box = out.getBoundingClientRect();
-							for (const f of out.querySelectorAll("img, svg")) {
-								if (f.closest("svg") !== f && f.tagName.toLowerCase() === "svg") continue; // an svg inside an svg
+							// img and svg: the PNG and SVG pictures; canvas (and
+							// svg.marks, its SVG renderer's): vega-embed's
+							// drawing of a Vega-Lite spec, at the spec's size
+							// (no CSS scales it down to the area).
+							for (const f of out.querySelectorAll("img, svg, canvas")) {
+								if (f.tagName.toLowerCase() === "svg" && (f.parentElement.closest("svg") || f.closest(".vega-actions, .vega-embed > details"))) continue; // an svg inside an svg; vega-embed's menu icon
 								if (f.tagName === "IMG" && f.complete && f.naturalWidth === 0) {
 									found.push(`${at}${when}: a figure that does not load (${f.src.slice(0, 40)}…)`);
 									continue;
@@ -804,6 +827,169 @@ widget.Interact(func() {
 	}
 }
 
+// mdLinks returns the relative links [text, target] of the Markdown
+// cells of the notebook file (relative to the repository's notebooks/),
+// or of the Markdown file itself, in order: what a learner can click.
+// With before, only the links whose preceding text on their line matches
+// it.
+function mdLinks(name, before) {
+	const fs = require("fs");
+	const path = require("path");
+	const file = path.join(__dirname, "..", "..", "notebooks", name);
+	let md = fs.readFileSync(file, "utf8");
+	if (name.endsWith(".ipynb")) md = JSON.parse(md).cells.filter((c) => c.cell_type === "markdown").map((c) => [].concat(c.source).join("")).join("\n");
+	return [...md.matchAll(/\[([^\]]+)\]\(([^)\s:]+)\)/g)]
+		.filter((m) => !before || before.test(md.slice(md.lastIndexOf("\n", m.index) + 1, m.index)))
+		.map((m) => [m[1], m[2]]).filter(([, t]) => !t.startsWith("/") && !t.startsWith("#"));
+}
+
+// firstHeading is the text of the first Markdown heading of a notebook
+// file, as JupyterLab shows it (Markdown's # and emphasis taken off).
+function firstHeading(name) {
+	const cells = JSON.parse(require("fs").readFileSync(require("path").join(__dirname, "..", "..", "notebooks", name), "utf8")).cells;
+	for (const c of cells) {
+		if (c.cell_type !== "markdown") continue;
+		const h = [].concat(c.source).join("").split("\n").find((l) => /^#+\s/.test(l));
+		if (h) return h.replace(/^#+\s*/, "").replace(/[*`]/g, "").trim();
+	}
+	throw new CheckError(`${name} has no Markdown heading`);
+}
+
+// readmeHeading is the first heading of notebooks/README.md, as shown.
+function readmeHeading() {
+	const md = require("fs").readFileSync(require("path").join(__dirname, "..", "..", "notebooks", "README.md"), "utf8");
+	const h = md.split("\n").find((l) => /^#\s/.test(l));
+	if (!h) throw new CheckError("notebooks/README.md has no heading");
+	return h.replace(/^#\s*/, "").replace(/[*`]/g, "").trim();
+}
+
+// linksOnly checks that the course's relative links work in the site as
+// they do in JupyterLab with a Jupyter server: a click on one opens the
+// linked file inside the app, in the same browser tab. Before, every
+// relative link of a Markdown cell had an empty href (src/process.js says
+// why) and a click opened the site's root in a new tab, and README.md had
+// no viewer. It opens notebook 01 by its shared link, not run, clicks its
+// "next" link (the link and its target read from the .ipynb), and checks
+// that the target notebook is in front with its first heading visible,
+// that no browser tab opened and no page loaded; then, from
+// there, the link to the reading order (README.md) opens it rendered, and
+// its link to notebook 00 opens 00. Every link of 01's Markdown must have
+// a non-empty href.
+async function linksOnly() {
+	const { profile, context } = await launch();
+	const problems = [];
+	try {
+		const page = await context.newPage();
+		page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+		const start = "01-four-stores-on-defaults.ipynb";
+		await page.goto(new URL("?path=notebooks/" + start, base).href);
+		await appReady(page, 120000);
+
+		// front waits until the document at path is the visible widget
+		// of the main area, and returns its id.
+		const front = async (path, what) => {
+			const ok = await page.waitForFunction((p) => [...window.jupyterapp.shell.widgets("main")].some((w) => w.context?.path === p && w.isVisible), path, { timeout: 60000 })
+				.then(() => true, () => false);
+			if (!ok) {
+				const shown = await page.evaluate(() => [...window.jupyterapp.shell.widgets("main")].filter((w) => w.isVisible).map((w) => w.context?.path || w.title.label));
+				throw new CheckError(`${what}: ${path} is not in front; the main area shows ${JSON.stringify(shown)}`);
+			}
+			return page.evaluate((p) => [...window.jupyterapp.shell.widgets("main")].find((w) => w.context?.path === p && w.isVisible).id, path);
+		};
+		// follow finds, in the widget id, the rendered link to target whose
+		// text starts with label (scrolling the notebook cell by cell until
+		// it is rendered: a notebook draws what is off screen lazily),
+		// checks its href, clicks it and checks that path opens in the
+		// same tab, showing heading.
+		const follow = async (id, label, target, path, heading, what) => {
+			const sel = `[id="${id}"] a[href]`;
+			let link = null;
+			for (let i = 0; ; i++) {
+				const found = await page.evaluate(({ sel, label }) => [...document.querySelectorAll(sel)].findIndex((a) => a.textContent.trim().startsWith(label)), { sel, label });
+				if (found >= 0) {
+					link = page.locator(sel).nth(found);
+					break;
+				}
+				const more = await page.evaluate(({ id, i }) => {
+					const w = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
+					const nb = w.content;
+					if (!nb || !nb.widgets || i >= nb.widgets.length) return false;
+					nb.scrollToItem(i, "start").catch(() => {});
+					return true;
+				}, { id, i });
+				if (!more) throw new CheckError(`${what}: no rendered link "${label}…"`);
+				await page.waitForTimeout(30);
+			}
+			await link.scrollIntoViewIfNeeded();
+			// JupyterLab sets the href once it has resolved the link (the
+			// file's download URL).
+			const href = await page.waitForFunction((el) => el.getAttribute("href") || null, await link.elementHandle(), { timeout: 10000 }).then((h) => h.jsonValue(), () => "");
+			check(href && new URL(href, base).pathname.endsWith("/files/notebooks/" + target), `${what}: the link "${label}…" (${target}) has href ${JSON.stringify(href)}, want the file's URL (…/files/notebooks/${target})`);
+			const tabs = context.pages().length;
+			// A mark in the page's window: gone if the click loads a page.
+			await page.evaluate(() => { window.veclabLinkMark = true; });
+			await link.click();
+			const to = await front(path, `${what}: after the click on "${label}…"`);
+			const title = page.locator(`[id="${to}"]`).getByText(heading, { exact: false }).filter({ visible: true }).first();
+			check(await title.waitFor({ state: "visible", timeout: 30000 }).then(() => true, () => false), `${what}: ${path} opened but "${heading}" is not visible`);
+			await page.waitForTimeout(500); // a new tab would have opened by now
+			check(context.pages().length === tabs, `${what}: the click opened ${context.pages().length - tabs} browser tab(s)`);
+			check(await page.evaluate(() => window.veclabLinkMark === true), `${what}: the click loaded a page (${page.url()})`);
+			console.log(`ok   ${what}: "${label}…" (href ${new URL(href, base).pathname}) opens ${path} in the app, same tab, "${heading}" shown`);
+			return to;
+		};
+
+		const id01 = await front("notebooks/" + start, "the shared link");
+		// Every relative link of 01 rendered with an href (it was "").
+		// Each Markdown cell scrolled into view (a notebook renders what
+		// is off screen lazily), its links read once JupyterLab has
+		// resolved them (up to 5 s: it sets every href, or "" on failure).
+		const rendered = await page.evaluate(async (id) => {
+			const panel = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
+			await panel.context.ready;
+			const nb = panel.content;
+			const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+			const out = [];
+			for (let i = 0; i < nb.widgets.length; i++) {
+				const cell = nb.widgets[i];
+				if (cell.model.type !== "markdown") continue;
+				await nb.scrollToItem(i, "start").catch(() => {});
+				cell.node.scrollIntoView({ block: "start" });
+				const md = cell.model.sharedModel.getSource();
+				const want = [...md.matchAll(/\]\(([^)\s:]+)\)/g)].filter((m) => !m[1].startsWith("/") && !m[1].startsWith("#")).length;
+				let links = [];
+				for (let t = Date.now(); Date.now() - t < 5000; await sleep(50)) {
+					links = [...cell.node.querySelectorAll(".jp-MarkdownOutput a:not(.jp-InternalAnchorLink)")].filter((a) => !(a.getAttribute("href") || "").startsWith("/") && !(a.getAttribute("href") || "").startsWith("#"));
+					if (links.length >= want && links.every((a) => a.getAttribute("href"))) break;
+				}
+				for (const a of links) out.push([i, a.textContent.trim(), a.getAttribute("href")]);
+			}
+			return out;
+		}, id01);
+		const links01 = mdLinks(start);
+		const empty = rendered.filter(([, , h]) => !h);
+		check(empty.length === 0 && rendered.length >= links01.length, `01: ${empty.length} of ${rendered.length} rendered links have an empty href (${JSON.stringify(empty)}); its Markdown has ${links01.length} relative links`);
+		console.log(`ok   01: ${rendered.length} rendered links, none with an empty href (${links01.length} relative in its Markdown)`);
+
+		// The notebooks end "… · next: [02 · Redis EF_RUNTIME](02-….ipynb) →".
+		const next = mdLinks(start, /next:\s*$/i)[0];
+		check(next && next[1].endsWith(".ipynb"), `01 has no "next: [...](….ipynb)" link: ${JSON.stringify(links01)}`);
+		const id02 = await follow(id01, next[0], next[1], "notebooks/" + next[1], firstHeading(next[1]), `01's "next"`);
+
+		const all = mdLinks(next[1]).find(([t, u]) => u === "README.md");
+		check(all, `${next[1]} has no link to README.md`);
+		const idReadme = await follow(id02, all[0], "README.md", "notebooks/README.md", readmeHeading(), `${next[1]}'s link to the reading order`);
+		const first = mdLinks("README.md").find(([, u]) => u.endsWith(".ipynb"));
+		check(first, "README.md links to no notebook");
+		const label = first[0].replace(/[*_`]/g, "").trim();
+		await follow(idReadme, label, first[1], "notebooks/" + first[1], firstHeading(first[1]), `README.md's link to ${first[1]}`);
+		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
+	} finally {
+		await context.close();
+		require("fs").rmSync(profile, { recursive: true, force: true });
+	}
+}
+
 // knobsOnly: notebook 00's code cells up to its ef knob (cell
 // hnsw-pic-knobs-ef), each as a cell of a new Go notebook; the knob cells
 // print their redraw times, measured by the kernel in the page. Then the
@@ -942,6 +1128,7 @@ async function main() {
 	if (loadRuns) return loadOnly();
 	if (knobsMode) return knobsOnly().then(() => console.log(`PASS (${secs()})`));
 	if (widgetsMode) return widgetsOnly().then(() => console.log(`PASS (${secs()})`));
+	if (linksMode) return linksOnly().then(() => console.log(`PASS (${secs()})`));
 	if (cellFile) return cellOnly();
 	if (outputsOnly) {
 		const { profile, context } = await launch();
@@ -1073,6 +1260,40 @@ async function main() {
 		}, id);
 		check(vega.tag && vega.width <= vega.area + 1, `a chart's cell shows no vega-embed element (or one wider than its output area): ${JSON.stringify(vega)}`);
 		console.log(`ok   a chart shows as Vega-Lite: a vega-embed element (${vega.tag}, ${vega.width}×${vega.height} px in an output area ${vega.area} px wide); its bundle keeps the PNG`);
+		// A grid as notebook 00 draws them (three pictures with a legend
+		// each to a row, titles longer than a panel), and a chart set wider
+		// than the PNG's 900 px: vega-embed draws them at the spec's size,
+		// which lab/chart keeps within a notebook column.
+		for (const [what, code] of [
+			["a grid of five pictures, three to a row", `g := chart.NewGrid("five pictures of the same points, three to a row", 3)
+for i := 0; i < 5; i++ {
+	p := chart.NewScatter(fmt.Sprintf("picture %d: a title longer than its panel is wide", i), "x", "y")
+	p.Add("points", chart.Dots, []float64{-1, 0, 1, 0.5}, []float64{1, 0, -1, 0.25})
+	p.Add("more points", chart.Dots, []float64{-0.5, 0.2}, []float64{-0.5, 0.8})
+	g.Charts = append(g.Charts, p)
+}
+g`],
+			["a line chart set 900 pt wide", `w := chart.NewLine("recall@10 vs ef, wide", "ef", "recall@10").Add("lab", []float64{10, 50, 200}, []float64{0.6, 0.95, 1})
+w.Width = 900
+w`],
+		]) {
+			r = await runCell(page, id, code, 60000);
+			check(r.status === "ok", `${what}: ${JSON.stringify(r).slice(0, 600)}`);
+			const v = await page.evaluate(async (id) => {
+				const t = Date.now();
+				for (;;) {
+					const cells = document.getElementById(id).querySelectorAll(".jp-CodeCell");
+					const el = cells[cells.length - 1].querySelector(".jp-OutputArea-output .vega-embed");
+					const pic = el && el.querySelector("canvas, svg.marks");
+					const box = pic && pic.getBoundingClientRect();
+					if (box && box.width > 100 && box.height > 100) return { width: Math.round(box.width), height: Math.round(box.height), area: Math.round(el.closest(".jp-OutputArea-output").getBoundingClientRect().width) };
+					if (Date.now() - t > 30000) return { found: !!el, pic: !!pic };
+					await new Promise((r) => setTimeout(r, 100));
+				}
+			}, id);
+			check(v.width && v.width <= v.area + 1, `${what}: drawn by vega-embed ${JSON.stringify(v)}, wider than its output area (or not drawn)`);
+			console.log(`ok   ${what}: drawn by vega-embed ${v.width}×${v.height} px in an output area ${v.area} px wide`);
+		}
 		const k = await page.evaluate(async (id) => {
 			const kernel = window.kernelOf(id);
 			const c = await kernel.requestComplete({ code: "fmt.Prin", cursor_pos: 8 });

@@ -49,6 +49,11 @@ const extensions = [
 	"@jupyterlab/launcher-extension",
 	"@jupyterlab/mainmenu-extension",
 	"@jupyterlab/markedparser-extension",
+	// The Markdown viewer: notebooks/README.md (the reading order, which
+	// every notebook links to) opens rendered, its links to the notebooks
+	// live. Without it JupyterLab had no widget for a .md file, and a
+	// click on a link to it did nothing.
+	"@jupyterlab/markdownviewer-extension",
 	"@jupyterlab/notebook-extension",
 	"@jupyterlab/rendermime-extension",
 	"@jupyterlab/services-extension",
@@ -277,6 +282,10 @@ const common = {
 };
 const labBuild = await esbuild.build({
 	...common,
+	// The free variable process, which webpack's builds of JupyterLab
+	// provide and esbuild does not: src/process.js says why it matters
+	// (relative links in Markdown).
+	inject: [path.join(here, "src", "process.js")],
 	entryPoints: { lab: path.join(gen, "entry.js") },
 	outdir: build,
 	format: "esm",

@@ -6,9 +6,14 @@
 //	node check.mjs SPEC.json…
 //
 // It prints one JSON line per spec: {file, ok, warnings, error, marks,
-// svgBytes}: ok is false when compiling or rendering failed or vega-lite
-// or vega warned (a warning means a channel or selection was dropped);
-// marks counts the rendered scenegraph items, so an empty picture shows.
+// svgBytes, width, height}: ok is false when compiling or rendering failed
+// or vega-lite or vega warned (a warning means a channel or selection was
+// dropped); marks counts the rendered scenegraph items, so an empty
+// picture shows; width and height are the rendered SVG's, in CSS pixels,
+// everything included (axes, titles, legends, padding), which is the size
+// vega-embed gives its canvas in a notebook. (Headless, vega measures text
+// by an estimate from the font size, not a canvas: a browser's figure
+// differs by a few pixels; lite.js measures that one.)
 // The exit status is 1 when any spec failed. With VEGA_SVG_DIR set, each
 // rendering is written there as NAME.svg, to look at. Vega-Lite's compile API:
 // https://vega.github.io/vega-lite/usage/compile.html; Vega's headless
@@ -61,6 +66,10 @@ for (const file of files) {
 		const v = new vega.View(vega.parse(vg), { renderer: "none", logLevel: vega.Warn, logger: c.logger });
 		const svg = await v.toSVG();
 		out.svgBytes = svg.length;
+		const size = /^<svg[^>]*\swidth="([\d.]+)"[^>]*\sheight="([\d.]+)"/.exec(svg);
+		if (!size) throw new Error("the rendered SVG has no width and height");
+		out.width = Number(size[1]);
+		out.height = Number(size[2]);
 		if (process.env.VEGA_SVG_DIR) {
 			// For a look at the picture: the SVG beside the other outputs.
 			const base = file.split("/").pop().replace(/\.json$/, "");
