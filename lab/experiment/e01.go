@@ -67,24 +67,12 @@ func E01Ingest(env *Env, p profile.Profile) (Ingest, error) {
 		return Ingest{}, err
 	}
 	p = env.fill(p)
-	s, err := p.Open(ds.Base.Dim)
+	start := time.Now()
+	s, acked, err := e01Ack(env, p, ds.Base, true)
 	if err != nil {
 		return Ingest{}, err
 	}
 	base := ds.Base
-	batch := env.Scale.Batch
-	what := "E01 ingest " + p.Kind.String()
-	start := time.Now()
-	for lo := 0; lo < base.N; lo += batch {
-		hi := min(lo+batch, base.N)
-		m := &vec.Matrix{N: hi - lo, Dim: base.Dim, Stride: base.Stride, Data: base.Data[lo*base.Stride:]}
-		if err := s.Ingest(m); err != nil {
-			s.Close()
-			return Ingest{}, err
-		}
-		env.progress(hi, base.N, what)
-	}
-	acked := time.Since(start)
 	visible := s.Visible()
 	status := s.Status().String()
 	// A benchmark that searches the moment add() returns: what does it get?
@@ -100,6 +88,80 @@ func E01Ingest(env *Env, p profile.Profile) (Ingest, error) {
 	searchable := time.Since(start)
 	env.adopt(p, s)
 	return Ingest{Store: p.Kind.String(), Docs: base.N, Acked: acked, VisibleAck: visible, RecallAck: recallAck, StatusAck: status, Searchable: searchable, Visibility: visibilityStep[p.Kind]}, nil
+}
+
+// e01Ack opens a fresh store of p and ingests base in the scale's
+// batches, returning the open store and the time until the last batch was
+// acknowledged (the store's opening, done before the clock starts, is not
+// counted).
+func e01Ack(env *Env, p profile.Profile, base *vec.Matrix, progress bool) (*profile.Store, time.Duration, error) {
+	s, err := p.Open(base.Dim)
+	if err != nil {
+		return nil, 0, err
+	}
+	batch := env.Scale.Batch
+	what := "E01 ingest " + p.Kind.String()
+	start := time.Now()
+	for lo := 0; lo < base.N; lo += batch {
+		hi := min(lo+batch, base.N)
+		m := &vec.Matrix{N: hi - lo, Dim: base.Dim, Stride: base.Stride, Data: base.Data[lo*base.Stride:]}
+		if err := s.Ingest(m); err != nil {
+			s.Close()
+			return nil, 0, err
+		}
+		if progress {
+			env.progress(hi, base.N, what)
+		}
+	}
+	return s, time.Since(start), nil
+}
+
+// retimeE01 is e01Retime; a test replaces it to decide the order from
+// given medians.
+var retimeE01 = e01Retime
+
+// e01Rounds is how many alternating rounds re-time the stores whose one
+// timing put them out of the article's order.
+const e01Rounds = 5
+
+// e01Retime re-times the acknowledgement of the stores named in ins in
+// e01Rounds alternating rounds — each round every store in turn, a fresh
+// store each time, closed at once so that no background indexing of one
+// runs into the next one's timing — and returns each store's median
+// docs/s. One timing of Redis's or Qdrant's acknowledgement (a queue
+// append, about a second for 30,000 documents) on a machine shared with
+// other jobs can move by half; the median of alternating rounds shares
+// the load between them.
+func e01Retime(env *Env, names []string) (map[string]float64, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]profile.Profile{}
+	for _, p := range profile.Defaults() {
+		byName[p.Kind.String()] = env.fill(p)
+	}
+	rates := map[string][]float64{}
+	for r := 0; r < e01Rounds; r++ {
+		for _, name := range names {
+			p, ok := byName[name]
+			if !ok {
+				return nil, fmt.Errorf("experiment: E01: no store %q to re-time: %w", name, errBadArgument)
+			}
+			s, acked, err := e01Ack(env, p, ds.Base, false)
+			if err != nil {
+				return nil, err
+			}
+			s.Close()
+			rates[name] = append(rates[name], float64(ds.Base.N)/acked.Seconds())
+		}
+	}
+	med := map[string]float64{}
+	for name, rs := range rates {
+		sort.Float64s(rs)
+		med[name] = rs[len(rs)/2]
+	}
+	return med, nil
 }
 
 // quickRecall runs every query once, unmeasured, and returns the mean
@@ -359,6 +421,9 @@ func E01Verdicts(env *Env, ins []Ingest, lag *table.Table) Verdicts {
 	}
 	order := strings.Join(names, " > ")
 	agrees, why := e01OrderAgrees(ins, order)
+	if !agrees {
+		agrees, why = e01RetimedOrder(env, ins, order, why)
+	}
 	out := Verdicts{env.holds("E01", "the stores ingest in the article's order (§ Getting the data in)", e01Order, order, agrees, why)}
 	for _, in := range ins {
 		seen := fmt.Sprintf("%d of %d searchable at the last ack", in.VisibleAck, in.Docs)
@@ -385,4 +450,57 @@ func E01Verdicts(env *Env, ins []Ingest, lag *table.Table) Verdicts {
 		}
 	}
 	return out
+}
+
+// e01RetimedOrder decides the order again when one timing put a store
+// behind one the article ranks below it: the stores of every such pair
+// whose rates are within 2× of each other (further apart, a re-timing
+// would not reorder them) are re-timed in alternating rounds
+// (e01Retime), and their medians replace the single timings. An error
+// re-timing leaves the first verdict, saying why.
+func e01RetimedOrder(env *Env, ins []Ingest, order, why string) (bool, string) {
+	rate := map[string]float64{}
+	for _, in := range ins {
+		rate[in.Store] = in.docsPerSecond()
+	}
+	art := strings.Split(e01Order, " > ")
+	pick := map[string]bool{}
+	for i, a := range art {
+		for _, b := range art[i+1:] {
+			ra, rb := rate[a], rate[b]
+			if ra > 0 && rb > 0 && ra < rb && rb < 2*ra {
+				pick[a], pick[b] = true, true
+			}
+		}
+	}
+	if len(pick) == 0 {
+		return false, why
+	}
+	var names []string
+	for _, s := range art {
+		if pick[s] {
+			names = append(names, s)
+		}
+	}
+	med, err := retimeE01(env, names)
+	if err != nil {
+		return false, why + "; re-timing failed: " + err.Error()
+	}
+	re := make([]Ingest, len(ins))
+	copy(re, ins)
+	var got []string
+	for i, in := range re {
+		if r, ok := med[in.Store]; ok && r > 0 {
+			re[i].Acked = time.Duration(float64(in.Docs) / r * float64(time.Second))
+			got = append(got, fmt.Sprintf("%s %.0f docs/s (one timing %.0f)", in.Store, r, rate[in.Store]))
+		}
+	}
+	sort.SliceStable(re, func(a, b int) bool { return re[a].docsPerSecond() > re[b].docsPerSecond() })
+	var reOrder []string
+	for _, in := range re {
+		reOrder = append(reOrder, in.Store)
+	}
+	agrees, why2 := e01OrderAgrees(re, strings.Join(reOrder, " > "))
+	return agrees, why2 + fmt.Sprintf("; one timing gave %s, so the stores within 2× of each other were re-timed in %d alternating rounds (median): %s",
+		order, e01Rounds, strings.Join(got, ", "))
 }
