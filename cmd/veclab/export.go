@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -50,19 +48,12 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
-	var files []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return err
+	files, err := parseAnywhere(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
 		}
-		args = fs.Args()
-		if len(args) > 0 {
-			files = append(files, args[0])
-			args = args[1:]
-		}
+		return err
 	}
 	if len(files) != 1 {
 		fs.Usage()
@@ -144,21 +135,12 @@ func exportBundle(cfg exportConfig, log io.Writer) (pageBundle, error) {
 // exportKey hashes what the bundle depends on: the lock file, build.mjs
 // and src/.
 func exportKey(dir string) (string, error) {
-	h := sha256.New()
 	files := []string{filepath.Join(dir, "package-lock.json"), filepath.Join(dir, "build.mjs")}
 	src, err := filepath.Glob(filepath.Join(dir, "src", "*"))
 	if err != nil {
 		return "", err
 	}
-	for _, f := range append(files, src...) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return "", fmt.Errorf("hashing the page's sources: %w", err)
-		}
-		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+	return hashFiles(append(files, src...), "the page's sources")
 }
 
 // buildExportBundle installs wasm/export's npm packages when they are

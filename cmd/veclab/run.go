@@ -29,17 +29,9 @@ func runNotebook(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "usage: veclab run [-o OUT.ipynb] [-allow-errors] [-q] NOTEBOOK.ipynb")
 		fs.PrintDefaults()
 	}
-	// Accept flags after the notebook name too.
-	var files []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		args = fs.Args()
-		if len(args) > 0 {
-			files = append(files, args[0])
-			args = args[1:]
-		}
+	files, err := parseAnywhere(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(files) != 1 {
 		fs.Usage()
@@ -83,4 +75,21 @@ func newSessionLimit(stderr io.Writer, memoryLimit int64) (*eval.Session, error)
 	}
 	fmt.Fprintf(stderr, "veclab: %v; capturing os.Stdout and os.Stderr only (no log/println capture, no stdin)\n", err)
 	return eval.New(eval.Options{Capture: eval.CaptureGo, Log: stderr, MemoryLimit: memoryLimit})
+}
+
+// parseAnywhere parses fs's flags wherever they stand among args, before
+// or after the file names, and returns the file names in order.
+func parseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) > 0 {
+			files = append(files, args[0])
+			args = args[1:]
+		}
+	}
+	return files, nil
 }

@@ -23,11 +23,18 @@ func explorerWebKey(root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return hashFiles(files, "the explorer page")
+}
+
+// hashFiles is a cache key for a build's source files: each file's base
+// name, length and contents, in the given order; what names them in an
+// error.
+func hashFiles(files []string, what string) (string, error) {
 	h := sha256.New()
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return "", fmt.Errorf("hashing the explorer page: %w", err)
+			return "", fmt.Errorf("hashing %s: %w", what, err)
 		}
 		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
 		h.Write(data)

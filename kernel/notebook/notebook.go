@@ -284,7 +284,7 @@ func (r *route) get() eval.Output {
 	return r.cur
 }
 
-func (r *route) Stream(name, text string)                { r.get().Stream(name, text) }
+func (r *route) Stream(name, text string)                 { r.get().Stream(name, text) }
 func (r *route) Display(d eval.Bundle, id string, u bool) { r.get().Display(d, id, u) }
 func (r *route) Input(prompt string, password bool) (string, error) {
 	return r.get().Input(prompt, password)
