@@ -60,7 +60,7 @@ func init() {
 			doc:  "run once and print CPU times (user, sys, total) and wall time, as IPython; the value is shown as usual",
 			line: (*Session).magicTime, cell: (*Session).magicTime},
 		{name: "timeit", usage: "%timeit [-n N] [-r R] [-p P] [-q] STATEMENT   or   %%timeit [options] [SETUP] (first line) + cell",
-			doc: "compile once, run N loops R times (default 7 runs, N chosen so one run takes at least 0.2 s, as IPython) and print mean ± std. dev. per loop",
+			doc:  "compile once, run N loops R times (default 7 runs, N chosen so one run takes at least 0.2 s, as IPython) and print mean ± std. dev. per loop",
 			line: (*Session).magicTimeit, cell: (*Session).magicTimeit},
 		{name: "who", usage: "%who [TYPE ...]", doc: "names of the variables, constants and functions the cells defined (only those of the given types or kinds: int, slice, func, *hnsw.Index …)",
 			line: (*Session).magicWho},
