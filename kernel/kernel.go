@@ -526,7 +526,11 @@ func kernelInfo() map[string]any {
 			{"text": "Go language", "url": "https://go.dev/ref/spec"},
 			{"text": "gomacro interpreter", "url": "https://github.com/cosmos72/gomacro"},
 		},
-		"debugger": false,
+		// JEP 92's optional features (kernel_info_reply's
+		// supported_features), and the older flag that says the same of
+		// the debugger.
+		"supported_features": []string{},
+		"debugger":           false,
 	}
 }
 
