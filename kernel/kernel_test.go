@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -239,8 +240,32 @@ func TestKernelProtocol(t *testing.T) {
 		r := content(t, c.recv(c.shell))
 		li := r["language_info"].(map[string]any)
 		if r["status"] != "ok" || r["protocol_version"] != "5.3" || li["name"] != "go" || li["mimetype"] != "text/x-go" ||
-			li["file_extension"] != ".go" || li["pygments_lexer"] != "go" || r["implementation"] != "veclab" {
+			li["file_extension"] != ".go" || li["pygments_lexer"] != "go" || r["implementation"] != "veclab" ||
+			fmt.Sprint(r["supported_features"]) != fmt.Sprint(wantFeatures) || r["debugger"] != (len(wantFeatures) > 0) {
 			t.Errorf("kernel_info_reply: %v", r)
+		}
+	})
+	t.Run("magics", func(t *testing.T) {
+		reply, io := c.execute("%timeit -n 5 -r 2 20 + 22", false)
+		if got := types(io); got != "status,execute_input,stream,status" || content(t, reply)["status"] != "ok" {
+			t.Fatalf("%%timeit: iopub %s, reply %v", got, content(t, reply))
+		}
+		if text, _ := content(t, io[2])["text"].(string); !regexp.MustCompile(`^[0-9.]+ [nµm]?s ± [0-9.]+ [nµm]?s per loop \(mean ± std\. dev\. of 2 runs, 5 loops each\)\n$`).MatchString(text) {
+			t.Errorf("%%timeit printed %q", text)
+		}
+		_, io = c.execute("%time 20 + 22", false)
+		if got := types(io); got != "status,execute_input,stream,execute_result,status" {
+			t.Fatalf("%%time: iopub %s", got)
+		}
+		if text, _ := content(t, io[2])["text"].(string); !strings.HasPrefix(text, "CPU times: user ") || !strings.Contains(text, "\nWall time: ") {
+			t.Errorf("%%time printed %q", text)
+		}
+		reply, io = c.execute("%prun f()", false)
+		if r := content(t, reply); r["status"] != "error" || r["ename"] != "UsageError" || !strings.Contains(fmt.Sprint(r["evalue"]), "`%prun` not found") {
+			t.Errorf("unknown magic: %v", r)
+		}
+		if got := types(io); got != "status,execute_input,error,status" {
+			t.Errorf("unknown magic: iopub %s", got)
 		}
 	})
 	t.Run("execute value", func(t *testing.T) {
@@ -567,3 +592,6 @@ func TestParentPID(t *testing.T) {
 		})
 	}
 }
+
+// wantFeatures is what kernel_info_reply's supported_features lists.
+var wantFeatures = []any{}
