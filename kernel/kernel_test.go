@@ -268,6 +268,68 @@ func TestKernelProtocol(t *testing.T) {
 			t.Errorf("unknown magic: iopub %s", got)
 		}
 	})
+	t.Run("debugger variables", func(t *testing.T) {
+		seq := 0
+		debug := func(command string, args map[string]any) map[string]any {
+			seq++
+			c.send(c.control, "debug_request", map[string]any{"seq": seq, "type": "request", "command": command, "arguments": args})
+			r := c.recv(c.control)
+			if r.Header.MsgType != "debug_reply" {
+				t.Fatalf("%s: %s", command, r.Header.MsgType)
+			}
+			m := content(t, r)
+			if m["command"] != command || m["request_seq"] != float64(seq) || m["type"] != "response" {
+				t.Fatalf("%s: reply %v", command, m)
+			}
+			return m
+		}
+		info := debug("debugInfo", map[string]any{})
+		if b := info["body"].(map[string]any); b["isStarted"] != false || fmt.Sprint(b["breakpoints"]) != "[]" || b["tmpFileSuffix"] != ".go" {
+			t.Errorf("debugInfo before initialize: %v", info)
+		}
+		if r := debug("initialize", map[string]any{"clientID": "jupyterlab", "adapterID": "veclab"}); r["success"] != true {
+			t.Fatalf("initialize: %v", r)
+		}
+		for _, cmd := range []string{"attach", "configurationDone"} {
+			if r := debug(cmd, map[string]any{}); r["success"] != true {
+				t.Errorf("%s: %v", cmd, r)
+			}
+		}
+		if b := debug("debugInfo", map[string]any{})["body"].(map[string]any); b["isStarted"] != true {
+			t.Errorf("debugInfo after initialize: %v", b)
+		}
+		c.execute("dbgCount := 42\ndbgName := \"gopher\"\ndbgVec := []float32{1, 2, 3}", false)
+		vars := debug("inspectVariables", map[string]any{})["body"].(map[string]any)["variables"].([]any)
+		got := map[string]string{}
+		for _, v := range vars {
+			m := v.(map[string]any)
+			got[m["name"].(string)] = fmt.Sprintf("%v|%v|%v", m["type"], m["value"], m["variablesReference"])
+		}
+		for name, want := range map[string]string{"dbgCount": "int|42|0", "dbgName": `string|"gopher"|0`, "dbgVec": "[]float32|[1 2 3]|0"} {
+			if got[name] != want {
+				t.Errorf("inspectVariables %s = %q, want %q (all: %v)", name, got[name], want, got)
+			}
+		}
+		rich := debug("richInspectVariables", map[string]any{"variableName": "dbgVec"})
+		if data, _ := rich["body"].(map[string]any)["data"].(map[string]any); rich["success"] != true || data["text/plain"] != "[1 2 3]" {
+			t.Errorf("richInspectVariables: %v", rich)
+		}
+		if r := debug("richInspectVariables", map[string]any{"variableName": "nope"}); r["success"] != false {
+			t.Errorf("richInspectVariables of an unknown name: %v", r)
+		}
+		bp := debug("setBreakpoints", map[string]any{"source": map[string]any{"path": "/tmp/x.go"}, "breakpoints": []any{map[string]any{"line": 2}}})
+		if b := bp["body"].(map[string]any)["breakpoints"].([]any); len(b) != 1 || b[0].(map[string]any)["verified"] != false ||
+			!strings.Contains(fmt.Sprint(b[0].(map[string]any)["message"]), "not supported") {
+			t.Errorf("setBreakpoints: %v", bp)
+		}
+		if r := debug("stepIn", map[string]any{"threadId": 1}); r["success"] != false || !strings.Contains(fmt.Sprint(r["message"]), "stepIn is not supported") {
+			t.Errorf("stepIn: %v", r)
+		}
+		debug("disconnect", map[string]any{"restart": false, "terminateDebuggee": false})
+		if b := debug("debugInfo", map[string]any{})["body"].(map[string]any); b["isStarted"] != false {
+			t.Errorf("debugInfo after disconnect: %v", b)
+		}
+	})
 	t.Run("execute value", func(t *testing.T) {
 		reply, io := c.execute("20 + 22", false)
 		if got := types(io); got != "status,execute_input,execute_result,status" {
@@ -594,4 +656,4 @@ func TestParentPID(t *testing.T) {
 }
 
 // wantFeatures is what kernel_info_reply's supported_features lists.
-var wantFeatures = []any{}
+var wantFeatures = []any{"debugger"}
