@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,7 +77,7 @@ func (s *Session) Variables() []Variable {
 		default:
 			continue
 		}
-		v := Variable{Name: n, Kind: kind, Type: b.Type.String(), Len: -1}
+		v := Variable{Name: n, Kind: kind, Type: shortPaths(b.Type.String()), Len: -1}
 		if lit, ok := b.Lit.Value.(fast.UntypedLit); ok && b.Const() {
 			// an untyped constant: gomacro keeps the constant.Value
 			v.Type, v.Value = "untyped "+lit.Kind.String(), lit.Val.ExactString()
@@ -132,8 +133,16 @@ func shortValue(v reflect.Value) (string, int) {
 	if w.cut && !strings.HasSuffix(text, "…") {
 		text += "…"
 	}
-	return text, n
+	// one line, as IPython's %whos writes a value
+	return strings.ReplaceAll(text, "\n", `\n`), n
 }
+
+// pathRE matches the directories of an import path in a type's name.
+var pathRE = regexp.MustCompile(`(?:[\w.-]+/)+`)
+
+// shortPaths writes a type as Go's reflect does: *table.Table, not
+// gomacro's *github.com/veclab/veclab/lab/table.Table.
+func shortPaths(t string) string { return pathRE.ReplaceAllString(t, "") }
 
 // boundedText writes values up to a limit, then stops with "…".
 type boundedText struct {
