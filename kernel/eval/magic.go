@@ -126,6 +126,9 @@ func splitMagics(code string) ([]piece, *Error) {
 	if len(magicAt) == 0 {
 		return nil, nil
 	}
+	if l, ok := magicInBlock(code, lines, magicAt); ok {
+		return nil, usageError(l+1, fmt.Sprintf("a magic must stand at the top level of the cell, not inside brackets or a block (line %d): put the Go it times on its line, as %%timeit f(x), or use %%%%timeit for a whole cell", l+1))
+	}
 	var out []piece
 	start := 0 // first line (0-based) of the pending Go piece
 	flush := func(end int) {
@@ -199,6 +202,57 @@ func magicLines(code string, lines []string) map[int]bool {
 		offset += len(l) + 1
 	}
 	return at
+}
+
+// magicInBlock returns the first magic line (0-based) that lies inside
+// brackets or a block of the cell's Go (the magic lines left out).
+func magicInBlock(code string, lines []string, magicAt map[int]bool) (int, bool) {
+	blank := make([]string, len(lines))
+	starts := make([]int, len(lines))
+	off := 0
+	for i, l := range lines {
+		starts[i] = off
+		off += len(l) + 1
+		if !magicAt[i] {
+			blank[i] = l
+		} else {
+			blank[i] = strings.Repeat(" ", len(l))
+		}
+	}
+	src := strings.Join(blank, "\n")
+	fset := token.NewFileSet()
+	file := fset.AddFile("cell", -1, len(src))
+	var sc scanner.Scanner
+	sc.Init(file, []byte(src), func(token.Position, string) {}, 0)
+	type bracket struct{ off, delta int }
+	var bs []bracket
+	for {
+		pos, tok, _ := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		switch tok {
+		case token.LPAREN, token.LBRACE, token.LBRACK:
+			bs = append(bs, bracket{file.Offset(pos), 1})
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			bs = append(bs, bracket{file.Offset(pos), -1})
+		}
+	}
+	for i := range lines {
+		if !magicAt[i] {
+			continue
+		}
+		depth := 0
+		for _, b := range bs {
+			if b.off < starts[i] {
+				depth += b.delta
+			}
+		}
+		if depth > 0 {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // multiLineTokens returns the byte spans of the strings and comments of

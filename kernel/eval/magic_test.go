@@ -107,6 +107,8 @@ func TestSplitMagics(t *testing.T) {
 		{name: "cell magic not first", code: "1\n%%time\n2", err: "must be the first line of the cell (line 2 here)"},
 		{name: "magic in a cell magic's body", code: "%%time\n%who", err: "a magic inside the body of %%time (line 2)"},
 		{name: "no name", code: "%", err: "Line magic function `%` not found"},
+		{name: "magic inside a block", code: "for i := 0; i < 3; i++ {\n\t%time f(i)\n}", err: "a magic must stand at the top level of the cell, not inside brackets or a block (line 2)"},
+		{name: "magic after a closed block", code: "for i := 0; i < 3; i++ {\n}\n%time f()", want: []p{{line: 1, code: "for i := 0; i < 3; i++ {\n}"}, {line: 3, name: "time", args: "f()"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ps, err := splitMagics(tc.code)
