@@ -67,6 +67,22 @@ func (d *debugger) variables() []eval.Variable {
 	return d.vars
 }
 
+// snapshot keeps the variables for the requests that come while the next
+// cell runs; the shell goroutine calls it, holding evalMu, after a cell
+// while the debugger is started.
+func (d *debugger) snapshot() {
+	d.mu.Lock()
+	started := d.started
+	d.mu.Unlock()
+	if !started || d.lister == nil {
+		return
+	}
+	vs := d.lister.Variables()
+	d.mu.Lock()
+	d.vars = vs
+	d.mu.Unlock()
+}
+
 // debugRequest answers a debug_request.
 func (k *kernel) debugRequest(sock zmq4.Socket, msg *wire.Message) {
 	d := k.dbg

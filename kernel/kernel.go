@@ -413,16 +413,24 @@ func (k *kernel) handle(ctx context.Context, sock zmq4.Socket, chanName string, 
 	if typ == "kernel_info_request" {
 		k.awaitSubscriber(ctx, 300*time.Millisecond)
 	}
-	if chanName == "shell" {
-		k.evalMu.Lock()
-		defer k.evalMu.Unlock()
-	}
 	k.status(msg, "busy")
 	defer func() {
 		if ctx.Err() == nil { // after a shutdown_request, idle was sent already
 			k.status(msg, "idle")
 		}
 	}()
+	if chanName == "shell" {
+		// Released before idle is published: JupyterLab asks for the
+		// variables (inspectVariables) on the IOPub messages of an
+		// execute_request, idle the last, and must then find them
+		// readable. The debugger keeps a copy for the requests that come
+		// while a cell runs.
+		k.evalMu.Lock()
+		defer k.evalMu.Unlock()
+		if typ == "execute_request" {
+			defer k.dbg.snapshot()
+		}
+	}
 	switch typ {
 	case "kernel_info_request":
 		k.reply(sock, msg, "kernel_info_reply", kernelInfo(k.dbg.lister != nil))

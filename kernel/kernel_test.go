@@ -310,6 +310,29 @@ func TestKernelProtocol(t *testing.T) {
 				t.Errorf("inspectVariables %s = %q, want %q (all: %v)", name, got[name], want, got)
 			}
 		}
+		// While a cell runs, the variables as the last cell left them, at
+		// once; when it has ended (its idle sent), with what it defined.
+		names := func() string {
+			var ns []string
+			for _, v := range debug("inspectVariables", map[string]any{})["body"].(map[string]any)["variables"].([]any) {
+				ns = append(ns, v.(map[string]any)["name"].(string))
+			}
+			return strings.Join(ns, " ")
+		}
+		id := c.send(c.shell, "execute_request", map[string]any{"code": "import \"time\"\ntime.Sleep(1500 * time.Millisecond)\nduring := 1"})
+		time.Sleep(300 * time.Millisecond)
+		start := time.Now()
+		if ns := names(); strings.Contains(ns, "during") || !strings.Contains(ns, "dbgCount") {
+			t.Errorf("inspectVariables while a cell runs: %s", ns)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("inspectVariables waited %v for the running cell", d)
+		}
+		c.recv(c.shell)
+		c.waitIdle(id, 10*time.Second)
+		if ns := names(); !strings.Contains(ns, "during") {
+			t.Errorf("inspectVariables after the cell: %s", ns)
+		}
 		rich := debug("richInspectVariables", map[string]any{"variableName": "dbgVec"})
 		if data, _ := rich["body"].(map[string]any)["data"].(map[string]any); rich["success"] != true || data["text/plain"] != "[1 2 3]" {
 			t.Errorf("richInspectVariables: %v", rich)
