@@ -130,8 +130,9 @@
 // ExecutionMagics.timeit (IPython/core/magics/execution.py) except where
 // Go differs: the statement runs in the session's scope and the garbage
 // collector stays on. A loop calls the compiled closure of the statement
-// and polls the interrupt: BenchmarkTimeitOverhead measures about 0.1 µs
-// per loop around a compiled call, 0.01 % of a 1 ms statement.
+// and polls the interrupt: BenchmarkTimeitOverhead measures 40–130 ns per
+// loop around a compiled call that does nothing, and 0.02–0.03 % added to
+// a compiled 1 ms statement (the target is 5 %).
 //
 // # Concurrency
 //
