@@ -85,6 +85,9 @@ func (s *Session) Inspect(code string, cursor int) (b Bundle, found bool) {
 			b, found = nil, false
 		}
 	}()
+	if text, ok := inspectMagic(code, cursor); ok {
+		return Bundle{display.MIMEText: text}, true
+	}
 	w := wordAt(code, cursor)
 	if w == "" {
 		return nil, false

@@ -362,3 +362,30 @@ func completeMagic(code string, cursor int) (start int, matches []string, ok boo
 	}
 	return cursor - len(head), matches, true
 }
+
+// inspectMagic returns the syntax and purpose of the magic named on the
+// line holding cursor, when the cursor is on its name.
+func inspectMagic(code string, cursor int) (string, bool) {
+	if cursor > len(code) {
+		cursor = len(code)
+	}
+	ls := strings.LastIndex(code[:cursor], "\n") + 1
+	le := strings.IndexByte(code[cursor:], '\n')
+	if le < 0 {
+		le = len(code)
+	} else {
+		le += cursor
+	}
+	line := code[ls:le]
+	t := strings.TrimLeft(line, " \t")
+	if !strings.HasPrefix(t, "%") {
+		return "", false
+	}
+	name, _ := splitName(strings.TrimLeft(t, "%"))
+	nameEnd := ls + (len(line) - len(t)) + strings.Index(t, name) + len(name)
+	m := magics[name]
+	if m == nil || cursor > nameEnd {
+		return "", false
+	}
+	return m.usage + "\n    " + m.doc, true
+}

@@ -266,6 +266,12 @@ func TestMagicCompleteAndIsComplete(t *testing.T) {
 			t.Errorf("Complete(%q) = %d %d %v, want %d %v", tc.code, start, end, ms, tc.start, tc.wanted)
 		}
 	}
+	if b, ok := s.Inspect("x := 1\n%timeit f(x)", 10); !ok || !strings.HasPrefix(b["text/plain"].(string), "%timeit [-n N] [-r R]") {
+		t.Errorf("Inspect on %%timeit: %v %v", b, ok)
+	}
+	if _, ok := s.Inspect("%timeit fmt.Sprint(1)", 17); !ok {
+		t.Error("Inspect after a magic's name does not reach the Go")
+	}
 	for _, tc := range []struct{ code, want string }{
 		{"%timeit f(x)", "complete"},
 		{"%%timeit", "incomplete"},
