@@ -15,14 +15,17 @@ import (
 
 // The debug protocol, as much of it as JupyterLab's variables panel uses.
 //
-// JupyterLab's debugger (packages/debugger: session.ts, service.ts) sends
+// JupyterLab's debugger (jupyterlab/jupyterlab packages/debugger/src:
+// session.ts at 06cdfcb47a4e, service.ts at 01c82d6cb57c; handler.ts asks
+// for the variables on each IOPub message of an execute_request) sends
 // Debug Adapter Protocol requests in debug_request messages on the
 // control channel: debugInfo when a notebook opens, initialize then attach
 // when the debugger is switched on, inspectVariables after each cell,
 // richInspectVariables when a variable is opened, disconnect when it is
 // switched off; configurationDone, setBreakpoints and dumpCell when
-// breakpoints are set. The replies follow ipykernel's (ipykernel/
-// debugger.py, Debugger.debugInfo, inspectVariables, richInspectVariables).
+// breakpoints are set. The replies follow ipykernel's (ipython/ipykernel
+// ipykernel/debugger.py at 0021a6a7b823: Debugger.debugInfo,
+// inspectVariables, richInspectVariables, configurationDone).
 // The kernel lists the variables, constants and functions cells defined
 // ([eval.Lister]); it does not stop a cell: setBreakpoints answers each
 // breakpoint unverified, debugInfo reports no stopped thread, and the
