@@ -145,3 +145,13 @@ func (s *Store) searchErr(k int) error {
 	}
 	return nil
 }
+
+// EfSetting is the store's own name for the query-time breadth that
+// [Store.WithEf] sets: "hnsw.ef_search", "EF_RUNTIME", "hnsw_ef" or
+// "num_candidates".
+func (k Kind) EfSetting() string {
+	if r, ok := efRules[k]; ok {
+		return r.setting
+	}
+	return "ef"
+}
