@@ -156,7 +156,9 @@ func TestBeside(t *testing.T) {
 		{Label: "10", Knob: "EF_RUNTIME", Warmup: 2, Measured: metrics.Measured{Queries: 5, K: 10, Recall: 0.6, Latency: metrics.Latency{P50: 1500 * time.Microsecond}}},
 		{Label: "50", Knob: "EF_RUNTIME", Warmup: 2, Measured: metrics.Measured{Queries: 5, K: 10, Recall: 0.9}},
 	}
-	fig := func(row, m string, v float64, unit string) Figure { return Figure{Row: row, Measure: m, Value: v, Unit: unit} }
+	fig := func(row, m string, v float64, unit string) Figure {
+		return Figure{Row: row, Measure: m, Value: v, Unit: unit}
+	}
 	t.Run("both", func(t *testing.T) {
 		tb, err := Beside("t", rs, []Figure{fig("10", "recall@10", 0.616, ""), fig("10", "p50", 0.6, "ms"), fig("50", "recall@10", 0.962, ""), fig("200", "recall@10", 1, "")})
 		if err != nil {
