@@ -203,12 +203,16 @@ func Store(s *profile.Store, q *Queries) (Result, error) {
 	var (
 		dist int
 		plan profile.Plan
+		path string // the first timed query's filtered path
 	)
 	m, err := q.loop().Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
-		res, st, err := search(q.Vectors.Row(i))
+		res, st, how, err := search(q.Vectors.Row(i))
 		if pass == 0 {
 			dist += st.DistComps
 			plan = st.Plan
+			if path == "" {
+				path = how
+			}
 		}
 		return res, err
 	})
@@ -218,29 +222,41 @@ func Store(s *profile.Store, q *Queries) (Result, error) {
 	if plan == (profile.Plan{}) {
 		plan = p.Plan(q.K, s.Dim())
 	}
-	return Result{Label: p.Kind.String(), Where: q.Filter, Warmup: q.warmup(), Measured: m,
-		DistComps: float64(dist) / float64(q.Vectors.N), BytesPerVector: s.BytesPerVector(), Plan: plan.String()}, nil
+	r := Result{Label: p.Kind.String(), Where: q.Filter, Warmup: q.warmup(), Measured: m,
+		DistComps: float64(dist) / float64(q.Vectors.N), BytesPerVector: s.BytesPerVector(), Plan: plan.String()}
+	if path != "" {
+		r.Plan += "; " + path + " (query 0)"
+	}
+	return r, nil
 }
 
 // storeSearch returns how s answers one of the queries: its plain search,
-// or its filtered search for the queries' filter.
-func (q *Queries) storeSearch(s *profile.Store) (func([]float32) ([]engine.Result, profile.QueryStats, error), error) {
+// or its filtered search for the queries' filter, with the path the
+// filtered search took (the strategy that ran, or Elasticsearch's
+// segments' paths).
+func (q *Queries) storeSearch(s *profile.Store) (func([]float32) ([]engine.Result, profile.QueryStats, string, error), error) {
 	k := q.K
 	switch {
 	case q.filter == nil:
-		return func(v []float32) ([]engine.Result, profile.QueryStats, error) { return s.SearchStats(v, k) }, nil
+		return func(v []float32) ([]engine.Result, profile.QueryStats, string, error) {
+			res, st, err := s.SearchStats(v, k)
+			return res, st, "", err
+		}, nil
 	case s.Profile().Kind == profile.Elasticsearch:
 		f, n := q.filter, uint64(q.ds.Base.N)
 		accept := func(key uint64) bool { return key < n && f.Allowed(engine.ID(key)) }
-		return func(v []float32) ([]engine.Result, profile.QueryStats, error) { return s.SearchFiltered(v, k, accept) }, nil
+		return func(v []float32) ([]engine.Result, profile.QueryStats, string, error) {
+			res, st, err := s.SearchFiltered(v, k, accept)
+			return res, st, "segments: " + st.Leaves.String(), err
+		}, nil
 	}
 	coll, err := s.Filtered(q.meta)
 	if err != nil {
 		return nil, err
 	}
-	return func(v []float32) ([]engine.Result, profile.QueryStats, error) {
+	return func(v []float32) ([]engine.Result, profile.QueryStats, string, error) {
 		res, st, err := s.SearchFilter(coll, v, k, q.filter)
-		return res, profile.QueryStats{DistComps: st.DistComps}, err
+		return res, profile.QueryStats{DistComps: st.DistComps}, "filtered: " + st.Path.String(), err
 	}, nil
 }
 
