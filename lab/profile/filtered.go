@@ -218,7 +218,7 @@ func PayloadLinks(coll *filtered.Collection) (filtered.PayloadLinksReport, bool)
 // (Qdrant under indexing_threshold) is searched exactly over the matching
 // documents. Result IDs are document keys.
 func (s *Store) SearchFilter(coll *filtered.Collection, q []float32, k int, f *filter.Compiled) ([]engine.Result, filtered.Stats, error) {
-	if e := s.searchErr(k); e != nil {
+	if e := s.searchErr("SearchFilter(coll, q, %d, f)", k); e != nil {
 		return nil, filtered.Stats{}, e
 	}
 	p := s.Profile()

@@ -131,10 +131,16 @@ func checkOversample(kind Kind, x float64) *KnobError {
 }
 
 // searchErr is what a search of top-k on the view answers before it
-// runs: the view's knob error, or Elasticsearch's num_candidates below k.
-func (s *Store) searchErr(k int) error {
+// runs: the view's knob error, a k out of the store's range, or
+// Elasticsearch's num_candidates below k. verb is the call as the caller
+// wrote it, with a %d for k.
+func (s *Store) searchErr(verb string, k int) error {
 	if s.err != nil {
 		return s.err
+	}
+	kind := s.p.Kind
+	if k < 1 || kind == Elasticsearch && k > NumCandidatesLimit {
+		return kRules[kind].err(fmt.Sprintf(verb, k), kind, strconv.Itoa(k))
 	}
 	call := s.efCall
 	if call == "" {
@@ -144,6 +150,26 @@ func (s *Store) searchErr(k int) error {
 		return e
 	}
 	return nil
+}
+
+// kRules are the stores' rules for a query's k, as the article's client
+// sends it (Spring AI's topK): the LIMIT of pgvector's SELECT, the k of
+// Redis's KNN clause, Qdrant's limit, Elasticsearch's k. Where the store
+// would accept 0 (an empty answer) the lab asks for at least one
+// document, and says so.
+var kRules = map[Kind]knobRule{
+	PGVector: {"LIMIT", "≥ 1",
+		`PostgreSQL refuses a negative LIMIT ("LIMIT must not be negative") and answers LIMIT 0 with no rows; the lab asks for at least one`,
+		"postgres/postgres REL_17 src/backend/executor/nodeLimit.c recompute_limits"},
+	Redis: {"KNN k", "≥ 1",
+		"the lab asks a KNN query for at least one document",
+		"lab/profile Store.Search, as in RediSearch 2.10"},
+	Qdrant: {"limit", "≥ 1",
+		"the lab asks a search for at least one point (limit is an unsigned integer in Qdrant)",
+		"lab/profile Store.Search, as in qdrant/qdrant v1.19"},
+	Elasticsearch: {"k", fmt.Sprintf("1…%d", NumCandidatesLimit),
+		fmt.Sprintf(`Elasticsearch refuses "[k] must be greater than 0", and k ≤ num_candidates ≤ %d`, NumCandidatesLimit),
+		"elastic/elasticsearch 9.x server/src/main/java/org/elasticsearch/search/vectors/KnnSearchBuilder.java"},
 }
 
 // EfSetting is the store's own name for the query-time breadth that

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -34,44 +35,53 @@ func TestKnobErrors(t *testing.T) {
 		view    func(*Store) *Store
 		allowed string // "" when the store has no such knob
 		setting string
+		k       int // the search's k (0: k)
 	}
 	ef := func(v int) func(*Store) *Store { return func(s *Store) *Store { return s.WithEf(v) } }
 	os := func(v float64) func(*Store) *Store { return func(s *Store) *Store { return s.WithOversample(v) } }
-	noOversample := func(call string, v float64) knob { return knob{call, os(v), "", ""} }
+	noOversample := func(call string, v float64) knob { return knob{call, os(v), "", "", 0} }
+	same := func(s *Store) *Store { return s }
+	badK := func(kk int, allowed, setting string) knob {
+		return knob{fmt.Sprintf("Search(q, %d)", kk), same, allowed, setting, kk}
+	}
 	tests := []struct {
 		kind Kind
 		bad  []knob
 		good []func(*Store) *Store
 	}{
 		{PGVector, []knob{
-			{"WithEf(-3)", ef(-3), "1…1000", "hnsw.ef_search"},
-			{"WithEf(0)", ef(0), "1…1000", "hnsw.ef_search"},
-			{"WithEf(1001)", ef(1001), "1…1000", "hnsw.ef_search"},
+			{"WithEf(-3)", ef(-3), "1…1000", "hnsw.ef_search", 0},
+			{"WithEf(0)", ef(0), "1…1000", "hnsw.ef_search", 0},
+			{"WithEf(1001)", ef(1001), "1…1000", "hnsw.ef_search", 0},
 			noOversample("WithOversample(0.5)", 0.5),
 			noOversample("WithOversample(3)", 3),
 			noOversample("WithOversample(0)", 0),
+			badK(0, "≥ 1", "LIMIT"), badK(-1, "≥ 1", "LIMIT"),
 		}, []func(*Store) *Store{ef(1), ef(1000)}},
 		{Redis, []knob{
-			{"WithEf(-3)", ef(-3), "≥ 1", "EF_RUNTIME"},
-			{"WithEf(0)", ef(0), "≥ 1", "EF_RUNTIME"},
+			{"WithEf(-3)", ef(-3), "≥ 1", "EF_RUNTIME", 0},
+			{"WithEf(0)", ef(0), "≥ 1", "EF_RUNTIME", 0},
 			noOversample("WithOversample(0.5)", 0.5),
 			noOversample("WithOversample(2)", 2),
+			badK(0, "≥ 1", "KNN k"),
 		}, []func(*Store) *Store{ef(1), ef(50), ef(100000)}},
 		{Qdrant, []knob{
-			{"WithEf(-3)", ef(-3), "≥ 1", "hnsw_ef"},
-			{"WithEf(0)", ef(0), "≥ 1", "hnsw_ef"},
+			{"WithEf(-3)", ef(-3), "≥ 1", "hnsw_ef", 0},
+			{"WithEf(0)", ef(0), "≥ 1", "hnsw_ef", 0},
 			noOversample("WithOversample(0.5)", 0.5),
 			noOversample("WithOversample(-1)", -1),
+			badK(0, "≥ 1", "limit"),
 		}, []func(*Store) *Store{ef(1), ef(64)}},
 		{Elasticsearch, []knob{
-			{"WithEf(-3)", ef(-3), "k…10000", "num_candidates"},
-			{"WithEf(0)", ef(0), "k…10000", "num_candidates"},
-			{"WithEf(10001)", ef(10001), "k…10000", "num_candidates"},
-			{"WithEf(5) with Search(q, 10)", ef(5), "k (10)…10000", "num_candidates"},
-			{"WithOversample(0.5)", os(0.5), "0 (none) or ≥ 1", "oversample"},
-			{"WithOversample(-1)", os(-1), "0 (none) or ≥ 1", "oversample"},
-			{"WithOversample(0.999)", os(0.999), "0 (none) or ≥ 1", "oversample"},
-			{"WithOversample(+Inf)", os(inf), "0 (none) or ≥ 1", "oversample"},
+			{"WithEf(-3)", ef(-3), "k…10000", "num_candidates", 0},
+			{"WithEf(0)", ef(0), "k…10000", "num_candidates", 0},
+			{"WithEf(10001)", ef(10001), "k…10000", "num_candidates", 0},
+			{"WithEf(5) with Search(q, 10)", ef(5), "k (10)…10000", "num_candidates", 0},
+			{"WithOversample(0.5)", os(0.5), "0 (none) or ≥ 1", "oversample", 0},
+			{"WithOversample(-1)", os(-1), "0 (none) or ≥ 1", "oversample", 0},
+			{"WithOversample(0.999)", os(0.999), "0 (none) or ≥ 1", "oversample", 0},
+			{"WithOversample(+Inf)", os(inf), "0 (none) or ≥ 1", "oversample", 0},
+			badK(0, "1…10000", "k"), badK(10001, "1…10000", "k"),
 		}, []func(*Store) *Store{ef(10), ef(10000), os(0), os(1), os(3)}},
 	}
 	for _, tc := range tests {
@@ -83,7 +93,11 @@ func TestKnobErrors(t *testing.T) {
 			defer s.Close()
 			for _, b := range tc.bad {
 				v := b.view(s)
-				_, err := v.Search(q, k)
+				kk := k
+				if b.k != 0 || strings.HasPrefix(b.call, "Search(") {
+					kk = b.k
+				}
+				_, err := v.Search(q, kk)
 				var ke *KnobError
 				if !errors.As(err, &ke) {
 					t.Errorf("%s: Search answered %v, want a *KnobError", b.call, err)
@@ -117,10 +131,10 @@ func TestKnobErrors(t *testing.T) {
 					}
 				}
 				// Every verb of the view answers the same error.
-				if v.Err() == nil && !strings.Contains(b.call, " with Search") {
+				if v.Err() == nil && !strings.Contains(b.call, "Search(") {
 					t.Errorf("%s: Err() is nil", b.call)
 				}
-				if _, _, err := v.SearchStats(q, k); err == nil || err.Error() != msg {
+				if _, _, err := v.SearchStats(q, kk); err == nil || err.Error() != msg {
 					t.Errorf("%s: SearchStats answered %v", b.call, err)
 				}
 				if v.Err() != nil {

@@ -625,7 +625,7 @@ func (s *Store) Search(q []float32, k int) ([]engine.Result, error) {
 
 // SearchStats is Search with its counters.
 func (s *Store) SearchStats(q []float32, k int) ([]engine.Result, QueryStats, error) {
-	return s.search(q, k, nil)
+	return s.search("Search(q, %d)", q, k, nil)
 }
 
 // SearchFiltered is SearchStats restricted to the documents whose key
@@ -645,13 +645,15 @@ func (s *Store) SearchFiltered(q []float32, k int, accept func(key uint64) bool)
 	if accept == nil {
 		return nil, QueryStats{}, fmt.Errorf("profile %s: SearchFiltered: nil filter: %w", s.c.p.Kind, engine.ErrInvalidArgument)
 	}
-	return s.search(q, k, accept)
+	return s.search("SearchFiltered(q, %d, accept)", q, k, accept)
 }
 
-func (s *Store) search(q []float32, k int, accept func(key uint64) bool) ([]engine.Result, QueryStats, error) {
+// search runs one top-k query; verb is how the caller's call prints, with
+// a %d for k (for the errors of a k out of range).
+func (s *Store) search(verb string, q []float32, k int, accept func(key uint64) bool) ([]engine.Result, QueryStats, error) {
 	c := s.c
 	var st QueryStats
-	if e := s.searchErr(k); e != nil {
+	if e := s.searchErr(verb, k); e != nil {
 		return nil, st, e
 	}
 	if c.closed.Load() {
