@@ -32,6 +32,9 @@ check(err)`,
 t, err := measure.Beside("E06 Redis EF_RUNTIME", sweep, article)
 check(err)
 t`,
+	// A result's figures are fields a cell reads (metrics.Measured's,
+	// promoted through the embedding).
+	`fmt.Printf("EF_RUNTIME %s: recall@%d %.3f, mean hits %.1f, p50 > 0: %v\n", sweep[0].Label, sweep[0].K, sweep[0].Recall, sweep[0].MeanHits, sweep[0].Latency.P50 > 0)`,
 }
 
 // TestVocabularyCells runs E06's cells through the real evaluator (the
@@ -47,7 +50,10 @@ func TestVocabularyCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := parse(t, out).Cells
-	last := c[len(c)-1].Outputs
+	if o := c[len(c)-1].Outputs; len(o) != 1 || join(o[0]["text"]) != "EF_RUNTIME 10: recall@10 0.925, mean hits 10.0, p50 > 0: true\n" {
+		t.Errorf("the fields cell: %v", o)
+	}
+	last := c[len(c)-2].Outputs
 	if len(last) != 1 || last[0]["output_type"] != "execute_result" {
 		t.Fatalf("the table cell: %v", last)
 	}
