@@ -12,7 +12,7 @@ import (
 // beside it) prune against them, as a Lucene segment searched exactly
 // still feeds the multi-leaf collector.
 func (x *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
-	if err := r.Check(); err != nil {
+	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("flat: query: %w", err)
 	}
 	res, st, err := x.Search(q, r.K, r.Filter)

@@ -97,7 +97,7 @@ func BenchmarkSearch(b *testing.B) {
 				var rec float64
 				var dc int
 				for i := 0; i < benchQ; i++ {
-					res, err := s.Search(bench.q.Row(i), benchK, ef, nil)
+					res, err := s.Search(bench.q.Row(i), engine.Request{K: benchK, Breadth: ef})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -105,7 +105,7 @@ func BenchmarkSearch(b *testing.B) {
 					dc += s.Stats().DistComps
 				}
 				timeQueries(b, func(i int) {
-					s.Search(bench.q.Row(i%benchQ), benchK, ef, nil)
+					s.Search(bench.q.Row(i%benchQ), engine.Request{K: benchK, Breadth: ef})
 				})
 				b.ReportMetric(rec/benchQ, "recall@10")
 				b.ReportMetric(float64(dc)/benchQ, "distcomps/query")
@@ -152,9 +152,9 @@ func BenchmarkSearchVariants(b *testing.B) {
 				run := func(i int) ([]engine.Result, error) {
 					q := bench.q.Row(i % benchQ)
 					if v == "bound" {
-						return s.SearchBound(q, benchK, ef, nil, engine.NewBound(ef))
+						return s.Search(q, engine.Request{K: benchK, Breadth: ef, Bound: engine.NewBound(ef)})
 					}
-					return s.Search(q, benchK, ef, half)
+					return s.Search(q, engine.Request{K: benchK, Breadth: ef, Filter: half})
 				}
 				var rec float64
 				var dc int

@@ -35,6 +35,8 @@ func init() {
 			"NewBitset":          ValueOf(engine.NewBitset),
 			"NewBound":           ValueOf(engine.NewBound),
 			"ParseMetric":        ValueOf(engine.ParseMetric),
+			"QueryBatch":         ValueOf(engine.QueryBatch),
+			"RescoreDepth":       ValueOf(engine.RescoreDepth),
 			"SetContext":         ValueOf(engine.SetContext),
 			"SetCores":           ValueOf(engine.SetCores),
 			"Stopped":            ValueOf(engine.Stopped),
