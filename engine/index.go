@@ -49,13 +49,14 @@ type Request struct {
 }
 
 // Validate checks the request itself (not the query vector) and names the
-// first field that is wrong, with its value and the allowed range.
+// first field that is wrong, with its value and the allowed range (an
+// *ArgError), or the two fields that cannot go together.
 func (r Request) Validate() error {
 	if err := CheckK(r.K); err != nil {
 		return err
 	}
 	if r.Breadth < 0 {
-		return fmt.Errorf("engine: breadth must be ≥ 0 (0: the index's default), got %d: %w", r.Breadth, ErrInvalidArgument)
+		return fmt.Errorf("engine: %w", &ArgError{Field: "breadth", Value: r.Breadth, Want: "≥ 0 (0: the index's default)"})
 	}
 	if r.Bound != nil && len(r.Seeds) > 0 {
 		return fmt.Errorf("engine: seeds (%d given) with a shared bound are not emulated; set one of Seeds and Bound: %w", len(r.Seeds), ErrInvalidArgument)

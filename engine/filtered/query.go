@@ -31,6 +31,9 @@ func (c *Collection) Query(q []float32, r engine.Request) ([]engine.Result, engi
 	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("filtered: query: %w", err)
 	}
+	if r.Params != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("filtered: query: Params of type %T (a filtered collection takes none): %w", r.Params, engine.ErrInvalidArgument)
+	}
 	if c.vectors.N == 0 {
 		return nil, engine.SearchStats{}, fmt.Errorf("filtered: query: %w", engine.ErrEmpty)
 	}

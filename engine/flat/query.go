@@ -15,6 +15,9 @@ func (x *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.Se
 	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("flat: query: %w", err)
 	}
+	if r.Params != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("flat: query: Params of type %T (exact search has none): %w", r.Params, engine.ErrInvalidArgument)
+	}
 	res, st, err := x.Search(q, r.K, r.Filter)
 	if err != nil {
 		return nil, st, err

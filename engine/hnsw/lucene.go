@@ -109,9 +109,13 @@ func (s *Searcher) lucene(q []float32, r engine.Request, p *Lucene) ([]engine.Re
 	if r.Bound != nil {
 		return nil, fmt.Errorf("hnsw: lucene search: a shared bound is not emulated: %w", engine.ErrInvalidArgument)
 	}
-	if p.VisitLimit < 0 || p.FilteredSearchThreshold < 0 || p.FilteredSearchThreshold > 100 || p.Accepted < 0 {
-		return nil, fmt.Errorf("hnsw: lucene search: visit limit %d, threshold %d (want 0…100), accepted %d: %w",
-			p.VisitLimit, p.FilteredSearchThreshold, p.Accepted, engine.ErrInvalidArgument)
+	switch {
+	case p.VisitLimit < 0:
+		return nil, fmt.Errorf("hnsw: lucene search: %w", &engine.ArgError{Field: "VisitLimit", Value: p.VisitLimit, Want: "≥ 0 (0: no limit)"})
+	case p.FilteredSearchThreshold < 0 || p.FilteredSearchThreshold > 100:
+		return nil, fmt.Errorf("hnsw: lucene search: %w", &engine.ArgError{Field: "FilteredSearchThreshold", Value: p.FilteredSearchThreshold, Want: "a percentage in 0…100"})
+	case p.Accepted < 0:
+		return nil, fmt.Errorf("hnsw: lucene search: %w", &engine.ArgError{Field: "Accepted", Value: p.Accepted, Want: "≥ 0"})
 	}
 	var err error
 	if s.q, err = ix.PrepareQuery(s.q, q); err != nil {

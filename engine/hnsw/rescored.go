@@ -34,7 +34,7 @@ func (s *Searcher) rescored(q []float32, r engine.Request, p *Rescore) ([]engine
 		return nil, fmt.Errorf("hnsw: search rescored: nil rescorer: %w", engine.ErrInvalidArgument)
 	}
 	if !(p.Oversample >= 1) || math.IsInf(p.Oversample, 0) {
-		return nil, fmt.Errorf("hnsw: search rescored: oversample must be a finite number ≥ 1, got %v: %w", p.Oversample, engine.ErrInvalidArgument)
+		return nil, fmt.Errorf("hnsw: search rescored: %w", &engine.ArgError{Field: "oversample", Value: p.Oversample, Want: "a finite number ≥ 1"})
 	}
 	if p.Rescorer.Source().Dim() != s.ix.Dim() {
 		return nil, fmt.Errorf("hnsw: search rescored: rescoring source has %d dimensions, index %d: %w", p.Rescorer.Source().Dim(), s.ix.Dim(), engine.ErrDimension)

@@ -26,6 +26,9 @@ func (ix *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.S
 	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("ivf: query: %w", err)
 	}
+	if r.Params != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("ivf: query: Params of type %T (an IVF index takes none): %w", r.Params, engine.ErrInvalidArgument)
+	}
 	if ix.lists == nil || ix.n == 0 {
 		return nil, engine.SearchStats{}, fmt.Errorf("ivf: query: %w", engine.ErrEmpty)
 	}

@@ -31,6 +31,9 @@ func (x *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.Se
 	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("nested: query: %w", err)
 	}
+	if r.Params != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("nested: query: Params of type %T (a nested index takes none): %w", r.Params, engine.ErrInvalidArgument)
+	}
 	if x.vectors.N == 0 {
 		return nil, engine.SearchStats{}, fmt.Errorf("nested: query: %w", engine.ErrEmpty)
 	}

@@ -22,6 +22,9 @@ func (s *Store) Query(q []float32, r engine.Request) ([]engine.Result, engine.Se
 	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("quant: query: %w", err)
 	}
+	if r.Params != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("quant: query: Params of type %T (a quantized scan takes none): %w", r.Params, engine.ErrInvalidArgument)
+	}
 	res, scored, err := s.search(q, r.K, r.Filter)
 	st := engine.SearchStats{DistComps: scored, Visited: scored}
 	if err != nil {

@@ -223,9 +223,23 @@ func TestQuantizedBadConfig(t *testing.T) {
 	data := indextest.Clustered(50, quantDim, 2, 4)
 	c.Add(docs(data, 0, 50))
 	c.Refresh()
-	for _, o := range []Options{{K: 5, Rescore: 4}, {K: 5, Rescore: -1}, {K: 5, Ef: 4}, {K: 5, Ef: 10, Rescore: 15}} {
-		if _, _, err := c.Search(data.Row(0), o); !errors.Is(err, engine.ErrInvalidArgument) {
-			t.Errorf("search %+v: %v, want engine.ErrInvalidArgument", o, err)
+	for _, tc := range []struct {
+		o     Options
+		field string // the engine.ArgError's
+	}{
+		{Options{K: 5, Rescore: 4}, "rescore"},
+		{Options{K: 5, Rescore: -1}, "rescore"},
+		{Options{K: 5, Ef: 4}, "ef"},
+		{Options{K: 5, Ef: 10, Rescore: 15}, "ef"},
+		{Options{K: 5, Ef: -3}, "ef"},
+		{Options{K: 0}, "k"},
+		{Options{K: 5, Visit: 1.5}, "visit"},
+		{Options{K: 5, FilteredSearchThreshold: 101}, "filtered search threshold"},
+	} {
+		_, _, err := c.Search(data.Row(0), tc.o)
+		var ae *engine.ArgError
+		if !errors.Is(err, engine.ErrInvalidArgument) || !errors.As(err, &ae) || ae.Field != tc.field {
+			t.Errorf("search %+v: %v, want an engine.ArgError on %q", tc.o, err, tc.field)
 		}
 	}
 	if e, err := ParseEncoding("BBQ"); err != nil || e != BBQ {

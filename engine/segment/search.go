@@ -177,7 +177,7 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		return nil, st, fmt.Errorf("segment: search: %w", err)
 	}
 	if o.Ef < 0 {
-		return nil, st, fmt.Errorf("segment: search: ef must be ≥ 0, got %d: %w", o.Ef, engine.ErrInvalidArgument)
+		return nil, st, fmt.Errorf("segment: search: %w", &engine.ArgError{Field: "ef", Value: o.Ef, Want: "≥ 0"})
 	}
 	if err := engine.CheckVector(q, c.cfg.Dim, c.cfg.Metric); err != nil {
 		return nil, st, fmt.Errorf("segment: search: %w", err)
@@ -192,7 +192,7 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	// and rescores the best k' of all of them; the beam is the caller's,
 	// at least the candidates gathered (0: exactly them).
 	if o.Rescore < 0 || o.Rescore > 0 && o.Rescore < o.K {
-		return nil, st, fmt.Errorf("segment: search: rescore must be 0 or ≥ k (%d), got %d: %w", o.K, o.Rescore, engine.ErrInvalidArgument)
+		return nil, st, fmt.Errorf("segment: search: %w", &engine.ArgError{Field: "rescore", Value: o.Rescore, Want: fmt.Sprintf("0 or ≥ k (%d)", o.K)})
 	}
 	kk := o.K
 	rescore := c.cfg.Encoding != Float && o.Rescore > 0
@@ -204,17 +204,18 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		ef = kk
 	}
 	if ef < kk {
-		return nil, st, fmt.Errorf("segment: search: ef %d is below the %d candidates a segment gathers (k, or rescore on a quantized collection): %w", ef, kk, engine.ErrInvalidArgument)
+		return nil, st, fmt.Errorf("segment: search: %w", &engine.ArgError{Field: "ef", Value: ef,
+			Want: fmt.Sprintf("0 or ≥ the %d candidates a segment gathers (k, or rescore on a quantized collection)", kk)})
 	}
 	visit := o.Visit
 	if visit == 0 {
 		visit = 0.05
 	}
 	if !(visit > 0 && visit <= 1) {
-		return nil, st, fmt.Errorf("segment: search: visit must be in (0, 1], got %v: %w", o.Visit, engine.ErrInvalidArgument)
+		return nil, st, fmt.Errorf("segment: search: %w", &engine.ArgError{Field: "visit", Value: o.Visit, Want: "in (0, 1] (0: 0.05)"})
 	}
 	if o.FilteredSearchThreshold < 0 || o.FilteredSearchThreshold > 100 {
-		return nil, st, fmt.Errorf("segment: search: filtered search threshold %d, want 0…100: %w", o.FilteredSearchThreshold, engine.ErrInvalidArgument)
+		return nil, st, fmt.Errorf("segment: search: %w", &engine.ArgError{Field: "filtered search threshold", Value: o.FilteredSearchThreshold, Want: "a percentage in 0…100"})
 	}
 	if o.Filter != nil && o.SharedBound {
 		return nil, st, fmt.Errorf("segment: search: a filter with the shared bound is not emulated: %w", engine.ErrInvalidArgument)

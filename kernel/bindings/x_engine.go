@@ -41,6 +41,7 @@ func init() {
 			"SetCores":           ValueOf(engine.SetCores),
 			"Stopped":            ValueOf(engine.Stopped),
 		}, Types: map[string]Type{
+			"ArgError":     TypeOf((*engine.ArgError)(nil)).Elem(),
 			"Bitset":       TypeOf((*engine.Bitset)(nil)).Elem(),
 			"Bound":        TypeOf((*engine.Bound)(nil)).Elem(),
 			"CodeStore":    TypeOf((*engine.CodeStore)(nil)).Elem(),
