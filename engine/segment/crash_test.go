@@ -225,8 +225,8 @@ func checkFreshBuild(t *testing.T, c *Collection) {
 	snap := c.snap
 	c.mu.RUnlock()
 	for _, s := range snap {
-		ix, ok := s.index.(*hnsw.Index)
-		if !ok {
+		ix := s.graph
+		if ix == nil {
 			continue
 		}
 		g := c.cfg.Graph

@@ -100,7 +100,7 @@ func TestQuantizedSegments(t *testing.T) {
 				if s.codes == nil || s.codes.Len() != s.n {
 					t.Fatalf("segment %d: %v codes for %d documents", s.id, s.codes, s.n)
 				}
-				if g := s.index.(*hnsw.Index); g.Config().Codes != nil && g.Codes() == nil {
+				if g := s.graph; g.Config().Codes != nil && g.Codes() == nil {
 					t.Fatalf("segment %d: graph has no codes attached", s.id)
 				}
 			}
@@ -177,7 +177,7 @@ func TestQuantizedSegments(t *testing.T) {
 			if merged, _ := m.codes.Quantizer().MarshalBinary(); bytes.Equal(merged, flushed) {
 				t.Error("merged segment kept the first flushed segment's quantizer")
 			}
-			if m.index.(*hnsw.Index).Config().Codes == nil {
+			if m.graph.Config().Codes == nil {
 				t.Error("merged graph not built over the codes")
 			}
 			mr, _ := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef, Rescore: want})
