@@ -270,7 +270,7 @@ func (s *refSearcher) layer0Bound(q []float32, sc engine.QueryScorer, ep engine.
 	s.upd = s.upd[:0]
 }
 
-// TestSharedLoopMatchesReference runs Search and SearchBound (each bound
+// TestSharedLoopMatchesReference runs Search without and with a shared bound (each bound
 // shared by two consecutive queries, so that the second sees the first's
 // distances) against refSearcher on a fixed seed, over every metric, ef
 // from 10 to 200, no filter and two allow-lists: results, distances (bit

@@ -141,7 +141,7 @@ func timeQueries(b *testing.B, query func(i int)) {
 // on the BenchmarkSearch fixture (efConstruction 64): an allow-list
 // filter passing half the ids (traversed but not returned, hnswlib's
 // isIdAllowed) and the shared bound of a multi-segment search
-// (SearchBound, a fresh engine.Bound per query, as one segment alone).
+// (Request.Bound, a fresh engine.Bound per query, as one segment alone).
 func BenchmarkSearchVariants(b *testing.B) {
 	half := engine.FilterFunc(func(id engine.ID) bool { return id%2 == 0 })
 	for _, ef := range []int{40, 100} {

@@ -66,7 +66,7 @@ func TestPatienceRule(t *testing.T) {
 // walk at a wide beam scores fewer nodes than the full walk for the same
 // queries (it stops once the top ef stops changing), keeps most of the
 // full walk's recall, and returns k results; Lucene's walk with
-// LuceneRequest.Patience does likewise and is not reported as early
+// Patience under hnsw.Lucene does likewise and is not reported as early
 // terminated (no exact fallback follows). Patience with a shared bound
 // is refused.
 func TestQueryPatience(t *testing.T) {
