@@ -21,7 +21,8 @@ type Config struct {
 	// not say (engine.Request.Breadth); 0 → 1, FAISS's IndexIVF default.
 	Nprobe int
 	// PQ configures the residuals' product quantizer (M sub-spaces of
-	// 2^Bits centroids; its Seed is replaced by Seed + 1).
+	// 2^Bits centroids; its Seed is replaced by Seed + 1, its Workers by
+	// Workers).
 	PQ     quant.PQConfig
 	Metric engine.Metric
 	// Iters is the coarse k-means iterations; 0 → 25 (FAISS
@@ -46,6 +47,7 @@ func (c Config) WithDefaults() Config {
 	}
 	c.PQ = c.PQ.WithDefaults()
 	c.PQ.Seed = c.Seed + 1
+	c.PQ.Workers = c.Workers
 	return c
 }
 

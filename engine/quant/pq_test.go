@@ -255,3 +255,23 @@ func BenchmarkPQScan(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPQSearch is the flat ADC search of Store (table, scan, top 10)
+// over 20,000 codes of 128 dimensions, per query.
+func BenchmarkPQSearch(b *testing.B) {
+	data := clustered(20000, 128, 20, 1)
+	for _, m := range []int{8, 16, 32} {
+		p, err := TrainPQ(data, engine.Cosine, PQConfig{M: m, Iters: 4})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := fill(b, p, data)
+		b.Run(fmt.Sprintf("M=%d", m), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				_, _ = s.Search(data.Row(i%100), 10, nil)
+				i++
+			}
+		})
+	}
+}
