@@ -379,7 +379,10 @@ func (ix *Index) search(q []float32, k, nprobe int, f engine.Filter) ([]engine.R
 					continue
 				}
 				st.DistComps++
-				s.heap.PushBounded(engine.Result{ID: id, Dist: v + add}, k)
+				if v += add; s.heap.Len() == k && v >= s.heap.Top().Dist {
+					continue // cannot enter the top k (PushBounded's test, without its call)
+				}
+				s.heap.PushBounded(engine.Result{ID: id, Dist: v}, k)
 			}
 		}
 	}

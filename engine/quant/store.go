@@ -286,6 +286,9 @@ func (s *Store) searchPQ(p *PQ, q []float32, k int, f engine.Filter) ([]engine.R
 				continue
 			}
 			scored++
+			if h.Len() == k && v >= h.Top().Dist {
+				continue // cannot enter the top k (PushBounded's test, without its call)
+			}
 			h.PushBounded(engine.Result{ID: id, Dist: v}, k)
 		}
 	}
