@@ -28,7 +28,10 @@ type Config struct {
 	// Iters is the coarse k-means iterations; 0 → 25 (FAISS
 	// ClusteringParameters.niter). All of them run (no early stop).
 	Iters int
-	Seed  uint64
+	// RandomInit seeds the coarse k-means with a random sample (FAISS)
+	// instead of k-means++; PQ.RandomInit does so for the sub-spaces.
+	RandomInit bool
+	Seed       uint64
 	// Workers bounds the goroutines of training and Add; 0 → engine.Cores().
 	// Results do not depend on it.
 	Workers int
@@ -128,7 +131,7 @@ func Train(data *vec.Matrix, cfg Config) (*Index, error) {
 	if cfg.Nlist > x.N {
 		return nil, fmt.Errorf("ivfpq: %d cells need at least as many training vectors, got %d: %w", cfg.Nlist, x.N, engine.ErrInvalidArgument)
 	}
-	model, err := kmeans.Train(x, kmeans.Config{K: cfg.Nlist, MaxIter: cfg.Iters, Tol: -1, Seed: cfg.Seed, Workers: cfg.Workers})
+	model, err := kmeans.Train(x, kmeans.Config{K: cfg.Nlist, MaxIter: cfg.Iters, Tol: -1, Seed: cfg.Seed, Workers: cfg.Workers, Init: initOf(cfg.RandomInit)})
 	if err != nil {
 		return nil, fmt.Errorf("ivfpq: coarse quantizer: %w", err)
 	}
@@ -396,4 +399,11 @@ func (ix *Index) resetTable(s *searcher, q []float32) error {
 		return err
 	}
 	return s.tab.Reset(q)
+}
+
+func initOf(random bool) kmeans.Init {
+	if random {
+		return kmeans.Random
+	}
+	return kmeans.PlusPlus
 }

@@ -115,10 +115,11 @@ type PQReport struct {
 }
 
 // PQ measures product quantization on ds against truth (at least K
-// neighbours per query), with the FAISS peer when cfg.Faiss. Our training
-// runs on one goroutine, as FAISS's on one thread; our Add spreads
-// encoding over the cores (FAISS's add runs on one thread), and is
-// reported as such. When some M does not divide the dimension (GloVe's
+// neighbours per query), with the FAISS peer when cfg.Faiss. Our k-means
+// starts from a random sample, as FAISS's (like for like: the engine's
+// default k-means++ start is not FAISS's), and our training runs on one
+// goroutine, as FAISS's on one thread (encoding the base is not timed).
+// When some M does not divide the dimension (GloVe's
 // 100 against M = 8, 16, 32), both sides get the vectors with zero
 // components appended up to the next multiple of every M: distances and
 // the truth are unchanged, and the report says so.
@@ -246,7 +247,7 @@ func measurePQ(base, queries *vec.Matrix, truth *dataset.GroundTruth, metric eng
 	var p *quant.PQ
 	var err error
 	row.Train, row.TrainCPU, err = trainTimedPQ(func() (err error) {
-		p, err = quant.TrainPQ(base, metric, quant.PQConfig{M: m, Bits: cfg.Bits, Iters: cfg.Iters, Seed: cfg.Seed, Workers: 1})
+		p, err = quant.TrainPQ(base, metric, quant.PQConfig{M: m, Bits: cfg.Bits, Iters: cfg.Iters, Seed: cfg.Seed, RandomInit: true, Workers: 1})
 		return err
 	})
 	if err != nil {
@@ -277,8 +278,8 @@ func measurePQ(base, queries *vec.Matrix, truth *dataset.GroundTruth, metric eng
 func measureIVFPQ(base, queries *vec.Matrix, truth *dataset.GroundTruth, metric engine.Metric, cfg PQConfig, m, nlist int) ([]PQRow, error) {
 	var ix *ivfpq.Index
 	train, trainCPU, err := trainTimedPQ(func() (err error) {
-		ix, err = ivfpq.Train(base, ivfpq.Config{Nlist: nlist, PQ: quant.PQConfig{M: m, Bits: cfg.Bits, Iters: cfg.Iters}, Metric: metric,
-			Iters: cfg.Iters, Seed: cfg.Seed, Workers: 1})
+		ix, err = ivfpq.Train(base, ivfpq.Config{Nlist: nlist, PQ: quant.PQConfig{M: m, Bits: cfg.Bits, Iters: cfg.Iters, RandomInit: true}, Metric: metric,
+			Iters: cfg.Iters, RandomInit: true, Seed: cfg.Seed, Workers: 1})
 		return err
 	})
 	if err != nil {
@@ -364,7 +365,7 @@ func (r *PQReport) Lines() []string {
 		fmt.Sprintf("data: %s; %d base vectors, %d queries, %d dimensions, %v", r.Data, r.N, r.Queries, r.Dim, r.Metric),
 		fmt.Sprintf("machine: %s/%s, GOMAXPROCS %d, kernels %s; searches and training on one thread both sides; other jobs may share the CPU (load average %s at the start)",
 			runtime.GOOS, runtime.GOARCH, r.GOMAXPROCS, r.Kernels, r.StartLoad),
-		fmt.Sprintf("PQ: %d bits per sub-space (%d centroids), %d k-means iterations per sub-space and for the %d IVF cells, seed %d; recall@%d against the exact neighbours, no rescoring",
+		fmt.Sprintf("PQ: %d bits per sub-space (%d centroids), %d k-means iterations per sub-space and for the %d IVF cells, random-sample k-means initialisation (FAISS's) on both sides, seed %d; recall@%d against the exact neighbours, no rescoring",
 			c.Bits, 1<<c.Bits, c.Iters, r.Nlist, c.Seed, c.K),
 	}
 	if r.PaddedDim != r.Dim {
