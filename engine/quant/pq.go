@@ -3,6 +3,7 @@ package quant
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/internal/f32"
@@ -45,6 +46,9 @@ type PQ struct {
 	// cents holds the codebooks: centroid c of sub-space j is
 	// cents[(j·ksub + c)·dsub :][:dsub].
 	cents []float32
+	// tables recycles the distance tables of Store's scans (M KB each):
+	// a search then allocates no table, and the collector has less to do.
+	tables sync.Pool
 }
 
 // PQConfig configures [TrainPQ]. Zero fields take the defaults documented

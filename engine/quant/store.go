@@ -268,8 +268,12 @@ const pqBlock = 256
 // built once and the codes are scored a block at a time by the unrolled
 // ADC kernel, then offered to the top-k heap.
 func (s *Store) searchPQ(p *PQ, q []float32, k int, f engine.Filter) ([]engine.Result, int, error) {
-	t, err := p.NewTable(q)
-	if err != nil {
+	t, _ := p.tables.Get().(*PQTable)
+	if t == nil {
+		t = &PQTable{p: p, t: make([]float32, p.cfg.M*tableStride), bias: p.bias()}
+	}
+	defer p.tables.Put(t)
+	if err := t.Reset(q); err != nil {
 		return nil, 0, err
 	}
 	var h topk.MaxHeap

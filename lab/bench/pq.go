@@ -81,21 +81,25 @@ func (c PQConfig) Validate() error {
 // PQRow is one index at one M (and nprobe, for IVF-PQ), ours beside
 // FAISS's (the Faiss fields are zero without the peer).
 type PQRow struct {
-	Index         string  // "PQ" or "IVF-PQ"
-	M, Nprobe     int     // Nprobe 0 for PQ
-	Bytes         int     // code bytes per vector (FAISS's code_size beside ours)
-	FaissBytes    int     //
-	Recall        float64 // recall@K against the exact neighbours
-	FaissRecall   float64
-	QPS           float64 // one thread, wall clock
-	FaissQPS      float64
-	CPUQPS        float64 // one thread, over its CPU time
-	FaissCPUQPS   float64
-	Train         time.Duration // training, wall, one thread
-	FaissTrain    time.Duration
-	TrainCPU      time.Duration // training, CPU time of the thread (FAISS: of the process, one thread)
-	FaissTrainCPU time.Duration
-	HasFaissData  bool
+	Index       string  // "PQ" or "IVF-PQ"
+	M, Nprobe   int     // Nprobe 0 for PQ
+	Bytes       int     // code bytes per vector (FAISS's code_size beside ours)
+	FaissBytes  int     //
+	Recall      float64 // recall@K against the exact neighbours
+	FaissRecall float64
+	// FaissIPCellsRecall is, for IVF-PQ under Dot and Cosine, the recall
+	// of FAISS's default IndexIVFPQ, whose cells k-means trains by inner
+	// product (FaissRecall is then of its L2-k-means-cells variant, as ours).
+	FaissIPCellsRecall float64
+	QPS                float64 // one thread, wall clock
+	FaissQPS           float64
+	CPUQPS             float64 // one thread, over its CPU time
+	FaissCPUQPS        float64
+	Train              time.Duration // training, wall, one thread
+	FaissTrain         time.Duration
+	TrainCPU           time.Duration // training, CPU time of the thread (FAISS: of the process, one thread)
+	FaissTrainCPU      time.Duration
+	HasFaissData       bool
 }
 
 // PQReport is [PQ]'s result.
@@ -187,11 +191,24 @@ func PQ(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric, c
 		if err != nil {
 			return nil, err
 		}
-		if fi := peerIndex(peer, "IndexIVFPQ", m); fi != nil {
-			for i := range rows {
-				for _, p := range fi.Sweep {
+		// Like for like: FAISS's IVF-PQ with L2 k-means cells where its
+		// default trains them by inner product (Dot, Cosine).
+		like, ip := peerIndex(peer, "IndexIVFPQ(L2 k-means cells)", m), peerIndex(peer, "IndexIVFPQ", m)
+		if like == nil {
+			like, ip = ip, nil
+		}
+		for i := range rows {
+			if like != nil {
+				for _, p := range like.Sweep {
 					if p.Nprobe == rows[i].Nprobe {
-						rows[i].setFaiss(fi, p)
+						rows[i].setFaiss(like, p)
+					}
+				}
+			}
+			if ip != nil {
+				for _, p := range ip.Sweep {
+					if p.Nprobe == rows[i].Nprobe {
+						rows[i].FaissIPCellsRecall = p.Recall
 					}
 				}
 			}
@@ -365,7 +382,7 @@ func (r *PQReport) Lines() []string {
 		fmt.Sprintf("data: %s; %d base vectors, %d queries, %d dimensions, %v", r.Data, r.N, r.Queries, r.Dim, r.Metric),
 		fmt.Sprintf("machine: %s/%s, GOMAXPROCS %d, kernels %s; searches and training on one thread both sides; other jobs may share the CPU (load average %s at the start)",
 			runtime.GOOS, runtime.GOARCH, r.GOMAXPROCS, r.Kernels, r.StartLoad),
-		fmt.Sprintf("PQ: %d bits per sub-space (%d centroids), %d k-means iterations per sub-space and for the %d IVF cells, random-sample k-means initialisation (FAISS's) on both sides, seed %d; recall@%d against the exact neighbours, no rescoring",
+		fmt.Sprintf("PQ: %d bits per sub-space (%d centroids), %d k-means iterations per sub-space and for the %d IVF cells, started from a random sample (FAISS's start) on both sides, seed %d; recall@%d against the exact neighbours, no rescoring",
 			c.Bits, 1<<c.Bits, c.Iters, r.Nlist, c.Seed, c.K),
 	}
 	if r.PaddedDim != r.Dim {
@@ -374,6 +391,9 @@ func (r *PQReport) Lines() []string {
 	}
 	if r.Faiss != "" {
 		out = append(out, r.Faiss)
+		if r.Metric != engine.L2 && r.Nlist > 0 {
+			out = append(out, "FAISS's IVF-PQ beside ours has its cells from faiss.Kmeans (L2), as veclab's and the paper's; the \"FAISS IP cells\" column is FAISS's default IndexIVFPQ under inner product, whose training assigns to the cell of largest inner product (faiss/IndexIVF.cpp, Level1Quantizer::train_q1)")
+		}
 	}
 	return out
 }
@@ -386,6 +406,7 @@ func (r *PQReport) Table() *table.Table {
 	t := table.New("Product quantization, veclab vs FAISS 1.7.3 (Debian's generic build, no AVX2 kernels), one thread; Δ recall = veclab − FAISS; ratios veclab/FAISS (QPS > 1: veclab faster; train < 1: veclab faster)",
 		table.Col("index", ""), table.Col("M", ""), table.Col("nprobe", ""), table.Col("bytes/vec", ""),
 		table.Column{Header: rh + " veclab", Prec: 3}, table.Column{Header: rh + " FAISS", Prec: 3}, table.Column{Header: "Δ recall", Prec: 3},
+		table.Column{Header: rh + " FAISS IP cells", Prec: 3},
 		table.Column{Header: "QPS veclab", Prec: -1}, table.Column{Header: "QPS FAISS", Prec: -1},
 		table.Column{Header: "CPU-QPS veclab", Prec: -1}, table.Column{Header: "CPU-QPS FAISS", Prec: -1}, table.Column{Header: "CPU-QPS ratio", Prec: 2},
 		table.Column{Header: "train CPU veclab", Unit: "s", Prec: 2}, table.Column{Header: "train CPU FAISS", Unit: "s", Prec: 2}, table.Column{Header: "train ratio", Prec: 2},
@@ -411,7 +432,7 @@ func (r *PQReport) Table() *table.Table {
 				tr = table.Float(w.TrainCPU.Seconds()/w.FaissTrainCPU.Seconds(), 2)
 			}
 		}
-		addRow(t, table.Text(w.Index), table.Int(w.M), np, bytes, table.Float(w.Recall, 3), fr, dr,
+		addRow(t, table.Text(w.Index), table.Int(w.M), np, bytes, table.Float(w.Recall, 3), fr, dr, orMissing(w.FaissIPCellsRecall, 3),
 			table.Float(w.QPS, -1), fq, orMissing(w.CPUQPS, -1), fc, qr,
 			table.Float(w.TrainCPU.Seconds(), 2), ftc, tr, table.Float(w.Train.Seconds(), 2), ft)
 	}

@@ -13,7 +13,10 @@ import (
 var pqScript []byte
 
 // PQRequest describes one run of the product-quantization peer (pq.py):
-// IndexPQ and, when Nlist > 0, IndexIVFPQ for each M, single-threaded.
+// IndexPQ and, when Nlist > 0, IndexIVFPQ for each M, single-threaded;
+// under Dot and Cosine also IndexIVFPQ with cells from L2 k-means
+// (faiss.Kmeans), as veclab's: FAISS's own IndexIVF training assigns by
+// the largest inner product under METRIC_INNER_PRODUCT.
 type PQRequest struct {
 	Python string // interpreter; "" → DefaultPython
 	Base   string // .fvecs of the indexed vectors (unit-length for Cosine)
@@ -40,7 +43,7 @@ type PQPoint struct {
 
 // PQIndex is one FAISS index's results.
 type PQIndex struct {
-	Name     string    `json:"name"` // IndexPQ or IndexIVFPQ
+	Name     string    `json:"name"` // IndexPQ, IndexIVFPQ or (inner product) IndexIVFPQ(L2 k-means cells)
 	M        int       `json:"m"`
 	TrainS   float64   `json:"train_s"`
 	TrainCPU float64   `json:"train_cpu_s"`
@@ -85,10 +88,14 @@ func RunPQ(ctx context.Context, req PQRequest) (*PQResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	want := len(req.M)
+	perM := 1
 	if req.Nlist > 0 {
-		want *= 2
+		perM = 2 // IndexPQ, IndexIVFPQ
+		if req.Metric != engine.L2 {
+			perM = 3 // and IndexIVFPQ(L2 k-means cells)
+		}
 	}
+	want := len(req.M) * perM
 	if len(res.Indexes) != want {
 		return nil, fmt.Errorf("faiss: pq peer: %d index results, want %d", len(res.Indexes), want)
 	}
