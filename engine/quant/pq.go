@@ -46,6 +46,11 @@ type PQ struct {
 	// cents holds the codebooks: centroid c of sub-space j is
 	// cents[(j·ksub + c)·dsub :][:dsub].
 	cents []float32
+	// cols and norms serve narrow sub-spaces (dsub ≤ narrowSub): cols is
+	// each codebook transposed, component d of sub-space j's centroids at
+	// cols[(j·dsub + d)·ksub :][:ksub]; norms[j·ksub + c] is ‖centroid‖².
+	// Derived from cents, not saved.
+	cols, norms []float32
 	// tables recycles the distance tables of Store's scans (M KB each):
 	// a search then allocates no table, and the collector has less to do.
 	tables sync.Pool
@@ -203,7 +208,11 @@ func newPQ(dim int, metric engine.Metric, cfg PQConfig, cents []float32) (*PQ, e
 			return nil, fmt.Errorf("quant: product quantizer codebook float %d is %v: %w", i, v, engine.ErrInvalidArgument)
 		}
 	}
-	return &PQ{dim: dim, metric: metric, cfg: cfg, dsub: dim / cfg.M, ksub: ksub, cents: cents}, nil
+	p := &PQ{dim: dim, metric: metric, cfg: cfg, dsub: dim / cfg.M, ksub: ksub, cents: cents}
+	if p.dsub <= narrowSub {
+		p.transpose()
+	}
+	return p, nil
 }
 
 // Dim returns the dimension of the vectors it encodes.
@@ -319,6 +328,10 @@ func (p *PQ) table(t, q []float32, stride int) {
 		x := q[j*ds : (j+1)*ds]
 		book := p.cents[j*p.ksub*ds : (j+1)*p.ksub*ds]
 		row := t[j*stride : j*stride+p.ksub]
+		if p.cols != nil {
+			p.narrowRow(row, x, j, l2)
+			continue
+		}
 		if p.ksub >= 4 {
 			// Four centroids per kernel call (the slab kernels of
 			// engine/internal/f32): a sub-vector is short, so per-centroid
@@ -340,6 +353,66 @@ func (p *PQ) table(t, q []float32, stride int) {
 				row[c] = -vec.Dot(x, book[c*ds:(c+1)*ds])
 			}
 		}
+	}
+}
+
+// narrowSub is the widest sub-space whose table row is built from the
+// transposed codebook: at a few components per sub-vector a dot product
+// per centroid is mostly call overhead, while a pass per component over
+// the 2^Bits centroids is a plain multiply-add loop.
+const narrowSub = 8
+
+// transpose fills cols and norms from cents.
+func (p *PQ) transpose() {
+	ds, k := p.dsub, p.ksub
+	p.cols = make([]float32, len(p.cents))
+	p.norms = make([]float32, p.cfg.M*k)
+	for j := 0; j < p.cfg.M; j++ {
+		for c := 0; c < k; c++ {
+			v := p.Codebook(j, c)
+			var n float32
+			for d, x := range v {
+				p.cols[(j*ds+d)*k+c] = x
+				n += x * x
+			}
+			p.norms[j*k+c] = n
+		}
+	}
+}
+
+// narrowRow writes sub-space j's table row for the sub-vector x from the
+// transposed codebook: −⟨x, c⟩, or under L2 ‖x‖² + ‖c‖² − 2⟨x, c⟩.
+func (p *PQ) narrowRow(row, x []float32, j int, l2 bool) {
+	k := p.ksub
+	cols := p.cols[j*p.dsub*k : (j+1)*p.dsub*k]
+	c0 := cols[:k]
+	row = row[:len(c0)]
+	x0 := x[0]
+	for c := range row {
+		row[c] = x0 * c0[c]
+	}
+	for d := 1; d < len(x); d++ {
+		cd := cols[d*k : (d+1)*k]
+		cd = cd[:len(row)]
+		xd := x[d]
+		for c := range row {
+			row[c] += xd * cd[c]
+		}
+	}
+	if !l2 {
+		for c := range row {
+			row[c] = -row[c]
+		}
+		return
+	}
+	var xx float32
+	for _, v := range x {
+		xx += v * v
+	}
+	norms := p.norms[j*k : (j+1)*k]
+	norms = norms[:len(row)]
+	for c := range row {
+		row[c] = xx + norms[c] - 2*row[c]
 	}
 }
 
