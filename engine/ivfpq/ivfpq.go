@@ -2,6 +2,7 @@ package ivfpq
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/veclab/veclab/engine"
@@ -71,7 +72,8 @@ func (c Config) Validate(dim int) error {
 		errs = append(errs, fmt.Sprintf("unknown metric %v", c.Metric))
 	}
 	if err := c.PQ.Validate(dim); err != nil {
-		errs = append(errs, err.Error())
+		// Its problems, without a second "invalid argument".
+		errs = append(errs, strings.TrimSuffix(err.Error(), ": "+engine.ErrInvalidArgument.Error()))
 	}
 	if len(errs) == 0 {
 		return nil
