@@ -26,6 +26,7 @@ func TestBenchPQFlags(t *testing.T) {
 		{[]string{"-peer", "annoy"}, `-peer "annoy"`},
 		{[]string{"-queries", "0"}, "-queries 0 must be positive"},
 		{[]string{"extra"}, `unexpected arguments ["extra"]`},
+		{[]string{"-data", "glove-3k", "-n", "0"}, "-n 0: want a positive count"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -59,6 +60,24 @@ func TestBenchPQSmall(t *testing.T) {
 	s := out.String()
 	for _, want := range []string{"600 base vectors, 20 queries, 30 dimensions, cosine",
 		"6 zero components appended (30 → 36 dimensions)", "IVF-PQ  12      24"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// TestBenchPQRealSubset runs the command on the compiled-in glove-3k's
+// first 1,000 vectors: the truth is recomputed over them, and the 100
+// dimensions are padded to 104 for M = 8 and 4.
+func TestBenchPQRealSubset(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := runBenchPQ([]string{"-data", "glove-3k", "-n", "1000", "-m", "8,4", "-bits", "6", "-nlist", "-1", "-iters", "3", "-warmup", "0"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	s := out.String()
+	for _, want := range []string{"its first 1000 base vectors, exact truth recomputed", "1000 base vectors, 100 queries, 100 dimensions, cosine",
+		"(100 → 104 dimensions)"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
