@@ -276,3 +276,25 @@ func BenchmarkPQSearch(b *testing.B) {
 		})
 	}
 }
+
+// FuzzPQDecode decodes arbitrary bytes with the golden product quantizer
+// (2 sub-spaces, 2 centroids each): a code of M bytes below 2 decodes to
+// its centroids, any other input is an error, never a panic.
+func FuzzPQDecode(f *testing.F) {
+	f.Add([]byte{0, 1})
+	f.Add([]byte{1})
+	f.Add([]byte{2, 0})
+	f.Add([]byte{255, 255, 255})
+	p := goldenQuantizers(f)[3].(*PQ)
+	f.Fuzz(func(t *testing.T, code []byte) {
+		dst := make([]float32, p.Dim())
+		err := p.Decode(dst, code)
+		valid := len(code) >= p.M() && code[0] < 2 && code[1] < 2
+		if valid != (err == nil) {
+			t.Fatalf("code %v: error %v", code, err)
+		}
+		if err == nil && (dst[0] != p.Codebook(0, int(code[0]))[0] || dst[3] != p.Codebook(1, int(code[1]))[1]) {
+			t.Fatalf("code %v decodes to %v", code, dst)
+		}
+	})
+}
