@@ -506,62 +506,49 @@ func (t *PQTable) Distances(dst []float32, codes []byte) {
 	adcBlock4(dst, t.t, codes[:len(dst)*m], m, t.bias)
 }
 
-// adcBlock4 is adc over a slab of codes whose M is a multiple of 4: the
-// table's rows are taken as *[256]float32 once per call (so a code byte
-// indexes a row with neither a bounds check nor a length check per
-// lookup), the loops over codes and sub-spaces are in one function (adc is
-// not inlined, and a call per code costs as much as a code of M = 8), and
-// M = 8 and multiples of 16, the common sizes, are spelled out. The four sums and their
-// order are adc's, so the results agree with it bit for bit.
+// adcBlock4 is adc over a slab of codes whose M is a multiple of 4, the
+// loops over codes and sub-spaces in one function (adc is not inlined,
+// and a call per code costs as much as a code of M = 8). For M = 8 and
+// multiples of 16 the table is taken as a fixed-size array
+// (*[8·256]float32, *[16·256]float32 per block of 16 sub-spaces), so
+// entry j·256 + code[j] at a constant j needs no bounds check: one table
+// load per sub-space, as FAISS's pointer walk
+// (faiss/impl/ProductQuantizer.cpp, pq_estimators_from_tables_Mmul4).
+// The four sums and their order are adc's, so the results agree with it
+// bit for bit.
 func adcBlock4(dst, tab []float32, codes []byte, m int, bias float32) {
-	var rowsArr [64]*[tableStride]float32
-	rows := rowsArr[:0]
-	if m > len(rowsArr) {
-		rows = make([]*[tableStride]float32, 0, m)
-	}
-	for j := 0; j < m; j++ {
-		rows = append(rows, (*[tableStride]float32)(tab[j*tableStride:(j+1)*tableStride]))
-	}
-	switch m {
-	case 8:
-		r0, r1, r2, r3, r4, r5, r6, r7 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], rows[7]
+	const s = tableStride
+	switch {
+	case m == 8:
+		t := (*[8 * s]float32)(tab[:8*s])
 		for i := range dst {
 			c := (*[8]byte)(codes[i*8 : i*8+8])
-			d0 := r0[c[0]] + r4[c[4]]
-			d1 := r1[c[1]] + r5[c[5]]
-			d2 := r2[c[2]] + r6[c[6]]
-			d3 := r3[c[3]] + r7[c[7]]
+			d0 := t[int(c[0])] + t[4*s+int(c[4])]
+			d1 := t[s+int(c[1])] + t[5*s+int(c[5])]
+			d2 := t[2*s+int(c[2])] + t[6*s+int(c[6])]
+			d3 := t[3*s+int(c[3])] + t[7*s+int(c[7])]
 			dst[i] = (d0 + d1) + (d2 + d3) + bias
 		}
 		return
-	}
-	if m%16 == 0 {
+	case m%16 == 0:
 		for i := range dst {
 			code := codes[i*m : (i+1)*m : (i+1)*m]
 			var d0, d1, d2, d3 float32
-			for b := 0; b+16 <= m; b += 16 {
-				r := (*[16]*[tableStride]float32)(rows[b : b+16])
+			for b := 0; b+16 <= len(code); b += 16 {
+				t := (*[16 * s]float32)(tab[b*s : (b+16)*s])
 				c := (*[16]byte)(code[b : b+16])
 				// d = d + a + b + …: Go adds left to right, adc's order.
-				d0 = d0 + r[0][c[0]] + r[4][c[4]] + r[8][c[8]] + r[12][c[12]]
-				d1 = d1 + r[1][c[1]] + r[5][c[5]] + r[9][c[9]] + r[13][c[13]]
-				d2 = d2 + r[2][c[2]] + r[6][c[6]] + r[10][c[10]] + r[14][c[14]]
-				d3 = d3 + r[3][c[3]] + r[7][c[7]] + r[11][c[11]] + r[15][c[15]]
+				d0 = d0 + t[int(c[0])] + t[4*s+int(c[4])] + t[8*s+int(c[8])] + t[12*s+int(c[12])]
+				d1 = d1 + t[s+int(c[1])] + t[5*s+int(c[5])] + t[9*s+int(c[9])] + t[13*s+int(c[13])]
+				d2 = d2 + t[2*s+int(c[2])] + t[6*s+int(c[6])] + t[10*s+int(c[10])] + t[14*s+int(c[14])]
+				d3 = d3 + t[3*s+int(c[3])] + t[7*s+int(c[7])] + t[11*s+int(c[11])] + t[15*s+int(c[15])]
 			}
 			dst[i] = (d0 + d1) + (d2 + d3) + bias
 		}
 		return
 	}
 	for i := range dst {
-		code := codes[i*m : (i+1)*m : (i+1)*m]
-		var d0, d1, d2, d3 float32
-		for j := 0; j+4 <= len(code) && j+4 <= len(rows); j += 4 {
-			d0 += rows[j][code[j]]
-			d1 += rows[j+1][code[j+1]]
-			d2 += rows[j+2][code[j+2]]
-			d3 += rows[j+3][code[j+3]]
-		}
-		dst[i] = (d0 + d1) + (d2 + d3) + bias
+		dst[i] = adc(tab, codes[i*m:(i+1)*m]) + bias
 	}
 }
 

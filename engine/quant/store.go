@@ -280,13 +280,14 @@ func (s *Store) searchPQ(p *PQ, q []float32, k int, f engine.Filter) ([]engine.R
 	var dist [pqBlock]float32
 	scored := 0
 	n := len(s.has)
+	full := s.Len() == n // every id has a code: no flag to read per code
 	for lo := 0; lo < n; lo += pqBlock {
 		hi := min(lo+pqBlock, n)
 		d := dist[:hi-lo]
 		t.Distances(d, s.codes[lo*s.size:hi*s.size])
 		for i, v := range d {
 			id := engine.ID(lo + i)
-			if !s.has[lo+i].Load() || (f != nil && !f.Allowed(id)) {
+			if (!full && !s.has[lo+i].Load()) || (f != nil && !f.Allowed(id)) {
 				continue
 			}
 			scored++
