@@ -605,3 +605,29 @@ func parseProfile(s string, d *Data) (profile.Profile, error) {
 }
 
 func buildOptions() profile.BuildOptions { return profile.BuildOptions{} }
+
+// Recall measures one setting of a knob in turn over d's queries: search
+// answers a query, and the mean recall@k against truth, its standard
+// error and the mean hits come back as a [Point] — what a [KnobSearch]'s
+// measure function returns, compiled, so that a notebook can search a
+// knob in a visible cell without an interpreted loop over the queries.
+func Recall(ctx context.Context, d *Data, k int, truth *dataset.GroundTruth, search func(q []float32) ([]engine.Result, error)) (Point, error) {
+	if d == nil || truth == nil || search == nil || k < 1 {
+		return Point{}, fmt.Errorf("advise: Recall: data, truth, search and k ≥ 1 are required: %w", engine.ErrInvalidArgument)
+	}
+	if len(truth.IDs) < d.Queries.N {
+		return Point{}, fmt.Errorf("advise: Recall: truth for %d queries of %d: %w", len(truth.IDs), d.Queries.N, engine.ErrInvalidArgument)
+	}
+	m, err := measure(ctx, d, Options{K: k, Workers: 1}, func(_ int, q []float32) ([]engine.Result, error) { return search(q) }, truth, 0, false)
+	return Point{Recall: m.Recall, SE: m.SE, MeanHits: m.MeanHits}, err
+}
+
+// OpenPG opens the real PostgreSQL of a spec for [Options.PG]: "" none
+// (nil), "embedded" (the embedded PostgreSQL 18.6 + pgvector 0.8.7) or a
+// postgres:// URL; what the notebooks read from VECLAB_PG.
+func OpenPG(spec string) (*pglive.DB, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	return pglive.Open(context.Background(), spec)
+}

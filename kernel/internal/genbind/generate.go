@@ -46,6 +46,7 @@ var DefaultPackages = []string{
 	Module + "/lab/bench",
 	Module + "/lab/metrics",
 	Module + "/lab/profile",
+	Module + "/lab/advise",
 	Module + "/lab/experiment",
 	Module + "/lab/table",
 	Module + "/lab/chart",
