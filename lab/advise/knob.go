@@ -41,7 +41,14 @@ type Point struct {
 // that dip (doubling, then bisecting again; at most maxRounds times) and
 // the dip is reported in [KnobResult.Dips]. Readings between
 // Target − Tol and Target are within noise of the target and move
-// nothing. Values below v are not searched again: v is the smallest
+// nothing.
+//
+// # Plateaus
+//
+// While doubling, a recall that gains less than Tol/4 over
+// plateauDoublings doublings in a row has stopped growing: the search
+// stops there and reports the target unreachable (KnobResult.Plateau)
+// instead of walking on to Hi, where every measurement costs the most. Values below v are not searched again: v is the smallest
 // reaching value the bisection saw, and a value that reaches the target
 // below a reading that misses it would be a lucky reading of its own.
 type KnobSearch struct {
@@ -54,16 +61,28 @@ type KnobSearch struct {
 // maxRounds bounds how many times a search resumes above a dip.
 const maxRounds = 3
 
+// plateauDoublings is how many doublings in a row must each gain less
+// than a quarter of the tolerance before the search stops climbing: a
+// graph's recall that has not moved over a beam 2^plateauDoublings times
+// wider will not reach the target by widening it further.
+const plateauDoublings = 3
+
 // KnobResult is what a [KnobSearch] found.
 type KnobResult struct {
 	// Reached says whether some value in the range reached the target;
-	// Value is then the smallest found, else the largest tried (Hi).
+	// Value is then the smallest found, else the largest tried (Hi, or
+	// where recall stopped growing: Plateau).
 	Reached bool  `json:"reached"`
 	Value   int   `json:"value"`
 	At      Point `json:"at"`   // the measurement at Value
 	Best    Point `json:"best"` // the highest recall measured
 	// Curve is every measured point, by value.
 	Curve []Point `json:"curve"`
+	// Plateau says the search stopped doubling below Hi because recall
+	// stopped growing: plateauDoublings doublings in a row each gained
+	// less than Tol/4 (a quantized index whose codes cap recall whatever
+	// the beam).
+	Plateau bool `json:"plateau,omitempty"`
 	// Dips are measured values above a reaching one that read below
 	// Target − Tol (see the type's doc).
 	Dips []Point `json:"dips,omitempty"`
@@ -110,9 +129,11 @@ func (s KnobSearch) Run(ctx context.Context, measure func(v int) (Point, error))
 		return p, nil
 	}
 	reaches := func(p Point) bool { return p.Recall >= s.Target }
+	plateau := false
 	// ascend doubles from lo (which misses) until a value reaches: the
 	// bracket's top, or −1 when the range ends first.
 	ascend := func(lo int) (int, int, error) {
+		flat := 0 // doublings in a row that gained less than Tol/4
 		for lo < s.Hi {
 			w := min(lo*2, s.Hi)
 			q, err := at(w)
@@ -122,7 +143,16 @@ func (s KnobSearch) Run(ctx context.Context, measure func(v int) (Point, error))
 			if reaches(q) {
 				return lo, w, nil
 			}
+			if q.Recall-seen[lo].Recall < s.Tol/4 {
+				flat++
+			} else {
+				flat = 0
+			}
 			lo = w
+			if s.Tol > 0 && flat == plateauDoublings {
+				plateau = true
+				return lo, -1, nil
+			}
 		}
 		return lo, -1, nil
 	}
@@ -188,7 +218,7 @@ func (s KnobSearch) Run(ctx context.Context, measure func(v int) (Point, error))
 			return KnobResult{}, err
 		}
 	}
-	r := KnobResult{Dips: dips}
+	r := KnobResult{Dips: dips, Plateau: plateau}
 	for _, p := range seen {
 		r.Curve = append(r.Curve, p)
 	}
@@ -200,7 +230,7 @@ func (s KnobSearch) Run(ctx context.Context, measure func(v int) (Point, error))
 		}
 	}
 	if hi < 0 {
-		r.Value, r.At = s.Hi, seen[s.Hi]
+		r.Value, r.At = lo, seen[lo] // Hi, or where recall stopped growing
 		return r, nil
 	}
 	r.Reached, r.Value, r.At = true, hi, seen[hi]

@@ -110,6 +110,25 @@ func TestKnobSearchUnreachable(t *testing.T) {
 	}
 }
 
+// TestKnobSearchPlateau: a recall that stops growing (a quantized index
+// capped at 0.93) ends the climb early, reported as a plateau.
+func TestKnobSearchPlateau(t *testing.T) {
+	calls := 0
+	r, err := KnobSearch{Lo: 30, Hi: 10000, Start: 30, Target: 0.95, Tol: 0.014}.Run(context.Background(), func(v int) (Point, error) {
+		calls++
+		return Point{Recall: 0.93 - 0.2*math.Exp(-float64(v)/20)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Reached || !r.Plateau || r.Value >= 10000 || calls > 8 {
+		t.Errorf("reached %t, plateau %t, stopped at %d after %d measurements; want a plateau well below 10000", r.Reached, r.Plateau, r.Value, calls)
+	}
+	if r.Best.Recall < 0.929 {
+		t.Errorf("best %+v", r.Best)
+	}
+}
+
 func TestKnobSearchErrors(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

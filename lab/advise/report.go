@@ -39,6 +39,9 @@ func oneSearch(s Search, opt Options) string {
 		def += ", " + s.DefaultSetting
 	}
 	switch {
+	case !res.Reached && res.Plateau:
+		return fmt.Sprintf("recall@%d %.3f on the default %s (%s); the target %.2f is not reachable by this knob: recall stopped growing (best %.3f at %d, nothing gained up to %d)",
+			opt.K, d.Recall, s.Knob, def, opt.Target, res.Best.Recall, res.Best.Value, res.Value)
 	case !res.Reached:
 		return fmt.Sprintf("recall@%d %.3f on the default %s (%s); the target %.2f is not reachable below %d: the best reached is %.3f at %d (a wider graph, m or ef_construction, or another index type is the next step)",
 			opt.K, d.Recall, s.Knob, def, opt.Target, res.Value, res.Best.Recall, res.Best.Value)
@@ -87,7 +90,10 @@ func (r *Report) Table() *table.Table {
 	)
 	add := func(store, what string, s Search, row *Row) {
 		found := fmt.Sprint(s.Result.Value)
-		if !s.Result.Reached {
+		switch {
+		case !s.Result.Reached && s.Result.Plateau:
+			found = fmt.Sprintf("no: flat to %d (best %.3f at %d)", s.Result.Value, s.Result.Best.Recall, s.Result.Best.Value)
+		case !s.Result.Reached:
 			found = fmt.Sprintf("not below %d (best %.3f at %d)", s.Result.Value, s.Result.Best.Recall, s.Result.Best.Value)
 		}
 		var build, bpv, mem any
