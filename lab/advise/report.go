@@ -222,7 +222,7 @@ func (r *Report) HTML() string {
 	for _, c := range r.Charts() {
 		b.WriteString("<figure>" + c.SVG() + "</figure>\n")
 	}
-	b.WriteString("<h2>Measurements</h2>\n" + r.Table().HTML() + "\n")
+	b.WriteString("<h2>Measurements</h2>\n<div style=\"overflow-x:auto\">" + r.Table().HTML() + "</div>\n")
 	fmt.Fprintf(&b, "<p>Measured in %s.</p>\n</body></html>\n", r.Elapsed.Round(100*time.Millisecond))
 	return b.String()
 }
