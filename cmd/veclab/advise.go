@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -85,6 +86,9 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintf(stderr, "advise: %s\n", step)
 			}
 		}
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(advise.GCPercent) // see its doc: the peak memory stays near what is live
 	}
 	d, err := advise.Load(ctx, files[0], advise.LoadOptions{K: *k, Queries: *queries, HoldOut: *holdOut, Seed: *seed, Metric: *metric, Column: *column, Filter: *filt, Selectivity: *sel, Progress: readProgress})
 	if err != nil {
