@@ -14,6 +14,7 @@ func init() {
 		Name: "advise",
 		Binds: map[string]Value{
 			"DefaultProfiles": ValueOf(advise.DefaultProfiles),
+			"GCPercent":       ValueOf(advise.GCPercent),
 			"Load":            ValueOf(advise.Load),
 			"OpenPG":          ValueOf(advise.OpenPG),
 			"Recall":          ValueOf(advise.Recall),
@@ -30,6 +31,8 @@ func init() {
 			"Report":      TypeOf((*advise.Report)(nil)).Elem(),
 			"Row":         TypeOf((*advise.Row)(nil)).Elem(),
 			"Search":      TypeOf((*advise.Search)(nil)).Elem(),
+		}, Untypeds: map[string]string{
+			"GCPercent": "int:25",
 		},
 	}
 }
