@@ -226,3 +226,30 @@ func TestRunKnobIsSmallest(t *testing.T) {
 		t.Errorf("target 1 on a 2-link graph: reached %t, advice %q", r.Reached, un.Rows[0].Advice)
 	}
 }
+
+// TestRunStops: a context cancelled during a long step (here, once the
+// first store's build reports progress) ends Run with the context's
+// error at the next query or step, not after every store.
+func TestRunStops(t *testing.T) {
+	d, err := Load(context.Background(), writeFvecs(t, generated(t, 1500, 16)), LoadOptions{K: 10, Queries: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	steps := map[string]bool{}
+	_, err = Run(ctx, d, Options{Progress: func(done, total int, what string) {
+		steps[what] = true
+		if strings.Contains(what, "build") {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	for s := range steps {
+		if strings.Contains(s, "redis") {
+			t.Errorf("ran on to %q after the cancel", s)
+		}
+	}
+}
