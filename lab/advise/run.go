@@ -292,19 +292,6 @@ func matchStore(match *engine.Bitset) (*filter.Store, *filter.Compiled, error) {
 	return st, f, nil
 }
 
-// knob names a store's query knob.
-func knob(k profile.Kind) string {
-	switch k {
-	case profile.PGVector:
-		return "hnsw.ef_search"
-	case profile.Redis:
-		return "EF_RUNTIME"
-	case profile.Qdrant:
-		return "hnsw_ef"
-	}
-	return "num_candidates"
-}
-
 // knobRange is the knob's range at top-k: from the smallest value that
 // changes the query (below it the store raises the beam to k, or to k'
 // with rescoring) to the store's ceiling (pgvector's hnsw.ef_search ≤
@@ -348,7 +335,7 @@ func advise(ctx context.Context, d *Data, opt Options, p profile.Profile, name s
 	k, dim := opt.K, d.Base.Dim
 	lo, hi, def := knobRange(p, k, dim, d.Base.N)
 	plain := func(v int, q []float32) ([]engine.Result, error) { return s.WithEf(v).Search(q, k) }
-	row.Unfiltered, err = searchKnob(ctx, d, opt, knob(p.Kind), plain, truth, lo, hi, def, progress, step+" "+name)
+	row.Unfiltered, err = searchKnob(ctx, d, opt, p.Kind.EfSetting(), plain, truth, lo, hi, def, progress, step+" "+name)
 	if err != nil {
 		return row, err
 	}
@@ -378,7 +365,7 @@ func advise(ctx context.Context, d *Data, opt Options, p profile.Profile, name s
 			return row, fmt.Errorf("advise: %s filtered: %w", name, err)
 		}
 		defer closeF()
-		fr, err := searchKnob(ctx, d, opt, knob(p.Kind)+label, fs, ftruth, lo, hi, def, progress, step+" "+name+" filtered")
+		fr, err := searchKnob(ctx, d, opt, p.Kind.EfSetting()+label, fs, ftruth, lo, hi, def, progress, step+" "+name+" filtered")
 		if err != nil {
 			return row, err
 		}
