@@ -284,8 +284,11 @@ var _ engine.Index = (*Index)(nil)
 // scored, r.Bound is neither read nor offered (distances are estimates).
 // DistComps counts the codes scored, Visited the cells visited.
 func (ix *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
-	if err := r.Check(); err != nil {
+	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("ivfpq: query: %w", err)
+	}
+	if r.Params != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("ivfpq: query: Params of type %T (an IVF-PQ index takes none): %w", r.Params, engine.ErrInvalidArgument)
 	}
 	nprobe := r.Breadth
 	if nprobe == 0 {
