@@ -55,6 +55,8 @@ const (
 	tagOSQ        = "OSQP"
 	magicBinary   = "VLQBINQ\x00"
 	tagBinary     = "BINQ"
+	magicTurbo    = "VLQTURB\x00"
+	tagTurbo      = "TURB"
 )
 
 // Restore reads a quantizer written by MarshalBinary, of either kind.
@@ -71,6 +73,8 @@ func restore(name string, b []byte) (Quantizer, error) {
 		return restoreOSQ(name, b)
 	case magicBinary:
 		return restoreBinary(name, b)
+	case magicTurbo:
+		return restoreTurbo(name, b)
 	}
 	return nil, fmt.Errorf("quant: quantizer %s: unknown magic %q at offset 0: %w", name, b[:8], engine.ErrCorrupt)
 }
