@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
@@ -810,6 +811,20 @@ func randomRotation(d int, r *rand.Rand) []float32 {
 // fine grid (cell means from prefix sums) until the centroids move less
 // than 10⁻¹². Deterministic: it depends on d and bits only.
 func lloydMaxBeta(d, bits int) []float32 {
+	key := [2]int{d, bits}
+	if c, ok := codebooks.Load(key); ok {
+		return slices.Clone(c.([]float32))
+	}
+	c := solveLloydMaxBeta(d, bits)
+	codebooks.Store(key, c)
+	return slices.Clone(c)
+}
+
+// codebooks caches lloydMaxBeta's solutions by (d, bits): every
+// quantizer of a dimension shares one, and it depends on nothing else.
+var codebooks sync.Map
+
+func solveLloydMaxBeta(d, bits int) []float32 {
 	const n = 1 << 16
 	// The mass lies within a few 1/√d of 0; the grid spans 12 standard
 	// deviations (or all of [−1, 1]).
