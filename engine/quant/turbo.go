@@ -490,6 +490,16 @@ func (t *Turbo) centroidDot(y []float32, code []byte) float32 {
 		}
 		return acc
 	}
+	if 8%t.bits == 0 { // 1 or 2 bits: whole indices per byte
+		per, mask := 8/t.bits, byte(1<<t.bits-1)
+		for j := 0; j < len(y); j += per {
+			b := code[j/per]
+			for k := 0; k < per && j+k < len(y); k++ {
+				acc += y[j+k] * t.codebook[b>>(k*t.bits)&mask]
+			}
+		}
+		return acc
+	}
 	for j, v := range y {
 		acc += v * t.codebook[getIdx(code, j, t.bits)]
 	}
