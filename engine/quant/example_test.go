@@ -145,3 +145,29 @@ func ExampleTrainPQ() {
 	// true
 	// quant: product quantizer config: [M = 7 sub-spaces must divide the dimension 96 (divisors near it: 6, 8)]: engine: invalid argument
 }
+
+// TrainTurbo with Qdrant's form: 4-bit codes (384 coordinates in 192
+// bytes) plus the scale factor and ⟨X, M⟩, scored against a float query.
+func ExampleTrainTurbo() {
+	data := sample(500, 384)
+	q, err := quant.TrainTurbo(data, engine.Cosine, quant.TurboConfig{Kind: quant.TurboQdrant, Bits: 4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := quant.NewStore(q)
+	s.Reserve(data.N)
+	for i := 0; i < data.N; i++ {
+		if err := s.Set(engine.ID(i), data.Row(i)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	res, err := s.Search(data.Row(7), 1, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(q, q.CodeSize(), "bytes; nearest to row 7:", res[0].ID)
+	// Output: turbo(qdrant, 4 bits, dim 384, cosine) 200 bytes; nearest to row 7: 7
+}

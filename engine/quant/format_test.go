@@ -148,7 +148,7 @@ func FuzzRestore(f *testing.F) {
 
 var update = flag.Bool("update", false, "rewrite the golden quantizer files in testdata")
 
-var goldenNames = []string{"scalar.vlq", "osq.vlq", "binary.vlq", "pq.vlq"}
+var goldenNames = []string{"scalar.vlq", "osq.vlq", "binary.vlq", "pq.vlq", "turbo.vlq"}
 
 // goldenQuantizers are built from given parameters, not trained, so their
 // bytes do not depend on the machine's float rounding.
@@ -172,7 +172,12 @@ func goldenQuantizers(t testing.TB) []Quantizer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []Quantizer{sq, oq, bq, pq}
+	tq, err := newTurbo(3, engine.Dot, TurboConfig{Kind: TurboQdrant, Bits: 4, Seed: 9, SampleSize: 8192}, qdrantCodebook(4),
+		[]float32{0.5, -0.25, 0, 0.125}, []float32{1, 1.5, 0.75, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []Quantizer{sq, oq, bq, pq, tq}
 }
 
 // TestFormatGolden pins the bytes of format version 2 and reads them

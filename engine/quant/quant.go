@@ -57,6 +57,8 @@ const (
 	tagBinary     = "BINQ"
 	magicPQ       = "VLQPQ\x00\x00\x00"
 	tagPQ         = "PQCB"
+	magicTurbo    = "VLQTURB\x00"
+	tagTurbo      = "TURB"
 )
 
 // Restore reads a quantizer written by MarshalBinary, of either kind.
@@ -75,6 +77,8 @@ func restore(name string, b []byte) (Quantizer, error) {
 		return restoreBinary(name, b)
 	case magicPQ:
 		return restorePQ(name, b)
+	case magicTurbo:
+		return restoreTurbo(name, b)
 	}
 	return nil, fmt.Errorf("quant: quantizer %s: unknown magic %q at offset 0: %w", name, b[:8], engine.ErrCorrupt)
 }

@@ -183,6 +183,19 @@ func (sc *pqScorer) Distance(id engine.ID) float32 {
 	return sc.t.Distance(sc.codes[i*sc.size : (i+1)*sc.size])
 }
 
+// turboScorer decodes the query's float32 coordinates once.
+type turboScorer struct {
+	t     *Turbo
+	codes []byte
+	size  int
+	q     turboQuery
+}
+
+func (sc *turboScorer) Distance(id engine.ID) float32 {
+	i := int(id)
+	return sc.t.distance(sc.q, sc.codes[i*sc.size:(i+1)*sc.size])
+}
+
 // NewQueryScorer encodes q once; the scorer's Distance reads one code.
 // q must be checked and, under Cosine, normalised (engine.CodeStore's
 // contract); its length and finiteness are checked again here.
@@ -207,6 +220,8 @@ func (s *Store) bind(qc []byte) engine.QueryScorer {
 		return &osqScorer{o: qz, codes: s.codes, size: s.size, qc: qc, y: qz.side(qc, qz.qCode, 4, qz.cfg.QueryBits)}
 	case *Scalar:
 		return &scalarScorer{q: qz, codes: s.codes, size: s.size, qc: qc}
+	case *Turbo:
+		return &turboScorer{t: qz, codes: s.codes, size: s.size, q: qz.bindQuery(qc)}
 	}
 	return &scorer{s: s, qc: qc}
 }

@@ -28,6 +28,7 @@ func init() {
 			"RestoreOSQ":                ValueOf(quant.RestoreOSQ),
 			"RestorePQ":                 ValueOf(quant.RestorePQ),
 			"RestoreScalar":             ValueOf(quant.RestoreScalar),
+			"RestoreTurbo":              ValueOf(quant.RestoreTurbo),
 			"SameAsStorage":             ValueOf(quant.SameAsStorage),
 			"Scalar4Bits":               ValueOf(quant.Scalar4Bits),
 			"Scalar8Bits":               ValueOf(quant.Scalar8Bits),
@@ -35,6 +36,10 @@ func init() {
 			"TrainOSQ":                  ValueOf(quant.TrainOSQ),
 			"TrainPQ":                   ValueOf(quant.TrainPQ),
 			"TrainScalar":               ValueOf(quant.TrainScalar),
+			"TrainTurbo":                ValueOf(quant.TrainTurbo),
+			"TurboMSE":                  ValueOf(quant.TurboMSE),
+			"TurboProd":                 ValueOf(quant.TurboProd),
+			"TurboQdrant":               ValueOf(quant.TurboQdrant),
 			"TwoBits":                   ValueOf(quant.TwoBits),
 			"WriteFile":                 ValueOf(quant.WriteFile),
 		}, Types: map[string]Type{
@@ -53,6 +58,9 @@ func init() {
 			"Scalar":              TypeOf((*quant.Scalar)(nil)).Elem(),
 			"ScalarConfig":        TypeOf((*quant.ScalarConfig)(nil)).Elem(),
 			"Store":               TypeOf((*quant.Store)(nil)).Elem(),
+			"Turbo":               TypeOf((*quant.Turbo)(nil)).Elem(),
+			"TurboConfig":         TypeOf((*quant.TurboConfig)(nil)).Elem(),
+			"TurboKind":           TypeOf((*quant.TurboKind)(nil)).Elem(),
 		}, Proxies: map[string]Type{
 			"Quantizer": TypeOf((*P_github_com_veclab_veclab_engine_quant_Quantizer)(nil)).Elem(),
 		},
