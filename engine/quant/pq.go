@@ -32,9 +32,9 @@ import (
 // Training follows faiss/impl/ProductQuantizer.cpp (train, the default
 // Train_default): plain L2 k-means in every sub-space whatever the metric,
 // 25 iterations, the sample capped at 256 points per centroid, seeded by
-// k-means++ (the k-means package's default; it reaches a lower distortion
-// than FAISS's random sample, which PQConfig.RandomInit selects, and a
-// recall 0.01–0.02 higher on the lab's data). Sub-space j's k-means is
+// k-means++ (the k-means package's default; PQConfig.RandomInit selects
+// FAISS's random sample, which bench pq uses on both sides). Sub-space
+// j's k-means is
 // seeded with Seed + j, so a quantizer is a function of its data, config
 // and seed.
 type PQ struct {
