@@ -27,23 +27,6 @@ var e02 = Experiment{
 
 func init() { e02.Run, e02.Notebook = runE02, "01-four-stores-on-defaults.ipynb"; register(e02) }
 
-func storeFigures(m map[string][4]float64) []Figure {
-	var fs []Figure
-	for _, k := range []profile.Kind{profile.PGVector, profile.Redis, profile.Qdrant, profile.Elasticsearch} {
-		v, ok := m[k.String()]
-		if !ok {
-			continue
-		}
-		fs = append(fs,
-			Figure{Row: k.String(), Measure: "recall@10", Value: v[0]},
-			Figure{Row: k.String(), Measure: "p50", Value: v[1], Unit: "ms"},
-			Figure{Row: k.String(), Measure: "p95", Value: v[2], Unit: "ms"},
-			Figure{Row: k.String(), Measure: "mean hits", Value: v[3]},
-		)
-	}
-	return fs
-}
-
 // E02Measure builds the four default stores (or reuses them) and measures
 // each with the environment's queries, in the article's order.
 func E02Measure(env *Env) ([]Measurement, error) {
@@ -262,4 +245,10 @@ func E02ShapeVerdicts(env *Env, ms []Measurement, br *E02Breadth) Verdicts {
 		env.atMost("E02", fmt.Sprintf("(lab) at equal breadth %d the three float32 graphs meet", br.Breadths[top]), 0.02, spread, 0, ""),
 		env.holds("E02", "(lab) at equal breadth elasticsearch's default index stays below them (the breadth is not its cause)", "more than 0.1 below pgvector",
 			fmt.Sprintf("%.3f vs pgvector %.3f", es, pg), es < pg-0.1, why(es < pg-0.1, "its limit is the 1-bit codes and the 30 rescored candidates (notebook 03)", "at this scale the widest breadth covers the collection")))
+}
+
+// E02Verdicts compares E02Measure's recall@10 per store with the
+// article's (± 0.05).
+func E02Verdicts(env *Env, ms []Measurement) Verdicts {
+	return recallVerdicts(env, e02, ms, "on its defaults:")
 }

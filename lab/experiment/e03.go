@@ -2,7 +2,9 @@ package experiment
 
 import (
 	"fmt"
+	"strconv"
 
+	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
@@ -163,4 +165,39 @@ func runE03(env *Env) (*Report, error) {
 // it, the others exactly 10).
 func E03Verdicts(env *Env, ms []StrategyMeasurement) Verdicts {
 	return strategyVerdicts(env, e03, ms, "Adding a metadata filter")
+}
+
+// E03PostFilterHits reads the pgvector row of ms (E03Measure's) as
+// [PostFilterHits] describes.
+func E03PostFilterHits(env *Env, ms []StrategyMeasurement) (*PostFilterHits, error) {
+	var pg *StrategyMeasurement
+	for i := range ms {
+		if ms[i].Label == profile.PGVector.String() {
+			pg = &ms[i]
+		}
+	}
+	if pg == nil {
+		return nil, fmt.Errorf("experiment: E03PostFilterHits: no pgvector row among %d measurements: %w", len(ms), errBadArgument)
+	}
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	in := make([]bool, len(ds.QueryClusters))
+	for i, c := range ds.QueryClusters {
+		in[i] = "c"+strconv.Itoa(c%dataset.Categories) == articleCategory
+	}
+	inside, outside, err := splitHits(pg.Hits, in)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: E03PostFilterHits: %w", err)
+	}
+	aHits, _ := e03.Figure(pg.Label, "mean hits")
+	aRecall, _ := e03.Figure(pg.Label, "recall@10")
+	return &PostFilterHits{
+		Ef:       profile.Default(profile.PGVector).Ef,
+		Sel:      Selectivity{Filter: ArticleFilter, Matching: pg.Matching, N: ds.Base.N},
+		K:        env.Scale.K,
+		MeanHits: pg.MeanHits, Recall: pg.Recall, ArticleHits: aHits.Value, ArticleRecall: aRecall.Value,
+		InCategory: inside, Others: outside,
+	}, nil
 }

@@ -85,26 +85,6 @@ func E05Chart(ms []Measurement) *chart.Line {
 	return sweepChart(e05, "Elasticsearch num_candidates vs recall@10 (bbq_hnsw)", "num_candidates", ms)
 }
 
-// sweepChart draws recall@10 against a swept integer setting (each
-// measurement's Label), the article's figures beside the lab's.
-func sweepChart(e Experiment, title, xLabel string, ms []Measurement) *chart.Line {
-	c := chart.NewLine(title, xLabel, "recall@10")
-	c.LogX = true
-	var ax, ay, lx, ly []float64
-	for _, m := range ms {
-		x, _ := strconv.Atoi(m.Label)
-		lx, ly = append(lx, float64(x)), append(ly, m.Recall)
-		if f, ok := e.Figure(m.Label, "recall@10"); ok {
-			ax, ay = append(ax, float64(x)), append(ay, f.Value)
-		}
-	}
-	if len(ax) > 0 {
-		c.Add("article", ax, ay)
-	}
-	c.Add("lab", lx, ly)
-	return c
-}
-
 // e05Sweep runs the sweep and returns its table.
 func e05Sweep(env *Env, ncs []int) (*table.Table, error) {
 	ms, err := E05Measure(env, ncs)

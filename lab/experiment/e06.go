@@ -154,3 +154,9 @@ func runE06(env *Env) (*Report, error) {
 	E06Verdicts(env, ms)
 	return r, nil
 }
+
+// E06Verdicts compares E06Measure's recall@10 per EF_RUNTIME with the
+// article's (± 0.05).
+func E06Verdicts(env *Env, ms []Measurement) Verdicts {
+	return recallVerdicts(env, e06, ms, "(Redis EF_RUNTIME):")
+}

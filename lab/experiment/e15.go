@@ -322,12 +322,6 @@ func runE15(env *Env) (*Report, error) {
 	return r, nil
 }
 
-// replyNoise is the run-to-run noise of a speed ratio by Elastic's reply
-// to Qdrant's own account: it calls its 13 % move (31.6 → 35.8 QPS)
-// "within the run-to-run noise", so a speed-up the reply claims (E15,
-// E18) counts only above 1.13×.
-const replyNoise = 0.13
-
 // E15Verdicts compares E15Modes's result with the article's finding: with
 // a warm page cache the disk served 0 IOPS (0 device reads per query,
 // sequential and concurrent) and concurrent rescoring reads changed QPS

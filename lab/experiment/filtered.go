@@ -365,3 +365,25 @@ func filteredCollection(env *Env, p profile.Profile, indexed bool) (*profile.Sto
 	}
 	return s, coll, nil
 }
+
+// filteredTruth is each query's exact top k under f over coll's
+// matching documents: the oracle of a filtered recall.
+func filteredTruth(env *Env, coll *filtered.Collection, f *filter.Compiled) ([][]engine.ID, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	k, qs := env.Scale.K, ds.Queries
+	truth := make([][]engine.ID, qs.N)
+	for i := range truth {
+		rs, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: filtered.Exact})
+		if err != nil {
+			return nil, err
+		}
+		truth[i] = make([]engine.ID, len(rs))
+		for j, r := range rs {
+			truth[i][j] = r.ID
+		}
+	}
+	return truth, nil
+}

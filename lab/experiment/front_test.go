@@ -136,8 +136,10 @@ func notebookNames(t *testing.T) map[string]bool {
 func goNames(t *testing.T) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
+	// The experiment packages under lab/experiment are other packages:
+	// what they call counts; this package's own files do not.
+	self := filepath.Join(root, "lab", "experiment")
 	skip := map[string]bool{
-		filepath.Join(root, "lab", "experiment"):  true,
 		filepath.Join(root, "kernel", "bindings"): true,
 	}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -150,7 +152,7 @@ func goNames(t *testing.T) map[string]bool {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") {
+		if !strings.HasSuffix(path, ".go") || filepath.Dir(path) == self {
 			return nil
 		}
 		b, err := os.ReadFile(path)

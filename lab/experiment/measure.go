@@ -2,9 +2,11 @@ package experiment
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
@@ -154,14 +156,39 @@ func recallVerdicts(env *Env, e Experiment, ms []Measurement, what string) Verdi
 	return out
 }
 
-// E02Verdicts compares E02Measure's recall@10 per store with the
-// article's (± 0.05).
-func E02Verdicts(env *Env, ms []Measurement) Verdicts {
-	return recallVerdicts(env, e02, ms, "on its defaults:")
+func storeFigures(m map[string][4]float64) []Figure {
+	var fs []Figure
+	for _, k := range []profile.Kind{profile.PGVector, profile.Redis, profile.Qdrant, profile.Elasticsearch} {
+		v, ok := m[k.String()]
+		if !ok {
+			continue
+		}
+		fs = append(fs,
+			Figure{Row: k.String(), Measure: "recall@10", Value: v[0]},
+			Figure{Row: k.String(), Measure: "p50", Value: v[1], Unit: "ms"},
+			Figure{Row: k.String(), Measure: "p95", Value: v[2], Unit: "ms"},
+			Figure{Row: k.String(), Measure: "mean hits", Value: v[3]},
+		)
+	}
+	return fs
 }
 
-// E06Verdicts compares E06Measure's recall@10 per EF_RUNTIME with the
-// article's (± 0.05).
-func E06Verdicts(env *Env, ms []Measurement) Verdicts {
-	return recallVerdicts(env, e06, ms, "(Redis EF_RUNTIME):")
+// sweepChart draws recall@10 against a swept integer setting (each
+// measurement's Label), the article's figures beside the lab's.
+func sweepChart(e Experiment, title, xLabel string, ms []Measurement) *chart.Line {
+	c := chart.NewLine(title, xLabel, "recall@10")
+	c.LogX = true
+	var ax, ay, lx, ly []float64
+	for _, m := range ms {
+		x, _ := strconv.Atoi(m.Label)
+		lx, ly = append(lx, float64(x)), append(ly, m.Recall)
+		if f, ok := e.Figure(m.Label, "recall@10"); ok {
+			ax, ay = append(ax, float64(x)), append(ay, f.Value)
+		}
+	}
+	if len(ax) > 0 {
+		c.Add("article", ax, ay)
+	}
+	c.Add("lab", lx, ly)
+	return c
 }
