@@ -304,14 +304,14 @@ func E13Verdicts(env *Env, warm, cold DiskPoint) Verdicts {
 	mbps := e13.articleValue("100", "MB/s per node").(float64)
 	qcap := e13.articleValue("gp3", "QPS cap").(float64)
 	var mb Verdict
-	if per, how, ok := cold.Wide.devicePerRead(); ok {
+	if per, how, ok := devicePerRead(cold.Wide); ok {
 		// Like with like: the article's 8 KB is what the device reads
 		// for one 768-dim row; the lab measured that for the same
 		// candidates.
 		wide := IOBudget{Candidates: cold.Reads, BytesPerRead: per, Nodes: ArticleBudget.Nodes}
 		mb = env.because(env.withinShare("E13", "bandwidth per node at 100 cluster QPS (± 25 %)", mbps, wide.MBps(100), 0.25, "MB/s"),
 			fmt.Sprintf("the device bytes of the cold pass's %.0f reads per query repeated on rows of the article's %d dims (%d B each): %.0f B per read (%s), against the article's 8 KB page; on the lab's %d-dim rows of %.0f B the device read %s per read",
-				cold.Wide.Reads, cold.Wide.Dim, cold.Wide.RowBytes, per, how, env.Scale.Dim, lab.BytesPerRead, cold.devicePerReadText()))
+				cold.Wide.Reads, cold.Wide.Dim, cold.Wide.RowBytes, per, how, env.Scale.Dim, lab.BytesPerRead, devicePerReadText(cold)))
 	} else {
 		mb = env.withinShare("E13", "bandwidth per node at 100 cluster QPS (± 25 %)", mbps, lab.MBps(100), 0.25, "MB/s")
 		if !mb.Agrees {
@@ -369,7 +369,7 @@ func E13OversampleSweep(env *Env, ef int, overs []float64) (*table.Table, *chart
 // devicePerRead returns the bytes the device read per row read, from the
 // kernel's count (/proc/self/io) where known, else from the pages not
 // resident when read, and says which; false when r is nil or read nothing.
-func (r *RowReads) devicePerRead() (float64, string, bool) {
+func devicePerRead(r *RowReads) (float64, string, bool) {
 	if r == nil || r.Reads <= 0 {
 		return 0, "", false
 	}
@@ -381,7 +381,7 @@ func (r *RowReads) devicePerRead() (float64, string, bool) {
 
 // devicePerReadText prints what the device read per rescoring read of p,
 // e.g. "5,632 B (1.37 pages)".
-func (p DiskPoint) devicePerReadText() string {
+func devicePerReadText(p DiskPoint) string {
 	if p.Reads <= 0 {
 		return "nothing"
 	}

@@ -488,3 +488,19 @@ func QuantFrontier(env *Env, results []QuantResult, target float64) *table.Table
 	t.Note("the articles measured none of this together: each post reports its own quantizer on its own corpus; the target is the lab's question")
 	return t
 }
+
+// smallestOversample is the first factor of r's sweep (in measured order,
+// which is ascending) whose rescored recall reaches target; 0 when the
+// codes reach it without rescoring; ok is false when nothing measured
+// does. Recall rises with the oversample, so the first is the smallest.
+func smallestOversample(r QuantResult, target float64) (o float64, ok bool) {
+	if r.RecallNone >= target {
+		return 0, true
+	}
+	for i, o := range r.Oversample {
+		if i < len(r.RecallOver) && r.RecallOver[i] >= target {
+			return o, true
+		}
+	}
+	return 0, false
+}

@@ -189,22 +189,6 @@ func neededText(r QuantResult, target float64) string {
 	return fmt.Sprintf("×%g", o)
 }
 
-// smallestOversample is the first factor of r's sweep (in measured order,
-// which is ascending) whose rescored recall reaches target; 0 when the
-// codes reach it without rescoring; ok is false when nothing measured
-// does. Recall rises with the oversample, so the first is the smallest.
-func smallestOversample(r QuantResult, target float64) (o float64, ok bool) {
-	if r.RecallNone >= target {
-		return 0, true
-	}
-	for i, o := range r.Oversample {
-		if i < len(r.RecallOver) && r.RecallOver[i] >= target {
-			return o, true
-		}
-	}
-	return 0, false
-}
-
 // SetRun is the store experiments measured on one data set: E02's four
 // stores on their defaults, E10's three Elasticsearch index types
 // (unfiltered and under the article's filter) and E26's two sweeps on the
