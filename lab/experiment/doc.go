@@ -20,9 +20,9 @@
 // Every experiment also exports its steps as plain functions, so a notebook
 // can run it cell by cell in the article's order, e.g. E06's
 //
-//	ms, err := experiment.E06Measure(env, []int{10, 50, 200})
-//	fms, err := experiment.E06MeasureFiltered(env, []int{10, 50, 200})
-//	experiment.E06Table(env, ms, fms)
+//	ms, err := e06.Measure(env, []int{10, 50, 200})
+//	fms, err := e06.MeasureFiltered(env, []int{10, 50, 200})
+//	e06.Table(env, ms, fms)
 //
 // # The front
 //

@@ -21,7 +21,7 @@ import (
 // segmentSetup is how E16, E17, E18, E20 and `veclab bench segments`
 // build a segmented collection (engine/segment) over the environment's
 // data set: the Lucene mechanics of Elastic's reply to Qdrant.
-type segmentSetup struct {
+type SegmentSetup struct {
 	// Segments, when positive, refreshes after every N/Segments documents
 	// so that the collection holds that many segments (one writer).
 	Segments int
@@ -49,9 +49,9 @@ type segmentSetup struct {
 }
 
 // segmentBuild is a built collection and what building it cost.
-type segmentBuild struct {
+type SegmentBuild struct {
 	Collection *segment.Collection
-	Setup      segmentSetup
+	Setup      SegmentSetup
 	Docs       int
 	Elapsed    time.Duration // ingest wall time, final refresh included
 	CPU        time.Duration // the process's CPU time over the same span (0 where it cannot be read)
@@ -65,10 +65,10 @@ type segmentBuild struct {
 }
 
 // DocsPerSec is the ingest throughput.
-func (b *segmentBuild) DocsPerSec() float64 { return float64(b.Docs) / b.Elapsed.Seconds() }
+func (b *SegmentBuild) DocsPerSec() float64 { return float64(b.Docs) / b.Elapsed.Seconds() }
 
 // Close closes the collection and removes a temporary directory.
-func (b *segmentBuild) Close() error {
+func (b *SegmentBuild) Close() error {
 	err := b.Collection.Close()
 	if b.temp != "" {
 		os.RemoveAll(b.temp)
@@ -85,7 +85,7 @@ func segmentSource(i int) []byte {
 
 // buildSegments ingests the environment's data set (key i = row i) into
 // a new collection, in the scale's batches.
-func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
+func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
@@ -101,9 +101,9 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 		s.FlushDocs = n + 1
 	}
 	if s.Segments < 0 || s.Writers < 1 || s.Segments > n {
-		return nil, fmt.Errorf("experiment: segments: %d segments with %d writers over %d documents: %w", s.Segments, s.Writers, n, errBadArgument)
+		return nil, fmt.Errorf("experiment: segments: %d segments with %d writers over %d documents: %w", s.Segments, s.Writers, n, ErrBadArgument)
 	}
-	b := &segmentBuild{Setup: s, Docs: n}
+	b := &SegmentBuild{Setup: s, Docs: n}
 	dir := s.Dir
 	var fsys vfs.FS
 	if dir == "" {
@@ -150,7 +150,7 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 				b.Close()
 				return nil, err
 			}
-			env.progress(done, n, "segments: ingest")
+			env.Step(done, n, "segments: ingest")
 		}
 	default:
 		// Writers take batches in turn from a shared counter, as bulk
@@ -182,7 +182,7 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 						errs[w] = err
 						return
 					}
-					env.progress(min(lo+batch, n), n, "segments: ingest")
+					env.Step(min(lo+batch, n), n, "segments: ingest")
 				}
 			}()
 		}
@@ -215,7 +215,7 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 }
 
 // Close0 removes the temporary directory of a build that never opened.
-func (b *segmentBuild) Close0() {
+func (b *SegmentBuild) Close0() {
 	if b.temp != "" {
 		os.RemoveAll(b.temp)
 	}
@@ -230,7 +230,7 @@ type SegmentSearch struct {
 	Visit       float64 // IVF segments: the fraction of lists probed (0: the engine's 0.05)
 }
 
-func (o SegmentSearch) options() segment.Options {
+func (o SegmentSearch) Options() segment.Options {
 	return segment.Options{K: o.K, Ef: o.Ef, Mode: o.Mode, SharedBound: o.SharedBound, Fetch: o.Fetch, Visit: o.Visit}
 }
 
@@ -268,7 +268,7 @@ type SegmentMeasurement struct {
 // Scale.Warmup warm-up queries, then every query reps times (at least 1),
 // one at a time; QPS and p50 come from all repetitions, recall and counts
 // from the first.
-func measureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int, label string) (SegmentMeasurement, error) {
+func MeasureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int, label string) (SegmentMeasurement, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return SegmentMeasurement{}, err
@@ -285,7 +285,7 @@ func measureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int,
 	res := make([]engine.Result, 0, o.K) // the hits as results, keyed by document
 	loop := metrics.Loop{Queries: qs.N, K: o.K, Truth: truth.IDs, Warmup: env.Scale.Warmup, Passes: max(reps, 1)}
 	lm, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
-		hs, st, err := c.Search(qs.Row(i), o.options())
+		hs, st, err := c.Search(qs.Row(i), o.Options())
 		if pass != 0 {
 			return nil, err
 		}
@@ -305,7 +305,7 @@ func measureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int,
 	m.DistComps /= n
 	m.Decompressed /= n
 	m.QPS = lm.QPS
-	m.P50ms = ms(lm.Latency.P50)
+	m.P50ms = Ms(lm.Latency.P50)
 	return m, nil
 }
 

@@ -26,7 +26,7 @@ type Verdict struct {
 }
 
 // word returns "agrees" or "differs".
-func (v Verdict) word() string {
+func (v Verdict) Word() string {
 	if v.Agrees {
 		return "agrees"
 	}
@@ -35,7 +35,7 @@ func (v Verdict) word() string {
 
 // String prints the verdict on one line.
 func (v Verdict) String() string {
-	s := fmt.Sprintf("%s %s: %s", v.ID, v.word(), v.Claim)
+	s := fmt.Sprintf("%s %s: %s", v.ID, v.Word(), v.Claim)
 	if v.Article != "" || v.Lab != "" {
 		s += fmt.Sprintf(" — article %s, lab %s", v.Article, v.Lab)
 	}
@@ -47,7 +47,7 @@ func (v Verdict) String() string {
 
 // fmtFig prints a figure with its unit, with up to three significant
 // decimals (0.989, 24.8, 1300).
-func fmtFig(x float64, unit string) string {
+func FmtFig(x float64, unit string) string {
 	var s string
 	switch {
 	case math.IsNaN(x):
@@ -69,69 +69,69 @@ func fmtFig(x float64, unit string) string {
 	return s
 }
 
-func tolText(tol float64, unit string) string {
+func TolText(tol float64, unit string) string {
 	if tol == 0 {
 		return ""
 	}
-	return " (± " + fmtFig(tol, unit) + ")"
+	return " (± " + FmtFig(tol, unit) + ")"
 }
 
 // within records that the lab's figure agrees with the article's value
 // when |lab − article| ≤ tol (unit is printed after both).
-func (e *Env) within(id, claim string, article, lab, tol float64, unit string) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: fmtFig(article, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
+func (e *Env) Within(id, claim string, article, lab, tol float64, unit string) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: FmtFig(article, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
 	d := lab - article
 	switch {
 	case math.IsNaN(lab):
 		v.Reason = "the lab did not measure it"
 	case math.Abs(d) <= tol:
-		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", fmtFig(math.Abs(d), unit))
+		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", FmtFig(math.Abs(d), unit))
 	default:
-		v.Reason = fmt.Sprintf("off by %s, more than %s", fmtFig(math.Abs(d), unit), fmtFig(tol, unit))
+		v.Reason = fmt.Sprintf("off by %s, more than %s", FmtFig(math.Abs(d), unit), FmtFig(tol, unit))
 	}
-	return e.record(v)
+	return e.Record(v)
 }
 
 // atLeast records that the lab's figure agrees with a claim "at least
 // bound" when lab ≥ bound − tol.
-func (e *Env) atLeast(id, claim string, bound, lab, tol float64, unit string) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: "≥ " + fmtFig(bound, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
+func (e *Env) AtLeast(id, claim string, bound, lab, tol float64, unit string) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: "≥ " + FmtFig(bound, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
 	switch {
 	case math.IsNaN(lab):
 		v.Reason = "the lab did not measure it"
 	case lab >= bound:
 		v.Agrees, v.Reason = true, "at or above the bound"
 	case lab >= bound-tol:
-		v.Agrees, v.Reason = true, fmt.Sprintf("below the bound by %s, within the tolerance", fmtFig(bound-lab, unit))
+		v.Agrees, v.Reason = true, fmt.Sprintf("below the bound by %s, within the tolerance", FmtFig(bound-lab, unit))
 	default:
-		v.Reason = fmt.Sprintf("below the bound by %s", fmtFig(bound-lab, unit))
+		v.Reason = fmt.Sprintf("below the bound by %s", FmtFig(bound-lab, unit))
 	}
-	return e.record(v)
+	return e.Record(v)
 }
 
 // atMost records that the lab's figure agrees with a claim "at most
 // bound" when lab ≤ bound + tol.
-func (e *Env) atMost(id, claim string, bound, lab, tol float64, unit string) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: "≤ " + fmtFig(bound, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
+func (e *Env) AtMost(id, claim string, bound, lab, tol float64, unit string) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: "≤ " + FmtFig(bound, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
 	switch {
 	case math.IsNaN(lab):
 		v.Reason = "the lab did not measure it"
 	case lab <= bound:
 		v.Agrees, v.Reason = true, "at or below the bound"
 	case lab <= bound+tol:
-		v.Agrees, v.Reason = true, fmt.Sprintf("above the bound by %s, within the tolerance", fmtFig(lab-bound, unit))
+		v.Agrees, v.Reason = true, fmt.Sprintf("above the bound by %s, within the tolerance", FmtFig(lab-bound, unit))
 	default:
-		v.Reason = fmt.Sprintf("above the bound by %s", fmtFig(lab-bound, unit))
+		v.Reason = fmt.Sprintf("above the bound by %s", FmtFig(lab-bound, unit))
 	}
-	return e.record(v)
+	return e.Record(v)
 }
 
 // holds records a claim about a direction or an order ("faster",
 // "a 4-bit query beats a 1-bit one"): article is the claim's figure in
 // words, lab the lab's figures that decide it, ok whether they bear it
 // out and reason the one-line why.
-func (e *Env) holds(id, claim, article, lab string, ok bool, reason string) Verdict {
-	return e.record(Verdict{ID: id, Claim: claim, Article: article, Lab: lab, Agrees: ok, Reason: reason})
+func (e *Env) Holds(id, claim, article, lab string, ok bool, reason string) Verdict {
+	return e.Record(Verdict{ID: id, Claim: claim, Article: article, Lab: lab, Agrees: ok, Reason: reason})
 }
 
 // record keeps the verdict in the environment (replacing an earlier one
@@ -140,11 +140,11 @@ func (e *Env) holds(id, claim, article, lab string, ok bool, reason string) Verd
 // ([onData]), so verdicts gathered from several sets (notebook 14) say
 // which finding holds on which data, and the same claim on two sets stays
 // two verdicts; the generated set's claims are left as they are.
-func (e *Env) record(v Verdict) Verdict {
+func (e *Env) Record(v Verdict) Verdict {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.real != nil {
-		v.Claim = onData(v.Claim, e.real.name)
+		v.Claim = OnData(v.Claim, e.real.name)
 	}
 	for i, w := range e.verdicts {
 		if w.ID == v.ID && w.Claim == v.Claim {
@@ -159,7 +159,7 @@ func (e *Env) record(v Verdict) Verdict {
 // onData ends a claim with the data set it was measured on: "… (on
 // glove-100k)". A claim that already names it (a verdict recorded again
 // after its reason was extended, as E24's is) is returned unchanged.
-func onData(claim, set string) string {
+func OnData(claim, set string) string {
 	tag := " (on " + set + ")"
 	if strings.HasSuffix(claim, tag) {
 		return claim
@@ -223,7 +223,7 @@ func (vs Verdicts) Table() *table.Table {
 		table.Col("experiment", ""), table.Col("the article's claim", ""), table.Col("article", ""),
 		table.Col("lab", ""), table.Col("verdict", ""), table.Col("why", ""))
 	for _, v := range vs {
-		_ = t.AddValues(v.ID, v.Claim, v.Article, v.Lab, v.word(), v.Reason)
+		_ = t.AddValues(v.ID, v.Claim, v.Article, v.Lab, v.Word(), v.Reason)
 	}
 	return t
 }
@@ -243,7 +243,7 @@ func (vs Verdicts) HTML() string { return vs.Table().HTML() }
 func (vs Verdicts) JSON() []map[string]any {
 	out := make([]map[string]any, len(vs))
 	for i, v := range vs {
-		out[i] = map[string]any{"id": v.ID, "claim": v.Claim, "article": v.Article, "lab": v.Lab, "verdict": v.word(), "reason": v.Reason}
+		out[i] = map[string]any{"id": v.ID, "claim": v.Claim, "article": v.Article, "lab": v.Lab, "verdict": v.Word(), "reason": v.Reason}
 	}
 	return out
 }
@@ -259,25 +259,25 @@ func conventions(env *Env, k int) string {
 // because re-records v with why appended to its reason: why it agrees or
 // differs, when the numbers alone do not say (a recorded verdict with the
 // same experiment and claim is replaced).
-func (e *Env) because(v Verdict, why string) Verdict {
+func (e *Env) Because(v Verdict, why string) Verdict {
 	if why == "" {
 		return v
 	}
 	v.Reason += "; " + why
-	return e.record(v)
+	return e.Record(v)
 }
 
 // withinShare records Within with a tolerance of share × article (a
 // relative tolerance, e.g. 0.25 for ± 25 %).
-func (e *Env) withinShare(id, claim string, article, lab, share float64, unit string) Verdict {
-	return e.within(id, claim, article, lab, share*math.Abs(article), unit)
+func (e *Env) WithinShare(id, claim string, article, lab, share float64, unit string) Verdict {
+	return e.Within(id, claim, article, lab, share*math.Abs(article), unit)
 }
 
 // ofN prints a count of cases that bear a claim out, "n of m".
-func ofN(n, m int) string { return fmt.Sprintf("%d of %d", n, m) }
+func OfN(n, m int) string { return fmt.Sprintf("%d of %d", n, m) }
 
 // why picks the reason of a verdict: ifAgrees when ok, else ifDiffers.
-func why(ok bool, ifAgrees, ifDiffers string) string {
+func Why(ok bool, ifAgrees, ifDiffers string) string {
 	if ok {
 		return ifAgrees
 	}
