@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	_ "github.com/veclab/veclab/lab/experiment/all" // the registry holds E01…E27 in this test binary
+
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/experiment/e08"
 	"github.com/veclab/veclab/lab/experiment/e09"

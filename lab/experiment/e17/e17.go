@@ -31,9 +31,9 @@ func init() { e17.Run, e17.Notebook = runE17, "10-ingest-and-fetch.ipynb"; exper
 // Efs is E17's breadth sweep (per segment), paired row by row with the
 // article's visit percentages 1, 2, 3 and 5.
 var (
-	Efs      = []int{100, 150, 250, 400}
-	e17Article  = []string{"1", "2", "3", "5"}
-	Segments = 4
+	Efs        = []int{100, 150, 250, 400}
+	e17Article = []string{"1", "2", "3", "5"}
+	Segments   = 4
 )
 
 // Row is one breadth: the same search with ids from the column and

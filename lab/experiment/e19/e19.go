@@ -49,8 +49,8 @@ type Format uint8
 // The formats.
 const (
 	FloatArrayJSON Format = iota // JSON, "vector": [0.1, …] (shortest float32 text)
-	Base64JSON                      // JSON, "vector": "<base64 of little-endian float32 bytes>" (Elasticsearch 9.x)
-	Msgpack                         // msgpack, the vector as a bin blob of little-endian float32 bytes
+	Base64JSON                   // JSON, "vector": "<base64 of little-endian float32 bytes>" (Elasticsearch 9.x)
+	Msgpack                      // msgpack, the vector as a bin blob of little-endian float32 bytes
 )
 
 // Formats is every format, float array (the baseline) first.
@@ -556,7 +556,7 @@ type IndexKind uint8
 // The index kinds.
 const (
 	HNSW IndexKind = iota // engine/hnsw with the Elasticsearch profile's graph settings, one AddBatch per bulk body
-	IVF                      // engine/ivf with 2-bit OSQ codes around each list's centroid (DiskBBQ-like), built once over the parsed vectors
+	IVF                   // engine/ivf with 2-bit OSQ codes around each list's centroid (DiskBBQ-like), built once over the parsed vectors
 )
 
 // String names the kind.
