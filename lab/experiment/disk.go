@@ -14,7 +14,6 @@ import (
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
-	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/metrics"
 )
 
@@ -256,11 +255,11 @@ func MeasureDisk(env *Env, label string, param float64, k, nq int, before func()
 	}
 	var vio, lio store.IOStats
 	p.DevKB = math.NaN()
-	rb0, rbOK := bench.ProcessReadBytes()
+	rb0, rbOK := metrics.ProcessReadBytes()
 	loop.AfterPass = func(pass int) error {
 		// The device's reads of the first pass (the later ones read the
 		// same pages).
-		if rb1, ok := bench.ProcessReadBytes(); pass == 0 && ok && rbOK {
+		if rb1, ok := metrics.ProcessReadBytes(); pass == 0 && ok && rbOK {
 			p.DevKB = float64(rb1-rb0) / 1024 / float64(nq)
 		}
 		return nil

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/veclab/veclab/lab/bench"
+	"github.com/veclab/veclab/lab/metrics"
 )
 
 // Clock is what the rounds of a speed comparison time.
@@ -37,7 +37,7 @@ func (c Clock) String() string {
 // usable returns c, or WallTime where the process's CPU time cannot be
 // read.
 func (c Clock) Usable() Clock {
-	if _, ok := bench.ProcessCPU(); c == CPUTime && !ok {
+	if _, ok := metrics.ProcessCPU(); c == CPUTime && !ok {
 		return WallTime
 	}
 	return c
@@ -46,7 +46,7 @@ func (c Clock) Usable() Clock {
 // read returns the clock's current reading.
 func (c Clock) Read() time.Duration {
 	if c == CPUTime {
-		if d, ok := bench.ProcessCPU(); ok {
+		if d, ok := metrics.ProcessCPU(); ok {
 			return d
 		}
 	}

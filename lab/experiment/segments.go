@@ -13,7 +13,6 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/segment"
 	"github.com/veclab/veclab/engine/vfs"
-	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/metrics"
 )
@@ -132,7 +131,7 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 		}
 		return out
 	}
-	cpu0, okCPU := bench.ProcessCPU()
+	cpu0, okCPU := metrics.ProcessCPU()
 	t0 := time.Now()
 	switch {
 	case s.Segments > 0:
@@ -168,8 +167,8 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 				// is the work it did (the graphs of the segments it seals).
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				c0 := bench.ThreadCPU()
-				defer func() { writerCPU[w] = bench.ThreadCPU() - c0 }()
+				c0 := metrics.ThreadCPU()
+				defer func() { writerCPU[w] = metrics.ThreadCPU() - c0 }()
 				for {
 					mu.Lock()
 					lo := int(next)
@@ -194,9 +193,9 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 			}
 		}
 		runtime.LockOSThread()
-		r0 := bench.ThreadCPU()
+		r0 := metrics.ThreadCPU()
 		err := c.Refresh()
-		refreshCPU := bench.ThreadCPU() - r0
+		refreshCPU := metrics.ThreadCPU() - r0
 		runtime.UnlockOSThread()
 		if err != nil {
 			b.Close()
@@ -207,7 +206,7 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 		}
 	}
 	b.Elapsed = time.Since(t0)
-	if cpu1, _ := bench.ProcessCPU(); okCPU {
+	if cpu1, _ := metrics.ProcessCPU(); okCPU {
 		b.CPU = cpu1 - cpu0
 	}
 	b.Segments = len(c.Segments())

@@ -10,7 +10,6 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
-	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/metrics"
@@ -208,11 +207,11 @@ func e13RowReads(env *experiment.Env, dim int, queries [][]engine.ID) (experimen
 		if cap(buf) < dim*len(ids) {
 			buf = make([]float32, 0, dim*len(ids))
 		}
-		rb0, ok0 := bench.ProcessReadBytes()
+		rb0, ok0 := metrics.ProcessReadBytes()
 		if err := f.ReadVectors(buf[:dim*len(ids)], ids, &io); err != nil {
 			return out, err
 		}
-		rb1, ok1 := bench.ProcessReadBytes()
+		rb1, ok1 := metrics.ProcessReadBytes()
 		devOK = devOK && ok0 && ok1
 		dev += rb1 - rb0
 	}

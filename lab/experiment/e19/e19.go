@@ -18,8 +18,8 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/ivf"
 	"github.com/veclab/veclab/engine/vec"
-	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 	"github.com/vmihailenco/msgpack/v5"
@@ -500,7 +500,7 @@ func e19MeasureParse(env *experiment.Env, formats []Format, parser Parser, n, ba
 			}
 			runtime.GC()
 			passes := 0
-			t0, c0 := time.Now(), bench.ThreadCPU()
+			t0, c0 := time.Now(), metrics.ThreadCPU()
 			for passes == 0 || time.Since(t0) < round {
 				for _, b := range p.bodies {
 					ids, dst = ids[:0], dst[:0]
@@ -510,7 +510,7 @@ func e19MeasureParse(env *experiment.Env, formats []Format, parser Parser, n, ba
 				}
 				passes++
 			}
-			cpu := bench.ThreadCPU() - c0
+			cpu := metrics.ThreadCPU() - c0
 			if cpu <= 0 { // no thread clock here: the wall clock
 				cpu = time.Since(t0)
 			}
@@ -528,7 +528,7 @@ func e19MeasureParse(env *experiment.Env, formats []Format, parser Parser, n, ba
 		if parser == Reflect && p.f != Msgpack {
 			// The same passes of json.Valid alone: Unmarshal's first
 			// step over each line.
-			t0, c0 := time.Now(), bench.ThreadCPU()
+			t0, c0 := time.Now(), metrics.ThreadCPU()
 			for range p.passes {
 				for _, b := range p.bodies {
 					for line := range bytes.Lines(b) {
@@ -538,7 +538,7 @@ func e19MeasureParse(env *experiment.Env, formats []Format, parser Parser, n, ba
 					}
 				}
 			}
-			cpu := bench.ThreadCPU() - c0
+			cpu := metrics.ThreadCPU() - c0
 			if cpu <= 0 {
 				cpu = time.Since(t0)
 			}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/veclab/veclab/engine/segment"
-	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/table"
@@ -94,9 +93,9 @@ func e20ConcurrencyCPU(env *experiment.Env, c *segment.Collection, o experiment.
 	defer runtime.UnlockOSThread()
 	var seq, sched time.Duration
 	for i := 0; i < ds.Queries.N; i++ {
-		t0 := bench.ThreadCPU()
+		t0 := metrics.ThreadCPU()
 		_, st, err := c.Search(ds.Queries.Row(i), so)
-		t1 := bench.ThreadCPU()
+		t1 := metrics.ThreadCPU()
 		if err != nil {
 			return out, fmt.Errorf("experiment: E20 CPU clocks, query %d: %w", i, err)
 		}
