@@ -193,7 +193,7 @@ func Example_e17() {
 	res17, err := e17.Measure(env, e17.Segments, e17.Efs, 100)
 	check(err)
 	fmt.Println(e17.Table(env, res17))
-	res19, err := e19.Measure(env, e19.Formats, e19.SizesFor(env.Scale))
+	res19, err := e19.Measure(env, e19.Default, e19.SizesFor(env.Scale))
 	check(err)
 	fmt.Println(res19.Table)
 	fmt.Println(e17.Verdicts(env, res17), e19.Verdicts(env, res19))

@@ -3,26 +3,22 @@ package e19
 import (
 	"bytes"
 	"cmp"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"strconv"
 	"time"
 
-	"github.com/valyala/fastjson"
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/ivf"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/dataset/bulk"
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // e19 is base64 vectors in bulk ingest (Elastic's reply to Qdrant).
@@ -43,366 +39,10 @@ func init() { e19.Run, e19.Notebook = runE19, "10-ingest-and-fetch.ipynb"; exper
 // e19BatchDocs is the documents of one bulk request: the article's 1,000.
 const e19BatchDocs = 1000
 
-// Format is how a bulk body carries each document's vector.
-type Format uint8
-
-// The formats.
-const (
-	FloatArrayJSON Format = iota // JSON, "vector": [0.1, …] (shortest float32 text)
-	Base64JSON                   // JSON, "vector": "<base64 of little-endian float32 bytes>" (Elasticsearch 9.x)
-	Msgpack                      // msgpack, the vector as a bin blob of little-endian float32 bytes
-)
-
-// Formats is every format, float array (the baseline) first.
-var Formats = []Format{FloatArrayJSON, Base64JSON, Msgpack}
-
-var e19FormatNames = []string{"float array (JSON)", "base64 (JSON)", "msgpack (bin)"}
-
-// String names the format.
-func (f Format) String() string {
-	if int(f) < len(e19FormatNames) {
-		return e19FormatNames[f]
-	}
-	return fmt.Sprintf("Format(%d)", f)
-}
-
-func (f Format) valid() bool { return int(f) < len(e19FormatNames) }
-
-// e19Action is a bulk action line: {"index":{"_id":"17"}}.
-type e19Action struct {
-	Index struct {
-		ID string `json:"_id" msgpack:"_id"`
-	} `json:"index" msgpack:"index"`
-}
-
-// e19FloatDoc, e19Base64Doc and e19BinDoc are the document sources as a
-// client sends them and a server's parser reads them.
-type e19FloatDoc struct {
-	ID     uint64    `json:"id"`
-	Vector []float32 `json:"vector"`
-}
-
-type e19Base64Doc struct {
-	ID     uint64 `json:"id"`
-	Vector string `json:"vector"`
-}
-
-type e19BinDoc struct {
-	ID     uint64 `msgpack:"id"`
-	Vector []byte `msgpack:"vector"`
-}
-
-// e19Encode encodes rows [first, first+n) of m as one bulk body in format
-// f: for the JSON formats Elasticsearch's NDJSON (an action line, then the
-// source line, each ending in '\n'), for msgpack the same pairs as a stream
-// of msgpack maps. Document i gets id first+i. Non-finite components are
-// an error (JSON cannot carry them).
-func e19Encode(f Format, m *vec.Matrix, first, n int) ([]byte, error) {
-	if !f.valid() {
-		return nil, fmt.Errorf("experiment: E19: unknown format %d: %w", f, experiment.ErrBadArgument)
-	}
-	if m == nil || first < 0 || n < 0 || first+n > m.N {
-		return nil, fmt.Errorf("experiment: E19: rows [%d, %d) outside the matrix: %w", first, first+n, experiment.ErrBadArgument)
-	}
-	var b bytes.Buffer
-	enc := msgpack.NewEncoder(&b)
-	raw := make([]byte, 4*m.Dim)
-	for i := first; i < first+n; i++ {
-		v := m.Row(i)
-		for j, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("experiment: E19: row %d component %d is %v: %w", i, j, x, experiment.ErrBadArgument)
-			}
-			binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(x))
-		}
-		var a e19Action
-		a.Index.ID = strconv.Itoa(i)
-		var err error
-		switch f {
-		case FloatArrayJSON, Base64JSON:
-			var line []byte
-			if line, err = json.Marshal(a); err != nil {
-				return nil, err
-			}
-			b.Write(line)
-			b.WriteByte('\n')
-			if f == FloatArrayJSON {
-				line, err = json.Marshal(e19FloatDoc{ID: uint64(i), Vector: v})
-			} else {
-				line, err = json.Marshal(e19Base64Doc{ID: uint64(i), Vector: base64.StdEncoding.EncodeToString(raw)})
-			}
-			if err != nil {
-				return nil, err
-			}
-			b.Write(line)
-			b.WriteByte('\n')
-		case Msgpack:
-			if err = enc.Encode(&a); err == nil {
-				err = enc.Encode(&e19BinDoc{ID: uint64(i), Vector: raw})
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-	return b.Bytes(), nil
-}
-
-// Parser is how an e19Decoder reads a JSON body.
-type Parser uint8
-
-// The parsers.
-const (
-	// Reflect is Go's encoding/json decoding each line into a struct
-	// by reflection: it first checks the whole line with its scanner's
-	// state machine (a function call per byte, base64 strings included),
-	// then decodes it.
-	Reflect Parser = iota
-	// Tokens reads each line's tokens in place (valyala/fastjson): a
-	// string is handed over as a slice of the body, a number as its text,
-	// nothing is reflected. It is the way Elasticsearch reads a bulk
-	// source: its DocumentParser (server/.../index/mapper/DocumentParser.java)
-	// walks the tokens of an XContentParser, for JSON JsonXContentParser
-	// (libs/x-content/impl/.../provider/json/JsonXContentParser.java), a
-	// wrapper of Jackson's streaming JsonParser; it takes a float array's
-	// elements one number at a time and
-	// a base64 vector as the string token's bytes decoded into a
-	// temporary array (the article: "a temporary byte array on the server
-	// for decoding"). Numbers go through strconv.ParseFloat as float32,
-	// as encoding/json's do, so both parsers give the same bits.
-	Tokens
-)
-
-// String names the parser.
-func (p Parser) String() string {
-	switch p {
-	case Reflect:
-		return "encoding/json"
-	case Tokens:
-		return "tokens (fastjson)"
-	}
-	return fmt.Sprintf("Parser(%d)", p)
-}
-
-// e19Decoder parses bulk bodies the way a server does (the vector decoded
-// into float32), with Parser for the JSON formats, and appends the vectors
-// to a slab. Its buffers are reused between bodies; it is not safe for
-// concurrent use.
-type e19Decoder struct {
-	Format Format
-	Dim    int
-	Parser Parser // JSON formats only; the zero value is encoding/json
-
-	fdoc e19FloatDoc
-	bdoc e19Base64Doc
-	mdoc e19BinDoc
-	raw  []byte
-	tok  fastjson.Parser
-	num  []byte
-}
-
-// Decode parses body and appends its vectors to *dst (row-major, Dim
-// floats each) and their ids to *ids. An error wraps engine.ErrCorrupt and
-// names the document (its index within the body, from 0); nothing is
-// guaranteed about dst then.
-func (d *e19Decoder) Decode(body []byte, ids *[]uint64, dst *[]float32) error {
-	if !d.Format.valid() || d.Dim < 1 || d.Parser > Tokens {
-		return fmt.Errorf("experiment: E19: decoder for format %d, dim %d, parser %d: %w", d.Format, d.Dim, d.Parser, experiment.ErrBadArgument)
-	}
-	corrupt := func(doc int, format string, args ...any) error {
-		return fmt.Errorf("experiment: E19 %s body: document %d: %s: %w", d.Format, doc, fmt.Sprintf(format, args...), engine.ErrCorrupt)
-	}
-	if d.Format == Msgpack {
-		// bytes.Reader is an io.ByteScanner, so the decoder reads it
-		// directly and r.Len is what is left of the body.
-		r := bytes.NewReader(body)
-		dec := msgpack.NewDecoder(r)
-		for doc := 0; r.Len() > 0; doc++ {
-			var a e19Action
-			if err := dec.Decode(&a); err != nil {
-				return corrupt(doc, "action: %v", err)
-			}
-			d.mdoc.Vector = d.mdoc.Vector[:0]
-			if err := dec.Decode(&d.mdoc); err != nil {
-				return corrupt(doc, "source: %v", err)
-			}
-			if len(d.mdoc.Vector) != 4*d.Dim {
-				return corrupt(doc, "vector of %d bytes, want %d", len(d.mdoc.Vector), 4*d.Dim)
-			}
-			*ids = append(*ids, d.mdoc.ID)
-			for j := 0; j < d.Dim; j++ {
-				*dst = append(*dst, math.Float32frombits(binary.LittleEndian.Uint32(d.mdoc.Vector[4*j:])))
-			}
-		}
-		return nil
-	}
-	if len(body) > 0 && body[len(body)-1] != '\n' {
-		// A bulk body ends with a newline; without it the last document
-		// was cut.
-		docs := bytes.Count(body, []byte{'\n'}) / 2
-		return corrupt(docs, "body does not end with a newline (truncated)")
-	}
-	need := base64.StdEncoding.EncodedLen(4 * d.Dim)
-	for doc := 0; len(body) > 0; doc++ {
-		var action, source []byte
-		action, body, _ = bytes.Cut(body, []byte{'\n'})
-		var ok bool
-		if source, body, ok = bytes.Cut(body, []byte{'\n'}); !ok {
-			return corrupt(doc, "action line without a source line")
-		}
-		if d.Parser == Tokens {
-			if err := d.decodeTokens(action, source, need, ids, dst); err != nil {
-				return corrupt(doc, "%v", err)
-			}
-			continue
-		}
-		var a e19Action
-		if err := json.Unmarshal(action, &a); err != nil {
-			return corrupt(doc, "action: %v", err)
-		}
-		switch d.Format {
-		case FloatArrayJSON:
-			d.fdoc.Vector = d.fdoc.Vector[:0]
-			if err := json.Unmarshal(source, &d.fdoc); err != nil {
-				return corrupt(doc, "source: %v", err)
-			}
-			if len(d.fdoc.Vector) != d.Dim {
-				return corrupt(doc, "vector of %d components, want %d", len(d.fdoc.Vector), d.Dim)
-			}
-			*ids = append(*ids, d.fdoc.ID)
-			*dst = append(*dst, d.fdoc.Vector...)
-		case Base64JSON:
-			if err := json.Unmarshal(source, &d.bdoc); err != nil {
-				return corrupt(doc, "source: %v", err)
-			}
-			if len(d.bdoc.Vector) != need {
-				return corrupt(doc, "base64 vector of %d characters, want %d", len(d.bdoc.Vector), need)
-			}
-			if cap(d.raw) < 4*d.Dim {
-				d.raw = make([]byte, 4*d.Dim)
-			}
-			raw := d.raw[:4*d.Dim]
-			n, err := base64.StdEncoding.Decode(raw, []byte(d.bdoc.Vector))
-			if err != nil {
-				return corrupt(doc, "base64: %v", err)
-			}
-			if n != len(raw) {
-				return corrupt(doc, "vector of %d bytes, want %d", n, len(raw))
-			}
-			*ids = append(*ids, d.bdoc.ID)
-			for j := 0; j < d.Dim; j++ {
-				*dst = append(*dst, math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:])))
-			}
-		}
-	}
-	return nil
-}
-
-// decodeTokens reads one document (its action and source lines) with
-// the token parser: the action must name an _id, the source an id and a
-// vector of Dim components (a float array, or base64 of need characters).
-func (d *e19Decoder) decodeTokens(action, source []byte, need int, ids *[]uint64, dst *[]float32) error {
-	a, err := d.tok.ParseBytes(action)
-	if err != nil {
-		return fmt.Errorf("action: %v", err)
-	}
-	if a.Get("index", "_id") == nil {
-		return fmt.Errorf("action without index._id")
-	}
-	v, err := d.tok.ParseBytes(source)
-	if err != nil {
-		return fmt.Errorf("source: %v", err)
-	}
-	id, err := v.Get("id").Uint64()
-	if err != nil {
-		return fmt.Errorf("source: id: %v", err)
-	}
-	vec := v.Get("vector")
-	switch d.Format {
-	case FloatArrayJSON:
-		arr, err := vec.Array()
-		if err != nil {
-			return fmt.Errorf("source: vector: %v", err)
-		}
-		if len(arr) != d.Dim {
-			return fmt.Errorf("vector of %d components, want %d", len(arr), d.Dim)
-		}
-		for j, e := range arr {
-			if e.Type() != fastjson.TypeNumber {
-				return fmt.Errorf("vector component %d is a %s", j, e.Type())
-			}
-			d.num = e.MarshalTo(d.num[:0]) // a number's own text
-			x, err := strconv.ParseFloat(string(d.num), 32)
-			if err != nil {
-				return fmt.Errorf("vector component %d: %v", j, err)
-			}
-			*dst = append(*dst, float32(x))
-		}
-	case Base64JSON:
-		b, err := vec.StringBytes()
-		if err != nil {
-			return fmt.Errorf("source: vector: %v", err)
-		}
-		if len(b) != need {
-			return fmt.Errorf("base64 vector of %d characters, want %d", len(b), need)
-		}
-		if cap(d.raw) < 4*d.Dim {
-			d.raw = make([]byte, 4*d.Dim)
-		}
-		raw := d.raw[:4*d.Dim]
-		n, err := base64.StdEncoding.Decode(raw, b)
-		if err != nil {
-			return fmt.Errorf("base64: %v", err)
-		}
-		if n != len(raw) {
-			return fmt.Errorf("vector of %d bytes, want %d", n, len(raw))
-		}
-		for j := 0; j < d.Dim; j++ {
-			*dst = append(*dst, math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:])))
-		}
-	}
-	*ids = append(*ids, id)
-	return nil
-}
-
-// e19Bodies encodes the first n rows of m as bulk bodies of batch
-// documents in format f.
-func e19Bodies(f Format, m *vec.Matrix, n, batch int) ([][]byte, error) {
-	if batch < 1 || n < 1 || m == nil || n > m.N {
-		return nil, fmt.Errorf("experiment: E19: %d documents in batches of %d: %w", n, batch, experiment.ErrBadArgument)
-	}
-	var bodies [][]byte
-	for first := 0; first < n; first += batch {
-		b, err := e19Encode(f, m, first, min(batch, n-first))
-		if err != nil {
-			return nil, err
-		}
-		bodies = append(bodies, b)
-	}
-	return bodies, nil
-}
-
-// e19Check compares decoded vectors with rows [first, first+len(ids)) of m
-// bit for bit.
-func e19Check(f Format, m *vec.Matrix, first int, ids []uint64, got []float32) error {
-	for i, id := range ids {
-		if id != uint64(first+i) {
-			return fmt.Errorf("experiment: E19 %s: document %d decoded with id %d, want %d: %w", f, first+i, id, first+i, engine.ErrCorrupt)
-		}
-		want := m.Row(first + i)
-		for j, x := range got[i*m.Dim : (i+1)*m.Dim] {
-			if math.Float32bits(x) != math.Float32bits(want[j]) {
-				return fmt.Errorf("experiment: E19 %s: document %d component %d decoded as %v (%#08x), want %v (%#08x): %w", f, first+i, j, x, math.Float32bits(x), want[j], math.Float32bits(want[j]), engine.ErrCorrupt)
-			}
-		}
-	}
-	return nil
-}
-
 // Parse is the parse measurement of one format with one parser.
 type Parse struct {
-	Format      Format
-	Parser      Parser
+	Format      bulk.Format
+	Parser      bulk.Parser
 	Docs        int     // documents parsed per pass
 	BodyBytes   int64   // bytes of all bodies
 	Passes      int     // timed passes
@@ -431,8 +71,8 @@ const e19IngestRounds = 3
 // the median of a format's rounds; for
 // encoding/json it also times json.Valid alone over the JSON bodies
 // (CheckShare).
-func e19MeasureParse(env *experiment.Env, formats []Format, parser Parser, n, batch int, budget time.Duration) ([]Parse, error) {
-	if len(formats) == 0 || budget < 0 || parser > Tokens {
+func e19MeasureParse(env *experiment.Env, formats []bulk.Format, parser bulk.Parser, n, batch int, budget time.Duration) ([]Parse, error) {
+	if len(formats) == 0 || budget < 0 || parser > bulk.Tokens {
 		return nil, fmt.Errorf("experiment: E19: need formats, a known parser and a non-negative time budget: %w", experiment.ErrBadArgument)
 	}
 	ds, err := env.Dataset()
@@ -448,10 +88,10 @@ func e19MeasureParse(env *experiment.Env, formats []Format, parser Parser, n, ba
 	// (other processes taking the cores between rounds) moves both formats
 	// alike instead of whichever happened to run during the busy spell.
 	type prepared struct {
-		f      Format
+		f      bulk.Format
 		bodies [][]byte
 		size   int64
-		d      *e19Decoder
+		d      *bulk.Decoder
 		rates  []float64
 		passes int
 		cpu    time.Duration
@@ -461,7 +101,7 @@ func e19MeasureParse(env *experiment.Env, formats []Format, parser Parser, n, ba
 	dst := make([]float32, 0, batch*ds.Base.Dim)
 	for fi, f := range formats {
 		env.Step(fi, 2*len(formats), "E19 parse, "+parser.String())
-		bodies, err := e19Bodies(f, ds.Base, n, batch)
+		bodies, err := bulk.Bodies(f, ds.Base, n, batch)
 		if err != nil {
 			return nil, err
 		}
@@ -469,7 +109,7 @@ func e19MeasureParse(env *experiment.Env, formats []Format, parser Parser, n, ba
 		for _, b := range bodies {
 			size += int64(len(b))
 		}
-		d := &e19Decoder{Format: f, Dim: ds.Base.Dim, Parser: parser}
+		d := &bulk.Decoder{Format: f, Dim: ds.Base.Dim, Parser: parser}
 		// Untimed checking pass: every vector bit for bit.
 		for bi, b := range bodies {
 			ids, dst = ids[:0], dst[:0]
@@ -479,7 +119,7 @@ func e19MeasureParse(env *experiment.Env, formats []Format, parser Parser, n, ba
 			if want := min(batch, n-bi*batch); len(ids) != want {
 				return nil, fmt.Errorf("experiment: E19 %s: body %d decoded %d documents, want %d: %w", f, bi, len(ids), want, engine.ErrCorrupt)
 			}
-			if err := e19Check(f, ds.Base, bi*batch, ids, dst); err != nil {
+			if err := bulk.Check(f, ds.Base, bi*batch, ids, dst); err != nil {
 				return nil, err
 			}
 		}
@@ -525,7 +165,7 @@ func e19MeasureParse(env *experiment.Env, formats []Format, parser Parser, n, ba
 		e := Parse{Format: p.f, Parser: parser, Docs: n, BodyBytes: p.size, Passes: p.passes,
 			DocsPerSec: rate, MBPerSec: rate * float64(p.size) / float64(n) / 1e6,
 			BytesPerDoc: float64(p.size) / float64(n)}
-		if parser == Reflect && p.f != Msgpack {
+		if parser == bulk.Reflect && p.f != bulk.Msgpack {
 			// The same passes of json.Valid alone: Unmarshal's first
 			// step over each line.
 			t0, c0 := time.Now(), metrics.ThreadCPU()
@@ -573,7 +213,7 @@ func (k IndexKind) String() string {
 // Ingest is the end-to-end ingest measurement of one format into one
 // index kind.
 type Ingest struct {
-	Format     Format
+	Format     bulk.Format
 	Kind       IndexKind
 	Docs       int
 	Parse      time.Duration    // of which parsing
@@ -590,7 +230,7 @@ type Ingest struct {
 // for IVF every body is parsed into one slab and the index is built
 // (k-means, assignment, 2-bit OSQ codes) over it, as DiskBBQ clusters a
 // segment when it is flushed.
-func e19MeasureIngest(env *experiment.Env, kind IndexKind, formats []Format, n, batch int) ([]Ingest, error) {
+func e19MeasureIngest(env *experiment.Env, kind IndexKind, formats []bulk.Format, n, batch int) ([]Ingest, error) {
 	if len(formats) == 0 || kind > IVF {
 		return nil, fmt.Errorf("experiment: E19: need formats and a known index kind (got %d): %w", kind, experiment.ErrBadArgument)
 	}
@@ -612,12 +252,12 @@ func e19MeasureIngest(env *experiment.Env, kind IndexKind, formats []Format, n, 
 	clock := experiment.CPUTime.Usable()
 	bodies := make([][][]byte, len(formats))
 	for fi, f := range formats {
-		if bodies[fi], err = e19Bodies(f, ds.Base, n, batch); err != nil {
+		if bodies[fi], err = bulk.Bodies(f, ds.Base, n, batch); err != nil {
 			return nil, err
 		}
 	}
-	one := func(f Format, bodies [][]byte) (parse, total time.Duration, err error) {
-		d := &e19Decoder{Format: f, Dim: dim, Parser: Tokens}
+	one := func(f bulk.Format, bodies [][]byte) (parse, total time.Duration, err error) {
+		d := &bulk.Decoder{Format: f, Dim: dim, Parser: bulk.Tokens}
 		var ix *hnsw.Index
 		if kind == HNSW {
 			ix, err = hnsw.New(hnsw.Config{Dim: dim, Metric: env.Metric(), M: p.M, M0: p.M0, EfConstruction: p.EfConstruction,
@@ -701,7 +341,7 @@ func SizesFor(s experiment.Scale) Sizes {
 
 // Result is one E19 measurement: the parse and ingest figures per
 // format, and their table. Parse and the ingests read JSON with the token
-// parser (Tokens), as Elasticsearch reads a bulk source; Reflect is
+// parser (bulk.Tokens), as Elasticsearch reads a bulk source; bulk.Reflect is
 // the same parse with encoding/json, one entry per format of Parse
 // (msgpack's left zero: no JSON to parse).
 type Result struct {
@@ -716,20 +356,20 @@ type Result struct {
 // their gains over float arrays), the article's figures in their own
 // columns, and encoding/json's parse beside the token parser's. The first
 // format is the baseline of the gains.
-func Measure(env *experiment.Env, formats []Format, sz Sizes) (*Result, error) {
+func Measure(env *experiment.Env, formats []bulk.Format, sz Sizes) (*Result, error) {
 	if len(formats) == 0 {
 		return nil, fmt.Errorf("experiment: E19: no formats: %w", experiment.ErrBadArgument)
 	}
-	parse, err := e19MeasureParse(env, formats, Tokens, sz.Parse, e19BatchDocs, sz.Budget)
+	parse, err := e19MeasureParse(env, formats, bulk.Tokens, sz.Parse, e19BatchDocs, sz.Budget)
 	if err != nil {
 		return nil, err
 	}
 	byReflect := make([]Parse, len(formats))
 	for i, f := range formats {
-		if f == Msgpack {
+		if f == bulk.Msgpack {
 			continue
 		}
-		r, err := e19MeasureParse(env, []Format{f}, Reflect, sz.Parse, e19BatchDocs, sz.Budget)
+		r, err := e19MeasureParse(env, []bulk.Format{f}, bulk.Reflect, sz.Parse, e19BatchDocs, sz.Budget)
 		if err != nil {
 			return nil, err
 		}
@@ -793,8 +433,8 @@ func moreThan(v any) any {
 }
 
 // articleRow maps a format to the article's row name.
-func articleRow(f Format) string {
-	if f == Base64JSON {
+func articleRow(f bulk.Format) string {
+	if f == bulk.Base64JSON {
 		return "base64"
 	}
 	return f.String()
@@ -802,7 +442,7 @@ func articleRow(f Format) string {
 
 func runE19(env *experiment.Env) (*experiment.Report, error) {
 	sz := SizesFor(env.Scale)
-	res, err := Measure(env, Formats, sz)
+	res, err := Measure(env, bulk.Formats, sz)
 	if err != nil {
 		return nil, err
 	}
@@ -825,7 +465,7 @@ func runE19(env *experiment.Env) (*experiment.Report, error) {
 // Verdicts compares Measure's result (float arrays first, then
 // base64) with the article's figures: base64 parses more than 10× faster
 // than float arrays (± 0: a bound) in a parser that reads tokens as
-// Elasticsearch's does (Tokens; encoding/json's figure and the share
+// Elasticsearch's does (bulk.Tokens; encoding/json's figure and the share
 // of it its validating pass takes are in the reason), raises ingest
 // throughput by about 20 % with HNSW (± 15 points) and about 100 % with
 // DiskBBQ (the lab's IVF, ± 50 points), the gain larger for the cheaper
@@ -865,3 +505,7 @@ func Verdicts(env *experiment.Env, res *Result) experiment.Verdicts {
 			"the parse saving is a fixed cost per document, a larger share of the cheaper IVF build"),
 	}
 }
+
+// Default is the article's comparison: every bulk format, the float
+// array (the baseline) first.
+var Default = bulk.Formats
