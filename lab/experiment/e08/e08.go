@@ -354,9 +354,6 @@ func MeasurePayloadLinks(env *experiment.Env, idxKB int, filters []string) (*Pay
 	return out, nil
 }
 
-// LinkFilters are the filters of the payload-link measurement: the
-// article's, three single fields and a conjunction.
-var LinkFilters = []string{experiment.ArticleFilter, "category == 'c3'", "region == 'latam'", "year >= 2024", "region == 'latam' && year >= 2022"}
 
 // PayloadLinkVerdicts states the lab's claim about payload links (the
 // article did not measure them): they raise the filtered graph walk's
@@ -373,9 +370,6 @@ func PayloadLinkVerdicts(env *experiment.Env, pl *PayloadLinks) experiment.Verdi
 		experiment.Why(ok, "the links keep the matching points of a payload block connected", "no filter walked into a disconnected block here"))}
 }
 
-// PlanFilters are the filters of the planner table: the article's, and
-// filters from a few matching documents to a third of them.
-var PlanFilters = []string{experiment.ArticleFilter, "category == 'c3'", "region == 'latam'", "year >= 2024", "year >= 2022", "region == 'eu'"}
 
 // PlannerTable measures Qdrant's filter planner (one segment, its
 // default full_scan_threshold) on each filter, with and without payload
@@ -422,3 +416,13 @@ func PlannerTable(env *experiment.Env, filters []string) (*table.Table, error) {
 	t.Note("without an index, an exact plan reads every payload to find the matching set; a graph walk reads the payloads of the neighbours it meets")
 	return t, nil
 }
+
+// The filters the lab's two additions to E08 measure over.
+var (
+	// LinkFilters are the filters of the payload-link measurement: the
+	// article's, three single fields and a conjunction.
+	LinkFilters = []string{experiment.ArticleFilter, "category == 'c3'", "region == 'latam'", "year >= 2024", "region == 'latam' && year >= 2022"}
+	// PlanFilters are the filters of the planner table: the article's, and
+	// filters from a few matching documents to a third of them.
+	PlanFilters = []string{experiment.ArticleFilter, "category == 'c3'", "region == 'latam'", "year >= 2024", "year >= 2022", "region == 'eu'"}
+)

@@ -29,10 +29,13 @@ var e26 = experiment.Experiment{
 
 func init() { e26.Run, e26.Notebook = runE26, "12-diskbbq-vs-hnsw.ipynb"; experiment.Register(e26) }
 
-// The default sweeps of E26.
+// The default sweeps of E26, and the article's vector width.
 var (
 	Visit = []float64{1, 2, 3, 5, 10, 20}
 	Ef    = []int{100, 150, 200, 300, 500}
+	// ArticleDim is the width of the article's vectors (wiki_dpr_e5: "a
+	// 768-dimensional float32 vector").
+	ArticleDim = 768
 )
 
 // Storage names the storage under the vector file: "local" reads a
@@ -519,9 +522,6 @@ type CeilingPoint struct {
 	Qdrant float64
 }
 
-// ArticleDim is the width of the article's vectors (wiki_dpr_e5: "a
-// 768-dimensional float32 vector").
-const ArticleDim = 768
 
 // Ceiling measures the ceiling of the IVF's 2-bit codes (see
 // CeilingPoint) on the environment's data and, for each of dims that
