@@ -13,7 +13,7 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e26"] = Package{
 		Name: "e26",
 		Binds: map[string]Value{
-			"ArticleDim":   ValueOf(e26.ArticleDim),
+			"ArticleDim":   ValueOf(&e26.ArticleDim).Elem(),
 			"BudgetSweep":  ValueOf(e26.BudgetSweep),
 			"ByStorage":    ValueOf(e26.ByStorage),
 			"Ceiling":      ValueOf(e26.Ceiling),
@@ -30,8 +30,6 @@ func init() {
 			"CeilingPoint": TypeOf((*e26.CeilingPoint)(nil)).Elem(),
 			"Results":      TypeOf((*e26.Results)(nil)).Elem(),
 			"StorageRun":   TypeOf((*e26.StorageRun)(nil)).Elem(),
-		}, Untypeds: map[string]string{
-			"ArticleDim": "int:768",
 		},
 	}
 }

@@ -224,9 +224,6 @@ type RowReads struct {
 // reads and the posting-list reads.
 type DiskSearch func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error)
 
-// diskRepeats is the number of timed passes of a warm disk measurement.
-const DiskRepeats = 3
-
 // measureDisk runs up to nq of the environment's queries through fn
 // (after its warm-up, untimed; before, when set, runs untimed before every
 // timed query) and measures recall@k, speed and reads.

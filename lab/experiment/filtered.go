@@ -12,10 +12,6 @@ import (
 	"github.com/veclab/veclab/lab/profile"
 )
 
-// ArticleFilter is the Spring AI VectorStore article's filter (1,328 of 30,000
-// documents, 4.4 %, at the article's scale).
-const ArticleFilter = "category == 'c3' && year >= 2022"
-
 // metadata builds (once) the documents' metadata in key order, with the
 // fields category (keyword), year (integer) and region (keyword) declared
 // and indexed, as the article declared them for Redis.
@@ -184,11 +180,11 @@ func StrategyVerdicts(env *Env, e Experiment, ms []StrategyMeasurement, section 
 	var out Verdicts
 	for _, m := range ms {
 		if f, ok := e.Figure(m.Label, "recall@10"); ok {
-			out = append(out, env.Within(e.ID, fmt.Sprintf("%s: filtered recall@10 is %.3f (§ %s)", m.Label, f.Value, section),
+			out = append(out, Within(e.ID, fmt.Sprintf("%s: filtered recall@10 is %.3f (§ %s)", m.Label, f.Value, section),
 				f.Value, m.Recall, RecallTolerance, ""))
 		}
 		if f, ok := e.Figure(m.Label, "mean hits"); ok {
-			out = append(out, env.Within(e.ID, fmt.Sprintf("%s: a filtered query returns %.1f rows on average (§ %s)", m.Label, f.Value, section),
+			out = append(out, Within(e.ID, fmt.Sprintf("%s: a filtered query returns %.1f rows on average (§ %s)", m.Label, f.Value, section),
 				f.Value, m.MeanHits, HitsTolerance(f.Value, env.Scale.K), "rows"))
 		}
 	}
@@ -387,3 +383,13 @@ func FilteredTruth(env *Env, coll *filtered.Collection, f *filter.Compiled) ([][
 	}
 	return truth, nil
 }
+
+// The article's filter and its category.
+const (
+	// ArticleFilter is the Spring AI VectorStore article's filter (1,328 of 30,000
+	// documents, 4.4 %, at the article's scale).
+	ArticleFilter = "category == 'c3' && year >= 2022"
+	// ArticleCategory is the category of ArticleFilter: queries drawn from one
+	// of its clusters find matching rows near them, the others almost none.
+	ArticleCategory = "c3"
+)

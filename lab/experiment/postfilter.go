@@ -16,10 +16,6 @@ const (
 	articleFilterN        = 30000
 )
 
-// articleCategory is the category of ArticleFilter: queries drawn from one
-// of its clusters find matching rows near them, the others almost none.
-const ArticleCategory = "c3"
-
 // Selectivity is how many documents of the environment's collection a
 // filter admits, counted exactly from the metadata: pgvector's post-filter
 // returns about ef_search × S() rows, so every reading of its hits starts

@@ -163,12 +163,12 @@ func Alternate(n int, clock Clock, a, b func() (time.Duration, error)) (Rounds, 
 	return r, nil
 }
 
-// withinRounds records that a speed ratio measured in alternating rounds
+// WithinRounds is the verdict that a speed ratio measured in alternating rounds
 // agrees with the article's value when its median lies within tol (the
 // article's tolerance, which the caller states and justifies) or within
 // the rounds' spread, whichever is wider: a round-to-round wobble of a
 // busy machine cannot flip the verdict, and the reason says so.
-func (e *Env) WithinRounds(id, claim string, article float64, r Rounds, tol float64) Verdict {
+func WithinRounds(id, claim string, article float64, r Rounds, tol float64) Verdict {
 	v := Verdict{ID: id, Claim: claim, Article: FmtFig(article, "×") + TolText(tol, "×"), Lab: r.String()}
 	m, sp := r.Median(), r.spread()
 	eff := math.Max(tol, sp)
@@ -176,14 +176,14 @@ func (e *Env) WithinRounds(id, claim string, article float64, r Rounds, tol floa
 	switch {
 	case math.IsNaN(m):
 		v.Reason = "the lab did not measure it"
-		return e.Record(v)
+		return v
 	case d <= eff:
 		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", FmtFig(d, "×"))
 	default:
 		v.Reason = fmt.Sprintf("off by %s, more than %s", FmtFig(d, "×"), FmtFig(eff, "×"))
 	}
 	v.Reason += "; " + r.tolerance(tol)
-	return e.Record(v)
+	return v
 }
 
 // tolerance says how the rounds' spread stands to the stated tolerance.
@@ -217,7 +217,7 @@ func (r Rounds) lowerQuartile() float64 {
 	return s[(len(s)-1)/4]
 }
 
-// fasterRounds records a claim that side a is faster than side b, from a
+// FasterRounds is the verdict on a claim that side a is faster than side b, from a
 // ratio measured in alternating rounds: it agrees when the rounds' lower
 // quartile exceeds 1 by more than noise (the run-to-run noise the caller
 // states and justifies), i.e. when three rounds in four are faster by
@@ -228,7 +228,7 @@ func (r Rounds) lowerQuartile() float64 {
 // the bar: a cold comparison measured 1.75× on a quiet machine and
 // differed, 1.81× on a loaded one and agreed. ifAgrees and ifDiffers are
 // the reasons' causes (a measured one, or "not yet explained").
-func (e *Env) FasterRounds(id, claim, article string, r Rounds, noise float64, ifAgrees, ifDiffers string) Verdict {
+func FasterRounds(id, claim, article string, r Rounds, noise float64, ifAgrees, ifDiffers string) Verdict {
 	m, q := r.Median(), r.lowerQuartile()
 	bar := 1 + noise
 	v := Verdict{ID: id, Claim: claim, Article: fmt.Sprintf("%s (> %s)", article, FmtFig(bar, "×")), Lab: r.String()}
@@ -241,18 +241,12 @@ func (e *Env) FasterRounds(id, claim, article string, r Rounds, noise float64, i
 	switch {
 	case math.IsNaN(m):
 		v.Reason = "the lab did not measure it"
-		return e.Record(v)
+		return v
 	case q > bar:
 		v.Agrees, v.Reason = true, fmt.Sprintf("faster by more than the noise in %d of %d rounds: their lower quartile %s > %s", faster, len(r.Ratios), FmtFig(q, "×"), FmtFig(bar, "×"))
 	default:
 		v.Reason = fmt.Sprintf("faster by more than the noise in only %d of %d rounds: their lower quartile %s ≤ %s", faster, len(r.Ratios), FmtFig(q, "×"), FmtFig(bar, "×"))
 	}
 	v.Reason += fmt.Sprintf("; the rounds' spread from the median down to that quartile, %s, is covered", FmtFig(m-q, "×"))
-	return e.Because(e.Record(v), Why(v.Agrees, ifAgrees, ifDiffers))
+	return Because(v, Why(v.Agrees, ifAgrees, ifDiffers))
 }
-
-// replyNoise is the run-to-run noise of a speed ratio by Elastic's reply
-// to Qdrant's own account: it calls its 13 % move (31.6 → 35.8 QPS)
-// "within the run-to-run noise", so a speed-up the reply claims (E15,
-// E18) counts only above 1.13×.
-const ReplyNoise = 0.13

@@ -55,10 +55,6 @@ func TestRounds(t *testing.T) {
 var sinkF float64
 
 func TestRoundsVerdicts(t *testing.T) {
-	env, err := NewEnv(Small, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		name   string
 		ratios []float64
@@ -77,8 +73,8 @@ func TestRoundsVerdicts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Rounds{Clock: WallTime, Ratios: tc.ratios}
-			w := env.WithinRounds("E99", "ratio "+tc.name, 1.13, r, 0.37)
-			f := env.FasterRounds("E99", "faster "+tc.name, "faster", r, 0.13, "a measured cause", "not yet explained")
+			w := WithinRounds("E99", "ratio "+tc.name, 1.13, r, 0.37)
+			f := FasterRounds("E99", "faster "+tc.name, "faster", r, 0.13, "a measured cause", "not yet explained")
 			if w.Word() != tc.within || f.Word() != tc.faster {
 				t.Errorf("within %s (%s), faster %s (%s); want %s, %s", w.Word(), w.Reason, f.Word(), f.Reason, tc.within, tc.faster)
 			}

@@ -15,14 +15,13 @@ import (
 func Run(env *Env, e Experiment) *Report {
 	start := time.Now()
 	env.Logf("running %s: %s", e.ID, e.Title)
-	env.forget(e.ID)
 	r, err := runSafely(env, e)
 	if r == nil {
 		r = NewReport(e, env)
 	}
 	r.ID, r.Title, r.Article = e.ID, e.Title, e.Article
 	if err == nil {
-		r.Verdicts = env.verdictsOf(e.ID)
+		r.Verdicts = env.tag(r.Verdicts)
 	}
 	r.Elapsed = time.Since(start)
 	switch {

@@ -251,7 +251,7 @@ func runE01(env *experiment.Env) (*experiment.Report, error) {
 		c.YLabel = "docs/s"
 		r.AddChart(c)
 	}
-	Verdicts(env, ins, nil)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, ins, nil)...)
 	return r, nil
 }
 
@@ -428,18 +428,18 @@ func Verdicts(env *experiment.Env, ins []Ingest, lag *table.Table) experiment.Ve
 	if !agrees {
 		agrees, why = e01RetimedOrder(env, ins, order, why)
 	}
-	out := experiment.Verdicts{env.Holds("E01", "the stores ingest in the article's order (§ Getting the data in)", e01Order, order, agrees, why)}
+	out := experiment.Verdicts{experiment.Holds("E01", "the stores ingest in the article's order (§ Getting the data in)", e01Order, order, agrees, why)}
 	for _, in := range ins {
 		seen := fmt.Sprintf("%d of %d searchable at the last ack", in.VisibleAck, in.Docs)
 		switch in.Store {
 		case "pgvector":
-			out = append(out, env.Holds("E01", "pgvector: everything visible at the last ack (commit is the visibility step)",
+			out = append(out, experiment.Holds("E01", "pgvector: everything visible at the last ack (commit is the visibility step)",
 				"visible at commit", seen, in.VisibleAck == in.Docs, in.Visibility))
 		case "redis":
-			out = append(out, env.Holds("E01", "redis: at the last ack its indexing queue has not caught up (§ Getting the data in: Redis drains an indexing queue)",
+			out = append(out, experiment.Holds("E01", "redis: at the last ack its indexing queue has not caught up (§ Getting the data in: Redis drains an indexing queue)",
 				"fewer visible than acknowledged", seen, in.VisibleAck < in.Docs, in.Visibility))
 		case "qdrant":
-			out = append(out, env.Holds("E01", "qdrant: all points searchable at once while the optimizer runs (plain segments are scanned exactly)",
+			out = append(out, experiment.Holds("E01", "qdrant: all points searchable at once while the optimizer runs (plain segments are scanned exactly)",
 				"searchable at once", seen, in.VisibleAck == in.Docs, in.Visibility))
 		case "elasticsearch":
 			ok := in.VisibleAck < in.Docs
@@ -449,7 +449,7 @@ func Verdicts(env *experiment.Env, ins []Ingest, lag *table.Table) experiment.Ve
 					ok = ok || int(first.Int) < in.Docs
 				}
 			}
-			out = append(out, env.Holds("E01", "elasticsearch: acknowledged documents stay invisible until the next refresh, a matter of time (§ Getting the data in)",
+			out = append(out, experiment.Holds("E01", "elasticsearch: acknowledged documents stay invisible until the next refresh, a matter of time (§ Getting the data in)",
 				"invisible until a refresh", seen, ok, in.Visibility))
 		}
 	}

@@ -111,8 +111,8 @@ func runE02(env *experiment.Env) (*experiment.Report, error) {
 	for _, m := range ms {
 		r.Note("%s", m)
 	}
-	Verdicts(env, ms)
-	ShapeVerdicts(env, ms, nil)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, ms)...)
+	r.Verdicts = append(r.Verdicts, ShapeVerdicts(env, ms, nil)...)
 	es, err := e02Segments(env)
 	if err != nil {
 		return nil, err
@@ -228,9 +228,9 @@ func ShapeVerdicts(env *experiment.Env, ms []experiment.Measurement, br *Breadth
 		}
 	}
 	out := experiment.Verdicts{
-		env.Holds("E02", "the two outliers are the article's: elasticsearch lowest, then redis", "elasticsearch, then redis", order, ok,
+		experiment.Holds("E02", "the two outliers are the article's: elasticsearch lowest, then redis", "elasticsearch, then redis", order, ok,
 			experiment.Why(ok, "the same two stores, in the same order", "at this scale the defaults rank otherwise")),
-		env.Holds("E02", fmt.Sprintf("every store returns %d hits", env.Scale.K), fmt.Sprintf("%d hits", env.Scale.K), experiment.OfN(hits, len(ms))+" stores",
+		experiment.Holds("E02", fmt.Sprintf("every store returns %d hits", env.Scale.K), fmt.Sprintf("%d hits", env.Scale.K), experiment.OfN(hits, len(ms))+" stores",
 			len(ms) > 0 && hits == len(ms), "topK results per query"),
 	}
 	if br == nil || len(br.Breadths) == 0 {
@@ -246,8 +246,8 @@ func ShapeVerdicts(env *experiment.Env, ms []experiment.Measurement, br *Breadth
 	pg, rd, qd, es := at("pgvector"), at("redis"), at("qdrant"), at("elasticsearch")
 	spread := math.Max(math.Max(pg, rd), qd) - math.Min(math.Min(pg, rd), qd)
 	return append(out,
-		env.AtMost("E02", fmt.Sprintf("(lab) at equal breadth %d the three float32 graphs meet", br.Breadths[top]), 0.02, spread, 0, ""),
-		env.Holds("E02", "(lab) at equal breadth elasticsearch's default index stays below them (the breadth is not its cause)", "more than 0.1 below pgvector",
+		experiment.AtMost("E02", fmt.Sprintf("(lab) at equal breadth %d the three float32 graphs meet", br.Breadths[top]), 0.02, spread, 0, ""),
+		experiment.Holds("E02", "(lab) at equal breadth elasticsearch's default index stays below them (the breadth is not its cause)", "more than 0.1 below pgvector",
 			fmt.Sprintf("%.3f vs pgvector %.3f", es, pg), es < pg-0.1, experiment.Why(es < pg-0.1, "its limit is the 1-bit codes and the 30 rescored candidates (notebook 03)", "at this scale the widest breadth covers the collection")))
 }
 

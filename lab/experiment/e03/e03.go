@@ -155,7 +155,7 @@ func runE03(env *experiment.Env) (*experiment.Report, error) {
 	}
 	r := experiment.NewReport(e03, env)
 	r.AddTable(Table(env, ms))
-	Verdicts(env, ms)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, ms)...)
 	return r, nil
 }
 

@@ -153,7 +153,7 @@ func runE04(env *experiment.Env) (*experiment.Report, error) {
 	for _, p := range profile.Defaults() {
 		r.Note("%s", p.Describe(env.Scale.Dim, env.Scale.K))
 	}
-	Verdicts(env, r.Tables[0])
+	r.Verdicts = append(r.Verdicts, Verdicts(env, r.Tables[0])...)
 	return r, nil
 }
 
@@ -183,6 +183,6 @@ func Verdicts(env *experiment.Env, t *table.Table) experiment.Verdicts {
 	if first != "" {
 		reason = "first difference: " + first
 	}
-	return experiment.Verdicts{env.Holds("E04", "every default the article read from the services is the profile's (§ HNSW in two minutes)",
+	return experiment.Verdicts{experiment.Holds("E04", "every default the article read from the services is the profile's (§ HNSW in two minutes)",
 		fmt.Sprintf("%d settings", given), fmt.Sprintf("%d of %d the same", agree, given), given > 0 && agree == given, reason)}
 }

@@ -15,7 +15,7 @@ func ExampleEnv_Verdicts() {
 	defer env.Close()
 	fmt.Println(e04.Describe(env) != "")
 	t := e04.Table(env)
-	e04.Verdicts(env, t)
+	env.Keep(e04.Verdicts(env, t))
 	for _, v := range env.Verdicts() {
 		fmt.Println(v.ID)
 	}

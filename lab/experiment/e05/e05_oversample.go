@@ -94,15 +94,15 @@ func OversampleVerdicts(env *experiment.Env, o *Oversample) experiment.Verdicts 
 		}
 	}
 	if def < 0 || len(o.Graph) != len(o.Overs) || len(o.Scan) != len(o.Overs) {
-		return experiment.Verdicts{env.Holds("E05", "(lab) raising the rescoring oversample raises recall", "> 0.2 from ×3", "not measured", false, "the sweep has no oversample 3")}
+		return experiment.Verdicts{experiment.Holds("E05", "(lab) raising the rescoring oversample raises recall", "> 0.2 from ×3", "not measured", false, "the sweep has no oversample 3")}
 	}
 	gain := o.Graph[last] - o.Graph[def]
 	gap := o.Scan[def] - o.Graph[def]
 	return experiment.Verdicts{
-		env.Holds("E05", "(lab) raising the rescoring oversample from the default 3 raises recall by more than 0.2",
+		experiment.Holds("E05", "(lab) raising the rescoring oversample from the default 3 raises recall by more than 0.2",
 			fmt.Sprintf("> 0.2 from ×3 to ×%g", o.Overs[last]), fmt.Sprintf("%.3f → %.3f", o.Graph[def], o.Graph[last]), gain > 0.2,
 			experiment.Why(gain > 0.2, "more candidates rescored with float32 recover what the codes misorder", "the default's candidates already hold most of the true top k (a small collection)")),
-		env.Holds("E05", "(lab) at oversample 3 the graph walk is within 0.05 of the scan of all codes (the codes are the limit)",
+		experiment.Holds("E05", "(lab) at oversample 3 the graph walk is within 0.05 of the scan of all codes (the codes are the limit)",
 			"≤ 0.05", fmt.Sprintf("walk %.3f, scan %.3f", o.Graph[def], o.Scan[def]), gap <= 0.05,
 			experiment.Why(gap <= 0.05, "an exhaustive scan of the same codes does little better than the walk", "the graph walk loses more than the codes do")),
 	}

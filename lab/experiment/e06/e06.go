@@ -152,7 +152,7 @@ func runE06(env *experiment.Env) (*experiment.Report, error) {
 	}
 	r.AddTable(Table(env, ms, fms))
 	r.AddChart(Chart(ms))
-	Verdicts(env, ms)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, ms)...)
 	return r, nil
 }
 

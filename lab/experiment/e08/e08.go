@@ -107,7 +107,7 @@ func runE08(env *experiment.Env) (*experiment.Report, error) {
 		return nil, err
 	}
 	r.AddTable(IndexingTable(env, rows))
-	Verdicts(env, ms, rows)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, ms, rows)...)
 	return r, nil
 }
 
@@ -261,18 +261,18 @@ func Verdicts(env *experiment.Env, ms []experiment.StrategyMeasurement, rows []I
 			speedUp = plain.P50ms() / indexed.P50ms()
 		}
 		out = append(out,
-			env.AtLeast("E08", "the payload index makes the filtered query faster: p50 26.2 → 1.5 ms (§ "+section+")", 26.2/1.5, speedUp, 26.2/1.5-5, "×"),
-			env.Holds("E08", "without a payload index the filter reads each document's stored payload (§ "+section+")",
+			experiment.AtLeast("E08", "the payload index makes the filtered query faster: p50 26.2 → 1.5 ms (§ "+section+")", 26.2/1.5, speedUp, 26.2/1.5-5, "×"),
+			experiment.Holds("E08", "without a payload index the filter reads each document's stored payload (§ "+section+")",
 				"the article's reading of its 27.6 ms", fmt.Sprintf("%.0f payload reads per query, %d documents", plain.PayloadChecks, env.Scale.N),
 				plain.PayloadChecks >= float64(env.Scale.N), "the exact plan reads every payload to find the matching set"))
 	}
 	if len(rows) == 2 {
 		small, all := rows[0], rows[1]
 		out = append(out,
-			env.Holds("E08", "a third of the documents in 2 segments stays under indexing_threshold, unindexed and searched exactly (§ Going deeper: the Qdrant indexing threshold)",
+			experiment.Holds("E08", "a third of the documents in 2 segments stays under indexing_threshold, unindexed and searched exactly (§ Going deeper: the Qdrant indexing threshold)",
 				"indexed_vectors_count=0", fmt.Sprintf("indexed_vectors_count=%d of %d; %.0f %% of queries scan exactly", small.Indexed, small.Docs, 100*small.Exact),
 				small.Indexed == 0 && small.Exact == 1, "each segment's vectors stay under the threshold, so neither gets a graph"),
-			env.Within("E08", "every vector of the full collection is indexed: indexed_vectors_count = points_count (§ Going deeper: the Qdrant indexing threshold)",
+			experiment.Within("E08", "every vector of the full collection is indexed: indexed_vectors_count = points_count (§ Going deeper: the Qdrant indexing threshold)",
 				1, float64(all.Indexed)/float64(max(all.Docs, 1)), 0, ""))
 	}
 	return out
@@ -354,7 +354,6 @@ func MeasurePayloadLinks(env *experiment.Env, idxKB int, filters []string) (*Pay
 	return out, nil
 }
 
-
 // PayloadLinkVerdicts states the lab's claim about payload links (the
 // article did not measure them): they raise the filtered graph walk's
 // worst recall over the filters.
@@ -365,11 +364,10 @@ func PayloadLinkVerdicts(env *experiment.Env, pl *PayloadLinks) experiment.Verdi
 		worstYes = math.Min(worstYes, pl.WithLink[i].Recall)
 	}
 	ok := worstYes > worstNo
-	return experiment.Verdicts{env.Holds("E08", "(lab) payload links raise the filtered graph walk's worst recall", "(not in the article)",
+	return experiment.Verdicts{experiment.Holds("E08", "(lab) payload links raise the filtered graph walk's worst recall", "(not in the article)",
 		fmt.Sprintf("lowest recall over the filters %.3f without, %.3f with", worstNo, worstYes), ok,
 		experiment.Why(ok, "the links keep the matching points of a payload block connected", "no filter walked into a disconnected block here"))}
 }
-
 
 // PlannerTable measures Qdrant's filter planner (one segment, its
 // default full_scan_threshold) on each filter, with and without payload

@@ -99,7 +99,7 @@ func runE09(env *experiment.Env) (*experiment.Report, error) {
 	if len(os) > 0 && !os[0].Unknown {
 		r.Note("unexpected: the undeclared field was not refused")
 	}
-	Verdicts(env, os)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, os)...)
 	return r, nil
 }
 
@@ -113,10 +113,10 @@ func Verdicts(env *experiment.Env, os []Outcome) experiment.Verdicts {
 	var out experiment.Verdicts
 	for _, o := range os {
 		if o.Declared {
-			out = append(out, env.Holds("E09", "with category and year declared the filter runs ("+section+")",
+			out = append(out, experiment.Holds("E09", "with category and year declared the filter runs ("+section+")",
 				"filtered search runs", fmtMatching(o), o.Err == "" && o.Matching > 0, "the declared TAG and NUMERIC fields are indexed"))
 		} else {
-			out = append(out, env.Holds("E09", "the filter on an undeclared field is refused with an error naming it ("+section+")",
+			out = append(out, experiment.Holds("E09", "the filter on an undeclared field is refused with an error naming it ("+section+")",
 				"Not allowed filter identifier name: category", fmtMatching(o), o.Unknown && strings.Contains(o.Err, "category"),
 				"the refusal comes when the filter is compiled, before any search"))
 		}

@@ -112,7 +112,7 @@ func runE10(env *experiment.Env) (*experiment.Report, error) {
 		c.Title = "E10 recall@10 by index type: article vs lab"
 		r.AddChart(c)
 	}
-	Verdicts(env, ms, fms, bytes)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, ms, fms, bytes)...)
 	return r, nil
 }
 
@@ -174,7 +174,7 @@ func Verdicts(env *experiment.Env, ms, fms []experiment.Measurement, bytes []flo
 	out := experiment.RecallVerdicts(env, Experiment, ms, "(index type):")
 	for _, m := range fms {
 		if f, ok := Experiment.Figure(m.Label, "filtered recall@10"); ok {
-			out = append(out, env.Within("E10", fmt.Sprintf("%s (index type): filtered recall@10 is %.3f", m.Label, f.Value), f.Value, m.Recall, experiment.RecallTolerance, ""))
+			out = append(out, experiment.Within("E10", fmt.Sprintf("%s (index type): filtered recall@10 is %.3f", m.Label, f.Value), f.Value, m.Recall, experiment.RecallTolerance, ""))
 		}
 	}
 	at := map[string]int{}
@@ -187,13 +187,13 @@ func Verdicts(env *experiment.Env, ms, fms []experiment.Measurement, bytes []flo
 	if !okB || !okI || !okH || len(bytes) != len(ms) {
 		return out
 	}
-	out = append(out, env.Holds("E10", "bbq_hnsw has the lowest recall of the three types (§ "+e10Section05+")", "0.491 < 0.952, 0.995",
+	out = append(out, experiment.Holds("E10", "bbq_hnsw has the lowest recall of the three types (§ "+e10Section05+")", "0.491 < 0.952, 0.995",
 		fmt.Sprintf("%.3f against %.3f, %.3f", ms[b].Recall, ms[i8].Recall, ms[h].Recall), ms[b].Recall < ms[i8].Recall && ms[b].Recall < ms[h].Recall,
 		"1-bit codes rank the candidates that the float32 rescoring then sees"))
 	hs, _ := Experiment.Figure("hnsw", "store size")
 	for _, i := range []int{b, i8} {
 		if f, ok := Experiment.Figure(ms[i].Label, "store size"); ok && bytes[h] > 0 {
-			out = append(out, env.Within("E10", fmt.Sprintf("%s's store is %.2f× hnsw's (%.1f against %.1f MB)", ms[i].Label, f.Value/hs.Value, f.Value, hs.Value),
+			out = append(out, experiment.Within("E10", fmt.Sprintf("%s's store is %.2f× hnsw's (%.1f against %.1f MB)", ms[i].Label, f.Value/hs.Value, f.Value, hs.Value),
 				f.Value/hs.Value, bytes[i]/bytes[h], 0.1, "×"))
 		}
 	}

@@ -424,7 +424,7 @@ func runE11(env *experiment.Env) (*experiment.Report, error) {
 		ram = append(ram, fmt.Sprintf("%s %.0f B RAM / %.0f B disk", f.Kind, f.ram(), f.Disk()))
 	}
 	r.Note("per document, lab: %s", strings.Join(ram, "; "))
-	Verdicts(env, fs)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, fs)...)
 	return r, nil
 }
 
@@ -472,27 +472,27 @@ func Verdicts(env *experiment.Env, fs []Footprint) experiment.Verdicts {
 	pgT, pgI := group(profile.PGVector, "table", false), group(profile.PGVector, "index", false)
 	rd := total(profile.Redis, true)
 	out := experiment.Verdicts{
-		env.WithinShare("E11", "raw vectors: 4·dim bytes per document (46 MB / 30,000)", perDoc("raw vectors (30,000 × 384 float32)"), raw, 0.02, "B/doc"),
-		env.WithinShare("E11", "pgvector's table (heap + TOAST) per document (± 25 %)", perDoc("pgvector table+toast"), pgT, 0.25, "B/doc"),
-		env.WithinShare("E11", "pgvector's HNSW index per document (± 25 %)", perDoc("pgvector hnsw index"), pgI, 0.25, "B/doc"),
-		env.Holds("E11", "pgvector's table and index are about one size, each a full vector copy", "59 MB and 59 MB (ratio 1, ± 25 %)",
+		experiment.WithinShare("E11", "raw vectors: 4·dim bytes per document (46 MB / 30,000)", perDoc("raw vectors (30,000 × 384 float32)"), raw, 0.02, "B/doc"),
+		experiment.WithinShare("E11", "pgvector's table (heap + TOAST) per document (± 25 %)", perDoc("pgvector table+toast"), pgT, 0.25, "B/doc"),
+		experiment.WithinShare("E11", "pgvector's HNSW index per document (± 25 %)", perDoc("pgvector hnsw index"), pgI, 0.25, "B/doc"),
+		experiment.Holds("E11", "pgvector's table and index are about one size, each a full vector copy", "59 MB and 59 MB (ratio 1, ± 25 %)",
 			fmt.Sprintf("ratio %.2f", pgT/pgI), pgT/pgI <= 1.25 && pgI/pgT <= 1.25, fmt.Sprintf("table %.0f B, index %.0f B per document", pgT, pgI)),
-		env.WithinShare("E11", "Redis's one document (JSON model) (± 25 %)", perDoc("redis one document"), group(profile.Redis, "document", true), 0.25, "B/doc"),
-		env.WithinShare("E11", "Redis's vector index per document (± 25 %)", perDoc("redis vector_index_sz_mb"), group(profile.Redis, "vector index", true), 0.25, "B/doc"),
+		experiment.WithinShare("E11", "Redis's one document (JSON model) (± 25 %)", perDoc("redis one document"), group(profile.Redis, "document", true), 0.25, "B/doc"),
+		experiment.WithinShare("E11", "Redis's vector index per document (± 25 %)", perDoc("redis vector_index_sz_mb"), group(profile.Redis, "vector index", true), 0.25, "B/doc"),
 	}
 	most := !math.IsNaN(rd)
 	for _, k := range []profile.Kind{profile.PGVector, profile.Qdrant, profile.Elasticsearch} {
 		most = most && rd > total(k, true)
 	}
-	out = append(out, env.Holds("E11", "Redis holds the most in RAM per document, several times the raw vectors", "434 MB, 9.4× the raw 46 MB",
+	out = append(out, experiment.Holds("E11", "Redis holds the most in RAM per document, several times the raw vectors", "434 MB, 9.4× the raw 46 MB",
 		fmt.Sprintf("%.0f B/doc, %.1f× the raw %.0f B", rd, rd/raw, raw), most && rd > 4*raw, "compared with the other three stores' RAM and 4× the raw vectors"))
-	v := env.WithinShare("E11", "Redis's used_memory per document (± 25 %)", perDoc("redis used_memory"), rd, 0.25, "B/doc")
+	v := experiment.WithinShare("E11", "Redis's used_memory per document (± 25 %)", perDoc("redis used_memory"), rd, 0.25, "B/doc")
 	if !v.Agrees && rd < perDoc("redis used_memory") {
-		v = env.Because(v, "the lab models the documents, keys and vector index; used_memory also counts the allocator's fragmentation and RediSearch's document table, which it does not")
+		v = experiment.Because(v, "the lab models the documents, keys and vector index; used_memory also counts the allocator's fragmentation and RediSearch's document table, which it does not")
 	}
 	out = append(out, v,
-		env.WithinShare("E11", "Qdrant's storage directory per document (± 25 %)", perDoc("qdrant storage dir"), total(profile.Qdrant, false), 0.25, "B/doc"),
-		env.WithinShare("E11", "Elasticsearch's store per document (± 25 %)", perDoc("elasticsearch store.size"), total(profile.Elasticsearch, false), 0.25, "B/doc"))
+		experiment.WithinShare("E11", "Qdrant's storage directory per document (± 25 %)", perDoc("qdrant storage dir"), total(profile.Qdrant, false), 0.25, "B/doc"),
+		experiment.WithinShare("E11", "Elasticsearch's store per document (± 25 %)", perDoc("elasticsearch store.size"), total(profile.Elasticsearch, false), 0.25, "B/doc"))
 	return out
 }
 

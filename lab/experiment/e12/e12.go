@@ -417,7 +417,7 @@ func runE12(env *experiment.Env) (*experiment.Report, error) {
 		r.Note("FINDING: %d refused save(s) did not leave the previous file intact; see the table", lost)
 	}
 	r.Note("between 90 %% and 95 %% a rename is still allowed (it commits bytes already accepted and frees the file it replaces); above 95 %% the disk is read-only for the lab, deletes allowed, as Elasticsearch's index.blocks.read_only_allow_delete")
-	Verdicts(env, rows)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, rows)...)
 	return r, nil
 }
 
@@ -475,19 +475,19 @@ func Verdicts(env *experiment.Env, rows []Row) experiment.Verdicts {
 		}
 	}
 	return experiment.Verdicts{
-		env.Holds("E12", "a save on a disk below the high watermark is written", "written below 90 %", experiment.OfN(okBelow, nBelow)+" written",
+		experiment.Holds("E12", "a save on a disk below the high watermark is written", "written below 90 %", experiment.OfN(okBelow, nBelow)+" written",
 			nBelow > 0 && okBelow == nBelow, "saves that start below it and stay below"),
-		env.Holds("E12", fmt.Sprintf("a save that starts above the %v %% high watermark is refused", high), fmt.Sprintf("refused above %v %% used", high), experiment.OfN(okAbove, nAbove)+" refused",
+		experiment.Holds("E12", fmt.Sprintf("a save that starts above the %v %% high watermark is refused", high), fmt.Sprintf("refused above %v %% used", high), experiment.OfN(okAbove, nAbove)+" refused",
 			nAbove > 0 && okAbove == nAbove, "the lab's store checks the watermark before it writes"),
-		env.Holds("E12", "a save whose own bytes cross the high watermark is refused mid-write", "(lab) refused at the crossing", yesNo(crossed),
+		experiment.Holds("E12", "a save whose own bytes cross the high watermark is refused mid-write", "(lab) refused at the crossing", yesNo(crossed),
 			crossed, "the write that crosses it fails; the previous file stays"),
-		env.Holds("E12", "a disk flooded before the rename refuses the rename (flood stage)", "(lab) read-only above 95 %", yesNo(flooded),
+		experiment.Holds("E12", "a disk flooded before the rename refuses the rename (flood stage)", "(lab) read-only above 95 %", yesNo(flooded),
 			flooded, "as index.blocks.read_only_allow_delete"),
-		env.Holds("E12", "the refusal names the watermark at once (the article: a 1 min timeout and one WARN line)", "1 min timeout, reason in the log",
+		experiment.Holds("E12", "the refusal names the watermark at once (the article: a 1 min timeout and one WARN line)", "1 min timeout, reason in the log",
 			experiment.OfN(named, refused)+" refusals name it", refused > 0 && named == refused, "the lab's refusal comes from the save itself, not from a shard allocator"),
-		env.Holds("E12", "nothing is lost: each path holds a whole generation that reloads with identical results", "(lab) crash-safe replace",
+		experiment.Holds("E12", "nothing is lost: each path holds a whole generation that reloads with identical results", "(lab) crash-safe replace",
 			experiment.OfN(intact, len(rows))+" intact", len(rows) > 0 && intact == len(rows), "the refusal comes before the rename"),
-		env.Holds("E12", "no temporary file is left behind and no error text carries a machine path", "(lab)",
+		experiment.Holds("E12", "no temporary file is left behind and no error text carries a machine path", "(lab)",
 			fmt.Sprintf("%d temporary files, machine paths: %s", temp, yesNo(paths)), temp == 0 && !paths, "the writer's Abort removes its temporary file"),
 	}
 }

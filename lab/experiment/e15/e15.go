@@ -319,7 +319,7 @@ func runE15(env *experiment.Env) (*experiment.Report, error) {
 		r.Note("lab: warm %0.f → %0.f QPS with %d reads in flight, one query at a time (the article's 31.6 → 35.8 under a load generator: little to gain when the cache serves every read); in CPU time per query concurrent reads run at %.2f× sequential's speed; cold %0.f → %0.f QPS with %.1f device reads per query",
 			ps[0].QPS, ps[1].QPS, e15Conc, res.Warm.Median(), ps[2].QPS, ps[3].QPS, ps[2].DeviceReads)
 	}
-	Verdicts(env, res)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, res)...)
 	return r, nil
 }
 
@@ -341,30 +341,30 @@ func Verdicts(env *experiment.Env, res *Result) experiment.Verdicts {
 		if res != nil {
 			n = len(res.Points)
 		}
-		return experiment.Verdicts{env.Holds("E15", "warm, concurrent reads change QPS little", "1.13×", "not measured", false, fmt.Sprintf("%d of the 4 modes measured", n))}
+		return experiment.Verdicts{experiment.Holds("E15", "warm, concurrent reads change QPS little", "1.13×", "not measured", false, fmt.Sprintf("%d of the 4 modes measured", n))}
 	}
 	seqW, conW, seqC := res.Points[0], res.Points[1], res.Points[2]
 	// The article's warm sequential and concurrent QPS (its first two figures).
 	art := e15.Figures[1].Value / e15.Figures[0].Value
-	dev := env.Within("E15", "warm page cache: no device read per query, sequential or concurrent (the article's 0 IOPS)", 0, math.Max(seqW.DeviceReads, conW.DeviceReads), 0, "reads/q")
-	warm := env.WithinRounds("E15", "warm page cache: concurrent reads change QPS little (concurrent / sequential QPS)", art, res.Warm, 0.37)
+	dev := experiment.Within("E15", "warm page cache: no device read per query, sequential or concurrent (the article's 0 IOPS)", 0, math.Max(seqW.DeviceReads, conW.DeviceReads), 0, "reads/q")
+	warm := experiment.WithinRounds("E15", "warm page cache: concurrent reads change QPS little (concurrent / sequential QPS)", art, res.Warm, 0.37)
 	if con, seq := res.Warm.MedianCosts(); !warm.Agrees && con > 0 && res.WarmQueries > 0 {
 		// The two modes read the same rows and compute the same distances
 		// (same recall, same reads per query); what differs is the CPU
 		// each query costs, which the rounds measured.
 		perQ := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(res.WarmQueries) }
-		warm = env.Because(warm, fmt.Sprintf("concurrent reads cost %.0f µs of CPU per query against %.0f µs sequential, for the same %.0f reads and %.1f device reads per query to overlap",
+		warm = experiment.Because(warm, fmt.Sprintf("concurrent reads cost %.0f µs of CPU per query against %.0f µs sequential, for the same %.0f reads and %.1f device reads per query to overlap",
 			perQ(con), perQ(seq), conW.Reads, conW.DeviceReads))
 	}
 	out := experiment.Verdicts{
 		dev,
 		warm,
-		env.FasterRounds("E15", "cold page cache (lab's addition): concurrent reads are faster than sequential", "faster", res.Cold, experiment.ReplyNoise,
+		experiment.FasterRounds("E15", "cold page cache (lab's addition): concurrent reads are faster than sequential", "faster", res.Cold, experiment.ReplyNoise,
 			fmt.Sprintf("%.1f device reads/q overlap", seqC.DeviceReads),
 			fmt.Sprintf("not yet explained (%.1f device reads/q each way)", seqC.DeviceReads)),
 	}
 	if len(res.Points) >= 6 {
-		out = append(out, env.FasterRounds("E15", "simulated device (lab's addition): concurrent reads are faster than sequential", "faster", res.Sim, experiment.ReplyNoise,
+		out = append(out, experiment.FasterRounds("E15", "simulated device (lab's addition): concurrent reads are faster than sequential", "faster", res.Sim, experiment.ReplyNoise,
 			"each read waits for the device's latency", "not yet explained"))
 	}
 	return out

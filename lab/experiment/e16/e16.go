@@ -115,7 +115,7 @@ func runE16(env *experiment.Env) (*experiment.Report, error) {
 	r.Note("direction: from %d segments to %d, recall@%d goes %.4f → %.4f and QPS %.1f → %.1f (the article: 128 → 66 segments, 0.9745 → 0.9531 and 35.8 → 53.3 QPS)",
 		first.Segments, last.Segments, K, first.Recall, last.Recall, first.QPS, last.QPS)
 	r.Note("why: every segment is searched for its own top %d at ef %d, so S segments explore S·ef candidates and the merge keeps the best %d of S·%d — more segments are a wider search (higher recall) that costs S graph descents (lower QPS)", K, Ef, K, K)
-	Verdicts(env, ms)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, ms)...)
 	return r, nil
 }
 
@@ -126,17 +126,17 @@ func runE16(env *experiment.Env) (*experiment.Report, error) {
 // figures: the lab's collection is smaller, so its recall sits higher.
 func Verdicts(env *experiment.Env, ms []experiment.SegmentMeasurement) experiment.Verdicts {
 	if len(ms) < 2 {
-		return experiment.Verdicts{env.Holds("E16", "fewer segments: lower recall at the same ef", "0.9745 → 0.9531", "not measured", false, "fewer than two segment counts")}
+		return experiment.Verdicts{experiment.Holds("E16", "fewer segments: lower recall at the same ef", "0.9745 → 0.9531", "not measured", false, "fewer than two segment counts")}
 	}
 	first, last := ms[0], ms[len(ms)-1]
 	span := fmt.Sprintf("%d → %d segments", first.Segments, last.Segments)
 	return experiment.Verdicts{
-		env.Holds("E16", "fewer segments: lower recall at the same ef", "0.9745 → 0.9531 (128 → 66 segments)",
+		experiment.Holds("E16", "fewer segments: lower recall at the same ef", "0.9745 → 0.9531 (128 → 66 segments)",
 			fmt.Sprintf("%.4f → %.4f (%s)", first.Recall, last.Recall, span), last.Recall < first.Recall,
 			fmt.Sprintf("change %+.4f (the article's %+.4f)", last.Recall-first.Recall, 0.9531-0.9745)),
-		env.Holds("E16", "fewer segments: higher QPS at the same ef", "35.8 → 53.3 QPS (1.49×)",
+		experiment.Holds("E16", "fewer segments: higher QPS at the same ef", "35.8 → 53.3 QPS (1.49×)",
 			fmt.Sprintf("%.0f → %.0f QPS (%.2f×)", first.QPS, last.QPS, last.QPS/first.QPS), last.QPS > first.QPS, experiment.Why(last.QPS > first.QPS, "each segment costs its own graph descent", "within this machine's timing noise")),
-		env.Holds("E16", "fewer segments: fewer distance computations at the same ef", "(the mechanism)",
+		experiment.Holds("E16", "fewer segments: fewer distance computations at the same ef", "(the mechanism)",
 			fmt.Sprintf("%.0f → %.0f per query", first.DistComps, last.DistComps), last.DistComps < first.DistComps, experiment.Why(last.DistComps < first.DistComps, "S segments explore S·ef candidates", "the merged graph walked further")),
 	}
 }

@@ -219,7 +219,7 @@ func runE18(env *experiment.Env) (*experiment.Report, error) {
 		hp.Mode, hp.DocsPerS/hs.DocsPerS, hp.Segments, hs.Segments, hs.Search.QPS/hp.Search.QPS, hs.Search.Recall, hp.Search.Recall)
 	r.Note("IVF: building is %.1f× as fast as HNSW's (single writer), and the segment count moves its queries less: %.2f× the distance computations on %d segments as on %d, against %.2f× for HNSW — each IVF segment probes the same fraction of its lists, so the total work follows the documents, not the segments",
 		is.DocsPerS/hs.DocsPerS, ip.Search.DistComps/is.Search.DistComps, ip.Segments, is.Segments, hp.Search.DistComps/hs.Search.DistComps)
-	Verdicts(env, res)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, res)...)
 	return r, nil
 }
 
@@ -238,20 +238,20 @@ func Verdicts(env *experiment.Env, res *Result) experiment.Verdicts {
 		if res != nil {
 			n = len(res.Ingests)
 		}
-		return experiment.Verdicts{env.Holds("E18", "parallel ingest leaves more segments than one writer", "more segments", "not measured", false, fmt.Sprintf("%d of 4 ingests", n))}
+		return experiment.Verdicts{experiment.Holds("E18", "parallel ingest leaves more segments than one writer", "more segments", "not measured", false, fmt.Sprintf("%d of 4 ingests", n))}
 	}
 	hp, hs, ip, is := res.Ingests[0], res.Ingests[1], res.Ingests[2], res.Ingests[3]
 	hr, ir := hp.Search.DistComps/hs.Search.DistComps, ip.Search.DistComps/is.Search.DistComps
 	return experiment.Verdicts{
-		env.Holds("E18", "parallel ingest leaves more segments than one writer", "more segments",
+		experiment.Holds("E18", "parallel ingest leaves more segments than one writer", "more segments",
 			fmt.Sprintf("%d vs %d", hp.Segments, hs.Segments), hp.Segments > hs.Segments, experiment.Why(hp.Segments > hs.Segments, "each writer flushes its own segments", "the writers' buffers flushed as one")),
-		env.FasterRounds("E18", "parallel ingest is faster than one writer (HNSW)", "fast vs slow", res.Parallel, experiment.ReplyNoise,
+		experiment.FasterRounds("E18", "parallel ingest is faster than one writer (HNSW)", "fast vs slow", res.Parallel, experiment.ReplyNoise,
 			fmt.Sprintf("%d writers build their segments' graphs at once on %d cores", hp.Writers, env.Machine.Cores), "not yet explained"),
-		env.FasterRounds("E18", "fewer segments answer faster at the same ef (HNSW, one writer's segments over the parallel writers')", "faster", res.FewSegments, experiment.ReplyNoise,
+		experiment.FasterRounds("E18", "fewer segments answer faster at the same ef (HNSW, one writer's segments over the parallel writers')", "faster", res.FewSegments, experiment.ReplyNoise,
 			fmt.Sprintf("%.0f distance computations per query on %d segments against %.0f on %d", hs.Search.DistComps, hs.Segments, hp.Search.DistComps, hp.Segments), "not yet explained"),
-		env.FasterRounds("E18", "IVF builds faster than HNSW (one writer)", "cheap to build", res.IVFBuild, experiment.ReplyNoise,
+		experiment.FasterRounds("E18", "IVF builds faster than HNSW (one writer)", "cheap to build", res.IVFBuild, experiment.ReplyNoise,
 			"k-means passes and one encoding per vector, no graph search per insert", "not yet explained"),
-		env.Holds("E18", "IVF's query work moves less with the segment count than HNSW's", "less sensitive",
+		experiment.Holds("E18", "IVF's query work moves less with the segment count than HNSW's", "less sensitive",
 			fmt.Sprintf("distances many/few segments: IVF %.2f×, HNSW %.2f×", ir, hr), ir < hr, experiment.Why(ir < hr, "each IVF segment probes the same share of its lists", "IVF's work moved as much as HNSW's here")),
 	}
 }

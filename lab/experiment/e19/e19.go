@@ -458,7 +458,7 @@ func runE19(env *experiment.Env) (*experiment.Report, error) {
 			res.Parse[1].DocsPerSec/res.Parse[0].DocsPerSec, res.Reflect[1].DocsPerSec/res.Reflect[0].DocsPerSec, 100*res.Reflect[1].CheckShare)
 	}
 	r.Note("every decoded vector is checked bit for bit against the original before timing; all formats carry float32 exactly (float arrays through shortest-round-trip text)")
-	Verdicts(env, res)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, res)...)
 	return r, nil
 }
 
@@ -473,17 +473,17 @@ func runE19(env *experiment.Env) (*experiment.Report, error) {
 // against the index's own work, both measured.
 func Verdicts(env *experiment.Env, res *Result) experiment.Verdicts {
 	if res == nil || len(res.Parse) < 2 || len(res.HNSW) < 2 || len(res.IVF) < 2 {
-		return experiment.Verdicts{env.Holds("E19", "base64 parses faster than float arrays", "> 10×", "not measured", false, "fewer than two formats measured")}
+		return experiment.Verdicts{experiment.Holds("E19", "base64 parses faster than float arrays", "> 10×", "not measured", false, "fewer than two formats measured")}
 	}
 	gain := func(in []Ingest) float64 { return 100 * (in[1].DocsPerSec/in[0].DocsPerSec - 1) }
-	parse := env.AtLeast("E19", "base64 parses faster than float arrays", 10, res.Parse[1].DocsPerSec/res.Parse[0].DocsPerSec, 0, "×")
+	parse := experiment.AtLeast("E19", "base64 parses faster than float arrays", 10, res.Parse[1].DocsPerSec/res.Parse[0].DocsPerSec, 0, "×")
 	why := fmt.Sprintf("read token by token as Elasticsearch reads Jackson's tokens: %.1f µs per float-array document, %.1f µs per base64 one",
 		1e6/res.Parse[0].DocsPerSec, 1e6/res.Parse[1].DocsPerSec)
 	if len(res.Reflect) > 1 && res.Reflect[0].DocsPerSec > 0 && res.Reflect[1].DocsPerSec > 0 {
 		why += fmt.Sprintf("; through Go's encoding/json %.1f× (%.1f and %.1f µs), %.0f %% of its base64 parse being json.Valid's pass over every byte",
 			res.Reflect[1].DocsPerSec/res.Reflect[0].DocsPerSec, 1e6/res.Reflect[0].DocsPerSec, 1e6/res.Reflect[1].DocsPerSec, 100*res.Reflect[1].CheckShare)
 	}
-	parse = env.Because(parse, why)
+	parse = experiment.Because(parse, why)
 	hg, ig := gain(res.HNSW), gain(res.IVF)
 	cost := func(in []Ingest) string {
 		n := float64(in[0].Docs)
@@ -491,17 +491,17 @@ func Verdicts(env *experiment.Env, res *Result) experiment.Verdicts {
 		return fmt.Sprintf("parsing float arrays costs %.0f µs a document against %.0f µs of indexing, %.0f %% of the ingest (base64 %.0f µs)",
 			p, (in[0].Total-in[0].Parse).Seconds()/n*1e6, 100*in[0].Parse.Seconds()/in[0].Total.Seconds(), in[1].Parse.Seconds()/float64(in[1].Docs)*1e6)
 	}
-	hv := env.Within("E19", "base64 raises HNSW ingest throughput by about 20 %", 20, hg, 15, "%")
+	hv := experiment.Within("E19", "base64 raises HNSW ingest throughput by about 20 %", 20, hg, 15, "%")
 	if !hv.Agrees {
-		hv = env.Because(hv, cost(res.HNSW))
+		hv = experiment.Because(hv, cost(res.HNSW))
 	}
-	iv := env.Within("E19", "base64 raises DiskBBQ (IVF) ingest throughput by about 100 %", 100, ig, 50, "%")
+	iv := experiment.Within("E19", "base64 raises DiskBBQ (IVF) ingest throughput by about 100 %", 100, ig, 50, "%")
 	if !iv.Agrees {
-		iv = env.Because(iv, cost(res.IVF)+"; the article's +100 % means parsing was half of DiskBBQ's ingest")
+		iv = experiment.Because(iv, cost(res.IVF)+"; the article's +100 % means parsing was half of DiskBBQ's ingest")
 	}
 	return experiment.Verdicts{
 		parse, hv, iv,
-		env.Holds("E19", "the ingest gain is larger for IVF than for HNSW", "+100 % vs +20 %", fmt.Sprintf("%+.0f %% vs %+.0f %%", ig, hg), ig > hg,
+		experiment.Holds("E19", "the ingest gain is larger for IVF than for HNSW", "+100 % vs +20 %", fmt.Sprintf("%+.0f %% vs %+.0f %%", ig, hg), ig > hg,
 			"the parse saving is a fixed cost per document, a larger share of the cheaper IVF build"),
 	}
 }

@@ -269,7 +269,7 @@ func runE20(env *experiment.Env) (*experiment.Report, error) {
 		}
 	}
 	r.Note("how the bound works (Lucene 9.10, MultiLeafKnnCollector): segments share a heap of the best ef distances found anywhere; once a segment's own beam is full, it stops expanding a candidate further than max(its own ⌈0.1·ef⌉-th best, the global ef-th best), so segments searched after good ones give up early; they exchange distances every 256 visited nodes")
-	Verdicts(env, res, nil)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, res, nil)...)
 	return r, nil
 }
 
@@ -287,20 +287,20 @@ func runE20(env *experiment.Env) (*experiment.Report, error) {
 // measurement on GloVe vectors and adds its cut.
 func Verdicts(env *experiment.Env, res, glove *Result) experiment.Verdicts {
 	if res == nil || len(res.Sequential) == 0 || len(res.Concurrent) != len(res.Sequential) || len(res.Shared) != len(res.Sequential) {
-		return experiment.Verdicts{env.Holds("E20", "the shared bound cuts the work at comparable recall", "up to 60 %", "not measured", false, "no measurement")}
+		return experiment.Verdicts{experiment.Holds("E20", "the shared bound cuts the work at comparable recall", "up to 60 %", "not measured", false, "no measurement")}
 	}
 	mid := len(res.Sequential) / 2
 	wall := res.Concurrent[mid].QPS / res.Sequential[mid].QPS
 	var conc experiment.Verdict
 	if res.CPU.Speedup > 0 {
 		// CPU clocks: the same verdict on a quiet and a busy machine.
-		conc = env.Within("E20", "concurrent segment search: QPS over sequential", 219.0/104, res.CPU.Speedup, 0.6, "×")
+		conc = experiment.Within("E20", "concurrent segment search: QPS over sequential", 219.0/104, res.CPU.Speedup, 0.6, "×")
 		conc.Lab = res.CPU.String()
-		conc = env.Because(conc, fmt.Sprintf("each segment's search timed on its thread's CPU clock and dealt to %d idle cores as the concurrent mode deals them; wall time gave %.2f× in this run, which other jobs on the cores pull towards 1",
+		conc = experiment.Because(conc, fmt.Sprintf("each segment's search timed on its thread's CPU clock and dealt to %d idle cores as the concurrent mode deals them; wall time gave %.2f× in this run, which other jobs on the cores pull towards 1",
 			res.CPU.Workers, wall))
 	} else {
-		conc = env.Within("E20", "concurrent segment search: QPS over sequential", 219.0/104, wall, 0.6, "×")
-		conc = env.Because(conc, fmt.Sprintf("wall time (no thread CPU clock here), this machine has %d cores", env.Machine.Cores))
+		conc = experiment.Within("E20", "concurrent segment search: QPS over sequential", 219.0/104, wall, 0.6, "×")
+		conc = experiment.Because(conc, fmt.Sprintf("wall time (no thread CPU clock here), this machine has %d cores", env.Machine.Cores))
 	}
 	same := 0
 	for i := range res.Sequential {
@@ -310,9 +310,9 @@ func Verdicts(env *experiment.Env, res, glove *Result) experiment.Verdicts {
 	}
 	out := experiment.Verdicts{
 		conc,
-		env.Holds("E20", "concurrent search answers as sequential search does", "same results", experiment.OfN(same, len(res.Sequential))+" ef settings with equal recall",
+		experiment.Holds("E20", "concurrent search answers as sequential search does", "same results", experiment.OfN(same, len(res.Sequential))+" ef settings with equal recall",
 			same == len(res.Sequential), "the same per-segment searches, merged the same way"),
-		env.Holds("E20", "the shared bound computes fewer distances at the same ef", "(the mechanism)",
+		experiment.Holds("E20", "the shared bound computes fewer distances at the same ef", "(the mechanism)",
 			fmt.Sprintf("%.0f vs %.0f per query at ef %d", res.Shared[0].DistComps, res.Sequential[0].DistComps, res.Sequential[0].Search.Ef),
 			res.Shared[0].DistComps < res.Sequential[0].DistComps, "segments searched after good ones stop early"),
 		e20Cut(env, "the shared bound cuts the work by up to 60 % at comparable recall", res),
@@ -334,12 +334,12 @@ func e20Cut(env *experiment.Env, claim string, r *Result) experiment.Verdict {
 		}
 	}
 	if at < 0 {
-		return env.Because(env.Within("E20", claim, 60, math.NaN(), 25, "%"),
+		return experiment.Because(experiment.Within("E20", claim, 60, math.NaN(), 25, "%"),
 			fmt.Sprintf("the sweep has no ef %d, the setting the bound was measured at", e20ArticleEf))
 	}
 	seq, sh := r.Sequential[at], r.Shared[at]
 	cut := 100 * (1 - sh.DistComps/seq.DistComps)
-	v := env.Within("E20", claim, 60, cut, 25, "%")
+	v := experiment.Within("E20", claim, 60, cut, 25, "%")
 	drop := seq.Recall - sh.Recall
 	if v.Agrees && drop > experiment.RecallTolerance {
 		v.Agrees, v.Reason = false, fmt.Sprintf("recall falls by %.3f, more than %g: not comparable", drop, experiment.RecallTolerance)
@@ -352,7 +352,7 @@ func e20Cut(env *experiment.Env, claim string, r *Result) experiment.Verdict {
 		why += fmt.Sprintf("; paired at equal recall (± %g) instead, the largest cut is %.0f %%", RecallTolerance, eq)
 	}
 	v.Reason += "; " + why + "; distances, not latency, so the machine's load does not move it"
-	return env.Record(v)
+	return v
 }
 
 // e20EqualRecallCut is the largest cut in distances among the pairs at

@@ -668,7 +668,7 @@ func runE25(env *experiment.Env) (*experiment.Report, error) {
 		}
 	}
 	r.Note("the collection: %v; graph %.0f B/passage of links, parent ids %.0f B/passage", x, x.GraphBytes, x.ParentBytes)
-	Verdicts(env, x, rows, nil)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, x, rows, nil)...)
 	return r, nil
 }
 
@@ -712,13 +712,13 @@ func Verdicts(env *experiment.Env, x *Index, rows []Row, shapes []Shape) experim
 		kPrime = e25KPrime(x, env.Scale.K)
 	}
 	out := experiment.Verdicts{
-		env.Holds("E25", "joining during the walk returns k documents at every beam", fmt.Sprintf("k = %d documents", env.Scale.K),
+		experiment.Holds("E25", "joining during the walk returns k documents at every beam", fmt.Sprintf("k = %d documents", env.Scale.K),
 			experiment.OfN(allK, n)+" beams return k", n > 0 && allK == n, "the walk collects parents, not passages"),
-		env.Holds("E25", "k passages then dedupe return fewer than k documents", fmt.Sprintf("< %d documents", env.Scale.K),
+		experiment.Holds("E25", "k passages then dedupe return fewer than k documents", fmt.Sprintf("< %d documents", env.Scale.K),
 			experiment.OfN(short, n)+" beams short", n > 0 && short == n, "several of the k nearest passages share a parent"),
-		env.Holds("E25", "at equal beam the parent walk finds more of the nearest documents than the naive plan", "higher parent recall",
+		experiment.Holds("E25", "at equal beam the parent walk finds more of the nearest documents than the naive plan", "higher parent recall",
 			experiment.OfN(above, n)+" beams higher", n > 0 && above == n, experiment.Why(n > 0 && above == n, "the naive plan spends its k results on duplicates", "some beams find as many")),
-		env.Holds("E25", "the workaround (k' = k × mean passages) brings back about k documents (± 0.5)", fmt.Sprintf("about %d documents", env.Scale.K),
+		experiment.Holds("E25", "the workaround (k' = k × mean passages) brings back about k documents (± 0.5)", fmt.Sprintf("about %d documents", env.Scale.K),
 			fmt.Sprintf("k' = %d: at least %.2f documents", kPrime, kpMin), len(kp) > 0 && kpOK == len(kp), experiment.OfN(kpOK, len(kp))+" beams"),
 	}
 	shape := func(lo, hi int) *Shape {
@@ -734,12 +734,12 @@ func Verdicts(env *experiment.Env, x *Index, rows []Row, shapes []Shape) experim
 	if one != nil && two != nil && ten != nil {
 		a, b := row(one, e25Naive), row(one, e25Parents)
 		out = append(out,
-			env.Holds("E25", "(lab) with one passage per parent the naive plan and the parent walk agree", "(follows from the mechanism)",
+			experiment.Holds("E25", "(lab) with one passage per parent the naive plan and the parent walk agree", "(follows from the mechanism)",
 				fmt.Sprintf("recall %.3f and %.3f", a.Recall, b.Recall), a.Recall == b.Recall, "no two passages share a parent"),
-			env.Holds("E25", "(lab) more passages per parent leave the naive plan fewer documents", "(follows from the mechanism)",
+			experiment.Holds("E25", "(lab) more passages per parent leave the naive plan fewer documents", "(follows from the mechanism)",
 				fmt.Sprintf("%.2f at 2, %.2f at 10 per parent", row(two, e25Naive).MeanParents, row(ten, e25Naive).MeanParents),
 				row(ten, e25Naive).MeanParents < row(two, e25Naive).MeanParents, "more duplicates among the k nearest passages"),
-			env.Holds("E25", "(lab) the workaround's beam grows with the passages per parent (k' = k × mean)", "(follows from k')",
+			experiment.Holds("E25", "(lab) the workaround's beam grows with the passages per parent (k' = k × mean)", "(follows from k')",
 				fmt.Sprintf("ef %d at 2, %d at 10 per parent", row(two, e25NaiveKPrime).Ef, row(ten, e25NaiveKPrime).Ef),
 				row(ten, e25NaiveKPrime).Ef > row(two, e25NaiveKPrime).Ef, "its cost grows with the documents' length"))
 	}

@@ -346,7 +346,7 @@ func runE26(env *experiment.Env) (*experiment.Report, error) {
 	r.Note("HNSW's recall stays flat across ef while IVF's rises with visit %%: the two sides keep different 2-bit codes — the IVF's are DiskBBQ's OSQ codes around each list's centroid, with per-vector corrections; the HNSW's are Qdrant's two_bits codes, three levels per dimension set by the collection's per-dimension mean and σ, no centroid and no corrections — and the ceiling line gives what each code reaches scanned exhaustively, so the gap is the codes', not the walks'")
 	r.Note("oversample 3 is the lab's addition (not the article's setting): it shows the pairing where the codes alone do not reach the article's recall band")
 	r.Note("HNSW here is Qdrant's design: the lab's graph (m=16, 2·m on layer 0, ef_construction 100) built with the float32 vectors and walked with Qdrant's two_bits binary codes in RAM (quant.Binary, from qdrant/qdrant v1.18 encoded_vectors_binary.rs; the query coded the same way, Qdrant's default), the ⌈oversample·100⌉ best by code rescored from the vector file; hnswCodesGraph(env, 2, true) gives Lucene's graph built with OSQ codes' scores. IVF is the lab's DiskBBQ-style index (~384 vectors per list, codes around each list's centroid)")
-	Verdicts(env, res)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, res)...)
 	return r, nil
 }
 
@@ -522,7 +522,6 @@ type CeilingPoint struct {
 	Qdrant float64
 }
 
-
 // Ceiling measures the ceiling of the IVF's 2-bit codes (see
 // CeilingPoint) on the environment's data and, for each of dims that
 // differs from it, on the generator's vectors of that width (same seed,
@@ -643,12 +642,12 @@ func Verdicts(env *experiment.Env, r Results) experiment.Verdicts {
 	lo := e26.ArticleValue("recall low", "recall@100").(float64)
 	up := e26.ArticleValue("0.93–0.97", "speed-up up to").(float64)
 	bl, bh := e26Best(r.LocalIVF), e26Best(r.LocalHNSW)
-	band := env.AtLeast("E26", "at oversample 1, a design reaches the article's recall@100 band (0.93–0.97)", lo, math.Max(bl.Recall, bh.Recall), 0, "")
+	band := experiment.AtLeast("E26", "at oversample 1, a design reaches the article's recall@100 band (0.93–0.97)", lo, math.Max(bl.Recall, bh.Recall), 0, "")
 	if !band.Agrees {
 		if len(r.Ceiling) > 0 {
-			band = env.Because(band, "with oversample 1 the top 100 are the 2-bit codes' own top 100, and the codes scanned exhaustively (IVF, every list) reach "+e26CeilingText(r.Ceiling)+": the codes' order on this data, not either index, stops short of the band")
+			band = experiment.Because(band, "with oversample 1 the top 100 are the 2-bit codes' own top 100, and the codes scanned exhaustively (IVF, every list) reach "+e26CeilingText(r.Ceiling)+": the codes' order on this data, not either index, stops short of the band")
 		} else {
-			band = env.Because(band, "with oversample 1 the top 100 are the 2-bit codes' own top 100; their exhaustive ceiling was not measured (Ceiling)")
+			band = experiment.Because(band, "with oversample 1 the top 100 are the 2-bit codes' own top 100; their exhaustive ceiling was not measured (Ceiling)")
 		}
 	}
 	flat := math.NaN()
@@ -657,33 +656,33 @@ func Verdicts(env *experiment.Env, r Results) experiment.Verdicts {
 	}
 	out := experiment.Verdicts{
 		band,
-		env.Holds("E26", "oversample 1: IVF reaches a higher recall@100 than HNSW with the same rescoring reads", "(the lab's finding; the article pairs at equal recall)",
+		experiment.Holds("E26", "oversample 1: IVF reaches a higher recall@100 than HNSW with the same rescoring reads", "(the lab's finding; the article pairs at equal recall)",
 			fmt.Sprintf("%.3f vs %.3f", bl.Recall, bh.Recall), bl.Recall > bh.Recall,
 			experiment.Why(bl.Recall > bh.Recall, "DiskBBQ's 2-bit OSQ codes around each list's centroid order the top 100 better than Qdrant's two_bits codes (see the ceiling line: each code scanned exhaustively)", fmt.Sprintf("HNSW's best is %.3f higher at this scale", bh.Recall-bl.Recall))),
-		env.AtMost("E26", "oversample 1: widening the HNSW beam buys little recall@100", 0.05, flat, 0, ""),
+		experiment.AtMost("E26", "oversample 1: widening the HNSW beam buys little recall@100", 0.05, flat, 0, ""),
 	}
 	if len(r.NetIVF) > 0 && len(r.NetHNSW) > 0 {
 		a, b := e26Best(r.NetIVF), e26Best(r.NetHNSW)
-		v := env.Within("E26", fmt.Sprintf("oversample 1 on %s (simulated): IVF up to 7× the QPS of HNSW", r.Net), up, a.QPS/b.QPS, 2, "×")
+		v := experiment.Within("E26", fmt.Sprintf("oversample 1 on %s (simulated): IVF up to 7× the QPS of HNSW", r.Net), up, a.QPS/b.QPS, 2, "×")
 		if !v.Agrees {
 			// The same designs on the warm local file say what a query
 			// costs without the device: the rest is the device's.
 			share := func(net, local experiment.DiskPoint) float64 { return 100 * (1 - net.QPS/local.QPS) }
-			v = env.Because(v, fmt.Sprintf("at oversample 1 IVF and HNSW rescore %.0f and %.0f originals per query; a query takes %.1f and %.1f ms on the simulated device against %.2f and %.2f ms on the warm local file, so waiting for the device is %.0f %% and %.0f %% of it, which the designs share",
+			v = experiment.Because(v, fmt.Sprintf("at oversample 1 IVF and HNSW rescore %.0f and %.0f originals per query; a query takes %.1f and %.1f ms on the simulated device against %.2f and %.2f ms on the warm local file, so waiting for the device is %.0f %% and %.0f %% of it, which the designs share",
 				a.Reads, b.Reads, 1000/a.QPS, 1000/b.QPS, 1000/bl.QPS, 1000/bh.QPS, share(a, bl), share(b, bh)))
 		}
 		out = append(out, v)
 	}
 	if len(r.Over3IVF) > 0 {
-		out = append(out, env.AtLeast("E26", "oversample 3 (lab's addition): IVF reaches the article's recall@100 band", lo, e26Best(r.Over3IVF).Recall, 0, ""))
+		out = append(out, experiment.AtLeast("E26", "oversample 3 (lab's addition): IVF reaches the article's recall@100 band", lo, e26Best(r.Over3IVF).Recall, 0, ""))
 	}
 	if r.Budget != nil {
 		claim := fmt.Sprintf("rescoring budget on %s (simulated): IVF up to 7× the QPS of HNSW at matched recall", r.Budget.Storage)
 		if s, at := r.Budget.maxSpeedup(); len(r.Budget.Pairs) > 0 {
-			out = append(out, env.Because(env.Within("E26", claim, up, s, 2, "×"),
+			out = append(out, experiment.Because(experiment.Within("E26", claim, up, s, 2, "×"),
 				fmt.Sprintf("largest speed-up at IVF recall %.3f, %d pairs within ± %g", at, len(r.Budget.Pairs), e26RecallTolerance)))
 		} else {
-			out = append(out, env.Holds("E26", claim, experiment.FmtFig(up, "×")+experiment.TolText(2, "×"), "no pair", false,
+			out = append(out, experiment.Holds("E26", claim, experiment.FmtFig(up, "×")+experiment.TolText(2, "×"), "no pair", false,
 				fmt.Sprintf("no IVF point has an HNSW point within ± %g recall@100: nothing to compare at matched recall", e26RecallTolerance)))
 		}
 	}

@@ -106,7 +106,7 @@ func (qs *QuantSets) recordVerdicts(env *experiment.Env, set string) {
 		t := experiment.QuantTable(env, exp.ID+" on "+set, rs, func(row string) (any, any) {
 			return exp.ArticleValue(row, "compression"), exp.ArticleValue(row, "memory saved")
 		})
-		c.verdicts(env, t)
+		env.Keep(c.verdicts(env, t))
 	}
 }
 
@@ -230,9 +230,9 @@ func RunOnSet(env *experiment.Env) (SetRun, error) {
 	if run.Types, run.TypesFiltered, bytes, err = e10.Measure(env, e10.Types); err != nil {
 		return SetRun{}, fmt.Errorf("experiment: RunOnSet %s: E10: %w", run.Name, err)
 	}
-	run.Verdicts = append(run.Verdicts, e02.Verdicts(env, run.Stores)...)
-	run.Verdicts = append(run.Verdicts, e02.ShapeVerdicts(env, run.Stores, nil)...)
-	run.Verdicts = append(run.Verdicts, e10.Verdicts(env, run.Types, run.TypesFiltered, bytes)...)
+	run.Verdicts = append(run.Verdicts, env.Keep(e02.Verdicts(env, run.Stores))...)
+	run.Verdicts = append(run.Verdicts, env.Keep(e02.ShapeVerdicts(env, run.Stores, nil))...)
+	run.Verdicts = append(run.Verdicts, env.Keep(e10.Verdicts(env, run.Types, run.TypesFiltered, bytes))...)
 	if run.IVF, run.HNSW, err = e26.Sweeps(env, "local", 1, e26.Visit, e26.Ef, env.Scale.Queries); err != nil {
 		return SetRun{}, fmt.Errorf("experiment: RunOnSet %s: E26: %w", run.Name, err)
 	}

@@ -389,9 +389,9 @@ func TestOnData(t *testing.T) {
 	if err := env.UseData("glove-3k", t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
-	v := env.Within("E24", "1 bit compresses 32×", 32, 20, 1, "×")
+	v := experiment.Within("E24", "1 bit compresses 32×", 32, 20, 1, "×")
 	v.Reason += "; corrections"
-	env.Record(v)
+	env.Keep(experiment.Verdicts{experiment.Within("E24", "1 bit compresses 32×", 32, 20, 1, "×"), v}) // the later of one claim replaces the earlier
 	if vs := env.Verdicts(); len(vs) != 1 || vs[0].Claim != "1 bit compresses 32× (on glove-3k)" || !strings.HasSuffix(vs[0].Reason, "; corrections") {
 		t.Errorf("verdicts after a re-record: %v", vs)
 	}
