@@ -14,7 +14,6 @@ func init() {
 		Name: "e07",
 		Binds: map[string]Value{
 			"Default":             ValueOf(&e07.Default).Elem(),
-			"Experiment":          ValueOf(&e07.Experiment).Elem(),
 			"Measure":             ValueOf(e07.Measure),
 			"MeasureProfile":      ValueOf(e07.MeasureProfile),
 			"MeasureStrategyGrid": ValueOf(e07.MeasureStrategyGrid),

@@ -13,7 +13,6 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e08"] = Package{
 		Name: "e08",
 		Binds: map[string]Value{
-			"Experiment":          ValueOf(&e08.Experiment).Elem(),
 			"Indexing":            ValueOf(e08.Indexing),
 			"IndexingTable":       ValueOf(e08.IndexingTable),
 			"IndexingThresholdKB": ValueOf(e08.IndexingThresholdKB),

@@ -18,10 +18,8 @@ func init() {
 			"Ef":          ValueOf(&e25.Ef).Elem(),
 			"Measure":     ValueOf(e25.Measure),
 			"ParseConfig": ValueOf(e25.ParseConfig),
-			"Query":       ValueOf(e25.Query),
 			"ShapeChart":  ValueOf(e25.ShapeChart),
 			"Shapes":      ValueOf(e25.Shapes),
-			"Summary":     ValueOf(e25.Summary),
 			"Table":       ValueOf(e25.Table),
 			"Verdicts":    ValueOf(e25.Verdicts),
 		}, Types: map[string]Type{

@@ -54,7 +54,7 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 		}
 	}
 
-	r = experiment.Run(env, e07.Experiment)
+	r = experiment.Run(env, registered(t, "E07"))
 	if r.Status != experiment.OK {
 		t.Fatalf("E07: %s: %s", r.Status, r.Err)
 	}
@@ -111,7 +111,7 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 		t.Errorf("E07: max_scan_tuples=1 should stop the scan after its first batch: %s, %v distances", m.Label, m.DistComps)
 	}
 
-	r = experiment.Run(env, e08.Experiment)
+	r = experiment.Run(env, registered(t, "E08"))
 	if r.Status != experiment.OK {
 		t.Fatalf("E08: %s: %s", r.Status, r.Err)
 	}
@@ -163,4 +163,15 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 	if vs := e09.Verdicts(env, []e09.Outcome{{Declared: false, Matching: 3}}); len(vs) != 1 || vs[0].Agrees {
 		t.Errorf("E09Verdicts on an accepted undeclared filter: %v", vs)
 	}
+}
+
+// registered returns the experiment registered under id (E07 and E08
+// register themselves when this test binary imports their packages).
+func registered(t *testing.T, id string) experiment.Experiment {
+	t.Helper()
+	e, ok := experiment.Lookup(id)
+	if !ok {
+		t.Fatalf("%s is not registered", id)
+	}
+	return e
 }

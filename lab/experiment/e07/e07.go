@@ -14,7 +14,7 @@ import (
 
 // e07 is the article's pgvector ef_search / iterative scan table
 // (07-pgvector-ef-search.txt).
-var Experiment = experiment.Experiment{
+var e07 = experiment.Experiment{
 	ID:      "E07",
 	Title:   "pgvector: ef_search and the 0.8 iterative index scan under the article's filter",
 	Article: "Spring AI VectorStore article, 07-pgvector-ef-search.txt: pgvector 0.8.7, filter category == 'c3' && year >= 2022",
@@ -22,8 +22,8 @@ var Experiment = experiment.Experiment{
 }
 
 func init() {
-	Experiment.Run, Experiment.Notebook = runE07, "04-pgvector-filters-and-iterative-scan.ipynb"
-	experiment.Register(Experiment)
+	e07.Run, e07.Notebook = runE07, "04-pgvector-filters-and-iterative-scan.ipynb"
+	experiment.Register(e07)
 }
 
 // Setting is one (ef_search, iterative_scan) row.
@@ -157,9 +157,9 @@ func Table(env *experiment.Env, ms []experiment.StrategyMeasurement) *table.Tabl
 			table.Column{Header: metrics.RecallHeader(env.Scale.K), Prec: 3}, table.Column{Header: "PostgreSQL plan"})...)
 	}
 	for _, m := range ms {
-		vals := []any{Experiment.ArticleValue(m.Label, "mean hits"), m.MeanHits,
-			Experiment.ArticleValue(m.Label, "p50"), m.P50ms(),
-			Experiment.ArticleValue(m.Label, "recall@10"), m.Recall, m.DistComps, m.Plan}
+		vals := []any{e07.ArticleValue(m.Label, "mean hits"), m.MeanHits,
+			e07.ArticleValue(m.Label, "p50"), m.P50ms(),
+			e07.ArticleValue(m.Label, "recall@10"), m.Recall, m.DistComps, m.Plan}
 		if live {
 			vals = append(vals, experiment.LiveValues(m.Live, func(l *experiment.LiveMeasurement) []any {
 				return []any{l.MeanHits, l.P50ms(), l.Recall, l.PlanName()}
@@ -183,7 +183,7 @@ func runE07(env *experiment.Env) (*experiment.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := experiment.NewReport(Experiment, env)
+	r := experiment.NewReport(e07, env)
 	r.AddTable(Table(env, ms))
 	r.Verdicts = append(r.Verdicts, Verdicts(env, ms)...)
 	return r, nil
@@ -205,7 +205,7 @@ const e07Section = "pgvector: the index finds 40 candidates"
 // data is what tells the data from the emulation, and the reason names it
 // ([e07LiveWhy]).
 func Verdicts(env *experiment.Env, ms []experiment.StrategyMeasurement) experiment.Verdicts {
-	out := experiment.StrategyVerdicts(env, Experiment, ms, e07Section)
+	out := experiment.StrategyVerdicts(env, e07, ms, e07Section)
 	// strategyVerdicts gives each row its recall verdict, then its hits
 	// verdict, for each figure the article has: walk them in that order.
 	i := 0
@@ -219,7 +219,7 @@ func Verdicts(env *experiment.Env, ms []experiment.StrategyMeasurement) experime
 			{"recall@10", func(l *experiment.LiveMeasurement) float64 { return l.Recall }, m.Recall, ""},
 			{"mean hits", func(l *experiment.LiveMeasurement) float64 { return l.MeanHits }, m.MeanHits, "rows"},
 		} {
-			f, ok := Experiment.Figure(m.Label, c.measure)
+			f, ok := e07.Figure(m.Label, c.measure)
 			if !ok || i >= len(out) {
 				continue
 			}

@@ -81,8 +81,8 @@ func Read(env *experiment.Env, ms []experiment.StrategyMeasurement) (*Reading, e
 		if err != nil {
 			return nil, fmt.Errorf("experiment: Read: %w", err)
 		}
-		a, _ := Experiment.Figure(m.Label, "mean hits")
-		ar, _ := Experiment.Figure(m.Label, "recall@10")
+		a, _ := e07.Figure(m.Label, "mean hits")
+		ar, _ := e07.Figure(m.Label, "recall@10")
 		r.Rows = append(r.Rows, Prediction{Label: m.Label, Ef: ef, Scan: scan, Predicted: pred,
 			MeanHits: m.MeanHits, ArticleHits: a.Value, Recall: m.Recall, ArticleRecall: ar.Value, DistComps: m.DistComps})
 		switch m.Label {
@@ -93,8 +93,8 @@ func Read(env *experiment.Env, ms []experiment.StrategyMeasurement) (*Reading, e
 		}
 	}
 	if relaxed != nil && strict != nil {
-		aRel, _ := Experiment.Figure(relaxed.Label, "recall@10")
-		aStr, _ := Experiment.Figure(strict.Label, "recall@10")
+		aRel, _ := e07.Figure(relaxed.Label, "recall@10")
+		aStr, _ := e07.Figure(strict.Label, "recall@10")
 		r.HasOrder = true
 		r.RelaxedMinusStrict, r.ArticleRelaxedMinusStrict = relaxed.Recall-strict.Recall, aRel.Value-aStr.Value
 	}

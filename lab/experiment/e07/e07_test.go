@@ -20,8 +20,8 @@ func TestE07LiveWhy(t *testing.T) {
 		var ms []experiment.StrategyMeasurement
 		for _, s := range Default {
 			m := experiment.StrategyMeasurement{Label: s.Label()}
-			m.Recall = Experiment.ArticleValue(s.Label(), "recall@10").(float64)
-			m.MeanHits = Experiment.ArticleValue(s.Label(), "mean hits").(float64)
+			m.Recall = e07.ArticleValue(s.Label(), "recall@10").(float64)
+			m.MeanHits = e07.ArticleValue(s.Label(), "mean hits").(float64)
 			if s.Scan == "relaxed_order" {
 				m.Recall, m.Live = relaxed, live
 			}

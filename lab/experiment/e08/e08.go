@@ -18,7 +18,7 @@ import (
 
 // e08 is the article's Qdrant payload-index table
 // (08-qdrant-payload-index-and-threshold.txt, first part).
-var Experiment = experiment.Experiment{
+var e08 = experiment.Experiment{
 	ID:      "E08",
 	Title:   "Qdrant: a filtered query without and with payload indexes",
 	Article: "Spring AI VectorStore article, 08-qdrant-payload-index-and-threshold.txt: keyword index on category, integer index on year",
@@ -37,8 +37,8 @@ var Experiment = experiment.Experiment{
 }
 
 func init() {
-	Experiment.Run, Experiment.Notebook = runE08, "05-qdrant-payload-index-and-threshold.ipynb"
-	experiment.Register(Experiment)
+	e08.Run, e08.Notebook = runE08, "05-qdrant-payload-index-and-threshold.ipynb"
+	experiment.Register(e08)
 }
 
 // Measure runs the article's filter through Qdrant's planner twice: on
@@ -85,8 +85,8 @@ func Table(env *experiment.Env, ms []experiment.StrategyMeasurement) *table.Tabl
 		table.Column{Header: "distances/query", Source: table.Lab, Prec: -1},
 		table.Column{Header: "payload links", Source: table.Lab})
 	for _, m := range ms {
-		_ = t.AddValues(m.Label, Experiment.ArticleValue(m.Label, "recall@10"), m.Recall,
-			Experiment.ArticleValue(m.Label, "p50"), m.P50ms(), Experiment.ArticleValue(m.Label, "p95"), m.P95ms(),
+		_ = t.AddValues(m.Label, e08.ArticleValue(m.Label, "recall@10"), m.Recall,
+			e08.ArticleValue(m.Label, "p50"), m.P50ms(), e08.ArticleValue(m.Label, "p95"), m.P95ms(),
 			m.Path, m.PayloadChecks, m.DistComps, orDash(m.PayloadLinks))
 	}
 	t.Note("both plans are exact: the filter's cardinality is below full_scan_threshold (10,000 KB of 384-d vectors = 6,666), so Qdrant scores the matching set; without an index it must first read every point's payload to find that set")
@@ -100,7 +100,7 @@ func runE08(env *experiment.Env) (*experiment.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := experiment.NewReport(Experiment, env)
+	r := experiment.NewReport(e08, env)
 	r.AddTable(Table(env, ms))
 	rows, err := Indexing(env, []int{env.Scale.N / 3, env.Scale.N}, IndexingThresholdKB(env.Scale))
 	if err != nil {
@@ -222,8 +222,8 @@ func IndexingTable(env *experiment.Env, rows []IndexingRow) *table.Table {
 		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 2})
 	for _, r := range rows {
 		l := r.Label()
-		_ = t.AddValues(l, r.ThresholdKB, Experiment.ArticleValue(l, "KB per segment"), r.SegmentKB,
-			Experiment.ArticleValue(l, "indexed_vectors_count"), r.Indexed,
+		_ = t.AddValues(l, r.ThresholdKB, e08.ArticleValue(l, "KB per segment"), r.SegmentKB,
+			e08.ArticleValue(l, "indexed_vectors_count"), r.Indexed,
 			r.Status, 100*r.Exact, r.Recall, r.DistComps, float64(r.Latency.P50)/float64(time.Millisecond))
 	}
 	t.Note("a segment gets its HNSW graph once its vectors pass indexing_threshold (KB of float32 vectors); until then it is a plain segment and every query scans it exactly: recall 1, cost ∝ documents, status still green")
@@ -245,7 +245,7 @@ func IndexingTable(env *experiment.Env, rows []IndexingRow) *table.Table {
 // (30,000 of 30,000: a fraction 1, exactly).
 func Verdicts(env *experiment.Env, ms []experiment.StrategyMeasurement, rows []IndexingRow) experiment.Verdicts {
 	const section = "Qdrant: right answers, slowly, until you index the field"
-	out := experiment.StrategyVerdicts(env, Experiment, ms, section)
+	out := experiment.StrategyVerdicts(env, e08, ms, section)
 	var plain, indexed *experiment.StrategyMeasurement
 	for i := range ms {
 		switch ms[i].Label {

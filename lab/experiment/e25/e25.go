@@ -524,7 +524,7 @@ func e25Sweep(env *experiment.Env, cfg Config, efs []int) (*table.Table, error) 
 // plan deduplicates them (HNSW's own search, the same walk; a parent seen
 // before is marked), beside the k parents of the parent walk and the
 // exact k parents.
-func Query(env *experiment.Env, x *Index, qi, ef int) (*table.Table, error) {
+func (x *Index) Query(env *experiment.Env, qi, ef int) (*table.Table, error) {
 	if x == nil || x.ix == nil {
 		return nil, fmt.Errorf("experiment: E25: no index (build it with Build): %w", experiment.ErrBadArgument)
 	}
@@ -749,7 +749,7 @@ func Verdicts(env *experiment.Env, x *Index, rows []Row, shapes []Shape) experim
 // Summary prints Measure's rows side by side: per beam, what the
 // parent walk and the naive plan return, and for each target parent recall
 // the cheapest row (fewest distance computations) of each method.
-func Summary(env *experiment.Env, x *Index, rows []Row) string {
+func (x *Index) Summary(env *experiment.Env, rows []Row) string {
 	k := env.Scale.K
 	var b strings.Builder
 	if x != nil {

@@ -207,9 +207,9 @@ func TestE25BadArguments(t *testing.T) {
 		{"zero index", func() error { _, err := Measure(env, &Index{}, []int{40}); return err }},
 		{"no ef", func() error { _, err := Measure(env, x, nil); return err }},
 		{"ef 0", func() error { _, err := Measure(env, x, []int{40, 0}); return err }},
-		{"query out of range", func() error { _, err := Query(env, x, env.Scale.Queries, 40); return err }},
-		{"negative query", func() error { _, err := Query(env, x, -1, 40); return err }},
-		{"query ef 0", func() error { _, err := Query(env, x, 0, 0); return err }},
+		{"query out of range", func() error { _, err := x.Query(env, env.Scale.Queries, 40); return err }},
+		{"negative query", func() error { _, err := x.Query(env, -1, 40); return err }},
+		{"query ef 0", func() error { _, err := x.Query(env, 0, 0); return err }},
 		{"no shapes", func() error { _, _, err := Shapes(env, nil, 40); return err }},
 		{"shapes ef 0", func() error { _, _, err := Shapes(env, []Config{{}}, 0); return err }},
 		{"sweep bad config", func() error { _, err := e25Sweep(env, Config{Spread: -1}, []int{40}); return err }},
@@ -245,7 +245,7 @@ func TestE25Report(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := Query(env, x, 0, 40)
+	q, err := x.Query(env, 0, 40)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,12 +16,12 @@ func ExampleBuild() {
 	x, err := e25.Build(env, e25.Config{})
 	check(err)
 	fmt.Println(x.CountChart().Err())
-	_, err = e25.Query(env, x, 0, 40)
+	_, err = x.Query(env, 0, 40)
 	check(err)
 	rows, err := e25.Measure(env, x, e25.Ef)
 	check(err)
 	fmt.Println(len(e25.Table(env, x, rows).Rows) > 0, e25.Chart(env, rows).Err())
-	_ = e25.Summary(env, x, rows) // per beam, the parent walk beside the naive plan
+	_ = x.Summary(env, rows) // per beam, the parent walk beside the naive plan
 	st, shapes, err := e25.Shapes(env, []e25.Config{{MinPassages: 1, MaxPassages: 1}, {}}, 40)
 	check(err)
 	fmt.Println(len(st.Rows), "shapes;", e25.ShapeChart(shapes).Err())
