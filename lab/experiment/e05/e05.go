@@ -49,9 +49,6 @@ func Measure(env *experiment.Env, ncs []int) ([]experiment.Measurement, error) {
 	}
 	var out []experiment.Measurement
 	for i, nc := range ncs {
-		if nc < 1 || nc > profile.NumCandidatesLimit {
-			return nil, fmt.Errorf("experiment: E05: num_candidates must be in 1…%d, got %d: %w", profile.NumCandidatesLimit, nc, experiment.ErrBadArgument)
-		}
 		env.Step(i, len(ncs), "E05 num_candidates")
 		m, err := experiment.Measure(env, s.WithEf(nc), strconv.Itoa(nc))
 		if err != nil {

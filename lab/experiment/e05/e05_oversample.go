@@ -54,7 +54,7 @@ func OversampleSweep(env *experiment.Env, overs []float64) (*Oversample, error) 
 		table.Column{Header: fmt.Sprintf("recall@%d, scan of all codes", k), Source: table.Lab, Prec: 3},
 		table.Column{Header: "p50 ms, graph walk", Source: table.Lab, Prec: 2},
 		table.Column{Header: "query plan", Source: table.Lab})
-	m, err := experiment.Measure(env, bbq.WithOversample(-1), "none")
+	m, err := experiment.Measure(env, bbq.WithOversample(0), "none")
 	if err != nil {
 		return nil, err
 	}

@@ -44,9 +44,6 @@ func Measure(env *experiment.Env, efs []int) ([]experiment.Measurement, error) {
 	}
 	var out []experiment.Measurement
 	for i, ef := range efs {
-		if ef < 1 {
-			return nil, fmt.Errorf("experiment: E06: EF_RUNTIME must be positive, got %d: %w", ef, experiment.ErrBadArgument)
-		}
 		env.Step(i, len(efs), "E06 EF_RUNTIME")
 		m, err := experiment.Measure(env, s.WithEf(ef), strconv.Itoa(ef))
 		if err != nil {
@@ -68,9 +65,6 @@ func MeasureFiltered(env *experiment.Env, efs []int) ([]experiment.Measurement, 
 	}
 	var out []experiment.Measurement
 	for i, ef := range efs {
-		if ef < 1 {
-			return nil, fmt.Errorf("experiment: E06: EF_RUNTIME must be positive, got %d: %w", ef, experiment.ErrBadArgument)
-		}
 		env.Step(i, len(efs), "E06 filtered")
 		m, err := experiment.MeasureFiltered(env, s.WithEf(ef), experiment.ArticleFilter, strconv.Itoa(ef))
 		if err != nil {

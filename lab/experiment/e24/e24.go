@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -93,7 +94,7 @@ func Verdicts(env *experiment.Env, t *table.Table) experiment.Verdicts {
 	why := fmt.Sprintf("%.3f below raw", math.Max(raw-b3, 0))
 	if !restored {
 		if o, r := e24RestoredAt(t, "bbq", raw-0.02); o > 0 {
-			why += fmt.Sprintf("; on this data rescoring restores it (within 0.02) only from ×%g (%.3f, %.0f candidates a query)", o, r, math.Ceil(o*float64(env.Scale.K)))
+			why += fmt.Sprintf("; on this data rescoring restores it (within 0.02) only from ×%g (%.3f, %d candidates a query)", o, r, engine.RescoreDepth(env.Scale.K, o))
 		} else {
 			why += "; no oversample of the sweep restores it on this data"
 		}

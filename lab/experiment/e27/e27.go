@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/chart"
@@ -225,7 +226,7 @@ func DiskHNSWModel(env *experiment.Env, hn *experiment.DiskHNSW, ivfSim experime
 	for _, ef := range efs {
 		hops, scored := 0, 0
 		for i := 0; i < nq; i++ {
-			if _, err := s.Search(ds.Queries.Row(i), m.K, ef, nil); err != nil {
+			if _, err := s.Search(ds.Queries.Row(i), engine.Request{K: m.K, Breadth: ef}); err != nil {
 				return nil, fmt.Errorf("experiment: DiskHNSWModel: ef %d, query %d: %w", ef, i, err)
 			}
 			st := s.Stats()
