@@ -55,7 +55,8 @@ func TestVerdictFunctions(t *testing.T) {
 		t.Errorf("E13 with the article's 100 reads of 8 KB: %s", got)
 	}
 	cold.DeviceReads, warm.DeviceReads = 50, 3
-	if got := verdictWords(e13.Verdicts(env, warm, cold)); got != "agrees agrees differs differs differs agrees" {
+	// E13 states the bandwidth first, then reads, IOPS, cold, warm, cap.
+	if got := verdictWords(e13.Verdicts(env, warm, cold)); got != "agrees agrees agrees differs differs differs" {
 		t.Errorf("E13 with half the cold reads cached and warm device reads: %s", got)
 	}
 
