@@ -2,12 +2,25 @@
 // queries against them: Lucene's scalar quantization (int7 "int8", int4,
 // 8-bit) and optimized scalar quantization (OSQ, 1–8 bits per dimension
 // with per-vector corrective factors; 1-bit documents against a 4-bit query
-// is what Elasticsearch calls BBQ), and Qdrant's binary quantization
+// is what Elasticsearch calls BBQ), Qdrant's binary quantization
 // ([Binary]: one, one and a half or two bits per dimension, scored by
-// differing bits, without corrective factors).
+// differing bits, without corrective factors), and product quantization
+// ([PQ]: Jégou, Douze & Schmid, TPAMI 2011 — one byte per sub-space, the
+// index of its nearest centroid in a k-means codebook, scored through a
+// per-query distance table).
+//
+// PQ lives here rather than in a package of its own because it is a
+// Quantizer like the others: the same byte-level contract (a code of
+// CodeSize bytes, a query code — for PQ the query's distance table — of
+// QueryCodeSize bytes), the same [Store] and flat scan, the same
+// file framing read by [Restore], so every quantizer test of the package
+// (round trips, corruption, fuzzing, the conformance suite) runs on it
+// too. Its fast path, [PQTable], is the typed form of the query code, as
+// [BoundQuery] is OSQ's. IVF with PQ residual codes (the paper's IVFADC)
+// is engine/ivfpq.
 //
 // A quantizer is trained once on a sample ([TrainScalar], [TrainOSQ],
-// [TrainBinary]) or
+// [TrainBinary], [TrainPQ]) or
 // built from a given centroid ([NewOSQ], for IVF posting lists), and then
 // never changes; [Restore] reads one back from its [Quantizer.MarshalBinary]
 // bytes. [Store] keeps one code per document in id order and implements
@@ -61,13 +74,16 @@
 //
 // MarshalBinary output, every quantizer, is an engine/internal/blockfile
 // frame (part of the file format; never change): magic "VLQSCAL\x00"
-// (scalar), "VLQOSQ\x00\x00" (OSQ) or "VLQBINQ\x00" (binary), format version 2 (checked before
+// (scalar), "VLQOSQ\x00\x00" (OSQ), "VLQBINQ\x00" (binary) or
+// "VLQPQ\x00\x00\x00" (product), format version 2 (checked before
 // anything else; version 1, a framing of its own, was never committed to
-// any file and is not read), one section "SCAL", "OSQP" or "BINQ" holding
-// the parameters (see scalar.go, osq.go, binary.go: dim u32, metric u8,
-// encoding u8, query encoding u8, a zero byte, then for one_and_half_bits
-// and two_bits each dimension's mean and standard deviation as float32
-// pairs), the end marker. [WriteFile] and
+// any file and is not read), one section "SCAL", "OSQP", "BINQ" or "PQCB"
+// holding the parameters (see scalar.go, osq.go, binary.go, pq.go; for
+// binary: dim u32, metric u8, encoding u8, query encoding u8, a zero byte,
+// then for one_and_half_bits and two_bits each dimension's mean and
+// standard deviation as float32 pairs; for PQ: dim u32, metric u8, M u32,
+// bits u8, iterations u32, seed u64, then the 2^bits·dim codebook float32,
+// sub-space 0's centroid 0 first), the end marker. [WriteFile] and
 // [ReadFile] keep it in a file through engine/vfs, atomically.
 //
 // A short, corrupted or unknown file is an error wrapping
