@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/veclab/veclab/lab/experiment"
+	_ "github.com/veclab/veclab/lab/experiment/all"
 )
 
 func init() {

@@ -357,7 +357,7 @@ func timeQueries(queries *vec.Matrix, truth *dataset.GroundTruth, cfg PQConfig, 
 	for i := range ids {
 		ids[i] = truth.At(i, cfg.K)
 	}
-	loop := metrics.Loop{Queries: queries.N, K: cfg.K, Truth: ids, Warmup: cfg.Warmup, CPU: ThreadCPU}
+	loop := metrics.Loop{Queries: queries.N, K: cfg.K, Truth: ids, Warmup: cfg.Warmup, CPU: metrics.ThreadCPU}
 	lm, err := loop.Run(engine.Context(), func(_, i int) ([]engine.Result, error) { return search(queries.Row(i)) })
 	if err != nil {
 		return 0, 0, 0, err
@@ -370,9 +370,9 @@ func timeQueries(queries *vec.Matrix, truth *dataset.GroundTruth, cfg PQConfig, 
 func trainTimedPQ(train func() error) (time.Duration, time.Duration, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c0, t0 := ThreadCPU(), time.Now()
+	c0, t0 := metrics.ThreadCPU(), time.Now()
 	err := train()
-	return time.Since(t0), ThreadCPU() - c0, err
+	return time.Since(t0), metrics.ThreadCPU() - c0, err
 }
 
 // Lines returns what the table does not show.
