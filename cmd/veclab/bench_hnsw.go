@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -15,7 +17,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
-	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -32,6 +34,7 @@ func init() {
 type benchHNSWFlags struct {
 	ds    dataset.Config
 	data  string // -data: a real set's name or directory; "" generates ds
+	json  string // -json: also save the report as a bench.HNSWRecord there
 	cache string
 	cfg   bench.HNSWConfig
 }
@@ -57,6 +60,7 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 	fs.StringVar(&f.cache, "cache", "", "directory to cache ground truth in (default: none)")
 	fs.Float64Var(&c.MinSeconds, "min-seconds", c.MinSeconds, "minimum timed seconds per ef (queries repeat until reached)")
 	fs.StringVar(&c.Timing, "timing", c.Timing, `"wall": QPS over every timed pass; "best": each query's fastest of ≥ 3 passes (for a shared, busy machine; applied to hnswlib too)`)
+	fs.StringVar(&f.json, "json", "", "also save the report with the machine, load and command as JSON (docs/perf/*.json; go generate ./lab/perfdoc writes docs/performance.md from them)")
 	data := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -124,6 +128,8 @@ func runBenchHNSW(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	t0 := time.Now()
+	rec := bench.HNSWRecord{Command: "veclab bench hnsw " + strings.Join(args, " "), Date: t0.UTC().Truncate(time.Second),
+		Machine: experiment.DetectMachine().String(), LoadStart: bench.LoadAverage()}
 	bd, err := loadBenchData(f.data, f.ds, f.ds.Queries, f.cfg.K, f.cache)
 	if err != nil {
 		return err
@@ -145,14 +151,24 @@ func runBenchHNSW(args []string, stdout, stderr io.Writer) error {
 		}
 		if len(run.Peers) > 0 {
 			fmt.Fprintln(stdout)
-			fmt.Fprint(stdout, HNSWPeerSummary(rep.Config, run).String())
+			fmt.Fprint(stdout, rep.PeerTable(run).String())
 		}
 	}
 
 	e := rep.Exact
 	fmt.Fprintf(stdout, "\nexact search (engine/flat, 1 goroutine): median query %.2f ms (fastest %.2f ms); median pass streaming the %.1f MB slab, interleaved with the queries: %.2f ms (%.1f GB/s); ratio of medians %.2f (target ≤ 1.5)\n",
 		hnswMS(e.Median), hnswMS(e.Best), e.SlabGB*1e3, hnswMS(e.Stream), e.SlabGB/e.Stream.Seconds(), e.Ratio)
-	fmt.Fprintf(stdout, "total %.1f s; load average at the end %s\n", time.Since(t0).Seconds(), bench.LoadAverage())
+	rec.LoadEnd, rec.Report = bench.LoadAverage(), rep
+	fmt.Fprintf(stdout, "total %.1f s; load average at the end %s\n", time.Since(t0).Seconds(), rec.LoadEnd)
+	if f.json != "" {
+		b, err := json.MarshalIndent(rec, "", " ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.json, append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("bench hnsw: -json: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -217,62 +233,4 @@ func printHNSWPeer(w io.Writer, cfg bench.HNSWConfig, run bench.HNSWRun, p bench
 	}
 	fmt.Fprintln(w)
 	fmt.Fprint(w, t.String())
-}
-
-// HNSWPeerSummary is the side-by-side table of one efConstruction: each
-// engine's builds, bytes per vector and QPS at recall 0.95 and 0.99, with
-// veclab's ratio to each peer as the median of per-round ratios.
-func HNSWPeerSummary(cfg bench.HNSWConfig, run bench.HNSWRun) *table.Table {
-	t := table.New(fmt.Sprintf("veclab HNSW beside its peers  M=%d  efConstruction=%d  search on 1 thread, %d alternating round(s)", cfg.M, run.EfConstruction, len(run.Rounds)),
-		table.Col("engine", ""),
-		table.Column{Header: "build 1 thread", Unit: "s", Prec: 2, Align: table.Right},
-		table.Column{Header: fmt.Sprintf("build %d threads", cfg.Workers), Unit: "s", Prec: 2, Align: table.Right},
-		table.Column{Header: "bytes/vector", Prec: 0, Align: table.Right},
-		table.Column{Header: "QPS @0.95", Prec: -1, Align: table.Right},
-		table.Column{Header: "veclab ÷ @0.95", Prec: 2, Align: table.Right},
-		table.Column{Header: "QPS @0.99", Prec: -1, Align: table.Right},
-		table.Column{Header: "veclab ÷ @0.99", Prec: 2, Align: table.Right})
-	ours := func(target float64) any {
-		pts := make([]metrics.Point, len(run.Sweep))
-		for i, p := range run.Sweep {
-			pts[i] = metrics.Point{Param: float64(p.Ef), Recall: p.Recall, QPS: p.QPS}
-		}
-		if q, ok := metrics.QPSAtRecall(pts, target); ok {
-			return q
-		}
-		return "not reached"
-	}
-	one, all := any(run.BuildOne.Seconds()), any(run.BuildAll.Seconds())
-	if run.BuildOne == 0 {
-		one = "—"
-	}
-	_ = t.AddValues("veclab", one, all, run.BytesPerVector, ours(0.95), "", ours(0.99), "")
-	for _, p := range run.Peers {
-		vals := []any{p.Name + " (" + p.Index + ")"}
-		for _, th := range []int{1, cfg.Workers} {
-			if b, ok := p.Build(th); ok {
-				vals = append(vals, b.Wall.Seconds())
-			} else {
-				vals = append(vals, "—")
-			}
-		}
-		vals = append(vals, p.BytesPerVector)
-		for _, target := range []float64{0.95, 0.99} {
-			if q, ok := run.RatioAt(p, target); ok {
-				vals = append(vals, q.Peer, fmt.Sprintf("%.2f (%.2f–%.2f)", q.Ratio, q.MinRatio, q.MaxRatio))
-			} else {
-				vals = append(vals, "not reached", "—")
-			}
-		}
-		_ = t.AddValues(vals...)
-	}
-	t.Note("QPS at a recall is interpolated on each round's sweep; a ratio is the median (min–max) of the per-round ratios, each from sweeps run back to back; peers' QPS is the median over rounds")
-	t.Note("same vectors, truth, M, efConstruction, build thread counts and efs on every side; searched graph: the single-threaded build")
-	for _, p := range run.Peers {
-		if strings.HasPrefix(p.Name, "faiss") {
-			t.Note("faiss: %s", p.Note)
-			break
-		}
-	}
-	return t
 }

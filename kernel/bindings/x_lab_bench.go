@@ -58,6 +58,7 @@ func init() {
 			"HNSWConfig":    TypeOf((*bench.HNSWConfig)(nil)).Elem(),
 			"HNSWPeerRun":   TypeOf((*bench.HNSWPeerRun)(nil)).Elem(),
 			"HNSWPoint":     TypeOf((*bench.HNSWPoint)(nil)).Elem(),
+			"HNSWRecord":    TypeOf((*bench.HNSWRecord)(nil)).Elem(),
 			"HNSWReport":    TypeOf((*bench.HNSWReport)(nil)).Elem(),
 			"HNSWRun":       TypeOf((*bench.HNSWRun)(nil)).Elem(),
 			"IVFBuild":      TypeOf((*bench.IVFBuild)(nil)).Elem(),

@@ -21,6 +21,7 @@ func init() {
 			"Catalogue":                  ValueOf(experiment.Catalogue),
 			"CompareProfiles":            ValueOf(experiment.CompareProfiles),
 			"DefaultSegmentsBenchConfig": ValueOf(experiment.DefaultSegmentsBenchConfig),
+			"DetectMachine":              ValueOf(experiment.DetectMachine),
 			"E01Ingest":                  ValueOf(experiment.E01Ingest),
 			"E01Lag":                     ValueOf(experiment.E01Lag),
 			"E01Table":                   ValueOf(experiment.E01Table),

@@ -18,6 +18,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/table"
 )
 
 // The HNSW peers of [HNSW]. Each runs as a separate process in serve mode
@@ -350,4 +351,76 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// PeerTable is the side-by-side table of one run (efConstruction): each
+// engine's builds, bytes per vector and QPS at recall 0.95 and 0.99, with
+// veclab's ratio to each peer as the median of per-round ratios.
+func (rep *HNSWReport) PeerTable(run HNSWRun) *table.Table {
+	cfg := rep.Config
+	t := table.New(fmt.Sprintf("veclab HNSW beside its peers  %d × %d %s, %d queries, recall@%d  M=%d  efConstruction=%d  search on 1 thread, %d alternating round(s)",
+		rep.N, rep.Dim, rep.Metric, rep.Queries, cfg.K, cfg.M, run.EfConstruction, len(run.Rounds)),
+		table.Col("engine", ""),
+		table.Column{Header: "build 1 thread", Unit: "s", Prec: 2, Align: table.Right},
+		table.Column{Header: fmt.Sprintf("build %d threads", cfg.Workers), Unit: "s", Prec: 2, Align: table.Right},
+		table.Column{Header: "bytes/vector", Prec: 0, Align: table.Right},
+		table.Column{Header: "QPS @0.95", Prec: -1, Align: table.Right},
+		table.Column{Header: "veclab ÷ @0.95", Prec: 2, Align: table.Right},
+		table.Column{Header: "QPS @0.99", Prec: -1, Align: table.Right},
+		table.Column{Header: "veclab ÷ @0.99", Prec: 2, Align: table.Right})
+	ours := func(target float64) any {
+		pts := make([]metrics.Point, len(run.Sweep))
+		for i, p := range run.Sweep {
+			pts[i] = metrics.Point{Param: float64(p.Ef), Recall: p.Recall, QPS: p.QPS}
+		}
+		if q, ok := metrics.QPSAtRecall(pts, target); ok {
+			return q
+		}
+		return "not reached"
+	}
+	one, all := any(run.BuildOne.Seconds()), any(run.BuildAll.Seconds())
+	if run.BuildOne == 0 {
+		one = "—"
+	}
+	_ = t.AddValues("veclab", one, all, run.BytesPerVector, ours(0.95), "", ours(0.99), "")
+	for _, p := range run.Peers {
+		vals := []any{p.Name + " (" + p.Index + ")"}
+		for _, th := range []int{1, cfg.Workers} {
+			if b, ok := p.Build(th); ok {
+				vals = append(vals, b.Wall.Seconds())
+			} else {
+				vals = append(vals, "—")
+			}
+		}
+		vals = append(vals, p.BytesPerVector)
+		for _, target := range []float64{0.95, 0.99} {
+			if q, ok := run.RatioAt(p, target); ok {
+				vals = append(vals, q.Peer, fmt.Sprintf("%.2f (%.2f–%.2f)", q.Ratio, q.MinRatio, q.MaxRatio))
+			} else {
+				vals = append(vals, "not reached", "—")
+			}
+		}
+		_ = t.AddValues(vals...)
+	}
+	t.Note("QPS at a recall is interpolated on each round's sweep; a ratio is the median (min–max) of the per-round ratios, each from sweeps run back to back; peers' QPS is the median over rounds")
+	t.Note("same vectors, truth, M, efConstruction, build thread counts and efs on every side; searched graph: the single-threaded build")
+	for _, p := range run.Peers {
+		if strings.HasPrefix(p.Name, "faiss") {
+			t.Note("faiss: %s", p.Note)
+			break
+		}
+	}
+	return t
+}
+
+// HNSWRecord is one saved run of `veclab bench hnsw -json`: the report
+// and what a reader needs beside its figures. docs/performance.md is
+// generated from these records (lab/perfdoc), never typed.
+type HNSWRecord struct {
+	Command   string    // the command line that ran
+	Date      time.Time // when it started
+	Machine   string    // CPU, cores, Go, SIMD features and veclab's kernels
+	LoadStart string    // load averages (1, 5, 15 minutes) at the start
+	LoadEnd   string    // and at the end
+	Report    *HNSWReport
 }
