@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ type benchHNSWFlags struct {
 	ds    dataset.Config
 	data  string // -data: a real set's name or directory; "" generates ds
 	json  string // -json: also save the report as a bench.HNSWRecord there
+	prof  string // -cpuprofile: veclab's CPU profile (the peers run in their own processes)
 	cache string
 	cfg   bench.HNSWConfig
 }
@@ -61,6 +63,7 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 	fs.Float64Var(&c.MinSeconds, "min-seconds", c.MinSeconds, "minimum timed seconds per ef (queries repeat until reached)")
 	fs.StringVar(&c.Timing, "timing", c.Timing, `"wall": QPS over every timed pass; "best": each query's fastest of ≥ 3 passes (for a shared, busy machine; applied to hnswlib too)`)
 	fs.StringVar(&f.json, "json", "", "also save the report with the machine, load and command as JSON (docs/perf/*.json; go generate ./lab/perfdoc writes docs/performance.md from them)")
+	fs.StringVar(&f.prof, "cpuprofile", "", "write veclab's CPU profile (its builds and sweeps; the peers are other processes) to this file, for go tool pprof")
 	data := dataFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -140,7 +143,20 @@ func runBenchHNSW(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "data set: %s (%s in %.1f s); %s, recall@%d; GOMAXPROCS=%d; timing %s; %d round(s); load average %s at start\n",
 		bd.desc, how, time.Since(t0).Seconds(), bd.metric, f.cfg.K, runtime.GOMAXPROCS(0), f.cfg.Timing, f.cfg.Rounds, bench.LoadAverage())
+	if f.prof != "" {
+		pf, err := os.Create(f.prof)
+		if err != nil {
+			return fmt.Errorf("bench hnsw: -cpuprofile: %w", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("bench hnsw: -cpuprofile: %w", err)
+		}
+	}
 	rep, err := bench.HNSW(bd.ds, bd.truth, bd.metric, f.cfg, stderr)
+	if f.prof != "" {
+		pprof.StopCPUProfile()
+	}
 	if err != nil {
 		return err
 	}
