@@ -46,9 +46,8 @@
 //
 // The native peers (hnswlib's and USearch's harnesses, the C loop) are
 // compiled from the repository's bench/peers with their build.sh before
-// any timing; FAISS
-// runs through the Go package bench/peers/faiss, which imports nothing of
-// the lab. [LoadAverage] goes with every timed figure.
+// any timing; FAISS runs through the Go package bench/peers/faiss, which
+// imports nothing of the lab. [LoadAverage] goes with every timed figure.
 //
 // Timings are wall time on whatever else the machine runs; recall figures
 // depend only on the seed (with one build worker).
