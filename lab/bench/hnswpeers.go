@@ -403,7 +403,11 @@ func (rep *HNSWReport) PeerTable(run HNSWRun) *table.Table {
 		_ = t.AddValues(vals...)
 	}
 	t.Note("QPS at a recall is interpolated on each round's sweep; a ratio is the median (min–max) of the per-round ratios, each from sweeps run back to back; peers' QPS is the median over rounds")
-	t.Note("same vectors, truth, M, efConstruction, build thread counts and efs on every side; searched graph: the single-threaded build")
+	searched := "the single-threaded build"
+	if run.BuildOne == 0 || (cfg.Workers != 1 && !cfg.Single) {
+		searched = fmt.Sprintf("the %d-thread build", cfg.Workers)
+	}
+	t.Note("same vectors, truth, M, efConstruction, build thread counts and efs on every side; searched graph: %s", searched)
 	for _, p := range run.Peers {
 		if strings.HasPrefix(p.Name, "faiss") {
 			t.Note("faiss: %s", p.Note)
