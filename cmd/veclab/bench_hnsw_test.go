@@ -35,6 +35,24 @@ func TestBenchHNSWTiny(t *testing.T) {
 	}
 }
 
+// TestBenchHNSWPeersFlag: "all" is the float peers, a list is taken as
+// given.
+func TestBenchHNSWPeersFlag(t *testing.T) {
+	for _, tc := range []struct{ arg, want string }{
+		{"all", "hnswlib usearch faiss"},
+		{"usearch-b1,faiss-sq8", "usearch-b1 faiss-sq8"},
+		{"", ""},
+	} {
+		f, err := parseBenchHNSW([]string{"-peer", tc.arg}, &bytes.Buffer{})
+		if err != nil {
+			t.Fatalf("-peer %q: %v", tc.arg, err)
+		}
+		if got := strings.Join(f.cfg.Peers, " "); got != tc.want {
+			t.Errorf("-peer %q: peers %q, want %q", tc.arg, got, tc.want)
+		}
+	}
+}
+
 func TestBenchHNSWBadFlags(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -44,7 +62,9 @@ func TestBenchHNSWBadFlags(t *testing.T) {
 		{[]string{"-efc", ""}, "-efc is empty"},
 		{[]string{"-k", "0"}, "-k must be ≥ 1"},
 		{[]string{"-m", "1"}, "-m must be ≥ 2"},
-		{[]string{"-peer", "faiss"}, "only hnswlib"},
+		{[]string{"-peer", "hnswlib,annoy"}, `-peer "annoy": want hnswlib, usearch, usearch-i8, usearch-b1, faiss, faiss-sq8 or all`},
+		{[]string{"-rounds", "0"}, "-rounds must be ≥ 1"},
+		{[]string{"-peer-rescore", "0"}, "-peer-rescore must be ≥ 1"},
 		{[]string{"-timing", "fast"}, "want wall or best"},
 		{[]string{"-n", "-5"}, "n must be ≥ 1"},
 		{[]string{"extra"}, "unexpected arguments"},

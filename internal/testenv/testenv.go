@@ -53,8 +53,10 @@ var (
 		Debian: []string{"g++"}, detect: program("g++")}
 	Hnswlib = &External{Name: "hnswlib", What: "hnswlib's C++ headers, compiled into the native HNSW peer (lab/bench, bench hnsw, bench batch)",
 		Debian: []string{"libhnswlib-dev"}, detect: file("/usr/include/hnswlib/hnswlib.h")}
-	FAISS = &External{Name: "faiss", What: "FAISS's Python module, the IVF and exact-search peer (bench/peers/faiss, bench ivf, bench batch)",
+	FAISS = &External{Name: "faiss", What: "FAISS's Python module, the IVF, HNSW and exact-search peer (bench/peers/faiss, bench ivf, bench hnsw, bench batch)",
 		Debian: []string{"python3-faiss"}, Requires: []*External{Python3}, detect: pyModules("faiss", "faiss.IndexFlatL2")}
+	USearch = &External{Name: "bench/peers/usearch", What: "USearch 2.26.2's C++ headers and NumKong kernels, compiled with g++ into the native USearch HNSW peer (lab/bench, bench hnsw)",
+		NPMDir: "bench/peers/usearch", NPM: []string{"usearch"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	JupyterClient = &External{Name: "jupyter_client", What: "the Jupyter client stack (jupyter_client, nbclient, nbformat) that drives the kernel in the kernel package's integration tests",
 		Debian: []string{"python3-jupyter-client", "python3-nbclient", "python3-nbformat"}, Requires: []*External{Python3},
 		detect: pyModules("jupyter_client, nbclient, nbformat", "jupyter_client.KernelManager, nbclient.NotebookClient, nbformat.read")}
@@ -93,7 +95,7 @@ var (
 
 // All returns every external, each after those it requires.
 func All() []*External {
-	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, KernelTest, Jupyter, NBConvert, Chromium, Node, NPM, BrowserTest, Lite, Export, PGlite, Vega, H5py, DuckDB, Fortunes, Sentences}
+	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, KernelTest, Jupyter, NBConvert, Chromium, Node, NPM, USearch, BrowserTest, Lite, Export, PGlite, Vega, H5py, DuckDB, Fortunes, Sentences}
 }
 
 // Table is the list as a Markdown table (docs/testing.md holds it).

@@ -27,6 +27,7 @@ func init() {
 			"Catalogue":          ValueOf(experiment.Catalogue),
 			"CheckOversample":    ValueOf(experiment.CheckOversample),
 			"CompareProfiles":    ValueOf(experiment.CompareProfiles),
+			"DetectMachine":      ValueOf(experiment.DetectMachine),
 			"DiskRepeats":        ValueOf(experiment.DiskRepeats),
 			"ErrBadArgument":     ValueOf(&experiment.ErrBadArgument).Elem(),
 			"ErrNotRunnable":     ValueOf(&experiment.ErrNotRunnable).Elem(),

@@ -13,8 +13,14 @@
 //     (a pass streaming the slab), pair by pair, beside the plain C loop
 //     of bench/peers/cflat.
 //   - [HNSW] builds engine/hnsw with hnswlib's policy and sweeps ef,
-//     beside hnswlib's own harness (bench/peers/hnswlib) on the same
-//     vectors and level seed.
+//     beside its peers ([HNSWPeers]) on the same vectors, M,
+//     efConstruction and thread counts: hnswlib's own harness
+//     (bench/peers/hnswlib, same level seed), USearch's
+//     (bench/peers/usearch: f32, i8, b1 storage) and FAISS's
+//     IndexHNSWFlat / IndexHNSWSQ (bench/peers/faiss). The peers serve
+//     sweeps on demand, so the rounds alternate veclab and each peer
+//     without rebuilding, and each ratio ([HNSWRun.RatioAt]) is the
+//     median of per-round ratios.
 //   - [Batch] measures batch search on all cores (exact, HNSW, IVF-Flat)
 //     from concurrent clients beside hnswlib's and FAISS's batch search,
 //     in rounds that measure ours and then the peer, so that each ratio
@@ -38,10 +44,10 @@
 // read in cmd/veclab, beside the commands. This package holds only what
 // they measure.
 //
-// The native peers (hnswlib's harness, the C loop) are compiled from the
-// repository's bench/peers with their build.sh before any timing; FAISS
-// runs through the Go package bench/peers/faiss, which imports nothing of
-// the lab. [LoadAverage] goes with every timed figure.
+// The native peers (hnswlib's and USearch's harnesses, the C loop) are
+// compiled from the repository's bench/peers with their build.sh before
+// any timing; FAISS runs through the Go package bench/peers/faiss, which
+// imports nothing of the lab. [LoadAverage] goes with every timed figure.
 //
 // Timings are wall time on whatever else the machine runs; recall figures
 // depend only on the seed (with one build worker).

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -32,18 +31,26 @@ type HNSWConfig struct {
 	// Timing is "wall" (QPS over every timed pass) or "best" (each query's
 	// fastest of ≥ 3 passes, for a shared, busy machine; hnswlib too).
 	Timing    string
-	GraphSeed uint64 // the level generator's seed, the same on both sides (100 is hnswlib's default)
-	// Hnswlib also runs hnswlib's harness (bench/peers/hnswlib; g++ and
-	// libhnswlib-dev) on the same vectors and truth after each of our
-	// builds and sweeps.
-	Hnswlib bool
-	PeerSrc string // the bench/peers directory ("": found above the working directory)
+	GraphSeed uint64 // the level generator's seed, the same for hnswlib (100 is hnswlib's default); USearch and FAISS have their own
+	// Peers run beside ours on the same vectors and truth, with the same
+	// M, efConstruction, thread counts and efs (see [HNSWPeers]): each
+	// builds after our builds, then every round sweeps ours and then each
+	// peer's, back to back.
+	Peers []string
+	// Rounds is how many times each side sweeps every ef (≥ 1); the QPS
+	// ratios are medians of per-round ratios ([HNSWRun.RatioAt]).
+	Rounds int
+	// PeerRescore is the candidates per wanted neighbour that the 1-bit
+	// USearch peer re-ranks by exact float distance (usearch-b1).
+	PeerRescore int
+	PeerSrc     string // the bench/peers directory ("": found above the working directory)
+	Python      string // the interpreter of the FAISS peer ("": Debian's)
 }
 
 // DefaultHNSWConfig is `veclab bench hnsw`'s defaults.
 func DefaultHNSWConfig() HNSWConfig {
 	return HNSWConfig{M: 16, EfConstructions: []int{64, 200}, Efs: []int{10, 20, 40, 64, 100, 200, 400}, K: 10,
-		Single: true, MinSeconds: 0.3, Timing: "wall", GraphSeed: 100}
+		Single: true, MinSeconds: 0.3, Timing: "wall", GraphSeed: 100, Rounds: 1, PeerRescore: 4}
 }
 
 // Validate reports every problem of c at once.
@@ -72,6 +79,13 @@ func (c HNSWConfig) Validate() error {
 	if c.Timing != "wall" && c.Timing != "best" {
 		bad = append(bad, fmt.Sprintf("timing %q: want wall or best", c.Timing))
 	}
+	if c.Rounds < 1 {
+		bad = append(bad, fmt.Sprintf("rounds %d < 1", c.Rounds))
+	}
+	if c.PeerRescore < 1 {
+		bad = append(bad, fmt.Sprintf("peer rescore %d < 1", c.PeerRescore))
+	}
+	bad = append(bad, checkPeers(c.Peers)...)
 	if len(bad) > 0 {
 		return fmt.Errorf("bench: hnsw: %s: %w", strings.Join(bad, "; "), engine.ErrInvalidArgument)
 	}
@@ -96,8 +110,7 @@ type HNSWBuild struct {
 	Wall, CPU time.Duration
 }
 
-// HNSWRun is one efConstruction: our builds and sweep and, with Hnswlib,
-// the harness's.
+// HNSWRun is one efConstruction: our builds and sweeps and the peers'.
 type HNSWRun struct {
 	EfConstruction     int
 	BuildAll, BuildOne time.Duration // wall time on Workers and on one goroutine (0: not built)
@@ -105,19 +118,11 @@ type HNSWRun struct {
 	// BytesPerVector is the index's memory per vector, of which
 	// GraphBytesPerVector the graph.
 	BytesPerVector, GraphBytesPerVector float64
-	Sweep                               []HNSWPoint
-	Hnswlib                             []HNSWPoint // nil without the peer; one per ef
-	HnswlibBuilds                       []HNSWBuild
-}
-
-// HnswlibBuild returns the peer's build on threads threads.
-func (r HNSWRun) HnswlibBuild(threads int) (HNSWBuild, bool) {
-	for _, b := range r.HnswlibBuilds {
-		if b.Threads == threads {
-			return b, true
-		}
-	}
-	return HNSWBuild{}, false
+	// Rounds holds one sweep per round; Sweep is their per-ef median QPS
+	// with the first round's recall.
+	Rounds [][]HNSWPoint
+	Sweep  []HNSWPoint
+	Peers  []HNSWPeerRun // in the order of HNSWConfig.Peers
 }
 
 // ExactVsStream is one-goroutine exact search (engine/flat) timed against
@@ -140,9 +145,12 @@ type HNSWReport struct {
 
 // HNSW builds engine/hnsw with hnswlib's policy at every efConstruction
 // (on Workers goroutines, then on one) and sweeps ef over the queries of
-// ds, recall@K against truth; with Hnswlib the harness builds and sweeps
-// the same vectors with the same level seed after each of ours. It ends
-// with [ExactVsStream]. Progress goes to log (nil: none).
+// ds, recall@K against truth. Each peer of cfg.Peers then builds the same
+// vectors with the same M, efConstruction and thread counts (hnswlib with
+// the same level seed), and every round sweeps ours and then each peer's,
+// back to back, so that each round's ratio compares sweeps that saw the
+// same machine. It ends with [ExactVsStream]. Progress goes to log (nil:
+// none).
 func HNSW(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric, cfg HNSWConfig, log io.Writer) (*HNSWReport, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -157,16 +165,16 @@ func HNSW(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric,
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
 	rep := &HNSWReport{Config: cfg, N: ds.Base.N, Dim: ds.Base.Dim, Queries: ds.Queries.N, Metric: metric}
-	// The harness is compiled once, before any timing.
-	var peerBin string
+	// The native harnesses are compiled once, before any timing.
+	var bins map[string]string
 	var pd *peerDir
-	if cfg.Hnswlib {
+	if len(cfg.Peers) > 0 {
 		var err error
 		if pd, err = newPeerDir("hnsw", ds, truth); err != nil {
 			return nil, err
 		}
 		defer pd.remove()
-		if peerBin, err = pd.build(cfg.PeerSrc, "hnswlib", "hnswlib_bench", log); err != nil {
+		if bins, err = peerBinaries(pd, cfg, log); err != nil {
 			return nil, err
 		}
 	}
@@ -175,15 +183,9 @@ func HNSW(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric,
 		return nil, fmt.Errorf("bench: hnsw: exact search: %w", err)
 	}
 	for _, efc := range cfg.EfConstructions {
-		run, err := hnswOne(ds, truth, metric, cfg, efc, log)
+		run, err := hnswOne(ds, truth, metric, cfg, efc, pd, bins, log)
 		if err != nil {
 			return nil, fmt.Errorf("bench: hnsw: efConstruction %d: %w", efc, err)
-		}
-		if peerBin != "" {
-			fmt.Fprintf(log, "bench hnsw: efConstruction %d: running hnswlib…\n", efc)
-			if err := runHnswlib(run, peerBin, pd.files, metric, cfg, efc); err != nil {
-				return nil, err
-			}
 		}
 		rep.Runs = append(rep.Runs, *run)
 	}
@@ -232,9 +234,10 @@ func exactVsStream(ds *dataset.Dataset, metric engine.Metric, minSeconds float64
 		SlabGB: float64(len(ds.Base.Data)*4) / 1e9}, nil
 }
 
-// hnswOne builds at one efConstruction (Workers, then one goroutine) and
-// sweeps ef.
-func hnswOne(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric, cfg HNSWConfig, efc int, log io.Writer) (*HNSWRun, error) {
+// hnswOne builds at one efConstruction (Workers, then one goroutine),
+// starts the peers (each builds), and sweeps ef in rounds: ours, then each
+// peer's.
+func hnswOne(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric, cfg HNSWConfig, efc int, pd *peerDir, bins map[string]string, log io.Writer) (*HNSWRun, error) {
 	run := &HNSWRun{EfConstruction: efc}
 	keys := make([]uint64, ds.Base.N)
 	for i := range keys {
@@ -277,7 +280,55 @@ func hnswOne(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metr
 	}
 	run.BytesPerVector, run.GraphBytesPerVector = ix.BytesPerVector(), ix.GraphBytesPerVector()
 
+	var procs []*hnswPeerProc
+	defer func() {
+		for _, p := range procs {
+			p.close()
+		}
+	}()
+	for _, name := range cfg.Peers {
+		fmt.Fprintf(log, "bench hnsw: efConstruction %d: building %s…\n", efc, name)
+		p, pr, err := startHNSWPeer(name, bins[strings.SplitN(name, "-", 2)[0]], pd.files, metric, cfg, efc)
+		if err != nil {
+			return nil, err
+		}
+		procs = append(procs, p)
+		run.Peers = append(run.Peers, *pr)
+	}
+
 	s := ix.NewSearcher()
+	for r := range cfg.Rounds {
+		fmt.Fprintf(log, "bench hnsw: efConstruction %d: round %d of %d…\n", efc, r+1, cfg.Rounds)
+		sweep, err := hnswSweep(ds, truth, cfg, ix, s)
+		if err != nil {
+			return nil, err
+		}
+		run.Rounds = append(run.Rounds, sweep)
+		for i, p := range procs {
+			ps, err := p.sweep()
+			if err != nil {
+				return nil, err
+			}
+			run.Peers[i].Rounds = append(run.Peers[i].Rounds, ps)
+		}
+	}
+	run.Sweep = medianSweep(run.Rounds)
+	for i := range run.Peers {
+		run.Peers[i].Sweep = medianSweep(run.Peers[i].Rounds)
+	}
+	for _, p := range procs {
+		if err := p.close(); err != nil {
+			procs = nil
+			return nil, err
+		}
+	}
+	procs = nil
+	return run, nil
+}
+
+// hnswSweep sweeps every ef of cfg once with s over ix.
+func hnswSweep(ds *dataset.Dataset, truth *dataset.GroundTruth, cfg HNSWConfig, ix *hnsw.Index, s *hnsw.Searcher) ([]HNSWPoint, error) {
+	var out []HNSWPoint
 	for _, ef := range cfg.Efs {
 		// Timing "best" keeps each query's fastest of at least 3 passes;
 		// otherwise every pass counts. Either way passes repeat until
@@ -299,12 +350,12 @@ func hnswOne(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metr
 		if err != nil {
 			return nil, err
 		}
-		run.Sweep = append(run.Sweep, HNSWPoint{
+		out = append(out, HNSWPoint{
 			Ef: ef, Recall: m.Recall, QPS: m.QPS,
 			P50: m.Latency.P50, P95: m.Latency.P95, DistComps: comps / float64(ds.Queries.N),
 		})
 	}
-	return run, nil
+	return out, nil
 }
 
 // hnswlibResult is the JSON the hnswlib harness prints.
@@ -347,38 +398,4 @@ func runHnswlibHarness(cmd *exec.Cmd) (*hnswlibResult, error) {
 		return nil, fmt.Errorf("bench: hnswlib harness output %q: %w", out, err)
 	}
 	return &r, nil
-}
-
-// runHnswlib runs the harness on files at one efConstruction
-// and fills run's peer fields.
-func runHnswlib(run *HNSWRun, bin string, files dataset.Files, metric engine.Metric, cfg HNSWConfig, efc int) error {
-	threads := strconv.Itoa(cfg.Workers)
-	if cfg.Single && cfg.Workers != 1 {
-		threads = "1," + threads // the first build is the one searched
-	}
-	efs := make([]string, len(cfg.Efs))
-	for i, e := range cfg.Efs {
-		efs[i] = strconv.Itoa(e)
-	}
-	r, err := runHnswlibHarness(exec.Command(bin,
-		"-base", files.Base, "-query", files.Queries, "-truth", files.Truth, "-metric", metric.String(),
-		"-m", strconv.Itoa(cfg.M), "-efc", strconv.Itoa(efc), "-threads", threads,
-		"-ef", strings.Join(efs, ","), "-k", strconv.Itoa(cfg.K),
-		"-seed", strconv.FormatUint(cfg.GraphSeed, 10),
-		"-min-seconds", strconv.FormatFloat(cfg.MinSeconds, 'g', -1, 64), "-timing", cfg.Timing))
-	if err != nil {
-		return err
-	}
-	if len(r.Search) != len(cfg.Efs) {
-		return fmt.Errorf("bench: hnswlib harness returned %d ef points, want %d", len(r.Search), len(cfg.Efs))
-	}
-	us := func(v float64) time.Duration { return time.Duration(v * float64(time.Microsecond)) }
-	for _, h := range r.Search {
-		run.Hnswlib = append(run.Hnswlib, HNSWPoint{Ef: h.Ef, Recall: h.Recall, QPS: h.QPS, P50: us(h.P50us), P95: us(h.P95us), DistComps: h.DistComps})
-	}
-	for _, b := range r.Builds {
-		run.HnswlibBuilds = append(run.HnswlibBuilds, HNSWBuild{Threads: b.Threads,
-			Wall: time.Duration(b.Seconds * float64(time.Second)), CPU: time.Duration(b.CPUSeconds * float64(time.Second))})
-	}
-	return nil
 }

@@ -129,6 +129,11 @@ type Machine struct {
 	Kernel    string // the float32 distance kernels in use, when known
 }
 
+// DetectMachine returns the facts of the machine this process runs on,
+// as every Env records them (a bench command saves them beside its
+// figures).
+func DetectMachine() Machine { return detectMachine() }
+
 // kernelName names the active float32 distance kernels for [detectMachine];
 // tests may replace it.
 var kernelName = vec.KernelName

@@ -5,17 +5,23 @@
 // by Emscripten), on the same data: the vectors veclab's module generates
 // (uniform in [−1, 1]^dim, squared L2) are handed to hnswlib-wasm, and both
 // are scored against the same exact top-10. Both run on the page's main
-// thread, one after the other, single-threaded, with the same M,
-// efConstruction and ef sweep. veclab's module runs twice, as two
+// thread, single-threaded, with the same M, efConstruction and ef sweep.
+// After the builds the three sweeps (SIMD128, fallback, hnswlib-wasm)
+// alternate for `rounds` rounds, and each engine's QPS per ef is the
+// median over its rounds; each round's curves are returned too, so that a
+// ratio can be the median of per-round ratios. One sweep after another, as
+// before, let the machine's other work land on one engine's sweep only
+// (two runs on a quiet machine gave 1.32× and 1.06×). veclab's module runs twice, as two
 // instances: on its pure-Go kernels (VECLAB_SIMD off) and with the
 // WebAssembly SIMD128 kernels of veclab-simd.js; each also times the
 // exhaustive scans of every query (explore.Scan: exact float32, 4-bit and
 // 1-bit OSQ codes).
 //
-//	node bench.js URL [n dim M efConstruction queries seed]
+//	node bench.js URL [n dim M efConstruction queries seed rounds]
 //
 // It prints one JSON object: for each engine its build seconds and, per
-// ef, recall@10 and QPS (veclab's: "veclab" with SIMD128, "fallback"
+// ef, recall@10 and QPS (the median over the rounds; "rounds" holds each
+// round's curve) (veclab's: "veclab" with SIMD128, "fallback"
 // without, each with its scans and the console line naming its kernels); cmd/veclab's BenchmarkBrowserHNSW reads it. The
 // hnswlib-wasm files are served to the page from node_modules through a
 // route of the page's own origin (veclab serve does not serve them).
@@ -30,7 +36,7 @@ if (!base) {
 	console.error("usage: node bench.js URL [n dim M efConstruction queries seed]");
 	process.exit(2);
 }
-const [n, dim, m, efc, queries, seed] = [20000, 128, 16, 200, 200, 1].map((d, i) => (rest[i] ? Number(rest[i]) : d));
+const [n, dim, m, efc, queries, seed, rounds] = [20000, 128, 16, 200, 500, 1, 5].map((d, i) => (rest[i] ? Number(rest[i]) : d));
 const efs = [10, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768];
 const dist = path.dirname(require.resolve("hnswlib-wasm/dist/hnswlib.js"));
 
@@ -51,7 +57,7 @@ async function main() {
 		// A page of the origin that draws nothing: the explorer's own page
 		// would build its default index first.
 		await page.goto(new URL("explorer/worker.js", base).href);
-		const out = await page.evaluate(async ({ n, dim, m, efc, queries, seed, efs }) => {
+		const out = await page.evaluate(async ({ n, dim, m, efc, queries, seed, efs, rounds }) => {
 			const load = (src) => new Promise((resolve, reject) => {
 				const s = document.createElement("script");
 				s.src = src;
@@ -67,10 +73,10 @@ async function main() {
 				if (v.error) throw new Error(v.error);
 				return v;
 			};
-			// run starts one instance of the module, with the SIMD128
+			// start starts one instance of the module, with the SIMD128
 			// kernels or on its pure-Go fallback (simd false), builds the
-			// index, sweeps ef and times the exhaustive scans.
-			const run = async (simd) => {
+			// index and times the exhaustive scans; sweep sweeps ef once.
+			const start = async (simd) => {
 				const go = new Go();
 				const kernels = veclabSIMD.install(go.importObject, { disable: !simd });
 				let line = "";
@@ -82,16 +88,15 @@ async function main() {
 				});
 				const X = globalThis.veclabExplorer;
 				const info = answer(X.build(JSON.stringify({ n, dim, queries, m, efConstruction: efc, seed, uniform: true, pictureN: 2 })));
-				const ours = answer(X.search(JSON.stringify({ k: 10, ef: efs[0], efs })));
 				const scans = [32, 4, 1].map((bits) => answer(X.scan(JSON.stringify({ bits, k: 10 }))));
+				const sweep = () => answer(X.search(JSON.stringify({ k: 10, ef: efs[0], efs }))).curve.map((p) => ({ ef: p.ef, recall: p.recall, qps: p.qps }));
 				return {
-					X, r: { module: X.version, kernels: line, simd: kernels.simd, buildSeconds: info.buildSeconds,
-						curve: ours.curve.map((p) => ({ ef: p.ef, recall: p.recall, qps: p.qps })),
+					X, sweep, r: { module: X.version, kernels: line, simd: kernels.simd, buildSeconds: info.buildSeconds,
 						scans: scans.map((s) => ({ bits: s.bits, recall: s.recall, qps: s.qps })) },
 				};
 			};
-			const fallback = await run(false);
-			const simd = await run(true);
+			const fallback = await start(false);
+			const simd = await start(true);
 			const X = simd.X;
 			const d = X.data();
 			const k = d.k;
@@ -108,8 +113,7 @@ async function main() {
 			const hBuild = (performance.now() - t) / 1000;
 			const qs = [];
 			for (let i = 0; i < queries; i++) qs.push(d.queries.subarray(i * dim, (i + 1) * dim));
-			const hCurve = [];
-			for (const ef of efs) {
+			const hSweep = () => efs.map((ef) => {
 				ix.setEfSearch(ef);
 				// Timed as veclab's sweep is (lab/explore's timing, lab/metrics' loop):
 				// every query once untimed, then whole passes until at least 5 and
@@ -124,21 +128,37 @@ async function main() {
 					spent += d;
 					best = Math.min(best, d);
 				}
-				const el = best / 1000;
 				let hits = 0;
 				got.forEach((g, i) => {
 					const truth = new Set(d.truth.subarray(i * k, (i + 1) * k));
 					for (const id of g) if (truth.has(id)) hits++;
 				});
-				hCurve.push({ ef, recall: hits / (queries * k), qps: queries / el });
+				return { ef, recall: hits / (queries * k), qps: queries / (best / 1000) };
+			});
+			// The rounds: each engine sweeps once per round, in turn.
+			const per = { veclab: [], fallback: [], hnswlib: [] };
+			for (let r = 0; r < rounds; r++) {
+				per.veclab.push(simd.sweep());
+				per.hnswlib.push(hSweep());
+				per.fallback.push(fallback.sweep());
 			}
+			const median = (v) => {
+				const s = [...v].sort((a, b) => a - b);
+				return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+			};
+			const curve = (rs) => rs[0].map((p, j) => ({ ef: p.ef, recall: p.recall, qps: median(rs.map((c) => c[j].qps)) }));
+			simd.r.curve = curve(per.veclab);
+			simd.r.rounds = per.veclab;
+			fallback.r.curve = curve(per.fallback);
+			fallback.r.rounds = per.fallback;
+			const hCurve = curve(per.hnswlib);
 			return {
 				params: { n, dim, m, efConstruction: efc, queries, seed, k },
 				veclab: simd.r,
 				fallback: fallback.r,
-				hnswlib: { module: "hnswlib-wasm", buildSeconds: hBuild, curve: hCurve },
+				hnswlib: { module: "hnswlib-wasm", buildSeconds: hBuild, curve: hCurve, rounds: per.hnswlib },
 			};
-		}, { n, dim, m, efc, queries, seed, efs });
+		}, { n, dim, m, efc, queries, seed, efs, rounds });
 		out.userAgent = await page.evaluate(() => navigator.userAgent);
 		console.log(JSON.stringify(out));
 	} finally {

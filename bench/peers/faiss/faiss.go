@@ -1,8 +1,10 @@
-// Package faiss runs FAISS as a peer for veclab's IVF benchmark: the Python
+// Package faiss runs FAISS as a peer of veclab's benchmarks. For IVF, the Python
 // script ivf.py (embedded, so the veclab binary carries it) trains
 // IndexIVFFlat and IndexIVFScalarQuantizer(QT_8bit) single-threaded on the
 // same .fvecs data, nlist and k-means iterations, sweeps nprobe and prints
-// JSON, which RunIVF decodes.
+// JSON, which RunIVF decodes. For HNSW, hnsw.py ([HNSWScript]) builds
+// IndexHNSWFlat or IndexHNSWSQ(QT_8bit) and answers sweeps on demand
+// (lab/bench drives it beside its own HNSW, in alternating rounds).
 //
 // It needs a Python that imports faiss and numpy: Debian's python3-faiss
 // 1.7.3 under /usr/bin/python3, a generic x86-64 build without AVX2 kernels
@@ -174,3 +176,11 @@ func Available(python string) error {
 	}
 	return nil
 }
+
+//go:embed hnsw.py
+var hnswScript []byte
+
+// HNSWScript returns hnsw.py, the HNSW peer of `veclab bench hnsw`
+// (IndexHNSWFlat, or IndexHNSWSQ with QT_8bit), which lab/bench runs in its
+// serve mode so that its sweeps alternate with veclab's in one run.
+func HNSWScript() []byte { return bytes.Clone(hnswScript) }

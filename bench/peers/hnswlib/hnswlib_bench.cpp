@@ -13,6 +13,7 @@
 //                 [-metric cosine|ip|l2] [-m 16] [-efc 64] [-threads 1,2]
 //                 [-ef 10,40,64,100] [-k 10] [-seed 100] [-min-seconds 0.3]
 //                 [-timing wall|best] [-clients 1,2,4,8 -batch-threads 2 [-batch-min-seconds S]]
+//                 [-serve]
 //
 // Cosine normalises every vector and uses InnerProductSpace (1 − ⟨a,b⟩).
 // The search runs on the index built with the first thread count.
@@ -29,7 +30,13 @@
 // time until every client is done, over at least three passes and
 // -batch-min-seconds (default -min-seconds); best_qps is that of the
 // fastest pass, cpu_qps all queries over the process CPU time of the passes.
+//
+// -serve (without -clients): prints the builds and bytes per vector as one
+// line, then one sweep line per request (bench/peers/common/harness.hpp),
+// so that `veclab bench hnsw` alternates its rounds with this harness's.
 #include <hnswlib/hnswlib.h>
+
+#include "../common/harness.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -47,70 +54,12 @@
 #include <unordered_set>
 #include <vector>
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-struct Vecs {
-    size_t n = 0, dim = 0;
-    std::vector<float> data;  // n × dim, row-major
-};
-
-// readVecs reads a TEXMEX file whose records are int32 dim + dim × 4 bytes.
-template <typename T>
-void readVecs(const std::string &path, size_t &n, size_t &dim, std::vector<T> &out) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw std::runtime_error(path + ": cannot open");
-    n = 0;
-    dim = 0;
-    for (;;) {
-        int32_t d;
-        if (!f.read(reinterpret_cast<char *>(&d), 4)) {
-            if (f.gcount() == 0) break;
-            throw std::runtime_error(path + ": truncated dimension header at record " + std::to_string(n));
-        }
-        if (d <= 0 || d > (1 << 20)) throw std::runtime_error(path + ": bad dimension " + std::to_string(d));
-        if (dim == 0) dim = d;
-        if ((size_t)d != dim) throw std::runtime_error(path + ": inconsistent dimension at record " + std::to_string(n));
-        size_t off = out.size();
-        out.resize(off + dim);
-        if (!f.read(reinterpret_cast<char *>(out.data() + off), dim * 4))
-            throw std::runtime_error(path + ": truncated record " + std::to_string(n));
-        n++;
-    }
-    if (n == 0) throw std::runtime_error(path + ": no records");
-}
-
-void normalize(Vecs &v) {
-    for (size_t i = 0; i < v.n; i++) {
-        float *x = v.data.data() + i * v.dim;
-        double s = 0;
-        for (size_t j = 0; j < v.dim; j++) s += double(x[j]) * x[j];
-        if (s == 0) throw std::runtime_error("zero vector under cosine at row " + std::to_string(i));
-        float inv = float(1 / std::sqrt(s));
-        for (size_t j = 0; j < v.dim; j++) x[j] *= inv;
-    }
-}
-
-std::vector<size_t> parseList(const std::string &s) {
-    std::vector<size_t> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        if (!item.empty()) out.push_back(std::stoul(item));
-    }
-    if (out.empty()) throw std::runtime_error("empty list: " + s);
-    return out;
-}
-
-double quantile(std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    size_t i = size_t(std::ceil(q * v.size()));
-    if (i > 0) i--;
-    return v[std::min(i, v.size() - 1)];
-}
-
-}  // namespace
+using peer::Clock;
+using peer::Vecs;
+using peer::normalize;
+using peer::parseList;
+using peer::quantile;
+using peer::readVecs;
 
 int main(int argc, char **argv) {
     std::string basePath, queryPath, truthPath, metric = "cosine";
@@ -121,6 +70,7 @@ int main(int argc, char **argv) {
     std::string clientsArg;
     size_t batchThreads = 0;
     double batchMinSeconds = -1;  // < 0: -min-seconds
+    bool serveMode = false;
     try {
         for (int i = 1; i < argc; i++) {
             std::string a = argv[i];
@@ -143,9 +93,11 @@ int main(int argc, char **argv) {
             else if (a == "-clients") clientsArg = next();
             else if (a == "-batch-threads") batchThreads = std::stoul(next());
             else if (a == "-batch-min-seconds") batchMinSeconds = std::stod(next());
+            else if (a == "-serve") serveMode = true;
             else throw std::runtime_error("unknown flag " + a);
         }
         if (timing != "wall" && timing != "best") throw std::runtime_error("-timing must be wall or best");
+        if (serveMode && !clientsArg.empty()) throw std::runtime_error("-serve and -clients do not go together");
         if (basePath.empty() || queryPath.empty() || truthPath.empty())
             throw std::runtime_error("-base, -query and -truth are required");
         std::vector<size_t> threads = parseList(threadsArg), efs = parseList(efArg);
@@ -204,52 +156,69 @@ int main(int argc, char **argv) {
             if (bi == 0) searchIndex = std::move(index);
         }
 
-        std::string searchJSON;
-        for (size_t ei = 0; ei < efs.size(); ei++) {
-            size_t ef = efs[ei];
-            searchIndex->setEf(ef);
-            for (size_t i = 0; i < std::min<size_t>(20, query.n); i++)  // warm-up
-                searchIndex->searchKnn(query.data.data() + i * query.dim, k);
-            searchIndex->metric_distance_computations = 0;
-            std::vector<double> lat, best(query.n, 1e300);
-            double hits = 0, elapsed = 0;
-            size_t passes = 0, calls = 0;
-            const size_t minPasses = timing == "best" ? 3 : 1;
-            while (passes < minPasses || elapsed < minSeconds) {
-                for (size_t i = 0; i < query.n; i++) {
-                    auto t0 = Clock::now();
-                    auto res = searchIndex->searchKnn(query.data.data() + i * query.dim, k);
-                    double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-                    lat.push_back(us);
-                    best[i] = std::min(best[i], us);
-                    elapsed += us / 1e6;
-                    calls++;
-                    if (passes == 0) {
-                        std::unordered_set<int32_t> want(truth.begin() + i * tk, truth.begin() + i * tk + k);
-                        while (!res.empty()) {
-                            hits += want.count(int32_t(res.top().second));
-                            res.pop();
+        auto sweep = [&]() -> std::string {
+            std::string searchJSON;
+            for (size_t ei = 0; ei < efs.size(); ei++) {
+                size_t ef = efs[ei];
+                searchIndex->setEf(ef);
+                for (size_t i = 0; i < std::min<size_t>(20, query.n); i++)  // warm-up
+                    searchIndex->searchKnn(query.data.data() + i * query.dim, k);
+                searchIndex->metric_distance_computations = 0;
+                std::vector<double> lat, best(query.n, 1e300);
+                double hits = 0, elapsed = 0;
+                size_t passes = 0, calls = 0;
+                const size_t minPasses = timing == "best" ? 3 : 1;
+                while (passes < minPasses || elapsed < minSeconds) {
+                    for (size_t i = 0; i < query.n; i++) {
+                        auto t0 = Clock::now();
+                        auto res = searchIndex->searchKnn(query.data.data() + i * query.dim, k);
+                        double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+                        lat.push_back(us);
+                        best[i] = std::min(best[i], us);
+                        elapsed += us / 1e6;
+                        calls++;
+                        if (passes == 0) {
+                            std::unordered_set<int32_t> want(truth.begin() + i * tk, truth.begin() + i * tk + k);
+                            while (!res.empty()) {
+                                hits += want.count(int32_t(res.top().second));
+                                res.pop();
+                            }
                         }
                     }
+                    passes++;
                 }
-                passes++;
+                double qps = calls / elapsed;
+                if (timing == "best") {
+                    // Each query's fastest pass: the cost of the query with the
+                    // machine's other work filtered out.
+                    double sum = 0;
+                    for (double b : best) sum += b;
+                    qps = query.n / (sum / 1e6);
+                    lat = best;
+                }
+                char buf[256];
+                std::snprintf(buf, sizeof buf,
+                              "%s{\"ef\":%zu,\"recall\":%.4f,\"qps\":%.1f,\"p50_us\":%.2f,\"p95_us\":%.2f,\"dist_comps\":%.1f}",
+                              ei ? "," : "", ef, hits / double(query.n * k), qps, quantile(lat, 0.50),
+                              quantile(lat, 0.95), double(searchIndex->metric_distance_computations.load()) / calls);
+                searchJSON += buf;
             }
-            double qps = calls / elapsed;
-            if (timing == "best") {
-                // Each query's fastest pass: the cost of the query with the
-                // machine's other work filtered out.
-                double sum = 0;
-                for (double b : best) sum += b;
-                qps = query.n / (sum / 1e6);
-                lat = best;
-            }
-            char buf[256];
-            std::snprintf(buf, sizeof buf,
-                          "%s{\"ef\":%zu,\"recall\":%.4f,\"qps\":%.1f,\"p50_us\":%.2f,\"p95_us\":%.2f,\"dist_comps\":%.1f}",
-                          ei ? "," : "", ef, hits / double(query.n * k), qps, quantile(lat, 0.50),
-                          quantile(lat, 0.95), double(searchIndex->metric_distance_computations.load()) / calls);
-            searchJSON += buf;
+            return searchJSON;
+        };
+        if (serveMode) {
+            // bytes per vector as hnswlib allocates them: level 0 (vector,
+            // links, label) for every element, and the upper levels' link
+            // lists of those that have them.
+            double bytes = double(searchIndex->size_data_per_element_) * base.n;
+            for (size_t i = 0; i < base.n; i++)
+                bytes += double(searchIndex->size_links_per_element_) * searchIndex->element_levels_[i];
+            char head[200];
+            std::snprintf(head, sizeof head, "{\"peer\":\"hnswlib\",\"n\":%zu,\"dim\":%zu,\"m\":%zu,\"efc\":%zu,\"k\":%zu,\"bytes_per_vector\":%.1f,\"builds\":[",
+                          base.n, base.dim, M, efc, k, bytes / base.n);
+            peer::serve(std::string(head) + buildsJSON + "]}", sweep);
+            return 0;
         }
+        std::string searchJSON = sweep();
         std::string batchJSON;
         if (!clientsArg.empty()) {
             if (batchThreads == 0) batchThreads = std::max(1u, std::thread::hardware_concurrency());
