@@ -10,7 +10,8 @@
 // the Go side polls while a cell runs (wasm/main.go); the running cell
 // then ends with an Interrupted error and the worker lives on. Shared
 // memory needs a cross-origin isolated page (`veclab serve` sends the
-// COOP/COEP headers).
+// COOP/COEP headers; on a host that does not, the site's service worker
+// adds them: src/isolation-sw.js).
 //
 // The kernel survives what its worker cannot: Go on js/wasm has one
 // thread and no preemption, so the poll runs only when the cell blocks or
