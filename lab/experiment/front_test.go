@@ -24,10 +24,7 @@ const root = "../.."
 
 // frontKept are exported names nothing outside the package names yet,
 // each with why it stays exported.
-var frontKept = map[string]string{
-	"ErrNotRunnable": "the sentinel the package doc promises: a caller branches on it to skip an experiment",
-	"ParseE25Config": "E25Config prints and parses, as every config does (the house rule for configs); String is its other half",
-}
+var frontKept = map[string]string{}
 
 // exportedFront parses the package's non-test files and returns its
 // exported functions, variables and constants (not types, which come
@@ -136,8 +133,10 @@ func notebookNames(t *testing.T) map[string]bool {
 func goNames(t *testing.T) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
+	// The experiment packages under lab/experiment are other packages:
+	// what they call counts; this package's own files do not.
+	self := filepath.Join(root, "lab", "experiment")
 	skip := map[string]bool{
-		filepath.Join(root, "lab", "experiment"):  true,
 		filepath.Join(root, "kernel", "bindings"): true,
 	}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -150,7 +149,7 @@ func goNames(t *testing.T) map[string]bool {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") {
+		if !strings.HasSuffix(path, ".go") || filepath.Dir(path) == self {
 			return nil
 		}
 		b, err := os.ReadFile(path)
@@ -207,10 +206,17 @@ func TestFrontUsed(t *testing.T) {
 // each entry point in use and the compiler keeps the examples true.
 func TestExamplesCoverNotebookCalls(t *testing.T) {
 	fset := token.NewFileSet()
+	// The experiment packages' Examples (lab/experiment/e06, …) show the
+	// framework's verbs in use too.
 	files, err := filepath.Glob("*example_test.go")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example files: %v", err)
 	}
+	sub, err := filepath.Glob("*/*example_test.go")
+	if err != nil || len(sub) == 0 {
+		t.Fatalf("no example files in the experiment packages: %v", err)
+	}
+	files = append(files, sub...)
 	inExamples := map[string]bool{}
 	for _, path := range files {
 		f, err := parser.ParseFile(fset, path, nil, 0)

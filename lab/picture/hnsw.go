@@ -341,7 +341,7 @@ func VisitedPicture(ix *hnsw.Index, q []float32, k, ef int) (*chart.Scatter, Vis
 	if err := check2D(ix); err != nil {
 		return nil, Visit{}, err
 	}
-	tr, err := ix.NewSearcher().SearchTrace(q, k, ef, nil)
+	tr, err := ix.NewSearcher().SearchTrace(q, engine.Request{K: k, Breadth: ef})
 	if err != nil {
 		return nil, Visit{}, fmt.Errorf("picture: %w", err)
 	}
@@ -399,7 +399,7 @@ func exactTop(ix *hnsw.Index, q []float32, k int) []engine.ID {
 }
 
 // TradeOff draws recall against median latency for a sweep of one store's
-// query breadth (experiment.E06Measure's measurements), each point
+// query breadth (e06.Measure's measurements), each point
 // labelled with its setting.
 func TradeOff(title string, ms []experiment.Measurement) *chart.Line {
 	x := make([]float64, len(ms))

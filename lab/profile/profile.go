@@ -456,7 +456,7 @@ func (p Profile) Plan(k, dim int) Plan {
 		kp := k
 		if os := p.EffectiveOversample(dim); os > 0 {
 			// k' = min(⌈k·oversample⌉, 10000); num_candidates = max(nc, k')
-			kp = min(int(math.Ceil(float64(k)*os)), NumCandidatesLimit)
+			kp = min(engine.RescoreDepth(k, os), NumCandidatesLimit)
 			pl.Rescore = kp
 		}
 		nc = max(nc, kp)
