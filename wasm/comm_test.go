@@ -67,7 +67,7 @@ s := widget.NewIntSlider("k", 3, 0, 10)
 s.OnChange(func() { fmt.Println("k is", s.Value()) })
 bad := widget.NewButton("bad")
 bad.OnClick(func() { panic("oops") })
-s`, js.Undefined()).(map[string]any)
+s`, js.Undefined(), js.Undefined()).(map[string]any)
 	if res["error"] != nil {
 		t.Fatalf("cell: %v", res["error"])
 	}
@@ -101,7 +101,7 @@ s`, js.Undefined()).(map[string]any)
 	if ms := take(); len(ms) != 1 || method(ms[0]) != "comm_msg:echo_update" || ms[0].Get("parent").String() != "parent-1" {
 		t.Errorf("update sent %d messages", len(ms))
 	}
-	if r := b.run(`s.Value()`, js.Undefined()).(map[string]any); !strings.Contains(itemsText(r), "7") {
+	if r := b.run(`s.Value()`, js.Undefined(), js.Undefined()).(map[string]any); !strings.Contains(itemsText(r), "7") {
 		t.Errorf("the slider after the update: %v", r)
 	}
 	got = b.deliver("comm_msg", button, "", comm.Msg{Data: map[string]any{"method": "custom", "content": map[string]any{"event": "click"}}}, "parent-2", js.Undefined()).(map[string]any)
@@ -122,7 +122,7 @@ s`, js.Undefined()).(map[string]any)
 		return nil
 	})
 	defer note.Release()
-	r := b.run(`display.Markdown("old"); display.ClearOutput(true); display.Markdown("new")`, note.Value).(map[string]any)
+	r := b.run(`display.Markdown("old"); display.ClearOutput(true); display.Markdown("new")`, note.Value, js.Undefined()).(map[string]any)
 	if got := strings.Join(kinds, ","); !strings.Contains(got, "clear") || itemsText(r) != "new" {
 		t.Errorf("ClearOutput: notified %s, kept %q", got, itemsText(r))
 	}

@@ -14,7 +14,9 @@
 //	veclab.packages              the non-standard packages cells can import
 //	veclab.eval(code, opts?)     Promise<{outputs, error?, page?, ms}> (page: the
 //	                             documentation bundle of an inspection cell, x?;
-//	                             opts.parent: the request's msg_id, for comms)
+//	                             opts.parent: the request's msg_id, for comms;
+//	                             opts.onInput(prompt, password): a Promise of a
+//	                             line of standard input, stdin.go)
 //	veclab.complete(code, pos)   Promise<{start, end, matches}>
 //	veclab.inspect(code, pos)    Promise<{found, data?}>   (data: a MIME bundle)
 //	veclab.isComplete(code)      Promise<{status, indent}>  ("complete", "incomplete", "invalid")
@@ -105,6 +107,7 @@ func main() {
 	}
 	sessionAt := perf.Call("now").Float()
 	b := &bridge{sess: sess, capture: capture}
+	capture.Set("stdinRead", js.FuncOf(b.readStdin)) // stdin.go
 	comm.Default.SetTransport(commTransport{b})
 	go b.work()
 
@@ -128,7 +131,7 @@ func main() {
 	api.Set("isComplete", js.FuncOf(b.isComplete))
 	api.Set("goVersion", runtime.Version())
 	api.Set("interrupt", js.FuncOf(func(js.Value, []js.Value) any {
-		sess.Interrupt()
+		b.interrupt()
 		return nil
 	}))
 	api.Set("setInterruptFlag", js.FuncOf(b.setInterruptFlag))
@@ -168,18 +171,23 @@ func version() string {
 // fds 1 and 2 are decoded and kept in out as [fd, text] pairs instead of
 // going to the console. It is plain JavaScript because the runtime's own
 // writes (println, a crash report) call fs.writeSync from where Go code
-// cannot run.
+// cannot run. It also sends fs.read of fd 0 to stdinRead (stdin.go).
 const captureJS = `
 const fs = globalThis.fs;
 const write = fs.writeSync.bind(fs);
 const dec = {1: new TextDecoder("utf-8"), 2: new TextDecoder("utf-8")};
-const c = {on: false, out: []};
+const c = {on: false, out: [], stdinRead: null};
 fs.writeSync = function (fd, buf) {
 	if (c.on && (fd === 1 || fd === 2)) {
 		c.out.push([fd, dec[fd].decode(buf, {stream: true})]);
 		return buf.length;
 	}
 	return write(fd, buf);
+};
+const read = fs.read.bind(fs);
+fs.read = function (fd, buffer, offset, length, position, callback) {
+	if (fd === 0 && c.stdinRead) return c.stdinRead(buffer, offset, length, callback);
+	return read(fd, buffer, offset, length, position, callback);
 };
 return c;`
 
@@ -196,6 +204,7 @@ type bridge struct {
 	capture js.Value
 	flag    js.Value // an Int32Array on a SharedArrayBuffer, or undefined
 	comms   commState
+	stdin   stdinState
 }
 
 // setInterruptFlag is veclab.setInterruptFlag(int32Array): while a cell
@@ -230,7 +239,7 @@ func (b *bridge) watchFlag(stop chan struct{}) {
 			return
 		case <-t.C:
 			if atomics.Call("exchange", b.flag, 0, 0).Int() != 0 {
-				b.sess.Interrupt()
+				b.interrupt()
 			}
 		}
 	}
@@ -285,11 +294,14 @@ func (b *bridge) eval(_ js.Value, args []js.Value) (ret any) {
 		return rejected("veclab.eval(code, opts?): code must be a string")
 	}
 	code := args[0].String()
-	var onOutput js.Value
+	var onOutput, onInput js.Value
 	parent := ""
 	if len(args) > 1 && args[1].Type() == js.TypeObject {
 		if f := args[1].Get("onOutput"); f.Type() == js.TypeFunction {
 			onOutput = f
+		}
+		if f := args[1].Get("onInput"); f.Type() == js.TypeFunction {
+			onInput = f
 		}
 		if p := args[1].Get("parent"); p.Type() == js.TypeString {
 			parent = p.String()
@@ -300,7 +312,7 @@ func (b *bridge) eval(_ js.Value, args []js.Value) (ret any) {
 		if expr, ok := eval.PagerQuery(code); ok {
 			return b.page(expr, onOutput)
 		}
-		return b.run(code, onOutput)
+		return b.run(code, onOutput, onInput)
 	})
 }
 
@@ -309,9 +321,11 @@ func rejected(msg string) any {
 }
 
 // run evaluates one cell and returns the JavaScript result object.
-func (b *bridge) run(code string, onOutput js.Value) any {
+func (b *bridge) run(code string, onOutput, onInput js.Value) any {
 	b.drain(nil) // anything written between cells goes to the console
-	out := &cellOutput{b: b, onOutput: onOutput}
+	b.resetStdin()
+	defer b.resetStdin()
+	out := &cellOutput{b: b, onOutput: onOutput, onInput: onInput}
 	if b.flag.Truthy() {
 		// An interrupt asked for before the cell started is not its own.
 		js.Global().Get("Atomics").Call("store", b.flag, 0, 0)
@@ -399,6 +413,7 @@ func (b *bridge) drain(out *cellOutput) {
 type cellOutput struct {
 	b        *bridge
 	onOutput js.Value
+	onInput  js.Value // func(prompt, password) Promise<string>, or undefined (stdin.go)
 	mu       sync.Mutex
 	items    []any
 }
@@ -505,11 +520,6 @@ func (o *cellOutput) ClearOutput(wait bool) {
 	o.items = nil
 	o.mu.Unlock()
 	o.notify(map[string]any{"type": "clear", "wait": wait})
-}
-
-// Input implements eval.Output: the page has no standard input.
-func (o *cellOutput) Input(string, bool) (string, error) {
-	return "", fmt.Errorf("veclab: no standard input in the browser")
 }
 
 // bundle converts a MIME bundle to values js.ValueOf accepts.

@@ -37,6 +37,8 @@
 //	node lite.js -widgets URL
 //	node lite.js -knobs URL
 //	node lite.js -links URL
+//	node lite.js -stdin URL
+//	node lite.js -static URL
 //
 // The third form runs only the check of the notebooks' saved outputs.
 // The fourth runs the Go code of FILE as one cell of a new notebook, on
@@ -62,6 +64,19 @@
 // opens in the app, in the same browser tab, its first heading shown;
 // then 02's link to the reading order (notebooks/README.md) opens the
 // README rendered, and its link to a notebook opens that notebook.
+// The eighth checks standard input (stdinOnly): a Go cell's fmt.Scanln
+// shows JupyterLab's input box under the cell's printed prompt, the text
+// typed there and Enter reach the cell, which prints it; a cell waiting
+// for input is interrupted (it ends Interrupted in the same Go session);
+// an execute_request with allow_stdin false gets the reason on the cell's
+// stderr and end of file.
+// The ninth is for a site on a host that sends no COOP/COEP headers
+// (staticOnly, cmd/veclab's TestBrowserStaticHost): the first visit
+// registers the site's service worker and reloads once, then the page is
+// cross-origin isolated; a second visit is isolated without a reload; a
+// running loop is interrupted through the shared flag (it ends
+// Interrupted before the kernel would replace its Go session, and the
+// session keeps its variables).
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -117,6 +132,16 @@ if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && args
 	linksMode = true;
 	args = args.slice(1);
 }
+let stdinMode = false;
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && !linksMode && args[0] === "-stdin") {
+	stdinMode = true;
+	args = args.slice(1);
+}
+let staticMode = false;
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && !linksMode && !stdinMode && args[0] === "-static") {
+	staticMode = true;
+	args = args.slice(1);
+}
 let alone = false;
 if (loadRuns && args[0] === "-alone") {
 	alone = true;
@@ -124,7 +149,7 @@ if (loadRuns && args[0] === "-alone") {
 }
 const base = args[0];
 const screenshot = args[1];
-const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL | node lite.js -links URL";
+const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL | node lite.js -links URL | node lite.js -stdin URL | node lite.js -static URL";
 if (!base) {
 	console.error(usage);
 	process.exit(2);
@@ -917,6 +942,159 @@ function readmeHeading() {
 // there, the link to the reading order (README.md) opens it rendered, and
 // its link to notebook 00 opens 00. Every link of 01's Markdown must have
 // a non-empty href.
+// stdinOnly checks a Go cell's standard input in JupyterLab (see the
+// eighth form above).
+async function stdinOnly() {
+	const { profile, context } = await launch();
+	const problems = [];
+	try {
+		const page = await context.newPage();
+		page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+		await page.goto(base);
+		await appReady(page, 120000);
+		const id = await newNotebook(page, 120000);
+		await page.evaluate(() => {
+			window.kernelOf = (id) => [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id).sessionContext.session.kernel;
+		});
+		// The open input box (one answered stays 500 ms, hiding).
+		const box = `[id="${id}"] .jp-OutputArea-stdin-item:not(.jp-OutputArea-stdin-hiding) .jp-Stdin-input`;
+		// answer waits for the input box of the running cell, types line
+		// and Enter, and returns the text shown before the box.
+		const answer = async (line) => {
+			await page.waitForSelector(box, { timeout: 60000 });
+			const shown = await page.evaluate((id) => {
+				const cells = [...document.querySelectorAll(`[id="${id}"] .jp-CodeCell`)];
+				return cells[cells.length - 1].querySelector(".jp-OutputArea").innerText;
+			}, id);
+			await page.locator(box).fill(line);
+			await page.locator(box).press("Enter");
+			return shown;
+		};
+
+		let r = await runCell(page, id, `kept := 5\nkept`, 60000);
+		check(r.status === "ok" && text(r.outputs).trim() === "5", `before the input: ${JSON.stringify(r)}`);
+		const cell = runCell(page, id, `var first, last string\nfmt.Print("your name? ")\nn, err := fmt.Scanln(&first, &last)\nfmt.Printf("hello, %s %s (%d words, %v)\\n", first, last, n, err)`, 90000);
+		const shown = await answer("Ada Lovelace");
+		r = await cell;
+		const said = text(r.outputs);
+		check(shown.includes("your name?"), `the input box came without the cell's prompt before it: ${JSON.stringify(shown)}`);
+		check(r.status === "ok" && said.includes("hello, Ada Lovelace (2 words, <nil>)"), `the answered cell: ${JSON.stringify(r)}`);
+		console.log(`ok   stdin: fmt.Scanln showed JupyterLab's input box after the prompt ${JSON.stringify(shown.trim())}; typed "Ada Lovelace" and Enter: the cell printed ${JSON.stringify(said.trim().split("\n").slice(-1)[0])}`);
+
+		// Two reads in one cell, each answered in its own box.
+		const two = runCell(page, id, `var a, b int\nfmt.Print("a? ")\nfmt.Scanln(&a)\nfmt.Print("b? ")\nfmt.Scanln(&b)\na + b`, 90000);
+		await answer("40");
+		await page.waitForFunction((id) => [...document.querySelectorAll(`[id="${id}"] .jp-OutputArea`)].pop().innerText.includes("b?"), id, { timeout: 60000 });
+		await answer("2");
+		r = await two;
+		check(r.status === "ok" && text(r.outputs).includes("42"), `two reads (40, 2): ${JSON.stringify(r)}`);
+		console.log("ok   stdin: two reads in one cell, 40 and 2, give 42");
+
+		// Interrupt while the cell waits for input: it ends Interrupted
+		// soon, in the same Go session.
+		const waiting = runCell(page, id, `var s string\nfmt.Print("never answered: ")\nfmt.Scanln(&s)\nfmt.Println("read", s)`, 90000);
+		await page.waitForSelector(box, { timeout: 60000 });
+		const tInt = Date.now();
+		await page.evaluate((id) => window.kernelOf(id).interrupt(), id);
+		r = await waiting;
+		const took = (Date.now() - tInt) / 1000;
+		const out = text(r.outputs);
+		check(r.status === "error" && /Interrupted|interrupted/.test(out) && !out.includes("new Go session"), `the cell interrupted while waiting for input: ${JSON.stringify(r).slice(0, 1000)}`);
+		check(took < 10, `the cell waiting for input ended ${took.toFixed(1)} s after the interrupt`);
+		r = await runCell(page, id, `kept * 2`, 60000);
+		check(r.status === "ok" && text(r.outputs).trim() === "10", `after the interrupted input, the session lost kept: ${JSON.stringify(r)}`);
+		console.log(`ok   stdin: interrupted while waiting for input, the cell ended ${took.toFixed(1)} s later (${JSON.stringify(out.trim().split("\n").filter(Boolean).slice(-2).join(" | ").slice(0, 200))}); the same session goes on (kept * 2 = 10)`);
+
+		// A front end that allows no input (allow_stdin false).
+		const noStdin = await page.evaluate(async (id) => {
+			const f = window.kernelOf(id).requestExecute({ code: `var s string\n_, err := fmt.Scanln(&s)\nerr`, allow_stdin: false });
+			const got = [];
+			f.onIOPub = (m) => {
+				if (m.header.msg_type === "stream") got.push(m.content.name + ": " + m.content.text);
+				if (m.header.msg_type === "execute_result") got.push("result: " + m.content.data["text/plain"]);
+			};
+			f.onStdin = (m) => got.push("input_request: " + JSON.stringify(m.content));
+			const reply = await f.done;
+			return { status: reply.content.status, got };
+		}, id);
+		const ns = noStdin.got.join("");
+		check(noStdin.status === "ok" && ns.includes("stderr: veclab: standard input: this front end does not allow standard input") && ns.includes("result: EOF") && !ns.includes("input_request"), `allow_stdin false: ${JSON.stringify(noStdin)}`);
+		console.log(`ok   stdin: with allow_stdin false no input_request is sent; the cell's stderr says ${JSON.stringify(noStdin.got.find((g) => g.startsWith("stderr")).trim())} and the read gives EOF`);
+		check(problems.length === 0, problems.join("; "));
+	} finally {
+		await context.close();
+		require("fs").rmSync(profile, { recursive: true, force: true });
+	}
+}
+
+// staticOnly checks the site on a host without COOP/COEP headers (see
+// the ninth form above).
+async function staticOnly() {
+	const { profile, context } = await launch();
+	const problems = [];
+	try {
+		context.on("request", (req) => {
+			const u = new URL(req.url());
+			if (u.protocol.startsWith("http") && u.origin !== origin) problems.push(`request to another origin: ${req.url()}`);
+		});
+		// visit loads the site in a new page and returns it with the
+		// number of times its main frame navigated, once the page is
+		// isolated (or not) and JupyterLab is up.
+		const visit = async () => {
+			const page = await context.newPage();
+			page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+			let navigations = 0;
+			page.on("framenavigated", (f) => {
+				if (f === page.mainFrame()) navigations++;
+			});
+			const t = Date.now();
+			await page.goto(base);
+			// The reload comes once the service worker controls the page.
+			await page.waitForFunction(() => window.crossOriginIsolated === true, null, { timeout: 60000 }).catch(() => {});
+			await appReady(page, 120000);
+			const st = await page.evaluate(() => ({
+				iso: window.crossOriginIsolated, sab: typeof SharedArrayBuffer,
+				sw: navigator.serviceWorker.controller ? new URL(navigator.serviceWorker.controller.scriptURL).pathname : "",
+			}));
+			return { page, navigations, st, ms: Date.now() - t };
+		};
+		const first = await visit();
+		check(first.st.iso === true && first.st.sab === "function", `first visit: the page is not cross-origin isolated through the service worker: ${JSON.stringify(first.st)}`);
+		check(first.st.sw.endsWith("/veclab-sw.js") && first.navigations === 2, `first visit: want veclab-sw.js controlling the page after one reload, got ${JSON.stringify(first.st)} after ${first.navigations} navigations`);
+		console.log(`ok   static host (no COOP/COEP): the first visit registered ${first.st.sw}, reloaded once and is cross-origin isolated (app up ${(first.ms / 1000).toFixed(1)} s after navigation)`);
+		await first.page.close();
+		const { page, navigations, st, ms } = await visit();
+		check(st.iso === true && navigations === 1, `second visit: isolated ${st.iso} after ${navigations} navigations, want isolated without a reload`);
+		console.log(`ok   static host: a second visit is isolated at once, with no reload (app up ${(ms / 1000).toFixed(1)} s after navigation)`);
+
+		const id = await newNotebook(page, 120000);
+		await page.evaluate(() => {
+			window.kernelOf = (id) => [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id).sessionContext.session.kernel;
+		});
+		let r = await runCell(page, id, `import "time"\nkept := 5\nkept`, 60000);
+		check(r.status === "ok" && text(r.outputs).trim() === "5", `before the loop: ${JSON.stringify(r)}`);
+		const tLoop = Date.now();
+		const loop = runCell(page, id, `n := 0\nfor {\n\tn++\n\ttime.Sleep(time.Millisecond)\n}`, 60000);
+		loop.catch(() => {}); // a failed check below closes the page under it
+		await page.waitForFunction((id) => window.kernelOf(id).status === "busy", id, { timeout: 60000 });
+		await page.waitForTimeout(1500);
+		const tInt = Date.now();
+		await page.evaluate((id) => window.kernelOf(id).interrupt(), id);
+		r = await loop;
+		const took = (Date.now() - tInt) / 1000;
+		const out = text(r.outputs);
+		check(r.status === "error" && out.includes("Interrupted") && !out.includes("new Go session"), `the interrupted loop: ${JSON.stringify(r).slice(0, 1000)}`);
+		check(took < 3, `the loop ended ${took.toFixed(1)} s after the interrupt: not through the shared flag (the kernel replaces a session 3 s after an interrupt)`);
+		r = await runCell(page, id, `kept * 2`, 60000);
+		check(r.status === "ok" && text(r.outputs).trim() === "10", `after the interrupt the session lost kept: ${JSON.stringify(r)}`);
+		console.log(`ok   static host: a running loop (${((tInt - tLoop) / 1000).toFixed(1)} s in) ended Interrupted ${took.toFixed(2)} s after the interrupt, in the same Go session (kept * 2 = 10)`);
+		check(problems.length === 0, problems.join("; "));
+	} finally {
+		await context.close();
+		require("fs").rmSync(profile, { recursive: true, force: true });
+	}
+}
+
 async function linksOnly() {
 	const { profile, context } = await launch();
 	const problems = [];
@@ -1171,6 +1349,8 @@ async function main() {
 	if (knobsMode) return knobsOnly().then(() => console.log(`PASS (${secs()})`));
 	if (widgetsMode) return widgetsOnly().then(() => console.log(`PASS (${secs()})`));
 	if (linksMode) return linksOnly().then(() => console.log(`PASS (${secs()})`));
+	if (stdinMode) return stdinOnly().then(() => console.log(`PASS (${secs()})`));
+	if (staticMode) return staticOnly().then(() => console.log(`PASS (${secs()})`));
 	if (cellFile) return cellOnly();
 	if (outputsOnly) {
 		const { profile, context } = await launch();

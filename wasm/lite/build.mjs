@@ -419,10 +419,15 @@ fs.writeFileSync(path.join(out, "api", "contents", "notebooks", "all.json"),
 	JSON.stringify(dirModel("notebooks", "notebooks", listing)));
 
 // 4. The page, JupyterLite's lab/index.html (which sends a shared link's
-// ?path= on to the page: src/lab.html) and the kernel's logo.
+// ?path= on to the page: src/lab.html), the kernel's logo and the
+// service worker.
 fs.copyFileSync(path.join(here, "src", "index.html"), path.join(out, "index.html"));
 fs.mkdirSync(path.join(out, "lab"), { recursive: true });
 fs.copyFileSync(path.join(here, "src", "lab.html"), path.join(out, "lab", "index.html"));
 fs.copyFileSync(path.join(here, "src", "logo.svg"), path.join(build, "veclab-logo.svg"));
 fs.copyFileSync(path.join(here, "src", "boot.js"), path.join(build, "veclab-boot.js"));
+// The service worker that makes the page cross-origin isolated on a host
+// without COOP/COEP headers (src/isolation-sw.js says how); at the root,
+// so that its scope is the whole site.
+fs.copyFileSync(path.join(here, "src", "isolation-sw.js"), path.join(out, "veclab-sw.js"));
 console.log(`build.mjs: site in ${out}: ${extensions.length} extensions, ${mimeExtensions.length} MIME renderer extension(s), ${all.length} settings schemas, ${nbs.length} notebooks`);

@@ -10,7 +10,8 @@
 // the Go side polls while a cell runs (wasm/main.go); the running cell
 // then ends with an Interrupted error and the worker lives on. Shared
 // memory needs a cross-origin isolated page (`veclab serve` sends the
-// COOP/COEP headers).
+// COOP/COEP headers; on a host that does not, the site's service worker
+// adds them: src/isolation-sw.js).
 //
 // The kernel survives what its worker cannot: Go on js/wasm has one
 // thread and no preemption, so the poll runs only when the cell blocks or
@@ -21,6 +22,19 @@
 // cell ends with an error saying so, and the next cell runs in a new Go
 // session. A Go program that ends (a fatal error, a panic in a
 // goroutine) is replaced the same way.
+//
+// Standard input: a cell that reads os.Stdin asks the worker's page for a
+// line ({type: "input"}, wasm/stdin.go); the kernel sends input_request
+// on the stdin channel as a child of the cell's execute_request and
+// answers the worker with the front end's input_reply. JupyterLite's
+// kernel client hands input_reply to handleMessage at once, outside the
+// queue that holds the running execute_request (@jupyterlite/services
+// 0.8.4, lib/kernel/client.js: "Stdin handled by SharedArrayBuffer …
+// we cannot use processMsg as the mutex is already held"), so no service
+// worker is involved. A request with allow_stdin false gets an error (the
+// cell reads end of file, and its stderr says why), as ipykernel's
+// StdinNotImplementedError; an interrupt while a cell waits for input
+// reaches the Go side as a message (the worker is idle then), on any page.
 //
 // Comms (Jupyter widgets): comm_open, comm_msg and comm_close of the front
 // end go to the worker's Go side (kernel/comm's registry, kernel/widget's
@@ -89,6 +103,7 @@ export class VeclabKernel extends BaseKernel {
 	// _replace ends the worker and its Go session and starts a new one;
 	// every pending request fails with why.
 	_replace(why) {
+		this._input = null;
 		this._w.dispose();
 		const err = new Error(`${why}. The kernel started a new Go session: the variables and imports of earlier cells are gone.`);
 		this._rejectPending(err);
@@ -120,6 +135,11 @@ export class VeclabKernel extends BaseKernel {
 	// says whether the page has the shared flag.
 	interrupt() {
 		if (this._flag) Atomics.store(this._flag, 0, 1);
+		if (this._input) {
+			// A cell waiting for input: its worker is idle and hears this.
+			this._input.w.worker.postMessage({ type: "interrupt", input: this._input.input });
+			this._input = null;
+		}
 		const running = [...this._pending.values()].find((p) => p.type === "execute" || p.type === "comm");
 		if (running && !running.grace) {
 			running.grace = setTimeout(() => {
@@ -140,6 +160,21 @@ export class VeclabKernel extends BaseKernel {
 
 	_onMessage(w, m) {
 		switch (m.type) {
+			case "input": {
+				// A cell reads standard input.
+				const p = this._pending.get(m.id);
+				if (!p || !p.parent) {
+					w.worker.postMessage({ type: "inputReply", input: m.input, error: "standard input is only for a running cell" });
+					return;
+				}
+				if (!p.allowStdin) {
+					w.worker.postMessage({ type: "inputReply", input: m.input, error: "this front end does not allow standard input (its execute_request has allow_stdin false)" });
+					return;
+				}
+				this._input = { w, input: m.input };
+				this.inputRequest({ prompt: m.prompt, password: m.password }, p.parent);
+				return;
+			}
 			case "ready":
 				w.ready = true;
 				w.startedResolve();
@@ -184,13 +219,14 @@ export class VeclabKernel extends BaseKernel {
 
 	// _request sends a request to the worker once its Go program is ready
 	// and resolves with the worker's reply.
-	async _request(type, args, onOutput) {
+	// (stdin: {parent, allowStdin} of an execute_request, for its input).
+	async _request(type, args, onOutput, stdin) {
 		const w = this._w;
 		await w.started;
 		if (w !== this._w) throw new Error("the kernel's Go session was replaced before this request was sent");
 		const id = this._next++;
 		return new Promise((resolve, reject) => {
-			this._pending.set(id, { id, type, resolve, reject, onOutput });
+			this._pending.set(id, { id, type, resolve, reject, onOutput, ...stdin });
 			w.worker.postMessage({ type, id, ...args });
 		});
 	}
@@ -261,7 +297,8 @@ export class VeclabKernel extends BaseKernel {
 		const onOutput = this._publisher(parent, count);
 		let res;
 		try {
-			res = await this._request("execute", { code: content.code, parent: parent.msg_id }, onOutput);
+			res = await this._request("execute", { code: content.code, parent: parent.msg_id }, onOutput,
+				{ parent, allowStdin: content.allow_stdin !== false });
 		} catch (err) {
 			const e = { ename: "KernelError", evalue: String(err.message || err), traceback: [String(err.message || err)] };
 			this.publishExecuteError(e, parent);
@@ -314,6 +351,12 @@ export class VeclabKernel extends BaseKernel {
 			this._comm(msg).finally(() => this._idle(msg));
 			return;
 		}
+		if (msg.header.msg_type === "input_reply") {
+			// Not BaseKernel's: that publishes busy and idle and makes the
+			// reply the parent of what follows; ipykernel does neither.
+			this.inputReply(msg.content);
+			return;
+		}
 		if (msg.header.msg_type !== "comm_info_request") return super.handleMessage(msg);
 		this._busy(msg);
 		let content;
@@ -328,7 +371,15 @@ export class VeclabKernel extends BaseKernel {
 		this._idle(msg);
 	}
 
-	inputReply() {}
+	// inputReply answers the cell waiting for input with the front end's
+	// line (content.value); a reply with status error gives it end of file.
+	inputReply(content) {
+		const i = this._input;
+		this._input = null;
+		if (!i || i.w !== this._w) return;
+		if (content && content.status === "error") i.w.worker.postMessage({ type: "inputReply", input: i.input, error: "the front end answered the input request with an error" });
+		else i.w.worker.postMessage({ type: "inputReply", input: i.input, value: String((content && content.value) ?? "") });
+	}
 
 	// A comm message of the front end goes to the Go side's comm registry
 	// (kernel/comm, where kernel/widget serves jupyter.widget and

@@ -10,13 +10,31 @@
 //
 //	in:  {type: "init", module | wasm, execJS, simdJS, env, flag}
 //	     {type: "execute"|"complete"|"inspect"|"isComplete"|"comm"|"commInfo", id, …}
+//	     {type: "inputReply", input, value | error}  (the line a cell waits for)
+//	     {type: "interrupt", input}  (an interrupt while a cell waits for input)
 //	out: {type: "compiled", module, requestedAbs, compiledAbs} (init with wasm)
 //	     {type: "ready", version, goVersion} | {type: "failed", error}
 //	     {type: "output", id, item} | {type: "reply", id, result | error}
+//	     {type: "input", id, input, prompt, password}  (a cell reads stdin)
 //	     {type: "comm", msgType, content, metadata, buffers, parent}
 //	     (what the Go side sends on a comm: kernel/widget's models)
 
 let started = null;
+
+// inputs are the cells' reads of standard input waiting for the page:
+// input id → {resolve, reject} of the Promise the Go side waits on
+// (wasm/stdin.go). While Go waits, this worker's event loop is free, so
+// the answer (and an interrupt) arrives as a plain message.
+const inputs = new Map();
+let nextInput = 1;
+
+function onInput(id) {
+	return (prompt, password) => new Promise((resolve, reject) => {
+		const input = nextInput++;
+		inputs.set(input, { resolve, reject });
+		postMessage({ type: "input", id, input, prompt, password });
+	});
+}
 
 // compile compiles veclab.wasm with the browser's streaming compiler
 // (while the bytes arrive; it is also what makes Chromium keep the
@@ -145,7 +163,7 @@ async function handle(m) {
 	try {
 		switch (m.type) {
 			case "execute":
-				result = await v.eval(m.code, { parent: m.parent, onOutput: (item) => postMessage({ type: "output", id: m.id, item }) });
+				result = await v.eval(m.code, { parent: m.parent, onOutput: (item) => postMessage({ type: "output", id: m.id, item }), onInput: onInput(m.id) });
 				// The items went out one by one; the reply carries only the
 				// error (and an inspection cell's page).
 				result = { error: result.error, page: result.page, ms: result.ms };
@@ -180,6 +198,20 @@ onmessage = (e) => {
 	const m = e.data;
 	if (m.type === "init") {
 		started = init(m);
+		return;
+	}
+	if (m.type === "inputReply") {
+		const p = inputs.get(m.input);
+		inputs.delete(m.input);
+		if (p && m.error !== undefined) p.reject(new Error(m.error));
+		else if (p) p.resolve(m.value);
+		return;
+	}
+	if (m.type === "interrupt") {
+		// Only while that input is awaited: the Go side is idle, and the
+		// interrupt cannot reach a later cell.
+		if (inputs.has(m.input)) globalThis.veclab.interrupt();
+		inputs.delete(m.input);
 		return;
 	}
 	if (!started) {
