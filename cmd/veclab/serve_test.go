@@ -444,7 +444,7 @@ func TestEngineTestsOnWasm(t *testing.T) {
 				"-exec="+quoteArgs(testenv.Node.Path(), runner),
 				"-skip", "^(TestSearchRescored|TestGeneratedUpToDate)$",
 				"./engine/internal/f32/", "./engine/internal/bitsx/", "./engine/internal/beam/",
-				"./engine/vec/", "./engine/flat/", "./engine/hnsw/", "./lab/metrics/")
+				"./engine/vec/", "./engine/flat/", "./engine/hnsw/", "./lab/metrics/", "./lab/scratch/")
 			cmd.Dir = root
 			cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOROOT="+env["GOROOT"], "VECLAB_SIMD="+mode)
 			start := time.Now()
