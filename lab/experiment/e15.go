@@ -94,7 +94,7 @@ func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) (*E15R
 	if err != nil {
 		return nil, err
 	}
-	_, path, cleanup, err := vectorFile(env)
+	dir, path, cleanup, err := vectorFile(env)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func E15Modes(env *Env, ef int, oversample float64, conc int, sim string) (*E15R
 	// the rescorer is shared), the untimed step before each query (the
 	// eviction of a cold mode) and the file to close.
 	open := func(m mode) (func() diskSearch, func() error, *store.File, error) {
-		f, err := store.Open(path, m.opt)
+		f, err := store.OpenFS(dir.FS, path, m.opt)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -290,6 +290,7 @@ func e15Pair(env *Env, open func(e15Mode) (func() diskSearch, func() error, *sto
 func E15Table(env *Env, ef int, oversample float64, res *E15Result) *table.Table {
 	t := table.New(fmt.Sprintf("E15 rescoring reads (HNSW, 2-bit codes in RAM, originals on disk, ef=%d, k=%d, oversample %g)", ef, env.Scale.K, oversample),
 		table.Col("reads served by", ""))
+	simulatedNote(t)
 	t.AddColumns(table.Pair("QPS", "", 0)...)
 	t.AddColumns(table.Column{Header: metrics.RecallHeader(env.Scale.K), Source: table.Lab, Prec: 3},
 		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 3},

@@ -84,12 +84,12 @@ func E26Sweeps(env *Env, storage string, oversample float64, visit []float64, ef
 	if err != nil {
 		return nil, nil, err
 	}
-	_, path, cleanup, err := vectorFile(env)
+	dir, path, cleanup, err := vectorFile(env)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer cleanup()
-	f, err := store.Open(path, opt)
+	f, err := store.OpenFS(dir.FS, path, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -152,6 +152,7 @@ func E26Table(env *Env, storage string, oversample float64, ivfPts, hnswPts []Di
 		table.Column{Header: "HNSW reads/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "speed-up up to", Unit: "×", Source: table.Article, Prec: 0},
 		table.Column{Header: "speed-up IVF/HNSW", Unit: "×", Source: table.Lab, Prec: 2})
+	simulatedNote(t)
 	byLabel := map[string]DiskPoint{}
 	for _, p := range hnswPts {
 		byLabel[p.Label] = p
@@ -264,12 +265,12 @@ func E26Centring(env *Env, visit float64) (*table.Table, error) {
 	if !(visit > 0 && visit <= 100) {
 		return nil, fmt.Errorf("experiment: E26: visit percentage must be in (0, 100], got %v: %w", visit, errBadArgument)
 	}
-	_, path, cleanup, err := vectorFile(env)
+	dir, path, cleanup, err := vectorFile(env)
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
-	f, err := store.Open(path, store.Options{})
+	f, err := store.OpenFS(dir.FS, path, store.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -282,6 +283,7 @@ func E26Centring(env *Env, visit float64) (*table.Table, error) {
 		table.Col("codes centred on", ""),
 		table.Column{Header: "recall@100", Source: table.Lab, Prec: 3},
 		table.Column{Header: "QPS", Source: table.Lab, Prec: -1})
+	simulatedNote(t)
 	for _, global := range []bool{false, true} {
 		ix, err := buildIVFCentring(env, 2, global)
 		if err != nil {
@@ -380,6 +382,7 @@ func E26ByStorage(runs []E26StorageRun) *table.Table {
 		table.Column{Header: "rescoring reads/q, each", Source: table.Lab, Prec: 0},
 		table.Column{Header: "speed-up up to", Unit: "×", Source: table.Article, Prec: 0},
 		table.Column{Header: "speed-up IVF/HNSW", Unit: "×", Source: table.Lab, Prec: 2})
+	simulatedNote(t)
 	for _, r := range runs {
 		a, b := e26Best(r.IVF), e26Best(r.HNSW)
 		kind := "measured (real reads)"
@@ -466,6 +469,7 @@ func (b *E26Budget) Table() *table.Table {
 		table.Column{Header: "HNSW QPS", Source: table.Lab, Prec: -1},
 		table.Column{Header: "speed-up up to", Unit: "×", Source: table.Article, Prec: 0},
 		table.Column{Header: "speed-up IVF/HNSW", Unit: "×", Source: table.Lab, Prec: 2})
+	simulatedNote(t)
 	find := func(ps []DiskPoint, label string) DiskPoint {
 		for _, p := range ps {
 			if p.Label == label {
@@ -533,12 +537,12 @@ func E26Ceiling(env *Env, dims ...int) ([]E26CeilingPoint, error) {
 		if err != nil {
 			return p, err
 		}
-		_, path, cleanup, err := vectorFile(e)
+		dir, path, cleanup, err := vectorFile(e)
 		if err != nil {
 			return p, err
 		}
 		defer cleanup()
-		f, err := store.Open(path, store.Options{})
+		f, err := store.OpenFS(dir.FS, path, store.Options{})
 		if err != nil {
 			return p, err
 		}

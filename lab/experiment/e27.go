@@ -3,7 +3,6 @@ package experiment
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
@@ -62,8 +61,8 @@ func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string)
 		return nil, err
 	}
 	defer cleanup()
-	lpath := filepath.Join(dir, "lists.ivf")
-	if err := iv.WriteLists(lpath); err != nil {
+	lpath := dir.Join("lists.ivf")
+	if err := iv.WriteListsFS(dir.FS, lpath); err != nil {
 		return nil, err
 	}
 	defer iv.CloseLists()
@@ -81,10 +80,10 @@ func E27Measure(env *Env, visit float64, ef int, oversample float64, sim string)
 	var out []DiskPoint
 	for i, m := range modes {
 		env.progress(i, len(modes), "E27 modes")
-		if err := iv.UseDiskLists(lpath, m.opt); err != nil {
+		if err := iv.UseDiskListsFS(dir.FS, lpath, m.opt); err != nil {
 			return nil, err
 		}
-		vf, err := store.Open(vpath, m.opt)
+		vf, err := store.OpenFS(dir.FS, vpath, m.opt)
 		if err != nil {
 			return nil, err
 		}
@@ -134,6 +133,7 @@ func E27Table(env *Env, visit float64, ef int, oversample float64, ps []DiskPoin
 		table.Column{Header: "vector device reads/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "simulated ms/q", Source: table.Lab, Prec: 2},
 		table.Column{Header: "resident B/vector", Source: table.Lab, Prec: 0})
+	simulatedNote(t)
 	for i, p := range ps {
 		res := ivfResident
 		if i%2 == 1 {

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/scratch"
 )
 
 // segmentSetup is how E16, E17, E18, E20 and `veclab bench segments`
@@ -61,7 +61,7 @@ type segmentBuild struct {
 	// time cannot be read, and for a build by segment count).
 	CriticalCPU time.Duration
 	Segments    int
-	temp        string
+	temp        *scratch.Dir
 }
 
 // DocsPerSec is the ingest throughput.
@@ -70,8 +70,8 @@ func (b *segmentBuild) DocsPerSec() float64 { return float64(b.Docs) / b.Elapsed
 // Close closes the collection and removes a temporary directory.
 func (b *segmentBuild) Close() error {
 	err := b.Collection.Close()
-	if b.temp != "" {
-		os.RemoveAll(b.temp)
+	if b.temp != nil {
+		b.temp.Remove()
 	}
 	return err
 }
@@ -107,13 +107,10 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 	dir := s.Dir
 	var fsys vfs.FS
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "veclab-segments-"); err == nil {
-			b.temp = dir
-		} else {
-			// No writable temporary directory (a browser tab): keep the
-			// collection's files in memory.
-			fsys, dir = vfs.NewMem(), "segments"
+		if b.temp, err = scratch.New("veclab-segments-"); err != nil {
+			return nil, fmt.Errorf("experiment: segments: %w", err)
 		}
+		fsys, dir = b.temp.FS, b.temp.Path
 	}
 	cfg := segment.Config{FS: fsys, Dir: dir, Dim: ds.Base.Dim, Metric: env.Metric(), Graph: hnsw.Config{M: s.M, EfConstruction: s.EfConstruction},
 		BuildWorkers: s.BuildWorkers, Seed: env.Seed, FlushDocs: s.FlushDocs, Writers: s.Writers,
@@ -216,8 +213,8 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 
 // Close0 removes the temporary directory of a build that never opened.
 func (b *segmentBuild) Close0() {
-	if b.temp != "" {
-		os.RemoveAll(b.temp)
+	if b.temp != nil {
+		b.temp.Remove()
 	}
 }
 
