@@ -65,8 +65,8 @@ func needBrowser(t testing.TB) {
 // notebook, the explorer's launcher card with its icon, every notebook's
 // saved outputs as a reader first sees them, not run (pictures, not type
 // names; no stray commas; nothing wider than its output area), streams,
-// errors, complete, inspect, is_complete, kernel_info, an interrupted index
-// build, and notebook 02 at small scale.
+// errors, complete, inspect, is_complete, kernel_info and an interrupted
+// index build. TestBrowserNotebooks runs the notebooks.
 func TestBrowser(t *testing.T) {
 	root, err := moduleRoot("")
 	if err != nil {
@@ -139,6 +139,17 @@ func TestBrowserKnobs(t *testing.T) {
 // rendered, and the README's link to notebook 00 opens it.
 func TestBrowserLinks(t *testing.T) {
 	runLite(t, 5*time.Minute, "-links")
+}
+
+// TestBrowserNotebooks serves the JupyterLite site and runs lite.js
+// -notebooks in chromium: every notebook of notebooks/ opened in one page
+// at ?VECLAB_SCALE=small, each with a new Go kernel, and run whole; the
+// first cell that ends in an error fails the test naming the notebook,
+// the cell and the message. Notebook 02 is checked further (its E02 table,
+// its vega-embed charts, its progress bar). The log has each notebook's
+// code cells and wall time.
+func TestBrowserNotebooks(t *testing.T) {
+	runLite(t, 40*time.Minute, "-notebooks")
 }
 
 // runLite serves the JupyterLite site on a free port and runs

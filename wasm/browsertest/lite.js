@@ -37,6 +37,7 @@
 //	node lite.js -widgets URL
 //	node lite.js -knobs URL
 //	node lite.js -links URL
+//	node lite.js -notebooks URL
 //
 // The third form runs only the check of the notebooks' saved outputs.
 // The fourth runs the Go code of FILE as one cell of a new notebook, on
@@ -62,6 +63,14 @@
 // opens in the app, in the same browser tab, its first heading shown;
 // then 02's link to the reading order (notebooks/README.md) opens the
 // README rendered, and its link to a notebook opens that notebook.
+// The eighth runs every notebook (notebooksOnly): each of notebooks/*.ipynb,
+// in name order, opened in one page at ?VECLAB_SCALE=small with a new Go
+// kernel and run whole, cell after cell; the first cell that does not end
+// "ok" fails the run, naming the notebook, the cell and the error. It
+// prints each notebook's code cells and wall time, and checks notebook 02
+// further: its E02 table (HTML) shows recall values, its charts are drawn
+// by vega-embed, and cell 4's progress bar is shown while it runs and gone
+// after it.
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -117,6 +126,11 @@ if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && args
 	linksMode = true;
 	args = args.slice(1);
 }
+let notebooksMode = false;
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && !linksMode && args[0] === "-notebooks") {
+	notebooksMode = true;
+	args = args.slice(1);
+}
 let alone = false;
 if (loadRuns && args[0] === "-alone") {
 	alone = true;
@@ -124,7 +138,7 @@ if (loadRuns && args[0] === "-alone") {
 }
 const base = args[0];
 const screenshot = args[1];
-const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL | node lite.js -links URL";
+const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL | node lite.js -links URL | node lite.js -notebooks URL";
 if (!base) {
 	console.error(usage);
 	process.exit(2);
@@ -1124,11 +1138,136 @@ async function knobsOnly() {
 	}
 }
 
+// runNotebook runs the notebook at path (under the site's root) whole in
+// page, with a new kernel, and returns each code cell's status, wall time,
+// outputs and the displays shown while it ran, and the text of its HTML
+// tables; it stops at the first cell that does not end "ok". With charts
+// it also waits for vega-embed to draw and counts the pictures. The kernel is shut down and the notebook closed
+// after it, unsaved.
+async function runNotebook(page, path, timeout, charts) {
+	return page.evaluate(async ({ path, timeout, charts }) => {
+		const app = window.jupyterapp;
+		const panel = await app.commands.execute("docmanager:open", { path, factory: "Notebook", kernel: { name: "veclab" } });
+		try {
+			await panel.context.ready;
+			await panel.sessionContext.ready;
+			const wait = async (ok, what) => {
+				const t = Date.now();
+				while (!ok()) {
+					if (Date.now() - t > timeout) throw new Error(`${what} after ${timeout} ms`);
+					await new Promise((r) => setTimeout(r, 100));
+				}
+			};
+			await wait(() => panel.sessionContext.session?.kernel?.status === "idle", "kernel not idle");
+			const nb = panel.content;
+			const codeCells = nb.widgets.filter((c) => c.model.type === "code");
+			for (const c of codeCells) c.model.outputs.clear(); // only what this run produces counts
+			const CodeCell = codeCells[0].constructor;
+			const results = [];
+			for (const c of codeCells) {
+				const t = Date.now();
+				// Every display the cell shows while it runs, including the
+				// progress bar the kernel takes away when the cell ends.
+				const shown = [];
+				const seen = (_, args) => {
+					for (const o of args.newValues || []) {
+						const j = o.toJSON();
+						if (j.output_type === "display_data" || j.output_type === "update_display_data") shown.push(j);
+					}
+				};
+				c.model.outputs.changed.connect(seen);
+				const reply = await CodeCell.execute(c, panel.sessionContext);
+				c.model.outputs.changed.disconnect(seen);
+				results.push({ status: reply?.content?.status, ename: reply?.content?.ename, evalue: reply?.content?.evalue, cell: nb.widgets.indexOf(c) + 1, ms: Date.now() - t, outputs: c.model.outputs.toJSON(), shown });
+				if (reply?.content?.status !== "ok") break;
+			}
+			const html = [...panel.node.querySelectorAll(".jp-OutputArea-output table")].map((t) => t.textContent);
+			if (!charts) return { results, html, cells: codeCells.length, all: nb.widgets.length };
+			// A chart is a Vega-Lite picture once vega-embed has drawn it
+			// (it loads and draws after the cell's reply); a picture
+			// without a spec is an svg or img.
+			await wait(() => panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed").length === panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length, "vega-embed did not draw");
+			const vegas = panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length;
+			const svgs = vegas + [...panel.node.querySelectorAll(".jp-OutputArea-output svg, .jp-OutputArea-output img")].filter((e) => !e.closest(".vega-embed")).length;
+			return { results, html, svgs, vegas, cells: codeCells.length, all: nb.widgets.length };
+		} finally {
+			await panel.sessionContext.shutdown().catch(() => {});
+			panel.context.model.dirty = false; // closed unsaved, without a dialog
+			await panel.close();
+		}
+	}, { path, timeout, charts });
+}
+
+// notebooksOnly runs every notebook whole at small scale in one page (see
+// the eighth form above).
+async function notebooksOnly() {
+	const fs = require("fs"), path = require("path");
+	const names = fs.readdirSync(path.join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb")).sort();
+	check(names.length > 0, "no notebooks in notebooks/");
+	const { profile, context } = await launch();
+	const problems = [];
+	const rows = [];
+	try {
+		context.on("request", (req) => {
+			const u = new URL(req.url());
+			if (u.protocol.startsWith("http") && u.origin !== origin) problems.push(`request to another origin: ${req.url()}`);
+		});
+		const page = await context.newPage();
+		let current = "the site";
+		page.on("pageerror", (e) => problems.push(`page error while running ${current}: ${e.message}\n${e.stack || ""}`.slice(0, 1500)));
+		await page.goto(base + "?VECLAB_SCALE=small");
+		await appReady(page, 120000);
+		for (const name of names) {
+			current = name;
+			const t = Date.now();
+			const nb = await runNotebook(page, "notebooks/" + name, 600000, name.startsWith("02-"));
+			const failed = nb.results.find((x) => x.status !== "ok");
+			if (failed) {
+				const i = nb.results.indexOf(failed) + 1;
+				const msg = failed.ename ? `${failed.ename}: ${failed.evalue}` : text(failed.outputs);
+				check(false, `${name}: code cell ${i} of ${nb.cells} (cell ${failed.cell} of ${nb.all}) ended ${failed.status}: ${msg.slice(0, 1500)}`);
+			}
+			check(nb.results.length === nb.cells, `${name}: ran ${nb.results.length} of ${nb.cells} code cells`);
+			const slow = nb.results.reduce((a, x) => (x.ms > a.ms ? x : a), { ms: 0 });
+			rows.push({ name, cells: nb.cells, s: (Date.now() - t) / 1000 });
+			console.log(`ok   ${name}: ${nb.cells} code cells whole at small scale in ${secs(t)} (slowest: cell ${slow.cell}, ${(slow.ms / 1000).toFixed(1)} s)`);
+			if (name.startsWith("02-")) notebook02(nb);
+		}
+		console.log("notebook                                      code cells   wall time");
+		for (const r of rows) console.log(`${r.name.padEnd(46)}${String(r.cells).padStart(10)}${r.s.toFixed(1).padStart(10)} s`);
+		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
+	} finally {
+		await context.close();
+		fs.rmSync(profile, { recursive: true, force: true });
+	}
+}
+
+// notebook02 checks what notebook 02's run showed: an E02 table with
+// recall values, its 2 charts drawn by vega-embed, and cell 4's progress
+// bar shown while it ran and taken away when it ended, its printed lines
+// kept.
+function notebook02(nb) {
+	check(text(nb.results[0].outputs).includes("small") || text(nb.results[0].outputs).includes("n=2000"), `notebook 02 did not run at small scale: ${text(nb.results[0].outputs)}`);
+	const e02 = nb.html.find((t) => t.includes("recall"));
+	check(e02 && /0\.\d{2,}/.test(e02) && /redis/i.test(e02), `notebook 02: no HTML table with recall values: ${JSON.stringify(nb.html).slice(0, 800)}`);
+	check(nb.svgs >= 2, `notebook 02: ${nb.svgs} charts (Vega-Lite, svg or img), want its 2`);
+	check(nb.vegas >= 2, `notebook 02: ${nb.vegas} charts drawn by vega-embed, want its 2 (lab/chart's Vega-Lite specs)`);
+	const isBar = (o) => /\d+ of \d+/.test(text([o]));
+	const bars = nb.results[3].shown.filter(isBar);
+	const left = nb.results[3].outputs.filter((o) => o.output_type === "display_data" && isBar(o));
+	check(bars.length >= 1, `notebook 02 cell 4: no progress bar was shown while it ran (displays shown: ${JSON.stringify(nb.results[3].shown).slice(0, 600)})`);
+	check(left.length === 0, `notebook 02 cell 4: the progress bar stayed after the cell ended: ${JSON.stringify(left).slice(0, 600)}`);
+	check(nb.results[3].outputs.some((o) => o.output_type === "stream"), `notebook 02 cell 4: its printed lines are gone with the bar: ${JSON.stringify(nb.results[3].outputs).slice(0, 600)}`);
+	const recalls = [...e02.matchAll(/0\.\d{3}/g)].slice(0, 6).map((m) => m[0]).join(" ");
+	console.log(`ok   notebook 02: ${nb.html.length} HTML tables (E02 recall values ${recalls} …), ${nb.svgs} charts (${nb.vegas} by vega-embed), cell 4's progress bar shown and taken away`);
+}
+
 async function main() {
 	if (loadRuns) return loadOnly();
 	if (knobsMode) return knobsOnly().then(() => console.log(`PASS (${secs()})`));
 	if (widgetsMode) return widgetsOnly().then(() => console.log(`PASS (${secs()})`));
 	if (linksMode) return linksOnly().then(() => console.log(`PASS (${secs()})`));
+	if (notebooksMode) return notebooksOnly().then(() => console.log(`PASS (${secs()})`));
 	if (cellFile) return cellOnly();
 	if (outputsOnly) {
 		const { profile, context } = await launch();
@@ -1369,74 +1508,6 @@ w`],
 		r = await runCell(page, id, `3*3`, 30000);
 		check(r.status === "ok" && text(r.outputs).trim() === "9", `after a restart: ${JSON.stringify(r)}`);
 		console.log(`ok   restart: a fresh session in ${secs(tr)} (the old variables are gone, 3*3 = 9)`);
-
-		// Notebook 02 at small scale, whole.
-		const t2 = Date.now();
-		await page.goto(base + "?VECLAB_SCALE=small");
-		await appReady(page, 120000);
-		const nb = await page.evaluate(async (timeout) => {
-			const app = window.jupyterapp;
-			const panel = await app.commands.execute("docmanager:open", { path: "notebooks/02-redis-ef-runtime.ipynb", factory: "Notebook", kernel: { name: "veclab" } });
-			await panel.context.ready;
-			await panel.sessionContext.ready;
-			const wait = async (ok, what) => {
-				const t = Date.now();
-				while (!ok()) {
-					if (Date.now() - t > timeout) throw new Error(`${what} after ${timeout} ms`);
-					await new Promise((r) => setTimeout(r, 100));
-				}
-			};
-			await wait(() => panel.sessionContext.session?.kernel?.status === "idle", "kernel not idle");
-			const nb = panel.content;
-			const codeCells = nb.widgets.filter((c) => c.model.type === "code");
-			for (const c of codeCells) c.model.outputs.clear(); // only what this run produces counts
-			const CodeCell = codeCells[0].constructor;
-			const results = [];
-			for (const c of codeCells) {
-				const t = Date.now();
-				// Every display the cell shows while it runs, including the
-				// progress bar the kernel takes away when the cell ends.
-				const shown = [];
-				const seen = (_, args) => {
-					for (const o of args.newValues || []) {
-						const j = o.toJSON();
-						if (j.output_type === "display_data" || j.output_type === "update_display_data") shown.push(j);
-					}
-				};
-				c.model.outputs.changed.connect(seen);
-				const reply = await CodeCell.execute(c, panel.sessionContext);
-				c.model.outputs.changed.disconnect(seen);
-				results.push({ status: reply?.content?.status, ms: Date.now() - t, outputs: c.model.outputs.toJSON(), shown });
-				if (reply?.content?.status !== "ok") break;
-			}
-			const html = [...panel.node.querySelectorAll(".jp-OutputArea-output table")].map((t) => t.textContent);
-			// A chart is a Vega-Lite picture once vega-embed has drawn it
-			// (it loads and draws after the cell's reply); a picture
-			// without a spec is an svg or img.
-			await wait(() => panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed").length === panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length, "vega-embed did not draw");
-			const vegas = panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length;
-			const svgs = vegas + [...panel.node.querySelectorAll(".jp-OutputArea-output svg, .jp-OutputArea-output img")].filter((e) => !e.closest(".vega-embed")).length;
-			return { results, html, svgs, vegas, cells: codeCells.length };
-		}, 600000);
-		const failed = nb.results.find((x) => x.status !== "ok");
-		check(!failed, `notebook 02: cell ${nb.results.indexOf(failed) + 1} of ${nb.cells} ended ${failed && failed.status}: ${failed && text(failed.outputs).slice(0, 1500)}`);
-		check(nb.results.length === nb.cells, `notebook 02 ran ${nb.results.length} of ${nb.cells} cells`);
-		check(text(nb.results[0].outputs).includes("small") || text(nb.results[0].outputs).includes("n=2000"), `notebook 02 did not run at small scale: ${text(nb.results[0].outputs)}`);
-		const e02 = nb.html.find((t) => t.includes("recall"));
-		check(e02 && /0\.\d{2,}/.test(e02) && /redis/i.test(e02), `notebook 02: no HTML table with recall values: ${JSON.stringify(nb.html).slice(0, 800)}`);
-		check(nb.svgs >= 2, `notebook 02: ${nb.svgs} charts (Vega-Lite, svg or img), want its 2`);
-		check(nb.vegas >= 2, `notebook 02: ${nb.vegas} charts drawn by vega-embed, want its 2 (lab/chart's Vega-Lite specs)`);
-		// Cell 4 builds an index under track(): a progress bar (display.Progress)
-		// is shown while it runs and taken away when the cell ends, so the saved
-		// notebook keeps none; the cell's printed lines stay.
-		const isBar = (o) => /\d+ of \d+/.test(text([o]));
-		const bars = nb.results[3].shown.filter(isBar);
-		const left = nb.results[3].outputs.filter((o) => o.output_type === "display_data" && isBar(o));
-		check(bars.length >= 1, `notebook 02 cell 4: no progress bar was shown while it ran (displays shown: ${JSON.stringify(nb.results[3].shown).slice(0, 600)})`);
-		check(left.length === 0, `notebook 02 cell 4: the progress bar stayed after the cell ended: ${JSON.stringify(left).slice(0, 600)}`);
-		check(nb.results[3].outputs.some((o) => o.output_type === "stream"), `notebook 02 cell 4: its printed lines are gone with the bar: ${JSON.stringify(nb.results[3].outputs).slice(0, 600)}`);
-		const recalls = [...e02.matchAll(/0\.\d{3}/g)].slice(0, 6).map((m) => m[0]).join(" ");
-		console.log(`ok   notebook 02 at small scale: ${nb.cells} cells in ${secs(t2)} (slowest ${Math.max(...nb.results.map((x) => x.ms)) / 1000} s), ${nb.html.length} HTML tables (E02 recall values ${recalls} …), ${nb.svgs} charts (${nb.vegas} by vega-embed)`);
 
 		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
 		console.log(`PASS (${secs()})`);
