@@ -2,6 +2,16 @@
 // dense document ids, metrics, search results, the allow-list filter, the
 // vector-source interface and the sentinel errors callers branch on.
 //
+// # One search call
+//
+// Every index answers one call, [Index].Query(q, [Request]), as every
+// faiss::Index answers search(…, SearchParameters*): the Request carries
+// k, the breadth knob (ef, nprobe), the allow-list, a bound shared across
+// segments, layer-0 seeds, patience, and in Params what only one index
+// understands (hnsw.Lucene, hnsw.Rescore). [Request.Validate] checks it in
+// one place and names the field ([ArgError]); [QueryBatch] runs many
+// queries on all cores; [RescoreDepth] is the one k′ = ⌈oversample·k⌉.
+//
 // The engine knows nothing of experiments, Jupyter or browsers. Its tree:
 //
 //   - [github.com/veclab/veclab/engine/vec]: flat float32 slabs and checked distances

@@ -95,10 +95,31 @@ func CheckVector(v []float32, dim int, m Metric) error {
 // CheckK validates a requested number of results.
 func CheckK(k int) error {
 	if k <= 0 {
-		return fmt.Errorf("engine: k must be positive, got %d: %w", k, ErrInvalidArgument)
+		return fmt.Errorf("engine: %w", &ArgError{Field: "k", Value: k, Want: "positive"})
 	}
 	return nil
 }
+
+// ArgError is one argument out of its range: the field as the API that
+// checked it spells it, the value given and the values allowed. It wraps
+// ErrInvalidArgument. A layer above the engine (a store profile, a
+// notebook verb) finds it with errors.As and restates it in its own
+// user's terms — the knob the user set, rather than the engine field it
+// became — instead of parsing the message.
+type ArgError struct {
+	Field string // as the checking API spells it: "k", "breadth", "rescore", "oversample"
+	Value any    // the value given
+	Want  string // the values allowed: "positive", "≥ 0", "in (0, 1]"
+}
+
+// Error reads "<field> must be <want>, got <value>: engine: invalid
+// argument"; the checking package prefixes its own name.
+func (e *ArgError) Error() string {
+	return fmt.Sprintf("%s must be %s, got %v: %v", e.Field, e.Want, e.Value, ErrInvalidArgument)
+}
+
+// Unwrap returns ErrInvalidArgument.
+func (e *ArgError) Unwrap() error { return ErrInvalidArgument }
 
 // Filter is an allow-list: a search returns only documents it allows.
 // A nil Filter allows everything.

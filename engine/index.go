@@ -7,9 +7,14 @@ import (
 	"sync"
 )
 
-// Request carries one query's parameters to any [Index]: how many results,
-// how broad a search, which documents may be returned, and optionally a
-// bound shared with searches of other indexes.
+// Request is one query's parameters, for any [Index], as FAISS's
+// SearchParameters is for any faiss::Index (faiss/Index.h; the
+// index-specific part in a subclass such as SearchParametersHNSW, here
+// in Params): how many results, how broad a search, which documents may
+// be returned, where a graph walk starts and when it stops, a bound
+// shared with the searches of other indexes. The zero value of every
+// field but K is the index's own default; [Request.Validate] checks a
+// request in one place, and every index's Query calls it.
 type Request struct {
 	// K is the number of results wanted (≥ 1).
 	K int
@@ -24,17 +29,52 @@ type Request struct {
 	// supports it prunes against it and offers its own distances to it.
 	// Indexes that do not support it ignore it.
 	Bound *Bound
+	// Seeds, when set, are where a graph search enters its base layer,
+	// instead of descending from the top entry point (Lucene 10.3+'s
+	// KnnSearchStrategy.Seeded: the optimistic collection's re-entry
+	// seeds a segment's second search with its first search's hits).
+	// Seeds out of range are ignored. Not with Bound; indexes without a
+	// graph ignore them.
+	Seeds []ID
+	// Patience ends a graph search's base-layer walk early, as
+	// Elasticsearch 9.3+ does by default (index.dense_vector
+	// .hnsw_enable_early_termination, AdaptiveHnswQueueSaturationCollector).
+	// Not with Bound; indexes without a graph ignore it.
+	Patience bool
+	// Params holds index-specific parameters, as FAISS's
+	// SearchParameters subclasses do (hnsw.Lucene selects Lucene's reader
+	// search on an HNSW graph). An index rejects a Params of a type it
+	// does not know, with ErrInvalidArgument; nil is the index's own search.
+	Params any
 }
 
-// Check validates the request itself (not the query vector).
-func (r Request) Check() error {
+// Validate checks the request itself (not the query vector) and names the
+// first field that is wrong, with its value and the allowed range (an
+// *ArgError), or the two fields that cannot go together.
+func (r Request) Validate() error {
 	if err := CheckK(r.K); err != nil {
 		return err
 	}
 	if r.Breadth < 0 {
-		return fmt.Errorf("engine: breadth must be ≥ 0, got %d: %w", r.Breadth, ErrInvalidArgument)
+		return fmt.Errorf("engine: %w", &ArgError{Field: "breadth", Value: r.Breadth, Want: "≥ 0 (0: the index's default)"})
+	}
+	if r.Bound != nil && len(r.Seeds) > 0 {
+		return fmt.Errorf("engine: seeds (%d given) with a shared bound are not emulated; set one of Seeds and Bound: %w", len(r.Seeds), ErrInvalidArgument)
+	}
+	if r.Bound != nil && r.Patience {
+		return fmt.Errorf("engine: patience with a shared bound is not emulated; set one of Patience and Bound: %w", ErrInvalidArgument)
 	}
 	return nil
+}
+
+// RescoreDepth returns k′ = ⌈oversample·k⌉, the number of candidates a
+// rescored search gathers before re-ranking them with full-precision
+// vectors (Elasticsearch's rescore_vector, dense_vector
+// index_options.rescore_vector, 9.1). It is the one place the engine and
+// the lab compute k′; the caller validates oversample (a store's own
+// range) and clamps k′ to its own limits (Elasticsearch's 10 000).
+func RescoreDepth(k int, oversample float64) int {
+	return int(math.Ceil(oversample * float64(k)))
 }
 
 // Index is the one contract every index of the engine satisfies (flat,

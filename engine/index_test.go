@@ -1,7 +1,10 @@
 package engine_test
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 
@@ -64,4 +67,45 @@ func TestMergeResults(t *testing.T) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
 	}
+}
+
+// TestRequestValidate: every field out of range is refused by name, as
+// an *ArgError a layer above can restate, or with the two fields that
+// cannot go together; the zero value of every field but K is valid.
+func TestRequestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		r     engine.Request
+		field string // the *ArgError's field; "" for a plain error
+		msg   string
+	}{
+		{"k zero", engine.Request{}, "k", "engine: k must be positive, got 0: engine: invalid argument"},
+		{"k negative", engine.Request{K: -2}, "k", "engine: k must be positive, got -2"},
+		{"breadth negative", engine.Request{K: 1, Breadth: -3}, "breadth", "engine: breadth must be ≥ 0 (0: the index's default), got -3"},
+		{"seeds with bound", engine.Request{K: 1, Seeds: []engine.ID{1}, Bound: engine.NewBound(1)}, "", "set one of Seeds and Bound"},
+		{"patience with bound", engine.Request{K: 1, Patience: true, Bound: engine.NewBound(1)}, "", "set one of Patience and Bound"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.r.Validate()
+			if !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err = %v, want ErrInvalidArgument with %q", err, tc.msg)
+			}
+			var ae *engine.ArgError
+			if ok := errors.As(err, &ae); ok != (tc.field != "") || ok && ae.Field != tc.field {
+				t.Fatalf("err = %v: ArgError %v (%+v), want field %q", err, ok, ae, tc.field)
+			}
+		})
+	}
+	for _, r := range []engine.Request{{K: 1}, {K: 5, Breadth: 40, Seeds: []engine.ID{3}, Patience: true}, {K: 1, Bound: engine.NewBound(4)}} {
+		if err := r.Validate(); err != nil {
+			t.Errorf("%+v: %v", r, err)
+		}
+	}
+}
+
+// ExampleRescoreDepth: k′ = ⌈oversample·k⌉ candidates are gathered
+// before rescoring (Elasticsearch's rescore_vector).
+func ExampleRescoreDepth() {
+	fmt.Println(engine.RescoreDepth(10, 1), engine.RescoreDepth(10, 1.5), engine.RescoreDepth(10, 3), engine.RescoreDepth(7, 1.5))
+	// Output: 10 15 30 11
 }

@@ -3,7 +3,8 @@
 // engine, with rich display of tables and charts.
 //
 // [Run] serves one kernel process on the five sockets of a connection file
-// (Jupyter messaging protocol 5.3, github.com/go-zeromq/zmq4): shell,
+// (Jupyter messaging protocol 5.3, with 5.5's supported_features;
+// github.com/go-zeromq/zmq4): shell,
 // control, stdin and heartbeat, plus IOPub for everything the cells
 // produce. Messages with a bad or missing signature are dropped and logged,
 // never executed.
@@ -14,7 +15,7 @@
 // handler. Shell requests are handled in order on the shell goroutine,
 // which is the only one that evaluates (cells and comm callbacks); its
 // reader goroutine decodes them and counts each comm_msg as it arrives; control
-// (interrupt_request, shutdown_request) has its own goroutine so it is
+// (interrupt_request, shutdown_request, debug_request) has its own goroutine so it is
 // served while a cell runs; SIGINT interrupts too (kernelspec
 // interrupt_mode "signal"). IOPub sends are serialized by a mutex. Run
 // returns when ctx is cancelled or a shutdown_request arrives, after
@@ -52,6 +53,26 @@
 // a pager payload (execute_reply payload, source "page"). TestConformance
 // runs jupyter_kernel_test's suite with a sample for every test: all pass,
 // none skips.
+//
+// # Magics, standard input, the debugger's variables panel
+//
+// Cells take IPython's magics (%time, %timeit, %who, %whos, %env,
+// %lsmagic; kernel/eval reads them before gomacro does, so `veclab run`
+// and the wasm build share them). A cell reading os.Stdin (fmt.Scanln,
+// bufio) is answered through input_request on the stdin channel when the
+// execute_request allows stdin, and sees the end of input when it does
+// not. kernel_info_reply says debugger true and lists "debugger" in
+// supported_features (JEP 92), and the kernelspec's metadata says
+// debugger true, which is what JupyterLab reads to offer its Debugger: on
+// the control channel the kernel answers the debug requests of its
+// variables panel (debug.go) — debugInfo, initialize, attach,
+// configurationDone, disconnect, inspectVariables, richInspectVariables —
+// listing the variables, constants and functions the cells defined with
+// their Go types and short values, and a variable rendered as a cell
+// would show it. It stops no cell: breakpoints are answered unverified
+// with a message saying so, and the requests of a stopped program find
+// none. While a cell runs the panel shows the variables as they were when
+// the last cell ended (the interpreter is read only between cells).
 //
 // # Use
 //

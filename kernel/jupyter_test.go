@@ -183,8 +183,76 @@ func TestJupyterClient(t *testing.T) {
 	if inspect["found"] != true {
 		t.Errorf("inspect table.New: %v", inspect)
 	}
-	if li, _ := info["language_info"].(map[string]any); li["name"] != "go" {
+	if li, _ := info["language_info"].(map[string]any); li["name"] != "go" || info["debugger"] != true || fmt.Sprint(info["supported_features"]) != "[debugger]" {
 		t.Errorf("kernel_info: %v", info)
+	}
+	checkDebugger(t, res["debug"])
+}
+
+// checkDebugger checks the debug replies jupyter_check.py got on the
+// control channel, in the order JupyterLab's debugger sends the requests.
+func checkDebugger(t *testing.T, raw json.RawMessage) {
+	t.Helper()
+	var dbg map[string]struct {
+		MsgType string         `json:"msg_type"`
+		Content map[string]any `json:"content"`
+	}
+	var events struct {
+		Events []map[string]any `json:"events"`
+	}
+	if err := json.Unmarshal(raw, &events); err != nil {
+		t.Fatalf("debug: %v", err)
+	}
+	var all map[string]json.RawMessage
+	json.Unmarshal(raw, &all)
+	delete(all, "events")
+	b, _ := json.Marshal(all)
+	if err := json.Unmarshal(b, &dbg); err != nil {
+		t.Fatalf("debug: %v", err)
+	}
+	body := func(name string) map[string]any {
+		r := dbg[name]
+		if r.MsgType != "debug_reply" || r.Content["command"] == nil {
+			t.Fatalf("%s: %+v", name, r)
+		}
+		b, _ := r.Content["body"].(map[string]any)
+		return b
+	}
+	if b := body("info_before"); b["isStarted"] != false || b["richRendering"] != true {
+		t.Errorf("debugInfo before initialize: %v", b)
+	}
+	for _, name := range []string{"initialize", "attach", "configurationDone", "disconnect"} {
+		if dbg[name].Content["success"] != true {
+			t.Errorf("%s: %v", name, dbg[name].Content)
+		}
+	}
+	if b := body("info_after"); b["isStarted"] != true {
+		t.Errorf("debugInfo after initialize: %v", b)
+	}
+	vars := map[string]map[string]any{}
+	for _, v := range body("inspectVariables")["variables"].([]any) {
+		m := v.(map[string]any)
+		vars[m["name"].(string)] = m
+	}
+	for name, want := range map[string][2]string{"recalls": {"[]float64", "[0.616 0.952]"}, "store": {"string", `"redis"`}, "best": {"*table.Table", ""}} {
+		v := vars[name]
+		if v == nil || v["type"] != want[0] || want[1] != "" && v["value"] != want[1] || v["variablesReference"] != float64(0) {
+			t.Errorf("inspectVariables %s: %v (all: %v)", name, v, vars)
+		}
+	}
+	rich := body("richInspectVariables")
+	if data, _ := rich["data"].(map[string]any); !strings.Contains(fmt.Sprint(data["text/html"]), "<table") || !strings.Contains(fmt.Sprint(data["text/html"]), "qdrant") {
+		t.Errorf("richInspectVariables best: %v", rich)
+	}
+	if bps, _ := body("setBreakpoints")["breakpoints"].([]any); len(bps) != 1 || bps[0].(map[string]any)["verified"] != false {
+		t.Errorf("setBreakpoints: %v", dbg["setBreakpoints"].Content)
+	}
+	initialized := false
+	for _, e := range events.Events {
+		initialized = initialized || e["event"] == "initialized"
+	}
+	if !initialized {
+		t.Errorf("no initialized debug_event on IOPub: %v", events.Events)
 	}
 }
 

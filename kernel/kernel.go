@@ -112,6 +112,13 @@ type kernel struct {
 	parent atomic.Pointer[wire.Message]
 
 	shutdown context.CancelFunc
+
+	// evalMu is held by the shell goroutine while it handles a request
+	// (the interpreter is not goroutine-safe); the debugger on the
+	// control channel reads the session's variables only when it can take
+	// it (debug.go).
+	evalMu sync.Mutex
+	dbg    *debugger
 }
 
 // Run serves the kernel until ctx is done or a shutdown_request arrives.
@@ -128,6 +135,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if k.log == nil {
 		k.log = os.Stderr
 	}
+	k.dbg = newDebugger(cfg.Interp, &k.evalMu)
 	k.comms = cfg.Comms
 	if k.comms == nil {
 		k.comms = comm.Default
@@ -411,9 +419,23 @@ func (k *kernel) handle(ctx context.Context, sock zmq4.Socket, chanName string, 
 			k.status(msg, "idle")
 		}
 	}()
+	if chanName == "shell" {
+		// Released before idle is published: JupyterLab asks for the
+		// variables (inspectVariables) on the IOPub messages of an
+		// execute_request, idle the last, and must then find them
+		// readable. The debugger keeps a copy for the requests that come
+		// while a cell runs.
+		k.evalMu.Lock()
+		defer k.evalMu.Unlock()
+		if typ == "execute_request" {
+			defer k.dbg.snapshot()
+		}
+	}
 	switch typ {
 	case "kernel_info_request":
-		k.reply(sock, msg, "kernel_info_reply", kernelInfo())
+		k.reply(sock, msg, "kernel_info_reply", kernelInfo(k.dbg.lister != nil))
+	case "debug_request":
+		k.debugRequest(sock, msg)
 	case "execute_request":
 		k.execute(sock, msg)
 	case "complete_request":
@@ -504,7 +526,13 @@ func (k *kernel) decode(msg *wire.Message, v any) bool {
 	return true
 }
 
-func kernelInfo() map[string]any {
+// kernelInfo is the kernel_info_reply's content; debug says whether the
+// debugger's variables panel is served (debug.go).
+func kernelInfo(debug bool) map[string]any {
+	features := []string{}
+	if debug {
+		features = append(features, "debugger")
+	}
 	return map[string]any{
 		"status":                 "ok",
 		"protocol_version":       wire.ProtocolVersion,
@@ -526,7 +554,11 @@ func kernelInfo() map[string]any {
 			{"text": "Go language", "url": "https://go.dev/ref/spec"},
 			{"text": "gomacro interpreter", "url": "https://github.com/cosmos72/gomacro"},
 		},
-		"debugger": false,
+		// JEP 92's optional features (kernel_info_reply's
+		// supported_features), and the older flag that says the same of
+		// the debugger.
+		"supported_features": features,
+		"debugger":           debug,
 	}
 }
 

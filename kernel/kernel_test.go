@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -239,8 +240,117 @@ func TestKernelProtocol(t *testing.T) {
 		r := content(t, c.recv(c.shell))
 		li := r["language_info"].(map[string]any)
 		if r["status"] != "ok" || r["protocol_version"] != "5.3" || li["name"] != "go" || li["mimetype"] != "text/x-go" ||
-			li["file_extension"] != ".go" || li["pygments_lexer"] != "go" || r["implementation"] != "veclab" {
+			li["file_extension"] != ".go" || li["pygments_lexer"] != "go" || r["implementation"] != "veclab" ||
+			fmt.Sprint(r["supported_features"]) != fmt.Sprint(wantFeatures) || r["debugger"] != (len(wantFeatures) > 0) {
 			t.Errorf("kernel_info_reply: %v", r)
+		}
+	})
+	t.Run("magics", func(t *testing.T) {
+		reply, io := c.execute("%timeit -n 5 -r 2 20 + 22", false)
+		if got := types(io); got != "status,execute_input,stream,status" || content(t, reply)["status"] != "ok" {
+			t.Fatalf("%%timeit: iopub %s, reply %v", got, content(t, reply))
+		}
+		if text, _ := content(t, io[2])["text"].(string); !regexp.MustCompile(`^[0-9.]+ [nµm]?s ± [0-9.]+ [nµm]?s per loop \(mean ± std\. dev\. of 2 runs, 5 loops each\)\n$`).MatchString(text) {
+			t.Errorf("%%timeit printed %q", text)
+		}
+		_, io = c.execute("%time 20 + 22", false)
+		if got := types(io); got != "status,execute_input,stream,execute_result,status" {
+			t.Fatalf("%%time: iopub %s", got)
+		}
+		if text, _ := content(t, io[2])["text"].(string); !strings.HasPrefix(text, "CPU times: user ") || !strings.Contains(text, "\nWall time: ") {
+			t.Errorf("%%time printed %q", text)
+		}
+		reply, io = c.execute("%prun f()", false)
+		if r := content(t, reply); r["status"] != "error" || r["ename"] != "UsageError" || !strings.Contains(fmt.Sprint(r["evalue"]), "`%prun` not found") {
+			t.Errorf("unknown magic: %v", r)
+		}
+		if got := types(io); got != "status,execute_input,error,status" {
+			t.Errorf("unknown magic: iopub %s", got)
+		}
+	})
+	t.Run("debugger variables", func(t *testing.T) {
+		seq := 0
+		debug := func(command string, args map[string]any) map[string]any {
+			seq++
+			c.send(c.control, "debug_request", map[string]any{"seq": seq, "type": "request", "command": command, "arguments": args})
+			r := c.recv(c.control)
+			if r.Header.MsgType != "debug_reply" {
+				t.Fatalf("%s: %s", command, r.Header.MsgType)
+			}
+			m := content(t, r)
+			if m["command"] != command || m["request_seq"] != float64(seq) || m["type"] != "response" {
+				t.Fatalf("%s: reply %v", command, m)
+			}
+			return m
+		}
+		info := debug("debugInfo", map[string]any{})
+		if b := info["body"].(map[string]any); b["isStarted"] != false || fmt.Sprint(b["breakpoints"]) != "[]" || b["tmpFileSuffix"] != ".go" {
+			t.Errorf("debugInfo before initialize: %v", info)
+		}
+		if r := debug("initialize", map[string]any{"clientID": "jupyterlab", "adapterID": "veclab"}); r["success"] != true {
+			t.Fatalf("initialize: %v", r)
+		}
+		for _, cmd := range []string{"attach", "configurationDone"} {
+			if r := debug(cmd, map[string]any{}); r["success"] != true {
+				t.Errorf("%s: %v", cmd, r)
+			}
+		}
+		if b := debug("debugInfo", map[string]any{})["body"].(map[string]any); b["isStarted"] != true {
+			t.Errorf("debugInfo after initialize: %v", b)
+		}
+		c.execute("dbgCount := 42\ndbgName := \"gopher\"\ndbgVec := []float32{1, 2, 3}", false)
+		vars := debug("inspectVariables", map[string]any{})["body"].(map[string]any)["variables"].([]any)
+		got := map[string]string{}
+		for _, v := range vars {
+			m := v.(map[string]any)
+			got[m["name"].(string)] = fmt.Sprintf("%v|%v|%v", m["type"], m["value"], m["variablesReference"])
+		}
+		for name, want := range map[string]string{"dbgCount": "int|42|0", "dbgName": `string|"gopher"|0`, "dbgVec": "[]float32|[1 2 3]|0"} {
+			if got[name] != want {
+				t.Errorf("inspectVariables %s = %q, want %q (all: %v)", name, got[name], want, got)
+			}
+		}
+		// While a cell runs, the variables as the last cell left them, at
+		// once; when it has ended (its idle sent), with what it defined.
+		names := func() string {
+			var ns []string
+			for _, v := range debug("inspectVariables", map[string]any{})["body"].(map[string]any)["variables"].([]any) {
+				ns = append(ns, v.(map[string]any)["name"].(string))
+			}
+			return strings.Join(ns, " ")
+		}
+		id := c.send(c.shell, "execute_request", map[string]any{"code": "import \"time\"\ntime.Sleep(1500 * time.Millisecond)\nduring := 1"})
+		time.Sleep(300 * time.Millisecond)
+		start := time.Now()
+		if ns := names(); strings.Contains(ns, "during") || !strings.Contains(ns, "dbgCount") {
+			t.Errorf("inspectVariables while a cell runs: %s", ns)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("inspectVariables waited %v for the running cell", d)
+		}
+		c.recv(c.shell)
+		c.waitIdle(id, 10*time.Second)
+		if ns := names(); !strings.Contains(ns, "during") {
+			t.Errorf("inspectVariables after the cell: %s", ns)
+		}
+		rich := debug("richInspectVariables", map[string]any{"variableName": "dbgVec"})
+		if data, _ := rich["body"].(map[string]any)["data"].(map[string]any); rich["success"] != true || data["text/plain"] != "[1 2 3]" {
+			t.Errorf("richInspectVariables: %v", rich)
+		}
+		if r := debug("richInspectVariables", map[string]any{"variableName": "nope"}); r["success"] != false {
+			t.Errorf("richInspectVariables of an unknown name: %v", r)
+		}
+		bp := debug("setBreakpoints", map[string]any{"source": map[string]any{"path": "/tmp/x.go"}, "breakpoints": []any{map[string]any{"line": 2}}})
+		if b := bp["body"].(map[string]any)["breakpoints"].([]any); len(b) != 1 || b[0].(map[string]any)["verified"] != false ||
+			!strings.Contains(fmt.Sprint(b[0].(map[string]any)["message"]), "not supported") {
+			t.Errorf("setBreakpoints: %v", bp)
+		}
+		if r := debug("stepIn", map[string]any{"threadId": 1}); r["success"] != false || !strings.Contains(fmt.Sprint(r["message"]), "stepIn is not supported") {
+			t.Errorf("stepIn: %v", r)
+		}
+		debug("disconnect", map[string]any{"restart": false, "terminateDebuggee": false})
+		if b := debug("debugInfo", map[string]any{})["body"].(map[string]any); b["isStarted"] != false {
+			t.Errorf("debugInfo after disconnect: %v", b)
 		}
 	})
 	t.Run("execute value", func(t *testing.T) {
@@ -567,3 +677,6 @@ func TestParentPID(t *testing.T) {
 		})
 	}
 }
+
+// wantFeatures is what kernel_info_reply's supported_features lists.
+var wantFeatures = []any{"debugger"}

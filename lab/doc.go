@@ -7,8 +7,9 @@
 //	dataset (generated, or read from .fvecs)   lab/dataset
 //	  → truth (exact search, engine/flat)       lab/dataset.Truth
 //	  → a store profile builds an index          lab/profile
-//	  → queries with a filter, a k, a breadth    lab/experiment
-//	  → results + per-query statistics
+//	  → queries with a filter, a k, a breadth    lab/measure (Exact, Where,
+//	  → results + per-query statistics            Store, Index, SweepEf, …),
+//	                                              lab/experiment
 //	  → metrics (recall, latency, QPS, hits)     lab/metrics
 //	    timed by one loop (metrics.Loop) in
 //	    every bench, experiment and the explorer

@@ -104,7 +104,7 @@ func runInstall(args []string, stdout, stderr io.Writer) error {
 		Language:      "go",
 		InterruptMode: "signal",
 		Env:           map[string]string{},
-		Metadata:      map[string]any{"debugger": false, "veclab_version": kernel.Version},
+		Metadata:      map[string]any{"debugger": true, "veclab_version": kernel.Version}, // JupyterLab shows its Debugger (the variables panel) for a kernelspec that says so
 	}
 	js, err := json.MarshalIndent(spec, "", "  ")
 	if err != nil {

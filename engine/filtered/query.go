@@ -28,8 +28,11 @@ func (c *Collection) Dim() int { return c.vectors.Dim }
 // alone does not promise. r.Bound is ignored. The stats are [Stats]'s
 // engine counters.
 func (c *Collection) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
-	if err := r.Check(); err != nil {
+	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("filtered: query: %w", err)
+	}
+	if r.Params != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("filtered: query: Params of type %T (a filtered collection takes none): %w", r.Params, engine.ErrInvalidArgument)
 	}
 	if c.vectors.N == 0 {
 		return nil, engine.SearchStats{}, fmt.Errorf("filtered: query: %w", engine.ErrEmpty)

@@ -12,8 +12,11 @@ import (
 // beside it) prune against them, as a Lucene segment searched exactly
 // still feeds the multi-leaf collector.
 func (x *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
-	if err := r.Check(); err != nil {
+	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("flat: query: %w", err)
+	}
+	if r.Params != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("flat: query: Params of type %T (exact search has none): %w", r.Params, engine.ErrInvalidArgument)
 	}
 	res, st, err := x.Search(q, r.K, r.Filter)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/veclab/veclab/engine/vec"
 )
 
-// BenchmarkSearchBatch times SearchBatch (engine.Cores() workers) on the
+// BenchmarkSearchBatch times engine.QueryBatch (engine.Cores() workers) on the
 // BenchmarkSearch fixture at ef 40 and 64, issued by 1, 2, 4 and 8
 // concurrent clients each sending its share of the 100 queries as one
 // batch; with more clients than cores their pools share the cores.
@@ -31,7 +31,7 @@ func BenchmarkSearchBatch(b *testing.B) {
 						wg.Add(1)
 						go func() {
 							defer wg.Done()
-							r, err := ix.SearchBatchContext(context.Background(), sub, benchK, ef, nil)
+							r, err := engine.QueryBatch(context.Background(), ix, sub.N, sub.Row, engine.Request{K: benchK, Breadth: ef}, 0)
 							if err != nil {
 								b.Error(err)
 							}

@@ -11,10 +11,10 @@ import (
 	"github.com/veclab/veclab/engine/vec"
 )
 
-// SearchBatch answers every row as a lone Search does, in row order, on
+// engine.QueryBatch over a graph answers every row as a lone Query does, in row order, on
 // one worker and several, with and without a filter; a bad row fails the
 // batch naming it; a done context stops it with the context's error.
-func TestSearchBatch(t *testing.T) {
+func TestQueryBatch(t *testing.T) {
 	n, dim := 2000, 16
 	base := clustered(n, dim, 10, 0.3, 2)
 	ix, err := New(Config{Dim: dim, Metric: engine.Cosine, EfConstruction: 64, Seed: 1, Workers: 1})
@@ -28,7 +28,7 @@ func TestSearchBatch(t *testing.T) {
 	even := engine.FilterFunc(func(id engine.ID) bool { return id%2 == 0 })
 	for _, workers := range []int{1, 3} {
 		for _, allow := range []engine.Filter{nil, even} {
-			got, err := ix.SearchBatchWorkers(context.Background(), qs, 10, 40, allow, workers)
+			got, err := engine.QueryBatch(context.Background(), ix, qs.N, qs.Row, engine.Request{K: 10, Breadth: 40, Filter: allow}, workers)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,7 +36,7 @@ func TestSearchBatch(t *testing.T) {
 				t.Fatalf("%d result lists for %d queries", len(got), qs.N)
 			}
 			for i := range qs.N {
-				want, err := ix.SearchFilter(qs.Row(i), 10, 40, allow)
+				want, _, err := ix.Query(qs.Row(i), engine.Request{K: 10, Breadth: 40, Filter: allow})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -50,18 +50,22 @@ func TestSearchBatch(t *testing.T) {
 	for j := range dim {
 		bad.Row(1)[j] = 0 // a zero vector has no cosine
 	}
-	if _, err := ix.SearchBatch(bad, 10, 40, nil); err == nil || !strings.Contains(err.Error(), "query 1") {
+	if _, err := engine.QueryBatch(nil, ix, bad.N, bad.Row, engine.Request{K: 10, Breadth: 40}, 0); err == nil || !strings.Contains(err.Error(), "query 1") {
 		t.Fatalf("zero query row 1: got %v, want an error naming query 1", err)
 	}
-	if _, err := ix.SearchBatch(&vec.Matrix{N: 1, Dim: dim + 1, Stride: dim + 1, Data: make([]float32, dim+1)}, 10, 40, nil); !errors.Is(err, engine.ErrDimension) {
+	wide := &vec.Matrix{N: 1, Dim: dim + 1, Stride: dim + 1, Data: make([]float32, dim+1)}
+	if _, err := engine.QueryBatch(nil, ix, wide.N, wide.Row, engine.Request{K: 10, Breadth: 40}, 0); !errors.Is(err, engine.ErrDimension) {
 		t.Fatalf("wrong dimension: %v", err)
 	}
-	if _, err := ix.SearchBatch(nil, 10, 40, nil); !errors.Is(err, engine.ErrInvalidArgument) {
-		t.Fatalf("nil matrix: %v", err)
+	if _, err := engine.QueryBatch(nil, nil, qs.N, qs.Row, engine.Request{K: 10}, 0); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatalf("nil index: %v", err)
+	}
+	if _, err := engine.QueryBatch(nil, ix, qs.N, qs.Row, engine.Request{K: 0}, 0); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Fatalf("k = 0: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ix.SearchBatchContext(ctx, qs, 10, 40, nil); !errors.Is(err, context.Canceled) {
+	if _, err := engine.QueryBatch(ctx, ix, qs.N, qs.Row, engine.Request{K: 10, Breadth: 40}, 0); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled context: %v", err)
 	}
 }

@@ -270,7 +270,7 @@ func (s *refSearcher) layer0Bound(q []float32, sc engine.QueryScorer, ep engine.
 	s.upd = s.upd[:0]
 }
 
-// TestSharedLoopMatchesReference runs Search and SearchBound (each bound
+// TestSharedLoopMatchesReference runs Search without and with a shared bound (each bound
 // shared by two consecutive queries, so that the second sees the first's
 // distances) against refSearcher on a fixed seed, over every metric, ef
 // from 10 to 200, no filter and two allow-lists: results, distances (bit
@@ -299,7 +299,7 @@ func TestSharedLoopMatchesReference(t *testing.T) {
 				for i := 0; i < nq; i++ {
 					q := data.Row(n + i)
 					want, wst := ref.search(q, k, ef, allow, nil)
-					got, err := s.Search(q, k, ef, allow)
+					got, err := s.Search(q, engine.Request{K: k, Breadth: ef, Filter: allow})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -308,7 +308,7 @@ func TestSharedLoopMatchesReference(t *testing.T) {
 						gotB, refB = engine.NewBound(ef), engine.NewBound(ef)
 					}
 					want, wst = ref.search(q, k, ef, allow, refB)
-					got, err = s.SearchBound(q, k, ef, allow, gotB)
+					got, err = s.Search(q, engine.Request{K: k, Breadth: ef, Filter: allow, Bound: gotB})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -358,9 +358,9 @@ func BenchmarkSharedLoopVsReference(b *testing.B) {
 				}
 				shared := func(q []float32) {
 					if v == "bound" {
-						s.SearchBound(q, benchK, ef, nil, engine.NewBound(ef))
+						s.Search(q, engine.Request{K: benchK, Breadth: ef, Bound: engine.NewBound(ef)})
 					} else {
-						s.Search(q, benchK, ef, allow)
+						s.Search(q, engine.Request{K: benchK, Breadth: ef, Filter: allow})
 					}
 				}
 				old := func(q []float32) {

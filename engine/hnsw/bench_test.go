@@ -97,7 +97,7 @@ func BenchmarkSearch(b *testing.B) {
 				var rec float64
 				var dc int
 				for i := 0; i < benchQ; i++ {
-					res, err := s.Search(bench.q.Row(i), benchK, ef, nil)
+					res, err := s.Search(bench.q.Row(i), engine.Request{K: benchK, Breadth: ef})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -105,7 +105,7 @@ func BenchmarkSearch(b *testing.B) {
 					dc += s.Stats().DistComps
 				}
 				timeQueries(b, func(i int) {
-					s.Search(bench.q.Row(i%benchQ), benchK, ef, nil)
+					s.Search(bench.q.Row(i%benchQ), engine.Request{K: benchK, Breadth: ef})
 				})
 				b.ReportMetric(rec/benchQ, "recall@10")
 				b.ReportMetric(float64(dc)/benchQ, "distcomps/query")
@@ -141,7 +141,7 @@ func timeQueries(b *testing.B, query func(i int)) {
 // on the BenchmarkSearch fixture (efConstruction 64): an allow-list
 // filter passing half the ids (traversed but not returned, hnswlib's
 // isIdAllowed) and the shared bound of a multi-segment search
-// (SearchBound, a fresh engine.Bound per query, as one segment alone).
+// (Request.Bound, a fresh engine.Bound per query, as one segment alone).
 func BenchmarkSearchVariants(b *testing.B) {
 	half := engine.FilterFunc(func(id engine.ID) bool { return id%2 == 0 })
 	for _, ef := range []int{40, 100} {
@@ -152,9 +152,9 @@ func BenchmarkSearchVariants(b *testing.B) {
 				run := func(i int) ([]engine.Result, error) {
 					q := bench.q.Row(i % benchQ)
 					if v == "bound" {
-						return s.SearchBound(q, benchK, ef, nil, engine.NewBound(ef))
+						return s.Search(q, engine.Request{K: benchK, Breadth: ef, Bound: engine.NewBound(ef)})
 					}
-					return s.Search(q, benchK, ef, half)
+					return s.Search(q, engine.Request{K: benchK, Breadth: ef, Filter: half})
 				}
 				var rec float64
 				var dc int

@@ -15,7 +15,8 @@ type conf struct{ ix *Index }
 
 func (c conf) Len() int { return c.ix.Len() }
 func (c conf) Search(q []float32, k int, allow engine.Filter) ([]engine.Result, error) {
-	return c.ix.SearchFilter(q, k, 100, allow)
+	res, _, err := c.ix.Query(q, engine.Request{K: k, Breadth: 100, Filter: allow})
+	return res, err
 }
 func (c conf) Reload() (indextest.Searchable, error) {
 	m := vfs.NewMem()

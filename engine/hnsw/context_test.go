@@ -40,7 +40,7 @@ func TestAddBatchContextCancel(t *testing.T) {
 	}
 	t.Logf("stopped with %d of %d rows linked: %v ", ix.Len(), n, err)
 	// The prefix is a working index: row 0 finds itself.
-	res, err := ix.Search(base.Row(0), 1, 64)
+	res, _, err := ix.Query(base.Row(0), engine.Request{K: 1, Breadth: 64})
 	if err != nil || len(res) != 1 || ix.Key(res[0].ID) != 0 {
 		t.Fatalf("search after an interrupted build: %v %v", res, err)
 	}

@@ -9,7 +9,7 @@
 //	ix, err := hnsw.New(hnsw.Config{Dim: 384, M: 16, EfConstruction: 64})
 //	err = ix.AddBatch(keys, vectors)             // all cores; Workers: 1 is deterministic
 //	s := ix.NewSearcher()                        // one per goroutine
-//	res, err := s.Search(q, 10, 64, nil)         // []engine.Result, dense ids, nearest first
+//	res, err := s.Search(q, engine.Request{K: 10, Breadth: 64}) // dense ids, nearest first
 //	key := ix.Key(res[0].ID)                     // back to the caller's key
 //	st := s.Stats()                              // distance computations, hops, visited
 //	err = ix.Save(vfs.Default, "x.hnsw")         // atomic, checksummed
@@ -39,6 +39,15 @@
 //     validates the whole batch first.
 //
 // # Search
+//
+// One call searches, as faiss::Index::search does with its
+// SearchParameters: [Searcher.Search] (per goroutine, allocation-free)
+// and [Index.Query] (the engine.Index seam, pooling Searchers) take an
+// [engine.Request] whose fields carry every variant — k, ef (Breadth),
+// the allow-list, layer-0 seeds, patience, a bound shared across
+// segments — and whose Params select Lucene's reader search ([Lucene])
+// or rescoring ([Rescore]). [Searcher.SearchTrace] is the same search
+// with a recorder. [engine.QueryBatch] answers many queries on all cores.
 //
 // [Searcher.Search] descends greedily (ef = 1) from the entry point to
 // layer 1, then runs hnswlib's base-layer loop (searchBaseLayerST) with
@@ -79,8 +88,7 @@
 //	ix.NewQueryScorer(q) (engine.QueryScorer, error)
 //	s.Scorer(q) (engine.QueryScorer, error) // same, no allocation (float path)
 //	ix.GreedyDescend(sc, *stats) (engine.ID, float32)   // Alg. 5 lines 1–4
-//	s.Layer0(sc, ep, epDist, ef, allow) []engine.Result // the default loop
-//	s.SearchTrace(q, k, ef, allow) (*Trace, error)      // Search, recording each layer's hops and scored nodes
+//	s.SearchTrace(q, r) (*Trace, error)     // Search, recording each layer's hops and scored nodes
 //
 // engine/internal/topk provides the heaps and the epoch visited set.
 //
@@ -89,17 +97,16 @@
 // With Config.Codes (or [Index.AttachCodes]) the graph is built with
 // CodeStore.Pair and searched with CodeStore.NewQueryScorer; the float32
 // slab is kept so callers can rescore. Result distances are then the
-// codes' distances. [Searcher.SearchRescored] gathers ⌈oversample·k⌉
-// candidates by code distance and re-ranks them with full vectors from an
+// codes' distances. A request with a [Rescore] gathers
+// k′ = engine.RescoreDepth(k, oversample) candidates by code distance and re-ranks them with full vectors from an
 // engine/rescore.Rescorer (a RAM slab or the on-disk vector file, with
 // counted reads), Elasticsearch's rescore_vector.
 //
 // # Concurrency
 //
 // An Index may be searched from many goroutines at once (one Searcher
-// each, or Index.Search which pools them). [Index.SearchBatch] answers a
-// matrix of queries on engine.Cores() goroutines, one pooled Searcher each,
-// in row order. Add, AddBatch and AttachCodes
+// each, or Index.Query which pools them); engine.QueryBatch answers many
+// queries on engine.Cores() goroutines through Query, in row order. Add, AddBatch and AttachCodes
 // take the index's write lock, so searches wait for them. Inside AddBatch,
 // Workers goroutines insert concurrently with striped per-node locks: a
 // reader copies a neighbour list under its node's lock and computes

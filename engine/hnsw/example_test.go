@@ -30,7 +30,7 @@ func Example() {
 		panic(err)
 	}
 	s := ix.NewSearcher()
-	res, err := s.Search([]float32{3.1, 4.2}, 3, 20, nil)
+	res, err := s.Search([]float32{3.1, 4.2}, engine.Request{K: 3, Breadth: 20})
 	if err != nil {
 		panic(err)
 	}
@@ -47,7 +47,7 @@ func ExampleSearcher_Search_filter() {
 	ix, _ := hnsw.New(hnsw.Config{Dim: 2, Metric: engine.L2, M: 8, Workers: 1})
 	ix.AddBatch(make100Keys(), grid())
 	odd := engine.FilterFunc(func(id engine.ID) bool { return id%2 == 1 })
-	res, _ := ix.NewSearcher().Search([]float32{4, 4}, 2, 20, odd)
+	res, _ := ix.NewSearcher().Search([]float32{4, 4}, engine.Request{K: 2, Breadth: 20, Filter: odd})
 	for _, r := range res {
 		fmt.Println(r.ID, r.Dist)
 	}
@@ -94,9 +94,11 @@ func ExampleIndex_GreedyDescend() {
 	ix, _ := hnsw.New(hnsw.Config{Dim: 2, Metric: engine.L2, Workers: 1})
 	ix.AddBatch(make100Keys(), grid())
 	s := ix.NewSearcher()
-	sc, _ := s.Scorer([]float32{9, 9})
-	ep, d := ix.GreedyDescend(sc, nil) // entry for layer 0
-	w := s.Layer0(sc, ep, d, 10, nil)  // the default base-layer loop
+	q := []float32{9, 9}
+	sc, _ := s.Scorer(q)
+	ep, _ := ix.GreedyDescend(sc, nil) // entry for layer 0
+	// The base-layer loop from there: a search seeded with that entry.
+	w, _ := s.Search(q, engine.Request{K: 1, Breadth: 10, Seeds: []engine.ID{ep}})
 	fmt.Println(w[0].ID, w[0].Dist)
 	// Output: 99 0
 }

@@ -42,7 +42,7 @@ func TestRecall(t *testing.T) {
 			var sum float64
 			for i := 0; i < nq; i++ {
 				q := data.Row(n + i)
-				got, err := s.Search(q, k, tc.ef, nil)
+				got, err := s.Search(q, engine.Request{K: k, Breadth: tc.ef})
 				if err != nil {
 					t.Fatal(err)
 				}

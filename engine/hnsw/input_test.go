@@ -47,7 +47,7 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Search([]float32{1, 0, 0, 0}, 3, 0); !errors.Is(err, engine.ErrEmpty) {
+	if _, _, err := ix.Query([]float32{1, 0, 0, 0}, engine.Request{K: 3}); !errors.Is(err, engine.ErrEmpty) {
 		t.Fatalf("search of empty index: %v", err)
 	}
 	base := clustered(50, dim, 3, 0.5, 3)
@@ -86,23 +86,67 @@ func TestBadInput(t *testing.T) {
 		{"batch short data", func() error {
 			return ix.AddBatch([]uint64{400, 401}, &vec.Matrix{N: 2, Dim: dim, Stride: dim, Data: make([]float32, dim)})
 		}, engine.ErrInvalidArgument},
-		{"search k=0", func() error { _, err := ix.Search([]float32{1, 0, 0, 0}, 0, 10); return err }, engine.ErrInvalidArgument},
-		{"search k<0", func() error { _, err := ix.Search([]float32{1, 0, 0, 0}, -1, 10); return err }, engine.ErrInvalidArgument},
+		{"search k=0", func() error {
+			_, _, err := ix.Query([]float32{1, 0, 0, 0}, engine.Request{K: 0, Breadth: 10})
+			return err
+		}, engine.ErrInvalidArgument},
+		{"search k<0", func() error {
+			_, _, err := ix.Query([]float32{1, 0, 0, 0}, engine.Request{K: -1, Breadth: 10})
+			return err
+		}, engine.ErrInvalidArgument},
 		// Every public entry checks k once; the shared search trusts it.
-		{"searcher k=0", func() error { _, err := ix.NewSearcher().Search([]float32{1, 0, 0, 0}, 0, 10, nil); return err }, engine.ErrInvalidArgument},
+		{"searcher k=0", func() error {
+			_, err := ix.NewSearcher().Search([]float32{1, 0, 0, 0}, engine.Request{K: 0, Breadth: 10})
+			return err
+		}, engine.ErrInvalidArgument},
 		{"seeded k=0", func() error {
-			_, err := ix.NewSearcher().SearchSeeded([]float32{1, 0, 0, 0}, 0, 10, nil, []engine.ID{0})
+			_, err := ix.NewSearcher().Search([]float32{1, 0, 0, 0}, engine.Request{K: 0, Breadth: 10, Seeds: []engine.ID{0}})
 			return err
 		}, engine.ErrInvalidArgument},
 		{"bound k=0", func() error {
-			_, err := ix.NewSearcher().SearchBound([]float32{1, 0, 0, 0}, 0, 10, nil, engine.NewBound(10))
+			_, err := ix.NewSearcher().Search([]float32{1, 0, 0, 0}, engine.Request{K: 0, Breadth: 10, Bound: engine.NewBound(10)})
 			return err
 		}, engine.ErrInvalidArgument},
-		{"trace k=0", func() error { _, err := ix.NewSearcher().SearchTrace([]float32{1, 0, 0, 0}, 0, 10, nil); return err }, engine.ErrInvalidArgument},
+		{"trace k=0", func() error {
+			_, err := ix.NewSearcher().SearchTrace([]float32{1, 0, 0, 0}, engine.Request{K: 0, Breadth: 10})
+			return err
+		}, engine.ErrInvalidArgument},
+		// The request is validated in one place (engine.Request.Validate)
+		// and the index's own parameters by the search.
+		{"breadth<0", func() error {
+			_, _, err := ix.Query([]float32{1, 0, 0, 0}, engine.Request{K: 3, Breadth: -1})
+			return err
+		}, engine.ErrInvalidArgument},
+		{"seeds with bound", func() error {
+			_, _, err := ix.Query([]float32{1, 0, 0, 0}, engine.Request{K: 3, Seeds: []engine.ID{0}, Bound: engine.NewBound(10)})
+			return err
+		}, engine.ErrInvalidArgument},
+		{"patience with bound", func() error {
+			_, _, err := ix.Query([]float32{1, 0, 0, 0}, engine.Request{K: 3, Patience: true, Bound: engine.NewBound(10)})
+			return err
+		}, engine.ErrInvalidArgument},
+		{"unknown params", func() error {
+			_, _, err := ix.Query([]float32{1, 0, 0, 0}, engine.Request{K: 3, Params: struct{}{}})
+			return err
+		}, engine.ErrInvalidArgument},
+		{"lucene with bound", func() error {
+			_, _, err := ix.Query([]float32{1, 0, 0, 0}, engine.Request{K: 3, Bound: engine.NewBound(10), Params: &Lucene{}})
+			return err
+		}, engine.ErrInvalidArgument},
+		{"trace with seeds", func() error {
+			_, err := ix.NewSearcher().SearchTrace([]float32{1, 0, 0, 0}, engine.Request{K: 3, Seeds: []engine.ID{0}})
+			return err
+		}, engine.ErrInvalidArgument},
 		{"query k=0", func() error { _, _, err := ix.Query([]float32{1, 0, 0, 0}, engine.Request{Breadth: 10}); return err }, engine.ErrInvalidArgument},
-		{"search dimension", func() error { _, err := ix.Search([]float32{1, 0}, 3, 10); return err }, engine.ErrDimension},
-		{"search NaN", func() error { _, err := ix.Search([]float32{nan, 0, 0, 0}, 3, 10); return err }, engine.ErrInvalidVector},
-		{"search zero", func() error { _, err := ix.Search([]float32{0, 0, 0, 0}, 3, 10); return err }, engine.ErrZeroVector},
+		{"search dimension", func() error { _, _, err := ix.Query([]float32{1, 0}, engine.Request{K: 3, Breadth: 10}); return err }, engine.ErrDimension},
+		{"search NaN", func() error {
+			_, _, err := ix.Query([]float32{nan, 0, 0, 0}, engine.Request{K: 3, Breadth: 10})
+			return err
+		}, engine.ErrInvalidVector},
+		{"search zero", func() error {
+			_, _, err := ix.Query([]float32{0, 0, 0, 0}, engine.Request{K: 3, Breadth: 10})
+			return err
+		}, engine.ErrZeroVector},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.add()
@@ -129,7 +173,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal("tiny vector not stored normalised")
 	}
 	// ef < k is raised to k.
-	res, err := ix.Search([]float32{1, 0, 0, 0}, 20, 1)
+	res, _, err := ix.Query([]float32{1, 0, 0, 0}, engine.Request{K: 20, Breadth: 1})
 	if err != nil || len(res) != 20 {
 		t.Fatalf("k=20, ef=1: %d results, %v", len(res), err)
 	}

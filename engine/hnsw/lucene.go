@@ -8,19 +8,30 @@ import (
 	"github.com/veclab/veclab/engine/internal/topk"
 )
 
-// LuceneRequest is one segment's search as Lucene 10.3 runs it for a
-// kNN query with a filter (apache/lucene 10.3,
+// Lucene, as an engine.Request's Params, asks for one segment's search as
+// Lucene 10.3 runs it for a kNN query with a filter (apache/lucene 10.3,
 // lucene/core/src/java/org/apache/lucene/codecs/lucene99/Lucene99HnswVectorsReader.java
 // search, lucene/core/src/java/org/apache/lucene/util/hnsw/HnswGraphSearcher.java
-// and FilteredHnswGraphSearcher.java): a TopKnnCollector of size K that
-// stops once it has scored VisitLimit nodes, over the accepted ids.
-type LuceneRequest struct {
-	// K is the collector's size: the per-leaf k of the optimistic first
-	// pass, or the query's k (Elasticsearch's num_candidates).
-	K int
-	// Accept is the filter's accepted ids (nil: every id) and Accepted
-	// its cardinality (Lucene's filteredDocCount).
-	Accept   *engine.Bitset
+// and FilteredHnswGraphSearcher.java): a TopKnnCollector of size K (the
+// per-leaf k of the optimistic first pass, or the query's k,
+// Elasticsearch's num_candidates) that stops once it has scored
+// VisitLimit nodes, over the ids the request's Filter accepts. The
+// request's Seeds are the layer-0 entry points (KnnSearchStrategy
+// .Seeded: the optimistic collection's re-entry) instead of the upper
+// layers' descent, and its Patience wraps the collector in
+// Elasticsearch 9.3+'s adaptive early exit: both layer-0 searchers close
+// each expanded candidate with it (KnnSearchStrategy.Patience
+// .nextVectorsBlock); a walk it ends is complete as far as the query is
+// concerned (no exact fallback: Lucene 10.4's
+// HnswQueueSaturationCollector.topDocs, and EarlyTerminated stays the
+// visit limit's). Breadth is not used (the collector's size is K) and a
+// Bound is refused.
+//
+// The search sets Visited, EarlyTerminated and Path; a Lucene value is
+// one search's, not to be shared by concurrent searches.
+type Lucene struct {
+	// Accepted is the cardinality of the request's Filter (Lucene's
+	// filteredDocCount); unused without a Filter.
 	Accepted int
 	// VisitLimit is TopKnnCollector's visitedLimit: the search is early
 	// terminated once it has scored this many nodes (0: no limit).
@@ -32,21 +43,25 @@ type LuceneRequest struct {
 	// default and Elasticsearch's acorn heuristic: 60; Elasticsearch's
 	// fanout heuristic: 0, never).
 	FilteredSearchThreshold int
-	// Seeds, when set, are the layer-0 entry points (KnnSearchStrategy
-	// .Seeded: the optimistic collection's re-entry), instead of the
-	// upper layers' descent.
-	Seeds []engine.ID
-	// Patience wraps the collector in Elasticsearch 9.3+'s adaptive
-	// early exit (see [QueryOptions.Patience]): both layer-0 searchers
-	// close each expanded candidate with it (KnnSearchStrategy.Patience
-	// .nextVectorsBlock). A walk it ends is complete as far as the
-	// query is concerned (no exact fallback: Lucene 10.4's
-	// HnswQueueSaturationCollector.topDocs, and EarlyTerminated stays
-	// the visit limit's).
-	Patience bool
+	// Exact is AbstractKnnVectorQuery.exactSearch instead of the reader's
+	// search: every id the Filter allows scored with the index's scorer
+	// (the codes when it has them, as the quantized formats'
+	// FloatVectorValues.scorer does), the K nearest kept (min(k,
+	// accepted) in Lucene's HitQueue). Seeds, Patience and the visit
+	// limit do not apply.
+	Exact bool
+
+	// Visited is TopKnnCollector's visited count (scored nodes).
+	Visited int
+	// EarlyTerminated reports that the visit limit stopped the search
+	// (Lucene's TotalHits.Relation GREATER_THAN_OR_EQUAL_TO), after which
+	// AbstractKnnVectorQuery falls back to an exact search.
+	EarlyTerminated bool
+	// Path is how the search went (LuceneExhaustive for Exact).
+	Path LucenePath
 }
 
-// LucenePath is how a LuceneSearch searched.
+// LucenePath is how a [Lucene] search searched.
 type LucenePath uint8
 
 const (
@@ -73,78 +88,83 @@ func (p LucenePath) String() string {
 	return fmt.Sprintf("LucenePath(%d)", uint8(p))
 }
 
-// LuceneResult is a LuceneSearch's answer.
-type LuceneResult struct {
-	Results []engine.Result // nearest first, at most K
-	// Visited is TopKnnCollector's visited count (scored nodes).
-	Visited int
-	// EarlyTerminated reports that the visit limit stopped the search
-	// (Lucene's TotalHits.Relation GREATER_THAN_OR_EQUAL_TO), after which
-	// AbstractKnnVectorQuery falls back to an exact search.
-	EarlyTerminated bool
-	Path            LucenePath
-}
-
 // expectedVisitedNodes is HnswGraphSearcher.expectedVisitedNodes:
 // (int) (Math.log(graphSize) * k).
 func expectedVisitedNodes(k, graphSize int) int {
 	return int(math.Log(float64(graphSize)) * float64(k))
 }
 
-// LuceneSearch searches the index as Lucene99HnswVectorsReader.search
-// does (Lucene 10.3): the graph is skipped for an exhaustive scan of the
+// lucene searches the index as Lucene99HnswVectorsReader.search does
+// (Lucene 10.3): the graph is skipped for an exhaustive scan of the
 // accepted ids when k ≥ the index size or when ln(size)·k ≥ the accepted
 // count; otherwise the upper layers are descended (or the seeds taken)
 // and layer 0 walked by HnswGraphSearcher, or by the ACORN-inspired
 // FilteredHnswGraphSearcher when the accepted share is below the
 // threshold. Scores come from the codes when the index has them (the
 // quantized formats' scorer), else from the float32 vectors.
-func (ix *Index) LuceneSearch(q []float32, r LuceneRequest) (LuceneResult, engine.SearchStats, error) {
-	var out LuceneResult
-	if err := engine.CheckK(r.K); err != nil {
-		return out, engine.SearchStats{}, fmt.Errorf("hnsw: lucene search: %w", err)
-	}
-	if r.VisitLimit < 0 || r.FilteredSearchThreshold < 0 || r.FilteredSearchThreshold > 100 || r.Accepted < 0 {
-		return out, engine.SearchStats{}, fmt.Errorf("hnsw: lucene search: visit limit %d, threshold %d (want 0…100), accepted %d: %w",
-			r.VisitLimit, r.FilteredSearchThreshold, r.Accepted, engine.ErrInvalidArgument)
-	}
-	s := ix.searchers.Get().(*Searcher)
-	defer ix.searchers.Put(s)
+func (s *Searcher) lucene(q []float32, r engine.Request, p *Lucene) ([]engine.Result, error) {
+	ix := s.ix
+	p.Visited, p.EarlyTerminated, p.Path = 0, false, LuceneExhaustive
 	s.stats = engine.SearchStats{}
+	if r.Bound != nil {
+		return nil, fmt.Errorf("hnsw: lucene search: a shared bound is not emulated: %w", engine.ErrInvalidArgument)
+	}
+	switch {
+	case p.VisitLimit < 0:
+		return nil, fmt.Errorf("hnsw: lucene search: %w", &engine.ArgError{Field: "VisitLimit", Value: p.VisitLimit, Want: "≥ 0 (0: no limit)"})
+	case p.FilteredSearchThreshold < 0 || p.FilteredSearchThreshold > 100:
+		return nil, fmt.Errorf("hnsw: lucene search: %w", &engine.ArgError{Field: "FilteredSearchThreshold", Value: p.FilteredSearchThreshold, Want: "a percentage in 0…100"})
+	case p.Accepted < 0:
+		return nil, fmt.Errorf("hnsw: lucene search: %w", &engine.ArgError{Field: "Accepted", Value: p.Accepted, Want: "≥ 0"})
+	}
 	var err error
 	if s.q, err = ix.PrepareQuery(s.q, q); err != nil {
-		return out, s.stats, err
+		return nil, err
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	n := len(ix.keys)
 	if n == 0 {
-		return out, s.stats, fmt.Errorf("hnsw: lucene search: %w", engine.ErrEmpty)
+		return nil, fmt.Errorf("hnsw: lucene search: %w", engine.ErrEmpty)
 	}
-	if r.Accept != nil && r.Accept.Len() < n {
-		return out, s.stats, fmt.Errorf("hnsw: lucene search: accept set of %d ids for %d nodes: %w", r.Accept.Len(), n, engine.ErrInvalidArgument)
+	accept := r.Filter
+	if b, ok := accept.(*engine.Bitset); ok && b.Len() < n {
+		return nil, fmt.Errorf("hnsw: lucene search: accept set of %d ids for %d nodes: %w", b.Len(), n, engine.ErrInvalidArgument)
 	}
 	var sc engine.QueryScorer
 	if ix.codes != nil {
 		if sc, err = ix.codes.NewQueryScorer(s.q); err != nil {
-			return out, s.stats, fmt.Errorf("hnsw: lucene search: %w", err)
+			return nil, fmt.Errorf("hnsw: lucene search: %w", err)
 		}
 	}
-	l := luceneSearch{ix: ix, s: s, q: s.q, sc: sc, accept: r.Accept,
-		c: luceneCollector{k: r.K, limit: r.VisitLimit}}
+	if p.Exact {
+		s.res.Reset()
+		for id := engine.ID(0); int(id) < n; id++ {
+			if accept != nil && !accept.Allowed(id) {
+				continue
+			}
+			s.res.PushBounded(engine.Result{ID: id, Dist: ix.dist(s.q, sc, id)}, r.K)
+			s.stats.DistComps++
+		}
+		p.Visited = s.stats.DistComps
+		s.out = s.res.Sorted(s.out[:0])
+		return s.out, nil
+	}
+	l := luceneSearch{ix: ix, s: s, q: s.q, sc: sc, accept: accept,
+		c: luceneCollector{k: r.K, limit: p.VisitLimit}}
 	l.c.pat.reset(r.Patience, r.K)
 	l.c.res = &s.res
 	s.res.Reset()
 	accepted := n
-	if r.Accept != nil {
-		accepted = min(r.Accepted, n)
+	if accept != nil {
+		accepted = min(p.Accepted, n)
 	}
 	doHnsw := r.K < n && expectedVisitedNodes(r.K, n) < accepted
 	switch {
 	case !doHnsw:
-		out.Path = LuceneExhaustive
+		p.Path = LuceneExhaustive
 		for id := engine.ID(0); int(id) < n; id++ {
-			if r.Accept != nil && !r.Accept.Allowed(id) {
+			if accept != nil && !accept.Allowed(id) {
 				continue
 			}
 			if l.c.earlyTerminated() {
@@ -154,8 +174,8 @@ func (ix *Index) LuceneSearch(q []float32, r LuceneRequest) (LuceneResult, engin
 			l.c.collect(engine.Result{ID: id, Dist: l.dist(id)})
 		}
 	default:
-		filteredWalk := r.Accept != nil && accepted > 0 && accepted < n &&
-			float32(accepted)/float32(n)*100 < float32(r.FilteredSearchThreshold)
+		filteredWalk := accept != nil && accepted > 0 && accepted < n &&
+			float32(accepted)/float32(n)*100 < float32(p.FilteredSearchThreshold)
 		var eps []engine.ID
 		if len(r.Seeds) > 0 {
 			for _, id := range r.Seeds {
@@ -164,9 +184,9 @@ func (ix *Index) LuceneSearch(q []float32, r LuceneRequest) (LuceneResult, engin
 				}
 			}
 		}
-		out.Path = LuceneGraph
+		p.Path = LuceneGraph
 		if filteredWalk {
-			out.Path = LuceneFilteredGraph
+			p.Path = LuceneFilteredGraph
 		}
 		if len(eps) == 0 {
 			ep, ok := l.findBestEntryPoint()
@@ -181,48 +201,10 @@ func (ix *Index) LuceneSearch(q []float32, r LuceneRequest) (LuceneResult, engin
 			l.level0(eps)
 		}
 	}
-	out.Results = s.res.Sorted(nil)
-	out.Visited, out.EarlyTerminated = l.c.visited, l.c.earlyTerminated()
+	s.out = s.res.Sorted(s.out[:0])
+	p.Visited, p.EarlyTerminated = l.c.visited, l.c.earlyTerminated()
 	s.stats.DistComps = l.c.visited
-	return out, s.stats, nil
-}
-
-// ExactOver is AbstractKnnVectorQuery.exactSearch: every id accept
-// allows scored with the index's scorer (the codes when it has them, as
-// the quantized formats' FloatVectorValues.scorer does), the k nearest
-// kept (min(k, accepted) in Lucene's HitQueue).
-func (ix *Index) ExactOver(q []float32, accept *engine.Bitset, k int) ([]engine.Result, engine.SearchStats, error) {
-	if err := engine.CheckK(k); err != nil {
-		return nil, engine.SearchStats{}, fmt.Errorf("hnsw: exact: %w", err)
-	}
-	s := ix.searchers.Get().(*Searcher)
-	defer ix.searchers.Put(s)
-	s.stats = engine.SearchStats{}
-	var err error
-	if s.q, err = ix.PrepareQuery(s.q, q); err != nil {
-		return nil, s.stats, err
-	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	n := len(ix.keys)
-	if accept != nil && accept.Len() < n {
-		return nil, s.stats, fmt.Errorf("hnsw: exact: accept set of %d ids for %d nodes: %w", accept.Len(), n, engine.ErrInvalidArgument)
-	}
-	var sc engine.QueryScorer
-	if ix.codes != nil {
-		if sc, err = ix.codes.NewQueryScorer(s.q); err != nil {
-			return nil, s.stats, fmt.Errorf("hnsw: exact: %w", err)
-		}
-	}
-	s.res.Reset()
-	for id := engine.ID(0); int(id) < n; id++ {
-		if accept != nil && !accept.Allowed(id) {
-			continue
-		}
-		s.res.PushBounded(engine.Result{ID: id, Dist: ix.dist(s.q, sc, id)}, k)
-		s.stats.DistComps++
-	}
-	return s.res.Sorted(nil), s.stats, nil
+	return s.out, nil
 }
 
 // luceneCollector is TopKnnCollector in distances: the k nearest
@@ -230,7 +212,7 @@ func (ix *Index) ExactOver(q []float32, accept *engine.Bitset, k int) ([]engine.
 type luceneCollector struct {
 	k, limit, visited int
 	res               *topk.MaxHeap
-	pat               patience // LuceneRequest.Patience (off unless armed)
+	pat               patience // the request's Patience (off unless armed)
 }
 
 func (c *luceneCollector) earlyTerminated() bool { return c.limit > 0 && c.visited >= c.limit }
@@ -259,7 +241,7 @@ type luceneSearch struct {
 	s      *Searcher
 	q      []float32
 	sc     engine.QueryScorer
-	accept *engine.Bitset
+	accept engine.Filter
 	c      luceneCollector
 	cand   topk.MinHeap
 }

@@ -42,18 +42,18 @@ func TestLuceneSearchPaths(t *testing.T) {
 		{10, 60, 201, []engine.ID{10, 20}, LuceneFilteredGraph, false},
 		{10, 0, 5, nil, LuceneGraph, true},
 	} {
-		r, st, err := ix.LuceneSearch(q, LuceneRequest{K: c.k, Accept: accept, Accepted: 200, VisitLimit: c.limit,
-			FilteredSearchThreshold: c.threshold, Seeds: c.seeds})
+		r := &Lucene{Accepted: 200, VisitLimit: c.limit, FilteredSearchThreshold: c.threshold}
+		res, st, err := ix.Query(q, engine.Request{K: c.k, Filter: accept, Seeds: c.seeds, Params: r})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r.Path != c.path || r.EarlyTerminated != c.early {
 			t.Errorf("k=%d threshold=%d limit=%d: path %v early %v, want %v %v", c.k, c.threshold, c.limit, r.Path, r.EarlyTerminated, c.path, c.early)
 		}
-		if len(r.Results) > c.k || !c.early && len(r.Results) != c.k {
-			t.Errorf("k=%d threshold=%d: %d results", c.k, c.threshold, len(r.Results))
+		if len(res) > c.k || !c.early && len(res) != c.k {
+			t.Errorf("k=%d threshold=%d: %d results", c.k, c.threshold, len(res))
 		}
-		for _, h := range r.Results {
+		for _, h := range res {
 			if !accept.Allowed(h.ID) {
 				t.Errorf("k=%d threshold=%d: id %d is not accepted", c.k, c.threshold, h.ID)
 			}
@@ -62,13 +62,16 @@ func TestLuceneSearchPaths(t *testing.T) {
 			t.Errorf("k=%d: %d distances, %d visited", c.k, st.DistComps, r.Visited)
 		}
 		if c.path == LuceneExhaustive {
-			exact, _, err := ix.ExactOver(q, accept, c.k)
+			exact, est, err := ix.Query(q, engine.Request{K: c.k, Filter: accept, Params: &Lucene{Exact: true, Accepted: 200}})
 			if err != nil {
 				t.Fatal(err)
 			}
+			if len(exact) != len(res) || est.DistComps != 200 {
+				t.Fatalf("exact: %d results for %d, %d distances for the 200 accepted", len(exact), len(res), est.DistComps)
+			}
 			for i := range exact {
-				if exact[i] != r.Results[i] {
-					t.Fatalf("exhaustive result %d: %v, exact %v", i, r.Results[i], exact[i])
+				if exact[i] != res[i] {
+					t.Fatalf("exhaustive result %d: %v, exact %v", i, res[i], exact[i])
 				}
 			}
 			if r.Visited != 200 {
@@ -78,14 +81,16 @@ func TestLuceneSearchPaths(t *testing.T) {
 	}
 	// The filtered walk scores only accepted nodes (and the descent's):
 	// fewer distances than the plain walk, which scores every neighbour.
-	fw, _, _ := ix.LuceneSearch(q, LuceneRequest{K: 10, Accept: accept, Accepted: 200, FilteredSearchThreshold: 60})
-	pw, _, _ := ix.LuceneSearch(q, LuceneRequest{K: 10, Accept: accept, Accepted: 200})
+	fw, pw := &Lucene{Accepted: 200, FilteredSearchThreshold: 60}, &Lucene{Accepted: 200}
+	ix.Query(q, engine.Request{K: 10, Filter: accept, Params: fw})
+	ix.Query(q, engine.Request{K: 10, Filter: accept, Params: pw})
 	if fw.Visited >= pw.Visited {
 		t.Errorf("filtered walk visited %d, plain walk %d: want fewer", fw.Visited, pw.Visited)
 	}
-	for _, bad := range []LuceneRequest{{K: 0}, {K: 5, FilteredSearchThreshold: 101}, {K: 5, VisitLimit: -1},
-		{K: 5, Accept: engine.NewBitset(10), Accepted: 1}} {
-		if _, _, err := ix.LuceneSearch(q, bad); !errors.Is(err, engine.ErrInvalidArgument) {
+	for _, bad := range []engine.Request{{K: 0, Params: &Lucene{}}, {K: 5, Params: &Lucene{FilteredSearchThreshold: 101}},
+		{K: 5, Params: &Lucene{VisitLimit: -1}}, {K: 5, Filter: engine.NewBitset(10), Params: &Lucene{Accepted: 1}},
+		{K: 5, Filter: engine.NewBitset(10), Params: &Lucene{Exact: true}}} {
+		if _, _, err := ix.Query(q, bad); !errors.Is(err, engine.ErrInvalidArgument) {
 			t.Errorf("%+v: %v, want ErrInvalidArgument", bad, err)
 		}
 	}

@@ -66,7 +66,7 @@ func TestPatienceRule(t *testing.T) {
 // walk at a wide beam scores fewer nodes than the full walk for the same
 // queries (it stops once the top ef stops changing), keeps most of the
 // full walk's recall, and returns k results; Lucene's walk with
-// LuceneRequest.Patience does likewise and is not reported as early
+// Patience under hnsw.Lucene does likewise and is not reported as early
 // terminated (no exact fallback follows). Patience with a shared bound
 // is refused.
 func TestQueryPatience(t *testing.T) {
@@ -85,11 +85,11 @@ func TestQueryPatience(t *testing.T) {
 	for i := 0; i < queries; i++ {
 		q := base.Row(i * 37)
 		truth := bruteForce(base, q, k, engine.L2, nil)
-		full, fst, err := ix.QueryWith(q, engine.Request{K: k, Breadth: ef}, QueryOptions{})
+		full, fst, err := ix.Query(q, engine.Request{K: k, Breadth: ef})
 		if err != nil {
 			t.Fatal(err)
 		}
-		pat, pst, err := ix.QueryWith(q, engine.Request{K: k, Breadth: ef}, QueryOptions{Patience: true})
+		pat, pst, err := ix.Query(q, engine.Request{K: k, Breadth: ef, Patience: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,16 +100,16 @@ func TestQueryPatience(t *testing.T) {
 		patScored += pst.DistComps
 		fullRecall += recallOf(full, truth)
 		patRecall += recallOf(pat, truth)
-		lf, _, err := ix.LuceneSearch(q, LuceneRequest{K: ef})
+		lf, lp := &Lucene{}, &Lucene{}
+		if _, _, err := ix.Query(q, engine.Request{K: ef, Params: lf}); err != nil {
+			t.Fatal(err)
+		}
+		lres, _, err := ix.Query(q, engine.Request{K: ef, Patience: true, Params: lp})
 		if err != nil {
 			t.Fatal(err)
 		}
-		lp, _, err := ix.LuceneSearch(q, LuceneRequest{K: ef, Patience: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if lp.EarlyTerminated || len(lp.Results) != ef {
-			t.Fatalf("query %d: lucene patient walk early %v with %d results", i, lp.EarlyTerminated, len(lp.Results))
+		if lp.EarlyTerminated || len(lres) != ef {
+			t.Fatalf("query %d: lucene patient walk early %v with %d results", i, lp.EarlyTerminated, len(lres))
 		}
 		lucFull += lf.Visited
 		lucPat += lp.Visited
@@ -122,7 +122,7 @@ func TestQueryPatience(t *testing.T) {
 	if patRecall < fullRecall-0.1*queries {
 		t.Errorf("patient recall %.3f far below the full walk's %.3f", patRecall/queries, fullRecall/queries)
 	}
-	_, _, err = ix.QueryWith(base.Row(0), engine.Request{K: k, Breadth: ef, Bound: engine.NewBound(ef)}, QueryOptions{Patience: true})
+	_, _, err = ix.Query(base.Row(0), engine.Request{K: k, Breadth: ef, Bound: engine.NewBound(ef), Patience: true})
 	if !errors.Is(err, engine.ErrInvalidArgument) {
 		t.Errorf("patience with a shared bound: err %v, want ErrInvalidArgument", err)
 	}

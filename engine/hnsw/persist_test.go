@@ -65,8 +65,8 @@ func TestSaveLoad(t *testing.T) {
 	}
 	q := clustered(5, 16, 4, 0.5, 99)
 	for i := 0; i < q.N; i++ {
-		a, _ := ix.Search(q.Row(i), 5, 30)
-		b, _ := ld.Search(q.Row(i), 5, 30)
+		a, _, _ := ix.Query(q.Row(i), engine.Request{K: 5, Breadth: 30})
+		b, _, _ := ld.Query(q.Row(i), engine.Request{K: 5, Breadth: 30})
 		if len(a) != len(b) {
 			t.Fatal("loaded index answers differently")
 		}
@@ -165,7 +165,7 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		if ix.Len() > 0 { // a loaded graph must be searchable
-			if _, err := ix.Search(ix.Vector(0), 3, 10); err != nil && !errors.Is(err, engine.ErrZeroVector) {
+			if _, _, err := ix.Query(ix.Vector(0), engine.Request{K: 3, Breadth: 10}); err != nil && !errors.Is(err, engine.ErrZeroVector) {
 				t.Fatal(err)
 			}
 		}

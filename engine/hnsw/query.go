@@ -1,7 +1,6 @@
 package hnsw
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/veclab/veclab/engine"
@@ -20,74 +19,34 @@ const (
 	boundInterval   = 0xff
 )
 
-// Query implements [engine.Index]: r.Breadth is ef (0: Config.EfSearch),
-// r.Filter the allow-list and r.Bound, when set, a bound shared with the
-// searches of other segments (see [Searcher.SearchBound]). It borrows a
-// pooled Searcher and returns a fresh slice.
+// Query implements [engine.Index]: it borrows a pooled Searcher, runs
+// [Searcher.Search] with r and returns a fresh slice and the counters.
 func (ix *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
-	return ix.QuerySeeded(q, r, nil)
-}
-
-// QuerySeeded is Query entered at layer 0 from seeds (see
-// [Searcher.SearchSeeded]); r.Bound must be nil when seeds are given.
-func (ix *Index) QuerySeeded(q []float32, r engine.Request, seeds []engine.ID) ([]engine.Result, engine.SearchStats, error) {
-	return ix.QueryWith(q, r, QueryOptions{Seeds: seeds})
-}
-
-// QueryOptions are the layer-0 variants of one [Index.QueryWith].
-type QueryOptions struct {
-	// Seeds, when set, are the layer-0 entry points (see
-	// [Searcher.SearchSeeded]); r.Bound must then be nil.
-	Seeds []engine.ID
-	// Patience stops the layer-0 walk early as Elasticsearch 9.3+ does
-	// by default (index.dense_vector.hnsw_enable_early_termination:
-	// AdaptiveHnswQueueSaturationCollector, see patience.go) once the
-	// rate at which expanded candidates add to the top ef has stayed
-	// below its running mean for about ten candidates. Not with r.Bound.
-	Patience bool
-}
-
-// QueryWith is Query with the layer-0 variants of o.
-func (ix *Index) QueryWith(q []float32, r engine.Request, o QueryOptions) ([]engine.Result, engine.SearchStats, error) {
-	if err := r.Check(); err != nil {
-		return nil, engine.SearchStats{}, fmt.Errorf("hnsw: query: %w", err)
-	}
-	if len(o.Seeds) > 0 && r.Bound != nil {
-		return nil, engine.SearchStats{}, fmt.Errorf("hnsw: query: seeds with a shared bound: %w", engine.ErrInvalidArgument)
-	}
-	if o.Patience && r.Bound != nil {
-		return nil, engine.SearchStats{}, fmt.Errorf("hnsw: query: patience with a shared bound is not emulated: %w", engine.ErrInvalidArgument)
-	}
 	s := ix.searchers.Get().(*Searcher)
 	defer ix.searchers.Put(s)
-	res, err := s.search(q, r.K, r.Breadth, r.Filter, r.Bound, o.Seeds, o.Patience)
+	res, err := s.Search(q, r)
 	if err != nil {
 		return nil, s.stats, err
 	}
 	return append([]engine.Result(nil), res...), s.stats, nil
 }
 
-// SearchBound is Search with a bound shared across the segments of one
-// collection, as Lucene 9.10–10.2's MultiLeafKnnCollector shares a
-// BlockingFloatHeap of size k: once W holds ef results, a candidate is
-// expanded (and a neighbour admitted) only if it is nearer than
+// The shared bound (engine.Request.Bound) is Lucene 9.10–10.2's
+// MultiLeafKnnCollector sharing a BlockingFloatHeap of size k: once W
+// holds ef results, a candidate is expanded (and a neighbour admitted)
+// only if it is nearer than
 //
 //	min(W's furthest, max(the m-th nearest local result, the global bound))
 //
 // with m = max(1, round((1 − 0.9)·ef)). Like MultiLeafKnnCollector.collect,
 // the searcher keeps the distances it collected since its last exchange
-// and offers them to b (reading back the global ef-th distance) when W
-// first fills, and afterwards only on a collect that finds the segment's
-// visited count (scored nodes, the upper layers' included, as
+// and offers them to the bound (reading back the global ef-th distance)
+// when W first fills, and afterwards only on a collect that finds the
+// segment's visited count (scored nodes, the upper layers' included, as
 // TopKnnCollector.visitedCount) a multiple of 256. What was collected
 // after the last exchange is never offered: a later segment sees only
-// the exchanged distances. b should be sized ef (engine.NewBound(ef)).
-func (s *Searcher) SearchBound(q []float32, k, ef int, allow engine.Filter, b *engine.Bound) ([]engine.Result, error) {
-	if err := checkK(k); err != nil {
-		return nil, err
-	}
-	return s.search(q, k, ef, allow, b, nil, false)
-}
+// the exchanged distances. The bound should be sized ef
+// (engine.NewBound(ef)).
 
 // layer0Bound is layer0 with the shared bound, on the same shared loop
 // (engine/internal/beam) with boundPolicy.

@@ -55,19 +55,21 @@ func TestSearchRescored(t *testing.T) {
 	for i := 0; i < queries.N; i++ {
 		q := queries.Row(i)
 		truth := bruteForce(base, q, k, engine.Cosine, nil)
-		codesOnly, err := s.Search(q, k, 40, nil)
+		codesOnly, err := s.Search(q, engine.Request{K: k, Breadth: 40})
 		if err != nil {
 			t.Fatal(err)
 		}
 		plain += recallOf(codesOnly, truth)
-		fromRAM, _, err := s.SearchRescored(q, k, 40, 5, ram, nil)
+		fromRAM, err := s.Search(q, engine.Request{K: k, Breadth: 40, Params: &Rescore{Rescorer: ram, Oversample: 5}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		fromDisk, st, err := s.SearchRescored(q, k, 40, 5, disk, nil)
+		p := &Rescore{Rescorer: disk, Oversample: 5}
+		fromDisk, err := s.Search(q, engine.Request{K: k, Breadth: 40, Params: p})
 		if err != nil {
 			t.Fatal(err)
 		}
+		st := p.Stats
 		if st.IO.Reads != int64(st.Candidates) || st.Candidates != 5*k {
 			t.Fatalf("query %d: %d reads for %d candidates, want %d each", i, st.IO.Reads, st.Candidates, 5*k)
 		}
@@ -120,7 +122,7 @@ func TestSearchRescoredBadInput(t *testing.T) {
 		{"wrong dimension source", 10, 2, wrongDim, engine.ErrDimension},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := ix.NewSearcher().SearchRescored(q, tc.k, 10, tc.over, tc.r, nil)
+			_, err := ix.NewSearcher().Search(q, engine.Request{K: tc.k, Breadth: 10, Params: &Rescore{Rescorer: tc.r, Oversample: tc.over}})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}

@@ -20,7 +20,7 @@ type Searcher struct {
 	out   []engine.Result
 	fs    FloatScorer
 	stats engine.SearchStats
-	// Shared-bound search (SearchBound) only.
+	// Shared-bound search (engine.Request.Bound) only.
 	nc  topk.MaxHeap // the m nearest collected, m = (1 − greediness)·ef
 	upd []float32    // distances collected since the last offer to the bound
 	// tr, when set (SearchTrace only), records what the search does.
@@ -28,7 +28,7 @@ type Searcher struct {
 	// The shared layer-0 loop's state and the policies it runs.
 	walk beam.Walk
 	pol  layer0Policy
-	pat  patience // the early exit of QueryOptions.Patience (off unless armed)
+	pat  patience // the early exit of engine.Request.Patience (off unless armed)
 	bpol boundPolicy
 }
 
@@ -40,45 +40,46 @@ func (ix *Index) NewSearcher() *Searcher {
 // Stats returns the counters of the last search.
 func (s *Searcher) Stats() engine.SearchStats { return s.stats }
 
-// Search returns the k nearest neighbours of q with beam ef (ef ≤ 0 means
-// Config.EfSearch; ef < k is raised to k), restricted to ids allow accepts
-// (nil: all). Disallowed nodes are traversed but never returned, as in
-// hnswlib's isIdAllowed filter (nmslib/hnswlib v0.8.0 hnswlib/hnswalg.h,
-// searchBaseLayerST). Result ids are dense
-// ids (Index.Key maps them back); the slice is valid until the next call.
-func (s *Searcher) Search(q []float32, k, ef int, allow engine.Filter) ([]engine.Result, error) {
-	if err := checkK(k); err != nil {
-		return nil, err
+// Search runs the search r asks for and returns up to r.K results nearest
+// first; the slice is valid until the next call on s, and Stats holds the
+// counters. It is the searcher behind [Index.Query], which borrows a
+// pooled Searcher and copies the results; a goroutine that searches many
+// times keeps its own Searcher and allocates nothing once warm.
+//
+// r.Breadth is ef (0: Config.EfSearch; an ef below r.K is raised to
+// r.K). r.Filter restricts the results to the ids it allows: disallowed
+// nodes are traversed but never returned, as in hnswlib's isIdAllowed
+// filter (nmslib/hnswlib v0.8.0 hnswlib/hnswalg.h, searchBaseLayerST).
+// r.Seeds, when set, replace the descent from the top layer: the seeds
+// are scored, visited and collected, then the layer-0 loop runs from all
+// of them, as Lucene's HnswGraphSearcher does for a collector with a
+// KnnSearchStrategy.Seeded (apache/lucene 10.3+
+// lucene/core/src/java/org/apache/lucene/util/hnsw/HnswGraphSearcher.java);
+// seeds out of range are ignored, and with none left the search descends
+// as usual. r.Patience stops the layer-0 walk early as Elasticsearch
+// 9.3+ does (patience.go). r.Bound shares the beam's bound with the
+// searches of other segments (see boundPolicy in query.go). r.Params may
+// be a *[Lucene] (Lucene's reader search) or a *[Rescore] (quantized
+// search with rescoring); any other type is an error. Result ids are
+// dense ids ([Index.Key] maps them back).
+func (s *Searcher) Search(q []float32, r engine.Request) ([]engine.Result, error) {
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("hnsw: %w", err)
 	}
-	return s.search(q, k, ef, allow, nil, nil, false)
+	switch p := r.Params.(type) {
+	case nil:
+	case *Lucene:
+		return s.lucene(q, r, p)
+	case *Rescore:
+		return s.rescored(q, r, p)
+	default:
+		return nil, fmt.Errorf("hnsw: search: Params of type %T (want *hnsw.Lucene, *hnsw.Rescore or nil): %w", r.Params, engine.ErrInvalidArgument)
+	}
+	return s.search(q, r.K, r.Breadth, r.Filter, r.Bound, r.Seeds, r.Patience)
 }
 
-// SearchSeeded is Search entered at layer 0 from seeds instead of from
-// the top layer's entry point, as Lucene's HnswGraphSearcher does for a
-// collector with a KnnSearchStrategy.Seeded (apache/lucene 10.3+
-// lucene/core/src/java/org/apache/lucene/util/hnsw/HnswGraphSearcher.java:
-// the seeds are scored, visited and collected, then the layer-0 loop runs
-// from all of them). Seeds out of range are ignored; with none left it is
-// Search. AbstractKnnVectorQuery's re-entry phase seeds a segment's second
-// search with its first search's hits.
-func (s *Searcher) SearchSeeded(q []float32, k, ef int, allow engine.Filter, seeds []engine.ID) ([]engine.Result, error) {
-	if err := checkK(k); err != nil {
-		return nil, err
-	}
-	return s.search(q, k, ef, allow, nil, seeds, false)
-}
-
-// checkK is the k check of the public entry points; search trusts k
-// (Query checks it with the rest of its engine.Request).
-func checkK(k int) error {
-	if err := engine.CheckK(k); err != nil {
-		return fmt.Errorf("hnsw: %w", err)
-	}
-	return nil
-}
-
-// search is the one search of every entry point; k ≥ 1 is checked by
-// them (the query vector here, by PrepareQuery).
+// search is the one search of every entry point; the request is
+// validated by them (the query vector here, by PrepareQuery).
 func (s *Searcher) search(q []float32, k, ef int, allow engine.Filter, b *engine.Bound, seeds []engine.ID, patient bool) ([]engine.Result, error) {
 	ix := s.ix
 	s.stats = engine.SearchStats{}
@@ -130,23 +131,6 @@ func (s *Searcher) search(q []float32, k, ef int, allow engine.Filter, b *engine
 		s.out = s.out[:k]
 	}
 	return s.out, nil
-}
-
-// Search is the convenience form of Searcher.Search: it borrows a pooled
-// Searcher and returns a fresh slice.
-func (ix *Index) Search(q []float32, k, ef int) ([]engine.Result, error) {
-	return ix.SearchFilter(q, k, ef, nil)
-}
-
-// SearchFilter is Search restricted to ids allow accepts.
-func (ix *Index) SearchFilter(q []float32, k, ef int, allow engine.Filter) ([]engine.Result, error) {
-	s := ix.searchers.Get().(*Searcher)
-	defer ix.searchers.Put(s)
-	res, err := s.Search(q, k, ef, allow)
-	if err != nil {
-		return nil, err
-	}
-	return append([]engine.Result(nil), res...), nil
 }
 
 // Scorer prepares q into the searcher's buffer and binds a scorer to it
@@ -217,22 +201,6 @@ func (ix *Index) greedyDescend(q []float32, sc engine.QueryScorer, st *engine.Se
 		}
 	}
 	return cur, curDist
-}
-
-// Layer0 runs SEARCH-LAYER on layer 0 from ep with beam ef and the
-// allow-list semantics of Search, and returns W nearest first (valid until
-// the next call). It is the building block for strategies that choose
-// their own entry or post-process W; sc comes from Scorer or
-// Index.NewQueryScorer. Statistics accumulate into Stats.
-func (s *Searcher) Layer0(sc engine.QueryScorer, ep engine.ID, epDist float32, ef int, allow engine.Filter) []engine.Result {
-	var q []float32
-	if fs, ok := sc.(*FloatScorer); ok && fs.ix == s.ix {
-		q, sc = fs.q, nil
-	}
-	s.pat.reset(false, 0)
-	s.layer0(q, sc, ep, epDist, max(ef, 1), allow)
-	s.out = s.res.Sorted(s.out[:0])
-	return s.out
 }
 
 // layer0 is the base-layer loop of hnswlib's searchBaseLayerST, run by
@@ -326,7 +294,7 @@ type layer0Policy struct {
 	ef    int
 	allow engine.Filter
 	lower float32 // W's furthest distance (+Inf while W is empty)
-	// pat is the early exit (QueryOptions.Patience; off when not armed).
+	// pat is the early exit (engine.Request.Patience; off when not armed).
 	pat *patience
 	// Trace only: the layer being recorded and the link slab Expand reads.
 	lt     *LayerTrace

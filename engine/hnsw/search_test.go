@@ -2,6 +2,7 @@ package hnsw
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestFilter(t *testing.T) {
 			var sum float64
 			for i := 0; i < nq; i++ {
 				q := data.Row(n + i)
-				res, err := s.Search(q, k, 64, allow)
+				res, err := s.Search(q, engine.Request{K: k, Breadth: 64, Filter: allow})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -60,7 +61,7 @@ func TestFilter(t *testing.T) {
 	}
 	// Nothing allowed: no results, no error, the whole graph visited.
 	s := ix.NewSearcher()
-	res, err := s.Search(data.Row(n), k, 10, engine.FilterFunc(func(engine.ID) bool { return false }))
+	res, err := s.Search(data.Row(n), engine.Request{K: k, Breadth: 10, Filter: engine.FilterFunc(func(engine.ID) bool { return false })})
 	if err != nil || len(res) != 0 {
 		t.Fatalf("empty allow-list: %v, %v", res, err)
 	}
@@ -73,7 +74,7 @@ func TestSearchResults(t *testing.T) {
 	ix := smallIndex(t, 300, 8, Config{M: 8, EfConstruction: 50, Workers: 1})
 	s := ix.NewSearcher()
 	q := clustered(1, 8, 1, 0.5, 77).Row(0)
-	res, err := s.Search(q, 10, 50, nil)
+	res, err := s.Search(q, engine.Request{K: 10, Breadth: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,16 +91,21 @@ func TestSearchResults(t *testing.T) {
 	if st.DistComps == 0 || st.Hops == 0 || st.Visited == 0 || st.Visited > 300 {
 		t.Fatalf("stats %+v", st)
 	}
-	// The low-level pieces compose into the same search.
+	// The descent and a layer-0 walk seeded with its end compose into
+	// the same search.
+	res = slices.Clone(res)
 	sc, err := s.Scorer(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, epDist := ix.GreedyDescend(sc, nil)
-	w := s.Layer0(sc, ep, epDist, 50, nil)
+	ep, _ := ix.GreedyDescend(sc, nil)
+	w, err := s.Search(q, engine.Request{K: len(res), Breadth: 50, Seeds: []engine.ID{ep}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range res {
 		if w[i] != res[i] {
-			t.Fatalf("Layer0 result %d = %v, Search gave %v", i, w[i], res[i])
+			t.Fatalf("seeded layer-0 result %d = %v, Search gave %v", i, w[i], res[i])
 		}
 	}
 	// Graph views.
@@ -129,9 +135,9 @@ func TestSearchAllocs(t *testing.T) {
 	for i := 0; i < 500; i += 3 {
 		allow.Set(engine.ID(i))
 	}
-	s.Search(q, 10, 64, allow) // warm up
+	s.Search(q, engine.Request{K: 10, Breadth: 64, Filter: allow}) // warm up
 	for _, a := range []engine.Filter{nil, allow} {
-		if n := testing.AllocsPerRun(100, func() { s.Search(q, 10, 64, a) }); n != 0 {
+		if n := testing.AllocsPerRun(100, func() { s.Search(q, engine.Request{K: 10, Breadth: 64, Filter: a}) }); n != 0 {
 			t.Fatalf("Search allocates %v times per query", n)
 		}
 	}
@@ -142,7 +148,7 @@ func TestConcurrentSearch(t *testing.T) {
 	qs := clustered(40, 16, 4, 0.5, 9)
 	want := make([][]engine.Result, qs.N)
 	for i := range want {
-		want[i], _ = ix.Search(qs.Row(i), 5, 40)
+		want[i], _, _ = ix.Query(qs.Row(i), engine.Request{K: 5, Breadth: 40})
 	}
 	run := func(check func(i int, got []engine.Result) string) []string {
 		var wg sync.WaitGroup
@@ -155,7 +161,7 @@ func TestConcurrentSearch(t *testing.T) {
 				s := ix.NewSearcher()
 				for rep := 0; rep < 3; rep++ {
 					for i := 0; i < qs.N; i++ {
-						got, err := s.Search(qs.Row(i), 5, 40, nil)
+						got, err := s.Search(qs.Row(i), engine.Request{K: 5, Breadth: 40})
 						msg := ""
 						if err != nil {
 							msg = err.Error()
@@ -283,7 +289,7 @@ func TestQuantizedTraversal(t *testing.T) {
 		t.Fatalf("build did not use the codes (%d pair distances, %d codes)", codes.pairs, codes.Len())
 	}
 	q := data.Row(n)
-	res, err := ix.Search(q, 5, 40)
+	res, _, err := ix.Query(q, engine.Request{K: 5, Breadth: 40})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +320,7 @@ func TestQuantizedTraversal(t *testing.T) {
 	if err := plain.AttachCodes(c2); err != nil || c2.Len() != 200 {
 		t.Fatalf("AttachCodes: %v", err)
 	}
-	if _, err := plain.Search(q, 3, 20); err != nil || c2.scored == 0 {
+	if _, _, err := plain.Query(q, engine.Request{K: 3, Breadth: 20}); err != nil || c2.scored == 0 {
 		t.Fatalf("search after AttachCodes did not use the codes: %v", err)
 	}
 }

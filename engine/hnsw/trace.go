@@ -1,6 +1,10 @@
 package hnsw
 
-import "github.com/veclab/veclab/engine"
+import (
+	"fmt"
+
+	"github.com/veclab/veclab/engine"
+)
 
 // Trace is what one search did, layer by layer, recorded by the search
 // code itself ([Searcher.SearchTrace] runs the same greedyDescend and
@@ -69,16 +73,21 @@ func (t *Trace) Layer(level int) (LayerTrace, bool) {
 	return LayerTrace{}, false
 }
 
-// SearchTrace is [Searcher.Search] with a recorder: it returns the results
-// together with the hops and scored nodes of every layer. It allocates
-// (the trace), so it is for teaching and debugging, not for measuring.
-func (s *Searcher) SearchTrace(q []float32, k, ef int, allow engine.Filter) (*Trace, error) {
-	if err := checkK(k); err != nil {
-		return nil, err
+// SearchTrace is [Searcher.Search] with a recorder: it returns the
+// results together with the hops and scored nodes of every layer. It
+// allocates (the trace), so it is for teaching and debugging, not for
+// measuring. It records the plain walk: a request with Seeds, Bound or
+// Params is refused.
+func (s *Searcher) SearchTrace(q []float32, r engine.Request) (*Trace, error) {
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("hnsw: %w", err)
+	}
+	if len(r.Seeds) > 0 || r.Bound != nil || r.Params != nil {
+		return nil, fmt.Errorf("hnsw: search trace records the plain walk; Seeds, Bound and Params must be unset: %w", engine.ErrInvalidArgument)
 	}
 	tr := &Trace{}
 	s.tr = tr
-	res, err := s.search(q, k, ef, allow, nil, nil, false)
+	res, err := s.search(q, r.K, r.Breadth, r.Filter, nil, nil, r.Patience)
 	s.tr = nil
 	if err != nil {
 		return nil, err

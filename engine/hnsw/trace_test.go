@@ -21,13 +21,13 @@ func TestSearchTrace(t *testing.T) {
 		s := ix.NewSearcher()
 		for qi, q := range [][]float32{{0.3, -0.2}, {-1, 0.5}, {0.01, 0.9}} {
 			for _, ef := range []int{1, 10, 40} {
-				want, err := s.Search(q, 5, ef, nil)
+				want, err := s.Search(q, engine.Request{K: 5, Breadth: ef})
 				if err != nil {
 					t.Fatal(err)
 				}
 				want = slices.Clone(want)
 				wantStats := s.Stats()
-				tr, err := s.SearchTrace(q, 5, ef, nil)
+				tr, err := s.SearchTrace(q, engine.Request{K: 5, Breadth: ef})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -115,15 +115,15 @@ func TestSearchTraceErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := empty.NewSearcher().SearchTrace([]float32{1, 0}, 1, 10, nil); !errors.Is(err, engine.ErrEmpty) {
+	if _, err := empty.NewSearcher().SearchTrace([]float32{1, 0}, engine.Request{K: 1, Breadth: 10}); !errors.Is(err, engine.ErrEmpty) {
 		t.Fatalf("empty index: %v", err)
 	}
 	ix := smallIndex(t, 50, 2, Config{M: 4, Workers: 1})
 	s := ix.NewSearcher()
-	if _, err := s.SearchTrace([]float32{1, 0, 0}, 1, 10, nil); !errors.Is(err, engine.ErrDimension) {
+	if _, err := s.SearchTrace([]float32{1, 0, 0}, engine.Request{K: 1, Breadth: 10}); !errors.Is(err, engine.ErrDimension) {
 		t.Fatalf("wrong dimension: %v", err)
 	}
-	if _, err := s.SearchTrace([]float32{1, 0}, 0, 10, nil); err == nil {
+	if _, err := s.SearchTrace([]float32{1, 0}, engine.Request{K: 0, Breadth: 10}); err == nil {
 		t.Fatal("k = 0 accepted")
 	}
 	if s.tr != nil {

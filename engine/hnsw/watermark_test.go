@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vfs"
 )
 
@@ -110,8 +111,8 @@ func TestSaveRefusedByWatermark(t *testing.T) {
 			}
 			q := clustered(5, 8, 4, 0.5, 99)
 			for i := 0; i < q.N; i++ {
-				a, err1 := old.Search(q.Row(i), 10, 40)
-				b, err2 := ld.Search(q.Row(i), 10, 40)
+				a, _, err1 := old.Query(q.Row(i), engine.Request{K: 10, Breadth: 40})
+				b, _, err2 := ld.Query(q.Row(i), engine.Request{K: 10, Breadth: 40})
 				if err1 != nil || err2 != nil || !slices.Equal(a, b) {
 					t.Fatalf("query %d: search differs after reload (%v, %v)", i, err1, err2)
 				}

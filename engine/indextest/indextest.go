@@ -183,6 +183,16 @@ func runMetric(t *testing.T, o Options, m engine.Metric, build BuildFunc) {
 		}
 	})
 	if c, ok := ix.(contract); ok {
+		// One validation for every index (engine.Request.Validate), and
+		// index-specific Params of a type the index does not know refused.
+		t.Run("request", func(t *testing.T) {
+			type unknown struct{}
+			for _, r := range []engine.Request{{K: 0}, {K: k, Breadth: -1}, {K: k, Params: unknown{}}} {
+				if _, _, err := c.ix.Query(queries.Row(0), r); !errors.Is(err, engine.ErrInvalidArgument) {
+					t.Errorf("request %+v: err %v, want engine.ErrInvalidArgument", r, err)
+				}
+			}
+		})
 		t.Run("bound", func(t *testing.T) { checkBound(t, o, c, exact, queries, k) })
 		// engine.Index promises Query is safe for concurrent use with
 		// itself: four goroutines answer as one does (and -race watches).

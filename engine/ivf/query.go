@@ -23,8 +23,11 @@ var _ engine.Index = (*Index)(nil)
 // an exactly searched segment does; code estimates are not offered, since
 // a bound built from estimates could prune a true neighbour elsewhere.
 func (ix *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
-	if err := r.Check(); err != nil {
+	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("ivf: query: %w", err)
+	}
+	if r.Params != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("ivf: query: Params of type %T (an IVF index takes none): %w", r.Params, engine.ErrInvalidArgument)
 	}
 	if ix.lists == nil || ix.n == 0 {
 		return nil, engine.SearchStats{}, fmt.Errorf("ivf: query: %w", engine.ErrEmpty)

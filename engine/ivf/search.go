@@ -211,7 +211,7 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 
 	kk := o.K
 	if o.Rescorer != nil && o.Oversample > 1 {
-		kk = min(ix.n, int(math.Ceil(float64(o.K)*o.Oversample)))
+		kk = min(ix.n, engine.RescoreDepth(o.K, o.Oversample))
 	}
 	if s.visited != nil {
 		s.visited.Reset(ix.n)

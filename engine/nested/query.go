@@ -28,8 +28,11 @@ func (x *Index) Passages() int { return x.vectors.N }
 // allow-list over parent ids. r.Bound is ignored: a parent's distance is
 // not one of the graph's node distances a shared bound prunes.
 func (x *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
-	if err := r.Check(); err != nil {
+	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("nested: query: %w", err)
+	}
+	if r.Params != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("nested: query: Params of type %T (a nested index takes none): %w", r.Params, engine.ErrInvalidArgument)
 	}
 	if x.vectors.N == 0 {
 		return nil, engine.SearchStats{}, fmt.Errorf("nested: query: %w", engine.ErrEmpty)

@@ -46,7 +46,7 @@ func TestQuantizedHNSW(t *testing.T) {
 			for j := 0; j < queries.N; j++ {
 				qv := queries.Row(j)
 				want := exactTopK(data, qv, 10, engine.Cosine)
-				res, err := ix.Search(qv, 50, 100)
+				res, _, err := ix.Query(qv, engine.Request{K: 50, Breadth: 100})
 				if err != nil {
 					t.Fatal(err)
 				}

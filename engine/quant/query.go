@@ -19,8 +19,11 @@ func (s *Store) Dim() int { return s.q.Dim() }
 // estimates could prune a true neighbour in another segment). Distances
 // are the quantizer's estimates. DistComps counts the codes scored.
 func (s *Store) Query(q []float32, r engine.Request) ([]engine.Result, engine.SearchStats, error) {
-	if err := r.Check(); err != nil {
+	if err := r.Validate(); err != nil {
 		return nil, engine.SearchStats{}, fmt.Errorf("quant: query: %w", err)
+	}
+	if r.Params != nil {
+		return nil, engine.SearchStats{}, fmt.Errorf("quant: query: Params of type %T (a quantized scan takes none): %w", r.Params, engine.ErrInvalidArgument)
 	}
 	res, scored, err := s.search(q, r.K, r.Filter)
 	st := engine.SearchStats{DistComps: scored, Visited: scored}

@@ -225,8 +225,8 @@ func checkFreshBuild(t *testing.T, c *Collection) {
 	snap := c.snap
 	c.mu.RUnlock()
 	for _, s := range snap {
-		ix, ok := s.index.(*hnsw.Index)
-		if !ok {
+		ix := s.graph
+		if ix == nil {
 			continue
 		}
 		g := c.cfg.Graph
@@ -243,8 +243,8 @@ func checkFreshBuild(t *testing.T, c *Collection) {
 			t.Fatal(err)
 		}
 		for i := 0; i < s.n; i += max(1, s.n/5) {
-			a, _ := ix.Search(s.vecs.Row(i), 5, 20)
-			b, _ := fresh.Search(s.vecs.Row(i), 5, 20)
+			a, _, _ := ix.Query(s.vecs.Row(i), engine.Request{K: 5, Breadth: 20})
+			b, _, _ := fresh.Query(s.vecs.Row(i), engine.Request{K: 5, Breadth: 20})
 			if fmt.Sprint(a) != fmt.Sprint(b) {
 				t.Fatalf("segment %d: reopened graph answers %v, a fresh build %v", s.id, a, b)
 			}

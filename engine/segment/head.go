@@ -64,7 +64,7 @@ func (c *Collection) viewLocked(h *headState) (*segment, error) {
 	n := h.visible
 	s := &segment{id: h.id, n: n, keys: h.keys[:n:n], srcs: h.srcs[:n:n], mutable: true, kind: HNSW}
 	if h.graph != nil {
-		s.index = h.graph
+		s.index, s.graph = h.graph, h.graph
 		s.vecs = &vec.Matrix{N: n, Dim: c.cfg.Dim, Stride: c.cfg.Dim, Data: h.data[: n*c.cfg.Dim : n*c.cfg.Dim]}
 	} else {
 		s.kind = Flat
@@ -435,7 +435,7 @@ func (c *Collection) sealHeadsLocked() error {
 
 // sealGraph makes a sealed segment of an already built graph.
 func sealGraph(cfg Config, id uint64, keys []uint64, g *hnsw.Index, srcs [][]byte) (*segment, error) {
-	s := &segment{id: id, n: len(keys), keys: keys, kind: HNSW, index: g, vecs: g.Vectors()}
+	s := &segment{id: id, n: len(keys), keys: keys, kind: HNSW, index: g, graph: g, vecs: g.Vectors()}
 	sw := storedWriter{blockBytes: cfg.StoredBlockBytes}
 	for i, k := range keys {
 		if err := sw.add(k, srcs[i]); err != nil {

@@ -12,7 +12,7 @@ import (
 
 // TestPatienceSearch checks that Options.Patience reaches every walk of
 // a search over several segments (Elasticsearch 9.3+'s default early
-// exit, hnsw.QueryOptions.Patience): with a wide beam the optimistic
+// exit, engine.Request.Patience): with a wide beam the optimistic
 // collection, with and without a filter, scores fewer vectors than
 // without it and still returns K hits; with the shared bound it is
 // refused.

@@ -100,7 +100,7 @@ func TestQuantizedSegments(t *testing.T) {
 				if s.codes == nil || s.codes.Len() != s.n {
 					t.Fatalf("segment %d: %v codes for %d documents", s.id, s.codes, s.n)
 				}
-				if g := s.index.(*hnsw.Index); g.Config().Codes != nil && g.Codes() == nil {
+				if g := s.graph; g.Config().Codes != nil && g.Codes() == nil {
 					t.Fatalf("segment %d: graph has no codes attached", s.id)
 				}
 			}
@@ -177,7 +177,7 @@ func TestQuantizedSegments(t *testing.T) {
 			if merged, _ := m.codes.Quantizer().MarshalBinary(); bytes.Equal(merged, flushed) {
 				t.Error("merged segment kept the first flushed segment's quantizer")
 			}
-			if m.index.(*hnsw.Index).Config().Codes == nil {
+			if m.graph.Config().Codes == nil {
 				t.Error("merged graph not built over the codes")
 			}
 			mr, _ := quantRecall(t, c, exact, queries, Options{K: k, Ef: ef, Rescore: want})
@@ -223,9 +223,23 @@ func TestQuantizedBadConfig(t *testing.T) {
 	data := indextest.Clustered(50, quantDim, 2, 4)
 	c.Add(docs(data, 0, 50))
 	c.Refresh()
-	for _, o := range []Options{{K: 5, Rescore: 4}, {K: 5, Rescore: -1}, {K: 5, Ef: 4}, {K: 5, Ef: 10, Rescore: 15}} {
-		if _, _, err := c.Search(data.Row(0), o); !errors.Is(err, engine.ErrInvalidArgument) {
-			t.Errorf("search %+v: %v, want engine.ErrInvalidArgument", o, err)
+	for _, tc := range []struct {
+		o     Options
+		field string // the engine.ArgError's
+	}{
+		{Options{K: 5, Rescore: 4}, "rescore"},
+		{Options{K: 5, Rescore: -1}, "rescore"},
+		{Options{K: 5, Ef: 4}, "ef"},
+		{Options{K: 5, Ef: 10, Rescore: 15}, "ef"},
+		{Options{K: 5, Ef: -3}, "ef"},
+		{Options{K: 0}, "k"},
+		{Options{K: 5, Visit: 1.5}, "visit"},
+		{Options{K: 5, FilteredSearchThreshold: 101}, "filtered search threshold"},
+	} {
+		_, _, err := c.Search(data.Row(0), tc.o)
+		var ae *engine.ArgError
+		if !errors.Is(err, engine.ErrInvalidArgument) || !errors.As(err, &ae) || ae.Field != tc.field {
+			t.Errorf("search %+v: %v, want an engine.ArgError on %q", tc.o, err, tc.field)
 		}
 	}
 	if e, err := ParseEncoding("BBQ"); err != nil || e != BBQ {

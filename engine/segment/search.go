@@ -13,7 +13,6 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/internal/cputime"
-	"github.com/veclab/veclab/engine/ivf"
 )
 
 // Fetch names what a search returns beside distances (E17: where the ids
@@ -77,7 +76,7 @@ type Options struct {
 	// SharedBound shares one top-ef bound across the segments (Lucene
 	// 9.10–10.2's default, MultiLeafKnnCollector): a segment's graph
 	// search stops expanding candidates that cannot enter the global top
-	// ef (see hnsw.Searcher.SearchBound).
+	// ef (see engine.Request.Bound).
 	SharedBound bool
 	// Optimistic collects as Lucene 10.3+ does (its default): each
 	// segment is searched for its pro-rata share of ef, then the
@@ -89,7 +88,7 @@ type Options struct {
 	// Elasticsearch 9.3+ does by default (index.dense_vector
 	// .hnsw_enable_early_termination: every collector, both passes of
 	// the optimistic collection and the filtered walks, wrapped in
-	// AdaptiveHnswQueueSaturationCollector; see hnsw.QueryOptions
+	// AdaptiveHnswQueueSaturationCollector; see engine.Request
 	// .Patience). It excludes SharedBound.
 	Patience bool
 	// Fetch is what comes back with each hit.
@@ -111,14 +110,14 @@ type Options struct {
 	// key it accepts. Each segment then builds its accepted set and is
 	// searched as Lucene 10.3's AbstractKnnVectorQuery.getLeafResults
 	// does (see [Collection.Search]): exactly when few documents match,
-	// else through its graph (hnsw.Index.LuceneSearch) with the visit
+	// else through its graph (hnsw.Lucene) with the visit
 	// limit the match count sets, falling back to an exact search of the
 	// matches when the walk is cut short. HNSW and flat segments take a
 	// filter; IVF segments do not.
 	Filter func(key uint64) bool
 	// FilteredSearchThreshold is Lucene's KnnSearchStrategy.Hnsw
 	// threshold for filtered graph walks, a percentage (see
-	// hnsw.LuceneRequest): Elasticsearch's
+	// hnsw.Lucene): Elasticsearch's
 	// index.dense_vector.hnsw_filter_heuristic "acorn" is 60 (the default
 	// for indices created on 9.1+), "fanout" 0.
 	FilteredSearchThreshold int
@@ -178,7 +177,7 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		return nil, st, fmt.Errorf("segment: search: %w", err)
 	}
 	if o.Ef < 0 {
-		return nil, st, fmt.Errorf("segment: search: ef must be ≥ 0, got %d: %w", o.Ef, engine.ErrInvalidArgument)
+		return nil, st, fmt.Errorf("segment: search: %w", &engine.ArgError{Field: "ef", Value: o.Ef, Want: "≥ 0"})
 	}
 	if err := engine.CheckVector(q, c.cfg.Dim, c.cfg.Metric); err != nil {
 		return nil, st, fmt.Errorf("segment: search: %w", err)
@@ -193,7 +192,7 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 	// and rescores the best k' of all of them; the beam is the caller's,
 	// at least the candidates gathered (0: exactly them).
 	if o.Rescore < 0 || o.Rescore > 0 && o.Rescore < o.K {
-		return nil, st, fmt.Errorf("segment: search: rescore must be 0 or ≥ k (%d), got %d: %w", o.K, o.Rescore, engine.ErrInvalidArgument)
+		return nil, st, fmt.Errorf("segment: search: %w", &engine.ArgError{Field: "rescore", Value: o.Rescore, Want: fmt.Sprintf("0 or ≥ k (%d)", o.K)})
 	}
 	kk := o.K
 	rescore := c.cfg.Encoding != Float && o.Rescore > 0
@@ -205,17 +204,18 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		ef = kk
 	}
 	if ef < kk {
-		return nil, st, fmt.Errorf("segment: search: ef %d is below the %d candidates a segment gathers (k, or rescore on a quantized collection): %w", ef, kk, engine.ErrInvalidArgument)
+		return nil, st, fmt.Errorf("segment: search: %w", &engine.ArgError{Field: "ef", Value: ef,
+			Want: fmt.Sprintf("0 or ≥ the %d candidates a segment gathers (k, or rescore on a quantized collection)", kk)})
 	}
 	visit := o.Visit
 	if visit == 0 {
 		visit = 0.05
 	}
 	if !(visit > 0 && visit <= 1) {
-		return nil, st, fmt.Errorf("segment: search: visit must be in (0, 1], got %v: %w", o.Visit, engine.ErrInvalidArgument)
+		return nil, st, fmt.Errorf("segment: search: %w", &engine.ArgError{Field: "visit", Value: o.Visit, Want: "in (0, 1] (0: 0.05)"})
 	}
 	if o.FilteredSearchThreshold < 0 || o.FilteredSearchThreshold > 100 {
-		return nil, st, fmt.Errorf("segment: search: filtered search threshold %d, want 0…100: %w", o.FilteredSearchThreshold, engine.ErrInvalidArgument)
+		return nil, st, fmt.Errorf("segment: search: %w", &engine.ArgError{Field: "filtered search threshold", Value: o.FilteredSearchThreshold, Want: "a percentage in 0…100"})
 	}
 	if o.Filter != nil && o.SharedBound {
 		return nil, st, fmt.Errorf("segment: search: a filter with the shared bound is not emulated: %w", engine.ErrInvalidArgument)
@@ -269,12 +269,12 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 			out[i] = segResult{res, sst, err}
 			return
 		}
-		r := engine.Request{K: kk, Breadth: ef, Bound: bound}
+		r := engine.Request{K: kk, Breadth: ef, Bound: bound, Patience: o.Patience}
 		if leafK != nil && seeds == nil {
 			r.K, r.Breadth = leafK[i], leafK[i]
 		}
-		if ix, ok := s.index.(*ivf.Index); ok {
-			r.Breadth = max(1, int(math.Ceil(visit*float64(ix.Nlist()))))
+		if s.kind == IVF {
+			r.Breadth = max(1, int(math.Ceil(visit*float64(s.lists))))
 		}
 		switch {
 		case s.mutable:
@@ -287,30 +287,13 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 				return // tapped out: its first-pass hits stand
 			}
 			r.K = ef // the re-entry collector is TopKnnCollector(k), k = ef
-			var (
-				res []engine.Result
-				sst engine.SearchStats
-				err error
-			)
-			if g, ok := s.index.(*hnsw.Index); ok {
-				res, sst, err = g.QueryWith(q, r, hnsw.QueryOptions{Seeds: seeds[i], Patience: o.Patience})
-			} else {
-				res, sst, err = s.index.Query(q, r)
-			}
+			r.Seeds = seeds[i]
+			res, sst, err := s.index.Query(q, r)
 			sst.Add(out[i].st) // both passes' work
 			out[i] = segResult{res, sst, err}
 			return
 		}
-		var (
-			res []engine.Result
-			sst engine.SearchStats
-			err error
-		)
-		if g, ok := s.index.(*hnsw.Index); ok && o.Patience {
-			res, sst, err = g.QueryWith(q, r, hnsw.QueryOptions{Patience: true})
-		} else {
-			res, sst, err = s.index.Query(q, r)
-		}
+		res, sst, err := s.index.Query(q, r)
 		out[i] = segResult{res, sst, err}
 	}
 	if _, ok := cputime.Thread(); o.SegmentCPU && ok {
@@ -383,7 +366,7 @@ type filterPaths struct{ exhaustive, filteredWalk, graph, exact int }
 // leaf's share.
 func (s *segment) filtered(q []float32, o Options, k, perLeaf, ef int, seeds []engine.ID, p *filterPaths) ([]engine.Result, engine.SearchStats, error) {
 	var st engine.SearchStats
-	if _, ok := s.index.(*ivf.Index); ok {
+	if s.kind == IVF {
 		return nil, st, fmt.Errorf("filtered search over an IVF segment is not emulated: %w", engine.ErrInvalidArgument)
 	}
 	size := max(s.index.Len(), s.n)
@@ -399,28 +382,29 @@ func (s *segment) filtered(q []float32, o Options, k, perLeaf, ef int, seeds []e
 	if cost == 0 {
 		return nil, st, nil
 	}
-	g, ok := s.index.(*hnsw.Index)
+	// A flat segment's query is exact already; a graph's exact search
+	// and its walk are Lucene's (hnsw.Lucene).
+	graph := s.kind == HNSW
 	exact := func() ([]engine.Result, engine.SearchStats, error) {
 		p.exact++
-		if !ok { // a flat segment: its query is exact already
-			res, est, err := s.index.Query(q, engine.Request{K: min(ef, cost), Filter: accept})
-			st.Add(est)
-			return res, st, err
+		r := engine.Request{K: min(ef, cost), Filter: accept}
+		if graph {
+			r.Params = &hnsw.Lucene{Exact: true, Accepted: cost}
 		}
-		res, est, err := g.ExactOver(q, accept, min(ef, cost))
+		res, est, err := s.index.Query(q, r)
 		st.Add(est)
 		return res, st, err
 	}
-	if cost <= perLeaf || !ok {
+	if cost <= perLeaf || !graph {
 		return exact()
 	}
-	lr, lst, err := g.LuceneSearch(q, hnsw.LuceneRequest{K: k, Accept: accept, Accepted: cost,
-		VisitLimit: cost + 1, FilteredSearchThreshold: o.FilteredSearchThreshold, Seeds: seeds, Patience: o.Patience})
+	lp := &hnsw.Lucene{Accepted: cost, VisitLimit: cost + 1, FilteredSearchThreshold: o.FilteredSearchThreshold}
+	res, lst, err := s.index.Query(q, engine.Request{K: k, Filter: accept, Seeds: seeds, Patience: o.Patience, Params: lp})
 	st.Add(lst)
 	if err != nil {
 		return nil, st, err
 	}
-	switch lr.Path {
+	switch lp.Path {
 	case hnsw.LuceneExhaustive:
 		p.exhaustive++
 	case hnsw.LuceneFilteredGraph:
@@ -428,10 +412,10 @@ func (s *segment) filtered(q []float32, o Options, k, perLeaf, ef int, seeds []e
 	default:
 		p.graph++
 	}
-	if lr.EarlyTerminated || len(lr.Results) < perLeaf {
+	if lp.EarlyTerminated || len(res) < perLeaf {
 		return exact()
 	}
-	return lr.Results, st, nil
+	return res, st, nil
 }
 
 // lambda is AbstractKnnVectorQuery.LAMBDA (apache/lucene 10.3+), the
@@ -576,8 +560,8 @@ func (c *Collection) rescore(all []Hit, q []float32, kk int, st *Stats) ([]Hit, 
 		if h.seg.codes == nil {
 			continue // a float segment's distance is exact already
 		}
-		g, ok := h.seg.index.(*hnsw.Index)
-		if !ok {
+		g := h.seg.graph
+		if g == nil {
 			return nil, fmt.Errorf("segment %d: rescore: a quantized segment without a graph", h.seg.id)
 		}
 		if prep == nil {

@@ -38,12 +38,18 @@ func liveName(dir string, id uint64, gen int) string {
 // and that by copy: a deletion makes a new *segment value sharing
 // everything else, so a search's snapshot never sees a half-applied delete.
 type segment struct {
-	id     uint64
-	n      int
-	keys   []uint64 // the id column (doc values): local id → key
-	vecs   *vec.Matrix
-	index  engine.Index
-	kind   IndexKind
+	id    uint64
+	n     int
+	keys  []uint64 // the id column (doc values): local id → key
+	vecs  *vec.Matrix
+	index engine.Index // every search goes through it
+	kind  IndexKind
+	// graph is index when kind is HNSW: the file it saves to, and the
+	// float32 vectors a quantized search rescores with.
+	graph *hnsw.Index
+	// lists is an IVF segment's list count: Options.Visit is a fraction
+	// of it.
+	lists  int
 	enc    Encoding     // the codes the graph is searched over (Float: none)
 	codes  *quant.Store // with enc != Float
 	stored *storedIndex
@@ -125,7 +131,7 @@ func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, source
 			}
 			s.codes.DropBuildCodes()
 		}
-		s.index, s.vecs = ix, ix.Vectors()
+		s.index, s.graph, s.vecs = ix, ix, ix.Vectors()
 	case Flat:
 		ix, err := flat.New(vecs, flat.Config{Metric: cfg.Metric, Workers: 1})
 		if err != nil {
@@ -137,7 +143,7 @@ func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, source
 		if err != nil {
 			return nil, err
 		}
-		s.index, s.vecs = ix, vecs
+		s.index, s.lists, s.vecs = ix, ix.Nlist(), vecs
 	}
 	sw := storedWriter{blockBytes: cfg.StoredBlockBytes}
 	for i, k := range keys {
@@ -216,8 +222,8 @@ func buildIVF(cfg Config, id uint64, vecs *vec.Matrix) (*ivf.Index, error) {
 // each atomically; the segment file last, so that a segment file on disk
 // always has its graph beside it.
 func (s *segment) write(cfg Config) error {
-	if ix, ok := s.index.(*hnsw.Index); ok {
-		if err := ix.Save(cfg.FS, graphName(cfg.Dir, s.id)); err != nil {
+	if s.graph != nil {
+		if err := s.graph.Save(cfg.FS, graphName(cfg.Dir, s.id)); err != nil {
 			return fmt.Errorf("segment %d: %w", s.id, err)
 		}
 	}
@@ -341,16 +347,18 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 		for i := range m.Data {
 			m.Data[i] = math.Float32frombits(le.Uint32(sec.Data[4*i:]))
 		}
-		var ix engine.Index
 		if kind == Flat {
-			ix, err = flat.New(m, flat.Config{Metric: metric, Workers: 1})
+			s.index, err = flat.New(m, flat.Config{Metric: metric, Workers: 1})
 		} else {
-			ix, err = buildIVF(cfg, id, m)
+			var ix *ivf.Index
+			if ix, err = buildIVF(cfg, id, m); err == nil {
+				s.index, s.lists = ix, ix.Nlist()
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("segment: %s: %w", path, err)
 		}
-		s.index, s.vecs = ix, m
+		s.vecs = m
 	}
 	if enc != Float {
 		if sec, err = r.Expect("QUNT"); err != nil {
@@ -388,7 +396,7 @@ func readSegment(cfg Config, id uint64, n int) (*segment, error) {
 				return nil, fmt.Errorf("segment: %d: %v: %w", id, err, engine.ErrCorrupt)
 			}
 		}
-		s.index, s.vecs = ix, ix.Vectors()
+		s.index, s.graph, s.vecs = ix, ix, ix.Vectors()
 	}
 	return s, nil
 }

@@ -650,7 +650,7 @@ func TestGraphTemplate(t *testing.T) {
 	if err := c.Refresh(); err != nil {
 		t.Fatal(err)
 	}
-	g := c.snap[0].index.(*hnsw.Index).Config()
+	g := c.snap[0].graph.Config()
 	want := hnsw.PgvectorConfig(testDim, engine.L2, 8, 32)
 	if g.Selection != want.Selection || g.KeepPruned != want.KeepPruned || g.NewNodeDegreeL0 != want.NewNodeDegreeL0 || g.M != 8 || g.Seed != cfg.Seed+c.snap[0].id {
 		t.Fatalf("segment graph %v, want pgvector's policy %v with seed %d", g, want, cfg.Seed+c.snap[0].id)

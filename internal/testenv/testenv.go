@@ -75,8 +75,8 @@ var (
 		NPMDir: "wasm/browsertest", NPM: []string{"playwright-core", "hnswlib-wasm"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	Lite = &External{Name: "wasm/lite", What: "JupyterLab, JupyterLite, the Jupyter widgets manager and esbuild, from which `veclab serve` assembles the JupyterLite site",
 		NPMDir: "wasm/lite", NPM: []string{"esbuild", "@jupyterlite/services", "@jupyterlab/application", "@jupyter-widgets/jupyterlab-manager"}, Requires: []*External{Node, NPM}, detect: npmTree}
-	Export = &External{Name: "wasm/export", What: "@jupyter-widgets/html-manager, marked, vega-embed and esbuild, from which `veclab export -html` bundles the scripts of its static notebook pages",
-		NPMDir: "wasm/export", NPM: []string{"esbuild", "@jupyter-widgets/html-manager", "marked", "vega-embed"}, Requires: []*External{Node, NPM}, detect: npmTree}
+	Export = &External{Name: "wasm/export", What: "@jupyter-widgets/html-manager, marked, vega-embed and esbuild, from which `veclab export -html` bundles the scripts of its static notebook pages; @jupyter-widgets/schema, the JSON schemas the notebooks' saved widget state is checked against",
+		NPMDir: "wasm/export", NPM: []string{"esbuild", "@jupyter-widgets/html-manager", "marked", "vega-embed", "@jupyter-widgets/schema"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	Vega = &External{Name: "lab/chart/vega", What: "Vega-Lite 5 and Vega 5 (the versions of JupyterLab's vega5 renderer), which compile and render headless every Vega-Lite spec lab/chart writes",
 		NPMDir: "lab/chart/vega", NPM: []string{"vega-lite", "vega"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	H5py = &External{Name: "h5py", What: "h5py over libhdf5, which reads ann-benchmarks' HDF5 files for `veclab data import` (lab/dataset/ingest) and writes the HDF5 files its tests read back",

@@ -35,10 +35,13 @@ func init() {
 			"NewBitset":          ValueOf(engine.NewBitset),
 			"NewBound":           ValueOf(engine.NewBound),
 			"ParseMetric":        ValueOf(engine.ParseMetric),
+			"QueryBatch":         ValueOf(engine.QueryBatch),
+			"RescoreDepth":       ValueOf(engine.RescoreDepth),
 			"SetContext":         ValueOf(engine.SetContext),
 			"SetCores":           ValueOf(engine.SetCores),
 			"Stopped":            ValueOf(engine.Stopped),
 		}, Types: map[string]Type{
+			"ArgError":     TypeOf((*engine.ArgError)(nil)).Elem(),
 			"Bitset":       TypeOf((*engine.Bitset)(nil)).Elem(),
 			"Bound":        TypeOf((*engine.Bound)(nil)).Elem(),
 			"CodeStore":    TypeOf((*engine.CodeStore)(nil)).Elem(),

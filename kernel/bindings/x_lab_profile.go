@@ -42,6 +42,7 @@ func init() {
 			"Footprint":    TypeOf((*profile.Footprint)(nil)).Elem(),
 			"IndexType":    TypeOf((*profile.IndexType)(nil)).Elem(),
 			"Kind":         TypeOf((*profile.Kind)(nil)).Elem(),
+			"KnobError":    TypeOf((*profile.KnobError)(nil)).Elem(),
 			"LeafPaths":    TypeOf((*profile.LeafPaths)(nil)).Elem(),
 			"PgPlan":       TypeOf((*profile.PgPlan)(nil)).Elem(),
 			"Plan":         TypeOf((*profile.Plan)(nil)).Elem(),

@@ -26,6 +26,9 @@ func (s *Session) Complete(code string, cursor int) (start, end int, matches []s
 			start, end, matches = cursor, cursor, nil
 		}
 	}()
+	if start, ms, ok := completeMagic(code, cursor); ok {
+		return start, cursor, ms
+	}
 	head, completions, _ := s.ir.CompleteWords(code[:cursor], cursor)
 	return len(head), cursor, completions
 }
@@ -82,6 +85,9 @@ func (s *Session) Inspect(code string, cursor int) (b Bundle, found bool) {
 			b, found = nil, false
 		}
 	}()
+	if text, ok := inspectMagic(code, cursor); ok {
+		return Bundle{display.MIMEText: text}, true
+	}
 	w := wordAt(code, cursor)
 	if w == "" {
 		return nil, false
@@ -137,7 +143,13 @@ func trunc(s string, n int) string {
 // IsComplete implements Interpreter by scanning brackets, strings and
 // comments: unclosed ones mean "incomplete", stray closers "invalid".
 func (s *Session) IsComplete(code string) (status, indent string) {
-	return isComplete(code)
+	// Magic lines are complete as they stand; a lone %%magic line waits
+	// for its body, as IPython's.
+	rest, cellOnly := stripMagics(code)
+	if cellOnly {
+		return "incomplete", ""
+	}
+	return isComplete(rest)
 }
 
 func isComplete(code string) (status, indent string) {

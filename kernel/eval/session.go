@@ -95,6 +95,9 @@ type Session struct {
 	evalRun  atomic.Pointer[fast.Run]
 	evalGoid uintptr
 	memDone  func() // restores the runtime's memory limit
+	// hidden are the names the session defines before the first cell
+	// (fmt, check): %who and Variables leave them out.
+	hidden map[string]bool
 }
 
 var (
@@ -210,6 +213,10 @@ func New(opt Options) (*Session, error) {
 	if res := s.Eval(`import "fmt"`, Discard{}); res.Err != nil {
 		s.Close()
 		return nil, fmt.Errorf("eval: pre-importing fmt: %v", res.Err)
+	}
+	s.hidden = make(map[string]bool, len(ir.Comp.Binds))
+	for n := range ir.Comp.Binds {
+		s.hidden[n] = true
 	}
 	return s, nil
 }
@@ -352,11 +359,27 @@ func (s *Session) Eval(code string, out Output) (res Result) {
 	if s.closed {
 		return Result{Err: &Error{Name: "closed", Value: "the session is closed"}}
 	}
-	vals, types, err := s.asCell(code, out, func() ([]xr.Value, []xr.Type, *Error) { return s.run(code) })
+	pieces, merr := splitMagics(code)
+	if merr != nil {
+		return Result{Err: merr}
+	}
+	shown := code
+	vals, types, err := s.asCell(code, out, func() ([]xr.Value, []xr.Type, *Error) {
+		if pieces != nil {
+			var (
+				vals  []xr.Value
+				types []xr.Type
+				err   *Error
+			)
+			vals, types, shown, err = s.runPieces(pieces)
+			return vals, types, err
+		}
+		return s.run(code)
+	})
 	if err != nil {
 		return Result{Err: err}
 	}
-	return Result{Value: s.render(code, vals, types)}
+	return Result{Value: s.render(shown, vals, types)}
 }
 
 // Call runs fn as a cell runs (it implements [Caller]): its output goes to
@@ -472,23 +495,40 @@ func (s *Session) run(code string) (vals []xr.Value, types []xr.Type, eerr *Erro
 	defer func() {
 		s.site = nil
 		if r := recover(); r != nil {
-			eerr = classify(r, code)
-			if running && runtimePanic(r) {
-				safely(func() { placeRuntime(eerr, r, st, &f) })
-			}
+			eerr = failed(r, code, st, &f, running)
 		}
 	}()
 	if strings.TrimSpace(code) == "" {
 		return nil, nil, nil
 	}
-	form := s.ir.Parse(code)
-	st = &site{code: code, seq: s.cell.Load()}
-	form = s.rewrite(form, code, st)
-	e := s.ir.CompileAst(form)
-	s.remember(st) // what it defined may fail in a later cell
+	var e *fast.Expr
+	e, st = s.compile(code)
 	s.site, running = st, true
 	vals, types = s.runExpr(e, st, &f)
 	return vals, types, nil
+}
+
+// compile parses, rewrites and compiles code (a cell, or a piece of one
+// that a magic runs), and remembers it: what it defines may fail in a
+// later cell. Errors panic, as gomacro's do.
+func (s *Session) compile(code string) (*fast.Expr, *site) {
+	form := s.ir.Parse(code)
+	st := &site{code: code, seq: s.cell.Load()}
+	form = s.rewrite(form, code, st)
+	e := s.ir.CompileAst(form)
+	s.remember(st)
+	return e, st
+}
+
+// failed is the Error of a panic r while code was compiled (running
+// false) or ran (at st, where f says): a runtime panic names its cell
+// line.
+func failed(r any, code string, st *site, f *fault, running bool) *Error {
+	e := classify(r, code)
+	if running && runtimePanic(r) {
+		safely(func() { placeRuntime(e, r, st, f) })
+	}
+	return e
 }
 
 // runtimePanic reports whether a panic of a running cell is one to place

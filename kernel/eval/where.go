@@ -182,6 +182,20 @@ func (s *Session) runExpr(e *fast.Expr, st *site, f *fault) ([]xr.Value, []xr.Ty
 	if e == nil {
 		return nil, nil
 	}
+	var (
+		v  xr.Value
+		vs []xr.Value
+	)
+	s.inEnv(e, st, f, func(env *fast.Env, fun func(*fast.Env) (xr.Value, []xr.Value)) { v, vs = fun(env) })
+	return greflect.PackValues(v, vs), greflect.PackTypes(e.Type, e.Types)
+}
+
+// inEnv prepares the session's top-level env for running e as runExpr
+// does (gomacro's call-stack bookkeeping set, and restored after, a panic
+// located first) and calls body with it and e's compiled function. %timeit
+// runs that function many times in one body (magic.go), so that a loop
+// costs a closure call, not an env set-up.
+func (s *Session) inEnv(e *fast.Expr, st *site, f *fault, body func(env *fast.Env, fun func(*fast.Env) (xr.Value, []xr.Value))) {
 	env := s.ir.PrepareEnv()
 	if s.ir.Comp.Globals.Options&base.OptKeepUntyped == 0 && e.Untyped() {
 		e.ConstTo(e.DefaultType())
@@ -208,9 +222,7 @@ func (s *Session) runExpr(e *fast.Expr, st *site, f *fault) ([]xr.Value, []xr.Ty
 			r.CurrEnv = saved[i]
 		}
 	}()
-	fun := e.AsXV(fast.COptKeepUntyped)
-	v, vs := fun(env)
-	return greflect.PackValues(v, vs), greflect.PackTypes(e.Type, e.Types)
+	body(env, e.AsXV(fast.COptKeepUntyped))
 }
 
 // locate fills f from the running unit and gomacro's current env: the

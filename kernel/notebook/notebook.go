@@ -4,7 +4,9 @@
 //
 // Unknown fields of the notebook and its cells are preserved; only the
 // outputs and execution_count of code cells are replaced, and the widget
-// state in the notebook's metadata.
+// state in the notebook's metadata. Every cell leaves with the id nbformat
+// 4.5 requires: the one it had, or one made from its source (see
+// Normalize), so ids stay put across runs.
 //
 // # Widgets
 //
@@ -114,6 +116,38 @@ func Run(nb []byte, interp eval.Interpreter, opt Options) ([]byte, error) {
 	if recErr == nil {
 		saveWidgets(doc, cells, rec)
 	}
+	out, err := write(doc, cells)
+	if err != nil {
+		return nil, err
+	}
+	return out, runErr
+}
+
+// Normalize returns the nbformat-4 notebook nb as Run writes it, without
+// running anything: every cell with an id (nbformat 4.5), the notebook
+// marked 4.5, the JSON laid out as Jupyter lays it out (one-space indent,
+// sorted keys). Ids a cell already has are kept.
+func Normalize(nb []byte) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(nb, &doc); err != nil {
+		return nil, fmt.Errorf("notebook: not JSON%s: %w", jsonWhere(nb, err), err)
+	}
+	if v, _ := doc["nbformat"].(float64); v != 4 {
+		return nil, fmt.Errorf("notebook: nbformat %v, want 4", doc["nbformat"])
+	}
+	cells, ok := doc["cells"].([]any)
+	if !ok {
+		return nil, fmt.Errorf("notebook: no cells array")
+	}
+	return write(doc, cells)
+}
+
+// write gives the cells their ids and encodes doc as Jupyter does.
+func write(doc map[string]any, cells []any) ([]byte, error) {
+	if err := ensureCellIDs(cells); err != nil {
+		return nil, err
+	}
+	setMinor4_5(doc)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -121,7 +155,7 @@ func Run(nb []byte, interp eval.Interpreter, opt Options) ([]byte, error) {
 	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), runErr
+	return buf.Bytes(), nil
 }
 
 func source(v any) (string, error) {

@@ -59,6 +59,43 @@ fmt.Println("after")''')
     result["complete"] = kc.complete("strings.ToUpp", 13, reply=True, timeout=30)["content"]
     result["inspect"] = kc.inspect("table.New", 7, reply=True, timeout=30)["content"]
     result["kernel_info"] = kc.kernel_info(reply=True, timeout=30)["content"]
+
+    # The debugger's variables panel, as JupyterLab drives it: debug_request
+    # on the control channel (packages/debugger session.ts and service.ts).
+    seq = [0]
+
+    def debug(command, arguments):
+        seq[0] += 1
+        msg = kc.session.msg("debug_request", {"seq": seq[0], "type": "request", "command": command, "arguments": arguments})
+        kc.control_channel.send(msg)
+        while True:
+            reply = kc.get_control_msg(timeout=30)
+            if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+                return {"msg_type": reply["msg_type"], "content": reply["content"]}
+
+    dbg = {"info_before": debug("debugInfo", {}),
+           "initialize": debug("initialize", {"clientID": "jupyterlab", "clientName": "JupyterLab", "adapterID": "veclab",
+                                              "pathFormat": "path", "linesStartAt1": True, "columnsStartAt1": True,
+                                              "supportsVariableType": True, "supportsVariablePaging": True}),
+           "events": [],
+           "attach": debug("attach", {}),
+           "configurationDone": debug("configurationDone", {}),
+           "info_after": debug("debugInfo", {})}
+    # the initialized event on IOPub, before a cell's messages are drained
+    deadline = time.time() + 10
+    while time.time() < deadline and not dbg["events"]:
+        try:
+            m = kc.get_iopub_msg(timeout=1)
+        except Exception:
+            continue
+        if m["msg_type"] == "debug_event":
+            dbg["events"].append(m["content"])
+    run("debug_cell", 'import "github.com/veclab/veclab/lab/table"\nrecalls := []float64{0.616, 0.952}\nstore := "redis"\nbest := table.New("best", table.Col("store", ""))\nbest.AddValues("qdrant")')
+    dbg["inspectVariables"] = debug("inspectVariables", {})
+    dbg["richInspectVariables"] = debug("richInspectVariables", {"variableName": "best"})
+    dbg["setBreakpoints"] = debug("setBreakpoints", {"source": {"path": "cell.go"}, "breakpoints": [{"line": 1}], "sourceModified": False})
+    dbg["disconnect"] = debug("disconnect", {"restart": False, "terminateDebuggee": False})
+    result["debug"] = dbg
     # Restart: shutdown_request(restart=True), a new process, fresh state.
     km.restart_kernel(now=False)
     kc.wait_for_ready(timeout=60)

@@ -264,7 +264,7 @@ func Batch(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric
 			// HNSW, then hnswlib's.
 			for _, ef := range cfg.Efs {
 				p, err := cfg.timeClients(q, truth, c, func(sub *vec.Matrix) ([][]engine.Result, error) {
-					return hx.SearchBatchWorkers(ctx, sub, cfg.K, ef, nil, cfg.Threads)
+					return engine.QueryBatch(ctx, hx, sub.N, sub.Row, engine.Request{K: cfg.K, Breadth: ef}, cfg.Threads)
 				})
 				if err != nil {
 					return nil, fmt.Errorf("bench: batch: hnsw: %w", err)

@@ -290,7 +290,7 @@ func hnswOne(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metr
 		}
 		var comps float64
 		m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
-			res, err := s.Search(ds.Queries.Row(i), cfg.K, ef, nil)
+			res, err := s.Search(ds.Queries.Row(i), engine.Request{K: cfg.K, Breadth: ef})
 			if pass == 0 {
 				comps += float64(s.Stats().DistComps)
 			}

@@ -148,7 +148,7 @@ func Quant(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric
 		return nil, fmt.Errorf("bench: quant: %w", err)
 	}
 	maxOver := slices.Max(cfg.Oversample)
-	kmax := int(math.Ceil(maxOver * float64(cfg.K)))
+	kmax := engine.RescoreDepth(cfg.K, maxOver)
 	for _, name := range quantizers.Names() {
 		if len(cfg.Only) > 0 && !slices.Contains(cfg.Only, name) {
 			continue
@@ -212,7 +212,7 @@ func quantFlat(row *QuantRow, q quant.Quantizer, ds *dataset.Dataset, truth *dat
 	var buf []engine.Result
 	for _, o := range cfg.Oversample {
 		arms = append(arms, func(_, qi int) ([]engine.Result, error) {
-			kk := min(int(math.Ceil(o*float64(cfg.K))), len(cands))
+			kk := min(engine.RescoreDepth(cfg.K, o), len(cands))
 			var err error
 			buf, _, err = rs.Rescore(buf, ds.Queries.Row(qi), cands[:kk], cfg.K)
 			return buf, err
@@ -284,18 +284,18 @@ func quantHNSW(row *QuantRow, q quant.Quantizer, ds *dataset.Dataset, truth *dat
 		}
 	}
 	arms := []metrics.Query{func(_, qi int) ([]engine.Result, error) {
-		res, err := ix.Search(ds.Queries.Row(qi), cfg.K, ncDefault)
+		res, _, err := ix.Query(ds.Queries.Row(qi), engine.Request{K: cfg.K, Breadth: ncDefault})
 		toIDs(res)
 		return res, err
 	}}
 	var buf []engine.Result
 	var reads, devReads int64
 	for oi, o := range cfg.Oversample {
-		kk := int(math.Ceil(o * float64(cfg.K)))
+		kk := engine.RescoreDepth(cfg.K, o)
 		last := oi == len(cfg.Oversample)-1
 		arms = append(arms, func(pass, qi int) ([]engine.Result, error) {
 			qv := ds.Queries.Row(qi)
-			cands, err := ix.Search(qv, kk, max(ncDefault, kk))
+			cands, _, err := ix.Query(qv, engine.Request{K: kk, Breadth: max(ncDefault, kk)})
 			if err != nil {
 				return nil, err
 			}

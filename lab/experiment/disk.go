@@ -300,10 +300,12 @@ func measureDisk(env *Env, label string, param float64, k, nq int, before func()
 func hnswSearch(d *DiskHNSW, ef int, oversample float64, rs *rescore.Rescorer) diskSearch {
 	s := d.Index.NewSearcher()
 	return func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error) {
-		res, st, err := s.SearchRescored(q, k, max(ef, k), oversample, rs, nil)
+		p := &hnsw.Rescore{Rescorer: rs, Oversample: oversample}
+		res, err := s.Search(q, engine.Request{K: k, Breadth: max(ef, k), Params: p})
 		if err != nil {
 			return nil, store.IOStats{}, store.IOStats{}, err
 		}
+		st := p.Stats
 		for i := range res {
 			res[i].ID = engine.ID(d.Index.Key(res[i].ID))
 		}

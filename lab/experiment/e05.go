@@ -48,9 +48,6 @@ func E05Measure(env *Env, ncs []int) ([]Measurement, error) {
 	}
 	var out []Measurement
 	for i, nc := range ncs {
-		if nc < 1 || nc > profile.NumCandidatesLimit {
-			return nil, fmt.Errorf("experiment: E05: num_candidates must be in 1…%d, got %d: %w", profile.NumCandidatesLimit, nc, errBadArgument)
-		}
 		env.progress(i, len(ncs), "E05 num_candidates")
 		m, err := measure(env, s.WithEf(nc), strconv.Itoa(nc))
 		if err != nil {

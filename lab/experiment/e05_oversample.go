@@ -53,7 +53,7 @@ func E05OversampleSweep(env *Env, overs []float64) (*E05Oversample, error) {
 		table.Column{Header: fmt.Sprintf("recall@%d, scan of all codes", k), Source: table.Lab, Prec: 3},
 		table.Column{Header: "p50 ms, graph walk", Source: table.Lab, Prec: 2},
 		table.Column{Header: "query plan", Source: table.Lab})
-	m, err := measure(env, bbq.WithOversample(-1), "none")
+	m, err := measure(env, bbq.WithOversample(0), "none")
 	if err != nil {
 		return nil, err
 	}

@@ -43,9 +43,6 @@ func E06Measure(env *Env, efs []int) ([]Measurement, error) {
 	}
 	var out []Measurement
 	for i, ef := range efs {
-		if ef < 1 {
-			return nil, fmt.Errorf("experiment: E06: EF_RUNTIME must be positive, got %d: %w", ef, errBadArgument)
-		}
 		env.progress(i, len(efs), "E06 EF_RUNTIME")
 		m, err := measure(env, s.WithEf(ef), strconv.Itoa(ef))
 		if err != nil {
@@ -67,9 +64,6 @@ func E06MeasureFiltered(env *Env, efs []int) ([]Measurement, error) {
 	}
 	var out []Measurement
 	for i, ef := range efs {
-		if ef < 1 {
-			return nil, fmt.Errorf("experiment: E06: EF_RUNTIME must be positive, got %d: %w", ef, errBadArgument)
-		}
 		env.progress(i, len(efs), "E06 filtered")
 		m, err := measureFiltered(env, s.WithEf(ef), ArticleFilter, strconv.Itoa(ef))
 		if err != nil {

@@ -320,7 +320,7 @@ func e12SearchIndex(fsys vfs.FS, path string, q *vec.Matrix, nq, k, ef int) ([][
 	}
 	out := make([][]engine.Result, nq)
 	for i := range out {
-		if out[i], err = ix.Search(q.Row(i), k, ef); err != nil {
+		if out[i], _, err = ix.Query(q.Row(i), engine.Request{K: k, Breadth: ef}); err != nil {
 			return nil, 0, err
 		}
 	}

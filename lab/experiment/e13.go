@@ -355,7 +355,7 @@ func E13OversampleSweep(env *Env, ef int, overs []float64) (*table.Table, *chart
 			return nil, nil, err
 		}
 		capQPS := IOBudget{Candidates: c.DeviceReads, Nodes: ArticleBudget.Nodes, DiskIOPS: ArticleBudget.DiskIOPS}.QPSCap()
-		_ = t.AddValues(fmt.Sprintf("×%g", o), int(math.Ceil(o*float64(k))), w.Recall, c.DeviceReads, c.KB, c.QPS, capQPS)
+		_ = t.AddValues(fmt.Sprintf("×%g", o), engine.RescoreDepth(k, o), w.Recall, c.DeviceReads, c.KB, c.QPS, capQPS)
 		recall, caps, labels = append(recall, w.Recall), append(caps, capQPS), append(labels, fmt.Sprintf("×%g", o))
 	}
 	env.progress(len(overs), len(overs), "E13 oversample sweep")

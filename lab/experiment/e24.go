@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -90,7 +91,7 @@ func E24Verdicts(env *Env, t *table.Table) Verdicts {
 	why := fmt.Sprintf("%.3f below raw", math.Max(raw-b3, 0))
 	if !restored {
 		if o, r := e24RestoredAt(t, "bbq", raw-0.02); o > 0 {
-			why += fmt.Sprintf("; on this data rescoring restores it (within 0.02) only from ×%g (%.3f, %.0f candidates a query)", o, r, math.Ceil(o*float64(env.Scale.K)))
+			why += fmt.Sprintf("; on this data rescoring restores it (within 0.02) only from ×%g (%.3f, %d candidates a query)", o, r, engine.RescoreDepth(env.Scale.K, o))
 		} else {
 			why += "; no oversample of the sweep restores it on this data"
 		}

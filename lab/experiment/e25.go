@@ -533,7 +533,7 @@ func E25Query(env *Env, x *E25Index, qi, ef int) (*table.Table, error) {
 	k := env.Scale.K
 	q := x.queries.Row(qi)
 	// All k passages, before dedupe: the naive walk's own result list.
-	pass, err := x.graph.Search(q, k, ef)
+	pass, _, err := x.graph.Query(q, engine.Request{K: k, Breadth: ef})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/metrics"
 )
 
@@ -255,7 +256,7 @@ func TestE25Report(t *testing.T) {
 	// they must be the naive walk's parents, in order.
 	for qi := 0; qi < 5; qi++ {
 		qv := x.queries.Row(qi)
-		pass, err := x.graph.Search(qv, env.Scale.K, 40)
+		pass, _, err := x.graph.Query(qv, engine.Request{K: env.Scale.K, Breadth: 40})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/chart"
@@ -224,7 +225,7 @@ func E27DiskHNSWModel(env *Env, hn *DiskHNSW, ivfSim DiskPoint, efs []int, overs
 	for _, ef := range efs {
 		hops, scored := 0, 0
 		for i := 0; i < nq; i++ {
-			if _, err := s.Search(ds.Queries.Row(i), m.K, ef, nil); err != nil {
+			if _, err := s.Search(ds.Queries.Row(i), engine.Request{K: m.K, Breadth: ef}); err != nil {
 				return nil, fmt.Errorf("experiment: E27DiskHNSWModel: ef %d, query %d: %w", ef, i, err)
 			}
 			st := s.Stats()

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/veclab/veclab/engine"
+	labmeasure "github.com/veclab/veclab/lab/measure" // the package; measure is this package's loop
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -21,23 +22,10 @@ var ErrNotRunnable = errors.New("experiment: not runnable")
 // registered.
 var errUnknown = errors.New("experiment: unknown experiment")
 
-// Figure is one number the article reported, with its unit, so reports can
-// print it beside the lab's measurement of the same thing.
-type Figure struct {
-	Row     string  // the article table's row, e.g. "pgvector", "50"
-	Measure string  // e.g. "recall@10", "p50", "docs/s"
-	Value   float64 // as the article printed it
-	Unit    string  // e.g. "", "ms", "s", "docs/s"
-}
-
-// String prints the figure as "row measure = value unit".
-func (f Figure) String() string {
-	s := fmt.Sprintf("%s %s = %g", f.Row, f.Measure, f.Value)
-	if f.Unit != "" {
-		s += " " + f.Unit
-	}
-	return s
-}
+// Figure is one number an article printed (measure.Figure: the lab's
+// measuring vocabulary owns the type, so an experiment's figures go
+// straight to measure.Beside).
+type Figure = labmeasure.Figure
 
 // Experiment is one reproducible experiment.
 type Experiment struct {

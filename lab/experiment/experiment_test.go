@@ -178,6 +178,12 @@ func TestE06Small(t *testing.T) {
 	if _, err := e06Sweep(env, []int{0}); !errors.Is(err, engine.ErrInvalidArgument) {
 		t.Errorf("EF_RUNTIME 0: %v", err)
 	}
+	// One policy for a bad EF_RUNTIME: the store's view refuses it, in
+	// the store's terms, whichever verb asked.
+	var ke *profile.KnobError
+	if _, err := E06Measure(env, []int{10, -3}); !errors.As(err, &ke) || ke.Call != "WithEf(-3)" || ke.Setting != "EF_RUNTIME" {
+		t.Errorf("E06Measure with EF_RUNTIME -3: %v, want the view's KnobError", err)
+	}
 	tb, err := e06Sweep(env, []int{10, 20})
 	if err != nil || len(tb.Rows) != 2 || tb.Cell(0, 0).String() != "10 (default)" {
 		t.Fatalf("e06Sweep table %v, %v", tb, err)

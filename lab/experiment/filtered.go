@@ -8,13 +8,14 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/filter"
 	"github.com/veclab/veclab/engine/filtered"
+	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/profile"
 )
 
 // ArticleFilter is the Spring AI VectorStore article's filter (1,328 of 30,000
 // documents, 4.4 %, at the article's scale).
-const ArticleFilter = "category == 'c3' && year >= 2022"
+const ArticleFilter = dataset.ArticleWhere
 
 // metadata builds (once) the documents' metadata in key order, with the
 // fields category (keyword), year (integer) and region (keyword) declared
@@ -32,20 +33,9 @@ func (e *Env) metadata() (*filter.Store, error) {
 	if len(ds.Meta) != ds.Base.N {
 		return nil, fmt.Errorf("experiment: the data set has no metadata: %w", ErrNotRunnable)
 	}
-	st, err := filter.NewStore(filter.Schema{Mode: filter.Declared, Fields: []filter.Field{
-		{Name: "category", Kind: filter.KindKeyword, Indexed: true},
-		{Name: "year", Kind: filter.KindInteger, Indexed: true},
-		{Name: "region", Kind: filter.KindKeyword, Indexed: true},
-	}})
+	st, err := ds.Metadata()
 	if err != nil {
-		return nil, fmt.Errorf("experiment: metadata: %w", err)
-	}
-	docs := make([]filter.Doc, len(ds.Meta))
-	for i, d := range ds.Meta {
-		docs[i] = filter.Doc{Key: fmt.Sprintf("d%d", i), Meta: map[string]any{"category": d.Category, "year": d.Year, "region": d.Region}}
-	}
-	if _, err := st.Add(docs...); err != nil {
-		return nil, fmt.Errorf("experiment: metadata: %w", err)
+		return nil, fmt.Errorf("experiment: %w", err)
 	}
 	e.meta = st
 	return st, nil

@@ -177,7 +177,7 @@ func RankCodes(env *Env, q quant.Quantizer, maxOversample float64) (*CodeRanking
 		}
 		cr.search = func(qv []float32, n int) ([]engine.Result, error) { return st.Search(qv, n, nil) }
 	}
-	kmax := min(int(math.Ceil(maxOversample*float64(k))), ds.Base.N)
+	kmax := min(engine.RescoreDepth(k, maxOversample), ds.Base.N)
 	for qi := 0; qi < ds.Queries.N; qi++ {
 		cands, err := cr.search(ds.Queries.Row(qi), kmax)
 		if err != nil {
@@ -213,7 +213,7 @@ func (cr *CodeRanking) recallPass(answer func(qi int) ([]engine.Result, error)) 
 // Candidates is how many candidates oversample o rescores: ⌈o·K⌉, at
 // most the data set's size.
 func (cr *CodeRanking) Candidates(o float64) int {
-	n := int(math.Ceil(o * float64(cr.K)))
+	n := engine.RescoreDepth(cr.K, o)
 	if len(cr.cands) > 0 {
 		n = min(n, max(len(cr.cands[0]), cr.K))
 	}
@@ -232,7 +232,7 @@ func (cr *CodeRanking) Recall(o float64) (float64, error) {
 	var buf []engine.Result // scored before the next query reuses it
 	r, err := cr.recallPass(func(qi int) ([]engine.Result, error) {
 		c := cr.cands[qi]
-		kk := min(int(math.Ceil(o*float64(cr.K))), len(c))
+		kk := min(engine.RescoreDepth(cr.K, o), len(c))
 		var err error
 		if buf, _, err = cr.rescore.Rescore(buf, cr.queries.Row(qi), c[:kk], cr.K); err != nil {
 			return nil, err
@@ -346,7 +346,7 @@ func quantTable(env *Env, title string, rs []QuantResult, article func(row strin
 	t.AddColumns(table.Column{Header: fmt.Sprintf("recall@%d no rescoring", k), Source: table.Lab, Prec: 3})
 	if len(rs) > 0 {
 		for _, o := range rs[0].Oversample {
-			t.AddColumns(table.Column{Header: fmt.Sprintf("rescored ×%g (%d cands)", o, int(math.Ceil(o*float64(k)))), Source: table.Lab, Prec: 3})
+			t.AddColumns(table.Column{Header: fmt.Sprintf("rescored ×%g (%d cands)", o, engine.RescoreDepth(k, o)), Source: table.Lab, Prec: 3})
 		}
 	}
 	t.AddColumns(table.Column{Header: "scan", Unit: "ms/q", Source: table.Lab, Prec: 2})
@@ -481,7 +481,7 @@ func QuantFrontier(env *Env, results []QuantResult, target float64) *table.Table
 		case !ok:
 			need, reads = "> ×"+fmt.Sprint(r.Oversample[len(r.Oversample)-1]), nil
 		case o > 0:
-			need, reads = fmt.Sprintf("×%g", o), int(math.Ceil(o*float64(k)))
+			need, reads = fmt.Sprintf("×%g", o), engine.RescoreDepth(k, o)
 		}
 		_ = t.AddValues(r.Name, r.BytesPerVector, r.Compression, r.RecallNone, need, reads)
 	}

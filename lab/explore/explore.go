@@ -378,7 +378,7 @@ func (l *Lab) Search(p SearchParams) (res *SearchResult, err error) {
 		return nil, err
 	}
 	if l.Codes != nil && p.Oversample > 0 {
-		res.Rescore = int(math.Ceil(p.Oversample * float64(p.K)))
+		res.Rescore = engine.RescoreDepth(p.K, p.Oversample)
 	}
 	efs := slices.Clone(p.Efs)
 	if len(efs) == 0 {
@@ -472,7 +472,7 @@ func (l *Lab) Compare(p SearchParams) (rows []StrategyRow, err error) {
 	}
 	rescoreN := 0
 	if l.Codes != nil && p.Oversample > 0 {
-		rescoreN = int(math.Ceil(p.Oversample * float64(p.K)))
+		rescoreN = engine.RescoreDepth(p.K, p.Oversample)
 	}
 	for _, name := range Strategies() {
 		s, err := filtered.ParseStrategy(name)
@@ -587,11 +587,11 @@ func (l *Lab) one(q []float32, k, ef int, f *filter.Compiled, strategy filtered.
 	if f == nil {
 		var st filtered.Stats
 		if rescoreN > 0 {
-			rs, _, err := l.searcher.SearchRescored(q, k, ef, float64(rescoreN)/float64(k), l.rescorer, nil)
+			rs, err := l.searcher.Search(q, engine.Request{K: k, Breadth: ef, Params: &hnsw.Rescore{Rescorer: l.rescorer, Oversample: float64(rescoreN) / float64(k)}})
 			st.SearchStats = l.searcher.Stats()
 			return rs, st, err
 		}
-		rs, err := l.searcher.Search(q, k, ef, nil)
+		rs, err := l.searcher.Search(q, engine.Request{K: k, Breadth: ef})
 		st.SearchStats = l.searcher.Stats()
 		return slices.Clone(rs), st, err
 	}
@@ -688,7 +688,7 @@ func (l *Lab) Draw(ef, k int, seed uint64) (pd *PictureData, err error) {
 	r := rand.New(rand.NewPCG(seed, 0x9e))
 	q := []float32{float32(2*r.Float64() - 1), float32(2*r.Float64() - 1)}
 	pd.Query = q
-	tr, err := ix.NewSearcher().SearchTrace(q, k, ef, nil)
+	tr, err := ix.NewSearcher().SearchTrace(q, engine.Request{K: k, Breadth: ef})
 	if err != nil {
 		return nil, fmt.Errorf("explore: picture: %w", err)
 	}

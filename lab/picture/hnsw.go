@@ -341,7 +341,7 @@ func VisitedPicture(ix *hnsw.Index, q []float32, k, ef int) (*chart.Scatter, Vis
 	if err := check2D(ix); err != nil {
 		return nil, Visit{}, err
 	}
-	tr, err := ix.NewSearcher().SearchTrace(q, k, ef, nil)
+	tr, err := ix.NewSearcher().SearchTrace(q, engine.Request{K: k, Breadth: ef})
 	if err != nil {
 		return nil, Visit{}, fmt.Errorf("picture: %w", err)
 	}

@@ -31,7 +31,7 @@ func TestHNSWPictures(t *testing.T) {
 		t.Fatalf("layers grid: %v, %d charts for %d layers", err, len(g.Charts), ix.MaxLevel()+1)
 	}
 	q := []float32{0.1, -0.2}
-	tr, err := ix.NewSearcher().SearchTrace(q, 5, 20, nil)
+	tr, err := ix.NewSearcher().SearchTrace(q, engine.Request{K: 5, Breadth: 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -553,7 +553,7 @@ func TrueRanks(names []string, rankings []*experiment.CodeRanking, oversample []
 		at := func(p float64) int { return all[min(int(math.Ceil(p*float64(len(all))))-1, len(all)-1)] }
 		sp.Median, sp.P90, sp.P99, sp.Last = at(0.5), at(0.9), at(0.99), all[len(all)-1]
 		for oi, o := range oversample {
-			cut := int(math.Ceil(o * float64(cr.K)))
+			cut := engine.RescoreDepth(cr.K, o)
 			sp.Within[oi] = float64(sort.SearchInts(all, cut+1)) / float64(len(all))
 		}
 		spreads = append(spreads, sp)
@@ -583,7 +583,7 @@ func TrueRanks(names []string, rankings []*experiment.CodeRanking, oversample []
 		p.Add(fmt.Sprintf("true top %d", cr.K), chart.Dots, x, y)
 		p.Add(fmt.Sprintf("beyond the %d ranked", ranked), chart.Marks, bx, by)
 		for oi, o := range oversample {
-			cut := math.Ceil(o * float64(cr.K))
+			cut := float64(engine.RescoreDepth(cr.K, o))
 			name := ""
 			if oi == 0 {
 				name = "cut-offs ⌈o·k⌉"

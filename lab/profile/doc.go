@@ -72,7 +72,13 @@
 // A profile prints and parses ([Profile.String], [Parse]) and describes
 // itself the way the live service shows its index ([Profile.Describe]).
 // Query-time settings are overridden per view ([Store.WithEf],
-// [Store.WithOversample]) without rebuilding.
+// [Store.WithOversample]) without rebuilding. A view is validated on the
+// way in, as Open validates a profile: a value out of the store's own
+// range (and a search's k out of it) makes every verb answer a
+// [KnobError] in the learner's terms: the call as written, the store's
+// name for the setting, the value, the allowed range, and the store's
+// rule with the source file and version it comes from (knob.go holds
+// the rules, TestKnobErrors covers every knob of every store).
 //
 // # On engine/segment
 //

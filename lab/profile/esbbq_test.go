@@ -139,11 +139,11 @@ func TestElasticsearchEarlyTermination(t *testing.T) {
 			if filtered {
 				f = accept
 			}
-			rOn, stOn, err := on.search(q, 10, f)
+			rOn, stOn, err := on.search("Search(q, %d)", q, 10, f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, stOff, err := off.search(q, 10, f)
+			_, stOff, err := off.search("Search(q, %d)", q, 10, f)
 			if err != nil {
 				t.Fatal(err)
 			}

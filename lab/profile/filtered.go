@@ -122,6 +122,9 @@ func StrategyParams(s filtered.Strategy, k, dim int) filtered.Params {
 // with payload indexes in meta (and payload_m > 0) the graph gets the
 // payload-block links (see Profile.PayloadM).
 func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
 	c := s.c
 	n := s.Len()
 	var (
@@ -215,6 +218,9 @@ func PayloadLinks(coll *filtered.Collection) (filtered.PayloadLinksReport, bool)
 // (Qdrant under indexing_threshold) is searched exactly over the matching
 // documents. Result IDs are document keys.
 func (s *Store) SearchFilter(coll *filtered.Collection, q []float32, k int, f *filter.Compiled) ([]engine.Result, filtered.Stats, error) {
+	if e := s.searchErr("SearchFilter(coll, q, %d, f)", k); e != nil {
+		return nil, filtered.Stats{}, e
+	}
 	p := s.Profile()
 	st := p.FilterStrategy()
 	if s.Indexed() == 0 {

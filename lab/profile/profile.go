@@ -308,8 +308,12 @@ func (p Profile) Validate() error {
 		// src/hnswbuild.c: "ef_construction must be greater than or equal to 2 * m"
 		bad("ef_construction must be greater than or equal to 2 * m (%d), got %d", 2*p.M, p.EfConstruction)
 	}
+	efName := "ef"
+	if r, ok := efRules[p.Kind]; ok {
+		efName = r.setting // the store's own name: hnsw.ef_search, EF_RUNTIME, …
+	}
 	if p.Ef < 0 || (p.Kind == PGVector && p.Ef == 0) {
-		bad("ef_search must be positive, got %d", p.Ef)
+		bad("%s must be positive, got %d", efName, p.Ef)
 	}
 	if p.Kind == PGVector && p.Ef > 1000 {
 		bad("hnsw.ef_search must be in 1…1000, got %d", p.Ef)
@@ -452,7 +456,7 @@ func (p Profile) Plan(k, dim int) Plan {
 		kp := k
 		if os := p.EffectiveOversample(dim); os > 0 {
 			// k' = min(⌈k·oversample⌉, 10000); num_candidates = max(nc, k')
-			kp = min(int(math.Ceil(float64(k)*os)), NumCandidatesLimit)
+			kp = min(engine.RescoreDepth(k, os), NumCandidatesLimit)
 			pl.Rescore = kp
 		}
 		nc = max(nc, kp)

@@ -78,6 +78,12 @@ type Store struct {
 	// p is this view's profile: the core's, with the query-time settings
 	// of WithEf and WithOversample (defaults applied, validated).
 	p Profile
+	// err is the view's first knob out of range (see KnobError): every
+	// verb of the view returns it.
+	err error
+	// efCall is how the view's breadth was set ("WithEf(5)"; "" for the
+	// profile's), for Elasticsearch's num_candidates ≥ k at search.
+	efCall string
 }
 
 type core struct {
@@ -311,27 +317,50 @@ func (s *Store) Profile() Profile { return s.p }
 func (s *Store) Dim() int { return s.c.dim }
 
 // WithEf returns a view whose query breadth is ef under the store's own
-// name: pgvector hnsw.ef_search, Redis EF_RUNTIME, Qdrant hnsw_ef,
-// Elasticsearch num_candidates. ef ≤ 0 restores the profile's default.
+// name: pgvector hnsw.ef_search (1…1000), Redis EF_RUNTIME (≥ 1), Qdrant
+// hnsw_ef (≥ 1), Elasticsearch num_candidates (k…10000, k checked at
+// search). A value out of the store's range makes a view whose verbs
+// all answer a [KnobError] naming WithEf(ef), the range and the store's
+// rule (see [Store.Err]); the store s itself keeps its defaults.
 func (s *Store) WithEf(ef int) *Store {
 	v := *s
-	v.p.Ef = s.c.p.Ef
-	if ef > 0 {
-		v.p.Ef = ef
+	if v.err != nil {
+		return &v // the first bad knob stays the view's error
+	}
+	if e := checkEf(s.c.p.Kind, ef); e != nil {
+		v.err = e
+		return &v
+	}
+	v.p.Ef, v.efCall = ef, fmt.Sprintf("WithEf(%d)", ef)
+	return &v
+}
+
+// WithOversample returns a view with Elasticsearch's oversample of a
+// quantized search set: the x·k best candidates by their codes are
+// re-ranked with float32 vectors (rescore_vector.oversample); 0 turns it
+// off, as in Elasticsearch 9.1+, and values in (0, 1) are refused as
+// Elasticsearch refuses them. The other stores have no such knob. A bad
+// value makes a view whose verbs all answer a [KnobError] (see
+// [Store.Err]).
+func (s *Store) WithOversample(x float64) *Store {
+	v := *s
+	if v.err != nil {
+		return &v
+	}
+	if e := checkOversample(s.c.p.Kind, x); e != nil {
+		v.err = e
+		return &v
+	}
+	v.p.Oversample = x
+	if x == 0 {
+		v.p.Oversample = -1 // Profile.Oversample: negative is "none", 0 the default
 	}
 	return &v
 }
 
-// WithOversample returns a view with Elasticsearch's rescore oversample
-// set (x < 0 disables rescoring, 0 restores the default).
-func (s *Store) WithOversample(x float64) *Store {
-	v := *s
-	v.p.Oversample = s.c.p.Oversample
-	if x != 0 {
-		v.p.Oversample = x
-	}
-	return &v
-}
+// Err returns the view's first knob out of range (a *[KnobError]), or
+// nil: what every verb of the view would answer.
+func (s *Store) Err() error { return s.err }
 
 // Len returns the number of documents ingested (acknowledged).
 func (s *Store) Len() int { return s.c.coll.Acknowledged() }
@@ -425,6 +454,9 @@ func (s *Store) Footprint() Footprint {
 // stored.
 func (s *Store) Ingest(m *vec.Matrix) error {
 	c := s.c
+	if s.err != nil {
+		return s.err
+	}
 	if c.closed.Load() {
 		return fmt.Errorf("profile %s: ingest: %w", c.p.Kind, engine.ErrClosed)
 	}
@@ -468,6 +500,9 @@ func (s *Store) Ingest(m *vec.Matrix) error {
 // Refresh publishes every acknowledged document (Elasticsearch _refresh);
 // for the other stores it is a no-op.
 func (s *Store) Refresh() error {
+	if s.err != nil {
+		return s.err
+	}
 	if s.c.p.Kind != Elasticsearch {
 		return nil
 	}
@@ -487,6 +522,9 @@ func (s *Store) Refresh() error {
 // [ESSegments], which its merge policy keeps).
 func (s *Store) WaitSearchable() error {
 	c := s.c
+	if s.err != nil {
+		return s.err
+	}
 	if c.closed.Load() {
 		return fmt.Errorf("profile %s: %w", c.p.Kind, engine.ErrClosed)
 	}
@@ -587,7 +625,7 @@ func (s *Store) Search(q []float32, k int) ([]engine.Result, error) {
 
 // SearchStats is Search with its counters.
 func (s *Store) SearchStats(q []float32, k int) ([]engine.Result, QueryStats, error) {
-	return s.search(q, k, nil)
+	return s.search("Search(q, %d)", q, k, nil)
 }
 
 // SearchFiltered is SearchStats restricted to the documents whose key
@@ -598,18 +636,26 @@ func (s *Store) SearchStats(q []float32, k int) ([]engine.Result, QueryStats, er
 // the other stores' filtered searches are their strategies over one
 // graph ([Store.Filtered]).
 func (s *Store) SearchFiltered(q []float32, k int, accept func(key uint64) bool) ([]engine.Result, QueryStats, error) {
+	if s.err != nil {
+		return nil, QueryStats{}, s.err
+	}
 	if s.c.p.Kind != Elasticsearch {
 		return nil, QueryStats{}, fmt.Errorf("profile %s: SearchFiltered emulates Elasticsearch only (use Filtered and SearchFilter): %w", s.c.p.Kind, engine.ErrInvalidArgument)
 	}
 	if accept == nil {
 		return nil, QueryStats{}, fmt.Errorf("profile %s: SearchFiltered: nil filter: %w", s.c.p.Kind, engine.ErrInvalidArgument)
 	}
-	return s.search(q, k, accept)
+	return s.search("SearchFiltered(q, %d, accept)", q, k, accept)
 }
 
-func (s *Store) search(q []float32, k int, accept func(key uint64) bool) ([]engine.Result, QueryStats, error) {
+// search runs one top-k query; verb is how the caller's call prints, with
+// a %d for k (for the errors of a k out of range).
+func (s *Store) search(verb string, q []float32, k int, accept func(key uint64) bool) ([]engine.Result, QueryStats, error) {
 	c := s.c
 	var st QueryStats
+	if e := s.searchErr(verb, k); e != nil {
+		return nil, st, e
+	}
 	if c.closed.Load() {
 		return nil, st, fmt.Errorf("profile %s: search: %w", c.p.Kind, engine.ErrClosed)
 	}

@@ -21,9 +21,8 @@
 // route of the page's own origin (veclab serve does not serve them).
 "use strict";
 
-const { chromium } = require("playwright-core");
+const browser = require("./chromium.js");
 const fs = require("node:fs");
-const os = require("node:os");
 const path = require("node:path");
 
 const [base, ...rest] = process.argv.slice(2);
@@ -36,12 +35,7 @@ const efs = [10, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768];
 const dist = path.dirname(require.resolve("hnswlib-wasm/dist/hnswlib.js"));
 
 async function main() {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), "veclab-bench-"));
-	const context = await chromium.launchPersistentContext(profile, {
-		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-		headless: true,
-		args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
-	});
+	const { profile, context } = await browser.launch("veclab-bench-");
 	try {
 		const page = context.pages()[0] || (await context.newPage());
 		await page.route("**/hnswlib-wasm/*", (route) => {

@@ -27,9 +27,8 @@
 // the page's origin.
 "use strict";
 
-const { chromium } = require("playwright-core");
+const browser = require("./chromium.js");
 const fs = require("node:fs");
-const os = require("node:os");
 const path = require("node:path");
 
 const base = process.argv[2];
@@ -45,12 +44,7 @@ function check(ok, what) {
 }
 
 async function main() {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), "veclab-explorer-"));
-	const context = await chromium.launchPersistentContext(profile, {
-		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-		headless: true,
-		args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
-	});
+	const { profile, context } = await browser.launch("veclab-explorer-");
 	const foreign = [];
 	context.on("request", (r) => {
 		if (!r.url().startsWith(origin) && !r.url().startsWith("data:") && !r.url().startsWith("blob:")) foreign.push(r.url());

@@ -19,9 +19,8 @@
 // browser is $CHROMIUM, default /usr/bin/chromium.
 "use strict";
 
-const { chromium } = require("playwright-core");
+const browser = require("./chromium.js");
 const fs = require("node:fs");
-const os = require("node:os");
 const path = require("node:path");
 const { pathToFileURL } = require("node:url");
 
@@ -46,12 +45,7 @@ function local(u) {
 }
 
 async function main() {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), "veclab-export-"));
-	const context = await chromium.launchPersistentContext(profile, {
-		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-		headless: true,
-		args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
-	});
+	const { profile, context } = await browser.launch("veclab-export-");
 	const foreign = [];
 	await context.route("**/*", (route) => {
 		const u = route.request().url();

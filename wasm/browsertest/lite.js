@@ -84,7 +84,7 @@
 // the page's origin: one that does fails the test.
 "use strict";
 
-const { chromium } = require("playwright-core");
+const browser = require("./chromium.js");
 
 let args = process.argv.slice(2);
 let loadRuns = 0;
@@ -655,16 +655,58 @@ async function savedOutputs(context) {
 	}
 }
 
+// lastVega measures the vega-embed drawing in the last code cell of
+// notebook id, as a reader sees it: the notebook's tab in front and the
+// cell scrolled into view first. JupyterLab 4's notebook (windowingMode
+// "contentVisibility", its default) gives each cell content-visibility:
+// auto, so the browser may skip the layout of a cell outside the viewport:
+// chromium 156.0.8078.129 reports 0 × 0 for everything inside it until it
+// is scrolled to (the returned "unscrolled" says what the cell measured
+// with the notebook scrolled to its top). The check stays a real one: a drawing that is not there, or
+// wider than its output area, fails after 30 s in view. It returns the
+// picture's tag and size and the output area's width, or what was found
+// when nothing was drawn.
+async function lastVega(page, id) {
+	return page.evaluate(async (id) => {
+		window.jupyterapp.shell.activateById(id); // a hidden tab's outputs measure 0 × 0
+		const last = () => {
+			const cells = document.getElementById(id).querySelectorAll(".jp-CodeCell");
+			return cells[cells.length - 1];
+		};
+		// The cause, shown on every run: the notebook scrolled to its top,
+		// as a reader who has not scrolled down sees it, and the cell
+		// measured out of view.
+		const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+		const top = document.getElementById(id).querySelector(".jp-Cell");
+		top.scrollIntoView({ block: "start" });
+		await frames();
+		const cv = getComputedStyle(last()).contentVisibility;
+		const box0 = last().getBoundingClientRect();
+		const inView = box0.bottom > 0 && box0.top < window.innerHeight;
+		const first = last().querySelector(".jp-OutputArea-output .vega-embed canvas, .jp-OutputArea-output .vega-embed svg.marks");
+		const b0 = first && first.getBoundingClientRect();
+		const unscrolled = `${b0 ? `${Math.round(b0.width)}×${Math.round(b0.height)}` : "no drawing"} with the cell ${inView ? "in" : "out of"} view, content-visibility ${cv}`;
+		const t = Date.now();
+		for (;;) {
+			const cell = last();
+			cell.scrollIntoView({ block: "start" });
+			const el = cell.querySelector(".jp-OutputArea-output .vega-embed");
+			const pic = el && el.querySelector("canvas, svg.marks");
+			const box = pic && pic.getBoundingClientRect();
+			if (box && box.width > 100 && box.height > 100) {
+				return { tag: pic.tagName.toLowerCase(), width: Math.round(box.width), height: Math.round(box.height), area: Math.round(el.closest(".jp-OutputArea-output").getBoundingClientRect().width), unscrolled };
+			}
+			if (Date.now() - t > 30000) {
+				return { found: !!el, pic: !!pic, width: box && box.width, height: box && box.height, contentVisibility: getComputedStyle(cell).contentVisibility, unscrolled };
+			}
+			await new Promise((r) => setTimeout(r, 100));
+		}
+	}, id);
+}
+
 // launch starts chromium on a new persistent profile (see main).
 async function launch() {
-	const os = require("os");
-	const profile = require("fs").mkdtempSync(require("path").join(os.tmpdir(), "veclab-lite-"));
-	const context = await chromium.launchPersistentContext(profile, {
-		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-		headless: true,
-		args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
-	});
-	return { profile, context };
+	return browser.launch("veclab-lite-");
 }
 
 // dirSize is the bytes of the files under dir (0 if there is none).
@@ -1284,13 +1326,7 @@ async function main() {
 	// as a reader's is (a playwright context's in-memory cache drops
 	// entries as large as veclab.wasm, and there is no warm cache to
 	// measure), and it starts empty (the cold cache).
-	const os = require("os");
-	const profile = require("fs").mkdtempSync(require("path").join(os.tmpdir(), "veclab-lite-"));
-	const context = await chromium.launchPersistentContext(profile, {
-		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-		headless: true,
-		args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
-	});
+	const { profile, context } = await launch();
 	const problems = [];
 	let page;
 	try {
@@ -1382,21 +1418,7 @@ async function main() {
 		const chartData = (r.outputs.find((o) => o.output_type === "execute_result") || {}).data || {};
 		check(r.status === "ok" && chartData["application/vnd.vegalite.v5+json"]?.title === "recall@10 vs ef" && chartData["image/png"],
 			`a chart's bundle has no Vega-Lite spec or no PNG: ${JSON.stringify(Object.keys(chartData))} ${JSON.stringify(r).slice(0, 600)}`);
-		const vega = await page.evaluate(async (id) => {
-			window.jupyterapp.shell.activateById(id); // a hidden tab's outputs measure 0 × 0
-			const t = Date.now();
-			for (;;) {
-				const cells = document.getElementById(id).querySelectorAll(".jp-CodeCell");
-				const el = cells[cells.length - 1].querySelector(".jp-OutputArea-output .vega-embed");
-				const pic = el && el.querySelector("canvas, svg.marks");
-				const box = pic && pic.getBoundingClientRect();
-				if (box && box.width > 100 && box.height > 100) {
-					return { tag: pic.tagName.toLowerCase(), width: Math.round(box.width), height: Math.round(box.height), area: Math.round(el.closest(".jp-OutputArea-output").getBoundingClientRect().width) };
-				}
-				if (Date.now() - t > 30000) return { found: !!el, pic: !!pic, width: box && box.width, height: box && box.height };
-				await new Promise((r) => setTimeout(r, 100));
-			}
-		}, id);
+		const vega = await lastVega(page, id);
 		check(vega.tag && vega.width <= vega.area + 1, `a chart's cell shows no vega-embed element (or one wider than its output area): ${JSON.stringify(vega)}`);
 		console.log(`ok   a chart shows as Vega-Lite: a vega-embed element (${vega.tag}, ${vega.width}×${vega.height} px in an output area ${vega.area} px wide); its bundle keeps the PNG`);
 		// A grid as notebook 00 draws them (three pictures with a legend
@@ -1418,20 +1440,9 @@ w`],
 		]) {
 			r = await runCell(page, id, code, 60000);
 			check(r.status === "ok", `${what}: ${JSON.stringify(r).slice(0, 600)}`);
-			const v = await page.evaluate(async (id) => {
-				const t = Date.now();
-				for (;;) {
-					const cells = document.getElementById(id).querySelectorAll(".jp-CodeCell");
-					const el = cells[cells.length - 1].querySelector(".jp-OutputArea-output .vega-embed");
-					const pic = el && el.querySelector("canvas, svg.marks");
-					const box = pic && pic.getBoundingClientRect();
-					if (box && box.width > 100 && box.height > 100) return { width: Math.round(box.width), height: Math.round(box.height), area: Math.round(el.closest(".jp-OutputArea-output").getBoundingClientRect().width) };
-					if (Date.now() - t > 30000) return { found: !!el, pic: !!pic };
-					await new Promise((r) => setTimeout(r, 100));
-				}
-			}, id);
+			const v = await lastVega(page, id);
 			check(v.width && v.width <= v.area + 1, `${what}: drawn by vega-embed ${JSON.stringify(v)}, wider than its output area (or not drawn)`);
-			console.log(`ok   ${what}: drawn by vega-embed ${v.width}×${v.height} px in an output area ${v.area} px wide`);
+			console.log(`ok   ${what}: drawn by vega-embed ${v.width}×${v.height} px in an output area ${v.area} px wide, in view (with the notebook at its top: ${v.unscrolled})`);
 		}
 		const k = await page.evaluate(async (id) => {
 			const kernel = window.kernelOf(id);

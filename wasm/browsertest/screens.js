@@ -35,8 +35,7 @@
 
 const fs = require("fs");
 const path = require("path");
-const os = require("os");
-const { chromium } = require("playwright-core");
+const browser = require("./chromium.js");
 const { encodePalette } = require("./png.js");
 
 const [base, outDir, side, ...rest] = process.argv.slice(2);
@@ -187,14 +186,7 @@ async function survey() {
 // launch starts chromium on a new profile, so every notebook opens as on
 // a first visit (no tabs restored from the one before).
 async function launch() {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), "veclab-screens-"));
-	const context = await chromium.launchPersistentContext(profile, {
-		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-		headless: true,
-		viewport: { width, height },
-		deviceScaleFactor: 1,
-		args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
-	});
+	const { profile, context } = await browser.launch("veclab-screens-", { viewport: { width, height }, deviceScaleFactor: 1 });
 	return {
 		context,
 		close: async () => {

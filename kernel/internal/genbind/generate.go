@@ -45,6 +45,7 @@ var DefaultPackages = []string{
 	Module + "/lab/dataset",
 	Module + "/lab/bench",
 	Module + "/lab/metrics",
+	Module + "/lab/measure",
 	Module + "/lab/profile",
 	Module + "/lab/experiment",
 	Module + "/lab/table",

@@ -1,0 +1,47 @@
+// Package measure is the lab's measuring vocabulary: the few verbs a
+// notebook cell reads aloud to measure a store or an index against exact
+// search, one step per cell.
+//
+//	queries, err := measure.Exact(ds, 10, engine.Cosine)           // exact top-10 of every query
+//	redis, err := profile.Default(profile.Redis).Build(ds.Base, …)  // a store on its defaults, loaded
+//	r, err := measure.Store(redis.WithEf(50), queries)              // recall@10, p50/p95, hits, bytes/vector
+//	sweep, err := measure.SweepEf(redis, []int{10, 50, 200}, queries)
+//	t, err := measure.Beside("E06", sweep, article)                 // the article's figures beside the lab's
+//
+// The data comes from lab/dataset, the stores from lab/profile (a
+// [profile.Store] and its views, [profile.Store.WithEf] and
+// [profile.Store.WithOversample], each validated on the way in), the
+// indexes from the engine (any [engine.Index], with explicit
+// parameters). This package adds what turns them into figures:
+//
+//   - [Queries]: the query vectors, k, and their exact answers (engine/flat
+//     through [dataset.ComputeTruth]); [Queries.Where] restricts them to the
+//     documents a filter matches, with the filtered exact answers.
+//   - [Store] and [Index]: run the queries once after a warm-up through the
+//     lab's one timed loop ([metrics.Loop]) and score them
+//     ([metrics.RecallDefinition]): a [Result].
+//   - [SweepEf] and [SweepOversample]: one Result per setting of a knob, on
+//     one built store (query-time knobs need no rebuild).
+//   - [Beside]: a [table.Table] with the article's figure in one column and
+//     the lab's beside it, row by row; chart.Compare draws it.
+//
+// # Why a package of its own
+//
+// lab/metrics is the arithmetic under every figure (recall@k, quantiles,
+// the timed loop) and imports only the engine; lab/table imports it to
+// caption recall columns. The verbs here need a store (lab/profile),
+// a data set (lab/dataset) and a table (lab/table): in lab/metrics they
+// would point its imports up and close a cycle with lab/table. They do no
+// arithmetic of their own: recall, hits, quantiles and the loop are
+// lab/metrics', the exact answers lab/dataset's, the store's plan and
+// footprint lab/profile's. lab/experiment's runners, which predate this
+// package, are their first callers to move onto it.
+//
+// # Conventions
+//
+// Everything is non-generic (notebook cells run on the gomacro
+// interpreter, which cannot call generic code), every error names what
+// was asked in the caller's terms, and the same seed gives the same
+// figures but for the timings: latencies are one timed pass of the
+// queries, single-threaded, as the articles measured them.
+package measure

@@ -1,0 +1,183 @@
+package profile
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/veclab/veclab/engine"
+)
+
+// A view's knobs ([Store.WithEf], [Store.WithOversample]) are validated
+// on the way in, as Open validates a profile (pebble's EnsureDefaults then
+// Validate): a value the store itself would refuse makes a view whose
+// every verb (Search, SearchStats, SearchFiltered, Filtered, SearchFilter,
+// Ingest, Refresh, WaitSearchable) answers the same *KnobError, so a chain
+// such as s.WithOversample(0.5).Search(q, 10) fails at the verb with the
+// knob as the learner wrote it. [Store.Err] reads it without searching.
+// There is one policy per knob and store: the store's own range, cited
+// from its source (knobRules); nothing is silently clamped or restored.
+
+// KnobError reports a query-time knob out of the range its store allows,
+// in the learner's terms: the call as written (WithEf(-3)), the store and
+// its name for the setting (Redis's EF_RUNTIME), the value, the allowed
+// range, and the store's rule with the source file and version it comes
+// from. It wraps engine.ErrInvalidArgument (errors.Is) without printing
+// it.
+type KnobError struct {
+	Call    string // the knob as written, e.g. "WithEf(-3)"
+	Store   Kind   // the store the view belongs to
+	Setting string // the store's name for the knob, e.g. "EF_RUNTIME"; "" when the store has none
+	Value   string // the value given, as the store would print it
+	Allowed string // the range the store accepts, e.g. "1…1000"; "" when the store has no such knob
+	Rule    string // the store's rule, in its own words
+	Source  string // where the rule comes from: repository, version and file
+}
+
+func (e *KnobError) Error() string {
+	if e.Allowed == "" {
+		return fmt.Sprintf("%s on %s: %s (%s)", e.Call, e.Store, e.Rule, e.Source)
+	}
+	return fmt.Sprintf("%s on %s: %s %s is out of range, allowed %s: %s (%s)",
+		e.Call, e.Store, e.Setting, e.Value, e.Allowed, e.Rule, e.Source)
+}
+
+// Unwrap makes errors.Is(err, engine.ErrInvalidArgument) hold.
+func (e *KnobError) Unwrap() error { return engine.ErrInvalidArgument }
+
+// knobRule is one store's rule for one query-time knob.
+type knobRule struct {
+	setting string // the store's name for it ("" when the store has none)
+	allowed string // the range as printed ("" when the store has none)
+	rule    string
+	source  string
+}
+
+// efRules are the stores' rules for the query-time breadth (Profile.Ef).
+var efRules = map[Kind]knobRule{
+	PGVector: {"hnsw.ef_search", "1…1000",
+		`PostgreSQL refuses it: "… is outside the valid range for parameter "hnsw.ef_search" (1 .. 1000)"`,
+		"pgvector/pgvector v0.8.0 src/hnsw.c DefineCustomIntVariable(\"hnsw.ef_search\", …, HNSW_MIN_EF_SEARCH, HNSW_MAX_EF_SEARCH); src/hnsw.h"},
+	Redis: {"EF_RUNTIME", "≥ 1",
+		"EF_RUNTIME must be a positive integer",
+		"RedisAI/VectorSimilarity src/VecSim/vec_sim.cpp _ResolveParams_EFRuntime, as in RediSearch 2.10"},
+	Qdrant: {"hnsw_ef", "≥ 1",
+		"hnsw_ef is an unsigned integer and a search walks with max(hnsw_ef, limit), so 0 and 1 walk alike; the lab takes 1 as the floor",
+		"qdrant/qdrant v1.19 lib/segment/src/types.rs SearchParams.hnsw_ef; lib/segment/src/index/hnsw_index/hnsw.rs"},
+	Elasticsearch: {"num_candidates", fmt.Sprintf("k…%d", NumCandidatesLimit),
+		fmt.Sprintf(`Elasticsearch refuses "[num_candidates] cannot be less than [k]" and "[num_candidates] cannot exceed [%d]"`, NumCandidatesLimit),
+		"elastic/elasticsearch 9.x server/src/main/java/org/elasticsearch/search/vectors/KnnSearchBuilder.java"},
+}
+
+// oversampleRules are the stores' rules for the oversample of a quantized
+// search (Profile.Oversample): Elasticsearch's alone.
+var oversampleRules = map[Kind]knobRule{
+	PGVector: {rule: "pgvector has no oversample setting: its HNSW scan ranks by float32 distances",
+		source: "pgvector/pgvector v0.8.0 README.md \"Query Options\""},
+	Redis: {rule: "Redis has no oversample setting for an HNSW field: its graph ranks by float32 distances",
+		source: "RediSearch/RediSearch v2.10 docs \"Vector search\", HNSW query attributes"},
+	Qdrant: {rule: "the lab's Qdrant store has no quantization, so no oversample (Qdrant's params.quantization.oversampling applies to quantized collections only)",
+		source: "qdrant/qdrant v1.19 lib/segment/src/types.rs QuantizationSearchParams"},
+	Elasticsearch: {"oversample", "0 (none) or ≥ 1",
+		`Elasticsearch refuses "[oversample] must be >= 1.0"; 0 turns oversampling off`,
+		"elastic/elasticsearch 9.1 server/src/main/java/org/elasticsearch/search/vectors/RescoreVectorBuilder.java"},
+}
+
+func (r knobRule) err(call string, store Kind, value string) *KnobError {
+	return &KnobError{Call: call, Store: store, Setting: r.setting, Value: value, Allowed: r.allowed, Rule: r.rule, Source: r.source}
+}
+
+// checkEf validates a breadth given by WithEf. Elasticsearch's lower
+// bound is k, known only at search (checkEfK).
+func checkEf(kind Kind, ef int) *KnobError {
+	call := fmt.Sprintf("WithEf(%d)", ef)
+	bad := ef < 1
+	switch kind {
+	case PGVector:
+		bad = bad || ef > 1000
+	case Elasticsearch:
+		bad = bad || ef > NumCandidatesLimit
+	}
+	if !bad {
+		return nil
+	}
+	return efRules[kind].err(call, kind, strconv.Itoa(ef))
+}
+
+// checkEfK is Elasticsearch's num_candidates ≥ k, checked when a search
+// gives k; call is how the breadth was set (WithEf(5), or the profile's
+// num_candidates=5).
+func checkEfK(p Profile, call string, k int) *KnobError {
+	if p.Kind != Elasticsearch || p.Ef == 0 || p.Ef >= k {
+		return nil
+	}
+	r := efRules[Elasticsearch]
+	e := r.err(fmt.Sprintf("%s with Search(q, %d)", call, k), Elasticsearch, strconv.Itoa(p.Ef))
+	e.Allowed = fmt.Sprintf("k (%d)…%d", k, NumCandidatesLimit)
+	return e
+}
+
+// checkOversample validates an oversample given by WithOversample.
+func checkOversample(kind Kind, x float64) *KnobError {
+	v := strconv.FormatFloat(x, 'g', -1, 64)
+	call := "WithOversample(" + v + ")"
+	if kind != Elasticsearch {
+		return oversampleRules[kind].err(call, kind, v)
+	}
+	if x == 0 || x >= 1 && !math.IsInf(x, 1) {
+		return nil
+	}
+	return oversampleRules[kind].err(call, kind, v)
+}
+
+// searchErr is what a search of top-k on the view answers before it
+// runs: the view's knob error, a k out of the store's range, or
+// Elasticsearch's num_candidates below k. verb is the call as the caller
+// wrote it, with a %d for k.
+func (s *Store) searchErr(verb string, k int) error {
+	if s.err != nil {
+		return s.err
+	}
+	kind := s.p.Kind
+	if k < 1 || kind == Elasticsearch && k > NumCandidatesLimit {
+		return kRules[kind].err(fmt.Sprintf(verb, k), kind, strconv.Itoa(k))
+	}
+	call := s.efCall
+	if call == "" {
+		call = fmt.Sprintf("num_candidates=%d (the profile's)", s.p.Ef)
+	}
+	if e := checkEfK(s.p, call, k); e != nil {
+		return e
+	}
+	return nil
+}
+
+// kRules are the stores' rules for a query's k, as the article's client
+// sends it (Spring AI's topK): the LIMIT of pgvector's SELECT, the k of
+// Redis's KNN clause, Qdrant's limit, Elasticsearch's k. Where the store
+// would accept 0 (an empty answer) the lab asks for at least one
+// document, and says so.
+var kRules = map[Kind]knobRule{
+	PGVector: {"LIMIT", "≥ 1",
+		`PostgreSQL refuses a negative LIMIT ("LIMIT must not be negative") and answers LIMIT 0 with no rows; the lab asks for at least one`,
+		"postgres/postgres REL_17 src/backend/executor/nodeLimit.c recompute_limits"},
+	Redis: {"KNN k", "≥ 1",
+		"the lab asks a KNN query for at least one document",
+		"lab/profile Store.Search, as in RediSearch 2.10"},
+	Qdrant: {"limit", "≥ 1",
+		"the lab asks a search for at least one point (limit is an unsigned integer in Qdrant)",
+		"lab/profile Store.Search, as in qdrant/qdrant v1.19"},
+	Elasticsearch: {"k", fmt.Sprintf("1…%d", NumCandidatesLimit),
+		fmt.Sprintf(`Elasticsearch refuses "[k] must be greater than 0", and k ≤ num_candidates ≤ %d`, NumCandidatesLimit),
+		"elastic/elasticsearch 9.x server/src/main/java/org/elasticsearch/search/vectors/KnnSearchBuilder.java"},
+}
+
+// EfSetting is the store's own name for the query-time breadth that
+// [Store.WithEf] sets: "hnsw.ef_search", "EF_RUNTIME", "hnsw_ef" or
+// "num_candidates".
+func (k Kind) EfSetting() string {
+	if r, ok := efRules[k]; ok {
+		return r.setting
+	}
+	return "ef"
+}
