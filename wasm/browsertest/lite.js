@@ -15,9 +15,7 @@
 //   - navigation → first cell result (1+1 in a new Go notebook), with a
 //     cold browser cache (a new profile) and a warm one (the same profile,
 //     loaded again); the times and the bytes over the wire are printed;
-//   - notebook 02 run whole at small scale (?VECLAB_SCALE=small): no cell
-//     fails, its E02 table (HTML) shows recall values, its charts appear
-//     (drawn by vega-embed), the progress bar is shown while a cell runs and gone after it;
+//   - (every notebook run whole at small scale is the -notebooks form's);
 //   - offline once loaded: a second kernel starts with the network off;
 //   - a lab/chart chart shows as Vega-Lite (a vega-embed element drawn,
 //     no wider than its output area) and its bundle keeps the PNG;
