@@ -245,8 +245,8 @@ func (l *livePG) inserts() time.Duration {
 }
 
 // UsePG points the environment at a real PostgreSQL by spec: "" none (the
-// experiments run on the emulation only), "embedded" (PostgreSQL 17 +
-// pgvector 0.8 as WebAssembly, started now; it needs node and `npm ci` in
+// experiments run on the emulation only), "embedded" (PostgreSQL 18.6 +
+// pgvector 0.8.7 as WebAssembly, started now; it needs node and `npm ci` in
 // lab/pglive/server), or a postgres:// URL of any server with pgvector ≥
 // 0.8. Env.Close closes what UsePG opened. Notebooks call it with
 // os.Getenv("VECLAB_PG").

@@ -38,7 +38,7 @@ func embeddedPG(t *testing.T) *pglive.DB {
 var fidelityScale = Scale{Name: "custom", N: 6000, Dim: 384, Clusters: 40, Queries: 40, Warmup: 3, K: 10, Batch: 1000}
 
 // TestLiveFidelity runs E07 on the emulation and on the real pgvector
-// (PostgreSQL 17.5, pgvector 0.8.0) with the same data, queries and
+// (PostgreSQL 18.6, pgvector 0.8.7) with the same data, queries and
 // settings, and asserts where the emulation must agree: the same plan for
 // every row, the plan's cost within 1 %, mean hits within ±1.0, recall@10
 // within ±0.05.

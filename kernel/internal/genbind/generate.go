@@ -47,6 +47,7 @@ var DefaultPackages = []string{
 	Module + "/lab/metrics",
 	Module + "/lab/measure",
 	Module + "/lab/profile",
+	Module + "/lab/advise",
 	Module + "/lab/experiment",
 	Module + "/lab/table",
 	Module + "/lab/chart",
