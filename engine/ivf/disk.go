@@ -190,10 +190,16 @@ func (r blobReader) ReadAt(p []byte, off int64) (int, error) {
 // another index. It must not run concurrently with searches; searches
 // afterwards are safe together.
 func (ix *Index) UseDiskLists(path string, opt store.Options) error {
+	return ix.UseDiskListsFS(vfs.Default, path, opt)
+}
+
+// UseDiskListsFS is [Index.UseDiskLists] on fsys (store.OpenBlobFS: on a
+// non-OS FS the reads have a simulated page cache and device).
+func (ix *Index) UseDiskListsFS(fsys vfs.FS, path string, opt store.Options) error {
 	if ix.lists == nil {
 		return fmt.Errorf("ivf: index has no lists: %w", engine.ErrEmpty)
 	}
-	b, err := store.OpenBlob(path, opt)
+	b, err := store.OpenBlobFS(fsys, path, opt)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vfs"
 )
 
 // Blob is any file read by counted positioned reads, with the same page
@@ -18,9 +19,13 @@ type Blob struct {
 }
 
 // OpenBlob opens path for counted reads.
-func OpenBlob(path string, opt Options) (*Blob, error) {
+func OpenBlob(path string, opt Options) (*Blob, error) { return OpenBlobFS(vfs.Default, path, opt) }
+
+// OpenBlobFS is [OpenBlob] on fsys, with a simulated page cache and device
+// on a non-OS FS as [OpenFS] describes.
+func OpenBlobFS(fsys vfs.FS, path string, opt Options) (*Blob, error) {
 	b := &Blob{}
-	if err := b.open(path, opt, false, nil); err != nil {
+	if err := b.openOn(fsys, path, opt, false, nil); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -62,7 +67,7 @@ func (b *Blob) ReadAt(p []byte, off int64, st *IOStats) error {
 		copy(p, buf[off-aoff:])
 		one.Bytes = aend - aoff
 	} else {
-		got, err := b.f.ReadAt(p, off)
+		got, err := b.r.ReadAt(p, off)
 		if int64(got) < n {
 			return b.readErr(off, got, err)
 		}
@@ -70,7 +75,7 @@ func (b *Blob) ReadAt(p []byte, off int64, st *IOStats) error {
 	}
 	end := time.Now()
 	one.ReadTime = end.Sub(start)
-	if b.sim != nil {
+	if b.charges(one) {
 		one.Simulated = b.sim.wait(start, end, one.Bytes)
 		one.SimReads = 1
 	}

@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"os"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vfs"
 )
 
 // Options choose how a File reads.
@@ -112,9 +112,17 @@ type File struct {
 }
 
 // Open opens the vector file at path, checking its header and size.
-func Open(path string, opt Options) (*File, error) {
+func Open(path string, opt Options) (*File, error) { return OpenFS(vfs.Default, path, opt) }
+
+// OpenFS is [Open] on fsys. On vfs.Default it is Open; on any other FS (an
+// in-memory one in a browser tab) the file has a simulated page cache and
+// device (simcache.go): its counters and Evict, Warm and Resident work as
+// on Linux, and the reads the device would serve wait [DeviceModel]'s
+// latency (or the Options' Model's, for every read), simulated.
+// Options.Direct is refused there.
+func OpenFS(fsys vfs.FS, path string, opt Options) (*File, error) {
 	v := &File{}
-	err := v.open(path, opt, true, func(f *os.File, size int64) error {
+	err := v.openOn(fsys, path, opt, true, func(f io.ReaderAt, size int64) error {
 		h, err := readLayout(path, f, size)
 		if err != nil {
 			return fmt.Errorf("store: %w", err)
@@ -224,7 +232,7 @@ func (v *File) ReadVector(dst []float32, id engine.ID, st *IOStats) ([]float32, 
 		}
 		one.Bytes = n
 		one.ReadTime = end.Sub(start)
-		if v.sim != nil {
+		if v.charges(one) {
 			one.Simulated = v.sim.wait(start, end, one.Bytes)
 			one.SimReads = 1
 		}
@@ -252,7 +260,7 @@ func (v *File) ReadVector(dst []float32, id engine.ID, st *IOStats) ([]float32, 
 		one.Bytes = aend - aoff
 	} else {
 		row = buf[:n]
-		got, err := v.f.ReadAt(row, off)
+		got, err := v.r.ReadAt(row, off)
 		if int64(got) < n {
 			return nil, v.readErr(id, off, got, err)
 		}
@@ -260,7 +268,7 @@ func (v *File) ReadVector(dst []float32, id engine.ID, st *IOStats) ([]float32, 
 	}
 	end := time.Now()
 	one.ReadTime = end.Sub(start)
-	if v.sim != nil {
+	if v.charges(one) {
 		one.Simulated = v.sim.wait(start, end, one.Bytes)
 		one.SimReads = 1
 	}
@@ -489,7 +497,7 @@ func (v *File) preadRow(dst []float32, id engine.ID) error {
 	defer v.bufs.Put(bp)
 	off, n := v.rowOff(id), int64(v.h.rowBytes)
 	row := (*bp)[:n]
-	if got, err := v.f.ReadAt(row, off); int64(got) < n {
+	if got, err := v.r.ReadAt(row, off); int64(got) < n {
 		return v.readErr(id, off, got, err)
 	}
 	return v.decodeRow(dst, id, off, row)
@@ -583,7 +591,7 @@ func (v *File) Verify() error {
 	if err := v.verifyRowCRCs(); err != nil {
 		return err
 	}
-	if err := verifyRows(v.path, v.f, v.size); err != nil {
+	if err := verifyRows(v.path, v.r, v.size); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
@@ -594,7 +602,7 @@ func (v *File) verifyRowCRCs() error {
 	row := make([]byte, v.h.rowBytes)
 	for id := uint64(0); id < v.h.count; id++ {
 		off := int64(v.h.dataOff) + int64(id)*int64(v.h.rowBytes)
-		if _, err := v.f.ReadAt(row, off); err != nil {
+		if _, err := v.r.ReadAt(row, off); err != nil {
 			return v.readErr(engine.ID(id), off, 0, err)
 		}
 		if got, want := crc32.Checksum(row[:4*dim], castagnoli), binary.LittleEndian.Uint32(row[4*dim:]); got != want {

@@ -2,10 +2,12 @@ package store
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync/atomic"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vfs"
 )
 
 // handle is the open file under a [File] and a [Blob]: the one place that
@@ -15,12 +17,19 @@ import (
 // and had drifted (a Blob's mapping was not registered, so evicting a file
 // through a File left the pages a Blob's mapping held).
 type handle struct {
-	path   string
-	opt    Options
-	f      *os.File // buffered reads, fadvise, fsync
-	df     *os.File // O_DIRECT reads when opt.Direct
-	size   int64
-	mapped []byte // read-only shared mapping: mincore, and reads when mread
+	path string
+	opt  Options
+	r    io.ReaderAt // buffered reads: f, or a file on another FS through its simulated cache
+	f    *os.File    // fadvise, fsync, mapping; nil on a non-OS FS
+	vf   vfs.File    // the file on a non-OS FS (simcache.go); nil on the OS
+	sc   *simCache   // the simulated page cache of a file on a non-OS FS
+	// devOnly charges the simulator only for reads the simulated device
+	// serves (a non-OS file without a Model: DeviceModel prices them);
+	// otherwise a Model charges every read.
+	devOnly bool
+	df      *os.File // O_DIRECT reads when opt.Direct
+	size    int64
+	mapped  []byte // read-only shared mapping: mincore, and reads when mread
 	// mread reads buffered rows through mapped instead of pread (no
 	// system call per row): set when the owner asked for it, unless
 	// Direct, ReadAhead or a failed map.
@@ -30,6 +39,19 @@ type handle struct {
 
 	counters // Stats, ResetStats
 	closed   atomic.Bool
+}
+
+// openOn opens path on fsys into h: the OS's files (vfs.Default) by open,
+// any other FS by openFS (simcache.go).
+func (h *handle) openOn(fsys vfs.FS, path string, opt Options, mapReads bool, check func(r io.ReaderAt, size int64) error) error {
+	if fsys == nil || fsys == vfs.Default {
+		var c func(f *os.File, size int64) error
+		if check != nil {
+			c = func(f *os.File, size int64) error { return check(f, size) }
+		}
+		return h.open(path, opt, mapReads, c)
+	}
+	return h.openFS(fsys, path, opt, check)
 }
 
 // open opens path into h. check, when not nil, validates the file (its
@@ -55,7 +77,7 @@ func (h *handle) open(path string, opt Options, mapReads bool, check func(f *os.
 			return err
 		}
 	}
-	h.path, h.opt, h.f, h.size = path, opt, f, st.Size()
+	h.path, h.opt, h.f, h.r, h.size = path, opt, f, f, st.Size()
 	if !opt.ReadAhead {
 		if err := sysAdviseRandom(f); err != nil {
 			f.Close()
@@ -98,6 +120,13 @@ func (h *handle) open(path string, opt Options, mapReads bool, check func(f *os.
 	return nil
 }
 
+// charges reports whether the simulator prices the read one (probed): every
+// read under a Model, only a device read (a page not resident) under
+// DeviceModel.
+func (h *handle) charges(one IOStats) bool {
+	return h.sim != nil && (!h.devOnly || one.CachedReads == 0)
+}
+
 // Path returns the file's path.
 func (h *handle) Path() string { return h.path }
 
@@ -106,6 +135,9 @@ func (h *handle) Size() int64 { return h.size }
 
 // mincore probes pages first…last of the file into res.
 func (h *handle) mincore(first, last int64, res []byte) error {
+	if h.sc != nil {
+		return h.sc.probe(first, last, res)
+	}
 	return probePages(h.mapped, first, last, res)
 }
 
@@ -115,6 +147,10 @@ func (h *handle) countCached(one *IOStats, res []byte) { countResident(one, res,
 // Resident returns how many of the file's pages are in the page cache, and
 // how many pages it has.
 func (h *handle) Resident() (cached, total int, err error) {
+	if h.sc != nil {
+		cached, total = h.sc.count()
+		return cached, total, nil
+	}
 	return residentPages(h.f, h.path, h.size, h.mapped)
 }
 
@@ -124,7 +160,13 @@ func (h *handle) Resident() (cached, total int, err error) {
 // over the whole file, then a mincore check. It returns the pages still
 // resident, which is zero unless another process holds them (e.g. mapped
 // and locked).
+//
+// A file on a non-OS FS empties its simulated cache.
 func (h *handle) Evict() (stillCached int, err error) {
+	if h.sc != nil {
+		h.sc.fill(false)
+		return 0, nil
+	}
 	// Pages this process has mapped (read through any File's mapping of
 	// this file) are not dropped by POSIX_FADV_DONTNEED: their page-table
 	// entries go first (see mapreg.go).
@@ -148,6 +190,11 @@ func (h *handle) Evict() (stillCached int, err error) {
 // lab's VM, and a warm file would read at pread's speed until every page
 // had been touched once.
 func (h *handle) Warm() (int, error) {
+	if h.sc != nil {
+		h.sc.fill(true)
+		c, _ := h.sc.count()
+		return c, nil
+	}
 	if err := warmPages(h.f, h.path, h.size); err != nil {
 		return 0, err
 	}
@@ -176,7 +223,11 @@ func (h *handle) Close() error {
 			first = err
 		}
 	}
-	if err := h.f.Close(); err != nil && first == nil {
+	if h.vf != nil {
+		if err := h.vf.Close(); err != nil && first == nil {
+			first = err
+		}
+	} else if err := h.f.Close(); err != nil && first == nil {
 		first = err
 	}
 	return first

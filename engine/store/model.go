@@ -111,10 +111,7 @@ func (s *simulator) wait(start, end time.Time, bytes int64) time.Duration {
 	}
 	s.next = slot.Add(gap)
 	s.mu.Unlock()
-	done := slot.Add(s.m.Latency)
-	if d := time.Until(done); d > 0 {
-		time.Sleep(d)
-	}
+	sleepUntil(slot.Add(s.m.Latency))
 	if added := time.Since(end); added > 0 {
 		return added
 	}

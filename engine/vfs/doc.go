@@ -5,7 +5,8 @@
 // Four implementations:
 //
 //   - [Default]: the operating system's files.
-//   - [NewMem]: an in-memory FS. [MemFS.CrashClone] returns the state a
+//   - [NewMem]: an in-memory FS ([NewMemLimit]: one that refuses writes
+//     past a byte limit, as a browser tab's scratch files are). [MemFS.CrashClone] returns the state a
 //     machine would find after power loss: file contents as of their last
 //     [File.Sync], directory entries as of the last [FS.SyncDir] of their
 //     directory (pebble's vfs.NewCrashableMem follows the same model).

@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,6 +20,7 @@ type MemFS struct {
 	cur     map[string]*memNode // current namespace: what Open sees
 	durable map[string]*memNode // namespace as of the last SyncDir of each entry's directory
 	dirs    map[string]bool
+	limit   int64 // bytes the current files may hold; 0 = no limit
 }
 
 // memNode is one file's storage; several names can point at one node
@@ -31,6 +33,41 @@ type memNode struct {
 // NewMem returns an empty in-memory file system.
 func NewMem() *MemFS {
 	return &MemFS{cur: map[string]*memNode{}, durable: map[string]*memNode{}, dirs: map[string]bool{".": true, "/": true}}
+}
+
+// NewMemLimit returns an empty in-memory file system whose current files
+// may hold at most limit bytes together: a write that would take them
+// over it fails, before anything is written, with an error wrapping
+// [ErrMemFull] that names the file, the bytes and the limit (a browser
+// tab's memory is finite and running out of it kills the page).
+func NewMemLimit(limit int64) *MemFS {
+	m := NewMem()
+	m.limit = limit
+	return m
+}
+
+// ErrMemFull is wrapped by the error of a write a [NewMemLimit] file
+// system refused.
+var ErrMemFull = errors.New("vfs: in-memory file system full")
+
+// grow checks, with m.mu held, that growing node n to end bytes keeps the
+// current files within the limit.
+func (m *MemFS) grow(name string, n *memNode, end int64) error {
+	if m.limit <= 0 || end <= int64(len(n.data)) {
+		return nil
+	}
+	var held int64
+	seen := map[*memNode]bool{}
+	for _, c := range m.cur {
+		if !seen[c] {
+			seen[c] = true
+			held += int64(len(c.data))
+		}
+	}
+	if after := held + end - int64(len(n.data)); after > m.limit {
+		return fmt.Errorf("write to %s: %d bytes more would make the in-memory files %d bytes, over their %d-byte limit: %w", name, end-int64(len(n.data)), after, m.limit, ErrMemFull)
+	}
+	return nil
 }
 
 func clean(name string) string { return path.Clean(name) }
@@ -230,6 +267,9 @@ func (f *memFile) Write(p []byte) (int, error) {
 	defer f.fs.mu.Unlock()
 	d := f.node.data
 	end := f.off + int64(len(p))
+	if err := f.fs.grow(f.name, f.node, end); err != nil {
+		return 0, err
+	}
 	if end > int64(len(d)) {
 		d = append(d, make([]byte, end-int64(len(d)))...)
 	}
@@ -253,6 +293,9 @@ func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
 	defer f.fs.mu.Unlock()
 	d := f.node.data
 	end := off + int64(len(p))
+	if err := f.fs.grow(f.name, f.node, end); err != nil {
+		return 0, err
+	}
 	if end > int64(len(d)) {
 		d = append(d, make([]byte, end-int64(len(d)))...)
 	}

@@ -127,5 +127,19 @@ func ReadFile(fsys FS, name string) ([]byte, error) {
 	return buf, nil
 }
 
+// WriteFile creates name on fsys (it must not exist) with the contents b
+// and closes it.
+func WriteFile(fsys FS, name string, b []byte) error {
+	f, err := fsys.Create(name)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // Dir returns the directory part of name ("." for a bare file name).
 func Dir(name string) string { return filepath.Dir(name) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -137,5 +138,49 @@ func TestErrorFS(t *testing.T) {
 	}
 	if _, err := m.Open("x"); err != nil {
 		t.Fatalf("failed rename changed the FS: %v", err)
+	}
+}
+
+// TestMemLimit fills a limited MemFS: writes up to the limit succeed, the
+// one past it fails before writing anything, naming the file and wrapping
+// ErrMemFull, and removing a file makes room again.
+func TestMemLimit(t *testing.T) {
+	m := NewMemLimit(100)
+	if err := WriteFile(m, "/a", make([]byte, 60)); err != nil {
+		t.Fatal(err)
+	}
+	f, err := m.Create("/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(make([]byte, 40)); err != nil {
+		t.Fatalf("a write up to the limit: %v", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		write func() (int, error)
+	}{
+		{"Write", func() (int, error) { return f.Write([]byte{1}) }},
+		{"WriteAt", func() (int, error) { return f.WriteAt([]byte{1, 2}, 39) }},
+	} {
+		n, err := tc.write()
+		if n != 0 || !errors.Is(err, ErrMemFull) || !strings.Contains(err.Error(), "/b") || !strings.Contains(err.Error(), "100-byte limit") {
+			t.Fatalf("%s past the limit: %d bytes, %v", tc.name, n, err)
+		}
+	}
+	if n, _ := f.Size(); n != 40 {
+		t.Fatalf("a refused write changed the file: %d bytes", n)
+	}
+	if _, err := f.WriteAt([]byte{9}, 0); err != nil {
+		t.Fatalf("an overwrite within the file: %v", err)
+	}
+	if err := m.Remove("/a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(make([]byte, 60)); err != nil {
+		t.Fatalf("after removing /a: %v", err)
+	}
+	if b, err := ReadFile(m, "/b"); err != nil || len(b) != 100 || b[0] != 9 {
+		t.Fatalf("ReadFile: %d bytes, %v", len(b), err)
 	}
 }

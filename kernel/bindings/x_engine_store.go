@@ -15,6 +15,7 @@ func init() {
 		Binds: map[string]Value{
 			"Create":         ValueOf(store.Create),
 			"CreateFS":       ValueOf(store.CreateFS),
+			"DeviceModel":    ValueOf(&store.DeviceModel).Elem(),
 			"GP3Baseline":    ValueOf(&store.GP3Baseline).Elem(),
 			"IO2Provisioned": ValueOf(&store.IO2Provisioned).Elem(),
 			"LocalNVMe":      ValueOf(&store.LocalNVMe).Elem(),
@@ -22,6 +23,8 @@ func init() {
 			"Off":            ValueOf(&store.Off).Elem(),
 			"Open":           ValueOf(store.Open),
 			"OpenBlob":       ValueOf(store.OpenBlob),
+			"OpenBlobFS":     ValueOf(store.OpenBlobFS),
+			"OpenFS":         ValueOf(store.OpenFS),
 			"ParseModel":     ValueOf(store.ParseModel),
 			"Profiles":       ValueOf(&store.Profiles).Elem(),
 			"Version":        ValueOf(store.Version),

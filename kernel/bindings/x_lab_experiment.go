@@ -89,6 +89,7 @@ func init() {
 			"SegmentsChart":      ValueOf(experiment.SegmentsChart),
 			"Select":             ValueOf(experiment.Select),
 			"SimulatedCap":       ValueOf(experiment.SimulatedCap),
+			"SimulatedNote":      ValueOf(experiment.SimulatedNote),
 			"SimulatedQueries":   ValueOf(experiment.SimulatedQueries),
 			"Small":              ValueOf(&experiment.Small).Elem(),
 			"SmallestOversample": ValueOf(experiment.SmallestOversample),

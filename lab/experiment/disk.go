@@ -3,8 +3,6 @@ package experiment
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -15,6 +13,8 @@ import (
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/scratch"
+	"github.com/veclab/veclab/lab/table"
 )
 
 // The disk experiments (E13–E15, E26, E27) share two indexes over the
@@ -162,23 +162,33 @@ func BuildIVFCentring(env *Env, bits int, global bool) (*ivf.Index, error) {
 	return ix, nil
 }
 
-// vectorFile writes the data set's float32 vectors to a vector file in a
-// new temporary directory; cleanup removes it.
-func VectorFile(env *Env) (dir, path string, cleanup func(), err error) {
+// VectorFile writes the data set's float32 vectors to a vector file in a
+// new scratch directory (lab/scratch: in memory in a browser); cleanup
+// removes it.
+func VectorFile(env *Env) (dir *scratch.Dir, path string, cleanup func(), err error) {
 	ds, err := env.Dataset()
 	if err != nil {
-		return "", "", nil, err
+		return nil, "", nil, err
 	}
-	dir, err = os.MkdirTemp("", "veclab-experiment")
+	dir, err = scratch.New("veclab-experiment")
 	if err != nil {
-		return "", "", nil, fmt.Errorf("experiment: vector file: %w", err)
+		return nil, "", nil, fmt.Errorf("experiment: vector file: %w", err)
 	}
-	path = filepath.Join(dir, "vectors.vec")
-	if err := store.WriteMatrix(path, ds.Base, env.Metric()); err != nil {
-		os.RemoveAll(dir)
-		return "", "", nil, fmt.Errorf("experiment: vector file: %w", err)
+	path = dir.Join("vectors.vec")
+	if err := store.WriteMatrixFS(dir.FS, path, ds.Base, env.Metric()); err != nil {
+		dir.Remove()
+		return nil, "", nil, fmt.Errorf("experiment: vector file: %w", err)
 	}
-	return dir, path, func() { os.RemoveAll(dir) }, nil
+	return dir, path, func() { dir.Remove() }, nil
+}
+
+// SimulatedNote notes on t, when the scratch files are in memory (a
+// browser tab, lab/scratch), that its page cache and device reads are
+// simulated: modelled by engine/store, not measured.
+func SimulatedNote(t *table.Table) {
+	if scratch.Simulated() {
+		t.Note("SIMULATED disk (this browser tab has no files): the files are in memory; engine/store keeps a simulated page cache, and a read of a page not in it is a device read priced by its model (%s), so device reads, cold and simulated-device times are modelled, not measured", store.DeviceModel)
+	}
 }
 
 // DiskPoint is one measured setting of a disk-backed search.

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/veclab/veclab/engine/vfs"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/scratch"
 )
 
 // segmentSetup is how E16, E17, E18, E20 and `veclab bench segments`
@@ -42,12 +42,12 @@ type SegmentSetup struct {
 	// Index is what each segment builds (default HNSW).
 	Index segment.IndexKind
 	// Dir is where the collection lives (default a new temporary
-	// directory, removed by segmentBuild.Close; in memory where there is
+	// directory, removed by SegmentBuild.Close; in memory where there is
 	// no file system, as in the browser).
 	Dir string
 }
 
-// segmentBuild is a built collection and what building it cost.
+// SegmentBuild is a built collection and what building it cost.
 type SegmentBuild struct {
 	Collection *segment.Collection
 	Setup      SegmentSetup
@@ -60,7 +60,7 @@ type SegmentBuild struct {
 	// time cannot be read, and for a build by segment count).
 	CriticalCPU time.Duration
 	Segments    int
-	temp        string
+	temp        *scratch.Dir
 }
 
 // DocsPerSec is the ingest throughput.
@@ -69,8 +69,8 @@ func (b *SegmentBuild) DocsPerSec() float64 { return float64(b.Docs) / b.Elapsed
 // Close closes the collection and removes a temporary directory.
 func (b *SegmentBuild) Close() error {
 	err := b.Collection.Close()
-	if b.temp != "" {
-		os.RemoveAll(b.temp)
+	if b.temp != nil {
+		b.temp.Remove()
 	}
 	return err
 }
@@ -106,13 +106,10 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 	dir := s.Dir
 	var fsys vfs.FS
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "veclab-segments-"); err == nil {
-			b.temp = dir
-		} else {
-			// No writable temporary directory (a browser tab): keep the
-			// collection's files in memory.
-			fsys, dir = vfs.NewMem(), "segments"
+		if b.temp, err = scratch.New("veclab-segments-"); err != nil {
+			return nil, fmt.Errorf("experiment: segments: %w", err)
 		}
+		fsys, dir = b.temp.FS, b.temp.Path
 	}
 	cfg := segment.Config{FS: fsys, Dir: dir, Dim: ds.Base.Dim, Metric: env.Metric(), Graph: hnsw.Config{M: s.M, EfConstruction: s.EfConstruction},
 		BuildWorkers: s.BuildWorkers, Seed: env.Seed, FlushDocs: s.FlushDocs, Writers: s.Writers,
@@ -215,8 +212,8 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 
 // Close0 removes the temporary directory of a build that never opened.
 func (b *SegmentBuild) Close0() {
-	if b.temp != "" {
-		os.RemoveAll(b.temp)
+	if b.temp != nil {
+		b.temp.Remove()
 	}
 }
 

@@ -15,9 +15,7 @@
 //   - navigation → first cell result (1+1 in a new Go notebook), with a
 //     cold browser cache (a new profile) and a warm one (the same profile,
 //     loaded again); the times and the bytes over the wire are printed;
-//   - notebook 02 run whole at small scale (?VECLAB_SCALE=small): no cell
-//     fails, its E02 table (HTML) shows recall values, its charts appear
-//     (drawn by vega-embed), the progress bar is shown while a cell runs and gone after it;
+//   - (every notebook run whole at small scale is the -notebooks form's);
 //   - offline once loaded: a second kernel starts with the network off;
 //   - a lab/chart chart shows as Vega-Lite (a vega-embed element drawn,
 //     no wider than its output area) and its bundle keeps the PNG;
@@ -39,6 +37,7 @@
 //	node lite.js -links URL
 //	node lite.js -stdin URL
 //	node lite.js -static URL
+//	node lite.js -notebooks URL
 //
 // The third form runs only the check of the notebooks' saved outputs.
 // The fourth runs the Go code of FILE as one cell of a new notebook, on
@@ -77,6 +76,14 @@
 // running loop is interrupted through the shared flag (it ends
 // Interrupted before the kernel would replace its Go session, and the
 // session keeps its variables).
+// The tenth runs every notebook (notebooksOnly): each of notebooks/*.ipynb,
+// in name order, opened in one page at ?VECLAB_SCALE=small with a new Go
+// kernel and run whole, cell after cell; the first cell that does not end
+// "ok" fails the run, naming the notebook, the cell and the error. It
+// prints each notebook's code cells and wall time, and checks notebook 02
+// further: its E02 table (HTML) shows recall values, its charts are drawn
+// by vega-embed, and cell 4's progress bar is shown while it runs and gone
+// after it.
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -142,6 +149,11 @@ if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && !lin
 	staticMode = true;
 	args = args.slice(1);
 }
+let notebooksMode = false;
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && !linksMode && !stdinMode && !staticMode && args[0] === "-notebooks") {
+	notebooksMode = true;
+	args = args.slice(1);
+}
 let alone = false;
 if (loadRuns && args[0] === "-alone") {
 	alone = true;
@@ -149,7 +161,7 @@ if (loadRuns && args[0] === "-alone") {
 }
 const base = args[0];
 const screenshot = args[1];
-const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL | node lite.js -links URL | node lite.js -stdin URL | node lite.js -static URL";
+const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL | node lite.js -links URL | node lite.js -stdin URL | node lite.js -static URL | node lite.js -notebooks URL";
 if (!base) {
 	console.error(usage);
 	process.exit(2);
@@ -1344,6 +1356,143 @@ async function knobsOnly() {
 	}
 }
 
+// runNotebook runs the notebook at path (under the site's root) whole in
+// page, with a new kernel, and returns each code cell's status, wall time,
+// outputs and the displays shown while it ran, and the text of its HTML
+// tables; it stops at the first cell that does not end "ok". With charts
+// it also waits for vega-embed to draw and counts the pictures. The kernel is shut down and the notebook closed
+// after it, unsaved.
+async function runNotebook(page, path, timeout, charts) {
+	return page.evaluate(async ({ path, timeout, charts }) => {
+		const app = window.jupyterapp;
+		const panel = await app.commands.execute("docmanager:open", { path, factory: "Notebook", kernel: { name: "veclab" } });
+		try {
+			await panel.context.ready;
+			await panel.sessionContext.ready;
+			const wait = async (ok, what) => {
+				const t = Date.now();
+				while (!ok()) {
+					if (Date.now() - t > timeout) throw new Error(`${what} after ${timeout} ms`);
+					await new Promise((r) => setTimeout(r, 100));
+				}
+			};
+			await wait(() => panel.sessionContext.session?.kernel?.status === "idle", "kernel not idle");
+			const nb = panel.content;
+			const codeCells = nb.widgets.filter((c) => c.model.type === "code");
+			for (const c of codeCells) c.model.outputs.clear(); // only what this run produces counts
+			const CodeCell = codeCells[0].constructor;
+			const results = [];
+			for (const c of codeCells) {
+				const t = Date.now();
+				// Every display the cell shows while it runs, including the
+				// progress bar the kernel takes away when the cell ends.
+				const shown = [];
+				const seen = (_, args) => {
+					for (const o of args.newValues || []) {
+						const j = o.toJSON();
+						if (j.output_type === "display_data" || j.output_type === "update_display_data") shown.push(j);
+					}
+				};
+				c.model.outputs.changed.connect(seen);
+				const reply = await CodeCell.execute(c, panel.sessionContext);
+				c.model.outputs.changed.disconnect(seen);
+				results.push({ status: reply?.content?.status, ename: reply?.content?.ename, evalue: reply?.content?.evalue, cell: nb.widgets.indexOf(c) + 1, ms: Date.now() - t, outputs: c.model.outputs.toJSON(), shown });
+				if (reply?.content?.status !== "ok") break;
+			}
+			const html = [...panel.node.querySelectorAll(".jp-OutputArea-output table")].map((t) => t.textContent);
+			if (!charts) return { results, html, cells: codeCells.length, all: nb.widgets.length };
+			// A chart is a Vega-Lite picture once vega-embed has drawn it
+			// (it loads and draws after the cell's reply); a picture
+			// without a spec is an svg or img.
+			await wait(() => panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed").length === panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length, "vega-embed did not draw");
+			const vegas = panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length;
+			const svgs = vegas + [...panel.node.querySelectorAll(".jp-OutputArea-output svg, .jp-OutputArea-output img")].filter((e) => !e.closest(".vega-embed")).length;
+			return { results, html, svgs, vegas, cells: codeCells.length, all: nb.widgets.length };
+		} finally {
+			// Closed unsaved (no dialog), then its kernel shut down: shut
+			// down first, the widget manager of a notebook with widgets
+			// (00b's knobs) walks the cells on the kernel's change after
+			// the panel is gone, a page error.
+			const session = panel.sessionContext.session?.id;
+			panel.context.model.dirty = false;
+			panel.close();
+			await new Promise((r) => setTimeout(r, 500));
+			if (session) await app.serviceManager.sessions.shutdown(session).catch(() => {});
+		}
+	}, { path, timeout, charts });
+}
+
+// notebooksOnly runs every notebook whole at small scale in one page (see
+// the tenth form above).
+async function notebooksOnly() {
+	const fs = require("fs"), path = require("path");
+	// LITE_NOTEBOOKS (a regular expression) picks the notebooks; "." runs
+	// all 17 (about 30 min on 2 loaded cores: 00 and 00b's knob cells
+	// alone take 12 min, as they ignore VECLAB_SCALE). The suite's default
+	// is 02 (its table, charts and progress bar are checked further) and
+	// the disk notebooks that failed in the browser before lab/scratch
+	// (07, 12, 13), which fit the suite's time.
+	const pick = new RegExp(process.env.LITE_NOTEBOOKS || "^(02|07|12|13)-");
+	const names = fs.readdirSync(path.join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb") && pick.test(f)).sort();
+	check(names.length > 0, "no notebooks in notebooks/");
+	const { profile, context } = await launch();
+	const problems = [];
+	const rows = [];
+	try {
+		context.on("request", (req) => {
+			const u = new URL(req.url());
+			if (u.protocol.startsWith("http") && u.origin !== origin) problems.push(`request to another origin: ${req.url()}`);
+		});
+		const page = await context.newPage();
+		let current = "the site";
+		page.on("pageerror", (e) => problems.push(`page error while running ${current}: ${e.message}\n${e.stack || ""}`.slice(0, 1500)));
+		await page.goto(base + "?VECLAB_SCALE=small");
+		await appReady(page, 120000);
+		for (const name of names) {
+			current = name;
+			const t = Date.now();
+			const nb = await runNotebook(page, "notebooks/" + name, 600000, name.startsWith("02-"));
+			const failed = nb.results.find((x) => x.status !== "ok");
+			if (failed) {
+				const i = nb.results.indexOf(failed) + 1;
+				const msg = failed.ename ? `${failed.ename}: ${failed.evalue}` : text(failed.outputs);
+				check(false, `${name}: code cell ${i} of ${nb.cells} (cell ${failed.cell} of ${nb.all}) ended ${failed.status}: ${msg.slice(0, 1500)}`);
+			}
+			check(nb.results.length === nb.cells, `${name}: ran ${nb.results.length} of ${nb.cells} code cells`);
+			const slow = nb.results.reduce((a, x) => (x.ms > a.ms ? x : a), { ms: 0 });
+			rows.push({ name, cells: nb.cells, s: (Date.now() - t) / 1000 });
+			console.log(`ok   ${name}: ${nb.cells} code cells whole at small scale in ${secs(t)} (slowest: cell ${slow.cell}, ${(slow.ms / 1000).toFixed(1)} s)`);
+			if (name.startsWith("02-")) notebook02(nb);
+		}
+		console.log("notebook                                      code cells   wall time");
+		for (const r of rows) console.log(`${r.name.padEnd(46)}${String(r.cells).padStart(10)}${r.s.toFixed(1).padStart(10)} s`);
+		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
+	} finally {
+		await context.close();
+		fs.rmSync(profile, { recursive: true, force: true });
+	}
+}
+
+// notebook02 checks what notebook 02's run showed: an E02 table with
+// recall values, its 2 charts drawn by vega-embed, and cell 4's progress
+// bar shown while it ran and taken away when it ended, its printed lines
+// kept.
+function notebook02(nb) {
+	check(text(nb.results[0].outputs).includes("small") || text(nb.results[0].outputs).includes("n=2000"), `notebook 02 did not run at small scale: ${text(nb.results[0].outputs)}`);
+	const e02 = nb.html.find((t) => t.includes("recall"));
+	check(e02 && /0\.\d{2,}/.test(e02) && /redis/i.test(e02), `notebook 02: no HTML table with recall values: ${JSON.stringify(nb.html).slice(0, 800)}`);
+	check(nb.svgs >= 2, `notebook 02: ${nb.svgs} charts (Vega-Lite, svg or img), want its 2`);
+	check(nb.vegas >= 2, `notebook 02: ${nb.vegas} charts drawn by vega-embed, want its 2 (lab/chart's Vega-Lite specs)`);
+	const isBar = (o) => /\d+ of \d+/.test(text([o]));
+	const bars = nb.results[3].shown.filter(isBar);
+	const left = nb.results[3].outputs.filter((o) => o.output_type === "display_data" && isBar(o));
+	check(bars.length >= 1, `notebook 02 cell 4: no progress bar was shown while it ran (displays shown: ${JSON.stringify(nb.results[3].shown).slice(0, 600)})`);
+	check(left.length === 0, `notebook 02 cell 4: the progress bar stayed after the cell ended: ${JSON.stringify(left).slice(0, 600)}`);
+	check(nb.results[3].outputs.some((o) => o.output_type === "stream"), `notebook 02 cell 4: its printed lines are gone with the bar: ${JSON.stringify(nb.results[3].outputs).slice(0, 600)}`);
+	const recalls = [...e02.matchAll(/0\.\d{3}/g)].slice(0, 6).map((m) => m[0]).join(" ");
+	console.log(`ok   notebook 02: ${nb.html.length} HTML tables (E02 recall values ${recalls} …), ${nb.svgs} charts (${nb.vegas} by vega-embed), cell 4's progress bar shown and taken away`);
+}
+
 async function main() {
 	if (loadRuns) return loadOnly();
 	if (knobsMode) return knobsOnly().then(() => console.log(`PASS (${secs()})`));
@@ -1351,6 +1500,7 @@ async function main() {
 	if (linksMode) return linksOnly().then(() => console.log(`PASS (${secs()})`));
 	if (stdinMode) return stdinOnly().then(() => console.log(`PASS (${secs()})`));
 	if (staticMode) return staticOnly().then(() => console.log(`PASS (${secs()})`));
+	if (notebooksMode) return notebooksOnly().then(() => console.log(`PASS (${secs()})`));
 	if (cellFile) return cellOnly();
 	if (outputsOnly) {
 		const { profile, context } = await launch();
@@ -1560,74 +1710,6 @@ w`],
 		r = await runCell(page, id, `3*3`, 30000);
 		check(r.status === "ok" && text(r.outputs).trim() === "9", `after a restart: ${JSON.stringify(r)}`);
 		console.log(`ok   restart: a fresh session in ${secs(tr)} (the old variables are gone, 3*3 = 9)`);
-
-		// Notebook 02 at small scale, whole.
-		const t2 = Date.now();
-		await page.goto(base + "?VECLAB_SCALE=small");
-		await appReady(page, 120000);
-		const nb = await page.evaluate(async (timeout) => {
-			const app = window.jupyterapp;
-			const panel = await app.commands.execute("docmanager:open", { path: "notebooks/02-redis-ef-runtime.ipynb", factory: "Notebook", kernel: { name: "veclab" } });
-			await panel.context.ready;
-			await panel.sessionContext.ready;
-			const wait = async (ok, what) => {
-				const t = Date.now();
-				while (!ok()) {
-					if (Date.now() - t > timeout) throw new Error(`${what} after ${timeout} ms`);
-					await new Promise((r) => setTimeout(r, 100));
-				}
-			};
-			await wait(() => panel.sessionContext.session?.kernel?.status === "idle", "kernel not idle");
-			const nb = panel.content;
-			const codeCells = nb.widgets.filter((c) => c.model.type === "code");
-			for (const c of codeCells) c.model.outputs.clear(); // only what this run produces counts
-			const CodeCell = codeCells[0].constructor;
-			const results = [];
-			for (const c of codeCells) {
-				const t = Date.now();
-				// Every display the cell shows while it runs, including the
-				// progress bar the kernel takes away when the cell ends.
-				const shown = [];
-				const seen = (_, args) => {
-					for (const o of args.newValues || []) {
-						const j = o.toJSON();
-						if (j.output_type === "display_data" || j.output_type === "update_display_data") shown.push(j);
-					}
-				};
-				c.model.outputs.changed.connect(seen);
-				const reply = await CodeCell.execute(c, panel.sessionContext);
-				c.model.outputs.changed.disconnect(seen);
-				results.push({ status: reply?.content?.status, ms: Date.now() - t, outputs: c.model.outputs.toJSON(), shown });
-				if (reply?.content?.status !== "ok") break;
-			}
-			const html = [...panel.node.querySelectorAll(".jp-OutputArea-output table")].map((t) => t.textContent);
-			// A chart is a Vega-Lite picture once vega-embed has drawn it
-			// (it loads and draws after the cell's reply); a picture
-			// without a spec is an svg or img.
-			await wait(() => panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed").length === panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length, "vega-embed did not draw");
-			const vegas = panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length;
-			const svgs = vegas + [...panel.node.querySelectorAll(".jp-OutputArea-output svg, .jp-OutputArea-output img")].filter((e) => !e.closest(".vega-embed")).length;
-			return { results, html, svgs, vegas, cells: codeCells.length };
-		}, 600000);
-		const failed = nb.results.find((x) => x.status !== "ok");
-		check(!failed, `notebook 02: cell ${nb.results.indexOf(failed) + 1} of ${nb.cells} ended ${failed && failed.status}: ${failed && text(failed.outputs).slice(0, 1500)}`);
-		check(nb.results.length === nb.cells, `notebook 02 ran ${nb.results.length} of ${nb.cells} cells`);
-		check(text(nb.results[0].outputs).includes("small") || text(nb.results[0].outputs).includes("n=2000"), `notebook 02 did not run at small scale: ${text(nb.results[0].outputs)}`);
-		const e02 = nb.html.find((t) => t.includes("recall"));
-		check(e02 && /0\.\d{2,}/.test(e02) && /redis/i.test(e02), `notebook 02: no HTML table with recall values: ${JSON.stringify(nb.html).slice(0, 800)}`);
-		check(nb.svgs >= 2, `notebook 02: ${nb.svgs} charts (Vega-Lite, svg or img), want its 2`);
-		check(nb.vegas >= 2, `notebook 02: ${nb.vegas} charts drawn by vega-embed, want its 2 (lab/chart's Vega-Lite specs)`);
-		// Cell 4 builds an index under track(): a progress bar (display.Progress)
-		// is shown while it runs and taken away when the cell ends, so the saved
-		// notebook keeps none; the cell's printed lines stay.
-		const isBar = (o) => /\d+ of \d+/.test(text([o]));
-		const bars = nb.results[3].shown.filter(isBar);
-		const left = nb.results[3].outputs.filter((o) => o.output_type === "display_data" && isBar(o));
-		check(bars.length >= 1, `notebook 02 cell 4: no progress bar was shown while it ran (displays shown: ${JSON.stringify(nb.results[3].shown).slice(0, 600)})`);
-		check(left.length === 0, `notebook 02 cell 4: the progress bar stayed after the cell ended: ${JSON.stringify(left).slice(0, 600)}`);
-		check(nb.results[3].outputs.some((o) => o.output_type === "stream"), `notebook 02 cell 4: its printed lines are gone with the bar: ${JSON.stringify(nb.results[3].outputs).slice(0, 600)}`);
-		const recalls = [...e02.matchAll(/0\.\d{3}/g)].slice(0, 6).map((m) => m[0]).join(" ");
-		console.log(`ok   notebook 02 at small scale: ${nb.cells} cells in ${secs(t2)} (slowest ${Math.max(...nb.results.map((x) => x.ms)) / 1000} s), ${nb.html.length} HTML tables (E02 recall values ${recalls} …), ${nb.svgs} charts (${nb.vegas} by vega-embed)`);
 
 		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
 		console.log(`PASS (${secs()})`);

@@ -16,6 +16,7 @@ import (
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/engine/vfs"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/scratch"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -132,37 +133,38 @@ func Measure(env *experiment.Env, diskBytes uint64, disks []Disk) ([]Row, error)
 	if err := prevIx.AddBatch(keys, prevBase); err != nil {
 		return nil, fmt.Errorf("experiment: E12 previous index: %w", err)
 	}
-	root, err := os.MkdirTemp("", "veclab-e12")
+	sd, err := scratch.New("veclab-e12")
 	if err != nil {
 		return nil, fmt.Errorf("experiment: E12: %w", err)
 	}
-	defer os.RemoveAll(root)
+	defer sd.Remove()
+	fsys, root := sd.FS, sd.Path
 	gen := func(name string, ix *hnsw.Index, m *vec.Matrix) (*e12Gen, error) {
-		dir := filepath.Join(root, name)
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		dir, err := sd.Mkdir(name)
+		if err != nil {
 			return nil, err
 		}
 		ixPath, vecPath := filepath.Join(dir, "index.hnsw"), filepath.Join(dir, "vectors.vec")
-		if err := ix.Save(vfs.Default, ixPath); err != nil {
+		if err := ix.Save(fsys, ixPath); err != nil {
 			return nil, err
 		}
-		if err := store.WriteMatrix(vecPath, m, env.Metric()); err != nil {
+		if err := store.WriteMatrixFS(fsys, vecPath, m, env.Metric()); err != nil {
 			return nil, err
 		}
 		g := &e12Gen{name: name, n: m.N}
-		if g.index, err = os.ReadFile(ixPath); err != nil {
+		if g.index, err = vfs.ReadFile(fsys, ixPath); err != nil {
 			return nil, err
 		}
-		if g.vectors, err = os.ReadFile(vecPath); err != nil {
+		if g.vectors, err = vfs.ReadFile(fsys, vecPath); err != nil {
 			return nil, err
 		}
 		g.ixSize, g.vecsSize = uint64(len(g.index)), uint64(len(g.vectors))
 		var n1, n2 int
-		g.ixHits, n1, err = e12SearchIndex(ixPath, ds.Queries, nq, k, ef)
+		g.ixHits, n1, err = e12SearchIndex(fsys, ixPath, ds.Queries, nq, k, ef)
 		if err != nil {
 			return nil, err
 		}
-		g.vecHits, n2, err = e12SearchVectors(vecPath, ds.Queries, nq, k)
+		g.vecHits, n2, err = e12SearchVectors(fsys, vecPath, ds.Queries, nq, k)
 		if err != nil {
 			return nil, err
 		}
@@ -184,8 +186,8 @@ func Measure(env *experiment.Env, diskBytes uint64, disks []Disk) ([]Row, error)
 	var rows []Row
 	for i, d := range disks {
 		env.Step(i, len(disks), "E12 disks")
-		dir := filepath.Join(root, fmt.Sprintf("disk%d", i))
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		dir, err := sd.Mkdir(fmt.Sprintf("disk%d", i))
+		if err != nil {
 			return nil, fmt.Errorf("experiment: E12: %w", err)
 		}
 		files := []struct {
@@ -196,7 +198,7 @@ func Measure(env *experiment.Env, diskBytes uint64, disks []Disk) ([]Row, error)
 			{"vectors", filepath.Join(dir, "vectors.vec"), prev.vectors},
 		}
 		for _, f := range files {
-			if err := os.WriteFile(f.path, f.prevBytes, 0o644); err != nil {
+			if err := vfs.WriteFile(fsys, f.path, f.prevBytes); err != nil {
 				return nil, fmt.Errorf("experiment: E12: %w", err)
 			}
 		}
@@ -208,16 +210,16 @@ func Measure(env *experiment.Env, diskBytes uint64, disks []Disk) ([]Row, error)
 			other -= min(other, prevBytes)
 		}
 		var flooded atomic.Bool
-		inner := vfs.FS(vfs.Default)
+		inner := fsys
 		if d.FloodAtSync {
-			inner = vfs.NewErrorFS(vfs.Default, vfs.InjectorFunc(func(op vfs.Op, name string) error {
+			inner = vfs.NewErrorFS(fsys, vfs.InjectorFunc(func(op vfs.Op, name string) error {
 				if op == vfs.OpSync && filepath.Dir(name) == dir {
 					flooded.Store(true)
 				}
 				return nil
 			}))
 		}
-		disk := vfs.SimulatedDisk{FS: vfs.Default, Used: other, Total: diskBytes}
+		disk := vfs.SimulatedDisk{FS: fsys, Used: other, Total: diskBytes}
 		usage := func(dir string) (uint64, uint64, error) {
 			if flooded.Load() {
 				return uint64(0.96 * float64(diskBytes)), diskBytes, nil
@@ -250,7 +252,7 @@ func Measure(env *experiment.Env, diskBytes uint64, disks []Disk) ([]Row, error)
 			default:
 				return nil, fmt.Errorf("experiment: E12 %s on %s: %w", f.name, d.Label, serr)
 			}
-			if err := e12Check(&r, f.path, dir, prev, next, ds.Queries, nq, k, ef); err != nil {
+			if err := e12Check(fsys, &r, f.path, dir, prev, next, ds.Queries, nq, k, ef); err != nil {
 				return nil, err
 			}
 			rows = append(rows, r)
@@ -262,8 +264,8 @@ func Measure(env *experiment.Env, diskBytes uint64, disks []Disk) ([]Row, error)
 
 // e12Check fills what the path holds after the save: which generation,
 // whether it loads and whether its searches match that generation's.
-func e12Check(r *Row, path, dir string, prev, next *e12Gen, q *vec.Matrix, nq, k, ef int) error {
-	names, err := vfs.Default.List(dir)
+func e12Check(fsys vfs.FS, r *Row, path, dir string, prev, next *e12Gen, q *vec.Matrix, nq, k, ef int) error {
+	names, err := fsys.List(dir)
 	if err != nil {
 		return err
 	}
@@ -272,7 +274,7 @@ func e12Check(r *Row, path, dir string, prev, next *e12Gen, q *vec.Matrix, nq, k
 			r.TempLeft++
 		}
 	}
-	b, err := os.ReadFile(path)
+	b, err := vfs.ReadFile(fsys, path)
 	if err != nil {
 		return err
 	}
@@ -286,7 +288,7 @@ func e12Check(r *Row, path, dir string, prev, next *e12Gen, q *vec.Matrix, nq, k
 		case slices.Equal(b, next.index):
 			g = next
 		}
-		hits, n, err = e12SearchIndex(path, q, nq, k, ef)
+		hits, n, err = e12SearchIndex(fsys, path, q, nq, k, ef)
 	} else {
 		switch {
 		case slices.Equal(b, prev.vectors):
@@ -294,7 +296,7 @@ func e12Check(r *Row, path, dir string, prev, next *e12Gen, q *vec.Matrix, nq, k
 		case slices.Equal(b, next.vectors):
 			g = next
 		}
-		hits, n, err = e12SearchVectors(path, q, nq, k)
+		hits, n, err = e12SearchVectors(fsys, path, q, nq, k)
 	}
 	r.Loads = err == nil
 	r.Vectors = n
@@ -312,8 +314,8 @@ func e12Check(r *Row, path, dir string, prev, next *e12Gen, q *vec.Matrix, nq, k
 }
 
 // e12SearchIndex loads an index file and searches the first nq queries.
-func e12SearchIndex(path string, q *vec.Matrix, nq, k, ef int) ([][]engine.Result, int, error) {
-	ix, err := hnsw.Load(vfs.Default, path)
+func e12SearchIndex(fsys vfs.FS, path string, q *vec.Matrix, nq, k, ef int) ([][]engine.Result, int, error) {
+	ix, err := hnsw.Load(fsys, path)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -328,8 +330,8 @@ func e12SearchIndex(path string, q *vec.Matrix, nq, k, ef int) ([][]engine.Resul
 
 // e12SearchVectors opens a vector file, verifies every row's checksum,
 // reads it back and searches it exactly with the first nq queries.
-func e12SearchVectors(path string, q *vec.Matrix, nq, k int) ([][]engine.Result, int, error) {
-	f, err := store.Open(path, store.Options{})
+func e12SearchVectors(fsys vfs.FS, path string, q *vec.Matrix, nq, k int) ([][]engine.Result, int, error) {
+	f, err := store.OpenFS(fsys, path, store.Options{})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -360,6 +362,7 @@ func e12SearchVectors(path string, q *vec.Matrix, nq, k int) ([][]engine.Result,
 func Table(rows []Row) *table.Table {
 	t := table.New("E12 saving on a nearly full disk through the lab's watermark (low 85 %, high 90 %, flood stage 95 %, Elasticsearch's defaults)",
 		table.Col("disk", ""), table.Col("file", ""))
+	experiment.SimulatedNote(t)
 	t.AddColumns(table.Column{Header: "used before", Unit: "%", Source: table.Lab, Prec: 3, Align: table.Right},
 		table.Col("above", ""), table.Col("save", ""), table.Col("refused at", ""), table.Col("by watermark", ""),
 		table.Col("path holds", ""), table.Column{Header: "vectors", Source: table.Lab, Prec: -1},

@@ -3,8 +3,6 @@ package e13
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/veclab/veclab/engine"
@@ -13,6 +11,7 @@ import (
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/scratch"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -83,12 +82,12 @@ func e13Measure(env *experiment.Env, ef int, oversample float64, wide bool) (war
 	if err != nil {
 		return warm, cold, err
 	}
-	_, path, cleanup, err := experiment.VectorFile(env)
+	dir, path, cleanup, err := experiment.VectorFile(env)
 	if err != nil {
 		return warm, cold, err
 	}
 	defer cleanup()
-	f, err := store.Open(path, store.Options{})
+	f, err := store.OpenFS(dir.FS, path, store.Options{})
 	if err != nil {
 		return warm, cold, err
 	}
@@ -166,13 +165,13 @@ func e13RowReads(env *experiment.Env, dim int, queries [][]engine.ID) (experimen
 	if err != nil {
 		return out, err
 	}
-	dir, err := os.MkdirTemp("", "veclab-experiment")
+	dir, err := scratch.New("veclab-experiment")
 	if err != nil {
 		return out, fmt.Errorf("experiment: E13: %w", err)
 	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, fmt.Sprintf("vectors-%d.vec", dim))
-	w, err := store.Create(path, dim, env.Metric())
+	defer dir.Remove()
+	path := dir.Join(fmt.Sprintf("vectors-%d.vec", dim))
+	w, err := store.CreateFS(dir.FS, path, dim, env.Metric())
 	if err != nil {
 		return out, err
 	}
@@ -190,7 +189,7 @@ func e13RowReads(env *experiment.Env, dim int, queries [][]engine.ID) (experimen
 	if err := w.Commit(); err != nil {
 		return out, err
 	}
-	f, err := store.Open(path, store.Options{})
+	f, err := store.OpenFS(dir.FS, path, store.Options{})
 	if err != nil {
 		return out, err
 	}
@@ -251,6 +250,7 @@ func Tables(env *experiment.Env, warm, cold experiment.DiskPoint) (*table.Table,
 		table.Column{Header: "device pages/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "device KiB/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "IOPS at this QPS", Source: table.Lab, Prec: -1})
+	experiment.SimulatedNote(m)
 	devKB := func(x float64) any {
 		if math.IsNaN(x) {
 			return "not known"
@@ -347,6 +347,7 @@ func OversampleSweep(env *experiment.Env, ef int, overs []float64) (*table.Table
 		table.Column{Header: "KiB/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "QPS, cold, one query at a time", Source: table.Lab, Prec: -1},
 		table.Column{Header: "gp3 cap, 3 nodes", Unit: "QPS", Source: table.Lab, Prec: -1})
+	experiment.SimulatedNote(t)
 	var recall, caps []float64
 	var labels []string
 	for i, o := range overs {

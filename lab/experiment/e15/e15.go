@@ -95,7 +95,7 @@ func Modes(env *experiment.Env, ef int, oversample float64, conc int, sim string
 	if err != nil {
 		return nil, err
 	}
-	_, path, cleanup, err := experiment.VectorFile(env)
+	dir, path, cleanup, err := experiment.VectorFile(env)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func Modes(env *experiment.Env, ef int, oversample float64, conc int, sim string
 	// the rescorer is shared), the untimed step before each query (the
 	// eviction of a cold mode) and the file to close.
 	open := func(m mode) (func() experiment.DiskSearch, func() error, *store.File, error) {
-		f, err := store.Open(path, m.opt)
+		f, err := store.OpenFS(dir.FS, path, m.opt)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -291,6 +291,7 @@ func e15Pair(env *experiment.Env, open func(e15Mode) (func() experiment.DiskSear
 func Table(env *experiment.Env, ef int, oversample float64, res *Result) *table.Table {
 	t := table.New(fmt.Sprintf("E15 rescoring reads (HNSW, 2-bit codes in RAM, originals on disk, ef=%d, k=%d, oversample %g)", ef, env.Scale.K, oversample),
 		table.Col("reads served by", ""))
+	experiment.SimulatedNote(t)
 	t.AddColumns(table.Pair("QPS", "", 0)...)
 	t.AddColumns(table.Column{Header: metrics.RecallHeader(env.Scale.K), Source: table.Lab, Prec: 3},
 		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 3},

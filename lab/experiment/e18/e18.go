@@ -40,7 +40,7 @@ type Result struct {
 	// Parallel is how many times as fast parallel writers ingest into
 	// HNSW as one writer does with a core per writer: the one writer's
 	// CPU time over the busiest writer's (each writer's thread CPU time,
-	// the final refresh's added; see segmentBuild.CriticalCPU). Wall
+	// the final refresh's added; see experiment.SegmentBuild.CriticalCPU). Wall
 	// time would measure the cores other jobs leave free; where thread
 	// CPU time cannot be read it is wall time.
 	Parallel experiment.Rounds

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/table"
 )
 

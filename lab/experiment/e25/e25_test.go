@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/metrics"
 )
 

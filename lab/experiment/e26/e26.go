@@ -88,12 +88,12 @@ func Sweeps(env *experiment.Env, storage string, oversample float64, visit []flo
 	if err != nil {
 		return nil, nil, err
 	}
-	_, path, cleanup, err := experiment.VectorFile(env)
+	dir, path, cleanup, err := experiment.VectorFile(env)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer cleanup()
-	f, err := store.Open(path, opt)
+	f, err := store.OpenFS(dir.FS, path, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -156,6 +156,7 @@ func Table(env *experiment.Env, storage string, oversample float64, ivfPts, hnsw
 		table.Column{Header: "HNSW reads/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "speed-up up to", Unit: "×", Source: table.Article, Prec: 0},
 		table.Column{Header: "speed-up IVF/HNSW", Unit: "×", Source: table.Lab, Prec: 2})
+	experiment.SimulatedNote(t)
 	byLabel := map[string]experiment.DiskPoint{}
 	for _, p := range hnswPts {
 		byLabel[p.Label] = p
@@ -268,12 +269,12 @@ func Centring(env *experiment.Env, visit float64) (*table.Table, error) {
 	if !(visit > 0 && visit <= 100) {
 		return nil, fmt.Errorf("experiment: E26: visit percentage must be in (0, 100], got %v: %w", visit, experiment.ErrBadArgument)
 	}
-	_, path, cleanup, err := experiment.VectorFile(env)
+	dir, path, cleanup, err := experiment.VectorFile(env)
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
-	f, err := store.Open(path, store.Options{})
+	f, err := store.OpenFS(dir.FS, path, store.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -286,6 +287,7 @@ func Centring(env *experiment.Env, visit float64) (*table.Table, error) {
 		table.Col("codes centred on", ""),
 		table.Column{Header: "recall@100", Source: table.Lab, Prec: 3},
 		table.Column{Header: "QPS", Source: table.Lab, Prec: -1})
+	experiment.SimulatedNote(t)
 	for _, global := range []bool{false, true} {
 		ix, err := experiment.BuildIVFCentring(env, 2, global)
 		if err != nil {
@@ -384,6 +386,7 @@ func ByStorage(runs []StorageRun) *table.Table {
 		table.Column{Header: "rescoring reads/q, each", Source: table.Lab, Prec: 0},
 		table.Column{Header: "speed-up up to", Unit: "×", Source: table.Article, Prec: 0},
 		table.Column{Header: "speed-up IVF/HNSW", Unit: "×", Source: table.Lab, Prec: 2})
+	experiment.SimulatedNote(t)
 	for _, r := range runs {
 		a, b := e26Best(r.IVF), e26Best(r.HNSW)
 		kind := "measured (real reads)"
@@ -470,6 +473,7 @@ func (b *Budget) Table() *table.Table {
 		table.Column{Header: "HNSW QPS", Source: table.Lab, Prec: -1},
 		table.Column{Header: "speed-up up to", Unit: "×", Source: table.Article, Prec: 0},
 		table.Column{Header: "speed-up IVF/HNSW", Unit: "×", Source: table.Lab, Prec: 2})
+	experiment.SimulatedNote(t)
 	find := func(ps []experiment.DiskPoint, label string) experiment.DiskPoint {
 		for _, p := range ps {
 			if p.Label == label {
@@ -533,12 +537,12 @@ func Ceiling(env *experiment.Env, dims ...int) ([]CeilingPoint, error) {
 		if err != nil {
 			return p, err
 		}
-		_, path, cleanup, err := experiment.VectorFile(e)
+		dir, path, cleanup, err := experiment.VectorFile(e)
 		if err != nil {
 			return p, err
 		}
 		defer cleanup()
-		f, err := store.Open(path, store.Options{})
+		f, err := store.OpenFS(dir.FS, path, store.Options{})
 		if err != nil {
 			return p, err
 		}

@@ -3,7 +3,6 @@ package e27
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/rescore"
@@ -64,8 +63,8 @@ func Measure(env *experiment.Env, visit float64, ef int, oversample float64, sim
 		return nil, err
 	}
 	defer cleanup()
-	lpath := filepath.Join(dir, "lists.ivf")
-	if err := iv.WriteLists(lpath); err != nil {
+	lpath := dir.Join("lists.ivf")
+	if err := iv.WriteListsFS(dir.FS, lpath); err != nil {
 		return nil, err
 	}
 	defer iv.CloseLists()
@@ -83,10 +82,10 @@ func Measure(env *experiment.Env, visit float64, ef int, oversample float64, sim
 	var out []experiment.DiskPoint
 	for i, m := range modes {
 		env.Step(i, len(modes), "E27 modes")
-		if err := iv.UseDiskLists(lpath, m.opt); err != nil {
+		if err := iv.UseDiskListsFS(dir.FS, lpath, m.opt); err != nil {
 			return nil, err
 		}
-		vf, err := store.Open(vpath, m.opt)
+		vf, err := store.OpenFS(dir.FS, vpath, m.opt)
 		if err != nil {
 			return nil, err
 		}
@@ -136,6 +135,7 @@ func Table(env *experiment.Env, visit float64, ef int, oversample float64, ps []
 		table.Column{Header: "vector device reads/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "simulated ms/q", Source: table.Lab, Prec: 2},
 		table.Column{Header: "resident B/vector", Source: table.Lab, Prec: 0})
+	experiment.SimulatedNote(t)
 	for i, p := range ps {
 		res := ivfResident
 		if i%2 == 1 {
