@@ -27,6 +27,14 @@ const root = "../.."
 var frontKept = map[string]string{
 	"ErrNotRunnable": "the sentinel the package doc promises: a caller branches on it to skip an experiment",
 	"ParseE25Config": "E25Config prints and parses, as every config does (the house rule for configs); String is its other half",
+	// Notebook 02 measures E02 and E06 step by step with lab/measure; these
+	// stay exported until the experiment moves to its own package (issue 40),
+	// where they become that package's Default, Measure, Table and Chart.
+	"E06Default":         "E06's sweep (the article's EF_RUNTIME values), which veclab reproduce runs; notebook 02 sweeps the same values with measure.SweepEf",
+	"E06MeasureFiltered": "E06's filtered sweep for veclab reproduce; notebook 02 runs it with Queries.Where and measure.SweepEf",
+	"E06Table":           "E06's table in veclab reproduce's report; notebook 02 puts the article beside the lab with measure.Beside",
+	"E06Chart":           "E06's chart in veclab reproduce's report; notebook 02 draws chart.Compare of measure.Beside's table",
+	"MeasureProfile":     "one store on its defaults measured through Env, as E02Measure does for veclab reproduce; notebook 02 builds and measures with Profile.Build and measure.Store",
 }
 
 // exportedFront parses the package's non-test files and returns its
