@@ -35,6 +35,13 @@ var frontKept = map[string]string{
 	"E06Table":           "E06's table in veclab reproduce's report; notebook 02 puts the article beside the lab with measure.Beside",
 	"E06Chart":           "E06's chart in veclab reproduce's report; notebook 02 draws chart.Compare of measure.Beside's table",
 	"MeasureProfile":     "one store on its defaults measured through Env, as E02Measure does for veclab reproduce; notebook 02 builds and measures with Profile.Build and measure.Store",
+	// Notebook 03 measures E05 and E10 the same way.
+	"E05Default": "E05's sweep (the article's num_candidates values), which veclab reproduce runs; notebook 03 sweeps the same values with measure.SweepEf",
+	"E05Measure": "E05's sweep for veclab reproduce; notebook 03 runs it with measure.SweepEf on the default Elasticsearch store",
+	"E05Table":   "E05's table in veclab reproduce's report; notebook 03 puts the article beside the lab with measure.Beside",
+	"E05Chart":   "E05's chart in veclab reproduce's report; notebook 03 draws chart.Compare of measure.Beside's table",
+	"E10Measure": "E10's three index types for veclab reproduce; notebook 03 builds each with Profile.Build and measures it with measure.Store, filtered through Queries.Where",
+	"E10Table":   "E10's table in veclab reproduce's report; notebook 03 puts the article beside the lab with measure.Beside",
 }
 
 // exportedFront parses the package's non-test files and returns its
