@@ -7,6 +7,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/experiment/segbench"
 )
 
 func init() {
@@ -18,19 +19,19 @@ func init() {
 }
 
 // benchSegmentsFlags are the flags of `veclab bench segments`, a front end
-// over lab/experiment.SegmentsBench (the measurements of E16, E18 and E20),
+// over lab/experiment/segbench.Run (the measurements of E16, E18 and E20),
 // so a notebook and this command run the same code.
 type benchSegmentsFlags struct {
 	scale experiment.Scale
 	seed  uint64
-	cfg   experiment.SegmentsBenchConfig
+	cfg   segbench.Config
 	data  string
 }
 
 func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, error) {
 	fs := flag.NewFlagSet("bench segments", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := &benchSegmentsFlags{scale: experiment.Article, cfg: experiment.DefaultSegmentsBenchConfig()}
+	f := &benchSegmentsFlags{scale: experiment.Article, cfg: segbench.DefaultConfig()}
 	c := &f.cfg
 	f.scale.Name = "custom"
 	fs.IntVar(&f.scale.N, "n", 200000, "documents")
@@ -102,7 +103,7 @@ func runBenchSegments(args []string, stdout, stderr io.Writer) error {
 	}
 	f.cfg.K = f.scale.K
 	fmt.Fprintf(stdout, "bench segments: %s, %d × %d, %d queries, top %d, seed %d; %s\n\n", f.scale.Name, f.scale.N, f.scale.Dim, f.scale.Queries, f.cfg.K, f.seed, env.Machine)
-	rep, err := experiment.SegmentsBench(env, f.cfg)
+	rep, err := segbench.Run(env, f.cfg)
 	if err != nil {
 		return err
 	}

@@ -33,17 +33,18 @@ func runDataImport(args []string, stdout, stderr io.Writer) error {
 	metric := fs.String("metric", "", `cosine, l2 or dot (default: an HDF5 file's distance attribute; cosine for Parquet)`)
 	seed := fs.Uint64("seed", 1, "seed of the query hold-out")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: veclab data import [-root DIR] [-column C] [-queries N|FILE] [-name NAME] FILE.parquet|FILE.hdf5")
+		fmt.Fprintln(stderr, "usage: veclab data import [-root DIR] [-column C] [-queries N|FILE] [-name NAME] FILE.parquet|FILE.hdf5   (flags before or after the file)")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	files, err := parseAnywhere(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(files) != 1 {
 		fs.Usage()
-		return fmt.Errorf("want one file, got %d: %w", fs.NArg(), engine.ErrInvalidArgument)
+		return fmt.Errorf("want one file, got %d: %w", len(files), engine.ErrInvalidArgument)
 	}
-	path := fs.Arg(0)
+	path := files[0]
 	opt := ingest.Options{Column: *column, IDColumn: *idCol, TextColumn: *textCol, Metric: *metric, Seed: *seed}
 	if *queries != "" {
 		if n, err := strconv.Atoi(*queries); err == nil {

@@ -75,6 +75,11 @@ func TestDataImport(t *testing.T) {
 	if rc := run([]string{"data", "import", "-root", root, src}, &out, &errb); rc == 0 || !strings.Contains(errb.String(), "exists") {
 		t.Errorf("second import: rc %d, %s", rc, errb.String())
 	}
+	// Flags after the file, as people type them.
+	out.Reset()
+	if rc := run([]string{"data", "import", src, "-root", root, "-name", "after", "-queries", "10"}, &out, &errb); rc != 0 || !strings.Contains(out.String(), "after: 290 base + 10 queries") {
+		t.Errorf("flags after the file: rc %d, %s %s", rc, out.String(), errb.String())
+	}
 	rows[150].Vec = []float32{1, 2}
 	bad := filepath.Join(dir, "bad.parquet")
 	writeImportParquet(t, bad, rows)

@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:    "pg",
-		summary: "serve the embedded PostgreSQL 17 + pgvector 0.8 (PGlite) on a loopback port until interrupted",
+		summary: "serve the embedded PostgreSQL 18.6 + pgvector 0.8.7 (PGlite) on a loopback port until interrupted",
 		run:     runPG,
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/veclab/veclab/lab/experiment"
+	_ "github.com/veclab/veclab/lab/experiment/all"
 )
 
 func init() {
@@ -48,7 +49,7 @@ func parseReproduce(args []string, stderr io.Writer) (*reproduceFlags, error) {
 	fs.BoolVar(&f.md, "md", false, "with -list: print the catalogue as Markdown (docs/experiments.md is this output)")
 	fs.BoolVar(&f.progress, "progress", false, "print progress of long steps to stderr as lines when stderr is not a terminal (on a terminal a progress bar is always drawn)")
 	fs.StringVar(&f.data, "data", "", "run on a real data set (a name from `veclab data list`, or a directory) instead of the generated one; the scale's n and queries cut it")
-	fs.StringVar(&f.pg, "pg", "", `also run the pgvector experiments on a real PostgreSQL: "embedded" (PostgreSQL 17 + pgvector 0.8 as WebAssembly, started for the run; needs node and npm ci in lab/pglive/server) or postgres://user:password@host:port/db`)
+	fs.StringVar(&f.pg, "pg", "", `also run the pgvector experiments on a real PostgreSQL: "embedded" (PostgreSQL 18.6 + pgvector 0.8.7 as WebAssembly, started for the run; needs node and npm ci in lab/pglive/server) or postgres://user:password@host:port/db`)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: veclab reproduce [-scale article|small|k=v,…] [-only E02,E06] [-out FILE.md] [-json FILE.json] [-seed N] [-pg embedded|postgres://…]")
 		fs.PrintDefaults()

@@ -112,3 +112,62 @@ func ExampleNewOSQ() {
 	fmt.Println(size, "bytes per record; nearest:", best)
 	// Output: 46 bytes per record; nearest: 7
 }
+
+// Product quantization: 96 dimensions in 12 bytes (12 sub-spaces of 8
+// dimensions, 256 centroids each), a query scored against codes through
+// its distance table (ADC), and the code decoded to the centroids it
+// names.
+func ExampleTrainPQ() {
+	data := sample(1000, 96)
+	p, err := quant.TrainPQ(data, engine.Cosine, quant.PQConfig{M: 12, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.BytesPerVector(), "bytes per vector,", p.Centroids(), "centroids per sub-space")
+	codes := make([]byte, 3*p.CodeSize())
+	for i := 0; i < 3; i++ {
+		_ = p.Encode(codes[i*12:(i+1)*12], data.Row(i))
+	}
+	t, _ := p.NewTable(data.Row(1))
+	d := make([]float32, 3)
+	t.Distances(d, codes)
+	fmt.Println(d[1] < d[0], d[1] < d[2]) // vector 1 is nearest itself
+	x := make([]float32, 96)
+	_ = p.Decode(x, codes[12:24])
+	fmt.Println(vec.Dot(x, data.Row(1)) > 0.3) // the reconstruction points its way
+
+	_, err = quant.TrainPQ(data, engine.Cosine, quant.PQConfig{M: 7})
+	fmt.Println(err)
+	// Output:
+	// 12 bytes per vector, 256 centroids per sub-space
+	// true true
+	// true
+	// quant: product quantizer config: [M = 7 sub-spaces must divide the dimension 96 (divisors near it: 6, 8)]: engine: invalid argument
+}
+
+// TrainTurbo with Qdrant's form: 4-bit codes (384 coordinates in 192
+// bytes) plus the scale factor and ⟨X, M⟩, scored against a float query.
+func ExampleTrainTurbo() {
+	data := sample(500, 384)
+	q, err := quant.TrainTurbo(data, engine.Cosine, quant.TurboConfig{Kind: quant.TurboQdrant, Bits: 4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := quant.NewStore(q)
+	s.Reserve(data.N)
+	for i := 0; i < data.N; i++ {
+		if err := s.Set(engine.ID(i), data.Row(i)); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	res, err := s.Search(data.Row(7), 1, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(q, q.CodeSize(), "bytes; nearest to row 7:", res[0].ID)
+	// Output: turbo(qdrant, 4 bits, dim 384, cosine) 200 bytes; nearest to row 7: 7
+}

@@ -59,7 +59,8 @@ func TestRestoreCorrupt(t *testing.T) {
 	data := clustered(100, 40, 3, 4)
 	sq, _ := TrainScalar(data, engine.Dot, ScalarConfig{})
 	oq, _ := TrainOSQ(data, engine.L2, OSQConfig{Bits: 2})
-	for _, q := range []Quantizer{sq, oq} {
+	pq, _ := TrainPQ(data, engine.Cosine, PQConfig{M: 10, Bits: 2})
+	for _, q := range []Quantizer{sq, oq, pq} {
 		good, _ := q.MarshalBinary()
 		name := strings.Fields(q.String())[0]
 		// Every truncation is an error naming an offset, never a panic.
@@ -147,7 +148,7 @@ func FuzzRestore(f *testing.F) {
 
 var update = flag.Bool("update", false, "rewrite the golden quantizer files in testdata")
 
-var goldenNames = []string{"scalar.vlq", "osq.vlq", "binary.vlq"}
+var goldenNames = []string{"scalar.vlq", "osq.vlq", "binary.vlq", "pq.vlq", "turbo.vlq"}
 
 // goldenQuantizers are built from given parameters, not trained, so their
 // bytes do not depend on the machine's float rounding.
@@ -165,7 +166,18 @@ func goldenQuantizers(t testing.TB) []Quantizer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []Quantizer{sq, oq, bq}
+	// Two sub-spaces of two dimensions, 2 centroids each (Bits 1).
+	pq, err := newPQ(4, engine.L2, PQConfig{M: 2, Bits: 1, Iters: 25, Seed: 7},
+		[]float32{0, 0, 1, 1, -0.5, 0.25, 2, -2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tq, err := newTurbo(3, engine.Dot, TurboConfig{Kind: TurboQdrant, Bits: 4, Seed: 9, SampleSize: 8192}, qdrantCodebook(4),
+		[]float32{0.5, -0.25, 0, 0.125}, []float32{1, 1.5, 0.75, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []Quantizer{sq, oq, bq, pq, tq}
 }
 
 // TestFormatGolden pins the bytes of format version 2 and reads them

@@ -55,6 +55,10 @@ const (
 	tagOSQ        = "OSQP"
 	magicBinary   = "VLQBINQ\x00"
 	tagBinary     = "BINQ"
+	magicPQ       = "VLQPQ\x00\x00\x00"
+	tagPQ         = "PQCB"
+	magicTurbo    = "VLQTURB\x00"
+	tagTurbo      = "TURB"
 )
 
 // Restore reads a quantizer written by MarshalBinary, of either kind.
@@ -71,6 +75,10 @@ func restore(name string, b []byte) (Quantizer, error) {
 		return restoreOSQ(name, b)
 	case magicBinary:
 		return restoreBinary(name, b)
+	case magicPQ:
+		return restorePQ(name, b)
+	case magicTurbo:
+		return restoreTurbo(name, b)
 	}
 	return nil, fmt.Errorf("quant: quantizer %s: unknown magic %q at offset 0: %w", name, b[:8], engine.ErrCorrupt)
 }
@@ -126,6 +134,7 @@ func newEncoder(bodyHint int) *encoder { return &encoder{b: make([]byte, 0, body
 
 func (e *encoder) u8(v uint8)    { e.b = append(e.b, v) }
 func (e *encoder) u32(v uint32)  { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
+func (e *encoder) u64(v uint64)  { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
 func (e *encoder) f32(v float32) { e.u32(math.Float32bits(v)) }
 func (e *encoder) f64(v float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v)) }
 
@@ -190,6 +199,15 @@ func (d *decoder) u32(field string) uint32 {
 	}
 	v := binary.LittleEndian.Uint32(d.b[d.off-d.base:])
 	d.off += 4
+	return v
+}
+
+func (d *decoder) u64(field string) uint64 {
+	if !d.need(8, field) {
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b[d.off-d.base:])
+	d.off += 8
 	return v
 }
 

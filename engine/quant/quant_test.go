@@ -51,6 +51,29 @@ var makers = []maker{
 	binaryMaker("bq2", BinaryConfig{Encoding: TwoBits}),
 	binaryMaker("bq2-s4", BinaryConfig{Encoding: TwoBits, Query: Scalar4Bits}),
 	binaryMaker("bq1-s8", BinaryConfig{Query: Scalar8Bits}),
+	// Product codes of 4 dimensions per byte with 64 centroids per
+	// sub-space (the makers' samples can be 64 vectors; 8 bits needs 256).
+	pqMaker("pq-d4x6", 4, PQConfig{Bits: 6, Seed: 1}),
+	turboMaker("turbo-mse2", TurboConfig{Kind: TurboMSE, Bits: 2, Seed: 1}),
+	turboMaker("turbo-mse4", TurboConfig{Kind: TurboMSE, Bits: 4, Seed: 1}),
+	turboMaker("turbo-prod3", TurboConfig{Kind: TurboProd, Bits: 3, Seed: 1}),
+	turboMaker("turbo-prod4", TurboConfig{Kind: TurboProd, Bits: 4, Seed: 1}),
+	turboMaker("turbo-qdrant4", TurboConfig{Kind: TurboQdrant, Bits: 4, Seed: 1}),
+	turboMaker("turbo-qdrant2", TurboConfig{Kind: TurboQdrant, Bits: 2, Seed: 1}),
+	turboMaker("turbo-qdrant1", TurboConfig{Kind: TurboQdrant, Bits: 1, Seed: 1}),
+}
+
+// pqMaker trains a PQ of dim/perSub sub-spaces.
+func pqMaker(name string, perSub int, cfg PQConfig) maker {
+	return maker{name, func(m *vec.Matrix, metric engine.Metric) (Quantizer, error) {
+		c := cfg
+		c.M = m.Dim / perSub
+		return TrainPQ(m, metric, c)
+	}}
+}
+
+func turboMaker(name string, cfg TurboConfig) maker {
+	return maker{name, func(m *vec.Matrix, metric engine.Metric) (Quantizer, error) { return TrainTurbo(m, metric, cfg) }}
 }
 
 func binaryMaker(name string, cfg BinaryConfig) maker {
@@ -73,6 +96,10 @@ func TestRecallFlat(t *testing.T) {
 		"osq7": {0.8, 0.95}, "osq8": {0.8, 0.95}, "osq1-noopt": {0.15, 0.5}, "osq2-mean": {0.3, 0.75},
 		// Qdrant's binary codes: 0.33/0.40/0.42/0.53/0.45 and 0.83–0.95 rescored.
 		"bq1": {0.2, 0.6}, "bq1.5": {0.25, 0.65}, "bq2": {0.25, 0.7}, "bq2-s4": {0.35, 0.8}, "bq1-s8": {0.3, 0.75},
+		// Product codes, 32 bytes at 128 dims: 0.55–0.57 and 0.95–0.99 rescored.
+		"pq-d4x6":    {0.45, 0.85},
+		"turbo-mse2": {0.3, 0.75}, "turbo-mse4": {0.55, 0.9}, "turbo-prod3": {0.3, 0.75}, "turbo-prod4": {0.45, 0.9},
+		"turbo-qdrant4": {0.55, 0.9}, "turbo-qdrant2": {0.3, 0.75}, "turbo-qdrant1": {0.15, 0.5},
 	}
 	for _, metric := range metrics {
 		for _, mk := range makers {

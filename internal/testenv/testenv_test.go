@@ -67,7 +67,7 @@ func TestLine(t *testing.T) {
 	}{
 		{[]*External{Hnswlib}, "needs libhnswlib-dev: apt-get install -y libhnswlib-dev (./test.sh installs everything)"},
 		{[]*External{CXX, Hnswlib}, "needs g++; libhnswlib-dev: apt-get install -y g++ libhnswlib-dev (./test.sh installs everything)"},
-		{[]*External{Node, PGlite}, "needs nodejs; @electric-sql/pglite, @electric-sql/pglite-socket in lab/pglive/server: apt-get install -y nodejs && (cd lab/pglive/server && npm ci) (./test.sh installs everything)"},
+		{[]*External{Node, PGlite}, "needs nodejs; @electric-sql/pglite, @electric-sql/pglite-pgvector, @electric-sql/pglite-socket in lab/pglive/server: apt-get install -y nodejs && (cd lab/pglive/server && npm ci) (./test.sh installs everything)"},
 	} {
 		if got := Line(tc.missing); got != tc.want {
 			t.Errorf("Line:\n got %s\nwant %s", got, tc.want)

@@ -24,6 +24,8 @@ func init() {
 			"MedianPass":       ValueOf(metrics.MedianPass),
 			"PairByRecall":     ValueOf(metrics.PairByRecall),
 			"PairWithin":       ValueOf(metrics.PairWithin),
+			"ProcessCPU":       ValueOf(metrics.ProcessCPU),
+			"ProcessReadBytes": ValueOf(metrics.ProcessReadBytes),
 			"QPS":              ValueOf(metrics.QPS),
 			"QPSAtRecall":      ValueOf(metrics.QPSAtRecall),
 			"Quantile":         ValueOf(metrics.Quantile),
@@ -34,6 +36,7 @@ func init() {
 			"RecallIDs":        ValueOf(metrics.RecallIDs),
 			"RecallK":          ValueOf(metrics.RecallK),
 			"Summarize":        ValueOf(metrics.Summarize),
+			"ThreadCPU":        ValueOf(metrics.ThreadCPU),
 		}, Types: map[string]Type{
 			"BatchQuery": TypeOf((*metrics.BatchQuery)(nil)).Elem(),
 			"Latency":    TypeOf((*metrics.Latency)(nil)).Elem(),

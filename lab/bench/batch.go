@@ -425,8 +425,8 @@ func (cfg BatchConfig) timeClients(queries *vec.Matrix, truth *dataset.GroundTru
 	}
 	loop := metrics.Loop{Queries: queries.N, K: cfg.K, Truth: truth.IDs, Clients: c, Passes: 3,
 		MinTime: time.Duration(cfg.MinSeconds * float64(time.Second)), MaxPasses: math.MaxInt32, Pick: pick}
-	if _, ok := ProcessCPU(); ok {
-		loop.CPU = func() time.Duration { d, _ := ProcessCPU(); return d }
+	if _, ok := metrics.ProcessCPU(); ok {
+		loop.CPU = func() time.Duration { d, _ := metrics.ProcessCPU(); return d }
 	}
 	m, err := loop.RunBatch(engine.Context(), func(_, lo, hi int) ([][]engine.Result, error) {
 		return search(&vec.Matrix{N: hi - lo, Dim: queries.Dim, Stride: queries.Stride, Data: queries.Data[lo*queries.Stride : hi*queries.Stride]})

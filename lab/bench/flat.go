@@ -15,6 +15,7 @@ import (
 	"github.com/veclab/veclab/engine/flat"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/dataset"
+	"github.com/veclab/veclab/lab/metrics"
 )
 
 // FlatConfig says what [Flat] measures. Start from [DefaultFlatConfig].
@@ -203,15 +204,15 @@ func flatVsFloor(x *flat.Index, ds *dataset.Dataset, k int, minSeconds float64) 
 	var floor, query, ratio, cpu []float64
 	var total time.Duration
 	for i := 0; total.Seconds() < minSeconds || i < 21; i++ {
-		c0 := ThreadCPU()
+		c0 := metrics.ThreadCPU()
 		p := flat.StreamTime(ds.Base, 1)
-		c1 := ThreadCPU()
+		c1 := metrics.ThreadCPU()
 		t := time.Now()
 		if _, _, err := x.Search(ds.Queries.Row(i%ds.Queries.N), k, nil); err != nil {
 			return FlatRound{}, err
 		}
 		d := time.Since(t)
-		c2 := ThreadCPU()
+		c2 := metrics.ThreadCPU()
 		total += d
 		floor, query = append(floor, ms(p)), append(query, ms(d))
 		ratio = append(ratio, d.Seconds()/p.Seconds())

@@ -250,11 +250,11 @@ func hnswOne(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metr
 			return nil, 0, 0, err
 		}
 		runtime.GC()
-		c0, okc := ProcessCPU()
+		c0, okc := metrics.ProcessCPU()
 		t := time.Now()
 		err = ix.AddBatch(keys, ds.Base)
 		wall := time.Since(t)
-		c1, _ := ProcessCPU()
+		c1, _ := metrics.ProcessCPU()
 		if !okc {
 			c0, c1 = 0, 0
 		}

@@ -422,9 +422,9 @@ func (m *ivfMeasure) run(rep *IVFReport, log io.Writer) error {
 func trainTimed(data *dataset.Dataset, cfg ivf.Config) (*ivf.Index, time.Duration, time.Duration, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c0, t0 := ThreadCPU(), time.Now()
+	c0, t0 := metrics.ThreadCPU(), time.Now()
 	ix, err := ivf.Train(data.Base, cfg)
-	wall, cpu := time.Since(t0), ThreadCPU()-c0
+	wall, cpu := time.Since(t0), metrics.ThreadCPU()-c0
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -447,7 +447,7 @@ func (m *ivfMeasure) measure(ix *ivf.Index, opt ivf.SearchOptions, before func()
 	defer runtime.UnlockOSThread()
 	// One pass on the locked thread, its CPU time by ThreadCPU; before
 	// (untimed) ahead of every timed query.
-	loop := metrics.Loop{Queries: nq, K: ivfK, Truth: truth.IDs, Warmup: m.cfg.Warmup, Before: before, CPU: ThreadCPU}
+	loop := metrics.Loop{Queries: nq, K: ivfK, Truth: truth.IDs, Warmup: m.cfg.Warmup, Before: before, CPU: metrics.ThreadCPU}
 	lm, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		res, s, err := ix.SearchWith(ds.Queries.Row(i), opt)
 		if pass == 0 {

@@ -14,7 +14,6 @@ import (
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
-	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/metrics"
 )
 
@@ -113,7 +112,7 @@ func hnswCodesGraph(env *Env, bits int, codeGraph bool) (*DiskHNSW, error) {
 	for i := range keys {
 		keys[i] = uint64(i)
 	}
-	env.logf("building HNSW with %d-bit OSQ codes over %d vectors (graph from %s)", bits, ds.Base.N, map[bool]string{false: "float32", true: "codes"}[codeGraph])
+	env.Logf("building HNSW with %d-bit OSQ codes over %d vectors (graph from %s)", bits, ds.Base.N, map[bool]string{false: "float32", true: "codes"}[codeGraph])
 	t0 := time.Now()
 	if err := ix.AddBatch(keys, ds.Base); err != nil {
 		return nil, fmt.Errorf("experiment: HNSW with %d-bit codes: %w", bits, err)
@@ -138,7 +137,7 @@ func IVFCodes(env *Env, bits int) (*ivf.Index, error) {
 	if ix, ok := diskIVF[diskKey{env: env, bits: bits}]; ok {
 		return ix, nil
 	}
-	ix, err := buildIVF(env, bits)
+	ix, err := BuildIVF(env, bits)
 	if err != nil {
 		return nil, err
 	}
@@ -146,16 +145,16 @@ func IVFCodes(env *Env, bits int) (*ivf.Index, error) {
 	return ix, nil
 }
 
-func buildIVF(env *Env, bits int) (*ivf.Index, error) { return buildIVFCentring(env, bits, false) }
+func BuildIVF(env *Env, bits int) (*ivf.Index, error) { return BuildIVFCentring(env, bits, false) }
 
 // buildIVFCentring builds the IVF index with its codes centred on each
 // list's centroid (DiskBBQ) or, with global, on the mean of all vectors.
-func buildIVFCentring(env *Env, bits int, global bool) (*ivf.Index, error) {
+func BuildIVFCentring(env *Env, bits int, global bool) (*ivf.Index, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
 	}
-	env.logf("building IVF with %d-bit OSQ lists over %d vectors (global centroid %t)", bits, ds.Base.N, global)
+	env.Logf("building IVF with %d-bit OSQ lists over %d vectors (global centroid %t)", bits, ds.Base.N, global)
 	ix, err := ivf.Build(ds.Base, ivf.Config{Metric: env.Metric(), Bits: bits, GlobalCentroid: global, Seed: env.Seed, Workers: max(env.Workers, 1)})
 	if err != nil {
 		return nil, fmt.Errorf("experiment: IVF with %d-bit lists: %w", bits, err)
@@ -165,7 +164,7 @@ func buildIVFCentring(env *Env, bits int, global bool) (*ivf.Index, error) {
 
 // vectorFile writes the data set's float32 vectors to a vector file in a
 // new temporary directory; cleanup removes it.
-func vectorFile(env *Env) (dir, path string, cleanup func(), err error) {
+func VectorFile(env *Env) (dir, path string, cleanup func(), err error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return "", "", nil, err
@@ -223,15 +222,12 @@ type RowReads struct {
 
 // diskSearch answers one query: results with document ids, the rescoring
 // reads and the posting-list reads.
-type diskSearch func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error)
-
-// diskRepeats is the number of timed passes of a warm disk measurement.
-const diskRepeats = 3
+type DiskSearch func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error)
 
 // measureDisk runs up to nq of the environment's queries through fn
 // (after its warm-up, untimed; before, when set, runs untimed before every
 // timed query) and measures recall@k, speed and reads.
-func measureDisk(env *Env, label string, param float64, k, nq int, before func() error, fn diskSearch) (DiskPoint, error) {
+func MeasureDisk(env *Env, label string, param float64, k, nq int, before func() error, fn DiskSearch) (DiskPoint, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return DiskPoint{}, err
@@ -250,17 +246,17 @@ func measureDisk(env *Env, label string, param float64, k, nq int, before func()
 	// (before drops the cache) is timed once: its reads are the figure.
 	loop := metrics.Loop{Queries: nq, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup, Passes: 1, Pick: metrics.MedianPass}
 	if before == nil {
-		loop.Passes = diskRepeats
+		loop.Passes = DiskRepeats
 	} else {
 		loop.Before = before
 	}
 	var vio, lio store.IOStats
 	p.DevKB = math.NaN()
-	rb0, rbOK := bench.ProcessReadBytes()
+	rb0, rbOK := metrics.ProcessReadBytes()
 	loop.AfterPass = func(pass int) error {
 		// The device's reads of the first pass (the later ones read the
 		// same pages).
-		if rb1, ok := bench.ProcessReadBytes(); pass == 0 && ok && rbOK {
+		if rb1, ok := metrics.ProcessReadBytes(); pass == 0 && ok && rbOK {
 			p.DevKB = float64(rb1-rb0) / 1024 / float64(nq)
 		}
 		return nil
@@ -277,17 +273,17 @@ func measureDisk(env *Env, label string, param float64, k, nq int, before func()
 		return DiskPoint{}, fmt.Errorf("experiment: %s: %w", label, err)
 	}
 	n := float64(nq)
-	p.Recall, p.QPS, p.P50ms = m.Recall, m.QPS, ms(m.Latency.P50)
+	p.Recall, p.QPS, p.P50ms = m.Recall, m.QPS, Ms(m.Latency.P50)
 	p.Reads, p.DeviceReads, p.KB = float64(vio.Reads)/n, float64(vio.DeviceReads())/n, float64(vio.Bytes)/1024/n
 	p.ListReads, p.ListDevice = float64(lio.Reads)/n, float64(lio.DeviceReads())/n
 	p.DevPages = float64(vio.Pages-vio.CachedPages) / n
-	p.Simulated = ms(vio.Simulated+lio.Simulated) / n
+	p.Simulated = Ms(vio.Simulated+lio.Simulated) / n
 	return p, nil
 }
 
 // hnswSearch searches d with its codes and rescores ⌈oversample·k⌉
 // candidates through rs (the vector file).
-func hnswSearch(d *DiskHNSW, ef int, oversample float64, rs *rescore.Rescorer) diskSearch {
+func HnswSearch(d *DiskHNSW, ef int, oversample float64, rs *rescore.Rescorer) DiskSearch {
 	s := d.Index.NewSearcher()
 	return func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error) {
 		p := &hnsw.Rescore{Rescorer: rs, Oversample: oversample}
@@ -305,7 +301,7 @@ func hnswSearch(d *DiskHNSW, ef int, oversample float64, rs *rescore.Rescorer) d
 
 // ivfSearch searches ix scanning visit % of the vectors and rescores
 // ⌈oversample·k⌉ candidates through rs.
-func ivfSearch(ix *ivf.Index, visit, oversample float64, rs *rescore.Rescorer) diskSearch {
+func IvfSearch(ix *ivf.Index, visit, oversample float64, rs *rescore.Rescorer) DiskSearch {
 	return func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error) {
 		res, st, err := ix.SearchWith(q, ivf.SearchOptions{K: k, VisitPercentage: visit, Oversample: oversample, Rescorer: rs})
 		return res, st.Rescore.IO, st.ListIO, err
@@ -314,7 +310,7 @@ func ivfSearch(ix *ivf.Index, visit, oversample float64, rs *rescore.Rescorer) d
 
 // evictAll returns a function that drops the files' pages from the page
 // cache (fsync + posix_fadvise DONTNEED) and checks that none stayed.
-func evictAll(files ...interface {
+func EvictAll(files ...interface {
 	Evict() (int, error)
 }) func() error {
 	return func() error {

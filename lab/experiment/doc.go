@@ -1,41 +1,50 @@
-// Package experiment holds the articles' experiments (E01…E27, numbered in
-// the order of the three articles; `veclab reproduce -list` prints the
-// catalogue) as registered, runnable functions, the runner
-// that executes a selection of them, and the reports they produce.
+// Package experiment is the framework the articles' experiments (E01…E27,
+// numbered in the order of the three articles; `veclab reproduce -list`
+// prints the catalogue) run on: the environment they share ([Env],
+// [Scale]), the registry and the runner ([Lookup], [Select], [Run],
+// [Summary], [Catalogue]), the report, the verdict vocabulary ([Within],
+// [AtLeast], [AtMost], [Holds], [WithinRounds], [FasterRounds]) and the
+// measuring loops several experiments share (a store's recall and
+// latency, a filtered strategy, a quantizer's flat scan, the disk-backed
+// indexes, segmented collections).
 //
-// An [Experiment] carries its id, its title, the article it comes from,
-// the article's figures with their units ([Figure]) and a Run function
-// that measures the same things on the lab's own engine and returns a
-// [Report]: tables in which the article's figure stands beside the lab's
-// (never in its place), charts and notes. Each experiment lives in its own
-// file (e02.go, e06.go, …) and registers itself in init with register, so
-// adding one never touches another's file. What several experiments share
-// lives in files named for it: quantizers.go (training from lab/quantizers'
-// catalogue and its flat-scan measurement, E14, E22–E24), disk.go (the disk-backed
-// HNSW and IVF indexes and their measurement, E12–E15, E26, E27),
-// filtered.go (the filtered collections and strategies, E03, E07, E08),
-// segments.go (segmented collections, E16–E18, E20), measure.go and
-// verdict.go.
+// Each experiment is a package of its own, lab/experiment/e01 …
+// lab/experiment/e27, named for its id so a notebook reads e06.Measure
+// where it read experiment.E06Measure. Every one exports the same few
+// names: Default (its parameters at the article's scale), Measure, Table,
+// Chart where it draws one, and Verdicts, which returns the verdicts on
+// the article's claims; an experiment with more steps (E07's scan-bound
+// sweep, E25's index) names them without the id. Its init registers an
+// [Experiment] (id, title, the article's [Figure]s, the notebook, a Run
+// function) with the framework; lab/experiment/all imports every one, so
+// `veclab reproduce`, the kernel and the tests that need the whole
+// registry import all. Why one package per experiment: the framework's
+// `go doc` is the framework's (it was 259 lines of E##Measure, E##Table
+// and constants such as E17Efs before the split), an experiment is read
+// and changed in its own directory, and adding one never touches another.
+// Two experiments that measure one thing are still two packages (E22–E24
+// share the quantizer sweep, which lives here as [QuantSweep]); the
+// composition notebook 14 runs on real sets is lab/experiment/realsets,
+// and `veclab bench segments` is lab/experiment/segbench. Mechanisms
+// live in their rooms: the bulk-request codec E19 times is lab/dataset/bulk,
+// the process meters (CPU time, device bytes) are lab/metrics'.
 //
-// Every experiment also exports its steps as plain functions, so a notebook
-// can run it cell by cell in the article's order, e.g. E06's
+// # Verdicts are values
 //
-//	ms, err := experiment.E06Measure(env, []int{10, 50, 200})
-//	fms, err := experiment.E06MeasureFiltered(env, []int{10, 50, 200})
-//	experiment.E06Table(env, ms, fms)
+// A verdict constructor computes Agrees and the reason from the numbers,
+// so a verdict is never typed in, and returns it: nothing is recorded as
+// a side effect. An experiment's Run puts what its Verdicts returns in
+// its report; a notebook cell keeps what it states with [Env.Keep], and
+// its last cell lists what it kept with [Env.Verdicts]. On a real data
+// set the claims end with the set's name.
 //
 // # The front
 //
-// What is exported is what a notebook's cells, `veclab` or another package
-// call: the set-up ([Notebook], [NewEnv], [Env]), the registry and runner
-// ([Lookup], [Select], [Run], [Summary], [Catalogue]), each experiment's
-// steps and their defaults, and the types those name. The helpers behind
-// them (the verdict constructors, the shared measurement loops, the
-// constants a notebook never names) are unexported, so `go doc` lists the
-// entry points only. The Examples show every step a notebook calls, in
-// the notebook's order; TestFrontUsed fails when an exported name has no
-// user outside the package, and TestExamplesCoverNotebookCalls when a
-// function a notebook calls has no Example.
+// What is exported is what a notebook's cells, `veclab`, an experiment
+// package or another package call; TestFrontUsed fails when an exported
+// name has no user outside the package, and TestExamplesCoverNotebookCalls
+// when a function a notebook calls has no Example (here or in an
+// experiment package).
 //
 // An [Env] carries what the experiments share: the [Scale] (the article's
 // 30,000 × 384, or a small one for tests), the seed, the machine's facts,

@@ -204,7 +204,7 @@ type Env struct {
 	ds     *dataset.Dataset
 	real   *realData // nil: the generated set
 	truths map[int]*dataset.GroundTruth
-	stores map[string]*profile.Store
+	Stores map[string]*profile.Store
 	meta   *filter.Store
 	exact  *filtered.Collection // the data set bound to meta, for filtered truth
 	spread float64              // the generator's spread (0: dataset.DefaultSpread); see WithSpread
@@ -224,13 +224,16 @@ func NewEnv(scale Scale, seed uint64) (*Env, error) {
 	return &Env{Scale: scale, Seed: seed, Machine: detectMachine(), Workers: 1}, nil
 }
 
-func (e *Env) progress(done, total int, what string) {
+// Step reports that done of total units of the step named what are done,
+// through Progress when it is set (an experiment's long loops call it).
+func (e *Env) Step(done, total int, what string) {
 	if e.Progress != nil {
 		e.Progress(done, total, what)
 	}
 }
 
-func (e *Env) logf(format string, args ...any) {
+// Logf writes one line to Log when it is set.
+func (e *Env) Logf(format string, args ...any) {
 	if e.Log != nil {
 		fmt.Fprintf(e.Log, format+"\n", args...)
 	}
@@ -337,7 +340,7 @@ func (e *Env) Dataset() (*dataset.Dataset, error) {
 	if e.ds != nil {
 		return e.ds, nil
 	}
-	e.logf("generating data set: %v", e.datasetConfig().WithDefaults())
+	e.Logf("generating data set: %v", e.datasetConfig().WithDefaults())
 	ds, err := dataset.Generate(e.datasetConfig())
 	if err != nil {
 		return nil, fmt.Errorf("experiment: data set: %w", err)
@@ -371,7 +374,7 @@ func (e *Env) Truth(k int) (*dataset.GroundTruth, error) {
 		e.truths[k] = t
 		return t, nil
 	}
-	e.logf("computing exact top-%d for %d queries", k, ds.Queries.N)
+	e.Logf("computing exact top-%d for %d queries", k, ds.Queries.N)
 	t, err := dataset.Truth(ds, k, metric, e.CacheDir)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: truth: %w", err)
@@ -390,31 +393,31 @@ func (e *Env) Store(p profile.Profile) (*profile.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	p = e.fill(p)
+	p = e.Fill(p)
 	key := p.String()
 	e.mu.Lock()
-	s, ok := e.stores[key]
+	s, ok := e.Stores[key]
 	e.mu.Unlock()
 	if ok {
 		return s, nil
 	}
-	e.logf("building %s: %s", p.Kind, p)
+	e.Logf("building %s: %s", p.Kind, p)
 	s, err = p.Build(ds.Base, profile.BuildOptions{Batch: e.Scale.Batch, Progress: e.Progress})
 	if err != nil {
 		return nil, fmt.Errorf("experiment: building %s: %w", p.Kind, err)
 	}
 	e.mu.Lock()
-	if e.stores == nil {
-		e.stores = map[string]*profile.Store{}
+	if e.Stores == nil {
+		e.Stores = map[string]*profile.Store{}
 	}
-	e.stores[key] = s
+	e.Stores[key] = s
 	e.mu.Unlock()
 	return s, nil
 }
 
 // fill sets the environment's seed and workers on a profile that has none,
 // and a real data set's metric (the profiles' zero metric is cosine).
-func (e *Env) fill(p profile.Profile) profile.Profile {
+func (e *Env) Fill(p profile.Profile) profile.Profile {
 	if m := e.Metric(); m != engine.Cosine && p.Metric == engine.Cosine {
 		p.Metric = m
 	}
@@ -432,10 +435,10 @@ func (e *Env) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var errs []error
-	for _, s := range e.stores {
+	for _, s := range e.Stores {
 		errs = append(errs, s.Close())
 	}
-	e.stores = nil
+	e.Stores = nil
 	if e.ownPG != nil {
 		errs = append(errs, e.ownPG.Close())
 		if e.PG == e.ownPG {
@@ -449,15 +452,15 @@ func (e *Env) Close() error {
 // adopt keeps a store built outside Env.Store (E01 ingests by hand) so
 // later experiments reuse it; a store already cached for p is replaced and
 // closed.
-func (e *Env) adopt(p profile.Profile, s *profile.Store) {
+func (e *Env) Adopt(p profile.Profile, s *profile.Store) {
 	key := p.String()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.stores == nil {
-		e.stores = map[string]*profile.Store{}
+	if e.Stores == nil {
+		e.Stores = map[string]*profile.Store{}
 	}
-	if old, ok := e.stores[key]; ok && old != s {
+	if old, ok := e.Stores[key]; ok && old != s {
 		old.Close()
 	}
-	e.stores[key] = s
+	e.Stores[key] = s
 }

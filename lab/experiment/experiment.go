@@ -53,7 +53,7 @@ func (e Experiment) Figure(row, measure string) (Figure, bool) {
 
 // articleValue returns the article's value for a row and a measure, or nil
 // if the article gave none (so it can go straight into a table cell).
-func (e Experiment) articleValue(row, measure string) any {
+func (e Experiment) ArticleValue(row, measure string) any {
 	if f, ok := e.Figure(row, measure); ok {
 		return f.Value
 	}
@@ -86,7 +86,7 @@ var (
 // register adds an experiment to the registry. It is called from init in
 // each experiment's file; a malformed id, a missing Run or a duplicate id
 // is a programmer error and panics (as http.Handle does).
-func register(e Experiment) {
+func Register(e Experiment) {
 	if !idRE.MatchString(e.ID) {
 		panic(fmt.Sprintf("experiment: Register: id %q is not E followed by digits", e.ID))
 	}
@@ -165,4 +165,4 @@ func Select(list string) ([]Experiment, error) {
 
 // errBadArgument is wrapped by errors about an experiment function's
 // arguments (an empty sweep, a non-positive setting).
-var errBadArgument = fmt.Errorf("experiment: %w", engine.ErrInvalidArgument)
+var ErrBadArgument = fmt.Errorf("experiment: %w", engine.ErrInvalidArgument)

@@ -13,14 +13,10 @@ import (
 	"github.com/veclab/veclab/lab/profile"
 )
 
-// ArticleFilter is the Spring AI VectorStore article's filter (1,328 of 30,000
-// documents, 4.4 %, at the article's scale).
-const ArticleFilter = dataset.ArticleWhere
-
 // metadata builds (once) the documents' metadata in key order, with the
 // fields category (keyword), year (integer) and region (keyword) declared
 // and indexed, as the article declared them for Redis.
-func (e *Env) metadata() (*filter.Store, error) {
+func (e *Env) Metadata() (*filter.Store, error) {
 	ds, err := e.Dataset()
 	if err != nil {
 		return nil, err
@@ -50,12 +46,12 @@ func (e *Env) metadata() (*filter.Store, error) {
 // (profile.Store.SearchFiltered: Lucene 10.3's per-segment rules under
 // its filter heuristic); the other stores through their strategy over
 // one graph (profile.Store.Filtered).
-func measureFiltered(env *Env, s *profile.Store, expr, label string) (Measurement, error) {
+func MeasureFiltered(env *Env, s *profile.Store, expr, label string) (Measurement, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return Measurement{}, err
 	}
-	meta, err := env.metadata()
+	meta, err := env.Metadata()
 	if err != nil {
 		return Measurement{}, err
 	}
@@ -87,7 +83,7 @@ func measureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 			return rs, st.DistComps, err
 		}
 	}
-	truthColl, err := env.filterTruth()
+	truthColl, err := env.FilterTruth()
 	if err != nil {
 		return Measurement{}, err
 	}
@@ -128,12 +124,12 @@ func measureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 // filterTruth returns (once) the data set bound to the environment's
 // metadata for exact filtered search: the oracle of every filtered
 // recall, whichever store is measured.
-func (e *Env) filterTruth() (*filtered.Collection, error) {
+func (e *Env) FilterTruth() (*filtered.Collection, error) {
 	ds, err := e.Dataset()
 	if err != nil {
 		return nil, err
 	}
-	meta, err := e.metadata()
+	meta, err := e.Metadata()
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +155,7 @@ func (e *Env) filterTruth() (*filtered.Collection, error) {
 // matching cluster keeps most of its ef_search candidates, the others
 // almost none, so the mean over 100 queries moves by tens of percent with
 // the queries drawn.
-func hitsTolerance(article float64, k int) float64 {
+func HitsTolerance(article float64, k int) float64 {
 	if article == float64(k) {
 		return 0
 	}
@@ -170,16 +166,16 @@ func hitsTolerance(article float64, k int) float64 {
 // figures in e, whether its recall@10 is within recallTolerance of the
 // article's and its mean rows within hitsTolerance; section names the
 // article's section the figures are from.
-func strategyVerdicts(env *Env, e Experiment, ms []StrategyMeasurement, section string) Verdicts {
+func StrategyVerdicts(env *Env, e Experiment, ms []StrategyMeasurement, section string) Verdicts {
 	var out Verdicts
 	for _, m := range ms {
 		if f, ok := e.Figure(m.Label, "recall@10"); ok {
-			out = append(out, env.within(e.ID, fmt.Sprintf("%s: filtered recall@10 is %.3f (§ %s)", m.Label, f.Value, section),
-				f.Value, m.Recall, recallTolerance, ""))
+			out = append(out, Within(e.ID, fmt.Sprintf("%s: filtered recall@10 is %.3f (§ %s)", m.Label, f.Value, section),
+				f.Value, m.Recall, RecallTolerance, ""))
 		}
 		if f, ok := e.Figure(m.Label, "mean hits"); ok {
-			out = append(out, env.within(e.ID, fmt.Sprintf("%s: a filtered query returns %.1f rows on average (§ %s)", m.Label, f.Value, section),
-				f.Value, m.MeanHits, hitsTolerance(f.Value, env.Scale.K), "rows"))
+			out = append(out, Within(e.ID, fmt.Sprintf("%s: a filtered query returns %.1f rows on average (§ %s)", m.Label, f.Value, section),
+				f.Value, m.MeanHits, HitsTolerance(f.Value, env.Scale.K), "rows"))
 		}
 	}
 	return out
@@ -252,24 +248,24 @@ type StrategyMeasurement struct {
 // first, unmeasured) through coll with strategy s and params p under the
 // filter text, and compares each answer with exact search over the
 // matching documents.
-func measureStrategy(env *Env, coll *filtered.Collection, text string, s filtered.Strategy, p filtered.Params, label string) (StrategyMeasurement, error) {
+func MeasureStrategy(env *Env, coll *filtered.Collection, text string, s filtered.Strategy, p filtered.Params, label string) (StrategyMeasurement, error) {
 	f, err := coll.Meta().CompileString(text)
 	if err != nil {
 		return StrategyMeasurement{}, err
 	}
 	// The exact answers first, so that the timed queries run back to
 	// back as in every other measurement.
-	truth, err := filteredTruth(env, coll, f)
+	truth, err := FilteredTruth(env, coll, f)
 	if err != nil {
 		return StrategyMeasurement{}, err
 	}
-	return measureAgainst(env, coll, f, truth, s, p, label)
+	return MeasureAgainst(env, coll, f, truth, s, p, label)
 }
 
 // measureAgainst is measureStrategy with the filter compiled and each
 // query's exact answer (truth) already computed, so that several
 // strategies under one filter share them.
-func measureAgainst(env *Env, coll *filtered.Collection, f *filter.Compiled, truth [][]engine.ID, s filtered.Strategy, p filtered.Params, label string) (StrategyMeasurement, error) {
+func MeasureAgainst(env *Env, coll *filtered.Collection, f *filter.Compiled, truth [][]engine.ID, s filtered.Strategy, p filtered.Params, label string) (StrategyMeasurement, error) {
 	var m StrategyMeasurement
 	ds, err := env.Dataset()
 	if err != nil {
@@ -321,7 +317,7 @@ func (m StrategyMeasurement) P95ms() float64 {
 // (engine/filtered binds one graph; the article's Qdrant collection had
 // two). Elasticsearch's filtered search runs over its segments instead
 // (measureFiltered, profile.Store.SearchFiltered).
-func filterProfile(k profile.Kind) profile.Profile {
+func FilterProfile(k profile.Kind) profile.Profile {
 	p := profile.Default(k)
 	if k == profile.Qdrant {
 		p.Segments = 1
@@ -331,7 +327,7 @@ func filterProfile(k profile.Kind) profile.Profile {
 
 // filteredCollection builds (or reuses) the store of p and binds it to
 // metadata (indexed or not) for filtered search.
-func filteredCollection(env *Env, p profile.Profile, indexed bool) (*profile.Store, *filtered.Collection, error) {
+func FilteredCollection(env *Env, p profile.Profile, indexed bool) (*profile.Store, *filtered.Collection, error) {
 	s, err := env.Store(p)
 	if err != nil {
 		return nil, nil, err
@@ -355,3 +351,35 @@ func filteredCollection(env *Env, p profile.Profile, indexed bool) (*profile.Sto
 	}
 	return s, coll, nil
 }
+
+// filteredTruth is each query's exact top k under f over coll's
+// matching documents: the oracle of a filtered recall.
+func FilteredTruth(env *Env, coll *filtered.Collection, f *filter.Compiled) ([][]engine.ID, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	k, qs := env.Scale.K, ds.Queries
+	truth := make([][]engine.ID, qs.N)
+	for i := range truth {
+		rs, _, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: filtered.Exact})
+		if err != nil {
+			return nil, err
+		}
+		truth[i] = make([]engine.ID, len(rs))
+		for j, r := range rs {
+			truth[i][j] = r.ID
+		}
+	}
+	return truth, nil
+}
+
+// The article's filter and its category.
+const (
+	// ArticleFilter is the Spring AI VectorStore article's filter (1,328 of 30,000
+	// documents, 4.4 %, at the article's scale).
+	ArticleFilter = dataset.ArticleWhere
+	// ArticleCategory is the category of ArticleFilter: queries drawn from one
+	// of its clusters find matching rows near them, the others almost none.
+	ArticleCategory = "c3"
+)

@@ -22,8 +22,8 @@ import (
 // livePG is the state of the real pgvector in an Env: the table loaded
 // once, its load statistics and the filter truths computed for it.
 type livePG struct {
-	tab  *pglive.Table
-	load pglive.LoadStats
+	Tab  *pglive.Table
+	Load pglive.LoadStats
 	took time.Duration
 }
 
@@ -40,15 +40,15 @@ func (e *Env) pgTable() (*pglive.Table, pglive.LoadStats, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.live != nil {
-		return e.live.tab, e.live.load, nil
+		return e.live.Tab, e.live.Load, nil
 	}
-	e.logf("loading %d documents into the real pgvector (%v)", ds.Base.N, e.PG)
+	e.Logf("loading %d documents into the real pgvector (%v)", ds.Base.N, e.PG)
 	t0 := time.Now()
 	tab, st, err := e.PG.Load(engine.Context(), ds.Base, ds.Meta, pglive.LoadOptions{Batch: e.Scale.Batch, Progress: e.Progress})
 	if err != nil {
 		return nil, st, fmt.Errorf("experiment: real pgvector: %w", err)
 	}
-	e.live = &livePG{tab: tab, load: st, took: time.Since(t0)}
+	e.live = &livePG{Tab: tab, Load: st, took: time.Since(t0)}
 	return tab, st, nil
 }
 
@@ -68,13 +68,13 @@ type LiveMeasurement struct {
 }
 
 // indexScan reports whether most measured queries scanned the HNSW index.
-func (m LiveMeasurement) indexScan() bool { return 2*m.IndexScans > m.Queries }
+func (m LiveMeasurement) IndexScan() bool { return 2*m.IndexScans > m.Queries }
 
 // PlanName is "index scan" or "seq scan", with the count when the queries
 // disagreed, e.g. "index scan (97 of 100)".
 func (m LiveMeasurement) PlanName() string {
 	name, n := "seq scan", m.Queries-m.IndexScans
-	if m.indexScan() {
+	if m.IndexScan() {
 		name, n = "index scan", m.IndexScans
 	}
 	if n != m.Queries {
@@ -84,7 +84,7 @@ func (m LiveMeasurement) PlanName() string {
 }
 
 // P50ms is the median latency in milliseconds.
-func (m LiveMeasurement) P50ms() float64 { return ms(m.Latency.P50) }
+func (m LiveMeasurement) P50ms() float64 { return Ms(m.Latency.P50) }
 
 // String prints the measurement on one line.
 func (m LiveMeasurement) String() string {
@@ -95,7 +95,7 @@ func (m LiveMeasurement) String() string {
 // unmeasured) on the real pgvector under set, with the filter text ("" for
 // none), and compares each answer with exact search — over the documents
 // the filter matches, as measureStrategy does.
-func measureLive(env *Env, filterText string, set pglive.Settings, label string) (LiveMeasurement, error) {
+func MeasureLive(env *Env, filterText string, set pglive.Settings, label string) (LiveMeasurement, error) {
 	m := LiveMeasurement{Label: label}
 	tab, _, err := env.pgTable()
 	if err != nil {
@@ -169,7 +169,7 @@ func measureLive(env *Env, filterText string, set pglive.Settings, label string)
 
 // liveColumns are the columns a table gets for the real pgvector's figures
 // (none without a server).
-func liveColumns(env *Env, cols ...table.Column) []table.Column {
+func LiveColumns(env *Env, cols ...table.Column) []table.Column {
 	if env.PG == nil {
 		return nil
 	}
@@ -181,7 +181,7 @@ func liveColumns(env *Env, cols ...table.Column) []table.Column {
 
 // liveNote says which server the real pgvector columns come from and how
 // long loading took.
-func liveNote(env *Env, t *table.Table) {
+func LiveNote(env *Env, t *table.Table) {
 	if env.PG == nil {
 		return
 	}
@@ -192,11 +192,11 @@ func liveNote(env *Env, t *table.Table) {
 		return
 	}
 	t.Note("real pgvector: %v; %d rows loaded in %v (Spring AI's table, HNSW index m 16, ef_construction 64 created before the rows, batches of %d), then ANALYZE; the same queries and settings as the lab's, Spring AI's SQL; the embedded server is PostgreSQL compiled to WebAssembly (single-threaded), so its milliseconds are not comparable with native PostgreSQL's, its recall, hits and plans are",
-		env.PG, l.load.Rows, l.took.Round(time.Second), env.Scale.Batch)
+		env.PG, l.Load.Rows, l.took.Round(time.Second), env.Scale.Batch)
 }
 
 // hasLive reports whether any measurement has a real pgvector answer.
-func hasLive(ms []StrategyMeasurement) bool {
+func HasLive(ms []StrategyMeasurement) bool {
 	for _, m := range ms {
 		if m.Live != nil {
 			return true
@@ -207,7 +207,7 @@ func hasLive(ms []StrategyMeasurement) bool {
 
 // liveValues are the n real pgvector cells of a row: vals(l), or empty
 // cells for a row the real pgvector did not run.
-func liveValues(l *LiveMeasurement, vals func(*LiveMeasurement) []any, n int) []any {
+func LiveValues(l *LiveMeasurement, vals func(*LiveMeasurement) []any, n int) []any {
 	if l == nil {
 		out := make([]any, n)
 		for i := range out {
@@ -219,11 +219,11 @@ func liveValues(l *LiveMeasurement, vals func(*LiveMeasurement) []any, n int) []
 }
 
 // P95ms is the 95th percentile latency in milliseconds.
-func (m LiveMeasurement) P95ms() float64 { return ms(m.Latency.P95) }
+func (m LiveMeasurement) P95ms() float64 { return Ms(m.Latency.P95) }
 
 // liveLoad returns the real pgvector's loaded table (loading it if need
 // be), or nil without Env.PG.
-func (e *Env) liveLoad() (*livePG, error) {
+func (e *Env) LiveLoad() (*livePG, error) {
 	if e.PG == nil {
 		return nil, nil
 	}
@@ -236,17 +236,17 @@ func (e *Env) liveLoad() (*livePG, error) {
 }
 
 // inserts is the wall time of the load's INSERTs.
-func (l *livePG) inserts() time.Duration {
+func (l *livePG) Inserts() time.Duration {
 	var d time.Duration
-	for _, b := range l.load.Batches {
+	for _, b := range l.Load.Batches {
 		d += b
 	}
 	return d
 }
 
 // UsePG points the environment at a real PostgreSQL by spec: "" none (the
-// experiments run on the emulation only), "embedded" (PostgreSQL 17 +
-// pgvector 0.8 as WebAssembly, started now; it needs node and `npm ci` in
+// experiments run on the emulation only), "embedded" (PostgreSQL 18.6 +
+// pgvector 0.8.7 as WebAssembly, started now; it needs node and `npm ci` in
 // lab/pglive/server), or a postgres:// URL of any server with pgvector ≥
 // 0.8. Env.Close closes what UsePG opened. Notebooks call it with
 // os.Getenv("VECLAB_PG").
@@ -265,6 +265,6 @@ func (e *Env) UsePG(spec string) error {
 	if old != nil {
 		old.Close()
 	}
-	e.logf("real pgvector: %v", db)
+	e.Logf("real pgvector: %v", db)
 	return nil
 }

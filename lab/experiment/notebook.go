@@ -87,13 +87,13 @@ func SimulatedQueries(s Scale) int {
 	if s.Name == "small" {
 		return min(3, s.Queries)
 	}
-	return simulatedCap(s.Queries)
+	return SimulatedCap(s.Queries)
 }
 
 // simulatedCap is how many of nq queries the experiments run on a
 // simulated device (E15, E26, E27 in `veclab reproduce`): at most 20,
 // since each simulated read really waits.
-func simulatedCap(nq int) int { return min(nq, 20) }
+func SimulatedCap(nq int) int { return min(nq, 20) }
 
 // RealSets is what a notebook comparing data sets opens: the generated
 // set and the real ones, one environment each, in a fixed order.

@@ -2,10 +2,8 @@ package experiment
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/veclab/veclab/lab/chart"
-	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -18,10 +16,6 @@ const (
 	articleFilterN        = 30000
 )
 
-// articleCategory is the category of ArticleFilter: queries drawn from one
-// of its clusters find matching rows near them, the others almost none.
-const articleCategory = "c3"
-
 // Selectivity is how many documents of the environment's collection a
 // filter admits, counted exactly from the metadata: pgvector's post-filter
 // returns about ef_search × S() rows, so every reading of its hits starts
@@ -33,7 +27,7 @@ type Selectivity struct {
 }
 
 // s is the share of the collection the filter admits, in [0, 1].
-func (s Selectivity) s() float64 {
+func (s Selectivity) S() float64 {
 	if s.N == 0 {
 		return 0
 	}
@@ -43,7 +37,7 @@ func (s Selectivity) s() float64 {
 // String prints the filter, the lab's count and, for [ArticleFilter], the
 // article's count beside it.
 func (s Selectivity) String() string {
-	out := fmt.Sprintf("filter %s\n  lab:     %d of %d documents match (s = %.1f %%)", s.Filter, s.Matching, s.N, 100*s.s())
+	out := fmt.Sprintf("filter %s\n  lab:     %d of %d documents match (s = %.1f %%)", s.Filter, s.Matching, s.N, 100*s.S())
 	if s.Filter == ArticleFilter {
 		out += fmt.Sprintf("\n  article: 1,328 of 30,000 (s = %.1f %%)", 100*float64(articleFilterMatching)/articleFilterN)
 	}
@@ -104,9 +98,9 @@ func (s HitsSummary) String() string {
 
 // splitHits sums up hits separately for the queries with in[i] set and
 // the others.
-func splitHits(hits []int, in []bool) (inside, outside HitsSummary, err error) {
+func SplitHits(hits []int, in []bool) (inside, outside HitsSummary, err error) {
 	if len(hits) != len(in) {
-		return inside, outside, fmt.Errorf("experiment: %d hit counts for %d queries: %w", len(hits), len(in), errBadArgument)
+		return inside, outside, fmt.Errorf("experiment: %d hit counts for %d queries: %w", len(hits), len(in), ErrBadArgument)
 	}
 	var a, b []int
 	for i, h := range hits {
@@ -139,63 +133,28 @@ type PostFilterHits struct {
 	InCategory, Others HitsSummary
 }
 
-// E03PostFilterHits reads the pgvector row of ms (E03Measure's) as
-// [PostFilterHits] describes.
-func E03PostFilterHits(env *Env, ms []StrategyMeasurement) (*PostFilterHits, error) {
-	var pg *StrategyMeasurement
-	for i := range ms {
-		if ms[i].Label == profile.PGVector.String() {
-			pg = &ms[i]
-		}
-	}
-	if pg == nil {
-		return nil, fmt.Errorf("experiment: E03PostFilterHits: no pgvector row among %d measurements: %w", len(ms), errBadArgument)
-	}
-	ds, err := env.Dataset()
-	if err != nil {
-		return nil, err
-	}
-	in := make([]bool, len(ds.QueryClusters))
-	for i, c := range ds.QueryClusters {
-		in[i] = "c"+strconv.Itoa(c%dataset.Categories) == articleCategory
-	}
-	inside, outside, err := splitHits(pg.Hits, in)
-	if err != nil {
-		return nil, fmt.Errorf("experiment: E03PostFilterHits: %w", err)
-	}
-	aHits, _ := e03.Figure(pg.Label, "mean hits")
-	aRecall, _ := e03.Figure(pg.Label, "recall@10")
-	return &PostFilterHits{
-		Ef:       profile.Default(profile.PGVector).Ef,
-		Sel:      Selectivity{Filter: ArticleFilter, Matching: pg.Matching, N: ds.Base.N},
-		K:        env.Scale.K,
-		MeanHits: pg.MeanHits, Recall: pg.Recall, ArticleHits: aHits.Value, ArticleRecall: aRecall.Value,
-		InCategory: inside, Others: outside,
-	}, nil
-}
-
 // String prints the expected and measured hits, the recall bound, and
 // the per-query split.
 func (p *PostFilterHits) String() string {
 	aS := float64(articleFilterMatching) / articleFilterN
 	k := float64(p.K)
-	s := fmt.Sprintf("pgvector, hnsw.ef_search = %d; s = %.4f (lab), 1,328 / 30,000 = %.4f (article)\n", p.Ef, p.Sel.s(), aS)
-	s += fmt.Sprintf("  expected hits ef × s      lab %.2f    article %.2f\n", float64(p.Ef)*p.Sel.s(), float64(p.Ef)*aS)
+	s := fmt.Sprintf("pgvector, hnsw.ef_search = %d; s = %.4f (lab), 1,328 / 30,000 = %.4f (article)\n", p.Ef, p.Sel.S(), aS)
+	s += fmt.Sprintf("  expected hits ef × s      lab %.2f    article %.2f\n", float64(p.Ef)*p.Sel.S(), float64(p.Ef)*aS)
 	s += fmt.Sprintf("  measured mean hits        lab %.2f    article %.1f\n", p.MeanHits, p.ArticleHits)
 	s += fmt.Sprintf("  recall@%d ≤ hits / %d     lab %.3f ≤ %.3f    article %.3f ≤ %.3f\n", p.K, p.K, p.Recall, p.MeanHits/k, p.ArticleRecall, p.ArticleHits/k)
 	s += "\nper query (lab):\n"
-	s += fmt.Sprintf("  drawn from a %s cluster:   %s\n", articleCategory, p.InCategory)
+	s += fmt.Sprintf("  drawn from a %s cluster:   %s\n", ArticleCategory, p.InCategory)
 	s += fmt.Sprintf("  drawn from another cluster: %s", p.Others)
 	return s
 }
 
-// E03Selectivity is the lab's step beyond E03: pgvector's post-filter
+// Selectivities is the lab's step beyond E03: pgvector's post-filter
 // (ef_search 40, iterative_scan off) under filters of many selectivities,
 // some independent of the vectors (year, region) and some tied to the
 // clusters (category). Hits follow ef × s for the first kind, whose
 // ef_search nearest rows are a fair sample of the collection, and not for
 // the second, where a query either sits in a matching cluster or not.
-type E03Selectivity struct {
+type Selectivities struct {
 	// Want (ef × s) and Hits (measured mean hits) per filter, for the
 	// filters independent of the vectors and for those tied to the
 	// clusters, in the order given.
@@ -205,21 +164,21 @@ type E03Selectivity struct {
 	Chart                            *chart.Line
 }
 
-// E03SelectivitySweep measures pgvector's default post-filter under each
+// SweepSelectivity measures pgvector's default post-filter under each
 // filter of independent (filters on fields drawn independently of the
 // vectors) and tied (filters on the category, which follows the
 // clusters). LIMIT k caps the hits, so filters should stay below
 // s = k / ef_search.
-func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity, error) {
+func SweepSelectivity(env *Env, independent, tied []string) (*Selectivities, error) {
 	if len(independent)+len(tied) == 0 {
-		return nil, fmt.Errorf("experiment: E03SelectivitySweep: no filters: %w", errBadArgument)
+		return nil, fmt.Errorf("experiment: SweepSelectivity: no filters: %w", ErrBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
 	}
 	p := profile.Default(profile.PGVector)
-	s, coll, err := filteredCollection(env, p, false)
+	s, coll, err := FilteredCollection(env, p, false)
 	if err != nil {
 		return nil, err
 	}
@@ -232,22 +191,22 @@ func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity,
 		table.Column{Header: "mean hits", Source: table.Lab, Prec: 2},
 		table.Column{Header: "hits / (ef × s)", Source: table.Lab, Prec: 2},
 		table.Column{Header: fmt.Sprintf("recall@%d", k), Source: table.Lab, Prec: 3})
-	o := &E03Selectivity{Table: t}
+	o := &Selectivities{Table: t}
 	n := len(independent) + len(tied)
 	for i := 0; i < n; i++ {
-		env.progress(i, n, "post-filter selectivities")
+		env.Step(i, n, "post-filter selectivities")
 		expr, isTied := "", i >= len(independent)
 		if isTied {
 			expr = tied[i-len(independent)]
 		} else {
 			expr = independent[i]
 		}
-		m, err := measureStrategy(env, coll, expr, p.FilterStrategy(), p.FilterParams(k, s.Dim()), expr)
+		m, err := MeasureStrategy(env, coll, expr, p.FilterStrategy(), p.FilterParams(k, s.Dim()), expr)
 		if err != nil {
-			return nil, fmt.Errorf("experiment: E03SelectivitySweep: filter %q: %w", expr, err)
+			return nil, fmt.Errorf("experiment: SweepSelectivity: filter %q: %w", expr, err)
 		}
 		sel := Selectivity{Filter: expr, Matching: m.Matching, N: ds.Base.N}
-		want := float64(p.Ef) * sel.s()
+		want := float64(p.Ef) * sel.S()
 		kind := "independent of the vectors"
 		if isTied {
 			kind = "tied to the clusters"
@@ -259,9 +218,9 @@ func E03SelectivitySweep(env *Env, independent, tied []string) (*E03Selectivity,
 		if want > 0 {
 			ratio = m.MeanHits / want
 		}
-		_ = t.AddValues(expr, kind, m.Matching, 100*sel.s(), want, m.MeanHits, ratio, m.Recall)
+		_ = t.AddValues(expr, kind, m.Matching, 100*sel.S(), want, m.MeanHits, ratio, m.Recall)
 	}
-	env.progress(n, n, "post-filter selectivities")
+	env.Step(n, n, "post-filter selectivities")
 	for i, expr := range tied {
 		if expr == ArticleFilter {
 			t.Note("the article's filter is the %s of the cluster-tied rows; the article measured only that one (1.8 hits at 40 × 4.4 %%)", ordinal(i))

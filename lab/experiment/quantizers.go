@@ -36,7 +36,7 @@ var QuantNames = []string{"raw", "int8", "int8-minmax", "int4", "int4-nocorr", "
 // the environment's data set with its seed; "raw" returns nil.
 func TrainQuantizer(env *Env, name string) (quant.Quantizer, error) {
 	if quantizers.Describe(name) == "" {
-		return nil, fmt.Errorf("experiment: unknown quantizer %q (want one of %s): %w", name, strings.Join(quantizers.Names(), ", "), errBadArgument)
+		return nil, fmt.Errorf("experiment: unknown quantizer %q (want one of %s): %w", name, strings.Join(quantizers.Names(), ", "), ErrBadArgument)
 	}
 	ds, err := env.Dataset()
 	if err != nil {
@@ -58,13 +58,13 @@ type QuantResult struct {
 	QueryMs        float64   // flat-scan time per query for the top K, no rescoring: the median of 3 passes, timed once per Env
 }
 
-func checkOversample(what string, over []float64) error {
+func CheckOversample(what string, over []float64) error {
 	if len(over) == 0 {
-		return fmt.Errorf("experiment: %s: no oversample factors: %w", what, errBadArgument)
+		return fmt.Errorf("experiment: %s: no oversample factors: %w", what, ErrBadArgument)
 	}
 	for _, o := range over {
 		if !(o >= 1) || math.IsInf(o, 0) {
-			return fmt.Errorf("experiment: %s: oversample must be a finite number ≥ 1, got %v: %w", what, o, errBadArgument)
+			return fmt.Errorf("experiment: %s: oversample must be a finite number ≥ 1, got %v: %w", what, o, ErrBadArgument)
 		}
 	}
 	return nil
@@ -74,7 +74,7 @@ func checkOversample(what string, over []float64) error {
 // codes, and after rescoring ⌈o·K⌉ candidates with float32 vectors for
 // each oversample o.
 func QuantFlat(env *Env, name string, oversample []float64) (QuantResult, error) {
-	if err := checkOversample("QuantFlat", oversample); err != nil {
+	if err := CheckOversample("QuantFlat", oversample); err != nil {
 		return QuantResult{}, err
 	}
 	t0 := time.Now()
@@ -134,9 +134,9 @@ type CodeRanking struct {
 // query; every Recall after it costs a re-rank only.
 func RankCodes(env *Env, q quant.Quantizer, maxOversample float64) (*CodeRanking, error) {
 	if env == nil {
-		return nil, fmt.Errorf("experiment: RankCodes: nil environment: %w", errBadArgument)
+		return nil, fmt.Errorf("experiment: RankCodes: nil environment: %w", ErrBadArgument)
 	}
-	if err := checkOversample("RankCodes", []float64{maxOversample}); err != nil {
+	if err := CheckOversample("RankCodes", []float64{maxOversample}); err != nil {
 		return nil, err
 	}
 	ds, err := env.Dataset()
@@ -145,7 +145,7 @@ func RankCodes(env *Env, q quant.Quantizer, maxOversample float64) (*CodeRanking
 	}
 	if q != nil && (q.Dim() != ds.Base.Dim || q.Metric() != env.Metric()) {
 		return nil, fmt.Errorf("experiment: RankCodes: %v does not code the data set's %d-dimensional %v vectors: %w",
-			q, ds.Base.Dim, env.Metric(), errBadArgument)
+			q, ds.Base.Dim, env.Metric(), ErrBadArgument)
 	}
 	k := env.Scale.K
 	truth, err := env.Truth(k)
@@ -223,11 +223,11 @@ func (cr *CodeRanking) Candidates(o float64) int {
 // Recall is recall@K after rescoring each query's first ⌈o·K⌉ candidates
 // with the float32 vectors; o must lie in [1, MaxOversample].
 func (cr *CodeRanking) Recall(o float64) (float64, error) {
-	if err := checkOversample("CodeRanking.Recall", []float64{o}); err != nil {
+	if err := CheckOversample("CodeRanking.Recall", []float64{o}); err != nil {
 		return 0, err
 	}
 	if o > cr.MaxOversample {
-		return 0, fmt.Errorf("experiment: CodeRanking.Recall: oversample %g beyond the %g ranked: %w", o, cr.MaxOversample, errBadArgument)
+		return 0, fmt.Errorf("experiment: CodeRanking.Recall: oversample %g beyond the %g ranked: %w", o, cr.MaxOversample, ErrBadArgument)
 	}
 	var buf []engine.Result // scored before the next query reuses it
 	r, err := cr.recallPass(func(qi int) ([]engine.Result, error) {
@@ -315,24 +315,24 @@ func (e *Env) scanMs(name string, qs *vec.Matrix, k int, search func([]float32, 
 // them: bytes/vector, compression, recall without and with rescoring.
 func QuantSweep(env *Env, names []string, oversample []float64) (*table.Table, []QuantResult, error) {
 	if len(names) == 0 {
-		return nil, nil, fmt.Errorf("experiment: QuantSweep: no quantizers: %w", errBadArgument)
+		return nil, nil, fmt.Errorf("experiment: QuantSweep: no quantizers: %w", ErrBadArgument)
 	}
 	var rs []QuantResult
 	for i, n := range names {
-		env.progress(i, len(names), "quantizers")
+		env.Step(i, len(names), "quantizers")
 		r, err := QuantFlat(env, n, oversample)
 		if err != nil {
 			return nil, nil, err
 		}
 		rs = append(rs, r)
 	}
-	env.progress(len(names), len(names), "quantizers")
-	return quantTable(env, "quantizers: flat scan over codes, rescoring from RAM", rs, nil), rs, nil
+	env.Step(len(names), len(names), "quantizers")
+	return QuantTable(env, "quantizers: flat scan over codes, rescoring from RAM", rs, nil), rs, nil
 }
 
 // quantTable tabulates flat-scan results; article, when set, adds article
 // columns named by its keys ("compression", "memory saved") per row.
-func quantTable(env *Env, title string, rs []QuantResult, article func(row string) (compression, saved any)) *table.Table {
+func QuantTable(env *Env, title string, rs []QuantResult, article func(row string) (compression, saved any)) *table.Table {
 	k := env.Scale.K
 	t := table.New(fmt.Sprintf("%s (%d×%d, %d queries, recall@%d vs exact %s)", title, env.Scale.N, env.Scale.Dim, env.Scale.Queries, k, env.Metric()),
 		table.Col("quantizer", ""))
@@ -375,7 +375,7 @@ func quantTable(env *Env, title string, rs []QuantResult, article func(row strin
 }
 
 // quantChart draws recall against oversample, one line per quantizer.
-func quantChart(title string, rs []QuantResult, k int) *chart.Line {
+func QuantChart(title string, rs []QuantResult, k int) *chart.Line {
 	c := chart.NewLine(title, "oversample (candidates / k)", fmt.Sprintf("recall@%d", k))
 	for _, r := range rs {
 		xs := append([]float64{0}, r.Oversample...)
@@ -386,7 +386,7 @@ func quantChart(title string, rs []QuantResult, k int) *chart.Line {
 }
 
 // overAt returns the recall after rescoring at oversample o, or NaN.
-func overAt(r QuantResult, o float64) float64 {
+func OverAt(r QuantResult, o float64) float64 {
 	for i, v := range r.Oversample {
 		if v == o {
 			return r.RecallOver[i]
@@ -447,7 +447,7 @@ func QuantCurveChart(title string, t *table.Table, over []float64, rows ...strin
 
 // quantNumber reads a lab column (e.g. "compression", "memory saved") of
 // a quantizer's row, or NaN.
-func quantNumber(t *table.Table, row, header string) float64 {
+func QuantNumber(t *table.Table, row, header string) float64 {
 	for ci, c := range t.Columns {
 		if c.Header != header || c.Source == table.Article {
 			continue
@@ -477,7 +477,7 @@ func QuantFrontier(env *Env, results []QuantResult, target float64) *table.Table
 		table.Column{Header: "float32 reads/query", Source: table.Lab, Prec: -1})
 	for _, r := range results {
 		need, reads := "none (recall already there)", any(0)
-		switch o, ok := smallestOversample(r, target); {
+		switch o, ok := SmallestOversample(r, target); {
 		case !ok:
 			need, reads = "> ×"+fmt.Sprint(r.Oversample[len(r.Oversample)-1]), nil
 		case o > 0:
@@ -487,4 +487,20 @@ func QuantFrontier(env *Env, results []QuantResult, target float64) *table.Table
 	}
 	t.Note("the articles measured none of this together: each post reports its own quantizer on its own corpus; the target is the lab's question")
 	return t
+}
+
+// smallestOversample is the first factor of r's sweep (in measured order,
+// which is ascending) whose rescored recall reaches target; 0 when the
+// codes reach it without rescoring; ok is false when nothing measured
+// does. Recall rises with the oversample, so the first is the smallest.
+func SmallestOversample(r QuantResult, target float64) (o float64, ok bool) {
+	if r.RecallNone >= target {
+		return 0, true
+	}
+	for i, o := range r.Oversample {
+		if i < len(r.RecallOver) && r.RecallOver[i] >= target {
+			return o, true
+		}
+	}
+	return 0, false
 }

@@ -102,7 +102,7 @@ func TestRankCodes(t *testing.T) {
 		{"oversample beyond the ranked", func() error { _, err := cr.Recall(11); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := tc.run(); !errors.Is(err, errBadArgument) {
+			if err := tc.run(); !errors.Is(err, ErrBadArgument) {
 				t.Errorf("got %v, want errBadArgument", err)
 			}
 		})

@@ -56,15 +56,15 @@ type Report struct {
 }
 
 // newReport starts a report for experiment e under env.
-func newReport(e Experiment, env *Env) *Report {
+func NewReport(e Experiment, env *Env) *Report {
 	return &Report{ID: e.ID, Title: e.Title, Article: e.Article, Scale: env.Scale, Seed: env.Seed, Machine: env.Machine}
 }
 
 // addTable appends tables.
-func (r *Report) addTable(ts ...*table.Table) { r.Tables = append(r.Tables, ts...) }
+func (r *Report) AddTable(ts ...*table.Table) { r.Tables = append(r.Tables, ts...) }
 
 // addChart appends charts.
-func (r *Report) addChart(cs ...Chart) { r.Charts = append(r.Charts, cs...) }
+func (r *Report) AddChart(cs ...Chart) { r.Charts = append(r.Charts, cs...) }
 
 // Note appends a note.
 func (r *Report) Note(format string, args ...any) {

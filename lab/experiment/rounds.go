@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/veclab/veclab/lab/bench"
+	"github.com/veclab/veclab/lab/metrics"
 )
 
 // Clock is what the rounds of a speed comparison time.
@@ -36,17 +36,17 @@ func (c Clock) String() string {
 
 // usable returns c, or WallTime where the process's CPU time cannot be
 // read.
-func (c Clock) usable() Clock {
-	if _, ok := bench.ProcessCPU(); c == CPUTime && !ok {
+func (c Clock) Usable() Clock {
+	if _, ok := metrics.ProcessCPU(); c == CPUTime && !ok {
 		return WallTime
 	}
 	return c
 }
 
 // read returns the clock's current reading.
-func (c Clock) read() time.Duration {
+func (c Clock) Read() time.Duration {
 	if c == CPUTime {
-		if d, ok := bench.ProcessCPU(); ok {
+		if d, ok := metrics.ProcessCPU(); ok {
 			return d
 		}
 	}
@@ -57,10 +57,10 @@ func (c Clock) read() time.Duration {
 var clockEpoch = time.Now()
 
 // timed returns fn's cost on the clock.
-func (c Clock) timed(fn func() error) (time.Duration, error) {
-	t0 := c.read()
+func (c Clock) Timed(fn func() error) (time.Duration, error) {
+	t0 := c.Read()
 	err := fn()
-	return c.read() - t0, err
+	return c.Read() - t0, err
 }
 
 // Rounds is a speed ratio measured in alternating rounds: each round
@@ -78,7 +78,7 @@ type Rounds struct {
 
 // medianCosts returns the median round's cost of a and of b (0 where the
 // costs are not known).
-func (r Rounds) medianCosts() (a, b time.Duration) {
+func (r Rounds) MedianCosts() (a, b time.Duration) {
 	if len(r.Costs) == 0 {
 		return 0, 0
 	}
@@ -92,7 +92,7 @@ func (r Rounds) medianCosts() (a, b time.Duration) {
 }
 
 // median returns the median round's ratio (NaN without rounds).
-func (r Rounds) median() float64 {
+func (r Rounds) Median() float64 {
 	if len(r.Ratios) == 0 {
 		return math.NaN()
 	}
@@ -107,7 +107,7 @@ func (r Rounds) median() float64 {
 // spread returns how far the farthest round lies from the median (0
 // without rounds).
 func (r Rounds) spread() float64 {
-	m, d := r.median(), 0.0
+	m, d := r.Median(), 0.0
 	for _, x := range r.Ratios {
 		d = math.Max(d, math.Abs(x-m))
 	}
@@ -129,14 +129,14 @@ func (r Rounds) String() string {
 		return "not measured"
 	}
 	lo, hi := r.span()
-	return fmt.Sprintf("%.2f× (median of %d alternating rounds of %s, %.2f–%.2f×)", r.median(), len(r.Ratios), r.Clock, lo, hi)
+	return fmt.Sprintf("%.2f× (median of %d alternating rounds of %s, %.2f–%.2f×)", r.Median(), len(r.Ratios), r.Clock, lo, hi)
 }
 
 // alternate runs n rounds of a and b (a first in even rounds, b first in
 // odd ones); each returns its own cost, so it can leave untimed steps
 // (a cache eviction) out. The ratio of a round is b's cost over a's.
-func alternate(n int, clock Clock, a, b func() (time.Duration, error)) (Rounds, error) {
-	r := Rounds{Clock: clock.usable()}
+func Alternate(n int, clock Clock, a, b func() (time.Duration, error)) (Rounds, error) {
+	r := Rounds{Clock: clock.Usable()}
 	for i := range max(n, 1) {
 		first, second := a, b
 		if i%2 == 1 {
@@ -155,7 +155,7 @@ func alternate(n int, clock Clock, a, b func() (time.Duration, error)) (Rounds, 
 			ca, cb = c2, c1
 		}
 		if ca <= 0 || cb <= 0 {
-			return r, fmt.Errorf("experiment: round %d cost %v and %v on the %s clock: %w", i, ca, cb, r.Clock, errBadArgument)
+			return r, fmt.Errorf("experiment: round %d cost %v and %v on the %s clock: %w", i, ca, cb, r.Clock, ErrBadArgument)
 		}
 		r.Ratios = append(r.Ratios, float64(cb)/float64(ca))
 		r.Costs = append(r.Costs, [2]time.Duration{ca, cb})
@@ -163,36 +163,36 @@ func alternate(n int, clock Clock, a, b func() (time.Duration, error)) (Rounds, 
 	return r, nil
 }
 
-// withinRounds records that a speed ratio measured in alternating rounds
+// WithinRounds is the verdict that a speed ratio measured in alternating rounds
 // agrees with the article's value when its median lies within tol (the
 // article's tolerance, which the caller states and justifies) or within
 // the rounds' spread, whichever is wider: a round-to-round wobble of a
 // busy machine cannot flip the verdict, and the reason says so.
-func (e *Env) withinRounds(id, claim string, article float64, r Rounds, tol float64) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: fmtFig(article, "×") + tolText(tol, "×"), Lab: r.String()}
-	m, sp := r.median(), r.spread()
+func WithinRounds(id, claim string, article float64, r Rounds, tol float64) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: FmtFig(article, "×") + TolText(tol, "×"), Lab: r.String()}
+	m, sp := r.Median(), r.spread()
 	eff := math.Max(tol, sp)
 	d := math.Abs(m - article)
 	switch {
 	case math.IsNaN(m):
 		v.Reason = "the lab did not measure it"
-		return e.record(v)
+		return v
 	case d <= eff:
-		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", fmtFig(d, "×"))
+		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", FmtFig(d, "×"))
 	default:
-		v.Reason = fmt.Sprintf("off by %s, more than %s", fmtFig(d, "×"), fmtFig(eff, "×"))
+		v.Reason = fmt.Sprintf("off by %s, more than %s", FmtFig(d, "×"), FmtFig(eff, "×"))
 	}
 	v.Reason += "; " + r.tolerance(tol)
-	return e.record(v)
+	return v
 }
 
 // tolerance says how the rounds' spread stands to the stated tolerance.
 func (r Rounds) tolerance(tol float64) string {
 	sp := r.spread()
 	if sp > tol {
-		return fmt.Sprintf("the tolerance widened to the %d rounds' spread ± %s", len(r.Ratios), fmtFig(sp, "×"))
+		return fmt.Sprintf("the tolerance widened to the %d rounds' spread ± %s", len(r.Ratios), FmtFig(sp, "×"))
 	}
-	return fmt.Sprintf("the %d rounds' spread ± %s is inside the tolerance", len(r.Ratios), fmtFig(sp, "×"))
+	return fmt.Sprintf("the %d rounds' spread ± %s is inside the tolerance", len(r.Ratios), FmtFig(sp, "×"))
 }
 
 // below returns how far the slowest round lies under the median (0
@@ -202,7 +202,7 @@ func (r Rounds) below() float64 {
 	if len(r.Ratios) == 0 {
 		return 0
 	}
-	return r.median() - lo
+	return r.Median() - lo
 }
 
 // lowerQuartile returns the rounds' lower quartile, by nearest rank: the
@@ -217,7 +217,7 @@ func (r Rounds) lowerQuartile() float64 {
 	return s[(len(s)-1)/4]
 }
 
-// fasterRounds records a claim that side a is faster than side b, from a
+// FasterRounds is the verdict on a claim that side a is faster than side b, from a
 // ratio measured in alternating rounds: it agrees when the rounds' lower
 // quartile exceeds 1 by more than noise (the run-to-run noise the caller
 // states and justifies), i.e. when three rounds in four are faster by
@@ -228,10 +228,10 @@ func (r Rounds) lowerQuartile() float64 {
 // the bar: a cold comparison measured 1.75× on a quiet machine and
 // differed, 1.81× on a loaded one and agreed. ifAgrees and ifDiffers are
 // the reasons' causes (a measured one, or "not yet explained").
-func (e *Env) fasterRounds(id, claim, article string, r Rounds, noise float64, ifAgrees, ifDiffers string) Verdict {
-	m, q := r.median(), r.lowerQuartile()
+func FasterRounds(id, claim, article string, r Rounds, noise float64, ifAgrees, ifDiffers string) Verdict {
+	m, q := r.Median(), r.lowerQuartile()
 	bar := 1 + noise
-	v := Verdict{ID: id, Claim: claim, Article: fmt.Sprintf("%s (> %s)", article, fmtFig(bar, "×")), Lab: r.String()}
+	v := Verdict{ID: id, Claim: claim, Article: fmt.Sprintf("%s (> %s)", article, FmtFig(bar, "×")), Lab: r.String()}
 	faster := 0
 	for _, x := range r.Ratios {
 		if x > bar {
@@ -241,12 +241,12 @@ func (e *Env) fasterRounds(id, claim, article string, r Rounds, noise float64, i
 	switch {
 	case math.IsNaN(m):
 		v.Reason = "the lab did not measure it"
-		return e.record(v)
+		return v
 	case q > bar:
-		v.Agrees, v.Reason = true, fmt.Sprintf("faster by more than the noise in %d of %d rounds: their lower quartile %s > %s", faster, len(r.Ratios), fmtFig(q, "×"), fmtFig(bar, "×"))
+		v.Agrees, v.Reason = true, fmt.Sprintf("faster by more than the noise in %d of %d rounds: their lower quartile %s > %s", faster, len(r.Ratios), FmtFig(q, "×"), FmtFig(bar, "×"))
 	default:
-		v.Reason = fmt.Sprintf("faster by more than the noise in only %d of %d rounds: their lower quartile %s ≤ %s", faster, len(r.Ratios), fmtFig(q, "×"), fmtFig(bar, "×"))
+		v.Reason = fmt.Sprintf("faster by more than the noise in only %d of %d rounds: their lower quartile %s ≤ %s", faster, len(r.Ratios), FmtFig(q, "×"), FmtFig(bar, "×"))
 	}
-	v.Reason += fmt.Sprintf("; the rounds' spread from the median down to that quartile, %s, is covered", fmtFig(m-q, "×"))
-	return e.because(e.record(v), why(v.Agrees, ifAgrees, ifDiffers))
+	v.Reason += fmt.Sprintf("; the rounds' spread from the median down to that quartile, %s, is covered", FmtFig(m-q, "×"))
+	return Because(v, Why(v.Agrees, ifAgrees, ifDiffers))
 }

@@ -10,13 +10,13 @@ import (
 
 func TestRounds(t *testing.T) {
 	r := Rounds{Clock: CPUTime, Ratios: []float64{1.2, 0.8, 1.0, 1.1}}
-	if m, s := r.median(), r.spread(); math.Abs(m-1.05) > 1e-12 || math.Abs(s-0.25) > 1e-12 {
+	if m, s := r.Median(), r.spread(); math.Abs(m-1.05) > 1e-12 || math.Abs(s-0.25) > 1e-12 {
 		t.Errorf("median %v spread %v, want 1.05 and 0.25", m, s)
 	}
 	if got := r.String(); got != "1.05× (median of 4 alternating rounds of CPU time, 0.80–1.20×)" {
 		t.Errorf("String: %q", got)
 	}
-	if m := (Rounds{}).median(); !math.IsNaN(m) {
+	if m := (Rounds{}).Median(); !math.IsNaN(m) {
 		t.Errorf("no rounds: median %v", m)
 	}
 
@@ -25,20 +25,20 @@ func TestRounds(t *testing.T) {
 	var order []string
 	a := func() (time.Duration, error) { order = append(order, "a"); return 2 * time.Millisecond, nil }
 	b := func() (time.Duration, error) { order = append(order, "b"); return 6 * time.Millisecond, nil }
-	got, err := alternate(3, WallTime, a, b)
+	got, err := Alternate(3, WallTime, a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(order, "") != "abbaab" || len(got.Ratios) != 3 || got.median() != 3 || got.spread() != 0 {
+	if strings.Join(order, "") != "abbaab" || len(got.Ratios) != 3 || got.Median() != 3 || got.spread() != 0 {
 		t.Errorf("order %v, rounds %v", order, got)
 	}
 	zero := func() (time.Duration, error) { return 0, nil }
-	if _, err := alternate(1, WallTime, a, zero); !errors.Is(err, errBadArgument) {
+	if _, err := Alternate(1, WallTime, a, zero); !errors.Is(err, ErrBadArgument) {
 		t.Errorf("a round costing nothing: %v", err)
 	}
 	// The CPU clock advances with work done (where it can be read).
-	if CPUTime.usable() == CPUTime {
-		d, _ := CPUTime.timed(func() error {
+	if CPUTime.Usable() == CPUTime {
+		d, _ := CPUTime.Timed(func() error {
 			x := 0.0
 			for i := range 20_000_000 {
 				x += math.Sqrt(float64(i))
@@ -55,10 +55,6 @@ func TestRounds(t *testing.T) {
 var sinkF float64
 
 func TestRoundsVerdicts(t *testing.T) {
-	env, err := NewEnv(Small, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		name   string
 		ratios []float64
@@ -77,15 +73,15 @@ func TestRoundsVerdicts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Rounds{Clock: WallTime, Ratios: tc.ratios}
-			w := env.withinRounds("E99", "ratio "+tc.name, 1.13, r, 0.37)
-			f := env.fasterRounds("E99", "faster "+tc.name, "faster", r, 0.13, "a measured cause", "not yet explained")
-			if w.word() != tc.within || f.word() != tc.faster {
-				t.Errorf("within %s (%s), faster %s (%s); want %s, %s", w.word(), w.Reason, f.word(), f.Reason, tc.within, tc.faster)
+			w := WithinRounds("E99", "ratio "+tc.name, 1.13, r, 0.37)
+			f := FasterRounds("E99", "faster "+tc.name, "faster", r, 0.13, "a measured cause", "not yet explained")
+			if w.Word() != tc.within || f.Word() != tc.faster {
+				t.Errorf("within %s (%s), faster %s (%s); want %s, %s", w.Word(), w.Reason, f.Word(), f.Reason, tc.within, tc.faster)
 			}
 			if !strings.Contains(w.Reason, tc.reason) {
 				t.Errorf("within's reason %q lacks %q", w.Reason, tc.reason)
 			}
-			if tc.ratios != nil && !strings.Contains(f.Reason, why(f.Agrees, "a measured cause", "not yet explained")) {
+			if tc.ratios != nil && !strings.Contains(f.Reason, Why(f.Agrees, "a measured cause", "not yet explained")) {
 				t.Errorf("faster's reason %q lacks its cause", f.Reason)
 			}
 		})

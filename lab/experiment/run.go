@@ -14,15 +14,14 @@ import (
 // stops the others.
 func Run(env *Env, e Experiment) *Report {
 	start := time.Now()
-	env.logf("running %s: %s", e.ID, e.Title)
-	env.forget(e.ID)
+	env.Logf("running %s: %s", e.ID, e.Title)
 	r, err := runSafely(env, e)
 	if r == nil {
-		r = newReport(e, env)
+		r = NewReport(e, env)
 	}
 	r.ID, r.Title, r.Article = e.ID, e.Title, e.Article
 	if err == nil {
-		r.Verdicts = env.verdictsOf(e.ID)
+		r.Verdicts = env.tag(r.Verdicts)
 	}
 	r.Elapsed = time.Since(start)
 	switch {
@@ -54,10 +53,10 @@ func runAll(env *Env, exps []Experiment) []*Report {
 		if i > 0 && interrupted() {
 			break
 		}
-		env.progress(i, len(exps), "experiments")
+		env.Step(i, len(exps), "experiments")
 		out = append(out, Run(env, e))
 	}
-	env.progress(len(exps), len(exps), "experiments")
+	env.Step(len(exps), len(exps), "experiments")
 	return out
 }
 

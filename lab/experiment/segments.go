@@ -13,7 +13,6 @@ import (
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/segment"
 	"github.com/veclab/veclab/engine/vfs"
-	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/metrics"
 )
@@ -21,7 +20,7 @@ import (
 // segmentSetup is how E16, E17, E18, E20 and `veclab bench segments`
 // build a segmented collection (engine/segment) over the environment's
 // data set: the Lucene mechanics of Elastic's reply to Qdrant.
-type segmentSetup struct {
+type SegmentSetup struct {
 	// Segments, when positive, refreshes after every N/Segments documents
 	// so that the collection holds that many segments (one writer).
 	Segments int
@@ -49,9 +48,9 @@ type segmentSetup struct {
 }
 
 // segmentBuild is a built collection and what building it cost.
-type segmentBuild struct {
+type SegmentBuild struct {
 	Collection *segment.Collection
-	Setup      segmentSetup
+	Setup      SegmentSetup
 	Docs       int
 	Elapsed    time.Duration // ingest wall time, final refresh included
 	CPU        time.Duration // the process's CPU time over the same span (0 where it cannot be read)
@@ -65,10 +64,10 @@ type segmentBuild struct {
 }
 
 // DocsPerSec is the ingest throughput.
-func (b *segmentBuild) DocsPerSec() float64 { return float64(b.Docs) / b.Elapsed.Seconds() }
+func (b *SegmentBuild) DocsPerSec() float64 { return float64(b.Docs) / b.Elapsed.Seconds() }
 
 // Close closes the collection and removes a temporary directory.
-func (b *segmentBuild) Close() error {
+func (b *SegmentBuild) Close() error {
 	err := b.Collection.Close()
 	if b.temp != "" {
 		os.RemoveAll(b.temp)
@@ -85,7 +84,7 @@ func segmentSource(i int) []byte {
 
 // buildSegments ingests the environment's data set (key i = row i) into
 // a new collection, in the scale's batches.
-func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
+func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
@@ -101,9 +100,9 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 		s.FlushDocs = n + 1
 	}
 	if s.Segments < 0 || s.Writers < 1 || s.Segments > n {
-		return nil, fmt.Errorf("experiment: segments: %d segments with %d writers over %d documents: %w", s.Segments, s.Writers, n, errBadArgument)
+		return nil, fmt.Errorf("experiment: segments: %d segments with %d writers over %d documents: %w", s.Segments, s.Writers, n, ErrBadArgument)
 	}
-	b := &segmentBuild{Setup: s, Docs: n}
+	b := &SegmentBuild{Setup: s, Docs: n}
 	dir := s.Dir
 	var fsys vfs.FS
 	if dir == "" {
@@ -132,7 +131,7 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 		}
 		return out
 	}
-	cpu0, okCPU := bench.ProcessCPU()
+	cpu0, okCPU := metrics.ProcessCPU()
 	t0 := time.Now()
 	switch {
 	case s.Segments > 0:
@@ -150,7 +149,7 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 				b.Close()
 				return nil, err
 			}
-			env.progress(done, n, "segments: ingest")
+			env.Step(done, n, "segments: ingest")
 		}
 	default:
 		// Writers take batches in turn from a shared counter, as bulk
@@ -168,8 +167,8 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 				// is the work it did (the graphs of the segments it seals).
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				c0 := bench.ThreadCPU()
-				defer func() { writerCPU[w] = bench.ThreadCPU() - c0 }()
+				c0 := metrics.ThreadCPU()
+				defer func() { writerCPU[w] = metrics.ThreadCPU() - c0 }()
 				for {
 					mu.Lock()
 					lo := int(next)
@@ -182,7 +181,7 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 						errs[w] = err
 						return
 					}
-					env.progress(min(lo+batch, n), n, "segments: ingest")
+					env.Step(min(lo+batch, n), n, "segments: ingest")
 				}
 			}()
 		}
@@ -194,9 +193,9 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 			}
 		}
 		runtime.LockOSThread()
-		r0 := bench.ThreadCPU()
+		r0 := metrics.ThreadCPU()
 		err := c.Refresh()
-		refreshCPU := bench.ThreadCPU() - r0
+		refreshCPU := metrics.ThreadCPU() - r0
 		runtime.UnlockOSThread()
 		if err != nil {
 			b.Close()
@@ -207,7 +206,7 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 		}
 	}
 	b.Elapsed = time.Since(t0)
-	if cpu1, _ := bench.ProcessCPU(); okCPU {
+	if cpu1, _ := metrics.ProcessCPU(); okCPU {
 		b.CPU = cpu1 - cpu0
 	}
 	b.Segments = len(c.Segments())
@@ -215,7 +214,7 @@ func buildSegments(env *Env, s segmentSetup) (*segmentBuild, error) {
 }
 
 // Close0 removes the temporary directory of a build that never opened.
-func (b *segmentBuild) Close0() {
+func (b *SegmentBuild) Close0() {
 	if b.temp != "" {
 		os.RemoveAll(b.temp)
 	}
@@ -230,7 +229,7 @@ type SegmentSearch struct {
 	Visit       float64 // IVF segments: the fraction of lists probed (0: the engine's 0.05)
 }
 
-func (o SegmentSearch) options() segment.Options {
+func (o SegmentSearch) Options() segment.Options {
 	return segment.Options{K: o.K, Ef: o.Ef, Mode: o.Mode, SharedBound: o.SharedBound, Fetch: o.Fetch, Visit: o.Visit}
 }
 
@@ -268,7 +267,7 @@ type SegmentMeasurement struct {
 // Scale.Warmup warm-up queries, then every query reps times (at least 1),
 // one at a time; QPS and p50 come from all repetitions, recall and counts
 // from the first.
-func measureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int, label string) (SegmentMeasurement, error) {
+func MeasureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int, label string) (SegmentMeasurement, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return SegmentMeasurement{}, err
@@ -285,7 +284,7 @@ func measureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int,
 	res := make([]engine.Result, 0, o.K) // the hits as results, keyed by document
 	loop := metrics.Loop{Queries: qs.N, K: o.K, Truth: truth.IDs, Warmup: env.Scale.Warmup, Passes: max(reps, 1)}
 	lm, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
-		hs, st, err := c.Search(qs.Row(i), o.options())
+		hs, st, err := c.Search(qs.Row(i), o.Options())
 		if pass != 0 {
 			return nil, err
 		}
@@ -305,7 +304,7 @@ func measureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int,
 	m.DistComps /= n
 	m.Decompressed /= n
 	m.QPS = lm.QPS
-	m.P50ms = ms(lm.Latency.P50)
+	m.P50ms = Ms(lm.Latency.P50)
 	return m, nil
 }
 

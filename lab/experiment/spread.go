@@ -17,10 +17,10 @@ import (
 // and stores. A real data set has no spread.
 func (e *Env) withSpread(spread float64) (*Env, error) {
 	if e.real != nil {
-		return nil, fmt.Errorf("experiment: spread is a knob of the generated set, not of %s: %w", e.real.name, errBadArgument)
+		return nil, fmt.Errorf("experiment: spread is a knob of the generated set, not of %s: %w", e.real.name, ErrBadArgument)
 	}
 	if !(spread > 0) || math.IsInf(spread, 0) {
-		return nil, fmt.Errorf("experiment: spread must be finite and > 0, got %v: %w", spread, errBadArgument)
+		return nil, fmt.Errorf("experiment: spread must be finite and > 0, got %v: %w", spread, ErrBadArgument)
 	}
 	return &Env{Scale: e.Scale, Seed: e.Seed, Machine: e.Machine, Workers: e.Workers, CacheDir: e.CacheDir,
 		Log: e.Log, Progress: e.Progress, spread: spread}, nil
@@ -45,11 +45,11 @@ type SpreadRow struct {
 // over its own data set: minutes at the article's scale.
 func SpreadSensitivity(env *Env, spreads []float64) ([]SpreadRow, error) {
 	if len(spreads) == 0 {
-		return nil, fmt.Errorf("experiment: SpreadSensitivity: no spreads: %w", errBadArgument)
+		return nil, fmt.Errorf("experiment: SpreadSensitivity: no spreads: %w", ErrBadArgument)
 	}
 	var out []SpreadRow
 	for i, s := range spreads {
-		env.progress(i, len(spreads), "spreads")
+		env.Step(i, len(spreads), "spreads")
 		sub, err := env.withSpread(s)
 		if err != nil {
 			return nil, err
@@ -65,7 +65,7 @@ func SpreadSensitivity(env *Env, spreads []float64) ([]SpreadRow, error) {
 			if err != nil {
 				return nil, err
 			}
-			m, err := measure(sub, st, k.String())
+			m, err := Measure(sub, st, k.String())
 			if err != nil {
 				return nil, err
 			}
@@ -80,7 +80,7 @@ func SpreadSensitivity(env *Env, spreads []float64) ([]SpreadRow, error) {
 		}
 		out = append(out, r)
 	}
-	env.progress(len(spreads), len(spreads), "spreads")
+	env.Step(len(spreads), len(spreads), "spreads")
 	return out, nil
 }
 

@@ -11,11 +11,13 @@ import (
 // Verdict compares one of the lab's figures with one of the article's
 // claims: the claim in words, the article's figure (or bound) and the
 // tolerance the comparison allows, the lab's figure, whether they agree,
-// and a one-line reason. The E…Verdicts functions build them with the
-// Env's unexported constructors (within, atLeast, atMost, holds), which
-// compute Agrees and Reason from the numbers, so a verdict is never typed
-// in; they also record it in the Env, so a notebook's last cell lists them
-// all with [Env.Verdicts].
+// and a one-line reason. Each experiment package's Verdicts function
+// builds them with the constructors ([Within], [AtLeast], [AtMost],
+// [Holds], [WithinRounds], [FasterRounds]), which compute Agrees and
+// Reason from the numbers, so a verdict is never typed in, and returns
+// them: the runner attaches what an experiment's Run returns to its
+// report, and a notebook cell keeps what it states with [Env.Keep], so
+// its last cell lists them all with [Env.Verdicts].
 type Verdict struct {
 	ID      string // the experiment, e.g. "E22"
 	Claim   string // the article's claim, in words
@@ -26,7 +28,7 @@ type Verdict struct {
 }
 
 // word returns "agrees" or "differs".
-func (v Verdict) word() string {
+func (v Verdict) Word() string {
 	if v.Agrees {
 		return "agrees"
 	}
@@ -35,7 +37,7 @@ func (v Verdict) word() string {
 
 // String prints the verdict on one line.
 func (v Verdict) String() string {
-	s := fmt.Sprintf("%s %s: %s", v.ID, v.word(), v.Claim)
+	s := fmt.Sprintf("%s %s: %s", v.ID, v.Word(), v.Claim)
 	if v.Article != "" || v.Lab != "" {
 		s += fmt.Sprintf(" — article %s, lab %s", v.Article, v.Lab)
 	}
@@ -47,7 +49,7 @@ func (v Verdict) String() string {
 
 // fmtFig prints a figure with its unit, with up to three significant
 // decimals (0.989, 24.8, 1300).
-func fmtFig(x float64, unit string) string {
+func FmtFig(x float64, unit string) string {
 	var s string
 	switch {
 	case math.IsNaN(x):
@@ -69,97 +71,120 @@ func fmtFig(x float64, unit string) string {
 	return s
 }
 
-func tolText(tol float64, unit string) string {
+func TolText(tol float64, unit string) string {
 	if tol == 0 {
 		return ""
 	}
-	return " (± " + fmtFig(tol, unit) + ")"
+	return " (± " + FmtFig(tol, unit) + ")"
 }
 
-// within records that the lab's figure agrees with the article's value
+// Within is the verdict that the lab's figure agrees with the article's value
 // when |lab − article| ≤ tol (unit is printed after both).
-func (e *Env) within(id, claim string, article, lab, tol float64, unit string) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: fmtFig(article, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
+func Within(id, claim string, article, lab, tol float64, unit string) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: FmtFig(article, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
 	d := lab - article
 	switch {
 	case math.IsNaN(lab):
 		v.Reason = "the lab did not measure it"
 	case math.Abs(d) <= tol:
-		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", fmtFig(math.Abs(d), unit))
+		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", FmtFig(math.Abs(d), unit))
 	default:
-		v.Reason = fmt.Sprintf("off by %s, more than %s", fmtFig(math.Abs(d), unit), fmtFig(tol, unit))
+		v.Reason = fmt.Sprintf("off by %s, more than %s", FmtFig(math.Abs(d), unit), FmtFig(tol, unit))
 	}
-	return e.record(v)
+	return v
 }
 
-// atLeast records that the lab's figure agrees with a claim "at least
+// AtLeast is the verdict that the lab's figure agrees with a claim "at least
 // bound" when lab ≥ bound − tol.
-func (e *Env) atLeast(id, claim string, bound, lab, tol float64, unit string) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: "≥ " + fmtFig(bound, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
+func AtLeast(id, claim string, bound, lab, tol float64, unit string) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: "≥ " + FmtFig(bound, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
 	switch {
 	case math.IsNaN(lab):
 		v.Reason = "the lab did not measure it"
 	case lab >= bound:
 		v.Agrees, v.Reason = true, "at or above the bound"
 	case lab >= bound-tol:
-		v.Agrees, v.Reason = true, fmt.Sprintf("below the bound by %s, within the tolerance", fmtFig(bound-lab, unit))
+		v.Agrees, v.Reason = true, fmt.Sprintf("below the bound by %s, within the tolerance", FmtFig(bound-lab, unit))
 	default:
-		v.Reason = fmt.Sprintf("below the bound by %s", fmtFig(bound-lab, unit))
+		v.Reason = fmt.Sprintf("below the bound by %s", FmtFig(bound-lab, unit))
 	}
-	return e.record(v)
+	return v
 }
 
-// atMost records that the lab's figure agrees with a claim "at most
+// AtMost is the verdict that the lab's figure agrees with a claim "at most
 // bound" when lab ≤ bound + tol.
-func (e *Env) atMost(id, claim string, bound, lab, tol float64, unit string) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: "≤ " + fmtFig(bound, unit) + tolText(tol, unit), Lab: fmtFig(lab, unit)}
+func AtMost(id, claim string, bound, lab, tol float64, unit string) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: "≤ " + FmtFig(bound, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
 	switch {
 	case math.IsNaN(lab):
 		v.Reason = "the lab did not measure it"
 	case lab <= bound:
 		v.Agrees, v.Reason = true, "at or below the bound"
 	case lab <= bound+tol:
-		v.Agrees, v.Reason = true, fmt.Sprintf("above the bound by %s, within the tolerance", fmtFig(lab-bound, unit))
+		v.Agrees, v.Reason = true, fmt.Sprintf("above the bound by %s, within the tolerance", FmtFig(lab-bound, unit))
 	default:
-		v.Reason = fmt.Sprintf("above the bound by %s", fmtFig(lab-bound, unit))
+		v.Reason = fmt.Sprintf("above the bound by %s", FmtFig(lab-bound, unit))
 	}
-	return e.record(v)
+	return v
 }
 
-// holds records a claim about a direction or an order ("faster",
+// Holds is the verdict on a claim about a direction or an order ("faster",
 // "a 4-bit query beats a 1-bit one"): article is the claim's figure in
 // words, lab the lab's figures that decide it, ok whether they bear it
 // out and reason the one-line why.
-func (e *Env) holds(id, claim, article, lab string, ok bool, reason string) Verdict {
-	return e.record(Verdict{ID: id, Claim: claim, Article: article, Lab: lab, Agrees: ok, Reason: reason})
+func Holds(id, claim, article, lab string, ok bool, reason string) Verdict {
+	return Verdict{ID: id, Claim: claim, Article: article, Lab: lab, Agrees: ok, Reason: reason}
 }
 
-// record keeps the verdict in the environment (replacing an earlier one
-// with the same experiment and claim, as a re-run cell does) and returns it.
-// On a real data set ([Env.UseData]) the claim ends with the set's name
-// ([onData]), so verdicts gathered from several sets (notebook 14) say
-// which finding holds on which data, and the same claim on two sets stays
-// two verdicts; the generated set's claims are left as they are.
-func (e *Env) record(v Verdict) Verdict {
+// Keep keeps verdicts for the notebook's closing list ([Env.Verdicts])
+// and returns them as kept: a verdict with the same experiment and claim
+// as one kept earlier replaces it (a re-run cell), and on a real data set
+// ([Env.UseData]) each claim ends with the set's name ([OnData]), so
+// verdicts gathered from several sets (notebook 14) say which finding
+// holds on which data. The verdict constructors ([Within], [AtLeast],
+// [AtMost], [Holds]) keep nothing: a cell keeps what it states, e.g.
+//
+//	env.Keep(e06.Verdicts(env, ms))
+func (e *Env) Keep(vs Verdicts) Verdicts {
+	vs = e.tag(vs)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.real != nil {
-		v.Claim = onData(v.Claim, e.real.name)
+	for _, v := range vs {
+		e.verdicts = replaceOrAppend(e.verdicts, v)
 	}
-	for i, w := range e.verdicts {
+	return vs
+}
+
+// tag returns the verdicts with their claims ending with the data set's
+// name on a real data set, the later of two with the same experiment and
+// claim in the place of the first.
+func (e *Env) tag(vs Verdicts) Verdicts {
+	var out Verdicts
+	for _, v := range vs {
+		if e.real != nil {
+			v.Claim = OnData(v.Claim, e.real.name)
+		}
+		out = replaceOrAppend(out, v)
+	}
+	return out
+}
+
+// replaceOrAppend puts v in the place of the verdict with its experiment
+// and claim, or at the end.
+func replaceOrAppend(vs Verdicts, v Verdict) Verdicts {
+	for i, w := range vs {
 		if w.ID == v.ID && w.Claim == v.Claim {
-			e.verdicts[i] = v
-			return v
+			vs[i] = v
+			return vs
 		}
 	}
-	e.verdicts = append(e.verdicts, v)
-	return v
+	return append(vs, v)
 }
 
 // onData ends a claim with the data set it was measured on: "… (on
 // glove-100k)". A claim that already names it (a verdict recorded again
 // after its reason was extended, as E24's is) is returned unchanged.
-func onData(claim, set string) string {
+func OnData(claim, set string) string {
 	tag := " (on " + set + ")"
 	if strings.HasSuffix(claim, tag) {
 		return claim
@@ -167,38 +192,12 @@ func onData(claim, set string) string {
 	return claim + tag
 }
 
-// Verdicts returns every verdict recorded in this environment so far, in
-// the order first recorded: a notebook's last cell shows them.
+// Verdicts returns every verdict kept in this environment so far
+// ([Env.Keep]), in the order first kept: a notebook's last cell shows them.
 func (e *Env) Verdicts() Verdicts {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append(Verdicts(nil), e.verdicts...)
-}
-
-// forget drops the verdicts recorded for experiment id (a new run of it
-// supersedes them).
-func (e *Env) forget(id string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	kept := e.verdicts[:0]
-	for _, v := range e.verdicts {
-		if v.ID != id {
-			kept = append(kept, v)
-		}
-	}
-	e.verdicts = kept
-}
-
-// verdictsOf returns the verdicts recorded for experiment id (what a Run
-// attaches to its report).
-func (e *Env) verdictsOf(id string) Verdicts {
-	var out Verdicts
-	for _, v := range e.Verdicts() {
-		if v.ID == id {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // Verdicts is a list of verdicts; it renders as a table (text, Markdown,
@@ -223,7 +222,7 @@ func (vs Verdicts) Table() *table.Table {
 		table.Col("experiment", ""), table.Col("the article's claim", ""), table.Col("article", ""),
 		table.Col("lab", ""), table.Col("verdict", ""), table.Col("why", ""))
 	for _, v := range vs {
-		_ = t.AddValues(v.ID, v.Claim, v.Article, v.Lab, v.word(), v.Reason)
+		_ = t.AddValues(v.ID, v.Claim, v.Article, v.Lab, v.Word(), v.Reason)
 	}
 	return t
 }
@@ -243,7 +242,7 @@ func (vs Verdicts) HTML() string { return vs.Table().HTML() }
 func (vs Verdicts) JSON() []map[string]any {
 	out := make([]map[string]any, len(vs))
 	for i, v := range vs {
-		out[i] = map[string]any{"id": v.ID, "claim": v.Claim, "article": v.Article, "lab": v.Lab, "verdict": v.word(), "reason": v.Reason}
+		out[i] = map[string]any{"id": v.ID, "claim": v.Claim, "article": v.Article, "lab": v.Lab, "verdict": v.Word(), "reason": v.Reason}
 	}
 	return out
 }
@@ -256,28 +255,27 @@ func conventions(env *Env, k int) string {
 		env.Seed, k, k, env.Scale.N)
 }
 
-// because re-records v with why appended to its reason: why it agrees or
-// differs, when the numbers alone do not say (a recorded verdict with the
-// same experiment and claim is replaced).
-func (e *Env) because(v Verdict, why string) Verdict {
+// Because returns v with why appended to its reason: why it agrees or
+// differs, when the numbers alone do not say.
+func Because(v Verdict, why string) Verdict {
 	if why == "" {
 		return v
 	}
 	v.Reason += "; " + why
-	return e.record(v)
+	return v
 }
 
-// withinShare records Within with a tolerance of share × article (a
+// WithinShare is Within with a tolerance of share × article (a
 // relative tolerance, e.g. 0.25 for ± 25 %).
-func (e *Env) withinShare(id, claim string, article, lab, share float64, unit string) Verdict {
-	return e.within(id, claim, article, lab, share*math.Abs(article), unit)
+func WithinShare(id, claim string, article, lab, share float64, unit string) Verdict {
+	return Within(id, claim, article, lab, share*math.Abs(article), unit)
 }
 
 // ofN prints a count of cases that bear a claim out, "n of m".
-func ofN(n, m int) string { return fmt.Sprintf("%d of %d", n, m) }
+func OfN(n, m int) string { return fmt.Sprintf("%d of %d", n, m) }
 
 // why picks the reason of a verdict: ifAgrees when ok, else ifDiffers.
-func why(ok bool, ifAgrees, ifDiffers string) string {
+func Why(ok bool, ifAgrees, ifDiffers string) string {
 	if ok {
 		return ifAgrees
 	}

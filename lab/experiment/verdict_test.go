@@ -11,28 +11,36 @@ func TestVerdictConstructors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var kept Verdicts
 	for _, tc := range []struct {
 		v      Verdict
 		agrees bool
 		reason string
 	}{
-		{env.within("E90", "a", 75, 74.7, 1, "%"), true, "within the tolerance"},
-		{env.within("E90", "b", 75, 73.9, 1, "%"), false, "off by 1.1 %, more than 1 %"},
-		{env.within("E90", "c", 32, math.NaN(), 1, "×"), false, "did not measure"},
-		{env.atLeast("E90", "d", 0.99, 0.995, 0, ""), true, "at or above"},
-		{env.atLeast("E90", "e", 0.99, 0.985, 0.01, ""), true, "within the tolerance"},
-		{env.atLeast("E90", "f", 0.99, 0.97, 0.01, ""), false, "below the bound by 0.02"},
-		{env.atMost("E90", "g", 10, 10.5, 1, "ms"), true, "within the tolerance"},
-		{env.atMost("E90", "h", 10, 12, 1, "ms"), false, "above the bound by 2 ms"},
-		{env.holds("E90", "i", "faster", "3×", true, "3× faster"), true, "3× faster"},
+		{Within("E90", "a", 75, 74.7, 1, "%"), true, "within the tolerance"},
+		{Within("E90", "b", 75, 73.9, 1, "%"), false, "off by 1.1 %, more than 1 %"},
+		{Within("E90", "c", 32, math.NaN(), 1, "×"), false, "did not measure"},
+		{AtLeast("E90", "d", 0.99, 0.995, 0, ""), true, "at or above"},
+		{AtLeast("E90", "e", 0.99, 0.985, 0.01, ""), true, "within the tolerance"},
+		{AtLeast("E90", "f", 0.99, 0.97, 0.01, ""), false, "below the bound by 0.02"},
+		{AtMost("E90", "g", 10, 10.5, 1, "ms"), true, "within the tolerance"},
+		{AtMost("E90", "h", 10, 12, 1, "ms"), false, "above the bound by 2 ms"},
+		{Holds("E90", "i", "faster", "3×", true, "3× faster"), true, "3× faster"},
 	} {
 		if tc.v.Agrees != tc.agrees || !strings.Contains(tc.v.Reason, tc.reason) {
 			t.Errorf("%s: agrees %v (%q), want %v (%q)", tc.v.Claim, tc.v.Agrees, tc.v.Reason, tc.agrees, tc.reason)
 		}
+		kept = append(kept, tc.v)
 	}
-	if v := env.within("E90", "a", 75, 60, 1, "%"); v.Agrees {
-		t.Errorf("re-recorded verdict: %v", v)
+	if len(env.Verdicts()) != 0 {
+		t.Fatalf("the constructors kept %d verdicts in the environment; they must keep none", len(env.Verdicts()))
 	}
+	env.Keep(kept)
+	v := Within("E90", "a", 75, 60, 1, "%")
+	if v.Agrees {
+		t.Errorf("re-run verdict: %v", v)
+	}
+	env.Keep(Verdicts{v})
 	vs := env.Verdicts()
 	if len(vs) != 9 || vs[0].Claim != "a" || vs[0].Agrees {
 		t.Fatalf("recorded %d verdicts, first %v; want 9, the first replaced by its re-run", len(vs), vs[0])

@@ -34,4 +34,14 @@
 // a fraction q of the samples at or below it), so p50 of an even-sized
 // sample is the lower middle value and every reported quantile is a
 // latency that was actually observed.
+//
+// # Process meters
+//
+// [ProcessCPU], [ThreadCPU] and [ProcessReadBytes] read what the kernel
+// accounts for this process (getrusage, clock_gettime of the thread,
+// /proc/self/io's read_bytes): the CPU time a measurement costs, robust
+// to the machine's other load, and the bytes that reached a block device.
+// The benchmarks (lab/bench) and the experiments (lab/experiment) both
+// take them from here; where the kernel gives nothing they report false
+// (or 0), never a made-up figure.
 package metrics

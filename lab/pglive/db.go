@@ -246,7 +246,7 @@ func (db *DB) Close() error {
 	return err
 }
 
-// String names the server, e.g. "PostgreSQL 17.5, pgvector 0.8.0 at
+// String names the server, e.g. "PostgreSQL 18.6, pgvector 0.8.7 at
 // 127.0.0.1:5432/postgres".
 func (db *DB) String() string {
 	return fmt.Sprintf("PostgreSQL %s, pgvector %s at %s", db.Server, db.Vector, db.Where)

@@ -35,10 +35,18 @@
 //
 // # Servers
 //
-// [Start] serves an embedded PostgreSQL 17.5 with pgvector 0.8.0: PGlite
-// (PostgreSQL compiled to WebAssembly) run by node from server/, whose npm
-// packages are pinned by server/package-lock.json (install them with
-// `npm ci` there). [Connect] reaches it, or any other PostgreSQL with the
+// [Start] serves an embedded PostgreSQL 18.6 with pgvector 0.8.7: PGlite
+// 0.5.15 (PostgreSQL compiled to WebAssembly) with the extension from
+// @electric-sql/pglite-pgvector 0.0.16 and the wire protocol from
+// @electric-sql/pglite-socket 0.2.18 (whose peer dependencies name exactly
+// those two), run by node from server/, whose npm packages are pinned by
+// server/package-lock.json (install them with `npm ci` there; pglite-socket
+// names every PGlite extension package as a peer dependency, so npm puts
+// the other six in the tree too, unused). pgvector is
+// the article's version; PostgreSQL is not: the article ran 16.15, PGlite
+// 0.5 is built from 18.6. What E02, E03 and E07 compare (pgvector's HNSW
+// scan, its cost estimate, the plan's choice) is pgvector's code; the
+// planner's default costs are the same in both versions. [Connect] reaches it, or any other PostgreSQL with the
 // vector extension, by URL. The embedded server is single-threaded
 // WebAssembly: its latencies are not comparable with native PostgreSQL's;
 // its recall, hits and plans are — the planner and pgvector are the real C

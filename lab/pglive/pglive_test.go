@@ -71,8 +71,8 @@ func TestLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if db.Vector != "0.8.0" || !strings.HasPrefix(db.Server, "17.") {
-		t.Errorf("embedded server: %s, want PostgreSQL 17 with pgvector 0.8.0 (the versions the lock file pins)", db)
+	if db.Vector != "0.8.7" || !strings.HasPrefix(db.Server, "18.") {
+		t.Errorf("embedded server: %s, want PostgreSQL 18 with pgvector 0.8.7 (the versions the lock file pins)", db)
 	}
 	ds, err := dataset.Generate(dataset.Config{N: 1500, Queries: 20, Dim: 32, Clusters: 8, Seed: 3})
 	if err != nil {

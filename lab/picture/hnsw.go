@@ -399,7 +399,7 @@ func exactTop(ix *hnsw.Index, q []float32, k int) []engine.ID {
 }
 
 // TradeOff draws recall against median latency for a sweep of one store's
-// query breadth (experiment.E06Measure's measurements), each point
+// query breadth (e06.Measure's measurements), each point
 // labelled with its setting.
 func TradeOff(title string, ms []experiment.Measurement) *chart.Line {
 	x := make([]float64, len(ms))

@@ -14,6 +14,7 @@ type entry struct {
 	name, about string
 	scalar      *quant.ScalarConfig // one of scalar and osq, or neither for raw
 	osq         *quant.OSQConfig
+	turbo       *quant.TurboConfig
 }
 
 // catalogue is the list, in table order: raw float32; Lucene's int8
@@ -25,7 +26,10 @@ type entry struct {
 // without Lucene's error-correction term (Lucene99ScalarQuantizedVectorsFormat,
 // apache/lucene 9.x util/quantization/ScalarQuantizer.java); OSQ 1-bit
 // (bbq: 1-bit docs × 4-bit query), 1×1-bit, 2-, 4- and 8-bit
-// (apache/lucene 10.x util/quantization/OptimizedScalarQuantizer.java).
+// (apache/lucene 10.x util/quantization/OptimizedScalarQuantizer.java);
+// TurboQuant at 4 and 2 bits as Qdrant 1.18 ships it (turbo4, turbo2:
+// qdrant/qdrant v1.18.0 lib/quantization/src/turboquant) and at 4 bits as
+// published (turbo4-mse, turbo4-prod: arXiv 2504.19874 Algorithms 1, 2).
 //
 // Centring under cosine: bbq is the Elasticsearch store's (lab/profile's
 // bbq_hnsw segments): Elasticsearch hands a cosine field to Lucene
@@ -52,6 +56,10 @@ var catalogue = []entry{
 	{name: "osq2-mean", about: "OSQ 2-bit × 4-bit centred on the plain mean", osq: &quant.OSQConfig{Bits: 2, MeanCentroid: true}},
 	{name: "osq4-mean", about: "OSQ 4-bit × 4-bit centred on the plain mean", osq: &quant.OSQConfig{Bits: 4, MeanCentroid: true}},
 	{name: "osq8", about: "OSQ 8-bit docs × 8-bit query", osq: &quant.OSQConfig{Bits: 8}},
+	{name: "turbo4", about: "TurboQuant 4-bit as Qdrant 1.18 ships it (Hadamard rotation, N(0,1) Lloyd-Max codebook, TQ+ shift/scale; float query)", turbo: &quant.TurboConfig{Kind: quant.TurboQdrant, Bits: 4}},
+	{name: "turbo2", about: "TurboQuant 2-bit as Qdrant 1.18 ships it", turbo: &quant.TurboConfig{Kind: quant.TurboQdrant, Bits: 2}},
+	{name: "turbo4-mse", about: "TurboQuant_mse 4-bit as published (random rotation, Lloyd-Max for the sphere's Beta coordinate; arXiv 2504.19874 Alg. 1)", turbo: &quant.TurboConfig{Kind: quant.TurboMSE, Bits: 4}},
+	{name: "turbo4-prod", about: "TurboQuant_prod 4-bit as published (3-bit MSE stage + 1-bit QJL of the residual; arXiv 2504.19874 Alg. 2)", turbo: &quant.TurboConfig{Kind: quant.TurboProd, Bits: 4}},
 }
 
 // Raw is the catalogue's name for float32 vectors without codes; [Train]
@@ -118,6 +126,14 @@ func Train(name string, sample *vec.Matrix, metric engine.Metric, seed uint64) (
 			return nil, fmt.Errorf("quantizers: %s: %w", name, err)
 		}
 		return o, nil
+	case q.turbo != nil:
+		cfg := *q.turbo
+		cfg.Seed = seed
+		t, err := quant.TrainTurbo(sample, metric, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("quantizers: %s: %w", name, err)
+		}
+		return t, nil
 	}
 	return nil, nil
 }

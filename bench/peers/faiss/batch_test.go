@@ -20,3 +20,19 @@ func TestRunBatchRejectsBadRequest(t *testing.T) {
 		t.Fatal("batch.py is not embedded")
 	}
 }
+
+// A PQ request without M values (or with nprobe missing for IVF-PQ) is
+// refused before Python starts, naming the counts.
+func TestRunPQRejectsBadRequest(t *testing.T) {
+	_, err := RunPQ(context.Background(), PQRequest{Nbits: 8, Niter: 10, K: 10})
+	if !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "0 M values") {
+		t.Fatalf("no M: %v", err)
+	}
+	_, err = RunPQ(context.Background(), PQRequest{M: []int{8}, Nbits: 8, Niter: 10, K: 10, Nlist: 16})
+	if !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "0 nprobe values") {
+		t.Fatalf("IVF-PQ without nprobe: %v", err)
+	}
+	if !strings.Contains(string(pqScript), "IndexIVFPQ(L2 k-means cells)") {
+		t.Fatal("pq.py is not embedded")
+	}
+}

@@ -23,6 +23,9 @@ type Table struct {
 	Texts   []string
 	// Column, IDColumn and TextColumn name the columns read ("" when none).
 	Column, IDColumn, TextColumn string
+	// Columns holds the values of ParquetOptions.Columns, one a row, as
+	// strings ("" for a null).
+	Columns map[string][]string
 }
 
 // ParquetOptions choose the columns of a Parquet file.
@@ -34,6 +37,10 @@ type ParquetOptions struct {
 	// top-level column named "id" (ID) or "text" (TEXT) when there is one;
 	// "-" reads none.
 	IDColumn, TextColumn string
+	// Columns are more top-level string or integer columns kept beside
+	// the vectors (metadata a filter selects on); a name that is not in
+	// the file is an error wrapping engine.ErrNotFound.
+	Columns []string
 	// Progress, when not nil, is called after every page with the rows read
 	// and the file's rows.
 	Progress func(done, total int64)
@@ -73,6 +80,25 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt ParquetOptions) (t 
 	textCol, err := scalarColumn(f.Root(), name, opt.TextColumn, "text", "TEXT")
 	if err != nil {
 		return nil, err
+	}
+	type kept struct {
+		col  *scalar
+		out  *[]string
+		name string // a Columns entry's name, "" for the id and text columns
+	}
+	keep := []kept{{idCol, &t.IDs, ""}, {textCol, &t.Texts, ""}}
+	if len(opt.Columns) > 0 {
+		t.Columns = make(map[string][]string, len(opt.Columns))
+		for _, n := range opt.Columns {
+			if n == "" || n == "-" {
+				return nil, fmt.Errorf("ingest: %s: column %q: want a column name: %w", name, n, engine.ErrInvalidArgument)
+			}
+			c, err := scalarColumn(f.Root(), name, n)
+			if err != nil {
+				return nil, err
+			}
+			keep = append(keep, kept{c, new([]string), n})
+		}
 	}
 	pr := &parquetRead{name: name, total: f.NumRows(), progress: opt.Progress}
 	var data []float32
@@ -139,10 +165,7 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt ParquetOptions) (t 
 		if rows != rg.NumRows() {
 			return nil, fmt.Errorf("ingest: %s: column %q, row group %d: %d rows, the row group states %d: %w", name, vcol.top, g, rows, rg.NumRows(), engine.ErrCorrupt)
 		}
-		for _, c := range []struct {
-			col *scalar
-			out *[]string
-		}{{idCol, &t.IDs}, {textCol, &t.Texts}} {
+		for _, c := range keep {
 			if c.col == nil {
 				continue
 			}
@@ -172,6 +195,11 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt ParquetOptions) (t 
 		return nil, fmt.Errorf("ingest: %s: column %q: %d dimensions (want 1…%d): %w", name, vcol.top, dim, dataset.MaxTexmexDim, engine.ErrCorrupt)
 	}
 	t.Vectors = &vec.Matrix{N: int(row), Dim: dim, Stride: dim, Data: data}
+	for _, c := range keep {
+		if c.name != "" {
+			t.Columns[c.name] = *c.out
+		}
+	}
 	if idCol != nil {
 		t.IDColumn = idCol.top
 	}
@@ -338,7 +366,11 @@ func scalarColumn(root *parquet.Column, name, want string, defaults ...string) (
 		return &scalar{top: n, leaf: c}, nil
 	}
 	if want != "" {
-		return nil, fmt.Errorf("ingest: %s: no column %q: %w", name, want, engine.ErrNotFound)
+		var all []string
+		for _, c := range root.Columns() {
+			all = append(all, c.Name()+" "+describe(c))
+		}
+		return nil, fmt.Errorf("ingest: %s: no column %q (columns: %s): %w", name, want, strings.Join(all, ", "), engine.ErrNotFound)
 	}
 	return nil, nil
 }

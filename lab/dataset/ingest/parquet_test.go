@@ -155,6 +155,11 @@ type (
 		Vec []float32 `parquet:"embedding,list"`
 		ID  float64   `parquet:"id"`
 	}
+	rowMeta struct {
+		Vec    []float32 `parquet:"embedding,list"`
+		Colour string    `parquet:"colour,optional"`
+		Year   int32     `parquet:"year"`
+	}
 )
 
 func writeRows[T any](t testing.TB, rows []T, rowGroup int) []byte {
@@ -232,6 +237,20 @@ func TestParquetErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("metadata columns", func(t *testing.T) {
+		b := writeRows(t, []rowMeta{{[]float32{1}, "red", 2020}, {[]float32{2}, "", 2021}, {[]float32{3}, "blue", 2022}}, 2)
+		tb, err := ReadParquet(bytes.NewReader(b), int64(len(b)), "x.parquet", ParquetOptions{Columns: []string{"colour", "year"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(tb.Columns); got != "map[colour:[red  blue] year:[2020 2021 2022]]" {
+			t.Errorf("columns %s", got)
+		}
+		_, err = ReadParquet(bytes.NewReader(b), int64(len(b)), "x.parquet", ParquetOptions{Columns: []string{"size"}})
+		if !errors.Is(err, engine.ErrNotFound) || !strings.Contains(err.Error(), `x.parquet: no column "size" (columns: embedding group, colour`) {
+			t.Errorf("a missing column: %v", err)
+		}
+	})
 	t.Run("good", func(t *testing.T) {
 		tb, err := ReadParquet(bytes.NewReader(good), int64(len(good)), "x.parquet", ParquetOptions{TextColumn: "-"})
 		if err != nil {

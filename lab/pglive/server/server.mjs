@@ -1,4 +1,4 @@
-// Serves PGlite (PostgreSQL 17 compiled to WebAssembly) with the pgvector
+// Serves PGlite (PostgreSQL 18 compiled to WebAssembly) with the pgvector
 // extension over the PostgreSQL wire protocol on a loopback port, for
 // lab/pglive's embedded server (pglive.Start). It is started and stopped by
 // the Go side; nothing here is meant to be run by hand, though
@@ -16,7 +16,7 @@
 // server exits when its stdin closes, so it never outlives the Go process
 // that started it, even one killed without a chance to stop it.
 import { PGlite } from '@electric-sql/pglite'
-import { vector } from '@electric-sql/pglite/vector'
+import { vector } from '@electric-sql/pglite-pgvector'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 
 function arg(name, def) {

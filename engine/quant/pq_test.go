@@ -1,0 +1,300 @@
+package quant
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vec"
+)
+
+// TestPQByHand checks codes, tables and both distances against values
+// worked out by hand on the golden quantizer: sub-space 0 has centroids
+// (0,0) and (1,1), sub-space 1 has (−0.5,0.25) and (2,−2).
+func TestPQByHand(t *testing.T) {
+	p := goldenQuantizers(t)[3].(*PQ)
+	code := make([]byte, 2)
+	if err := p.Encode(code, []float32{0.9, 0.7, 1.5, -1}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(code, []byte{1, 1}) {
+		t.Fatalf("code %v, want [1 1]", code)
+	}
+	// Table of q = (0, 0, 0, 0) under L2: ‖c‖² per centroid.
+	qc := make([]byte, p.QueryCodeSize())
+	if err := p.EncodeQuery(qc, []float32{0, 0, 0, 0}); err != nil {
+		t.Fatal(err)
+	}
+	want := []float32{0, 2, 0.3125, 8}
+	for i, w := range want {
+		if got := getF32(qc[4*i:]); got != w {
+			t.Errorf("table entry %d = %v, want %v", i, got, w)
+		}
+	}
+	// ADC of code (1, 0): 2 + 0.3125.
+	if d := p.Distance(qc, []byte{1, 0}); d != 2.3125 {
+		t.Errorf("ADC %v, want 2.3125", d)
+	}
+	// SDC between (0, 0) and (1, 1): ‖(0,0)−(1,1)‖² + ‖(−0.5,0.25)−(2,−2)‖² = 2 + 6.25 + 5.0625.
+	if d := p.CodeDistance([]byte{0, 0}, []byte{1, 1}); d != 13.3125 {
+		t.Errorf("SDC %v, want 13.3125", d)
+	}
+	dec := make([]float32, 4)
+	if err := p.Decode(dec, []byte{1, 0}); err != nil || fmt.Sprint(dec) != "[1 1 -0.5 0.25]" {
+		t.Errorf("decode %v, %v", dec, err)
+	}
+	if err := p.Decode(dec, []byte{2, 0}); !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), "byte 0 is 2") {
+		t.Errorf("code beyond the codebook: %v", err)
+	}
+}
+
+// TestPQDistancesAreReconstructions checks the estimators against their
+// definitions on trained codebooks: ADC is the metric between the query
+// and the decoded code, SDC the metric between two decoded codes, the
+// table kernel, the byte-level Distance and the naive loop agree, and
+// every code is the nearest centroid in each sub-space.
+func TestPQDistancesAreReconstructions(t *testing.T) {
+	data := clustered(300, 48, 6, 2)
+	for _, metric := range metrics {
+		for _, m := range []int{1, 3, 4, 8, 12, 16, 48} {
+			t.Run(fmt.Sprintf("%v/M=%d", metric, m), func(t *testing.T) {
+				p, err := TrainPQ(data, metric, PQConfig{M: m, Bits: 8, Iters: 5, Seed: 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				dist := vec.Distance(metric)
+				n := 40
+				codes := make([]byte, n*m)
+				for i := 0; i < n; i++ {
+					if err := p.Encode(codes[i*m:(i+1)*m], data.Row(i)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				q := data.Row(299)
+				qc := make([]byte, p.QueryCodeSize())
+				_ = p.EncodeQuery(qc, q)
+				tab, err := p.NewTable(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fast, naive := make([]float32, n), make([]float32, n)
+				tab.Distances(fast, codes)
+				tab.DistancesNaive(naive, codes)
+				xa, xb := make([]float32, 48), make([]float32, 48)
+				for i := 0; i < n; i++ {
+					c := codes[i*m : (i+1)*m]
+					_ = p.Decode(xa, c)
+					want := dist(q, xa)
+					if math.Abs(float64(fast[i]-want)) > 1e-4 || math.Abs(float64(naive[i]-want)) > 1e-4 {
+						t.Fatalf("code %d: ADC %v (naive %v), metric to the reconstruction %v", i, fast[i], naive[i], want)
+					}
+					if d := p.Distance(qc, c); d != fast[i] {
+						t.Fatalf("code %d: Distance %v, table kernel %v (must agree bit for bit)", i, d, fast[i])
+					}
+					if d := tab.Distance(c); d != fast[i] {
+						t.Fatalf("code %d: PQTable.Distance %v, Distances %v", i, d, fast[i])
+					}
+					c2 := codes[((i+1)%n)*m : ((i+1)%n+1)*m]
+					_ = p.Decode(xb, c2)
+					if got, want := p.CodeDistance(c, c2), dist(xa, xb); math.Abs(float64(got-want)) > 1e-4 {
+						t.Fatalf("SDC %v, metric between reconstructions %v", got, want)
+					}
+					// Nearest centroid in every sub-space.
+					ds := 48 / m
+					x := data.Row(i)
+					for j := 0; j < m; j++ {
+						got := vec.L2Sq(x[j*ds:(j+1)*ds], p.Codebook(j, int(c[j])))
+						for k := 0; k < p.Centroids(); k++ {
+							if d := vec.L2Sq(x[j*ds:(j+1)*ds], p.Codebook(j, k)); d < got {
+								t.Fatalf("vector %d sub-space %d: centroid %d at %v is nearer than the coded %d at %v", i, j, k, d, c[j], got)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPQTraining checks that more sub-spaces lower the quantization
+// error (the paper's Fig. 2/3 trend), that the same seed gives the same
+// bytes whatever the workers, and that another seed gives other codebooks.
+func TestPQTraining(t *testing.T) {
+	data := clustered(1500, 64, 10, 5)
+	prev := math.Inf(1)
+	for _, m := range []int{2, 4, 8, 16} {
+		p, err := TrainPQ(data, engine.L2, PQConfig{M: m, Seed: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := make([]byte, m)
+		x := make([]float32, 64)
+		var mse float64
+		for i := 0; i < data.N; i++ {
+			_ = p.Encode(code, data.Row(i))
+			_ = p.Decode(x, code)
+			mse += float64(vec.L2Sq(x, data.Row(i)))
+		}
+		mse /= float64(data.N)
+		if mse >= prev {
+			t.Fatalf("M=%d: quantization MSE %g not below the fewer sub-spaces' %g", m, mse, prev)
+		}
+		prev = mse
+		t.Logf("M=%d: MSE %.4f", m, mse)
+	}
+	a, _ := TrainPQ(data, engine.Dot, PQConfig{M: 8, Seed: 1})
+	b, _ := TrainPQ(data, engine.Dot, PQConfig{M: 8, Seed: 1})
+	c, _ := TrainPQ(data, engine.Dot, PQConfig{M: 8, Seed: 2})
+	ba, _ := a.MarshalBinary()
+	bb, _ := b.MarshalBinary()
+	bc, _ := c.MarshalBinary()
+	if !bytes.Equal(ba, bb) {
+		t.Fatal("same seed, different codebooks")
+	}
+	if bytes.Equal(ba, bc) {
+		t.Fatal("another seed, the same codebooks")
+	}
+}
+
+// TestPQErrors is the table of bad configurations and inputs, each with
+// the words its error must say.
+func TestPQErrors(t *testing.T) {
+	data := clustered(300, 40, 3, 1)
+	small := clustered(100, 40, 3, 1)
+	for _, tc := range []struct {
+		name   string
+		sample *vec.Matrix
+		cfg    PQConfig
+		want   []string
+		is     error
+	}{
+		{"M not dividing dim", data, PQConfig{M: 16}, []string{"M = 16", "dimension 40", "10, 20"}, engine.ErrInvalidArgument},
+		{"bits 9", data, PQConfig{Bits: 9}, []string{"Bits must be 1 to 8, got 9"}, engine.ErrInvalidArgument},
+		{"negative M and iters", data, PQConfig{M: -1, Iters: -2}, []string{"M (sub-spaces) must be ≥ 1", "Iters must be ≥ 1"}, engine.ErrInvalidArgument},
+		{"too few vectors", small, PQConfig{M: 4}, []string{"256 centroids", "at least 256 training vectors, got 100"}, engine.ErrInvalidArgument},
+		{"nil sample", nil, PQConfig{}, []string{"sample is nil"}, engine.ErrInvalidArgument},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := TrainPQ(tc.sample, engine.L2, tc.cfg)
+			if !errors.Is(err, tc.is) {
+				t.Fatalf("error %v, want %v", err, tc.is)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+	p, err := TrainPQ(data, engine.L2, PQConfig{M: 4, Bits: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Encode(make([]byte, 4), make([]float32, 39)); !errors.Is(err, engine.ErrDimension) {
+		t.Errorf("short vector: %v", err)
+	}
+	if err := p.Encode(make([]byte, 3), make([]float32, 40)); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Errorf("short code buffer: %v", err)
+	}
+	nan := make([]float32, 40)
+	nan[7] = float32(math.NaN())
+	if _, err := p.NewTable(nan); !errors.Is(err, engine.ErrInvalidVector) || !strings.Contains(err.Error(), "component 7") {
+		t.Errorf("NaN query: %v", err)
+	}
+	if err := p.EncodeQuery(make([]byte, 10), make([]float32, 40)); !errors.Is(err, engine.ErrInvalidArgument) {
+		t.Errorf("short table buffer: %v", err)
+	}
+}
+
+// BenchmarkPQScan scores a slab of codes against one query's table: the
+// unrolled kernel (four independent sums, bounds-check-free row lookups)
+// beside the textbook loop, and the byte-level Quantizer.Distance, per
+// code. Hypothesis: the kernel is well under the naive loop's time at
+// every M, since the naive loop waits on one accumulator per lookup.
+func BenchmarkPQScan(b *testing.B) {
+	data := clustered(2000, 128, 20, 1)
+	const n = 4096
+	for _, m := range []int{8, 16, 32} {
+		p, err := TrainPQ(data, engine.L2, PQConfig{M: m, Iters: 4})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		codes := make([]byte, n*m)
+		for i := range codes {
+			codes[i] = byte(r.IntN(256))
+		}
+		tab, _ := p.NewTable(data.Row(0))
+		qc := make([]byte, p.QueryCodeSize())
+		_ = p.EncodeQuery(qc, data.Row(0))
+		dst := make([]float32, n)
+		b.Run(fmt.Sprintf("M=%d/unrolled", m), func(b *testing.B) {
+			for b.Loop() {
+				tab.Distances(dst, codes)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/code")
+		})
+		b.Run(fmt.Sprintf("M=%d/naive", m), func(b *testing.B) {
+			for b.Loop() {
+				tab.DistancesNaive(dst, codes)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/code")
+		})
+		b.Run(fmt.Sprintf("M=%d/bytes", m), func(b *testing.B) {
+			for b.Loop() {
+				for i := range dst {
+					dst[i] = p.Distance(qc, codes[i*m:(i+1)*m])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/code")
+		})
+	}
+}
+
+// BenchmarkPQSearch is the flat ADC search of Store (table, scan, top 10)
+// over 4,000 codes of 64 dimensions, per query: at this size the table
+// costs about as much as the scan.
+func BenchmarkPQSearch(b *testing.B) {
+	data := clustered(4000, 64, 20, 1)
+	for _, m := range []int{8, 16, 32} {
+		p, err := TrainPQ(data, engine.Cosine, PQConfig{M: m, Iters: 4})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := fill(b, p, data)
+		b.Run(fmt.Sprintf("M=%d", m), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				_, _ = s.Search(data.Row(i%100), 10, nil)
+				i++
+			}
+		})
+	}
+}
+
+// FuzzPQDecode decodes arbitrary bytes with the golden product quantizer
+// (2 sub-spaces, 2 centroids each): a code of M bytes below 2 decodes to
+// its centroids, any other input is an error, never a panic.
+func FuzzPQDecode(f *testing.F) {
+	f.Add([]byte{0, 1})
+	f.Add([]byte{1})
+	f.Add([]byte{2, 0})
+	f.Add([]byte{255, 255, 255})
+	p := goldenQuantizers(f)[3].(*PQ)
+	f.Fuzz(func(t *testing.T, code []byte) {
+		dst := make([]float32, p.Dim())
+		err := p.Decode(dst, code)
+		valid := len(code) >= p.M() && code[0] < 2 && code[1] < 2
+		if valid != (err == nil) {
+			t.Fatalf("code %v: error %v", code, err)
+		}
+		if err == nil && (dst[0] != p.Codebook(0, int(code[0]))[0] || dst[3] != p.Codebook(1, int(code[1]))[1]) {
+			t.Fatalf("code %v decodes to %v", code, dst)
+		}
+	})
+}

@@ -1,0 +1,255 @@
+package advise
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/dataset"
+)
+
+// generated draws a clustered set (lab/dataset's generator) of n rows.
+func generated(t testing.TB, n, dim int) *vec.Matrix {
+	t.Helper()
+	ds, err := dataset.Generate(dataset.Config{N: n, Queries: 1, Dim: dim, Clusters: 8, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds.Base
+}
+
+func writeFvecs(t testing.TB, m *vec.Matrix) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := dataset.WriteFvecs(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "vectors.fvecs")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+type metaRow struct {
+	Vec    []float32 `parquet:"embedding,list"`
+	Colour string    `parquet:"colour"`
+}
+
+func writeParquet(t testing.TB, m *vec.Matrix) string {
+	t.Helper()
+	rows := make([]metaRow, m.N)
+	for i := range rows {
+		rows[i] = metaRow{Vec: m.Row(i), Colour: []string{"red", "green", "blue", "grey"}[i%4]}
+	}
+	path := filepath.Join(t.TempDir(), "vectors.parquet")
+	if err := parquet.WriteFile(path, rows); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestBadInput: each bad input is one error naming the file and the row
+// or column, and what to do.
+func TestBadInput(t *testing.T) {
+	good := generated(t, 200, 8)
+	nan := generated(t, 200, 8)
+	nan.Row(17)[3] = float32(math.NaN())
+	inf := generated(t, 200, 8)
+	inf.Row(5)[0] = float32(math.Inf(1))
+	zero := generated(t, 200, 8)
+	clear(zero.Row(42))
+	// Two rows of 2 and 3 components: fvecs stores each row's dimension.
+	var mixed bytes.Buffer
+	for _, row := range [][]float32{{1, 2}, {3, 4, 5}} {
+		binary.Write(&mixed, binary.LittleEndian, int32(len(row)))
+		binary.Write(&mixed, binary.LittleEndian, row)
+	}
+	mixedPath := filepath.Join(t.TempDir(), "mixed.fvecs")
+	if err := os.WriteFile(mixedPath, mixed.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goodPath, parquetPath := writeFvecs(t, good), writeParquet(t, good)
+	for _, tc := range []struct {
+		name string
+		path string
+		opt  LoadOptions
+		is   error
+		want []string // fragments of the message
+	}{
+		{"NaN", writeFvecs(t, nan), LoadOptions{K: 10}, engine.ErrCorrupt, []string{"vectors.fvecs", "record 17", "component 3 is NaN", "fix or drop that row"}},
+		{"Inf", writeFvecs(t, inf), LoadOptions{K: 10}, engine.ErrCorrupt, []string{"record 5", "component 0 is +Inf"}},
+		{"mixed dimensions", mixedPath, LoadOptions{K: 1}, engine.ErrCorrupt, []string{"mixed.fvecs", "record 1", "fix or drop that row"}},
+		{"zero vector under cosine", writeFvecs(t, zero), LoadOptions{K: 10}, engine.ErrInvalidArgument, []string{"row 42 is the zero vector", "-metric l2"}},
+		{"fewer rows than k", goodPath, LoadOptions{K: 500, Queries: 20}, engine.ErrInvalidArgument, []string{"vectors.fvecs", "180 base rows, fewer than -k 500", "smaller -k"}},
+		{"too few rows to hold queries out", goodPath, LoadOptions{K: 10, Queries: 200}, engine.ErrInvalidArgument, []string{"200 rows: too few to hold 200 queries out"}},
+		{"no such filter column", parquetPath, LoadOptions{K: 10, Filter: "size=big"}, engine.ErrNotFound, []string{"vectors.parquet", `no column "size"`, "columns: embedding", "colour"}},
+		{"filter column of a file without metadata", goodPath, LoadOptions{K: 10, Filter: "colour=red"}, engine.ErrNotFound, []string{"vectors.fvecs", `no column "colour" to filter on (it has no metadata column)`, "-selectivity"}},
+		{"filter value no row holds", parquetPath, LoadOptions{K: 10, Filter: "colour=purple"}, engine.ErrNotFound, []string{`no base row has colour = "purple"`}},
+		{"filter not column=value", parquetPath, LoadOptions{K: 10, Filter: "colour"}, engine.ErrInvalidArgument, []string{`-filter "colour": want column=value`}},
+		{"selectivity 2", goodPath, LoadOptions{K: 10, Selectivity: 2}, engine.ErrInvalidArgument, []string{"-selectivity 2"}},
+		{"not a vector file", filepath.Join("advise_test.go"), LoadOptions{K: 10}, engine.ErrInvalidArgument, []string{"advise_test.go: not a file advise reads"}},
+		{"no such file", filepath.Join(t.TempDir(), "missing.parquet"), LoadOptions{K: 10}, os.ErrNotExist, []string{"missing.parquet"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(context.Background(), tc.path, tc.opt)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !errors.Is(err, tc.is) {
+				t.Errorf("%v: not %v", err, tc.is)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("not one line: %q", msg)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q lacks %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadFilter: a Parquet column filter and a selectivity subset select
+// the rows they say, after the hold-out.
+func TestLoadFilter(t *testing.T) {
+	m := generated(t, 400, 8)
+	d, err := Load(context.Background(), writeParquet(t, m), LoadOptions{K: 10, Queries: 40, Seed: 3, Filter: "colour=red"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Base.N != 360 || d.Queries.N != 40 || !strings.Contains(d.QuerySource, "40 rows held out of 400") {
+		t.Fatalf("base %d, queries %d, %q", d.Base.N, d.Queries.N, d.QuerySource)
+	}
+	// Row i of the file is red when i%4 == 0: the base rows kept in file
+	// order are HoldOut's, so check by value.
+	_, _, bRows, _, err := dataset.HoldOut(m, 40, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range bRows {
+		if d.Match.Allowed(engine.ID(i)) != (r%4 == 0) {
+			t.Fatalf("base row %d (file row %d): match %t", i, r, d.Match.Allowed(engine.ID(i)))
+		}
+	}
+	s, err := Load(context.Background(), writeFvecs(t, m), LoadOptions{K: 10, Queries: 40, Seed: 3, Selectivity: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Match.Count(); got != 36 {
+		t.Errorf("selectivity 0.1 of 360 rows matched %d", got)
+	}
+}
+
+// TestRunKnobIsSmallest runs advise on a set whose recall curve is known
+// by measuring every value: the emulated pgvector's hnsw.ef_search and
+// Redis's EF_RUNTIME on 2,100 clustered 32-d rows, with 100 queries. The value found reads
+// at least the target and is no larger than the smallest value from which
+// every value reads within the tolerance of the target (the grid's
+// answer); an unreachable target is reported as such, not as an error.
+func TestRunKnobIsSmallest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two stores and measures a grid of ef values")
+	}
+	m := generated(t, 2200, 32)
+	d, err := Load(context.Background(), writeFvecs(t, m), LoadOptions{K: 10, Queries: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const target = 0.95
+	rep, err := Run(context.Background(), d, Options{K: 10, Target: target, Profiles: []string{"pgvector m=4 ef_construction=16", "redis m=4 ef_construction=16"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := dataset.ComputeTruth(d.Base, d.Queries, 10, d.Metric, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rep.Rows {
+		t.Run(row.Store, func(t *testing.T) {
+			r := row.Unfiltered.Result
+			if !r.Reached {
+				t.Fatalf("not reached: %+v", r)
+			}
+			p, err := parseProfile(row.Store, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := p.Build(d.Base, buildOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			lo, _, _ := knobRange(p, 10, d.Base.Dim, d.Base.N)
+			grid := map[int]float64{}
+			for v := lo; v <= 2*r.Value+8; v++ {
+				m, err := measure(context.Background(), d, Options{K: 10, Workers: 2}, func(v int, q []float32) ([]engine.Result, error) { return s.WithEf(v).Search(q, 10) }, truth, v, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				grid[v] = m.Recall
+			}
+			if grid[r.Value] != r.At.Recall || grid[r.Value] < target {
+				t.Errorf("found %d reads %.4f (the search read %.4f), want ≥ %.2f", r.Value, grid[r.Value], r.At.Recall, target)
+			}
+			// The grid's answer: the smallest value from which every
+			// value on the grid reads at least target − tol.
+			gridV := 2*r.Value + 8
+			for v := 2*r.Value + 8; v >= lo && grid[v] >= target-rep.Tol; v-- {
+				if grid[v] >= target {
+					gridV = v
+				}
+			}
+			if r.Value > gridV {
+				t.Errorf("found %d, but every value from %d reads within %.4f of the target (grid %v)", r.Value, gridV, rep.Tol, grid)
+			}
+			t.Logf("%s: found %d (%.4f), grid's answer %d, %d measurements", row.Store, r.Value, r.At.Recall, gridV, len(r.Curve))
+		})
+	}
+	un, err := Run(context.Background(), d, Options{K: 10, Target: 1, Profiles: []string{"pgvector m=2 ef_construction=4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := un.Rows[0].Unfiltered.Result; r.Reached || !strings.Contains(un.Rows[0].Advice, "not reachable below 1000") {
+		t.Errorf("target 1 on a 2-link graph: reached %t, advice %q", r.Reached, un.Rows[0].Advice)
+	}
+}
+
+// TestRunStops: a context cancelled during a long step (here, once the
+// first store's build reports progress) ends Run with the context's
+// error at the next query or step, not after every store.
+func TestRunStops(t *testing.T) {
+	d, err := Load(context.Background(), writeFvecs(t, generated(t, 1500, 16)), LoadOptions{K: 10, Queries: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	steps := map[string]bool{}
+	_, err = Run(ctx, d, Options{Progress: func(done, total int, what string) {
+		steps[what] = true
+		if strings.Contains(what, "build") {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	for s := range steps {
+		if strings.Contains(s, "redis") {
+			t.Errorf("ran on to %q after the cancel", s)
+		}
+	}
+}

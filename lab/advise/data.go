@@ -1,0 +1,290 @@
+package advise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/dataset"
+	"github.com/veclab/veclab/lab/dataset/ingest"
+)
+
+// LoadOptions say how [Load] reads a file and what it checks.
+type LoadOptions struct {
+	// K is the k of recall@k: the base must hold at least K rows (and,
+	// with a filter, at least K matching rows).
+	K int
+	// Queries is how many queries to use: the first Queries of the file's
+	// own (an HDF5 file's test, a directory's query file), or how many
+	// rows to hold out of the base with Seed (0: 1,000, or a tenth of the
+	// rows when that is less).
+	Queries int
+	// HoldOut holds the queries out of the base even when the file has
+	// its own.
+	HoldOut bool
+	Seed    uint64
+	// Metric overrides the file's metric ("" keeps it: an HDF5 file's
+	// distance attribute, a directory's manifest, cosine otherwise).
+	Metric string
+	// Column is a Parquet file's vector column or an HDF5 file's base
+	// dataset ("" takes the reader's default).
+	Column string
+	// Filter is "column=value": the base rows whose metadata column holds
+	// value (a Parquet column, or a directory's base-labels.ivecs as
+	// "label"). Selectivity is the other way to filter: a seeded subset of
+	// that fraction of the base rows. At most one of the two.
+	Filter      string
+	Selectivity float64
+	// Progress, when not nil, reports rows read.
+	Progress func(done, total int64)
+}
+
+// Data is a user's vector set, checked, ready for [Run].
+type Data struct {
+	Name   string // the file's or directory's name
+	Path   string
+	Source string // what was read, in words
+	Metric engine.Metric
+	// Base and Queries hold the file's values (not normalised).
+	Base, Queries *vec.Matrix
+	// QuerySource says where the queries came from: the file's own, or
+	// held out with a seed.
+	QuerySource string
+	// Match is the filter's allow-list over the base rows (nil without a
+	// filter), FilterDesc says what it is in words.
+	Match      *engine.Bitset
+	FilterDesc string
+}
+
+// Selectivity is the fraction of base rows the filter matches (1 without
+// a filter).
+func (d *Data) Selectivity() float64 {
+	if d.Match == nil || d.Base.N == 0 {
+		return 1
+	}
+	return float64(d.Match.Count()) / float64(d.Base.N)
+}
+
+// Load reads a vector set for advice: a Parquet file, an ann-benchmarks
+// HDF5 file, a .fvecs/.bvecs/.npy/IDX file (optionally .gz), or a data set
+// directory (as `veclab data import` and `data get` write). Every problem
+// is one error naming the file, and the row or column: a NaN or infinite
+// component, rows of different dimensions, a zero vector under cosine,
+// fewer rows than K, a filter column the file lacks or a value no row
+// holds.
+func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
+	if opt.K < 1 {
+		return nil, fmt.Errorf("advise: -k %d: want at least 1: %w", opt.K, engine.ErrInvalidArgument)
+	}
+	if opt.Filter != "" && opt.Selectivity != 0 {
+		return nil, fmt.Errorf("advise: -filter %q and -selectivity %v: give one of the two: %w", opt.Filter, opt.Selectivity, engine.ErrInvalidArgument)
+	}
+	if opt.Selectivity != 0 && !(opt.Selectivity > 0 && opt.Selectivity < 1) {
+		return nil, fmt.Errorf("advise: -selectivity %v: want a fraction of the rows between 0 and 1 (0.05 keeps 5 %%): %w", opt.Selectivity, engine.ErrInvalidArgument)
+	}
+	var fcol, fval string
+	if opt.Filter != "" {
+		var ok bool
+		fcol, fval, ok = strings.Cut(opt.Filter, "=")
+		fcol = strings.TrimSpace(fcol)
+		if !ok || fcol == "" {
+			return nil, fmt.Errorf("advise: -filter %q: want column=value, a metadata column of the file and the value the filtered rows hold: %w", opt.Filter, engine.ErrInvalidArgument)
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("advise: %w", err)
+	}
+	d := &Data{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Path: path, Metric: engine.Cosine}
+	var base, queries *vec.Matrix
+	var meta map[string][]string // per base row, by column
+	var columns []string         // the metadata columns the file has, for messages
+	metricGiven := false
+	switch {
+	case st.IsDir():
+		r, err := dataset.Open(path)
+		if err != nil {
+			return nil, readErr(err)
+		}
+		d.Name = filepath.Base(filepath.Clean(path))
+		base, queries, d.Metric, metricGiven = r.Base, r.Queries, r.Metric, true
+		d.Source = fmt.Sprintf("data set directory %s (%s)", path, r.Manifest.Source)
+		if r.Manifest.Source == "" {
+			d.Source = "data set directory " + path
+		}
+		if r.Labels != nil {
+			columns = append(columns, "label")
+			if fcol == "label" {
+				meta = map[string][]string{"label": make([]string, len(r.Labels))}
+				for i, l := range r.Labels {
+					meta["label"][i] = strconv.Itoa(int(l))
+				}
+			}
+		}
+	default:
+		switch ext := strings.ToLower(strings.TrimSuffix(filepath.Ext(strings.TrimSuffix(path, ".gz")), ".gz")); {
+		case ext == ".fvecs" || ext == ".bvecs" || ext == ".npy" || ext == ".idx" || strings.HasSuffix(strings.TrimSuffix(path, ".gz"), "-ubyte"):
+			if base, err = dataset.LoadMatrix(path); err != nil {
+				return nil, readErr(err)
+			}
+			d.Source = fmt.Sprintf("%s (%s)", filepath.Base(path), strings.TrimPrefix(ext, "."))
+		default:
+			format, err := ingest.Sniff(path)
+			if err != nil {
+				return nil, fmt.Errorf("advise: %s: not a file advise reads: want Parquet, ann-benchmarks HDF5, .fvecs, .bvecs, .npy, IDX, or a data set directory: %w", path, engine.ErrInvalidArgument)
+			}
+			switch format {
+			case ingest.Parquet:
+				var cols []string
+				if fcol != "" {
+					cols = []string{fcol}
+				}
+				f, err := os.Open(path)
+				if err != nil {
+					return nil, fmt.Errorf("advise: %w", err)
+				}
+				t, err := ingest.ReadParquet(f, st.Size(), path, ingest.ParquetOptions{Column: opt.Column, IDColumn: "-", TextColumn: "-", Columns: cols, Progress: opt.Progress})
+				f.Close()
+				if err != nil {
+					return nil, readErr(err)
+				}
+				base, meta = t.Vectors, t.Columns
+				columns = append(columns, fcol)
+				d.Source = fmt.Sprintf("%s (Parquet), column %q", filepath.Base(path), t.Column)
+			case ingest.HDF5:
+				a, err := ingest.ReadHDF5(ctx, path, ingest.HDF5Options{Base: opt.Column, Progress: opt.Progress})
+				if err != nil {
+					return nil, fmt.Errorf("advise: %w", err)
+				}
+				base, queries = a.Base, a.Queries
+				d.Source = fmt.Sprintf("%s (ann-benchmarks HDF5), datasets %s", filepath.Base(path), strings.Join(a.Names, ", "))
+				if a.Distance != "" {
+					if d.Metric, err = ingest.MetricOf(a.Distance); err != nil {
+						return nil, fmt.Errorf("advise: %s: %w", path, err)
+					}
+					metricGiven = true
+				}
+			}
+		}
+	}
+	if opt.Metric != "" {
+		if d.Metric, err = engine.ParseMetric(opt.Metric); err != nil {
+			return nil, fmt.Errorf("advise: -metric: %w", err)
+		}
+	} else if !metricGiven {
+		d.Metric = engine.Cosine // embedding models are compared by cosine
+	}
+	if err := check(path, "", base, d.Metric); err != nil {
+		return nil, err
+	}
+	if queries != nil {
+		if queries.Dim != base.Dim {
+			return nil, fmt.Errorf("advise: %s: the queries have %d dimensions, the base rows %d: %w", path, queries.Dim, base.Dim, engine.ErrDimension)
+		}
+		if err := check(path, "query ", queries, d.Metric); err != nil {
+			return nil, err
+		}
+	}
+	// The filter's column, before anything is held out.
+	if fcol != "" && meta[fcol] == nil {
+		has := "it has no metadata column"
+		if len(columns) > 0 && columns[0] != fcol {
+			has = "its metadata columns: " + strings.Join(columns, ", ")
+		}
+		return nil, fmt.Errorf("advise: %s: no column %q to filter on (%s): name one with -filter column=value, or filter a random subset with -selectivity: %w", path, fcol, has, engine.ErrNotFound)
+	}
+	// The queries: the file's own, or held out.
+	n := opt.Queries
+	if queries != nil && !opt.HoldOut {
+		if n > 0 && n < queries.N {
+			queries = &vec.Matrix{N: n, Dim: queries.Dim, Stride: queries.Stride, Data: queries.Data[:n*queries.Stride]}
+		}
+		d.QuerySource = fmt.Sprintf("the file's own %d queries", queries.N)
+	} else {
+		if n <= 0 {
+			n = min(1000, base.N/10)
+		}
+		if n < 1 || n >= base.N {
+			return nil, fmt.Errorf("advise: %s: %d rows: too few to hold %d queries out and keep a base; use a larger file or -queries: %w", path, base.N, max(n, 1), engine.ErrInvalidArgument)
+		}
+		b, q, bRows, _, err := dataset.HoldOut(base, n, 0, opt.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("advise: %w", err)
+		}
+		for c, vals := range meta {
+			kept := make([]string, len(bRows))
+			for i, r := range bRows {
+				kept[i] = vals[r]
+			}
+			meta[c] = kept
+		}
+		d.QuerySource = fmt.Sprintf("%d rows held out of %d as queries with seed %d (not in the base)", n, base.N, opt.Seed)
+		base, queries = b, q
+	}
+	if base.N < opt.K {
+		return nil, fmt.Errorf("advise: %s: %d base rows, fewer than -k %d: use a smaller -k or a larger file: %w", path, base.N, opt.K, engine.ErrInvalidArgument)
+	}
+	d.Base, d.Queries = base, queries
+	switch {
+	case fcol != "":
+		d.Match = engine.NewBitset(base.N)
+		for i, v := range meta[fcol] {
+			if v == fval {
+				d.Match.Set(engine.ID(i))
+			}
+		}
+		if d.Match.Count() == 0 {
+			return nil, fmt.Errorf("advise: %s: no base row has %s = %q: give a value the column holds: %w", path, fcol, fval, engine.ErrNotFound)
+		}
+		d.FilterDesc = fmt.Sprintf("%s = %q", fcol, fval)
+	case opt.Selectivity > 0:
+		d.Match = engine.NewBitset(base.N)
+		r := rand.New(rand.NewPCG(opt.Seed, streamSubset))
+		for _, i := range r.Perm(base.N)[:max(1, int(math.Round(opt.Selectivity*float64(base.N))))] {
+			d.Match.Set(engine.ID(i))
+		}
+		d.FilterDesc = fmt.Sprintf("a random %.3g %% of the rows (seed %d)", 100*opt.Selectivity, opt.Seed)
+	}
+	return d, nil
+}
+
+// readErr is a reader's error (which names the file, and the row or
+// record) with what to do about a malformed row.
+func readErr(err error) error {
+	if errors.Is(err, engine.ErrCorrupt) || errors.Is(err, engine.ErrDimension) {
+		return fmt.Errorf("advise: %w: fix or drop that row (every component finite, every row of one dimension)", err)
+	}
+	return fmt.Errorf("advise: %w", err)
+}
+
+// streamSubset is the random stream of -selectivity's subset.
+const streamSubset = 0x5eed5e1ec7
+
+// check names the first row with a NaN or infinite component, or (under
+// cosine) of zero length; what is "" for base rows, "query " for queries.
+func check(path, what string, m *vec.Matrix, metric engine.Metric) error {
+	if m == nil || m.N == 0 {
+		return fmt.Errorf("advise: %s: no %srows: %w", path, what, engine.ErrEmpty)
+	}
+	for i := 0; i < m.N; i++ {
+		var norm float64
+		for j, x := range m.Row(i) {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return fmt.Errorf("advise: %s: %srow %d, component %d is %v: fix or drop that row: %w", path, what, i, j, x, engine.ErrCorrupt)
+			}
+			norm += float64(x) * float64(x)
+		}
+		if norm == 0 && metric == engine.Cosine {
+			return fmt.Errorf("advise: %s: %srow %d is the zero vector, which has no direction under cosine: drop it, or compare by -metric l2: %w", path, what, i, engine.ErrInvalidArgument)
+		}
+	}
+	return nil
+}

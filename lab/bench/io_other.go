@@ -1,6 +1,0 @@
-//go:build !linux
-
-package bench
-
-// ProcessReadBytes is unknown here: device bytes are left out.
-func ProcessReadBytes() (int64, bool) { return 0, false }

@@ -1,0 +1,96 @@
+package all
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/experiment/e01"
+	"github.com/veclab/veclab/lab/experiment/e02"
+	"github.com/veclab/veclab/lab/profile"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// The small-scale environment is shared by the tests of this file (its
+// stores take a few seconds to build on a busy machine).
+var (
+	smallOnce sync.Once
+	smallEnv  *experiment.Env
+	smallErr  error
+)
+
+func small(t *testing.T) *experiment.Env {
+	t.Helper()
+	smallOnce.Do(func() { smallEnv, smallErr = experiment.NewEnv(experiment.Small, 1) })
+	if smallErr != nil {
+		t.Fatal(smallErr)
+	}
+	return smallEnv
+}
+
+// lab returns the lab's float in row/column of t.
+func lab(t *testing.T, tb *table.Table, row, col string) float64 {
+	t.Helper()
+	c, ok := tb.Lookup(row, col)
+	if !ok || c.Kind != table.FloatKind {
+		t.Fatalf("table %q has no float at (%s, %s): %v", tb.Title, row, col, c)
+	}
+	return c.Float
+}
+
+func TestE01Small(t *testing.T) {
+	env, err := experiment.NewEnv(experiment.Small, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	var steps int
+	env.Progress = func(done, total int, what string) { steps++ }
+	r := experiment.Run(env, e01.Experiment)
+	if r.Status != experiment.OK {
+		t.Fatalf("E01: %s: %s", r.Status, r.Err)
+	}
+	if steps == 0 {
+		t.Error("Progress was never called")
+	}
+	tb := r.Tables[0]
+	for _, store := range []string{"pgvector", "redis", "qdrant", "elasticsearch"} {
+		if v := lab(t, tb, store, "docs/s (lab)"); v <= 0 {
+			t.Errorf("%s docs/s %v", store, v)
+		}
+		if acked, searchable := lab(t, tb, store, "ingest s (lab)"), lab(t, tb, store, "searchable after s (lab)"); searchable < acked {
+			t.Errorf("%s searchable after %.3fs, before the last ack at %.3fs", store, searchable, acked)
+		}
+	}
+	// E01 states its verdicts: the order, and one visibility step per store.
+	// pgvector's and Qdrant's hold by construction (commit; exact scan of
+	// plain segments), so they must agree on any machine.
+	if len(r.Verdicts) != 5 {
+		t.Errorf("E01 stated %d verdicts, want 5: %v", len(r.Verdicts), r.Verdicts)
+	}
+	for _, v := range r.Verdicts {
+		if v.ID != "E01" || v.Article == "" || v.Lab == "" {
+			t.Errorf("E01 verdict without figures: %+v", v)
+		}
+		if (strings.HasPrefix(v.Claim, "pgvector") || strings.HasPrefix(v.Claim, "qdrant")) && !v.Agrees {
+			t.Errorf("E01: %s", v)
+		}
+	}
+	// E01's stores are kept: E02 measures the same indexes without rebuilding.
+	before := map[profile.Kind]*profile.Store{}
+	for _, p := range profile.Defaults() {
+		before[p.Kind], _ = env.Store(p)
+	}
+	if len(env.Stores) != 4 {
+		t.Errorf("E01 kept %d stores, want its 4", len(env.Stores))
+	}
+	if r := experiment.Run(env, e02.Experiment); r.Status != experiment.OK {
+		t.Fatalf("E02 after E01: %s %s", r.Status, r.Err)
+	}
+	for _, p := range profile.Defaults() {
+		if s, _ := env.Store(p); s != before[p.Kind] {
+			t.Errorf("E02 rebuilt the %s store E01 had built", p.Kind)
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package all
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/experiment/e02"
+	"github.com/veclab/veclab/lab/experiment/e08"
+	"github.com/veclab/veclab/lab/experiment/e12"
+	"github.com/veclab/veclab/lab/experiment/e13"
+	"github.com/veclab/veclab/lab/experiment/e15"
+	"github.com/veclab/veclab/lab/experiment/e16"
+	"github.com/veclab/veclab/lab/experiment/e18"
+	"github.com/veclab/veclab/lab/experiment/e27"
+)
+
+// verdictWords returns "agrees"/"differs" per verdict, for compact
+// comparisons.
+func verdictWords(vs experiment.Verdicts) string {
+	var w []string
+	for _, v := range vs {
+		w = append(w, v.Word())
+	}
+	return strings.Join(w, " ")
+}
+
+// TestVerdictFunctions feeds the verdict functions of E12–E18, E20, E25
+// and E27 figures that bear the article (or the lab's) claims out, and
+// figures that do not: each verdict follows its figures, so a verdict
+// function that ignored them would fail here.
+func TestVerdictFunctions(t *testing.T) {
+	env, err := experiment.NewEnv(experiment.Small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := []e12.Row{
+		{Disk: "empty", File: "index", Written: true, OnDisk: "new", Loads: true, Identical: true},
+		{Disk: "above", File: "index", Level: "high", Watermark: "high", Err: "store: high watermark", OnDisk: "previous", Loads: true, Identical: true},
+		{Disk: "crosses", File: "index", Watermark: "high", Err: "store: high watermark", OnDisk: "previous", Loads: true, Identical: true},
+		{Disk: "flooded", File: "index", Op: "rename", Watermark: "flood-stage", Err: "store: flood-stage watermark", OnDisk: "previous", Loads: true, Identical: true},
+	}
+	if got := verdictWords(e12.Verdicts(env, good)); strings.Contains(got, "differs") {
+		t.Errorf("E12 on intact saves: %s", got)
+	}
+	bad := append([]e12.Row(nil), good...)
+	bad[1].Written, bad[1].OnDisk, bad[1].TempLeft = true, "previous", 1 // written above the watermark, then lost, a temporary left
+	if got := verdictWords(e12.Verdicts(env, bad)); strings.Count(got, "differs") != 3 {
+		t.Errorf("E12 on a save written above the watermark and lost: %s, want 3 differs", got)
+	}
+
+	warm := experiment.DiskPoint{Reads: 100, DeviceReads: 0, KB: 800}
+	cold := experiment.DiskPoint{Reads: 100, DeviceReads: 100, KB: 800}
+	if got := verdictWords(e13.Verdicts(env, warm, cold)); got != "agrees agrees agrees agrees agrees agrees" {
+		t.Errorf("E13 with the article's 100 reads of 8 KB: %s", got)
+	}
+	cold.DeviceReads, warm.DeviceReads = 50, 3
+	// E13 states the bandwidth first, then reads, IOPS, cold, warm, cap.
+	if got := verdictWords(e13.Verdicts(env, warm, cold)); got != "agrees agrees agrees differs differs differs" {
+		t.Errorf("E13 with half the cold reads cached and warm device reads: %s", got)
+	}
+
+	res15 := &e15.Result{
+		Points: []experiment.DiskPoint{{QPS: 31.6}, {QPS: 35.8}, {QPS: 10, DeviceReads: 30}, {QPS: 30, DeviceReads: 30}, {QPS: 28}, {QPS: 85}},
+		Warm:   experiment.Rounds{Clock: experiment.CPUTime, Ratios: []float64{1.10, 1.13, 1.20, 1.05, 1.15}},
+		Cold:   experiment.Rounds{Ratios: []float64{1.8, 2.0, 1.9, 2.1, 2.0}},
+		Sim:    experiment.Rounds{Ratios: []float64{3.0, 3.1, 2.9, 3.0, 3.0}},
+	}
+	if got := verdictWords(e15.Verdicts(env, res15)); got != "agrees agrees agrees agrees" {
+		t.Errorf("E15 with the article's warm ratio: %s", got)
+	}
+	res15.Points[0].DeviceReads = 1
+	res15.Warm.Ratios = []float64{3.0, 3.1, 2.9, 3.0, 3.2}
+	res15.Cold.Ratios = []float64{1.02, 0.98, 1.05, 1.0, 1.03} // within the article's 13 % noise
+	res15.Sim.Ratios = []float64{1.4, 1.0, 1.1, 1.0, 1.1}      // a median of 1.1, under the 13 % noise
+	if got := verdictWords(e15.Verdicts(env, res15)); got != "differs differs differs differs" {
+		t.Errorf("E15 with a 3× warm gain, device reads and no gain cold or simulated: %s", got)
+	}
+	// A busy machine: the warm rounds scatter; the tolerance widens to
+	// the spread and says so. One cold round another job slowed does not
+	// decide the cold claim (its bar stands on the lower quartile); two
+	// of five rounds under the noise do.
+	res15.Warm.Ratios = []float64{0.4, 0.7, 1.0, 0.6, 1.3}
+	res15.Cold.Ratios = []float64{1.2, 1.9, 1.3, 1.25, 0.8}
+	vs := e15.Verdicts(env, res15)
+	if got := verdictWords(vs[1:3]); got != "agrees agrees" {
+		t.Errorf("E15 with scattered rounds, one slow cold round: %s", got)
+	}
+	if !strings.Contains(vs[1].Reason, "widened to the 5 rounds' spread") || !strings.Contains(vs[2].Reason, "in 4 of 5 rounds: their lower quartile 1.2× > 1.13×") {
+		t.Errorf("E15 reasons: %q, %q", vs[1].Reason, vs[2].Reason)
+	}
+	res15.Cold.Ratios = []float64{1.2, 1.9, 1.1, 1.25, 0.8}
+	if v := e15.Verdicts(env, res15)[2]; v.Agrees || !strings.Contains(v.Reason, "in only 3 of 5 rounds") || !strings.Contains(v.Reason, "not yet explained") {
+		t.Errorf("E15 with two slow cold rounds: %s (%s)", v.Word(), v.Reason)
+	}
+
+	many := experiment.SegmentMeasurement{Segments: 128, Recall: 0.9745, QPS: 35.8, DistComps: 9000}
+	few := experiment.SegmentMeasurement{Segments: 66, Recall: 0.9531, QPS: 53.3, DistComps: 5000}
+	if got := verdictWords(e16.Verdicts(env, []experiment.SegmentMeasurement{many, few})); got != "agrees agrees agrees" {
+		t.Errorf("E16 on the article's figures: %s", got)
+	}
+	if got := verdictWords(e16.Verdicts(env, []experiment.SegmentMeasurement{few, many})); got != "differs differs differs" {
+		t.Errorf("E16 reversed: %s", got)
+	}
+
+	hs := e18.Ingest{Segments: 4, DocsPerS: 1000, Search: experiment.SegmentMeasurement{DistComps: 1000}}
+	hp := e18.Ingest{Segments: 8, DocsPerS: 1500, Search: experiment.SegmentMeasurement{DistComps: 2000}}
+	is := e18.Ingest{Segments: 4, DocsPerS: 9000, Search: experiment.SegmentMeasurement{DistComps: 1000}}
+	ip := e18.Ingest{Segments: 8, DocsPerS: 9000, Search: experiment.SegmentMeasurement{DistComps: 1100}}
+	res18 := &e18.Result{Ingests: []e18.Ingest{hp, hs, ip, is},
+		Parallel:    experiment.Rounds{Ratios: []float64{1.6, 1.5, 1.7}},
+		FewSegments: experiment.Rounds{Clock: experiment.CPUTime, Ratios: []float64{1.9, 2.0, 2.1}},
+		IVFBuild:    experiment.Rounds{Clock: experiment.CPUTime, Ratios: []float64{5.8, 6.0, 5.5}},
+	}
+	if got := verdictWords(e18.Verdicts(env, res18)); got != "agrees agrees agrees agrees agrees" {
+		t.Errorf("E18: %s", got)
+	}
+	res18.Ingests[0], res18.Ingests[2].Search.DistComps = hs, 3000
+	res18.Parallel.Ratios = []float64{1.05, 0.95, 1.1}  // within the article's 13 % noise
+	res18.FewSegments.Ratios = []float64{1.2, 0.6, 1.4} // above 1.13 at the median, not above the spread
+	res18.IVFBuild.Ratios = []float64{3, 9, 0.9}        // the slowest round 2.1 under the median: 3 ≤ 3.1
+	if got := verdictWords(e18.Verdicts(env, res18)); got != "differs differs differs differs differs" {
+		t.Errorf("E18 with one segment count, no parallel gain, scattered rounds and IVF's work tripled: %s", got)
+	}
+
+	w := []experiment.DiskPoint{{Recall: 0.9}, {Recall: 0.8}, {Recall: 0.9, ListReads: 2, ListDevice: 2}, {Recall: 0.8}}
+	if got := verdictWords(e27.Verdicts(env, w, 20, nil)); got != "agrees agrees agrees agrees" {
+		t.Errorf("E27 without the model: %s", got)
+	}
+	w[2].ListReads, w[2].Recall = 5, 0.7
+	if got := verdictWords(e27.Verdicts(env, w, 20, nil)); got != "differs agrees differs differs" {
+		t.Errorf("E27 with 5 list reads of 20 lists, 2 from the device, and a cold recall drop: %s", got)
+	}
+	m := &e27.Model{LatencyMs: 1, IVF: experiment.DiskPoint{ListReads: 2, Reads: 30, Simulated: 35}, Efs: []int{100, 200}, ParMs: []float64{60, 90}}
+	if got := verdictWords(e27.Verdicts(env, w, 20, m)[4:]); got != "agrees agrees agrees" {
+		t.Errorf("E27's model verdicts: %s", got)
+	}
+	m.IVF.Simulated, m.ParMs = 20, []float64{10, 10}
+	if got := verdictWords(e27.Verdicts(env, w, 20, m)[4:]); got != "differs differs differs" {
+		t.Errorf("E27's model verdicts, model overpricing and HNSW cheaper: %s", got)
+	}
+}
+
+// TestShapeVerdicts checks E02ShapeVerdicts and E08PayloadLinkVerdicts on
+// figures that bear their claims out and figures that do not.
+func TestShapeVerdicts(t *testing.T) {
+	env, err := experiment.NewEnv(experiment.Small, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := float64(env.Scale.K)
+	ms := []experiment.Measurement{{Label: "pgvector", Recall: 0.95, MeanHits: k}, {Label: "redis", Recall: 0.62, MeanHits: k},
+		{Label: "qdrant", Recall: 1, MeanHits: k}, {Label: "elasticsearch", Recall: 0.49, MeanHits: k}}
+	br := &e02.Breadth{Breadths: []int{10, 400}, Recall: map[string][]float64{
+		"pgvector": {0.9, 0.999}, "redis": {0.6, 0.998}, "qdrant": {0.95, 1}, "elasticsearch": {0.3, 0.32}}}
+	if got := verdictWords(e02.ShapeVerdicts(env, ms, br)); got != "agrees agrees agrees agrees" {
+		t.Errorf("E02 shape on the article's figures: %s", got)
+	}
+	ms[1].Recall, ms[0].MeanHits = 0.4, k-1 // redis lowest, pgvector short of k
+	br.Recall["redis"][1], br.Recall["elasticsearch"][1] = 0.9, 0.99
+	if got := verdictWords(e02.ShapeVerdicts(env, ms, br)); got != "differs differs differs differs" {
+		t.Errorf("E02 shape with the outliers swapped, a short store and no meeting: %s", got)
+	}
+	if n := len(e02.ShapeVerdicts(env, ms, nil)); n != 2 {
+		t.Errorf("E02 shape without the breadth sweep: %d verdicts, want 2", n)
+	}
+	pl := &e08.PayloadLinks{NoLinks: []experiment.StrategyMeasurement{{Recall: 0.9}, {Recall: 0.05}}, WithLink: []experiment.StrategyMeasurement{{Recall: 0.95}, {Recall: 0.98}}}
+	if got := verdictWords(e08.PayloadLinkVerdicts(env, pl)); got != "agrees" {
+		t.Errorf("payload links raising the worst recall: %s", got)
+	}
+	pl.WithLink[1].Recall = 0.01
+	if got := verdictWords(e08.PayloadLinkVerdicts(env, pl)); got != "differs" {
+		t.Errorf("payload links lowering it: %s", got)
+	}
+}

@@ -1,0 +1,142 @@
+package e16
+
+import (
+	"fmt"
+
+	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/table"
+)
+
+// e16 is segment count vs recall and speed (Elastic's reply to Qdrant, to
+// a benchmark run on an unmerged Elasticsearch index).
+var e16 = experiment.Experiment{
+	ID:    "E16",
+	Title: "segment count vs recall and speed: the same collection searched at the same ef as 64, 16, 4 and 1 segments (force-merged)",
+	Article: "Elastic's reply: 128 segments recall@100 0.9745, 35.8 QPS, 112 ms; force-merged to 66: 0.9531, 53.3 QPS, 75 ms; " +
+		"the published Qdrant run (67 segments): 0.9596, 67.2 QPS, 59.5 ms — fewer segments, lower recall, higher QPS at the same ef",
+	Figures: []experiment.Figure{
+		{Row: "128 segments", Measure: "recall@100", Value: 0.9745},
+		{Row: "128 segments", Measure: "QPS", Value: 35.8},
+		{Row: "128 segments", Measure: "latency", Value: 112, Unit: "ms"},
+		{Row: "66 segments (merged)", Measure: "recall@100", Value: 0.9531},
+		{Row: "66 segments (merged)", Measure: "QPS", Value: 53.3},
+		{Row: "66 segments (merged)", Measure: "latency", Value: 75, Unit: "ms"},
+		{Row: "67 segments (qdrant)", Measure: "recall@100", Value: 0.9596},
+		{Row: "67 segments (qdrant)", Measure: "QPS", Value: 67.2},
+		{Row: "67 segments (qdrant)", Measure: "latency", Value: 59.5, Unit: "ms"},
+	},
+}
+
+func init() { e16.Run, e16.Notebook = runE16, "08-segments-and-merges.ipynb"; experiment.Register(e16) }
+
+// K and Ef are the search of E16: recall@100 as the article, at
+// Elasticsearch's default num_candidates of 1.5·k per segment.
+const (
+	K  = 100
+	Ef = 150
+)
+
+// Segments are the segment counts E16 measures, largest first (each
+// later one is a force merge of the collection).
+var Segments = []int{64, 16, 4, 1}
+
+// Measure builds the collection as counts[0] segments, measures it at
+// (k, ef), then force-merges it to each later count and measures again.
+func Measure(env *experiment.Env, counts []int, k, ef int) ([]experiment.SegmentMeasurement, error) {
+	if len(counts) == 0 {
+		return nil, fmt.Errorf("experiment: E16: no segment counts: %w", experiment.ErrBadArgument)
+	}
+	b, err := experiment.BuildSegments(env, experiment.SegmentSetup{Segments: counts[0], BuildWorkers: max(env.Workers, 1)})
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	var out []experiment.SegmentMeasurement
+	for i, n := range counts {
+		if i > 0 {
+			env.Logf("E16: force merge to %d segments", n)
+			if err := b.Collection.ForceMerge(n); err != nil {
+				return nil, err
+			}
+		}
+		m, err := experiment.MeasureSegments(env, b.Collection, experiment.SegmentSearch{K: k, Ef: ef}, 3, fmt.Sprintf("%d segments", len(b.Collection.Segments())))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// segmentTable tabulates segment measurements, with the article's rows
+// (those of e's figures with the given measures) after the lab's.
+func segmentTable(e experiment.Experiment, title string, ms []experiment.SegmentMeasurement, articleRows []string) *table.Table {
+	k := 0
+	if len(ms) > 0 {
+		k = ms[0].Search.K
+	}
+	t := table.New(title, table.Col("setting", ""), table.Col("segments", ""))
+	t.AddColumns(table.Pair(fmt.Sprintf("recall@%d", k), "", 3)...)
+	t.AddColumns(table.Pair("QPS", "", 1)...)
+	t.AddColumns(table.Pair("p50", "ms", 2)...)
+	t.AddColumns(table.Column{Header: "distances/query", Source: table.Lab, Prec: 0})
+	for _, m := range ms {
+		_ = t.AddValues(m.Label, m.Segments, nil, m.Recall, nil, m.QPS, nil, m.P50ms, m.DistComps)
+	}
+	for _, r := range articleRows {
+		_ = t.AddValues("article: "+r, nil, e.ArticleValue(r, fmt.Sprintf("recall@%d", k)), nil,
+			e.ArticleValue(r, "QPS"), nil, e.ArticleValue(r, "latency"), nil, nil)
+	}
+	return t
+}
+
+// Table tabulates E16's measurements with the article's rows after
+// the lab's.
+func Table(env *experiment.Env, ms []experiment.SegmentMeasurement) *table.Table {
+	k, ef := 0, 0
+	if len(ms) > 0 {
+		k, ef = ms[0].Search.K, ms[0].Search.Ef
+	}
+	t := segmentTable(e16, fmt.Sprintf("E16 one collection of %d documents at ef %d per segment, top %d, as %d…%d segments", env.Scale.N, ef, k, ms[0].Segments, ms[len(ms)-1].Segments),
+		ms, []string{"128 segments", "66 segments (merged)", "67 segments (qdrant)"})
+	t.Note("each row after the first is a force merge of the previous collection (a new HNSW graph over the merged documents, m 16, ef_construction 100); searches are sequential over the segments, one client, 3 passes over the queries")
+	return t
+}
+
+func runE16(env *experiment.Env) (*experiment.Report, error) {
+	ms, err := Measure(env, Segments, K, Ef)
+	if err != nil {
+		return nil, err
+	}
+	r := experiment.NewReport(e16, env)
+	r.AddTable(Table(env, ms))
+	r.AddChart(experiment.SegmentsChart("E16 the same documents as fewer, larger segments (lab)", []string{"force-merged"}, ms))
+	first, last := ms[0], ms[len(ms)-1]
+	r.Note("direction: from %d segments to %d, recall@%d goes %.4f → %.4f and QPS %.1f → %.1f (the article: 128 → 66 segments, 0.9745 → 0.9531 and 35.8 → 53.3 QPS)",
+		first.Segments, last.Segments, K, first.Recall, last.Recall, first.QPS, last.QPS)
+	r.Note("why: every segment is searched for its own top %d at ef %d, so S segments explore S·ef candidates and the merge keeps the best %d of S·%d — more segments are a wider search (higher recall) that costs S graph descents (lower QPS)", K, Ef, K, K)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, ms)...)
+	return r, nil
+}
+
+// Verdicts compares Measure's segment counts (most first, fewest
+// last) with the article's force-merge finding, 128 → 66 segments at the
+// same ef: recall fell (0.9745 → 0.9531) and QPS rose (35.8 → 53.3),
+// because each segment is searched for its own top k. Directions, not
+// figures: the lab's collection is smaller, so its recall sits higher.
+func Verdicts(env *experiment.Env, ms []experiment.SegmentMeasurement) experiment.Verdicts {
+	if len(ms) < 2 {
+		return experiment.Verdicts{experiment.Holds("E16", "fewer segments: lower recall at the same ef", "0.9745 → 0.9531", "not measured", false, "fewer than two segment counts")}
+	}
+	first, last := ms[0], ms[len(ms)-1]
+	span := fmt.Sprintf("%d → %d segments", first.Segments, last.Segments)
+	return experiment.Verdicts{
+		experiment.Holds("E16", "fewer segments: lower recall at the same ef", "0.9745 → 0.9531 (128 → 66 segments)",
+			fmt.Sprintf("%.4f → %.4f (%s)", first.Recall, last.Recall, span), last.Recall < first.Recall,
+			fmt.Sprintf("change %+.4f (the article's %+.4f)", last.Recall-first.Recall, 0.9531-0.9745)),
+		experiment.Holds("E16", "fewer segments: higher QPS at the same ef", "35.8 → 53.3 QPS (1.49×)",
+			fmt.Sprintf("%.0f → %.0f QPS (%.2f×)", first.QPS, last.QPS, last.QPS/first.QPS), last.QPS > first.QPS, experiment.Why(last.QPS > first.QPS, "each segment costs its own graph descent", "within this machine's timing noise")),
+		experiment.Holds("E16", "fewer segments: fewer distance computations at the same ef", "(the mechanism)",
+			fmt.Sprintf("%.0f → %.0f per query", first.DistComps, last.DistComps), last.DistComps < first.DistComps, experiment.Why(last.DistComps < first.DistComps, "S segments explore S·ef candidates", "the merged graph walked further")),
+	}
+}
