@@ -13,10 +13,16 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// ErrNotRunnable is wrapped by the error of an experiment that cannot run
-// in this build (a mechanism it needs is not implemented yet, or the scale
-// is too small for it). The message says what is missing.
-var ErrNotRunnable = errors.New("experiment: not runnable")
+// The framework's two sentinel errors.
+var (
+	// ErrNotRunnable is wrapped by the error of an experiment that cannot
+	// run in this build (a mechanism it needs is not implemented yet, or
+	// the scale is too small for it). The message says what is missing.
+	ErrNotRunnable = errors.New("experiment: not runnable")
+	// ErrBadArgument is wrapped by errors about an experiment function's
+	// arguments (an empty sweep, a non-positive setting).
+	ErrBadArgument = fmt.Errorf("experiment: %w", engine.ErrInvalidArgument)
+)
 
 // errUnknown is returned when a selection names an experiment that is not
 // registered.
@@ -162,7 +168,3 @@ func Select(list string) ([]Experiment, error) {
 	sort.Slice(out, func(i, j int) bool { return idLess(out[i].ID, out[j].ID) })
 	return out, nil
 }
-
-// errBadArgument is wrapped by errors about an experiment function's
-// arguments (an empty sweep, a non-positive setting).
-var ErrBadArgument = fmt.Errorf("experiment: %w", engine.ErrInvalidArgument)
