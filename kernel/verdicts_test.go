@@ -112,9 +112,17 @@ func notebookVerdicts(t *testing.T, path string) ([]expectedVerdict, []time.Dura
 		}
 		return got, times
 	}
+	if noClaims[filepath.Base(path)] {
+		return []expectedVerdict{}, times
+	}
 	t.Errorf("%s: the last code cell shows no verdicts (application/json): end the notebook with env.Verdicts()", filepath.Base(path))
 	return nil, times
 }
+
+// noClaims are the notebooks that check no claim of the articles (advice
+// on the reader's own data): they end on their own results, not on
+// env.Verdicts(), and verdicts.json lists them with no verdicts.
+var noClaims = map[string]bool{"15-your-data.ipynb": true}
 
 // checkVerdicts compares the verdicts and cell times of the executed
 // notebooks in outDir with notebooks/verdicts.json (or rewrites it with
