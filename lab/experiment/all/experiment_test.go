@@ -1,43 +1,15 @@
 package all
 
 import (
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/experiment/e01"
 	"github.com/veclab/veclab/lab/experiment/e02"
 	"github.com/veclab/veclab/lab/profile"
-	"github.com/veclab/veclab/lab/table"
 )
-
-// The small-scale environment is shared by the tests of this file (its
-// stores take a few seconds to build on a busy machine).
-var (
-	smallOnce sync.Once
-	smallEnv  *experiment.Env
-	smallErr  error
-)
-
-func small(t *testing.T) *experiment.Env {
-	t.Helper()
-	smallOnce.Do(func() { smallEnv, smallErr = experiment.NewEnv(experiment.Small, 1) })
-	if smallErr != nil {
-		t.Fatal(smallErr)
-	}
-	return smallEnv
-}
-
-// lab returns the lab's float in row/column of t.
-func lab(t *testing.T, tb *table.Table, row, col string) float64 {
-	t.Helper()
-	c, ok := tb.Lookup(row, col)
-	if !ok || c.Kind != table.FloatKind {
-		t.Fatalf("table %q has no float at (%s, %s): %v", tb.Title, row, col, c)
-	}
-	return c.Float
-}
 
 func TestE01Small(t *testing.T) {
 	env, err := experiment.NewEnv(experiment.Small, 2)
@@ -56,10 +28,10 @@ func TestE01Small(t *testing.T) {
 	}
 	tb := r.Tables[0]
 	for _, store := range []string{"pgvector", "redis", "qdrant", "elasticsearch"} {
-		if v := lab(t, tb, store, "docs/s (lab)"); v <= 0 {
+		if v := exptest.Float(t, tb, store, "docs/s (lab)"); v <= 0 {
 			t.Errorf("%s docs/s %v", store, v)
 		}
-		if acked, searchable := lab(t, tb, store, "ingest s (lab)"), lab(t, tb, store, "searchable after s (lab)"); searchable < acked {
+		if acked, searchable := exptest.Float(t, tb, store, "ingest s (lab)"), exptest.Float(t, tb, store, "searchable after s (lab)"); searchable < acked {
 			t.Errorf("%s searchable after %.3fs, before the last ack at %.3fs", store, searchable, acked)
 		}
 	}

@@ -2,6 +2,7 @@ package all
 
 import (
 	"errors"
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ import (
 // an iterative scan bounded below one batch's walk returns fewer rows than
 // the default bound.
 func TestPostFilterSmall(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	sel, err := experiment.MeasureSelectivity(env, experiment.ArticleFilter)
 	if err != nil {
 		t.Fatal(err)

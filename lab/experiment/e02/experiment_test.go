@@ -1,43 +1,15 @@
 package e02
 
 import (
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/veclab/veclab/lab/experiment"
-	"github.com/veclab/veclab/lab/table"
 )
-
-// The small-scale environment is shared by the tests of this file (its
-// stores take a few seconds to build on a busy machine).
-var (
-	smallOnce sync.Once
-	smallEnv  *experiment.Env
-	smallErr  error
-)
-
-func small(t *testing.T) *experiment.Env {
-	t.Helper()
-	smallOnce.Do(func() { smallEnv, smallErr = experiment.NewEnv(experiment.Small, 1) })
-	if smallErr != nil {
-		t.Fatal(smallErr)
-	}
-	return smallEnv
-}
-
-// lab returns the lab's float in row/column of t.
-func lab(t *testing.T, tb *table.Table, row, col string) float64 {
-	t.Helper()
-	c, ok := tb.Lookup(row, col)
-	if !ok || c.Kind != table.FloatKind {
-		t.Fatalf("table %q has no float at (%s, %s): %v", tb.Title, row, col, c)
-	}
-	return c.Float
-}
 
 func TestE02Small(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	r := experiment.Run(env, Experiment)
 	if r.Status != experiment.OK {
 		t.Fatalf("E02: %s: %s", r.Status, r.Err)
@@ -47,21 +19,21 @@ func TestE02Small(t *testing.T) {
 		t.Fatalf("E02 table has %d rows, want 4 stores", len(tb.Rows))
 	}
 	for _, store := range []string{"pgvector", "redis", "qdrant", "elasticsearch"} {
-		rec := lab(t, tb, store, "recall@10 (lab)")
+		rec := exptest.Float(t, tb, store, "recall@10 (lab)")
 		if rec <= 0 || rec > 1 {
 			t.Errorf("%s recall %v out of (0, 1]", store, rec)
 		}
-		if h := lab(t, tb, store, "mean hits (lab)"); h != 10 {
+		if h := exptest.Float(t, tb, store, "mean hits (lab)"); h != 10 {
 			t.Errorf("%s mean hits %v, want 10", store, h)
 		}
 		// The article's column holds the article's figure, not ours.
 		f, _ := Experiment.Figure(store, "recall@10")
-		if a := lab(t, tb, store, "recall@10 (article)"); a != f.Value {
+		if a := exptest.Float(t, tb, store, "recall@10 (article)"); a != f.Value {
 			t.Errorf("%s article column %v, want the article's %v", store, a, f.Value)
 		}
 	}
 	// Qdrant's small segments are below full_scan_threshold: exact.
-	if rec := lab(t, tb, "qdrant", "recall@10 (lab)"); rec != 1 {
+	if rec := exptest.Float(t, tb, "qdrant", "recall@10 (lab)"); rec != 1 {
 		t.Errorf("qdrant recall %v at small scale, want 1 (exact search under full_scan_threshold)", rec)
 	}
 	if len(r.Charts) != 1 || !strings.Contains(r.Charts[0].SVG(), "<svg") {
@@ -71,7 +43,7 @@ func TestE02Small(t *testing.T) {
 		t.Fatalf("E02 lacks its segments finding (%d tables)", len(r.Tables))
 	}
 	seg := r.Tables[1]
-	if one, ten := lab(t, seg, "hnsw, 1 segment(s)", "recall@10 (lab)"), lab(t, seg, "hnsw, 10 segment(s)", "recall@10 (lab)"); ten < one {
+	if one, ten := exptest.Float(t, seg, "hnsw, 1 segment(s)", "recall@10 (lab)"), exptest.Float(t, seg, "hnsw, 10 segment(s)", "recall@10 (lab)"); ten < one {
 		t.Errorf("hnsw recall fell from %.3f (1 segment) to %.3f (10 segments)", one, ten)
 	}
 }

@@ -1,6 +1,7 @@
 package e03
 
 import (
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // TestFilteredExperimentsSmall runs E03, E07, E08 and E09 at the small
 // scale and checks the mechanisms the article reports.
 func TestFilteredExperimentsSmall(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 
 	r := experiment.Run(env, e03)
 	if r.Status != experiment.OK {
@@ -25,12 +26,12 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 		t.Fatalf("E03 has %d rows", len(tb.Rows))
 	}
 	for _, store := range []string{"redis", "qdrant"} {
-		if rec := lab(t, tb, store, "recall@10 (lab)"); rec != 1 {
+		if rec := exptest.Float(t, tb, store, "recall@10 (lab)"); rec != 1 {
 			t.Errorf("E03 %s recall %v, want 1 (exact over the matching set)", store, rec)
 		}
 	}
 	// 2,000 rows: PostgreSQL's planner filters the whole table (exact).
-	if rec := lab(t, tb, "pgvector", "recall@10 (lab)"); rec != 1 {
+	if rec := exptest.Float(t, tb, "pgvector", "recall@10 (lab)"); rec != 1 {
 		t.Errorf("E03 pgvector recall %v on %d rows, want the sequential scan's 1", rec, env.Scale.N)
 	}
 
@@ -80,13 +81,13 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb = e07.Table(env, ms)
-	if h := lab(t, tb, "40 off", "mean hits (lab)"); h >= 10 {
+	if h := exptest.Float(t, tb, "40 off", "mean hits (lab)"); h >= 10 {
 		t.Errorf("E07 40 off: mean hits %v", h)
 	}
-	if h := lab(t, tb, "40 relaxed_order", "mean hits (lab)"); h != 10 {
+	if h := exptest.Float(t, tb, "40 relaxed_order", "mean hits (lab)"); h != 10 {
 		t.Errorf("E07 relaxed: mean hits %v, want 10", h)
 	}
-	if off, big := lab(t, tb, "40 off", "mean hits (lab)"), lab(t, tb, "1000 off", "mean hits (lab)"); big <= off {
+	if off, big := exptest.Float(t, tb, "40 off", "mean hits (lab)"), exptest.Float(t, tb, "1000 off", "mean hits (lab)"); big <= off {
 		t.Errorf("E07: ef_search 1000 gives %v hits, 40 gives %v", big, off)
 	}
 	if _, err := e07.MeasureProfile(env, profile.Default(profile.Redis), e07.Default); err == nil {
@@ -107,7 +108,7 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 			t.Errorf("E07: per-query hits average %v, MeanHits %v", mean, m.MeanHits)
 		}
 	}
-	if m := ms[1]; m.Label != "40 relaxed_order max_scan_tuples=1" || m.DistComps >= lab(t, tb, "40 relaxed_order", "distances/query") {
+	if m := ms[1]; m.Label != "40 relaxed_order max_scan_tuples=1" || m.DistComps >= exptest.Float(t, tb, "40 relaxed_order", "distances/query") {
 		t.Errorf("E07: max_scan_tuples=1 should stop the scan after its first batch: %s, %v distances", m.Label, m.DistComps)
 	}
 
@@ -117,14 +118,14 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 	}
 	tb = r.Tables[0]
 	for _, row := range []string{"no payload index", "keyword+integer index"} {
-		if rec := lab(t, tb, row, "recall@10 (lab)"); rec != 1 {
+		if rec := exptest.Float(t, tb, row, "recall@10 (lab)"); rec != 1 {
 			t.Errorf("E08 %s recall %v, want 1", row, rec)
 		}
 	}
-	if reads := lab(t, tb, "no payload index", "payload reads/query"); reads < float64(env.Scale.N) {
+	if reads := exptest.Float(t, tb, "no payload index", "payload reads/query"); reads < float64(env.Scale.N) {
 		t.Errorf("E08 without index read %v payloads per query, want ≥ %d", reads, env.Scale.N)
 	}
-	if reads := lab(t, tb, "keyword+integer index", "payload reads/query"); reads != 0 {
+	if reads := exptest.Float(t, tb, "keyword+integer index", "payload reads/query"); reads != 0 {
 		t.Errorf("E08 with index read %v payloads", reads)
 	}
 

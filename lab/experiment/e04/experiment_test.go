@@ -2,33 +2,16 @@ package e04
 
 import (
 	"encoding/json"
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/table"
 )
 
-// The small-scale environment is shared by the tests of this file (its
-// stores take a few seconds to build on a busy machine).
-var (
-	smallOnce sync.Once
-	smallEnv  *experiment.Env
-	smallErr  error
-)
-
-func small(t *testing.T) *experiment.Env {
-	t.Helper()
-	smallOnce.Do(func() { smallEnv, smallErr = experiment.NewEnv(experiment.Small, 1) })
-	if smallErr != nil {
-		t.Fatal(smallErr)
-	}
-	return smallEnv
-}
-
 func TestE04(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	tb := Table(env)
 	if vs := Verdicts(env, tb); len(vs) != 1 || !vs[0].Agrees || vs[0].Lab == "0 of 0 the same" {
 		t.Errorf("Verdicts: %v", vs)
@@ -70,7 +53,7 @@ func TestE04(t *testing.T) {
 }
 
 func TestReportJSONAndVerbatimNotes(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	r := experiment.Run(env, e04)
 	if r.Status != experiment.OK {
 		t.Fatal(r.Err)

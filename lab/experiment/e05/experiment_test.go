@@ -1,32 +1,15 @@
 package e05
 
 import (
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/veclab/veclab/lab/experiment"
 )
 
-// The small-scale environment is shared by the tests of this file (its
-// stores take a few seconds to build on a busy machine).
-var (
-	smallOnce sync.Once
-	smallEnv  *experiment.Env
-	smallErr  error
-)
-
-func small(t *testing.T) *experiment.Env {
-	t.Helper()
-	smallOnce.Do(func() { smallEnv, smallErr = experiment.NewEnv(experiment.Small, 1) })
-	if smallErr != nil {
-		t.Fatal(smallErr)
-	}
-	return smallEnv
-}
-
 func TestE05(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	ms, err := Measure(env, []int{15, 100})
 	if err != nil {
 		t.Fatal(err)

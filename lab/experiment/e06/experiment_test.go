@@ -2,45 +2,17 @@ package e06
 
 import (
 	"errors"
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/profile"
-	"github.com/veclab/veclab/lab/table"
 )
-
-// The small-scale environment is shared by the tests of this file (its
-// stores take a few seconds to build on a busy machine).
-var (
-	smallOnce sync.Once
-	smallEnv  *experiment.Env
-	smallErr  error
-)
-
-func small(t *testing.T) *experiment.Env {
-	t.Helper()
-	smallOnce.Do(func() { smallEnv, smallErr = experiment.NewEnv(experiment.Small, 1) })
-	if smallErr != nil {
-		t.Fatal(smallErr)
-	}
-	return smallEnv
-}
-
-// lab returns the lab's float in row/column of t.
-func lab(t *testing.T, tb *table.Table, row, col string) float64 {
-	t.Helper()
-	c, ok := tb.Lookup(row, col)
-	if !ok || c.Kind != table.FloatKind {
-		t.Fatalf("table %q has no float at (%s, %s): %v", tb.Title, row, col, c)
-	}
-	return c.Float
-}
 
 func TestE06Small(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	ms, err := Measure(env, []int{10, 50, 200})
 	if err != nil {
 		t.Fatal(err)
@@ -73,13 +45,13 @@ func TestE06Small(t *testing.T) {
 		t.Fatalf("e06Sweep table %v, %v", tb, err)
 	}
 	// 2,000 documents: RediSearch's tree picks ADHOC_BF (index ≤ 5,500), exact.
-	if fr := lab(t, tb, "10 (default)", "filtered recall@10 (lab)"); fr != 1 {
+	if fr := exptest.Float(t, tb, "10 (default)", "filtered recall@10 (lab)"); fr != 1 {
 		t.Errorf("filtered recall through the Redis hybrid policy = %v, want 1 (ad-hoc brute force)", fr)
 	}
 }
 
 func TestReportRendering(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	r := experiment.Run(env, e06)
 	if r.Status != experiment.OK {
 		t.Fatal(r.Err)

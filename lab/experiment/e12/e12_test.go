@@ -1,6 +1,7 @@
 package e12
 
 import (
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 // below the high watermark land, writes above it (or crossing it) are
 // refused by the named watermark, and a refusal loses nothing.
 func TestE12Small(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	rows, err := Measure(env, DiskBytes, Disks)
 	if err != nil {
 		t.Fatal(err)

@@ -1,11 +1,12 @@
 package e16
 
 import (
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"testing"
 )
 
 func TestE16Direction(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	ms, err := Measure(env, []int{16, 4, 1}, 10, 40)
 	if err != nil {
 		t.Fatal(err)

@@ -1,11 +1,12 @@
 package e17
 
 import (
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"testing"
 )
 
 func TestE17Direction(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	rows, err := Measure(env, 2, []int{40}, 10)
 	if err != nil {
 		t.Fatal(err)

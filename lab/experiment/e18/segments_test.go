@@ -1,13 +1,14 @@
 package e18
 
 import (
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"testing"
 
 	"github.com/veclab/veclab/lab/experiment"
 )
 
 func TestE18Direction(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	got, err := Measure(env, 2, 500, 10, 40)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package e19
 
 import (
 	"errors"
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,7 @@ import (
 )
 
 func TestE19SmallTable(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	sz := SizesFor(env.Scale)
 	sz.HNSW = min(sz.HNSW, 1000)
 	sz.Budget = 50 * time.Millisecond
@@ -48,7 +49,7 @@ func TestE19SmallTable(t *testing.T) {
 }
 
 func TestE19BadArguments(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	tests := []struct {
 		name string
 		err  func() error
@@ -77,7 +78,7 @@ func TestE19BadArguments(t *testing.T) {
 // encoding/json's with the share of its validating pass; a gain that
 // differs names what parsing float arrays costs beside the indexing.
 func TestE19Verdicts(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	ingest := func(kind IndexKind, floatParse, base64Parse, index time.Duration) []Ingest {
 		const n = 1000
 		in := []Ingest{{Kind: kind, Docs: n, Parse: floatParse, Total: floatParse + index}, {Kind: kind, Docs: n, Parse: base64Parse, Total: base64Parse + index}}

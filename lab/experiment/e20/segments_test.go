@@ -1,11 +1,12 @@
 package e20
 
 import (
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"testing"
 )
 
 func TestE20Direction(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	res, err := Measure(env, 8, []int{20, 40}, 10)
 	if err != nil {
 		t.Fatal(err)

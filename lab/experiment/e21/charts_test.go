@@ -1,6 +1,7 @@
 package e21
 
 import (
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestE21KernelChart(t *testing.T) {
 // TestE21BuildTable checks the lab's ratio is SIMD over scalar, beside the
 // article's.
 func TestE21BuildTable(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	tb := BuildTable(env, 500, 1000, 2500)
 	if !strings.Contains(tb.Title, "500×") {
 		t.Errorf("title %q", tb.Title)

@@ -2,6 +2,7 @@ package e22
 
 import (
 	"errors"
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 // what the mechanisms promise: compression by code width, rescoring that
 // never loses recall as the oversample grows, and the correction term.
 func TestQuantExperimentsSmall(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	for _, e := range []experiment.Experiment{Experiment, e23.Experiment, e24.Experiment} {
 		r := experiment.Run(env, e)
 		if r.Status != experiment.OK {
@@ -45,10 +46,10 @@ func TestQuantExperimentsSmall(t *testing.T) {
 	if bbq.RecallOver[2] <= bbq.RecallNone {
 		t.Errorf("bbq: rescoring ×10 (%v) does not beat codes alone (%v)", bbq.RecallOver[2], bbq.RecallNone)
 	}
-	if a := lab(t, tb, "bbq", "compression × (article)"); a != 32 {
+	if a := exptest.Float(t, tb, "bbq", "compression × (article)"); a != 32 {
 		t.Errorf("E24 article compression for bbq = %v, want 32", a)
 	}
-	if l := lab(t, tb, "bbq", "compression × (lab)"); l != bbq.Compression {
+	if l := exptest.Float(t, tb, "bbq", "compression × (lab)"); l != bbq.Compression {
 		t.Errorf("E24 lab compression cell %v, measured %v", l, bbq.Compression)
 	}
 	_, rs, err = e23.Measure(env, []float64{1})
@@ -70,7 +71,7 @@ func TestQuantExperimentsSmall(t *testing.T) {
 // above bbq's recall at the default beam, and quantized types costing
 // resident bytes beside the float32 vectors.
 func TestE10Small(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	r := experiment.Run(env, e10.Experiment)
 	if r.Status != experiment.OK {
 		t.Fatalf("E10: %s: %s", r.Status, r.Err)
@@ -79,11 +80,11 @@ func TestE10Small(t *testing.T) {
 	if len(tb.Rows) != 3 {
 		t.Fatalf("E10 has %d rows", len(tb.Rows))
 	}
-	bbq, plain := lab(t, tb, "bbq_hnsw", "resident bytes/vector"), lab(t, tb, "hnsw", "resident bytes/vector")
+	bbq, plain := exptest.Float(t, tb, "bbq_hnsw", "resident bytes/vector"), exptest.Float(t, tb, "hnsw", "resident bytes/vector")
 	if bbq <= plain {
 		t.Errorf("bbq_hnsw resident %v B/vector not above hnsw %v (codes are kept beside float32)", bbq, plain)
 	}
-	if a := lab(t, tb, "hnsw", "recall@10 (article)"); a != 0.995 {
+	if a := exptest.Float(t, tb, "hnsw", "recall@10 (article)"); a != 0.995 {
 		t.Errorf("article figure for hnsw = %v", a)
 	}
 	// Nine verdicts: recall and filtered recall per type, bbq lowest, two
@@ -101,12 +102,12 @@ func TestE10Small(t *testing.T) {
 // TestE21Small checks the kernel table's shape and that both kernels agree
 // on a dot product (timings themselves are not asserted).
 func TestE21Small(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	tb, err := e21.Kernels(env, []int{16, 384}, time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tb.Rows) != 2 || lab(t, tb, "384", "engine vec.Dot ns (lab)") <= 0 || lab(t, tb, "384", "engine pure-Go twin ns (lab)") <= 0 {
+	if len(tb.Rows) != 2 || exptest.Float(t, tb, "384", "engine vec.Dot ns (lab)") <= 0 || exptest.Float(t, tb, "384", "engine pure-Go twin ns (lab)") <= 0 {
 		t.Fatalf("E21 table: %v", tb)
 	}
 	a, b := make([]float32, 384), make([]float32, 384)

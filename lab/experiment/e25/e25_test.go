@@ -2,6 +2,7 @@ package e25
 
 import (
 	"errors"
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func e25Rows(rows []Row, method string) []Row {
 // fewer than k parents on average as soon as parents have several passages
 // (with one passage per parent the plans coincide).
 func TestE25Small(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	k := env.Scale.K
 	tests := []struct {
 		name      string
@@ -98,7 +99,7 @@ func TestE25Small(t *testing.T) {
 // passages, parents and graph, so the same recall and work) and once with
 // another seed.
 func TestE25Determinism(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	measure := func(env *experiment.Env) (*Index, []Row) {
 		t.Helper()
 		x, err := Build(env, Config{})
@@ -189,7 +190,7 @@ func TestE25Config(t *testing.T) {
 // TestE25BadArguments checks the notebook-facing functions refuse bad
 // input with errBadArgument instead of panicking or measuring nonsense.
 func TestE25BadArguments(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	x, err := Build(env, Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +228,7 @@ func TestE25BadArguments(t *testing.T) {
 // TestE25Report runs the registered experiment and the notebook's helpers
 // at the small scale: table, chart, one query's view, the distributions.
 func TestE25Report(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	r := experiment.Run(env, e25)
 	if r.Status != experiment.OK {
 		t.Fatalf("E25: %s: %s", r.Status, r.Err)

@@ -2,6 +2,7 @@ package e26
 
 import (
 	"errors"
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 // point rescoring k = 100 originals reads 100 vectors, recall grows along
 // each sweep, and the table pairs every IVF point.
 func TestE26Small(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	a, b, err := Sweeps(env, "local", 1, []float64{5, 50}, []int{100, 400}, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +58,7 @@ func TestE26Small(t *testing.T) {
 
 // TestDiskExperimentsSmall runs E13, E14 and E15 at the small scale.
 func TestDiskExperimentsSmall(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	warm, cold, err := e13.Measure(env, 50, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestDiskExperimentsSmall(t *testing.T) {
 		t.Fatalf("E14: %s: %s", r.Status, r.Err)
 	}
 	tb := r.Tables[0]
-	codes, links, total := lab(t, tb, "4-bit codes", "bytes/vector (lab)"), lab(t, tb, "graph links (m=16)", "bytes/vector (lab)"), lab(t, tb, "total resident", "bytes/vector (lab)")
+	codes, links, total := exptest.Float(t, tb, "4-bit codes", "bytes/vector (lab)"), exptest.Float(t, tb, "graph links (m=16)", "bytes/vector (lab)"), exptest.Float(t, tb, "total resident", "bytes/vector (lab)")
 	if codes < float64(env.Scale.Dim)/2 || links < 32*4 || total != codes+links {
 		t.Errorf("E14: codes %v links %v total %v", codes, links, total)
 	}
@@ -123,7 +124,7 @@ func TestDiskExperimentsSmall(t *testing.T) {
 // cache and cold from the device, and the cache state does not change
 // what is found.
 func TestE27Small(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	ps, err := e27.Measure(env, 20, 50, 3, "")
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +150,7 @@ func TestE27Small(t *testing.T) {
 // TestE26CentringSmall: the centring table has both rows with recalls in
 // range.
 func TestE26CentringSmall(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	tb, err := Centring(env, 20)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +159,7 @@ func TestE26CentringSmall(t *testing.T) {
 		t.Fatalf("%d rows", len(tb.Rows))
 	}
 	for _, row := range []string{"each list's centroid (DiskBBQ)", "the plain global mean (as Elasticsearch's bbq_hnsw)"} {
-		if r := lab(t, tb, row, "recall@100 (lab)"); r <= 0 || r > 1 {
+		if r := exptest.Float(t, tb, row, "recall@100 (lab)"); r <= 0 || r > 1 {
 			t.Errorf("%s: recall %v", row, r)
 		}
 	}
@@ -172,7 +173,7 @@ func TestE26CentringSmall(t *testing.T) {
 // the simulated-device verdict names how much of a query the device's
 // waits take, from the same designs on the warm local file.
 func TestE26Verdicts(t *testing.T) {
-	env := small(t)
+	env := exptest.Small(t)
 	pt := func(recall, qps float64) experiment.DiskPoint {
 		return experiment.DiskPoint{Recall: recall, QPS: qps, Reads: 100}
 	}

@@ -3,6 +3,7 @@ package realsets
 import (
 	"errors"
 	"fmt"
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
@@ -142,7 +143,7 @@ func TestSmallestOversample(t *testing.T) {
 // the compiled-in GloVe) and checks that the tables and charts lay them
 // out by set, with the figures QuantFlat gives.
 func TestQuantSetsTables(t *testing.T) {
-	gen := small(t)
+	gen := exptest.Small(t)
 	glove, err := experiment.NewEnv(experiment.Scale{Name: "x", N: 1000, Dim: 1, Clusters: 1, Queries: 10, Warmup: 0, K: 10, Batch: 250}, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +299,7 @@ func TestE10FilteredL2(t *testing.T) {
 // cell (env.Verdicts() over the sets) lists each finding once per set.
 // A sweep without ×1.5 leaves E22's verdicts out (its claim reads ×1.5).
 func TestQuantSetsVerdicts(t *testing.T) {
-	fresh := func() *experiment.Env { // small(t) is shared, and other tests record verdicts in it
+	fresh := func() *experiment.Env { // exptest.Small(t) is shared, and other tests record verdicts in it
 		env, err := experiment.NewEnv(experiment.Small, 1)
 		if err != nil {
 			t.Fatal(err)
