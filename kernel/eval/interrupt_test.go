@@ -159,3 +159,22 @@ func TestEvalRunBinding(t *testing.T) {
 		t.Fatalf("the next cell: %+v %+v", res.Value, res.Err)
 	}
 }
+
+// TestTimeitInterrupt interrupts a %timeit of a loop that would run for
+// hours: the cell ends Interrupted.
+func TestTimeitInterrupt(t *testing.T) {
+	s := newSession(t, Options{Capture: CaptureGo})
+	s.Eval("n := 0", Discard{})
+	done := make(chan Result)
+	go func() { done <- s.Eval("%timeit -n 1000000000000 n++", Discard{}) }()
+	time.Sleep(200 * time.Millisecond)
+	s.Interrupt()
+	select {
+	case res := <-done:
+		if res.Err == nil || res.Err.Name != InterruptedName {
+			t.Fatalf("result %+v, want %s", res, InterruptedName)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("timeit not interrupted after 10 s")
+	}
+}
