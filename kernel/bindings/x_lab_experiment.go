@@ -85,6 +85,7 @@ func init() {
 			"RecallVerdicts":     ValueOf(experiment.RecallVerdicts),
 			"Register":           ValueOf(experiment.Register),
 			"ReplyNoise":         ValueOf(experiment.ReplyNoise),
+			"Rows":               ValueOf(experiment.Rows),
 			"Run":                ValueOf(experiment.Run),
 			"SegmentsChart":      ValueOf(experiment.SegmentsChart),
 			"Select":             ValueOf(experiment.Select),

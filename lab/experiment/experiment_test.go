@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/lab/measure"
+	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -164,5 +166,19 @@ func TestRunRecoversAndReports(t *testing.T) {
 	sum := Summary([]*Report{r, r2})
 	if !strings.Contains(sum, "E97  failed") || !strings.Contains(sum, "E96  not runnable") {
 		t.Errorf("Summary:\n%s", sum)
+	}
+}
+
+// TestRows checks that a notebook's measure.Result rows reach the verdicts
+// with every figure they read.
+func TestRows(t *testing.T) {
+	in := []measure.Result{{Label: "50", DistComps: 812, Measured: metrics.Measured{Queries: 100, K: 10, Recall: 0.93, MeanHits: 10, QPS: 4000}}}
+	got := Rows(in)
+	want := Measurement{Label: "50", Queries: 100, K: 10, Recall: 0.93, MeanHits: 10, QPS: 4000, DistComps: 812}
+	if len(got) != 1 || got[0].String() != want.String() {
+		t.Fatalf("Rows(%+v) = %+v, want %+v", in, got, want)
+	}
+	if got := Rows(nil); len(got) != 0 {
+		t.Errorf("Rows(nil) = %v, want none", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
@@ -30,6 +31,20 @@ type Measurement struct {
 	// Live is the real pgvector's answer to the same queries (nil without
 	// Env.PG, and for the other stores).
 	Live *LiveMeasurement
+}
+
+// Rows turns a notebook's measurements (lab/measure's verbs) into the rows
+// an experiment's Verdicts read: label, queries, topK, recall, latency, QPS,
+// hits and distances. Plan, Segments, Leaves and Live stay zero: they are
+// what the experiments' own Measure records for reproduce, and the
+// verdicts that read them take their rows from there.
+func Rows(rs []measure.Result) []Measurement {
+	ms := make([]Measurement, 0, len(rs))
+	for _, r := range rs {
+		ms = append(ms, Measurement{Label: r.Label, Queries: r.Queries, K: r.K, Recall: r.Recall,
+			Latency: r.Latency, QPS: r.QPS, MeanHits: r.MeanHits, DistComps: r.DistComps})
+	}
+	return ms
 }
 
 // String prints the measurement on one line.
