@@ -37,6 +37,7 @@ func init() {
 			"FilterMeta":         ValueOf(experiment.FilterMeta),
 			"FilterProfile":      ValueOf(experiment.FilterProfile),
 			"FilteredCollection": ValueOf(experiment.FilteredCollection),
+			"FilteredRows":       ValueOf(experiment.FilteredRows),
 			"FilteredTruth":      ValueOf(experiment.FilteredTruth),
 			"FmtFig":             ValueOf(experiment.FmtFig),
 			"HNSWCodes":          ValueOf(experiment.HNSWCodes),

@@ -47,6 +47,20 @@ func Rows(rs []measure.Result) []Measurement {
 	return ms
 }
 
+// FilteredRows is Rows for filtered measurements (lab/measure's verbs on
+// Queries.Where): the rows the filtered experiments' Verdicts read —
+// label, recall, mean hits, latency, distances, payload reads and the
+// plan. Matching, the per-query Hits and Live stay zero: the notebook
+// shows those in its own cells (Live: set it from MeasureLive).
+func FilteredRows(rs []measure.Result) []StrategyMeasurement {
+	ms := make([]StrategyMeasurement, 0, len(rs))
+	for _, r := range rs {
+		ms = append(ms, StrategyMeasurement{Label: r.Label, Recall: r.Recall, MeanHits: r.MeanHits, Latency: r.Latency,
+			DistComps: r.DistComps, PayloadChecks: r.PayloadReads, Plan: r.Plan})
+	}
+	return ms
+}
+
 // String prints the measurement on one line.
 func (m Measurement) String() string {
 	return fmt.Sprintf("%s: recall@%d %.3f, %v, %.0f QPS, mean hits %.1f, %.0f distances/query (%v)",

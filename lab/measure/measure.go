@@ -106,6 +106,7 @@ type Result struct {
 	Warmup int    // untimed queries before the timed pass
 	metrics.Measured
 	DistComps      float64 // mean distance computations per query
+	PayloadReads   float64 // mean stored payloads a filter decoded per query (0 where it reads payload indexes only)
 	BytesPerVector float64 // resident bytes per document: vectors, links, codes
 	Plan           string  // the query plan the store ran (profile.Plan), or the index's request
 }
@@ -118,6 +119,9 @@ func (r Result) String() string {
 	fmt.Fprintf(&b, "%s: %s %.3f, p50 %s, p95 %s, mean hits %.1f, %s distances/query, %s bytes/vector",
 		r.Label, metrics.RecallHeader(r.K), r.Recall, ms(r.Latency.P50), ms(r.Latency.P95), r.MeanHits,
 		grouped(r.DistComps), grouped(r.BytesPerVector))
+	if r.PayloadReads > 0 {
+		fmt.Fprintf(&b, ", %s payload reads/query", grouped(r.PayloadReads))
+	}
 	if r.Where != "" {
 		fmt.Fprintf(&b, ", where %s", r.Where)
 	}
@@ -201,14 +205,15 @@ func Store(s *profile.Store, q *Queries) (Result, error) {
 		return Result{}, err
 	}
 	var (
-		dist int
-		plan profile.Plan
-		path string // the first timed query's filtered path
+		dist, reads int
+		plan        profile.Plan
+		path        string // the first timed query's filtered path
 	)
 	m, err := q.loop().Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
-		res, st, how, err := search(q.Vectors.Row(i))
+		res, st, how, pr, err := search(q.Vectors.Row(i))
 		if pass == 0 {
 			dist += st.DistComps
+			reads += pr
 			plan = st.Plan
 			if path == "" {
 				path = how
@@ -223,7 +228,8 @@ func Store(s *profile.Store, q *Queries) (Result, error) {
 		plan = p.Plan(q.K, s.Dim())
 	}
 	r := Result{Label: p.Kind.String(), Where: q.Filter, Warmup: q.warmup(), Measured: m,
-		DistComps: float64(dist) / float64(q.Vectors.N), BytesPerVector: s.BytesPerVector(), Plan: plan.String()}
+		DistComps: float64(dist) / float64(q.Vectors.N), PayloadReads: float64(reads) / float64(q.Vectors.N),
+		BytesPerVector: s.BytesPerVector(), Plan: plan.String()}
 	if path != "" {
 		r.Plan += "; " + path + " (query 0)"
 	}
@@ -233,30 +239,42 @@ func Store(s *profile.Store, q *Queries) (Result, error) {
 // storeSearch returns how s answers one of the queries: its plain search,
 // or its filtered search for the queries' filter, with the path the
 // filtered search took (the strategy that ran, or Elasticsearch's
-// segments' paths).
-func (q *Queries) storeSearch(s *profile.Store) (func([]float32) ([]engine.Result, profile.QueryStats, string, error), error) {
+// segments' paths) and the stored payloads it read.
+func (q *Queries) storeSearch(s *profile.Store) (func([]float32) ([]engine.Result, profile.QueryStats, string, int, error), error) {
 	k := q.K
 	switch {
 	case q.filter == nil:
-		return func(v []float32) ([]engine.Result, profile.QueryStats, string, error) {
+		return func(v []float32) ([]engine.Result, profile.QueryStats, string, int, error) {
 			res, st, err := s.SearchStats(v, k)
-			return res, st, "", err
+			return res, st, "", 0, err
 		}, nil
 	case s.Profile().Kind == profile.Elasticsearch:
 		f, n := q.filter, uint64(q.ds.Base.N)
 		accept := func(key uint64) bool { return key < n && f.Allowed(engine.ID(key)) }
-		return func(v []float32) ([]engine.Result, profile.QueryStats, string, error) {
+		return func(v []float32) ([]engine.Result, profile.QueryStats, string, int, error) {
 			res, st, err := s.SearchFiltered(v, k, accept)
-			return res, st, "segments: " + st.Leaves.String(), err
+			return res, st, "segments: " + st.Leaves.String(), 0, err
 		}, nil
 	}
-	coll, err := s.Filtered(q.meta)
+	// The metadata as the store holds it (Qdrant's payload indexes,
+	// pgvector's unindexed json column), and the filter compiled on it.
+	meta, err := s.Profile().Payload(q.meta)
 	if err != nil {
 		return nil, err
 	}
-	return func(v []float32) ([]engine.Result, profile.QueryStats, string, error) {
-		res, st, err := s.SearchFilter(coll, v, k, q.filter)
-		return res, profile.QueryStats{DistComps: st.DistComps}, "filtered: " + st.Path.String(), err
+	f := q.filter
+	if meta != q.meta {
+		if f, err = meta.CompileString(q.Filter); err != nil {
+			return nil, fmt.Errorf("measure: Where(%q): %w", q.Filter, err)
+		}
+	}
+	coll, err := s.Filtered(meta)
+	if err != nil {
+		return nil, err
+	}
+	return func(v []float32) ([]engine.Result, profile.QueryStats, string, int, error) {
+		res, st, err := s.SearchFilter(coll, v, k, f)
+		return res, profile.QueryStats{DistComps: st.DistComps}, "filtered: " + st.Path.String(), st.PayloadChecks, err
 	}, nil
 }
 

@@ -20,7 +20,7 @@ func (p Profile) Describe(dim, k int) string {
 		fmt.Fprintf(&b, "pgvector %s\n", p.Version)
 		fmt.Fprintf(&b, "  CREATE INDEX ON items USING hnsw (embedding %s) WITH (m = %d, ef_construction = %d);\n", ops, p.M, p.EfConstruction)
 		fmt.Fprintf(&b, "  SHOW hnsw.ef_search;            %d\n", p.Ef)
-		fmt.Fprintf(&b, "  SHOW hnsw.iterative_scan;       off\n")
+		fmt.Fprintf(&b, "  SHOW hnsw.iterative_scan;       %s\n", p.IterativeScanSetting())
 		fmt.Fprintf(&b, "  SHOW hnsw.max_scan_tuples;      20000\n")
 		fmt.Fprintf(&b, "  -- layer 0: %d links per new element (2·m), keep pruned connections: %t\n", p.Degree0, p.KeepPruned)
 		fmt.Fprintf(&b, "  -- ORDER BY embedding <=> $1 LIMIT %d: one scan of ef_search = %d, LIMIT not passed to the index → at most %d rows\n", k, p.Ef, pl.Limit)
@@ -46,6 +46,11 @@ func (p Profile) Describe(dim, k int) string {
 		fmt.Fprintf(&b, "  -- search: %s, ef = max(ef, k) = %d; %d segment(s)\n", efSrc, pl.Ef, p.Segments)
 		fmt.Fprintf(&b, "  -- full_scan_threshold %d KB = %d vectors of %d B: a segment with fewer is searched exactly\n", p.FullScanThresholdKB, full, vecBytes)
 		fmt.Fprintf(&b, "  -- indexing_threshold %d KB per segment: a smaller segment gets no HNSW graph\n", p.IndexingThresholdKB)
+		if p.PayloadIndex == "" {
+			fmt.Fprintf(&b, "  -- payload_schema {}: no payload index (as Spring AI creates the collection): a filter reads each stored payload it checks\n")
+		} else {
+			fmt.Fprintf(&b, "  -- payload indexes on %s (PUT /collections/items/index per field): a filter on them reads the index\n", p.PayloadIndex)
+		}
 	case Elasticsearch:
 		sim := map[string]string{"cosine": "cosine", "dot": "dot_product", "l2": "l2_norm"}[p.Metric.String()]
 		typ := p.EffectiveType(dim)

@@ -48,3 +48,50 @@ func ExampleProfile_Build() {
 	// 10 <nil> 10
 	// 10 <nil> 200
 }
+
+// pgvector's hnsw.iterative_scan is a session setting: a view sets it
+// without rebuilding, and a mode PostgreSQL would refuse is refused.
+func ExampleStore_WithIterativeScan() {
+	ds, err := dataset.Generate(dataset.Config{N: 300, Queries: 1, Dim: 8, Clusters: 4, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pg, err := profile.Default(profile.PGVector).Build(ds.Base, profile.BuildOptions{Batch: 100})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer pg.Close()
+	relaxed := pg.WithIterativeScan("relaxed_order")
+	fmt.Println(relaxed.Profile().FilterStrategy())
+	fmt.Println(pg.WithIterativeScan("on").Err())
+	// Output:
+	// iterative-relaxed
+	// WithIterativeScan("on") on pgvector: hnsw.iterative_scan "on" is out of range, allowed off, relaxed_order, strict_order: PostgreSQL refuses it: "invalid value for parameter "hnsw.iterative_scan"" (Available values: off, relaxed_order, strict_order) (pgvector/pgvector v0.8.0 src/hnsw.c DefineCustomEnumVariable("hnsw.iterative_scan", …, hnsw_iterative_scan_options))
+}
+
+// Qdrant's payload indexes are part of the collection: the profile names
+// the indexed fields, and Payload gives the metadata as Qdrant holds it.
+func ExampleProfile_Payload() {
+	ds, err := dataset.Generate(dataset.Config{N: 300, Queries: 1, Dim: 8, Clusters: 4, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	meta, err := ds.Metadata()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	q := profile.Default(profile.Qdrant)
+	q.PayloadIndex = "category,year" // the article's keyword index on category, integer index on year
+	payload, err := q.Payload(meta)
+	fmt.Println(payload.Indexed("category"), payload.Indexed("year"), payload.Indexed("region"), err)
+	q.PayloadIndex = "colour"
+	_, err = q.Payload(meta)
+	fmt.Println(err)
+	// Output:
+	// true true false <nil>
+	// payload_index=colour on qdrant: payload_index colour is out of range, allowed field names of the payload, comma-separated: the points' payload has no field "colour" (it has category, year, region): each PUT /collections/{name}/index names one field_name of the points' payload (qdrant/qdrant v1.19 lib/collection/src/operations/types.rs CreateFieldIndex)
+}

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/filter"
@@ -12,7 +13,8 @@ import (
 
 // FilterStrategy is the filtered-search strategy the store applies on its
 // defaults: pgvector post-filters the ef_search rows its index scan yields
-// (hnsw.iterative_scan = off; pgvector/pgvector v0.8.0 README.md
+// (hnsw.iterative_scan = off, or the iterative scan the profile sets;
+// pgvector/pgvector v0.8.0 README.md
 // "Filtering", src/hnswscan.c), Redis follows its hybrid policy (ADHOC_BF or
 // BATCHES; RediSearch/RediSearch v2.10 src/hybrid_reader.c), Qdrant its
 // cardinality planner (qdrant/qdrant v1.19
@@ -22,6 +24,12 @@ import (
 func (p Profile) FilterStrategy() filtered.Strategy {
 	switch p.Kind {
 	case PGVector:
+		switch p.IterativeScan { // hnsw.iterative_scan (Profile.IterativeScan)
+		case "relaxed_order":
+			return filtered.IterativeRelaxed
+		case "strict_order":
+			return filtered.IterativeStrict
+		}
 		return filtered.PostFilter
 	case Redis:
 		return filtered.RedisHybrid
@@ -192,6 +200,60 @@ func (s *Store) Filtered(meta *filter.Store) (*filtered.Collection, error) {
 		}
 	}
 	return coll, nil
+}
+
+// Payload returns the documents' metadata meta (in key order) as the
+// store holds it, for [Store.Filtered]: Qdrant keeps each point's payload
+// with a payload index on exactly the fields of Profile.PayloadIndex
+// (none by default, as Spring AI creates the collection), each with the
+// field_schema of its values (keyword, integer); pgvector keeps it in a
+// json column with no index (Spring AI's PgVectorStore), which a filter
+// reads row by row; Redis and Elasticsearch get meta as given (their
+// declared, indexed fields). A payload_index field that is not in meta
+// is an error naming the fields there are.
+func (p Profile) Payload(meta *filter.Store) (*filter.Store, error) {
+	if meta == nil {
+		return nil, fmt.Errorf("profile: %s: Payload: no metadata: %w", p.Kind, engine.ErrInvalidArgument)
+	}
+	if p.Kind != Qdrant && p.Kind != PGVector {
+		return meta, nil
+	}
+	fields, e := payloadIndexFields(p.Kind, p.PayloadIndex)
+	if e != nil {
+		return nil, e
+	}
+	var names []string
+	for _, f := range meta.Schema().Fields {
+		names = append(names, f.Name)
+	}
+	for _, f := range fields {
+		if meta.Kind(f) == filter.KindNone {
+			e := payloadIndexRules[Qdrant].err("payload_index="+p.PayloadIndex, Qdrant, f)
+			e.Rule = fmt.Sprintf("the points' payload has no field %q (it has %s): %s", f, strings.Join(names, ", "), e.Rule)
+			return nil, e
+		}
+	}
+	st, err := filter.NewStore(filter.Schema{}) // schemaless, no index
+	if err != nil {
+		return nil, fmt.Errorf("profile: %s: %w", p.Kind, err)
+	}
+	docs := make([]filter.Doc, meta.Len())
+	for i := range docs {
+		pl, err := meta.Payload(engine.ID(i))
+		if err != nil {
+			return nil, fmt.Errorf("profile: %s: payload of document %d: %w", p.Kind, i, err)
+		}
+		docs[i] = filter.Doc{Key: meta.Key(engine.ID(i)), Meta: pl}
+	}
+	if _, err := st.Add(docs...); err != nil {
+		return nil, fmt.Errorf("profile: %s: %w", p.Kind, err)
+	}
+	for _, f := range fields {
+		if err := st.CreateIndex(f, meta.Kind(f)); err != nil {
+			return nil, fmt.Errorf("profile: %s: payload_index %s: %w", p.Kind, f, err)
+		}
+	}
+	return st, nil
 }
 
 // hasPayloadIndex reports whether any field of meta has a payload index.

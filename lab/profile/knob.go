@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/veclab/veclab/engine"
 )
@@ -180,4 +181,90 @@ func (k Kind) EfSetting() string {
 		return r.setting
 	}
 	return "ef"
+}
+
+// iterativeScanRules are the stores' rules for pgvector 0.8's
+// hnsw.iterative_scan (Profile.IterativeScan, [Store.WithIterativeScan]):
+// pgvector's alone; the other stores choose their filtered path
+// themselves.
+var iterativeScanRules = map[Kind]knobRule{
+	PGVector: {"hnsw.iterative_scan", "off, relaxed_order, strict_order",
+		`PostgreSQL refuses it: "invalid value for parameter "hnsw.iterative_scan"" (Available values: off, relaxed_order, strict_order)`,
+		"pgvector/pgvector v0.8.0 src/hnsw.c DefineCustomEnumVariable(\"hnsw.iterative_scan\", …, hnsw_iterative_scan_options)"},
+	Redis: {rule: "Redis has no iterative scan: its hybrid policy picks ADHOC_BF (exact over the matches) or BATCHES itself",
+		source: "RediSearch/RediSearch v2.10 src/hybrid_reader.c"},
+	Qdrant: {rule: "Qdrant has no iterative scan: its planner scores the matching points exactly or walks the graph over them",
+		source: "qdrant/qdrant v1.19 lib/segment/src/index/hnsw_index/hnsw.rs"},
+	Elasticsearch: {rule: "Elasticsearch has no iterative scan: a filtered kNN search filters inside the graph walk",
+		source: "apache/lucene 10.3 lucene/core/src/java/org/apache/lucene/search/AbstractKnnVectorQuery.java"},
+}
+
+// checkIterativeScan validates an hnsw.iterative_scan mode; call is how
+// it was given (WithIterativeScan("…") or iterative_scan=…).
+func checkIterativeScan(kind Kind, call, mode string) *KnobError {
+	r, ok := iterativeScanRules[kind]
+	if !ok {
+		return nil // an unknown kind is Validate's to report
+	}
+	if kind != PGVector {
+		return r.err(call, kind, mode)
+	}
+	switch mode {
+	case "off", "relaxed_order", "strict_order":
+		return nil
+	}
+	return r.err(call, kind, strconv.Quote(mode))
+}
+
+// payloadIndexRules are the stores' rules for Qdrant's payload indexes
+// (Profile.PayloadIndex): Qdrant's alone, as the article's stores are
+// set up by Spring AI.
+var payloadIndexRules = map[Kind]knobRule{
+	PGVector: {rule: "pgvector has no payload index: Spring AI's PgVectorStore keeps the metadata in a json column that the WHERE clause reads row by row",
+		source: "spring-projects/spring-ai PgVectorStore.java (metadata json); pgvector/pgvector v0.8.0 README.md \"Filtering\""},
+	Redis: {rule: "Redis has no payload index to add: the fields a filter may use are declared in the index schema (FT.CREATE … SCHEMA), see E09",
+		source: "RediSearch/RediSearch v2.10 docs \"FT.CREATE\""},
+	Qdrant: {"payload_index", "field names of the payload, comma-separated",
+		"each PUT /collections/{name}/index names one field_name of the points' payload",
+		"qdrant/qdrant v1.19 lib/collection/src/operations/types.rs CreateFieldIndex"},
+	Elasticsearch: {rule: "Elasticsearch has no payload index to add: every mapped field is indexed",
+		source: "elastic/elasticsearch 9.x docs \"Mapping\""},
+}
+
+// payloadIndexFields splits a payload_index list into its field names
+// (a repeated name once: Qdrant answers a second create_payload_index on
+// a field as done).
+func payloadIndexFields(kind Kind, list string) ([]string, *KnobError) {
+	call := "payload_index=" + list
+	r, ok := payloadIndexRules[kind]
+	if !ok || list == "" {
+		return nil, nil
+	}
+	if kind != Qdrant {
+		return nil, r.err(call, kind, list)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			e := r.err(call, kind, strconv.Quote(list))
+			e.Rule = "a field_name must not be empty: " + e.Rule
+			return nil, e
+		}
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// IterativeScanSetting is pgvector's hnsw.iterative_scan as the store
+// would SHOW it: the profile's value, "off" when unset.
+func (p Profile) IterativeScanSetting() string {
+	if p.IterativeScan == "" {
+		return "off"
+	}
+	return p.IterativeScan
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/filter"
+	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/lab/dataset"
 )
 
@@ -40,6 +42,8 @@ func TestKnobErrors(t *testing.T) {
 	ef := func(v int) func(*Store) *Store { return func(s *Store) *Store { return s.WithEf(v) } }
 	os := func(v float64) func(*Store) *Store { return func(s *Store) *Store { return s.WithOversample(v) } }
 	noOversample := func(call string, v float64) knob { return knob{call, os(v), "", "", 0} }
+	scan := func(m string) func(*Store) *Store { return func(s *Store) *Store { return s.WithIterativeScan(m) } }
+	noScan := func(m string) knob { return knob{fmt.Sprintf("WithIterativeScan(%q)", m), scan(m), "", "", 0} }
 	same := func(s *Store) *Store { return s }
 	badK := func(kk int, allowed, setting string) knob {
 		return knob{fmt.Sprintf("Search(q, %d)", kk), same, allowed, setting, kk}
@@ -57,13 +61,16 @@ func TestKnobErrors(t *testing.T) {
 			noOversample("WithOversample(3)", 3),
 			noOversample("WithOversample(0)", 0),
 			badK(0, "≥ 1", "LIMIT"), badK(-1, "≥ 1", "LIMIT"),
-		}, []func(*Store) *Store{ef(1), ef(1000)}},
+			{`WithIterativeScan("on")`, scan("on"), "off, relaxed_order, strict_order", "hnsw.iterative_scan", 0},
+			{`WithIterativeScan("")`, scan(""), "off, relaxed_order, strict_order", "hnsw.iterative_scan", 0},
+		}, []func(*Store) *Store{ef(1), ef(1000), scan("off"), scan("relaxed_order"), scan("strict_order")}},
 		{Redis, []knob{
 			{"WithEf(-3)", ef(-3), "≥ 1", "EF_RUNTIME", 0},
 			{"WithEf(0)", ef(0), "≥ 1", "EF_RUNTIME", 0},
 			noOversample("WithOversample(0.5)", 0.5),
 			noOversample("WithOversample(2)", 2),
 			badK(0, "≥ 1", "KNN k"),
+			noScan("relaxed_order"),
 		}, []func(*Store) *Store{ef(1), ef(50), ef(100000)}},
 		{Qdrant, []knob{
 			{"WithEf(-3)", ef(-3), "≥ 1", "hnsw_ef", 0},
@@ -71,6 +78,7 @@ func TestKnobErrors(t *testing.T) {
 			noOversample("WithOversample(0.5)", 0.5),
 			noOversample("WithOversample(-1)", -1),
 			badK(0, "≥ 1", "limit"),
+			noScan("off"),
 		}, []func(*Store) *Store{ef(1), ef(64)}},
 		{Elasticsearch, []knob{
 			{"WithEf(-3)", ef(-3), "k…10000", "num_candidates", 0},
@@ -82,6 +90,7 @@ func TestKnobErrors(t *testing.T) {
 			{"WithOversample(0.999)", os(0.999), "0 (none) or ≥ 1", "oversample", 0},
 			{"WithOversample(+Inf)", os(inf), "0 (none) or ≥ 1", "oversample", 0},
 			badK(0, "1…10000", "k"), badK(10001, "1…10000", "k"),
+			noScan("strict_order"),
 		}, []func(*Store) *Store{ef(10), ef(10000), os(0), os(1), os(3)}},
 	}
 	for _, tc := range tests {
@@ -195,5 +204,85 @@ func TestKnobErrorFromProfile(t *testing.T) {
 	}
 	if _, err := s.Search(ds.Queries.Row(0), 5); err != nil {
 		t.Errorf("k = num_candidates: %v", err)
+	}
+}
+
+// TestPayloadIndex covers Qdrant's payload indexes (Profile.PayloadIndex):
+// the fields Payload indexes, the lists Validate refuses with the
+// store's rule, and the stores that have none.
+func TestPayloadIndex(t *testing.T) {
+	ds, err := dataset.Generate(dataset.Config{N: 200, Dim: 8, Queries: 1, Clusters: 4, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := ds.Metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		kind    Kind
+		list    string
+		indexed []string // fields Payload indexes
+		bad     string   // in Validate's or Payload's error; "" for none
+	}{
+		{Qdrant, "", nil, ""},
+		{Qdrant, "category,year", []string{"category", "year"}, ""},
+		{Qdrant, " region , region", []string{"region"}, ""},
+		{Qdrant, "category,,year", nil, "a field_name must not be empty"},
+		{Qdrant, "colour", nil, `no field "colour" (it has category, year, region)`},
+		{PGVector, "", nil, ""},
+		{PGVector, "category", nil, "pgvector has no payload index"},
+		{Redis, "year", nil, "declared in the index schema"},
+		{Elasticsearch, "year", nil, "every mapped field is indexed"},
+	}
+	for _, tc := range tests {
+		p := Default(tc.kind)
+		p.PayloadIndex = tc.list
+		err := p.Validate()
+		var st *filter.Store
+		if err == nil {
+			st, err = p.Payload(meta)
+		}
+		if tc.bad != "" {
+			var ke *KnobError
+			if err == nil || !strings.Contains(err.Error(), tc.bad) || !errors.As(err, &ke) || !errors.Is(err, engine.ErrInvalidArgument) {
+				t.Errorf("%s payload_index=%q: error %v, want a *KnobError with %q", tc.kind, tc.list, err, tc.bad)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s payload_index=%q: %v", tc.kind, tc.list, err)
+			continue
+		}
+		if tc.kind == Redis || tc.kind == Elasticsearch {
+			continue
+		}
+		for _, f := range []string{"category", "year", "region"} {
+			want := false
+			for _, g := range tc.indexed {
+				want = want || g == f
+			}
+			if st.Indexed(f) != want {
+				t.Errorf("%s payload_index=%q: field %s indexed %t, want %t", tc.kind, tc.list, f, st.Indexed(f), want)
+			}
+		}
+		a, _ := meta.CompileString(dataset.ArticleWhere)
+		b, err := st.CompileString(dataset.ArticleWhere)
+		if err != nil || len(a.IDs()) != len(b.IDs()) {
+			t.Errorf("%s payload_index=%q: the filter matches %d documents, want %d (%v)", tc.kind, tc.list, len(b.IDs()), len(a.IDs()), err)
+		}
+		q, err := Parse(p.String())
+		if want := strings.Join(tc.indexed, ","); err != nil || q.PayloadIndex != want {
+			t.Errorf("%s: Parse(String()) payload_index %q, want %q (%v)", tc.kind, q.PayloadIndex, want, err)
+		}
+	}
+	p := Default(PGVector)
+	p.IterativeScan = "relaxed_order"
+	if q, err := Parse(p.String()); err != nil || q.IterativeScan != "relaxed_order" || q.FilterStrategy() != filtered.IterativeRelaxed {
+		t.Errorf("Parse(%q): iterative_scan %q, strategy %v (%v)", p.String(), q.IterativeScan, q.FilterStrategy(), err)
+	}
+	p.IterativeScan = "sometimes"
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "hnsw.iterative_scan") {
+		t.Errorf("iterative_scan=sometimes: Validate answered %v", err)
 	}
 }

@@ -116,6 +116,15 @@ type Profile struct {
 	// scan costs less (see PgvectorPlan) — how pgvector's documentation
 	// has one test the index on a small table.
 	SeqScanOff bool
+	// IterativeScan is pgvector 0.8's session setting hnsw.iterative_scan:
+	// "off" (the default; "" reads as off) post-filters the ef_search rows
+	// of one index scan; "relaxed_order" and "strict_order" continue the
+	// scan in batches of ef_search rows until LIMIT rows pass the filter
+	// or hnsw.max_scan_tuples (20,000) tuples were visited
+	// (pgvector/pgvector v0.8.0 src/hnsw.c hnsw_iterative_scan_options,
+	// src/hnswscan.c; README.md "Iterative Index Scans"). pgvector only;
+	// a view sets it with [Store.WithIterativeScan].
+	IterativeScan string
 
 	// Qdrant.
 	FullScanThresholdKB int // below this many KB of vectors a segment is searched exactly (10000)
@@ -128,6 +137,17 @@ type Profile struct {
 	// (Qdrant's default); a negative value builds none (Qdrant's
 	// payload_m: 0).
 	PayloadM int
+	// PayloadIndex lists the payload fields with a payload index,
+	// comma-separated ("category,year"): one PUT /collections/{name}/index
+	// per field_name, its field_schema (keyword, integer) the kind of the
+	// field's values (qdrant/qdrant v1.19 lib/collection/src/operations/
+	// types.rs CreateFieldIndex; docs concepts/indexing "Payload Index").
+	// "" is none, as Spring AI's QdrantVectorStore creates the collection:
+	// a filter then reads every stored payload it checks and the planner
+	// samples them to estimate the filter's cardinality. An indexed field
+	// also gets Qdrant's payload-block links (PayloadM). Qdrant only; the
+	// fields must be in the documents' payload ([Profile.Payload]).
+	PayloadIndex string
 	// Segments is the number of segments, each with its own graph (or
 	// plain rows), searched one by one and merged. Qdrant:
 	// default_segment_number resolved, clamp(CPUs/2, 2, 8) → 2 on the
@@ -366,6 +386,16 @@ func (p Profile) Validate() error {
 	case p.Kind != Elasticsearch && p.EarlyTermination != "":
 		bad("hnsw_enable_early_termination is an Elasticsearch setting, got %q for %v", p.EarlyTermination, p.Kind)
 	}
+	if p.IterativeScan != "" {
+		if e := checkIterativeScan(p.Kind, "iterative_scan="+p.IterativeScan, p.IterativeScan); e != nil {
+			errs = append(errs, fmt.Errorf("profile: %w", e))
+		}
+	}
+	if p.PayloadIndex != "" {
+		if _, e := payloadIndexFields(p.Kind, p.PayloadIndex); e != nil {
+			errs = append(errs, fmt.Errorf("profile: %w", e))
+		}
+	}
 	if p.Workers < 1 {
 		bad("workers must be positive, got %d", p.Workers)
 	}
@@ -491,8 +521,18 @@ func (p Profile) String() string {
 	if p.Kind == PGVector || p.SeqScanOff {
 		fmt.Fprintf(&b, " enable_seqscan=%s", map[bool]string{false: "on", true: "off"}[p.SeqScanOff])
 	}
+	if p.IterativeScan != "" {
+		fmt.Fprintf(&b, " iterative_scan=%s", p.IterativeScan)
+	}
 	if p.Kind == Qdrant || p.PayloadM != 0 {
 		fmt.Fprintf(&b, " payload_m=%d", p.PayloadM)
+	}
+	if p.PayloadIndex != "" {
+		list := strings.ReplaceAll(p.PayloadIndex, " ", "") // one field per name, as Parse reads it
+		if fs, e := payloadIndexFields(p.Kind, p.PayloadIndex); e == nil {
+			list = strings.Join(fs, ",")
+		}
+		fmt.Fprintf(&b, " payload_index=%s", list)
 	}
 	fmt.Fprintf(&b, " segments=%d", p.Segments)
 	if p.Kind == Elasticsearch {
@@ -548,6 +588,10 @@ func Parse(s string) (Profile, error) {
 			atoi(&p.IndexingThresholdKB)
 		case "payload_m":
 			atoi(&p.PayloadM)
+		case "payload_index":
+			p.PayloadIndex = v
+		case "iterative_scan", "hnsw.iterative_scan":
+			p.IterativeScan = strings.ToLower(v)
 		case "enable_seqscan":
 			switch strings.ToLower(v) {
 			case "on", "true":

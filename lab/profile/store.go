@@ -335,6 +335,28 @@ func (s *Store) WithEf(ef int) *Store {
 	return &v
 }
 
+// WithIterativeScan returns a view with pgvector 0.8's
+// hnsw.iterative_scan set, as SET hnsw.iterative_scan = mode sets it for
+// a session: "off" (the default: one index scan of ef_search rows, the
+// filter afterwards), "relaxed_order" or "strict_order" (the scan goes
+// on in batches until LIMIT rows pass the filter; see
+// Profile.IterativeScan). A filtered search on the view ([Store.SearchFilter],
+// measure.Store with Queries.Where) runs that scan where PostgreSQL's
+// planner keeps the index. The other stores have no such setting;
+// a bad mode makes a view whose verbs all answer a [KnobError].
+func (s *Store) WithIterativeScan(mode string) *Store {
+	v := *s
+	if v.err != nil {
+		return &v
+	}
+	if e := checkIterativeScan(s.c.p.Kind, fmt.Sprintf("WithIterativeScan(%q)", mode), mode); e != nil {
+		v.err = e
+		return &v
+	}
+	v.p.IterativeScan = mode
+	return &v
+}
+
 // WithOversample returns a view with Elasticsearch's oversample of a
 // quantized search set: the x·k best candidates by their codes are
 // re-ranked with float32 vectors (rescore_vector.oversample); 0 turns it
