@@ -56,6 +56,7 @@ func init() {
 			"MeasureDisk":        ValueOf(experiment.MeasureDisk),
 			"MeasureFiltered":    ValueOf(experiment.MeasureFiltered),
 			"MeasureLive":        ValueOf(experiment.MeasureLive),
+			"MeasureLiveStore":   ValueOf(experiment.MeasureLiveStore),
 			"MeasureProfile":     ValueOf(experiment.MeasureProfile),
 			"MeasureSegments":    ValueOf(experiment.MeasureSegments),
 			"MeasureSelectivity": ValueOf(experiment.MeasureSelectivity),

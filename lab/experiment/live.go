@@ -9,6 +9,7 @@ import (
 	"github.com/veclab/veclab/engine/flat"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/pglive"
+	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -89,6 +90,21 @@ func (m LiveMeasurement) P50ms() float64 { return Ms(m.Latency.P50) }
 // String prints the measurement on one line.
 func (m LiveMeasurement) String() string {
 	return fmt.Sprintf("%s (real pgvector): recall %.3f, mean hits %.1f, p50 %.2f ms, %s: %v", m.Label, m.Recall, m.MeanHits, m.P50ms(), m.PlanName(), m.Plan)
+}
+
+// MeasureLiveStore is MeasureLive under the session settings of a pgvector
+// store or view (hnsw.ef_search, hnsw.iterative_scan, enable_seqscan from
+// s.Profile()): the real server answers the queries a notebook measured on
+// s, under the same settings.
+func MeasureLiveStore(env *Env, s *profile.Store, filterText, label string) (LiveMeasurement, error) {
+	if s == nil || s.Profile().Kind != profile.PGVector {
+		return LiveMeasurement{Label: label}, fmt.Errorf("experiment: MeasureLiveStore: the real server is a pgvector, so a pgvector store is needed: %w", ErrBadArgument)
+	}
+	if err := s.Err(); err != nil {
+		return LiveMeasurement{Label: label}, err
+	}
+	p := s.Profile()
+	return MeasureLive(env, filterText, pglive.Settings{EfSearch: p.Ef, IterativeScan: p.IterativeScanSetting(), SeqScanOff: p.SeqScanOff}, label)
 }
 
 // measureLive runs the environment's queries (Scale.Warmup of them first,
