@@ -182,3 +182,20 @@ func TestRows(t *testing.T) {
 		t.Errorf("Rows(nil) = %v, want none", got)
 	}
 }
+
+// TestFilteredRows checks that a notebook's filtered rows reach the
+// filtered verdicts with the figures they read (label, recall, hits,
+// payload reads, plan) and that those verdicts judge them.
+func TestFilteredRows(t *testing.T) {
+	in := []measure.Result{{Label: "40 off", DistComps: 650, PayloadReads: 30000, Plan: "k=10 ef=40; filtered: postfilter (query 0)",
+		Measured: metrics.Measured{Queries: 100, K: 10, Recall: 0.186, MeanHits: 2.1}}}
+	got := FilteredRows(in)
+	want := StrategyMeasurement{Label: "40 off", Recall: 0.186, MeanHits: 2.1, DistComps: 650, PayloadChecks: 30000, Plan: in[0].Plan}
+	if len(got) != 1 || got[0].Label != want.Label || got[0].Recall != want.Recall || got[0].MeanHits != want.MeanHits ||
+		got[0].DistComps != want.DistComps || got[0].PayloadChecks != want.PayloadChecks || got[0].Plan != want.Plan {
+		t.Fatalf("FilteredRows(%+v) = %+v, want %+v", in, got, want)
+	}
+	if got := FilteredRows(nil); len(got) != 0 {
+		t.Errorf("FilteredRows(nil) = %v, want none", got)
+	}
+}

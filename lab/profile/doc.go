@@ -60,6 +60,10 @@
 //	Profile.FullScanThresholdKB  —                     —                        full_scan_threshold_kb      —                                     filtered.Params.FullScanThreshold (vectors)
 //	Profile.IndexingThresholdKB  —                     —                        indexing_threshold_kb       —                                     segment.Config.IndexingThreshold (vectors)
 //	Profile.PayloadM             —                     —                        payload_m                   —                                     filtered.PayloadLinksConfig.PayloadM
+//	Profile.PayloadIndex         —                     —                        create_payload_index        —                                     filter.Store.CreateIndex (Profile.Payload)
+//	                                                                            field_name (none)
+//	Profile.IterativeScan        hnsw.iterative_scan   —                        —                           —                                     filtered.Request.Strategy
+//	→ Store.WithIterativeScan    (off)                                                                                                            (IterativeRelaxed, IterativeStrict)
 //	Profile.Segments             1                     1                        default_segment_number      segments left by refresh and merges   segment.Config.Heads / ForceMerge
 //	Profile.Type                 —                     —                        —                           index_options.type                    segment.Config.Encoding
 //	Profile.RefreshInterval      —                     —                        —                           index.refresh_interval                segment.Collection.Refresh
