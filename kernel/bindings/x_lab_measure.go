@@ -16,20 +16,25 @@ func init() {
 			"Beside":          ValueOf(measure.Beside),
 			"DefaultWarmup":   ValueOf(measure.DefaultWarmup),
 			"Exact":           ValueOf(measure.Exact),
+			"Footprint":       ValueOf(measure.Footprint),
 			"Index":           ValueOf(measure.Index),
 			"Measures":        ValueOf(&measure.Measures).Elem(),
+			"Rescored":        ValueOf(measure.Rescored),
 			"Store":           ValueOf(measure.Store),
 			"SweepEf":         ValueOf(measure.SweepEf),
 			"SweepOversample": ValueOf(measure.SweepOversample),
 			"Table":           ValueOf(measure.Table),
 		}, Types: map[string]Type{
-			"Figure":  TypeOf((*measure.Figure)(nil)).Elem(),
-			"Queries": TypeOf((*measure.Queries)(nil)).Elem(),
-			"Result":  TypeOf((*measure.Result)(nil)).Elem(),
+			"Figure":    TypeOf((*measure.Figure)(nil)).Elem(),
+			"Queries":   TypeOf((*measure.Queries)(nil)).Elem(),
+			"Rescoring": TypeOf((*measure.Rescoring)(nil)).Elem(),
+			"Result":    TypeOf((*measure.Result)(nil)).Elem(),
+			"Sizes":     TypeOf((*measure.Sizes)(nil)).Elem(),
 		}, Untypeds: map[string]string{
 			"DefaultWarmup": "int:20",
 		}, Wrappers: map[string][]string{
-			"Result": []string{"RecallCaption"},
+			"Rescoring": []string{"RecallCaption", "Value"},
+			"Result":    []string{"RecallCaption"},
 		},
 	}
 }

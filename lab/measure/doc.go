@@ -22,6 +22,13 @@
 //     ([metrics.RecallDefinition]): a [Result].
 //   - [SweepEf] and [SweepOversample]: one Result per setting of a knob, on
 //     one built store (query-time knobs need no rebuild).
+//   - [Rescored]: the same loop on a graph walked with its codes whose
+//     ⌈oversample·k⌉ candidates are rescored from a vector file
+//     (engine/rescore over engine/store), warm or evicted before every query:
+//     a [Rescoring], with the reads, device reads and pages per query.
+//   - [Footprint]: what a built store holds, measured from the lab's
+//     structures (vectors, links, codes) and the metadata's (stored fields,
+//     payload indexes): [Sizes], with the resident bytes per vector.
 //   - [Beside]: a [table.Table] with the article's figure in one column and
 //     the lab's beside it, row by row; chart.Compare draws it.
 //

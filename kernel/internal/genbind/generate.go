@@ -42,6 +42,7 @@ var DefaultPackages = []string{
 	Module + "/engine/filtered",
 	Module + "/engine/rescore",
 	Module + "/engine/store",
+	Module + "/engine/vfs",
 	Module + "/lab/dataset",
 	Module + "/lab/bench",
 	Module + "/lab/metrics",
@@ -81,6 +82,7 @@ var DefaultPackages = []string{
 	Module + "/lab/chart",
 	Module + "/lab/picture",
 	Module + "/lab/quantizers",
+	Module + "/lab/scratch",
 	Module + "/kernel/display",
 	Module + "/kernel/widget",
 }
