@@ -43,6 +43,7 @@ var DefaultPackages = []string{
 	Module + "/engine/rescore",
 	Module + "/engine/store",
 	Module + "/lab/dataset",
+	Module + "/lab/dataset/bulk",
 	Module + "/lab/bench",
 	Module + "/lab/metrics",
 	Module + "/lab/measure",

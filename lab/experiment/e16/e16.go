@@ -66,7 +66,7 @@ func Measure(env *experiment.Env, counts []int, k, ef int) ([]experiment.Segment
 	if err != nil {
 		return nil, err
 	}
-	s, err := env.Fill(articleProfile()).Open(ds.Base.Dim)
+	s, err := env.Fill(articleProfile(counts[0])).Open(ds.Base.Dim)
 	if err != nil {
 		return nil, err
 	}
@@ -105,11 +105,11 @@ func Measure(env *experiment.Env, counts []int, k, ef int) ([]experiment.Segment
 // (8.13, Lucene 9.10: every segment searched for the whole num_candidates,
 // no early termination), float32 HNSW segments (index_options.type hnsw,
 // so the segment count is the only thing that changes), refreshed by hand
-// (no periodic refresh during the load).
-func articleProfile() profile.Profile {
+// (no periodic refresh during the load), keeping every refresh's segment.
+func articleProfile(segments int) profile.Profile {
 	p := profile.Default(profile.Elasticsearch)
 	p.Version, p.Type, p.EarlyTermination = "8.13", profile.HNSWType, "false"
-	p.RefreshInterval = time.Hour
+	p.RefreshInterval, p.Segments = time.Hour, segments
 	return p
 }
 
