@@ -44,6 +44,7 @@ var DefaultPackages = []string{
 	Module + "/engine/store",
 	Module + "/engine/vfs",
 	Module + "/lab/dataset",
+	Module + "/lab/dataset/bulk",
 	Module + "/lab/bench",
 	Module + "/lab/metrics",
 	Module + "/lab/measure",
