@@ -81,6 +81,7 @@ var DefaultPackages = []string{
 	Module + "/lab/chart",
 	Module + "/lab/picture",
 	Module + "/lab/quantizers",
+	Module + "/lab/scratch",
 	Module + "/kernel/display",
 	Module + "/kernel/widget",
 }
