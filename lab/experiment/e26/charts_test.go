@@ -23,7 +23,7 @@ func TestAndList(t *testing.T) {
 // TestE26StorageChart checks that each storage's bars are its designs'
 // best points (highest recall, e26Best) and that the title names the
 // simulated devices only.
-func TestE26storageChart(t *testing.T) {
+func TestE26StorageChart(t *testing.T) {
 	runs := []StorageRun{
 		{Storage: "local", IVF: []experiment.DiskPoint{{Recall: 0.5, QPS: 900}, {Recall: 0.7, QPS: 400}}, HNSW: []experiment.DiskPoint{{Recall: 0.6, QPS: 100}}},
 		{Storage: "gp3", IVF: []experiment.DiskPoint{{Recall: 0.7, QPS: 30}}, HNSW: []experiment.DiskPoint{{Recall: 0.4, QPS: 20}, {Recall: 0.6, QPS: 10}}},
