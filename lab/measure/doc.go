@@ -31,6 +31,13 @@
 //     payload indexes): [Sizes], with the resident bytes per vector.
 //   - [Beside]: a [table.Table] with the article's figure in one column and
 //     the lab's beside it, row by row; chart.Compare draws it.
+//   - [Disk], for an index whose originals are on disk (ondisk.go): a
+//     search ([IVFDisk], [HNSWDisk]) rescoring from a vector file, measured
+//     warm (median of [DiskRepeats] passes) or cold ([Evict] before every
+//     query), with the reads and pages the device served: a [DiskResult];
+//     [SweepVisit] and [SweepEfDisk] sweep each index's query-time knob,
+//     [Queries.First] keeps fewer queries for a simulated device, and
+//     [DiskTable] tabulates the results.
 //
 // # Why a package of its own
 //
