@@ -16,6 +16,7 @@ func init() {
 			"Beside":          ValueOf(measure.Beside),
 			"DefaultWarmup":   ValueOf(measure.DefaultWarmup),
 			"Exact":           ValueOf(measure.Exact),
+			"ExactParents":    ValueOf(measure.ExactParents),
 			"Index":           ValueOf(measure.Index),
 			"Measures":        ValueOf(&measure.Measures).Elem(),
 			"Store":           ValueOf(measure.Store),
