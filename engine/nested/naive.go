@@ -77,3 +77,12 @@ func (n Naive) Query(q []float32, r engine.Request) ([]engine.Result, engine.Sea
 	}
 	return res, st, nil
 }
+
+// BytesPerVector is the index's ([Index.BytesPerVector]): the naive plan
+// searches the same passages.
+func (n Naive) BytesPerVector() float64 {
+	if n.X == nil {
+		return 0
+	}
+	return n.X.BytesPerVector()
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
 )
 
 // TestNaiveView: the Naive view answers what SearchNaive answers (parent
@@ -50,8 +51,12 @@ func TestNaiveView(t *testing.T) {
 			}
 		})
 	}
-	if n := (Naive{X: x}); n.Len() != x.Len() || n.Dim() != x.Dim() {
-		t.Errorf("Naive Len/Dim %d/%d, index %d/%d", n.Len(), n.Dim(), x.Len(), x.Dim())
+	if n := (Naive{X: x}); n.Len() != x.Len() || n.Dim() != x.Dim() || n.BytesPerVector() != x.BytesPerVector() {
+		t.Errorf("Naive Len/Dim/bytes %d/%d/%v, index %d/%d/%v", n.Len(), n.Dim(), n.BytesPerVector(), x.Len(), x.Dim(), x.BytesPerVector())
+	}
+	// 32 dimensions of float32, a 4-byte parent id, and the graph's links.
+	if b, links := x.BytesPerVector(), x.graph.(*hnsw.Index).GraphBytesPerVector(); b != 4*32+4+links || links <= 0 {
+		t.Errorf("BytesPerVector %v, want 4·32 + 4 + %v of links", b, links)
 	}
 	for _, tc := range []struct {
 		name string
