@@ -14,6 +14,7 @@ func init() {
 		Name: "measure",
 		Binds: map[string]Value{
 			"Beside":          ValueOf(measure.Beside),
+			"BesideCodes":     ValueOf(measure.BesideCodes),
 			"DefaultWarmup":   ValueOf(measure.DefaultWarmup),
 			"Exact":           ValueOf(measure.Exact),
 			"ExactParents":    ValueOf(measure.ExactParents),
@@ -22,6 +23,7 @@ func init() {
 			"Store":           ValueOf(measure.Store),
 			"SweepEf":         ValueOf(measure.SweepEf),
 			"SweepOversample": ValueOf(measure.SweepOversample),
+			"SweepRescore":    ValueOf(measure.SweepRescore),
 			"Table":           ValueOf(measure.Table),
 		}, Types: map[string]Type{
 			"Figure":  TypeOf((*measure.Figure)(nil)).Elem(),
