@@ -14,12 +14,14 @@ func init() {
 		Name: "measure",
 		Binds: map[string]Value{
 			"Beside":          ValueOf(measure.Beside),
+			"BesideCodes":     ValueOf(measure.BesideCodes),
 			"DefaultWarmup":   ValueOf(measure.DefaultWarmup),
 			"Disk":            ValueOf(measure.Disk),
 			"DiskRepeats":     ValueOf(measure.DiskRepeats),
 			"DiskTable":       ValueOf(measure.DiskTable),
 			"Evict":           ValueOf(measure.Evict),
 			"Exact":           ValueOf(measure.Exact),
+			"ExactParents":    ValueOf(measure.ExactParents),
 			"Footprint":       ValueOf(measure.Footprint),
 			"HNSWDisk":        ValueOf(measure.HNSWDisk),
 			"IVFDisk":         ValueOf(measure.IVFDisk),
@@ -30,6 +32,7 @@ func init() {
 			"SweepEf":         ValueOf(measure.SweepEf),
 			"SweepEfDisk":     ValueOf(measure.SweepEfDisk),
 			"SweepOversample": ValueOf(measure.SweepOversample),
+			"SweepRescore":    ValueOf(measure.SweepRescore),
 			"SweepVisit":      ValueOf(measure.SweepVisit),
 			"Table":           ValueOf(measure.Table),
 		}, Types: map[string]Type{

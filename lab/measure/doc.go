@@ -38,6 +38,13 @@
 //     [SweepVisit] and [SweepEfDisk] sweep each index's query-time knob,
 //     [Queries.First] keeps fewer queries for a simulated device, and
 //     [DiskTable] tabulates the results.
+//   - [SweepRescore] and [BesideCodes]: an index of codes (a quant.Store)
+//     searched for ⌈o·k⌉ candidates and rescored from the float32 vectors,
+//     once per oversample, and the quantizers tabulated with the articles'
+//     compression beside the lab's (E22–E24).
+//   - [ExactParents]: the exact k nearest documents of a nested index
+//     (passages of one document, E25), so that [Index] on it, or on its
+//     nested.Naive view, measures parent recall.
 //
 // # Why a package of its own
 //

@@ -35,6 +35,7 @@ var DefaultPackages = []string{
 	Module + "/engine/vec",
 	Module + "/engine/flat",
 	Module + "/engine/hnsw",
+	Module + "/engine/nested",
 	Module + "/engine/segment",
 	Module + "/engine/quant",
 	Module + "/engine/ivf",
