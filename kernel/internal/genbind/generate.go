@@ -81,6 +81,7 @@ var DefaultPackages = []string{
 	Module + "/lab/chart",
 	Module + "/lab/picture",
 	Module + "/lab/quantizers",
+	Module + "/lab/exercise",
 	Module + "/kernel/display",
 	Module + "/kernel/widget",
 }
