@@ -5,23 +5,36 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/veclab/veclab/engine/ivf"
 	"github.com/veclab/veclab/lab/experiment"
 )
 
 var (
 	smallOnce sync.Once
 	smallEnv  *experiment.Env
+	smallIVF  *ivf.Index
 	smallErr  error
 )
 
-// small is one small-scale environment per test binary.
-func small(t *testing.T) *experiment.Env {
+// small is one small-scale environment per test binary, and an IVF index
+// over its data as notebook 00d builds it.
+func small(t *testing.T) (*experiment.Env, *ivf.Index) {
 	t.Helper()
-	smallOnce.Do(func() { smallEnv, smallErr = experiment.NewEnv(experiment.Small, 1) })
+	smallOnce.Do(func() {
+		if smallEnv, smallErr = experiment.NewEnv(experiment.Small, 1); smallErr != nil {
+			return
+		}
+		ds, err := smallEnv.Dataset()
+		if err != nil {
+			smallErr = err
+			return
+		}
+		smallIVF, smallErr = ivf.Build(ds.Base, ivf.Config{Metric: smallEnv.Metric(), Seed: 1})
+	})
 	if smallErr != nil {
 		t.Fatal(smallErr)
 	}
-	return smallEnv
+	return smallEnv, smallIVF
 }
 
 // TestSolutionsAndWrongAnswers feeds every exercise its solution, which
@@ -67,6 +80,9 @@ func TestBadAnswers(t *testing.T) {
 		{"int for a func", RecallFunc(), 1, "func([]engine.Result, []engine.ID) float64"},
 		{"panicking func", LayerSizes(), func(n, m, level int) float64 { panic("boom") }, "panicked: boom"},
 		{"nil env", RescoreOversample(nil), 3, "needs the notebook's environment"},
+		{"nil index", NprobeForRecall(nil, nil), 3, "needs the notebook's environment and IVF index"},
+		{"nprobe 0", SmallestNprobe(), 0, "from 1 to all 8 lists"},
+		{"wrong func type", ProbeFunc(), func(q []float32) []int { return nil }, "func(centroids *vec.Matrix"},
 		{"oversample 0", RescoreOversample(nil), 0, "from 1"},
 		{"zero exercise", &Exercise{}, 1, "constructor"},
 	} {
