@@ -13,10 +13,12 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/exercise"] = Package{
 		Name: "exercise",
 		Binds: map[string]Value{
+			"ADCSum":            ValueOf(exercise.ADCSum),
 			"All":               ValueOf(exercise.All),
 			"ErrBadArgument":    ValueOf(&exercise.ErrBadArgument).Elem(),
 			"LayerSizes":        ValueOf(exercise.LayerSizes),
 			"NprobeForRecall":   ValueOf(exercise.NprobeForRecall),
+			"PQCodes":           ValueOf(exercise.PQCodes),
 			"ProbeFunc":         ValueOf(exercise.ProbeFunc),
 			"RecallFunc":        ValueOf(exercise.RecallFunc),
 			"RelativeError":     ValueOf(exercise.RelativeError),

@@ -13,6 +13,7 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/picture"] = Package{
 		Name: "picture",
 		Binds: map[string]Value{
+			"AllCodes":            ValueOf(picture.AllCodes),
 			"Cells":               ValueOf(picture.Cells),
 			"Centring":            ValueOf(picture.Centring),
 			"CodeBits":            ValueOf(picture.CodeBits),
@@ -40,6 +41,7 @@ func init() {
 			"NprobeTable":         ValueOf(picture.NprobeTable),
 			"Offset":              ValueOf(picture.Offset),
 			"OneBitInPlane":       ValueOf(picture.OneBitInPlane),
+			"PQInPlane":           ValueOf(picture.PQInPlane),
 			"ProbeLegend":         ValueOf(picture.ProbeLegend),
 			"ProbePicture":        ValueOf(picture.ProbePicture),
 			"RankTable":           ValueOf(picture.RankTable),

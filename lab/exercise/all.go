@@ -13,5 +13,6 @@ func All(env *experiment.Env, big *ivf.Index) []*Exercise {
 		SmallestEf(), RecallFunc(), LayerSizes(), // notebook 00
 		ScalarCode(), RelativeError(), RescoreOversample(env), // notebook 00b
 		SmallestNprobe(), ProbeFunc(), NprobeForRecall(env, big), // notebook 00d
+		ADCSum(), PQCodes(), // notebook 00e
 	}
 }
