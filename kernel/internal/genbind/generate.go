@@ -85,6 +85,7 @@ var DefaultPackages = []string{
 	Module + "/lab/picture",
 	Module + "/lab/quantizers",
 	Module + "/lab/scratch",
+	Module + "/lab/exercise",
 	Module + "/kernel/display",
 	Module + "/kernel/widget",
 }
