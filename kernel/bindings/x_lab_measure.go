@@ -13,19 +13,23 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/measure"] = Package{
 		Name: "measure",
 		Binds: map[string]Value{
+			"AtOnce":          ValueOf(measure.AtOnce),
 			"Beside":          ValueOf(measure.Beside),
+			"BesideIngest":    ValueOf(measure.BesideIngest),
 			"DefaultWarmup":   ValueOf(measure.DefaultWarmup),
 			"Exact":           ValueOf(measure.Exact),
 			"Index":           ValueOf(measure.Index),
+			"Ingest":          ValueOf(measure.Ingest),
 			"Measures":        ValueOf(&measure.Measures).Elem(),
 			"Store":           ValueOf(measure.Store),
 			"SweepEf":         ValueOf(measure.SweepEf),
 			"SweepOversample": ValueOf(measure.SweepOversample),
 			"Table":           ValueOf(measure.Table),
 		}, Types: map[string]Type{
-			"Figure":  TypeOf((*measure.Figure)(nil)).Elem(),
-			"Queries": TypeOf((*measure.Queries)(nil)).Elem(),
-			"Result":  TypeOf((*measure.Result)(nil)).Elem(),
+			"Figure":   TypeOf((*measure.Figure)(nil)).Elem(),
+			"Ingested": TypeOf((*measure.Ingested)(nil)).Elem(),
+			"Queries":  TypeOf((*measure.Queries)(nil)).Elem(),
+			"Result":   TypeOf((*measure.Result)(nil)).Elem(),
 		}, Untypeds: map[string]string{
 			"DefaultWarmup": "int:20",
 		}, Wrappers: map[string][]string{

@@ -5,16 +5,17 @@ import (
 
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/experiment/e01"
+	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/profile"
 )
 
 // Notebook 01: the four stores ingest the set on their defaults (E01),
 // then the lag from the last acknowledgement to searchable.
-func ExampleIngest() {
+func ExampleMeasure() {
 	env, err := experiment.Notebook("article", 1)
 	check(err)
 	defer env.Close()
-	var res01 []e01.Ingest
+	var res01 []measure.Ingested
 	for _, p := range profile.Defaults() {
 		in, err := e01.Measure(env, p)
 		check(err)
