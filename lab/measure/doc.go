@@ -24,6 +24,11 @@
 //     one built store (query-time knobs need no rebuild).
 //   - [Beside]: a [table.Table] with the article's figure in one column and
 //     the lab's beside it, row by row; chart.Compare draws it.
+//   - [Ingest]: a store of a profile opened and loaded in batches, timed
+//     until the last batch is acknowledged and until the store reports
+//     itself searchable, with what a search saw in between ([AtOnce]: every
+//     query once, untimed, on the store as it stands); [BesideIngest] puts
+//     the article's seconds and docs/s beside the lab's.
 //
 // # Why a package of its own
 //
