@@ -13,8 +13,10 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/measure"] = Package{
 		Name: "measure",
 		Binds: map[string]Value{
+			"AtOnce":          ValueOf(measure.AtOnce),
 			"Beside":          ValueOf(measure.Beside),
 			"BesideCodes":     ValueOf(measure.BesideCodes),
+			"BesideIngest":    ValueOf(measure.BesideIngest),
 			"DefaultWarmup":   ValueOf(measure.DefaultWarmup),
 			"Disk":            ValueOf(measure.Disk),
 			"DiskRepeats":     ValueOf(measure.DiskRepeats),
@@ -26,6 +28,7 @@ func init() {
 			"HNSWDisk":        ValueOf(measure.HNSWDisk),
 			"IVFDisk":         ValueOf(measure.IVFDisk),
 			"Index":           ValueOf(measure.Index),
+			"Ingest":          ValueOf(measure.Ingest),
 			"Measures":        ValueOf(&measure.Measures).Elem(),
 			"Rescored":        ValueOf(measure.Rescored),
 			"Store":           ValueOf(measure.Store),
@@ -40,6 +43,7 @@ func init() {
 			"DiskSearch": TypeOf((*measure.DiskSearch)(nil)).Elem(),
 			"Evicter":    TypeOf((*measure.Evicter)(nil)).Elem(),
 			"Figure":     TypeOf((*measure.Figure)(nil)).Elem(),
+			"Ingested":   TypeOf((*measure.Ingested)(nil)).Elem(),
 			"Queries":    TypeOf((*measure.Queries)(nil)).Elem(),
 			"Rescoring":  TypeOf((*measure.Rescoring)(nil)).Elem(),
 			"Result":     TypeOf((*measure.Result)(nil)).Elem(),

@@ -45,6 +45,11 @@
 //   - [ExactParents]: the exact k nearest documents of a nested index
 //     (passages of one document, E25), so that [Index] on it, or on its
 //     nested.Naive view, measures parent recall.
+//   - [Ingest]: a store of a profile opened and loaded in batches, timed
+//     until the last batch is acknowledged and until the store reports
+//     itself searchable, with what a search saw in between ([AtOnce]: every
+//     query once, untimed, on the store as it stands); [BesideIngest] puts
+//     the article's seconds and docs/s beside the lab's.
 //
 // # Why a package of its own
 //

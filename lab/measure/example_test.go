@@ -193,3 +193,31 @@ func ExampleRescored() {
 	// cold false: recall@10 0.900, 30.0 reads/q, 0.0 device reads/q
 	// cold true: recall@10 0.900, 30.0 reads/q, 27.4 device reads/q
 }
+
+// The cells of the article's E01 for one store: Elasticsearch on its
+// defaults, loaded in the article's batches and timed. At the last
+// acknowledgement a search sees only what the refreshes have sealed (a
+// refresh comes with the batch that completes a refresh_interval of ingest
+// at the article's rate, 3,039 documents: here after 4,000); once Ingest
+// returns, the store has refreshed and answers over every document.
+func ExampleIngest() {
+	ds, err := dataset.Generate(dataset.Config{N: 5000, Queries: 20, Dim: 32, Seed: 1})
+	check(err)
+	queries, err := measure.Exact(ds, 10, engine.Cosine)
+	check(err)
+
+	es, in, err := measure.Ingest(profile.Default(profile.Elasticsearch), ds.Base, profile.BuildOptions{Batch: 1000}, queries)
+	check(err)
+	defer es.Close()
+	fmt.Printf("%s: %d of %d searchable at the last ack, %d once searchable\n", in.Label, in.Visible, in.Docs, es.Visible())
+	fmt.Println(in.Acked > 0, in.Searchable >= in.Acked)
+
+	// The article's figures beside the lab's (seconds and docs/s vary from run to run).
+	t, err := measure.BesideIngest("E01", []measure.Ingested{in}, []measure.Figure{{Row: "elasticsearch", Measure: "docs/s", Value: 3039, Unit: "docs/s"}})
+	check(err)
+	fmt.Println(t.Columns[3].Label(), t.Columns[4].Label())
+	// Output:
+	// elasticsearch: 4000 of 5000 searchable at the last ack, 5000 once searchable
+	// true true
+	// docs/s (article) docs/s (lab)
+}
