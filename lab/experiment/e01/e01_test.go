@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
 )
 
 // TestE01OrderTies checks the ingest-order verdict: the article's order
@@ -14,8 +15,8 @@ import (
 // tied and how far apart), and differ when the lower-ranked one is
 // faster by more.
 func TestE01OrderTies(t *testing.T) {
-	ing := func(store string, docsPerSec float64) Ingest {
-		return Ingest{Store: store, Docs: 30000, Acked: time.Duration(30000 / docsPerSec * float64(time.Second))}
+	ing := func(store string, docsPerSec float64) measure.Ingested {
+		return measure.Ingested{Label: store, Docs: 30000, Acked: time.Duration(30000 / docsPerSec * float64(time.Second))}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -33,7 +34,7 @@ func TestE01OrderTies(t *testing.T) {
 		{"pgvector ahead by more than 2x: not re-timed", [4]float64{46522, 45000, 1000, 3468}, false, "the order of the acknowledged docs/s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ins := []Ingest{ing("pgvector", tc.rates[3]), ing("redis", tc.rates[1]), ing("qdrant", tc.rates[0]), ing("elasticsearch", tc.rates[2])}
+			ins := []measure.Ingested{ing("pgvector", tc.rates[3]), ing("redis", tc.rates[1]), ing("qdrant", tc.rates[0]), ing("elasticsearch", tc.rates[2])}
 			env, err := experiment.NewEnv(experiment.Small, 1)
 			if err != nil {
 				t.Fatal(err)
