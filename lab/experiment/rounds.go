@@ -173,12 +173,13 @@ func WithinRounds(id, claim string, article float64, r Rounds, tol float64) Verd
 	m, sp := r.Median(), r.spread()
 	eff := math.Max(tol, sp)
 	d := math.Abs(m - article)
+	v.judge(article, m, article-eff, article+eff, false, false, "×")
 	switch {
 	case math.IsNaN(m):
 		v.Reason = "the lab did not measure it"
 		return v
-	case d <= eff:
-		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", FmtFig(d, "×"))
+	case v.Agrees:
+		v.Reason = fmt.Sprintf("within the tolerance (off by %s)", FmtFig(d, "×"))
 	default:
 		v.Reason = fmt.Sprintf("off by %s, more than %s", FmtFig(d, "×"), FmtFig(eff, "×"))
 	}
@@ -231,7 +232,8 @@ func (r Rounds) lowerQuartile() float64 {
 func FasterRounds(id, claim, article string, r Rounds, noise float64, ifAgrees, ifDiffers string) Verdict {
 	m, q := r.Median(), r.lowerQuartile()
 	bar := 1 + noise
-	v := Verdict{ID: id, Claim: claim, Article: fmt.Sprintf("%s (> %s)", article, FmtFig(bar, "×")), Lab: r.String()}
+	v := Verdict{ID: id, Claim: claim, Article: fmt.Sprintf("%s (> %s)", article, FmtFig(bar, "×")), Lab: r.String(), Direction: "> " + FmtFig(bar, "×")}
+	v.judge(math.NaN(), q, bar, math.Inf(1), true, false, "×")
 	faster := 0
 	for _, x := range r.Ratios {
 		if x > bar {
@@ -242,8 +244,8 @@ func FasterRounds(id, claim, article string, r Rounds, noise float64, ifAgrees, 
 	case math.IsNaN(m):
 		v.Reason = "the lab did not measure it"
 		return v
-	case q > bar:
-		v.Agrees, v.Reason = true, fmt.Sprintf("faster by more than the noise in %d of %d rounds: their lower quartile %s > %s", faster, len(r.Ratios), FmtFig(q, "×"), FmtFig(bar, "×"))
+	case v.Agrees:
+		v.Reason = fmt.Sprintf("faster by more than the noise in %d of %d rounds: their lower quartile %s > %s", faster, len(r.Ratios), FmtFig(q, "×"), FmtFig(bar, "×"))
 	default:
 		v.Reason = fmt.Sprintf("faster by more than the noise in only %d of %d rounds: their lower quartile %s ≤ %s", faster, len(r.Ratios), FmtFig(q, "×"), FmtFig(bar, "×"))
 	}
