@@ -1,9 +1,9 @@
 package e01
 
 import (
-	"slices"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
