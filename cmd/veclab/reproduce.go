@@ -130,6 +130,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, "summary: per experiment, the article's claim, the lab's figure, and whether they agree")
 	fmt.Fprint(stdout, experiment.Summary(reports))
+	counts := experiment.Count(reports)
+	fmt.Fprintln(stdout, counts)
 	if f.out != "" {
 		if err := writeReport(f.out, f, env, reports); err != nil {
 			return err
@@ -141,7 +143,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		for i, r := range reports {
 			all[i] = r.JSON()
 		}
-		b, err := json.MarshalIndent(map[string]any{"reports": all}, "", "  ")
+		b, err := json.MarshalIndent(map[string]any{"reports": all, "summary": counts.JSON()}, "", "  ")
 		if err != nil {
 			return fmt.Errorf("encoding reports: %w", err)
 		}
@@ -172,7 +174,7 @@ func writeReport(path string, f *reproduceFlags, env *experiment.Env, reports []
 	b.WriteString("# veclab reproduce\n\n")
 	fmt.Fprintf(&b, "Scale %s (%v), seed %d.  \nMachine: %v.\n\n", f.scale.Name, f.scale, f.seed, env.Machine)
 	b.WriteString("Every table prints the article's figure beside the lab's; the lab never prints an article's number as its own.\n\n")
-	b.WriteString("```\n" + experiment.Summary(reports) + "```\n\n")
+	b.WriteString("```\n" + experiment.Summary(reports) + experiment.Count(reports).String() + "\n```\n\n")
 	for _, r := range reports {
 		b.WriteString(r.Markdown())
 		b.WriteString("\n")
