@@ -112,7 +112,6 @@ func init() {
 			"WallTime":           ValueOf(experiment.WallTime),
 			"Why":                ValueOf(experiment.Why),
 			"Within":             ValueOf(experiment.Within),
-			"WithinRounds":       ValueOf(experiment.WithinRounds),
 			"WithinShare":        ValueOf(experiment.WithinShare),
 		}, Types: map[string]Type{
 			"Chart":               TypeOf((*experiment.Chart)(nil)).Elem(),

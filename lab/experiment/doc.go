@@ -3,10 +3,10 @@
 // prints the catalogue) run on: the environment they share ([Env],
 // [Scale]), the registry and the runner ([Lookup], [Select], [Run],
 // [Summary], [Catalogue]), the report, the verdict vocabulary ([Within],
-// [AtLeast], [AtMost], [Holds], [WithinRounds], [FasterRounds],
-// [Direction], [Toward]) and the measuring loops several experiments
-// share (a store's recall and latency, a filtered strategy, a quantizer's
-// flat scan, the disk-backed indexes, segmented collections).
+// [AtLeast], [AtMost], [Holds], [FasterRounds], [Direction], [Toward])
+// and the measuring loops several experiments share (a store's recall
+// and latency, a filtered strategy, a quantizer's flat scan, the
+// disk-backed indexes, segmented collections).
 //
 // Each experiment is a package of its own, lab/experiment/e01 …
 // lab/experiment/e27, named for its id so a notebook reads e06.Measure

@@ -67,9 +67,11 @@ func (c Clock) Timed(fn func() error) (time.Duration, error) {
 // times side a and side b back to back, a first in even rounds and b
 // first in odd ones, so a load that comes and goes on a shared machine
 // falls on both sides alike. Each round's ratio is b's cost over a's (how
-// many times as fast a is); the median round is the figure and the
-// rounds' spread its wobble, which a verdict's tolerance covers
-// ([Env.withinRounds], [Env.fasterRounds]).
+// many times as fast a is); the median round is the figure, and
+// [FasterRounds] judges a speed-up on the rounds' lower quartile. A
+// magnitude is judged on the median against its registered band
+// ([Within]), which the rounds' spread does not widen: the spread of a
+// noisy run would let any figure agree.
 type Rounds struct {
 	Clock  Clock
 	Ratios []float64          // one per round, in the order run
@@ -161,39 +163,6 @@ func Alternate(n int, clock Clock, a, b func() (time.Duration, error)) (Rounds, 
 		r.Costs = append(r.Costs, [2]time.Duration{ca, cb})
 	}
 	return r, nil
-}
-
-// WithinRounds is the verdict that a speed ratio measured in alternating rounds
-// agrees with the article's value when its median lies within tol (the
-// article's tolerance, which the caller states and justifies) or within
-// the rounds' spread, whichever is wider: a round-to-round wobble of a
-// busy machine cannot flip the verdict, and the reason says so.
-func WithinRounds(id, claim string, article float64, r Rounds, tol float64) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: FmtFig(article, "×") + TolText(tol, "×"), Lab: r.String()}
-	m, sp := r.Median(), r.spread()
-	eff := math.Max(tol, sp)
-	d := math.Abs(m - article)
-	v.judge(article, m, article-eff, article+eff, false, false, "×")
-	switch {
-	case math.IsNaN(m):
-		v.Reason = "the lab did not measure it"
-		return v
-	case v.Agrees:
-		v.Reason = fmt.Sprintf("within the tolerance (off by %s)", FmtFig(d, "×"))
-	default:
-		v.Reason = fmt.Sprintf("off by %s, more than %s", FmtFig(d, "×"), FmtFig(eff, "×"))
-	}
-	v.Reason += "; " + r.tolerance(tol)
-	return v
-}
-
-// tolerance says how the rounds' spread stands to the stated tolerance.
-func (r Rounds) tolerance(tol float64) string {
-	sp := r.spread()
-	if sp > tol {
-		return fmt.Sprintf("the tolerance widened to the %d rounds' spread ± %s", len(r.Ratios), FmtFig(sp, "×"))
-	}
-	return fmt.Sprintf("the %d rounds' spread ± %s is inside the tolerance", len(r.Ratios), FmtFig(sp, "×"))
 }
 
 // below returns how far the slowest round lies under the median (0

@@ -13,7 +13,7 @@ import (
 // tolerance the comparison allows, the lab's figure, whether they agree,
 // and a one-line reason. Each experiment package's Verdicts function
 // builds them with the constructors ([Within], [AtLeast], [AtMost],
-// [Holds], [WithinRounds], [FasterRounds], [Direction], with [Toward]
+// [Holds], [FasterRounds], [Direction], with [Toward]
 // for a claim's direction), which compute Agrees, the margin and
 // Reason from the numbers, so a verdict is never typed in, and returns
 // them: the runner attaches what an experiment's Run returns to its
@@ -235,7 +235,7 @@ func Direction(id, claim string, article, lab, neutral, noise float64, unit stri
 }
 
 // Toward makes v, a verdict with a figure and a band ([Within],
-// [WithinShare], [AtLeast], [AtMost], [WithinRounds]), one on a claim
+// [WithinShare], [AtLeast], [AtMost]), one on a claim
 // that states a direction as well: the article's figure lies on one side
 // of neutral (1× for a ratio, 0 for a change), and the band is cut at
 // neutral, so v agrees only when the lab's figure lies strictly on the

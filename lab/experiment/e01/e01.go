@@ -533,7 +533,7 @@ func e01Pair(env *experiment.Env, ins []Ingest) experiment.Verdicts {
 	dir := experiment.FasterRounds("E01", "qdrant acknowledges documents faster than redis (§ Getting the data in: 17,382 against 3,158 docs/s)", "17,382 / 3,158 docs/s = 5.5×", rounds, 0,
 		"", mech)
 	// The magnitude's band is not widened to the rounds' spread
-	// (WithinRounds would): small-scale rounds spread 1.9–18.5×, which
+	// (as a tolerance widened to the spread would): small-scale rounds spread 1.9–18.5×, which
 	// would let any ratio above 1× agree.
 	mag := experiment.Toward(experiment.Within("E01", "qdrant ingests about 5.5× as fast as redis (§ Getting the data in)", e01Ratio, rounds.Median(), (e01Ratio-1)/2, "×"), 1)
 	mag.Lab = rounds.String()

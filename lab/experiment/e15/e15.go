@@ -357,7 +357,7 @@ func Verdicts(env *experiment.Env, res *Result) experiment.Verdicts {
 	// (under 1.5×, the same distance below), which agreed with the lab's
 	// 0.80–0.83× (concurrent slower); it is now the article's own 13 %
 	// noise, cut at 1×.
-	// The band is not widened to the rounds' spread (WithinRounds would):
+	// The band is not widened to the rounds' spread (as the lab's WithinRounds did):
 	// a spread as wide as a noisy run's would let any figure above 1×
 	// agree; the rounds' span is printed beside the median instead.
 	warm := experiment.Toward(experiment.Within("E15", "warm page cache: concurrent reads change QPS little (concurrent / sequential QPS)", art, res.Warm.Median(), experiment.ReplyNoise, "×"), 1)
