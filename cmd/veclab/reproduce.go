@@ -46,7 +46,7 @@ func parseReproduce(args []string, stderr io.Writer) (*reproduceFlags, error) {
 	fs.StringVar(&f.jsonOut, "json", "", "also write the reports (tables, seed, scale, machine) as JSON to this file")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the data set, the graphs and the quantizers (1, as the notebooks)")
 	fs.StringVar(&f.cache, "cache", "", "directory that keeps the exact ground truth between runs")
-	fs.BoolVar(&f.list, "list", false, "list the registered experiments with the article's figures each registers, without running anything, and exit")
+	fs.BoolVar(&f.list, "list", false, "list the registered experiments, the claims each judges and the article's figures it registers, without running anything, and exit")
 	fs.BoolVar(&f.md, "md", false, "with -list: print the catalogue as Markdown (docs/experiments.md is this output)")
 	fs.BoolVar(&f.progress, "progress", false, "print progress of long steps to stderr as lines when stderr is not a terminal (on a terminal a progress bar is always drawn)")
 	fs.StringVar(&f.data, "data", "", "run on a real data set (a name from `veclab data list`, or a directory) instead of the generated one; the scale's n and queries cut it")
@@ -88,6 +88,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if f.list {
 		for _, e := range exps {
 			fmt.Fprintf(stdout, "%-4s %s\n     %s\n", e.ID, e.Title, e.Article)
+			for _, c := range e.Claims {
+				fmt.Fprintf(stdout, "     claim %s: %s — article %s\n", e.ID, c.Claim, c.Article)
+			}
 			for _, fig := range e.Figures {
 				fmt.Fprintf(stdout, "     · %s %s: %s\n", e.ID, fig.Row, articleFigure(fig))
 			}

@@ -114,7 +114,8 @@ func TestReproduceFlags(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"reproduce", "-list"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "E06  Redis EF_RUNTIME") ||
-		!strings.Contains(stdout.String(), "· E01 qdrant: docs/s = 17382\n") || !strings.Contains(stdout.String(), "· E15 warm page cache, sequential: QPS = 31.6\n") {
+		!strings.Contains(stdout.String(), "· E01 qdrant: docs/s = 17382\n") || !strings.Contains(stdout.String(), "· E15 warm page cache, sequential: QPS = 31.6\n") ||
+		!strings.Contains(stdout.String(), "claim E15: warm page cache: concurrent reads are faster than sequential (the direction of the article's 31.6 → 35.8 QPS) — article 1.13× (direction > 1×)\n") {
 		t.Errorf("-list: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }

@@ -115,6 +115,7 @@ func init() {
 			"WithinShare":        ValueOf(experiment.WithinShare),
 		}, Types: map[string]Type{
 			"Chart":               TypeOf((*experiment.Chart)(nil)).Elem(),
+			"Claim":               TypeOf((*experiment.Claim)(nil)).Elem(),
 			"Clock":               TypeOf((*experiment.Clock)(nil)).Elem(),
 			"CodeRanking":         TypeOf((*experiment.CodeRanking)(nil)).Elem(),
 			"Counts":              TypeOf((*experiment.Counts)(nil)).Elem(),

@@ -59,8 +59,9 @@ func TestVerdictConstructors(t *testing.T) {
 }
 
 // TestVerdictsRegistered runs the experiments that state verdicts at the
-// small scale: each report carries verdicts of its own experiment, and
-// the summary line names a claim and a verdict.
+// small scale: each report carries verdicts of its own experiment, each
+// a claim registered with the article's figure it is judged against
+// (Experiment.Claims), and the summary line names a claim and a verdict.
 func TestVerdictsRegistered(t *testing.T) {
 	env := small(t)
 	for _, e := range registered() {
@@ -74,9 +75,20 @@ func TestVerdictsRegistered(t *testing.T) {
 		if len(r.Verdicts) == 0 {
 			t.Errorf("%s is judged but its report has no verdicts", e.ID)
 		}
+		registered := map[string]string{}
+		for _, c := range e.Claims {
+			registered[c.Claim] = c.Article
+		}
 		for _, v := range r.Verdicts {
 			if v.ID != e.ID || v.Claim == "" || v.Lab == "" || v.Reason == "" {
 				t.Errorf("%s: incomplete verdict %+v", e.ID, v)
+			}
+			// Every claim a run states is registered before it, with
+			// the article's figure and band it is judged against.
+			if a, ok := registered[v.Claim]; !ok {
+				t.Errorf("%s states a claim its registry entry lacks (add it to its claims.go): %q", e.ID, v.Claim)
+			} else if a != v.Article {
+				t.Errorf("%s: %q is judged against %q, registered as %q", e.ID, v.Claim, v.Article, a)
 			}
 		}
 		line := summaryLine(r)

@@ -20,6 +20,7 @@ import (
 // e01 is the article's ingest measurement (01-ingest.txt).
 var Experiment = experiment.Experiment{
 	ID:      "E01",
+	Claims:  claims,
 	Title:   "ingest in batches: docs/s per store, and ingest finished ≠ searchable",
 	Article: "Spring AI VectorStore article, 01-ingest.txt: 30,000 documents × 384 dims in batches of 1,000, embeddings looked up",
 	Figures: []experiment.Figure{

@@ -16,6 +16,7 @@ import (
 // "What each one costs to keep running", 11-ops-footprint.txt).
 var e11 = experiment.Experiment{
 	ID:      "E11",
+	Claims:  claims,
 	Title:   "What each store costs to keep running: bytes per document by component (raw vectors, codes, graph links, stored fields, payload indexes), RAM vs disk",
 	Article: "Spring AI VectorStore article, 'What each one costs to keep running' (11-ops-footprint.txt): the size of the loaded 30,000 × 384 documents as each store reports it, after loading and querying",
 	Figures: []experiment.Figure{

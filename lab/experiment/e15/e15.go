@@ -19,6 +19,7 @@ import (
 // e15 is async (io_uring-style) rescoring reads on and off (Elastic's reply to Qdrant).
 var e15 = experiment.Experiment{
 	ID:      "E15",
+	Claims:  claims,
 	Title:   "rescoring reads: sequential vs concurrent, warm vs cold page cache, device reads counted",
 	Article: "Elastic's reply to Qdrant: Qdrant's async io_uring reads off/on gave 31.6 vs 35.8 QPS at ef = 50, and the disk served 0 IOPS during the run because the page cache was warm",
 	Figures: []experiment.Figure{

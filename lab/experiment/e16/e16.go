@@ -11,8 +11,9 @@ import (
 // e16 is segment count vs recall and speed (Elastic's reply to Qdrant, to
 // a benchmark run on an unmerged Elasticsearch index).
 var e16 = experiment.Experiment{
-	ID:    "E16",
-	Title: "segment count vs recall and speed: the same collection searched at the same ef as 64, 16, 4 and 1 segments (force-merged)",
+	ID:     "E16",
+	Claims: claims,
+	Title:  "segment count vs recall and speed: the same collection searched at the same ef as 64, 16, 4 and 1 segments (force-merged)",
 	Article: "Elastic's reply: 128 segments recall@100 0.9745, 35.8 QPS, 112 ms; force-merged to 66: 0.9531, 53.3 QPS, 75 ms; " +
 		"the published Qdrant run (67 segments): 0.9596, 67.2 QPS, 59.5 ms — fewer segments, lower recall, higher QPS at the same ef",
 	Figures: []experiment.Figure{

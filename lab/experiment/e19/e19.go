@@ -23,8 +23,9 @@ import (
 
 // e19 is base64 vectors in bulk ingest (Elastic's reply to Qdrant).
 var e19 = experiment.Experiment{
-	ID:    "E19",
-	Title: "base64 vectors in bulk ingest: parse throughput of float-array JSON vs base64 vs msgpack, and end-to-end ingest into IVF (DiskBBQ-like) and HNSW",
+	ID:     "E19",
+	Claims: claims,
+	Title:  "base64 vectors in bulk ingest: parse throughput of float-array JSON vs base64 vs msgpack, and end-to-end ingest into IVF (DiskBBQ-like) and HNSW",
 	Article: "Elastic's reply, base64-encoded dense_vector in Elasticsearch 9.x: parsing 1,000 JSON documents more than 10× faster with base64 than with float arrays; " +
 		"indexing throughput ≈ +100 % with DiskBBQ, ≈ +20 % with HNSW",
 	Figures: []experiment.Figure{

@@ -16,8 +16,9 @@ import (
 // e20 is multi-segment search (Elastic's reply to Qdrant, Lucene 9.10's concurrent
 // segment search and its shared top-k bound).
 var e20 = experiment.Experiment{
-	ID:    "E20",
-	Title: "multi-segment search: segments searched sequentially, concurrently, and with a top-k bound shared across segments",
+	ID:     "E20",
+	Claims: claims,
+	Title:  "multi-segment search: segments searched sequentially, concurrently, and with a top-k bound shared across segments",
 	Article: "Elastic's reply to Qdrant: searching segments concurrently raised throughput from 104 to 219 QPS; sharing the best-so-far bound across segments " +
 		"(Lucene's MultiLeafKnnCollector) cut latency by up to 60 % at comparable recall",
 	Figures: []experiment.Figure{
