@@ -13,10 +13,6 @@ import (
 
 var updateVerdicts = flag.Bool("update-verdicts", false, "rewrite notebooks/verdicts.json from the small-scale run of TestNbconvertExecute")
 
-// cellBudget is the most one cell may take at the small scale
-// (VECLAB_SCALE=small) under nbconvert, on CI's two cores.
-const cellBudget = 120 * time.Second
-
 // expectedVerdicts is notebooks/verdicts.json: for each notebook, the
 // verdicts its last cell (env.Verdicts()) lists at the small scale with
 // seed 1. Verdicts that read a timing or a concurrent run ("timing":
@@ -124,7 +120,7 @@ func notebookVerdicts(t *testing.T, path string) ([]expectedVerdict, []time.Dura
 // env.Verdicts(), and verdicts.json lists them with no verdicts.
 var noClaims = map[string]bool{"15-your-data.ipynb": true}
 
-// checkVerdicts compares the verdicts and cell times of the executed
+// checkVerdicts compares the verdicts of the executed
 // notebooks in outDir with notebooks/verdicts.json (or rewrites it with
 // -update-verdicts).
 func checkVerdicts(t *testing.T, outDir string, books []string) {
@@ -144,10 +140,17 @@ func checkVerdicts(t *testing.T, outDir string, books []string) {
 	for _, nb := range books {
 		name := filepath.Base(nb)
 		got, times := notebookVerdicts(t, filepath.Join(outDir, name))
+		// The slowest cell is logged, not judged: a wall-time bound fails
+		// on a loaded machine and proves nothing on a quiet one; the
+		// speed of the lab is measured by its benchmarks and bench commands.
+		slowest, at := time.Duration(0), -1
 		for i, d := range times {
-			if d > cellBudget {
-				t.Errorf("%s: code cell %d took %v at the small scale (budget %v)", name, i, d.Round(time.Second), cellBudget)
+			if d > slowest {
+				slowest, at = d, i
 			}
+		}
+		if at >= 0 {
+			t.Logf("%s: slowest code cell %d took %v at the small scale", name, at, slowest.Round(time.Second))
 		}
 		all[name] = got
 		if *updateVerdicts {
@@ -165,7 +168,7 @@ func checkVerdicts(t *testing.T, outDir string, books []string) {
 	if *updateVerdicts {
 		out := expectedVerdicts{Scale: "small", Seed: 1, Notebooks: all,
 			About: "The verdicts each notebook's last cell lists at VECLAB_SCALE=small with seed 1, written by `go test ./kernel -run TestNbconvertExecute -update-verdicts`. " +
-				"TestNbconvertExecute fails when one flips, goes or comes, or when a cell takes more than 120 s. Verdicts marked timing read a timing or a concurrent run and are listed, not compared. " +
+				"TestNbconvertExecute fails when one flips, goes or comes. Verdicts marked timing read a timing or a concurrent run and are listed, not compared. " +
 				"The small scale may legitimately differ from the article's: these are not the full-scale verdicts."}
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {

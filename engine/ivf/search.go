@@ -171,25 +171,9 @@ func (ix *Index) SearchWith(q []float32, o SearchOptions) ([]engine.Result, Stat
 	}
 	qv := s.q
 
-	// Rank the lists by ‖c‖² − 2⟨q, c⟩ (squared L2 minus ‖q‖²), or by
-	// −⟨q, c⟩ under Dot (FAISS's IndexFlatIP coarse quantizer; see the
-	// package doc, Geometry).
 	nl := ix.cents.N
-	for j := 0; j < nl; j++ {
-		ip := f32.Dot(qv, ix.cents.Data[j*ix.cents.Stride:j*ix.cents.Stride+ix.dim])
-		d := ix.cnorms[j] - 2*ip
-		if ix.cfg.Metric == engine.Dot {
-			d = -ip
-		}
-		s.order[j] = engine.Result{ID: engine.ID(j), Dist: d}
-	}
+	ix.rankLists(s.order, qv)
 	st.CentroidComp = nl
-	byDist := func(a, b engine.Result) int {
-		if c := cmp.Compare(a.Dist, b.Dist); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	}
 	var probe []engine.Result
 	budget := 0
 	np := max(1, min(o.Nprobe, nl))
@@ -365,4 +349,66 @@ func (ix *Index) scanCodes(s *searcher, j int, l *list, q []float32, kk int, fil
 		s.res.offer(id, d)
 	}
 	return nil
+}
+
+// byDist orders results by distance, then id (the probe order's tie rule).
+func byDist(a, b engine.Result) int {
+	if c := cmp.Compare(a.Dist, b.Dist); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// rankLists scores every list for the (normalised) query qv into
+// order[:Nlist]: ‖c‖² − 2⟨q, c⟩ (squared L2 minus ‖q‖²), or −⟨q, c⟩ under
+// Dot (FAISS's IndexFlatIP coarse quantizer; see the package doc, Geometry).
+func (ix *Index) rankLists(order []engine.Result, qv []float32) {
+	for j := 0; j < ix.cents.N; j++ {
+		ip := f32.Dot(qv, ix.cents.Data[j*ix.cents.Stride:j*ix.cents.Stride+ix.dim])
+		d := ix.cnorms[j] - 2*ip
+		if ix.cfg.Metric == engine.Dot {
+			d = -ip
+		}
+		order[j] = engine.Result{ID: engine.ID(j), Dist: d}
+	}
+}
+
+// ProbeOrder returns the first n lists a search of q probes, nearest
+// centroid first: the lists SearchWith scans with Nprobe n (n is capped at
+// Nlist). It is the search's own ranking, for pictures of which cells a
+// query reads (lab/picture).
+func (ix *Index) ProbeOrder(q []float32, n int) ([]int, error) {
+	if err := engine.CheckVector(q, ix.dim, ix.cfg.Metric); err != nil {
+		return nil, fmt.Errorf("ivf: query: %w", err)
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("ivf: probe order of %d lists: %w", n, engine.ErrInvalidArgument)
+	}
+	qv := slices.Clone(q)
+	if ix.cfg.Metric == engine.Cosine {
+		_ = vec.Normalize(qv)
+	}
+	order := make([]engine.Result, ix.cents.N)
+	ix.rankLists(order, qv)
+	slices.SortFunc(order, byDist)
+	out := make([]int, min(n, len(order)))
+	for i := range out {
+		out[i] = int(order[i].ID)
+	}
+	return out, nil
+}
+
+// List returns a copy of the ids in posting list j (primary and spilled
+// entries), for lists held in RAM.
+func (ix *Index) List(j int) ([]engine.ID, error) {
+	if j < 0 || j >= ix.cents.N {
+		return nil, fmt.Errorf("ivf: list %d of %d: %w", j, ix.cents.N, engine.ErrInvalidArgument)
+	}
+	if ix.disk != nil {
+		return nil, fmt.Errorf("ivf: list %d lives on disk (UseDiskLists): %w", j, engine.ErrInvalidArgument)
+	}
+	if ix.lists == nil {
+		return nil, fmt.Errorf("ivf: index trained but not filled (call Add): %w", engine.ErrEmpty)
+	}
+	return slices.Clone(ix.lists[j].ids), nil
 }

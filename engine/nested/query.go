@@ -56,3 +56,15 @@ func (x *Index) Query(q []float32, r engine.Request) ([]engine.Result, engine.Se
 	}
 	return res, st, nil
 }
+
+// BytesPerVector is the resident bytes per passage: its float32 vector,
+// the graph's links (when the graph reports them, as *hnsw.Index does
+// with GraphBytesPerVector) and the 4-byte parent id (Lucene keeps a bit
+// set of parent documents instead).
+func (x *Index) BytesPerVector() float64 {
+	b := float64(4*x.vectors.Dim) + 4
+	if g, ok := x.graph.(interface{ GraphBytesPerVector() float64 }); ok {
+		b += g.GraphBytesPerVector()
+	}
+	return b
+}

@@ -1,5 +1,5 @@
 // Package bindings holds the generated gomacro import tables of the
-// notebook-facing packages (engine, engine/vec, engine/flat, engine/hnsw,
+// notebook-facing packages (engine, engine/vec, engine/flat, engine/hnsw, engine/nested,
 // engine/segment, engine/quant, engine/ivf, engine/filter, engine/filtered,
 // engine/rescore, engine/store, lab/*, kernel/display, kernel/widget) and a table of their doc comments.
 //

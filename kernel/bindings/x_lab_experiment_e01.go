@@ -18,8 +18,6 @@ func init() {
 			"Measure":    ValueOf(e01.Measure),
 			"Table":      ValueOf(e01.Table),
 			"Verdicts":   ValueOf(e01.Verdicts),
-		}, Types: map[string]Type{
-			"Ingest": TypeOf((*e01.Ingest)(nil)).Elem(),
 		},
 	}
 }

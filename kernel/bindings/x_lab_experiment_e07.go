@@ -22,7 +22,6 @@ func init() {
 			"Table":               ValueOf(e07.Table),
 			"Verdicts":            ValueOf(e07.Verdicts),
 		}, Types: map[string]Type{
-			"Prediction":   TypeOf((*e07.Prediction)(nil)).Elem(),
 			"Reading":      TypeOf((*e07.Reading)(nil)).Elem(),
 			"ScanBound":    TypeOf((*e07.ScanBound)(nil)).Elem(),
 			"Setting":      TypeOf((*e07.Setting)(nil)).Elem(),

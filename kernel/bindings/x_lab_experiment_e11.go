@@ -14,6 +14,7 @@ func init() {
 		Name: "e11",
 		Binds: map[string]Value{
 			"Compare":       ValueOf(e11.Compare),
+			"Components":    ValueOf(e11.Components),
 			"Kinds":         ValueOf(&e11.Kinds).Elem(),
 			"Measure":       ValueOf(e11.Measure),
 			"ProjectShapes": ValueOf(e11.ProjectShapes),

@@ -14,13 +14,10 @@ func init() {
 		Name: "e25",
 		Binds: map[string]Value{
 			"Build":       ValueOf(e25.Build),
-			"Chart":       ValueOf(e25.Chart),
-			"Ef":          ValueOf(&e25.Ef).Elem(),
 			"Measure":     ValueOf(e25.Measure),
 			"ParseConfig": ValueOf(e25.ParseConfig),
 			"ShapeChart":  ValueOf(e25.ShapeChart),
 			"Shapes":      ValueOf(e25.Shapes),
-			"Table":       ValueOf(e25.Table),
 			"Verdicts":    ValueOf(e25.Verdicts),
 		}, Types: map[string]Type{
 			"Config": TypeOf((*e25.Config)(nil)).Elem(),

@@ -13,23 +13,60 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/measure"] = Package{
 		Name: "measure",
 		Binds: map[string]Value{
+			"AtOnce":          ValueOf(measure.AtOnce),
 			"Beside":          ValueOf(measure.Beside),
+			"BesideCodes":     ValueOf(measure.BesideCodes),
+			"BesideIngest":    ValueOf(measure.BesideIngest),
 			"DefaultWarmup":   ValueOf(measure.DefaultWarmup),
+			"Disk":            ValueOf(measure.Disk),
+			"DiskRepeats":     ValueOf(measure.DiskRepeats),
+			"DiskTable":       ValueOf(measure.DiskTable),
+			"Evict":           ValueOf(measure.Evict),
 			"Exact":           ValueOf(measure.Exact),
+			"ExactParents":    ValueOf(measure.ExactParents),
+			"Footprint":       ValueOf(measure.Footprint),
+			"HNSWDisk":        ValueOf(measure.HNSWDisk),
+			"IVFDisk":         ValueOf(measure.IVFDisk),
 			"Index":           ValueOf(measure.Index),
+			"Ingest":          ValueOf(measure.Ingest),
 			"Measures":        ValueOf(&measure.Measures).Elem(),
+			"Rescored":        ValueOf(measure.Rescored),
 			"Store":           ValueOf(measure.Store),
 			"SweepEf":         ValueOf(measure.SweepEf),
+			"SweepEfDisk":     ValueOf(measure.SweepEfDisk),
 			"SweepOversample": ValueOf(measure.SweepOversample),
+			"SweepRescore":    ValueOf(measure.SweepRescore),
+			"SweepVisit":      ValueOf(measure.SweepVisit),
 			"Table":           ValueOf(measure.Table),
 		}, Types: map[string]Type{
-			"Figure":  TypeOf((*measure.Figure)(nil)).Elem(),
-			"Queries": TypeOf((*measure.Queries)(nil)).Elem(),
-			"Result":  TypeOf((*measure.Result)(nil)).Elem(),
+			"DiskResult": TypeOf((*measure.DiskResult)(nil)).Elem(),
+			"DiskSearch": TypeOf((*measure.DiskSearch)(nil)).Elem(),
+			"Evicter":    TypeOf((*measure.Evicter)(nil)).Elem(),
+			"Figure":     TypeOf((*measure.Figure)(nil)).Elem(),
+			"Ingested":   TypeOf((*measure.Ingested)(nil)).Elem(),
+			"Queries":    TypeOf((*measure.Queries)(nil)).Elem(),
+			"Rescoring":  TypeOf((*measure.Rescoring)(nil)).Elem(),
+			"Result":     TypeOf((*measure.Result)(nil)).Elem(),
+			"RowReads":   TypeOf((*measure.RowReads)(nil)).Elem(),
+			"Sizes":      TypeOf((*measure.Sizes)(nil)).Elem(),
+		}, Proxies: map[string]Type{
+			"Evicter": TypeOf((*P_github_com_veclab_veclab_lab_measure_Evicter)(nil)).Elem(),
 		}, Untypeds: map[string]string{
 			"DefaultWarmup": "int:20",
+			"DiskRepeats":   "int:3",
 		}, Wrappers: map[string][]string{
-			"Result": []string{"RecallCaption"},
+			"Rescoring": []string{"RecallCaption", "Value"},
+			"Result":    []string{"RecallCaption"},
 		},
 	}
+}
+
+// --------------- proxy for github.com/veclab/veclab/lab/measure.Evicter ---------------
+type P_github_com_veclab_veclab_lab_measure_Evicter struct {
+	Object interface{}
+	Evict_ func(interface{}) (stillCached int, err error)
+}
+
+func (P *P_github_com_veclab_veclab_lab_measure_Evicter) Evict() (stillCached int, err error) {
+	return P.Evict_(P.Object)
 }

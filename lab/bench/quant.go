@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +19,7 @@ import (
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/quantizers"
+	"github.com/veclab/veclab/lab/scratch"
 )
 
 // QuantConfig says what [Quant] measures. The zero value is not valid:
@@ -127,16 +126,19 @@ func Quant(ds *dataset.Dataset, truth *dataset.GroundTruth, metric engine.Metric
 	rep := &QuantReport{Config: cfg, N: ds.Base.N, Dim: ds.Base.Dim, Queries: ds.Queries.N, Metric: metric}
 	var src engine.VectorSource = rescore.NewSlab(ds.Base)
 	if cfg.Disk {
-		dir, err := os.MkdirTemp("", "veclab-bench-quant")
+		// lab/scratch: a real temporary directory natively, the tab's
+		// in-memory file system with a simulated page cache in a browser
+		// (os.MkdirTemp has no file system there).
+		dir, err := scratch.New("veclab-bench-quant")
 		if err != nil {
 			return nil, fmt.Errorf("bench: quant: %w", err)
 		}
-		defer os.RemoveAll(dir)
-		path := filepath.Join(dir, "vectors.vec")
-		if err := store.WriteMatrix(path, ds.Base, metric); err != nil {
+		defer dir.Remove()
+		path := dir.Join("vectors.vec")
+		if err := store.WriteMatrixFS(dir.FS, path, ds.Base, metric); err != nil {
 			return nil, fmt.Errorf("bench: quant: %w", err)
 		}
-		file, err := store.Open(path, store.Options{})
+		file, err := store.OpenFS(dir.FS, path, store.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("bench: quant: %w", err)
 		}

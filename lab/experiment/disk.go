@@ -2,17 +2,15 @@ package experiment
 
 import (
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/ivf"
 	"github.com/veclab/veclab/engine/quant"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
-	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/scratch"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -191,52 +189,22 @@ func SimulatedNote(t *table.Table) {
 	}
 }
 
-// DiskPoint is one measured setting of a disk-backed search.
-type DiskPoint struct {
-	Label       string
-	Param       float64 // the swept value (ef, visit %)
-	K           int
-	Queries     int     // timed queries
-	Recall      float64 // mean recall@K
-	QPS         float64 // single goroutine, wall time
-	P50ms       float64
-	Reads       float64 // full-vector reads per query (rescoring)
-	DeviceReads float64 // of which not served by the page cache
-	KB          float64 // KiB requested per query (rescoring)
-	ListReads   float64 // posting-list reads per query (IVF lists on disk)
-	ListDevice  float64 // of which not served by the page cache
-	Simulated   float64 // simulated device ms per query (Model)
-	// DevPages is the rescoring reads' pages per query that were not
-	// resident when read: the pages the device served, in the page
-	// cache's 4 KiB units, read-ahead aside.
-	DevPages float64
-	// DevKB is the KiB per query the kernel read from the device for this
-	// process during the first timed pass (/proc/self/io read_bytes:
-	// whole pages, and any read-ahead), NaN where that is not known.
-	DevKB float64
-	// Wide, when measured (E13), is the same cold rescoring reads
-	// repeated on rows of another width: the article's 768 dims.
-	Wide *RowReads
-}
+// DiskPoint is one measured setting of a disk-backed search
+// (measure.DiskResult: the notebooks measure with lab/measure's disk verbs).
+type DiskPoint = measure.DiskResult
 
 // RowReads is what a pass of rescoring reads cost the device, cold, on a
-// vector file of a given row width.
-type RowReads struct {
-	Dim      int     // components per row
-	RowBytes int     // bytes per row (4·Dim and its CRC)
-	Reads    float64 // rows read per query
-	KB       float64 // KiB requested per query
-	DevPages float64 // pages per query not resident when read
-	DevKB    float64 // KiB per query the device read (/proc/self/io), NaN where unknown
-}
+// vector file of a given row width (measure.RowReads).
+type RowReads = measure.RowReads
 
-// diskSearch answers one query: results with document ids, the rescoring
-// reads and the posting-list reads.
-type DiskSearch func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error)
+// DiskSearch answers one query: results with document ids, the rescoring
+// reads and the posting-list reads (measure.DiskSearch).
+type DiskSearch = measure.DiskSearch
 
-// measureDisk runs up to nq of the environment's queries through fn
+// MeasureDisk runs up to nq of the environment's queries through fn
 // (after its warm-up, untimed; before, when set, runs untimed before every
-// timed query) and measures recall@k, speed and reads.
+// timed query) and measures recall@k, speed and reads: measure.Disk on
+// the environment's exact answers.
 func MeasureDisk(env *Env, label string, param float64, k, nq int, before func() error, fn DiskSearch) (DiskPoint, error) {
 	ds, err := env.Dataset()
 	if err != nil {
@@ -247,92 +215,38 @@ func MeasureDisk(env *Env, label string, param float64, k, nq int, before func()
 	if err != nil {
 		return DiskPoint{}, err
 	}
-	qs := ds.Queries
-	nq = min(max(nq, 1), qs.N)
-	p := DiskPoint{Label: label, Param: param, K: k, Queries: nq}
-	// Warm runs (no before hook) are timed over diskRepeats passes: the
-	// median pass gives QPS, all latencies the p50, so one stall of a
-	// shared machine does not make QPS and p50 disagree. A cold run
-	// (before drops the cache) is timed once: its reads are the figure.
-	loop := metrics.Loop{Queries: nq, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup, Passes: 1, Pick: metrics.MedianPass}
-	if before == nil {
-		loop.Passes = DiskRepeats
-	} else {
-		loop.Before = before
+	q := &measure.Queries{Vectors: ds.Queries, K: k, Truth: truth.IDs, Metric: env.Metric(), Warmup: env.Scale.Warmup}
+	if q, err = q.First(max(nq, 1)); err != nil {
+		return DiskPoint{}, fmt.Errorf("experiment: %s: %w", label, err)
 	}
-	var vio, lio store.IOStats
-	p.DevKB = math.NaN()
-	rb0, rbOK := metrics.ProcessReadBytes()
-	loop.AfterPass = func(pass int) error {
-		// The device's reads of the first pass (the later ones read the
-		// same pages).
-		if rb1, ok := metrics.ProcessReadBytes(); pass == 0 && ok && rbOK {
-			p.DevKB = float64(rb1-rb0) / 1024 / float64(nq)
-		}
-		return nil
-	}
-	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
-		res, v, l, err := fn(qs.Row(i), k)
-		if pass == 0 { // recall and reads are the same every pass
-			vio.Add(v)
-			lio.Add(l)
-		}
-		return res, err
-	})
+	p, err := measure.Disk(label, fn, q, before)
 	if err != nil {
 		return DiskPoint{}, fmt.Errorf("experiment: %s: %w", label, err)
 	}
-	n := float64(nq)
-	p.Recall, p.QPS, p.P50ms = m.Recall, m.QPS, Ms(m.Latency.P50)
-	p.Reads, p.DeviceReads, p.KB = float64(vio.Reads)/n, float64(vio.DeviceReads())/n, float64(vio.Bytes)/1024/n
-	p.ListReads, p.ListDevice = float64(lio.Reads)/n, float64(lio.DeviceReads())/n
-	p.DevPages = float64(vio.Pages-vio.CachedPages) / n
-	p.Simulated = Ms(vio.Simulated+lio.Simulated) / n
+	p.Param = param
 	return p, nil
 }
 
-// hnswSearch searches d with its codes and rescores ⌈oversample·k⌉
-// candidates through rs (the vector file).
+// HnswSearch searches d with its codes and rescores ⌈oversample·k⌉
+// candidates through rs (the vector file): measure.HNSWDisk.
 func HnswSearch(d *DiskHNSW, ef int, oversample float64, rs *rescore.Rescorer) DiskSearch {
-	s := d.Index.NewSearcher()
-	return func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error) {
-		p := &hnsw.Rescore{Rescorer: rs, Oversample: oversample}
-		res, err := s.Search(q, engine.Request{K: k, Breadth: max(ef, k), Params: p})
-		if err != nil {
-			return nil, store.IOStats{}, store.IOStats{}, err
-		}
-		st := p.Stats
-		for i := range res {
-			res[i].ID = engine.ID(d.Index.Key(res[i].ID))
-		}
-		return res, st.IO, store.IOStats{}, nil
-	}
+	return measure.HNSWDisk(d.Index, ef, oversample, rs)
 }
 
-// ivfSearch searches ix scanning visit % of the vectors and rescores
-// ⌈oversample·k⌉ candidates through rs.
+// IvfSearch searches ix scanning visit % of the vectors and rescores
+// ⌈oversample·k⌉ candidates through rs: measure.IVFDisk.
 func IvfSearch(ix *ivf.Index, visit, oversample float64, rs *rescore.Rescorer) DiskSearch {
-	return func(q []float32, k int) ([]engine.Result, store.IOStats, store.IOStats, error) {
-		res, st, err := ix.SearchWith(q, ivf.SearchOptions{K: k, VisitPercentage: visit, Oversample: oversample, Rescorer: rs})
-		return res, st.Rescore.IO, st.ListIO, err
-	}
+	return measure.IVFDisk(ix, visit, oversample, rs)
 }
 
-// evictAll returns a function that drops the files' pages from the page
-// cache (fsync + posix_fadvise DONTNEED) and checks that none stayed.
+// EvictAll returns a function that drops the files' pages from the page
+// cache and checks that none stayed: measure.Evict.
 func EvictAll(files ...interface {
 	Evict() (int, error)
 }) func() error {
-	return func() error {
-		for _, f := range files {
-			left, err := f.Evict()
-			if err != nil {
-				return err
-			}
-			if left != 0 {
-				return fmt.Errorf("%d pages still cached after eviction", left)
-			}
-		}
-		return nil
+	ev := make([]measure.Evicter, len(files))
+	for i, f := range files {
+		ev[i] = f
 	}
+	return measure.Evict(ev...)
 }

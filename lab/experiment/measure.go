@@ -210,7 +210,7 @@ const (
 	// draw conclusions from (Redis's 0.616 against the others' 0.99).
 	RecallTolerance = 0.05
 	// DiskRepeats is the number of timed passes of a warm disk measurement.
-	DiskRepeats = 3
+	DiskRepeats = measure.DiskRepeats
 	// ReplyNoise is the run-to-run noise of a speed ratio by Elastic's reply
 	// to Qdrant's own account: it calls its 13 % move (31.6 → 35.8 QPS)
 	// "within the run-to-run noise", so a speed-up the reply claims (E15,

@@ -22,8 +22,34 @@
 //     ([metrics.RecallDefinition]): a [Result].
 //   - [SweepEf] and [SweepOversample]: one Result per setting of a knob, on
 //     one built store (query-time knobs need no rebuild).
+//   - [Rescored]: the same loop on a graph walked with its codes whose
+//     ⌈oversample·k⌉ candidates are rescored from a vector file
+//     (engine/rescore over engine/store), warm or evicted before every query:
+//     a [Rescoring], with the reads, device reads and pages per query.
+//   - [Footprint]: what a built store holds, measured from the lab's
+//     structures (vectors, links, codes) and the metadata's (stored fields,
+//     payload indexes): [Sizes], with the resident bytes per vector.
 //   - [Beside]: a [table.Table] with the article's figure in one column and
 //     the lab's beside it, row by row; chart.Compare draws it.
+//   - [Disk], for an index whose originals are on disk (ondisk.go): a
+//     search ([IVFDisk], [HNSWDisk]) rescoring from a vector file, measured
+//     warm (median of [DiskRepeats] passes) or cold ([Evict] before every
+//     query), with the reads and pages the device served: a [DiskResult];
+//     [SweepVisit] and [SweepEfDisk] sweep each index's query-time knob,
+//     [Queries.First] keeps fewer queries for a simulated device, and
+//     [DiskTable] tabulates the results.
+//   - [SweepRescore] and [BesideCodes]: an index of codes (a quant.Store)
+//     searched for ⌈o·k⌉ candidates and rescored from the float32 vectors,
+//     once per oversample, and the quantizers tabulated with the articles'
+//     compression beside the lab's (E22–E24).
+//   - [ExactParents]: the exact k nearest documents of a nested index
+//     (passages of one document, E25), so that [Index] on it, or on its
+//     nested.Naive view, measures parent recall.
+//   - [Ingest]: a store of a profile opened and loaded in batches, timed
+//     until the last batch is acknowledged and until the store reports
+//     itself searchable, with what a search saw in between ([AtOnce]: every
+//     query once, untimed, on the store as it stands); [BesideIngest] puts
+//     the article's seconds and docs/s beside the lab's.
 //
 // # Why a package of its own
 //

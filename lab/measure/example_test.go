@@ -6,6 +6,10 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/hnsw"
+	"github.com/veclab/veclab/engine/quant"
+	"github.com/veclab/veclab/engine/rescore"
+	"github.com/veclab/veclab/engine/store"
+	"github.com/veclab/veclab/engine/vfs"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/profile"
@@ -129,4 +133,91 @@ func ExampleIndex() {
 	// Output:
 	// ef 10: recall@10 0.950
 	// ef 100: recall@10 1.000
+}
+
+// What a store holds, measured from the lab's structures: Redis on its
+// defaults over 2,000 documents of 64 dimensions and their metadata.
+func ExampleFootprint() {
+	ds, err := dataset.Generate(dataset.Config{N: 2000, Queries: 5, Dim: 64, Seed: 1})
+	check(err)
+	meta, err := ds.Metadata() // the documents' stored fields and payload indexes
+	check(err)
+	redis, err := profile.Default(profile.Redis).Build(ds.Base, profile.BuildOptions{})
+	check(err)
+	defer redis.Close()
+	sizes, err := measure.Footprint(redis, meta)
+	check(err)
+	fmt.Println(sizes)
+	// Output:
+	// redis: 2000 documents × 64 dims; per document: vectors 256 B, links 141 B, codes 0 B (397 B/vector), stored fields 38 B, payload indexes 22 B
+}
+
+// Rescoring from disk: an HNSW graph walked with 2-bit codes in RAM, the
+// float32 originals in a vector file (here on engine/store's in-memory file
+// system with its simulated page cache), ⌈3·k⌉ candidates rescored, warm
+// and with the file evicted before every query.
+func ExampleRescored() {
+	ds, err := dataset.Generate(dataset.Config{N: 2000, Queries: 20, Dim: 64, Seed: 1})
+	check(err)
+	queries, err := measure.Exact(ds, 10, engine.Cosine)
+	check(err)
+	codes, err := quant.TrainBinary(ds.Base, engine.Cosine, quant.BinaryConfig{Encoding: quant.TwoBits})
+	check(err)
+	graph, err := hnsw.New(hnsw.Config{Dim: 64, M: 16, EfConstruction: 100, Seed: 1, Workers: 1})
+	check(err)
+	keys := make([]uint64, ds.Base.N)
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	check(graph.AddBatch(keys, ds.Base))
+	check(graph.AttachCodes(quant.NewStore(codes)))
+
+	fsys := vfs.NewMem()
+	check(store.WriteMatrixFS(fsys, "vectors.vec", ds.Base, engine.Cosine))
+	file, err := store.OpenFS(fsys, "vectors.vec", store.Options{})
+	check(err)
+	defer file.Close()
+	rs, err := rescore.New(file, engine.Cosine, rescore.Options{})
+	check(err)
+
+	_, err = file.Warm()
+	check(err)
+	warm, err := measure.Rescored(graph, 50, 3, rs, queries, nil)
+	check(err)
+	cold, err := measure.Rescored(graph, 50, 3, rs, queries, file)
+	check(err)
+	for _, r := range []measure.Rescoring{warm, cold} {
+		fmt.Printf("cold %t: recall@10 %.3f, %.1f reads/q, %.1f device reads/q\n", r.Cold, r.Recall, r.Reads, r.DeviceReads)
+	}
+	// Output:
+	// cold false: recall@10 0.900, 30.0 reads/q, 0.0 device reads/q
+	// cold true: recall@10 0.900, 30.0 reads/q, 27.4 device reads/q
+}
+
+// The cells of the article's E01 for one store: Elasticsearch on its
+// defaults, loaded in the article's batches and timed. At the last
+// acknowledgement a search sees only what the refreshes have sealed (a
+// refresh comes with the batch that completes a refresh_interval of ingest
+// at the article's rate, 3,039 documents: here after 4,000); once Ingest
+// returns, the store has refreshed and answers over every document.
+func ExampleIngest() {
+	ds, err := dataset.Generate(dataset.Config{N: 5000, Queries: 20, Dim: 32, Seed: 1})
+	check(err)
+	queries, err := measure.Exact(ds, 10, engine.Cosine)
+	check(err)
+
+	es, in, err := measure.Ingest(profile.Default(profile.Elasticsearch), ds.Base, profile.BuildOptions{Batch: 1000}, queries)
+	check(err)
+	defer es.Close()
+	fmt.Printf("%s: %d of %d searchable at the last ack, %d once searchable\n", in.Label, in.Visible, in.Docs, es.Visible())
+	fmt.Println(in.Acked > 0, in.Searchable >= in.Acked)
+
+	// The article's figures beside the lab's (seconds and docs/s vary from run to run).
+	t, err := measure.BesideIngest("E01", []measure.Ingested{in}, []measure.Figure{{Row: "elasticsearch", Measure: "docs/s", Value: 3039, Unit: "docs/s"}})
+	check(err)
+	fmt.Println(t.Columns[3].Label(), t.Columns[4].Label())
+	// Output:
+	// elasticsearch: 4000 of 5000 searchable at the last ack, 5000 once searchable
+	// true true
+	// docs/s (article) docs/s (lab)
 }

@@ -71,7 +71,11 @@ func (p Profile) Describe(dim, k int) string {
 			fmt.Fprintf(&b, "num_candidates = %d; no rescoring\n", pl.NumCandidates)
 		}
 		fmt.Fprintf(&b, "  -- refresh_interval %s: documents become searchable at the next refresh\n", p.RefreshInterval)
-		fmt.Fprintf(&b, "  -- refreshed into segments, at most %d kept (more are merged): each walked for its share of num_candidates, the competitive ones again for num_candidates (Lucene 10.3+); their candidates merged by score before rescoring\n", p.Segments)
+		if p.optimistic() {
+			fmt.Fprintf(&b, "  -- refreshed into segments, at most %d kept (more are merged): each walked for its share of num_candidates, the competitive ones again for num_candidates (Lucene 10.3+); their candidates merged by score before rescoring\n", p.Segments)
+		} else {
+			fmt.Fprintf(&b, "  -- refreshed into segments, at most %d kept (more are merged): every segment walked for the whole num_candidates, the lists merged by score (Lucene 9, before Elasticsearch 9.2)\n", p.Segments)
+		}
 		if p.FilterHeuristic == "acorn" {
 			fmt.Fprintf(&b, "  -- index.dense_vector.hnsw_filter_heuristic acorn: with a filter, a segment where under 60 %% match walks only the matches (Lucene's FilteredHnswGraphSearcher); few matches (≤ ln(segment size)·k) are scored exhaustively\n")
 		} else {

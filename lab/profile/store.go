@@ -677,8 +677,9 @@ func (s *Store) search(verb string, q []float32, k int, accept func(key uint64) 
 		// for num_candidates (engine/segment Options.Optimistic). Its
 		// result does not depend on intra-query concurrency (no state is
 		// shared between the segments' searches), so the lab searches
-		// them in turn.
-		o.Optimistic = true
+		// them in turn. Before 9.2 (Lucene 9) every segment is searched
+		// for the whole num_candidates and the lists merged (optimistic).
+		o.Optimistic = p.optimistic()
 		// 9.3+ indices end each segment's walk early by default
 		// (index.dense_vector.hnsw_enable_early_termination).
 		o.Patience = p.Patience()

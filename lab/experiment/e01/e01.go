@@ -1,17 +1,16 @@
 package e01
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
@@ -36,64 +35,48 @@ func init() {
 	experiment.Register(Experiment)
 }
 
-// Ingest is what one store's ingest run measured.
-type Ingest struct {
-	Store      string
-	Docs       int
-	Acked      time.Duration // until the last batch was acknowledged
-	VisibleAck int           // documents a search saw right after the last acknowledgement
-	RecallAck  float64       // recall@K of the queries run right then, against the full truth
-	StatusAck  string        // what the store reported right then
-	Searchable time.Duration // until the store reported everything searchable
-	Visibility string        // the store's visibility step
-}
-
-// docsPerSecond is the acknowledged ingest rate.
-func (in Ingest) docsPerSecond() float64 {
-	if in.Acked <= 0 {
-		return 0
-	}
-	return float64(in.Docs) / in.Acked.Seconds()
-}
-
-var visibilityStep = map[profile.Kind]string{
-	profile.PGVector:      "row and index entry written in the inserting transaction: visible at commit",
-	profile.Redis:         "vectors indexed from a queue by a background thread (percent_indexed)",
-	profile.Qdrant:        "points searchable at once in plain segments; the optimizer builds HNSW in the background (status yellow → green)",
-	profile.Elasticsearch: "documents visible only after a refresh (refresh_interval 1s, or _refresh), which seals them into a segment and builds its graph",
+var visibilityStep = map[string]string{
+	profile.PGVector.String():      "row and index entry written in the inserting transaction: visible at commit",
+	profile.Redis.String():         "vectors indexed from a queue by a background thread (percent_indexed)",
+	profile.Qdrant.String():        "points searchable at once in plain segments; the optimizer builds HNSW in the background (status yellow → green)",
+	profile.Elasticsearch.String(): "documents visible only after a refresh (refresh_interval 1s, or _refresh), which seals them into a segment and builds its graph",
 }
 
 // Measure ingests the data set into a fresh store of p in the scale's
-// batches, timing the acknowledgements, counting what a search sees at
-// that moment, then waiting for the store's own "searchable" signal. The
-// store is kept in env (a later experiment measures the same index).
-func Measure(env *experiment.Env, p profile.Profile) (Ingest, error) {
+// batches through measure.Ingest (timing the acknowledgements, counting
+// what a search sees at that moment, then waiting for the store's own
+// "searchable" signal). The store is kept in env (a later experiment
+// measures the same index).
+func Measure(env *experiment.Env, p profile.Profile) (measure.Ingested, error) {
 	ds, err := env.Dataset()
 	if err != nil {
-		return Ingest{}, err
+		return measure.Ingested{}, err
+	}
+	q, err := queries(env)
+	if err != nil {
+		return measure.Ingested{}, err
 	}
 	p = env.Fill(p)
-	start := time.Now()
-	s, acked, err := e01Ack(env, p, ds.Base, true)
+	s, in, err := measure.Ingest(p, ds.Base, profile.BuildOptions{Batch: env.Scale.Batch, Progress: env.Step}, q)
 	if err != nil {
-		return Ingest{}, err
+		return measure.Ingested{}, err
 	}
-	base := ds.Base
-	visible := s.Visible()
-	status := s.Status().String()
-	// A benchmark that searches the moment add() returns: what does it get?
-	recallAck, err := quickRecall(env, s)
-	if err != nil {
-		s.Close()
-		return Ingest{}, err
-	}
-	if err := s.WaitSearchable(); err != nil {
-		s.Close()
-		return Ingest{}, err
-	}
-	searchable := time.Since(start)
 	env.Adopt(p, s)
-	return Ingest{Store: p.Kind.String(), Docs: base.N, Acked: acked, VisibleAck: visible, RecallAck: recallAck, StatusAck: status, Searchable: searchable, Visibility: visibilityStep[p.Kind]}, nil
+	return in, nil
+}
+
+// queries are the environment's queries with their exact top-K over all
+// documents (the environment's cached truth), as measure's verbs take them.
+func queries(env *experiment.Env) (*measure.Queries, error) {
+	ds, err := env.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	truth, err := env.Truth(env.Scale.K)
+	if err != nil {
+		return nil, err
+	}
+	return &measure.Queries{Vectors: ds.Queries, K: env.Scale.K, Truth: truth.IDs, Metric: env.Metric(), Warmup: env.Scale.Warmup}, nil
 }
 
 // e01Ack opens a fresh store of p and ingests base in the scale's
@@ -179,33 +162,8 @@ func e01Median(rates []float64) float64 {
 	return rs[len(rs)/2]
 }
 
-// quickRecall runs every query once, unmeasured, and returns the mean
-// recall@K against the exact top-K over all documents.
-func quickRecall(env *experiment.Env, s *profile.Store) (float64, error) {
-	ds, err := env.Dataset()
-	if err != nil {
-		return 0, err
-	}
-	truth, err := env.Truth(env.Scale.K)
-	if err != nil {
-		return 0, err
-	}
-	loop := metrics.Loop{Queries: ds.Queries.N, K: env.Scale.K, Truth: truth.IDs, Untimed: true}
-	m, err := loop.Run(engine.Context(), func(_, i int) ([]engine.Result, error) {
-		res, err := s.Search(ds.Queries.Row(i), env.Scale.K)
-		if errors.Is(err, engine.ErrEmpty) {
-			return nil, nil // nothing searchable yet: recall 0 for this query
-		}
-		return res, err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("experiment: right after ingest: %w", err) // "… query 3: …"
-	}
-	return m.Recall, nil
-}
-
 // Table puts the ingest runs beside the article's figures.
-func Table(env *experiment.Env, ins []Ingest) *table.Table {
+func Table(env *experiment.Env, ins []measure.Ingested) *table.Table {
 	t := table.New(fmt.Sprintf("E01 ingest: %d documents × %d dims in batches of %d, one writer", env.Scale.N, env.Scale.Dim, env.Scale.Batch),
 		table.Col("store", ""))
 	t.AddColumns(table.Pair("ingest", "s", 1)...)
@@ -218,12 +176,12 @@ func Table(env *experiment.Env, ins []Ingest) *table.Table {
 		t.AddColumns(experiment.LiveColumns(env, table.Column{Header: "ingest", Unit: "s", Prec: 1}, table.Column{Header: "docs/s", Prec: -1})...)
 	}
 	for _, in := range ins {
-		vals := []any{in.Store,
-			Experiment.ArticleValue(in.Store, "ingest"), in.Acked.Seconds(),
-			Experiment.ArticleValue(in.Store, "docs/s"), in.docsPerSecond(),
-			fmt.Sprintf("%d of %d", in.VisibleAck, in.Docs), in.RecallAck, in.Searchable.Seconds()}
+		vals := []any{in.Label,
+			Experiment.ArticleValue(in.Label, "ingest"), in.Acked.Seconds(),
+			Experiment.ArticleValue(in.Label, "docs/s"), in.DocsPerSecond(),
+			fmt.Sprintf("%d of %d", in.Visible, in.Docs), in.RecallAck, in.Searchable.Seconds()}
 		if live != nil {
-			if in.Store == profile.PGVector.String() {
+			if in.Label == profile.PGVector.String() {
 				sec := live.Inserts().Seconds()
 				vals = append(vals, sec, float64(live.Load.Rows)/sec)
 			} else {
@@ -238,7 +196,7 @@ func Table(env *experiment.Env, ins []Ingest) *table.Table {
 		t.Note("real pgvector: %v", liveErr)
 	}
 	for _, in := range ins {
-		t.Note("%s: %s; at the last ack it reported: %s", in.Store, in.Visibility, in.StatusAck)
+		t.Note("%s: %s; at the last ack it reported: %s", in.Label, visibilityStep[in.Label], in.StatusAck)
 	}
 	t.Note("recall@10 at last ack: the queries run the moment the last batch is acknowledged, before waiting for the store's searchable signal, against the truth over all documents")
 	t.Note("lab stores build their graphs single-threaded for determinism; the article's services used their own thread pools on 2 vCPUs")
@@ -246,7 +204,7 @@ func Table(env *experiment.Env, ins []Ingest) *table.Table {
 }
 
 func runE01(env *experiment.Env) (*experiment.Report, error) {
-	var ins []Ingest
+	var ins []measure.Ingested
 	for _, p := range profile.Defaults() {
 		in, err := Measure(env, p)
 		if err != nil {
@@ -277,7 +235,7 @@ func runE01(env *experiment.Env) (*experiment.Report, error) {
 // store reports. For Elasticsearch the last batch is sent right after a
 // refresh, so the first sample falls between its acknowledgement and the
 // next refresh; a note says so if the refresh came first anyway.
-func Lag(env *experiment.Env, ins []Ingest) (*table.Table, *chart.Line, error) {
+func Lag(env *experiment.Env, ins []measure.Ingested) (*table.Table, *chart.Line, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, nil, err
@@ -294,7 +252,11 @@ func Lag(env *experiment.Env, ins []Ingest) (*table.Table, *chart.Line, error) {
 	c := chart.NewLine(fmt.Sprintf("recall@%d of the queries run t seconds after the last acknowledgement (lab)", k), "seconds since the last acknowledgement", fmt.Sprintf("recall@%d", k))
 	lagOf := map[string]time.Duration{}
 	for _, in := range ins {
-		lagOf[in.Store] = in.Searchable - in.Acked
+		lagOf[in.Label] = in.Searchable - in.Acked
+	}
+	q, err := queries(env)
+	if err != nil {
+		return nil, nil, err
 	}
 	base, batch := ds.Base, env.Scale.Batch
 	for _, p := range profile.Defaults() {
@@ -337,7 +299,7 @@ func Lag(env *experiment.Env, ins []Ingest) (*table.Table, *chart.Line, error) {
 				since = time.Since(ack)
 			}
 			st := s.Status()
-			r, err := quickRecall(env, s)
+			r, err := measure.AtOnce(s, q)
 			if err != nil {
 				s.Close()
 				return nil, nil, err
@@ -383,7 +345,7 @@ const e01Order = "qdrant > redis > elasticsearch > pgvector"
 // order agree, so it is gone; the re-timing in alternating rounds
 // (e01RetimedOrder), also added after runs that differed, stays, and its
 // reason says so.
-func e01OrderAgrees(ins []Ingest, order string) (bool, string) {
+func e01OrderAgrees(ins []measure.Ingested, order string) (bool, string) {
 	const base = "the order of the acknowledged docs/s; the seconds are not comparable (the article's include the network)"
 	if order == e01Order {
 		return true, base
@@ -406,15 +368,15 @@ const e01Ratio = 17382.0 / 3158
 // also counts as seeing the unrefreshed documents. The article's one
 // gap with a magnitude, Qdrant 5.5× as fast as Redis, is judged as a
 // direction and a magnitude (e01Pair).
-func Verdicts(env *experiment.Env, ins []Ingest, lag *table.Table) experiment.Verdicts {
+func Verdicts(env *experiment.Env, ins []measure.Ingested, lag *table.Table) experiment.Verdicts {
 	idx := make([]int, len(ins))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return ins[idx[a]].docsPerSecond() > ins[idx[b]].docsPerSecond() })
+	sort.SliceStable(idx, func(a, b int) bool { return ins[idx[a]].DocsPerSecond() > ins[idx[b]].DocsPerSecond() })
 	var names []string
 	for _, i := range idx {
-		names = append(names, ins[i].Store)
+		names = append(names, ins[i].Label)
 	}
 	order := strings.Join(names, " > ")
 	agrees, why := e01OrderAgrees(ins, order)
@@ -424,19 +386,19 @@ func Verdicts(env *experiment.Env, ins []Ingest, lag *table.Table) experiment.Ve
 	out := experiment.Verdicts{experiment.Holds("E01", "the stores ingest in the article's order (§ Getting the data in)", e01Order, order, agrees, why)}
 	out = append(out, e01Pair(env, ins)...)
 	for _, in := range ins {
-		seen := fmt.Sprintf("%d of %d searchable at the last ack", in.VisibleAck, in.Docs)
-		switch in.Store {
+		seen := fmt.Sprintf("%d of %d searchable at the last ack", in.Visible, in.Docs)
+		switch in.Label {
 		case "pgvector":
 			out = append(out, experiment.Holds("E01", "pgvector: everything visible at the last ack (commit is the visibility step)",
-				"visible at commit", seen, in.VisibleAck == in.Docs, in.Visibility))
+				"visible at commit", seen, in.Visible == in.Docs, visibilityStep[in.Label]))
 		case "redis":
 			out = append(out, experiment.Holds("E01", "redis: at the last ack its indexing queue has not caught up (§ Getting the data in: Redis drains an indexing queue)",
-				"fewer visible than acknowledged", seen, in.VisibleAck < in.Docs, in.Visibility))
+				"fewer visible than acknowledged", seen, in.Visible < in.Docs, visibilityStep[in.Label]))
 		case "qdrant":
 			out = append(out, experiment.Holds("E01", "qdrant: all points searchable at once while the optimizer runs (plain segments are scanned exactly)",
-				"searchable at once", seen, in.VisibleAck == in.Docs, in.Visibility))
+				"searchable at once", seen, in.Visible == in.Docs, visibilityStep[in.Label]))
 		case "elasticsearch":
-			ok := in.VisibleAck < in.Docs
+			ok := in.Visible < in.Docs
 			if lag != nil {
 				if first, found := lag.Lookup("elasticsearch", "searchable (lab)"); found && first.Kind == table.IntKind {
 					seen += fmt.Sprintf("; %d of %d in the timeline's first sample", first.Int, in.Docs)
@@ -444,7 +406,7 @@ func Verdicts(env *experiment.Env, ins []Ingest, lag *table.Table) experiment.Ve
 				}
 			}
 			out = append(out, experiment.Holds("E01", "elasticsearch: acknowledged documents stay invisible until the next refresh, a matter of time (§ Getting the data in)",
-				"invisible until a refresh", seen, ok, in.Visibility))
+				"invisible until a refresh", seen, ok, visibilityStep[in.Label]))
 		}
 	}
 	return out
@@ -456,10 +418,10 @@ func Verdicts(env *experiment.Env, ins []Ingest, lag *table.Table) experiment.Ve
 // would not reorder them) are re-timed in alternating rounds
 // (e01Retime), and their medians replace the single timings. An error
 // re-timing leaves the first verdict, saying why.
-func e01RetimedOrder(env *experiment.Env, ins []Ingest, order, why string) (bool, string) {
+func e01RetimedOrder(env *experiment.Env, ins []measure.Ingested, order, why string) (bool, string) {
 	rate := map[string]float64{}
 	for _, in := range ins {
-		rate[in.Store] = in.docsPerSecond()
+		rate[in.Label] = in.DocsPerSecond()
 	}
 	art := strings.Split(e01Order, " > ")
 	pick := map[string]bool{}
@@ -484,19 +446,19 @@ func e01RetimedOrder(env *experiment.Env, ins []Ingest, order, why string) (bool
 	if err != nil {
 		return false, why + "; re-timing failed: " + err.Error()
 	}
-	re := make([]Ingest, len(ins))
+	re := make([]measure.Ingested, len(ins))
 	copy(re, ins)
 	var got []string
 	for i, in := range re {
-		if r := e01Median(med[in.Store]); r > 0 {
+		if r := e01Median(med[in.Label]); r > 0 {
 			re[i].Acked = time.Duration(float64(in.Docs) / r * float64(time.Second))
-			got = append(got, fmt.Sprintf("%s %.0f docs/s (one timing %.0f)", in.Store, r, rate[in.Store]))
+			got = append(got, fmt.Sprintf("%s %.0f docs/s (one timing %.0f)", in.Label, r, rate[in.Label]))
 		}
 	}
-	sort.SliceStable(re, func(a, b int) bool { return re[a].docsPerSecond() > re[b].docsPerSecond() })
+	sort.SliceStable(re, func(a, b int) bool { return re[a].DocsPerSecond() > re[b].DocsPerSecond() })
 	var reOrder []string
 	for _, in := range re {
-		reOrder = append(reOrder, in.Store)
+		reOrder = append(reOrder, in.Label)
 	}
 	agrees, why2 := e01OrderAgrees(re, strings.Join(reOrder, " > "))
 	return agrees, why2 + fmt.Sprintf("; one timing gave %s, so the stores within 2× of each other were re-timed in %d alternating rounds (median; a rule added after runs that differed): %s",
@@ -511,10 +473,10 @@ func e01RetimedOrder(env *experiment.Env, ins []Ingest, order, why string) (bool
 // widened to their spread), both on the two stores re-timed in
 // e01Rounds alternating rounds. Before this split the order verdict's
 // 20 % tie let either store be ahead, so only the sign was ever judged.
-func e01Pair(env *experiment.Env, ins []Ingest) experiment.Verdicts {
+func e01Pair(env *experiment.Env, ins []measure.Ingested) experiment.Verdicts {
 	have := map[string]bool{}
 	for _, in := range ins {
-		have[in.Store] = true
+		have[in.Label] = true
 	}
 	var rounds experiment.Rounds
 	var err error

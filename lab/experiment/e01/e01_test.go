@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
 )
 
 // TestE01Order checks the ingest-order verdict: the article's order
@@ -14,8 +15,8 @@ import (
 // rounds are given) and the medians decide, strictly: no tie band lets
 // the opposite order agree.
 func TestE01Order(t *testing.T) {
-	ing := func(store string, docsPerSec float64) Ingest {
-		return Ingest{Store: store, Docs: 30000, Acked: time.Duration(30000 / docsPerSec * float64(time.Second))}
+	ing := func(store string, docsPerSec float64) measure.Ingested {
+		return measure.Ingested{Label: store, Docs: 30000, Acked: time.Duration(30000 / docsPerSec * float64(time.Second))}
 	}
 	for _, tc := range []struct {
 		name   string
@@ -32,7 +33,7 @@ func TestE01Order(t *testing.T) {
 		{"pgvector ahead by more than 2x: not re-timed", [4]float64{46522, 45000, 1000, 3468}, 50000, false, "the order of the acknowledged docs/s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ins := []Ingest{ing("pgvector", tc.rates[3]), ing("redis", tc.rates[1]), ing("qdrant", tc.rates[0]), ing("elasticsearch", tc.rates[2])}
+			ins := []measure.Ingested{ing("pgvector", tc.rates[3]), ing("redis", tc.rates[1]), ing("qdrant", tc.rates[0]), ing("elasticsearch", tc.rates[2])}
 			env, err := experiment.NewEnv(experiment.Small, 1)
 			if err != nil {
 				t.Fatal(err)
@@ -71,7 +72,7 @@ func TestE01Pair(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	ins := []Ingest{{Store: "qdrant", Docs: 100, Acked: time.Second}, {Store: "redis", Docs: 100, Acked: time.Second}}
+	ins := []measure.Ingested{{Label: "qdrant", Docs: 100, Acked: time.Second}, {Label: "redis", Docs: 100, Acked: time.Second}}
 	for _, c := range []struct {
 		qdrant         []float64 // against redis's 1000 docs/s each round
 		dir, magnitude string

@@ -9,11 +9,11 @@ import (
 	"github.com/veclab/veclab/lab/table"
 )
 
-// Prediction is what pgvector's mechanism predicts for one E07 row
+// prediction is what pgvector's mechanism predicts for one E07 row
 // beside what the lab and the article measured: with iterative_scan off
 // the post-filter keeps about ef_search × s rows; an iterative scan
 // continues until LIMIT k rows pass the filter.
-type Prediction struct {
+type prediction struct {
 	Label string
 	Ef    int
 	Scan  string // "off", "relaxed_order" or "strict_order"
@@ -25,7 +25,7 @@ type Prediction struct {
 }
 
 // String prints the row on one line.
-func (p Prediction) String() string {
+func (p prediction) String() string {
 	pred := fmt.Sprintf("LIMIT     = %2.0f", p.Predicted)
 	if p.Scan == "off" {
 		pred = fmt.Sprintf("ef × s = %5.1f", p.Predicted)
@@ -39,7 +39,7 @@ func (p Prediction) String() string {
 // k rows, and strict_order, which skips a matching row found late closer
 // than the last one emitted, loses more true neighbours.
 type Reading struct {
-	Rows []Prediction
+	Rows []prediction
 	// RelaxedMinusStrict is relaxed_order's recall minus strict_order's
 	// at ef_search 40, the lab's and the article's; HasOrder is false (and
 	// both are 0) when ms lacks either row.
@@ -83,7 +83,7 @@ func Read(env *experiment.Env, ms []experiment.StrategyMeasurement) (*Reading, e
 		}
 		a, _ := e07.Figure(m.Label, "mean hits")
 		ar, _ := e07.Figure(m.Label, "recall@10")
-		r.Rows = append(r.Rows, Prediction{Label: m.Label, Ef: ef, Scan: scan, Predicted: pred,
+		r.Rows = append(r.Rows, prediction{Label: m.Label, Ef: ef, Scan: scan, Predicted: pred,
 			MeanHits: m.MeanHits, ArticleHits: a.Value, Recall: m.Recall, ArticleRecall: ar.Value, DistComps: m.DistComps})
 		switch m.Label {
 		case "40 relaxed_order":

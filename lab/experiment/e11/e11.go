@@ -8,6 +8,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -115,7 +116,7 @@ type e11Measured struct {
 	n, dim, m int
 	fp        profile.Footprint // float slabs, links, codes of the built store
 	stored    int               // msgpack stored fields (filter.Store.StoredBytes)
-	bitmaps   int               // payload index roaring bitmaps (filter.Store.FieldIndexBytes)
+	bitmaps   int               // payload indexes: roaring bitmaps (filter.Store.FieldIndexBytes), or all of them (measure.Sizes)
 	column    int               // payload index numeric columns
 }
 
@@ -227,11 +228,9 @@ func e11Footprint(kind profile.Kind, x e11Measured) (Footprint, error) {
 var Kinds = []profile.Kind{profile.PGVector, profile.Redis, profile.Qdrant, profile.Elasticsearch}
 
 // Measure builds each store on its defaults over the environment's
-// data set and returns its footprint by component: raw vectors, graph
-// links and codes measured from the built store (profile.Store.Footprint),
-// stored fields and payload indexes from the metadata store (msgpack
-// payloads, roaring bitmaps and numeric columns), and the parts the lab has
-// no structure for modelled (each such component has Model set).
+// data set, measures what it holds (measure.Footprint: raw vectors, graph
+// links and codes from the built store, stored fields and payload indexes
+// from the metadata store) and lays each out by component (Components).
 func Measure(env *experiment.Env, kinds []profile.Kind) ([]Footprint, error) {
 	if len(kinds) == 0 {
 		return nil, fmt.Errorf("experiment: E11: no stores: %w", experiment.ErrBadArgument)
@@ -245,31 +244,42 @@ func Measure(env *experiment.Env, kinds []profile.Kind) ([]Footprint, error) {
 	if err != nil {
 		return nil, err
 	}
-	var bitmaps, column int
-	for _, fld := range meta.Schema().Fields {
-		b, c := meta.FieldIndexBytes(fld.Name)
-		bitmaps, column = bitmaps+b, column+c
-	}
-	out := make([]Footprint, 0, len(kinds))
+	sizes := make([]measure.Sizes, 0, len(kinds))
 	for i, k := range kinds {
 		env.Step(i, len(kinds), "E11 stores")
-		p := profile.Default(k)
-		s, err := env.Store(p)
+		s, err := env.Store(profile.Default(k))
 		if err != nil {
 			return nil, err
 		}
-		fp := s.Footprint()
-		if fp.Docs != meta.Len() {
-			return nil, fmt.Errorf("experiment: E11: %s holds %d documents, the metadata %d", k, fp.Docs, meta.Len())
+		z, err := measure.Footprint(s, meta)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: E11: %w", err)
 		}
-		f, err := e11Footprint(k, e11Measured{n: fp.Docs, dim: s.Dim(), m: s.Profile().M, fp: fp,
-			stored: meta.StoredBytes(), bitmaps: bitmaps, column: column})
+		sizes = append(sizes, z)
+	}
+	env.Step(len(kinds), len(kinds), "E11 stores")
+	return Components(sizes)
+}
+
+// Components lays each store's measured sizes (measure.Footprint) out as
+// that store keeps them, component by component in bytes per document,
+// RAM and disk, adding the parts the lab has no structure for as models
+// (each such component has Model set and its Basis): pgvector's pages,
+// RedisJSON's document and key, Qdrant's write-ahead log.
+func Components(sizes []measure.Sizes) ([]Footprint, error) {
+	if len(sizes) == 0 {
+		return nil, fmt.Errorf("experiment: E11: no stores measured: %w", experiment.ErrBadArgument)
+	}
+	out := make([]Footprint, 0, len(sizes))
+	for _, z := range sizes {
+		f, err := e11Footprint(z.Kind, e11Measured{n: z.Docs, dim: z.Dim, m: z.M,
+			fp:     profile.Footprint{Docs: z.Docs, Vectors: z.Vectors, Links: z.Links, Codes: z.Codes},
+			stored: int(z.StoredFields), bitmaps: int(z.PayloadIndexes)})
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, f)
 	}
-	env.Step(len(kinds), len(kinds), "E11 stores")
 	return out, nil
 }
 

@@ -3,8 +3,12 @@ package e16
 import (
 	"fmt"
 	"math"
+	"time"
 
+	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
+	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -43,31 +47,72 @@ const (
 var Segments = []int{64, 16, 4, 1}
 
 // Measure builds the collection as counts[0] segments, measures it at
-// (k, ef), then force-merges it to each later count and measures again.
+// (k, ef), then force-merges it to each later count and measures again —
+// the steps notebook 08 shows cell by cell: an Elasticsearch store of the
+// article's version (Profile), loaded a 1/counts[0] of the documents at a
+// time with a refresh after each (Store.Ingest, Store.Refresh), searched
+// with num_candidates ef (measure.Store on Store.WithEf), force-merged
+// (Store.ForceMerge) and searched again.
 func Measure(env *experiment.Env, counts []int, k, ef int) ([]experiment.SegmentMeasurement, error) {
 	if len(counts) == 0 {
 		return nil, fmt.Errorf("experiment: E16: no segment counts: %w", experiment.ErrBadArgument)
 	}
-	b, err := experiment.BuildSegments(env, experiment.SegmentSetup{Segments: counts[0], BuildWorkers: max(env.Workers, 1)})
+	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
 	}
-	defer b.Close()
+	if counts[0] < 1 || counts[0] > ds.Base.N {
+		return nil, fmt.Errorf("experiment: E16: %d segments of %d documents: %w", counts[0], ds.Base.N, experiment.ErrBadArgument)
+	}
+	q, err := measure.Exact(ds, k, env.Metric())
+	if err != nil {
+		return nil, err
+	}
+	s, err := env.Fill(articleProfile(counts[0])).Open(ds.Base.Dim)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	base := ds.Base
+	for g := 0; g < counts[0]; g++ {
+		lo, hi := g*base.N/counts[0], (g+1)*base.N/counts[0]
+		if err := s.Ingest(&vec.Matrix{N: hi - lo, Dim: base.Dim, Stride: base.Stride, Data: base.Data[lo*base.Stride:]}); err != nil {
+			return nil, err
+		}
+		if err := s.Refresh(); err != nil {
+			return nil, err
+		}
+		env.Step(hi, base.N, "E16: ingest and refresh")
+	}
 	var out []experiment.SegmentMeasurement
 	for i, n := range counts {
 		if i > 0 {
 			env.Logf("E16: force merge to %d segments", n)
-			if err := b.Collection.ForceMerge(n); err != nil {
+			if err := s.ForceMerge(n); err != nil {
 				return nil, err
 			}
 		}
-		m, err := experiment.MeasureSegments(env, b.Collection, experiment.SegmentSearch{K: k, Ef: ef}, 3, fmt.Sprintf("%d segments", len(b.Collection.Segments())))
+		r, err := measure.Store(s.WithEf(ef), q)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, m)
+		segs := len(s.Segments())
+		out = append(out, experiment.SegmentMeasurement{Label: fmt.Sprintf("%d segments", segs), Search: experiment.SegmentSearch{K: k, Ef: ef},
+			Segments: segs, Queries: r.Queries, Recall: r.Recall, QPS: r.QPS, P50ms: experiment.Ms(r.Latency.P50), DistComps: r.DistComps})
 	}
 	return out, nil
+}
+
+// articleProfile is the store E16 measures: Elasticsearch as the article ran it
+// (8.13, Lucene 9.10: every segment searched for the whole num_candidates,
+// no early termination), float32 HNSW segments (index_options.type hnsw,
+// so the segment count is the only thing that changes), refreshed by hand
+// (no periodic refresh during the load), keeping every refresh's segment.
+func articleProfile(segments int) profile.Profile {
+	p := profile.Default(profile.Elasticsearch)
+	p.Version, p.Type, p.EarlyTermination = "8.13", profile.HNSWType, "false"
+	p.RefreshInterval, p.Segments = time.Hour, segments
+	return p
 }
 
 // segmentTable tabulates segment measurements, with the article's rows
@@ -101,7 +146,7 @@ func Table(env *experiment.Env, ms []experiment.SegmentMeasurement) *table.Table
 	}
 	t := segmentTable(e16, fmt.Sprintf("E16 one collection of %d documents at ef %d per segment, top %d, as %d…%d segments", env.Scale.N, ef, k, ms[0].Segments, ms[len(ms)-1].Segments),
 		ms, []string{"128 segments", "66 segments (merged)", "67 segments (qdrant)"})
-	t.Note("each row after the first is a force merge of the previous collection (a new HNSW graph over the merged documents, m 16, ef_construction 100); searches are sequential over the segments, one client, 3 passes over the queries")
+	t.Note("an Elasticsearch 8.13 store (float32 HNSW segments, m 16, ef_construction 100), refreshed after every 1/%d of the documents; each row after the first is a force merge of the previous store (a new HNSW graph over the merged documents); every segment is searched for num_candidates %d and the lists merged (Lucene 9), one client, one timed pass over the queries", ms[0].Segments, ef)
 	return t
 }
 

@@ -2,9 +2,12 @@
 //
 // Source: Elastic's reply, \.
 //
-// Its steps are exported for a notebook's cells, under the names every
-// experiment package uses (Default for the article's parameters, Measure,
-// Table, Chart where it draws one, Verdicts, which returns the verdicts);
-// init registers the experiment with lab/experiment, so `veclab
-// reproduce` runs it through lab/experiment/all.
+// Notebook 09 does E25's steps with the public verbs (dataset.ChunkPassages,
+// engine/hnsw, nested.New and nested.Naive, measure.ExactParents and
+// measure.Index); this package keeps what `veclab reproduce` and the
+// notebook's further-than-the-article cell need: Build and Measure, Shapes
+// and ShapeChart (one collection per passage-count distribution), and
+// Verdicts, which judges the three plans' measurements. init registers the
+// experiment with lab/experiment, so `veclab reproduce` runs it through
+// lab/experiment/all.
 package e25

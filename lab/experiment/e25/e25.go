@@ -3,7 +3,6 @@ package e25
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -13,7 +12,9 @@ import (
 	"github.com/veclab/veclab/engine/nested"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -142,10 +143,6 @@ func ParseConfig(s string) (Config, error) {
 	return c, c.Validate()
 }
 
-// streamE25 is the PCG stream of E25's passages (the data set's own
-// streams are 0x9e37…); part of E25's determinism, never change.
-const streamE25 = 0xE25
-
 // Index is E25's nested collection: passages drawn around parent
 // documents, an HNSW graph over the passages (m 16, ef_construction 100,
 // Elasticsearch's defaults; one goroutine, the environment's seed), and
@@ -210,34 +207,12 @@ func Build(env *experiment.Env, cfg Config) (*Index, error) {
 	if nParents < k {
 		return nil, fmt.Errorf("experiment: E25: %d documents at %.1f passages each make %d parents, fewer than k=%d: %w", ds.Base.N, cfg.MeanPassages(), nParents, k, experiment.ErrBadArgument)
 	}
-	dim := ds.Base.Dim
-	r := rand.New(rand.NewPCG(env.Seed, streamE25))
-	counts := make([]int, nParents)
-	total := 0
-	for p := range counts {
-		counts[p] = cfg.MinPassages + r.IntN(cfg.MaxPassages-cfg.MinPassages+1)
-		total += counts[p]
+	// The passages come from lab/dataset (ChunkPassages), as notebook 09 draws them.
+	docs, err := dataset.ChunkPassages(ds.Base, ds.Base.N, dataset.PassageConfig{MinPassages: cfg.MinPassages, MaxPassages: cfg.MaxPassages, Spread: cfg.Spread, Seed: env.Seed})
+	if err != nil {
+		return nil, err
 	}
-	m := vec.NewMatrix(total, dim)
-	parentOf := make([]uint32, total)
-	sigma := cfg.Spread / math.Sqrt(float64(dim))
-	i := 0
-	for p, c := range counts {
-		doc := ds.Base.Row(p)
-		for range c {
-			row := m.Row(i)
-			for {
-				for d := range row {
-					row[d] = doc[d] + float32(sigma*r.NormFloat64())
-				}
-				if vec.Normalize(row) == nil {
-					break
-				}
-			}
-			parentOf[i] = uint32(p)
-			i++
-		}
-	}
+	dim, total, m, parentOf, counts := ds.Base.Dim, docs.Len(), docs.Vectors, docs.ParentOf, docs.Counts
 	g, err := hnsw.New(hnsw.Config{Dim: dim, Metric: engine.Cosine, M: 16, EfConstruction: 100, Seed: env.Seed, Workers: 1})
 	if err != nil {
 		return nil, err
@@ -316,9 +291,9 @@ func (r Row) Label() string {
 	return fmt.Sprintf("%s ef=%d", r.Method, r.Ef)
 }
 
-// Ef is the default beam sweep: Elasticsearch's num_candidates default
+// efSweep is the default beam sweep: Elasticsearch's num_candidates default
 // (1.5·k = 15), then wider beams.
-var Ef = []int{15, 40, 100, 200}
+var efSweep = []int{15, 40, 100, 200}
 
 // e25KPrime is the usual workaround's passage count for k parents:
 // k × the mean passages per parent, rounded.
@@ -458,8 +433,8 @@ func parentRecall(got []nested.Hit, want []uint32) float64 {
 	return float64(n) / float64(len(want))
 }
 
-// Table tabulates the rows with the notes that explain the mechanism.
-func Table(env *experiment.Env, x *Index, rows []Row) *table.Table {
+// rowTable tabulates the rows with the notes that explain the mechanism.
+func rowTable(env *experiment.Env, x *Index, rows []Row) *table.Table {
 	k := env.Scale.K
 	t := table.New(fmt.Sprintf("E25 nested vectors: %d parents, %d passages (%.2f per parent), %d queries, k=%d parents, HNSW m=16 ef_construction=100",
 		x.Parents, x.Passages, x.meanPassages(), x.queries.N, k),
@@ -486,9 +461,9 @@ func Table(env *experiment.Env, x *Index, rows []Row) *table.Table {
 	return t
 }
 
-// Chart draws parent recall@k against distance computations, one line
+// recallChart draws parent recall@k against distance computations, one line
 // per method, each point labelled with its beam.
-func Chart(env *experiment.Env, rows []Row) *chart.Line {
+func recallChart(env *experiment.Env, rows []Row) *chart.Line {
 	c := chart.NewLine(fmt.Sprintf("E25 nested vectors: parent recall@%d against work (lab)", env.Scale.K), "distance computations per query", fmt.Sprintf("parent recall@%d", env.Scale.K))
 	for _, m := range []string{e25Parents, e25Naive, e25NaiveKPrime} {
 		var xs, ys []float64
@@ -517,7 +492,7 @@ func e25Sweep(env *experiment.Env, cfg Config, efs []int) (*table.Table, error) 
 	if err != nil {
 		return nil, err
 	}
-	return Table(env, x, rows), nil
+	return rowTable(env, x, rows), nil
 }
 
 // Query shows one query (index qi of the environment's queries) at
@@ -655,46 +630,47 @@ func runE25(env *experiment.Env) (*experiment.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := Measure(env, x, Ef)
+	rows, err := Measure(env, x, efSweep)
 	if err != nil {
 		return nil, err
 	}
 	r := experiment.NewReport(e25, env)
-	r.AddTable(Table(env, x, rows))
-	r.AddChart(Chart(env, rows))
+	r.AddTable(rowTable(env, x, rows))
+	r.AddChart(recallChart(env, rows))
 	k := env.Scale.K
 	for _, row := range rows {
-		if row.Ef == max(Ef[0], k) && row.Method != e25NaiveKPrime {
+		if row.Ef == max(efSweep[0], k) && row.Method != e25NaiveKPrime {
 			r.Note("lab, ef=%d: %s returns %.2f distinct parents on average at parent recall@%d %.3f", row.Ef, row.Method, row.MeanParents, k, row.Recall)
 		}
 	}
 	r.Note("the collection: %v; graph %.0f B/passage of links, parent ids %.0f B/passage", x, x.GraphBytes, x.ParentBytes)
-	r.Verdicts = append(r.Verdicts, Verdicts(env, x, rows, nil)...)
+	r.Verdicts = append(r.Verdicts, Verdicts(env, e25KPrime(x, k), results(rows, e25Parents), results(rows, e25Naive), results(rows, e25NaiveKPrime), nil)...)
 	return r, nil
 }
 
-// Verdicts compares Measure's rows with the article's mechanism (it
-// gives no figures): joining passages to their parent document during the
-// walk returns k documents at every beam, where k passages then dedupe
-// return fewer, and finds more of the true nearest documents at equal
-// beam; the workaround k' = k × mean passages brings back about k
-// documents (± 0.5). shapes, when not nil (from [Shapes] with configs
-// of exactly 1, 2 and 10 passages per parent), add the lab's checks of
-// how the naive plan's shortfall grows with the passages per parent.
-func Verdicts(env *experiment.Env, x *Index, rows []Row, shapes []Shape) experiment.Verdicts {
+// Verdicts compares the three plans' measurements with the article's
+// mechanism (it gives no figures): parents, naive and workaround are one
+// [measure.Result] per beam, in the same beam order, of the parent walk
+// (measure.Index on the nested index), the naive plan (on its
+// nested.Naive view) and the workaround that asks kPrime = k × mean
+// passages per parent (nested.Naive{Passages: kPrime}); MeanHits is the
+// distinct documents returned, Recall parent recall@k. Joining passages
+// to their parent during the walk returns k documents at every beam,
+// where k passages then dedupe return fewer, and finds more of the true
+// nearest documents at equal beam; the workaround brings back about k
+// documents (± 0.5). shapes, when not nil (from [Shapes] with configs of
+// exactly 1, 2 and 10 passages per parent), add the lab's checks of how
+// the naive plan's shortfall grows with the passages per parent.
+func Verdicts(env *experiment.Env, kPrime int, parents, naive, workaround []measure.Result, shapes []Shape) experiment.Verdicts {
 	k := float64(env.Scale.K)
-	by := map[string][]Row{}
-	for _, r := range rows {
-		by[r.Method] = append(by[r.Method], r)
-	}
-	par, naive, kp := by[e25Parents], by[e25Naive], by[e25NaiveKPrime]
+	par, kp := parents, workaround
 	allK, short, above := 0, 0, 0
 	n := min(len(par), len(naive))
 	for i := 0; i < n; i++ {
-		if par[i].MeanParents == k {
+		if par[i].MeanHits == k {
 			allK++
 		}
-		if naive[i].MeanParents < k {
+		if naive[i].MeanHits < k {
 			short++
 		}
 		if par[i].Recall > naive[i].Recall {
@@ -703,14 +679,10 @@ func Verdicts(env *experiment.Env, x *Index, rows []Row, shapes []Shape) experim
 	}
 	kpOK, kpMin := 0, math.Inf(1)
 	for _, r := range kp {
-		if r.MeanParents >= k-0.5 {
+		if r.MeanHits >= k-0.5 {
 			kpOK++
 		}
-		kpMin = math.Min(kpMin, r.MeanParents)
-	}
-	kPrime := 0
-	if x != nil {
-		kPrime = e25KPrime(x, env.Scale.K)
+		kpMin = math.Min(kpMin, r.MeanHits)
 	}
 	out := experiment.Verdicts{
 		experiment.Holds("E25", "joining during the walk returns k documents at every beam", fmt.Sprintf("k = %d documents", env.Scale.K),
@@ -743,6 +715,20 @@ func Verdicts(env *experiment.Env, x *Index, rows []Row, shapes []Shape) experim
 			experiment.Holds("E25", "(lab) the workaround's beam grows with the passages per parent (k' = k × mean)", "(follows from k')",
 				fmt.Sprintf("ef %d at 2, %d at 10 per parent", row(two, e25NaiveKPrime).Ef, row(ten, e25NaiveKPrime).Ef),
 				row(ten, e25NaiveKPrime).Ef > row(two, e25NaiveKPrime).Ef, "its cost grows with the documents' length"))
+	}
+	return out
+}
+
+// results hands the rows of one method to [Verdicts] as the notebook
+// measures them: one measure.Result per beam.
+func results(rows []Row, method string) []measure.Result {
+	var out []measure.Result
+	for _, r := range rows {
+		if r.Method == method {
+			res := measure.Result{Label: r.Label(), DistComps: r.DistComps}
+			res.Recall, res.MeanHits, res.Latency = r.Recall, r.MeanParents, r.Latency
+			out = append(out, res)
+		}
 	}
 	return out
 }

@@ -237,7 +237,7 @@ func TestE25Report(t *testing.T) {
 		t.Fatalf("E25 report: %d tables, %d charts; %d article figures (the article gives none)", len(r.Tables), len(r.Charts), len(e25.Figures))
 	}
 	tb := r.Tables[0]
-	if want := 2*len(Ef) + 1; len(tb.Rows) < want {
+	if want := 2*len(efSweep) + 1; len(tb.Rows) < want {
 		t.Errorf("E25 table has %d rows, want at least %d", len(tb.Rows), want)
 	}
 	if !strings.Contains(r.Charts[0].SVG(), "<svg") {

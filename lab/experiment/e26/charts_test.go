@@ -28,14 +28,14 @@ func TestE26StorageChart(t *testing.T) {
 		{Storage: "local", IVF: []experiment.DiskPoint{{Recall: 0.5, QPS: 900}, {Recall: 0.7, QPS: 400}}, HNSW: []experiment.DiskPoint{{Recall: 0.6, QPS: 100}}},
 		{Storage: "gp3", IVF: []experiment.DiskPoint{{Recall: 0.7, QPS: 30}}, HNSW: []experiment.DiskPoint{{Recall: 0.4, QPS: 20}, {Recall: 0.6, QPS: 10}}},
 	}
-	c := StorageChart(runs)
+	c := storageChart(runs)
 	if !strings.Contains(c.Title, "(lab; gp3 simulated)") || !reflect.DeepEqual(c.Categories, []string{"local", "gp3"}) {
 		t.Errorf("title %q, categories %v", c.Title, c.Categories)
 	}
 	if len(c.Series) != 2 || !reflect.DeepEqual(c.Series[0].Values, []float64{400, 30}) || !reflect.DeepEqual(c.Series[1].Values, []float64{100, 10}) {
 		t.Errorf("series %+v, want IVF [400 30] and HNSW [100 10]", c.Series)
 	}
-	if local := StorageChart(runs[:1]); strings.Contains(local.Title, "simulated") || local.Err() != nil {
+	if local := storageChart(runs[:1]); strings.Contains(local.Title, "simulated") || local.Err() != nil {
 		t.Errorf("local only: title %q, %v", local.Title, local.Err())
 	}
 }

@@ -375,9 +375,9 @@ type StorageRun struct {
 }
 
 // ByStorage tabulates each design's best point (e26Best) per storage,
-// with the speed-up IVF/HNSW; the article's 7× stands beside gp3, its
-// network-attached case.
-func ByStorage(runs []StorageRun) *table.Table {
+// with the speed-up IVF/HNSW (the article's 7× stands beside gp3, its
+// network-attached case), and charts their QPS (storageChart).
+func ByStorage(runs []StorageRun) (*table.Table, *chart.Bars) {
 	t := table.New("E26 by storage, oversample 1: each design at its highest recall@100",
 		table.Col("storage", ""), table.Col("timings", ""),
 		table.Column{Header: "IVF recall@100", Source: table.Lab, Prec: 3},
@@ -402,53 +402,32 @@ func ByStorage(runs []StorageRun) *table.Table {
 	}
 	t.Note("the article's 7× is set beside gp3, the network-attached case, for its recall band 0.93–0.97")
 	t.Note("local: real reads of a local file, warm page cache; nvme, gp3: the engine/store latency model on every rescoring read (SIMULATED), 16 reads in flight")
-	return t
+	return t, storageChart(runs)
 }
 
 // Budget is the lab's rescoring-budget sweep (not the article's
 // setting): IVF at visit 3 % and HNSW at ef = max(100 × oversample, 200),
-// one point per oversample, paired by recall@100 within
-// e26RecallTolerance.
+// one point per oversample on Storage, paired by recall@100 within
+// e26RecallTolerance (Pairs). The notebook measures the points with
+// lab/measure's disk verbs and hands them over in a Budget literal.
 type Budget struct {
 	Storage   string
 	Queries   int
 	IVF, HNSW []experiment.DiskPoint
-	Pairs     []metrics.Pair // IVF (A) against HNSW (B); Speedup is IVF QPS / HNSW QPS
 }
 
-// BudgetSweep measures the rescoring budget on storage at each
-// oversample, nq queries.
-func BudgetSweep(env *experiment.Env, storage string, overs []float64, nq int) (*Budget, error) {
-	if len(overs) == 0 {
-		return nil, fmt.Errorf("experiment: BudgetSweep: no oversample: %w", experiment.ErrBadArgument)
-	}
-	b := &Budget{Storage: storage, Queries: nq}
-	for _, o := range overs {
-		ef := max(int(o*100), 200)
-		a, h, err := Sweeps(env, storage, o, []float64{3}, []int{ef}, nq)
-		if err != nil {
-			return nil, err
-		}
-		a[0].Label = fmt.Sprintf("visit=3%% over=%g", o)
-		h[0].Label = fmt.Sprintf("ef=%d over=%g", ef, o)
-		b.IVF, b.HNSW = append(b.IVF, a[0]), append(b.HNSW, h[0])
-	}
-	pts := func(ps []experiment.DiskPoint) []metrics.Point {
-		var out []metrics.Point
-		for _, p := range ps {
-			out = append(out, metrics.Point{Label: p.Label, Param: p.Param, Recall: p.Recall, QPS: p.QPS})
-		}
-		return out
-	}
-	b.Pairs = metrics.PairWithin(pts(b.IVF), pts(b.HNSW), e26RecallTolerance)
-	return b, nil
+// Pairs pairs each IVF point with the HNSW point of nearest recall@100
+// among all oversample settings, only within ±0.02: IVF (A) against HNSW
+// (B), Speedup is IVF QPS / HNSW QPS.
+func (b *Budget) Pairs() []metrics.Pair {
+	return metrics.PairWithin(toPoints(b.IVF), toPoints(b.HNSW), e26RecallTolerance)
 }
 
 // maxSpeedup returns the largest IVF/HNSW speed-up among the pairs and
 // the IVF recall it is at (NaN, NaN without a pair).
 func (b *Budget) maxSpeedup() (speedup, recall float64) {
 	speedup, recall = math.NaN(), math.NaN()
-	for _, p := range b.Pairs {
+	for _, p := range b.Pairs() {
 		if math.IsNaN(speedup) || p.Speedup > speedup {
 			speedup, recall = p.Speedup, p.A.Recall
 		}
@@ -484,7 +463,8 @@ func (b *Budget) Table() *table.Table {
 		return experiment.DiskPoint{}
 	}
 	lo, hi := e26.ArticleValue("recall low", "recall@100").(float64), e26.ArticleValue("recall high", "recall@100").(float64)
-	for _, pr := range b.Pairs {
+	pairs := b.Pairs()
+	for _, pr := range pairs {
 		a, h := find(b.IVF, pr.A.Label), find(b.HNSW, pr.B.Label)
 		var art any
 		if a.Recall >= lo && a.Recall <= hi {
@@ -493,7 +473,7 @@ func (b *Budget) Table() *table.Table {
 		_ = t.AddValues(a.Label, a.Recall, a.Reads, a.QPS, h.Label, h.Recall, h.Reads, h.QPS, art, pr.Speedup)
 	}
 	t.Note("not the article's setting (it fixed oversample at 1 and swept breadth); the article's 7× is shown on rows whose IVF recall falls in its 0.93–0.97 band")
-	t.Note("each IVF point is paired with the HNSW point of nearest recall@100 among all oversample settings, only within ±%g (%d of %d IVF points have one); reads/q are rescoring reads of the float32 originals", e26RecallTolerance, len(b.Pairs), len(b.IVF))
+	t.Note("each IVF point is paired with the HNSW point of nearest recall@100 among all oversample settings, only within ±%g (%d of %d IVF points have one); reads/q are rescoring reads of the float32 originals", e26RecallTolerance, len(pairs), len(b.IVF))
 	return t
 }
 
@@ -683,9 +663,9 @@ func Verdicts(env *experiment.Env, r Results) experiment.Verdicts {
 	}
 	if r.Budget != nil {
 		claim := fmt.Sprintf("rescoring budget on %s (simulated): IVF up to 7× the QPS of HNSW at matched recall", r.Budget.Storage)
-		if s, at := r.Budget.maxSpeedup(); len(r.Budget.Pairs) > 0 {
+		if s, at := r.Budget.maxSpeedup(); len(r.Budget.Pairs()) > 0 {
 			out = append(out, experiment.Because(experiment.Within("E26", claim, up, s, 2, "×"),
-				fmt.Sprintf("largest speed-up at IVF recall %.3f, %d pairs within ± %g", at, len(r.Budget.Pairs), e26RecallTolerance)))
+				fmt.Sprintf("largest speed-up at IVF recall %.3f, %d pairs within ± %g", at, len(r.Budget.Pairs()), e26RecallTolerance)))
 		} else {
 			out = append(out, experiment.Holds("E26", claim, experiment.FmtFig(up, "×")+experiment.TolText(2, "×"), "no pair", false,
 				fmt.Sprintf("no IVF point has an HNSW point within ± %g recall@100: nothing to compare at matched recall", e26RecallTolerance)))

@@ -6,11 +6,11 @@ import (
 	"github.com/veclab/veclab/lab/chart"
 )
 
-// StorageChart draws each design's QPS at its best point (e26Best,
+// storageChart draws each design's QPS at its best point (e26Best,
 // as [ByStorage] tabulates it) per storage: where the rescoring reads
 // are the same for both designs, a slow device narrows the gap their
 // in-memory searches leave. The title names the simulated devices.
-func StorageChart(runs []StorageRun) *chart.Bars {
+func storageChart(runs []StorageRun) *chart.Bars {
 	var storages, simulated []string
 	var qpsIVF, qpsHNSW []float64
 	for _, r := range runs {

@@ -24,14 +24,18 @@ func ExampleSweeps() {
 	a, b, err := e26.Sweeps(env, "gp3", 1, []float64{5}, []int{200}, nq)
 	check(err)
 	runs := []e26.StorageRun{{Storage: "local", IVF: ivfPts, HNSW: hnswPts}, {Storage: "gp3", IVF: a, HNSW: b}}
-	fmt.Println(e26.ByStorage(runs), e26.StorageChart(runs).Err())
+	byStorage, storageChart := e26.ByStorage(runs)
+	fmt.Println(byStorage, storageChart.Err())
 	o3IVF, _, err := e26.Sweeps(env, "local", 3, e26.Visit, e26.Ef, env.Scale.Queries)
 	check(err)
 	centring, err := e26.Centring(env, 5)
 	check(err)
 	fmt.Println(centring)
-	bud, err := e26.BudgetSweep(env, "gp3", []float64{1, 3}, nq)
+	// The rescoring budget: one point per oversample (the notebook measures
+	// them with measure.Disk on a gp3-modelled vector file).
+	bi, bh, err := e26.Sweeps(env, "gp3", 3, []float64{3}, []int{300}, nq)
 	check(err)
+	bud := &e26.Budget{Storage: "gp3", Queries: nq, IVF: bi, HNSW: bh}
 	fmt.Println(bud.Table())
 	ceiling, err := e26.Ceiling(env, e26.ArticleDim)
 	check(err)

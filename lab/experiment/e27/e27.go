@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
+	"github.com/veclab/veclab/engine/ivf"
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/chart"
@@ -175,7 +177,7 @@ func runE27(env *experiment.Env) (*experiment.Report, error) {
 	r.Note("no article figure: the seeds measured both designs with their codes in RAM; here IVF's lists leave RAM and each query pays one read per probed list, which a warm page cache hides and a cold cache or a network device exposes")
 	var model *Model
 	if len(ps) >= 6 {
-		if model, err = DiskHNSWModel(env, hn, ps[4], []int{ef, 2 * ef, 4 * ef}, over, "gp3", 20); err != nil {
+		if model, err = DiskHNSWModel(env, hn.Index, ps[4], []int{ef, 2 * ef, 4 * ef}, over, "gp3", 20); err != nil {
 			return nil, err
 		}
 		r.AddTable(model.Table())
@@ -199,11 +201,11 @@ type Model struct {
 	SeqMs, ParMs    []float64 // modelled device ms per query: every read in turn; one round trip per hop
 }
 
-// DiskHNSWModel walks hn at each ef over the first nq queries and
+// DiskHNSWModel walks hn (with its attached codes) at each ef over the first nq queries and
 // prices the walk (see [Model]) at the latency and IOPS ceiling of
 // engine/store's model named device ("gp3", "io2", "nvme"); ivfSim is
 // IVF's point on that simulated device, which it is compared with.
-func DiskHNSWModel(env *experiment.Env, hn *experiment.DiskHNSW, ivfSim experiment.DiskPoint, efs []int, oversample float64, device string, nq int) (*Model, error) {
+func DiskHNSWModel(env *experiment.Env, hn *hnsw.Index, ivfSim experiment.DiskPoint, efs []int, oversample float64, device string, nq int) (*Model, error) {
 	dev, err := store.ParseModel(device)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: DiskHNSWModel: %w", err)
@@ -222,7 +224,7 @@ func DiskHNSWModel(env *experiment.Env, hn *experiment.DiskHNSW, ivfSim experime
 	}
 	nq = min(nq, ds.Queries.N)
 	m := &Model{LatencyMs: latencyMs, IOPS: iops, Queries: nq, K: env.Scale.K, Oversample: oversample, IVF: ivfSim, Efs: efs}
-	s := hn.Index.NewSearcher()
+	s := hn.NewSearcher()
 	resc := oversample * float64(m.K)
 	for _, ef := range efs {
 		hops, scored := 0, 0
@@ -324,28 +326,25 @@ type Memory struct {
 	Table                 *table.Table
 }
 
-// MemoryBudget builds (or reuses) IVFCodes and HNSWCodes at 2 bits and
-// tabulates what each design must keep in RAM against limitGB per node.
-func MemoryBudget(env *experiment.Env, limitGB float64) (*Memory, error) {
+// MemoryBudget tabulates what each design must keep in RAM against
+// limitGB per node: iv, the IVF with 2-bit codes in its lists, and hn, the
+// HNSW graph with its 2-bit codes attached (their bytes per vector,
+// projected to 21 M vectors on 3 nodes).
+func MemoryBudget(iv *ivf.Index, hn *hnsw.Index, limitGB float64) (*Memory, error) {
 	if !(limitGB > 0) {
 		return nil, fmt.Errorf("experiment: MemoryBudget: limit %g GB per node: %w", limitGB, experiment.ErrBadArgument)
 	}
-	ds, err := env.Dataset()
-	if err != nil {
-		return nil, err
+	if iv == nil || hn == nil {
+		return nil, fmt.Errorf("experiment: MemoryBudget: an IVF index and an HNSW index are needed: %w", experiment.ErrBadArgument)
 	}
-	iv, err := experiment.IVFCodes(env, 2)
-	if err != nil {
-		return nil, err
-	}
-	hn, err := experiment.HNSWCodes(env, 2)
-	if err != nil {
-		return nil, err
+	codes, ok := hn.Codes().(interface{ BytesPerVector() float64 })
+	if !ok {
+		return nil, fmt.Errorf("experiment: MemoryBudget: the HNSW index has no codes attached (hnsw.Index.AttachCodes): %w", experiment.ErrBadArgument)
 	}
 	fp := iv.Footprint()
 	per := func(b int64) float64 { return float64(b) / float64(max(fp.Vectors, 1)) }
 	m := &Memory{IVFResident: per(fp.Centroids + fp.Quantizer), IVFLists: per(fp.IDs + fp.Codes),
-		HNSWCodes: hn.Codes.BytesPerVector(), HNSWLinks: hn.Index.GraphBytesPerVector()}
+		HNSWCodes: codes.BytesPerVector(), HNSWLinks: hn.GraphBytesPerVector()}
 	gb := func(b float64) float64 { return b * e27Vectors / e27Nodes / 1e9 }
 	fits := func(b float64) string {
 		if gb(b) <= limitGB {
@@ -353,13 +352,13 @@ func MemoryBudget(env *experiment.Env, limitGB float64) (*Memory, error) {
 		}
 		return fmt.Sprintf("does not fit (%.1f× the limit)", gb(b)/limitGB)
 	}
-	t := table.New(fmt.Sprintf("E27 memory (lab): 2-bit codes at %d dims; projection to %d M vectors on %d nodes, limit %.1f GB per node", ds.Base.Dim, e27Vectors/1000000, e27Nodes, limitGB),
+	t := table.New(fmt.Sprintf("E27 memory (lab): 2-bit codes at %d dims; projection to %d M vectors on %d nodes, limit %.1f GB per node", hn.Dim(), e27Vectors/1000000, e27Nodes, limitGB),
 		table.Col("design", ""), table.Col("what", ""),
 		table.Column{Header: "bytes/vector", Source: table.Lab, Prec: 1},
 		table.Column{Header: "GB per node", Source: table.Lab, Prec: 2},
 		table.Column{Header: "under the limit", Source: table.Lab})
-	hnsw, raw := m.HNSWCodes+m.HNSWLinks, float64(4*ds.Base.Dim)
-	_ = t.AddValues("HNSW, codes in RAM", "2-bit codes + graph links (must be resident)", hnsw, gb(hnsw), fits(hnsw))
+	hnswB, raw := m.HNSWCodes+m.HNSWLinks, float64(4*hn.Dim())
+	_ = t.AddValues("HNSW, codes in RAM", "2-bit codes + graph links (must be resident)", hnswB, gb(hnswB), fits(hnswB))
 	_ = t.AddValues("IVF, lists in RAM", "centroids + ids + 2-bit codes", fp.PerVector(), gb(fp.PerVector()), fits(fp.PerVector()))
 	_ = t.AddValues("IVF, lists on disk", "centroids + per-list quantizers (must be resident)", m.IVFResident, gb(m.IVFResident), fits(m.IVFResident))
 	_ = t.AddValues("IVF, lists on disk", "list file (page cache, as far as RAM allows)", m.IVFLists, gb(m.IVFLists), fits(m.IVFLists))
