@@ -23,7 +23,7 @@
 // and constants such as E17Efs before the split), an experiment is read
 // and changed in its own directory, and adding one never touches another.
 // Two experiments that measure one thing are still two packages (E22–E24
-// share the quantizer sweep, which lives here as [QuantSweep]); the
+// share the quantizer flat scan, which lives here as [QuantFlat]); the
 // composition notebook 14 runs on real sets is lab/experiment/realsets,
 // and `veclab bench segments` is lab/experiment/segbench. Mechanisms
 // live in their rooms: the bulk-request codec E19 times is lab/dataset/bulk,
