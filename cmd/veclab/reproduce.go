@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/veclab/veclab/lab/experiment"
@@ -45,7 +46,7 @@ func parseReproduce(args []string, stderr io.Writer) (*reproduceFlags, error) {
 	fs.StringVar(&f.jsonOut, "json", "", "also write the reports (tables, seed, scale, machine) as JSON to this file")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the data set, the graphs and the quantizers (1, as the notebooks)")
 	fs.StringVar(&f.cache, "cache", "", "directory that keeps the exact ground truth between runs")
-	fs.BoolVar(&f.list, "list", false, "list the registered experiments and exit")
+	fs.BoolVar(&f.list, "list", false, "list the registered experiments, the claims each judges and the article's figures it registers, without running anything, and exit")
 	fs.BoolVar(&f.md, "md", false, "with -list: print the catalogue as Markdown (docs/experiments.md is this output)")
 	fs.BoolVar(&f.progress, "progress", false, "print progress of long steps to stderr as lines when stderr is not a terminal (on a terminal a progress bar is always drawn)")
 	fs.StringVar(&f.data, "data", "", "run on a real data set (a name from `veclab data list`, or a directory) instead of the generated one; the scale's n and queries cut it")
@@ -87,6 +88,12 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if f.list {
 		for _, e := range exps {
 			fmt.Fprintf(stdout, "%-4s %s\n     %s\n", e.ID, e.Title, e.Article)
+			for _, c := range e.Claims {
+				fmt.Fprintf(stdout, "     claim %s: %s — article %s\n", e.ID, c.Claim, c.Article)
+			}
+			for _, fig := range e.Figures {
+				fmt.Fprintf(stdout, "     · %s %s: %s\n", e.ID, fig.Row, articleFigure(fig))
+			}
 		}
 		return nil
 	}
@@ -130,6 +137,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, "summary: per experiment, the article's claim, the lab's figure, and whether they agree")
 	fmt.Fprint(stdout, experiment.Summary(reports))
+	counts := experiment.Count(reports)
+	fmt.Fprintln(stdout, counts)
 	if f.out != "" {
 		if err := writeReport(f.out, f, env, reports); err != nil {
 			return err
@@ -141,7 +150,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		for i, r := range reports {
 			all[i] = r.JSON()
 		}
-		b, err := json.MarshalIndent(map[string]any{"reports": all}, "", "  ")
+		b, err := json.MarshalIndent(map[string]any{"reports": all, "summary": counts.JSON()}, "", "  ")
 		if err != nil {
 			return fmt.Errorf("encoding reports: %w", err)
 		}
@@ -158,6 +167,16 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// articleFigure prints one of the article's registered figures as
+// "measure = value unit".
+func articleFigure(f experiment.Figure) string {
+	s := fmt.Sprintf("%s = %s", f.Measure, strconv.FormatFloat(f.Value, 'f', -1, 64))
+	if f.Unit != "" && f.Unit != f.Measure {
+		s += " " + f.Unit
+	}
+	return s
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]
@@ -172,7 +191,7 @@ func writeReport(path string, f *reproduceFlags, env *experiment.Env, reports []
 	b.WriteString("# veclab reproduce\n\n")
 	fmt.Fprintf(&b, "Scale %s (%v), seed %d.  \nMachine: %v.\n\n", f.scale.Name, f.scale, f.seed, env.Machine)
 	b.WriteString("Every table prints the article's figure beside the lab's; the lab never prints an article's number as its own.\n\n")
-	b.WriteString("```\n" + experiment.Summary(reports) + "```\n\n")
+	b.WriteString("```\n" + experiment.Summary(reports) + experiment.Count(reports).String() + "\n```\n\n")
 	for _, r := range reports {
 		b.WriteString(r.Markdown())
 		b.WriteString("\n")

@@ -33,6 +33,10 @@ func TestReproduceSmall(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
 	}
+	// The closing line counts the experiments and claims.
+	if !regexp.MustCompile(`(?m)^[0-9] of 2 experiments agree in every claim; [0-9]+ claims checked, [0-9]+ differ`).MatchString(s) {
+		t.Errorf("no closing count line:\n%s", s)
+	}
 	// The summary line of each experiment is its headline verdict: the
 	// claim, the article's figure and the lab's.
 	for _, id := range []string{"E02", "E06"} {
@@ -61,6 +65,11 @@ func TestReproduceSmall(t *testing.T) {
 		t.Error("temporary report file left behind")
 	}
 	var saved struct {
+		Summary struct {
+			Experiments int    `json:"experiments"`
+			Claims      int    `json:"claims"`
+			Line        string `json:"line"`
+		} `json:"summary"`
 		Reports []struct {
 			ID     string  `json:"id"`
 			Seed   float64 `json:"seed"`
@@ -77,6 +86,9 @@ func TestReproduceSmall(t *testing.T) {
 	}
 	if len(saved.Reports) != 2 || saved.Reports[0].ID != "E02" || saved.Reports[0].Seed != 3 || saved.Reports[1].Status != "ok" || len(saved.Reports[1].Tables) == 0 {
 		t.Errorf("saved JSON: %+v", saved)
+	}
+	if saved.Summary.Experiments != 2 || saved.Summary.Claims == 0 || !strings.Contains(s, saved.Summary.Line) {
+		t.Errorf("saved JSON's summary %+v is not the printed one", saved.Summary)
 	}
 }
 
@@ -101,7 +113,9 @@ func TestReproduceFlags(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"reproduce", "-list"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "E06  Redis EF_RUNTIME") {
+	if code := run([]string{"reproduce", "-list"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "E06  Redis EF_RUNTIME") ||
+		!strings.Contains(stdout.String(), "· E01 qdrant: docs/s = 17382\n") || !strings.Contains(stdout.String(), "· E15 warm page cache, sequential: QPS = 31.6\n") ||
+		!strings.Contains(stdout.String(), "claim E15: warm page cache: concurrent reads are faster than sequential (the direction of the article's 31.6 → 35.8 QPS) — article 1.13× (direction > 1×)\n") {
 		t.Errorf("-list: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }

@@ -3,10 +3,10 @@
 // prints the catalogue) run on: the environment they share ([Env],
 // [Scale]), the registry and the runner ([Lookup], [Select], [Run],
 // [Summary], [Catalogue]), the report, the verdict vocabulary ([Within],
-// [AtLeast], [AtMost], [Holds], [WithinRounds], [FasterRounds]) and the
-// measuring loops several experiments share (a store's recall and
-// latency, a filtered strategy, a quantizer's flat scan, the disk-backed
-// indexes, segmented collections).
+// [AtLeast], [AtMost], [Holds], [FasterRounds], [Direction], [Toward])
+// and the measuring loops several experiments share (a store's recall
+// and latency, a filtered strategy, a quantizer's flat scan, the
+// disk-backed indexes, segmented collections).
 //
 // Each experiment is a package of its own, lab/experiment/e01 …
 // lab/experiment/e27, named for its id so a notebook reads e06.Measure
@@ -23,7 +23,7 @@
 // and constants such as E17Efs before the split), an experiment is read
 // and changed in its own directory, and adding one never touches another.
 // Two experiments that measure one thing are still two packages (E22–E24
-// share the quantizer sweep, which lives here as [QuantSweep]); the
+// share the quantizer flat scan, which lives here as [QuantFlat]); the
 // composition notebook 14 runs on real sets is lab/experiment/realsets,
 // and `veclab bench segments` is lab/experiment/segbench. Mechanisms
 // live in their rooms: the bulk-request codec E19 times is lab/dataset/bulk,
@@ -37,6 +37,16 @@
 // its report; a notebook cell keeps what it states with [Env.Keep], and
 // its last cell lists what it kept with [Env.Verdicts]. On a real data
 // set the claims end with the set's name.
+//
+// A verdict's band is registered before the run, from the article's own
+// spread or a stated rule. A claim that states a direction (faster,
+// fewer, higher) agrees only when the lab's figure has that direction:
+// [Direction] judges the direction alone, and [Toward] cuts a magnitude
+// verdict's band at the neutral figure (1×, 0 %), so no tolerance reaches
+// across to the opposite sign. Where an article states both, an
+// experiment gives two verdicts, so "the direction agrees, the magnitude
+// differs" reads off two lines. Every numeric verdict prints its margin,
+// how far the lab's figure is from flipping it.
 //
 // # The front
 //

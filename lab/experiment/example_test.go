@@ -200,7 +200,7 @@ func Example_e17() {
 }
 
 // Notebook 11: the distance kernels by dimension and an HNSW build (E21),
-// then the quantizers' flat scans (E22–E24) and their frontier.
+// then the quantizers' flat scans (E22–E24).
 func Example_e21() {
 	env, err := experiment.Notebook("article", 1)
 	check(err)
@@ -213,15 +213,11 @@ func Example_e21() {
 	fmt.Println(e21.BuildTable(env, 1000, dps, dps))
 	res22, err := e22.Sweep(env, e22.Oversample)
 	check(err)
-	fmt.Println(experiment.QuantCurveChart("E22 int8", res22, e22.Oversample, "raw", "int8").Err())
 	res23, err := e23.Sweep(env, e23.Oversample)
 	check(err)
 	res24, err := e24.Sweep(env, e24.Oversample)
 	check(err)
 	fmt.Println(experiment.QuantRecall(res24, "bbq", 3))
-	all, results, err := experiment.QuantSweep(env, experiment.QuantNames, []float64{1, 3})
-	check(err)
-	fmt.Println(all, experiment.QuantFrontier(env, results, 0.99))
 	fmt.Println(e21.Verdicts(env, kernels, dps, dps), e22.Verdicts(env, res22),
 		e23.Verdicts(env, res23), e24.Verdicts(env, res24))
 }

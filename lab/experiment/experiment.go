@@ -33,12 +33,24 @@ var errUnknown = errors.New("experiment: unknown experiment")
 // straight to measure.Beside).
 type Figure = labmeasure.Figure
 
+// Claim is one of the article's claims an experiment's verdicts judge:
+// the words of a [Verdict]'s Claim and the article's figure (with its
+// band, and the direction where it states one) as the verdict prints it.
+type Claim struct {
+	Claim   string
+	Article string
+}
+
 // Experiment is one reproducible experiment.
 type Experiment struct {
 	ID      string   // "E02": E and two or more digits
 	Title   string   // one line
 	Article string   // the source: seed article and where its figures are
 	Figures []Figure // the article's figures
+	// Claims are the article's claims its Verdicts judge in a run of
+	// `veclab reproduce`, registered before any run (`veclab reproduce
+	// -list` prints them).
+	Claims []Claim
 	// Notebook is the file under notebooks/ that runs the experiment cell
 	// by cell ("" if none does).
 	Notebook string

@@ -24,15 +24,8 @@ import (
 // scan isolates the quantizer from any graph), rescore them with the
 // float32 vectors from RAM and keep k.
 
-// QuantNames lists the quantizers E22–E24 tabulate, in table order (a
-// subset of lab/quantizers' catalogue, which [QuantFlat] accepts whole):
-// raw float32; Lucene's int8 (7-bit, confidence interval) and int8 with
-// min/max bounds; int4 with and without Lucene's error-correction term;
-// OSQ 1-bit (bbq: 1-bit docs × 4-bit query), 1×1-bit, 2-bit and 4-bit.
-var QuantNames = []string{"raw", "int8", "int8-minmax", "int4", "int4-nocorr", "bbq", "osq1x1", "osq2", "osq4"}
-
 // TrainQuantizer trains the named quantizer of the lab's catalogue
-// (lab/quantizers.Names; [QuantNames] are those E22–E24 tabulate) on
+// (lab/quantizers.Names) on
 // the environment's data set with its seed; "raw" returns nil.
 func TrainQuantizer(env *Env, name string) (quant.Quantizer, error) {
 	if quantizers.Describe(name) == "" {
@@ -311,25 +304,6 @@ func (e *Env) scanMs(name string, qs *vec.Matrix, k int, search func([]float32, 
 	return v, nil
 }
 
-// QuantSweep measures several quantizers with [QuantFlat] and tabulates
-// them: bytes/vector, compression, recall without and with rescoring.
-func QuantSweep(env *Env, names []string, oversample []float64) (*table.Table, []QuantResult, error) {
-	if len(names) == 0 {
-		return nil, nil, fmt.Errorf("experiment: QuantSweep: no quantizers: %w", ErrBadArgument)
-	}
-	var rs []QuantResult
-	for i, n := range names {
-		env.Step(i, len(names), "quantizers")
-		r, err := QuantFlat(env, n, oversample)
-		if err != nil {
-			return nil, nil, err
-		}
-		rs = append(rs, r)
-	}
-	env.Step(len(names), len(names), "quantizers")
-	return QuantTable(env, "quantizers: flat scan over codes, rescoring from RAM", rs, nil), rs, nil
-}
-
 // quantTable tabulates flat-scan results; article, when set, adds article
 // columns named by its keys ("compression", "memory saved") per row.
 func QuantTable(env *Env, title string, rs []QuantResult, article func(row string) (compression, saved any)) *table.Table {
@@ -396,7 +370,7 @@ func OverAt(r QuantResult, o float64) float64 {
 }
 
 // QuantRecall reads a quantizer's recall@k from a quantization table
-// (E22Sweep, E23Sweep, E24Sweep, QuantSweep): o = 0 without rescoring,
+// (E22Sweep, E23Sweep, E24Sweep): o = 0 without rescoring,
 // else rescored ×o; NaN when the row or the column is absent.
 func QuantRecall(t *table.Table, row string, o float64) float64 {
 	if t == nil {
@@ -419,32 +393,6 @@ func QuantRecall(t *table.Table, row string, o float64) float64 {
 	return math.NaN()
 }
 
-// QuantCurveChart draws recall@k against the oversample of rows of a
-// quantization table (E22Sweep, E23Sweep, E24Sweep, QuantSweep): x = 0
-// without rescoring, then each factor of over; a factor the table has no
-// column for is left out.
-func QuantCurveChart(title string, t *table.Table, over []float64, rows ...string) *chart.Line {
-	ylabel := "recall"
-	if t != nil {
-		for _, c := range t.Columns {
-			if strings.HasPrefix(c.Header, "recall@") && strings.HasSuffix(c.Header, "no rescoring") {
-				ylabel = strings.TrimSuffix(c.Header, " no rescoring")
-			}
-		}
-	}
-	c := chart.NewLine(title, "oversample (candidates / k; 0 = no rescoring)", ylabel)
-	for _, row := range rows {
-		xs, ys := []float64{}, []float64{}
-		for _, o := range append([]float64{0}, over...) {
-			if v := QuantRecall(t, row, o); !math.IsNaN(v) {
-				xs, ys = append(xs, o), append(ys, v)
-			}
-		}
-		c.Add(row+" (lab)", xs, ys)
-	}
-	return c
-}
-
 // quantNumber reads a lab column (e.g. "compression", "memory saved") of
 // a quantizer's row, or NaN.
 func QuantNumber(t *table.Table, row, header string) float64 {
@@ -459,34 +407,6 @@ func QuantNumber(t *table.Table, row, header string) float64 {
 		}
 	}
 	return math.NaN()
-}
-
-// QuantFrontier tabulates, for each result of [QuantSweep], the bytes it
-// keeps in RAM against the float32 reads per query it needs: the smallest
-// oversample of its sweep whose rescored recall@K reaches target, and
-// ⌈o·K⌉ reads. None of the articles measured this: the target is the
-// lab's question, not an article's claim.
-func QuantFrontier(env *Env, results []QuantResult, target float64) *table.Table {
-	k := env.Scale.K
-	t := table.New(fmt.Sprintf("Bytes in RAM against reads per query: the smallest oversample reaching recall@%d ≥ %g (lab)", k, target),
-		table.Col("quantizer", ""),
-		table.Column{Header: "bytes/vector", Source: table.Lab, Prec: 1},
-		table.Column{Header: "compression", Unit: "×", Source: table.Lab, Prec: 1},
-		table.Column{Header: fmt.Sprintf("recall@%d no rescoring", k), Source: table.Lab, Prec: 3},
-		table.Column{Header: "oversample needed", Source: table.Lab},
-		table.Column{Header: "float32 reads/query", Source: table.Lab, Prec: -1})
-	for _, r := range results {
-		need, reads := "none (recall already there)", any(0)
-		switch o, ok := SmallestOversample(r, target); {
-		case !ok:
-			need, reads = "> ×"+fmt.Sprint(r.Oversample[len(r.Oversample)-1]), nil
-		case o > 0:
-			need, reads = fmt.Sprintf("×%g", o), engine.RescoreDepth(k, o)
-		}
-		_ = t.AddValues(r.Name, r.BytesPerVector, r.Compression, r.RecallNone, need, reads)
-	}
-	t.Note("the articles measured none of this together: each post reports its own quantizer on its own corpus; the target is the lab's question")
-	return t
 }
 
 // smallestOversample is the first factor of r's sweep (in measured order,

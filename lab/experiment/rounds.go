@@ -67,9 +67,11 @@ func (c Clock) Timed(fn func() error) (time.Duration, error) {
 // times side a and side b back to back, a first in even rounds and b
 // first in odd ones, so a load that comes and goes on a shared machine
 // falls on both sides alike. Each round's ratio is b's cost over a's (how
-// many times as fast a is); the median round is the figure and the
-// rounds' spread its wobble, which a verdict's tolerance covers
-// ([Env.withinRounds], [Env.fasterRounds]).
+// many times as fast a is); the median round is the figure, and
+// [FasterRounds] judges a speed-up on the rounds' lower quartile. A
+// magnitude is judged on the median against its registered band
+// ([Within]), which the rounds' spread does not widen: the spread of a
+// noisy run would let any figure agree.
 type Rounds struct {
 	Clock  Clock
 	Ratios []float64          // one per round, in the order run
@@ -163,38 +165,6 @@ func Alternate(n int, clock Clock, a, b func() (time.Duration, error)) (Rounds, 
 	return r, nil
 }
 
-// WithinRounds is the verdict that a speed ratio measured in alternating rounds
-// agrees with the article's value when its median lies within tol (the
-// article's tolerance, which the caller states and justifies) or within
-// the rounds' spread, whichever is wider: a round-to-round wobble of a
-// busy machine cannot flip the verdict, and the reason says so.
-func WithinRounds(id, claim string, article float64, r Rounds, tol float64) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: FmtFig(article, "×") + TolText(tol, "×"), Lab: r.String()}
-	m, sp := r.Median(), r.spread()
-	eff := math.Max(tol, sp)
-	d := math.Abs(m - article)
-	switch {
-	case math.IsNaN(m):
-		v.Reason = "the lab did not measure it"
-		return v
-	case d <= eff:
-		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", FmtFig(d, "×"))
-	default:
-		v.Reason = fmt.Sprintf("off by %s, more than %s", FmtFig(d, "×"), FmtFig(eff, "×"))
-	}
-	v.Reason += "; " + r.tolerance(tol)
-	return v
-}
-
-// tolerance says how the rounds' spread stands to the stated tolerance.
-func (r Rounds) tolerance(tol float64) string {
-	sp := r.spread()
-	if sp > tol {
-		return fmt.Sprintf("the tolerance widened to the %d rounds' spread ± %s", len(r.Ratios), FmtFig(sp, "×"))
-	}
-	return fmt.Sprintf("the %d rounds' spread ± %s is inside the tolerance", len(r.Ratios), FmtFig(sp, "×"))
-}
-
 // below returns how far the slowest round lies under the median (0
 // without rounds): the side of the spread that could undo a speed-up.
 func (r Rounds) below() float64 {
@@ -231,7 +201,8 @@ func (r Rounds) lowerQuartile() float64 {
 func FasterRounds(id, claim, article string, r Rounds, noise float64, ifAgrees, ifDiffers string) Verdict {
 	m, q := r.Median(), r.lowerQuartile()
 	bar := 1 + noise
-	v := Verdict{ID: id, Claim: claim, Article: fmt.Sprintf("%s (> %s)", article, FmtFig(bar, "×")), Lab: r.String()}
+	v := Verdict{ID: id, Claim: claim, Article: fmt.Sprintf("%s (> %s)", article, FmtFig(bar, "×")), Lab: r.String(), Direction: "> " + FmtFig(bar, "×")}
+	v.judge(math.NaN(), q, bar, math.Inf(1), true, false, "×")
 	faster := 0
 	for _, x := range r.Ratios {
 		if x > bar {
@@ -242,8 +213,8 @@ func FasterRounds(id, claim, article string, r Rounds, noise float64, ifAgrees, 
 	case math.IsNaN(m):
 		v.Reason = "the lab did not measure it"
 		return v
-	case q > bar:
-		v.Agrees, v.Reason = true, fmt.Sprintf("faster by more than the noise in %d of %d rounds: their lower quartile %s > %s", faster, len(r.Ratios), FmtFig(q, "×"), FmtFig(bar, "×"))
+	case v.Agrees:
+		v.Reason = fmt.Sprintf("faster by more than the noise in %d of %d rounds: their lower quartile %s > %s", faster, len(r.Ratios), FmtFig(q, "×"), FmtFig(bar, "×"))
 	default:
 		v.Reason = fmt.Sprintf("faster by more than the noise in only %d of %d rounds: their lower quartile %s ≤ %s", faster, len(r.Ratios), FmtFig(q, "×"), FmtFig(bar, "×"))
 	}

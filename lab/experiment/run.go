@@ -102,3 +102,71 @@ func summaryLine(r *Report) string {
 	}
 	return line
 }
+
+// Counts are a run's verdicts counted: how many experiments stated
+// verdicts and how many of them agree in every claim, how many claims
+// were checked and how many differ, in which experiments (with how many
+// each), and the experiments that did not run.
+type Counts struct {
+	Experiments int            // experiments that ran and stated verdicts
+	AgreeAll    int            // of them, those whose every verdict agrees
+	Claims      int            // verdicts checked
+	Differ      int            // of them, those that differ
+	Differing   []string       // the experiments with a verdict that differs, in run order
+	PerID       map[string]int // how many differ in each of Differing
+	NotRun      []string       // experiments that failed or could not run
+}
+
+// Count counts the verdicts of reports.
+func Count(reports []*Report) Counts {
+	c := Counts{PerID: map[string]int{}}
+	for _, r := range reports {
+		if r.Status != OK {
+			c.NotRun = append(c.NotRun, r.ID)
+			continue
+		}
+		if len(r.Verdicts) == 0 {
+			continue
+		}
+		c.Experiments++
+		c.Claims += len(r.Verdicts)
+		d := len(r.Verdicts) - r.Verdicts.agreeing()
+		if d == 0 {
+			c.AgreeAll++
+			continue
+		}
+		c.Differ += d
+		c.Differing = append(c.Differing, r.ID)
+		c.PerID[r.ID] = d
+	}
+	return c
+}
+
+// String is the closing line of a run: "20 of 27 experiments agree in
+// every claim; 150 claims checked, 31 differ: E01 (2), E02 (2)".
+func (c Counts) String() string {
+	s := fmt.Sprintf("%d of %d experiments agree in every claim; %d claims checked, %d differ", c.AgreeAll, c.Experiments, c.Claims, c.Differ)
+	if len(c.Differing) > 0 {
+		ids := make([]string, len(c.Differing))
+		for i, id := range c.Differing {
+			ids[i] = fmt.Sprintf("%s (%d)", id, c.PerID[id])
+		}
+		s += ": " + strings.Join(ids, ", ")
+	}
+	if len(c.NotRun) > 0 {
+		s += "; did not run: " + strings.Join(c.NotRun, ", ")
+	}
+	return s
+}
+
+// JSON returns the counts as a JSON-ready object (experiments,
+// agree_all, claims, differ, differing as id → count, not_run, line).
+func (c Counts) JSON() map[string]any {
+	differing := map[string]any{}
+	for _, id := range c.Differing {
+		differing[id] = c.PerID[id]
+	}
+	notRun := append([]string{}, c.NotRun...)
+	return map[string]any{"experiments": c.Experiments, "agree_all": c.AgreeAll, "claims": c.Claims, "differ": c.Differ,
+		"differing": differing, "not_run": notRun, "line": c.String()}
+}

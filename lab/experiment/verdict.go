@@ -13,7 +13,8 @@ import (
 // tolerance the comparison allows, the lab's figure, whether they agree,
 // and a one-line reason. Each experiment package's Verdicts function
 // builds them with the constructors ([Within], [AtLeast], [AtMost],
-// [Holds], [WithinRounds], [FasterRounds]), which compute Agrees and
+// [Holds], [FasterRounds], [Direction], with [Toward]
+// for a claim's direction), which compute Agrees, the margin and
 // Reason from the numbers, so a verdict is never typed in, and returns
 // them: the runner attaches what an experiment's Run returns to its
 // report, and a notebook cell keeps what it states with [Env.Keep], so
@@ -25,6 +26,63 @@ type Verdict struct {
 	Lab     string // the lab's figure
 	Agrees  bool
 	Reason  string // one line: why it agrees or differs
+	// Direction is the direction the claim states, as a comparison with
+	// the neutral figure ("> 1×": faster; "< 0 %": fewer), empty for a
+	// claim that states none. A verdict with a direction never agrees
+	// with a lab figure on the other side of the neutral one, whatever
+	// its tolerance ([Direction], [Toward], [FasterRounds]).
+	Direction string
+	// Margin is how far the lab's figure is from flipping the verdict, in
+	// the figure's unit ("+0.12×": an agreeing figure 0.12× inside its
+	// band; "−0.31×": a differing one 0.31× outside it), empty where the
+	// verdict has no figure and band (a [Holds]).
+	Margin string
+	band   band // the figure and band the verdict was judged on, when numeric
+}
+
+// band is a numeric verdict's figure and the interval in which it
+// agrees: [lo, hi], or (lo, hi] / [lo, hi) at an open end (a direction
+// never agrees at the neutral figure itself).
+type band struct {
+	set            bool
+	art, lab       float64 // the article's figure (NaN where it is words) and the lab's
+	lo, hi         float64
+	openLo, openHi bool
+	unit           string
+}
+
+// judge sets v's band, whether it agrees (lab within [lo, hi], an open
+// end excluded) and its margin; reasons are the caller's.
+func (v *Verdict) judge(art, lab, lo, hi float64, openLo, openHi bool, unit string) {
+	v.band = band{set: true, art: art, lab: lab, lo: lo, hi: hi, openLo: openLo, openHi: openHi, unit: unit}
+	in := lab >= lo && lab <= hi && !(openLo && lab == lo) && !(openHi && lab == hi)
+	v.Agrees = in && !math.IsNaN(lab)
+	v.Margin = ""
+	if m := v.MarginValue(); !math.IsNaN(m) {
+		v.Margin = fmtSigned(m, unit)
+	}
+}
+
+// MarginValue is Margin as a number in the figure's unit: positive, how
+// far an agreeing figure may move before it differs; negative, how far a
+// differing one must move to agree; NaN without a numeric band.
+func (v Verdict) MarginValue() float64 {
+	b := v.band
+	if !b.set || math.IsNaN(b.lab) {
+		return math.NaN()
+	}
+	return math.Min(b.lab-b.lo, b.hi-b.lab)
+}
+
+// fmtSigned prints a margin with its sign and unit ("+0.12×", "−3 %").
+func fmtSigned(x float64, unit string) string {
+	if math.IsInf(x, 0) {
+		return ""
+	}
+	if x < 0 {
+		return "−" + FmtFig(-x, unit)
+	}
+	return "+" + FmtFig(x, unit)
 }
 
 // word returns "agrees" or "differs".
@@ -40,6 +98,9 @@ func (v Verdict) String() string {
 	s := fmt.Sprintf("%s %s: %s", v.ID, v.Word(), v.Claim)
 	if v.Article != "" || v.Lab != "" {
 		s += fmt.Sprintf(" — article %s, lab %s", v.Article, v.Lab)
+	}
+	if v.Margin != "" {
+		s += ", margin " + v.Margin
 	}
 	if v.Reason != "" {
 		s += " (" + v.Reason + ")"
@@ -82,12 +143,13 @@ func TolText(tol float64, unit string) string {
 // when |lab − article| ≤ tol (unit is printed after both).
 func Within(id, claim string, article, lab, tol float64, unit string) Verdict {
 	v := Verdict{ID: id, Claim: claim, Article: FmtFig(article, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
+	v.judge(article, lab, article-tol, article+tol, false, false, unit)
 	d := lab - article
 	switch {
 	case math.IsNaN(lab):
 		v.Reason = "the lab did not measure it"
-	case math.Abs(d) <= tol:
-		v.Agrees, v.Reason = true, fmt.Sprintf("within the tolerance (off by %s)", FmtFig(math.Abs(d), unit))
+	case v.Agrees:
+		v.Reason = fmt.Sprintf("within the tolerance (off by %s)", FmtFig(math.Abs(d), unit))
 	default:
 		v.Reason = fmt.Sprintf("off by %s, more than %s", FmtFig(math.Abs(d), unit), FmtFig(tol, unit))
 	}
@@ -98,13 +160,14 @@ func Within(id, claim string, article, lab, tol float64, unit string) Verdict {
 // bound" when lab ≥ bound − tol.
 func AtLeast(id, claim string, bound, lab, tol float64, unit string) Verdict {
 	v := Verdict{ID: id, Claim: claim, Article: "≥ " + FmtFig(bound, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
+	v.judge(bound, lab, bound-tol, math.Inf(1), false, false, unit)
 	switch {
 	case math.IsNaN(lab):
 		v.Reason = "the lab did not measure it"
 	case lab >= bound:
-		v.Agrees, v.Reason = true, "at or above the bound"
-	case lab >= bound-tol:
-		v.Agrees, v.Reason = true, fmt.Sprintf("below the bound by %s, within the tolerance", FmtFig(bound-lab, unit))
+		v.Reason = "at or above the bound"
+	case v.Agrees:
+		v.Reason = fmt.Sprintf("below the bound by %s, within the tolerance", FmtFig(bound-lab, unit))
 	default:
 		v.Reason = fmt.Sprintf("below the bound by %s", FmtFig(bound-lab, unit))
 	}
@@ -115,15 +178,98 @@ func AtLeast(id, claim string, bound, lab, tol float64, unit string) Verdict {
 // bound" when lab ≤ bound + tol.
 func AtMost(id, claim string, bound, lab, tol float64, unit string) Verdict {
 	v := Verdict{ID: id, Claim: claim, Article: "≤ " + FmtFig(bound, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
+	v.judge(bound, lab, math.Inf(-1), bound+tol, false, false, unit)
 	switch {
 	case math.IsNaN(lab):
 		v.Reason = "the lab did not measure it"
 	case lab <= bound:
-		v.Agrees, v.Reason = true, "at or below the bound"
-	case lab <= bound+tol:
-		v.Agrees, v.Reason = true, fmt.Sprintf("above the bound by %s, within the tolerance", FmtFig(lab-bound, unit))
+		v.Reason = "at or below the bound"
+	case v.Agrees:
+		v.Reason = fmt.Sprintf("above the bound by %s, within the tolerance", FmtFig(lab-bound, unit))
 	default:
 		v.Reason = fmt.Sprintf("above the bound by %s", FmtFig(lab-bound, unit))
+	}
+	return v
+}
+
+// Direction is the verdict on the direction alone of a claim that states
+// one: the article's figure lies on one side of neutral, the figure of
+// no change (1× for a ratio, 0 for a change in per cent), and the
+// verdict agrees when the lab's lies on the same side by more than noise
+// (the run-to-run noise the caller states and justifies before the run;
+// 0 for a figure that does not wobble, such as a count of distances).
+// A claim that states a magnitude as well gets a second verdict on it
+// ([Within] … with [Toward]), so "the direction agrees, the magnitude
+// differs" reads off two lines.
+func Direction(id, claim string, article, lab, neutral, noise float64, unit string) Verdict {
+	up := article > neutral
+	bar, dir := neutral+noise, "> "
+	if !up {
+		bar, dir = neutral-noise, "< "
+	}
+	dir += FmtFig(bar, unit)
+	v := Verdict{ID: id, Claim: claim, Article: FmtFig(article, unit) + " (direction " + dir + ")", Lab: FmtFig(lab, unit), Direction: dir}
+	if math.IsNaN(article) || article == neutral {
+		v.Reason = fmt.Sprintf("the article's figure %s states no direction from %s", FmtFig(article, unit), FmtFig(neutral, unit))
+		return v
+	}
+	if up {
+		v.judge(article, lab, bar, math.Inf(1), true, false, unit)
+	} else {
+		v.judge(article, lab, math.Inf(-1), bar, false, true, unit)
+	}
+	side := (lab - neutral) * (article - neutral)
+	switch {
+	case math.IsNaN(lab):
+		v.Reason = "the lab did not measure it"
+	case v.Agrees && noise > 0:
+		v.Reason = fmt.Sprintf("the article's direction, beyond the noise ± %s", FmtFig(noise, unit))
+	case v.Agrees:
+		v.Reason = "the article's direction"
+	case side > 0:
+		v.Reason = fmt.Sprintf("the article's direction, but within the noise ± %s of %s", FmtFig(noise, unit), FmtFig(neutral, unit))
+	default:
+		v.Reason = fmt.Sprintf("the opposite direction: %s against the article's %s, either side of %s", FmtFig(lab, unit), FmtFig(article, unit), FmtFig(neutral, unit))
+	}
+	return v
+}
+
+// Toward makes v, a verdict with a figure and a band ([Within],
+// [WithinShare], [AtLeast], [AtMost]), one on a claim
+// that states a direction as well: the article's figure lies on one side
+// of neutral (1× for a ratio, 0 for a change), and the band is cut at
+// neutral, so v agrees only when the lab's figure lies strictly on the
+// article's side. A tolerance, however wide, never reaches across to the
+// opposite direction. A verdict without a band (a [Holds]), one with a
+// direction already, or an article's figure at neutral is returned
+// unchanged.
+func Toward(v Verdict, neutral float64) Verdict {
+	b := v.band
+	if !b.set || v.Direction != "" || math.IsNaN(b.art) || b.art == neutral {
+		return v
+	}
+	was := v.Agrees
+	lo, hi, openLo, openHi, dir := b.lo, b.hi, b.openLo, b.openHi, "> "
+	if b.art > neutral {
+		if lo <= neutral {
+			lo, openLo = neutral, true
+		}
+	} else {
+		dir = "< "
+		if hi >= neutral {
+			hi, openHi = neutral, true
+		}
+	}
+	dir += FmtFig(neutral, b.unit)
+	v.judge(b.art, b.lab, lo, hi, openLo, openHi, b.unit)
+	v.Direction = dir
+	v.Article += " (direction " + dir + ")"
+	if opposite := (b.lab - neutral) * (b.art - neutral); opposite <= 0 && !math.IsNaN(b.lab) {
+		if was {
+			v.Reason = fmt.Sprintf("the opposite direction: %s against the article's %s, either side of %s, though within the tolerance, which may not reach across", FmtFig(b.lab, b.unit), FmtFig(b.art, b.unit), FmtFig(neutral, b.unit))
+		} else {
+			v.Reason += fmt.Sprintf("; the opposite direction too (either side of %s)", FmtFig(neutral, b.unit))
+		}
 	}
 	return v
 }
@@ -216,14 +362,16 @@ func (vs Verdicts) agreeing() int {
 }
 
 // Table returns the verdicts as a table: experiment, claim, article, lab,
-// verdict, reason.
+// verdict, margin (how far the lab's figure is from flipping it),
+// reason.
 func (vs Verdicts) Table() *table.Table {
 	t := table.New(fmt.Sprintf("Verdicts: %d of %d agree with the articles", vs.agreeing(), len(vs)),
 		table.Col("experiment", ""), table.Col("the article's claim", ""), table.Col("article", ""),
-		table.Col("lab", ""), table.Col("verdict", ""), table.Col("why", ""))
+		table.Col("lab", ""), table.Col("verdict", ""), table.Col("margin", ""), table.Col("why", ""))
 	for _, v := range vs {
-		_ = t.AddValues(v.ID, v.Claim, v.Article, v.Lab, v.Word(), v.Reason)
+		_ = t.AddValues(v.ID, v.Claim, v.Article, v.Lab, v.Word(), v.Margin, v.Reason)
 	}
+	t.Note("margin: how far the lab's figure may move before its verdict flips (+, it agrees with that much to spare) or must move to flip it (−, it differs by that much); empty for a verdict read off words, not a figure")
 	return t
 }
 
@@ -237,12 +385,18 @@ func (vs Verdicts) Markdown() string { return vs.Table().Markdown() }
 func (vs Verdicts) HTML() string { return vs.Table().HTML() }
 
 // JSON returns the verdicts as a JSON-ready list of objects (id, claim,
-// article, lab, verdict, reason): the notebook tests compare it with the
-// committed expectations.
+// article, lab, verdict, reason, direction, margin as printed and
+// margin_value as a number or null): the notebook tests compare it with
+// the committed expectations.
 func (vs Verdicts) JSON() []map[string]any {
 	out := make([]map[string]any, len(vs))
 	for i, v := range vs {
-		out[i] = map[string]any{"id": v.ID, "claim": v.Claim, "article": v.Article, "lab": v.Lab, "verdict": v.Word(), "reason": v.Reason}
+		var m any
+		if x := v.MarginValue(); !math.IsNaN(x) && !math.IsInf(x, 0) {
+			m = x
+		}
+		out[i] = map[string]any{"id": v.ID, "claim": v.Claim, "article": v.Article, "lab": v.Lab, "verdict": v.Word(), "reason": v.Reason,
+			"direction": v.Direction, "margin": v.Margin, "margin_value": m}
 	}
 	return out
 }

@@ -57,3 +57,30 @@ func TestSpreadSensitivity(t *testing.T) {
 		t.Errorf("no spreads: %v", err)
 	}
 }
+
+// TestCount: the closing counts name the experiments that differ (with
+// how many claims each), count an experiment that agrees in every claim,
+// leave out one without verdicts and list one that did not run.
+func TestCount(t *testing.T) {
+	agree := Within("E90", "a", 1, 1, 0, "")
+	differ := Within("E90", "b", 1, 2, 0, "")
+	reports := []*Report{
+		{ID: "E01", Status: OK, Verdicts: Verdicts{agree, differ, differ}},
+		{ID: "E02", Status: OK, Verdicts: Verdicts{agree, agree}},
+		{ID: "E03", Status: OK},
+		{ID: "E04", Status: NotRunnable},
+		{ID: "E05", Status: OK, Verdicts: Verdicts{differ}},
+	}
+	c := Count(reports)
+	want := "1 of 3 experiments agree in every claim; 6 claims checked, 3 differ: E01 (2), E05 (1); did not run: E04"
+	if c.String() != want {
+		t.Errorf("counts %q, want %q", c, want)
+	}
+	j := c.JSON()
+	if j["experiments"] != 3 || j["agree_all"] != 1 || j["claims"] != 6 || j["differ"] != 3 || j["differing"].(map[string]any)["E01"] != 2 || j["line"] != want {
+		t.Errorf("JSON %v", j)
+	}
+	if c := Count(nil); c.String() != "0 of 0 experiments agree in every claim; 0 claims checked, 0 differ" {
+		t.Errorf("no reports: %q", c)
+	}
+}

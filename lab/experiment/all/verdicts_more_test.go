@@ -60,47 +60,120 @@ func TestVerdictFunctions(t *testing.T) {
 		t.Errorf("E13 with half the cold reads cached and warm device reads: %s", got)
 	}
 
+	// E15 states five verdicts when all six modes are measured: no device
+	// read on the warm path; the warm direction (concurrent faster than
+	// sequential: the rounds' median > 1×); the warm magnitude (the
+	// article's 35.8 / 31.6 = 1.133× ± its own 13 % noise, cut at 1×, so
+	// 1.003–1.263× on the rounds' median, set before the run and not
+	// widened to the rounds' spread); and the cold and simulated speed-ups
+	// (the rounds' lower quartile above 1.13×).
 	res15 := &e15.Result{
 		Points: []experiment.DiskPoint{{QPS: 31.6}, {QPS: 35.8}, {QPS: 10, DeviceReads: 30}, {QPS: 30, DeviceReads: 30}, {QPS: 28}, {QPS: 85}},
 		Warm:   experiment.Rounds{Clock: experiment.CPUTime, Ratios: []float64{1.10, 1.13, 1.20, 1.05, 1.15}},
 		Cold:   experiment.Rounds{Ratios: []float64{1.8, 2.0, 1.9, 2.1, 2.0}},
 		Sim:    experiment.Rounds{Ratios: []float64{3.0, 3.1, 2.9, 3.0, 3.0}},
 	}
-	if got := verdictWords(e15.Verdicts(env, res15)); got != "agrees agrees agrees agrees" {
+	vs := e15.Verdicts(env, res15)
+	if len(vs) != 5 || !strings.Contains(vs[0].Claim, "no device read") || !strings.Contains(vs[1].Claim, "faster") || !strings.Contains(vs[2].Claim, "little") ||
+		!strings.Contains(vs[3].Claim, "cold") || !strings.Contains(vs[4].Claim, "simulated") {
+		t.Fatalf("E15 verdicts, want device reads, warm direction, warm magnitude, cold, simulated: %v", vs)
+	}
+	// The article's figures: warm median 1.13× in the band, cold quartile
+	// 1.9×, simulated 3.0×, no device read.
+	if got := verdictWords(vs); got != "agrees agrees agrees agrees agrees" {
 		t.Errorf("E15 with the article's warm ratio: %s", got)
 	}
 	res15.Points[0].DeviceReads = 1
 	res15.Warm.Ratios = []float64{3.0, 3.1, 2.9, 3.0, 3.2}
 	res15.Cold.Ratios = []float64{1.02, 0.98, 1.05, 1.0, 1.03} // within the article's 13 % noise
-	res15.Sim.Ratios = []float64{1.4, 1.0, 1.1, 1.0, 1.1}      // a median of 1.1, under the 13 % noise
-	if got := verdictWords(e15.Verdicts(env, res15)); got != "differs differs differs differs" {
+	res15.Sim.Ratios = []float64{1.4, 1.0, 1.1, 1.0, 1.1}      // a lower quartile of 1.0, under the 13 % noise
+	// A 3× warm gain is the article's direction, not its magnitude (3.0 >
+	// 1.263); a device read per query and no gain cold or simulated differ.
+	if got := verdictWords(e15.Verdicts(env, res15)); got != "differs agrees differs differs differs" {
 		t.Errorf("E15 with a 3× warm gain, device reads and no gain cold or simulated: %s", got)
 	}
-	// A busy machine: the warm rounds scatter; the tolerance widens to
-	// the spread and says so. One cold round another job slowed does not
-	// decide the cold claim (its bar stands on the lower quartile); two
-	// of five rounds under the noise do.
-	res15.Warm.Ratios = []float64{0.4, 0.7, 1.0, 0.6, 1.3}
-	res15.Cold.Ratios = []float64{1.2, 1.9, 1.3, 1.25, 0.8}
-	vs := e15.Verdicts(env, res15)
-	if got := verdictWords(vs[1:3]); got != "agrees agrees" {
-		t.Errorf("E15 with scattered rounds, one slow cold round: %s", got)
+	// Reversed: the article's figures the other way round (31.6 / 35.8 =
+	// 0.88×), and any warm median at or below 1×: concurrent is not
+	// faster, so neither warm verdict agrees, whatever the magnitude's
+	// tolerance, and both say it is the opposite direction.
+	res15.Points[0].DeviceReads = 0
+	for _, x := range []float64{31.6 / 35.8, 0.5, 0.99, 1.0} {
+		res15.Warm.Ratios = []float64{x, x, x, x, x}
+		vs := e15.Verdicts(env, res15)
+		if vs[1].Agrees || vs[2].Agrees {
+			t.Errorf("E15 with concurrent reads at %.3f× of sequential: %s, %s", x, vs[1], vs[2])
+		}
+		if x < 1 && (!strings.Contains(vs[1].Reason, "the opposite direction") || !strings.Contains(vs[2].Reason, "the opposite direction")) {
+			t.Errorf("E15 reasons at %.3f×: %q, %q", x, vs[1].Reason, vs[2].Reason)
+		}
 	}
-	if !strings.Contains(vs[1].Reason, "widened to the 5 rounds' spread") || !strings.Contains(vs[2].Reason, "in 4 of 5 rounds: their lower quartile 1.2× > 1.13×") {
-		t.Errorf("E15 reasons: %q, %q", vs[1].Reason, vs[2].Reason)
+	// A busy machine: the warm rounds scatter. The band is the article's,
+	// not the rounds' spread: a median of 1.15× among rounds from 0.4× to
+	// 2.5× agrees in both; a median of 1.5× differs in magnitude (1.263 −
+	// 1.5 = −0.237×) though its rounds' spread covers the article's 1.13×.
+	// One cold round another job slowed does not decide the cold claim
+	// (its bar stands on the lower quartile); two of five under the noise
+	// do.
+	res15.Warm.Ratios = []float64{0.4, 1.1, 1.15, 1.9, 2.5}
+	res15.Cold.Ratios = []float64{1.2, 1.9, 1.3, 1.25, 0.8}
+	vs = e15.Verdicts(env, res15)
+	if got := verdictWords(vs[1:4]); got != "agrees agrees agrees" {
+		t.Errorf("E15 with scattered warm rounds around 1.15×, one slow cold round: %s", got)
+	}
+	if !strings.Contains(vs[2].Lab, "0.40–2.50×") || !strings.Contains(vs[3].Reason, "in 4 of 5 rounds: their lower quartile 1.2× > 1.13×") {
+		t.Errorf("E15 lab and reason: %q, %q", vs[2].Lab, vs[3].Reason)
+	}
+	res15.Warm.Ratios = []float64{0.8, 1.2, 1.5, 2.0, 2.6}
+	vs = e15.Verdicts(env, res15)
+	if got := verdictWords(vs[1:3]); got != "agrees differs" {
+		t.Errorf("E15 with scattered warm rounds around 1.5×: %s", got)
+	}
+	if m := vs[2].MarginValue(); m > -0.236 || m < -0.238 {
+		t.Errorf("E15's warm magnitude at a 1.5× median: margin %v (%s), want −0.237× (the band's top, 1.263×, not widened)", m, vs[2].Margin)
 	}
 	res15.Cold.Ratios = []float64{1.2, 1.9, 1.1, 1.25, 0.8}
-	if v := e15.Verdicts(env, res15)[2]; v.Agrees || !strings.Contains(v.Reason, "in only 3 of 5 rounds") || !strings.Contains(v.Reason, "not yet explained") {
+	if v := e15.Verdicts(env, res15)[3]; v.Agrees || !strings.Contains(v.Reason, "in only 3 of 5 rounds") || !strings.Contains(v.Reason, "not yet explained (30.0 device reads/q each way)") {
 		t.Errorf("E15 with two slow cold rounds: %s (%s)", v.Word(), v.Reason)
 	}
 
+	// E16 states five verdicts: recall's direction (lower, beyond no
+	// noise) and magnitude (the article's −0.0214 ± half of it, cut at 0),
+	// QPS's direction (higher by more than the 13 % noise) and magnitude
+	// (53.3 / 35.8 = 1.489× ± half its distance from 1×: 1.244–1.733×),
+	// and the mechanism (fewer distance computations).
 	many := experiment.SegmentMeasurement{Segments: 128, Recall: 0.9745, QPS: 35.8, DistComps: 9000}
 	few := experiment.SegmentMeasurement{Segments: 66, Recall: 0.9531, QPS: 53.3, DistComps: 5000}
-	if got := verdictWords(e16.Verdicts(env, []experiment.SegmentMeasurement{many, few})); got != "agrees agrees agrees" {
+	vs = e16.Verdicts(env, []experiment.SegmentMeasurement{many, few})
+	if len(vs) != 5 || !strings.Contains(vs[0].Claim, "lower recall") || !strings.Contains(vs[1].Claim, "recall falls by about") ||
+		!strings.Contains(vs[2].Claim, "higher QPS") || !strings.Contains(vs[3].Claim, "QPS rises by about") || !strings.Contains(vs[4].Claim, "distance computations") {
+		t.Fatalf("E16 verdicts, want recall direction and magnitude, QPS direction and magnitude, mechanism: %v", vs)
+	}
+	if got := verdictWords(vs); got != "agrees agrees agrees agrees agrees" {
 		t.Errorf("E16 on the article's figures: %s", got)
 	}
-	if got := verdictWords(e16.Verdicts(env, []experiment.SegmentMeasurement{few, many})); got != "differs differs differs" {
+	// Reversed: recall rises, QPS falls, more distances: the direction
+	// verdicts differ as the opposite direction, and so do the magnitudes.
+	vs = e16.Verdicts(env, []experiment.SegmentMeasurement{few, many})
+	if got := verdictWords(vs); got != "differs differs differs differs differs" {
 		t.Errorf("E16 reversed: %s", got)
+	}
+	for _, i := range []int{0, 2} {
+		if !strings.Contains(vs[i].Reason, "the opposite direction") {
+			t.Errorf("E16 reversed, %s: %q", vs[i].Claim, vs[i].Reason)
+		}
+	}
+	// The article's directions at other magnitudes: recall −0.001 (outside
+	// −0.0321…−0.0107) and QPS 80 / 35.8 = 2.23× (above 1.733×) agree in
+	// direction only; QPS 38 / 35.8 = 1.06× lies within the noise, so its
+	// direction differs too.
+	small := experiment.SegmentMeasurement{Segments: 66, Recall: 0.9735, QPS: 80, DistComps: 5000}
+	if got := verdictWords(e16.Verdicts(env, []experiment.SegmentMeasurement{many, small})); got != "agrees differs agrees differs agrees" {
+		t.Errorf("E16 with recall −0.001 and QPS 2.23×: %s", got)
+	}
+	small.QPS = 38
+	vs = e16.Verdicts(env, []experiment.SegmentMeasurement{many, small})
+	if got := verdictWords(vs[2:4]); got != "differs differs" || !strings.Contains(vs[2].Reason, "within the noise") {
+		t.Errorf("E16 with QPS 1.06×: %s (%s)", got, vs[2].Reason)
 	}
 
 	hs := e18.Ingest{Segments: 4, DocsPerS: 1000, Search: experiment.SegmentMeasurement{DistComps: 1000}}

@@ -2,6 +2,7 @@ package e01
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 // e01 is the article's ingest measurement (01-ingest.txt).
 var Experiment = experiment.Experiment{
 	ID:      "E01",
+	Claims:  claims,
 	Title:   "ingest in batches: docs/s per store, and ingest finished ≠ searchable",
 	Article: "Spring AI VectorStore article, 01-ingest.txt: 30,000 documents × 384 dims in batches of 1,000, embeddings looked up",
 	Figures: []experiment.Figure{
@@ -103,23 +105,23 @@ func e01Ack(env *experiment.Env, p profile.Profile, base *vec.Matrix, progress b
 	return s, time.Since(start), nil
 }
 
-// retimeE01 is e01Retime; a test replaces it to decide the order from
-// given medians.
+// retimeE01 is e01Retime; a test replaces it to decide from given
+// rates.
 var retimeE01 = e01Retime
 
 // e01Rounds is how many alternating rounds re-time the stores whose one
-// timing put them out of the article's order.
+// timing put them out of the article's order, and the Qdrant–Redis pair.
 const e01Rounds = 5
 
 // e01Retime re-times the acknowledgement of the stores named in ins in
-// e01Rounds alternating rounds — each round every store in turn, a fresh
-// store each time, closed at once so that no background indexing of one
-// runs into the next one's timing — and returns each store's median
-// docs/s. One timing of Redis's or Qdrant's acknowledgement (a queue
-// append, about a second for 30,000 documents) on a machine shared with
-// other jobs can move by half; the median of alternating rounds shares
-// the load between them.
-func e01Retime(env *experiment.Env, names []string) (map[string]float64, error) {
+// e01Rounds alternating rounds — each round every store in turn, in the
+// given order in even rounds and reversed in odd ones, a fresh store each
+// time, closed at once so that no background indexing of one runs into
+// the next one's timing — and returns each store's docs/s per round. One
+// timing of Redis's or Qdrant's acknowledgement (a queue append, about a
+// second for 30,000 documents) on a machine shared with other jobs can
+// move by half; alternating rounds share the load between them.
+func e01Retime(env *experiment.Env, names []string) (map[string][]float64, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
@@ -130,7 +132,11 @@ func e01Retime(env *experiment.Env, names []string) (map[string]float64, error) 
 	}
 	rates := map[string][]float64{}
 	for r := 0; r < e01Rounds; r++ {
-		for _, name := range names {
+		order := append([]string(nil), names...)
+		if r%2 == 1 {
+			slices.Reverse(order)
+		}
+		for _, name := range order {
 			p, ok := byName[name]
 			if !ok {
 				return nil, fmt.Errorf("experiment: E01: no store %q to re-time: %w", name, experiment.ErrBadArgument)
@@ -143,12 +149,17 @@ func e01Retime(env *experiment.Env, names []string) (map[string]float64, error) 
 			rates[name] = append(rates[name], float64(ds.Base.N)/acked.Seconds())
 		}
 	}
-	med := map[string]float64{}
-	for name, rs := range rates {
-		sort.Float64s(rs)
-		med[name] = rs[len(rs)/2]
+	return rates, nil
+}
+
+// e01Median returns the median of rates (0 without any).
+func e01Median(rates []float64) float64 {
+	if len(rates) == 0 {
+		return 0
 	}
-	return med, nil
+	rs := append([]float64(nil), rates...)
+	sort.Float64s(rs)
+	return rs[len(rs)/2]
 }
 
 // Table puts the ingest runs beside the article's figures.
@@ -327,44 +338,24 @@ const e01MaxSamples = 80
 // docs/s).
 const e01Order = "qdrant > redis > elasticsearch > pgvector"
 
-// e01Tie is how close two stores' acknowledged rates must be for one
-// timing to leave their order undecided: Redis and Qdrant both acknowledge
-// a batch by appending it to an indexing queue, and one timing of that
-// (about half a second for 30,000 documents) on a shared machine moves by
-// more than the few per cent between them.
-const e01Tie = 0.20
-
 // e01OrderAgrees says whether the lab's order (fastest first) is the
-// article's, counting two stores within e01Tie of each other as tied: the
-// article's order holds when no store is slower than one the article
-// ranks below it by more than the tie.
+// article's. Until this commit two stores within 20 % of each other
+// counted as tied, a rule added after runs that put Redis ahead of
+// Qdrant (47,928 against 46,522 docs/s): a tie band lets the opposite
+// order agree, so it is gone; the re-timing in alternating rounds
+// (e01RetimedOrder), also added after runs that differed, stays, and its
+// reason says so.
 func e01OrderAgrees(ins []measure.Ingested, order string) (bool, string) {
 	const base = "the order of the acknowledged docs/s; the seconds are not comparable (the article's include the network)"
 	if order == e01Order {
 		return true, base
 	}
-	rate := map[string]float64{}
-	for _, in := range ins {
-		rate[in.Label] = in.DocsPerSecond()
-	}
-	art := strings.Split(e01Order, " > ")
-	var ties []string
-	for i, a := range art {
-		for _, b := range art[i+1:] {
-			ra, okA := rate[a]
-			rb, okB := rate[b]
-			if !okA || !okB || ra >= rb {
-				continue
-			}
-			if ra < rb/(1+e01Tie) {
-				return false, base
-			}
-			ties = append(ties, fmt.Sprintf("%s %.0f and %s %.0f docs/s, %.0f %% apart", a, ra, b, rb, 100*(rb/ra-1)))
-		}
-	}
-	return true, base + "; tied within " + fmt.Sprintf("%.0f %%", 100*e01Tie) + ", which one timing on a shared machine does not order: " + strings.Join(ties, "; ") +
-		" (both acknowledge by appending to an indexing queue; the article's gap between them is its clients' and network's, which the lab does not emulate)"
+	return false, base
 }
+
+// e01Ratio is the article's Qdrant-over-Redis ingest ratio (§ "Getting
+// the data in": 17,382 against 3,158 docs/s, 5.5×).
+const e01Ratio = 17382.0 / 3158
 
 // Verdicts compares Ingest's runs with the article's findings
 // (§ "Getting the data in"): the stores ingest in the article's order
@@ -374,7 +365,9 @@ func e01OrderAgrees(ins []measure.Ingested, order string) (bool, string) {
 // acknowledgement. lag is Lag's table or nil: whether an Elasticsearch
 // refresh falls just after the last batch is a matter of timing, so its
 // first sample (taken after a last batch sent right after a refresh)
-// also counts as seeing the unrefreshed documents.
+// also counts as seeing the unrefreshed documents. The article's one
+// gap with a magnitude, Qdrant 5.5× as fast as Redis, is judged as a
+// direction and a magnitude (e01Pair).
 func Verdicts(env *experiment.Env, ins []measure.Ingested, lag *table.Table) experiment.Verdicts {
 	idx := make([]int, len(ins))
 	for i := range idx {
@@ -391,6 +384,7 @@ func Verdicts(env *experiment.Env, ins []measure.Ingested, lag *table.Table) exp
 		agrees, why = e01RetimedOrder(env, ins, order, why)
 	}
 	out := experiment.Verdicts{experiment.Holds("E01", "the stores ingest in the article's order (§ Getting the data in)", e01Order, order, agrees, why)}
+	out = append(out, e01Pair(env, ins)...)
 	for _, in := range ins {
 		seen := fmt.Sprintf("%d of %d searchable at the last ack", in.Visible, in.Docs)
 		switch in.Label {
@@ -456,7 +450,7 @@ func e01RetimedOrder(env *experiment.Env, ins []measure.Ingested, order, why str
 	copy(re, ins)
 	var got []string
 	for i, in := range re {
-		if r, ok := med[in.Label]; ok && r > 0 {
+		if r := e01Median(med[in.Label]); r > 0 {
 			re[i].Acked = time.Duration(float64(in.Docs) / r * float64(time.Second))
 			got = append(got, fmt.Sprintf("%s %.0f docs/s (one timing %.0f)", in.Label, r, rate[in.Label]))
 		}
@@ -467,6 +461,50 @@ func e01RetimedOrder(env *experiment.Env, ins []measure.Ingested, order, why str
 		reOrder = append(reOrder, in.Label)
 	}
 	agrees, why2 := e01OrderAgrees(re, strings.Join(reOrder, " > "))
-	return agrees, why2 + fmt.Sprintf("; one timing gave %s, so the stores within 2× of each other were re-timed in %d alternating rounds (median): %s",
+	return agrees, why2 + fmt.Sprintf("; one timing gave %s, so the stores within 2× of each other were re-timed in %d alternating rounds (median; a rule added after runs that differed): %s",
 		order, e01Rounds, strings.Join(got, ", "))
+}
+
+// e01Pair returns the verdicts on the article's Qdrant–Redis gap, 17,382
+// against 3,158 docs/s: its direction (Qdrant faster: the rounds' lower
+// quartile above 1×, FasterRounds with no noise beyond the rounds' own)
+// and its magnitude (5.5× ± half its distance from 1×, 2.25×, a rule
+// stated with this split; cut at 1×; on the rounds' median, the band not
+// widened to their spread), both on the two stores re-timed in
+// e01Rounds alternating rounds. Before this split the order verdict's
+// 20 % tie let either store be ahead, so only the sign was ever judged.
+func e01Pair(env *experiment.Env, ins []measure.Ingested) experiment.Verdicts {
+	have := map[string]bool{}
+	for _, in := range ins {
+		have[in.Label] = true
+	}
+	var rounds experiment.Rounds
+	var err error
+	if have["qdrant"] && have["redis"] {
+		var rates map[string][]float64
+		if rates, err = retimeE01(env, []string{"qdrant", "redis"}); err == nil {
+			q, r := rates["qdrant"], rates["redis"]
+			rounds.Clock = experiment.WallTime
+			for i := range min(len(q), len(r)) {
+				if q[i] > 0 && r[i] > 0 {
+					rounds.Ratios = append(rounds.Ratios, q[i]/r[i])
+				}
+			}
+		}
+	}
+	mech := "both acknowledge a batch by appending it to an indexing queue (Redis's, Qdrant's WAL and optimizer), which costs both about the same; the article's gap is its clients' and network's (Spring AI over HTTP and RESP on 2 vCPUs), which the lab does not emulate"
+	dir := experiment.FasterRounds("E01", "qdrant acknowledges documents faster than redis (§ Getting the data in: 17,382 against 3,158 docs/s)", "17,382 / 3,158 docs/s = 5.5×", rounds, 0,
+		"", mech)
+	// The magnitude's band is not widened to the rounds' spread
+	// (as a tolerance widened to the spread would): small-scale rounds spread 1.9–18.5×, which
+	// would let any ratio above 1× agree.
+	mag := experiment.Toward(experiment.Within("E01", "qdrant ingests about 5.5× as fast as redis (§ Getting the data in)", e01Ratio, rounds.Median(), (e01Ratio-1)/2, "×"), 1)
+	mag.Lab = rounds.String()
+	if !mag.Agrees {
+		mag = experiment.Because(mag, mech)
+	}
+	if err != nil {
+		dir, mag = experiment.Because(dir, "re-timing failed: "+err.Error()), experiment.Because(mag, "re-timing failed: "+err.Error())
+	}
+	return experiment.Verdicts{dir, mag}
 }

@@ -15,6 +15,7 @@ import (
 // e02 is the Spring AI VectorStore article's unfiltered comparison (02-unfiltered.txt).
 var Experiment = experiment.Experiment{
 	ID:      "E02",
+	Claims:  claims,
 	Title:   "unfiltered recall@10 of four stores on their defaults",
 	Article: "Spring AI VectorStore article, 02-unfiltered.txt: 100 queries after 20 warm-up, topK=10, cosine",
 	Figures: experiment.StoreFigures(map[string][4]float64{

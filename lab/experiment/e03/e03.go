@@ -15,6 +15,7 @@ import (
 // e03 is the article's filtered comparison (03-filtered.txt).
 var e03 = experiment.Experiment{
 	ID:      "E03",
+	Claims:  claims,
 	Title:   "the filter category == 'c3' && year >= 2022 on four stores' defaults",
 	Article: "Spring AI VectorStore article, 03-filtered.txt: 1,328 of 30,000 documents match (4.4 %); truth over the matching documents",
 	Figures: experiment.StoreFigures(map[string][4]float64{

@@ -13,6 +13,7 @@ import (
 // e04 is the article's "defaults that matter" (04-defaults-that-matter.txt).
 var e04 = experiment.Experiment{
 	ID:      "E04",
+	Claims:  claims,
 	Title:   "the defaults that matter, as each store describes its index",
 	Article: "Spring AI VectorStore article, 04-defaults-that-matter.txt and the HNSW section",
 	Figures: []experiment.Figure{

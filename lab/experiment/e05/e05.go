@@ -15,6 +15,7 @@ import (
 // (05-elasticsearch-num-candidates.txt).
 var e05 = experiment.Experiment{
 	ID:      "E05",
+	Claims:  claims,
 	Title:   "Elasticsearch num_candidates 15 / 50 / 100 / 500 on the default (bbq_hnsw) index",
 	Article: "Spring AI VectorStore article, 05-elasticsearch-num-candidates.txt: same index, raw _search",
 	Figures: []experiment.Figure{

@@ -13,6 +13,7 @@ import (
 // e06 is the article's Redis EF_RUNTIME sweep (06-redis-ef-runtime.txt).
 var e06 = experiment.Experiment{
 	ID:      "E06",
+	Claims:  claims,
 	Title:   "Redis EF_RUNTIME: the library default (10) against 50 and 200",
 	Article: "Spring AI VectorStore article, 06-redis-ef-runtime.txt: index rebuilt and reloaded per setting",
 	Figures: []experiment.Figure{

@@ -16,6 +16,7 @@ import (
 // (07-pgvector-ef-search.txt).
 var e07 = experiment.Experiment{
 	ID:      "E07",
+	Claims:  claims,
 	Title:   "pgvector: ef_search and the 0.8 iterative index scan under the article's filter",
 	Article: "Spring AI VectorStore article, 07-pgvector-ef-search.txt: pgvector 0.8.7, filter category == 'c3' && year >= 2022",
 	Figures: e07Figures(),

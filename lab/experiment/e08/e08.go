@@ -20,6 +20,7 @@ import (
 // (08-qdrant-payload-index-and-threshold.txt, first part).
 var e08 = experiment.Experiment{
 	ID:      "E08",
+	Claims:  claims,
 	Title:   "Qdrant: a filtered query without and with payload indexes",
 	Article: "Spring AI VectorStore article, 08-qdrant-payload-index-and-threshold.txt: keyword index on category, integer index on year",
 	Figures: []experiment.Figure{

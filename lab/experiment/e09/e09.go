@@ -14,6 +14,7 @@ import (
 // (09-redis-undeclared-metadata.txt).
 var Experiment = experiment.Experiment{
 	ID:      "E09",
+	Claims:  claims,
 	Title:   "Redis: filtering on a metadata field that was not declared",
 	Article: "Spring AI VectorStore article, 09-redis-undeclared-metadata.txt: IllegalArgumentException \"Not allowed filter identifier name: category\"",
 }

@@ -13,6 +13,7 @@ import (
 // (Spring AI VectorStore article, 10-elasticsearch-index-types).
 var Experiment = experiment.Experiment{
 	ID:      "E10",
+	Claims:  claims,
 	Title:   "Elasticsearch index_options.type: bbq_hnsw, int8_hnsw, hnsw — recall, filtered recall, store size",
 	Article: "Spring AI VectorStore article, the Elasticsearch index-type table: same 30,000 documents re-indexed per type, num_candidates default",
 	Figures: []experiment.Figure{

@@ -17,6 +17,7 @@ import (
 // "What each one costs to keep running", 11-ops-footprint.txt).
 var e11 = experiment.Experiment{
 	ID:      "E11",
+	Claims:  claims,
 	Title:   "What each store costs to keep running: bytes per document by component (raw vectors, codes, graph links, stored fields, payload indexes), RAM vs disk",
 	Article: "Spring AI VectorStore article, 'What each one costs to keep running' (11-ops-footprint.txt): the size of the loaded 30,000 × 384 documents as each store reports it, after loading and querying",
 	Figures: []experiment.Figure{
@@ -496,11 +497,27 @@ func Verdicts(env *experiment.Env, fs []Footprint) experiment.Verdicts {
 	}
 	out = append(out, experiment.Holds("E11", "Redis holds the most in RAM per document, several times the raw vectors", "434 MB, 9.4× the raw 46 MB",
 		fmt.Sprintf("%.0f B/doc, %.1f× the raw %.0f B", rd, rd/raw, raw), most && rd > 4*raw, "compared with the other three stores' RAM and 4× the raw vectors"))
+	// used_memory is the documents, the vector index and a remainder
+	// (RediSearch's document table, allocator slack, the server's
+	// baseline) the lab does not model. The total within ± 25 % (off by
+	// 23.5 % at every scale) agreed while its remainder was not
+	// reproduced; since this commit the total agrees only when the
+	// remainder does too, and the remainder is a verdict of its own.
+	docG, idxG := group(profile.Redis, "document", true), group(profile.Redis, "vector index", true)
+	artRest := perDoc("redis used_memory") - perDoc("redis one document") - perDoc("redis vector_index_sz_mb")
+	rest := experiment.WithinShare("E11", "Redis's used_memory beyond its documents and vector index per document (± 25 %)", artRest, rd-docG-idxG, 0.25, "B/doc")
+	if !rest.Agrees {
+		rest = experiment.Because(rest, "the lab's remainder is its payload indexes; RediSearch's document table, the allocator's slack and the server's baseline are not modelled")
+	}
 	v := experiment.WithinShare("E11", "Redis's used_memory per document (± 25 %)", perDoc("redis used_memory"), rd, 0.25, "B/doc")
-	if !v.Agrees && rd < perDoc("redis used_memory") {
+	if v.Agrees && !rest.Agrees {
+		v = experiment.Holds("E11", v.Claim, v.Article, v.Lab, false,
+			fmt.Sprintf("within the tolerance (off by %.1f %%) only by the band's width: the part the lab does not model, %.0f B/doc of the article's, is %.0f B/doc in the lab (the next verdict)",
+				100*math.Abs(rd/perDoc("redis used_memory")-1), artRest, rd-docG-idxG))
+	} else if !v.Agrees && rd < perDoc("redis used_memory") {
 		v = experiment.Because(v, "the lab models the documents, keys and vector index; used_memory also counts the allocator's fragmentation and RediSearch's document table, which it does not")
 	}
-	out = append(out, v,
+	out = append(out, v, rest,
 		experiment.WithinShare("E11", "Qdrant's storage directory per document (± 25 %)", perDoc("qdrant storage dir"), total(profile.Qdrant, false), 0.25, "B/doc"),
 		experiment.WithinShare("E11", "Elasticsearch's store per document (± 25 %)", perDoc("elasticsearch store.size"), total(profile.Elasticsearch, false), 0.25, "B/doc"))
 	return out

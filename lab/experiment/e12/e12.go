@@ -22,8 +22,9 @@ import (
 
 // e12 is a nearly full disk (Spring AI VectorStore article).
 var e12 = experiment.Experiment{
-	ID:    "E12",
-	Title: "a nearly full disk: the lab's store refuses writes above a disk watermark, says which, and loses nothing already written",
+	ID:     "E12",
+	Claims: claims,
+	Title:  "a nearly full disk: the lab's store refuses writes above a disk watermark, says which, and loses nothing already written",
 	Article: "Spring AI VectorStore article (\"Elasticsearch will refuse to store your data on a nearly full disk\"): " +
 		"with the disk above the high watermark (cluster.routing.allocation.disk.watermark.high = 90 %) a new index's shards stayed UNASSIGNED, " +
 		"the bulk failed with \"primary shard is not active Timeout: [1m]\", and only a WARN line in the Elasticsearch log said why",

@@ -18,6 +18,7 @@ import (
 // e13 is the disk I/O budget of rescoring (Elastic's reply to Qdrant).
 var e13 = experiment.Experiment{
 	ID:      "E13",
+	Claims:  claims,
 	Title:   "disk I/O budget of rescoring: computed from parameters, beside the lab's measured reads per query",
 	Article: "Elastic's reply: 100 candidates × one 8 KB page per query; 10 / 100 / 1,000 / 10,000 QPS → 333 / 3,333 / 33,333 / 333,333 IOPS and 3 / 27 / 273 / 2,731 MB/s per node (3 nodes); a gp3 baseline of 3,000 IOPS caps ≈ 90 QPS",
 	Figures: []experiment.Figure{

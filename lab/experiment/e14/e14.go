@@ -11,6 +11,7 @@ import (
 // e14 is the RAM budget of a disk-backed index (Elastic's reply to Qdrant).
 var Experiment = experiment.Experiment{
 	ID:      "E14",
+	Claims:  claims,
 	Title:   "RAM budget of a disk-backed HNSW index: resident bytes per vector by component, and the projection at 21 M vectors on 3 nodes",
 	Article: "Elastic's reply: 4-bit codes 384 B + HNSW m=16 links 136 B = 520 B per vector; 21 M vectors / 3 nodes → 3.64 GB per node; measured 3.4–3.9 GB",
 	Figures: []experiment.Figure{

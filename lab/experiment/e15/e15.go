@@ -19,6 +19,7 @@ import (
 // e15 is async (io_uring-style) rescoring reads on and off (Elastic's reply to Qdrant).
 var e15 = experiment.Experiment{
 	ID:      "E15",
+	Claims:  claims,
 	Title:   "rescoring reads: sequential vs concurrent, warm vs cold page cache, device reads counted",
 	Article: "Elastic's reply to Qdrant: Qdrant's async io_uring reads off/on gave 31.6 vs 35.8 QPS at ef = 50, and the disk served 0 IOPS during the run because the page cache was warm",
 	Figures: []experiment.Figure{
@@ -326,16 +327,19 @@ func runE15(env *experiment.Env) (*experiment.Report, error) {
 
 // Verdicts compares Modes's result with the article's finding: with
 // a warm page cache the disk served 0 IOPS (0 device reads per query,
-// sequential and concurrent) and concurrent rescoring reads changed QPS
-// little (31.6 → 35.8, 1.13× ± 0.37: a move the article calls run-to-run
-// noise, and "little" read as under 1.5×, 1.13 + 0.37, the same distance
-// below). The warm ratio is CPU time per query (the article's QPS was a
-// CPU-bound load generator's), measured in alternating rounds, and the
-// tolerance widens to the rounds' spread. Cold, and on the simulated
-// device (the lab's additions), concurrent reads should be faster by more
-// than the article's 13 % noise in three rounds of four (the rounds'
-// lower quartile; wall time, alternating rounds, see fasterRounds),
-// because each read then waits for the device.
+// sequential and concurrent), and concurrent rescoring reads changed QPS
+// little: 31.6 → 35.8, 1.13× faster, a move the article calls run-to-run
+// noise (ReplyNoise, 13 %). That is two claims, judged apart: the
+// direction (concurrent reads faster, > 1×) and the magnitude (1.13× ±
+// the article's own 13 % noise, the band cut at 1× so a slowdown never
+// agrees). The warm ratio is CPU time per query (the article's QPS was a
+// CPU-bound load generator's), measured in alternating rounds; the
+// magnitude is judged on their median, the band not widened to their
+// spread.
+// Cold, and on the simulated device (the lab's additions), concurrent
+// reads should be faster by more than the article's 13 % noise in three
+// rounds of four (the rounds' lower quartile; wall time, alternating
+// rounds, see fasterRounds), because each read then waits for the device.
 func Verdicts(env *experiment.Env, res *Result) experiment.Verdicts {
 	if res == nil || len(res.Points) < 4 {
 		n := 0
@@ -348,17 +352,34 @@ func Verdicts(env *experiment.Env, res *Result) experiment.Verdicts {
 	// The article's warm sequential and concurrent QPS (its first two figures).
 	art := e15.Figures[1].Value / e15.Figures[0].Value
 	dev := experiment.Within("E15", "warm page cache: no device read per query, sequential or concurrent (the article's 0 IOPS)", 0, math.Max(seqW.DeviceReads, conW.DeviceReads), 0, "reads/q")
-	warm := experiment.WithinRounds("E15", "warm page cache: concurrent reads change QPS little (concurrent / sequential QPS)", art, res.Warm, 0.37)
-	if con, seq := res.Warm.MedianCosts(); !warm.Agrees && con > 0 && res.WarmQueries > 0 {
+	dir := experiment.Direction("E15", "warm page cache: concurrent reads are faster than sequential (the direction of the article's 31.6 → 35.8 QPS)", art, res.Warm.Median(), 1, 0, "×")
+	dir.Lab = res.Warm.String()
+	// Band changed after runs: until this commit "little" was 1.13 ± 0.37
+	// (under 1.5×, the same distance below), which agreed with the lab's
+	// 0.80–0.83× (concurrent slower); it is now the article's own 13 %
+	// noise, cut at 1×.
+	// The band is not widened to the rounds' spread (as the lab's WithinRounds did):
+	// a spread as wide as a noisy run's would let any figure above 1×
+	// agree; the rounds' span is printed beside the median instead.
+	warm := experiment.Toward(experiment.Within("E15", "warm page cache: concurrent reads change QPS little (concurrent / sequential QPS)", art, res.Warm.Median(), experiment.ReplyNoise, "×"), 1)
+	warm.Lab = res.Warm.String()
+	if con, seq := res.Warm.MedianCosts(); con > 0 && res.WarmQueries > 0 {
 		// The two modes read the same rows and compute the same distances
 		// (same recall, same reads per query); what differs is the CPU
 		// each query costs, which the rounds measured.
 		perQ := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(res.WarmQueries) }
-		warm = experiment.Because(warm, fmt.Sprintf("concurrent reads cost %.0f µs of CPU per query against %.0f µs sequential, for the same %.0f reads and %.1f device reads per query to overlap",
-			perQ(con), perQ(seq), conW.Reads, conW.DeviceReads))
+		cost := fmt.Sprintf("concurrent reads cost %.0f µs of CPU per query against %.0f µs sequential, for the same %.0f reads and %.1f device reads per query to overlap",
+			perQ(con), perQ(seq), conW.Reads, conW.DeviceReads)
+		if !warm.Agrees {
+			warm = experiment.Because(warm, cost)
+		}
+		if !dir.Agrees {
+			dir = experiment.Because(dir, cost)
+		}
 	}
 	out := experiment.Verdicts{
 		dev,
+		dir,
 		warm,
 		experiment.FasterRounds("E15", "cold page cache (lab's addition): concurrent reads are faster than sequential", "faster", res.Cold, experiment.ReplyNoise,
 			fmt.Sprintf("%.1f device reads/q overlap", seqC.DeviceReads),

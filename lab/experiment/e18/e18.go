@@ -12,8 +12,9 @@ import (
 // e18 is ingest speed vs query speed (Elastic's reply to Qdrant): parallel ingest is fast
 // and leaves many segments, single-threaded ingest is slow and leaves few.
 var e18 = experiment.Experiment{
-	ID:    "E18",
-	Title: "ingest speed vs query speed: parallel writers (many small segments) vs one writer (few large segments), HNSW and IVF, then queries at the same breadth",
+	ID:     "E18",
+	Claims: claims,
+	Title:  "ingest speed vs query speed: parallel writers (many small segments) vs one writer (few large segments), HNSW and IVF, then queries at the same breadth",
 	Article: "Elastic's reply to Qdrant: parallel ingest is fast and makes many segments; single-threaded ingest is slow and makes few; " +
 		"IVF is cheap to build and less sensitive to segment count than HNSW (no figures)",
 }

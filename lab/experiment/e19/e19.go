@@ -23,8 +23,9 @@ import (
 
 // e19 is base64 vectors in bulk ingest (Elastic's reply to Qdrant).
 var e19 = experiment.Experiment{
-	ID:    "E19",
-	Title: "base64 vectors in bulk ingest: parse throughput of float-array JSON vs base64 vs msgpack, and end-to-end ingest into IVF (DiskBBQ-like) and HNSW",
+	ID:     "E19",
+	Claims: claims,
+	Title:  "base64 vectors in bulk ingest: parse throughput of float-array JSON vs base64 vs msgpack, and end-to-end ingest into IVF (DiskBBQ-like) and HNSW",
 	Article: "Elastic's reply, base64-encoded dense_vector in Elasticsearch 9.x: parsing 1,000 JSON documents more than 10× faster with base64 than with float arrays; " +
 		"indexing throughput ≈ +100 % with DiskBBQ, ≈ +20 % with HNSW",
 	Figures: []experiment.Figure{
@@ -469,8 +470,15 @@ func runE19(env *experiment.Env) (*experiment.Report, error) {
 // of it its validating pass takes are in the reason), raises ingest
 // throughput by about 20 % with HNSW (± 15 points) and about 100 % with
 // DiskBBQ (the lab's IVF, ± 50 points), the gain larger for the cheaper
-// index. A gain that differs says what parsing float arrays costs there
-// against the index's own work, both measured.
+// index. Each gain is judged as a direction (base64 raises the
+// throughput: a sign, the same on every machine) and a magnitude (the
+// bands above, cut at 0 %). A gain's magnitude is the parse saving's
+// share of the ingest, which the machine's indexing speed sets (its
+// distance kernels and its load: a reader's AVX-512 machine measured
+// +36–39 % for HNSW, outside 20 ± 15, at a scale where an AVX2 one
+// measured inside it), so its reason always gives both
+// costs, measured, the machine's kernels and the share the article's
+// figure implies.
 func Verdicts(env *experiment.Env, res *Result) experiment.Verdicts {
 	if res == nil || len(res.Parse) < 2 || len(res.HNSW) < 2 || len(res.IVF) < 2 {
 		return experiment.Verdicts{experiment.Holds("E19", "base64 parses faster than float arrays", "> 10×", "not measured", false, "fewer than two formats measured")}
@@ -485,22 +493,28 @@ func Verdicts(env *experiment.Env, res *Result) experiment.Verdicts {
 	}
 	parse = experiment.Because(parse, why)
 	hg, ig := gain(res.HNSW), gain(res.IVF)
-	cost := func(in []Ingest) string {
+	kernels := "unknown"
+	if env != nil && env.Machine.Kernel != "" {
+		kernels = env.Machine.Kernel
+	}
+	cost := func(in []Ingest, article float64) string {
 		n := float64(in[0].Docs)
 		p := in[0].Parse.Seconds() / n * 1e6
-		return fmt.Sprintf("parsing float arrays costs %.0f µs a document against %.0f µs of indexing, %.0f %% of the ingest (base64 %.0f µs)",
-			p, (in[0].Total-in[0].Parse).Seconds()/n*1e6, 100*in[0].Parse.Seconds()/in[0].Total.Seconds(), in[1].Parse.Seconds()/float64(in[1].Docs)*1e6)
+		saved := 0.0
+		if in[0].Total > 0 && in[1].Docs > 0 {
+			saved = (in[0].Parse.Seconds()/n - in[1].Parse.Seconds()/float64(in[1].Docs)) / (in[0].Total.Seconds() / n)
+		}
+		return fmt.Sprintf("parsing float arrays costs %.0f µs a document against %.0f µs of indexing, %.0f %% of the ingest (base64 %.0f µs); the magnitude is the saving's share of the ingest, %.0f %% here (distance kernels %s), %.0f %% in the article's +%.0f %%, and it moves with the machine's indexing speed",
+			p, (in[0].Total-in[0].Parse).Seconds()/n*1e6, 100*in[0].Parse.Seconds()/in[0].Total.Seconds(), in[1].Parse.Seconds()/float64(in[1].Docs)*1e6,
+			100*saved, kernels, 100*article/(100+article), article)
 	}
-	hv := experiment.Within("E19", "base64 raises HNSW ingest throughput by about 20 %", 20, hg, 15, "%")
-	if !hv.Agrees {
-		hv = experiment.Because(hv, cost(res.HNSW))
-	}
-	iv := experiment.Within("E19", "base64 raises DiskBBQ (IVF) ingest throughput by about 100 %", 100, ig, 50, "%")
-	if !iv.Agrees {
-		iv = experiment.Because(iv, cost(res.IVF)+"; the article's +100 % means parsing was half of DiskBBQ's ingest")
-	}
+	hd := experiment.Direction("E19", "base64 raises HNSW ingest throughput", 20, hg, 0, 0, "%")
+	hv := experiment.Because(experiment.Toward(experiment.Within("E19", "base64 raises HNSW ingest throughput by about 20 %", 20, hg, 15, "%"), 0), cost(res.HNSW, 20))
+	id := experiment.Direction("E19", "base64 raises DiskBBQ (IVF) ingest throughput", 100, ig, 0, 0, "%")
+	iv := experiment.Toward(experiment.Within("E19", "base64 raises DiskBBQ (IVF) ingest throughput by about 100 %", 100, ig, 50, "%"), 0)
+	iv = experiment.Because(iv, cost(res.IVF, 100))
 	return experiment.Verdicts{
-		parse, hv, iv,
+		parse, hd, hv, id, iv,
 		experiment.Holds("E19", "the ingest gain is larger for IVF than for HNSW", "+100 % vs +20 %", fmt.Sprintf("%+.0f %% vs %+.0f %%", ig, hg), ig > hg,
 			"the parse saving is a fixed cost per document, a larger share of the cheaper IVF build"),
 	}

@@ -16,8 +16,9 @@ import (
 // e20 is multi-segment search (Elastic's reply to Qdrant, Lucene 9.10's concurrent
 // segment search and its shared top-k bound).
 var e20 = experiment.Experiment{
-	ID:    "E20",
-	Title: "multi-segment search: segments searched sequentially, concurrently, and with a top-k bound shared across segments",
+	ID:     "E20",
+	Claims: claims,
+	Title:  "multi-segment search: segments searched sequentially, concurrently, and with a top-k bound shared across segments",
 	Article: "Elastic's reply to Qdrant: searching segments concurrently raised throughput from 104 to 219 QPS; sharing the best-so-far bound across segments " +
 		"(Lucene's MultiLeafKnnCollector) cut latency by up to 60 % at comparable recall",
 	Figures: []experiment.Figure{
@@ -278,13 +279,16 @@ func runE20(env *experiment.Env) (*experiment.Report, error) {
 // sequential search (± 0.6×; the article's machine had more cores than
 // this one may), with the same answers; the shared bound (Lucene's
 // MultiLeafKnnCollector) cut latency by up to 60 % at comparable recall.
-// The lab's figure for that is measured as the bound's benchmark measured
-// it (e20ArticleEf): the cut in distance computations at the same k and
-// the same ef (e20ArticleEf) with and without the bound, ± 25 points, the
-// recall "comparable" when it falls by at most recallTolerance; the reason
-// adds the largest cut at equal recall (± e20RecallTolerance), a stricter
-// pairing than the article's. glove, when not nil, is the same
-// measurement on GloVe vectors and adds its cut.
+// That claim is judged at equal recall (the shared-bound and sequential
+// points paired within ± RecallTolerance, Pairs), in distance
+// computations (which the machine's load does not move), as two
+// verdicts: the direction (fewer distances, a cut > 0) and the magnitude
+// (60 ± 25 points, cut at 0 so more distances never agree). Until this
+// commit it was judged at the same ef with and without the bound, as
+// Lucene's PR #12962 measured it, where the bound also lowers recall
+// (small scale: −63 %, recall 1.000 → 0.992, against −9 % at equal
+// recall); that figure stays in the reason. glove, when not nil, is the
+// same measurement on GloVe vectors and adds its two verdicts.
 func Verdicts(env *experiment.Env, res, glove *Result) experiment.Verdicts {
 	if res == nil || len(res.Sequential) == 0 || len(res.Concurrent) != len(res.Sequential) || len(res.Shared) != len(res.Sequential) {
 		return experiment.Verdicts{experiment.Holds("E20", "the shared bound cuts the work at comparable recall", "up to 60 %", "not measured", false, "no measurement")}
@@ -315,44 +319,46 @@ func Verdicts(env *experiment.Env, res, glove *Result) experiment.Verdicts {
 		experiment.Holds("E20", "the shared bound computes fewer distances at the same ef", "(the mechanism)",
 			fmt.Sprintf("%.0f vs %.0f per query at ef %d", res.Shared[0].DistComps, res.Sequential[0].DistComps, res.Sequential[0].Search.Ef),
 			res.Shared[0].DistComps < res.Sequential[0].DistComps, "segments searched after good ones stop early"),
-		e20Cut(env, "the shared bound cuts the work by up to 60 % at comparable recall", res),
 	}
+	out = append(out, e20Cut("", res)...)
 	if glove != nil && len(glove.Sequential) > 0 && len(glove.Shared) == len(glove.Sequential) {
-		out = append(out, e20Cut(env, "on GloVe, the shared bound cuts the work by up to 60 % at comparable recall", glove))
+		out = append(out, e20Cut("on GloVe, ", glove)...)
 	}
 	return out
 }
 
-// e20Cut records the verdict on the shared bound's cut in r: the cut in
-// distances at e20ArticleEf, the same ef with and without the bound,
-// within 60 ± 25 % and with recall falling by at most recallTolerance.
-func e20Cut(env *experiment.Env, claim string, r *Result) experiment.Verdict {
+// e20Cut returns the verdicts on the shared bound's cut in r, in
+// distances per query at equal recall (e20EqualRecallCut): its direction
+// (fewer, > 0 %) and its magnitude (60 ± 25 %, cut at 0). The reason
+// gives the cut at e20ArticleEf, the same ef with and without the bound,
+// as Lucene's benchmark measured it, and the recall it cost. prefix
+// starts the claims ("on GloVe, ").
+func e20Cut(prefix string, r *Result) experiment.Verdicts {
+	eq := e20EqualRecallCut(r)
+	dir := experiment.Direction("E20", prefix+"the shared bound computes fewer distances at equal recall (± 0.01)", 60, eq, 0, 0, "%")
+	// The ± 25 points are the band this claim had before; the pairing at
+	// equal recall is new, after runs at the same ef agreed (−63 %,
+	// recall 1.000 → 0.992) where equal recall gave −9 %.
+	mag := experiment.Toward(experiment.Within("E20", prefix+"the shared bound cuts the work by up to 60 % at comparable recall", 60, eq, 25, "%"), 0)
+	why := fmt.Sprintf("distances per query at equal recall (± %g): the largest cut of a shared-bound point against the sequential point of nearest recall", RecallTolerance)
+	if math.IsNaN(eq) {
+		why = fmt.Sprintf("no shared-bound point has a sequential point within ± %g recall", RecallTolerance)
+	}
 	at := -1
 	for i, m := range r.Sequential {
 		if m.Search.Ef == e20ArticleEf {
 			at = i
 		}
 	}
-	if at < 0 {
-		return experiment.Because(experiment.Within("E20", claim, 60, math.NaN(), 25, "%"),
-			fmt.Sprintf("the sweep has no ef %d, the setting the bound was measured at", e20ArticleEf))
-	}
-	seq, sh := r.Sequential[at], r.Shared[at]
-	cut := 100 * (1 - sh.DistComps/seq.DistComps)
-	v := experiment.Within("E20", claim, 60, cut, 25, "%")
-	drop := seq.Recall - sh.Recall
-	if v.Agrees && drop > experiment.RecallTolerance {
-		v.Agrees, v.Reason = false, fmt.Sprintf("recall falls by %.3f, more than %g: not comparable", drop, experiment.RecallTolerance)
-	}
-	why := fmt.Sprintf("at k %d and ef %d both ways, as Lucene's PR #12962 measured the bound: %.0f → %.0f distances per query, recall %.3f → %.3f",
-		seq.Search.K, e20ArticleEf, seq.DistComps, sh.DistComps, seq.Recall, sh.Recall)
-	if eq := e20EqualRecallCut(r); math.IsNaN(eq) {
-		why += fmt.Sprintf("; no shared-bound point has a sequential point within ± %g recall", RecallTolerance)
+	if at >= 0 {
+		seq, sh := r.Sequential[at], r.Shared[at]
+		why += fmt.Sprintf("; at k %d and ef %d both ways, as Lucene's PR #12962 measured the bound, %.0f → %.0f distances per query (%.0f %% fewer) but recall %.3f → %.3f",
+			seq.Search.K, e20ArticleEf, seq.DistComps, sh.DistComps, 100*(1-sh.DistComps/seq.DistComps), seq.Recall, sh.Recall)
 	} else {
-		why += fmt.Sprintf("; paired at equal recall (± %g) instead, the largest cut is %.0f %%", RecallTolerance, eq)
+		why += fmt.Sprintf("; the sweep has no ef %d, the setting Lucene's benchmark measured the bound at", e20ArticleEf)
 	}
-	v.Reason += "; " + why + "; distances, not latency, so the machine's load does not move it"
-	return v
+	why += "; distances, not latency, so the machine's load does not move it"
+	return experiment.Verdicts{experiment.Because(dir, why), experiment.Because(mag, why)}
 }
 
 // e20EqualRecallCut is the largest cut in distances among the pairs at

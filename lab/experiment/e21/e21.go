@@ -16,6 +16,7 @@ import (
 // e21 is SIMD distance kernels (Elastic's reply to Qdrant, the Lucene/Panama post).
 var e21 = experiment.Experiment{
 	ID:      "E21",
+	Claims:  claims,
 	Title:   "SIMD distance kernels: ns per distance by dimension (scalar Go loop vs the engine's kernels) and build throughput",
 	Article: "the Lucene post on the Panama vector API cited by Elastic's reply: large speed-ups on dot product; indexing throughput rose from about 900 to about 1,300 docs/s",
 	Figures: []experiment.Figure{

@@ -11,6 +11,7 @@ import (
 // e22 is int8 scalar quantization (Elastic's reply to Qdrant, Lucene's int8 blog).
 var Experiment = experiment.Experiment{
 	ID:      "E22",
+	Claims:  claims,
 	Title:   "int8 scalar quantization: memory, recall@10, and recovery by oversampling (quantized@15)",
 	Article: "Elastic's reply and the Lucene quantization posts it cites: int8 slashes memory by ~75 %; recall@10 a little below raw, recovered by gathering 5 more candidates and rescoring (quantized@15)",
 	Figures: []experiment.Figure{

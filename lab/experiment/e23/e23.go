@@ -11,6 +11,7 @@ import (
 // e23 is int4 scalar quantization with error correction (Elastic's reply to Qdrant).
 var Experiment = experiment.Experiment{
 	ID:      "E23",
+	Claims:  claims,
 	Title:   "int4 scalar quantization with and without the error-correction term",
 	Article: "the Lucene int4 post Elastic's reply cites: 4 bits per dimension compress the vectors 8× \"without making search results worse\", thanks to an error-correction term",
 	Figures: []experiment.Figure{

@@ -12,6 +12,7 @@ import (
 // e24 is binary (1-bit) quantization (Elastic's reply to Qdrant).
 var Experiment = experiment.Experiment{
 	ID:      "E24",
+	Claims:  claims,
 	Title:   "binary quantization: 1-bit recall with and without rescoring, by oversample",
 	Article: "Elastic's BBQ posts cited by the reply: 1 bit per dimension, 32× compression, recall restored by rescoring an oversampled candidate set",
 	Figures: []experiment.Figure{

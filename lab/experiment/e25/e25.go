@@ -23,8 +23,9 @@ import (
 // nearest documents (Elastic's reply to Qdrant, "Multi-vector integration
 // in Lucene and Elasticsearch").
 var e25 = experiment.Experiment{
-	ID:    "E25",
-	Title: "passages of one document (nested vectors): the k nearest documents by joining to the parent during the graph walk, vs k passages then dedupe",
+	ID:     "E25",
+	Claims: claims,
+	Title:  "passages of one document (nested vectors): the k nearest documents by joining to the parent during the graph walk, vs k passages then dedupe",
 	Article: "Elastic's reply, \"Multi-vector integration in Lucene and Elasticsearch\": pre-joining against parent documents " +
 		"while searching the HNSW graph returns the k nearest documents instead of passages, for a small memory overhead per vector; no figures, only the mechanism",
 	// The article gives no numbers: no Figures.

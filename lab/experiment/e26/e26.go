@@ -18,6 +18,7 @@ import (
 // e26 is the DiskBBQ-vs-HNSW comparison at matched recall (Elastic's DiskBBQ article).
 var e26 = experiment.Experiment{
 	ID:      "E26",
+	Claims:  claims,
 	Title:   "recall@100 vs QPS at matched recall: IVF (2-bit lists, visit % sweep) vs HNSW (2-bit codes in RAM, originals on disk, ef sweep), oversample 1",
 	Article: "Elastic: DiskBBQ 7× faster than Qdrant on network-attached storage: bbq_disk 2-bit, oversample 1, visit_percentage sweep vs Qdrant HNSW 2-bit in RAM, originals on disk, hnsw_ef sweep; up to 7× higher throughput for IVF at recall@100 0.93–0.97, widening with recall",
 	Figures: []experiment.Figure{

@@ -19,6 +19,7 @@ import (
 // longer in RAM.
 var e27 = experiment.Experiment{
 	ID:      "E27",
+	Claims:  claims,
 	Title:   "IVF with its posting lists on disk vs HNSW, warm, cold cache and a simulated network device: where the designs diverge",
 	Article: "none: Elastic's reply to Qdrant and Elastic's DiskBBQ article (\"DiskBBQ 7× faster than Qdrant on network-attached storage\") stop where the index fits in RAM (codes resident, only the rescoring originals on disk); this is the lab's own experiment",
 }

@@ -110,9 +110,8 @@ func TestUseDataL2(t *testing.T) {
 	}
 }
 
-// TestSmallestOversample checks the reading shared by QuantSets.Needed
-// and QuantFrontier: the codes alone, the first factor reaching the
-// target, or none.
+// TestSmallestOversample checks the reading QuantSets.Needed makes:
+// the codes alone, the first factor reaching the target, or none.
 func TestSmallestOversample(t *testing.T) {
 	r := experiment.QuantResult{Name: "q", RecallNone: 0.8, Oversample: []float64{1, 2, 5}, RecallOver: []float64{0.85, 0.95, 0.99}}
 	for _, c := range []struct {

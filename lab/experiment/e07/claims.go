@@ -1,0 +1,22 @@
+package e07
+
+import "github.com/veclab/veclab/lab/experiment"
+
+// claims are the claims E07's Verdicts judge in `veclab reproduce`, each
+// with the article's figure as its verdict prints it: the registry
+// holds them so `veclab reproduce -list` lists them without running
+// anything, and TestVerdictsRegistered fails when a run states a claim
+// that is not here, or a figure other than this one.
+var claims = []experiment.Claim{
+	{Claim: "40 off: filtered recall@10 is 0.167 (§ pgvector: the index finds 40 candidates)", Article: "0.167 (± 0.05)"},
+	{Claim: "40 off: a filtered query returns 1.8 rows on average (§ pgvector: the index finds 40 candidates)", Article: "1.8 rows (± 0.9 rows)"},
+	{Claim: "200 off: filtered recall@10 is 0.198 (§ pgvector: the index finds 40 candidates)", Article: "0.198 (± 0.05)"},
+	{Claim: "200 off: a filtered query returns 2.0 rows on average (§ pgvector: the index finds 40 candidates)", Article: "2 rows (± 1 rows)"},
+	{Claim: "1000 off: filtered recall@10 is 1.000 (§ pgvector: the index finds 40 candidates)", Article: "1 (± 0.05)"},
+	{Claim: "1000 off: a filtered query returns 10.0 rows on average (§ pgvector: the index finds 40 candidates)", Article: "10 rows"},
+	{Claim: "40 relaxed_order: filtered recall@10 is 0.611 (§ pgvector: the index finds 40 candidates)", Article: "0.611 (± 0.05)"},
+	{Claim: "40 relaxed_order: a filtered query returns 10.0 rows on average (§ pgvector: the index finds 40 candidates)", Article: "10 rows"},
+	{Claim: "40 strict_order: filtered recall@10 is 0.281 (§ pgvector: the index finds 40 candidates)", Article: "0.281 (± 0.05)"},
+	{Claim: "40 strict_order: a filtered query returns 10.0 rows on average (§ pgvector: the index finds 40 candidates)", Article: "10 rows"},
+	{Claim: "strict_order's recall is below relaxed_order's (§ pgvector: the index finds 40 candidates)", Article: "0.281 < 0.611"},
+}
