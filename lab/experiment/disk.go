@@ -135,7 +135,7 @@ func IVFCodes(env *Env, bits int) (*ivf.Index, error) {
 	if ix, ok := diskIVF[diskKey{env: env, bits: bits}]; ok {
 		return ix, nil
 	}
-	ix, err := BuildIVF(env, bits)
+	ix, err := BuildIVFCentring(env, bits, false)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,6 @@ func IVFCodes(env *Env, bits int) (*ivf.Index, error) {
 	return ix, nil
 }
 
-func BuildIVF(env *Env, bits int) (*ivf.Index, error) { return BuildIVFCentring(env, bits, false) }
 
 // buildIVFCentring builds the IVF index with its codes centred on each
 // list's centroid (DiskBBQ) or, with global, on the mean of all vectors.

@@ -181,14 +181,14 @@ func StrategyVerdicts(env *Env, e Experiment, ms []StrategyMeasurement, section 
 	return out
 }
 
-// FilterMeta builds the metadata store of the environment's data set:
+// filterMeta builds the metadata store of the environment's data set:
 // category (keyword), year (integer) and region (keyword) for every
 // document, keyed by its position. indexed gives every field a payload
 // index (Redis's declared TAG/NUMERIC fields, Elasticsearch's mapping,
 // Qdrant after create_payload_index); without it filters read the stored
 // payload of each document they check (pgvector's JSONB metadata column,
 // Qdrant as Spring AI creates it).
-func FilterMeta(env *Env, indexed bool) (*filter.Store, error) {
+func filterMeta(env *Env, indexed bool) (*filter.Store, error) {
 	ds, err := env.Dataset()
 	if err != nil {
 		return nil, err
@@ -332,7 +332,7 @@ func FilteredCollection(env *Env, p profile.Profile, indexed bool) (*profile.Sto
 	if err != nil {
 		return nil, nil, err
 	}
-	meta, err := FilterMeta(env, indexed)
+	meta, err := filterMeta(env, indexed)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -85,7 +85,7 @@ func (m LiveMeasurement) PlanName() string {
 }
 
 // P50ms is the median latency in milliseconds.
-func (m LiveMeasurement) P50ms() float64 { return Ms(m.Latency.P50) }
+func (m LiveMeasurement) P50ms() float64 { return ms(m.Latency.P50) }
 
 // String prints the measurement on one line.
 func (m LiveMeasurement) String() string {
@@ -123,7 +123,7 @@ func MeasureLive(env *Env, filterText string, set pglive.Settings, label string)
 	}
 	var allow engine.Filter
 	if filterText != "" {
-		meta, err := FilterMeta(env, false)
+		meta, err := filterMeta(env, false)
 		if err != nil {
 			return m, err
 		}
@@ -211,16 +211,6 @@ func LiveNote(env *Env, t *table.Table) {
 		env.PG, l.Load.Rows, l.took.Round(time.Second), env.Scale.Batch)
 }
 
-// hasLive reports whether any measurement has a real pgvector answer.
-func HasLive(ms []StrategyMeasurement) bool {
-	for _, m := range ms {
-		if m.Live != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // liveValues are the n real pgvector cells of a row: vals(l), or empty
 // cells for a row the real pgvector did not run.
 func LiveValues(l *LiveMeasurement, vals func(*LiveMeasurement) []any, n int) []any {
@@ -235,7 +225,7 @@ func LiveValues(l *LiveMeasurement, vals func(*LiveMeasurement) []any, n int) []
 }
 
 // P95ms is the 95th percentile latency in milliseconds.
-func (m LiveMeasurement) P95ms() float64 { return Ms(m.Latency.P95) }
+func (m LiveMeasurement) P95ms() float64 { return ms(m.Latency.P95) }
 
 // liveLoad returns the real pgvector's loaded table (loading it if need
 // be), or nil without Env.PG.

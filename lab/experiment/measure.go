@@ -68,12 +68,13 @@ func (m Measurement) String() string {
 }
 
 // P50ms and P95ms are the latency quantiles in milliseconds, for tables.
-func (m Measurement) P50ms() float64 { return Ms(m.Latency.P50) }
+func (m Measurement) P50ms() float64 { return ms(m.Latency.P50) }
 
 // P95ms is the 95th percentile latency in milliseconds.
-func (m Measurement) P95ms() float64 { return Ms(m.Latency.P95) }
+func (m Measurement) P95ms() float64 { return ms(m.Latency.P95) }
 
-func Ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// ms is d in milliseconds, for tables.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // measure runs the environment's queries against s the way the article
 // did, through lab/metrics' loop: the first Scale.Warmup queries once

@@ -52,7 +52,7 @@ func MeasureSelectivity(env *Env, expr string) (Selectivity, error) {
 	if err != nil {
 		return Selectivity{}, err
 	}
-	meta, err := FilterMeta(env, false)
+	meta, err := filterMeta(env, false)
 	if err != nil {
 		return Selectivity{}, err
 	}

@@ -301,7 +301,7 @@ func MeasureSegments(env *Env, c *segment.Collection, o SegmentSearch, reps int,
 	m.DistComps /= n
 	m.Decompressed /= n
 	m.QPS = lm.QPS
-	m.P50ms = Ms(lm.Latency.P50)
+	m.P50ms = ms(lm.Latency.P50)
 	return m, nil
 }
 

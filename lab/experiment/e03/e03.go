@@ -2,6 +2,7 @@ package e03
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/veclab/veclab/lab/dataset"
@@ -119,7 +120,7 @@ func Table(env *experiment.Env, ms []experiment.StrategyMeasurement) *table.Tabl
 	t.AddColumns(table.Column{Header: "strategy", Source: table.Lab},
 		table.Column{Header: "distances/query", Source: table.Lab, Prec: -1},
 		table.Column{Header: "payload reads/query", Source: table.Lab, Prec: -1})
-	live := experiment.HasLive(ms)
+	live := slices.ContainsFunc(ms, func(m experiment.StrategyMeasurement) bool { return m.Live != nil })
 	if live {
 		t.AddColumns(experiment.LiveColumns(env, table.Column{Header: metrics.RecallHeader(env.Scale.K), Prec: 3}, table.Column{Header: "p50", Unit: "ms", Prec: 2},
 			table.Column{Header: "mean hits", Prec: 1}, table.Column{Header: "PostgreSQL plan"})...)

@@ -3,6 +3,7 @@ package e07
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/lab/experiment"
@@ -152,7 +153,7 @@ func Table(env *experiment.Env, ms []experiment.StrategyMeasurement) *table.Tabl
 	t.AddColumns(table.Pair("recall@10", "", 3)...)
 	t.AddColumns(table.Column{Header: "distances/query", Source: table.Lab, Prec: -1},
 		table.Column{Header: "PostgreSQL plan", Source: table.Lab})
-	live := experiment.HasLive(ms)
+	live := slices.ContainsFunc(ms, func(m experiment.StrategyMeasurement) bool { return m.Live != nil })
 	if live {
 		t.AddColumns(experiment.LiveColumns(env, table.Column{Header: "mean hits", Prec: 1}, table.Column{Header: "p50", Unit: "ms", Prec: 2},
 			table.Column{Header: metrics.RecallHeader(env.Scale.K), Prec: 3}, table.Column{Header: "PostgreSQL plan"})...)

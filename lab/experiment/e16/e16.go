@@ -98,7 +98,7 @@ func Measure(env *experiment.Env, counts []int, k, ef int) ([]experiment.Segment
 		}
 		segs := len(s.Segments())
 		out = append(out, experiment.SegmentMeasurement{Label: fmt.Sprintf("%d segments", segs), Search: experiment.SegmentSearch{K: k, Ef: ef},
-			Segments: segs, Queries: r.Queries, Recall: r.Recall, QPS: r.QPS, P50ms: experiment.Ms(r.Latency.P50), DistComps: r.DistComps})
+			Segments: segs, Queries: r.Queries, Recall: r.Recall, QPS: r.QPS, P50ms: r.Latency.P50.Seconds() * 1e3, DistComps: r.DistComps})
 	}
 	return out, nil
 }

@@ -281,7 +281,7 @@ type Row struct {
 }
 
 // P50ms is the median latency in milliseconds, for tables.
-func (r Row) P50ms() float64 { return experiment.Ms(r.Latency.P50) }
+func (r Row) P50ms() float64 { return r.Latency.P50.Seconds() * 1e3 }
 
 // Label names the row: "parents ef=40", "naive k'=50 ef=50".
 func (r Row) Label() string {

@@ -514,7 +514,7 @@ type CeilingPoint struct {
 func Ceiling(env *experiment.Env, dims ...int) ([]CeilingPoint, error) {
 	one := func(e *experiment.Env) (CeilingPoint, error) {
 		p := CeilingPoint{Data: fmt.Sprintf("%s, %d dims", e.DataName(), e.Scale.Dim), Dim: e.Scale.Dim}
-		iv, err := experiment.BuildIVF(e, 2)
+		iv, err := experiment.BuildIVFCentring(e, 2, false)
 		if err != nil {
 			return p, err
 		}

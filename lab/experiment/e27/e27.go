@@ -57,7 +57,7 @@ func Measure(env *experiment.Env, visit float64, ef int, oversample float64, sim
 	}
 	// A fresh IVF: switching its lists to disk must not change the cached
 	// in-memory one E26 uses.
-	iv, err := experiment.BuildIVF(env, 2)
+	iv, err := experiment.BuildIVFCentring(env, 2, false)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func runE27(env *experiment.Env) (*experiment.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	iv, err := experiment.BuildIVF(env, 2)
+	iv, err := experiment.BuildIVFCentring(env, 2, false)
 	if err != nil {
 		return nil, err
 	}
