@@ -143,7 +143,6 @@ func IVFCodes(env *Env, bits int) (*ivf.Index, error) {
 	return ix, nil
 }
 
-
 // buildIVFCentring builds the IVF index with its codes centred on each
 // list's centroid (DiskBBQ) or, with global, on the mean of all vectors.
 func BuildIVFCentring(env *Env, bits int, global bool) (*ivf.Index, error) {
