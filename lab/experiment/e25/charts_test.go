@@ -1,6 +1,7 @@
 package e25
 
 import (
+	"github.com/veclab/veclab/lab/dataset"
 	"reflect"
 	"testing"
 )
@@ -15,9 +16,9 @@ func TestE25ShapeChart(t *testing.T) {
 		}}
 	}
 	shapes := []Shape{
-		shape(1, 1, e25DefaultSpread, 1, 10, 0.9, 0.9),
-		shape(2, 8, e25DefaultSpread, 5, 4, 0.4, 0.95), // not a fixed count
-		shape(5, 5, e25DefaultSpread, 5, 3, 0.3, 0.97),
+		shape(1, 1, dataset.DefaultPassageSpread, 1, 10, 0.9, 0.9),
+		shape(2, 8, dataset.DefaultPassageSpread, 5, 4, 0.4, 0.95), // not a fixed count
+		shape(5, 5, dataset.DefaultPassageSpread, 5, 3, 0.3, 0.97),
 		shape(5, 5, 1, 5, 6, 0.6, 0.9), // not the default spread
 	}
 	c := ShapeChart(shapes)

@@ -49,24 +49,17 @@ type Config struct {
 	Spread float64
 }
 
-// The defaults of [Config].
-const (
-	e25DefaultMinPassages = 2
-	e25DefaultMaxPassages = 8
-	e25DefaultSpread      = 0.5
-)
+// passages is c as lab/dataset's chunking config, which owns the
+// defaults and draws the passages (ChunkPassages).
+func (c Config) passages() dataset.PassageConfig {
+	return dataset.PassageConfig{MinPassages: c.MinPassages, MaxPassages: c.MaxPassages, Spread: c.Spread}
+}
 
-// WithDefaults returns c with zero fields set to their defaults.
+// WithDefaults returns c with zero fields set to their defaults
+// (dataset.DefaultMinPassages, DefaultMaxPassages, DefaultPassageSpread).
 func (c Config) WithDefaults() Config {
-	if c.MinPassages == 0 {
-		c.MinPassages = e25DefaultMinPassages
-	}
-	if c.MaxPassages == 0 {
-		c.MaxPassages = max(e25DefaultMaxPassages, c.MinPassages)
-	}
-	if c.Spread == 0 {
-		c.Spread = e25DefaultSpread
-	}
+	p := c.passages().WithDefaults()
+	c.MinPassages, c.MaxPassages, c.Spread = p.MinPassages, p.MaxPassages, p.Spread
 	return c
 }
 
@@ -92,9 +85,7 @@ func (c Config) Validate() error {
 }
 
 // MeanPassages is the expected number of passages per parent.
-func (c Config) MeanPassages() float64 {
-	return float64(c.MinPassages+c.MaxPassages) / 2
-}
+func (c Config) MeanPassages() float64 { return c.passages().MeanPassages() }
 
 // String prints the config in the form [ParseConfig] reads:
 // "passages=2-8 spread=0.5" ("passages=4" when the bounds are equal).

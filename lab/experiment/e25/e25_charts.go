@@ -2,6 +2,7 @@ package e25
 
 import (
 	"fmt"
+	"github.com/veclab/veclab/lab/dataset"
 
 	"github.com/veclab/veclab/lab/chart"
 )
@@ -43,7 +44,7 @@ func ShapeChart(shapes []Shape) *chart.Line {
 	var k, ef int
 	var meanX, naiveDocs, naiveRec, parRec []float64
 	for _, s := range shapes {
-		if s.Config.MinPassages != s.Config.MaxPassages || s.Config.Spread != e25DefaultSpread {
+		if s.Config.MinPassages != s.Config.MaxPassages || s.Config.Spread != dataset.DefaultPassageSpread {
 			continue
 		}
 		par, nai := s.Row(e25Parents), s.Row(e25Naive)
