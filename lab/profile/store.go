@@ -24,6 +24,15 @@ type BuildOptions struct {
 	Batch int
 	// Progress, when set, is called after each batch.
 	Progress func(done, total int, what string)
+	// Dir, when set, is a directory on the operating system's file
+	// system for the store's segment files, instead of an in-memory file
+	// system. The collection writes a sealed segment's graph, vectors and
+	// ids to its files (engine/segment's crash-safe framing) and searches
+	// the copy it holds in memory, so in memory the files are a second
+	// copy of every sealed vector; on disk they sit in the page cache,
+	// outside the process. The directory must be empty or absent; the
+	// caller removes it after Close.
+	Dir string
 }
 
 // Store is a built (or building) store of one profile: documents are
@@ -32,7 +41,7 @@ type BuildOptions struct {
 // the documents and indexes and differ only in query settings.
 //
 // Every store is a configuration of one engine/segment collection (on an
-// in-memory file system).
+// in-memory file system, or in BuildOptions.Dir).
 //
 // # Visibility
 //
@@ -250,9 +259,12 @@ func esVersion(v string) (major, minor int, err error) {
 const indexerChunk = 64
 
 // Open returns an empty store of the profile for vectors of dim dimensions.
-func (p Profile) Open(dim int) (*Store, error) { return p.open(dim, true) }
+func (p Profile) Open(dim int) (*Store, error) { return p.open(dim, true, "") }
 
-func (p Profile) open(dim int, idleMerge bool) (*Store, error) {
+// open opens an empty store; idleMerge runs Qdrant's merge optimizer in
+// the background; dir, when not "", puts the collection's files there on
+// the operating system's file system (BuildOptions.Dir).
+func (p Profile) open(dim int, idleMerge bool, dir string) (*Store, error) {
 	p = p.WithDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -260,7 +272,11 @@ func (p Profile) open(dim int, idleMerge bool) (*Store, error) {
 	if dim < 1 {
 		return nil, fmt.Errorf("profile: %s: dimension must be positive, got %d: %w", p.Kind, dim, engine.ErrInvalidArgument)
 	}
-	return p.openConfig(dim, p.collectionConfig(dim, idleMerge))
+	cfg := p.collectionConfig(dim, idleMerge)
+	if dir != "" {
+		cfg.FS, cfg.Dir = vfs.Default, dir
+	}
+	return p.openConfig(dim, cfg)
 }
 
 // openConfig opens a store of p (with defaults, validated) on the
@@ -283,7 +299,7 @@ func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 	if base == nil || base.N == 0 {
 		return nil, fmt.Errorf("profile: %s: nothing to build from: %w", p.Kind, engine.ErrEmpty)
 	}
-	s, err := p.open(base.Dim, false)
+	s, err := p.open(base.Dim, false, opt.Dir)
 	if err != nil {
 		return nil, err
 	}
