@@ -69,3 +69,44 @@ func TestQueryBatch(t *testing.T) {
 		t.Fatalf("cancelled context: %v", err)
 	}
 }
+
+// Reserve allocates the slab once: batches added up to the reserved
+// count land in the same array, and the graph is the one built without
+// it (same answers); a count below the size, or more rows than
+// reserved, changes nothing else.
+func TestReserve(t *testing.T) {
+	n, dim := 600, 8
+	base := clustered(n, dim, 6, 0.3, 5)
+	build := func(reserve int) *Index {
+		ix, err := New(Config{Dim: dim, Metric: engine.Cosine, EfConstruction: 32, Seed: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Reserve(reserve)
+		var slab *float32
+		for lo := 0; lo < n; lo += 100 {
+			m := &vec.Matrix{N: 100, Dim: dim, Stride: dim, Data: base.Data[lo*dim : (lo+100)*dim]}
+			if err := ix.AddBatch(seqKeys(n)[lo:lo+100], m); err != nil {
+				t.Fatal(err)
+			}
+			if lo == 0 {
+				slab = &ix.data[0]
+			} else if reserve >= n && &ix.data[0] != slab {
+				t.Errorf("Reserve(%d): the slab moved at row %d", reserve, lo)
+			}
+		}
+		return ix
+	}
+	plain := build(0)
+	for _, r := range []int{n, 2 * n, n / 2, -1} {
+		ix := build(r)
+		for i := 0; i < 20; i++ {
+			q := base.Row(i * 7)
+			a, _, errA := ix.Query(q, engine.Request{K: 10, Breadth: 30})
+			b, _, errB := plain.Query(q, engine.Request{K: 10, Breadth: 30})
+			if errA != nil || errB != nil || !slices.Equal(a, b) {
+				t.Fatalf("Reserve(%d) query %d: %v (%v), without %v (%v)", r, i, a, errA, b, errB)
+			}
+		}
+	}
+}

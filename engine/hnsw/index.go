@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/veclab/veclab/engine"
@@ -74,6 +75,23 @@ func New(cfg Config) (*Index, error) {
 	ix.minstd.seed(cfg.Seed)
 	ix.searchers.New = func() any { return ix.NewSearcher() }
 	return ix, nil
+}
+
+// Reserve makes room for n vectors in all: the slab and the per-node
+// arrays are allocated once for n, instead of grown by append as batches
+// arrive, which near the end holds the old slab and a new one a quarter
+// larger at once (100,000 × 768: 250 MB and 310 MB). A hint: more still
+// fit, and fewer leave the rest unused.
+func (ix *Index) Reserve(n int) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if more := n - len(ix.keys); more > 0 {
+		ix.data = slices.Grow(ix.data, more*ix.dim)
+		ix.keys = slices.Grow(ix.keys, more)
+		ix.levels = slices.Grow(ix.levels, more)
+		ix.links0 = slices.Grow(ix.links0, more*ix.stride0)
+		ix.upperOff = slices.Grow(ix.upperOff, more)
+	}
 }
 
 // Config returns the effective configuration (defaults filled).

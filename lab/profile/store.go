@@ -259,12 +259,13 @@ func esVersion(v string) (major, minor int, err error) {
 const indexerChunk = 64
 
 // Open returns an empty store of the profile for vectors of dim dimensions.
-func (p Profile) Open(dim int) (*Store, error) { return p.open(dim, true, "") }
+func (p Profile) Open(dim int) (*Store, error) { return p.open(dim, true, "", 0) }
 
 // open opens an empty store; idleMerge runs Qdrant's merge optimizer in
 // the background; dir, when not "", puts the collection's files there on
-// the operating system's file system (BuildOptions.Dir).
-func (p Profile) open(dim int, idleMerge bool, dir string) (*Store, error) {
+// the operating system's file system (BuildOptions.Dir); docs, when not
+// 0, is how many documents are coming (segment.Config.HeadCapacity).
+func (p Profile) open(dim int, idleMerge bool, dir string, docs int) (*Store, error) {
 	p = p.WithDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -276,6 +277,7 @@ func (p Profile) open(dim int, idleMerge bool, dir string) (*Store, error) {
 	if dir != "" {
 		cfg.FS, cfg.Dir = vfs.Default, dir
 	}
+	cfg.HeadCapacity = docs
 	return p.openConfig(dim, cfg)
 }
 
@@ -299,7 +301,7 @@ func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 	if base == nil || base.N == 0 {
 		return nil, fmt.Errorf("profile: %s: nothing to build from: %w", p.Kind, engine.ErrEmpty)
 	}
-	s, err := p.open(base.Dim, false, opt.Dir)
+	s, err := p.open(base.Dim, false, opt.Dir, base.N)
 	if err != nil {
 		return nil, err
 	}
