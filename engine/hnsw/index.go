@@ -86,7 +86,13 @@ func (ix *Index) Reserve(n int) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if more := n - len(ix.keys); more > 0 {
-		ix.data = slices.Grow(ix.data, more*ix.dim)
+		// make, not slices.Grow: append's growth clears the whole new
+		// capacity, touching every page of the slab at once; a fresh
+		// allocation from make is left to the operating system's zero
+		// pages, which become resident as rows are written.
+		data := make([]float32, len(ix.data), len(ix.data)+more*ix.dim)
+		copy(data, ix.data)
+		ix.data = data
 		ix.keys = slices.Grow(ix.keys, more)
 		ix.levels = slices.Grow(ix.levels, more)
 		ix.links0 = slices.Grow(ix.links0, more*ix.stride0)
