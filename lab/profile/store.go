@@ -295,7 +295,8 @@ func (p Profile) openConfig(dim int, cfg segment.Config) (*Store, error) {
 
 // Build opens a store and ingests base in batches (opt.Batch), then waits
 // until everything is searchable: the state the article measured queries
-// in. Qdrant's merge optimizer runs once, after the last batch (not in the
+// in. Redis's background indexer is waited for after each batch (the same
+// graph, with at most one batch queued). Qdrant's merge optimizer runs once, after the last batch (not in the
 // background), so the segments are the same run after run.
 func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 	if base == nil || base.N == 0 {
@@ -316,6 +317,17 @@ func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 		if err := s.Ingest(m); err != nil {
 			s.Close()
 			return nil, err
+		}
+		if s.c.p.Kind == Redis {
+			// Redis's indexer takes the queue in key order whenever it
+			// runs, so waiting for it after each batch builds the same
+			// graph; not waiting lets the queue hold every vector beside
+			// the graph's slab before the indexer catches up (a second
+			// copy of the collection in memory).
+			if err := s.c.coll.WaitIndexed(); err != nil {
+				s.Close()
+				return nil, fmt.Errorf("profile %s: %w", s.c.p.Kind, err)
+			}
 		}
 		if opt.Progress != nil {
 			opt.Progress(hi, base.N, what)
