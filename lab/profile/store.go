@@ -295,8 +295,9 @@ func (p Profile) openConfig(dim int, cfg segment.Config) (*Store, error) {
 
 // Build opens a store and ingests base in batches (opt.Batch), then waits
 // until everything is searchable: the state the article measured queries
-// in. Redis's background indexer is waited for after each batch (the same
-// graph, with at most one batch queued). Qdrant's merge optimizer runs once, after the last batch (not in the
+// in. Redis's background indexer and Qdrant's indexing optimizer are
+// waited for after each batch (the same graphs, with at most one batch
+// queued or one segment being indexed). Qdrant's merge optimizer runs once, after the last batch (not in the
 // background), so the segments are the same run after run.
 func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 	if base == nil || base.N == 0 {
@@ -318,12 +319,15 @@ func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 			s.Close()
 			return nil, err
 		}
-		if s.c.p.Kind == Redis {
+		if k := s.c.p.Kind; k == Redis || k == Qdrant {
 			// Redis's indexer takes the queue in key order whenever it
-			// runs, so waiting for it after each batch builds the same
-			// graph; not waiting lets the queue hold every vector beside
-			// the graph's slab before the indexer catches up (a second
-			// copy of the collection in memory).
+			// runs, and Qdrant's segments are cut by the batches'
+			// routing, not by when the optimizer finishes one: waiting
+			// for them after each batch builds the same graphs. Not
+			// waiting lets Redis's queue hold every vector beside the
+			// graph's slab, and Qdrant's optimizer build the graphs of
+			// every full segment at once, each beside its plain rows
+			// (a second copy of the collection in memory either way).
 			if err := s.c.coll.WaitIndexed(); err != nil {
 				s.Close()
 				return nil, fmt.Errorf("profile %s: %w", s.c.p.Kind, err)
