@@ -110,3 +110,41 @@ func TestReserve(t *testing.T) {
 		}
 	}
 }
+
+// AddBatchInPlace builds the graph AddBatch builds, over the caller's
+// storage (no copy: the slab is the matrix, normalised in place), and
+// refuses an index that already holds vectors.
+func TestAddBatchInPlace(t *testing.T) {
+	n, dim := 500, 8
+	base := clustered(n, dim, 5, 0.3, 9)
+	plain, err := New(Config{Dim: dim, Metric: engine.Cosine, EfConstruction: 32, Seed: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.AddBatch(seqKeys(n), base); err != nil {
+		t.Fatal(err)
+	}
+	own := &vec.Matrix{N: n, Dim: dim, Stride: dim, Data: slices.Clone(base.Data)}
+	ix, _ := New(Config{Dim: dim, Metric: engine.Cosine, EfConstruction: 32, Seed: 1, Workers: 1})
+	if err := ix.AddBatchInPlace(seqKeys(n), own); err != nil {
+		t.Fatal(err)
+	}
+	if &ix.Vectors().Data[0] != &own.Data[0] {
+		t.Error("the slab is a copy, not the matrix")
+	}
+	if !slices.Equal(ix.Vectors().Data, plain.Vectors().Data) {
+		t.Error("the slab differs from AddBatch's")
+	}
+	for i := 0; i < 20; i++ {
+		q := base.Row(i * 11)
+		a, _, _ := ix.Query(q, engine.Request{K: 10, Breadth: 30})
+		b, _, _ := plain.Query(q, engine.Request{K: 10, Breadth: 30})
+		if !slices.Equal(a, b) {
+			t.Fatalf("query %d: in place %v, copied %v", i, a, b)
+		}
+	}
+	more := &vec.Matrix{N: 1, Dim: dim, Stride: dim, Data: slices.Clone(base.Row(0))}
+	if err := ix.AddBatchInPlace([]uint64{9999}, more); !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "an index of 500 vectors") {
+		t.Errorf("into a full index: %v", err)
+	}
+}
