@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -245,6 +246,12 @@ func Run(ctx context.Context, d *Data, opt Options) (*Report, error) {
 			return nil, err
 		}
 		rep.Rows = append(rep.Rows, row)
+		// The store just measured is garbage now. Collect it and give
+		// its pages back before the next build allocates its own:
+		// otherwise the next store's slab comes from fresh pages beside
+		// the old one's, not yet collected (100,000 × 768: resident
+		// memory rose by a whole slab, 307 MB, from pgvector to Redis).
+		debug.FreeOSMemory()
 	}
 	rep.Elapsed = time.Since(t0)
 	return rep, nil
