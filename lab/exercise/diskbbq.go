@@ -178,7 +178,7 @@ for v := 1; smallestVisit == 0; v++ {
 			if err != nil {
 				return false, "", err
 			}
-			return res[0].Recall >= diskTarget, fmt.Sprintf("recall@%d is %.3f", q.K, res[0].Recall), nil
+			return res[0].Recall >= diskTarget, fmt.Sprintf("recall@%d is %.4f", q.K, res[0].Recall), nil
 		},
 		wrong: 10, // enough, three times over
 	})
@@ -214,7 +214,7 @@ for o := 1; smallestOver == 0; o++ {
 			if err != nil {
 				return false, "", err
 			}
-			return res[0].Recall >= diskTarget, fmt.Sprintf("recall@%d is %.3f", q.K, res[0].Recall), nil
+			return res[0].Recall >= diskTarget, fmt.Sprintf("recall@%d is %.4f", q.K, res[0].Recall), nil
 		},
 		wrong: 5, // enough, not the least
 	})

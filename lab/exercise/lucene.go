@@ -148,7 +148,7 @@ for o := 1; int4O == 0; o++ {
 				return false, "", err
 			}
 			r, err := cr.Recall(float64(o))
-			return r >= lucene99, fmt.Sprintf("rescoring gives recall %.3f", r), err
+			return r >= lucene99, fmt.Sprintf("rescoring gives recall %.4f", r), err
 		},
 		wrong: 5, // the table's ×5: enough, not the least
 	})

@@ -25,11 +25,11 @@ import (
 func DocsFromPassages() *Exercise {
 	return &Exercise{
 		Name: "DocsFromPassages",
-		Question: "write docs := func(passages []engine.Result, parentOf []uint32, k int) []uint32: given every passage " +
+		Question: "write nearestDocs := func(passages []engine.Result, parentOf []uint32, k int) []uint32: given every passage " +
 			"ranked nearest first (passages[i].ID is a passage, parentOf[p] its document), the k nearest documents, nearest first.",
 		hint: "a document is as near as its nearest passage, so a document's place in the answer is set by the first of " +
 			"its passages in the ranking; the ones after it add nothing. How many passages must you read to have k documents?",
-		solution: `docs := func(passages []engine.Result, parentOf []uint32, k int) []uint32 {
+		solution: `nearestDocs := func(passages []engine.Result, parentOf []uint32, k int) []uint32 {
 	seen := map[uint32]bool{}
 	var out []uint32
 	for _, p := range passages {
@@ -150,11 +150,11 @@ func PassagesForK(x *nested.Index, queries *vec.Matrix, k int) *Exercise {
 	return smallest(smallestSpec{
 		name: "PassagesForK",
 		question: fmt.Sprintf("what is the smallest number of passages k′ the naive plan must ask for (nested.Naive{X: x, Passages: k′}, "+
-			"beam ef = %d) so that every one of the notebook's queries returns %d documents? Assign it to kPrime.", naiveEf, k),
+			"beam ef = %d) so that every one of the notebook's queries returns %d documents? Assign it to naiveKPrime.", naiveEf, k),
 		hint: "the naive plan comes back short when several of the nearest passages share a document; asking for more " +
 			"passages fixes that, and the worst query decides. Count each query's documents (len of the results) as k′ grows from k.",
-		solution: fmt.Sprintf(`kPrime := 0
-for p := %d; kPrime == 0; p++ {
+		solution: fmt.Sprintf(`naiveKPrime := 0
+for p := %d; naiveKPrime == 0; p++ {
 	all := true
 	for qi := 0; qi < ds.Queries.N && all; qi++ {
 		res, _, err := nested.Naive{X: x, Passages: p}.Query(ds.Queries.Row(qi), engine.Request{K: %d, Breadth: %d})
@@ -162,7 +162,7 @@ for p := %d; kPrime == 0; p++ {
 		all = len(res) == %d
 	}
 	if all {
-		kPrime = p
+		naiveKPrime = p
 	}
 }`, k, k, naiveEf, k),
 		what: "k′", lo: k, hi: 100 * k,
@@ -224,7 +224,7 @@ for ef := parents.K; smallestEf == 0; ef++ {
 			if err != nil {
 				return false, "", err
 			}
-			return r.Recall >= parentTarget, fmt.Sprintf("parent recall is %.3f", r.Recall), nil
+			return r.Recall >= parentTarget, fmt.Sprintf("parent recall is %.4f", r.Recall), nil
 		},
 		wrong: 100, // the table's row that reaches 1.000: more than needed
 	})
