@@ -41,7 +41,10 @@ func ListsForVisit(iv *ivf.Index, q *measure.Queries) *Exercise {
 		hint: "visit_percentage is a share of the vectors, not of the lists: the search reads whole lists, nearest first, " +
 			"until it has scanned at least that many vectors — count how many whole lists that takes.",
 		solution: `lists := func(sizes []int, visit float64, n int) int {
-	budget := max(1, int(math.Ceil(visit/100*float64(n)))) // vectors to scan
+	budget := int(math.Ceil(visit / 100 * float64(n))) // vectors to scan, at least one
+	if budget < 1 {
+		budget = 1
+	}
 	scanned, read := 0, 0
 	for _, s := range sizes {
 		if scanned >= budget {
@@ -169,7 +172,7 @@ for v := 1; smallestVisit == 0; v++ {
 		smallestVisit = v
 	}
 }`, diskTarget),
-		what: "visit %", lo: 1, hi: 100,
+		what: "visit percentage", lo: 1, hi: 100,
 		reaches: func(v int) (bool, string, error) {
 			if err := diskArgs("VisitForRecall", iv, rs, q); err != nil {
 				return false, "", err
