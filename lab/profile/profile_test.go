@@ -14,6 +14,7 @@ import (
 	"github.com/veclab/veclab/engine/filter"
 	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/engine/flat"
+	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/dataset"
 )
@@ -687,5 +688,86 @@ func TestElasticsearchRefreshes(t *testing.T) {
 	}
 	if f := s.Footprint(); f.Codes == 0 || f.Docs != 5000 {
 		t.Errorf("footprint %+v: want the codes of 5,000 documents", f)
+	}
+}
+
+// TestPayloadLinksBuiltOnce: binding a Qdrant store to its metadata again
+// (a new filter.Store with the same payload indexes, as measure.Store
+// makes one per filter) reuses the payload-block links built the first
+// time, and every filtered search answers exactly as on links built
+// afresh; other indexed fields or other values build other links.
+func TestPayloadLinksBuiltOnce(t *testing.T) {
+	ds := smallData(t, 600)
+	metaOf := func(fields []filter.Field, value func(i int) string) *filter.Store {
+		st, err := filter.NewStore(filter.Schema{Fields: fields})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range ds.Meta {
+			if _, err := st.Add(filter.Doc{Key: strconv.Itoa(i), Meta: map[string]any{"category": value(i), "year": d.Year}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return st
+	}
+	both := []filter.Field{{Name: "category", Kind: filter.KindKeyword, Indexed: true}, {Name: "year", Kind: filter.KindInteger, Indexed: true}}
+	category := func(i int) string { return ds.Meta[i].Category }
+	p := Default(Qdrant)
+	p.Segments, p.IndexingThresholdKB, p.FullScanThresholdKB = 1, 1, 15
+	s, err := p.Build(ds.Base, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	graphOf := func(meta *filter.Store) (*filtered.Collection, *filtered.PayloadGraph) {
+		t.Helper()
+		coll, err := s.Filtered(meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg, ok := coll.Graph().(*filtered.PayloadGraph)
+		if !ok {
+			t.Fatalf("no payload links: graph %T", coll.Graph())
+		}
+		return coll, pg
+	}
+	meta1, meta2 := metaOf(both, category), metaOf(both, category)
+	_, g1 := graphOf(meta1)
+	c2, g2 := graphOf(meta2)
+	if g1 != g2 {
+		t.Errorf("the same indexes bound twice built the links twice")
+	}
+	// Links built afresh, outside the cache, on the same graph and settings.
+	base, err := filtered.New(g1.Base().(*hnsw.Index).Vectors(), meta2, filtered.Options{Metric: p.Metric, Graph: g1.Base(), M: p.M})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _, err := base.WithPayloadLinks(filtered.PayloadLinksConfig{PayloadM: p.PayloadM, Threshold: p.FullScanThreshold(ds.Base.Dim),
+		EfConstruction: p.EfConstruction, Seed: p.Seed, Workers: p.Workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, expr := range []string{"category == 'c3'", "year >= 2022", "category == 'c1' && year < 2020"} {
+		f, err := meta2.CompileString(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for qi := 0; qi < ds.Queries.N; qi++ {
+			want, wst, err1 := s.SearchFilter(fresh, ds.Queries.Row(qi), 10, f)
+			got, gst, err2 := s.SearchFilter(c2, ds.Queries.Row(qi), 10, f)
+			wst.Elapsed, gst.Elapsed = 0, 0 // the one figure a clock sets
+			if err1 != nil || err2 != nil || !slices.Equal(got, want) || gst != wst {
+				t.Fatalf("%s, query %d: cached links %v %+v (%v), fresh %v %+v (%v)", expr, qi, got, gst, err2, want, wst, err1)
+			}
+		}
+	}
+	// Another set of indexed fields, or other values, is another build.
+	_, g3 := graphOf(metaOf(both[:1], category))
+	_, g4 := graphOf(metaOf(both, func(i int) string { return ds.Meta[(i+1)%len(ds.Meta)].Category }))
+	if g3 == g1 || g4 == g1 || g3 == g4 {
+		t.Errorf("different payload indexes shared links: %p %p %p", g1, g3, g4)
+	}
+	if _, g5 := graphOf(meta1); g5 != g1 {
+		t.Errorf("the first indexes bound a third time built the links again")
 	}
 }

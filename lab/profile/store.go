@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/segment"
 	"github.com/veclab/veclab/engine/vec"
@@ -94,6 +95,9 @@ type core struct {
 	refreshes int64      // Elasticsearch: refresh intervals of emulated ingest time done
 	closed    atomic.Bool
 	coll      *segment.Collection
+
+	linksMu sync.Mutex                          // serialises payload-link builds, guards links
+	links   map[linksKey]*filtered.PayloadGraph // Qdrant's payload-block links built so far (payloadLinks)
 }
 
 // ESIngestRate is the ingest rate, in documents per second, at which the
