@@ -27,7 +27,9 @@ func TestStringParse(t *testing.T) {
 	pg.Ef, pg.KeepPruned, pg.Metric = 200, false, engine.L2
 	qd := Default(Qdrant)
 	qd.PayloadM = -1
-	ps = append(ps, custom, pg, qd)
+	es := Default(Elasticsearch)
+	es.Fetch = "stored_fields"
+	ps = append(ps, custom, pg, qd, es)
 	for _, p := range ps {
 		got, err := Parse(p.String())
 		if err != nil {
@@ -769,5 +771,51 @@ func TestPayloadLinksBuiltOnce(t *testing.T) {
 	}
 	if _, g5 := graphOf(meta1); g5 != g1 {
 		t.Errorf("the first indexes bound a third time built the links again")
+	}
+}
+
+// TestFetch: an Elasticsearch store keeps every document's source in its
+// stored fields; reading the hits' ids from there (fetch stored_fields)
+// answers exactly what the id column answers, and decompresses blocks
+// that the column does not touch. A profile's fetch is validated as the
+// view's is.
+func TestFetch(t *testing.T) {
+	ds := smallData(t, 1200)
+	p := Default(Elasticsearch)
+	p.Type, p.Segments = HNSWType, 4
+	s, err := p.Build(ds.Base, BuildOptions{Batch: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for qi := 0; qi < ds.Queries.N; qi++ {
+		q := ds.Queries.Row(qi)
+		col, cst, err1 := s.WithFetch("docvalue_fields").SearchStats(q, 50)
+		def, dst, err2 := s.SearchStats(q, 50)
+		sto, sst, err3 := s.WithFetch("stored_fields").SearchStats(q, 50)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(col, sto) || !slices.Equal(col, def) || len(col) != 50 {
+			t.Fatalf("query %d: stored fields %v, column %v, default %v", qi, sto, col, def)
+		}
+		if cst.Decompressed != 0 || dst.Decompressed != 0 || sst.Decompressed <= 0 || sst.Blocks < 1 {
+			t.Fatalf("query %d: decompressed column %d, default %d, stored %d bytes in %d blocks", qi, cst.Decompressed, dst.Decompressed, sst.Decompressed, sst.Blocks)
+		}
+		// Every hit's block decompressed at least its own source.
+		if sst.Decompressed < int64(len(dataset.Document(0))) {
+			t.Fatalf("query %d: %d bytes decompressed for 50 hits", qi, sst.Decompressed)
+		}
+	}
+	bad := Default(Elasticsearch)
+	bad.Fetch = "_source"
+	var ke *KnobError
+	if err := bad.Validate(); !errors.As(err, &ke) || ke.Call != "fetch=_source" {
+		t.Errorf("fetch=_source: %v", err)
+	}
+	qd := Default(Qdrant)
+	qd.Fetch = "stored_fields"
+	if err := qd.Validate(); !errors.As(err, &ke) || ke.Store != Qdrant {
+		t.Errorf("qdrant fetch=stored_fields: %v", err)
 	}
 }
