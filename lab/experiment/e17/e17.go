@@ -1,9 +1,7 @@
 package e17
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	"time"
 
@@ -42,6 +40,7 @@ var (
 	Efs        = []int{100, 150, 250, 400}
 	e17Article = []string{"1", "2", "3", "5"}
 	Segments   = 4
+	Rounds     = 3 // alternating rounds of the two fetches per setting; the fastest of each is kept
 )
 
 // Row is one num_candidates: the same searches with the hits' ids read
@@ -94,35 +93,30 @@ func Measure(env *experiment.Env, segments int, efs []int, k int) ([]Row, error)
 	}
 	// One timed pass per fetch is at the mercy of the machine's other
 	// jobs: each setting runs rounds alternating the two fetches, and the
-	// round of median QPS is kept for each (recall and counts are the
-	// same in every round).
+	// fastest round of each is kept (recall and counts are the same in
+	// every round), as notebook 10's cell does.
 	var out []Row
 	for _, ef := range efs {
-		var col, sto []measure.Result
-		for round := 0; round < rounds; round++ {
-			c, err := measure.Store(s.WithEf(ef).WithFetch("docvalue_fields"), q)
+		row := Row{Ef: ef, Segments: len(s.Segments())}
+		for round := 0; round < Rounds; round++ {
+			col, err := measure.Store(s.WithEf(ef).WithFetch("docvalue_fields"), q)
 			if err != nil {
 				return nil, err
 			}
-			st, err := measure.Store(s.WithEf(ef).WithFetch("stored_fields"), q)
+			sto, err := measure.Store(s.WithEf(ef).WithFetch("stored_fields"), q)
 			if err != nil {
 				return nil, err
 			}
-			col, sto = append(col, c), append(sto, st)
+			if col.QPS > row.Column.QPS {
+				row.Column = col
+			}
+			if sto.QPS > row.Stored.QPS {
+				row.Stored = sto
+			}
 		}
-		out = append(out, Row{Ef: ef, Segments: len(s.Segments()), Column: medianQPS(col), Stored: medianQPS(sto)})
+		out = append(out, row)
 	}
 	return out, nil
-}
-
-// rounds is how many alternating rounds Measure runs per setting.
-const rounds = 3
-
-// medianQPS returns the result of median QPS.
-func medianQPS(rs []measure.Result) measure.Result {
-	rs = slices.Clone(rs)
-	slices.SortFunc(rs, func(a, b measure.Result) int { return cmp.Compare(a.QPS, b.QPS) })
-	return rs[len(rs)/2]
 }
 
 // Table tabulates E17 row by row beside the article's visit
@@ -143,7 +137,7 @@ func Table(env *experiment.Env, rows []Row) *table.Table {
 		_ = t.AddValues(x.Ef, a, e17.ArticleValue(a, "recall@100"), x.Column.Recall, e17.ArticleValue(a, "QPS stored"), x.Stored.QPS,
 			e17.ArticleValue(a, "QPS column"), x.Column.QPS, x.Column.QPS/x.Stored.QPS, x.Stored.Decompressed/1024)
 	}
-	t.Note("an Elasticsearch 9.5 store on its defaults but with float32 HNSW segments (index_options type hnsw; the article's index held bfloat16 vectors, not quantized either), loaded a 1/%d of the documents at a time with a refresh after each; each row searches it at num_candidates ef, once with fetch docvalue_fields and once with stored_fields, one client, the median-QPS round of %d alternating rounds each", rows[0].Segments, rounds)
+	t.Note("an Elasticsearch 9.5 store on its defaults but with float32 HNSW segments (index_options type hnsw; the article's index held bfloat16 vectors, not quantized either), loaded a 1/%d of the documents at a time with a refresh after each; each row searches it at num_candidates ef, once with fetch docvalue_fields and once with stored_fields, one client, the fastest of %d alternating rounds each", rows[0].Segments, Rounds)
 	t.Note("the article swept IVF's visit percentage; the lab sweeps num_candidates (its segments hold graphs), so rows pair by position, not by setting")
 	t.Note("stored fields: each document's source (about 120 bytes of JSON with its id) in S2 blocks (LZ4-class, as Lucene's default) of up to 60 KiB raw; hits are fetched in doc-id order, as Elasticsearch's fetch phase does, so reading a block's ids decompresses it once per query")
 	return t
