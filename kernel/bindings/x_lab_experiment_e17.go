@@ -15,7 +15,6 @@ func init() {
 		Binds: map[string]Value{
 			"Efs":      ValueOf(&e17.Efs).Elem(),
 			"Measure":  ValueOf(e17.Measure),
-			"Rounds":   ValueOf(&e17.Rounds).Elem(),
 			"Segments": ValueOf(&e17.Segments).Elem(),
 			"Table":    ValueOf(e17.Table),
 			"Verdicts": ValueOf(e17.Verdicts),

@@ -40,7 +40,7 @@ var (
 	Efs        = []int{100, 150, 250, 400}
 	e17Article = []string{"1", "2", "3", "5"}
 	Segments   = 4
-	Rounds     = 3 // alternating rounds of the two fetches per setting; the fastest of each is kept
+	rounds     = 3 // alternating rounds of the two fetches per setting; the fastest of each is kept
 )
 
 // Row is one num_candidates: the same searches with the hits' ids read
@@ -99,7 +99,7 @@ func Measure(env *experiment.Env, segments int, efs []int, k int) ([]Row, error)
 	var out []Row
 	for _, ef := range efs {
 		row := Row{Ef: ef, Segments: len(s.Segments())}
-		for round := 0; round < Rounds; round++ {
+		for round := 0; round < rounds; round++ {
 			col, err := measure.Store(s.WithEf(ef).WithFetch("docvalue_fields"), q)
 			if err != nil {
 				return nil, err
@@ -149,7 +149,7 @@ func Table(env *experiment.Env, rows []Row) *table.Table {
 		_ = t.AddValues(x.Ef, a, e17.ArticleValue(a, "recall@100"), x.Column.Recall, e17.ArticleValue(a, "QPS stored"), qps(x.Stored),
 			e17.ArticleValue(a, "QPS column"), qps(x.Column), qps(x.Column)/qps(x.Stored), x.Stored.Decompressed/1024)
 	}
-	t.Note("an Elasticsearch 9.5 store on its defaults but with float32 HNSW segments (index_options type hnsw; the article's index held bfloat16 vectors, not quantized either), loaded a 1/%d of the documents at a time with a refresh after each; each row searches it at num_candidates ef, once with fetch docvalue_fields and once with stored_fields, one client; QPS on the searching thread's CPU clock (a loaded machine stretches wall time, not CPU time), the fastest of %d alternating rounds each", rows[0].Segments, Rounds)
+	t.Note("an Elasticsearch 9.5 store on its defaults but with float32 HNSW segments (index_options type hnsw; the article's index held bfloat16 vectors, not quantized either), loaded a 1/%d of the documents at a time with a refresh after each; each row searches it at num_candidates ef, once with fetch docvalue_fields and once with stored_fields, one client; QPS on the searching thread's CPU clock (a loaded machine stretches wall time, not CPU time), the fastest of %d alternating rounds each", rows[0].Segments, rounds)
 	t.Note("the article swept IVF's visit percentage; the lab sweeps num_candidates (its segments hold graphs), so rows pair by position, not by setting")
 	t.Note("stored fields: each document's source (about 120 bytes of JSON with its id) in S2 blocks (LZ4-class, as Lucene's default) of up to 60 KiB raw; hits are fetched in doc-id order, as Elasticsearch's fetch phase does, so reading a block's ids decompresses it once per query")
 	return t
