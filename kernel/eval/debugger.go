@@ -3,6 +3,7 @@ package eval
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 	"sync"
 )
 
@@ -210,7 +211,15 @@ func (d *Debugger) Answer(content []byte) (reply, event map[string]any) {
 	case "setExceptionBreakpoints":
 		resp["body"] = map[string]any{"breakpoints": []any{}}
 	case "dumpCell":
-		fail(NoBreakpoints)
+		// The path JupyterLab gives the cell (its Config.getCodeId, from
+		// debugInfo's hash and file parameters), as ipykernel's reply
+		// names the file it wrote; the kernel writes none (no breakpoint
+		// is ever set in it).
+		var a struct {
+			Code string `json:"code"`
+		}
+		json.Unmarshal(req.Arguments, &a)
+		resp["body"] = map[string]any{"sourcePath": d.tmp + strconv.FormatUint(uint64(murmur2([]byte(a.Code), 0)), 10) + d.suffix}
 	case "threads":
 		resp["body"] = map[string]any{"threads": []any{}}
 	case "stackTrace":
@@ -229,4 +238,36 @@ func (d *Debugger) Answer(content []byte) (reply, event map[string]any) {
 		fail("debug request " + req.Command + " is not supported by the veclab kernel: its debugger lists the session's variables (inspectVariables, richInspectVariables) and stops no cell")
 	}
 	return resp, event
+}
+
+// murmur2 is MurmurHash2 (32 bits) of data with seed, the hash debugInfo
+// names (hashMethod Murmur2, hashSeed 0) and JupyterLab's debugger
+// computes for a cell's code (jupyterlab/jupyterlab
+// packages/debugger/src/hash.ts, after Gary Court's murmurhash2_gc.js).
+func murmur2(data []byte, seed uint32) uint32 {
+	const m = 0x5bd1e995
+	h := seed ^ uint32(len(data))
+	for len(data) >= 4 {
+		k := uint32(data[0]) | uint32(data[1])<<8 | uint32(data[2])<<16 | uint32(data[3])<<24
+		k *= m
+		k ^= k >> 24
+		k *= m
+		h = h*m ^ k
+		data = data[4:]
+	}
+	switch len(data) {
+	case 3:
+		h ^= uint32(data[2]) << 16
+		fallthrough
+	case 2:
+		h ^= uint32(data[1]) << 8
+		fallthrough
+	case 1:
+		h ^= uint32(data[0])
+		h *= m
+	}
+	h ^= h >> 13
+	h *= m
+	h ^= h >> 15
+	return h
 }

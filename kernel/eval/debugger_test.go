@@ -31,6 +31,7 @@ func TestDebugger(t *testing.T) {
 		{req: `{"seq":6,"command":"richInspectVariables","arguments":{"variableName":"store"}}`, success: true, has: `"data":{"text/plain":"redis"}`},
 		{req: `{"seq":7,"command":"richInspectVariables","arguments":{"variableName":"nope"}}`, has: `no variable nope in the session`},
 		{req: `{"seq":8,"command":"setBreakpoints","arguments":{"breakpoints":[{"line":3}]}}`, success: true, has: `"verified":false`},
+		{req: `{"seq":9,"command":"dumpCell","arguments":{"code":"ef := 80"}}`, success: true, has: `"sourcePath":"/tmp/cells/1576319392.go"`},
 		{req: `{"seq":9,"command":"next"}`, has: `debug request next is not supported`},
 		{req: `{"seq":10,"command":"disconnect"}`, success: true},
 		{req: `{"seq":11,"command":"debugInfo"}`, success: true, has: `"isStarted":false`},
@@ -63,5 +64,25 @@ func TestDebugger(t *testing.T) {
 
 	if reply, _ := NewDebugger(nil, nil, "").Answer([]byte(`{"seq":1,"command":"debugInfo"}`)); reply["success"] != false {
 		t.Errorf("no lister: %v", reply)
+	}
+}
+
+// TestMurmur2 checks murmur2 against the values JupyterLab's own murmur2
+// (@jupyterlab/debugger 4.6.4, lib/hash.js, run under node) gives.
+func TestMurmur2(t *testing.T) {
+	for _, tc := range []struct {
+		s          string
+		seed0, s42 uint32
+	}{
+		{"ef := 80", 1576319392, 1471636570},
+		{"", 0, 275804818},
+		{"a", 2456313694, 1148686264},
+		{"ab", 446775395, 3855859532},
+		{"abc", 324500635, 3658290176},
+		{"import \"fmt\"\nfmt.Println(\"é\")", 1941541105, 3259907537},
+	} {
+		if got, got42 := murmur2([]byte(tc.s), 0), murmur2([]byte(tc.s), 42); got != tc.seed0 || got42 != tc.s42 {
+			t.Errorf("murmur2(%q) = %d, %d (seed 42), want %d, %d", tc.s, got, got42, tc.seed0, tc.s42)
+		}
 	}
 }
