@@ -25,7 +25,9 @@ import (
 // The debugger lists the variables, constants and functions cells defined
 // ([Lister]); it does not stop a cell: setBreakpoints answers each
 // breakpoint unverified, debugInfo reports no stopped thread and no
-// breakpoint, and the requests of a stopped program (stackTrace, scopes,
+// breakpoint (and says why), dumpCell names the path JupyterLab computes
+// for the cell (its editors send it when a cell changes) without writing
+// a file, and the requests of a stopped program (stackTrace, scopes,
 // continue, next …) answer that there is none.
 
 // NoBreakpoints is the message of every unverified breakpoint and of
