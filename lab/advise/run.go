@@ -57,8 +57,7 @@ type Options struct {
 
 // GCPercent is the garbage collector's target a process running [Run] on
 // a large set should set (runtime/debug.SetGCPercent): one store at a time
-// holds a copy of the vectors (its segment's file and its graph's slab)
-// beside the caller's, and at Go's default of 100 the heap grows to twice
+// holds a copy of the vectors (its graphs' slabs) beside the caller's, and at Go's default of 100 the heap grows to twice
 // what is live before a collection. 25 keeps the peak near the live size
 // for a few more collections (measured by BenchmarkAdvise).
 const GCPercent = 25
