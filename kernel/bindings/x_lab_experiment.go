@@ -106,6 +106,7 @@ func init() {
 			"WallTime":           ValueOf(experiment.WallTime),
 			"Why":                ValueOf(experiment.Why),
 			"Within":             ValueOf(experiment.Within),
+			"WithinFactor":       ValueOf(experiment.WithinFactor),
 			"WithinShare":        ValueOf(experiment.WithinShare),
 		}, Types: map[string]Type{
 			"Chart":               TypeOf((*experiment.Chart)(nil)).Elem(),
