@@ -275,7 +275,7 @@ const (
 // article's id-isolated column), within the article's spread, at recall
 // within ± 0.02.
 func Parity(hnsw, ivf experiment.SegmentMeasurement) experiment.Verdict {
-	claim := "one writer's few segments: IVF (ids isolated) and HNSW are on par on the search itself"
+	claim := "one writer's few segments: IVF (ids isolated) and HNSW are on par in QPS on the search itself"
 	v := experiment.Within("E18", claim, (parityLo+parityHi)/2, ivf.QPS/hnsw.QPS, (parityHi-parityLo)/2, "×")
 	v.Article = "0.84–1.06× (56 against 53–67 QPS)"
 	why := fmt.Sprintf("IVF %.0f QPS at recall %.3f over HNSW %.0f QPS at %.3f, on %d and %d segments; both float32 here (the article's were 2-bit bbq_disk and Qdrant's TurboQuant 4-bit)",
