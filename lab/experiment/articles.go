@@ -5,32 +5,32 @@ import (
 	"strings"
 )
 
-// ArticleClaim is one numbered claim of a seed article, in the article's
+// articleClaim is one numbered claim of a seed article, in the article's
 // order: what it states, with its figure, the experiment that reproduces
 // it, and the registered claims ([Experiment.Claims]) whose verdicts
 // judge it, each named by its experiment and a part of its text that
 // names it alone ("E02: redis answers fastest": the claim it is, else
 // the one claim it begins, else the one it is inside). A claim no verdict
 // judges says why in Open.
-type ArticleClaim struct {
+type articleClaim struct {
 	Text     string
 	ID       string   // the experiment, "" when none reproduces it
 	Verdicts []string // "E02: part of a registered claim", one or more
 	Open     string   // why no verdict judges it (Verdicts empty)
 }
 
-// SeedArticle is one seed article and its numbered claims.
-type SeedArticle struct {
+// seedArticle is one seed article and its numbered claims.
+type seedArticle struct {
 	Seed, Title string
-	Claims      []ArticleClaim
+	Claims      []articleClaim
 }
 
-// Articles are the three seed articles claim by claim (read from
+// articles are the three seed articles claim by claim (read from
 // shared/seeds): the catalogue `veclab reproduce -list` prints, so a claim
 // without a verdict is in plain view. TestArticleClaimsResolve fails when
 // a verdict named here is not registered.
-var Articles = []SeedArticle{
-	{Seed: "000", Title: "Spring AI VectorStore: four stores on their defaults", Claims: []ArticleClaim{
+var articles = []seedArticle{
+	{Seed: "000", Title: "Spring AI VectorStore: four stores on their defaults", Claims: []articleClaim{
 		{Text: "ingest of 30,000 documents: qdrant 17,382 > redis 3,158 > elasticsearch 3,039 > pgvector 645 docs/s", ID: "E01", Verdicts: []string{"E01: the stores ingest in the article's order"}},
 		{Text: "qdrant ingests 5.5× as fast as redis (17,382 against 3,158 docs/s)", ID: "E01", Verdicts: []string{"E01: qdrant acknowledges documents faster", "E01: qdrant ingests about 5.5×"}},
 		{Text: "\"ingest finished\" is not \"searchable\": a refresh, an optimizer pass, an indexing queue", ID: "E01", Verdicts: []string{"E01: pgvector: everything visible", "E01: redis: at the last ack", "E01: qdrant: all points searchable", "E01: elasticsearch: acknowledged documents"}},
@@ -57,7 +57,7 @@ var Articles = []SeedArticle{
 		{Text: "process memory (PSS): pgvector 153, redis 422, qdrant 172, elasticsearch 1,550 MB", ID: "E11", Verdicts: []string{"E11: pgvector's process memory", "E11: redis's process memory", "E11: qdrant's process memory", "E11: elasticsearch's process memory"}},
 		{Text: "Elasticsearch on a nearly full disk: shards unassigned above the 90 % high watermark, a bulk timeout, one WARN line", ID: "E12", Verdicts: []string{"E12: a save on a disk below", "E12: a save that starts above", "E12: a save whose own bytes", "E12: a disk flooded", "E12: the refusal names", "E12: nothing is lost", "E12: no temporary file"}},
 	}},
-	{Seed: "003", Title: "Elastic's reply to Qdrant, with the Lucene posts it cites", Claims: []ArticleClaim{
+	{Seed: "003", Title: "Elastic's reply to Qdrant, with the Lucene posts it cites", Claims: []articleClaim{
 		{Text: "memory is compared like for like: a 2 GB JVM heap (25 % of an 8 GB node) is a label, not the bytes in use", Open: "a cluster's memory accounting: the lab runs no JVM (E11 says what it does not model of a process)"},
 		{Text: "rescoring 100 candidates × one 8 KB page: 333 / 3,333 / 33,333 / 333,333 IOPS and 3 / 27 / 273 / 2,731 MB/s per node at 10 … 10,000 QPS; an IOPS problem, not bandwidth", ID: "E13", Verdicts: []string{"E13: bandwidth per node", "E13: rescoring 100 candidates", "E13: IOPS per node"}},
 		{Text: "the working set: 100 × 10,000 × 8 KB = 8 GB per cluster, 2.7 GB per node, fits the page cache", ID: "E13", Verdicts: []string{"E13: rescore working set"}},
@@ -86,7 +86,7 @@ var Articles = []SeedArticle{
 		{Text: "binary quantization: 32× compression", ID: "E24", Verdicts: []string{"E24: 1 bit per dimension", "E24: rescoring an oversampled set", "E24: a 4-bit query"}},
 		{Text: "nested vectors: pre-joining to the parent during the graph walk returns the k nearest documents", ID: "E25", Verdicts: []string{"E25: joining during the walk", "E25: k passages then dedupe", "E25: at equal beam", "E25: the workaround"}},
 	}},
-	{Seed: "004", Title: "Elastic: DiskBBQ 7× faster than Qdrant on network-attached storage", Claims: []ArticleClaim{
+	{Seed: "004", Title: "Elastic: DiskBBQ 7× faster than Qdrant on network-attached storage", Claims: []articleClaim{
 		{Text: "up to 7× higher throughput than Qdrant at comparable recall (0.93–0.97) on network-attached storage", ID: "E26", Verdicts: []string{"E26: oversample 1 on gp3 (simulated): IVF up to 7×"}},
 		{Text: "the gap widens as recall increases", ID: "E26", Verdicts: []string{"E26: on gp3 (simulated), the speed-up at matched recall widens"}},
 		{Text: "DiskBBQ keeps latency nearly flat as breadth grows; Qdrant's p95 rises sharply with hnsw_ef", ID: "E26", Verdicts: []string{"E26: on gp3 (simulated), HNSW's p95 latency rises"}},
@@ -149,7 +149,7 @@ func CheckArticles() error {
 	if err != nil {
 		return err
 	}
-	for _, a := range Articles {
+	for _, a := range articles {
 		for i, c := range a.Claims {
 			if len(c.Verdicts) == 0 && c.Open == "" {
 				return fmt.Errorf("experiment: article %s claim %d (%q) has neither a verdict nor a reason it has none", a.Seed, i+1, c.Text)
@@ -167,7 +167,7 @@ func CheckArticles() error {
 // ArticleCounts returns, per article, its numbered claims and how many of
 // them a verdict judges.
 func ArticleCounts() (seeds []string, claims, judged []int) {
-	for _, a := range Articles {
+	for _, a := range articles {
 		n := 0
 		for _, c := range a.Claims {
 			if len(c.Verdicts) > 0 {
@@ -191,7 +191,7 @@ func ArticleList(markdown bool) string {
 		b.WriteString("Each article's claims in its order, with the experiment that reproduces it and the registered claims whose verdicts judge it (`veclab reproduce` prints the verdicts); *open* says why a claim has no verdict.\n")
 	}
 	cell := strings.NewReplacer("|", "\\|", "\n", " ")
-	for _, a := range Articles {
+	for _, a := range articles {
 		n, open := 0, []string{}
 		for i, c := range a.Claims {
 			if len(c.Verdicts) > 0 {
