@@ -16,17 +16,21 @@ import "github.com/veclab/veclab/lab/dataset"
 const Calibration = "calibrated, not predicted: the generator's spread (1.0) was fitted to the article's Redis EF_RUNTIME curve, so this agreement is partly by construction (notebook 03's spread table shows how it moves)"
 
 // Calibrated reports whether env runs on the generated data at the fitted
-// spread, where the figures [Calibration] names agree partly by
+// spread and the article's shape, where the figures [Calibration] names agree partly by
 // construction; on a real data set ([Env.UseData]) or another spread they
 // are predictions like the rest.
+// The fit was made at the article's shape (30,000 × 384 in 40 clusters),
+// so another size is not on the fitted curve either.
 func (e *Env) Calibrated() bool {
-	return e != nil && e.real == nil && (e.spread == 0 || e.spread == dataset.DefaultSpread)
+	return e != nil && e.real == nil && (e.spread == 0 || e.spread == dataset.DefaultSpread) &&
+		e.Scale.N == Article.N && e.Scale.Dim == Article.Dim && e.Scale.Clusters == Article.Clusters
 }
 
-// Calibrate appends [Calibration] to v's reason when env is calibrated,
-// and returns v unchanged otherwise.
+// Calibrate appends [Calibration] to v's reason when env is calibrated
+// and v agrees, and returns v unchanged otherwise (the fit cannot be what
+// makes a differing figure differ).
 func Calibrate(env *Env, v Verdict) Verdict {
-	if !env.Calibrated() {
+	if !env.Calibrated() || !v.Agrees {
 		return v
 	}
 	return Because(v, Calibration)
