@@ -107,7 +107,9 @@
 //   - E07's relaxed_order recall reads 0.668 / 0.638 / 0.603 on seeds
 //     1 / 2 / 3 at article scale: it differs on seed 1 by 0.007 and
 //     agrees on the others, the 100-query sample's doing (its claim says
-//     so; the band is not widened).
+//     so; the band is not widened). E23's int4 at ×3 against raw reads
+//     0.991 / 0.979 / 0.985, at the ± 0.01 band's edge (agrees on seed
+//     1 only; its claim says so).
 //   - On the pure-Go kernels at article scale (seed 1; E08, E15, E16,
 //     E17, E20, E21) only E21's two claims differ from the AVX-512 run.
 //   - At the small scale (20 queries, 2,000 documents) some counted
