@@ -25,6 +25,8 @@ func init() {
 			"BuildIVFCentring":   ValueOf(experiment.BuildIVFCentring),
 			"BuildSegments":      ValueOf(experiment.BuildSegments),
 			"CPUTime":            ValueOf(experiment.CPUTime),
+			"Calibrate":          ValueOf(experiment.Calibrate),
+			"Calibration":        ValueOf(experiment.Calibration),
 			"Catalogue":          ValueOf(experiment.Catalogue),
 			"CheckArticles":      ValueOf(experiment.CheckArticles),
 			"CheckOversample":    ValueOf(experiment.CheckOversample),
@@ -151,6 +153,7 @@ func init() {
 		}, Untypeds: map[string]string{
 			"ArticleCategory": "string:c3",
 			"ArticleFilter":   "string:category == 'c3' && year >= 2022",
+			"Calibration":     "string:calibrated, not predicted: the generator's spread (1.0) was fitted to the article's Redis EF_RUNTIME curve, so this agreement is partly by construction (notebook 03's spread table shows how it moves)",
 			"DiskRepeats":     "int:3",
 			"RecallTolerance": "float:1/20",
 			"ReplyNoise":      "float:13/100",
