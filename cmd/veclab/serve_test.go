@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -191,9 +192,25 @@ func runLite(t *testing.T, timeout time.Duration, args ...string) {
 	defer ncancel()
 	cmd := exec.CommandContext(nctx, testenv.Node.Path(), append(append([]string{"lite.js"}, args...), url)...)
 	cmd.Dir = dir
+	// Each line is logged as lite.js prints it, so a long run (every
+	// notebook) shows its progress under -v, not only at its end.
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	logged := make(chan struct{})
+	go func() {
+		defer close(logged)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		for sc.Scan() {
+			t.Logf("lite.js: %s", sc.Text())
+		}
+		io.Copy(io.Discard, pr)
+	}()
 	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	t.Logf("node lite.js %s (%.1f s):\n%s", strings.Join(args, " "), time.Since(start).Seconds(), out)
+	err = cmd.Run()
+	pw.Close()
+	<-logged
+	t.Logf("node lite.js %s: %.1f s", strings.Join(args, " "), time.Since(start).Seconds())
 	if err != nil {
 		t.Fatalf("the browser test (lite.js %s) failed: %v", strings.Join(args, " "), err)
 	}
