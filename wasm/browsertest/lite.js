@@ -1445,7 +1445,11 @@ async function notebooksOnly() {
 		});
 		const page = await context.newPage();
 		let current = "the site";
-		page.on("pageerror", (e) => problems.push(`page error while running ${current}: ${e.message}\n${e.stack || ""}`.slice(0, 1500)));
+		page.on("pageerror", (e) => {
+			const p = `page error while running ${current}: ${e.message}\n${e.stack || ""}`.slice(0, 1500);
+			problems.push(p);
+			console.log(`FAIL ${p}`); // at once: the run goes on to its table
+		});
 		await page.goto(base + "?VECLAB_SCALE=small");
 		await appReady(page, 120000);
 		for (const name of names) {
