@@ -1397,7 +1397,14 @@ async function runNotebook(page, path, timeout, charts) {
 					}
 				};
 				c.model.outputs.changed.connect(seen);
-				const reply = await CodeCell.execute(c, panel.sessionContext);
+				// A cell that does not end in timeout ms (a loop on a clock
+				// that never moves) stops the notebook, interrupted, rather
+				// than the run.
+				let timer;
+				const late = new Promise((r) => (timer = setTimeout(() => r({ content: { status: "timeout", ename: "Timeout", evalue: `no reply in ${timeout / 1000} s` } }), timeout)));
+				const reply = await Promise.race([CodeCell.execute(c, panel.sessionContext), late]);
+				clearTimeout(timer);
+				if (reply?.content?.status === "timeout") await panel.sessionContext.session?.kernel?.interrupt().catch(() => {});
 				c.model.outputs.changed.disconnect(seen);
 				results.push({ status: reply?.content?.status, ename: reply?.content?.ename, evalue: reply?.content?.evalue, cell: nb.widgets.indexOf(c) + 1, ms: Date.now() - t, outputs: c.model.outputs.toJSON(), shown });
 				if (reply?.content?.status !== "ok") break;
