@@ -29,6 +29,7 @@ func init() {
 			"DefaultPassageSpread": ValueOf(dataset.DefaultPassageSpread),
 			"DefaultQueries":       ValueOf(dataset.DefaultQueries),
 			"DefaultSpread":        ValueOf(dataset.DefaultSpread),
+			"Document":             ValueOf(dataset.Document),
 			"FashionDir":           ValueOf(dataset.FashionDir),
 			"FashionLayout":        ValueOf(dataset.FashionLayout),
 			"FashionPackage":       ValueOf(dataset.FashionPackage),

@@ -102,6 +102,7 @@ func init() {
 			"TolText":            ValueOf(experiment.TolText),
 			"Toward":             ValueOf(experiment.Toward),
 			"TrainQuantizer":     ValueOf(experiment.TrainQuantizer),
+			"UseHNSWCodes":       ValueOf(experiment.UseHNSWCodes),
 			"VectorFile":         ValueOf(experiment.VectorFile),
 			"WallTime":           ValueOf(experiment.WallTime),
 			"Why":                ValueOf(experiment.Why),

@@ -38,3 +38,15 @@ func (ds *Dataset) Metadata() (*filter.Store, error) {
 // ArticleWhere is ArticleFilter in the filter language of engine/filter
 // (what Spring AI's filter expression becomes in each store).
 const ArticleWhere = "category == 'c3' && year >= 2022"
+
+// Document returns the stored source of document i as a vector benchmark
+// indexes it (the article's vectordb_document: an id, a passage of
+// content and its metadata) without its vector, which Elasticsearch 9.2+
+// keeps out of _source: about 120 bytes of JSON. It is what the lab's
+// Elasticsearch store and segment collections keep in their compressed
+// stored fields, so reading a hit's id from there costs what E17
+// measures.
+func Document(i int) []byte {
+	return fmt.Appendf(nil, `{"id":"doc-%d","content":"passage %d of the synthetic corpus","metadata":{"category":"c%d","year":%d}}`,
+		i, i, i%10, 2015+i%10)
+}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/ivf"
 	"github.com/veclab/veclab/engine/quant"
@@ -66,6 +67,41 @@ type DiskHNSW struct {
 // Qdrant 1.18 offers only as int8 scalar quantization and 1.19 as
 // TurboQuant, the lab's OSQ codes stand in.
 func HNSWCodes(env *Env, bits int) (*DiskHNSW, error) { return hnswCodesGraph(env, bits, false) }
+
+// UseHNSWCodes hands the disk experiments an index a notebook built in
+// its own cells: ix, an HNSW graph over the environment's data set (row
+// i under key i, built with the float32 vectors) walked with the
+// bits-wide codes attached to it (a *quant.Store), becomes the index
+// [HNSWCodes] returns for that width, so E13–E15's bookkeeping measures
+// the graph the learner saw built instead of building a second one.
+func UseHNSWCodes(env *Env, ix *hnsw.Index, bits int) error {
+	ds, err := env.Dataset()
+	if err != nil {
+		return err
+	}
+	if ix == nil {
+		return fmt.Errorf("experiment: UseHNSWCodes: no index: %w", ErrBadArgument)
+	}
+	codes, ok := ix.Codes().(*quant.Store)
+	if !ok || codes == nil {
+		return fmt.Errorf("experiment: UseHNSWCodes: the index has no codes attached (hnsw.Index.AttachCodes with a quant.Store): %w", ErrBadArgument)
+	}
+	if bits != 1 && bits != 2 && bits != 4 && bits != 8 {
+		return fmt.Errorf("experiment: UseHNSWCodes: codes of %d bits: the disk experiments use 1, 2, 4 or 8: %w", bits, ErrBadArgument)
+	}
+	if ix.Len() != ds.Base.N || ix.Dim() != ds.Base.Dim {
+		return fmt.Errorf("experiment: UseHNSWCodes: the index holds %d vectors of %d dimensions, the data set %d of %d: %w", ix.Len(), ix.Dim(), ds.Base.N, ds.Base.Dim, ErrBadArgument)
+	}
+	for id := range ix.Len() {
+		if k := ix.Key(engine.ID(id)); k != uint64(id) {
+			return fmt.Errorf("experiment: UseHNSWCodes: node %d holds key %d: add row i under key i, in order: %w", id, k, ErrBadArgument)
+		}
+	}
+	diskMu.Lock()
+	defer diskMu.Unlock()
+	diskHNSW[diskKey{env, bits, false}] = &DiskHNSW{Index: ix, Codes: codes, Bits: bits}
+	return nil
+}
 
 // hnswCodesGraph is [HNSWCodes] with the choice of graph: codeGraph builds
 // it with the codes' scores, as Lucene does for bbq_hnsw, with OSQ codes

@@ -13,6 +13,7 @@ import (
 	"github.com/veclab/veclab/engine/segment"
 	"github.com/veclab/veclab/engine/vfs"
 	"github.com/veclab/veclab/lab/chart"
+	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/scratch"
 )
@@ -75,13 +76,6 @@ func (b *SegmentBuild) Close() error {
 	return err
 }
 
-// segmentSource is a document's stored fields: the article's document
-// (id, content, metadata) without its vector, about 120 bytes.
-func segmentSource(i int) []byte {
-	return fmt.Appendf(nil, `{"id":"doc-%d","content":"passage %d of the synthetic corpus","metadata":{"category":"c%d","year":%d}}`,
-		i, i, i%10, 2015+i%10)
-}
-
 // buildSegments ingests the environment's data set (key i = row i) into
 // a new collection, in the scale's batches.
 func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
@@ -124,7 +118,7 @@ func BuildSegments(env *Env, s SegmentSetup) (*SegmentBuild, error) {
 	docs := func(lo, hi int) []segment.Doc {
 		out := make([]segment.Doc, 0, hi-lo)
 		for i := lo; i < hi; i++ {
-			out = append(out, segment.Doc{Key: uint64(i), Vector: ds.Base.Row(i), Source: segmentSource(i)})
+			out = append(out, segment.Doc{Key: uint64(i), Vector: ds.Base.Row(i), Source: dataset.Document(i)})
 		}
 		return out
 	}

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -107,6 +108,7 @@ type Result struct {
 	metrics.Measured
 	DistComps      float64 // mean distance computations per query
 	PayloadReads   float64 // mean stored payloads a filter decoded per query (0 where it reads payload indexes only)
+	Decompressed   float64 // mean stored-field bytes the fetch decompressed per query (Elasticsearch's fetch stored_fields; 0 otherwise)
 	BytesPerVector float64 // resident bytes per document: vectors, links, codes
 	Plan           string  // the query plan the store ran (profile.Plan), or the index's request
 }
@@ -121,6 +123,9 @@ func (r Result) String() string {
 		grouped(r.DistComps), grouped(r.BytesPerVector))
 	if r.PayloadReads > 0 {
 		fmt.Fprintf(&b, ", %s payload reads/query", grouped(r.PayloadReads))
+	}
+	if r.Decompressed > 0 {
+		fmt.Fprintf(&b, ", %s KB decompressed/query", grouped(r.Decompressed/1024))
 	}
 	if r.Where != "" {
 		fmt.Fprintf(&b, ", where %s", r.Where)
@@ -206,14 +211,23 @@ func Store(s *profile.Store, q *Queries) (Result, error) {
 	}
 	var (
 		dist, reads int
+		unpacked    int64
 		plan        profile.Plan
 		path        string // the first timed query's filtered path
 	)
-	m, err := q.loop().Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
+	// The queries run on this goroutine, locked to its thread, so the
+	// thread's CPU clock times them beside the wall clock (CPUQPS): the
+	// figure a loaded machine does not stretch.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	loop := q.loop()
+	loop.CPU = metrics.ThreadCPU
+	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		res, st, how, pr, err := search(q.Vectors.Row(i))
 		if pass == 0 {
 			dist += st.DistComps
 			reads += pr
+			unpacked += st.Decompressed
 			plan = st.Plan
 			if path == "" {
 				path = how
@@ -229,7 +243,7 @@ func Store(s *profile.Store, q *Queries) (Result, error) {
 	}
 	r := Result{Label: p.Kind.String(), Where: q.Filter, Warmup: q.warmup(), Measured: m,
 		DistComps: float64(dist) / float64(q.Vectors.N), PayloadReads: float64(reads) / float64(q.Vectors.N),
-		BytesPerVector: s.BytesPerVector(), Plan: plan.String()}
+		Decompressed: float64(unpacked) / float64(q.Vectors.N), BytesPerVector: s.BytesPerVector(), Plan: plan.String()}
 	if path != "" {
 		r.Plan += "; " + path + " (query 0)"
 	}

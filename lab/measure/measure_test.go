@@ -2,6 +2,7 @@ package measure
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,11 @@ func TestStoreMeasures(t *testing.T) {
 			}
 			if want := p.Plan(10, ds.Base.Dim).String(); qs.Filter == "" && r.Plan != want {
 				t.Errorf("%s: plan %q, want %q", p.Kind, r.Plan, want)
+			}
+			// The thread's CPU clock times the same queries (on Linux;
+			// elsewhere it reads 0 and CPUQPS stays 0).
+			if r.Latency.P50 <= 0 || runtime.GOOS == "linux" && r.CPUQPS <= 0 {
+				t.Errorf("%s %q: p50 %v, CPU QPS %v", p.Kind, qs.Filter, r.Latency.P50, r.CPUQPS)
 			}
 			if r.BytesPerVector != s.BytesPerVector() {
 				t.Errorf("%s: bytes/vector %v, store says %v", p.Kind, r.BytesPerVector, s.BytesPerVector())

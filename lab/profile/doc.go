@@ -64,6 +64,8 @@
 //	                                                                            field_name (none)
 //	Profile.IterativeScan        hnsw.iterative_scan   —                        —                           —                                     filtered.Request.Strategy
 //	→ Store.WithIterativeScan    (off)                                                                                                            (IterativeRelaxed, IterativeStrict)
+//	Profile.Fetch                —                     —                        —                           stored_fields (_id beside _source)    segment.Options.Fetch
+//	→ Store.WithFetch                                                                                       or docvalue_fields (lab default)      (IDsFromStored, IDsFromColumn)
 //	Profile.Segments             1                     1                        default_segment_number      segments left by refresh and merges   segment.Config.Heads / ForceMerge
 //	Profile.Type                 —                     —                        —                           index_options.type                    segment.Config.Encoding
 //	Profile.RefreshInterval      —                     —                        —                           index.refresh_interval                segment.Collection.Refresh
@@ -76,7 +78,8 @@
 // A profile prints and parses ([Profile.String], [Parse]) and describes
 // itself the way the live service shows its index ([Profile.Describe]).
 // Query-time settings are overridden per view ([Store.WithEf],
-// [Store.WithOversample]) without rebuilding. A view is validated on the
+// [Store.WithOversample], [Store.WithIterativeScan], [Store.WithFetch])
+// without rebuilding. A view is validated on the
 // way in, as Open validates a profile: a value out of the store's own
 // range (and a search's k out of it) makes every verb answer a
 // [KnobError] in the learner's terms: the call as written, the store's

@@ -95,3 +95,33 @@ func ExampleProfile_Payload() {
 	// true true false <nil>
 	// payload_index=colour on qdrant: payload_index colour is out of range, allowed field names of the payload, comma-separated: the points' payload has no field "colour" (it has category, year, region): each PUT /collections/{name}/index names one field_name of the points' payload (qdrant/qdrant v1.19 lib/collection/src/operations/types.rs CreateFieldIndex)
 }
+
+// Elasticsearch reads each hit's _id from the stored fields it keeps
+// beside _source, compressed in blocks; a doc-values column holds the id
+// alone. A view chooses where the ids come from (E17): the same hits,
+// blocks decompressed or none.
+func ExampleStore_WithFetch() {
+	ds, err := dataset.Generate(dataset.Config{N: 2000, Queries: 1, Dim: 16, Clusters: 4, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := profile.Default(profile.Elasticsearch)
+	p.Type = profile.HNSWType // float32 graphs
+	es, err := p.Build(ds.Base, profile.BuildOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer es.Close()
+	for _, mode := range []string{"docvalue_fields", "stored_fields"} {
+		res, st, err := es.WithFetch(mode).SearchStats(ds.Queries.Row(0), 100)
+		fmt.Printf("%-15s %d hits, blocks decompressed: %t, %v\n", mode, len(res), st.Blocks > 0, err)
+	}
+	_, err = es.WithFetch("_source").Search(ds.Queries.Row(0), 100)
+	fmt.Println(err != nil)
+	// Output:
+	// docvalue_fields 100 hits, blocks decompressed: false, <nil>
+	// stored_fields   100 hits, blocks decompressed: true, <nil>
+	// true
+}

@@ -216,6 +216,38 @@ func checkIterativeScan(kind Kind, call, mode string) *KnobError {
 	return r.err(call, kind, strconv.Quote(mode))
 }
 
+// fetchRules are the stores' rules for where a search reads each hit's
+// id (Profile.Fetch, [Store.WithFetch]): Elasticsearch's alone; the
+// other stores return their ids with the vector search.
+var fetchRules = map[Kind]knobRule{
+	PGVector: {rule: "pgvector has no fetch setting: the id is a column of the row the index scan returns",
+		source: "pgvector/pgvector v0.8.0 README.md \"Querying\""},
+	Redis: {rule: "Redis has no fetch setting: FT.SEARCH returns each hit's key with its score (RETURN 0 returns nothing else)",
+		source: "RediSearch/RediSearch v2.10 docs \"FT.SEARCH\""},
+	Qdrant: {rule: "Qdrant has no fetch setting: a point's id comes with its score (with_payload: false skips the payload)",
+		source: "qdrant/qdrant v1.19 lib/segment/src/types.rs ScoredPoint"},
+	Elasticsearch: {"fetch", "stored_fields, docvalue_fields",
+		`a search reads each hit's _id from its stored fields (the default; "stored_fields": "_none_" turns that off) or a field from doc values ("docvalue_fields")`,
+		"elastic/elasticsearch 9.x server/src/main/java/org/elasticsearch/search/fetch/FetchPhase.java, StoredFieldsContext.java"},
+}
+
+// checkFetch validates a fetch mode; call is how it was given
+// (WithFetch("…") or fetch=…).
+func checkFetch(kind Kind, call, mode string) *KnobError {
+	r, ok := fetchRules[kind]
+	if !ok {
+		return nil // an unknown kind is Validate's to report
+	}
+	if kind != Elasticsearch {
+		return r.err(call, kind, strconv.Quote(mode))
+	}
+	switch mode {
+	case "stored_fields", "docvalue_fields":
+		return nil
+	}
+	return r.err(call, kind, strconv.Quote(mode))
+}
+
 // payloadIndexRules are the stores' rules for Qdrant's payload indexes
 // (Profile.PayloadIndex): Qdrant's alone, as the article's stores are
 // set up by Spring AI.

@@ -44,6 +44,8 @@ func TestKnobErrors(t *testing.T) {
 	noOversample := func(call string, v float64) knob { return knob{call, os(v), "", "", 0} }
 	scan := func(m string) func(*Store) *Store { return func(s *Store) *Store { return s.WithIterativeScan(m) } }
 	noScan := func(m string) knob { return knob{fmt.Sprintf("WithIterativeScan(%q)", m), scan(m), "", "", 0} }
+	fetch := func(m string) func(*Store) *Store { return func(s *Store) *Store { return s.WithFetch(m) } }
+	noFetch := func(m string) knob { return knob{fmt.Sprintf("WithFetch(%q)", m), fetch(m), "", "", 0} }
 	same := func(s *Store) *Store { return s }
 	badK := func(kk int, allowed, setting string) knob {
 		return knob{fmt.Sprintf("Search(q, %d)", kk), same, allowed, setting, kk}
@@ -63,6 +65,7 @@ func TestKnobErrors(t *testing.T) {
 			badK(0, "≥ 1", "LIMIT"), badK(-1, "≥ 1", "LIMIT"),
 			{`WithIterativeScan("on")`, scan("on"), "off, relaxed_order, strict_order", "hnsw.iterative_scan", 0},
 			{`WithIterativeScan("")`, scan(""), "off, relaxed_order, strict_order", "hnsw.iterative_scan", 0},
+			noFetch("stored_fields"),
 		}, []func(*Store) *Store{ef(1), ef(1000), scan("off"), scan("relaxed_order"), scan("strict_order")}},
 		{Redis, []knob{
 			{"WithEf(-3)", ef(-3), "≥ 1", "EF_RUNTIME", 0},
@@ -71,6 +74,7 @@ func TestKnobErrors(t *testing.T) {
 			noOversample("WithOversample(2)", 2),
 			badK(0, "≥ 1", "KNN k"),
 			noScan("relaxed_order"),
+			noFetch("docvalue_fields"),
 		}, []func(*Store) *Store{ef(1), ef(50), ef(100000)}},
 		{Qdrant, []knob{
 			{"WithEf(-3)", ef(-3), "≥ 1", "hnsw_ef", 0},
@@ -79,6 +83,7 @@ func TestKnobErrors(t *testing.T) {
 			noOversample("WithOversample(-1)", -1),
 			badK(0, "≥ 1", "limit"),
 			noScan("off"),
+			noFetch("stored_fields"),
 		}, []func(*Store) *Store{ef(1), ef(64)}},
 		{Elasticsearch, []knob{
 			{"WithEf(-3)", ef(-3), "k…10000", "num_candidates", 0},
@@ -91,7 +96,10 @@ func TestKnobErrors(t *testing.T) {
 			{"WithOversample(+Inf)", os(inf), "0 (none) or ≥ 1", "oversample", 0},
 			badK(0, "1…10000", "k"), badK(10001, "1…10000", "k"),
 			noScan("strict_order"),
-		}, []func(*Store) *Store{ef(10), ef(10000), os(0), os(1), os(3)}},
+			{`WithFetch("_source")`, fetch("_source"), "stored_fields, docvalue_fields", "fetch", 0},
+			{`WithFetch("")`, fetch(""), "stored_fields, docvalue_fields", "fetch", 0},
+			{`WithFetch("_id")`, fetch("_id"), "stored_fields, docvalue_fields", "fetch", 0},
+		}, []func(*Store) *Store{ef(10), ef(10000), os(0), os(1), os(3), fetch("stored_fields"), fetch("docvalue_fields")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.kind.String(), func(t *testing.T) {

@@ -126,6 +126,19 @@ type Profile struct {
 	// a view sets it with [Store.WithIterativeScan].
 	IterativeScan string
 
+	// Fetch is how an Elasticsearch search reads each hit's id in its
+	// fetch phase: "stored_fields" reads _id from the hit's stored fields,
+	// kept beside _source in blocks compressed together (Elasticsearch's
+	// own default hit, FetchPhase loading the stored _id), so each hit's
+	// block is decompressed (once per query for the hits it shares);
+	// "docvalue_fields" reads it from a doc-values column
+	// ("stored_fields": "_none_" with "docvalue_fields": ["id"], the
+	// article's "id isolated"): 8 bytes a hit, nothing decompressed. ""
+	// is the lab's default, docvalue_fields, so that the other experiments
+	// time the vector search alone; E17 sets stored_fields. Elasticsearch
+	// only; a view sets it with [Store.WithFetch].
+	Fetch string
+
 	// Qdrant.
 	FullScanThresholdKB int // below this many KB of vectors a segment is searched exactly (10000)
 	IndexingThresholdKB int // a segment gets an HNSW graph from this many KB of vectors (10000)
@@ -391,6 +404,11 @@ func (p Profile) Validate() error {
 			errs = append(errs, fmt.Errorf("profile: %w", e))
 		}
 	}
+	if p.Fetch != "" {
+		if e := checkFetch(p.Kind, "fetch="+p.Fetch, p.Fetch); e != nil {
+			errs = append(errs, fmt.Errorf("profile: %w", e))
+		}
+	}
 	if p.PayloadIndex != "" {
 		if _, e := payloadIndexFields(p.Kind, p.PayloadIndex); e != nil {
 			errs = append(errs, fmt.Errorf("profile: %w", e))
@@ -524,6 +542,9 @@ func (p Profile) String() string {
 	if p.IterativeScan != "" {
 		fmt.Fprintf(&b, " iterative_scan=%s", p.IterativeScan)
 	}
+	if p.Fetch != "" {
+		fmt.Fprintf(&b, " fetch=%s", p.Fetch)
+	}
 	if p.Kind == Qdrant || p.PayloadM != 0 {
 		fmt.Fprintf(&b, " payload_m=%d", p.PayloadM)
 	}
@@ -592,6 +613,8 @@ func Parse(s string) (Profile, error) {
 			p.PayloadIndex = v
 		case "iterative_scan", "hnsw.iterative_scan":
 			p.IterativeScan = strings.ToLower(v)
+		case "fetch":
+			p.Fetch = v
 		case "enable_seqscan":
 			switch strings.ToLower(v) {
 			case "on", "true":

@@ -14,6 +14,7 @@ import (
 	"github.com/veclab/veclab/engine/filter"
 	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/engine/flat"
+	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/dataset"
 )
@@ -26,7 +27,9 @@ func TestStringParse(t *testing.T) {
 	pg.Ef, pg.KeepPruned, pg.Metric = 200, false, engine.L2
 	qd := Default(Qdrant)
 	qd.PayloadM = -1
-	ps = append(ps, custom, pg, qd)
+	es := Default(Elasticsearch)
+	es.Fetch = "stored_fields"
+	ps = append(ps, custom, pg, qd, es)
 	for _, p := range ps {
 		got, err := Parse(p.String())
 		if err != nil {
@@ -687,5 +690,132 @@ func TestElasticsearchRefreshes(t *testing.T) {
 	}
 	if f := s.Footprint(); f.Codes == 0 || f.Docs != 5000 {
 		t.Errorf("footprint %+v: want the codes of 5,000 documents", f)
+	}
+}
+
+// TestPayloadLinksBuiltOnce: binding a Qdrant store to its metadata again
+// (a new filter.Store with the same payload indexes, as measure.Store
+// makes one per filter) reuses the payload-block links built the first
+// time, and every filtered search answers exactly as on links built
+// afresh; other indexed fields or other values build other links.
+func TestPayloadLinksBuiltOnce(t *testing.T) {
+	ds := smallData(t, 600)
+	metaOf := func(fields []filter.Field, value func(i int) string) *filter.Store {
+		st, err := filter.NewStore(filter.Schema{Fields: fields})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range ds.Meta {
+			if _, err := st.Add(filter.Doc{Key: strconv.Itoa(i), Meta: map[string]any{"category": value(i), "year": d.Year}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return st
+	}
+	both := []filter.Field{{Name: "category", Kind: filter.KindKeyword, Indexed: true}, {Name: "year", Kind: filter.KindInteger, Indexed: true}}
+	category := func(i int) string { return ds.Meta[i].Category }
+	p := Default(Qdrant)
+	p.Segments, p.IndexingThresholdKB, p.FullScanThresholdKB = 1, 1, 15
+	s, err := p.Build(ds.Base, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	graphOf := func(meta *filter.Store) (*filtered.Collection, *filtered.PayloadGraph) {
+		t.Helper()
+		coll, err := s.Filtered(meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg, ok := coll.Graph().(*filtered.PayloadGraph)
+		if !ok {
+			t.Fatalf("no payload links: graph %T", coll.Graph())
+		}
+		return coll, pg
+	}
+	meta1, meta2 := metaOf(both, category), metaOf(both, category)
+	_, g1 := graphOf(meta1)
+	c2, g2 := graphOf(meta2)
+	if g1 != g2 {
+		t.Errorf("the same indexes bound twice built the links twice")
+	}
+	// Links built afresh, outside the cache, on the same graph and settings.
+	base, err := filtered.New(g1.Base().(*hnsw.Index).Vectors(), meta2, filtered.Options{Metric: p.Metric, Graph: g1.Base(), M: p.M})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _, err := base.WithPayloadLinks(filtered.PayloadLinksConfig{PayloadM: p.PayloadM, Threshold: p.FullScanThreshold(ds.Base.Dim),
+		EfConstruction: p.EfConstruction, Seed: p.Seed, Workers: p.Workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, expr := range []string{"category == 'c3'", "year >= 2022", "category == 'c1' && year < 2020"} {
+		f, err := meta2.CompileString(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for qi := 0; qi < ds.Queries.N; qi++ {
+			want, wst, err1 := s.SearchFilter(fresh, ds.Queries.Row(qi), 10, f)
+			got, gst, err2 := s.SearchFilter(c2, ds.Queries.Row(qi), 10, f)
+			wst.Elapsed, gst.Elapsed = 0, 0 // the one figure a clock sets
+			if err1 != nil || err2 != nil || !slices.Equal(got, want) || gst != wst {
+				t.Fatalf("%s, query %d: cached links %v %+v (%v), fresh %v %+v (%v)", expr, qi, got, gst, err2, want, wst, err1)
+			}
+		}
+	}
+	// Another set of indexed fields, or other values, is another build.
+	_, g3 := graphOf(metaOf(both[:1], category))
+	_, g4 := graphOf(metaOf(both, func(i int) string { return ds.Meta[(i+1)%len(ds.Meta)].Category }))
+	if g3 == g1 || g4 == g1 || g3 == g4 {
+		t.Errorf("different payload indexes shared links: %p %p %p", g1, g3, g4)
+	}
+	if _, g5 := graphOf(meta1); g5 != g1 {
+		t.Errorf("the first indexes bound a third time built the links again")
+	}
+}
+
+// TestFetch: an Elasticsearch store keeps every document's source in its
+// stored fields; reading the hits' ids from there (fetch stored_fields)
+// answers exactly what the id column answers, and decompresses blocks
+// that the column does not touch. A profile's fetch is validated as the
+// view's is.
+func TestFetch(t *testing.T) {
+	ds := smallData(t, 1200)
+	p := Default(Elasticsearch)
+	p.Type, p.Segments = HNSWType, 4
+	s, err := p.Build(ds.Base, BuildOptions{Batch: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for qi := 0; qi < ds.Queries.N; qi++ {
+		q := ds.Queries.Row(qi)
+		col, cst, err1 := s.WithFetch("docvalue_fields").SearchStats(q, 50)
+		def, dst, err2 := s.SearchStats(q, 50)
+		sto, sst, err3 := s.WithFetch("stored_fields").SearchStats(q, 50)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(col, sto) || !slices.Equal(col, def) || len(col) != 50 {
+			t.Fatalf("query %d: stored fields %v, column %v, default %v", qi, sto, col, def)
+		}
+		if cst.Decompressed != 0 || dst.Decompressed != 0 || sst.Decompressed <= 0 || sst.Blocks < 1 {
+			t.Fatalf("query %d: decompressed column %d, default %d, stored %d bytes in %d blocks", qi, cst.Decompressed, dst.Decompressed, sst.Decompressed, sst.Blocks)
+		}
+		// Every hit's block decompressed at least its own source.
+		if sst.Decompressed < int64(len(dataset.Document(0))) {
+			t.Fatalf("query %d: %d bytes decompressed for 50 hits", qi, sst.Decompressed)
+		}
+	}
+	bad := Default(Elasticsearch)
+	bad.Fetch = "_source"
+	var ke *KnobError
+	if err := bad.Validate(); !errors.As(err, &ke) || ke.Call != "fetch=_source" {
+		t.Errorf("fetch=_source: %v", err)
+	}
+	qd := Default(Qdrant)
+	qd.Fetch = "stored_fields"
+	if err := qd.Validate(); !errors.As(err, &ke) || ke.Store != Qdrant {
+		t.Errorf("qdrant fetch=stored_fields: %v", err)
 	}
 }

@@ -11,10 +11,12 @@ import (
 	"sync/atomic"
 
 	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/segment"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/engine/vfs"
+	"github.com/veclab/veclab/lab/dataset"
 )
 
 // BuildOptions tune how [Profile.Build] loads a data set.
@@ -94,6 +96,9 @@ type core struct {
 	refreshes int64      // Elasticsearch: refresh intervals of emulated ingest time done
 	closed    atomic.Bool
 	coll      *segment.Collection
+
+	linksMu sync.Mutex                          // serialises payload-link builds, guards links
+	links   map[linksKey]*filtered.PayloadGraph // Qdrant's payload-block links built so far (payloadLinks)
 }
 
 // ESIngestRate is the ingest rate, in documents per second, at which the
@@ -380,6 +385,29 @@ func (s *Store) WithOversample(x float64) *Store {
 	return &v
 }
 
+// WithFetch returns a view whose Elasticsearch searches read each hit's
+// id as mode says (Profile.Fetch): "stored_fields" from the stored
+// fields, where _id sits beside the document's _source in compressed
+// blocks (Elasticsearch's default hit: every hit's block decompressed,
+// counted in QueryStats.Decompressed), or "docvalue_fields" from a
+// doc-values column (the article's "id isolated"; the lab's default).
+// The store keeps every document's source (dataset.Document) in its
+// stored fields as Elasticsearch keeps _source. The other stores return
+// ids with the vector search and have no such setting; a bad mode makes
+// a view whose verbs all answer a [KnobError].
+func (s *Store) WithFetch(mode string) *Store {
+	v := *s
+	if v.err != nil {
+		return &v
+	}
+	if e := checkFetch(s.c.p.Kind, fmt.Sprintf("WithFetch(%q)", mode), mode); e != nil {
+		v.err = e
+		return &v
+	}
+	v.p.Fetch = mode
+	return &v
+}
+
 // Err returns the view's first knob out of range (a *[KnobError]), or
 // nil: what every verb of the view would answer.
 func (s *Store) Err() error { return s.err }
@@ -499,6 +527,11 @@ func (s *Store) Ingest(m *vec.Matrix) error {
 	docs := make([]segment.Doc, m.N)
 	for i := range docs {
 		docs[i] = segment.Doc{Key: first + uint64(i), Vector: m.Row(i)}
+		if c.p.Kind == Elasticsearch {
+			// Elasticsearch keeps each document's _source (and _id) in
+			// its stored fields: what a fetch of stored_fields reads.
+			docs[i].Source = dataset.Document(int(docs[i].Key))
+		}
 	}
 	if err := c.coll.Add(docs); err != nil {
 		return fmt.Errorf("profile %s: ingest: %w", c.p.Kind, err)
@@ -596,6 +629,11 @@ type QueryStats struct {
 	// Plan is the query plan the search ran ([Profile.Plan] of the
 	// view's profile), computed once per search.
 	Plan Plan
+	// Decompressed counts the stored-field bytes the fetch decompressed
+	// to read the hits' ids (Elasticsearch with fetch stored_fields;
+	// 0 otherwise), Blocks the blocks.
+	Decompressed int64
+	Blocks       int
 }
 
 // LeafPaths counts the segments of a filtered Elasticsearch search by
@@ -707,10 +745,14 @@ func (s *Store) search(verb string, q []float32, k int, accept func(key uint64) 
 		o.Patience = p.Patience()
 		o.Filter, o.FilteredSearchThreshold = accept, p.FilteredSearchThreshold()
 		o.K, o.Rescore = k, pl.Rescore
+		if p.Fetch == "stored_fields" {
+			o.Fetch = segment.IDsFromStored
+		}
 	}
 	hits, sst, err := c.coll.Search(q, o)
 	st.DistComps, st.Exact, st.Rescored = sst.DistComps, sst.Exact > 0, sst.Rescored
 	st.Leaves = LeafPaths{sst.Exhaustive, sst.FilteredWalk, sst.Graph, sst.ExactFallback}
+	st.Decompressed, st.Blocks = sst.Decompressed, sst.Blocks
 	if errors.Is(err, engine.ErrEmpty) {
 		return nil, st, nil // nothing searchable yet
 	}

@@ -117,7 +117,13 @@ int main(int argc, char **argv) {
         if (metric == "cosine") {
             peer::normalize(base);
             peer::normalize(query);
-            kind = metric_kind_t::cos_k;
+            // On unit vectors cosine is 1 − inner product, so f32 storage
+            // searches with ip_k: cos_k would recompute both norms in every
+            // distance, work hnswlib (InnerProductSpace after the same
+            // normalisation) and veclab do not do, and the comparison would
+            // charge USearch for it. i8 keeps cos_k, the metric USearch's
+            // int8 cast (round(127·x) of the unit vector) is documented for.
+            kind = quant == "f32" ? metric_kind_t::ip_k : metric_kind_t::cos_k;
         } else if (metric == "ip" || metric == "dot") {
             kind = metric_kind_t::ip_k;
         } else if (metric == "l2") {
