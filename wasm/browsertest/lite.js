@@ -1443,8 +1443,9 @@ async function notebooksOnly() {
 	// notebooks that failed in the browser before lab/scratch (07, 12,
 	// 13), which fit the suite's time.
 	const pick = new RegExp(process.env.LITE_NOTEBOOKS || "^(02|07|12|13)-");
-	// The notebooks whose disk tables run in the tab (lab/scratch).
-	const diskNotebooks = /^(07|12|13)-/;
+	// The notebooks whose disk tables run in the tab (lab/scratch): 06's
+	// E12, 07, 12, 13 and 14's E26.
+	const diskNotebooks = /^(06|07|12|13|14)-/;
 	const names = fs.readdirSync(path.join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb") && pick.test(f)).sort();
 	check(names.length > 0, "no notebooks in notebooks/");
 	const { profile, context } = await launch();
