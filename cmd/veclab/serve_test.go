@@ -144,14 +144,18 @@ func TestBrowserLinks(t *testing.T) {
 
 // TestBrowserNotebooks serves the JupyterLite site and runs lite.js
 // -notebooks in chromium: notebooks opened in one page at
-// ?VECLAB_SCALE=small, each with a new Go kernel, and run whole; the
-// first cell that ends in an error fails the test naming the notebook,
-// the cell and the message. The suite runs 02 and the disk notebooks 07,
-// 12 and 13 (which stopped at os.MkdirTemp in the browser before
-// lab/scratch); LITE_NOTEBOOKS=. runs all 17 (about 30 min on 2 loaded
-// cores, over the suite's budget). Notebook 02 is checked further (its E02 table,
-// its vega-embed charts, its progress bar). The log has each notebook's
-// code cells and wall time.
+// ?VECLAB_SCALE=small, each with a new Go kernel, and run whole; a
+// notebook stops at its first cell that ends in an error (or has no reply
+// in 10 min), and the test fails naming each notebook that stopped, the
+// cell and the message, and any page error. The suite runs 02 and the
+// disk notebooks 07, 12 and 13 (which stopped at os.MkdirTemp in the
+// browser before lab/scratch), whose tables must say their disk is
+// SIMULATED. LITE_NOTEBOOKS (a regular expression over the file names)
+// picks others; "." runs every notebook: 20 in 11.8 min of notebooks on
+// 2 cores at load average 8–30, 14 min with the site's build, over the
+// suite's budget (docs/testing.md). Notebook 02 is checked further (its
+// E02 table, its vega-embed charts, its progress bar). The log has each
+// notebook's code cells and wall time.
 func TestBrowserNotebooks(t *testing.T) {
 	limit := 15 * time.Minute
 	if os.Getenv("LITE_NOTEBOOKS") != "" {
