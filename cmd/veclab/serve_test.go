@@ -151,9 +151,9 @@ func TestBrowserLinks(t *testing.T) {
 // disk notebooks 07, 12 and 13 (which stopped at os.MkdirTemp in the
 // browser before lab/scratch), whose tables must say their disk is
 // SIMULATED. LITE_NOTEBOOKS (a regular expression over the file names)
-// picks others; "." runs every notebook: 20 in 11.8 min of notebooks on
-// 2 cores at load average 8–30, 14 min with the site's build, over the
-// suite's budget (docs/testing.md). Notebook 02 is checked further (its
+// picks others; "." runs every notebook: 20 in 5.1 min of notebooks on 2
+// cores at load average 5–16 (341 s with the site's build), 11.8 min at
+// 20–30, over the suite's budget (docs/testing.md). Notebook 02 is checked further (its
 // E02 table, its vega-embed charts, its progress bar). The log has each
 // notebook's code cells and wall time.
 func TestBrowserNotebooks(t *testing.T) {
