@@ -16,8 +16,9 @@ import (
 // errs or skips (clear_output and the pager included). conformance.py adds
 // veclab's cases in the suite's manner: the magics' output, a cell reading
 // standard input answered through input_request (and refused without
-// allow_stdin), is_complete of magic cells, and kernel_info's
-// supported_features.
+// allow_stdin), is_complete of magic cells, kernel_info's
+// supported_features, and the debug requests of JupyterLab's variables
+// panel on the control channel.
 func TestConformance(t *testing.T) {
 	needJupyter(t)
 	testenv.Need(t, testenv.KernelTest)
@@ -47,9 +48,9 @@ func TestConformance(t *testing.T) {
 	for _, s := range res.Skipped {
 		t.Errorf("%s skipped: %s", s[0], s[1])
 	}
-	// jupyter_kernel_test 0.4.5's 12 tests and veclab's 9 (magics, stdin,
-	// supported_features).
-	if res.Run < 21 || len(res.Passed) != res.Run {
+	// jupyter_kernel_test 0.4.5's 12 tests and veclab's 10 (magics, stdin,
+	// supported_features, the debugger).
+	if res.Run < 22 || len(res.Passed) != res.Run {
 		t.Errorf("%d tests run, %d passed: %v", res.Run, len(res.Passed), res.Passed)
 	}
 }

@@ -65,7 +65,8 @@
 // supported_features (JEP 92), and the kernelspec's metadata says
 // debugger true, which is what JupyterLab reads to offer its Debugger: on
 // the control channel the kernel answers the debug requests of its
-// variables panel (debug.go) — debugInfo, initialize, attach,
+// variables panel (eval.Debugger, which the browser kernel answers with
+// too; debug.go sends its replies) — debugInfo, initialize, attach,
 // configurationDone, disconnect, inspectVariables, richInspectVariables —
 // listing the variables, constants and functions the cells defined with
 // their Go types and short values, and a variable rendered as a cell

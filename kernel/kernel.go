@@ -118,7 +118,7 @@ type kernel struct {
 	// control channel reads the session's variables only when it can take
 	// it (debug.go).
 	evalMu sync.Mutex
-	dbg    *debugger
+	dbg    *eval.Debugger
 }
 
 // Run serves the kernel until ctx is done or a shutdown_request arrives.
@@ -428,12 +428,12 @@ func (k *kernel) handle(ctx context.Context, sock zmq4.Socket, chanName string, 
 		k.evalMu.Lock()
 		defer k.evalMu.Unlock()
 		if typ == "execute_request" {
-			defer k.dbg.snapshot()
+			defer k.dbg.Snapshot()
 		}
 	}
 	switch typ {
 	case "kernel_info_request":
-		k.reply(sock, msg, "kernel_info_reply", kernelInfo(k.dbg.lister != nil))
+		k.reply(sock, msg, "kernel_info_reply", kernelInfo(k.dbg.Enabled()))
 	case "debug_request":
 		k.debugRequest(sock, msg)
 	case "execute_request":

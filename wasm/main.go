@@ -20,6 +20,9 @@
 //	veclab.complete(code, pos)   Promise<{start, end, matches}>
 //	veclab.inspect(code, pos)    Promise<{found, data?}>   (data: a MIME bundle)
 //	veclab.isComplete(code)      Promise<{status, indent}>  ("complete", "incomplete", "invalid")
+//	veclab.debug(content)        Promise<{reply, event?}>: the debug_reply content of a
+//	                             debug_request's content, and the debug_event to publish
+//	                             after it, each JSON text (eval.Debugger: the variables panel)
 //	veclab.interrupt()           stops the running cell where it can
 //	veclab.setInterruptFlag(a)   a: Int32Array on a SharedArrayBuffer; a[0] = 1 from
 //	                             another thread interrupts the running cell
@@ -107,6 +110,8 @@ func main() {
 	}
 	sessionAt := perf.Call("now").Float()
 	b := &bridge{sess: sess, capture: capture}
+	// Requests run on the worker goroutine, between cells: no lock.
+	b.dbg = eval.NewDebugger(sess, nil, "/veclab-cells/")
 	capture.Set("stdinRead", js.FuncOf(b.readStdin)) // stdin.go
 	comm.Default.SetTransport(commTransport{b})
 	go b.work()
@@ -129,6 +134,7 @@ func main() {
 	api.Set("complete", js.FuncOf(b.complete))
 	api.Set("inspect", js.FuncOf(b.inspect))
 	api.Set("isComplete", js.FuncOf(b.isComplete))
+	api.Set("debug", js.FuncOf(b.debug))
 	api.Set("goVersion", runtime.Version())
 	api.Set("interrupt", js.FuncOf(func(js.Value, []js.Value) any {
 		b.interrupt()
@@ -205,6 +211,7 @@ type bridge struct {
 	flag    js.Value // an Int32Array on a SharedArrayBuffer, or undefined
 	comms   commState
 	stdin   stdinState
+	dbg     *eval.Debugger
 }
 
 // setInterruptFlag is veclab.setInterruptFlag(int32Array): while a cell
@@ -607,6 +614,33 @@ func (b *bridge) isComplete(_ js.Value, args []js.Value) (ret any) {
 	return promise(false, func() any {
 		status, indent := b.sess.IsComplete(code)
 		return map[string]any{"status": status, "indent": indent}
+	})
+}
+
+// debug is veclab.debug(content): the debug_request's content (JSON
+// text) answered by eval.Debugger, as the native kernel answers it.
+func (b *bridge) debug(_ js.Value, args []js.Value) (ret any) {
+	defer func() {
+		if r := recover(); r != nil {
+			ret = rejected(fmt.Sprintf("veclab.debug: %v", r))
+		}
+	}()
+	if len(args) < 1 || args[0].Type() != js.TypeString {
+		return rejected("veclab.debug(content): content must be the debug_request's content as JSON text")
+	}
+	content := args[0].String()
+	return promise(false, func() any {
+		reply, event := b.dbg.Answer([]byte(content))
+		r, err := json.Marshal(reply)
+		if err != nil {
+			panic(err)
+		}
+		out := map[string]any{"reply": string(r)}
+		if event != nil {
+			e, _ := json.Marshal(event)
+			out["event"] = string(e)
+		}
+		return out
 	})
 }
 

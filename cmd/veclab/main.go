@@ -12,6 +12,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/veclab/veclab/engine/vec"
 )
 
 // command is one subcommand: run receives the arguments after its name.
@@ -68,6 +70,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		return 0
+	}
+	if err := vec.KernelSettingErr(); err != nil {
+		fmt.Fprintf(stderr, "veclab: %v\n", err)
+		return 2
 	}
 	c, rest := lookup(args)
 	if c == nil {

@@ -95,6 +95,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintf(stdout, "     · %s %s: %s\n", e.ID, fig.Row, articleFigure(fig))
 			}
 		}
+		if f.only == "" {
+			fmt.Fprint(stdout, experiment.ArticleList(false))
+		}
 		return nil
 	}
 	if len(exps) == 0 {

@@ -24,6 +24,16 @@ func TestBrowserStdin(t *testing.T) {
 	runLite(t, 6*time.Minute, "-stdin")
 }
 
+// TestBrowserDebugger serves the JupyterLite site and runs lite.js
+// -debugger in chromium: JupyterLab's debugger extension on the Go kernel
+// — the bug button starts it, its side panel lists a cell's variables (an
+// int's value, the Go types of the others) and a later cell's, a variable
+// opened from the panel shows its lab table as HTML, and debugInfo says
+// breakpoints are not supported.
+func TestBrowserDebugger(t *testing.T) {
+	runLite(t, 6*time.Minute, "-debugger")
+}
+
 // TestBrowserStaticHost writes the site with `veclab serve -out` (buildSite
 // and export, as run does) and serves the directory with Go's
 // http.FileServer, a static host that sends no COOP/COEP headers (checked

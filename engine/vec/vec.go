@@ -169,6 +169,13 @@ func Distance4(m engine.Metric) Dist4Func {
 // reports of machine facts.
 func KernelName() string { return f32.Impl() }
 
+// KernelSettingErr reports a VECLAB_SIMD value the engine did not
+// understand (it then runs the best kernels this CPU has), nil when the
+// variable is unset or valid. VECLAB_SIMD caps the kernels chosen at
+// start-up so that one machine stands in for another: "off" runs the
+// pure-Go twins, "avx2" stops at the AVX2 kernels on an AVX-512 CPU.
+func KernelSettingErr() error { return f32.SettingErr() }
+
 // SetAccelerated switches the float32 kernels between the SIMD ones chosen
 // for this CPU (true, the default) and their pure-Go twins (false), so an
 // experiment can measure what the assembly buys. It must not be called

@@ -65,6 +65,8 @@ var (
 		detect: pyModules("jupyter_kernel_test", "jupyter_kernel_test.KernelTests")}
 	Jupyter = &External{Name: "jupyter", What: "the `jupyter kernelspec` command, which lists the installed kernelspecs as a user does",
 		Debian: []string{"jupyter-client"}, Requires: []*External{Python3}, detect: command("jupyter", "kernelspec", "--version")}
+	ClassicNotebook = &External{Name: "jupyter-notebook", What: "the classic Jupyter Notebook (6.4), whose page the kernel package's TestClassicNotebook drives in chromium: magics and standard input",
+		Debian: []string{"jupyter-notebook"}, Requires: []*External{Python3}, detect: command("jupyter-notebook", "--version")}
 	NBConvert = &External{Name: "nbconvert", What: "nbconvert, which executes every notebook headless through the kernel",
 		Debian: []string{"jupyter-nbconvert"}, Requires: []*External{Python3}, detect: pyModules("nbconvert", "nbconvert.NotebookExporter")}
 	Chromium = &External{Name: "chromium", What: "the browser of the browser tests (JupyterLite site, explorer), driven by playwright-core; $CHROMIUM overrides its path",
@@ -95,7 +97,7 @@ var (
 
 // All returns every external, each after those it requires.
 func All() []*External {
-	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, KernelTest, Jupyter, NBConvert, Chromium, Node, NPM, USearch, BrowserTest, Lite, Export, PGlite, Vega, H5py, DuckDB, Fortunes, Sentences}
+	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, KernelTest, Jupyter, ClassicNotebook, NBConvert, Chromium, Node, NPM, USearch, BrowserTest, Lite, Export, PGlite, Vega, H5py, DuckDB, Fortunes, Sentences}
 }
 
 // Table is the list as a Markdown table (docs/testing.md holds it).

@@ -13,12 +13,13 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e02"] = Package{
 		Name: "e02",
 		Binds: map[string]Value{
-			"Experiment":     ValueOf(&e02.Experiment).Elem(),
-			"Measure":        ValueOf(e02.Measure),
-			"MeasureBreadth": ValueOf(e02.MeasureBreadth),
-			"ShapeVerdicts":  ValueOf(e02.ShapeVerdicts),
-			"Table":          ValueOf(e02.Table),
-			"Verdicts":       ValueOf(e02.Verdicts),
+			"Experiment":      ValueOf(&e02.Experiment).Elem(),
+			"LatencyVerdicts": ValueOf(e02.LatencyVerdicts),
+			"Measure":         ValueOf(e02.Measure),
+			"MeasureBreadth":  ValueOf(e02.MeasureBreadth),
+			"ShapeVerdicts":   ValueOf(e02.ShapeVerdicts),
+			"Table":           ValueOf(e02.Table),
+			"Verdicts":        ValueOf(e02.Verdicts),
 		}, Types: map[string]Type{
 			"Breadth": TypeOf((*e02.Breadth)(nil)).Elem(),
 		},

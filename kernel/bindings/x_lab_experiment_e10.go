@@ -16,6 +16,8 @@ func init() {
 			"CodesOrSegments": ValueOf(e10.CodesOrSegments),
 			"Experiment":      ValueOf(&e10.Experiment).Elem(),
 			"Measure":         ValueOf(e10.Measure),
+			"RebuildVerdicts": ValueOf(e10.RebuildVerdicts),
+			"Rebuilds":        ValueOf(e10.Rebuilds),
 			"Sizes":           ValueOf(e10.Sizes),
 			"Table":           ValueOf(e10.Table),
 			"Types":           ValueOf(&e10.Types).Elem(),

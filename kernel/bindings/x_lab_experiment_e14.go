@@ -13,9 +13,15 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e14"] = Package{
 		Name: "e14",
 		Binds: map[string]Value{
-			"Budget":     ValueOf(e14.Budget),
-			"Experiment": ValueOf(&e14.Experiment).Elem(),
-			"Verdicts":   ValueOf(e14.Verdicts),
+			"Budget":         ValueOf(e14.Budget),
+			"Experiment":     ValueOf(&e14.Experiment).Elem(),
+			"Growth":         ValueOf(e14.Growth),
+			"GrowthTable":    ValueOf(e14.GrowthTable),
+			"GrowthVerdicts": ValueOf(e14.GrowthVerdicts),
+			"Verdicts":       ValueOf(e14.Verdicts),
+		}, Types: map[string]Type{
+			"GrowthFit":   TypeOf((*e14.GrowthFit)(nil)).Elem(),
+			"GrowthPoint": TypeOf((*e14.GrowthPoint)(nil)).Elem(),
 		},
 	}
 }

@@ -14,6 +14,7 @@ func init() {
 		Name: "e18",
 		Binds: map[string]Value{
 			"Measure":  ValueOf(e18.Measure),
+			"Parity":   ValueOf(e18.Parity),
 			"Table":    ValueOf(e18.Table),
 			"Verdicts": ValueOf(e18.Verdicts),
 			"Visit":    ValueOf(e18.Visit),

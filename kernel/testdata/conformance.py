@@ -152,6 +152,48 @@ class VeclabKernelTests(jkt.KernelTests):
         self.assertIsInstance(feats, list)
         self.assertEqual("debugger" in feats, reply["content"]["debugger"])
 
+    def debug(self, command, arguments=None, seq=[0]):
+        # One debug_request on the control channel, as JupyterLab's
+        # debugger sends it; its debug_reply (validated as a reply to it).
+        seq[0] += 1
+        msg = self.kc.session.msg("debug_request", {
+            "seq": seq[0], "type": "request", "command": command, "arguments": arguments or {}})
+        self.kc.control_channel.send(msg)
+        reply = self.kc.get_control_msg(timeout=TIMEOUT)
+        self.assertEqual(reply["msg_type"], "debug_reply")
+        self.assertEqual(reply["parent_header"]["msg_id"], msg["header"]["msg_id"])
+        c = reply["content"]
+        self.assertEqual((c["type"], c["command"], c["request_seq"]), ("response", command, seq[0]))
+        return c
+
+    def test_veclab_debug_variables(self):
+        # The debug requests of JupyterLab's variables panel: initialize
+        # (then the initialized event on IOPub), attach, debugInfo saying
+        # no breakpoints, inspectVariables listing a cell's variable with
+        # its Go type and value, richInspectVariables as a MIME bundle,
+        # setBreakpoints answered unverified, disconnect.
+        self.flush_channels()
+        self.execute_helper(code="ef := 80")
+        c = self.debug("initialize", {"clientID": "jkt", "adapterID": "go"})
+        self.assertTrue(c["success"])
+        while True:
+            msg = self.kc.get_iopub_msg(timeout=TIMEOUT)
+            if msg["msg_type"] == "debug_event":
+                self.assertEqual(msg["content"]["event"], "initialized")
+                break
+        self.assertTrue(self.debug("attach")["success"])
+        info = self.debug("debugInfo")["body"]
+        self.assertTrue(info["isStarted"])
+        self.assertEqual((info["breakpoints"], info["breakpointsSupported"]), ([], False))
+        vs = {v["name"]: v for v in self.debug("inspectVariables")["body"]["variables"]}
+        self.assertEqual((vs["ef"]["type"], vs["ef"]["value"]), ("int", "80"))
+        rich = self.debug("richInspectVariables", {"variableName": "ef"})
+        self.assertEqual(rich["body"]["data"]["text/plain"], "80")
+        bps = self.debug("setBreakpoints", {"source": {"path": "cell.go"}, "breakpoints": [{"line": 1}]})
+        self.assertIs(bps["body"]["breakpoints"][0]["verified"], False)
+        self.assertTrue(self.debug("disconnect", {"restart": False, "terminateDebuggee": True})["success"])
+        self.assertFalse(self.debug("debugInfo")["body"]["isStarted"])
+
 
 class Result(unittest.TextTestResult):
     def __init__(self, *a, **kw):

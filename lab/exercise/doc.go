@@ -17,13 +17,21 @@
 // rebuilt by lab/picture on engine/hnsw and searched, a learner's recall
 // function is fed real search results and compared with lab/metrics, a
 // scalar code is decoded beside engine/quant's, an oversample is re-ranked
-// by lab/experiment's code rankings, an nprobe is searched on engine/ivf.
+// by lab/experiment's code rankings, an nprobe is searched on engine/ivf;
+// in the article notebooks a code size is read off a trained quantizer, a
+// save goes through vfs.WatermarkFS on a simulated disk, a graph's bytes
+// come from engine/hnsw, documents from nested.Index.ExactParents, and a
+// visit or oversample is measured by lab/measure on the notebook's own
+// IVF index and vector file. Exercises whose answer is the smallest value
+// reaching a target are checked at the answer and one below it, so a value
+// that reaches the target with more work than needed is wrong too.
 // A check is then right for the seed and scale the notebook ran at, and
 // stays right when the engine changes what the answer is.
 //
 // # Every exercise is tested
 //
-// Each constructor registers a solution (the compiled twin of the code
+// All lists the course's 24, in the notebooks' order, on the Fixtures each
+// notebook builds. Each constructor registers a solution (the compiled twin of the code
 // Solution shows) and one wrong answer; the package's test feeds every
 // exercise both: the solution must pass, the wrong answer must fail with the
 // exercise's hint.

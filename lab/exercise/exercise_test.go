@@ -5,36 +5,98 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/veclab/veclab/engine"
+	"github.com/veclab/veclab/engine/hnsw"
 	"github.com/veclab/veclab/engine/ivf"
+	"github.com/veclab/veclab/engine/nested"
+	"github.com/veclab/veclab/engine/rescore"
+	"github.com/veclab/veclab/engine/store"
+	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
+	"github.com/veclab/veclab/lab/scratch"
 )
 
 var (
 	smallOnce sync.Once
-	smallEnv  *experiment.Env
-	smallIVF  *ivf.Index
+	smallFix  Fixtures
 	smallErr  error
 )
 
-// small is one small-scale environment per test binary, and an IVF index
-// over its data as notebook 00d builds it.
-func small(t *testing.T) (*experiment.Env, *ivf.Index) {
+// small is one small-scale environment per test binary, and each
+// notebook's index over its data, built as the notebooks build them.
+func small(t *testing.T) Fixtures {
 	t.Helper()
-	smallOnce.Do(func() {
-		if smallEnv, smallErr = experiment.NewEnv(experiment.Small, 1); smallErr != nil {
-			return
-		}
-		ds, err := smallEnv.Dataset()
-		if err != nil {
-			smallErr = err
-			return
-		}
-		smallIVF, smallErr = ivf.Build(ds.Base, ivf.Config{Metric: smallEnv.Metric(), Seed: 1})
-	})
+	smallOnce.Do(func() { smallFix, smallErr = buildFixtures() })
 	if smallErr != nil {
 		t.Fatal(smallErr)
 	}
-	return smallEnv, smallIVF
+	return smallFix
+}
+
+func buildFixtures() (Fixtures, error) {
+	var f Fixtures
+	env, err := experiment.NewEnv(experiment.Small, 1)
+	if err != nil {
+		return f, err
+	}
+	f.Env = env
+	ds, err := env.Dataset()
+	if err != nil {
+		return f, err
+	}
+	f.Base = ds.Base
+	if f.Big, err = ivf.Build(ds.Base, ivf.Config{Metric: env.Metric(), Seed: 1}); err != nil {
+		return f, err
+	}
+	// Notebook 09: passages of the documents, a graph over them, the exact parents.
+	docs, err := dataset.ChunkPassages(ds.Base, ds.Base.N, dataset.PassageConfig{MinPassages: 2, MaxPassages: 8, Spread: 0.5, Seed: 1})
+	if err != nil {
+		return f, err
+	}
+	g, err := hnsw.New(hnsw.Config{Dim: ds.Base.Dim, Metric: engine.Cosine, M: 16, EfConstruction: 100, Seed: 1, Workers: 1})
+	if err != nil {
+		return f, err
+	}
+	keys := make([]uint64, docs.Len())
+	for i := range keys {
+		keys[i] = uint64(i)
+	}
+	if err := g.AddBatch(keys, docs.Vectors); err != nil {
+		return f, err
+	}
+	if f.Nested, err = nested.New(g.Vectors(), docs.ParentOf, engine.Cosine, g); err != nil {
+		return f, err
+	}
+	if f.Parents, err = measure.ExactParents(f.Nested, ds.Queries, env.Scale.K); err != nil {
+		return f, err
+	}
+	// Notebook 12: 2-bit IVF lists, the vector file and its rescorer, the exact top 100.
+	// (at 10,000 vectors: the small scale's 2,000 fill five lists, too few for a visit percentage to mean anything).
+	ds12, err := dataset.Generate(dataset.Config{N: 10000, Queries: 20, Dim: 96, Clusters: 40, Seed: 1})
+	if err != nil {
+		return f, err
+	}
+	if f.IVF, err = ivf.Build(ds12.Base, ivf.Config{Metric: env.Metric(), Bits: 2, Seed: 1, Workers: 1}); err != nil {
+		return f, err
+	}
+	if f.Q100, err = measure.Exact(ds12, 100, env.Metric()); err != nil {
+		return f, err
+	}
+	sd, err := scratch.New("veclab-exercise-test")
+	if err != nil {
+		return f, err
+	}
+	p := sd.Join("vectors.vec")
+	if err := store.WriteMatrixFS(sd.FS, p, ds12.Base, env.Metric()); err != nil {
+		return f, err
+	}
+	file, err := store.OpenFS(sd.FS, p, store.Options{})
+	if err != nil {
+		return f, err
+	}
+	f.Rescorer, err = rescore.New(file, env.Metric(), rescore.Options{})
+	return f, err
 }
 
 // TestSolutionsAndWrongAnswers feeds every exercise its solution, which
@@ -82,6 +144,12 @@ func TestBadAnswers(t *testing.T) {
 		{"nil env", RescoreOversample(nil), 3, "needs the notebook's environment"},
 		{"nil index", NprobeForRecall(nil, nil), 3, "needs the notebook's environment and IVF index"},
 		{"nprobe 0", SmallestNprobe(), 0, "from 1 to all 8 lists"},
+		{"nil vectors", DiskHeadroom(nil), 10, "needs the notebook's vectors"},
+		{"nil nested", PassagesForK(nil, nil, 10), 10, "needs the notebook's nested index"},
+		{"nil disk", VisitForRecall(nil, nil, nil), 3, "needs the notebook's IVF index"},
+		{"visit 0", VisitForRecall(nil, nil, nil), 0, "lies from 1 to 100"},
+		{"negative headroom", DiskHeadroom(nil), -1, "from 0 to"},
+		{"wrong func type", CodeBytes(), func(dim int) int { return dim }, "func(dim, bits int) int"},
 		{"wrong func type", ProbeFunc(), func(q []float32) []int { return nil }, "func(centroids *vec.Matrix"},
 		{"oversample 0", RescoreOversample(nil), 0, "from 1"},
 		{"zero exercise", &Exercise{}, 1, "constructor"},

@@ -34,5 +34,6 @@ func Catalogue(exps []Experiment) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", e.ID, cell.Replace(e.Title), cell.Replace(e.Article), nb, st)
 	}
+	b.WriteString(ArticleList(true))
 	return b.String()
 }

@@ -425,6 +425,25 @@ func WithinShare(id, claim string, article, lab, share float64, unit string) Ver
 	return Within(id, claim, article, lab, share*math.Abs(article), unit)
 }
 
+// WithinFactor is the verdict that the lab's figure agrees with the
+// article's within a factor (article/factor ≤ lab ≤ article·factor, e.g.
+// 2 for "the same order of magnitude on another machine"): the band for a
+// timing carried across machines, whose rule the caller states.
+func WithinFactor(id, claim string, article, lab, factor float64, unit string) Verdict {
+	v := Verdict{ID: id, Claim: claim, Article: FmtFig(article, unit) + " (×/÷ " + FmtFig(factor, "") + ")", Lab: FmtFig(lab, unit)}
+	v.judge(article, lab, article/factor, article*factor, false, false, unit)
+	r := lab / article
+	switch {
+	case math.IsNaN(lab):
+		v.Reason = "the lab did not measure it"
+	case v.Agrees:
+		v.Reason = fmt.Sprintf("%.2f× the article's figure, within ×/÷ %s", r, FmtFig(factor, ""))
+	default:
+		v.Reason = fmt.Sprintf("%.2f× the article's figure, beyond ×/÷ %s", r, FmtFig(factor, ""))
+	}
+	return v
+}
+
 // ofN prints a count of cases that bear a claim out, "n of m".
 func OfN(n, m int) string { return fmt.Sprintf("%d of %d", n, m) }
 

@@ -128,6 +128,9 @@ func TestOppositeDirectionNeverAgrees(t *testing.T) {
 		{"WithinShare up (± 90 %)",
 			func(lab float64) Verdict { return Toward(WithinShare("E90", "higher", 5.5, lab, 0.9, "×"), 1) },
 			1.19, []float64{1, 0.9, 0.6}},
+		{"WithinFactor up (×/÷ 4 reaches below 1×)",
+			func(lab float64) Verdict { return Toward(WithinFactor("E90", "faster", 2, lab, 4, "×"), 1) },
+			1.1, []float64{1, 0.9, 0.6}},
 		{"AtLeast up (tolerance 5× below a 2× bound)",
 			func(lab float64) Verdict { return Toward(AtLeast("E90", "at least twice as fast", 2, lab, 5, "×"), 1) },
 			1.2, []float64{1, 0.5, -2}},
@@ -196,5 +199,22 @@ func TestVerdictMargin(t *testing.T) {
 	j := vs.JSON()
 	if j[0]["margin"] != "+0.7 %" || math.Abs(j[0]["margin_value"].(float64)-0.7) > 1e-9 || j[1]["margin_value"] != nil {
 		t.Errorf("JSON margins %v %v", j[0], j[1])
+	}
+}
+
+// TestWithinFactor: the band is [article/f, article·f], both ends in,
+// and the margin is the distance to the nearer end.
+func TestWithinFactor(t *testing.T) {
+	for _, tc := range []struct {
+		lab    float64
+		agrees bool
+		margin string
+	}{
+		{1.6, true, "+0.8 h"}, {0.8, true, "+0 h"}, {3.2, true, "+0 h"}, {0.79, false, "−0.01 h"}, {4, false, "−0.8 h"},
+	} {
+		v := WithinFactor("E90", "a build takes 1.6 h", 1.6, tc.lab, 2, "h")
+		if v.Agrees != tc.agrees || v.Margin != tc.margin || v.Article != "1.6 h (×/÷ 2)" {
+			t.Errorf("lab %g: agrees %v margin %q article %q, want %v %q", tc.lab, v.Agrees, v.Margin, v.Article, tc.agrees, tc.margin)
+		}
 	}
 }

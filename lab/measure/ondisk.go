@@ -42,6 +42,7 @@ type DiskResult struct {
 	Recall      float64 // mean recall@K
 	QPS         float64 // single goroutine, wall time
 	P50ms       float64
+	P95ms       float64
 	Reads       float64 // full-vector reads per query (rescoring)
 	DeviceReads float64 // of which not served by the page cache
 	KB          float64 // KiB requested per query (rescoring)
@@ -183,6 +184,7 @@ func Disk(label string, search DiskSearch, q *Queries, before func() error) (Dis
 	}
 	n := float64(nq)
 	p.Recall, p.QPS, p.P50ms = m.Recall, m.QPS, float64(m.Latency.P50)/float64(time.Millisecond)
+	p.P95ms = float64(m.Latency.P95) / float64(time.Millisecond)
 	p.Reads, p.DeviceReads, p.KB = float64(vio.Reads)/n, float64(vio.DeviceReads())/n, float64(vio.Bytes)/1024/n
 	p.ListReads, p.ListDevice = float64(lio.Reads)/n, float64(lio.DeviceReads())/n
 	p.DevPages = float64(vio.Pages-vio.CachedPages) / n

@@ -38,6 +38,7 @@
 //	node lite.js -stdin URL
 //	node lite.js -static URL
 //	node lite.js -notebooks URL
+//	node lite.js -debugger URL [SCREENSHOT.png]
 //
 // The third form runs only the check of the notebooks' saved outputs.
 // The fourth runs the Go code of FILE as one cell of a new notebook, on
@@ -87,6 +88,15 @@
 // their disk is simulated, and checks notebook 02 further: its E02 table
 // (HTML) shows recall values, its charts are drawn by vega-embed, and
 // cell 4's progress bar is shown while it runs and gone after it.
+// The eleventh checks JupyterLab's debugger on the Go kernel
+// (debuggerOnly): the notebook's bug button is enabled (kernel_info says
+// debugger), a click on it starts the debugger (initialize, attach,
+// debugInfo), and its side panel lists the variables a cell defined, with
+// their values or Go types; a cell run after that adds its variable to
+// the list; a variable opened from the panel (richInspectVariables) shows
+// as the cell would show it, a lab table as HTML; debugInfo says
+// breakpoints are not supported and setBreakpoints answers unverified.
+// With SCREENSHOT.png it saves the panel in its table view.
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -157,6 +167,11 @@ if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && !lin
 	notebooksMode = true;
 	args = args.slice(1);
 }
+let debuggerMode = false;
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && !linksMode && !stdinMode && !staticMode && !notebooksMode && args[0] === "-debugger") {
+	debuggerMode = true;
+	args = args.slice(1);
+}
 let alone = false;
 if (loadRuns && args[0] === "-alone") {
 	alone = true;
@@ -164,7 +179,7 @@ if (loadRuns && args[0] === "-alone") {
 }
 const base = args[0];
 const screenshot = args[1];
-const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL | node lite.js -links URL | node lite.js -stdin URL | node lite.js -static URL | node lite.js -notebooks URL";
+const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL | node lite.js -links URL | node lite.js -stdin URL | node lite.js -static URL | node lite.js -notebooks URL | node lite.js -debugger URL [SCREENSHOT.png]";
 if (!base) {
 	console.error(usage);
 	process.exit(2);
@@ -1110,6 +1125,95 @@ async function staticOnly() {
 	}
 }
 
+// debuggerOnly checks JupyterLab's debugger side panel on the Go kernel
+// (see the eleventh form above).
+async function debuggerOnly() {
+	const { profile, context } = await launch();
+	const problems = [];
+	try {
+		const page = await context.newPage();
+		await page.setViewportSize({ width: 1280, height: 760 });
+		page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+		page.on("console", (m) => {
+			if (m.type() === "error" && /debugger|Debugger|plugin/.test(m.text())) problems.push(`console error: ${m.text()}`);
+		});
+		await page.goto(base);
+		await appReady(page, 120000);
+		const id = await newNotebook(page, 120000);
+		const nb = `[id="${id}"]`;
+		let r = await runCell(page, id, `import "github.com/veclab/veclab/lab/table"\nef := 80\nstore := "redis"\nrecalls := []float64{0.616, 0.952}\nbest := table.New("best", table.Col("store", ""), table.Col("recall@10", ""))\nbest.AddValues("qdrant", 1.0)\nbest.AddValues("pgvector", 0.952)`, 90000);
+		check(r.status === "ok", `the cell defining the variables: ${JSON.stringify(r).slice(0, 800)}`);
+
+		// The bug button: enabled once the debugger service has read
+		// kernel_info's debugger flag.
+		const bug = page.locator(`${nb} .jp-DebuggerBugButton`);
+		await bug.waitFor({ timeout: 60000 });
+		await page.waitForFunction((sel) => {
+			const b = document.querySelector(sel);
+			return b && !b.querySelector("[disabled]") && !b.hasAttribute("disabled") && b.getAttribute("aria-disabled") !== "true";
+		}, `${nb} .jp-DebuggerBugButton`, { timeout: 60000 });
+		await page.evaluate((id) => window.jupyterapp.shell.activateById(id), id);
+		await bug.locator("jp-button, button").first().click();
+		// The initialized event opens the side panel; the variables come
+		// with inspectVariables.
+		const names = `#jp-debugger-sidebar .jp-DebuggerVariables-body .jp-DebuggerVariables-name`;
+		await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].some((e) => e.textContent === "best"), names, { timeout: 60000 });
+		const listed = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll("#jp-debugger-sidebar .jp-DebuggerVariables-body .jp-TreeItem")]
+			.map((t) => [t.querySelector(".jp-DebuggerVariables-name")?.textContent, t.querySelector(".jp-DebuggerVariables-detail")?.textContent])));
+		// JupyterLab's tree shows an int's value and other variables' types
+		// (its convertType); the table view shows every value.
+		const want = { ef: "80", store: "string", recalls: "[]float64", best: "*table.Table" };
+		for (const [n, d] of Object.entries(want)) check(listed[n] === d, `the variables panel shows ${n} as ${JSON.stringify(listed[n])}, want ${JSON.stringify(d)} (all: ${JSON.stringify(listed)})`);
+		check(!Object.keys(listed).some((n) => n.startsWith("__veclab")), `the panel lists the session's own names: ${Object.keys(listed)}`);
+		console.log(`ok   debugger: the bug button started the debugger; its variables panel lists ${Object.entries(listed).map(([n, d]) => `${n} (${d})`).join(", ")}`);
+
+		r = await runCell(page, id, `k := ef * 2\nk`, 60000);
+		check(r.status === "ok" && text(r.outputs).trim() === "160", `k := ef * 2: ${JSON.stringify(r)}`);
+		await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].some((e) => e.textContent === "k"), names, { timeout: 60000 });
+		console.log("ok   debugger: a cell run with the debugger on adds its variable (k) to the panel");
+
+		// Rich inspection: the "Render variable" button that shows on a
+		// variable under the mouse opens best's table as HTML in the main
+		// area.
+		const item = page.locator("#jp-debugger-sidebar .jp-DebuggerVariables-body .jp-TreeItem", { has: page.locator(".jp-DebuggerVariables-name", { hasText: /^best$/ }) });
+		await item.hover();
+		await item.locator(".jp-DebuggerVariables-renderVariable").click();
+		const rendered = await page.waitForFunction(() => {
+			const w = document.querySelector('[id^="jp-debugger-variable-mime-best-"]');
+			return w && w.querySelector("table") ? w.innerText : null;
+		}, null, { timeout: 60000 });
+		const shown = await rendered.jsonValue();
+		check(shown.includes("qdrant") && shown.includes("pgvector"), `richInspectVariables of best: ${JSON.stringify(shown).slice(0, 400)}`);
+		console.log(`ok   debugger: best opened from the panel (richInspectVariables) shows its table: ${JSON.stringify(shown.replace(/\s+/g, " ").trim().slice(0, 80))}`);
+
+		// Breakpoints: stated unsupported in debugInfo, answered unverified.
+		const dbg = await page.evaluate(async (id) => {
+			const k = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id).sessionContext.session.kernel;
+			const req = async (command, args) => (await k.requestDebug({ seq: 900, type: "request", command, arguments: args || {} }).done).content;
+			return {
+				info: await req("debugInfo"),
+				bps: await req("setBreakpoints", { source: { path: "/veclab-cells/1.go" }, breakpoints: [{ line: 1 }], sourceModified: false }),
+			};
+		}, id);
+		check(dbg.info.success && dbg.info.body.isStarted === true && dbg.info.body.breakpointsSupported === false && /not supported/.test(dbg.info.body.message),
+			`debugInfo: ${JSON.stringify(dbg.info)}`);
+		check(dbg.bps.body.breakpoints.length === 1 && dbg.bps.body.breakpoints[0].verified === false, `setBreakpoints: ${JSON.stringify(dbg.bps)}`);
+		console.log(`ok   debugger: debugInfo says ${JSON.stringify(dbg.info.body.message)}; setBreakpoints answers the breakpoint unverified`);
+
+		if (screenshot) {
+			// The table view: name, type and value of each variable.
+			await page.locator("#jp-debugger-sidebar .jp-TableView-Button").first().click();
+			await page.waitForTimeout(1000);
+			await page.screenshot({ path: screenshot });
+			console.log(`ok   debugger: screenshot of the variables panel (table view) in ${screenshot}`);
+		}
+		check(problems.length === 0, problems.join("; "));
+	} finally {
+		await context.close();
+		require("fs").rmSync(profile, { recursive: true, force: true });
+	}
+}
+
 async function linksOnly() {
 	const { profile, context } = await launch();
 	const problems = [];
@@ -1534,6 +1638,7 @@ async function main() {
 	if (linksMode) return linksOnly().then(() => console.log(`PASS (${secs()})`));
 	if (stdinMode) return stdinOnly().then(() => console.log(`PASS (${secs()})`));
 	if (staticMode) return staticOnly().then(() => console.log(`PASS (${secs()})`));
+	if (debuggerMode) return debuggerOnly().then(() => console.log(`PASS (${secs()})`));
 	if (notebooksMode) return notebooksOnly().then(() => console.log(`PASS (${secs()})`));
 	if (cellFile) return cellOnly();
 	if (outputsOnly) {

@@ -6,7 +6,7 @@
 //	node screens.js URL OUTDIR SIDE [NN ...]     (or: npm run screens -- URL OUTDIR SIDE)
 //
 // For each notebook NN (its file name's prefix before "-"; default 00,
-// 00b, 01 and 04), found in the site's notebooks/ folder, it starts
+// 00b, 00d, 00e, 01 and 04), found in the site's notebooks/ folder, it starts
 // chromium on a new profile (a first visit: no tabs restored), opens the
 // notebook's shared link (URL?path=notebooks/NAME.ipynb), waits for it and
 // its saved outputs, and takes up to four screenshots of the window as it
@@ -43,7 +43,7 @@ if (!base || !outDir || !side) {
 	console.error("usage: node screens.js URL OUTDIR SIDE [NN ...]");
 	process.exit(2);
 }
-const prefixes = rest.length ? rest : ["00", "00b", "01", "04"];
+const prefixes = rest.length ? rest : ["00", "00b", "00d", "00e", "01", "04"];
 
 const width = 1280, height = 900;
 

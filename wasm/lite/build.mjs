@@ -44,6 +44,14 @@ const extensions = [
 	"@jupyterlab/apputils-extension",
 	"@jupyterlab/codemirror-extension",
 	"@jupyterlab/completer-extension",
+	// The Go console (a kernel's console, as in JupyterLab); the debugger's
+	// main plugin, which puts its side panel in the shell, requires the
+	// console's tracker and content factory.
+	"@jupyterlab/console-extension",
+	// JupyterLab's debugger: its side panel lists the Go session's
+	// variables (kernel/eval's Debugger answers its requests; breakpoints
+	// are answered as unsupported).
+	"@jupyterlab/debugger-extension",
 	"@jupyterlab/docmanager-extension",
 	"@jupyterlab/filebrowser-extension",
 	"@jupyterlab/launcher-extension",
@@ -91,6 +99,11 @@ const disabled = [
 	"@jupyterlab/apputils-extension:announcements",
 	"@jupyterlab/apputils-extension:resolver",
 	"@jupyterlab/apputils-extension:settings", // src/settings.js replaces it
+	// The status bar's items (the site has no status bar) and the
+	// debugger of file editors (the site opens no Go file in an editor).
+	"@jupyterlab/console-extension:kernel-status",
+	"@jupyterlab/console-extension:cursor-position",
+	"@jupyterlab/debugger-extension:files",
 	"@jupyterlab/docmanager-extension:download",
 	"@jupyterlab/filebrowser-extension:download",
 	"@jupyterlab/filebrowser-extension:share-file",

@@ -2,6 +2,8 @@ package bitsx
 
 //go:generate go run -C ../asmgen . -gen bitsx -out ../bitsx
 
+import "github.com/veclab/veclab/engine/internal/simdenv"
+
 // Kernel selection. Every exported kernel above is a func variable holding,
 // after start-up, the fastest implementation this CPU runs: the generated
 // amd64 assembly of codes_amd64.s (written by the "bitsx" generator of
@@ -38,9 +40,26 @@ var Generic = Kernel{
 }
 
 var (
-	available = append([]Kernel{Generic}, archKernels()...) // generic first, best last
-	current   = Generic
+	// available lists the sets this CPU runs, generic first and best last,
+	// capped by VECLAB_SIMD (engine/internal/simdenv) so that one machine
+	// can stand in for one with fewer instructions.
+	available, settingErr = capped(append([]Kernel{Generic}, archKernels()...))
+	current               = Generic
 )
+
+// capped keeps the prefix of ks that VECLAB_SIMD allows.
+func capped(ks []Kernel) ([]Kernel, error) {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = k.Name
+	}
+	n, err := simdenv.Keep(names, simdenv.Setting())
+	return ks[:n], err
+}
+
+// SettingErr reports a VECLAB_SIMD value the package did not understand
+// (it then keeps every set this CPU runs); nil when the value is fine.
+func SettingErr() error { return settingErr }
 
 func init() { SetAccelerated(true) }
 

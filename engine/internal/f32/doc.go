@@ -31,7 +31,10 @@
 // [L2Sq4]: AVX-512F → "avx512", else AVX2 and FMA → "avx2", else "generic".
 // [Impl] names the choice, [SetAccelerated] switches between it and the pure-Go
 // twins (for tests), and [Available] lists every kernel set this CPU can run,
-// for tests and benchmarks that compare them.
+// for tests and benchmarks that compare them. VECLAB_SIMD caps the sets
+// offered (engine/internal/simdenv): "off" leaves the twins only, "avx2"
+// stops below AVX-512, so one machine stands in for another in a whole run
+// (`VECLAB_SIMD=off veclab reproduce`).
 //
 // # Twins
 //

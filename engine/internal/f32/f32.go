@@ -1,5 +1,7 @@
 package f32
 
+import "github.com/veclab/veclab/engine/internal/simdenv"
+
 // Dot returns Σ a[i]*b[i] over len(a) elements; len(b) must be ≥ len(a).
 var Dot = DotGeneric
 
@@ -72,9 +74,26 @@ var Generic = Kernel{Name: "generic", Dot: DotGeneric, L2Sq: L2SqGeneric, Dot4: 
 	DotIDs: DotIDsGeneric, L2SqIDs: L2SqIDsGeneric}
 
 var (
-	available = append([]Kernel{Generic}, archKernels()...) // generic first, best last
-	current   = Generic
+	// available lists the sets this CPU runs, generic first and best last,
+	// capped by VECLAB_SIMD (engine/internal/simdenv) so that one machine
+	// can stand in for one with fewer instructions.
+	available, settingErr = capped(append([]Kernel{Generic}, archKernels()...))
+	current               = Generic
 )
+
+// capped keeps the prefix of ks that VECLAB_SIMD allows.
+func capped(ks []Kernel) ([]Kernel, error) {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = k.Name
+	}
+	n, err := simdenv.Keep(names, simdenv.Setting())
+	return ks[:n], err
+}
+
+// SettingErr reports a VECLAB_SIMD value the package did not understand
+// (it then keeps every set this CPU runs); nil when the value is fine.
+func SettingErr() error { return settingErr }
 
 func init() { SetAccelerated(true) }
 

@@ -39,6 +39,7 @@ var DefaultPackages = []string{
 	Module + "/engine/segment",
 	Module + "/engine/quant",
 	Module + "/engine/ivf",
+	Module + "/engine/ivfpq",
 	Module + "/engine/filter",
 	Module + "/engine/filtered",
 	Module + "/engine/rescore",

@@ -51,12 +51,16 @@ func TestVerdictFunctions(t *testing.T) {
 
 	warm := experiment.DiskPoint{Reads: 100, DeviceReads: 0, KB: 800}
 	cold := experiment.DiskPoint{Reads: 100, DeviceReads: 100, KB: 800}
-	if got := verdictWords(e13.Verdicts(env, warm, cold)); got != "agrees agrees agrees agrees agrees agrees" {
+	// E13 states the bandwidth first, then reads, IOPS, cold, warm, the
+	// gp3 cap, the provisioned gp3 and local NVMe caps through the lab's
+	// device models, and the working set. The NVMe cap differs at the
+	// article's own figures: the lab's model admits 500,000 IOPS where
+	// the article's 3,000 QPS implies 100,000.
+	if got := verdictWords(e13.Verdicts(env, warm, cold)); got != "agrees agrees agrees agrees agrees agrees agrees differs agrees" {
 		t.Errorf("E13 with the article's 100 reads of 8 KB: %s", got)
 	}
 	cold.DeviceReads, warm.DeviceReads = 50, 3
-	// E13 states the bandwidth first, then reads, IOPS, cold, warm, cap.
-	if got := verdictWords(e13.Verdicts(env, warm, cold)); got != "agrees agrees agrees differs differs differs" {
+	if got := verdictWords(e13.Verdicts(env, warm, cold)); got != "agrees agrees agrees differs differs differs differs differs agrees" {
 		t.Errorf("E13 with half the cold reads cached and warm device reads: %s", got)
 	}
 
@@ -176,24 +180,31 @@ func TestVerdictFunctions(t *testing.T) {
 		t.Errorf("E16 with QPS 1.06×: %s (%s)", got, vs[2].Reason)
 	}
 
-	hs := e18.Ingest{Segments: 4, DocsPerS: 1000, Search: experiment.SegmentMeasurement{DistComps: 1000}}
+	// The last E18 verdict is the parity of the one writer's segments:
+	// IVF's QPS over HNSW's within 56/67–56/53 at recall within ± 0.02.
+	hs := e18.Ingest{Segments: 4, DocsPerS: 1000, Search: experiment.SegmentMeasurement{DistComps: 1000, QPS: 60, Recall: 0.96}}
 	hp := e18.Ingest{Segments: 8, DocsPerS: 1500, Search: experiment.SegmentMeasurement{DistComps: 2000}}
-	is := e18.Ingest{Segments: 4, DocsPerS: 9000, Search: experiment.SegmentMeasurement{DistComps: 1000}}
+	is := e18.Ingest{Segments: 4, DocsPerS: 9000, Search: experiment.SegmentMeasurement{DistComps: 1000, QPS: 56, Recall: 0.955}}
 	ip := e18.Ingest{Segments: 8, DocsPerS: 9000, Search: experiment.SegmentMeasurement{DistComps: 1100}}
 	res18 := &e18.Result{Ingests: []e18.Ingest{hp, hs, ip, is},
 		Parallel:    experiment.Rounds{Ratios: []float64{1.6, 1.5, 1.7}},
 		FewSegments: experiment.Rounds{Clock: experiment.CPUTime, Ratios: []float64{1.9, 2.0, 2.1}},
 		IVFBuild:    experiment.Rounds{Clock: experiment.CPUTime, Ratios: []float64{5.8, 6.0, 5.5}},
 	}
-	if got := verdictWords(e18.Verdicts(env, res18)); got != "agrees agrees agrees agrees agrees" {
+	if got := verdictWords(e18.Verdicts(env, res18)); got != "agrees agrees agrees agrees agrees agrees" {
 		t.Errorf("E18: %s", got)
 	}
+	res18.Ingests[3].Search.Recall = 0.99 // the same QPS ratio, not at the same recall
+	if got := verdictWords(e18.Verdicts(env, res18)[5:]); got != "differs" {
+		t.Errorf("E18 parity 0.93× at recall 0.99 against 0.96: %s", got)
+	}
+	res18.Ingests[3].Search.Recall, res18.Ingests[3].Search.QPS = 0.96, 20 // IVF at a third of HNSW's QPS
 	res18.Ingests[0], res18.Ingests[2].Search.DistComps = hs, 3000
 	res18.Parallel.Ratios = []float64{1.05, 0.95, 1.1}  // within the article's 13 % noise
 	res18.FewSegments.Ratios = []float64{1.2, 0.6, 1.4} // above 1.13 at the median, not above the spread
 	res18.IVFBuild.Ratios = []float64{3, 9, 0.9}        // the slowest round 2.1 under the median: 3 ≤ 3.1
-	if got := verdictWords(e18.Verdicts(env, res18)); got != "differs differs differs differs differs" {
-		t.Errorf("E18 with one segment count, no parallel gain, scattered rounds and IVF's work tripled: %s", got)
+	if got := verdictWords(e18.Verdicts(env, res18)); got != "differs differs differs differs differs differs" {
+		t.Errorf("E18 with one segment count, no parallel gain, scattered rounds, IVF's work tripled and its QPS a third: %s", got)
 	}
 
 	w := []experiment.DiskPoint{{Recall: 0.9}, {Recall: 0.8}, {Recall: 0.9, ListReads: 2, ListDevice: 2}, {Recall: 0.8}}

@@ -14,6 +14,11 @@ var claims = []experiment.Claim{
 	{Claim: "200 off: a filtered query returns 2.0 rows on average (§ pgvector: the index finds 40 candidates)", Article: "2 rows (± 1 rows)"},
 	{Claim: "1000 off: filtered recall@10 is 1.000 (§ pgvector: the index finds 40 candidates)", Article: "1 (± 0.05)"},
 	{Claim: "1000 off: a filtered query returns 10.0 rows on average (§ pgvector: the index finds 40 candidates)", Article: "10 rows"},
+	// Seed-sensitive, stated rather than widened: at article scale the lab
+	// reads 0.668 / 0.638 / 0.603 on seeds 1 / 2 / 3 (veclab reproduce
+	// -seed N, 2026-12-07), so this verdict differs on seed 1 by 0.007 and
+	// agrees on seeds 2 and 3: the 100-query sample decides it, not the
+	// emulation (the real pgvector reads 0.669 on seed 1).
 	{Claim: "40 relaxed_order: filtered recall@10 is 0.611 (§ pgvector: the index finds 40 candidates)", Article: "0.611 (± 0.05)"},
 	{Claim: "40 relaxed_order: a filtered query returns 10.0 rows on average (§ pgvector: the index finds 40 candidates)", Article: "10 rows"},
 	{Claim: "40 strict_order: filtered recall@10 is 0.281 (§ pgvector: the index finds 40 candidates)", Article: "0.281 (± 0.05)"},

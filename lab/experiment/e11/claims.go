@@ -19,4 +19,8 @@ var claims = []experiment.Claim{
 	{Claim: "Redis's used_memory beyond its documents and vector index per document (± 25 %)", Article: "2020 B/doc (± 505 B/doc)"},
 	{Claim: "Qdrant's storage directory per document (± 25 %)", Article: "4800 B/doc (± 1200 B/doc)"},
 	{Claim: "Elasticsearch's store per document (± 25 %)", Article: "1810 B/doc (± 452 B/doc)"},
+	{Claim: "pgvector's process memory (PSS) after loading and querying (± 25 %)", Article: "153 MB (± 38.2 MB)"},
+	{Claim: "redis's process memory (PSS) after loading and querying (± 25 %)", Article: "422 MB (± 106 MB)"},
+	{Claim: "qdrant's process memory (PSS) after loading and querying (± 25 %)", Article: "172 MB (± 43 MB)"},
+	{Claim: "elasticsearch's process memory (PSS) after loading and querying (± 25 %)", Article: "1550 MB (± 388 MB)"},
 }

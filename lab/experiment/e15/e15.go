@@ -71,7 +71,10 @@ type Result struct {
 // scale, too short a span for one timing).
 const Rounds, e15WarmPasses = 5, 3
 
-// Modes measures the 2-bit HNSW (ef, k, oversample) with its
+// Modes measures the HNSW walked with 4-bit TurboQuant codes as Qdrant
+// 1.18 ships them (the codes of the article's run: Qdrant's reply and
+// Elastic's reproduction of it ran "TurboQuant 4-bit, async scorer on";
+// experiment.HNSWCodes) at (ef, k, oversample) with its
 // rescoring reads served each way: warm page cache or cold (the file's
 // pages evicted before every query, untimed), sequential preads or conc
 // in flight; sim adds a simulated device (e.g. "gp3"; "" for none) on up
@@ -92,7 +95,7 @@ func Modes(env *experiment.Env, ef int, oversample float64, conc int, sim string
 		}
 		model = m
 	}
-	hn, err := experiment.HNSWCodes(env, 2)
+	hn, err := experiment.HNSWCodes(env, 4)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +293,7 @@ func e15Pair(env *experiment.Env, open func(e15Mode) (func() experiment.DiskSear
 
 // Table puts the modes beside the article's figures.
 func Table(env *experiment.Env, ef int, oversample float64, res *Result) *table.Table {
-	t := table.New(fmt.Sprintf("E15 rescoring reads (HNSW, 2-bit codes in RAM, originals on disk, ef=%d, k=%d, oversample %g)", ef, env.Scale.K, oversample),
+	t := table.New(fmt.Sprintf("E15 rescoring reads (HNSW, TurboQuant 4-bit codes in RAM, originals on disk, ef=%d, k=%d, oversample %g)", ef, env.Scale.K, oversample),
 		table.Col("reads served by", ""))
 	experiment.SimulatedNote(t)
 	t.AddColumns(table.Pair("QPS", "", 0)...)

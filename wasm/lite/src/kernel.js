@@ -47,6 +47,13 @@
 // runs, and preempts a stale redraw there when that redraw lets the Go
 // scheduler run (time.Sleep, channels, the engine's long operations: Go
 // on js/wasm has one thread and no preemption, as for the interrupt).
+//
+// The debugger: kernel_info says debugger (and the kernel spec's
+// metadata), so JupyterLab's debugger extension enables its bug button and
+// side panel; its debug_request messages (control channel) go to the Go
+// side's eval.Debugger, which answers as the native kernel does: the
+// session's variables with their Go types and values, a variable rendered
+// as a cell would show it, breakpoints answered as unsupported (_debug).
 import { PageConfig, URLExt } from "@jupyterlab/coreutils";
 import { KernelMessage } from "@jupyterlab/services";
 import { BaseKernel, IKernelClient, IKernelSpecs } from "@jupyterlite/services";
@@ -236,6 +243,10 @@ export class VeclabKernel extends BaseKernel {
 		return {
 			status: "ok",
 			protocol_version: "5.3",
+			// JEP 92's list (protocol 5.5) and the older flag: JupyterLab shows
+			// its debugger (the variables panel) for a kernel that says it.
+			supported_features: ["debugger"],
+			debugger: true,
 			implementation: "veclab",
 			implementation_version: info.version || "",
 			language_info: {
@@ -357,6 +368,7 @@ export class VeclabKernel extends BaseKernel {
 			this.inputReply(msg.content);
 			return;
 		}
+		if (msg.header.msg_type === "debug_request") return this._debug(msg);
 		if (msg.header.msg_type !== "comm_info_request") return super.handleMessage(msg);
 		this._busy(msg);
 		let content;
@@ -368,6 +380,37 @@ export class VeclabKernel extends BaseKernel {
 		this._sendMessage(KernelMessage.createMessage({
 			msgType: "comm_info_reply", channel: "shell", session: msg.header.session, parentHeader: msg.header, content,
 		}));
+		this._idle(msg);
+	}
+
+	// _debug answers a debug_request (control channel) as the native
+	// kernel does: the Go side's eval.Debugger makes the reply (the
+	// variables panel of JupyterLab's debugger: debugInfo, initialize,
+	// attach, inspectVariables, richInspectVariables, disconnect;
+	// breakpoints answered unverified), and the event it asks for (the
+	// initialized event after initialize) follows it on IOPub.
+	// JupyterLite's BaseKernel (0.8) dispatches no debug_request. The
+	// kernel client queues it behind a running cell (one lock for all
+	// requests), so the Go side reads the variables between cells.
+	async _debug(msg) {
+		this._busy(msg);
+		let reply, event;
+		try {
+			const r = await this._request("debug", { content: JSON.stringify(msg.content) });
+			reply = JSON.parse(r.reply);
+			event = r.event && JSON.parse(r.event);
+		} catch (err) {
+			const c = msg.content || {};
+			reply = { seq: c.seq, type: "response", request_seq: c.seq, success: false, command: c.command, message: String(err.message || err) };
+		}
+		this._sendMessage(KernelMessage.createMessage({
+			msgType: "debug_reply", channel: "control", session: msg.header.session, parentHeader: msg.header, content: reply,
+		}));
+		if (event) {
+			this._sendMessage(KernelMessage.createMessage({
+				msgType: "debug_event", channel: "iopub", session: msg.header.session, parentHeader: msg.header, content: event,
+			}));
+		}
 		this._idle(msg);
 	}
 
@@ -425,7 +468,13 @@ const plugin = {
 				display_name: "Go (veclab)",
 				language: "go",
 				argv: [],
-				spec: { argv: [], env: {}, display_name: "Go (veclab)", language: "go", interrupt_mode: "message", metadata: {} },
+				// metadata.debugger: JupyterLab's debugger offers its bug
+				// button and side panel for a kernel whose spec says it. It
+				// reads the spec model's metadata, which JupyterLite's spec
+				// manager hands over as registered (the server's form, spec,
+				// has it too).
+				metadata: { debugger: true },
+				spec: { argv: [], env: {}, display_name: "Go (veclab)", language: "go", interrupt_mode: "message", metadata: { debugger: true } },
 				resources: {
 					"logo-32x32": URLExt.join(base, "build/veclab-logo.svg"),
 					"logo-64x64": URLExt.join(base, "build/veclab-logo.svg"),

@@ -9,7 +9,7 @@
 // worker, never the page; outputs are posted as the cell produces them.
 //
 //	in:  {type: "init", module | wasm, execJS, simdJS, env, flag}
-//	     {type: "execute"|"complete"|"inspect"|"isComplete"|"comm"|"commInfo", id, …}
+//	     {type: "execute"|"complete"|"inspect"|"isComplete"|"comm"|"commInfo"|"debug", id, …}
 //	     {type: "inputReply", input, value | error}  (the line a cell waits for)
 //	     {type: "interrupt", input}  (an interrupt while a cell waits for input)
 //	out: {type: "compiled", module, requestedAbs, compiledAbs} (init with wasm)
@@ -184,6 +184,10 @@ async function handle(m) {
 				break;
 			case "isComplete":
 				result = await v.isComplete(m.code);
+				break;
+			case "debug":
+				// A debug_request's content (JSON text): the variables panel.
+				result = await v.debug(m.content);
 				break;
 			default:
 				throw new Error(`unknown request ${m.type}`);
