@@ -110,8 +110,11 @@ func main() {
 	}
 	sessionAt := perf.Call("now").Float()
 	b := &bridge{sess: sess, capture: capture}
-	// Requests run on the worker goroutine, between cells: no lock.
-	b.dbg = eval.NewDebugger(sess, nil, "/veclab-cells/")
+	// A debug_request is answered at once, as ipykernel answers the
+	// control channel while a cell runs (see bridge.debug): the session
+	// is read only when the worker goroutine is between jobs (busy free),
+	// else the variables of the last Snapshot are answered.
+	b.dbg = eval.NewDebugger(sess, &b.busy, "/veclab-cells/")
 	capture.Set("stdinRead", js.FuncOf(b.readStdin)) // stdin.go
 	comm.Default.SetTransport(commTransport{b})
 	go b.work()
@@ -212,6 +215,11 @@ type bridge struct {
 	comms   commState
 	stdin   stdinState
 	dbg     *eval.Debugger
+	// busy is held by the worker goroutine while it runs a job (a cell, a
+	// comm handler, a completion): the debugger's lock (eval.Debugger's
+	// free). Go on js/wasm has one thread, so a debug request that comes
+	// while a cell waits (time.Sleep, a channel, input) finds it held.
+	busy sync.Mutex
 }
 
 // setInterruptFlag is veclab.setInterruptFlag(int32Array): while a cell
@@ -255,7 +263,10 @@ func (b *bridge) watchFlag(stop chan struct{}) {
 // work runs the queued jobs one at a time.
 func (b *bridge) work() {
 	for job := range jobs {
+		b.busy.Lock()
 		job()
+		b.dbg.Snapshot() // the variables for debug requests during the next job
+		b.busy.Unlock()
 	}
 }
 
@@ -628,20 +639,23 @@ func (b *bridge) debug(_ js.Value, args []js.Value) (ret any) {
 	if len(args) < 1 || args[0].Type() != js.TypeString {
 		return rejected("veclab.debug(content): content must be the debug_request's content as JSON text")
 	}
-	content := args[0].String()
-	return promise(false, func() any {
-		reply, event := b.dbg.Answer([]byte(content))
-		r, err := json.Marshal(reply)
-		if err != nil {
-			panic(err)
-		}
-		out := map[string]any{"reply": string(r)}
-		if event != nil {
-			e, _ := json.Marshal(event)
-			out["event"] = string(e)
-		}
-		return out
-	})
+	// Answered here, not queued behind the running job as the other
+	// requests are: the front end waits for every debug_reply (JupyterLab's
+	// debugger sends debugInfo when a notebook opens and the page errs when
+	// the notebook closes before the reply), and ipykernel answers the
+	// control channel while a cell runs. eval.Debugger reads the session
+	// only when busy is free (TryLock: this callback must not block).
+	reply, event := b.dbg.Answer([]byte(args[0].String()))
+	r, err := json.Marshal(reply)
+	if err != nil {
+		return rejected(fmt.Sprintf("veclab.debug: %v", err))
+	}
+	out := map[string]any{"reply": string(r)}
+	if event != nil {
+		e, _ := json.Marshal(event)
+		out["event"] = string(e)
+	}
+	return js.Global().Get("Promise").Call("resolve", js.ValueOf(out))
 }
 
 // byteOffset converts a UTF-16 index of s to a byte offset.

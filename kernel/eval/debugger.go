@@ -44,10 +44,11 @@ type TryLocker interface {
 // methods may be called from any goroutine.
 type Debugger struct {
 	lister Lister
-	// free, when set, is the lock the shell holds while a cell runs: the
-	// lister is read only when it can be taken (else the variables of the
-	// last Snapshot are answered). Nil: the caller runs requests between
-	// cells (the browser kernel's one worker goroutine).
+	// free, when set, is the lock the shell holds while a cell runs (the
+	// native kernel's evaluation lock, the browser kernel's busy lock of
+	// its worker goroutine): the lister is read only when it can be taken
+	// (else the variables of the last Snapshot are answered). Nil: the
+	// caller runs requests between cells.
 	free   TryLocker
 	tmp    string // debugInfo's tmpFilePrefix
 	suffix string

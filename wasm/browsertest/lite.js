@@ -1473,9 +1473,25 @@ async function runNotebook(page, path, timeout, charts) {
 	return page.evaluate(async ({ path, timeout, charts }) => {
 		const app = window.jupyterapp;
 		const panel = await app.commands.execute("docmanager:open", { path, factory: "Notebook", kernel: { name: "veclab" } });
+		// The debug_requests sent to the kernel and not yet answered
+		// (msg_id → command): JupyterLab's debugger sends one (modules) as
+		// each execute_reply arrives (@jupyterlab/debugger-extension 4.6:
+		// handler.executionDone → displayModules), a few milliseconds
+		// before the kernel's reply can come back; a notebook closed in
+		// between cancels it, a page error. A user is not that quick; this
+		// run waits for the replies before it closes the notebook, and fails
+		// if one does not come.
+		const debugPending = new Map();
+		let kernel = null;
+		const trackDebug = (_, { msg, direction }) => {
+			if (direction === "send" && msg.header.msg_type === "debug_request") debugPending.set(msg.header.msg_id, msg.content.command);
+			if (direction === "recv" && msg.header.msg_type === "debug_reply") debugPending.delete(msg.parent_header.msg_id);
+		};
 		try {
 			await panel.context.ready;
 			await panel.sessionContext.ready;
+			kernel = panel.sessionContext.session?.kernel;
+			kernel?.anyMessage.connect(trackDebug);
 			const wait = async (ok, what) => {
 				const t = Date.now();
 				while (!ok()) {
@@ -1528,10 +1544,15 @@ async function runNotebook(page, path, timeout, charts) {
 			// (00b's knobs) walks the cells on the kernel's change after
 			// the panel is gone, a page error.
 			const session = panel.sessionContext.session?.id;
+			const since = Date.now();
+			while (debugPending.size > 0 && Date.now() - since < 10000) await new Promise((r) => setTimeout(r, 10));
+			const unanswered = [...debugPending.values()];
+			kernel?.anyMessage.disconnect(trackDebug);
 			panel.context.model.dirty = false;
 			panel.close();
 			await new Promise((r) => setTimeout(r, 500));
 			if (session) await app.serviceManager.sessions.shutdown(session).catch(() => {});
+			if (unanswered.length > 0) throw new Error(`${path}: the kernel did not answer ${unanswered.length} debug_request(s) (${unanswered.join(", ")}) within 10 s of the notebook's last cell`);
 		}
 	}, { path, timeout, charts });
 }

@@ -56,6 +56,7 @@
 // as a cell would show it, breakpoints answered as unsupported (_debug).
 import { PageConfig, URLExt } from "@jupyterlab/coreutils";
 import { KernelMessage } from "@jupyterlab/services";
+import { deserialize } from "@jupyterlab/services/lib/kernel/serialize";
 import { BaseKernel, IKernelClient, IKernelSpecs } from "@jupyterlite/services";
 
 const KERNEL_NAME = "veclab";
@@ -368,7 +369,7 @@ export class VeclabKernel extends BaseKernel {
 			this.inputReply(msg.content);
 			return;
 		}
-		if (msg.header.msg_type === "debug_request") return this._debug(msg);
+		if (msg.header.msg_type === "debug_request") return this._debug(msg); // not reached: see answerDebugAtOnce
 		if (msg.header.msg_type !== "comm_info_request") return super.handleMessage(msg);
 		this._busy(msg);
 		let content;
@@ -389,9 +390,11 @@ export class VeclabKernel extends BaseKernel {
 	// attach, inspectVariables, richInspectVariables, disconnect;
 	// breakpoints answered unverified), and the event it asks for (the
 	// initialized event after initialize) follows it on IOPub.
-	// JupyterLite's BaseKernel (0.8) dispatches no debug_request. The
-	// kernel client queues it behind a running cell (one lock for all
-	// requests), so the Go side reads the variables between cells.
+	// JupyterLite's BaseKernel (0.8) dispatches no debug_request, and its
+	// kernel client would queue it behind the running cell (one lock for
+	// all requests); answerDebugAtOnce hands it here at once instead, and
+	// the Go side answers at once too (wasm/main.go's debug: the variables
+	// of the last cell while one runs).
 	async _debug(msg) {
 		this._busy(msg);
 		let reply, event;
@@ -455,6 +458,44 @@ export class VeclabKernel extends BaseKernel {
 	}
 }
 
+// answerDebugAtOnce makes the page's kernel sockets (JupyterLite's
+// mock-socket WebSocket) hand a debug_request to its veclab kernel
+// directly, as input_reply is, outside the kernel client's lock
+// (@jupyterlite/services 0.8.4 lib/kernel/client.js: processMsg runs every
+// other message under one Mutex). Under the lock a debug_request waited
+// for every cell queued before it: JupyterLab's debugger sends one
+// (modules) as each execute_reply arrives and inspectVariables on a
+// cell's outputs, so with Run All they waited until the last cell (4.7 to
+// 10.8 s for notebooks 02 and 13 at small scale), and a notebook closed
+// meanwhile cancelled them, a page error ("Canceled future for
+// debug_request message before replies were done"). ipykernel answers the
+// control channel while a cell runs; so does this kernel now (1 to 31 ms
+// once the kernel had started, Run All of notebook 13). A
+// message for another kernel, or any other message, goes on to the lock as
+// before.
+function answerDebugAtOnce(WebSocket) {
+	if (!WebSocket || WebSocket.prototype.veclabDebug) return;
+	const send = WebSocket.prototype.send;
+	WebSocket.prototype.veclabDebug = true;
+	WebSocket.prototype.send = function (data) {
+		const m = /\/api\/kernels\/([^/?#]+)\/channels/.exec(this.url || "");
+		const k = m && kernels.get(decodeURIComponent(m[1]));
+		if (k && this.readyState === 1) {
+			let msg = null;
+			try {
+				msg = deserialize(data, this.protocol);
+			} catch (err) {
+				// not a kernel message this code can read: the client's
+			}
+			if (msg && msg.header && msg.header.msg_type === "debug_request") {
+				void k._debug(msg);
+				return;
+			}
+		}
+		return send.call(this, data);
+	};
+}
+
 const plugin = {
 	id: "veclab-kernel:plugin",
 	description: "The Go (veclab) kernel: veclab's evaluation core as WebAssembly in a Web Worker",
@@ -482,6 +523,23 @@ const plugin = {
 			},
 			create: async (options) => new VeclabKernel(options),
 		});
+		// The kernel connections' WebSocket class (mock-socket's) is in the
+		// kernel and session managers' server settings; the app's own
+		// settings hold the browser's WebSocket, which is left alone.
+		const sm = app.serviceManager;
+		const classes = new Set([sm?.kernels?.serverSettings?.WebSocket, sm?.sessions?.serverSettings?.WebSocket, client?.serverSettings?.WebSocket]);
+		classes.delete(undefined);
+		classes.delete(globalThis.WebSocket);
+		if (classes.size === 0) console.warn("veclab: no kernel WebSocket class found: debug requests wait for the running cell");
+		for (const c of classes) answerDebugAtOnce(c);
+		// A debug_request answered while a cell runs publishes busy then
+		// idle (as ipykernel's control channel does); the kernel connection
+		// would take that idle for the kernel's and show it idle while the
+		// cell still runs. untracked_message_types (read by
+		// @jupyterlab/services' KernelConnection for each status message)
+		// makes it ignore the status of these requests.
+		const untracked = JSON.parse(PageConfig.getOption("untracked_message_types") || "[]");
+		if (!untracked.includes("debug_request")) PageConfig.setOption("untracked_message_types", JSON.stringify([...untracked, "debug_request"]));
 		const interrupt = client.interrupt.bind(client);
 		client.interrupt = async (id) => {
 			const k = kernels.get(id);
