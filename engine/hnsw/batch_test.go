@@ -69,3 +69,82 @@ func TestQueryBatch(t *testing.T) {
 		t.Fatalf("cancelled context: %v", err)
 	}
 }
+
+// Reserve allocates the slab once: batches added up to the reserved
+// count land in the same array, and the graph is the one built without
+// it (same answers); a count below the size, or more rows than
+// reserved, changes nothing else.
+func TestReserve(t *testing.T) {
+	n, dim := 600, 8
+	base := clustered(n, dim, 6, 0.3, 5)
+	build := func(reserve int) *Index {
+		ix, err := New(Config{Dim: dim, Metric: engine.Cosine, EfConstruction: 32, Seed: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Reserve(reserve)
+		var slab *float32
+		for lo := 0; lo < n; lo += 100 {
+			m := &vec.Matrix{N: 100, Dim: dim, Stride: dim, Data: base.Data[lo*dim : (lo+100)*dim]}
+			if err := ix.AddBatch(seqKeys(n)[lo:lo+100], m); err != nil {
+				t.Fatal(err)
+			}
+			if lo == 0 {
+				slab = &ix.data[0]
+			} else if reserve >= n && &ix.data[0] != slab {
+				t.Errorf("Reserve(%d): the slab moved at row %d", reserve, lo)
+			}
+		}
+		return ix
+	}
+	plain := build(0)
+	for _, r := range []int{n, 2 * n, n / 2, -1} {
+		ix := build(r)
+		for i := 0; i < 20; i++ {
+			q := base.Row(i * 7)
+			a, _, errA := ix.Query(q, engine.Request{K: 10, Breadth: 30})
+			b, _, errB := plain.Query(q, engine.Request{K: 10, Breadth: 30})
+			if errA != nil || errB != nil || !slices.Equal(a, b) {
+				t.Fatalf("Reserve(%d) query %d: %v (%v), without %v (%v)", r, i, a, errA, b, errB)
+			}
+		}
+	}
+}
+
+// AddBatchInPlace builds the graph AddBatch builds, over the caller's
+// storage (no copy: the slab is the matrix, normalised in place), and
+// refuses an index that already holds vectors.
+func TestAddBatchInPlace(t *testing.T) {
+	n, dim := 500, 8
+	base := clustered(n, dim, 5, 0.3, 9)
+	plain, err := New(Config{Dim: dim, Metric: engine.Cosine, EfConstruction: 32, Seed: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.AddBatch(seqKeys(n), base); err != nil {
+		t.Fatal(err)
+	}
+	own := &vec.Matrix{N: n, Dim: dim, Stride: dim, Data: slices.Clone(base.Data)}
+	ix, _ := New(Config{Dim: dim, Metric: engine.Cosine, EfConstruction: 32, Seed: 1, Workers: 1})
+	if err := ix.AddBatchInPlace(seqKeys(n), own); err != nil {
+		t.Fatal(err)
+	}
+	if &ix.Vectors().Data[0] != &own.Data[0] {
+		t.Error("the slab is a copy, not the matrix")
+	}
+	if !slices.Equal(ix.Vectors().Data, plain.Vectors().Data) {
+		t.Error("the slab differs from AddBatch's")
+	}
+	for i := 0; i < 20; i++ {
+		q := base.Row(i * 11)
+		a, _, _ := ix.Query(q, engine.Request{K: 10, Breadth: 30})
+		b, _, _ := plain.Query(q, engine.Request{K: 10, Breadth: 30})
+		if !slices.Equal(a, b) {
+			t.Fatalf("query %d: in place %v, copied %v", i, a, b)
+		}
+	}
+	more := &vec.Matrix{N: 1, Dim: dim, Stride: dim, Data: slices.Clone(base.Row(0))}
+	if err := ix.AddBatchInPlace([]uint64{9999}, more); !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), "an index of 500 vectors") {
+		t.Errorf("into a full index: %v", err)
+	}
+}

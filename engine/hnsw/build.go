@@ -25,6 +25,34 @@ func (ix *Index) AddBatch(keys []uint64, vs *vec.Matrix) error {
 	return ix.AddBatchContext(engine.Context(), keys, vs)
 }
 
+// AddBatchInPlace is AddBatch for an empty index that takes vs's storage
+// as its vector slab instead of copying it, normalising the rows in place
+// under Cosine: a build from rows the caller has gathered for it alone (a
+// segment merge's) holds them once instead of twice while the graph is
+// built. vs must be dense (Stride = Dim) and is the index's afterwards:
+// the caller reads it only through the index.
+func (ix *Index) AddBatchInPlace(keys []uint64, vs *vec.Matrix) error {
+	if err := ix.checkShape(keys, vs); err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	if n := len(ix.keys); n > 0 || vs.Stride != vs.Dim {
+		ix.mu.Unlock()
+		return fmt.Errorf("hnsw: AddBatchInPlace on an index of %d vectors with a matrix of stride %d for %d dimensions (want an empty index and a dense matrix): %w", n, vs.Stride, vs.Dim, engine.ErrInvalidArgument)
+	}
+	ix.data = vs.Data[: 0 : vs.N*vs.Dim]
+	ix.mu.Unlock()
+	err := ix.AddBatch(keys, vs)
+	if err != nil {
+		ix.mu.Lock()
+		if len(ix.keys) == 0 {
+			ix.data = nil // nothing added: the caller's storage is not kept
+		}
+		ix.mu.Unlock()
+	}
+	return err
+}
+
 // checkShape checks AddBatch's arguments before any row is looked at.
 func (ix *Index) checkShape(keys []uint64, vs *vec.Matrix) error {
 	if vs == nil {
@@ -58,7 +86,14 @@ func (ix *Index) add(keys []uint64, row func(int) []float32, workers int) error 
 	// 2. Grow the storage: vectors, keys, levels, empty link lists.
 	first := len(ix.keys)
 	old := ix.snapshotLens()
-	ix.data = append(ix.data, make([]float32, n*ix.dim)...)
+	if room := n * ix.dim; cap(ix.data)-len(ix.data) >= room {
+		// Reserved room (Reserve, AddBatchInPlace): every row is
+		// copied over below, so it is not cleared first (in place, a
+		// clear would erase the rows themselves).
+		ix.data = ix.data[:len(ix.data)+room]
+	} else {
+		ix.data = append(ix.data, make([]float32, room)...)
+	}
 	for i := 0; i < n; i++ {
 		dst := ix.data[(first+i)*ix.dim : (first+i+1)*ix.dim]
 		copy(dst, row(i))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/veclab/veclab/engine"
@@ -74,6 +75,29 @@ func New(cfg Config) (*Index, error) {
 	ix.minstd.seed(cfg.Seed)
 	ix.searchers.New = func() any { return ix.NewSearcher() }
 	return ix, nil
+}
+
+// Reserve makes room for n vectors in all: the slab and the per-node
+// arrays are allocated once for n, instead of grown by append as batches
+// arrive, which near the end holds the old slab and a new one a quarter
+// larger at once (100,000 × 768: 250 MB and 310 MB). A hint: more still
+// fit, and fewer leave the rest unused.
+func (ix *Index) Reserve(n int) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if more := n - len(ix.keys); more > 0 {
+		// make, not slices.Grow: append's growth clears the whole new
+		// capacity, touching every page of the slab at once; a fresh
+		// allocation from make is left to the operating system's zero
+		// pages, which become resident as rows are written.
+		data := make([]float32, len(ix.data), len(ix.data)+more*ix.dim)
+		copy(data, ix.data)
+		ix.data = data
+		ix.keys = slices.Grow(ix.keys, more)
+		ix.levels = slices.Grow(ix.levels, more)
+		ix.links0 = slices.Grow(ix.links0, more*ix.stride0)
+		ix.upperOff = slices.Grow(ix.upperOff, more)
+	}
 }
 
 // Config returns the effective configuration (defaults filled).

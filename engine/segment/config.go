@@ -204,6 +204,11 @@ type Config struct {
 	// take 16 and 100, the engine's own defaults; a store's come from
 	// lab/profile.
 	Graph hnsw.Config
+	// HeadCapacity is how many documents a head with a graph (OnAdd,
+	// Queued) is expected to take: its graph's slab and lists are
+	// allocated once for that many (hnsw.Index.Reserve) instead of grown
+	// batch by batch. 0: grown as documents arrive.
+	HeadCapacity int
 	// BuildWorkers is the number of goroutines one segment's graph is built
 	// with (default engine.Cores()). 1 builds deterministically.
 	BuildWorkers int

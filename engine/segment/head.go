@@ -19,10 +19,14 @@ import (
 // headState is an appendable segment being written. Guarded by
 // Collection.headMu.
 type headState struct {
-	id    uint64
-	keys  []uint64
-	srcs  [][]byte
-	data  []float32   // every acknowledged vector, dim apart
+	id   uint64
+	keys []uint64
+	srcs [][]byte
+	// data is, dim apart, every acknowledged vector of a Plain head; of a
+	// head with a graph, only the rows visible… not yet in the graph:
+	// once indexed a row lives in the graph's slab alone, so the head
+	// holds each vector once (as a sealed segment does) instead of twice.
+	data  []float32
 	graph *hnsw.Index // OnAdd, Queued: the growing graph
 	// visible is how many documents searches see: all of them under OnAdd
 	// and Plain, the indexed ones under Queued.
@@ -53,6 +57,11 @@ func (c *Collection) newHeadLocked() (*headState, error) {
 		if err != nil {
 			return nil, fmt.Errorf("segment: %w", err)
 		}
+		if c.cfg.HeadCapacity > 0 {
+			g.Reserve(c.cfg.HeadCapacity)
+			h.keys = make([]uint64, 0, c.cfg.HeadCapacity)
+			h.srcs = make([][]byte, 0, c.cfg.HeadCapacity)
+		}
 		h.graph = g
 	}
 	return h, nil
@@ -64,8 +73,11 @@ func (c *Collection) viewLocked(h *headState) (*segment, error) {
 	n := h.visible
 	s := &segment{id: h.id, n: n, keys: h.keys[:n:n], srcs: h.srcs[:n:n], mutable: true, kind: HNSW}
 	if h.graph != nil {
+		// The graph's slab (normalised under Cosine, as a sealed
+		// segment's vectors are); rows below n never change.
+		g := h.graph.Vectors()
 		s.index, s.graph = h.graph, h.graph
-		s.vecs = &vec.Matrix{N: n, Dim: c.cfg.Dim, Stride: c.cfg.Dim, Data: h.data[: n*c.cfg.Dim : n*c.cfg.Dim]}
+		s.vecs = &vec.Matrix{N: n, Dim: c.cfg.Dim, Stride: c.cfg.Dim, Data: g.Data[: n*c.cfg.Dim : n*c.cfg.Dim]}
 	} else {
 		s.kind = Flat
 		s.vecs = &vec.Matrix{N: n, Dim: c.cfg.Dim, Stride: c.cfg.Dim, Data: h.data[: n*c.cfg.Dim : n*c.cfg.Dim]}
@@ -233,11 +245,16 @@ func (c *Collection) indexHeadLocked(h *headState, n int) error {
 	for i := range rows {
 		rows[i] = uint64(h.visible + i)
 	}
-	m := &vec.Matrix{N: len(rows), Dim: c.cfg.Dim, Stride: c.cfg.Dim, Data: h.data[h.visible*c.cfg.Dim : n*c.cfg.Dim]}
+	m := &vec.Matrix{N: len(rows), Dim: c.cfg.Dim, Stride: c.cfg.Dim, Data: h.data[: len(rows)*c.cfg.Dim : len(rows)*c.cfg.Dim]}
 	if err := h.graph.AddBatch(rows, m); err != nil {
 		return fmt.Errorf("segment %d: %w", h.id, err)
 	}
 	h.visible = n
+	// The indexed rows are the graph's now. The queue's array is
+	// released when it empties, or left behind by append's next growth.
+	if h.data = h.data[len(rows)*c.cfg.Dim:]; len(h.data) == 0 {
+		h.data = nil
+	}
 	return nil
 }
 
@@ -356,12 +373,18 @@ func (c *Collection) idleMerge() {
 // sealHead writes head h as an immutable segment of the given kind.
 func (c *Collection) sealHead(h *headState, kind IndexKind) (*segment, error) {
 	n := len(h.keys)
-	m := &vec.Matrix{N: n, Dim: c.cfg.Dim, Stride: c.cfg.Dim, Data: h.data[: n*c.cfg.Dim : n*c.cfg.Dim]}
 	var s *segment
 	var err error
 	if h.graph != nil && h.visible == n {
 		s, err = sealGraph(c.cfg, h.id, h.keys, h.graph, h.srcs)
 	} else {
+		data := h.data
+		if h.graph != nil {
+			// Not reached (sealHeadsLocked indexes a graph head's queue
+			// first): the graph's rows, then the queued ones.
+			data = append(append(make([]float32, 0, n*c.cfg.Dim), h.graph.Vectors().Data...), h.data...)
+		}
+		m := &vec.Matrix{N: n, Dim: c.cfg.Dim, Stride: c.cfg.Dim, Data: data[: n*c.cfg.Dim : n*c.cfg.Dim]}
 		cfg := c.cfg
 		cfg.Index = kind
 		s, err = buildSegment(cfg, h.id, h.keys, m, h.srcs, false, nil)

@@ -293,11 +293,18 @@ func (c *Collection) merge(ids []uint64) (err error) {
 		seg   uint64
 		local uint32
 	}
+	// Sized once: grown by append, the merged vectors would near the end
+	// be held twice (the old array and one a quarter larger) beside the
+	// sources and the graph being built from them.
+	live := 0
+	for _, s := range src {
+		live += s.liveCount()
+	}
 	var (
-		keys []uint64
-		data []float32
-		srcs [][]byte
-		from []origin
+		keys = make([]uint64, 0, live)
+		data = make([]float32, 0, live*c.cfg.Dim)
+		srcs = make([][]byte, 0, live)
+		from = make([]origin, 0, live)
 	)
 	for _, s := range src {
 		rd := s.stored.reader()

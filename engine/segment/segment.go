@@ -118,7 +118,13 @@ func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, source
 		for i := range rows {
 			rows[i] = uint64(i)
 		}
-		if err := ix.AddBatch(rows, vecs); err != nil {
+		add := ix.AddBatch
+		if merged && vecs.Stride == vecs.Dim {
+			// A merge gathered these rows for this graph alone: it
+			// takes them as its slab (the sources stay as they are).
+			add = ix.AddBatchInPlace
+		}
+		if err := add(rows, vecs); err != nil {
 			return nil, fmt.Errorf("segment %d: %w", id, err)
 		}
 		if s.codes != nil {

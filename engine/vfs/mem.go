@@ -97,31 +97,82 @@ func (m *MemFS) Open(name string) (File, error) {
 	return &memFile{fs: m, node: n, name: name}, nil
 }
 
-// Rename implements FS.
+// Rename implements FS. A directory is renamed with everything under it,
+// as rename(2) does, when newname is not an existing file or a directory
+// holding anything; the moved files' durable names follow at the SyncDir
+// of their new directory.
 func (m *MemFS) Rename(oldname, newname string) error {
 	oldname, newname = clean(oldname), clean(newname)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n, ok := m.cur[oldname]
-	if !ok {
+	if n, ok := m.cur[oldname]; ok {
+		delete(m.cur, oldname)
+		m.cur[newname] = n
+		return nil
+	}
+	if !m.isDirLocked(oldname) {
 		return &fs.PathError{Op: "rename", Path: oldname, Err: fs.ErrNotExist}
 	}
-	delete(m.cur, oldname)
-	m.cur[newname] = n
+	if _, ok := m.cur[newname]; ok || m.hasEntriesLocked(newname) {
+		return &fs.PathError{Op: "rename", Path: newname, Err: fs.ErrExist}
+	}
+	prefix := oldname + "/"
+	for p, n := range m.cur {
+		if strings.HasPrefix(p, prefix) {
+			delete(m.cur, p)
+			m.cur[newname+"/"+p[len(prefix):]] = n
+		}
+	}
+	for d := range m.dirs {
+		if d == oldname || strings.HasPrefix(d, prefix) {
+			delete(m.dirs, d)
+			m.dirs[newname+d[len(oldname):]] = true
+		}
+	}
+	for d := path.Dir(newname); !m.dirs[d]; d = path.Dir(d) {
+		m.dirs[d] = true
+	}
+	m.dirs[newname] = true
 	return nil
 }
 
-// Remove implements FS.
+// hasEntriesLocked reports whether a file or directory lies under dir.
+func (m *MemFS) hasEntriesLocked(dir string) bool {
+	prefix := dir + "/"
+	for p := range m.cur {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	for d := range m.dirs {
+		if strings.HasPrefix(d, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// Remove implements FS: a file, or a directory with nothing under it.
 func (m *MemFS) Remove(name string) error {
 	name = clean(name)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.cur[name]; !ok {
-		return &fs.PathError{Op: "remove", Path: name, Err: fs.ErrNotExist}
+	if _, ok := m.cur[name]; ok {
+		delete(m.cur, name)
+		return nil
 	}
-	delete(m.cur, name)
-	return nil
+	if m.dirs[name] && name != "/" && name != "." {
+		if m.hasEntriesLocked(name) {
+			return &fs.PathError{Op: "remove", Path: name, Err: errNotEmpty}
+		}
+		delete(m.dirs, name)
+		return nil
+	}
+	return &fs.PathError{Op: "remove", Path: name, Err: fs.ErrNotExist}
 }
+
+// errNotEmpty is Remove's error for a directory that holds something.
+var errNotEmpty = errors.New("directory not empty")
 
 // SyncDir implements FS: the directory's current entries become durable.
 func (m *MemFS) SyncDir(dir string) error {

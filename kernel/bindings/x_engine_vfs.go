@@ -5,6 +5,7 @@ package bindings
 
 import (
 	vfs "github.com/veclab/veclab/engine/vfs"
+	fs "io/fs"
 	. "reflect"
 )
 
@@ -39,6 +40,8 @@ func init() {
 			"OpSyncDir":        ValueOf(vfs.OpSyncDir),
 			"OpWrite":          ValueOf(vfs.OpWrite),
 			"ReadFile":         ValueOf(vfs.ReadFile),
+			"RemoveAll":        ValueOf(vfs.RemoveAll),
+			"Stat":             ValueOf(vfs.Stat),
 			"StatfsUsage":      ValueOf(vfs.StatfsUsage),
 			"WriteFile":        ValueOf(vfs.WriteFile),
 		}, Types: map[string]Type{
@@ -51,6 +54,7 @@ func init() {
 			"MemFS":          TypeOf((*vfs.MemFS)(nil)).Elem(),
 			"Op":             TypeOf((*vfs.Op)(nil)).Elem(),
 			"SimulatedDisk":  TypeOf((*vfs.SimulatedDisk)(nil)).Elem(),
+			"StatFS":         TypeOf((*vfs.StatFS)(nil)).Elem(),
 			"UsageFunc":      TypeOf((*vfs.UsageFunc)(nil)).Elem(),
 			"Watermark":      TypeOf((*vfs.Watermark)(nil)).Elem(),
 			"WatermarkError": TypeOf((*vfs.WatermarkError)(nil)).Elem(),
@@ -59,6 +63,7 @@ func init() {
 			"FS":       TypeOf((*P_github_com_veclab_veclab_engine_vfs_FS)(nil)).Elem(),
 			"File":     TypeOf((*P_github_com_veclab_veclab_engine_vfs_File)(nil)).Elem(),
 			"Injector": TypeOf((*P_github_com_veclab_veclab_engine_vfs_Injector)(nil)).Elem(),
+			"StatFS":   TypeOf((*P_github_com_veclab_veclab_engine_vfs_StatFS)(nil)).Elem(),
 		}, Untypeds: map[string]string{
 			"DefaultFlood": "float:19/20",
 			"DefaultHigh":  "float:9/10",
@@ -143,4 +148,42 @@ type P_github_com_veclab_veclab_engine_vfs_Injector struct {
 
 func (P *P_github_com_veclab_veclab_engine_vfs_Injector) MaybeError(op vfs.Op, name string) error {
 	return P.MaybeError_(P.Object, op, name)
+}
+
+// --------------- proxy for github.com/veclab/veclab/engine/vfs.StatFS ---------------
+type P_github_com_veclab_veclab_engine_vfs_StatFS struct {
+	Object    interface{}
+	Create_   func(_proxy_obj_ interface{}, name string) (vfs.File, error)
+	List_     func(_proxy_obj_ interface{}, dir string) ([]string, error)
+	MkdirAll_ func(_proxy_obj_ interface{}, dir string) error
+	Open_     func(_proxy_obj_ interface{}, name string) (vfs.File, error)
+	Remove_   func(_proxy_obj_ interface{}, name string) error
+	Rename_   func(_proxy_obj_ interface{}, oldname string, newname string) error
+	Stat_     func(_proxy_obj_ interface{}, name string) (fs.FileInfo, error)
+	SyncDir_  func(_proxy_obj_ interface{}, dir string) error
+}
+
+func (P *P_github_com_veclab_veclab_engine_vfs_StatFS) Create(name string) (vfs.File, error) {
+	return P.Create_(P.Object, name)
+}
+func (P *P_github_com_veclab_veclab_engine_vfs_StatFS) List(dir string) ([]string, error) {
+	return P.List_(P.Object, dir)
+}
+func (P *P_github_com_veclab_veclab_engine_vfs_StatFS) MkdirAll(dir string) error {
+	return P.MkdirAll_(P.Object, dir)
+}
+func (P *P_github_com_veclab_veclab_engine_vfs_StatFS) Open(name string) (vfs.File, error) {
+	return P.Open_(P.Object, name)
+}
+func (P *P_github_com_veclab_veclab_engine_vfs_StatFS) Remove(name string) error {
+	return P.Remove_(P.Object, name)
+}
+func (P *P_github_com_veclab_veclab_engine_vfs_StatFS) Rename(oldname string, newname string) error {
+	return P.Rename_(P.Object, oldname, newname)
+}
+func (P *P_github_com_veclab_veclab_engine_vfs_StatFS) Stat(name string) (fs.FileInfo, error) {
+	return P.Stat_(P.Object, name)
+}
+func (P *P_github_com_veclab_veclab_engine_vfs_StatFS) SyncDir(dir string) error {
+	return P.SyncDir_(P.Object, dir)
 }

@@ -31,6 +31,7 @@ func init() {
 			"Ingest":          ValueOf(measure.Ingest),
 			"Measures":        ValueOf(&measure.Measures).Elem(),
 			"Rescored":        ValueOf(measure.Rescored),
+			"SimulatedNote":   ValueOf(measure.SimulatedNote),
 			"Store":           ValueOf(measure.Store),
 			"SweepEf":         ValueOf(measure.SweepEf),
 			"SweepEfDisk":     ValueOf(measure.SweepEfDisk),

@@ -13,6 +13,7 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/scratch"] = Package{
 		Name: "scratch",
 		Binds: map[string]Value{
+			"FS":        ValueOf(scratch.FS),
 			"MemLimit":  ValueOf(scratch.MemLimit),
 			"New":       ValueOf(scratch.New),
 			"Simulated": ValueOf(scratch.Simulated),

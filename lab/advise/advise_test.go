@@ -153,6 +153,23 @@ func TestLoadFilter(t *testing.T) {
 	}
 }
 
+// TestLoadByName: a data set's name opens as lab/dataset resolves it —
+// glove-3k, compiled in, with no file (as in a browser), its own 100
+// queries and its metric; an unknown name is the OS's not-found error.
+func TestLoadByName(t *testing.T) {
+	t.Setenv("VECLAB_DATA", t.TempDir()) // glove-3k is not fetched there
+	d, err := Load(context.Background(), "glove-3k", LoadOptions{K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Base.N != 3000 || d.Queries.N != 100 || d.Metric != engine.Cosine || !strings.Contains(d.Source, "glove-3k, compiled in") {
+		t.Fatalf("base %d, queries %d, %v, %q", d.Base.N, d.Queries.N, d.Metric, d.Source)
+	}
+	if _, err := Load(context.Background(), "no-such-set", LoadOptions{K: 10}); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("an unknown name: %v", err)
+	}
+}
+
 // TestRunKnobIsSmallest runs advise on a set whose recall curve is known
 // by measuring every value: the emulated pgvector's hnsw.ef_search and
 // Redis's EF_RUNTIME on 2,100 clustered 32-d rows, with 100 queries. The value found reads

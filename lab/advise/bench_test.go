@@ -25,7 +25,8 @@ import (
 // about 2·log2(range) passes over the queries each.
 //
 // The size is VECLAB_ADVISE_N (default 100,000): a smaller set checks the
-// benchmark itself quickly. Peak memory is read from /proc/self/status
+// benchmark itself quickly. VECLAB_ADVISE_STORES, space-separated profiles,
+// replaces the four stores (one store alone gives that store's peak). Peak memory is read from /proc/self/status
 // (VmHWM, Linux), so run it alone: -bench BenchmarkAdvise -benchtime 1x.
 func BenchmarkAdvise(b *testing.B) {
 	n := 100_000
@@ -41,6 +42,10 @@ func BenchmarkAdvise(b *testing.B) {
 		b.Fatal(err)
 	}
 	d := &Data{Name: fmt.Sprintf("generated %d × %d", n, dim), Source: "lab/dataset.Generate", Metric: engine.Cosine, Base: ds.Base, Queries: ds.Queries, QuerySource: "1,000 generated queries"}
+	stores := []string{"pgvector", "redis", "qdrant", "elasticsearch"}
+	if s := strings.Fields(os.Getenv("VECLAB_ADVISE_STORES")); len(s) > 0 {
+		stores = s
+	}
 	raw := float64(n) * dim * 4
 	// As `veclab advise` does: the collection being measured holds a copy
 	// of the vectors beside the caller's, so the default GOGC (100) lets
@@ -48,7 +53,7 @@ func BenchmarkAdvise(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		rep, err := Run(context.Background(), d, Options{K: 10, Target: 0.95, Profiles: []string{"pgvector", "redis", "qdrant", "elasticsearch"}, Workers: 2, BuildWorkers: 2})
+		rep, err := Run(context.Background(), d, Options{K: 10, Target: 0.95, Profiles: stores, Workers: 2, BuildWorkers: 2})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -75,7 +75,9 @@ func (d *Data) Selectivity() float64 {
 
 // Load reads a vector set for advice: a Parquet file, an ann-benchmarks
 // HDF5 file, a .fvecs/.bvecs/.npy/IDX file (optionally .gz), or a data set
-// directory (as `veclab data import` and `data get` write). Every problem
+// directory (as `veclab data import` and `data get` write), or a data
+// set's name as lab/dataset resolves it (glove-3k is compiled in, so it
+// opens in a browser too). Every problem
 // is one error naming the file, and the row or column: a NaN or infinite
 // component, rows of different dimensions, a zero vector under cosine,
 // fewer rows than K, a filter column the file lacks or a value no row
@@ -100,8 +102,17 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		}
 	}
 	st, err := os.Stat(path)
+	var set *dataset.Real // a data set lab/dataset opened by name
 	if err != nil {
-		return nil, fmt.Errorf("advise: %w", err)
+		// Not a file of the OS: a data set's name or directory as
+		// lab/dataset resolves it (the compiled-in glove-3k, a set `veclab
+		// data get` fetched; in a browser, which has no OS files, one a
+		// cell wrote into the tab's data directory).
+		r, derr := dataset.OpenData(path, "")
+		if derr != nil {
+			return nil, fmt.Errorf("advise: %w", err)
+		}
+		set = r
 	}
 	d := &Data{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), Path: path, Metric: engine.Cosine}
 	var base, queries *vec.Matrix
@@ -109,16 +120,22 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 	var columns []string         // the metadata columns the file has, for messages
 	metricGiven := false
 	switch {
-	case st.IsDir():
-		r, err := dataset.Open(path)
-		if err != nil {
-			return nil, readErr(err)
+	case set != nil || st.IsDir():
+		r := set
+		if r == nil {
+			if r, err = dataset.Open(path); err != nil {
+				return nil, readErr(err)
+			}
 		}
 		d.Name = filepath.Base(filepath.Clean(path))
 		base, queries, d.Metric, metricGiven = r.Base, r.Queries, r.Metric, true
-		d.Source = fmt.Sprintf("data set directory %s (%s)", path, r.Manifest.Source)
+		where := "data set directory " + path
+		if r.Dir == "" {
+			where = "data set " + path + ", compiled in"
+		}
+		d.Source = fmt.Sprintf("%s (%s)", where, r.Manifest.Source)
 		if r.Manifest.Source == "" {
-			d.Source = "data set directory " + path
+			d.Source = where
 		}
 		if r.Labels != nil {
 			columns = append(columns, "label")

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,13 +9,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/engine/vfs"
 )
 
 // Layout is what WriteLayout writes into a data set directory.
@@ -58,37 +59,48 @@ func WriteLayout(dir string, l Layout) error {
 	if l.Base.Dim != l.Queries.Dim {
 		return fmt.Errorf("dataset: WriteLayout: base has %d dimensions, queries %d: %w", l.Base.Dim, l.Queries.Dim, engine.ErrDimension)
 	}
-	if _, err := os.Stat(dir); err == nil {
+	if exists(dir) {
 		return fmt.Errorf("dataset: %s exists; remove it to rewrite: %w", dir, engine.ErrInvalidArgument)
 	}
 	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := dataFS.MkdirAll(parent); err != nil {
 		return err
 	}
-	stale, _ := filepath.Glob(dir + PartialSuffix + "-*")
-	for _, s := range stale {
-		os.RemoveAll(s)
+	if names, err := dataFS.List(parent); err == nil {
+		for _, n := range names {
+			if strings.HasPrefix(n, filepath.Base(dir)+PartialSuffix+"-") {
+				vfs.RemoveAll(dataFS, filepath.Join(parent, n))
+			}
+		}
 	}
-	tmp, err := os.MkdirTemp(parent, filepath.Base(dir)+PartialSuffix+"-")
-	if err != nil {
+	tmp := tempName(dir + PartialSuffix + "-")
+	if exists(tmp) {
+		return fmt.Errorf("dataset: WriteLayout: %s exists: %w", tmp, fs.ErrExist)
+	}
+	if err := dataFS.MkdirAll(tmp); err != nil {
 		return err
 	}
 	done := false
 	defer func() {
 		if !done {
-			os.RemoveAll(tmp)
+			vfs.RemoveAll(dataFS, tmp)
 		}
 	}()
 	mf := l.Manifest
 	mf.Base, mf.Queries, mf.Dim = l.Base.N, l.Queries.N, l.Base.Dim
 	mf.SHA256 = map[string]string{}
 	put := func(name string, fill func(io.Writer) error) error {
-		f, err := os.OpenFile(filepath.Join(tmp, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := dataFS.Create(filepath.Join(tmp, name))
 		if err != nil {
 			return err
 		}
 		h := sha256.New()
-		if err := fill(io.MultiWriter(f, h)); err != nil {
+		bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16)
+		err = fill(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
 			f.Close()
 			return fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
 		}
@@ -162,7 +174,7 @@ func WriteLayout(dir string, l Layout) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(tmp, ManifestFile), append(b, '\n'), 0o644); err != nil {
+	if err := vfs.WriteFile(dataFS, filepath.Join(tmp, ManifestFile), append(b, '\n')); err != nil {
 		return err
 	}
 	if err := VerifyDir(tmp); err != nil {
@@ -179,29 +191,14 @@ func WriteLayout(dir string, l Layout) error {
 			return err
 		}
 	}
-	if err := syncDir(tmp); err != nil {
+	if err := dataFS.SyncDir(tmp); err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp made it 0700
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := dataFS.Rename(tmp, dir); err != nil {
 		return err
 	}
 	done = true
-	return syncDir(parent)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
+	return dataFS.SyncDir(parent)
 }
 
 // VerifyDir checks every file dataset.json lists against its SHA-256; the
@@ -209,7 +206,7 @@ func syncDir(dir string) error {
 // directory without a manifest, or a manifest without sums, verifies
 // trivially.
 func VerifyDir(dir string) error {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	b, err := vfs.ReadFile(dataFS, filepath.Join(dir, ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -247,7 +244,7 @@ func VerifyDir(dir string) error {
 }
 
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := dataFS.Open(path)
 	if err != nil {
 		return "", err
 	}

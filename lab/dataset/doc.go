@@ -34,6 +34,18 @@
 // truncated row, a dimension that changes between rows, NaN or Inf, base
 // and query dimensions that differ.
 //
+// # Files, natively and in a browser
+//
+// Every file this package reads or writes by path goes through engine/vfs
+// on lab/scratch.FS: the operating system's files natively; in a browser
+// (js/wasm has no files) the tab's in-memory file system, where
+// [DataRoot] is /veclab/data. There a set written with [WriteLayout]
+// opens by name and truth caches are kept, for the tab's life, within the
+// bytes scratch.MemLimit allows the tab's files together; a write past it
+// fails naming the file (vfs.ErrMemFull). The Origin Private File System
+// is not used (Go's js/wasm reaches files through a Node-like fs object
+// only). glove-3k opens from the binary with no file system at all.
+//
 // # The generator
 //
 // [Generate] draws Clusters centres uniformly on the unit sphere; every

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/engine/vfs"
 )
 
 // ManifestFile is the optional file of a data set directory that names its
@@ -72,14 +72,14 @@ func (f files) open(name string) (io.ReadCloser, error) {
 	if f.fsys != nil {
 		return f.fsys.Open(name)
 	}
-	return os.Open(f.path(name))
+	return dataFS.Open(f.path(name))
 }
 
 func (f files) readFile(name string) ([]byte, error) {
 	if f.fsys != nil {
 		return fs.ReadFile(f.fsys, name)
 	}
-	return os.ReadFile(f.path(name))
+	return vfs.ReadFile(dataFS, f.path(name))
 }
 
 func (f files) exists(name string) bool {
@@ -87,7 +87,7 @@ func (f files) exists(name string) bool {
 	if f.fsys != nil {
 		_, err = fs.Stat(f.fsys, name)
 	} else {
-		_, err = os.Stat(f.path(name))
+		_, err = stat(f.path(name))
 	}
 	return err == nil
 }
@@ -295,11 +295,12 @@ func (r *Real) Truth(k int) (*GroundTruth, error) {
 		return Truth(r.Dataset, k, r.Metric, "")
 	}
 	cache := r.Dir
-	if f, err := os.CreateTemp(r.Dir, ".veclab-writable-*"); err != nil {
+	probe := filepath.Join(r.Dir, tempName(".veclab-writable-"))
+	if f, err := dataFS.Create(probe); err != nil {
 		cache = ""
 	} else {
 		f.Close()
-		os.Remove(f.Name())
+		dataFS.Remove(probe)
 	}
 	return Truth(r.Dataset, k, r.Metric, cache)
 }

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/engine/vfs"
 )
 
 const glove3k = "testdata/glove-3k"
@@ -360,13 +360,96 @@ func TestOpenDataCompiledIn(t *testing.T) {
 	}
 }
 
-// TestNoFileSystem checks Resolve's error where the file system answers
-// ENOSYS, as the browser's wasm_exec.js does for every file call: it
-// says only glove-3k opens there and what to use instead, and keeps the
-// cause (errors.ErrUnsupported).
-func TestNoFileSystem(t *testing.T) {
-	err := noFileSystem("fashion-mnist", &fs.PathError{Op: "stat", Path: "fashion-mnist", Err: syscall.ENOSYS})
-	for _, want := range []string{`"fashion-mnist"`, "reads no files", "glove-3k", "veclab install"} {
+// TestInTabMemory runs the browser's path natively: dataFS swapped for an
+// in-memory file system with a byte limit, as a browser tab's
+// (lab/scratch.FS). glove-3k written there with WriteLayout under a data
+// directory opens by name, its truth from the seeded cache (no exact
+// search: a wrong cache would be read as it is, and is caught by the
+// comparison with the set's own neighbour lists), a truth computed for
+// another k is cached there and read back; a set larger than the limit
+// fails naming the file and vfs.ErrMemFull, and leaves nothing behind; a
+// named set not in the tab says where sets open in a browser and wraps
+// errors.ErrUnsupported.
+func TestInTabMemory(t *testing.T) {
+	r, err := Open(glove3k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := r.Truth(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawBase, err := LoadMatrix(filepath.Join(glove3k, "base.fvecs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawQueries, err := LoadMatrix(filepath.Join(glove3k, "query.fvecs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 4 << 20 // glove-3k's files are 1.3 MB
+	mem := vfs.NewMemLimit(limit)
+	saved := dataFS
+	dataFS = mem
+	defer func() { dataFS = saved }()
+
+	const root = "/veclab/data"
+	l := Layout{Base: rawBase, Queries: rawQueries, Truth: tr, Manifest: r.Manifest}
+	l.Manifest.Name = "mine"
+	if err := WriteLayout(root+"/mine", l); err != nil {
+		t.Fatal(err)
+	}
+	names, err := mem.List(root + "/mine")
+	if err != nil || !slices.Contains(names, ManifestFile) || !slices.Contains(names, "base.fvecs") {
+		t.Fatalf("the tab's data directory holds %v (%v)", names, err)
+	}
+	if top, _ := mem.List(root); !slices.Equal(top, []string{"mine"}) {
+		t.Fatalf("%s holds %v, want only the set (no partial)", root, top)
+	}
+	got, err := OpenData("mine", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Base.N != r.Base.N || !slices.Equal(got.Base.Data, r.Base.Data) || got.Dir != root+"/mine" {
+		t.Fatalf("opened %d rows from %q", got.Base.N, got.Dir)
+	}
+	gt, err := got.Truth(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q := range gt.IDs {
+		for j := range 10 {
+			if int32(gt.IDs[q][j]) != got.Given[q][j] {
+				t.Fatalf("query %d's neighbour %d: %d from the cache, %d in groundtruth.ivecs", q, j, gt.IDs[q][j], got.Given[q][j])
+			}
+		}
+	}
+	before, _ := mem.List(root + "/mine")
+	t10, err := got.Truth(10)
+	if err != nil || t10.K != 10 {
+		t.Fatalf("Truth(10): %v", err)
+	}
+	after, _ := mem.List(root + "/mine")
+	if len(after) != len(before)+1 {
+		t.Fatalf("Truth(10) cached nothing in the tab: %v then %v", before, after)
+	}
+	if again, err := got.Truth(10); err != nil || !slices.Equal(again.IDs[3], t10.IDs[3]) {
+		t.Fatalf("Truth(10) read back: %v", err)
+	}
+
+	// Past the limit: the error names the file and the limit; no partial.
+	big := l
+	big.Manifest.Name = "big"
+	big.Base = vec.NewMatrix(20000, 100) // 8 MB of float32s
+	if err := WriteLayout(root+"/big", big); !errors.Is(err, vfs.ErrMemFull) || !strings.Contains(err.Error(), "base.fvecs") {
+		t.Fatalf("a set over the tab's limit: %v", err)
+	}
+	if top, _ := mem.List(root); !slices.Equal(top, []string{"mine"}) {
+		t.Fatalf("after the refused write %s holds %v", root, top)
+	}
+
+	err = notInTab("fashion-mnist", root)
+	for _, want := range []string{`"fashion-mnist"`, root, "glove-3k", "WriteLayout", "veclab data get fashion-mnist"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q lacks %q", err, want)
 		}

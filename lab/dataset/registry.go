@@ -14,6 +14,7 @@ import (
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/lab/scratch"
 )
 
 // Source is a public data set the lab can fetch and convert (`veclab data
@@ -95,10 +96,15 @@ func LookupSource(name string) (Source, bool) {
 }
 
 // DataRoot is where `veclab data get` keeps converted sets: $VECLAB_DATA
-// when set, else veclab/data under the user cache directory.
+// when set, else veclab/data under the user cache directory; in a browser
+// /veclab/data on the tab's in-memory file system (see [WriteLayout]),
+// which lasts as long as the tab.
 func DataRoot() (string, error) {
 	if d := os.Getenv("VECLAB_DATA"); d != "" {
 		return d, nil
+	}
+	if scratch.Simulated() {
+		return memDataRoot, nil
 	}
 	c, err := os.UserCacheDir()
 	if err != nil {
@@ -118,20 +124,13 @@ var embedded embed.FS
 // root is ""). glove-3k, checked into the
 // repository, is also compiled in: when it is not under root, Resolve
 // returns "" and a nil error, and [OpenData] reads the embedded copy.
-// Where the file system answers "not supported" (the browser's js/wasm)
-// every other set is an error that says so and wraps
-// errors.ErrUnsupported.
+// In a browser the paths and the data directory are on the tab's
+// in-memory file system: a set a cell wrote there with [WriteLayout]
+// opens by its path or name; a named set that is not there is an error
+// saying that `veclab data get` is the native kernel's.
 func Resolve(nameOrDir, root string) (dir string, err error) {
-	if nameOrDir != "glove-3k" {
-		// A build with no file system (the browser's js/wasm) says so,
-		// rather than "not found" or "run veclab data get", which it
-		// cannot do.
-		if _, err := os.Stat(nameOrDir); err != nil && errors.Is(err, errors.ErrUnsupported) {
-			return "", noFileSystem(nameOrDir, err)
-		}
-	}
 	if IsImportable(nameOrDir) {
-		if st, err := os.Stat(nameOrDir); err == nil && st.Mode().IsRegular() {
+		if isFile(nameOrDir) {
 			if importer == nil {
 				return "", fmt.Errorf("dataset: %s: Parquet and HDF5 files are read by the native veclab (lab/dataset/ingest, `veclab data import`); this build has no importer: %w", nameOrDir, engine.ErrInvalidArgument)
 			}
@@ -139,14 +138,14 @@ func Resolve(nameOrDir, root string) (dir string, err error) {
 		}
 	}
 	if strings.ContainsAny(nameOrDir, `/\`) || nameOrDir == "." {
-		if _, err := os.Stat(nameOrDir); err != nil {
+		if _, err := stat(nameOrDir); err != nil {
 			return "", err
 		}
 		return nameOrDir, nil
 	}
 	src, ok := LookupSource(nameOrDir)
 	if !ok {
-		if st, err := os.Stat(nameOrDir); err == nil && st.IsDir() {
+		if isDir(nameOrDir) {
 			return nameOrDir, nil
 		}
 		// A set `veclab data import` wrote under the data directory.
@@ -155,7 +154,7 @@ func Resolve(nameOrDir, root string) (dir string, err error) {
 		}
 		if root != "" {
 			dir := filepath.Join(root, nameOrDir)
-			if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
+			if exists(filepath.Join(dir, ManifestFile)) {
 				return dir, nil
 			}
 		}
@@ -171,21 +170,24 @@ func Resolve(nameOrDir, root string) (dir string, err error) {
 		}
 	}
 	dir = filepath.Join(root, src.Name)
-	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil {
+	if exists(filepath.Join(dir, ManifestFile)) {
 		return dir, nil
 	}
 	if src.Name == "glove-3k" {
 		return "", nil
 	}
+	if scratch.Simulated() {
+		return "", notInTab(src.Name, root)
+	}
 	return "", fmt.Errorf("dataset: data set %s is not in %s: run `veclab data get %s`: %w", src.Name, root, src.Name, engine.ErrNotFound)
 }
 
-// noFileSystem is Resolve's error where the file system answers "not
-// supported" (ENOSYS): the browser's Go, whose wasm_exec.js implements
-// no file call but writes to stdout and stderr. Only the compiled-in
-// glove-3k opens there.
-func noFileSystem(nameOrDir string, err error) error {
-	return fmt.Errorf("dataset: data set %q: this build reads no files (%w): in the browser (JupyterLite) only the compiled-in glove-3k opens; for other sets use the native kernel (`veclab install`) after `veclab data get` or `veclab data import`", nameOrDir, err)
+// notInTab is Resolve's error in a browser for a named set that is not in
+// the tab's data directory: the browser cannot fetch or convert one
+// (`veclab data get` is the native command's), so it says where sets do
+// open there. It wraps errors.ErrUnsupported.
+func notInTab(name, root string) error {
+	return fmt.Errorf("dataset: data set %q is not in this browser tab's data directory %s (in memory): in the browser the compiled-in glove-3k opens, and a set a cell writes there with dataset.WriteLayout; for %s use the native kernel (`veclab install`) after `veclab data get %s`, which a browser cannot run: %w", name, root, name, name, errors.ErrUnsupported)
 }
 
 // importer converts a Parquet or HDF5 file into a data set directory
@@ -211,8 +213,7 @@ func IsImportable(path string) bool {
 
 // Cached reports whether the source's converted directory is under root.
 func (s Source) Cached(root string) bool {
-	_, err := os.Stat(filepath.Join(root, s.Name, ManifestFile))
-	return err == nil
+	return exists(filepath.Join(root, s.Name, ManifestFile))
 }
 
 // OpenData opens a data set by name or directory (see [Resolve]); root ""

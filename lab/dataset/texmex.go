@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/veclab/veclab/engine"
@@ -220,7 +219,7 @@ func WriteIvecs(w io.Writer, rows [][]int32) error {
 
 // LoadFvecs reads a .fvecs file; errors name the file.
 func LoadFvecs(path string) (*vec.Matrix, error) {
-	f, err := os.Open(path)
+	f, err := dataFS.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +249,7 @@ func WriteDir(dir string, ds *Dataset, truth *GroundTruth) (Files, error) {
 	if ds == nil || ds.Base == nil || ds.Queries == nil {
 		return Files{}, fmt.Errorf("WriteDir: data set has no vectors: %w", engine.ErrInvalidArgument)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := dataFS.MkdirAll(dir); err != nil {
 		return Files{}, err
 	}
 	fs := Files{Base: filepath.Join(dir, "base.fvecs"), Queries: filepath.Join(dir, "query.fvecs")}
@@ -276,14 +275,21 @@ func WriteDir(dir string, ds *Dataset, truth *GroundTruth) (Files, error) {
 	return fs, nil
 }
 
-// writeFile writes path through a temporary file renamed into place.
+// writeFile writes path on dataFS through a temporary file renamed into
+// place.
 func writeFile(path string, fill func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	name := tempName(path + ".tmp")
+	tmp, err := dataFS.Create(name)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if err := fill(tmp); err != nil {
+	defer dataFS.Remove(name)
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
 		tmp.Close()
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -294,7 +300,7 @@ func writeFile(path string, fill func(io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return dataFS.Rename(name, path)
 }
 
 // Load reads base.fvecs and query.fvecs (as WriteDir writes them) from dir

@@ -9,12 +9,12 @@ import (
 	"hash/crc64"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/flat"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/engine/vfs"
 )
 
 // GroundTruth is the exact top-K of every query: IDs[q] and Dists[q] hold
@@ -63,7 +63,7 @@ func Truth(ds *Dataset, k int, metric engine.Metric, cacheDir string) (*GroundTr
 		return nil, err
 	}
 	if path != "" {
-		if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		if err := dataFS.MkdirAll(cacheDir); err != nil {
 			return nil, fmt.Errorf("dataset: truth cache: %w", err)
 		}
 		if err := writeFile(path, func(w io.Writer) error { return writeTruth(w, t, key) }); err != nil {
@@ -171,7 +171,7 @@ var errStale = errors.New("truth cache: stale")
 // readTruthFile returns the cached truth if the file exists and its header
 // and checksum match; any mismatch is an error (the caller recomputes).
 func readTruthFile(path string, key uint64, k int, metric engine.Metric, queries int) (*GroundTruth, error) {
-	b, err := os.ReadFile(path)
+	b, err := vfs.ReadFile(dataFS, path)
 	if err != nil {
 		return nil, err
 	}

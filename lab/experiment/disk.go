@@ -222,12 +222,9 @@ func VectorFile(env *Env) (dir *scratch.Dir, path string, cleanup func(), err er
 
 // SimulatedNote notes on t, when the scratch files are in memory (a
 // browser tab, lab/scratch), that its page cache and device reads are
-// simulated: modelled by engine/store, not measured.
-func SimulatedNote(t *table.Table) {
-	if scratch.Simulated() {
-		t.Note("SIMULATED disk (this browser tab has no files): the files are in memory; engine/store keeps a simulated page cache, and a read of a page not in it is a device read priced by its model (%s), so device reads, cold and simulated-device times are modelled, not measured", store.DeviceModel)
-	}
-}
+// simulated: modelled by engine/store, not measured (measure.SimulatedNote,
+// which lab/measure's DiskTable adds itself).
+func SimulatedNote(t *table.Table) { measure.SimulatedNote(t) }
 
 // DiskPoint is one measured setting of a disk-backed search
 // (measure.DiskResult: the notebooks measure with lab/measure's disk verbs).

@@ -12,6 +12,7 @@ import (
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/metrics"
+	"github.com/veclab/veclab/lab/scratch"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -298,5 +299,17 @@ func DiskTable(title string, rs []DiskResult) (*table.Table, error) {
 		}
 	}
 	t.Note("%s over %d queries, one at a time; device reads/q: the reads not served by the page cache; device pages/q: the vector file's 4 KiB pages not resident when read; simulated device: the latency a store.Model added (0 without one)", metrics.RecallHeader(rs[0].K), rs[0].Queries)
+	SimulatedNote(t)
 	return t, nil
+}
+
+// SimulatedNote notes on t, when the scratch files are in memory (a
+// browser tab, lab/scratch), that its page cache and device reads are
+// simulated: modelled by engine/store, not measured. Every table of
+// device reads carries it (DiskTable here, lab/experiment's disk
+// experiments).
+func SimulatedNote(t *table.Table) {
+	if scratch.Simulated() {
+		t.Note("SIMULATED disk (this browser tab has no files): the files are in memory; engine/store keeps a simulated page cache, and a read of a page not in it is a device read priced by its model (%s), so device reads, cold and simulated-device times are modelled, not measured", store.DeviceModel)
+	}
 }

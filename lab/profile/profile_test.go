@@ -3,6 +3,8 @@ package profile
 import (
 	"errors"
 	"math"
+	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -690,6 +692,46 @@ func TestElasticsearchRefreshes(t *testing.T) {
 	}
 	if f := s.Footprint(); f.Codes == 0 || f.Docs != 5000 {
 		t.Errorf("footprint %+v: want the codes of 5,000 documents", f)
+	}
+}
+
+// TestBuildDir: a store built with its files in a directory on disk
+// (BuildOptions.Dir) writes its sealed segments there and answers every
+// query as the same store built in memory does.
+func TestBuildDir(t *testing.T) {
+	ds, err := dataset.Generate(dataset.Config{N: 1200, Queries: 5, Dim: 16, Clusters: 4, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []Kind{PGVector, Redis, Qdrant, Elasticsearch} {
+		p := Default(k)
+		p.Seed = 1
+		if k == Qdrant {
+			p.IndexingThresholdKB = 16 // 256 rows of 16 floats: sealed segments
+		}
+		dir := t.TempDir()
+		disk, err := p.Build(ds.Base, BuildOptions{Batch: 100, Dir: dir})
+		if err != nil {
+			t.Fatalf("%s on disk: %v", k, err)
+		}
+		defer disk.Close()
+		mem, err := p.Build(ds.Base, BuildOptions{Batch: 100})
+		if err != nil {
+			t.Fatalf("%s in memory: %v", k, err)
+		}
+		defer mem.Close()
+		// Qdrant and Elasticsearch seal segments as they build; pgvector
+		// and Redis keep one growing head until a commit.
+		if files, _ := os.ReadDir(dir); len(files) == 0 && (k == Qdrant || k == Elasticsearch) {
+			t.Errorf("%s: nothing written to its directory", k)
+		}
+		for i := 0; i < ds.Queries.N; i++ {
+			a, errA := disk.Search(ds.Queries.Row(i), 10)
+			b, errB := mem.Search(ds.Queries.Row(i), 10)
+			if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
+				t.Errorf("%s query %d: on disk %v (%v), in memory %v (%v)", k, i, a, errA, b, errB)
+			}
+		}
 	}
 }
 

@@ -26,6 +26,15 @@ type BuildOptions struct {
 	Batch int
 	// Progress, when set, is called after each batch.
 	Progress func(done, total int, what string)
+	// Dir, when set, is a directory on the operating system's file
+	// system for the store's segment files, instead of an in-memory file
+	// system. The collection writes a sealed segment's graph, vectors and
+	// ids to its files (engine/segment's crash-safe framing) and searches
+	// the copy it holds in memory, so in memory the files are a second
+	// copy of every sealed vector; on disk they sit in the page cache,
+	// outside the process. The directory must be empty or absent; the
+	// caller removes it after Close.
+	Dir string
 }
 
 // Store is a built (or building) store of one profile: documents are
@@ -34,7 +43,7 @@ type BuildOptions struct {
 // the documents and indexes and differ only in query settings.
 //
 // Every store is a configuration of one engine/segment collection (on an
-// in-memory file system).
+// in-memory file system, or in BuildOptions.Dir).
 //
 // # Visibility
 //
@@ -255,9 +264,13 @@ func esVersion(v string) (major, minor int, err error) {
 const indexerChunk = 64
 
 // Open returns an empty store of the profile for vectors of dim dimensions.
-func (p Profile) Open(dim int) (*Store, error) { return p.open(dim, true) }
+func (p Profile) Open(dim int) (*Store, error) { return p.open(dim, true, "", 0) }
 
-func (p Profile) open(dim int, idleMerge bool) (*Store, error) {
+// open opens an empty store; idleMerge runs Qdrant's merge optimizer in
+// the background; dir, when not "", puts the collection's files there on
+// the operating system's file system (BuildOptions.Dir); docs, when not
+// 0, is how many documents are coming (segment.Config.HeadCapacity).
+func (p Profile) open(dim int, idleMerge bool, dir string, docs int) (*Store, error) {
 	p = p.WithDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -265,7 +278,12 @@ func (p Profile) open(dim int, idleMerge bool) (*Store, error) {
 	if dim < 1 {
 		return nil, fmt.Errorf("profile: %s: dimension must be positive, got %d: %w", p.Kind, dim, engine.ErrInvalidArgument)
 	}
-	return p.openConfig(dim, p.collectionConfig(dim, idleMerge))
+	cfg := p.collectionConfig(dim, idleMerge)
+	if dir != "" {
+		cfg.FS, cfg.Dir = vfs.Default, dir
+	}
+	cfg.HeadCapacity = docs
+	return p.openConfig(dim, cfg)
 }
 
 // openConfig opens a store of p (with defaults, validated) on the
@@ -282,13 +300,15 @@ func (p Profile) openConfig(dim int, cfg segment.Config) (*Store, error) {
 
 // Build opens a store and ingests base in batches (opt.Batch), then waits
 // until everything is searchable: the state the article measured queries
-// in. Qdrant's merge optimizer runs once, after the last batch (not in the
+// in. Redis's background indexer and Qdrant's indexing optimizer are
+// waited for after each batch (the same graphs, with at most one batch
+// queued or one segment being indexed). Qdrant's merge optimizer runs once, after the last batch (not in the
 // background), so the segments are the same run after run.
 func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 	if base == nil || base.N == 0 {
 		return nil, fmt.Errorf("profile: %s: nothing to build from: %w", p.Kind, engine.ErrEmpty)
 	}
-	s, err := p.open(base.Dim, false)
+	s, err := p.open(base.Dim, false, opt.Dir, base.N)
 	if err != nil {
 		return nil, err
 	}
@@ -303,6 +323,20 @@ func (p Profile) Build(base *vec.Matrix, opt BuildOptions) (*Store, error) {
 		if err := s.Ingest(m); err != nil {
 			s.Close()
 			return nil, err
+		}
+		if k := s.c.p.Kind; k == Redis || k == Qdrant {
+			// Redis's indexer takes the queue in key order whenever it
+			// runs, and Qdrant's segments are cut by the batches'
+			// routing, not by when the optimizer finishes one: waiting
+			// for them after each batch builds the same graphs. Not
+			// waiting lets Redis's queue hold every vector beside the
+			// graph's slab, and Qdrant's optimizer build the graphs of
+			// every full segment at once, each beside its plain rows
+			// (a second copy of the collection in memory either way).
+			if err := s.c.coll.WaitIndexed(); err != nil {
+				s.Close()
+				return nil, fmt.Errorf("profile %s: %w", s.c.p.Kind, err)
+			}
 		}
 		if opt.Progress != nil {
 			opt.Progress(hi, base.N, what)

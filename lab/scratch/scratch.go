@@ -41,6 +41,12 @@ func (d *Dir) Remove() error { return removeAll(d.FS, d.Path) }
 // reads simulated (a browser), rather than on a real disk.
 func Simulated() bool { return simulated }
 
+// FS is the file system the lab's own files are on: [vfs.Default]
+// natively; in a browser the tab's in-memory file system that scratch
+// directories are made on, whose [MemLimit] those files and the data sets
+// kept there (lab/dataset's data directory and truth caches) share.
+func FS() vfs.FS { return files() }
+
 // MemLimit is the bytes the in-memory scratch files of a browser tab may
 // hold together: a quarter of wasm32's 4 GiB address space, which the
 // tab's data sets and indexes share.

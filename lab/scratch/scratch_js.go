@@ -3,10 +3,7 @@
 package scratch
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"sync"
 
 	"github.com/veclab/veclab/engine/vfs"
@@ -29,23 +26,7 @@ func mkdir(prefix string) (vfs.FS, string, error) {
 	return mem, dir, mem.MkdirAll(dir)
 }
 
-// removeAll removes every file under dir (a MemFS's directories are
-// names only).
-func removeAll(fsys vfs.FS, dir string) error {
-	names, err := fsys.List(dir)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, n := range names {
-		p := path.Join(dir, n)
-		err := fsys.Remove(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			err = removeAll(fsys, p) // a directory
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
+// removeAll removes the directory and every file under it.
+func removeAll(fsys vfs.FS, dir string) error { return vfs.RemoveAll(fsys, dir) }
+
+func files() vfs.FS { return mem }

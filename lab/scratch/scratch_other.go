@@ -16,3 +16,5 @@ func mkdir(prefix string) (vfs.FS, string, error) {
 }
 
 func removeAll(_ vfs.FS, dir string) error { return os.RemoveAll(dir) }
+
+func files() vfs.FS { return vfs.Default }
