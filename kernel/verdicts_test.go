@@ -35,7 +35,7 @@ type expectedVerdict struct {
 // timingWords mark a claim whose verdict a run may flip: it reads a
 // timing, or the outcome of concurrent goroutines (parallel ingest, the
 // shared bound of concurrent segment search).
-var timingWords = []string{"faster", "QPS", "qps", "docs/s", "latency", " ms", "speed", "p50", "slower", "time",
+var timingWords = []string{"faster", "QPS", "qps", "docs/s", "latency", " ms", "speed", "p50", "p95", "slower", "time",
 	"concurrent", "shared bound", "parallel", "ingest"}
 
 func readsTiming(claim string) bool {

@@ -142,9 +142,9 @@ func resolve(exps []Experiment, ref string) (Experiment, Claim, error) {
 	return Experiment{}, Claim{}, fmt.Errorf("experiment: article claim reference %q: no experiment %s is registered", ref, id)
 }
 
-// CheckArticles resolves every verdict the article catalogue names
+// checkArticles resolves every verdict the article catalogue names
 // against the registry, and reports the first that does not resolve.
-func CheckArticles() error {
+func checkArticles() error {
 	exps, err := Select("")
 	if err != nil {
 		return err
@@ -164,9 +164,9 @@ func CheckArticles() error {
 	return nil
 }
 
-// ArticleCounts returns, per article, its numbered claims and how many of
+// articleCounts returns, per article, its numbered claims and how many of
 // them a verdict judges.
-func ArticleCounts() (seeds []string, claims, judged []int) {
+func articleCounts() (seeds []string, claims, judged []int) {
 	for _, a := range articles {
 		n := 0
 		for _, c := range a.Claims {

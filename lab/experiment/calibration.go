@@ -2,7 +2,7 @@ package experiment
 
 import "github.com/veclab/veclab/lab/dataset"
 
-// Calibration is the one line said wherever an agreement rests on the
+// calibration is the one line said wherever an agreement rests on the
 // generated data's fitted spread: the generator's one shape knob (1.0,
 // dataset.DefaultSpread) was chosen so that hnswlib's curve and the
 // article's Redis EF_RUNTIME curve (0.616 / 0.962 / 1.000 at 10 / 50 /
@@ -13,10 +13,10 @@ import "github.com/veclab/veclab/lab/dataset"
 // partly by construction; every other verdict on the generated data is a
 // prediction the fit did not target. Notebook 03's spread table shows how
 // the figures move with the spread.
-const Calibration = "calibrated, not predicted: the generator's spread (1.0) was fitted to the article's Redis EF_RUNTIME curve, so this agreement is partly by construction (notebook 03's spread table shows how it moves)"
+const calibration = "calibrated, not predicted: the generator's spread (1.0) was fitted to the article's Redis EF_RUNTIME curve, so this agreement is partly by construction (notebook 03's spread table shows how it moves)"
 
 // Calibrated reports whether env runs on the generated data at the fitted
-// spread and the article's shape, where the figures [Calibration] names agree partly by
+// spread and the article's shape, where the figures the calibration line names agree partly by
 // construction; on a real data set ([Env.UseData]) or another spread they
 // are predictions like the rest.
 // The fit was made at the article's shape (30,000 × 384 in 40 clusters),
@@ -26,12 +26,12 @@ func (e *Env) Calibrated() bool {
 		e.Scale.N == Article.N && e.Scale.Dim == Article.Dim && e.Scale.Clusters == Article.Clusters
 }
 
-// Calibrate appends [Calibration] to v's reason when env is calibrated
+// Calibrate appends the calibration line to v's reason when env is calibrated
 // and v agrees, and returns v unchanged otherwise (the fit cannot be what
 // makes a differing figure differ).
 func Calibrate(env *Env, v Verdict) Verdict {
 	if !env.Calibrated() || !v.Agrees {
 		return v
 	}
-	return Because(v, Calibration)
+	return Because(v, calibration)
 }

@@ -27,7 +27,7 @@ func TestCalibrate(t *testing.T) {
 			t.Errorf("%s: Calibrated() = %v, want %v", c.name, got, c.want)
 		}
 		v := Calibrate(c.env, agrees)
-		if has := strings.Contains(v.Reason, Calibration); has != c.want {
+		if has := strings.Contains(v.Reason, calibration); has != c.want {
 			t.Errorf("%s: agreeing reason %q carries the calibration line: %v, want %v", c.name, v.Reason, has, c.want)
 		}
 		if v.Agrees != agrees.Agrees || v.Margin != agrees.Margin {

@@ -13,7 +13,6 @@ import (
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/scratch"
-	"github.com/veclab/veclab/lab/table"
 )
 
 // The disk experiments (E13–E15, E26, E27) share two indexes over the
@@ -219,12 +218,6 @@ func VectorFile(env *Env) (dir *scratch.Dir, path string, cleanup func(), err er
 	}
 	return dir, path, func() { dir.Remove() }, nil
 }
-
-// SimulatedNote notes on t, when the scratch files are in memory (a
-// browser tab, lab/scratch), that its page cache and device reads are
-// simulated: modelled by engine/store, not measured (measure.SimulatedNote,
-// which lab/measure's DiskTable adds itself).
-func SimulatedNote(t *table.Table) { measure.SimulatedNote(t) }
 
 // DiskPoint is one measured setting of a disk-backed search
 // (measure.DiskResult: the notebooks measure with lab/measure's disk verbs).

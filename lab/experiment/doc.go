@@ -76,7 +76,7 @@
 //
 // The generated data has one fitted parameter, its spread, chosen so that
 // the article's Redis EF_RUNTIME curve comes out on it (lab/dataset's
-// doc). [Calibration] is the line every verdict reason and table whose
+// doc). [Calibrate] appends the line every verdict reason and table whose
 // agreement rests on that fit carries: E06's rows, E02's Redis and
 // pgvector rows and its outlier order. Every other verdict on the
 // generated data is a prediction the fit did not target.

@@ -132,7 +132,7 @@ func FmtFig(x float64, unit string) string {
 	return s
 }
 
-func TolText(tol float64, unit string) string {
+func tolText(tol float64, unit string) string {
 	if tol == 0 {
 		return ""
 	}
@@ -142,7 +142,7 @@ func TolText(tol float64, unit string) string {
 // Within is the verdict that the lab's figure agrees with the article's value
 // when |lab − article| ≤ tol (unit is printed after both).
 func Within(id, claim string, article, lab, tol float64, unit string) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: FmtFig(article, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
+	v := Verdict{ID: id, Claim: claim, Article: FmtFig(article, unit) + tolText(tol, unit), Lab: FmtFig(lab, unit)}
 	v.judge(article, lab, article-tol, article+tol, false, false, unit)
 	d := lab - article
 	switch {
@@ -159,7 +159,7 @@ func Within(id, claim string, article, lab, tol float64, unit string) Verdict {
 // AtLeast is the verdict that the lab's figure agrees with a claim "at least
 // bound" when lab ≥ bound − tol.
 func AtLeast(id, claim string, bound, lab, tol float64, unit string) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: "≥ " + FmtFig(bound, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
+	v := Verdict{ID: id, Claim: claim, Article: "≥ " + FmtFig(bound, unit) + tolText(tol, unit), Lab: FmtFig(lab, unit)}
 	v.judge(bound, lab, bound-tol, math.Inf(1), false, false, unit)
 	switch {
 	case math.IsNaN(lab):
@@ -177,7 +177,7 @@ func AtLeast(id, claim string, bound, lab, tol float64, unit string) Verdict {
 // AtMost is the verdict that the lab's figure agrees with a claim "at most
 // bound" when lab ≤ bound + tol.
 func AtMost(id, claim string, bound, lab, tol float64, unit string) Verdict {
-	v := Verdict{ID: id, Claim: claim, Article: "≤ " + FmtFig(bound, unit) + TolText(tol, unit), Lab: FmtFig(lab, unit)}
+	v := Verdict{ID: id, Claim: claim, Article: "≤ " + FmtFig(bound, unit) + tolText(tol, unit), Lab: FmtFig(lab, unit)}
 	v.judge(bound, lab, math.Inf(-1), bound+tol, false, false, unit)
 	switch {
 	case math.IsNaN(lab):
@@ -285,7 +285,7 @@ func Holds(id, claim, article, lab string, ok bool, reason string) Verdict {
 // Keep keeps verdicts for the notebook's closing list ([Env.Verdicts])
 // and returns them as kept: a verdict with the same experiment and claim
 // as one kept earlier replaces it (a re-run cell), and on a real data set
-// ([Env.UseData]) each claim ends with the set's name ([OnData]), so
+// ([Env.UseData]) each claim ends with the set's name ([onData]), so
 // verdicts gathered from several sets (notebook 14) say which finding
 // holds on which data. The verdict constructors ([Within], [AtLeast],
 // [AtMost], [Holds]) keep nothing: a cell keeps what it states, e.g.
@@ -308,7 +308,7 @@ func (e *Env) tag(vs Verdicts) Verdicts {
 	var out Verdicts
 	for _, v := range vs {
 		if e.real != nil {
-			v.Claim = OnData(v.Claim, e.real.name)
+			v.Claim = onData(v.Claim, e.real.name)
 		}
 		out = replaceOrAppend(out, v)
 	}
@@ -330,7 +330,7 @@ func replaceOrAppend(vs Verdicts, v Verdict) Verdicts {
 // onData ends a claim with the data set it was measured on: "… (on
 // glove-100k)". A claim that already names it (a verdict recorded again
 // after its reason was extended, as E24's is) is returned unchanged.
-func OnData(claim, set string) string {
+func onData(claim, set string) string {
 	tag := " (on " + set + ")"
 	if strings.HasSuffix(claim, tag) {
 		return claim

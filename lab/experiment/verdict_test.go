@@ -218,3 +218,16 @@ func TestWithinFactor(t *testing.T) {
 		}
 	}
 }
+
+// TestOnDataTag checks the data set's tag on a claim: added once.
+func TestOnDataTag(t *testing.T) {
+	for _, c := range []struct{ claim, set, want string }{
+		{"int8 cuts memory", "glove-3k", "int8 cuts memory (on glove-3k)"},
+		{"int8 cuts memory (on glove-3k)", "glove-3k", "int8 cuts memory (on glove-3k)"},
+		{"int8 cuts memory (on glove-3k)", "fortunes", "int8 cuts memory (on glove-3k) (on fortunes)"},
+	} {
+		if got := onData(c.claim, c.set); got != c.want {
+			t.Errorf("onData(%q, %q) = %q, want %q", c.claim, c.set, got, c.want)
+		}
+	}
+}

@@ -261,7 +261,7 @@ func ShapeVerdicts(env *experiment.Env, ms []experiment.Measurement, br *Breadth
 // Verdicts compares Measure's recall@10 per store with the
 // article's (± 0.05).
 // The Redis and pgvector rows lie on the curve the generator's spread was
-// fitted to, so their reasons say they are calibrated (experiment.Calibration).
+// fitted to, so their reasons say they are calibrated (experiment.Calibrate).
 func Verdicts(env *experiment.Env, ms []experiment.Measurement) experiment.Verdicts {
 	vs := experiment.RecallVerdicts(env, Experiment, ms, "on its defaults:")
 	for i, v := range vs {

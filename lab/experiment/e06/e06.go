@@ -157,7 +157,7 @@ func runE06(env *experiment.Env) (*experiment.Report, error) {
 // Verdicts compares Measure's recall@10 per EF_RUNTIME with the
 // article's (± 0.05).
 // Every row is on the curve the generator's spread was fitted to, so each
-// reason says it is calibrated (experiment.Calibration).
+// reason says it is calibrated (experiment.Calibrate).
 func Verdicts(env *experiment.Env, ms []experiment.Measurement) experiment.Verdicts {
 	vs := experiment.RecallVerdicts(env, e06, ms, "(Redis EF_RUNTIME):")
 	for i, v := range vs {

@@ -16,6 +16,7 @@ import (
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/engine/vfs"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/scratch"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -363,7 +364,7 @@ func e12SearchVectors(fsys vfs.FS, path string, q *vec.Matrix, nq, k int) ([][]e
 func Table(rows []Row) *table.Table {
 	t := table.New("E12 saving on a nearly full disk through the lab's watermark (low 85 %, high 90 %, flood stage 95 %, Elasticsearch's defaults)",
 		table.Col("disk", ""), table.Col("file", ""))
-	experiment.SimulatedNote(t)
+	measure.SimulatedNote(t)
 	t.AddColumns(table.Column{Header: "used before", Unit: "%", Source: table.Lab, Prec: 3, Align: table.Right},
 		table.Col("above", ""), table.Col("save", ""), table.Col("refused at", ""), table.Col("by watermark", ""),
 		table.Col("path holds", ""), table.Column{Header: "vectors", Source: table.Lab, Prec: -1},

@@ -10,6 +10,7 @@ import (
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/scratch"
 	"github.com/veclab/veclab/lab/table"
@@ -257,7 +258,7 @@ func Tables(env *experiment.Env, warm, cold experiment.DiskPoint) (*table.Table,
 		table.Column{Header: "device pages/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "device KiB/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "IOPS at this QPS", Source: table.Lab, Prec: -1})
-	experiment.SimulatedNote(m)
+	measure.SimulatedNote(m)
 	devKB := func(x float64) any {
 		if math.IsNaN(x) {
 			return "not known"
@@ -390,7 +391,7 @@ func OversampleSweep(env *experiment.Env, ef int, overs []float64) (*table.Table
 		table.Column{Header: "KiB/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "QPS, cold, one query at a time", Source: table.Lab, Prec: -1},
 		table.Column{Header: "gp3 cap, 3 nodes", Unit: "QPS", Source: table.Lab, Prec: -1})
-	experiment.SimulatedNote(t)
+	measure.SimulatedNote(t)
 	var recall, caps []float64
 	var labels []string
 	for i, o := range overs {

@@ -12,6 +12,7 @@ import (
 	"github.com/veclab/veclab/engine/rescore"
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -295,7 +296,7 @@ func e15Pair(env *experiment.Env, open func(e15Mode) (func() experiment.DiskSear
 func Table(env *experiment.Env, ef int, oversample float64, res *Result) *table.Table {
 	t := table.New(fmt.Sprintf("E15 rescoring reads (HNSW, TurboQuant 4-bit codes in RAM, originals on disk, ef=%d, k=%d, oversample %g)", ef, env.Scale.K, oversample),
 		table.Col("reads served by", ""))
-	experiment.SimulatedNote(t)
+	measure.SimulatedNote(t)
 	t.AddColumns(table.Pair("QPS", "", 0)...)
 	t.AddColumns(table.Column{Header: metrics.RecallHeader(env.Scale.K), Source: table.Lab, Prec: 3},
 		table.Column{Header: "p50", Unit: "ms", Source: table.Lab, Prec: 3},

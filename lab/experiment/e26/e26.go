@@ -13,6 +13,7 @@ import (
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -167,7 +168,7 @@ func Table(env *experiment.Env, storage string, oversample float64, ivfPts, hnsw
 		table.Column{Header: "HNSW reads/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "speed-up up to", Unit: "×", Source: table.Article, Prec: 0},
 		table.Column{Header: "speed-up IVF/HNSW", Unit: "×", Source: table.Lab, Prec: 2})
-	experiment.SimulatedNote(t)
+	measure.SimulatedNote(t)
 	byLabel := map[string]experiment.DiskPoint{}
 	for _, p := range hnswPts {
 		byLabel[p.Label] = p
@@ -298,7 +299,7 @@ func Centring(env *experiment.Env, visit float64) (*table.Table, error) {
 		table.Col("codes centred on", ""),
 		table.Column{Header: "recall@100", Source: table.Lab, Prec: 3},
 		table.Column{Header: "QPS", Source: table.Lab, Prec: -1})
-	experiment.SimulatedNote(t)
+	measure.SimulatedNote(t)
 	for _, global := range []bool{false, true} {
 		ix, err := experiment.BuildIVFCentring(env, 2, global)
 		if err != nil {
@@ -397,7 +398,7 @@ func ByStorage(runs []StorageRun) (*table.Table, *chart.Bars) {
 		table.Column{Header: "rescoring reads/q, each", Source: table.Lab, Prec: 0},
 		table.Column{Header: "speed-up up to", Unit: "×", Source: table.Article, Prec: 0},
 		table.Column{Header: "speed-up IVF/HNSW", Unit: "×", Source: table.Lab, Prec: 2})
-	experiment.SimulatedNote(t)
+	measure.SimulatedNote(t)
 	for _, r := range runs {
 		a, b := e26Best(r.IVF), e26Best(r.HNSW)
 		kind := "measured (real reads)"
@@ -463,7 +464,7 @@ func (b *Budget) Table() *table.Table {
 		table.Column{Header: "HNSW QPS", Source: table.Lab, Prec: -1},
 		table.Column{Header: "speed-up up to", Unit: "×", Source: table.Article, Prec: 0},
 		table.Column{Header: "speed-up IVF/HNSW", Unit: "×", Source: table.Lab, Prec: 2})
-	experiment.SimulatedNote(t)
+	measure.SimulatedNote(t)
 	find := func(ps []experiment.DiskPoint, label string) experiment.DiskPoint {
 		for _, p := range ps {
 			if p.Label == label {
@@ -697,7 +698,7 @@ func Verdicts(env *experiment.Env, r Results) experiment.Verdicts {
 			out = append(out, experiment.Because(experiment.Within("E26", claim, up, s, 2, "×"),
 				fmt.Sprintf("largest speed-up at IVF recall %.3f, %d pairs within ± %g", at, len(r.Budget.Pairs()), e26RecallTolerance)))
 		} else {
-			out = append(out, experiment.Holds("E26", claim, experiment.FmtFig(up, "×")+experiment.TolText(2, "×"), "no pair", false,
+			out = append(out, experiment.Holds("E26", claim, experiment.FmtFig(up, "×")+" (± "+experiment.FmtFig(2, "×")+")", "no pair", false,
 				fmt.Sprintf("no IVF point has an HNSW point within ± %g recall@100: nothing to compare at matched recall", e26RecallTolerance)))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/measure"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/table"
 )
@@ -138,7 +139,7 @@ func Table(env *experiment.Env, visit float64, ef int, oversample float64, ps []
 		table.Column{Header: "vector device reads/q", Source: table.Lab, Prec: 1},
 		table.Column{Header: "simulated ms/q", Source: table.Lab, Prec: 2},
 		table.Column{Header: "resident B/vector", Source: table.Lab, Prec: 0})
-	experiment.SimulatedNote(t)
+	measure.SimulatedNote(t)
 	for i, p := range ps {
 		res := ivfResident
 		if i%2 == 1 {

@@ -1,10 +1,11 @@
-package all
+package experiment_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/veclab/veclab/lab/experiment"
+	_ "github.com/veclab/veclab/lab/experiment/all" // registers every experiment
 )
 
 // TestArticleClaimsResolve: every verdict the article catalogue names is
