@@ -16,8 +16,9 @@ import (
 // no file system (every file call ENOSYS). The compiled-in glove-3k must
 // open there (it used to be copied to a temporary directory first, which
 // that file system cannot make, so the browser had no real set), and a
-// set that needs files is skipped with a reason that says why and what
-// to use instead, not "run veclab data get".
+// set that is not in the tab's in-memory data directory is skipped with
+// a reason that says why and what to use instead, not "run veclab data
+// get".
 func TestOpenRealSetsInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the lab for js/wasm and runs it under Node")
@@ -37,8 +38,8 @@ func TestOpenRealSetsInBrowser(t *testing.T) {
 	got := string(out)
 	for _, want := range []string{
 		"data sets: generated, glove-3k",
-		`fashion-mnist: not used (experiment: dataset: data set "fashion-mnist": this build reads no files (`,
-		"only the compiled-in glove-3k opens; for other sets use the native kernel (`veclab install`)",
+		`fashion-mnist: not used (experiment: dataset: data set "fashion-mnist" is not in this browser tab's data directory /veclab/data (in memory)`,
+		"in the browser the compiled-in glove-3k opens, and a set a cell writes there with dataset.WriteLayout; for fashion-mnist use the native kernel (`veclab install`)",
 		"glove-3k int8 recall@10 0.920, ×1.5 1.000", // the native kernel's figures (TestQuantSetsVerdicts' sets)
 	} {
 		if !strings.Contains(got, want) {
