@@ -414,9 +414,12 @@ func advise(ctx context.Context, d *Data, opt Options, p profile.Profile, name s
 }
 
 // storeDir is a new temporary directory for one store's files and the
-// function that removes it, or "" (in memory) under Options.InMemory.
+// function that removes it, or "" (in memory) under Options.InMemory and
+// in a browser, where the OS has no temporary directory (js/wasm's
+// os.MkdirTemp is "not implemented on js"): there the files stay in the
+// tab's memory, as they did before segment files moved to disk.
 func storeDir(opt Options) (string, func(), error) {
-	if opt.InMemory {
+	if opt.InMemory || runtime.GOOS == "js" {
 		return "", func() {}, nil
 	}
 	dir, err := os.MkdirTemp("", "veclab-advise-*")
