@@ -137,8 +137,11 @@ func (m *MemFS) Rename(oldname, newname string) error {
 }
 
 // hasEntriesLocked reports whether a file or directory lies under dir.
-func (m *MemFS) hasEntriesLocked(dir string) bool {
-	prefix := dir + "/"
+func (m *MemFS) hasEntriesLocked(dir string) bool { return m.anyUnderLocked(dir + "/") }
+
+// anyUnderLocked reports whether a file or a directory name starts with
+// prefix.
+func (m *MemFS) anyUnderLocked(prefix string) bool {
 	for p := range m.cur {
 		if strings.HasPrefix(p, prefix) {
 			return true

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"strings"
 	"time"
 )
 
@@ -90,17 +89,7 @@ func (m *MemFS) isDirLocked(name string) bool {
 	if name == "/" {
 		prefix = "/"
 	}
-	for p := range m.cur {
-		if strings.HasPrefix(p, prefix) {
-			return true
-		}
-	}
-	for d := range m.dirs {
-		if strings.HasPrefix(d, prefix) {
-			return true
-		}
-	}
-	return false
+	return m.anyUnderLocked(prefix)
 }
 
 // memInfo is a MemFS name's fs.FileInfo.

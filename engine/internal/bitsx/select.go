@@ -43,19 +43,9 @@ var (
 	// available lists the sets this CPU runs, generic first and best last,
 	// capped by VECLAB_SIMD (engine/internal/simdenv) so that one machine
 	// can stand in for one with fewer instructions.
-	available, settingErr = capped(append([]Kernel{Generic}, archKernels()...))
+	available, settingErr = simdenv.Cap(append([]Kernel{Generic}, archKernels()...), func(k Kernel) string { return k.Name })
 	current               = Generic
 )
-
-// capped keeps the prefix of ks that VECLAB_SIMD allows.
-func capped(ks []Kernel) ([]Kernel, error) {
-	names := make([]string, len(ks))
-	for i, k := range ks {
-		names[i] = k.Name
-	}
-	n, err := simdenv.Keep(names, simdenv.Setting())
-	return ks[:n], err
-}
 
 // SettingErr reports a VECLAB_SIMD value the package did not understand
 // (it then keeps every set this CPU runs); nil when the value is fine.

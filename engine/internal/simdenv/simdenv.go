@@ -54,3 +54,15 @@ func Keep(names []string, setting string) (int, error) {
 
 // Setting returns the value of VECLAB_SIMD in this process's environment.
 func Setting() string { return os.Getenv(Var) }
+
+// Cap keeps the prefix of ks (ordered worst first, the pure-Go set first)
+// that VECLAB_SIMD allows, name giving each set's name: the one rule of
+// Keep for every kernel package, whatever its Kernel type.
+func Cap[K any](ks []K, name func(K) string) ([]K, error) {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = name(k)
+	}
+	n, err := Keep(names, Setting())
+	return ks[:n], err
+}
