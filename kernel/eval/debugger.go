@@ -217,7 +217,12 @@ func (d *Debugger) Answer(content []byte) (reply, event map[string]any) {
 		// children to expand.
 		resp["body"] = map[string]any{"variables": []any{}}
 	case "setBreakpoints":
+		// Each breakpoint names its source, as debugpy's reply does:
+		// JupyterLab's Breakpoints panel shows a breakpoint by its
+		// source's path (a breakpoint without one threw in its
+		// getDisplayName).
 		var a struct {
+			Source      json.RawMessage `json:"source"`
 			Breakpoints []struct {
 				Line int `json:"line"`
 			} `json:"breakpoints"`
@@ -225,7 +230,11 @@ func (d *Debugger) Answer(content []byte) (reply, event map[string]any) {
 		json.Unmarshal(req.Arguments, &a)
 		bps := make([]map[string]any, 0, len(a.Breakpoints))
 		for _, b := range a.Breakpoints {
-			bps = append(bps, map[string]any{"verified": false, "line": b.Line, "message": NoBreakpoints})
+			bp := map[string]any{"verified": false, "line": b.Line, "message": NoBreakpoints}
+			if len(a.Source) > 0 {
+				bp["source"] = a.Source
+			}
+			bps = append(bps, bp)
 		}
 		resp["body"] = map[string]any{"breakpoints": bps}
 	case "setExceptionBreakpoints":

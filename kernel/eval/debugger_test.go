@@ -31,6 +31,8 @@ func TestDebugger(t *testing.T) {
 		{req: `{"seq":6,"command":"richInspectVariables","arguments":{"variableName":"store"}}`, success: true, has: `"data":{"text/plain":"redis"}`},
 		{req: `{"seq":7,"command":"richInspectVariables","arguments":{"variableName":"nope"}}`, has: `no variable nope in the session`},
 		{req: `{"seq":8,"command":"setBreakpoints","arguments":{"breakpoints":[{"line":3}]}}`, success: true, has: `"verified":false`},
+		{req: `{"seq":8,"command":"setBreakpoints","arguments":{"source":{"path":"/tmp/cells/1.go"},"breakpoints":[{"line":3}],"sourceModified":false}}`, success: true,
+			has: `"breakpoints":[{"line":3,"message":"` + NoBreakpoints + `","source":{"path":"/tmp/cells/1.go"},"verified":false}]`},
 		{req: `{"seq":9,"command":"dumpCell","arguments":{"code":"ef := 80"}}`, success: true, has: `"sourcePath":"/tmp/cells/1576319392.go"`},
 		// source answers the cell dumpCell named, as JupyterLab's
 		// Breakpoints and Kernel Sources panels ask for it.
