@@ -95,8 +95,8 @@
 // their values or Go types; a cell run after that adds its variable to
 // the list; a variable opened from the panel (richInspectVariables) shows
 // as the cell would show it, a lab table as HTML; debugInfo says
-// breakpoints are not supported and setBreakpoints answers unverified.
-// With SCREENSHOT.png it saves the panel in its table view.
+// breakpoints are not supported and setBreakpoints answers unverified;
+// source answers the code of a cell dumpCell named. With SCREENSHOT.png it saves the panel in its table view.
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -1193,11 +1193,21 @@ async function debuggerOnly() {
 			return {
 				info: await req("debugInfo"),
 				bps: await req("setBreakpoints", { source: { path: "/veclab-cells/1.go" }, breakpoints: [{ line: 1 }], sourceModified: false }),
+				dumped: await req("dumpCell", { code: "k := ef * 2\nk" }),
 			};
 		}, id);
 		check(dbg.info.success && dbg.info.body.isStarted === true && dbg.info.body.breakpointsSupported === false && /not supported/.test(dbg.info.body.message),
 			`debugInfo: ${JSON.stringify(dbg.info)}`);
 		check(dbg.bps.body.breakpoints.length === 1 && dbg.bps.body.breakpoints[0].verified === false, `setBreakpoints: ${JSON.stringify(dbg.bps)}`);
+		// The source request (the Breakpoints and Kernel Sources panels
+		// open a cell's source with it): the code dumpCell was given.
+		const src = await page.evaluate(async ({ id, path }) => {
+			const k = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id).sessionContext.session.kernel;
+			return (await k.requestDebug({ seq: 901, type: "request", command: "source", arguments: { source: { path }, sourceReference: 0 } }).done).content;
+		}, { id, path: dbg.dumped.body.sourcePath });
+		check(dbg.dumped.success && /^\/veclab-cells\/\d+\.go$/.test(dbg.dumped.body.sourcePath) && src.success && src.body.content === "k := ef * 2\nk",
+			`dumpCell then source: ${JSON.stringify({ dumped: dbg.dumped, src })}`);
+		console.log(`ok   debugger: source answers the cell dumpCell named (${dbg.dumped.body.sourcePath})`);
 		console.log(`ok   debugger: debugInfo says ${JSON.stringify(dbg.info.body.message)}; setBreakpoints answers the breakpoint unverified`);
 
 		if (screenshot) {
