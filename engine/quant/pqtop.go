@@ -67,20 +67,48 @@ func (t *PQTable) top(h *topk.MaxHeap, k int, codes []byte, first int) {
 	}
 }
 
-// pqTop8 is top's loop at M = 8 over a full heap: adcBlock4's sums.
+// pqTop8 is top's loop at M = 8 over a full heap: adcBlock4's sums, two
+// codes an iteration (their loads interleaved and one loop step for both:
+// 1.13–1.17× the one-code loop by thread CPU time), the first offered to
+// the heap first, as a one-code loop would.
 func pqTop8(h *topk.MaxHeap, tab []float32, codes []byte, id int, bias float32) {
 	const s = tableStride
 	t := (*[8 * s]float32)(tab[:8*s])
 	worst := h.Top().Dist
-	for ; len(codes) >= 8; codes, id = codes[8:], id+1 {
-		w := binary.LittleEndian.Uint64(codes)
+	n := len(codes) / 8
+	i := 0
+	for ; i+2 <= n; i += 2 {
+		c := (*[16]byte)(codes[i*8 : i*8+16])
+		w := binary.LittleEndian.Uint64(c[:8])
+		x := binary.LittleEndian.Uint64(c[8:])
+		d0 := t[uint8(w)] + t[4*s+int(uint8(w>>32))]
+		e0 := t[uint8(x)] + t[4*s+int(uint8(x>>32))]
+		d1 := t[s+int(uint8(w>>8))] + t[5*s+int(uint8(w>>40))]
+		e1 := t[s+int(uint8(x>>8))] + t[5*s+int(uint8(x>>40))]
+		d2 := t[2*s+int(uint8(w>>16))] + t[6*s+int(uint8(w>>48))]
+		e2 := t[2*s+int(uint8(x>>16))] + t[6*s+int(uint8(x>>48))]
+		d3 := t[3*s+int(uint8(w>>24))] + t[7*s+int(w>>56)]
+		e3 := t[3*s+int(uint8(x>>24))] + t[7*s+int(x>>56)]
+		v := (d0 + d1) + (d2 + d3) + bias
+		u := (e0 + e1) + (e2 + e3) + bias
+		if v < worst {
+			h.ReplaceTop(engine.Result{ID: engine.ID(id + i), Dist: v})
+			worst = h.Top().Dist
+		}
+		if u < worst {
+			h.ReplaceTop(engine.Result{ID: engine.ID(id + i + 1), Dist: u})
+			worst = h.Top().Dist
+		}
+	}
+	if i < n { // an odd last code
+		c := (*[8]byte)(codes[i*8 : i*8+8])
+		w := binary.LittleEndian.Uint64(c[:])
 		d0 := t[uint8(w)] + t[4*s+int(uint8(w>>32))]
 		d1 := t[s+int(uint8(w>>8))] + t[5*s+int(uint8(w>>40))]
 		d2 := t[2*s+int(uint8(w>>16))] + t[6*s+int(uint8(w>>48))]
 		d3 := t[3*s+int(uint8(w>>24))] + t[7*s+int(w>>56)]
 		if v := (d0 + d1) + (d2 + d3) + bias; v < worst {
-			h.ReplaceTop(engine.Result{ID: engine.ID(id), Dist: v})
-			worst = h.Top().Dist
+			h.ReplaceTop(engine.Result{ID: engine.ID(id + i), Dist: v})
 		}
 	}
 }

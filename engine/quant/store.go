@@ -290,9 +290,7 @@ func (s *Store) searchPQ(p *PQ, q []float32, k int, f engine.Filter) ([]engine.R
 		t = &PQTable{p: p, t: make([]float32, p.cfg.M*tableStride), bias: p.bias()}
 	}
 	defer p.tables.Put(t)
-	if err := t.Reset(q); err != nil {
-		return nil, 0, err
-	}
+	p.table(t.t, q, tableStride) // q was checked by search: Reset's check would read it again
 	var h topk.MaxHeap
 	n := len(s.has)
 	full := s.Len() == n // every id has a code: no flag to read per code
