@@ -280,22 +280,27 @@ func (s *Store) search(q []float32, k int, f engine.Filter) ([]engine.Result, in
 const pqBlock = 256
 
 // searchPQ is search for product codes: the query's distance table is
-// built once and the codes are scored a block at a time by the unrolled
-// ADC kernel, then offered to the top-k heap.
+// built once; with every id present and no filter the codes go through
+// the fused scan-and-select loop (PQTable.top), otherwise they are scored
+// a block at a time by the unrolled ADC kernel, then offered to the
+// top-k heap.
 func (s *Store) searchPQ(p *PQ, q []float32, k int, f engine.Filter) ([]engine.Result, int, error) {
 	t, _ := p.tables.Get().(*PQTable)
 	if t == nil {
 		t = &PQTable{p: p, t: make([]float32, p.cfg.M*tableStride), bias: p.bias()}
 	}
 	defer p.tables.Put(t)
-	if err := t.Reset(q); err != nil {
-		return nil, 0, err
-	}
+	p.table(t.t, q, tableStride) // q was checked by search: Reset's check would read it again
 	var h topk.MaxHeap
-	var dist [pqBlock]float32
-	scored := 0
 	n := len(s.has)
 	full := s.Len() == n // every id has a code: no flag to read per code
+	if full && f == nil {
+		// Every code is scored: the fused scan and top-k loop.
+		t.top(&h, k, s.codes[:n*s.size], 0)
+		return h.Sorted(make([]engine.Result, 0, h.Len())), n, nil
+	}
+	var dist [pqBlock]float32
+	scored := 0
 	for lo := 0; lo < n; lo += pqBlock {
 		hi := min(lo+pqBlock, n)
 		d := dist[:hi-lo]

@@ -24,6 +24,8 @@ type Fixtures struct {
 	IVF      *ivf.Index        // notebook 12's iv: DiskBBQ's 2-bit lists
 	Rescorer *rescore.Rescorer // notebook 12's rsLocal: the vector file's rescorer
 	Q100     *measure.Queries  // notebook 12's q100: the exact top 100
+
+	Real *experiment.RealSets // notebook 14's sets: the generated set and the real ones opened
 }
 
 // All returns every exercise of the course, in the notebooks' order, each
@@ -44,5 +46,6 @@ func All(f Fixtures) []*Exercise {
 		CodeBytes(), Int4Oversample(f.Env), CorrectionReads(f.Env), // notebook 11
 		ListsForVisit(f.IVF, f.Q100), RescoreReads(f.IVF, f.Rescorer, f.Q100), // notebook 12
 		VisitForRecall(f.IVF, f.Rescorer, f.Q100), OversampleAtVisit(f.IVF, f.Rescorer, f.Q100),
+		GloveBBQOversample(f.Real), CorrectionMatters(f.Real), BBQAtDefault(f.Real), // notebook 14
 	}
 }

@@ -22,7 +22,8 @@
 // save goes through vfs.WatermarkFS on a simulated disk, a graph's bytes
 // come from engine/hnsw, documents from nested.Index.ExactParents, and a
 // visit or oversample is measured by lab/measure on the notebook's own
-// IVF index and vector file. Exercises whose answer is the smallest value
+// IVF index and vector file, and in notebook 14 each data set the notebook
+// opened is ranked by the quantizers' codes again. Exercises whose answer is the smallest value
 // reaching a target are checked at the answer and one below it, so a value
 // that reaches the target with more work than needed is wrong too.
 // A check is then right for the seed and scale the notebook ran at, and
@@ -30,7 +31,7 @@
 //
 // # Every exercise is tested
 //
-// All lists the course's 24, in the notebooks' order, on the Fixtures each
+// All lists the course's 27, in the notebooks' order, on the Fixtures each
 // notebook builds. Each constructor registers a solution (the compiled twin of the code
 // Solution shows) and one wrong answer; the package's test feeds every
 // exercise both: the solution must pass, the wrong answer must fail with the

@@ -1,6 +1,8 @@
 package exercise
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -95,8 +97,19 @@ func buildFixtures() (Fixtures, error) {
 	if err != nil {
 		return f, err
 	}
-	f.Rescorer, err = rescore.New(file, env.Metric(), rescore.Options{})
-	return f, err
+	if f.Rescorer, err = rescore.New(file, env.Metric(), rescore.Options{}); err != nil {
+		return f, err
+	}
+	// Notebook 14: the small scale's sets, kept to the two every machine has (the generated set and the
+	// compiled-in glove-3k), so the answers do not depend on which sets `veclab data get` has cached.
+	if f.Real, err = experiment.OpenRealSets(experiment.Small, 1); err != nil {
+		return f, err
+	}
+	f.Real.Names = slices.DeleteFunc(f.Real.Names, func(n string) bool { return n != "generated" && n != "glove-3k" })
+	if len(f.Real.Names) != 2 {
+		return f, fmt.Errorf("notebook 14's sets at the small scale: %v, want generated and glove-3k", f.Real.Names)
+	}
+	return f, nil
 }
 
 // TestSolutionsAndWrongAnswers feeds every exercise its solution, which
@@ -152,6 +165,11 @@ func TestBadAnswers(t *testing.T) {
 		{"wrong func type", CodeBytes(), func(dim int) int { return dim }, "func(dim, bits int) int"},
 		{"wrong func type", ProbeFunc(), func(q []float32) []int { return nil }, "func(centroids *vec.Matrix"},
 		{"oversample 0", RescoreOversample(nil), 0, "from 1"},
+		{"nil sets", CorrectionMatters(nil), "generated", "needs the notebook's data sets"},
+		{"not a set", CorrectionMatters(&experiment.RealSets{Names: []string{"generated"}}), "glove", "not one of this notebook's data sets: generated"},
+		{"set as a number", CorrectionMatters(&experiment.RealSets{Names: []string{"generated"}}), 1, "a data set's name"},
+		{"no glove", GloveBBQOversample(&experiment.RealSets{Names: []string{"generated"}}), 3, "with a GloVe set"},
+		{"count beyond the sets", BBQAtDefault(nil), 3, "needs the notebook's data sets"},
 		{"zero exercise", &Exercise{}, 1, "constructor"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
