@@ -100,7 +100,7 @@ func TestAdvisePGEmbedded(t *testing.T) {
 	if rc := run([]string{"advise", "glove-3k", "-stores", "pgvector", "-pg", "embedded", "-json", jsonOut, "-html", htmlOut}, &out, &errb); rc != 0 {
 		t.Fatalf("rc %d: %s", rc, errb.String())
 	}
-	for _, want := range []string{"real pgvector    hnsw.ef_search       40", "real − emulated", "PostgreSQL 18.6, pgvector 0.8.7", "the real pgvector reads"} {
+	for _, want := range []string{"real pgvector    hnsw.ef_search       40", "real − emulated", "PostgreSQL 18.6, pgvector 0.8.7", "(m = 16, ef_construction = 64, as the emulation's)", "the real pgvector reads"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
@@ -110,9 +110,11 @@ func TestAdvisePGEmbedded(t *testing.T) {
 		Recall, SE float64
 	}
 	type pair struct {
-		Server    string
-		AtDefault measure `json:"default"`
-		AtFound   measure `json:"at_found"`
+		Server         string
+		M              int
+		EfConstruction int     `json:"ef_construction"`
+		AtDefault      measure `json:"default"`
+		AtFound        measure `json:"at_found"`
 	}
 	var rep struct {
 		Stores []struct {
@@ -128,8 +130,8 @@ func TestAdvisePGEmbedded(t *testing.T) {
 		t.Fatalf("JSON: %v, no real pgvector in %s", err, j)
 	}
 	em, re := rep.Stores[0].Unfiltered, rep.Stores[0].Real
-	if !strings.Contains(re.Server, "pgvector 0.8.7") {
-		t.Errorf("real server %q, want pgvector 0.8.7", re.Server)
+	if !strings.Contains(re.Server, "pgvector 0.8.7") || re.M != 16 || re.EfConstruction != 64 {
+		t.Errorf("real server %q, m %d, ef_construction %d: want pgvector 0.8.7 with its defaults 16 and 64", re.Server, re.M, re.EfConstruction)
 	}
 	for _, c := range []struct {
 		what string

@@ -16,6 +16,7 @@ import (
 	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/vec"
 	"github.com/veclab/veclab/lab/dataset"
+	"github.com/veclab/veclab/lab/pglive"
 )
 
 // generated draws a clustered set (lab/dataset's generator) of n rows.
@@ -268,6 +269,40 @@ func TestRunStops(t *testing.T) {
 		if strings.Contains(s, "redis") {
 			t.Errorf("ran on to %q after the cancel", s)
 		}
+	}
+}
+
+// TestRunPGArguments: the real pgvector (Options.PG) only stands beside
+// an emulated pgvector on cosine data (Spring AI's table is
+// vector_cosine_ops); anything else is refused before a graph is built,
+// rather than left out of the report without a word. The DB is never
+// used: the check comes first (TestAdvisePGEmbedded in cmd/veclab runs
+// the real one).
+func TestRunPGArguments(t *testing.T) {
+	path := writeFvecs(t, generated(t, 300, 8))
+	for _, c := range []struct {
+		name   string
+		metric string
+		stores []string
+		want   string
+	}{
+		{"l2 data", "l2", []string{"pgvector"}, "the real pgvector (-pg) with l2 data (its table is Spring AI's cosine one: give -metric cosine, or leave -pg out)"},
+		{"dot data", "dot", nil, "with dot data"},
+		{"no pgvector store", "", []string{"redis", "qdrant"}, "without a pgvector store to set beside it (add pgvector to -stores, or leave -pg out)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := Load(context.Background(), path, LoadOptions{K: 10, Queries: 20, Metric: c.metric})
+			if err != nil {
+				t.Fatal(err)
+			}
+			built := false
+			_, err = Run(context.Background(), d, Options{Profiles: c.stores, PG: &pglive.DB{}, Progress: func(_, _ int, what string) {
+				built = built || strings.Contains(what, "build")
+			}})
+			if !errors.Is(err, engine.ErrInvalidArgument) || !strings.Contains(err.Error(), c.want) || built {
+				t.Errorf("err %v (built: %v), want ErrInvalidArgument saying %q before any build", err, built, c.want)
+			}
+		})
 	}
 }
 

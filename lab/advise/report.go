@@ -133,7 +133,7 @@ func (r *Report) Table() *table.Table {
 	}
 	for _, row := range r.Rows {
 		if row.Real != nil {
-			t.Note("real pgvector: %s; Spring AI's table loaded with the index built as rows arrive, enable_seqscan = off so the planner keeps the HNSW index as the emulated rows do; its latencies (WebAssembly when embedded) are not shown", row.Real.Server)
+			t.Note("real pgvector beside %s: %s; Spring AI's table loaded with the HNSW index (m = %d, ef_construction = %d, as the emulation's) built as rows arrive, enable_seqscan = off so the planner keeps the index as the emulated rows do; its latencies (WebAssembly when embedded) are not shown", row.Store, row.Real.Server, row.Real.M, row.Real.EfConstruction)
 		}
 		if row.Exact {
 			t.Note("%s: searched exactly (no graph below indexing_threshold, %d KB of vectors), so its knob plays no part and its bytes per vector are the vectors alone; a collection past the threshold is indexed, with the graph's links on top", row.Store, 10000)

@@ -194,9 +194,13 @@ type Row struct {
 
 // Real is the real pgvector's recall at the emulation's two settings.
 type Real struct {
-	Server    string  `json:"server"`
-	AtDefault Measure `json:"default"`
-	AtFound   Measure `json:"at_found"`
+	Server string `json:"server"`
+	// M and EfConstruction are the real index's build parameters, the
+	// emulated profile's (pgvector's defaults: 16 and 64).
+	M              int     `json:"m"`
+	EfConstruction int     `json:"ef_construction"`
+	AtDefault      Measure `json:"default"`
+	AtFound        Measure `json:"at_found"`
 }
 
 // Report is what [Run] found.
@@ -321,6 +325,23 @@ func validate(d *Data, opt Options) error {
 	}
 	if d.Match != nil && d.Match.Count() < 1 {
 		bad = append(bad, "a filter matching no row")
+	}
+	if opt.PG != nil {
+		// The real table is Spring AI's cosine one (vector_cosine_ops and
+		// <=>), beside the emulated pgvector: say so now rather than
+		// measure everything without it.
+		if d.Metric != engine.Cosine {
+			bad = append(bad, fmt.Sprintf("the real pgvector (-pg) with %s data (its table is Spring AI's cosine one: give -metric cosine, or leave -pg out)", d.Metric))
+		}
+		pg := false
+		for _, s := range opt.Profiles {
+			if p, err := profile.Parse(s); err == nil && p.Kind == profile.PGVector {
+				pg = true
+			}
+		}
+		if !pg {
+			bad = append(bad, "the real pgvector (-pg) without a pgvector store to set beside it (add pgvector to -stores, or leave -pg out)")
+		}
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("advise: %s: %w", strings.Join(bad, "; "), engine.ErrInvalidArgument)
@@ -483,8 +504,8 @@ func advise(ctx context.Context, d *Data, opt Options, p profile.Profile, name s
 		}
 		row.Filtered = &fr
 	}
-	if opt.PG != nil && p.Kind == profile.PGVector && d.Metric == engine.Cosine {
-		if row.Real, err = real(ctx, d, opt, truth, def, row.Unfiltered.Result.Value, progress, step); err != nil {
+	if opt.PG != nil && p.Kind == profile.PGVector { // validate: the metric is cosine
+		if row.Real, err = real(ctx, d, opt, p, truth, def, row.Unfiltered.Result.Value, progress, step); err != nil {
 			return row, err
 		}
 	}
@@ -678,18 +699,26 @@ func measure(ctx context.Context, d *Data, opt Options, search searcher, truth *
 }
 
 // real loads the base into the real PostgreSQL (Spring AI's table, the
-// HNSW index built as rows arrive, as the emulation builds it) and
-// measures its recall at ef_search def and found, with enable_seqscan off
-// so that the planner keeps the HNSW index as the emulated rows do.
-func real(ctx context.Context, d *Data, opt Options, truth *dataset.GroundTruth, def, found int, progress func(int, int, string), step string) (*Real, error) {
+// HNSW index built as rows arrive, as the emulation builds it, with the
+// profile's m and ef_construction) and measures its recall at ef_search
+// def and found, with enable_seqscan off so that the planner keeps the
+// HNSW index as the emulated rows do.
+func real(ctx context.Context, d *Data, opt Options, p profile.Profile, truth *dataset.GroundTruth, def, found int, progress func(int, int, string), step string) (*Real, error) {
 	db := opt.PG
-	t, _, err := db.Load(ctx, d.Base, nil, pglive.LoadOptions{Progress: func(done, total int, _ string) {
+	p = p.WithDefaults()
+	lo := pglive.LoadOptions{Progress: func(done, total int, _ string) {
 		progress(done, total, step+" real pgvector: load")
-	}})
+	}}
+	if q := profile.Default(profile.PGVector); p.M != q.M || p.EfConstruction != q.EfConstruction {
+		// Spring AI's index has no WITH clause: only a profile built
+		// otherwise gives one.
+		lo.M, lo.EfConstruction = p.M, p.EfConstruction
+	}
+	t, _, err := db.Load(ctx, d.Base, nil, lo)
 	if err != nil {
 		return nil, fmt.Errorf("advise: real pgvector: %w", err)
 	}
-	r := &Real{Server: db.String()}
+	r := &Real{Server: db.String(), M: p.M, EfConstruction: p.EfConstruction}
 	at := func(ef int) (Measure, error) {
 		search := func(v int, q []float32) ([]engine.Result, error) {
 			a, err := t.Search(ctx, pglive.Query{Vector: q, K: opt.K, Settings: pglive.Settings{EfSearch: v, SeqScanOff: true}, NoExplain: true})

@@ -12,6 +12,9 @@
 //	CREATE TABLE veclab_vector_store (id uuid PRIMARY KEY, content text, metadata json, embedding vector(dim))
 //	CREATE INDEX … USING hnsw (embedding vector_cosine_ops)   -- m 16, ef_construction 64
 //
+// (LoadOptions.M and EfConstruction add WITH (m = …, ef_construction = …),
+// for a pgvector profile built with other values)
+//
 // before any row, as Spring AI does, then inserts the documents in batches
 // (1,000 by default, the article's batch) as multi-row INSERTs, so every row
 // enters the HNSW graph one by one as in the article's run and the lab's

@@ -142,6 +142,39 @@ func TestLive(t *testing.T) {
 	if _, err := tab.Search(ctx, pglive.Query{Vector: ds.Queries.Row(0)[:5], K: 10}); !errors.Is(err, pglive.ErrBadArgument) {
 		t.Errorf("a 5-dimensional query: %v, want ErrBadArgument", err)
 	}
+	// Spring AI's index has no WITH clause (pgvector's defaults); given
+	// build parameters reach the index, and pgvector's bounds are its own.
+	if o, err := tab.IndexOptions(ctx); err != nil || o != "" {
+		t.Errorf("default index options %q, %v: want none (m 16, ef_construction 64)", o, err)
+	}
+	small, err := dataset.Generate(dataset.Config{N: 100, Queries: 1, Dim: 32, Clusters: 2, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		m, efc int
+		want   string // the index's reloptions, or what pgvector's error says
+	}{
+		{8, 40, "m=8,ef_construction=40"},
+		{24, 0, "m=24"},
+		{1, 0, `value 1 out of bounds for option "m"`},
+		{16, 16, "ef_construction must be greater than or equal to 2 * m"},
+	} {
+		tb, _, err := db.Load(ctx, small.Base, nil, pglive.LoadOptions{Table: "veclab_with", M: c.m, EfConstruction: c.efc})
+		var got string
+		if err == nil {
+			got, err = tb.IndexOptions(ctx)
+		}
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want && !strings.Contains(got, ": "+c.want+" (SQLSTATE 22023)") {
+			t.Errorf("m %d, ef_construction %d: %s, want %s", c.m, c.efc, got, c.want)
+		}
+	}
+	if _, _, err := db.Load(ctx, small.Base, nil, pglive.LoadOptions{Table: "veclab_with", M: -1}); !errors.Is(err, pglive.ErrBadArgument) {
+		t.Errorf("m -1: %v, want ErrBadArgument", err)
+	}
 }
 
 func results(a pglive.Answer) []engine.Result {

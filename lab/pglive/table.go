@@ -35,6 +35,12 @@ type LoadOptions struct {
 	// order, and the lab's emulation's: every row enters the graph as it
 	// is inserted).
 	IndexAfter bool
+	// M and EfConstruction are the HNSW index's build parameters (0: not
+	// given, pgvector's defaults m = 16 and ef_construction = 64, Spring
+	// AI's index); given, the index is created WITH (m = …,
+	// ef_construction = …), which pgvector bounds to 2…100 and 4…1000
+	// with ef_construction ≥ 2·m (src/hnsw.c, src/hnswutils.c).
+	M, EfConstruction int
 	// Progress, when set, is called after each batch.
 	Progress func(done, total int, what string)
 }
@@ -96,7 +102,20 @@ func (db *DB) Load(ctx context.Context, base *vec.Matrix, meta []dataset.Doc, op
 		batch = 1000
 	}
 	t0 := time.Now()
+	if opt.M < 0 || opt.EfConstruction < 0 {
+		return nil, st, fmt.Errorf("pglive: Load: m %d, ef_construction %d (want 0 for pgvector's default, or positive): %w", opt.M, opt.EfConstruction, ErrBadArgument)
+	}
 	index := fmt.Sprintf("CREATE INDEX %s_embedding_idx ON %s USING hnsw (embedding vector_cosine_ops)", name, name)
+	var with []string
+	if opt.M > 0 {
+		with = append(with, fmt.Sprintf("m = %d", opt.M))
+	}
+	if opt.EfConstruction > 0 {
+		with = append(with, fmt.Sprintf("ef_construction = %d", opt.EfConstruction))
+	}
+	if len(with) > 0 {
+		index += " WITH (" + strings.Join(with, ", ") + ")"
+	}
 	ddl := []string{
 		"DROP TABLE IF EXISTS " + name,
 		fmt.Sprintf("CREATE TABLE %s (id uuid PRIMARY KEY, content text, metadata json, embedding vector(%d))", name, base.Dim),
