@@ -41,7 +41,9 @@ type Options struct {
 	// same graph every run; more is faster and not deterministic).
 	BuildWorkers int
 	// PG, when set, is a real PostgreSQL with pgvector: the pgvector rows
-	// get its recall beside the emulation's (cosine only).
+	// get its recall beside the emulation's, on an index built with the
+	// profile's m and ef_construction. Cosine only (Spring AI's table),
+	// and only with a pgvector profile: Run refuses anything else.
 	PG *pglive.DB
 	// Progress, when set, is told of each long step.
 	Progress func(done, total int, what string)
