@@ -225,7 +225,9 @@ func (db *DB) explain(what string, err error) error {
 			return fmt.Errorf("pglive: %s: %s: %w", db.Where, what, c)
 		}
 	}
-	msg := redact(err.Error())
+	// pgx lists each connection attempt on a line of its own (one per
+	// address and TLS mode): one line, for the terminal and a cell.
+	msg := strings.ReplaceAll(strings.ReplaceAll(redact(err.Error()), ":\n\t", ": "), "\n\t", "; ")
 	if strings.Contains(msg, "connection refused") {
 		return fmt.Errorf("pglive: %s: %s: nothing listens there (%s): start the server, check host and port, or use the embedded server", db.Where, what, msg)
 	}
