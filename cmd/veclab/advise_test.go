@@ -148,7 +148,7 @@ func TestAdvisePGEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := string(h); !strings.Contains(s, "real pgvector") || !strings.Contains(s, "real − emulated") {
-		t.Errorf("HTML page has no real pgvector rows (%d bytes)", len(s))
+	if s := string(h); !strings.Contains(s, "real − emulated") || !strings.Contains(s, "real pgvector 0.8.7 beside pgvector") {
+		t.Errorf("HTML page has no real pgvector rows or no real readings in its chart (%d bytes)", len(s))
 	}
 }

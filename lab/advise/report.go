@@ -167,9 +167,10 @@ func (r *Report) String() string {
 func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
 
 // Charts are the recall-vs-knob curves of every store (and, with a
-// filter, the filtered ones), with the target as a line.
+// filter, the filtered ones), with the target as a line and, beside an
+// emulated pgvector's curve, the real pgvector's two readings.
 func (r *Report) Charts() []*chart.Line {
-	mk := func(title string, pick func(Row) *Search) *chart.Line {
+	mk := func(title string, pick func(Row) *Search, real bool) *chart.Line {
 		c := chart.NewLine(title, "knob value (the store's beam; log scale)", fmt.Sprintf("recall@%d", r.K))
 		c.LogX = true
 		lo, hi := 0.0, 0.0
@@ -193,15 +194,20 @@ func (r *Report) Charts() []*chart.Line {
 				hi = max(hi, float64(p.Value))
 			}
 			c.AddLabeled(row.Store+" ("+s.Knob+")", x, y, labels)
+			if rl := row.Real; real && rl != nil {
+				// The real pgvector's two readings (default and found)
+				// over the emulation's curve.
+				c.Add("real "+row.Label+" beside "+row.Store, []float64{float64(rl.AtDefault.Value), float64(rl.AtFound.Value)}, []float64{rl.AtDefault.Recall, rl.AtFound.Recall})
+			}
 		}
 		if hi > lo {
 			c.Add(fmt.Sprintf("target %.2f", r.Target), []float64{lo, hi}, []float64{r.Target, r.Target})
 		}
 		return c
 	}
-	cs := []*chart.Line{mk(fmt.Sprintf("%s: recall@%d against each store's knob", r.Data.Name, r.K), func(row Row) *Search { return &row.Unfiltered })}
+	cs := []*chart.Line{mk(fmt.Sprintf("%s: recall@%d against each store's knob", r.Data.Name, r.K), func(row Row) *Search { return &row.Unfiltered }, true)}
 	if r.Data.Filter != "" {
-		cs = append(cs, mk(fmt.Sprintf("%s, filtered (%s): recall@%d against each store's knob", r.Data.Name, r.Data.Filter, r.K), func(row Row) *Search { return row.Filtered }))
+		cs = append(cs, mk(fmt.Sprintf("%s, filtered (%s): recall@%d against each store's knob", r.Data.Name, r.Data.Filter, r.K), func(row Row) *Search { return row.Filtered }, false))
 	}
 	return cs
 }
