@@ -140,13 +140,27 @@ func TrainBinary(sample *vec.Matrix, metric engine.Metric, cfg BinaryConfig) (*B
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if sample != nil && !cfg.needsStats() {
+		// one_bit with the query coded alike learns nothing: the rows
+		// are only checked, not copied (under Cosine trainingRows would
+		// hold a normalised copy of every one).
+		if _, err := trainingRows(&vec.Matrix{N: min(sample.N, minTrain), Dim: sample.Dim, Stride: sample.Stride, Data: sample.Data}, metric, 0, 0); err != nil {
+			return nil, err
+		}
+		for i := minTrain; i < sample.N; i++ {
+			if err := engine.CheckVector(sample.Row(i), sample.Dim, metric); err != nil {
+				return nil, fmt.Errorf("training vector %d: %w", i, err)
+			}
+		}
+		return newBinary(sample.Dim, metric, cfg, nil, nil)
+	}
 	rows, err := trainingRows(sample, metric, 0, 0)
 	if err != nil {
 		return nil, err
 	}
 	dim := sample.Dim
 	var mean, sd []float32
-	if cfg.needsStats() {
+	{
 		// Welford in float64, as VectorStatsBuilder.
 		m := make([]float64, dim)
 		m2 := make([]float64, dim)

@@ -85,10 +85,36 @@ const (
 	// ScalarEncoding.PACKED_NIBBLE: 4-bit documents, packed two to a
 	// byte, and 4-bit queries), otherwise as Int8OSQ.
 	Int4OSQ
+	// QdrantInt8 is Qdrant's scalar quantization, quantization_config
+	// {"scalar": {"type": "int8"}} (qdrant/qdrant v1.19.0
+	// lib/quantization/src/encoded_vectors_u8.rs; quant.TrainQdrantScalar):
+	// one byte a component between the segment's minimum and maximum
+	// component (or Config.Quantile's interval), scored as the dot
+	// product of the dequantized vectors. Qdrant builds an indexed
+	// segment's graph over the quantized vectors
+	// (lib/segment/src/index/hnsw_index/hnsw/build.rs: every insertion's
+	// FilteredScorer::new_internal takes the quantized storage), so every
+	// graph of such a collection, flushed or merged, is built over the
+	// codes. Plain visibility only: an appendable segment has no
+	// quantized vectors, Qdrant quantizes the segments its optimizers
+	// build.
+	QdrantInt8
+	// QdrantBinary is Qdrant's binary quantization with its default
+	// encoding, one_bit, and the query encoded the same way
+	// (lib/quantization/src/encoded_vectors_binary.rs, unchanged from
+	// v1.18 to v1.19.0; quant.Binary): one bit a component, its sign,
+	// scored by the number of differing bits (XOR and popcount). Its
+	// graphs are built over the codes as QdrantInt8's are.
+	QdrantBinary
 )
 
 // lastEncoding is the largest Encoding a file may hold.
-const lastEncoding = Int4OSQ
+const lastEncoding = QdrantBinary
+
+// qdrant reports whether e is one of Qdrant's quantizations: built
+// over the codes at every build, under the Plain visibility, each
+// segment rescoring its own candidates (Options.RescoreEach).
+func (e Encoding) qdrant() bool { return e == QdrantInt8 || e == QdrantBinary }
 
 func (e Encoding) String() string {
 	switch e {
@@ -104,18 +130,23 @@ func (e Encoding) String() string {
 		return "int8-osq"
 	case Int4OSQ:
 		return "int4-osq"
+	case QdrantInt8:
+		return "qdrant-int8"
+	case QdrantBinary:
+		return "qdrant-binary"
 	}
 	return fmt.Sprintf("Encoding(%d)", e)
 }
 
-// ParseEncoding reads "float", "int8", "int4", "bbq", "int8-osq" or "int4-osq".
+// ParseEncoding reads "float", "int8", "int4", "bbq", "int8-osq",
+// "int4-osq", "qdrant-int8" or "qdrant-binary".
 func ParseEncoding(s string) (Encoding, error) {
 	for e := Float; e <= lastEncoding; e++ {
 		if strings.EqualFold(strings.TrimSpace(s), e.String()) {
 			return e, nil
 		}
 	}
-	return 0, fmt.Errorf("segment: unknown encoding %q (want float, int8, int4, bbq, int8-osq or int4-osq): %w", s, engine.ErrInvalidArgument)
+	return 0, fmt.Errorf("segment: unknown encoding %q (want float, int8, int4, bbq, int8-osq, int4-osq, qdrant-int8 or qdrant-binary): %w", s, engine.ErrInvalidArgument)
 }
 
 // Visibility names when an acknowledged document becomes searchable.
@@ -181,8 +212,14 @@ type Config struct {
 	// builds the graph over the codes (Lucene's merge uses the quantized
 	// scorer). Searches walk the codes
 	// and rescore the best candidates with float32 (Options.Rescore). OnRefresh
-	// only: the head segments grow in place.
+	// only: the head segments grow in place. Qdrant's encodings
+	// (QdrantInt8, QdrantBinary) are Plain only and build every graph
+	// over the codes.
 	Encoding Encoding
+	// Quantile is QdrantInt8's ScalarQuantizationConfig.quantile: 0 (not
+	// set, Qdrant's default) takes the whole range of the components,
+	// otherwise in [0.5, 1] (quant.QdrantScalarConfig).
+	Quantile float64
 	// CosineAsDotProduct hands a Cosine collection's vectors to the
 	// quantizers the way Elasticsearch hands a cosine dense_vector to
 	// Lucene: normalised at index time (as the engine always does under
@@ -339,8 +376,14 @@ func (c Config) Validate() error {
 	if c.Encoding > lastEncoding {
 		bad = append(bad, fmt.Sprintf("unknown encoding %d", c.Encoding))
 	}
-	if c.Encoding != Float && (c.Index != HNSW || c.Visibility != OnRefresh) {
+	switch {
+	case c.Encoding.qdrant() && (c.Index != HNSW || c.Visibility != Plain):
+		bad = append(bad, fmt.Sprintf("Encoding %s needs the HNSW index and the Plain visibility, got %s and %s", c.Encoding, c.Index, c.Visibility))
+	case c.Encoding != Float && !c.Encoding.qdrant() && (c.Index != HNSW || c.Visibility != OnRefresh):
 		bad = append(bad, fmt.Sprintf("Encoding %s needs the HNSW index and the OnRefresh visibility, got %s and %s", c.Encoding, c.Index, c.Visibility))
+	}
+	if c.Quantile != 0 && (c.Encoding != QdrantInt8 || !(c.Quantile >= 0.5 && c.Quantile <= 1)) {
+		bad = append(bad, fmt.Sprintf("Quantile %v needs Encoding qdrant-int8 and a value in [0.5, 1] (0: the whole range)", c.Quantile))
 	}
 	if c.Heads > 1 && c.Visibility != Plain {
 		bad = append(bad, fmt.Sprintf("Heads %d needs the Plain visibility, got %s", c.Heads, c.Visibility))

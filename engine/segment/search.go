@@ -102,6 +102,15 @@ type Options struct {
 	// nothing (the codes' distances are returned); otherwise it must be
 	// at least K. A Float collection has nothing to rescore and ignores it.
 	Rescore int
+	// RescoreEach rescores per segment instead (Qdrant's
+	// postprocess_search_result, qdrant/qdrant v1.19.0
+	// lib/segment/src/index/vector_index_search_common.rs, run by each
+	// segment's search): every quantized segment rescores all k' of its
+	// own candidates with its float32 vectors and keeps its K nearest,
+	// and the segments' lists are merged by those exact distances.
+	// Without it the k' nearest of all segments by their codes are
+	// rescored (Elasticsearch's RescoreKnnVectorQuery).
+	RescoreEach bool
 	// Visit is the fraction of an IVF segment's lists a search probes
 	// (DiskBBQ's visit_percentage / 100), at least one list (default
 	// 0.05).
@@ -333,6 +342,26 @@ func (c *Collection) Search(q []float32, o Options) ([]Hit, Stats, error) {
 		for _, h := range r.res {
 			all = append(all, Hit{Dist: h.Dist, seg: snap[i], local: uint32(h.ID)})
 		}
+	}
+	if rescore && o.RescoreEach {
+		// Each segment's k' rescored, its K nearest kept, then merged.
+		kept := all[:0:0]
+		for lo := 0; lo < len(all); {
+			hi := lo + 1
+			for hi < len(all) && all[hi].seg == all[lo].seg {
+				hi++
+			}
+			one := all[lo:hi]
+			sortHits(one)
+			var err error
+			if one, err = c.rescore(one, q, len(one), &st); err != nil {
+				return nil, st, err
+			}
+			kept = append(kept, one[:min(len(one), o.K)]...)
+			lo = hi
+		}
+		all = kept
+		rescore = false
 	}
 	sortHits(all)
 	if rescore {

@@ -106,7 +106,9 @@ func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, source
 				}
 			}
 			s.enc, s.codes = cfg.Encoding, quant.NewStore(q)
-			if merged {
+			if merged || cfg.Encoding.qdrant() {
+				// Lucene builds a merged graph over the codes; Qdrant
+				// every graph (see QdrantInt8).
 				hc.Codes = s.codes
 			}
 		}
@@ -128,7 +130,7 @@ func buildSegment(cfg Config, id uint64, keys []uint64, vecs *vec.Matrix, source
 			return nil, fmt.Errorf("segment %d: %w", id, err)
 		}
 		if s.codes != nil {
-			if !merged {
+			if hc.Codes == nil {
 				// Flushed: the graph was built over float32 vectors; the
 				// codes are attached for searching.
 				if err := ix.AttachCodes(s.codes); err != nil {
@@ -182,6 +184,11 @@ func trainQuantizer(cfg Config, id uint64, vecs *vec.Matrix) (quant.Quantizer, e
 		q, err = quant.TrainScalar(vecs, cfg.Metric, quant.ScalarConfig{Bits: 4, Seed: cfg.Seed + id})
 	case BBQ, Int8OSQ, Int4OSQ:
 		q, err = quant.TrainOSQ(vecs, cfg.Metric, osqConfig(cfg, id))
+	case QdrantInt8:
+		// Every vector of the segment (EncodedVectorsU8::encode).
+		q, err = quant.TrainQdrantScalar(vecs, cfg.Metric, quant.QdrantScalarConfig{Quantile: cfg.Quantile, Seed: cfg.Seed + id})
+	case QdrantBinary:
+		q, err = quant.TrainBinary(vecs, cfg.Metric, quant.BinaryConfig{Encoding: quant.OneBit})
 	default:
 		return nil, fmt.Errorf("segment: %d: unknown encoding %d: %w", id, cfg.Encoding, engine.ErrInvalidArgument)
 	}

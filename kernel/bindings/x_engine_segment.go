@@ -32,6 +32,8 @@ func init() {
 			"ParseEncoding":  ValueOf(segment.ParseEncoding),
 			"ParseIndexKind": ValueOf(segment.ParseIndexKind),
 			"Plain":          ValueOf(segment.Plain),
+			"QdrantBinary":   ValueOf(segment.QdrantBinary),
+			"QdrantInt8":     ValueOf(segment.QdrantInt8),
 			"Queued":         ValueOf(segment.Queued),
 			"Sequential":     ValueOf(segment.Sequential),
 			"Source":         ValueOf(segment.Source),

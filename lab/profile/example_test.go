@@ -125,3 +125,35 @@ func ExampleStore_WithFetch() {
 	// stored_fields   100 hits, blocks decompressed: true, <nil>
 	// true
 }
+
+// Qdrant's quantization_config is a profile setting (the collection is
+// built with it); its search params rescore and oversampling are views.
+// Qdrant's defaults: int8 returns the quantized scores, binary rescores,
+// oversampling 1.
+func ExampleStore_WithRescore() {
+	for _, s := range []string{"qdrant quantization=int8", "qdrant quantization=binary", "qdrant quantization=int8 rescore=true oversampling=3"} {
+		p, err := profile.Parse(s)
+		fmt.Printf("%-52s %v %v\n", s, p.Plan(10, 768), err)
+	}
+	ds, err := dataset.Generate(dataset.Config{N: 500, Queries: 1, Dim: 64, Clusters: 8})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, _ := profile.Parse("qdrant quantization=int8")
+	s, err := p.Build(ds.Base, profile.BuildOptions{Batch: 100})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	v := s.WithOversample(3).WithRescore(true)
+	fmt.Println(v.Profile().Plan(10, 64), v.Err())
+	fmt.Println(s.WithOversample(0.5).Err())
+	// Output:
+	// qdrant quantization=int8                             k=10 ef=100 candidates=10 limit=10 <nil>
+	// qdrant quantization=binary                           k=10 ef=100 candidates=10 limit=10 rescore=10 <nil>
+	// qdrant quantization=int8 rescore=true oversampling=3 k=10 ef=100 candidates=30 limit=10 rescore=30 <nil>
+	// k=10 ef=100 candidates=30 limit=10 rescore=30 <nil>
+	// WithOversample(0.5) on qdrant: params.quantization.oversampling 0.5 is out of range, allowed ≥ 1 (with quantization=int8 or binary): Qdrant validates "range(min = 1.0)", and oversampling acts on a quantized collection only (set quantization=int8 or binary on the profile) (qdrant/qdrant v1.19.0 lib/segment/src/types.rs QuantizationSearchParams; lib/segment/src/index/vector_index_search_common.rs get_oversampled_top)
+}

@@ -77,8 +77,9 @@ var oversampleRules = map[Kind]knobRule{
 		source: "pgvector/pgvector v0.8.0 README.md \"Query Options\""},
 	Redis: {rule: "Redis has no oversample setting for an HNSW field: its graph ranks by float32 distances",
 		source: "RediSearch/RediSearch v2.10 docs \"Vector search\", HNSW query attributes"},
-	Qdrant: {rule: "the lab's Qdrant store has no quantization, so no oversample (Qdrant's params.quantization.oversampling applies to quantized collections only)",
-		source: "qdrant/qdrant v1.19 lib/segment/src/types.rs QuantizationSearchParams"},
+	Qdrant: {"params.quantization.oversampling", "≥ 1 (with quantization=int8 or binary)",
+		`Qdrant validates "range(min = 1.0)", and oversampling acts on a quantized collection only (set quantization=int8 or binary on the profile)`,
+		"qdrant/qdrant v1.19.0 lib/segment/src/types.rs QuantizationSearchParams; lib/segment/src/index/vector_index_search_common.rs get_oversampled_top"},
 	Elasticsearch: {"oversample", "0 (none) or ≥ 1",
 		`Elasticsearch refuses "[oversample] must be >= 1.0"; 0 turns oversampling off`,
 		"elastic/elasticsearch 9.1 server/src/main/java/org/elasticsearch/search/vectors/RescoreVectorBuilder.java"},
@@ -118,17 +119,48 @@ func checkEfK(p Profile, call string, k int) *KnobError {
 	return e
 }
 
-// checkOversample validates an oversample given by WithOversample.
-func checkOversample(kind Kind, x float64) *KnobError {
+// checkOversample validates an oversample for the view or profile p;
+// call is how it was given (WithOversample(2) or oversampling=2).
+func checkOversample(p Profile, call string, x float64) *KnobError {
+	kind := p.Kind
 	v := strconv.FormatFloat(x, 'g', -1, 64)
-	call := "WithOversample(" + v + ")"
-	if kind != Elasticsearch {
-		return oversampleRules[kind].err(call, kind, v)
-	}
-	if x == 0 || x >= 1 && !math.IsInf(x, 1) {
+	switch {
+	case kind == Elasticsearch && (x == 0 || x >= 1 && !math.IsInf(x, 1)):
+		return nil
+	case kind == Qdrant && p.Quantization != "" && x >= 1 && !math.IsInf(x, 1):
 		return nil
 	}
+	if _, ok := oversampleRules[kind]; !ok {
+		return nil // an unknown kind is Validate's to report
+	}
 	return oversampleRules[kind].err(call, kind, v)
+}
+
+// rescoreRules are the stores' rules for params.quantization.rescore
+// (Profile.Rescore, [Store.WithRescore]): Qdrant's with quantization.
+var rescoreRules = map[Kind]knobRule{
+	PGVector: {rule: "pgvector has no rescore setting: its HNSW scan ranks by float32 distances",
+		source: "pgvector/pgvector v0.8.0 README.md \"Query Options\""},
+	Redis: {rule: "Redis has no rescore setting for an HNSW field: its graph ranks by float32 distances",
+		source: "RediSearch/RediSearch v2.10 docs \"Vector search\", HNSW query attributes"},
+	Qdrant: {"params.quantization.rescore", "true, false (with quantization=int8 or binary)",
+		"rescore is a boolean of a quantized search, and acts on a quantized collection only (set quantization=int8 or binary on the profile)",
+		"qdrant/qdrant v1.19.0 lib/segment/src/types.rs QuantizationSearchParams; lib/segment/src/index/vector_index_search_common.rs postprocess_search_result"},
+	Elasticsearch: {rule: "Elasticsearch has no rescore switch: rescore_vector.oversample 0 turns rescoring off (WithOversample(0))",
+		source: "elastic/elasticsearch 9.1 server/src/main/java/org/elasticsearch/search/vectors/RescoreVectorBuilder.java"},
+}
+
+// checkRescore validates a rescore setting ("true" or "false") for p;
+// call is how it was given (WithRescore(true) or rescore=…).
+func checkRescore(p Profile, call, v string) *KnobError {
+	r, ok := rescoreRules[p.Kind]
+	if !ok {
+		return nil // an unknown kind is Validate's to report
+	}
+	if p.Kind == Qdrant && p.Quantization != "" && (v == "true" || v == "false") {
+		return nil
+	}
+	return r.err(call, p.Kind, strconv.Quote(v))
 }
 
 // searchErr is what a search of top-k on the view answers before it

@@ -161,6 +161,30 @@ type Profile struct {
 	// also gets Qdrant's payload-block links (PayloadM). Qdrant only; the
 	// fields must be in the documents' payload ([Profile.Payload]).
 	PayloadIndex string
+	// Quantization is Qdrant's quantization_config: "" none (Qdrant's
+	// default, and how Spring AI's QdrantVectorStore creates the
+	// collection), "int8" ({"scalar": {"type": "int8"}}: a byte a
+	// component, segment.QdrantInt8) or "binary" ({"binary": {}}: its
+	// default encoding one_bit, a bit a component, segment.QdrantBinary).
+	// Qdrant quantizes each indexed segment, builds its graph over the
+	// quantized vectors and searches them (qdrant/qdrant v1.19.0
+	// lib/segment/src/types.rs QuantizationConfig; lib/quantization/src/
+	// encoded_vectors_u8.rs, encoded_vectors_binary.rs;
+	// lib/segment/src/index/hnsw_index/hnsw/build.rs). Qdrant only.
+	Quantization string
+	// Quantile is quantization_config.scalar.quantile: 0 is Qdrant's
+	// default (not set: the whole range of the values), otherwise in
+	// [0.5, 1]. int8 only.
+	Quantile float64
+	// Rescore is the search's params.quantization.rescore: "" lets Qdrant
+	// decide — QuantizedVectors::default_rescoring, false for scalar,
+	// true for binary (qdrant/qdrant v1.19.0
+	// lib/segment/src/vector_storage/quantized/quantized_vectors/
+	// accessors.rs) — "true" rescores each segment's candidates with the
+	// original vectors, "false" returns the quantized scores. A view sets
+	// it with [Store.WithRescore]. Qdrant with Quantization only; its
+	// params.quantization.oversampling is Oversample.
+	Rescore string
 	// Segments is the number of segments, each with its own graph (or
 	// plain rows), searched one by one and merged. Qdrant:
 	// default_segment_number resolved, clamp(CPUs/2, 2, 8) → 2 on the
@@ -175,7 +199,11 @@ type Profile struct {
 	Type IndexType // index_options.type (AutoType: by dimension)
 	// Oversample is rescore_vector.oversample: 0 means the default of the
 	// type (3.0 for bbq_hnsw on 9.1+ indices, none otherwise), a negative
-	// value disables rescoring (Elasticsearch's 0).
+	// value disables rescoring (Elasticsearch's 0). For Qdrant with
+	// Quantization it is params.quantization.oversampling: 0 is not set
+	// (Qdrant's default, as 1.0), otherwise ≥ 1; each segment gathers
+	// ⌊oversampling·limit⌋ candidates (get_oversampled_top,
+	// lib/segment/src/index/vector_index_search_common.rs, v1.19.0).
 	Oversample float64
 	// FilterHeuristic is index.dense_vector.hnsw_filter_heuristic: how
 	// a filtered kNN search walks a segment's graph. "acorn" (the default
@@ -378,10 +406,29 @@ func (p Profile) Validate() error {
 			bad("%v", err)
 		}
 	}
+	switch {
+	case p.Quantization != "" && p.Kind != Qdrant:
+		bad("quantization is Qdrant's quantization_config, got %q for %v (Elasticsearch's quantized index types are type=int8_hnsw, bbq_hnsw, …)", p.Quantization, p.Kind)
+	case p.Quantization != "" && p.Quantization != "int8" && p.Quantization != "binary":
+		bad("quantization must be int8 (scalar) or binary (or none), got %q", p.Quantization)
+	}
+	if p.Quantile != 0 && (p.Quantization != "int8" || !(p.Quantile >= 0.5 && p.Quantile <= 1)) {
+		bad("quantile is quantization_config.scalar.quantile, in 0.5…1 with quantization=int8, got %v with quantization=%q", p.Quantile, p.Quantization)
+	}
+	if p.Rescore != "" {
+		if e := checkRescore(p, "rescore="+p.Rescore, p.Rescore); e != nil {
+			errs = append(errs, fmt.Errorf("profile: %w", e))
+		}
+	}
+	if p.Kind == Qdrant && p.Oversample != 0 {
+		if e := checkOversample(p, "oversampling="+strconv.FormatFloat(p.Oversample, 'g', -1, 64), p.Oversample); e != nil {
+			errs = append(errs, fmt.Errorf("profile: %w", e))
+		}
+	}
 	if math.IsNaN(p.Oversample) || math.IsInf(p.Oversample, 0) {
 		bad("oversample must be finite, got %v", p.Oversample)
 	}
-	if p.Oversample > 0 && p.Oversample < 1 {
+	if p.Kind != Qdrant && p.Oversample > 0 && p.Oversample < 1 {
 		bad("oversample must be ≥ 1 (or 0 for the default, < 0 for none), got %v", p.Oversample)
 	}
 	if p.RefreshInterval < 0 {
@@ -452,8 +499,19 @@ func (p Profile) EffectiveType(dim int) IndexType {
 }
 
 // EffectiveOversample resolves Oversample for the index type: 0 when
-// there is no rescoring.
+// there is no rescoring. For Qdrant it is the oversampling (1 when not
+// set; 0 without Quantization), whether or not the search rescores
+// ([Profile.EffectiveRescore]).
 func (p Profile) EffectiveOversample(dim int) float64 {
+	if p.Kind == Qdrant {
+		switch {
+		case p.Quantization == "":
+			return 0
+		case p.Oversample >= 1:
+			return p.Oversample
+		}
+		return 1 // default_quantization_oversampling_value: None, as 1.0
+	}
 	switch {
 	case p.Oversample < 0:
 		return 0
@@ -463,6 +521,21 @@ func (p Profile) EffectiveOversample(dim int) float64 {
 		return 3 // DenseVectorFieldMapper.DEFAULT_OVERSAMPLE, bbq on 9.1+
 	}
 	return 0
+}
+
+// EffectiveRescore reports whether a Qdrant search with Quantization
+// rescores with the original vectors: Rescore when set, else the
+// storage's default_rescoring (scalar false, binary true). False for
+// every other profile (Elasticsearch rescores when EffectiveOversample
+// is positive).
+func (p Profile) EffectiveRescore() bool {
+	if p.Kind != Qdrant || p.Quantization == "" {
+		return false
+	}
+	if p.Rescore != "" {
+		return p.Rescore == "true"
+	}
+	return p.Quantization == "binary"
 }
 
 // Plan is how a store answers one top-k query: the graph beam, how many
@@ -496,6 +569,22 @@ func (p Profile) Plan(k, dim int) Plan {
 		}
 		pl.Ef = max(ef, k)
 		pl.Candidates = k
+		if p.Quantization != "" {
+			// Each segment's graph gathers oversampled_top =
+			// ⌊oversampling·limit⌋ (when oversampling > 1) with the beam
+			// max(hnsw_ef, oversampled_top); with rescoring all of them
+			// are rescored and the limit best kept, without it the
+			// quantized scores' limit best (get_oversampled_top,
+			// postprocess_search_result; hnsw read_view/search.rs).
+			top := k
+			if os := p.EffectiveOversample(0); os > 1 {
+				top = int(os * float64(k))
+			}
+			pl.Ef, pl.Candidates = max(ef, top), top
+			if p.EffectiveRescore() {
+				pl.Rescore = top
+			}
+		}
 	case Elasticsearch:
 		nc := p.Ef
 		if nc == 0 {
@@ -547,6 +636,18 @@ func (p Profile) String() string {
 	}
 	if p.Kind == Qdrant || p.PayloadM != 0 {
 		fmt.Fprintf(&b, " payload_m=%d", p.PayloadM)
+	}
+	if p.Quantization != "" {
+		fmt.Fprintf(&b, " quantization=%s", p.Quantization)
+		if p.Quantile != 0 {
+			fmt.Fprintf(&b, " quantile=%s", strconv.FormatFloat(p.Quantile, 'g', -1, 64))
+		}
+		if p.Rescore != "" {
+			fmt.Fprintf(&b, " rescore=%s", p.Rescore)
+		}
+		if p.Oversample != 0 && p.Kind == Qdrant {
+			fmt.Fprintf(&b, " oversampling=%s", strconv.FormatFloat(p.Oversample, 'g', -1, 64))
+		}
 	}
 	if p.PayloadIndex != "" {
 		list := strings.ReplaceAll(p.PayloadIndex, " ", "") // one field per name, as Parse reads it
@@ -628,8 +729,17 @@ func Parse(s string) (Profile, error) {
 			atoi(&p.Segments)
 		case "type":
 			p.Type, err = ParseIndexType(v)
-		case "oversample":
+		case "oversample", "oversampling":
 			p.Oversample, err = strconv.ParseFloat(v, 64)
+		case "quantization":
+			p.Quantization = strings.ToLower(v)
+			if p.Quantization == "none" {
+				p.Quantization = ""
+			}
+		case "quantile":
+			p.Quantile, err = strconv.ParseFloat(v, 64)
+		case "rescore":
+			p.Rescore = strings.ToLower(v)
 		case "refresh":
 			p.RefreshInterval, err = time.ParseDuration(v)
 		case "hnsw_filter_heuristic", "filter_heuristic":

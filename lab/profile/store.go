@@ -217,6 +217,12 @@ func (p Profile) collectionConfig(dim int, idleMerge bool) segment.Config {
 	case Qdrant:
 		cfg.Visibility, cfg.Heads = segment.Plain, p.Segments
 		cfg.IndexingThreshold = max(p.IndexingThresholdKB*1024/(4*dim), 1)
+		switch p.Quantization {
+		case "int8":
+			cfg.Encoding, cfg.Quantile = segment.QdrantInt8, p.Quantile
+		case "binary":
+			cfg.Encoding = segment.QdrantBinary
+		}
 		if idleMerge {
 			cfg.IdleMerge = p.Segments
 		}
@@ -408,7 +414,7 @@ func (s *Store) WithOversample(x float64) *Store {
 	if v.err != nil {
 		return &v
 	}
-	if e := checkOversample(s.c.p.Kind, x); e != nil {
+	if e := checkOversample(s.p, "WithOversample("+strconv.FormatFloat(x, 'g', -1, 64)+")", x); e != nil {
 		v.err = e
 		return &v
 	}
@@ -416,6 +422,27 @@ func (s *Store) WithOversample(x float64) *Store {
 	if x == 0 {
 		v.p.Oversample = -1 // Profile.Oversample: negative is "none", 0 the default
 	}
+	return &v
+}
+
+// WithRescore returns a view of a Qdrant store with quantization whose
+// searches set params.quantization.rescore: true rescores each
+// segment's ⌊oversampling·limit⌋ candidates with the original vectors,
+// false returns the quantized scores (Profile.Rescore; Qdrant's default
+// is false for int8, true for binary). The other stores, and Qdrant
+// without quantization, have no such setting; the view's verbs then
+// answer a [KnobError].
+func (s *Store) WithRescore(on bool) *Store {
+	v := *s
+	if v.err != nil {
+		return &v
+	}
+	val := strconv.FormatBool(on)
+	if e := checkRescore(s.p, "WithRescore("+val+")", val); e != nil {
+		v.err = e
+		return &v
+	}
+	v.p.Rescore = val
 	return &v
 }
 
@@ -782,6 +809,11 @@ func (s *Store) search(verb string, q []float32, k int, accept func(key uint64) 
 		if p.Fetch == "stored_fields" {
 			o.Fetch = segment.IDsFromStored
 		}
+	}
+	if c.p.Kind == Qdrant && pl.Rescore > 0 {
+		// Each quantized segment rescores its own oversampled top and
+		// keeps the limit best (postprocess_search_result).
+		o.K, o.Rescore, o.RescoreEach = k, pl.Rescore, true
 	}
 	hits, sst, err := c.coll.Search(q, o)
 	st.DistComps, st.Exact, st.Rescored = sst.DistComps, sst.Exact > 0, sst.Rescored
