@@ -370,6 +370,9 @@ func (p *PQ) table(t, q []float32, stride int) {
 // distance of the engine does.
 const narrowSub = 8
 
+// negatedSub bounds the sub-vector narrowRow negates on its stack.
+const negatedSub = 512
+
 // transpose fills cols and norms from cents.
 func (p *PQ) transpose() {
 	ds, k := p.dsub, p.ksub
@@ -394,6 +397,18 @@ func (p *PQ) narrowRow(row, x []float32, j int, l2 bool) {
 	k := p.ksub
 	cols := p.cols[j*p.dsub*k : (j+1)*p.dsub*k]
 	if k == 256 && f32.Cols256Fast() {
+		if !l2 && len(x) <= negatedSub {
+			// −⟨x, c⟩ as ⟨−x, c⟩: a product and a sum of negated terms
+			// are the negated product and sum, bit for bit (rounding to
+			// nearest is symmetric; only a zero's sign can differ), and
+			// negating the sub-vector is dsub negations, not 256.
+			var nx [negatedSub]float32
+			for d, v := range x {
+				nx[d] = -v
+			}
+			f32.Cols256(nx[:len(x)], cols, row)
+			return
+		}
 		f32.Cols256(x, cols, row) // the loops below, the 256 sums in registers
 		p.finishRow(row, x, j, l2)
 		return
