@@ -3,7 +3,8 @@
 // engine, with rich display of tables and charts.
 //
 // [Run] serves one kernel process on the five sockets of a connection file
-// (Jupyter messaging protocol 5.3, with 5.5's supported_features;
+// (Jupyter messaging protocol 5.4, with 5.5's supported_features and
+// kernel_info on control, not its XPUB welcome: wire.ProtocolVersion;
 // github.com/go-zeromq/zmq4): shell,
 // control, stdin and heartbeat, plus IOPub for everything the cells
 // produce. Messages with a bad or missing signature are dropped and logged,

@@ -377,8 +377,9 @@ func (k *kernel) publish(msgType string, parent *wire.Message, content any) {
 // jupyter_client (KernelClient.wait_for_ready) treats a kernel_info_reply
 // not followed by IOPub traffic within 0.2 s as "IOPub not connected" and
 // starts over, so without this wait a start-up could take 0.2 s longer.
-// (Protocol 5.4 solves the same problem with an iopub_welcome message on
-// an XPUB socket, which zmq4 does not offer.)
+// (Protocol 5.5 solves the same problem with an iopub_welcome message on
+// an XPUB socket, which zmq4 does not let the kernel send: see
+// wire.ProtocolVersion.)
 func (k *kernel) awaitSubscriber(ctx context.Context, max time.Duration) {
 	t, ok := k.iopub.(zmq4.Topics)
 	if !ok {

@@ -236,13 +236,19 @@ func TestKernelProtocol(t *testing.T) {
 	})
 
 	t.Run("kernel_info", func(t *testing.T) {
-		c.send(c.shell, "kernel_info_request", map[string]any{})
-		r := content(t, c.recv(c.shell))
-		li := r["language_info"].(map[string]any)
-		if r["status"] != "ok" || r["protocol_version"] != "5.3" || li["name"] != "go" || li["mimetype"] != "text/x-go" ||
-			li["file_extension"] != ".go" || li["pygments_lexer"] != "go" || r["implementation"] != "veclab" ||
-			fmt.Sprint(r["supported_features"]) != fmt.Sprint(wantFeatures) || r["debugger"] != (len(wantFeatures) > 0) {
-			t.Errorf("kernel_info_reply: %v", r)
+		// On shell, and on control as protocol 5.5 adds.
+		for _, ch := range []struct {
+			name string
+			sock zmq4.Socket
+		}{{"shell", c.shell}, {"control", c.control}} {
+			c.send(ch.sock, "kernel_info_request", map[string]any{})
+			r := content(t, c.recv(ch.sock))
+			li, _ := r["language_info"].(map[string]any)
+			if r["status"] != "ok" || r["protocol_version"] != "5.4" || li["name"] != "go" || li["mimetype"] != "text/x-go" ||
+				li["file_extension"] != ".go" || li["pygments_lexer"] != "go" || r["implementation"] != "veclab" ||
+				fmt.Sprint(r["supported_features"]) != fmt.Sprint(wantFeatures) || r["debugger"] != (len(wantFeatures) > 0) {
+				t.Errorf("kernel_info_reply on %s: %v", ch.name, r)
+			}
 		}
 	})
 	t.Run("magics", func(t *testing.T) {

@@ -38,7 +38,7 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the query hold-out, the subset and the graphs")
 	metric := fs.String("metric", "", "cosine, l2 or dot (default: the file's, else cosine)")
 	column := fs.String("column", "", "a Parquet file's vector column, or an HDF5 file's base dataset")
-	stores := fs.String("stores", "", "the store profiles, separated by commas, in lab/profile's syntax (default: pgvector, redis, qdrant, elasticsearch and Elasticsearch's other index types)")
+	stores := fs.String("stores", "", "the store profiles, separated by commas, in lab/profile's syntax (default: pgvector, redis, qdrant, elasticsearch, then Qdrant with quantization=int8 and quantization=binary and Elasticsearch's other index types)")
 	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
 	htmlOut := fs.String("html", "", "also write the report as one offline HTML page (table, recommendations, recall-vs-knob curves) to this file")
 	pg := fs.String("pg", "", `also measure the real pgvector: "embedded" (PostgreSQL 18.6 + pgvector 0.8.7 as WebAssembly; needs node and npm ci in lab/pglive/server) or a postgres:// URL`)
@@ -93,6 +93,9 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 	d, err := advise.Load(ctx, files[0], advise.LoadOptions{K: *k, Queries: *queries, HoldOut: *holdOut, Seed: *seed, Metric: *metric, Column: *column, Filter: *filt, Selectivity: *sel, Progress: readProgress})
 	if err != nil {
 		return err
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(advise.MemoryLimit(d)) // see its doc: freed pages go back before the next merge maps new ones
 	}
 	opt := advise.Options{K: *k, Target: *target, N: *n, Seed: *seed, Workers: *workers, BuildWorkers: *buildWorkers, Progress: progress}
 	if *stores != "" {

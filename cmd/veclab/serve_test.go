@@ -120,18 +120,6 @@ func TestBrowserWidgets(t *testing.T) {
 	runLite(t, 5*time.Minute, "-widgets")
 }
 
-// TestBrowserKnobs serves the JupyterLite site and runs lite.js -knobs in
-// chromium: notebook 00's cells up to its ef knob run on the wasm kernel
-// (the knob cells log their redraw times in the page), and the ef slider
-// moved from 10 to 15 redraws the area below it with the search that finds
-// all of the true top 5; notebook 00b's bits dropdown set to 8 redraws the
-// 8-bit code; notebook 04's cells up to its knob cell run at the small
-// scale (the lite kernel has no PostgreSQL: the emulation only), and its
-// strategy buttons and selectivity slider redraw the chosen setting.
-func TestBrowserKnobs(t *testing.T) {
-	runLite(t, 15*time.Minute, "-knobs")
-}
-
 // TestBrowserLinks serves the JupyterLite site and runs lite.js -links in
 // chromium: notebook 01, opened by its shared link and not run, has no
 // relative link with an empty href; a click on its "next" link opens
@@ -143,25 +131,22 @@ func TestBrowserLinks(t *testing.T) {
 }
 
 // TestBrowserNotebooks serves the JupyterLite site and runs lite.js
-// -notebooks in chromium: notebooks opened in one page at
-// ?VECLAB_SCALE=small, each with a new Go kernel, and run whole; a
-// notebook stops at its first cell that ends in an error (or has no reply
-// in 10 min), and the test fails naming each notebook that stopped, the
-// cell and the message, and any page error. The suite runs 02 and the
-// disk notebooks 07, 12 and 13 (which stopped at os.MkdirTemp in the
-// browser before lab/scratch), whose tables must say their disk is
-// SIMULATED. LITE_NOTEBOOKS (a regular expression over the file names)
-// picks others; "." runs every notebook: 20 in 5.1 min of notebooks on 2
-// cores at load average 5–16 (341 s with the site's build), 11.8 min at
-// 20–30, over the suite's budget (docs/testing.md). Notebook 02 is checked further (its
-// E02 table, its vega-embed charts, its progress bar). The log has each
-// notebook's code cells and wall time.
+// -notebooks in chromium: every notebook of notebooks/ (and every one
+// added later), opened in one page at ?VECLAB_SCALE=small, each with a new
+// Go kernel, and run whole. A notebook stops at its first cell that ends
+// in an error (or has no reply in 10 min); the test goes on with the next
+// and fails at the end naming each notebook that stopped, the cell and
+// the message, and any page error. The disk notebooks' tables must say
+// their disk is SIMULATED; notebook 02 is checked further (its E02 table,
+// its vega-embed charts, its progress bar); right after each knob cell the
+// knobs are turned as a learner would (00's ef slider, 00b's bits
+// dropdown, 04's strategy buttons and selectivity slider) and the area
+// below them must redraw the chosen view. The log has each notebook's
+// code cells, the seconds of each and the notebook's wall time (figures
+// in docs/testing.md). LITE_NOTEBOOKS (a regular expression over the file
+// names) picks fewer.
 func TestBrowserNotebooks(t *testing.T) {
-	limit := 15 * time.Minute
-	if os.Getenv("LITE_NOTEBOOKS") != "" {
-		limit = 90 * time.Minute // every notebook, on a loaded machine
-	}
-	runLite(t, limit, "-notebooks")
+	runLite(t, 40*time.Minute, "-notebooks")
 }
 
 // runLite serves the JupyterLite site on a free port and runs

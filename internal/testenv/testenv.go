@@ -67,6 +67,9 @@ var (
 		Debian: []string{"jupyter-client"}, Requires: []*External{Python3}, detect: command("jupyter", "kernelspec", "--version")}
 	ClassicNotebook = &External{Name: "jupyter-notebook", What: "the classic Jupyter Notebook (6.4), whose page the kernel package's TestClassicNotebook drives in chromium: magics and standard input",
 		Debian: []string{"jupyter-notebook"}, Requires: []*External{Python3}, detect: command("jupyter-notebook", "--version")}
+	JupyterLabServer = &External{Name: "jupyterlab_server", What: "jupyter_server (1.23) and jupyterlab_server's LabServerApp (2.16), which serve the JupyterLab front end wasm/lite/jupyterlab.mjs builds, with the native kernel, to the kernel package's TestJupyterLab (chromium): magics, standard input, the debugger's panels",
+		Debian: []string{"python3-jupyter-server", "python3-jupyterlab-server"}, Requires: []*External{Python3},
+		detect: pyModules("jupyter_server, jupyterlab_server", "jupyterlab_server.LabServerApp")}
 	NBConvert = &External{Name: "nbconvert", What: "nbconvert, which executes every notebook headless through the kernel",
 		Debian: []string{"jupyter-nbconvert"}, Requires: []*External{Python3}, detect: pyModules("nbconvert", "nbconvert.NotebookExporter")}
 	Chromium = &External{Name: "chromium", What: "the browser of the browser tests (JupyterLite site, explorer), driven by playwright-core; $CHROMIUM overrides its path",
@@ -77,7 +80,7 @@ var (
 		Debian: []string{"npm"}, detect: program("npm")}
 	BrowserTest = &External{Name: "wasm/browsertest", What: "playwright-core (drives chromium) and hnswlib-wasm (the browser HNSW peer)",
 		NPMDir: "wasm/browsertest", NPM: []string{"playwright-core", "hnswlib-wasm"}, Requires: []*External{Node, NPM}, detect: npmTree}
-	Lite = &External{Name: "wasm/lite", What: "JupyterLab, JupyterLite, the Jupyter widgets manager and esbuild, from which `veclab serve` assembles the JupyterLite site",
+	Lite = &External{Name: "wasm/lite", What: "JupyterLab, JupyterLite, the Jupyter widgets manager and esbuild, from which `veclab serve` assembles the JupyterLite site and TestJupyterLab the same JupyterLab for a Jupyter server",
 		NPMDir: "wasm/lite", NPM: []string{"esbuild", "@jupyterlite/services", "@jupyterlab/application", "@jupyter-widgets/jupyterlab-manager"}, Requires: []*External{Node, NPM}, detect: npmTree}
 	Export = &External{Name: "wasm/export", What: "@jupyter-widgets/html-manager, marked, vega-embed and esbuild, from which `veclab export -html` bundles the scripts of its static notebook pages; @jupyter-widgets/schema, the JSON schemas the notebooks' saved widget state is checked against",
 		NPMDir: "wasm/export", NPM: []string{"esbuild", "@jupyter-widgets/html-manager", "marked", "vega-embed", "@jupyter-widgets/schema"}, Requires: []*External{Node, NPM}, detect: npmTree}
@@ -97,7 +100,7 @@ var (
 
 // All returns every external, each after those it requires.
 func All() []*External {
-	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, KernelTest, Jupyter, ClassicNotebook, NBConvert, Chromium, Node, NPM, USearch, BrowserTest, Lite, Export, PGlite, Vega, H5py, DuckDB, Fortunes, Sentences}
+	return []*External{Python3, CXX, Hnswlib, FAISS, JupyterClient, KernelTest, Jupyter, ClassicNotebook, JupyterLabServer, NBConvert, Chromium, Node, NPM, USearch, BrowserTest, Lite, Export, PGlite, Vega, H5py, DuckDB, Fortunes, Sentences}
 }
 
 // Table is the list as a Markdown table (docs/testing.md holds it).

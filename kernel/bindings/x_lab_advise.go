@@ -13,12 +13,15 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/advise"] = Package{
 		Name: "advise",
 		Binds: map[string]Value{
-			"DefaultProfiles": ValueOf(advise.DefaultProfiles),
-			"GCPercent":       ValueOf(advise.GCPercent),
-			"Load":            ValueOf(advise.Load),
-			"OpenPG":          ValueOf(advise.OpenPG),
-			"Recall":          ValueOf(advise.Recall),
-			"Run":             ValueOf(advise.Run),
+			"DefaultProfiles":   ValueOf(advise.DefaultProfiles),
+			"GCPercent":         ValueOf(advise.GCPercent),
+			"Load":              ValueOf(advise.Load),
+			"MemoryLimit":       ValueOf(advise.MemoryLimit),
+			"MemoryLimitFactor": ValueOf(advise.MemoryLimitFactor),
+			"MinMemoryLimit":    ValueOf(advise.MinMemoryLimit),
+			"OpenPG":            ValueOf(advise.OpenPG),
+			"Recall":            ValueOf(advise.Recall),
+			"Run":               ValueOf(advise.Run),
 		}, Types: map[string]Type{
 			"Data":        TypeOf((*advise.Data)(nil)).Elem(),
 			"KnobResult":  TypeOf((*advise.KnobResult)(nil)).Elem(),
@@ -32,7 +35,9 @@ func init() {
 			"Row":         TypeOf((*advise.Row)(nil)).Elem(),
 			"Search":      TypeOf((*advise.Search)(nil)).Elem(),
 		}, Untypeds: map[string]string{
-			"GCPercent": "int:25",
+			"GCPercent":         "int:25",
+			"MemoryLimitFactor": "float:29/10",
+			"MinMemoryLimit":    "int:536870912",
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -19,15 +20,21 @@ import (
 // when the debugger is switched on, inspectVariables after each cell,
 // richInspectVariables when a variable is opened, disconnect when it is
 // switched off; configurationDone, setBreakpoints and dumpCell when
-// breakpoints are set. The replies follow ipykernel's (ipython/ipykernel
-// ipykernel/debugger.py at 0021a6a7b823: Debugger.debugInfo,
-// inspectVariables, richInspectVariables, configurationDone).
+// breakpoints are set, source when a breakpoint of the Breakpoints panel
+// or a file of the Kernel Sources panel is opened. The replies follow
+// ipykernel's (ipython/ipykernel ipykernel/debugger.py at 0021a6a7b823:
+// Debugger.debugInfo, inspectVariables, richInspectVariables,
+// configurationDone, source).
 // The debugger lists the variables, constants and functions cells defined
 // ([Lister]); it does not stop a cell: setBreakpoints answers each
 // breakpoint unverified, debugInfo reports no stopped thread and no
 // breakpoint (and says why), dumpCell names the path JupyterLab computes
-// for the cell (its editors send it when a cell changes) without writing
-// a file, and the requests of a stopped program (stackTrace, scopes,
+// for the cell (its editors send it when a breakpoint is set) and keeps
+// the cell's code under it in memory, not in a file: source answers it
+// (as ipykernel's reads the file dumpCell wrote), and modules lists the
+// kept cells with their paths after the bound packages, so that
+// JupyterLab's Kernel Sources panel opens them. The requests of a stopped
+// program (stackTrace, scopes,
 // continue, next …) answer that there is none.
 
 // NoBreakpoints is the message of every unverified breakpoint and of
@@ -56,7 +63,17 @@ type Debugger struct {
 	mu      sync.Mutex
 	started bool       // initialize seen, disconnect not
 	vars    []Variable // the variables when the shell was last free
+	cells   []cell     // the cells dumpCell named, in the order first dumped
 }
+
+// A cell is a cell's code under the path dumpCell named for it.
+type cell struct{ path, code string }
+
+// maxCells bounds the cells a Debugger keeps: JupyterLab dumps a cell each
+// time a breakpoint changes in it, and an edited cell is a new one (its
+// path is its code's hash); past the bound the oldest are forgotten, and
+// source answers that their source is no longer kept.
+const maxCells = 1000
 
 // NewDebugger returns a debugger over l (nil: every request is answered
 // that this interpreter has no debugger). free is the shell's lock (see
@@ -200,7 +217,12 @@ func (d *Debugger) Answer(content []byte) (reply, event map[string]any) {
 		// children to expand.
 		resp["body"] = map[string]any{"variables": []any{}}
 	case "setBreakpoints":
+		// Each breakpoint names its source, as debugpy's reply does:
+		// JupyterLab's Breakpoints panel shows a breakpoint by its
+		// source's path (a breakpoint without one threw in its
+		// getDisplayName).
 		var a struct {
+			Source      json.RawMessage `json:"source"`
 			Breakpoints []struct {
 				Line int `json:"line"`
 			} `json:"breakpoints"`
@@ -208,7 +230,11 @@ func (d *Debugger) Answer(content []byte) (reply, event map[string]any) {
 		json.Unmarshal(req.Arguments, &a)
 		bps := make([]map[string]any, 0, len(a.Breakpoints))
 		for _, b := range a.Breakpoints {
-			bps = append(bps, map[string]any{"verified": false, "line": b.Line, "message": NoBreakpoints})
+			bp := map[string]any{"verified": false, "line": b.Line, "message": NoBreakpoints}
+			if len(a.Source) > 0 {
+				bp["source"] = a.Source
+			}
+			bps = append(bps, bp)
 		}
 		resp["body"] = map[string]any{"breakpoints": bps}
 	case "setExceptionBreakpoints":
@@ -222,7 +248,28 @@ func (d *Debugger) Answer(content []byte) (reply, event map[string]any) {
 			Code string `json:"code"`
 		}
 		json.Unmarshal(req.Arguments, &a)
-		resp["body"] = map[string]any{"sourcePath": d.tmp + strconv.FormatUint(uint64(murmur2([]byte(a.Code), 0)), 10) + d.suffix}
+		path := d.tmp + strconv.FormatUint(uint64(murmur2([]byte(a.Code), 0)), 10) + d.suffix
+		d.keep(path, a.Code)
+		resp["body"] = map[string]any{"sourcePath": path}
+	case "source":
+		// DAP's source request (arguments source.path, or a
+		// sourceReference the kernel never hands out): the code of a cell
+		// dumpCell named.
+		var a struct {
+			Source struct {
+				Path string `json:"path"`
+			} `json:"source"`
+		}
+		json.Unmarshal(req.Arguments, &a)
+		code, ok := d.source(a.Source.Path)
+		switch {
+		case a.Source.Path == "":
+			fail("source: no source.path given (the veclab kernel's sources are the cells dumpCell named, by path)")
+		case !ok:
+			fail("source: " + a.Source.Path + " is not a cell this kernel's debugger was given (dumpCell), or no longer kept: the veclab kernel has no source files, only cells")
+		default:
+			resp["body"] = map[string]any{"content": code, "mimeType": "text/x-go"}
+		}
 	case "threads":
 		resp["body"] = map[string]any{"threads": []any{}}
 	case "stackTrace":
@@ -236,11 +283,43 @@ func (d *Debugger) Answer(content []byte) (reply, event map[string]any) {
 		for i, m := range mods {
 			list[i] = map[string]any{"id": i, "name": m}
 		}
+		d.mu.Lock()
+		for _, c := range d.cells {
+			list = append(list, map[string]any{"id": len(list), "name": "cell " + strings.TrimSuffix(c.path[len(d.tmp):], d.suffix), "path": c.path})
+		}
+		d.mu.Unlock()
 		resp["body"] = map[string]any{"modules": list, "totalModules": len(list)}
 	default:
 		fail("debug request " + req.Command + " is not supported by the veclab kernel: its debugger lists the session's variables (inspectVariables, richInspectVariables) and stops no cell")
 	}
 	return resp, event
+}
+
+// keep keeps code as the source of path (dumpCell), once.
+func (d *Debugger) keep(path, code string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, c := range d.cells {
+		if c.path == path {
+			return
+		}
+	}
+	if len(d.cells) == maxCells {
+		d.cells = append(d.cells[:0], d.cells[1:]...)
+	}
+	d.cells = append(d.cells, cell{path, code})
+}
+
+// source returns the code dumpCell kept for path.
+func (d *Debugger) source(path string) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, c := range d.cells {
+		if c.path == path {
+			return c.code, true
+		}
+	}
+	return "", false
 }
 
 // murmur2 is MurmurHash2 (32 bits) of data with seed, the hash debugInfo

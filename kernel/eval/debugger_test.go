@@ -31,7 +31,16 @@ func TestDebugger(t *testing.T) {
 		{req: `{"seq":6,"command":"richInspectVariables","arguments":{"variableName":"store"}}`, success: true, has: `"data":{"text/plain":"redis"}`},
 		{req: `{"seq":7,"command":"richInspectVariables","arguments":{"variableName":"nope"}}`, has: `no variable nope in the session`},
 		{req: `{"seq":8,"command":"setBreakpoints","arguments":{"breakpoints":[{"line":3}]}}`, success: true, has: `"verified":false`},
+		{req: `{"seq":8,"command":"setBreakpoints","arguments":{"source":{"path":"/tmp/cells/1.go"},"breakpoints":[{"line":3}],"sourceModified":false}}`, success: true,
+			has: `"breakpoints":[{"line":3,"message":"` + NoBreakpoints + `","source":{"path":"/tmp/cells/1.go"},"verified":false}]`},
 		{req: `{"seq":9,"command":"dumpCell","arguments":{"code":"ef := 80"}}`, success: true, has: `"sourcePath":"/tmp/cells/1576319392.go"`},
+		// source answers the cell dumpCell named, as JupyterLab's
+		// Breakpoints and Kernel Sources panels ask for it.
+		{req: `{"seq":9,"command":"source","arguments":{"source":{"path":"/tmp/cells/1576319392.go"},"sourceReference":0}}`, success: true, has: `"body":{"content":"ef := 80","mimeType":"text/x-go"}`},
+		{req: `{"seq":9,"command":"source","arguments":{"source":{"path":"/tmp/cells/1.go"}}}`, has: `/tmp/cells/1.go is not a cell this kernel's debugger was given (dumpCell)`},
+		{req: `{"seq":9,"command":"source","arguments":{"sourceReference":3}}`, has: `no source.path given`},
+		{req: `{"seq":9,"command":"dumpCell","arguments":{"code":"ef := 80"}}`, success: true, has: `"sourcePath":"/tmp/cells/1576319392.go"`},
+		{req: `{"seq":9,"command":"modules"}`, success: true, has: `{"id":` + fmt.Sprint(len(BoundPackages())) + `,"name":"cell 1576319392","path":"/tmp/cells/1576319392.go"}],"totalModules":` + fmt.Sprint(len(BoundPackages())+1) + `}`},
 		{req: `{"seq":9,"command":"next"}`, has: `debug request next is not supported`},
 		{req: `{"seq":10,"command":"disconnect"}`, success: true},
 		{req: `{"seq":11,"command":"debugInfo"}`, success: true, has: `"isStarted":false`},
@@ -60,6 +69,24 @@ func TestDebugger(t *testing.T) {
 	}
 	if rich["success"] != false || !strings.Contains(fmt.Sprint(rich["message"]), "a cell is running") {
 		t.Errorf("richInspectVariables while a cell runs: %v", rich)
+	}
+
+	// The kept cells are bounded: the oldest go first (ef := 80, kept
+	// above, then x := 0).
+	for i := range maxCells + 1 {
+		d.Answer([]byte(fmt.Sprintf(`{"seq":15,"command":"dumpCell","arguments":{"code":"x := %d"}}`, i)))
+	}
+	if n := len(d.cells); n != maxCells {
+		t.Errorf("%d cells kept after %d dumps, want %d", n, maxCells+2, maxCells)
+	}
+	for _, tc := range []struct {
+		code string
+		kept bool
+	}{{"ef := 80", false}, {"x := 0", false}, {"x := 1", true}, {fmt.Sprintf("x := %d", maxCells), true}} {
+		reply, _ := d.Answer([]byte(fmt.Sprintf(`{"seq":16,"command":"source","arguments":{"source":{"path":"/tmp/cells/%d.go"}}}`, murmur2([]byte(tc.code), 0))))
+		if reply["success"] != tc.kept {
+			t.Errorf("source of %q after %d dumps: %v, want success %v", tc.code, maxCells+2, reply, tc.kept)
+		}
 	}
 
 	if reply, _ := NewDebugger(nil, nil, "").Answer([]byte(`{"seq":1,"command":"debugInfo"}`)); reply["success"] != false {

@@ -270,3 +270,62 @@ func TestRunStops(t *testing.T) {
 		}
 	}
 }
+
+// TestRunQdrantQuantized: the Qdrant rows with quantization_config (the
+// indexing threshold lowered so that 3,000 × 64 rows get graphs) search
+// hnsw_ef, then, when hnsw_ef alone does not reach the target, Qdrant's
+// oversampling with rescoring: int8's default returns the quantized
+// scores (rescore = false, measured as such at oversampling 1), binary's
+// rescores. The rows count the codes in their bytes per vector, say
+// which quantization they are, and the value found reads the target.
+func TestRunQdrantQuantized(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds three Qdrant stores and searches their knobs")
+	}
+	m := generated(t, 3100, 64)
+	d, err := Load(context.Background(), writeFvecs(t, m), LoadOptions{K: 10, Queries: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const low = " indexing_threshold_kb=100 full_scan_threshold_kb=100"
+	const target = 0.99
+	rep, err := Run(context.Background(), d, Options{K: 10, Target: target, Workers: 2,
+		Profiles: []string{"qdrant" + low, "qdrant quantization=int8" + low, "qdrant quantization=binary" + low}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	float := rep.Rows[0]
+	for i, want := range []struct{ label, rescore string }{{"qdrant 1.19 int8", "rescore = false"}, {"qdrant 1.19 binary", ""}} {
+		row := rep.Rows[i+1]
+		t.Run(row.Store, func(t *testing.T) {
+			if row.Label != want.label || row.Exact || row.Unfiltered.Knob != "hnsw_ef" {
+				t.Errorf("label %q exact %t knob %q, want %q, indexed, hnsw_ef", row.Label, row.Exact, row.Unfiltered.Knob, want.label)
+			}
+			if row.BytesPerVector <= float.BytesPerVector {
+				t.Errorf("%.0f B/vector, the float store %.0f: the codes are not counted", row.BytesPerVector, float.BytesPerVector)
+			}
+			t.Logf("%s: hnsw_ef default %.3f, best %.3f at %d; reached %t", row.Store, row.Unfiltered.AtDefault.Recall, row.Unfiltered.Result.Best.Recall, row.Unfiltered.Result.Best.Value, row.Unfiltered.Result.Reached)
+			if row.Unfiltered.Result.Reached {
+				if row.Oversample != nil {
+					t.Error("oversampling searched though hnsw_ef reached the target")
+				}
+				return
+			}
+			o := row.Oversample
+			if o == nil {
+				t.Fatal("hnsw_ef did not reach the target and oversampling was not searched")
+			}
+			t.Logf("%s: %s default %.3f (%s), found %d → %.3f", row.Store, o.Knob, o.AtDefault.Recall, o.DefaultSetting, o.Result.Value, o.AtFound.Recall)
+			if o.DefaultSetting != want.rescore || !strings.HasPrefix(o.Knob, "params.quantization.oversampling") {
+				t.Errorf("knob %q default setting %q, want params.quantization.oversampling and %q", o.Knob, o.DefaultSetting, want.rescore)
+			}
+			if o.Result.Reached && o.AtFound.Recall < target-rep.Tol {
+				t.Errorf("oversampling %d reads %.3f, below the target %.2f − %.4f", o.Result.Value, o.AtFound.Recall, target, rep.Tol)
+			}
+			if !strings.Contains(row.Advice, "with rescoring: ") {
+				t.Errorf("advice says nothing of rescoring: %q", row.Advice)
+			}
+		})
+	}
+	t.Log("\n" + rep.String())
+}

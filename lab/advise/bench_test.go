@@ -21,8 +21,9 @@ import (
 // memory against the raw vectors (the targets: 100,000 × 768 in
 // ≤ 10 minutes on 2 cores, peak ≤ 3× the raw vectors). The hypothesis:
 // the graph builds dominate (one store at a time, so memory is the raw
-// vectors, one store's copy and its graph); the knob searches cost
-// about 2·log2(range) passes over the queries each.
+// vectors, one store's copy and its graph, and during Qdrant's merge half
+// a copy more: see MemoryLimitFactor); the knob searches cost about
+// 2·log2(range) passes over the queries each.
 //
 // The size is VECLAB_ADVISE_N (default 100,000): a smaller set checks the
 // benchmark itself quickly. VECLAB_ADVISE_STORES, space-separated profiles,
@@ -51,6 +52,11 @@ func BenchmarkAdvise(b *testing.B) {
 	// of the vectors beside the caller's, so the default GOGC (100) lets
 	// the heap grow to about twice that before collecting.
 	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
+	// And its soft memory limit (MemoryLimit), unless VECLAB_ADVISE_NOLIMIT
+	// is set, to measure without it.
+	if os.Getenv("VECLAB_ADVISE_NOLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(MemoryLimit(d)))
+	}
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		rep, err := Run(context.Background(), d, Options{K: 10, Target: 0.95, Profiles: stores, Workers: 2, BuildWorkers: 2})

@@ -11,12 +11,17 @@
 // the queries are the file's own or a seeded sample held out of its rows
 // ([dataset.HoldOut]), and which is said in the report. [Run] builds each
 // store profile of lab/profile over the base rows (pgvector, Redis,
-// Qdrant and Elasticsearch at the articles' versions, and Elasticsearch's
+// Qdrant and Elasticsearch at the articles' versions, then Qdrant with
+// its scalar (int8) and binary quantization_config and Elasticsearch's
 // other index types), measures recall@k and mean hits on the defaults,
 // then searches the store's own knob — pgvector hnsw.ef_search, Redis
 // EF_RUNTIME, Qdrant hnsw_ef, Elasticsearch num_candidates — for the
 // smallest value reaching the target ([KnobSearch]: exponential, then
-// binary, with non-monotone readings handled as its doc says). Latency
+// binary, with non-monotone readings handled as its doc says). Where a
+// quantized index's beam alone does not reach it, the rescoring knob is
+// searched next: Elasticsearch's rescore_vector.oversample, Qdrant's
+// params.quantization.oversampling with rescore = true (int8's default
+// returns the quantized scores). Latency
 // p50/p95 is timed at the default and at the value found, one query at a
 // time; bytes per vector come from the store's footprint model
 // (profile.Store.Footprint) and are projected to -n vectors linearly.

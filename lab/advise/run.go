@@ -63,12 +63,52 @@ type Options struct {
 // for a few more collections (measured by BenchmarkAdvise).
 const GCPercent = 25
 
+// MemoryLimitFactor is the soft memory limit [MemoryLimit] sets, in
+// raw vectors (the base's float32 bytes).
+//
+// Where the peak is (BenchmarkAdvise, 100,000 × 768, heap profiles taken
+// at each new peak): in Qdrant's build, whose merge optimizer rewrites
+// its thirty 3,333-row segments into two, one run at a time. While a run
+// is merged the process holds the caller's vectors (1×), every segment's
+// slab (1×) and the merged run's gathered rows (½×): 2.5× live, 2.86× at
+// its highest with the graphs and heads (40,000 × 768: 335 MB of
+// 117 MB). The merged run's sources are dropped when it is swapped in,
+// but their pages were not yet returned to the system when the next run
+// gathered its rows into fresh ones, and the garbage collector's target
+// (GCPercent) lets the heap run a quarter above what is live besides:
+// peak RSS 3.6× (1,117 MB of 307 MB). Under a soft limit the runtime
+// collects and returns free pages as the process nears it
+// (runtime/debug.SetMemoryLimit), so the peak stays at the live size plus
+// the headroom left here: 2.9× (40,000 × 768, Qdrant alone: peak RSS
+// 350 MB, 2.99×, against 446 MB, 3.8×, without the limit).
+const MemoryLimitFactor = 2.9
+
+// MinMemoryLimit is the least limit [MemoryLimit] sets: below it a small
+// set's limit would fall under what the Go runtime and the lab use
+// anyway, and the collector would run without end.
+const MinMemoryLimit = 512 << 20
+
+// MemoryLimit is the soft memory limit a process running [Run] on d
+// should set (runtime/debug.SetMemoryLimit), as it sets [GCPercent]:
+// MemoryLimitFactor times d's base vectors, and at least MinMemoryLimit.
+// It is soft: a store whose live memory needs more (a filtered Qdrant
+// builds a second, one-segment store beside the first) gets it, the
+// collector then running more often.
+func MemoryLimit(d *Data) int64 {
+	if d == nil || d.Base == nil {
+		return MinMemoryLimit
+	}
+	raw := float64(d.Base.N) * float64(d.Base.Dim) * 4
+	return max(int64(MemoryLimitFactor*raw), MinMemoryLimit)
+}
+
 // DefaultProfiles are the four stores on their defaults at the articles'
-// versions, then the Elasticsearch index types a user would switch to:
-// of hnsw, int8_hnsw and bbq_hnsw, the two that are not the default at
-// dim dimensions (bbq_hnsw from 384 on, int8_hnsw below).
+// versions, then the index types a user would switch to: Qdrant with its
+// scalar (int8) and binary quantization_config, and of Elasticsearch's
+// hnsw, int8_hnsw and bbq_hnsw the two that are not the default at dim
+// dimensions (bbq_hnsw from 384 on, int8_hnsw below).
 func DefaultProfiles(dim int) []string {
-	ps := []string{"pgvector", "redis", "qdrant", "elasticsearch"}
+	ps := []string{"pgvector", "redis", "qdrant", "elasticsearch", "qdrant quantization=int8", "qdrant quantization=binary"}
 	def := profile.Default(profile.Elasticsearch).EffectiveType(dim)
 	for _, t := range []profile.IndexType{profile.Int8HNSW, profile.BBQHNSW, profile.HNSWType} {
 		if t != def {
@@ -138,9 +178,10 @@ type Row struct {
 	BytesPerVector float64 `json:"bytes_per_vector"`
 	Projected      float64 `json:"projected_bytes"`
 	Unfiltered     Search  `json:"unfiltered"`
-	// Oversample is Elasticsearch's rescore_vector.oversample searched
-	// (num_candidates on its default) for a quantized index type whose
-	// num_candidates alone does not reach the target.
+	// Oversample is Elasticsearch's rescore_vector.oversample, or Qdrant's
+	// params.quantization.oversampling with rescore = true, searched (the
+	// beam on its default) for a quantized index whose beam alone does
+	// not reach the target.
 	Oversample *Search `json:"oversample,omitempty"`
 	Filtered   *Search `json:"filtered,omitempty"`
 	// Exact says the store searched every vector (Qdrant below
@@ -238,7 +279,7 @@ func Run(ctx context.Context, d *Data, opt Options) (*Report, error) {
 		if meta, fc, err = matchStore(d.Match); err != nil {
 			return nil, err
 		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("filter: %s, %.2f %% of the base rows; each store's own filtered search (pgvector: the post-filtered index scan on its default, iterative_scan = relaxed_order while its knob is searched; Qdrant: one segment, the filter field payload-indexed)", d.FilterDesc, 100*d.Selectivity()))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("filter: %s, %.2f %% of the base rows; each store's own filtered search (pgvector: the post-filtered index scan on its default, iterative_scan = relaxed_order while its knob is searched; Qdrant: one segment, the filter field payload-indexed; a quantized Qdrant's filtered search is not emulated)", d.FilterDesc, 100*d.Selectivity()))
 	}
 	for i, p := range profiles {
 		row, err := advise(ctx, d, opt, p, opt.Profiles[i], truth, ftruth, meta, fc, progress, fmt.Sprintf("%d/%d", i+1, len(profiles)))
@@ -339,7 +380,14 @@ func knobRange(p profile.Profile, k, dim, n int) (lo, hi, def int) {
 type searcher func(v int, q []float32) ([]engine.Result, error)
 
 func advise(ctx context.Context, d *Data, opt Options, p profile.Profile, name string, truth, ftruth *dataset.GroundTruth, meta *filter.Store, fc *filter.Compiled, progress func(int, int, string), step string) (Row, error) {
-	row := Row{Store: name, Profile: p.String(), Label: p.Kind.String() + " " + p.Version}
+	version := p.Version
+	if version == "" {
+		version = profile.Default(p.Kind).Version // Parse leaves it to the caller
+	}
+	row := Row{Store: name, Profile: p.String(), Label: p.Kind.String() + " " + version}
+	if p.Quantization != "" {
+		row.Label += " " + p.Quantization
+	}
 	what := fmt.Sprintf("%s %s: build", step, name)
 	t0 := time.Now()
 	dir, cleanup, err := storeDir(opt)
@@ -384,6 +432,37 @@ func advise(ctx context.Context, d *Data, opt Options, p profile.Profile, name s
 			o.AtDefault.Value = 0
 		}
 		row.Oversample = &o
+	}
+	if p.Kind == profile.Qdrant && p.Quantization != "" && !row.Unfiltered.Result.Reached {
+		// Quantized: without rescoring the codes' order caps recall
+		// whatever hnsw_ef; each segment's ⌊oversampling·k⌋ candidates
+		// rescored with the original vectors is the knob (Qdrant's
+		// params.quantization {rescore: true, oversampling: v}; the beam
+		// is max(hnsw_ef, ⌊v·k⌋)).
+		rs := s.WithRescore(true)
+		over := func(v int, q []float32) ([]engine.Result, error) { return rs.WithOversample(float64(v)).Search(q, k) }
+		knob := "params.quantization.oversampling"
+		if !p.EffectiveRescore() {
+			knob += " (rescore = true)"
+		}
+		o, err := searchKnob(ctx, d, opt, knob, over, truth, 1, max(1, min(d.Base.N, 10000)/k), 1, progress, step+" "+name)
+		if err != nil {
+			return row, err
+		}
+		if !p.EffectiveRescore() {
+			// int8's default returns the quantized scores.
+			o.DefaultSetting = "rescore = false"
+			if o.AtDefault, err = measure(ctx, d, opt, plain, truth, def, true); err != nil {
+				return row, err
+			}
+			o.AtDefault.Value = 1 // oversampling not set: 1
+		}
+		row.Oversample = &o
+	}
+	if meta != nil && p.Kind == profile.Qdrant && p.Quantization != "" {
+		// Qdrant's filtered search (engine/filtered over one graph) does
+		// not rescore a quantized collection's candidates: not emulated.
+		meta = nil
 	}
 	if meta != nil {
 		fs, def0, label, closeF, err := filteredSearcher(s, p, d, opt, meta, fc)

@@ -24,6 +24,15 @@
 //     10,000 KB per segment, two segments (clamp(CPUs/2, 2, 8) on the
 //     article's 2-vCPU machine) (qdrant/qdrant v1.19 config/config.yaml,
 //     lib/segment/src/types.rs, lib/segment/src/index/hnsw_index/config.rs).
+//     No quantization_config (as Spring AI creates the collection);
+//     quantization=int8 or binary is the variant a user switches to:
+//     each indexed segment quantized (int8 over the whole range of the
+//     values, quantile not set; binary one_bit) and its graph built over
+//     the codes, searched with rescore false for int8 and true for
+//     binary and oversampling 1 unless the view says otherwise
+//     (Store.WithRescore, Store.WithOversample; qdrant/qdrant v1.19.0
+//     lib/quantization/src/encoded_vectors_u8.rs, encoded_vectors_binary.rs,
+//     lib/segment/src/index/vector_index_search_common.rs).
 //   - Elasticsearch: m 16, ef_construction 100, index_options.type
 //     bbq_hnsw for dims ≥ 384 else int8_hnsw; num_candidates =
 //     min(⌈1.5·k⌉, 10000); for bbq the rescore oversample is 3:

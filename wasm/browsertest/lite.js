@@ -33,7 +33,6 @@
 //	node lite.js -outputs URL
 //	node lite.js -cell FILE URL
 //	node lite.js -widgets URL
-//	node lite.js -knobs URL
 //	node lite.js -links URL
 //	node lite.js -stdin URL
 //	node lite.js -static URL
@@ -51,33 +50,25 @@
 // with the keyboard redraws the output in place, and the kernel has the
 // new value; a redraw that never ends is preempted by the next change;
 // and the saved notebook keeps the widgets' state.
-// The sixth turns notebook 00's ef knob (knobsOnly): the notebook's code
-// cells up to its ef knob run in a new Go notebook on the wasm kernel,
-// each knob cell printing its redraw times as measured in the page, and
-// the ef slider moved from 10 to 15 redraws the area below it with the
-// search that now finds all of the true top 5; then notebook 00b's knob
-// cell (after its set-up cells, article scale) redraws for 8 bits; then
-// notebook 04's cells up to its knob cell (small scale, no PostgreSQL)
-// redraw for relaxed_order and for the selectivity slider moved to 0.1 %.
-// The seventh follows the course's links (linksOnly): notebook 01, opened
+// The sixth follows the course's links (linksOnly): notebook 01, opened
 // by its shared link and not run, its "next" link clicked: notebook 02
 // opens in the app, in the same browser tab, its first heading shown;
 // then 02's link to the reading order (notebooks/README.md) opens the
 // README rendered, and its link to a notebook opens that notebook.
-// The eighth checks standard input (stdinOnly): a Go cell's fmt.Scanln
+// The seventh checks standard input (stdinOnly): a Go cell's fmt.Scanln
 // shows JupyterLab's input box under the cell's printed prompt, the text
 // typed there and Enter reach the cell, which prints it; a cell waiting
 // for input is interrupted (it ends Interrupted in the same Go session);
 // an execute_request with allow_stdin false gets the reason on the cell's
 // stderr and end of file.
-// The ninth is for a site on a host that sends no COOP/COEP headers
+// The eighth is for a site on a host that sends no COOP/COEP headers
 // (staticOnly, cmd/veclab's TestBrowserStaticHost): the first visit
 // registers the site's service worker and reloads once, then the page is
 // cross-origin isolated; a second visit is isolated without a reload; a
 // running loop is interrupted through the shared flag (it ends
 // Interrupted before the kernel would replace its Go session, and the
 // session keeps its variables).
-// The tenth runs notebooks whole (notebooksOnly): each of notebooks/*.ipynb
+// The ninth runs notebooks whole (notebooksOnly): each of notebooks/*.ipynb
 // that LITE_NOTEBOOKS picks (a regular expression; "." is every one), in
 // name order, opened in one page at ?VECLAB_SCALE=small with a new Go
 // kernel and run whole, cell after cell; a notebook stops at its first
@@ -87,16 +78,21 @@
 // code cells and wall time, checks that the disk notebooks' tables say
 // their disk is simulated, and checks notebook 02 further: its E02 table
 // (HTML) shows recall values, its charts are drawn by vega-embed, and
-// cell 4's progress bar is shown while it runs and gone after it.
-// The eleventh checks JupyterLab's debugger on the Go kernel
+// cell 4's progress bar is shown while it runs and gone after it. Right
+// after each knob cell it turns the knobs as a learner would (knobHooks):
+// notebook 00's ef slider 10 → 15 redraws the search that now finds all
+// of the true top 5 and the kernel has 15; notebook 00b's bits dropdown
+// set to 8 redraws the 8-bit code; notebook 04's relaxed_order button and
+// its selectivity slider moved to 0.1 % redraw the filtered search.
+// The tenth checks JupyterLab's debugger on the Go kernel
 // (debuggerOnly): the notebook's bug button is enabled (kernel_info says
 // debugger), a click on it starts the debugger (initialize, attach,
 // debugInfo), and its side panel lists the variables a cell defined, with
 // their values or Go types; a cell run after that adds its variable to
 // the list; a variable opened from the panel (richInspectVariables) shows
 // as the cell would show it, a lab table as HTML; debugInfo says
-// breakpoints are not supported and setBreakpoints answers unverified.
-// With SCREENSHOT.png it saves the panel in its table view.
+// breakpoints are not supported and setBreakpoints answers unverified;
+// source answers the code of a cell dumpCell named. With SCREENSHOT.png it saves the panel in its table view.
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
@@ -142,33 +138,28 @@ if (!loadRuns && !outputsOnly && !cellFile && args[0] === "-widgets") {
 	widgetsMode = true;
 	args = args.slice(1);
 }
-let knobsMode = false;
-if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && args[0] === "-knobs") {
-	knobsMode = true;
-	args = args.slice(1);
-}
 let linksMode = false;
-if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && args[0] === "-links") {
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && args[0] === "-links") {
 	linksMode = true;
 	args = args.slice(1);
 }
 let stdinMode = false;
-if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && !linksMode && args[0] === "-stdin") {
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !linksMode && args[0] === "-stdin") {
 	stdinMode = true;
 	args = args.slice(1);
 }
 let staticMode = false;
-if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && !linksMode && !stdinMode && args[0] === "-static") {
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !linksMode && !stdinMode && args[0] === "-static") {
 	staticMode = true;
 	args = args.slice(1);
 }
 let notebooksMode = false;
-if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && !linksMode && !stdinMode && !staticMode && args[0] === "-notebooks") {
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !linksMode && !stdinMode && !staticMode && args[0] === "-notebooks") {
 	notebooksMode = true;
 	args = args.slice(1);
 }
 let debuggerMode = false;
-if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !knobsMode && !linksMode && !stdinMode && !staticMode && !notebooksMode && args[0] === "-debugger") {
+if (!loadRuns && !outputsOnly && !cellFile && !widgetsMode && !linksMode && !stdinMode && !staticMode && !notebooksMode && args[0] === "-debugger") {
 	debuggerMode = true;
 	args = args.slice(1);
 }
@@ -179,7 +170,7 @@ if (loadRuns && args[0] === "-alone") {
 }
 const base = args[0];
 const screenshot = args[1];
-const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -knobs URL | node lite.js -links URL | node lite.js -stdin URL | node lite.js -static URL | node lite.js -notebooks URL | node lite.js -debugger URL [SCREENSHOT.png]";
+const usage = "usage: node lite.js URL [SCREENSHOT.png] | node lite.js [-json] -load N [-alone] URL | node lite.js -outputs URL | node lite.js -cell FILE URL | node lite.js -widgets URL | node lite.js -links URL | node lite.js -stdin URL | node lite.js -static URL | node lite.js -notebooks URL | node lite.js -debugger URL [SCREENSHOT.png]";
 if (!base) {
 	console.error(usage);
 	process.exit(2);
@@ -1193,11 +1184,21 @@ async function debuggerOnly() {
 			return {
 				info: await req("debugInfo"),
 				bps: await req("setBreakpoints", { source: { path: "/veclab-cells/1.go" }, breakpoints: [{ line: 1 }], sourceModified: false }),
+				dumped: await req("dumpCell", { code: "k := ef * 2\nk" }),
 			};
 		}, id);
 		check(dbg.info.success && dbg.info.body.isStarted === true && dbg.info.body.breakpointsSupported === false && /not supported/.test(dbg.info.body.message),
 			`debugInfo: ${JSON.stringify(dbg.info)}`);
 		check(dbg.bps.body.breakpoints.length === 1 && dbg.bps.body.breakpoints[0].verified === false, `setBreakpoints: ${JSON.stringify(dbg.bps)}`);
+		// The source request (the Breakpoints and Kernel Sources panels
+		// open a cell's source with it): the code dumpCell was given.
+		const src = await page.evaluate(async ({ id, path }) => {
+			const k = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id).sessionContext.session.kernel;
+			return (await k.requestDebug({ seq: 901, type: "request", command: "source", arguments: { source: { path }, sourceReference: 0 } }).done).content;
+		}, { id, path: dbg.dumped.body.sourcePath });
+		check(dbg.dumped.success && /^\/veclab-cells\/\d+\.go$/.test(dbg.dumped.body.sourcePath) && src.success && src.body.content === "k := ef * 2\nk",
+			`dumpCell then source: ${JSON.stringify({ dumped: dbg.dumped, src })}`);
+		console.log(`ok   debugger: source answers the cell dumpCell named (${dbg.dumped.body.sourcePath})`);
 		console.log(`ok   debugger: debugInfo says ${JSON.stringify(dbg.info.body.message)}; setBreakpoints answers the breakpoint unverified`);
 
 		if (screenshot) {
@@ -1329,51 +1330,18 @@ async function linksOnly() {
 	}
 }
 
-// knobsOnly: notebook 00's code cells up to its ef knob (cell
-// hnsw-pic-knobs-ef), each as a cell of a new Go notebook; the knob cells
-// print their redraw times, measured by the kernel in the page. Then the
-// ef slider's handle gets five ArrowRight presses (ef 10 → 15): the area
-// below the controls shows "ef = 15: 5 of the true top 5 found" and a
-// picture, and the kernel has 15.
-async function knobsOnly() {
-	const fs = require("fs");
-	const path = require("path");
-	const file = path.join(__dirname, "..", "..", "notebooks", "00-hnsw-by-picture.ipynb");
-	const nb = JSON.parse(fs.readFileSync(file, "utf8"));
-	const cells = [];
-	for (const c of nb.cells) {
-		if (c.cell_type !== "code") continue;
-		cells.push(c);
-		if (c.id === "hnsw-pic-knobs-ef") break;
-	}
-	check(cells.length > 0 && cells[cells.length - 1].id === "hnsw-pic-knobs-ef", `${file} has no code cell hnsw-pic-knobs-ef`);
-	const { profile, context } = await launch();
-	const problems = [];
-	try {
-		const page = await context.newPage();
-		page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-		await page.goto(base);
-		await appReady(page, 120000);
-		const id = await newNotebook(page, 120000);
-		for (const [i, c] of cells.entries()) {
-			const src = Array.isArray(c.source) ? c.source.join("") : c.source;
-			const name = c.id || `${i + 1} of ${cells.length}`;
-			const t = Date.now();
-			const r = await runCell(page, id, src, 600000);
-			check(r.status === "ok", `notebook 00's code cell ${name} failed: ${JSON.stringify(r).slice(0, 1500)}`);
-			const timing = text(r.outputs).split("\n").filter((l) => l.includes("redraws:"));
-			console.log(`ok   knobs: code cell ${name} ran in ${secs(t)}${timing.length ? "; in the page: " + timing.join("; ") : ""}`);
-		}
-		// The ef cell is the notebook's last: mark its node to find its widgets.
-		await page.evaluate((id) => {
-			const panel = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
-			const cells = panel.content.widgets;
-			cells[cells.length - 1].node.dataset.veclabKnobs = "ef";
-		}, id);
-		const cell = `#${id} [data-veclab-knobs="ef"]`;
+// knobHooks are the checks of the notebooks' knobs, run in the
+// notebooks' whole run (notebooksOnly) right after each knob cell, by its
+// cell id: the widgets are turned as a learner would, and the area below
+// them must redraw with the view the new value gives (runNotebook's hooks).
+const knobHooks = {
+	// Notebook 00's ef slider: five ArrowRight presses, 10 → 15, redraw the
+	// search between the clusters, which now finds all of the true top 5.
+	"hnsw-pic-knobs-ef": async (page, id, cellId) => {
+		const cell = await markCell(page, id, cellId, "ef");
 		const outText = () => page.evaluate((sel) => [...document.querySelectorAll(`${sel} .widget-output`)].map((e) => e.textContent).join("|"), cell);
 		await page.waitForSelector(`${cell} .widget-slider .noUi-handle`, { timeout: 60000 });
-		check((await outText()).trim() === "", `the area below the knobs is not empty before a change: ${JSON.stringify(await outText())}`);
+		check((await outText()).trim() === "", `notebook 00: the area below the ef knob is not empty before a change: ${JSON.stringify(await outText())}`);
 		const handle = page.locator(`${cell} .widget-slider .noUi-handle`).first();
 		await handle.focus();
 		const t = Date.now();
@@ -1382,95 +1350,66 @@ async function knobsOnly() {
 			&& e.querySelector("svg, canvas, img")), cell, { timeout: 60000 });
 		const redraw = Date.now() - t;
 		const v = await runCell(page, id, "efSlider.Value()", 60000);
-		check(v.status === "ok" && text(v.outputs).trim() === "15", `the kernel's ef after the presses: ${JSON.stringify(v)}`);
-		console.log(`ok   knobs: five ArrowRight presses moved ef to 15; the area below the knobs shows the search finding 5 of 5 and its picture ${redraw} ms after the first press; the kernel has 15`);
-
-		// Notebook 00b at the article scale: its set-up cells and its knob
-		// cell in a second notebook, then bits set to 8 in the dropdown.
-		const nbb = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "notebooks", "00b-quantization-by-picture.ipynb"), "utf8"));
-		const want = ["quant-pic-01", "quant-pic-02", "quant-pic-knobs"];
-		const bcells = nbb.cells.filter((c) => want.includes(c.id));
-		check(bcells.length === want.length, `notebook 00b lacks one of the cells ${want}`);
-		const idb = await newNotebook(page, 120000);
-		for (const c of bcells) {
-			const t = Date.now();
-			const r = await runCell(page, idb, Array.isArray(c.source) ? c.source.join("") : c.source, 900000);
-			check(r.status === "ok", `notebook 00b's cell ${c.id} failed: ${JSON.stringify(r).slice(0, 1500)}`);
-			const lines = text(r.outputs).split("\n").filter((l) => l.includes("redraws:") || l.startsWith("data set:"));
-			console.log(`ok   knobs: 00b cell ${c.id} ran in ${secs(t)}${lines.length ? "; in the page: " + lines.join("; ") : ""}`);
-		}
-		await page.evaluate((id) => {
-			const panel = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
-			const cells = panel.content.widgets;
-			cells[cells.length - 1].node.dataset.veclabKnobs = "bits";
-		}, idb);
-		const bcell = `#${idb} [data-veclab-knobs="bits"]`;
-		await page.waitForSelector(`${bcell} .widget-dropdown select`, { timeout: 60000 });
-		const tb = Date.now();
-		await page.locator(`${bcell} .widget-dropdown select`).selectOption({ label: "8" });
+		check(v.status === "ok" && text(v.outputs).trim() === "15", `notebook 00: the kernel's ef after the presses: ${JSON.stringify(v)}`);
+		console.log(`ok   knobs: five ArrowRight presses moved notebook 00's ef to 15; the area below the knobs shows the search finding 5 of 5 and its picture ${redraw} ms after the first press; the kernel has 15`);
+	},
+	// Notebook 00b's bits dropdown set to 8 redraws the 8-bit code.
+	"quant-pic-knobs": async (page, id, cellId) => {
+		const cell = await markCell(page, id, cellId, "bits");
+		await page.waitForSelector(`${cell} .widget-dropdown select`, { timeout: 60000 });
+		const t = Date.now();
+		await page.locator(`${cell} .widget-dropdown select`).selectOption({ label: "8" });
 		await page.waitForFunction((sel) => [...document.querySelectorAll(`${sel} .widget-output`)].some((e) => e.textContent.includes("8-bit OSQ, plain mean: 400 B/vector")
-			&& e.querySelector("svg, canvas, img")), bcell, { timeout: 60000 });
-		console.log(`ok   knobs: bits set to 8 in notebook 00b's dropdown; the area below the knobs shows the 8-bit code and its pictures ${Date.now() - tb} ms after`);
-
-		// Notebook 04 at the small scale, with no PostgreSQL (the lite kernel
-		// has none: its first cell says so and every pgvector figure is the
-		// emulation's): its code cells up to the knob cell in a third
-		// notebook, then relaxed_order chosen in the strategy buttons and the
-		// selectivity slider moved three steps left, from the article's
-		// filter (4.0 %) to 0.1 %.
-		const nb4 = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "notebooks", "04-pgvector-filters-and-iterative-scan.ipynb"), "utf8"));
-		const cells4 = [];
-		for (const c of nb4.cells) {
-			if (c.cell_type !== "code") continue;
-			cells4.push(c);
-			if (c.id === "pgvector-filters-knobs") break;
-		}
-		check(cells4.length > 0 && cells4[cells4.length - 1].id === "pgvector-filters-knobs", "notebook 04 has no code cell pgvector-filters-knobs");
-		const id4 = await newNotebook(page, 120000);
-		for (const c of cells4) {
-			const t = Date.now();
-			const r = await runCell(page, id4, Array.isArray(c.source) ? c.source.join("") : c.source, 900000);
-			check(r.status === "ok", `notebook 04's cell ${c.id} failed: ${JSON.stringify(r).slice(0, 1500)}`);
-			const lines = text(r.outputs).split("\n").filter((l) => l.includes("redraws:") || l.startsWith("scale:") || l.startsWith("no real PostgreSQL") || l.startsWith("real pgvector"));
-			console.log(`ok   knobs: 04 cell ${c.id} ran in ${secs(t)}${lines.length ? "; in the page: " + lines.join("; ") : ""}`);
-		}
-		await page.evaluate((id) => {
-			const panel = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
-			const cells = panel.content.widgets;
-			cells[cells.length - 1].node.dataset.veclabKnobs = "filters";
-		}, id4);
-		const fcell = `#${id4} [data-veclab-knobs="filters"]`;
-		const fOut = (want) => page.waitForFunction(([sel, want]) => [...document.querySelectorAll(`${sel} .widget-output`)].some((e) => e.textContent.includes(want)
-			&& e.querySelector("svg, canvas, img")), [fcell, want], { timeout: 60000 });
-		await page.waitForSelector(`${fcell} .widget-toggle-buttons button`, { timeout: 60000 });
+			&& e.querySelector("svg, canvas, img")), cell, { timeout: 60000 });
+		console.log(`ok   knobs: bits set to 8 in notebook 00b's dropdown; the area below the knobs shows the 8-bit code and its pictures ${Date.now() - t} ms after`);
+	},
+	// Notebook 04 (no PostgreSQL in a tab: its first cell says so and every
+	// pgvector figure is the emulation's): relaxed_order chosen in the
+	// strategy buttons, then the selectivity slider moved three steps
+	// left, from the article's filter (4.0 %) to 0.1 %.
+	"pgvector-filters-knobs": async (page, id, cellId) => {
+		const cell = await markCell(page, id, cellId, "filters");
+		const out = (want) => page.waitForFunction(([sel, want]) => [...document.querySelectorAll(`${sel} .widget-output`)].some((e) => e.textContent.includes(want)
+			&& e.querySelector("svg, canvas, img")), [cell, want], { timeout: 60000 });
+		await page.waitForSelector(`${cell} .widget-toggle-buttons button`, { timeout: 60000 });
 		const ts = Date.now();
-		await page.locator(`${fcell} .widget-toggle-buttons button`, { hasText: "relaxed_order" }).click();
-		await fOut("relaxed_order at s = 4.0 % (category == 'c3' && year >= 2022): recall@10 1.000, 10.0 rows of 10");
+		await page.locator(`${cell} .widget-toggle-buttons button`, { hasText: "relaxed_order" }).click();
+		await out("relaxed_order at s = 4.0 % (category == 'c3' && year >= 2022): recall@10 1.000, 10.0 rows of 10");
 		const strategyRedraw = Date.now() - ts;
-		const fh = page.locator(`${fcell} .widget-slider .noUi-handle`).first();
-		await fh.focus();
+		const h = page.locator(`${cell} .widget-slider .noUi-handle`).first();
+		await h.focus();
 		const tf = Date.now();
-		for (let i = 0; i < 3; i++) await fh.press("ArrowLeft");
-		await fOut("relaxed_order at s = 0.1 % (category == 'c3' && year == 2025 && region == 'latam'): recall@10 1.000, 3.0 rows of 10");
+		for (let i = 0; i < 3; i++) await h.press("ArrowLeft");
+		await out("relaxed_order at s = 0.1 % (category == 'c3' && year == 2025 && region == 'latam'): recall@10 1.000, 3.0 rows of 10");
 		const selRedraw = Date.now() - tf;
-		const v4 = await runCell(page, id4, "selSlider.Value() + \" \" + strategySel.Value()", 60000);
-		check(v4.status === "ok" && text(v4.outputs).includes("0.1 % relaxed_order"), `the kernel's knobs after the changes: ${JSON.stringify(v4)}`);
+		const v = await runCell(page, id, "selSlider.Value() + \" \" + strategySel.Value()", 60000);
+		check(v.status === "ok" && text(v.outputs).includes("0.1 % relaxed_order"), `notebook 04: the kernel's knobs after the changes: ${JSON.stringify(v)}`);
 		console.log(`ok   knobs: relaxed_order chosen in notebook 04's strategy buttons redrew the table, story and charts ${strategyRedraw} ms after the click; three ArrowLeft presses on the selectivity slider (4.0 % → 0.1 %) ${selRedraw} ms after the first; the kernel has 0.1 % relaxed_order`);
-		check(problems.length === 0, problems.join("; "));
-	} finally {
-		await context.close();
-		require("fs").rmSync(profile, { recursive: true, force: true });
-	}
+	},
+};
+
+// markCell marks the node of the code cell cellId of notebook panel id
+// with data-veclab-knobs=label and returns a selector for it.
+async function markCell(page, id, cellId, label) {
+	await page.evaluate(({ id, cellId, label }) => {
+		const panel = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
+		panel.content.widgets.find((c) => c.model.id === cellId).node.dataset.veclabKnobs = label;
+	}, { id, cellId, label });
+	return `#${id} [data-veclab-knobs="${label}"]`;
 }
 
 // runNotebook runs the notebook at path (under the site's root) whole in
 // page, with a new kernel, and returns each code cell's status, wall time,
 // outputs and the displays shown while it ran, and the text of its HTML
 // tables; it stops at the first cell that does not end "ok". With charts
-// it also waits for vega-embed to draw and counts the pictures. The kernel is shut down and the notebook closed
-// after it, unsaved.
-async function runNotebook(page, path, timeout, charts) {
-	return page.evaluate(async ({ path, timeout, charts }) => {
+// it also waits for vega-embed to draw and counts the pictures. hooks maps
+// a code cell's id (nbformat's) to a check run right after that cell ends
+// ok, with the page and the notebook panel's id, before the cells after it
+// run (a knob cell's widgets are turned there: a later cell may close the
+// stores they draw from). The kernel is shut down and the notebook closed
+// unsaved at the end, whatever happened.
+async function runNotebook(page, path, timeout, charts, hooks = {}) {
+	const opened = await page.evaluate(async ({ path, timeout }) => {
 		const app = window.jupyterapp;
 		const panel = await app.commands.execute("docmanager:open", { path, factory: "Notebook", kernel: { name: "veclab" } });
 		// The debug_requests sent to the kernel and not yet answered
@@ -1480,94 +1419,126 @@ async function runNotebook(page, path, timeout, charts) {
 		// before the kernel's reply can come back; a notebook closed in
 		// between cancels it, a page error. A user is not that quick; this
 		// run waits for the replies before it closes the notebook, and fails
-		// if one does not come.
-		const debugPending = new Map();
-		let kernel = null;
-		const trackDebug = (_, { msg, direction }) => {
-			if (direction === "send" && msg.header.msg_type === "debug_request") debugPending.set(msg.header.msg_id, msg.content.command);
-			if (direction === "recv" && msg.header.msg_type === "debug_reply") debugPending.delete(msg.parent_header.msg_id);
+		// if one does not come (closeNotebook).
+		const run = { debugPending: new Map(), kernel: null };
+		run.track = (_, { msg, direction }) => {
+			if (direction === "send" && msg.header.msg_type === "debug_request") run.debugPending.set(msg.header.msg_id, msg.content.command);
+			if (direction === "recv" && msg.header.msg_type === "debug_reply") run.debugPending.delete(msg.parent_header.msg_id);
 		};
-		try {
-			await panel.context.ready;
-			await panel.sessionContext.ready;
-			kernel = panel.sessionContext.session?.kernel;
-			kernel?.anyMessage.connect(trackDebug);
-			const wait = async (ok, what) => {
-				const t = Date.now();
-				while (!ok()) {
-					if (Date.now() - t > timeout) throw new Error(`${what} after ${timeout} ms`);
-					await new Promise((r) => setTimeout(r, 100));
-				}
-			};
-			await wait(() => panel.sessionContext.session?.kernel?.status === "idle", "kernel not idle");
-			const nb = panel.content;
-			const codeCells = nb.widgets.filter((c) => c.model.type === "code");
-			for (const c of codeCells) c.model.outputs.clear(); // only what this run produces counts
-			const CodeCell = codeCells[0].constructor;
-			const results = [];
-			for (const c of codeCells) {
-				const t = Date.now();
-				// Every display the cell shows while it runs, including the
-				// progress bar the kernel takes away when the cell ends.
-				const shown = [];
-				const seen = (_, args) => {
-					for (const o of args.newValues || []) {
-						const j = o.toJSON();
-						if (j.output_type === "display_data" || j.output_type === "update_display_data") shown.push(j);
-					}
-				};
-				c.model.outputs.changed.connect(seen);
-				// A cell that does not end in timeout ms (a loop on a clock
-				// that never moves) stops the notebook, interrupted, rather
-				// than the run.
-				let timer;
-				const late = new Promise((r) => (timer = setTimeout(() => r({ content: { status: "timeout", ename: "Timeout", evalue: `no reply in ${timeout / 1000} s` } }), timeout)));
-				const reply = await Promise.race([CodeCell.execute(c, panel.sessionContext), late]);
-				clearTimeout(timer);
-				if (reply?.content?.status === "timeout") await panel.sessionContext.session?.kernel?.interrupt().catch(() => {});
-				c.model.outputs.changed.disconnect(seen);
-				results.push({ status: reply?.content?.status, ename: reply?.content?.ename, evalue: reply?.content?.evalue, cell: nb.widgets.indexOf(c) + 1, ms: Date.now() - t, outputs: c.model.outputs.toJSON(), shown });
-				if (reply?.content?.status !== "ok") break;
-			}
+		(window.veclabRuns ||= {})[path] = run;
+		await panel.context.ready;
+		await panel.sessionContext.ready;
+		run.kernel = panel.sessionContext.session?.kernel;
+		run.kernel?.anyMessage.connect(run.track);
+		const t = Date.now();
+		while (panel.sessionContext.session?.kernel?.status !== "idle") {
+			if (Date.now() - t > timeout) throw new Error(`kernel not idle after ${timeout} ms`);
+			await new Promise((r) => setTimeout(r, 100));
+		}
+		const nb = panel.content;
+		const codeCells = nb.widgets.filter((c) => c.model.type === "code");
+		for (const c of codeCells) c.model.outputs.clear(); // only what this run produces counts
+		return { id: panel.id, cells: codeCells.length, all: nb.widgets.length, ids: codeCells.map((c) => c.model.id) };
+	}, { path, timeout }).catch(async (e) => {
+		await closeNotebook(page, path).catch(() => {});
+		throw e;
+	});
+	try {
+		const results = [];
+		for (let i = 0; i < opened.cells; i++) {
+			const r = await runCodeCell(page, opened.id, i, timeout);
+			results.push(r);
+			if (r.status !== "ok") break;
+			const hook = hooks[opened.ids[i]];
+			if (hook) await hook(page, opened.id, opened.ids[i]);
+		}
+		const shown = await page.evaluate(async ({ id, charts, timeout }) => {
+			const panel = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
 			const html = [...panel.node.querySelectorAll(".jp-OutputArea-output table")].map((t) => t.textContent);
-			if (!charts) return { results, html, cells: codeCells.length, all: nb.widgets.length };
+			if (!charts) return { html };
 			// A chart is a Vega-Lite picture once vega-embed has drawn it
 			// (it loads and draws after the cell's reply); a picture
 			// without a spec is an svg or img.
-			await wait(() => panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed").length === panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length, "vega-embed did not draw");
+			const t = Date.now();
+			while (panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed").length !== panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length) {
+				if (Date.now() - t > timeout) throw new Error(`vega-embed did not draw after ${timeout} ms`);
+				await new Promise((r) => setTimeout(r, 100));
+			}
 			const vegas = panel.node.querySelectorAll(".jp-OutputArea-output .vega-embed :is(canvas, svg.marks)").length;
 			const svgs = vegas + [...panel.node.querySelectorAll(".jp-OutputArea-output svg, .jp-OutputArea-output img")].filter((e) => !e.closest(".vega-embed")).length;
-			return { results, html, svgs, vegas, cells: codeCells.length, all: nb.widgets.length };
-		} finally {
-			// Closed unsaved (no dialog), then its kernel shut down: shut
-			// down first, the widget manager of a notebook with widgets
-			// (00b's knobs) walks the cells on the kernel's change after
-			// the panel is gone, a page error.
-			const session = panel.sessionContext.session?.id;
-			const since = Date.now();
-			while (debugPending.size > 0 && Date.now() - since < 10000) await new Promise((r) => setTimeout(r, 10));
-			const unanswered = [...debugPending.values()];
-			kernel?.anyMessage.disconnect(trackDebug);
-			panel.context.model.dirty = false;
-			panel.close();
-			await new Promise((r) => setTimeout(r, 500));
-			if (session) await app.serviceManager.sessions.shutdown(session).catch(() => {});
-			if (unanswered.length > 0) throw new Error(`${path}: the kernel did not answer ${unanswered.length} debug_request(s) (${unanswered.join(", ")}) within 10 s of the notebook's last cell`);
-		}
-	}, { path, timeout, charts });
+			return { html, svgs, vegas };
+		}, { id: opened.id, charts, timeout });
+		return { results, cells: opened.cells, all: opened.all, ...shown };
+	} finally {
+		await closeNotebook(page, path);
+	}
+}
+
+// runCodeCell runs the i-th code cell (0-based, in the file's order) of
+// the notebook panel id and returns its status, error, place among all
+// cells (1-based), wall time, outputs and the displays shown while it
+// ran, including the progress bar the kernel takes away when it ends. A
+// cell that does not end in timeout ms (a loop on a clock that never
+// moves) is interrupted and ends "timeout", rather than the run.
+async function runCodeCell(page, id, i, timeout) {
+	return page.evaluate(async ({ id, i, timeout }) => {
+		const panel = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
+		const nb = panel.content;
+		const c = nb.widgets.filter((w) => w.model.type === "code")[i];
+		const CodeCell = c.constructor; // @jupyterlab/cells' CodeCell, with its static execute
+		const t = Date.now();
+		const shown = [];
+		const seen = (_, args) => {
+			for (const o of args.newValues || []) {
+				const j = o.toJSON();
+				if (j.output_type === "display_data" || j.output_type === "update_display_data") shown.push(j);
+			}
+		};
+		c.model.outputs.changed.connect(seen);
+		let timer;
+		const late = new Promise((r) => (timer = setTimeout(() => r({ content: { status: "timeout", ename: "Timeout", evalue: `no reply in ${timeout / 1000} s` } }), timeout)));
+		const reply = await Promise.race([CodeCell.execute(c, panel.sessionContext), late]);
+		clearTimeout(timer);
+		if (reply?.content?.status === "timeout") await panel.sessionContext.session?.kernel?.interrupt().catch(() => {});
+		c.model.outputs.changed.disconnect(seen);
+		return { status: reply?.content?.status, ename: reply?.content?.ename, evalue: reply?.content?.evalue, cell: nb.widgets.indexOf(c) + 1, ms: Date.now() - t, outputs: c.model.outputs.toJSON(), shown };
+	}, { id, i, timeout });
+}
+
+// closeNotebook closes the notebook at path unsaved (no dialog), after the
+// kernel has answered every debug_request sent to it (10 s at most), and
+// shuts its kernel down: shut down first, the widget manager of a notebook
+// with widgets (00b's knobs) walks the cells on the kernel's change after
+// the panel is gone, a page error.
+async function closeNotebook(page, path) {
+	return page.evaluate(async (path) => {
+		const app = window.jupyterapp;
+		const panel = [...app.shell.widgets("main")].find((w) => w.context?.path === path);
+		const run = (window.veclabRuns || {})[path];
+		delete (window.veclabRuns || {})[path];
+		if (!panel) return;
+		const session = panel.sessionContext.session?.id;
+		const since = Date.now();
+		while (run && run.debugPending.size > 0 && Date.now() - since < 10000) await new Promise((r) => setTimeout(r, 10));
+		const unanswered = run ? [...run.debugPending.values()] : [];
+		run?.kernel?.anyMessage.disconnect(run.track);
+		panel.context.model.dirty = false;
+		panel.close();
+		await new Promise((r) => setTimeout(r, 500));
+		if (session) await app.serviceManager.sessions.shutdown(session).catch(() => {});
+		if (unanswered.length > 0) throw new Error(`${path}: the kernel did not answer ${unanswered.length} debug_request(s) (${unanswered.join(", ")}) within 10 s of the notebook's last cell`);
+	}, path);
 }
 
 // notebooksOnly runs every notebook whole at small scale in one page (see
 // the tenth form above).
 async function notebooksOnly() {
 	const fs = require("fs"), path = require("path");
-	// LITE_NOTEBOOKS (a regular expression) picks the notebooks; "." runs
-	// every one (over the suite's time: see cmd/veclab's
-	// TestBrowserNotebooks for its figures). The suite's default is 02 (its
-	// table, charts and progress bar are checked further) and the disk
-	// notebooks that failed in the browser before lab/scratch (07, 12,
-	// 13), which fit the suite's time.
-	const pick = new RegExp(process.env.LITE_NOTEBOOKS || "^(02|07|12|13)-");
+	// Every notebook, and every notebook added later; LITE_NOTEBOOKS (a
+	// regular expression over the file names) picks fewer.
+	// LITE_NOTEBOOKS_OUT=DIR saves each notebook run whole there, with
+	// the outputs the tab gave (saveRun).
+	const pick = new RegExp(process.env.LITE_NOTEBOOKS || ".");
 	// The notebooks whose disk tables run in the tab (lab/scratch): 06's
 	// E12, 07, 12, 13 and 14's E26.
 	const diskNotebooks = /^(06|07|12|13|14)-/;
@@ -1594,7 +1565,18 @@ async function notebooksOnly() {
 		for (const name of names) {
 			current = name;
 			const t = Date.now();
-			const nb = await runNotebook(page, "notebooks/" + name, 600000, name.startsWith("02-"));
+			let nb;
+			try {
+				nb = await runNotebook(page, "notebooks/" + name, 600000, name.startsWith("02-"), knobHooks);
+			} catch (e) {
+				// a knob's check (knobHooks) or the page: the run goes on
+				const why = `${name}: ${e.message}`.slice(0, 1500);
+				failures.push(why);
+				rows.push({ name, cells: 0, ran: 0, s: (Date.now() - t) / 1000, failed: "a check" });
+				console.log(`FAIL ${why}`);
+				continue;
+			}
+			console.log(`     ${name}: seconds per code cell: ${nb.results.map((x) => (x.ms / 1000).toFixed(1)).join(" ")}`);
 			// A notebook stops at its first cell that does not end ok; the
 			// run goes on to the next notebook and fails at its end, naming
 			// every notebook that stopped, its cell and the message.
@@ -1612,6 +1594,7 @@ async function notebooksOnly() {
 				failures.push(`${name}: ran ${nb.results.length} of ${nb.cells} code cells`);
 				continue;
 			}
+			if (process.env.LITE_NOTEBOOKS_OUT) saveRun(name, nb, process.env.LITE_NOTEBOOKS_OUT);
 			const slow = nb.results.reduce((a, x) => (x.ms > a.ms ? x : a), { ms: 0 });
 			// The disk experiments' tables say that a tab's disk is
 			// simulated (lab/experiment's SimulatedNote), never measured.
@@ -1622,7 +1605,7 @@ async function notebooksOnly() {
 			if (name.startsWith("02-")) notebook02(nb);
 		}
 		console.log("notebook                                      code cells   wall time   result");
-		for (const r of rows) console.log(`${r.name.padEnd(46)}${String(r.cells).padStart(10)}${r.s.toFixed(1).padStart(10)} s   ${r.failed ? `stopped at code cell ${r.failed}` : "ok"}`);
+		for (const r of rows) console.log(`${r.name.padEnd(46)}${String(r.cells).padStart(10)}${r.s.toFixed(1).padStart(10)} s   ${r.failed ? (typeof r.failed === "number" ? `stopped at code cell ${r.failed}` : `failed ${r.failed}`) : "ok"}`);
 		console.log(`${rows.filter((r) => !r.failed).length} of ${names.length} notebooks ran whole; ${(rows.reduce((a, r) => a + r.s, 0) / 60).toFixed(1)} min in the notebooks`);
 		check(failures.length === 0, `${failures.length} of ${names.length} notebooks stopped: ${failures.join("; ")}`);
 		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
@@ -1630,6 +1613,21 @@ async function notebooksOnly() {
 		await context.close();
 		fs.rmSync(profile, { recursive: true, force: true });
 	}
+}
+
+// saveRun writes the notebook name as this run left it to dir: the file's
+// cells with each code cell's outputs from the run (LITE_NOTEBOOKS_OUT),
+// to read the browser's tables beside a native run's.
+function saveRun(name, nb, dir) {
+	const fs = require("fs"), path = require("path");
+	const file = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "notebooks", name), "utf8"));
+	const code = file.cells.filter((c) => c.cell_type === "code");
+	code.forEach((c, i) => {
+		c.outputs = nb.results[i] ? nb.results[i].outputs : [];
+		c.execution_count = nb.results[i] ? i + 1 : null;
+	});
+	fs.mkdirSync(dir, { recursive: true });
+	fs.writeFileSync(path.join(dir, name), JSON.stringify(file, null, 1) + "\n");
 }
 
 // notebook02 checks what notebook 02's run showed: an E02 table with
@@ -1654,7 +1652,6 @@ function notebook02(nb) {
 
 async function main() {
 	if (loadRuns) return loadOnly();
-	if (knobsMode) return knobsOnly().then(() => console.log(`PASS (${secs()})`));
 	if (widgetsMode) return widgetsOnly().then(() => console.log(`PASS (${secs()})`));
 	if (linksMode) return linksOnly().then(() => console.log(`PASS (${secs()})`));
 	if (stdinMode) return stdinOnly().then(() => console.log(`PASS (${secs()})`));

@@ -1,4 +1,4 @@
-// Package wire is the Jupyter messaging codec (protocol 5.3): connection
+// Package wire is the Jupyter messaging codec (protocol 5.4): connection
 // files, message frames ↔ [Message], and HMAC signing. It is pure — no
 // sockets, no goroutines — and every decoding error is returned, never
 // ignored, so it can be fuzzed.

@@ -13,8 +13,19 @@ import (
 	"time"
 )
 
-// ProtocolVersion is the Jupyter messaging protocol version spoken.
-const ProtocolVersion = "5.3"
+// ProtocolVersion is the Jupyter messaging protocol version spoken: the
+// highest whose required messages the native kernel answers (jupyter_client
+// docs/messaging.rst, Changelog). 5.4 asks that shutdown_request be
+// answered on the control channel, which the kernel does (and still on
+// shell). 5.5 (not said) replaces IOPub's PUB socket with an XPUB that
+// sends iopub_welcome to each new subscriber: go-zeromq/zmq4 v0.17's XPUB
+// consumes subscriptions inside the socket (pubQReader.listen) and shows
+// only the merged topic set (Topics), so the kernel cannot see a second
+// client subscribe and cannot welcome it. 5.5's other additions are
+// answered already: kernel_info on the control channel, supported_features
+// (JEP 92), the debug messages (the "debugger" feature); subshells are an
+// optional feature the kernel does not claim.
+const ProtocolVersion = "5.4"
 
 // Delimiter separates routing identities from the message proper.
 const Delimiter = "<IDS|MSG>"

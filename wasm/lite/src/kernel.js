@@ -243,6 +243,14 @@ export class VeclabKernel extends BaseKernel {
 		const info = this._info || {};
 		return {
 			status: "ok",
+			// 5.3, where the native kernel says 5.4 (kernel/internal/wire's
+			// ProtocolVersion): 5.4 asks that shutdown_request be answered
+			// on the control channel, and JupyterLite has no such message
+			// (@jupyterlite/services 0.8.4: its kernel manager disposes a
+			// kernel without one, and BaseKernel.handleMessage answers
+			// none; its kernel_info_reply goes out on shell whatever the
+			// request's channel, so 5.5's kernel_info on control would not
+			// be answered either).
 			protocol_version: "5.3",
 			// JEP 92's list (protocol 5.5) and the older flag: JupyterLab shows
 			// its debugger (the variables panel) for a kernel that says it.

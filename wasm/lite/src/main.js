@@ -10,21 +10,7 @@ import veclabKernel, { prewarm } from "./kernel.js";
 import explorerLink from "./explorer-link.js";
 import openPath from "./open-path.js";
 import settings from "./settings.js";
-
-// dropUnprovided removes the plugins that require a service no plugin of
-// the site provides (the site has a subset of JupyterLab's extensions:
-// no console, table of contents, search or language server), and then
-// those that required a removed one, so none fails to activate.
-function dropUnprovided(plugins, allPlugins) {
-	for (;;) {
-		const provided = new Set(plugins.filter((p) => p.provides).map((p) => p.provides.name));
-		const i = plugins.findIndex((p) => (p.requires || []).some((t) => !provided.has(t.name)));
-		if (i < 0) return;
-		const [p] = plugins.splice(i, 1);
-		const j = allPlugins.findIndex((q) => q.id === p.id);
-		if (j >= 0) allPlugins.splice(j, 1);
-	}
-}
+import { dropUnprovided } from "./plugins.js";
 
 // main's extensions and mimeExtensions are [package name, module] pairs;
 // disabled lists plugin ids (or packages) not to activate.
