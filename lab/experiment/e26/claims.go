@@ -22,6 +22,10 @@ var claims = []experiment.Claim{
 	{Claim: "on gp3 (simulated), the speed-up at matched recall widens as recall rises", Article: "widens with recall"},
 	// "Qdrant often performs better on local NVMe": at least 1.5× the QPS
 	// on local storage (storageBetter: the run's noise between neighbouring
-	// points), set before the first run (2026-12-07).
+	// points), set before the first run (2026-12-07). Runs at seed 1
+	// (2026-12-07, load 5-13 on 2 cores): 11.6× (reproduce -only E26),
+	// 8.3× and 42.8× (notebook 12, two runs; the second is saved), 47.7×
+	// at the small scale: the local side's QPS moves with the load, the
+	// simulated gp3's stays near 28.
 	{Claim: "Qdrant's HNSW answers faster on the local file than on gp3 (simulated) at the same ef", Article: "≥ 1.5×"},
 }
