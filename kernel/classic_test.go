@@ -29,42 +29,10 @@ func TestClassicNotebook(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "classic.ipynb"), []byte(nb), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	srv := exec.Command(testenv.ClassicNotebook.Path(), "--no-browser", "--allow-root", "--ip=127.0.0.1", fmt.Sprintf("--port=%d", port),
-		"--port-retries=0", "--NotebookApp.token=", "--NotebookApp.password=", "--notebook-dir="+dir)
-	srv.Env = env
-	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the server and its kernels end together
-	log, err := os.Create(filepath.Join(dir, "server.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Stdout, srv.Stderr = log, log
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
-		srv.Wait()
-		if t.Failed() {
-			b, _ := os.ReadFile(log.Name())
-			t.Logf("jupyter-notebook's log:\n%s", b)
-		}
-	}()
-	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
-	for start := time.Now(); ; time.Sleep(200 * time.Millisecond) {
-		if res, err := http.Get(base + "api"); err == nil {
-			res.Body.Close()
-			break
-		}
-		if time.Since(start) > 2*time.Minute {
-			t.Fatalf("jupyter-notebook did not answer at %s in 2 minutes", base)
-		}
-	}
+	base := startJupyterServer(t, "jupyter-notebook", env, dir, func(port int) *exec.Cmd {
+		return exec.Command(testenv.ClassicNotebook.Path(), "--no-browser", "--allow-root", "--ip=127.0.0.1", fmt.Sprintf("--port=%d", port),
+			"--port-retries=0", "--NotebookApp.token=", "--NotebookApp.password=", "--notebook-dir="+dir)
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, testenv.Node.Path(), "classic.js", base+"notebooks/classic.ipynb")
@@ -74,5 +42,50 @@ func TestClassicNotebook(t *testing.T) {
 	t.Logf("node classic.js (%.1f s):\n%s", time.Since(start).Seconds(), out)
 	if err != nil {
 		t.Fatalf("the classic Notebook test (classic.js) failed: %v", err)
+	}
+}
+
+// startJupyterServer starts the Jupyter server that cmd(port) makes, on a
+// free port of 127.0.0.1 with env, in a process group of its own (the
+// server and its kernels end together when the test ends), its log in
+// dir and shown when the test failed, and returns its base URL once its
+// /api answers (2 minutes at most).
+func startJupyterServer(t *testing.T, name string, env []string, dir string, cmd func(port int) *exec.Cmd) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	srv := cmd(port)
+	srv.Env = env
+	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	log, err := os.Create(filepath.Join(dir, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stdout, srv.Stderr = log, log
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
+		srv.Wait()
+		log.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(log.Name())
+			t.Logf("%s's log:\n%s", name, b)
+		}
+	})
+	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	for start := time.Now(); ; time.Sleep(200 * time.Millisecond) {
+		if res, err := http.Get(base + "api"); err == nil {
+			res.Body.Close()
+			return base
+		}
+		if time.Since(start) > 2*time.Minute {
+			t.Fatalf("%s did not answer at %s in 2 minutes", name, base)
+		}
 	}
 }

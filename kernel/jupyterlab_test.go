@@ -5,12 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -49,14 +46,8 @@ func TestJupyterLab(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(nbDir, "lab.ipynb"), []byte(nb), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	args := []string{"-m", "jupyterlab_server",
-		"--ServerApp.ip=127.0.0.1", fmt.Sprintf("--ServerApp.port=%d", port), "--ServerApp.port_retries=0",
+		"--ServerApp.ip=127.0.0.1", "--ServerApp.port_retries=0",
 		"--ServerApp.token=", "--ServerApp.password=", "--ServerApp.open_browser=False", "--ServerApp.allow_root=True",
 		"--ServerApp.root_dir=" + nbDir}
 	for _, d := range []struct{ trait, dir string }{
@@ -70,35 +61,9 @@ func TestJupyterLab(t *testing.T) {
 	} {
 		args = append(args, "--LabServerApp."+d.trait+"="+d.dir)
 	}
-	srv := exec.Command(python, args...)
-	srv.Env = env
-	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the server and its kernels end together
-	log, err := os.Create(filepath.Join(dir, "server.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Stdout, srv.Stderr = log, log
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
-		srv.Wait()
-		if t.Failed() {
-			b, _ := os.ReadFile(log.Name())
-			t.Logf("jupyterlab_server's log:\n%s", b)
-		}
-	}()
-	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
-	for start := time.Now(); ; time.Sleep(200 * time.Millisecond) {
-		if res, err := http.Get(base + "api"); err == nil {
-			res.Body.Close()
-			break
-		}
-		if time.Since(start) > 2*time.Minute {
-			t.Fatalf("jupyterlab_server did not answer at %s in 2 minutes", base)
-		}
-	}
+	base := startJupyterServer(t, "jupyterlab_server", env, dir, func(port int) *exec.Cmd {
+		return exec.Command(python, append(args, fmt.Sprintf("--ServerApp.port=%d", port))...)
+	})
 	shot := os.Getenv("JUPYTERLAB_SCREENSHOT")
 	if shot == "" {
 		shot = filepath.Join(dir, "variables.png")

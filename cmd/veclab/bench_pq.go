@@ -46,6 +46,7 @@ func parseBenchPQ(args []string, stderr io.Writer) (*benchPQFlags, error) {
 	fs.IntVar(&c.Iters, "iters", c.Iters, "k-means iterations (sub-spaces and cells), both sides")
 	fs.IntVar(&c.K, "k", c.K, "results per query (recall@k)")
 	fs.IntVar(&c.Warmup, "warmup", c.Warmup, "untimed warm-up queries before each timed run")
+	fs.IntVar(&c.Passes, "passes", c.Passes, "timed passes of every query per search, both sides; the fastest pass is kept")
 	peer := fs.String("peer", "", "run a peer on the same data: faiss")
 	fs.StringVar(&c.Python, "python", c.Python, "Python interpreter with faiss")
 	fs.StringVar(&c.Dir, "dir", "", "working directory for the peer's .fvecs (default: a temporary directory, removed)")

@@ -46,10 +46,11 @@ type PQ struct {
 	// cents holds the codebooks: centroid c of sub-space j is
 	// cents[(j·ksub + c)·dsub :][:dsub].
 	cents []float32
-	// cols and norms serve narrow sub-spaces (dsub ≤ narrowSub): cols is
-	// each codebook transposed, component d of sub-space j's centroids at
-	// cols[(j·dsub + d)·ksub :][:ksub]; norms[j·ksub + c] is ‖centroid‖².
-	// Derived from cents, not saved.
+	// cols and norms serve narrow sub-spaces (dsub ≤ narrowSub), and any
+	// sub-space of 256 centroids when f32.Cols256 is a SIMD kernel: cols
+	// is each codebook transposed, component d of sub-space j's centroids
+	// at cols[(j·dsub + d)·ksub :][:ksub]; norms[j·ksub + c] is
+	// ‖centroid‖². Derived from cents, not saved.
 	cols, norms []float32
 	// tables recycles the distance tables of Store's scans (M KB each):
 	// a search then allocates no table, and the collector has less to do.
@@ -209,7 +210,7 @@ func newPQ(dim int, metric engine.Metric, cfg PQConfig, cents []float32) (*PQ, e
 		}
 	}
 	p := &PQ{dim: dim, metric: metric, cfg: cfg, dsub: dim / cfg.M, ksub: ksub, cents: cents}
-	if p.dsub <= narrowSub {
+	if p.dsub <= narrowSub || ksub == 256 {
 		p.transpose()
 	}
 	return p, nil
@@ -328,7 +329,7 @@ func (p *PQ) table(t, q []float32, stride int) {
 		x := q[j*ds : (j+1)*ds]
 		book := p.cents[j*p.ksub*ds : (j+1)*p.ksub*ds]
 		row := t[j*stride : j*stride+p.ksub]
-		if p.cols != nil {
+		if p.cols != nil && (p.dsub <= narrowSub || f32.Cols256Fast()) {
 			p.narrowRow(row, x, j, l2)
 			continue
 		}
@@ -357,10 +358,20 @@ func (p *PQ) table(t, q []float32, stride int) {
 }
 
 // narrowSub is the widest sub-space whose table row is built from the
-// transposed codebook: at a few components per sub-vector a dot product
-// per centroid is mostly call overhead, while a pass per component over
-// the 2^Bits centroids is a plain multiply-add loop.
+// transposed codebook on every machine: at a few components per
+// sub-vector a dot product per centroid is mostly call overhead, while a
+// pass per component over the 2^Bits centroids is a plain multiply-add
+// loop. Wider sub-spaces of 256 centroids are built that way too where
+// f32.Cols256 is a SIMD kernel (AVX-512), which keeps the row's 256 sums
+// in registers: the table of a 384-d query at M = 8 (48 components a
+// sub-space) then costs a fraction of the 2,048 short dot products
+// (BenchmarkPQTable). The two ways round differently (the last bits of an
+// entry), so a table depends on the machine's kernel set, as every float32
+// distance of the engine does.
 const narrowSub = 8
+
+// negatedSub bounds the sub-vector narrowRow negates on its stack.
+const negatedSub = 512
 
 // transpose fills cols and norms from cents.
 func (p *PQ) transpose() {
@@ -385,6 +396,23 @@ func (p *PQ) transpose() {
 func (p *PQ) narrowRow(row, x []float32, j int, l2 bool) {
 	k := p.ksub
 	cols := p.cols[j*p.dsub*k : (j+1)*p.dsub*k]
+	if k == 256 && f32.Cols256Fast() {
+		if !l2 && len(x) <= negatedSub {
+			// −⟨x, c⟩ as ⟨−x, c⟩: a product and a sum of negated terms
+			// are the negated product and sum, bit for bit (rounding to
+			// nearest is symmetric; only a zero's sign can differ), and
+			// negating the sub-vector is dsub negations, not 256.
+			var nx [negatedSub]float32
+			for d, v := range x {
+				nx[d] = -v
+			}
+			f32.Cols256(nx[:len(x)], cols, row)
+			return
+		}
+		f32.Cols256(x, cols, row) // the loops below, the 256 sums in registers
+		p.finishRow(row, x, j, l2)
+		return
+	}
 	c0 := cols[:k]
 	row = row[:len(c0)]
 	x0 := x[0]
@@ -399,6 +427,13 @@ func (p *PQ) narrowRow(row, x []float32, j int, l2 bool) {
 			row[c] += xd * cd[c]
 		}
 	}
+	p.finishRow(row, x, j, l2)
+}
+
+// finishRow turns row's inner products ⟨x, c⟩ into sub-space j's table
+// entries: −⟨x, c⟩, or under L2 ‖x‖² + ‖c‖² − 2⟨x, c⟩.
+func (p *PQ) finishRow(row, x []float32, j int, l2 bool) {
+	k := p.ksub
 	if !l2 {
 		for c := range row {
 			row[c] = -row[c]

@@ -114,22 +114,51 @@ func pqTop8(h *topk.MaxHeap, tab []float32, codes []byte, id int, bias float32) 
 }
 
 // pqTop16 is top's loop at M = 16 over a full heap: adcBlock4's sums (one
-// block of 16 sub-spaces, each sum started from zero as there).
+// block of 16 sub-spaces, each sum started from zero as there), two codes
+// an iteration as pqTop8.
 func pqTop16(h *topk.MaxHeap, tab []float32, codes []byte, id int, bias float32) {
 	const s = tableStride
 	t := (*[16 * s]float32)(tab[:16*s])
 	worst := h.Top().Dist
-	for ; len(codes) >= 16; codes, id = codes[16:], id+1 {
-		a := binary.LittleEndian.Uint64(codes)
-		b := binary.LittleEndian.Uint64(codes[8:])
+	n := len(codes) / 16
+	i := 0
+	for ; i+2 <= n; i += 2 {
+		cc := (*[32]byte)(codes[i*16 : i*16+32])
+		a := binary.LittleEndian.Uint64(cc[:8])
+		b := binary.LittleEndian.Uint64(cc[8:16])
+		p := binary.LittleEndian.Uint64(cc[16:24])
+		q := binary.LittleEndian.Uint64(cc[24:])
+		var d0, d1, d2, d3, e0, e1, e2, e3 float32
+		d0 = d0 + t[uint8(a)] + t[4*s+int(uint8(a>>32))] + t[8*s+int(uint8(b))] + t[12*s+int(uint8(b>>32))]
+		e0 = e0 + t[uint8(p)] + t[4*s+int(uint8(p>>32))] + t[8*s+int(uint8(q))] + t[12*s+int(uint8(q>>32))]
+		d1 = d1 + t[s+int(uint8(a>>8))] + t[5*s+int(uint8(a>>40))] + t[9*s+int(uint8(b>>8))] + t[13*s+int(uint8(b>>40))]
+		e1 = e1 + t[s+int(uint8(p>>8))] + t[5*s+int(uint8(p>>40))] + t[9*s+int(uint8(q>>8))] + t[13*s+int(uint8(q>>40))]
+		d2 = d2 + t[2*s+int(uint8(a>>16))] + t[6*s+int(uint8(a>>48))] + t[10*s+int(uint8(b>>16))] + t[14*s+int(uint8(b>>48))]
+		e2 = e2 + t[2*s+int(uint8(p>>16))] + t[6*s+int(uint8(p>>48))] + t[10*s+int(uint8(q>>16))] + t[14*s+int(uint8(q>>48))]
+		d3 = d3 + t[3*s+int(uint8(a>>24))] + t[7*s+int(a>>56)] + t[11*s+int(uint8(b>>24))] + t[15*s+int(b>>56)]
+		e3 = e3 + t[3*s+int(uint8(p>>24))] + t[7*s+int(p>>56)] + t[11*s+int(uint8(q>>24))] + t[15*s+int(q>>56)]
+		v := (d0 + d1) + (d2 + d3) + bias
+		u := (e0 + e1) + (e2 + e3) + bias
+		if v < worst {
+			h.ReplaceTop(engine.Result{ID: engine.ID(id + i), Dist: v})
+			worst = h.Top().Dist
+		}
+		if u < worst {
+			h.ReplaceTop(engine.Result{ID: engine.ID(id + i + 1), Dist: u})
+			worst = h.Top().Dist
+		}
+	}
+	if i < n { // an odd last code
+		c := (*[16]byte)(codes[i*16 : i*16+16])
+		a := binary.LittleEndian.Uint64(c[:8])
+		b := binary.LittleEndian.Uint64(c[8:])
 		var d0, d1, d2, d3 float32
 		d0 = d0 + t[uint8(a)] + t[4*s+int(uint8(a>>32))] + t[8*s+int(uint8(b))] + t[12*s+int(uint8(b>>32))]
 		d1 = d1 + t[s+int(uint8(a>>8))] + t[5*s+int(uint8(a>>40))] + t[9*s+int(uint8(b>>8))] + t[13*s+int(uint8(b>>40))]
 		d2 = d2 + t[2*s+int(uint8(a>>16))] + t[6*s+int(uint8(a>>48))] + t[10*s+int(uint8(b>>16))] + t[14*s+int(uint8(b>>48))]
 		d3 = d3 + t[3*s+int(uint8(a>>24))] + t[7*s+int(a>>56)] + t[11*s+int(uint8(b>>24))] + t[15*s+int(b>>56)]
 		if v := (d0 + d1) + (d2 + d3) + bias; v < worst {
-			h.ReplaceTop(engine.Result{ID: engine.ID(id), Dist: v})
-			worst = h.Top().Dist
+			h.ReplaceTop(engine.Result{ID: engine.ID(id + i), Dist: v})
 		}
 	}
 }

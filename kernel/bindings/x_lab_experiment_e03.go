@@ -13,10 +13,11 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e03"] = Package{
 		Name: "e03",
 		Binds: map[string]Value{
-			"Measure":        ValueOf(e03.Measure),
-			"PostFilterHits": ValueOf(e03.PostFilterHits),
-			"Table":          ValueOf(e03.Table),
-			"Verdicts":       ValueOf(e03.Verdicts),
+			"LatencyVerdicts": ValueOf(e03.LatencyVerdicts),
+			"Measure":         ValueOf(e03.Measure),
+			"PostFilterHits":  ValueOf(e03.PostFilterHits),
+			"Table":           ValueOf(e03.Table),
+			"Verdicts":        ValueOf(e03.Verdicts),
 		},
 	}
 }

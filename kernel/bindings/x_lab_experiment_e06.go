@@ -13,12 +13,14 @@ func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e06"] = Package{
 		Name: "e06",
 		Binds: map[string]Value{
-			"Chart":           ValueOf(e06.Chart),
-			"Default":         ValueOf(&e06.Default).Elem(),
-			"Measure":         ValueOf(e06.Measure),
-			"MeasureFiltered": ValueOf(e06.MeasureFiltered),
-			"Table":           ValueOf(e06.Table),
-			"Verdicts":        ValueOf(e06.Verdicts),
+			"Chart":            ValueOf(e06.Chart),
+			"Default":          ValueOf(&e06.Default).Elem(),
+			"FilteredVerdicts": ValueOf(e06.FilteredVerdicts),
+			"LatencyVerdicts":  ValueOf(e06.LatencyVerdicts),
+			"Measure":          ValueOf(e06.Measure),
+			"MeasureFiltered":  ValueOf(e06.MeasureFiltered),
+			"Table":            ValueOf(e06.Table),
+			"Verdicts":         ValueOf(e06.Verdicts),
 		},
 	}
 }

@@ -14,6 +14,7 @@ func init() {
 		Name: "e07",
 		Binds: map[string]Value{
 			"Default":             ValueOf(&e07.Default).Elem(),
+			"LatencyVerdicts":     ValueOf(e07.LatencyVerdicts),
 			"Measure":             ValueOf(e07.Measure),
 			"MeasureProfile":      ValueOf(e07.MeasureProfile),
 			"MeasureStrategyGrid": ValueOf(e07.MeasureStrategyGrid),

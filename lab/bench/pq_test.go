@@ -25,6 +25,7 @@ func TestPQConfigValidate(t *testing.T) {
 		{"nprobe", func(c *PQConfig) { c.Nprobes = []int{0} }, []string{"-nprobe 0 < 1"}},
 		{"IVF without nprobe", func(c *PQConfig) { c.Nprobes = nil }, []string{"-nprobe is empty"}},
 		{"counts", func(c *PQConfig) { c.Iters, c.K, c.Warmup = 0, 0, -1 }, []string{"-iters 0, -k 0, -warmup -1"}},
+		{"passes", func(c *PQConfig) { c.Passes = 0 }, []string{"-passes 0 < 1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultPQConfig()

@@ -31,6 +31,7 @@ type PQRequest struct {
 	K      int
 	Seed   int
 	Warmup int
+	Passes int // timed passes of every query per search, the fastest kept; 0 → 1
 }
 
 // PQPoint is one search of a PQ run (Nprobe 0 for IndexPQ).
@@ -84,7 +85,7 @@ func RunPQ(ctx context.Context, req PQRequest) (*PQResult, error) {
 		"--base", req.Base, "--query", req.Query, "--gt", req.Truth,
 		"--m", intList(req.M), "--nbits", strconv.Itoa(req.Nbits), "--nlist", strconv.Itoa(req.Nlist),
 		"--nprobe", intList(req.Nprobe), "--niter", strconv.Itoa(req.Niter), "--metric", req.Metric.String(),
-		"--k", strconv.Itoa(req.K), "--seed", strconv.Itoa(req.Seed), "--warmup", strconv.Itoa(req.Warmup))
+		"--k", strconv.Itoa(req.K), "--seed", strconv.Itoa(req.Seed), "--warmup", strconv.Itoa(req.Warmup), "--passes", strconv.Itoa(max(1, req.Passes)))
 	if err != nil {
 		return nil, err
 	}

@@ -59,13 +59,20 @@ def recall(I, gt, k):
     return hits / (len(I) * k)
 
 
-def timed_search(index, xq, gt, k, warmup):
+def timed_search(index, xq, gt, k, warmup, passes):
+    """Times `passes` searches of every query and keeps the fastest pass
+    by each clock (a loaded machine only ever slows a pass down)."""
     index.search(xq[:warmup], k)
-    c0, t0 = time.process_time(), time.perf_counter()
-    _, I = index.search(xq, k)
-    el, cpu = time.perf_counter() - t0, time.process_time() - c0
-    return {"recall": recall(I, gt, k), "qps": len(xq) / el,
-            "cpu_qps": len(xq) / cpu if cpu > 0 else 0.0}
+    best_el = best_cpu = None
+    I = None
+    for _ in range(max(1, passes)):
+        c0, t0 = time.process_time(), time.perf_counter()
+        _, I = index.search(xq, k)
+        el, cpu = time.perf_counter() - t0, time.process_time() - c0
+        best_el = el if best_el is None else min(best_el, el)
+        best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
+    return {"recall": recall(I, gt, k), "qps": len(xq) / best_el,
+            "cpu_qps": len(xq) / best_cpu if best_cpu > 0 else 0.0}
 
 
 def timed_train(index, xb):
@@ -91,6 +98,7 @@ def main():
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--passes", type=int, default=1, help="timed passes per search; the fastest is kept")
     a = ap.parse_args()
 
     faiss.omp_set_num_threads(1)
@@ -108,7 +116,7 @@ def main():
         "compile_options": faiss.get_compile_options(),
         "note": "Debian python3-faiss: generic x86-64 build, no AVX2 kernels in FAISS itself; single-threaded",
         "n": int(xb.shape[0]), "queries": int(xq.shape[0]), "dim": d,
-        "nbits": a.nbits, "nlist": a.nlist, "niter": a.niter, "k": a.k, "metric": a.metric,
+        "nbits": a.nbits, "nlist": a.nlist, "niter": a.niter, "k": a.k, "metric": a.metric, "passes": a.passes,
         "indexes": [],
     }
     for m in [int(x) for x in a.m.split(",") if x]:
@@ -118,7 +126,7 @@ def main():
         pq.pq.cp.niter = a.niter
         pq.pq.cp.seed = a.seed
         (tw, tc), add_s = timed_train(pq, xb)
-        pt = timed_search(pq, xq, gt, a.k, warmup)
+        pt = timed_search(pq, xq, gt, a.k, warmup, a.passes)
         pt["nprobe"] = 0
         result["indexes"].append({"name": "IndexPQ", "m": m, "train_s": tw, "train_cpu_s": tc, "add_s": add_s,
                                   "code_size": int(pq.pq.code_size), "sweep": [pt]})
@@ -152,7 +160,7 @@ def main():
             sweep = []
             for p in [int(x) for x in a.nprobe.split(",") if x]:
                 ivf.nprobe = p
-                pt = timed_search(ivf, xq, gt, a.k, warmup)
+                pt = timed_search(ivf, xq, gt, a.k, warmup, a.passes)
                 pt["nprobe"] = p
                 sweep.append(pt)
             result["indexes"].append({"name": name, "m": m, "train_s": tw, "train_cpu_s": tc, "add_s": add_s,

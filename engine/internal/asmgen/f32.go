@@ -115,6 +115,67 @@ func genF32(c *build.Context) {
 	for _, m := range []metric{dot, l2sq} {
 		batchRowsQ3(c, avx512, m, t)
 	}
+	cols256(c)
+}
+
+// cols256 generates func Cols256AVX512(x, cols, out []float32): out[c] =
+// Σ_d x[d]·cols[d·256+c] for every c < 256, the sum over d < len(x) in
+// order, each product rounded to float32 and then added (VMULPS, VADDPS:
+// no FMA, so that the pure-Go twin, which Go may not fuse across its
+// explicit float32 conversion, is bit-identical). The 256 sums stay in 16
+// ZMM registers for the whole loop: a column is one broadcast, 16
+// multiplies and 16 adds, with no horizontal reduction — the shape of a
+// product quantizer's distance table of one query from its transposed
+// codebook, where a kernel per centroid spends most of its time reducing
+// a short dot product.
+func cols256(c *build.Context) {
+	const name = "Cols256AVX512"
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(x, cols, out []float32)")
+	c.Doc(
+		name+" is the AVX-512 kernel of Cols256: for every c < 256,",
+		"out[c] = Σ x[d]·cols[d*256+c] over d < len(x), in order of d, each product",
+		"rounded to float32 before it is added (no FMA). cols must hold len(x)*256",
+		"elements and out 256. The CPU must have AVX-512F (see Available). Its",
+		"pure-Go twin is the loop",
+		"",
+		"\tclear(out[:256])",
+		"\tfor d, xd := range x {",
+		"\t\tfor c := range 256 {",
+		"\t\t\tout[c] += float32(xd * cols[d*256+c])",
+		"\t\t}",
+		"\t}",
+	)
+	xp := c.Load(c.Param("x").Base(), c.GP64())
+	n := c.Load(c.Param("x").Len(), c.GP64())
+	cp := c.Load(c.Param("cols").Base(), c.GP64())
+	op := c.Load(c.Param("out").Base(), c.GP64())
+	acc := make([]reg.VecVirtual, 16)
+	for i := range acc {
+		acc[i] = c.ZMM()
+		c.VPXORD(acc[i], acc[i], acc[i])
+	}
+	c.TESTQ(n, n)
+	c.JZ(operand.LabelRef(name + "_done"))
+	c.Label(name + "_loop")
+	b := c.ZMM()
+	c.VBROADCASTSS(operand.Mem{Base: xp}, b)
+	for i := range acc {
+		p := c.ZMM()
+		c.VMULPS(operand.Mem{Base: cp, Disp: 64 * i}, b, p)
+		c.VADDPS(p, acc[i], acc[i])
+	}
+	c.ADDQ(operand.U32(4), xp)
+	c.ADDQ(operand.U32(1024), cp)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef(name + "_loop"))
+	c.Label(name + "_done")
+	for i := range acc {
+		c.VMOVUPS(acc[i], operand.Mem{Base: op, Disp: 64 * i})
+	}
+	c.VZEROUPPER()
+	c.RET()
 }
 
 // zero clears v; for ZMM it uses VPXORD (AVX-512F), since VXORPS on ZMM needs DQ.

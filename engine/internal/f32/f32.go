@@ -46,6 +46,35 @@ var DotIDs = DotIDsGeneric
 // L2SqIDs is DotIDs for L2Sq4 and L2Sq.
 var L2SqIDs = L2SqIDsGeneric
 
+// Cols256 sets out[c] = Σ x[d]·cols[d*256+c] over d < len(x), in order of
+// d, for every c < 256 (cols holds len(x)*256 elements, out 256): a
+// vector times a matrix stored column by column, the distance table row
+// of a product quantizer's sub-space from its transposed codebook. Each
+// product is rounded to float32 before it is added, so every kernel set
+// gives the same bits as Cols256Generic. Only the AVX-512 set has a
+// kernel of its own ([Cols256Fast]); elsewhere it is the pure-Go loop,
+// slower than a dot product per centroid (DotRows), which callers then use.
+var Cols256 = Cols256Generic
+
+// cols256Fast reports whether Cols256 is a SIMD kernel.
+var cols256Fast bool
+
+// Cols256Fast reports whether the kernel set in use has its own Cols256
+// (AVX-512), so that a table built column by column is the fast way.
+func Cols256Fast() bool { return cols256Fast }
+
+// Cols256Generic is the pure-Go twin of Cols256.
+func Cols256Generic(x, cols, out []float32) {
+	out = out[:256]
+	clear(out)
+	for d, xd := range x {
+		col := (*[256]float32)(cols[d*256 : d*256+256])
+		for c := range out {
+			out[c] += float32(xd * col[c]) // the explicit conversion forbids fusing into an FMA
+		}
+	}
+}
+
 // Kernel is one complete set of kernels, named after the instruction set it needs.
 type Kernel struct {
 	Name  string // "generic", "avx2" or "avx512"
@@ -66,6 +95,9 @@ type Kernel struct {
 	// L2Sq.
 	DotIDs  func(q, data []float32, stride int, ids []uint32, out []float32)
 	L2SqIDs func(q, data []float32, stride int, ids []uint32, out []float32)
+	// Cols256 is the set's own Cols256 kernel, bit-identical to
+	// Cols256Generic; nil when the set has none (the pure-Go loop is used).
+	Cols256 func(x, cols, out []float32)
 }
 
 // Generic is the pure-Go kernel set, available everywhere.
@@ -104,6 +136,10 @@ func SetAccelerated(on bool) {
 	DotRows, L2SqRows = k.DotRows, k.L2SqRows
 	DotRowsQ3, L2SqRowsQ3 = k.DotRowsQ3, k.L2SqRowsQ3
 	DotIDs, L2SqIDs = k.DotIDs, k.L2SqIDs
+	Cols256, cols256Fast = Cols256Generic, false
+	if k.Cols256 != nil {
+		Cols256, cols256Fast = k.Cols256, true
+	}
 }
 
 // Impl names the kernel set in use: "avx512", "avx2", "simd128" (js/wasm)

@@ -482,3 +482,60 @@ func TestRowsQ3MatchRows(t *testing.T) {
 		}
 	}
 }
+
+// TestCols256MatchesGeneric requires every kernel set's Cols256 to give,
+// bit for bit, what Cols256Generic gives, at lengths around the loop's
+// edges (0 columns: all zeros), on values of mixed sign and scale (where a
+// fused multiply-add would round differently), and to write nothing past
+// out[255]; and checks the generic loop against a float64 sum.
+func TestCols256MatchesGeneric(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	kernels := 0
+	for _, k := range Available() {
+		f := k.Cols256
+		if f == nil {
+			continue
+		}
+		kernels++
+		for _, n := range []int{0, 1, 2, 3, 12, 16, 24, 48, 96} {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = (r.Float32()*2 - 1) * float32(math.Pow(10, float64(r.IntN(5)-2)))
+			}
+			cols := make([]float32, n*256)
+			for i := range cols {
+				cols[i] = (r.Float32()*2 - 1) * float32(math.Pow(10, float64(r.IntN(5)-2)))
+			}
+			got := make([]float32, 260)
+			want := make([]float32, 256)
+			for i := range got {
+				got[i] = -7
+			}
+			f(x, cols, got)
+			Cols256Generic(x, cols, want)
+			for c := range want {
+				if math.Float32bits(got[c]) != math.Float32bits(want[c]) {
+					t.Fatalf("%s n=%d: out[%d] = %v, the generic loop gives %v", k.Name, n, c, got[c], want[c])
+				}
+			}
+			for c := 256; c < len(got); c++ {
+				if got[c] != -7 {
+					t.Fatalf("%s n=%d: out[%d] written past 256", k.Name, n, c)
+				}
+			}
+			for c := range want {
+				var s, scale float64
+				for d := range x {
+					s += float64(x[d]) * float64(cols[d*256+c])
+					scale += math.Abs(float64(x[d]) * float64(cols[d*256+c]))
+				}
+				if math.Abs(float64(want[c])-s) > 1e-5*scale+1e-30 {
+					t.Fatalf("n=%d: out[%d] = %v, the float64 sum is %v", n, c, want[c], s)
+				}
+			}
+		}
+	}
+	if avx512 := Available()[len(Available())-1].Name == "avx512"; avx512 && kernels == 0 {
+		t.Fatal("the AVX-512 set has no Cols256 kernel")
+	}
+}

@@ -19,7 +19,7 @@ func archKernels() []Kernel {
 		k := Kernel{Name: "avx512", Dot: DotAVX512, L2Sq: L2SqAVX512, Dot4: Dot4AVX512, L2Sq4: L2Sq4AVX512,
 			DotRows: DotRowsAVX512, L2SqRows: L2SqRowsAVX512,
 			DotRowsQ3: rowsQ3(DotRowsAVX512), L2SqRowsQ3: rowsQ3(L2SqRowsAVX512),
-			DotIDs: idsVia(Dot4AVX512, DotAVX512), L2SqIDs: idsVia(L2Sq4AVX512, L2SqAVX512)}
+			DotIDs: idsVia(Dot4AVX512, DotAVX512), L2SqIDs: idsVia(L2Sq4AVX512, L2SqAVX512), Cols256: Cols256AVX512}
 		if cpu.X86.HasAVX512VL { // the three-query kernels reduce in Y16–Y31
 			k.DotRowsQ3, k.L2SqRowsQ3 = DotRowsQ3AVX512, L2SqRowsQ3AVX512
 		}

@@ -171,3 +171,17 @@ func DotRowsQ3AVX512(q []float32, qstride int, dim int, data []float32, stride i
 // 2*qstride+dim and out 2*ostride+n. The CPU must have AVX-512F and AVX-512VL (see Available).
 // Its pure-Go twin is L2SqRowsQ3Generic.
 func L2SqRowsQ3AVX512(q []float32, qstride int, dim int, data []float32, stride int, n int, out []float32, ostride int)
+
+// Cols256AVX512 is the AVX-512 kernel of Cols256: for every c < 256,
+// out[c] = Σ x[d]·cols[d*256+c] over d < len(x), in order of d, each product
+// rounded to float32 before it is added (no FMA). cols must hold len(x)*256
+// elements and out 256. The CPU must have AVX-512F (see Available). Its
+// pure-Go twin is the loop
+//
+//	clear(out[:256])
+//	for d, xd := range x {
+//		for c := range 256 {
+//			out[c] += float32(xd * cols[d*256+c])
+//		}
+//	}
+func Cols256AVX512(x []float32, cols []float32, out []float32)

@@ -2,6 +2,7 @@ package e26
 
 import (
 	"errors"
+	"fmt"
 	"github.com/veclab/veclab/lab/experiment/internal/exptest"
 	"strings"
 	"testing"
@@ -195,5 +196,39 @@ func TestE26Verdicts(t *testing.T) {
 	res.LocalIVF = append(res.LocalIVF, pt(0.95, 2000))
 	if v := Verdicts(env, res)[0]; !v.Agrees {
 		t.Errorf("band reached: %s (%s)", v.Word(), v.Reason)
+	}
+}
+
+// TestE26StorageVerdict: Qdrant's HNSW is judged on local against the
+// network device at the widest ef both sweeps ran, and agrees only at
+// 1.5× the QPS or more, never in the other direction.
+func TestE26StorageVerdict(t *testing.T) {
+	pt := func(ef, qps float64) experiment.DiskPoint {
+		return experiment.DiskPoint{Label: fmt.Sprintf("ef=%g", ef), Param: ef, Recall: 0.68, QPS: qps, Reads: 100}
+	}
+	local := []experiment.DiskPoint{pt(100, 2000), pt(200, 1800), pt(500, 1300)}
+	for _, tc := range []struct {
+		name string
+		net  []experiment.DiskPoint
+		want string
+		lab  string
+	}{
+		{"waits on the device", []experiment.DiskPoint{pt(100, 28), pt(200, 28), pt(500, 27.7)}, "agrees", "46.9×"},
+		{"within the noise", []experiment.DiskPoint{pt(200, 1300)}, "differs", "1.38×"},
+		{"faster on the network", []experiment.DiskPoint{pt(100, 2500), pt(500, 2600)}, "differs", "0.5×"},
+		{"no common ef", []experiment.DiskPoint{pt(300, 28)}, "differs", "no common ef"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := storageVerdicts(Results{LocalHNSW: local, Net: "gp3", NetHNSW: tc.net})
+			if len(vs) != 1 {
+				t.Fatalf("%d verdicts: %v", len(vs), vs)
+			}
+			if v := vs[0]; v.Word() != tc.want || v.Lab != tc.lab || v.Article != "≥ 1.5×" {
+				t.Errorf("%s: %s, lab %s, article %s; want %s, lab %s", tc.name, v.Word(), v.Lab, v.Article, tc.want, tc.lab)
+			}
+		})
+	}
+	if vs := storageVerdicts(Results{LocalHNSW: local}); len(vs) != 0 {
+		t.Errorf("no network sweep: %v", vs)
 	}
 }
