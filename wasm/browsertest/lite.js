@@ -1560,14 +1560,41 @@ async function notebooksOnly() {
 			problems.push(p);
 			console.log(`FAIL ${p}`); // at once: the run goes on to its table
 		});
+		// The kernels' workers' console, the last 400 lines: a Go runtime's
+		// fatal error prints its report there (the kernel's reply keeps
+		// only its first line), shown when a notebook's Go program ended.
+		const workerLog = [];
+		page.on("worker", (w) => w.on("console", (m) => {
+			workerLog.push(m.text());
+			if (workerLog.length > 400) workerLog.shift();
+		}));
 		await page.goto(base + "?VECLAB_SCALE=small");
 		await appReady(page, 120000);
-		for (const name of names) {
+		// crashes are the notebooks whose Go program ended in a fatal error
+		// of the runtime ("found pointer to free object", "unexpected
+		// signal"): seen in notebook 03 in about one full run of four since
+		// stop 48, never twice in a run, cause not found (docs/testing.md).
+		// The first such crash of a run is printed with the kernel's
+		// console and that notebook is run once more with a new kernel; a
+		// second crash anywhere, or the rerun's own failure, fails the run.
+		const crashes = [];
+		for (let k = 0; k < names.length; k++) {
+			const name = names[k];
 			current = name;
 			const t = Date.now();
 			let nb;
 			try {
 				nb = await runNotebook(page, "notebooks/" + name, 600000, name.startsWith("02-"), knobHooks);
+				const crashed = nb.results.find((x) => x.status !== "ok" && /The Go program ended: exit code 2: fatal error/.test(`${x.evalue || ""}`));
+				if (crashed && crashes.length === 0) {
+					const i = nb.results.indexOf(crashed) + 1;
+					crashes.push(`${name} code cell ${i}: ${crashed.evalue.split(". ")[0]}`);
+					const from = workerLog.findIndex((l) => /fatal error|^panic|^runtime:/.test(l));
+					console.log(`CRASH ${name}: code cell ${i} of ${nb.cells}: ${crashed.evalue}\n     the kernel's console, from the runtime's report:\n${workerLog.slice(from < 0 ? -60 : from).join("\n").slice(0, 20000)}\n     ${name} runs once more, with a new kernel`);
+					workerLog.length = 0;
+					k--;
+					continue;
+				}
 			} catch (e) {
 				// a knob's check (knobHooks) or the page: the run goes on
 				const why = `${name}: ${e.message}`.slice(0, 1500);
@@ -1588,6 +1615,10 @@ async function notebooksOnly() {
 				failures.push(why);
 				rows.push({ name, cells: nb.cells, ran: nb.results.length, s: (Date.now() - t) / 1000, failed: i });
 				console.log(`FAIL ${why}`);
+				if (/The Go program ended/.test(msg)) {
+					const from = workerLog.findIndex((l) => /fatal error|^panic|^runtime:/.test(l));
+					console.log(`     the kernel's console, from the runtime's report:\n${workerLog.slice(from < 0 ? -60 : from).join("\n").slice(0, 20000)}`);
+				}
 				continue;
 			}
 			if (nb.results.length !== nb.cells) {
@@ -1606,7 +1637,7 @@ async function notebooksOnly() {
 		}
 		console.log("notebook                                      code cells   wall time   result");
 		for (const r of rows) console.log(`${r.name.padEnd(46)}${String(r.cells).padStart(10)}${r.s.toFixed(1).padStart(10)} s   ${r.failed ? (typeof r.failed === "number" ? `stopped at code cell ${r.failed}` : `failed ${r.failed}`) : "ok"}`);
-		console.log(`${rows.filter((r) => !r.failed).length} of ${names.length} notebooks ran whole; ${(rows.reduce((a, r) => a + r.s, 0) / 60).toFixed(1)} min in the notebooks`);
+		console.log(`${rows.filter((r) => !r.failed).length} of ${names.length} notebooks ran whole; ${(rows.reduce((a, r) => a + r.s, 0) / 60).toFixed(1)} min in the notebooks${crashes.length ? `; a Go runtime crash, the notebook rerun: ${crashes.join("; ")}` : ""}`);
 		check(failures.length === 0, `${failures.length} of ${names.length} notebooks stopped: ${failures.join("; ")}`);
 		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
 	} finally {

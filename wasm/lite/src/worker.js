@@ -50,7 +50,7 @@ async function compile(wasm) {
 	}
 }
 
-// stderrTail keeps the last 8 KB the Go program wrote to stderr, and
+// stderrTail keeps the last 32 KB the Go program wrote to stderr, and
 // that text as it was when the latest line like the first of the
 // runtime's report of a fatal error (out of memory, a stack overflow)
 // was complete: the goroutines the report lists next run to many KB. The
@@ -69,7 +69,7 @@ function keepStderrTail() {
 	fs.writeSync = function (fd, buf) {
 		if (fd === 2) {
 			const s = dec.decode(buf, { stream: true });
-			stderrTail.text = (stderrTail.text + s).slice(-8192);
+			stderrTail.text = (stderrTail.text + s).slice(-32768);
 			const parts = (line + s).split("\n");
 			line = parts.pop().slice(0, 200); // its start is what is matched
 			if (parts.some((l) => reportLine.test(l))) stderrTail.fatal = stderrTail.text;
@@ -123,6 +123,10 @@ async function init(m) {
 			// overflow) or an unrecovered panic; its report went to stderr,
 			// whose tail is kept. Another code is the program's own os.Exit.
 			const said = exitCode === 2 ? fatalLines(stderrTail.fatal || stderrTail.text) : "";
+			// The whole report (its goroutines' stacks) to the console, where
+			// the message below sends the reader: during a cell the bridge's
+			// capture took it for a reply that never comes.
+			if (exitCode === 2) console.error(`veclab: the Go program's last ${stderrTail.text.length} bytes of stderr:\n${stderrTail.text}`);
 			postMessage({ type: "failed", error: `exit code ${exitCode}` + (said ? `: ${said}` : exitCode === 2 ? ", a fatal error of the Go runtime (its report is in the browser's console)" : "") });
 		}, (err) => {
 			postMessage({ type: "failed", error: `the module stopped: ${err && err.message ? err.message : err}` });
