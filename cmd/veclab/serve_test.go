@@ -142,9 +142,9 @@ func TestBrowserLinks(t *testing.T) {
 // knobs are turned as a learner would (00's ef slider, 00b's bits
 // dropdown, 04's strategy buttons and selectivity slider) and the area
 // below them must redraw the chosen view. The first fatal error of the Go
-// runtime in a run (a defect not yet found, in notebook 03 about one run
-// in four) is printed with the kernel's console and its notebook rerun
-// once; a second fails the test. The log has each notebook's
+// runtime in a run (a defect not yet found: notebook 03 after 00 to 02,
+// in four of five such runs at stop 50) is printed with the kernel's console and its notebook rerun
+// once in a new browser; a second fails the test. The log has each notebook's
 // code cells, the seconds of each and the notebook's wall time (figures
 // in docs/testing.md). LITE_NOTEBOOKS (a regular expression over the file
 // names) picks fewer.
