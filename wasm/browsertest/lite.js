@@ -96,7 +96,9 @@
 // The second form measures only the load: N times, a new profile (cold
 // cache), then the same profile twice (warm), each to the first result,
 // with the breakdown of each load (the milestones of build/veclab-boot.js's
-// veclabBoot.marks) and the CPU the machine spent on it; -json adds a
+// veclabBoot.marks), the CPU the machine spent on it and the browser's
+// own CPU by thread (browserCPU: the kernel's worker, the page, V8's
+// compile threads, the network service); -json adds a
 // last line "JSON {runs, loadavg}" for cmd/veclab's BenchmarkBrowserLoad.
 // With -alone the kernel loads without JupyterLab (see kernelAlone), which
 // shows what the kernel's path costs on its own.
@@ -298,7 +300,7 @@ function breakdown(marks) {
 	return "breakdown, s after navigation (+ since the previous step of its path): " + parts.join(", ");
 }
 
-async function firstResult(context, label) {
+async function firstResult(context, label, profile) {
 	const page = await context.newPage();
 	let load = "";
 	page.on("console", (m) => {
@@ -316,6 +318,7 @@ async function firstResult(context, label) {
 	}, () => {}));
 	page.on("requestfinished", onFinished);
 	const cpu = cpuWatch();
+	const threads = browserThreads(profile);
 	const t = Date.now();
 	await page.goto(base);
 	await appReady(page, 120000);
@@ -325,6 +328,7 @@ async function firstResult(context, label) {
 	const r = await runCell(page, id, "1+1", 60000);
 	const tFirst = Date.now() - t;
 	cpu.stop();
+	page.browserCpu = browserCPU(threads, browserThreads(profile));
 	await Promise.all(sizes);
 	check(r.status === "ok" && text(r.outputs).trim() === "2", `${label}: 1+1 gave ${JSON.stringify(r)}`);
 	page.notebookId = id;
@@ -337,7 +341,7 @@ async function firstResult(context, label) {
 	// the kernel (with ?veclab_boot=kernel, JupyterLab's own).
 	page.cpuS = cpu.busyAt(tFirst);
 	page.cpuLabS = page.marks.kernelCreated !== undefined ? cpu.busyAt(page.marks.kernelCreated) : NaN;
-	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load}), ${page.cpuS.toFixed(2)} s of CPU; ${n} responses, ${(bytes / 1e6).toFixed(1)} MB over the wire, veclab.wasm ${(wasmBytes / 1e6).toFixed(1)} MB`);
+	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load}), ${page.cpuS.toFixed(2)} s of CPU; ${n} responses, ${(bytes / 1e6).toFixed(1)} MB over the wire, veclab.wasm ${(wasmBytes / 1e6).toFixed(1)} MB${cpuText(page.browserCpu)}`);
 	console.log(`     ${label}: ${breakdown(page.marks)}`);
 	if (page.plugins.length) {
 		const slow = [...page.plugins].sort((a, b) => b[1] - a[1]).slice(0, 8);
@@ -380,6 +384,82 @@ function cpuWatch() {
 	};
 }
 
+// browserThreads is the CPU time, in clock ticks, of every thread of the
+// browser that runs on profile (its processes name the profile directory
+// in --user-data-dir), keyed "pid/tid", each with its class: "worker"
+// (the kernel's Web Worker: the Go program's init and session, and the
+// module's lazy compilation), "page" (a renderer's main thread: JupyterLab),
+// "compile" (a renderer's thread pool: V8's streaming compilation of
+// veclab.wasm, its optimising tier, script parsing, garbage collection),
+// "network" (the network service: the HTTP cache and the brotli decoding
+// of responses) or "other" (the browser process, the GPU process, I/O
+// threads). An empty map where there is no /proc.
+function browserThreads(profile) {
+	const fs = require("fs");
+	const m = new Map();
+	let pids = [];
+	try {
+		pids = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+	} catch {
+		return m;
+	}
+	for (const pid of pids) {
+		let cmd, tids;
+		try {
+			cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+			// (a child process's command line is one string, its
+			// arguments separated by spaces)
+			const at = cmd.indexOf(`--user-data-dir=${profile}`);
+			const next = cmd[at + `--user-data-dir=${profile}`.length];
+			if (at < 0 || (next !== undefined && next !== "\0" && next !== " ")) continue;
+			tids = fs.readdirSync(`/proc/${pid}/task`);
+		} catch {
+			continue; // gone meanwhile
+		}
+		const type = (/--type=([\w-]+)/.exec(cmd) || [, "browser"])[1];
+		const network = /--utility-sub-type=network\./.test(cmd);
+		for (const tid of tids) {
+			try {
+				const st = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+				const comm = st.slice(st.indexOf("(") + 1, st.lastIndexOf(")"));
+				const f = st.slice(st.lastIndexOf(")") + 2).split(" "); // f[11], f[12]: utime, stime
+				let cls = "other";
+				if (network) cls = "network";
+				else if (type === "renderer" && comm.startsWith("DedicatedWorker")) cls = "worker";
+				else if (type === "renderer" && tid === pid) cls = "page";
+				else if (type === "renderer" && comm.startsWith("ThreadPool")) cls = "compile";
+				m.set(`${pid}/${tid}`, { cls, ticks: Number(f[11]) + Number(f[12]) });
+			} catch {}
+		}
+	}
+	return m;
+}
+
+// browserCPU returns the browser's own CPU seconds between two
+// browserThreads snapshots, in total and by class: unlike cpuWatch's
+// figure it leaves out what other processes of the machine do, so it
+// stays comparable on a loaded machine (a thread that ended between the
+// two is not counted; the kernel's worker lives on). null without /proc.
+const cpuClasses = ["worker", "page", "compile", "network", "other"];
+function browserCPU(before, after) {
+	if (!after.size) return null;
+	const hz = 100; // USER_HZ, the unit of /proc/PID/stat
+	const out = { total: 0 };
+	for (const c of cpuClasses) out[c] = 0;
+	for (const [k, v] of after) {
+		const d = (v.ticks - (before.get(k)?.ticks || 0)) / hz;
+		out[v.cls] += d;
+		out.total += d;
+	}
+	return out;
+}
+
+// cpuText formats browserCPU's result for a load's line.
+function cpuText(c) {
+	if (!c) return "";
+	return `; the browser's own CPU ${c.total.toFixed(2)} s (${cpuClasses.map((k) => `${k} ${c[k].toFixed(2)}`).join(", ")})`;
+}
+
 // kernelAlone loads the Go kernel the way the site does, but with no
 // JupyterLab: on a page of the site's origin (its 404 page, which carries
 // the cross-origin isolation headers of every response) it runs
@@ -387,9 +467,10 @@ function cpuWatch() {
 // Go program's ready and asks for 1+1, as kernel.js would. Its time and CPU
 // are the kernel path's own: the module fetched and compiled, Go's init,
 // the interpreter's session. It resolves to firstResult's fields.
-async function kernelAlone(context, label) {
+async function kernelAlone(context, label, profile) {
 	const page = await context.newPage();
 	const cpu = cpuWatch();
+	const threads = browserThreads(profile);
 	const t = Date.now();
 	await page.goto(new URL("veclab-no-page-here", base).href);
 	const r = await page.evaluate(async () => {
@@ -420,10 +501,11 @@ async function kernelAlone(context, label) {
 	});
 	const tFirst = Date.now() - t;
 	cpu.stop();
+	const browserCpu = browserCPU(threads, browserThreads(profile));
 	const two = r.items.map((i) => i.data?.["text/plain"] || "").join("").trim();
 	check(!r.error && two === "2", `${label}: the kernel alone's 1+1 gave ${JSON.stringify(r)}`);
-	Object.assign(page, { tFirst, navAt: t, marks: r.marks, plugins: [], bytes: NaN, wasmBytes: NaN, cpuS: cpu.busyAt(tFirst) });
-	console.log(`ok   ${label}: the kernel alone (no JupyterLab): navigation → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s, ${page.cpuS.toFixed(2)} s of CPU`);
+	Object.assign(page, { tFirst, navAt: t, marks: r.marks, plugins: [], bytes: NaN, wasmBytes: NaN, cpuS: cpu.busyAt(tFirst), browserCpu });
+	console.log(`ok   ${label}: the kernel alone (no JupyterLab): navigation → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s, ${page.cpuS.toFixed(2)} s of CPU${cpuText(browserCpu)}`);
 	console.log(`     ${label}: ${breakdown(page.marks)}`);
 	return page;
 }
@@ -760,13 +842,13 @@ function dirSize(dir) {
 // twice warm after each, and prints the median of each.
 async function loadOnly() {
 	const cold = [], warm = [];
-	const runs = []; // for -json: {cache, firstMs, cpuS, cpuLabS, bytes, wasmBytes, marks, plugins}
+	const runs = []; // for -json: {cache, firstMs, cpuS, cpuLabS, browserCpu, bytes, wasmBytes, marks, plugins}
 	const load = alone ? kernelAlone : firstResult;
-	const keep = (cache, p) => runs.push({ cache, firstMs: p.tFirst, cpuS: p.cpuS, cpuLabS: p.cpuLabS, bytes: p.bytes, wasmBytes: p.wasmBytes, marks: p.marks, plugins: p.plugins });
+	const keep = (cache, p) => runs.push({ cache, firstMs: p.tFirst, cpuS: p.cpuS, cpuLabS: p.cpuLabS, browserCpu: p.browserCpu, bytes: p.bytes, wasmBytes: p.wasmBytes, marks: p.marks, plugins: p.plugins });
 	for (let i = 0; i < loadRuns; i++) {
 		const { profile, context } = await launch();
 		try {
-			let p = await load(context, `run ${i + 1} cold cache`);
+			let p = await load(context, `run ${i + 1} cold cache`, profile);
 			cold.push(p.tFirst);
 			keep("cold", p);
 			for (let j = 0; j < 2; j++) {
@@ -775,7 +857,7 @@ async function loadOnly() {
 				await new Promise((r) => setTimeout(r, 10000));
 				console.log(`     the profile's wasm code cache: ${(dirSize(require("path").join(profile, "Default", "Code Cache", "wasm")) / 1e6).toFixed(1)} MB`);
 				await p.close();
-				p = await load(context, `run ${i + 1} warm cache ${j + 1}`);
+				p = await load(context, `run ${i + 1} warm cache ${j + 1}`, profile);
 				warm.push(p.tFirst);
 				keep("warm", p);
 			}
@@ -1729,9 +1811,9 @@ async function main() {
 
 		// Cold: the new profile's empty cache. Warm: the same profile again
 		// (HTTP cache and V8's cache of the compiled module).
-		const cold = await firstResult(context, "cold cache");
+		const cold = await firstResult(context, "cold cache", profile);
 		await cold.close();
-		page = await firstResult(context, "warm cache");
+		page = await firstResult(context, "warm cache", profile);
 
 		// Offline once loaded: a second kernel starts (the page hands the
 		// worker its script and the compiled module) and runs a cell.
