@@ -7,6 +7,13 @@
 // must not be edited; a test in that generator fails when they are stale.
 // Generic functions and types are not bound (gomacro cannot import them).
 //
+// Each file's bindings are tables of data ({name, value} rows, tables.go)
+// that its init turns into the maps gomacro reads, not map literals built
+// by code as genimport writes them: the linker lays the tables out, so
+// the init is a loop, where the literals compiled to 0.5 MB of
+// WebAssembly that a browser compiled on the kernel worker's start
+// (genbind's tables.go).
+//
 // The package does not import gomacro: [Packages] has the same underlying
 // type as gomacro's imports.PackageMap, and the evaluation core merges it.
 package bindings

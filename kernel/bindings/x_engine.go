@@ -5,63 +5,15 @@ package bindings
 
 import (
 	engine "github.com/veclab/veclab/engine"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine"
 func init() {
 	Packages["github.com/veclab/veclab/engine"] = Package{
-		Name: "engine",
-		Binds: map[string]Value{
-			"CheckK":             ValueOf(engine.CheckK),
-			"CheckVector":        ValueOf(engine.CheckVector),
-			"Context":            ValueOf(engine.Context),
-			"Cores":              ValueOf(engine.Cores),
-			"Cosine":             ValueOf(engine.Cosine),
-			"Done":               ValueOf(engine.Done),
-			"Dot":                ValueOf(engine.Dot),
-			"ErrClosed":          ValueOf(&engine.ErrClosed).Elem(),
-			"ErrCorrupt":         ValueOf(&engine.ErrCorrupt).Elem(),
-			"ErrDimension":       ValueOf(&engine.ErrDimension).Elem(),
-			"ErrDuplicateID":     ValueOf(&engine.ErrDuplicateID).Elem(),
-			"ErrEmpty":           ValueOf(&engine.ErrEmpty).Elem(),
-			"ErrInvalidArgument": ValueOf(&engine.ErrInvalidArgument).Elem(),
-			"ErrInvalidVector":   ValueOf(&engine.ErrInvalidVector).Elem(),
-			"ErrNotFound":        ValueOf(&engine.ErrNotFound).Elem(),
-			"ErrVersion":         ValueOf(&engine.ErrVersion).Elem(),
-			"ErrZeroVector":      ValueOf(&engine.ErrZeroVector).Elem(),
-			"L2":                 ValueOf(engine.L2),
-			"MergeResults":       ValueOf(engine.MergeResults),
-			"NewBitset":          ValueOf(engine.NewBitset),
-			"NewBound":           ValueOf(engine.NewBound),
-			"ParseMetric":        ValueOf(engine.ParseMetric),
-			"QueryBatch":         ValueOf(engine.QueryBatch),
-			"RescoreDepth":       ValueOf(engine.RescoreDepth),
-			"SetContext":         ValueOf(engine.SetContext),
-			"SetCores":           ValueOf(engine.SetCores),
-			"Stopped":            ValueOf(engine.Stopped),
-		}, Types: map[string]Type{
-			"ArgError":     TypeOf((*engine.ArgError)(nil)).Elem(),
-			"Bitset":       TypeOf((*engine.Bitset)(nil)).Elem(),
-			"Bound":        TypeOf((*engine.Bound)(nil)).Elem(),
-			"CodeStore":    TypeOf((*engine.CodeStore)(nil)).Elem(),
-			"Filter":       TypeOf((*engine.Filter)(nil)).Elem(),
-			"FilterFunc":   TypeOf((*engine.FilterFunc)(nil)).Elem(),
-			"ID":           TypeOf((*engine.ID)(nil)).Elem(),
-			"Index":        TypeOf((*engine.Index)(nil)).Elem(),
-			"Metric":       TypeOf((*engine.Metric)(nil)).Elem(),
-			"QueryScorer":  TypeOf((*engine.QueryScorer)(nil)).Elem(),
-			"Request":      TypeOf((*engine.Request)(nil)).Elem(),
-			"Result":       TypeOf((*engine.Result)(nil)).Elem(),
-			"SearchStats":  TypeOf((*engine.SearchStats)(nil)).Elem(),
-			"VectorSource": TypeOf((*engine.VectorSource)(nil)).Elem(),
-		}, Proxies: map[string]Type{
-			"CodeStore":    TypeOf((*P_github_com_veclab_veclab_engine_CodeStore)(nil)).Elem(),
-			"Filter":       TypeOf((*P_github_com_veclab_veclab_engine_Filter)(nil)).Elem(),
-			"Index":        TypeOf((*P_github_com_veclab_veclab_engine_Index)(nil)).Elem(),
-			"QueryScorer":  TypeOf((*P_github_com_veclab_veclab_engine_QueryScorer)(nil)).Elem(),
-			"VectorSource": TypeOf((*P_github_com_veclab_veclab_engine_VectorSource)(nil)).Elem(),
-		},
+		Name:    "engine",
+		Binds:   valueMap(binds_engine),
+		Types:   typeMap(types_engine),
+		Proxies: typeMap(proxies_engine),
 	}
 }
 
@@ -149,4 +101,61 @@ func (P *P_github_com_veclab_veclab_engine_VectorSource) Len() int {
 }
 func (P *P_github_com_veclab_veclab_engine_VectorSource) Vector(dst []float32, id engine.ID) ([]float32, error) {
 	return P.Vector_(P.Object, dst, id)
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine = []bind{
+	{"CheckK", engine.CheckK, false},
+	{"CheckVector", engine.CheckVector, false},
+	{"Context", engine.Context, false},
+	{"Cores", engine.Cores, false},
+	{"Cosine", engine.Cosine, false},
+	{"Done", engine.Done, false},
+	{"Dot", engine.Dot, false},
+	{"ErrClosed", &engine.ErrClosed, true},
+	{"ErrCorrupt", &engine.ErrCorrupt, true},
+	{"ErrDimension", &engine.ErrDimension, true},
+	{"ErrDuplicateID", &engine.ErrDuplicateID, true},
+	{"ErrEmpty", &engine.ErrEmpty, true},
+	{"ErrInvalidArgument", &engine.ErrInvalidArgument, true},
+	{"ErrInvalidVector", &engine.ErrInvalidVector, true},
+	{"ErrNotFound", &engine.ErrNotFound, true},
+	{"ErrVersion", &engine.ErrVersion, true},
+	{"ErrZeroVector", &engine.ErrZeroVector, true},
+	{"L2", engine.L2, false},
+	{"MergeResults", engine.MergeResults, false},
+	{"NewBitset", engine.NewBitset, false},
+	{"NewBound", engine.NewBound, false},
+	{"ParseMetric", engine.ParseMetric, false},
+	{"QueryBatch", engine.QueryBatch, false},
+	{"RescoreDepth", engine.RescoreDepth, false},
+	{"SetContext", engine.SetContext, false},
+	{"SetCores", engine.SetCores, false},
+	{"Stopped", engine.Stopped, false},
+}
+
+var types_engine = []typeBind{
+	{"ArgError", (*engine.ArgError)(nil)},
+	{"Bitset", (*engine.Bitset)(nil)},
+	{"Bound", (*engine.Bound)(nil)},
+	{"CodeStore", (*engine.CodeStore)(nil)},
+	{"Filter", (*engine.Filter)(nil)},
+	{"FilterFunc", (*engine.FilterFunc)(nil)},
+	{"ID", (*engine.ID)(nil)},
+	{"Index", (*engine.Index)(nil)},
+	{"Metric", (*engine.Metric)(nil)},
+	{"QueryScorer", (*engine.QueryScorer)(nil)},
+	{"Request", (*engine.Request)(nil)},
+	{"Result", (*engine.Result)(nil)},
+	{"SearchStats", (*engine.SearchStats)(nil)},
+	{"VectorSource", (*engine.VectorSource)(nil)},
+}
+
+var proxies_engine = []typeBind{
+	{"CodeStore", (*P_github_com_veclab_veclab_engine_CodeStore)(nil)},
+	{"Filter", (*P_github_com_veclab_veclab_engine_Filter)(nil)},
+	{"Index", (*P_github_com_veclab_veclab_engine_Index)(nil)},
+	{"QueryScorer", (*P_github_com_veclab_veclab_engine_QueryScorer)(nil)},
+	{"VectorSource", (*P_github_com_veclab_veclab_engine_VectorSource)(nil)},
 }

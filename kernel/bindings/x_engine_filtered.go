@@ -6,55 +6,16 @@ package bindings
 import (
 	engine "github.com/veclab/veclab/engine"
 	filtered "github.com/veclab/veclab/engine/filtered"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/filtered"
 func init() {
 	Packages["github.com/veclab/veclab/engine/filtered"] = Package{
-		Name: "filtered",
-		Binds: map[string]Value{
-			"ACORN1":                  ValueOf(filtered.ACORN1),
-			"ACORNAuthors":            ValueOf(filtered.ACORNAuthors),
-			"ACORNGamma":              ValueOf(filtered.ACORNGamma),
-			"ACORNNewOnly":            ValueOf(filtered.ACORNNewOnly),
-			"ACORNPaper":              ValueOf(filtered.ACORNPaper),
-			"BuildACORN":              ValueOf(filtered.BuildACORN),
-			"BuildPayloadLinks":       ValueOf(filtered.BuildPayloadLinks),
-			"Exact":                   ValueOf(filtered.Exact),
-			"InGraph":                 ValueOf(filtered.InGraph),
-			"IterativeRelaxed":        ValueOf(filtered.IterativeRelaxed),
-			"IterativeStrict":         ValueOf(filtered.IterativeStrict),
-			"New":                     ValueOf(filtered.New),
-			"ParseACORNNeighbourhood": ValueOf(filtered.ParseACORNNeighbourhood),
-			"ParseStrategy":           ValueOf(filtered.ParseStrategy),
-			"PostFilter":              ValueOf(filtered.PostFilter),
-			"QdrantGraph":             ValueOf(filtered.QdrantGraph),
-			"QdrantPlanner":           ValueOf(filtered.QdrantPlanner),
-			"RedisAdHoc":              ValueOf(filtered.RedisAdHoc),
-			"RedisBatches":            ValueOf(filtered.RedisBatches),
-			"RedisHybrid":             ValueOf(filtered.RedisHybrid),
-			"RedisToAdHoc":            ValueOf(filtered.RedisToAdHoc),
-			"Strategies":              ValueOf(filtered.Strategies),
-		}, Types: map[string]Type{
-			"ACORN":              TypeOf((*filtered.ACORN)(nil)).Elem(),
-			"ACORNConfig":        TypeOf((*filtered.ACORNConfig)(nil)).Elem(),
-			"ACORNNeighbourhood": TypeOf((*filtered.ACORNNeighbourhood)(nil)).Elem(),
-			"BlockLinks":         TypeOf((*filtered.BlockLinks)(nil)).Elem(),
-			"Collection":         TypeOf((*filtered.Collection)(nil)).Elem(),
-			"Graph":              TypeOf((*filtered.Graph)(nil)).Elem(),
-			"Options":            TypeOf((*filtered.Options)(nil)).Elem(),
-			"Params":             TypeOf((*filtered.Params)(nil)).Elem(),
-			"PayloadGraph":       TypeOf((*filtered.PayloadGraph)(nil)).Elem(),
-			"PayloadLinksConfig": TypeOf((*filtered.PayloadLinksConfig)(nil)).Elem(),
-			"PayloadLinksReport": TypeOf((*filtered.PayloadLinksReport)(nil)).Elem(),
-			"Plan":               TypeOf((*filtered.Plan)(nil)).Elem(),
-			"Request":            TypeOf((*filtered.Request)(nil)).Elem(),
-			"Stats":              TypeOf((*filtered.Stats)(nil)).Elem(),
-			"Strategy":           TypeOf((*filtered.Strategy)(nil)).Elem(),
-		}, Proxies: map[string]Type{
-			"Graph": TypeOf((*P_github_com_veclab_veclab_engine_filtered_Graph)(nil)).Elem(),
-		}, Wrappers: map[string][]string{
+		Name:    "filtered",
+		Binds:   valueMap(binds_engine_filtered),
+		Types:   typeMap(types_engine_filtered),
+		Proxies: typeMap(proxies_engine_filtered),
+		Wrappers: map[string][]string{
 			"Stats": []string{"Add"},
 		},
 	}
@@ -80,4 +41,53 @@ func (P *P_github_com_veclab_veclab_engine_filtered_Graph) MaxLevel() int {
 }
 func (P *P_github_com_veclab_veclab_engine_filtered_Graph) Neighbors(level int, id engine.ID) []engine.ID {
 	return P.Neighbors_(P.Object, level, id)
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_filtered = []bind{
+	{"ACORN1", filtered.ACORN1, false},
+	{"ACORNAuthors", filtered.ACORNAuthors, false},
+	{"ACORNGamma", filtered.ACORNGamma, false},
+	{"ACORNNewOnly", filtered.ACORNNewOnly, false},
+	{"ACORNPaper", filtered.ACORNPaper, false},
+	{"BuildACORN", filtered.BuildACORN, false},
+	{"BuildPayloadLinks", filtered.BuildPayloadLinks, false},
+	{"Exact", filtered.Exact, false},
+	{"InGraph", filtered.InGraph, false},
+	{"IterativeRelaxed", filtered.IterativeRelaxed, false},
+	{"IterativeStrict", filtered.IterativeStrict, false},
+	{"New", filtered.New, false},
+	{"ParseACORNNeighbourhood", filtered.ParseACORNNeighbourhood, false},
+	{"ParseStrategy", filtered.ParseStrategy, false},
+	{"PostFilter", filtered.PostFilter, false},
+	{"QdrantGraph", filtered.QdrantGraph, false},
+	{"QdrantPlanner", filtered.QdrantPlanner, false},
+	{"RedisAdHoc", filtered.RedisAdHoc, false},
+	{"RedisBatches", filtered.RedisBatches, false},
+	{"RedisHybrid", filtered.RedisHybrid, false},
+	{"RedisToAdHoc", filtered.RedisToAdHoc, false},
+	{"Strategies", filtered.Strategies, false},
+}
+
+var types_engine_filtered = []typeBind{
+	{"ACORN", (*filtered.ACORN)(nil)},
+	{"ACORNConfig", (*filtered.ACORNConfig)(nil)},
+	{"ACORNNeighbourhood", (*filtered.ACORNNeighbourhood)(nil)},
+	{"BlockLinks", (*filtered.BlockLinks)(nil)},
+	{"Collection", (*filtered.Collection)(nil)},
+	{"Graph", (*filtered.Graph)(nil)},
+	{"Options", (*filtered.Options)(nil)},
+	{"Params", (*filtered.Params)(nil)},
+	{"PayloadGraph", (*filtered.PayloadGraph)(nil)},
+	{"PayloadLinksConfig", (*filtered.PayloadLinksConfig)(nil)},
+	{"PayloadLinksReport", (*filtered.PayloadLinksReport)(nil)},
+	{"Plan", (*filtered.Plan)(nil)},
+	{"Request", (*filtered.Request)(nil)},
+	{"Stats", (*filtered.Stats)(nil)},
+	{"Strategy", (*filtered.Strategy)(nil)},
+}
+
+var proxies_engine_filtered = []typeBind{
+	{"Graph", (*P_github_com_veclab_veclab_engine_filtered_Graph)(nil)},
 }

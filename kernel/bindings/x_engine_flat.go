@@ -5,21 +5,27 @@ package bindings
 
 import (
 	flat "github.com/veclab/veclab/engine/flat"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/flat"
 func init() {
 	Packages["github.com/veclab/veclab/engine/flat"] = Package{
-		Name: "flat",
-		Binds: map[string]Value{
-			"AllCores":   ValueOf(flat.AllCores),
-			"New":        ValueOf(flat.New),
-			"Stream":     ValueOf(flat.Stream),
-			"StreamTime": ValueOf(flat.StreamTime),
-		}, Types: map[string]Type{
-			"Config": TypeOf((*flat.Config)(nil)).Elem(),
-			"Index":  TypeOf((*flat.Index)(nil)).Elem(),
-		},
+		Name:  "flat",
+		Binds: valueMap(binds_engine_flat),
+		Types: typeMap(types_engine_flat),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_flat = []bind{
+	{"AllCores", flat.AllCores, false},
+	{"New", flat.New, false},
+	{"Stream", flat.Stream, false},
+	{"StreamTime", flat.StreamTime, false},
+}
+
+var types_engine_flat = []typeBind{
+	{"Config", (*flat.Config)(nil)},
+	{"Index", (*flat.Index)(nil)},
 }

@@ -5,44 +5,51 @@ package bindings
 
 import (
 	hnsw "github.com/veclab/veclab/engine/hnsw"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/hnsw"
 func init() {
 	Packages["github.com/veclab/veclab/engine/hnsw"] = Package{
-		Name: "hnsw",
-		Binds: map[string]Value{
-			"Heuristic":           ValueOf(hnsw.Heuristic),
-			"HnswlibConfig":       ValueOf(hnsw.HnswlibConfig),
-			"Load":                ValueOf(hnsw.Load),
-			"LoadBytes":           ValueOf(hnsw.LoadBytes),
-			"LuceneExhaustive":    ValueOf(hnsw.LuceneExhaustive),
-			"LuceneFilteredGraph": ValueOf(hnsw.LuceneFilteredGraph),
-			"LuceneGraph":         ValueOf(hnsw.LuceneGraph),
-			"MaxLevels":           ValueOf(hnsw.MaxLevels),
-			"MinstdLevels":        ValueOf(hnsw.MinstdLevels),
-			"New":                 ValueOf(hnsw.New),
-			"PCGLevels":           ValueOf(hnsw.PCGLevels),
-			"ParseConfig":         ValueOf(hnsw.ParseConfig),
-			"ParseLevelGen":       ValueOf(hnsw.ParseLevelGen),
-			"ParseSelection":      ValueOf(hnsw.ParseSelection),
-			"PgvectorConfig":      ValueOf(hnsw.PgvectorConfig),
-			"Simple":              ValueOf(hnsw.Simple),
-		}, Types: map[string]Type{
-			"Config":      TypeOf((*hnsw.Config)(nil)).Elem(),
-			"FloatScorer": TypeOf((*hnsw.FloatScorer)(nil)).Elem(),
-			"Index":       TypeOf((*hnsw.Index)(nil)).Elem(),
-			"LayerTrace":  TypeOf((*hnsw.LayerTrace)(nil)).Elem(),
-			"LevelGen":    TypeOf((*hnsw.LevelGen)(nil)).Elem(),
-			"Lucene":      TypeOf((*hnsw.Lucene)(nil)).Elem(),
-			"LucenePath":  TypeOf((*hnsw.LucenePath)(nil)).Elem(),
-			"Rescore":     TypeOf((*hnsw.Rescore)(nil)).Elem(),
-			"Searcher":    TypeOf((*hnsw.Searcher)(nil)).Elem(),
-			"Selection":   TypeOf((*hnsw.Selection)(nil)).Elem(),
-			"Trace":       TypeOf((*hnsw.Trace)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "hnsw",
+		Binds: valueMap(binds_engine_hnsw),
+		Types: typeMap(types_engine_hnsw),
+		Untypeds: map[string]string{
 			"MaxLevels": "int:64",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_hnsw = []bind{
+	{"Heuristic", hnsw.Heuristic, false},
+	{"HnswlibConfig", hnsw.HnswlibConfig, false},
+	{"Load", hnsw.Load, false},
+	{"LoadBytes", hnsw.LoadBytes, false},
+	{"LuceneExhaustive", hnsw.LuceneExhaustive, false},
+	{"LuceneFilteredGraph", hnsw.LuceneFilteredGraph, false},
+	{"LuceneGraph", hnsw.LuceneGraph, false},
+	{"MaxLevels", hnsw.MaxLevels, false},
+	{"MinstdLevels", hnsw.MinstdLevels, false},
+	{"New", hnsw.New, false},
+	{"PCGLevels", hnsw.PCGLevels, false},
+	{"ParseConfig", hnsw.ParseConfig, false},
+	{"ParseLevelGen", hnsw.ParseLevelGen, false},
+	{"ParseSelection", hnsw.ParseSelection, false},
+	{"PgvectorConfig", hnsw.PgvectorConfig, false},
+	{"Simple", hnsw.Simple, false},
+}
+
+var types_engine_hnsw = []typeBind{
+	{"Config", (*hnsw.Config)(nil)},
+	{"FloatScorer", (*hnsw.FloatScorer)(nil)},
+	{"Index", (*hnsw.Index)(nil)},
+	{"LayerTrace", (*hnsw.LayerTrace)(nil)},
+	{"LevelGen", (*hnsw.LevelGen)(nil)},
+	{"Lucene", (*hnsw.Lucene)(nil)},
+	{"LucenePath", (*hnsw.LucenePath)(nil)},
+	{"Rescore", (*hnsw.Rescore)(nil)},
+	{"Searcher", (*hnsw.Searcher)(nil)},
+	{"Selection", (*hnsw.Selection)(nil)},
+	{"Trace", (*hnsw.Trace)(nil)},
 }

@@ -5,32 +5,39 @@ package bindings
 
 import (
 	ivf "github.com/veclab/veclab/engine/ivf"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/ivf"
 func init() {
 	Packages["github.com/veclab/veclab/engine/ivf"] = Package{
-		Name: "ivf",
-		Binds: map[string]Value{
-			"Build":              ValueOf(ivf.Build),
-			"DefaultClusterSize": ValueOf(ivf.DefaultClusterSize),
-			"DefaultIters":       ValueOf(ivf.DefaultIters),
-			"DefaultNprobe":      ValueOf(ivf.DefaultNprobe),
-			"DefaultSpillLambda": ValueOf(ivf.DefaultSpillLambda),
-			"Train":              ValueOf(ivf.Train),
-		}, Types: map[string]Type{
-			"BuildStats":    TypeOf((*ivf.BuildStats)(nil)).Elem(),
-			"Config":        TypeOf((*ivf.Config)(nil)).Elem(),
-			"Footprint":     TypeOf((*ivf.Footprint)(nil)).Elem(),
-			"Index":         TypeOf((*ivf.Index)(nil)).Elem(),
-			"SearchOptions": TypeOf((*ivf.SearchOptions)(nil)).Elem(),
-			"Stats":         TypeOf((*ivf.Stats)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "ivf",
+		Binds: valueMap(binds_engine_ivf),
+		Types: typeMap(types_engine_ivf),
+		Untypeds: map[string]string{
 			"DefaultClusterSize": "int:384",
 			"DefaultIters":       "int:25",
 			"DefaultNprobe":      "int:1",
 			"DefaultSpillLambda": "float:1",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_ivf = []bind{
+	{"Build", ivf.Build, false},
+	{"DefaultClusterSize", ivf.DefaultClusterSize, false},
+	{"DefaultIters", ivf.DefaultIters, false},
+	{"DefaultNprobe", ivf.DefaultNprobe, false},
+	{"DefaultSpillLambda", ivf.DefaultSpillLambda, false},
+	{"Train", ivf.Train, false},
+}
+
+var types_engine_ivf = []typeBind{
+	{"BuildStats", (*ivf.BuildStats)(nil)},
+	{"Config", (*ivf.Config)(nil)},
+	{"Footprint", (*ivf.Footprint)(nil)},
+	{"Index", (*ivf.Index)(nil)},
+	{"SearchOptions", (*ivf.SearchOptions)(nil)},
+	{"Stats", (*ivf.Stats)(nil)},
 }

@@ -5,19 +5,25 @@ package bindings
 
 import (
 	ivfpq "github.com/veclab/veclab/engine/ivfpq"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/ivfpq"
 func init() {
 	Packages["github.com/veclab/veclab/engine/ivfpq"] = Package{
-		Name: "ivfpq",
-		Binds: map[string]Value{
-			"Build": ValueOf(ivfpq.Build),
-			"Train": ValueOf(ivfpq.Train),
-		}, Types: map[string]Type{
-			"Config": TypeOf((*ivfpq.Config)(nil)).Elem(),
-			"Index":  TypeOf((*ivfpq.Index)(nil)).Elem(),
-		},
+		Name:  "ivfpq",
+		Binds: valueMap(binds_engine_ivfpq),
+		Types: typeMap(types_engine_ivfpq),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_ivfpq = []bind{
+	{"Build", ivfpq.Build, false},
+	{"Train", ivfpq.Train, false},
+}
+
+var types_engine_ivfpq = []typeBind{
+	{"Config", (*ivfpq.Config)(nil)},
+	{"Index", (*ivfpq.Index)(nil)},
 }

@@ -6,24 +6,16 @@ package bindings
 import (
 	engine "github.com/veclab/veclab/engine"
 	nested "github.com/veclab/veclab/engine/nested"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/nested"
 func init() {
 	Packages["github.com/veclab/veclab/engine/nested"] = Package{
-		Name: "nested",
-		Binds: map[string]Value{
-			"DefaultEf": ValueOf(nested.DefaultEf),
-			"New":       ValueOf(nested.New),
-		}, Types: map[string]Type{
-			"Graph": TypeOf((*nested.Graph)(nil)).Elem(),
-			"Hit":   TypeOf((*nested.Hit)(nil)).Elem(),
-			"Index": TypeOf((*nested.Index)(nil)).Elem(),
-			"Naive": TypeOf((*nested.Naive)(nil)).Elem(),
-		}, Proxies: map[string]Type{
-			"Graph": TypeOf((*P_github_com_veclab_veclab_engine_nested_Graph)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:    "nested",
+		Binds:   valueMap(binds_engine_nested),
+		Types:   typeMap(types_engine_nested),
+		Proxies: typeMap(proxies_engine_nested),
+		Untypeds: map[string]string{
 			"DefaultEf": "int:40",
 		},
 	}
@@ -49,4 +41,22 @@ func (P *P_github_com_veclab_veclab_engine_nested_Graph) MaxLevel() int {
 }
 func (P *P_github_com_veclab_veclab_engine_nested_Graph) Neighbors(level int, id engine.ID) []engine.ID {
 	return P.Neighbors_(P.Object, level, id)
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_nested = []bind{
+	{"DefaultEf", nested.DefaultEf, false},
+	{"New", nested.New, false},
+}
+
+var types_engine_nested = []typeBind{
+	{"Graph", (*nested.Graph)(nil)},
+	{"Hit", (*nested.Hit)(nil)},
+	{"Index", (*nested.Index)(nil)},
+	{"Naive", (*nested.Naive)(nil)},
+}
+
+var proxies_engine_nested = []typeBind{
+	{"Graph", (*P_github_com_veclab_veclab_engine_nested_Graph)(nil)},
 }

@@ -6,66 +6,15 @@ package bindings
 import (
 	engine "github.com/veclab/veclab/engine"
 	quant "github.com/veclab/veclab/engine/quant"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/quant"
 func init() {
 	Packages["github.com/veclab/veclab/engine/quant"] = Package{
-		Name: "quant",
-		Binds: map[string]Value{
-			"DefaultConfidenceInterval": ValueOf(quant.DefaultConfidenceInterval),
-			"MergeOSQ":                  ValueOf(quant.MergeOSQ),
-			"NewOSQ":                    ValueOf(quant.NewOSQ),
-			"NewQueryEncoder":           ValueOf(quant.NewQueryEncoder),
-			"NewStore":                  ValueOf(quant.NewStore),
-			"OneAndHalfBits":            ValueOf(quant.OneAndHalfBits),
-			"OneBit":                    ValueOf(quant.OneBit),
-			"ParseBinaryEncoding":       ValueOf(quant.ParseBinaryEncoding),
-			"ReadFile":                  ValueOf(quant.ReadFile),
-			"Restore":                   ValueOf(quant.Restore),
-			"RestoreBinary":             ValueOf(quant.RestoreBinary),
-			"RestoreOSQ":                ValueOf(quant.RestoreOSQ),
-			"RestorePQ":                 ValueOf(quant.RestorePQ),
-			"RestoreScalar":             ValueOf(quant.RestoreScalar),
-			"RestoreTurbo":              ValueOf(quant.RestoreTurbo),
-			"SameAsStorage":             ValueOf(quant.SameAsStorage),
-			"Scalar4Bits":               ValueOf(quant.Scalar4Bits),
-			"Scalar8Bits":               ValueOf(quant.Scalar8Bits),
-			"TrainBinary":               ValueOf(quant.TrainBinary),
-			"TrainOSQ":                  ValueOf(quant.TrainOSQ),
-			"TrainPQ":                   ValueOf(quant.TrainPQ),
-			"TrainQdrantScalar":         ValueOf(quant.TrainQdrantScalar),
-			"TrainScalar":               ValueOf(quant.TrainScalar),
-			"TrainTurbo":                ValueOf(quant.TrainTurbo),
-			"TurboMSE":                  ValueOf(quant.TurboMSE),
-			"TurboProd":                 ValueOf(quant.TurboProd),
-			"TurboQdrant":               ValueOf(quant.TurboQdrant),
-			"TwoBits":                   ValueOf(quant.TwoBits),
-			"WriteFile":                 ValueOf(quant.WriteFile),
-		}, Types: map[string]Type{
-			"Binary":              TypeOf((*quant.Binary)(nil)).Elem(),
-			"BinaryConfig":        TypeOf((*quant.BinaryConfig)(nil)).Elem(),
-			"BinaryEncoding":      TypeOf((*quant.BinaryEncoding)(nil)).Elem(),
-			"BinaryQueryEncoding": TypeOf((*quant.BinaryQueryEncoding)(nil)).Elem(),
-			"BoundQuery":          TypeOf((*quant.BoundQuery)(nil)).Elem(),
-			"OSQ":                 TypeOf((*quant.OSQ)(nil)).Elem(),
-			"OSQConfig":           TypeOf((*quant.OSQConfig)(nil)).Elem(),
-			"PQ":                  TypeOf((*quant.PQ)(nil)).Elem(),
-			"PQConfig":            TypeOf((*quant.PQConfig)(nil)).Elem(),
-			"PQTable":             TypeOf((*quant.PQTable)(nil)).Elem(),
-			"QdrantScalarConfig":  TypeOf((*quant.QdrantScalarConfig)(nil)).Elem(),
-			"Quantizer":           TypeOf((*quant.Quantizer)(nil)).Elem(),
-			"QueryEncoder":        TypeOf((*quant.QueryEncoder)(nil)).Elem(),
-			"Scalar":              TypeOf((*quant.Scalar)(nil)).Elem(),
-			"ScalarConfig":        TypeOf((*quant.ScalarConfig)(nil)).Elem(),
-			"Store":               TypeOf((*quant.Store)(nil)).Elem(),
-			"Turbo":               TypeOf((*quant.Turbo)(nil)).Elem(),
-			"TurboConfig":         TypeOf((*quant.TurboConfig)(nil)).Elem(),
-			"TurboKind":           TypeOf((*quant.TurboKind)(nil)).Elem(),
-		}, Proxies: map[string]Type{
-			"Quantizer": TypeOf((*P_github_com_veclab_veclab_engine_quant_Quantizer)(nil)).Elem(),
-		},
+		Name:    "quant",
+		Binds:   valueMap(binds_engine_quant),
+		Types:   typeMap(types_engine_quant),
+		Proxies: typeMap(proxies_engine_quant),
 	}
 }
 
@@ -121,4 +70,64 @@ func (P *P_github_com_veclab_veclab_engine_quant_Quantizer) String() string {
 }
 func (P *P_github_com_veclab_veclab_engine_quant_Quantizer) Symmetric() bool {
 	return P.Symmetric_(P.Object)
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_quant = []bind{
+	{"DefaultConfidenceInterval", quant.DefaultConfidenceInterval, false},
+	{"MergeOSQ", quant.MergeOSQ, false},
+	{"NewOSQ", quant.NewOSQ, false},
+	{"NewQueryEncoder", quant.NewQueryEncoder, false},
+	{"NewStore", quant.NewStore, false},
+	{"OneAndHalfBits", quant.OneAndHalfBits, false},
+	{"OneBit", quant.OneBit, false},
+	{"ParseBinaryEncoding", quant.ParseBinaryEncoding, false},
+	{"ReadFile", quant.ReadFile, false},
+	{"Restore", quant.Restore, false},
+	{"RestoreBinary", quant.RestoreBinary, false},
+	{"RestoreOSQ", quant.RestoreOSQ, false},
+	{"RestorePQ", quant.RestorePQ, false},
+	{"RestoreScalar", quant.RestoreScalar, false},
+	{"RestoreTurbo", quant.RestoreTurbo, false},
+	{"SameAsStorage", quant.SameAsStorage, false},
+	{"Scalar4Bits", quant.Scalar4Bits, false},
+	{"Scalar8Bits", quant.Scalar8Bits, false},
+	{"TrainBinary", quant.TrainBinary, false},
+	{"TrainOSQ", quant.TrainOSQ, false},
+	{"TrainPQ", quant.TrainPQ, false},
+	{"TrainQdrantScalar", quant.TrainQdrantScalar, false},
+	{"TrainScalar", quant.TrainScalar, false},
+	{"TrainTurbo", quant.TrainTurbo, false},
+	{"TurboMSE", quant.TurboMSE, false},
+	{"TurboProd", quant.TurboProd, false},
+	{"TurboQdrant", quant.TurboQdrant, false},
+	{"TwoBits", quant.TwoBits, false},
+	{"WriteFile", quant.WriteFile, false},
+}
+
+var types_engine_quant = []typeBind{
+	{"Binary", (*quant.Binary)(nil)},
+	{"BinaryConfig", (*quant.BinaryConfig)(nil)},
+	{"BinaryEncoding", (*quant.BinaryEncoding)(nil)},
+	{"BinaryQueryEncoding", (*quant.BinaryQueryEncoding)(nil)},
+	{"BoundQuery", (*quant.BoundQuery)(nil)},
+	{"OSQ", (*quant.OSQ)(nil)},
+	{"OSQConfig", (*quant.OSQConfig)(nil)},
+	{"PQ", (*quant.PQ)(nil)},
+	{"PQConfig", (*quant.PQConfig)(nil)},
+	{"PQTable", (*quant.PQTable)(nil)},
+	{"QdrantScalarConfig", (*quant.QdrantScalarConfig)(nil)},
+	{"Quantizer", (*quant.Quantizer)(nil)},
+	{"QueryEncoder", (*quant.QueryEncoder)(nil)},
+	{"Scalar", (*quant.Scalar)(nil)},
+	{"ScalarConfig", (*quant.ScalarConfig)(nil)},
+	{"Store", (*quant.Store)(nil)},
+	{"Turbo", (*quant.Turbo)(nil)},
+	{"TurboConfig", (*quant.TurboConfig)(nil)},
+	{"TurboKind", (*quant.TurboKind)(nil)},
+}
+
+var proxies_engine_quant = []typeBind{
+	{"Quantizer", (*P_github_com_veclab_veclab_engine_quant_Quantizer)(nil)},
 }

@@ -5,22 +5,28 @@ package bindings
 
 import (
 	rescore "github.com/veclab/veclab/engine/rescore"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/rescore"
 func init() {
 	Packages["github.com/veclab/veclab/engine/rescore"] = Package{
-		Name: "rescore",
-		Binds: map[string]Value{
-			"DefaultConcurrency": ValueOf(rescore.DefaultConcurrency),
-			"New":                ValueOf(rescore.New),
-			"NewSlab":            ValueOf(rescore.NewSlab),
-		}, Types: map[string]Type{
-			"Options":  TypeOf((*rescore.Options)(nil)).Elem(),
-			"Rescorer": TypeOf((*rescore.Rescorer)(nil)).Elem(),
-			"Slab":     TypeOf((*rescore.Slab)(nil)).Elem(),
-			"Stats":    TypeOf((*rescore.Stats)(nil)).Elem(),
-		},
+		Name:  "rescore",
+		Binds: valueMap(binds_engine_rescore),
+		Types: typeMap(types_engine_rescore),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_rescore = []bind{
+	{"DefaultConcurrency", rescore.DefaultConcurrency, false},
+	{"New", rescore.New, false},
+	{"NewSlab", rescore.NewSlab, false},
+}
+
+var types_engine_rescore = []typeBind{
+	{"Options", (*rescore.Options)(nil)},
+	{"Rescorer", (*rescore.Rescorer)(nil)},
+	{"Slab", (*rescore.Slab)(nil)},
+	{"Stats", (*rescore.Stats)(nil)},
 }

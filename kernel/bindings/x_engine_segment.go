@@ -5,55 +5,62 @@ package bindings
 
 import (
 	segment "github.com/veclab/veclab/engine/segment"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/segment"
 func init() {
 	Packages["github.com/veclab/veclab/engine/segment"] = Package{
-		Name: "segment",
-		Binds: map[string]Value{
-			"BBQ":            ValueOf(segment.BBQ),
-			"Concurrent":     ValueOf(segment.Concurrent),
-			"Flat":           ValueOf(segment.Flat),
-			"Float":          ValueOf(segment.Float),
-			"HNSW":           ValueOf(segment.HNSW),
-			"IDsFromColumn":  ValueOf(segment.IDsFromColumn),
-			"IDsFromStored":  ValueOf(segment.IDsFromStored),
-			"IVF":            ValueOf(segment.IVF),
-			"Int4":           ValueOf(segment.Int4),
-			"Int4OSQ":        ValueOf(segment.Int4OSQ),
-			"Int8":           ValueOf(segment.Int8),
-			"Int8OSQ":        ValueOf(segment.Int8OSQ),
-			"Lazy":           ValueOf(segment.Lazy),
-			"OnAdd":          ValueOf(segment.OnAdd),
-			"OnRefresh":      ValueOf(segment.OnRefresh),
-			"Open":           ValueOf(segment.Open),
-			"ParseEncoding":  ValueOf(segment.ParseEncoding),
-			"ParseIndexKind": ValueOf(segment.ParseIndexKind),
-			"Plain":          ValueOf(segment.Plain),
-			"QdrantBinary":   ValueOf(segment.QdrantBinary),
-			"QdrantInt8":     ValueOf(segment.QdrantInt8),
-			"Queued":         ValueOf(segment.Queued),
-			"Sequential":     ValueOf(segment.Sequential),
-			"Source":         ValueOf(segment.Source),
-		}, Types: map[string]Type{
-			"Collection":  TypeOf((*segment.Collection)(nil)).Elem(),
-			"Config":      TypeOf((*segment.Config)(nil)).Elem(),
-			"Doc":         TypeOf((*segment.Doc)(nil)).Elem(),
-			"Encoding":    TypeOf((*segment.Encoding)(nil)).Elem(),
-			"Fetch":       TypeOf((*segment.Fetch)(nil)).Elem(),
-			"Hit":         TypeOf((*segment.Hit)(nil)).Elem(),
-			"IndexKind":   TypeOf((*segment.IndexKind)(nil)).Elem(),
-			"MergePolicy": TypeOf((*segment.MergePolicy)(nil)).Elem(),
-			"Mode":        TypeOf((*segment.Mode)(nil)).Elem(),
-			"Options":     TypeOf((*segment.Options)(nil)).Elem(),
-			"SegmentData": TypeOf((*segment.SegmentData)(nil)).Elem(),
-			"SegmentInfo": TypeOf((*segment.SegmentInfo)(nil)).Elem(),
-			"Stats":       TypeOf((*segment.Stats)(nil)).Elem(),
-			"Visibility":  TypeOf((*segment.Visibility)(nil)).Elem(),
-		}, Wrappers: map[string][]string{
+		Name:  "segment",
+		Binds: valueMap(binds_engine_segment),
+		Types: typeMap(types_engine_segment),
+		Wrappers: map[string][]string{
 			"Stats": []string{"Add"},
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_segment = []bind{
+	{"BBQ", segment.BBQ, false},
+	{"Concurrent", segment.Concurrent, false},
+	{"Flat", segment.Flat, false},
+	{"Float", segment.Float, false},
+	{"HNSW", segment.HNSW, false},
+	{"IDsFromColumn", segment.IDsFromColumn, false},
+	{"IDsFromStored", segment.IDsFromStored, false},
+	{"IVF", segment.IVF, false},
+	{"Int4", segment.Int4, false},
+	{"Int4OSQ", segment.Int4OSQ, false},
+	{"Int8", segment.Int8, false},
+	{"Int8OSQ", segment.Int8OSQ, false},
+	{"Lazy", segment.Lazy, false},
+	{"OnAdd", segment.OnAdd, false},
+	{"OnRefresh", segment.OnRefresh, false},
+	{"Open", segment.Open, false},
+	{"ParseEncoding", segment.ParseEncoding, false},
+	{"ParseIndexKind", segment.ParseIndexKind, false},
+	{"Plain", segment.Plain, false},
+	{"QdrantBinary", segment.QdrantBinary, false},
+	{"QdrantInt8", segment.QdrantInt8, false},
+	{"Queued", segment.Queued, false},
+	{"Sequential", segment.Sequential, false},
+	{"Source", segment.Source, false},
+}
+
+var types_engine_segment = []typeBind{
+	{"Collection", (*segment.Collection)(nil)},
+	{"Config", (*segment.Config)(nil)},
+	{"Doc", (*segment.Doc)(nil)},
+	{"Encoding", (*segment.Encoding)(nil)},
+	{"Fetch", (*segment.Fetch)(nil)},
+	{"Hit", (*segment.Hit)(nil)},
+	{"IndexKind", (*segment.IndexKind)(nil)},
+	{"MergePolicy", (*segment.MergePolicy)(nil)},
+	{"Mode", (*segment.Mode)(nil)},
+	{"Options", (*segment.Options)(nil)},
+	{"SegmentData", (*segment.SegmentData)(nil)},
+	{"SegmentInfo", (*segment.SegmentInfo)(nil)},
+	{"Stats", (*segment.Stats)(nil)},
+	{"Visibility", (*segment.Visibility)(nil)},
 }

@@ -5,39 +5,15 @@ package bindings
 
 import (
 	store "github.com/veclab/veclab/engine/store"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/store"
 func init() {
 	Packages["github.com/veclab/veclab/engine/store"] = Package{
-		Name: "store",
-		Binds: map[string]Value{
-			"Create":         ValueOf(store.Create),
-			"CreateFS":       ValueOf(store.CreateFS),
-			"DeviceModel":    ValueOf(&store.DeviceModel).Elem(),
-			"GP3Baseline":    ValueOf(&store.GP3Baseline).Elem(),
-			"IO2Provisioned": ValueOf(&store.IO2Provisioned).Elem(),
-			"LocalNVMe":      ValueOf(&store.LocalNVMe).Elem(),
-			"Magic":          ValueOf(store.Magic),
-			"Off":            ValueOf(&store.Off).Elem(),
-			"Open":           ValueOf(store.Open),
-			"OpenBlob":       ValueOf(store.OpenBlob),
-			"OpenBlobFS":     ValueOf(store.OpenBlobFS),
-			"OpenFS":         ValueOf(store.OpenFS),
-			"ParseModel":     ValueOf(store.ParseModel),
-			"Profiles":       ValueOf(&store.Profiles).Elem(),
-			"Version":        ValueOf(store.Version),
-			"WriteMatrix":    ValueOf(store.WriteMatrix),
-			"WriteMatrixFS":  ValueOf(store.WriteMatrixFS),
-		}, Types: map[string]Type{
-			"Blob":    TypeOf((*store.Blob)(nil)).Elem(),
-			"File":    TypeOf((*store.File)(nil)).Elem(),
-			"IOStats": TypeOf((*store.IOStats)(nil)).Elem(),
-			"Model":   TypeOf((*store.Model)(nil)).Elem(),
-			"Options": TypeOf((*store.Options)(nil)).Elem(),
-			"Writer":  TypeOf((*store.Writer)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "store",
+		Binds: valueMap(binds_engine_store),
+		Types: typeMap(types_engine_store),
+		Untypeds: map[string]string{
 			"Magic":   "string:VLABVEC\x00",
 			"Version": "int:2",
 		}, Wrappers: map[string][]string{
@@ -45,4 +21,35 @@ func init() {
 			"File": []string{"Close", "Evict", "Path", "ResetStats", "Resident", "Size", "Stats", "Warm"},
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_store = []bind{
+	{"Create", store.Create, false},
+	{"CreateFS", store.CreateFS, false},
+	{"DeviceModel", &store.DeviceModel, true},
+	{"GP3Baseline", &store.GP3Baseline, true},
+	{"IO2Provisioned", &store.IO2Provisioned, true},
+	{"LocalNVMe", &store.LocalNVMe, true},
+	{"Magic", store.Magic, false},
+	{"Off", &store.Off, true},
+	{"Open", store.Open, false},
+	{"OpenBlob", store.OpenBlob, false},
+	{"OpenBlobFS", store.OpenBlobFS, false},
+	{"OpenFS", store.OpenFS, false},
+	{"ParseModel", store.ParseModel, false},
+	{"Profiles", &store.Profiles, true},
+	{"Version", store.Version, false},
+	{"WriteMatrix", store.WriteMatrix, false},
+	{"WriteMatrixFS", store.WriteMatrixFS, false},
+}
+
+var types_engine_store = []typeBind{
+	{"Blob", (*store.Blob)(nil)},
+	{"File", (*store.File)(nil)},
+	{"IOStats", (*store.IOStats)(nil)},
+	{"Model", (*store.Model)(nil)},
+	{"Options", (*store.Options)(nil)},
+	{"Writer", (*store.Writer)(nil)},
 }

@@ -5,30 +5,36 @@ package bindings
 
 import (
 	vec "github.com/veclab/veclab/engine/vec"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/vec"
 func init() {
 	Packages["github.com/veclab/veclab/engine/vec"] = Package{
-		Name: "vec",
-		Binds: map[string]Value{
-			"Distance":         ValueOf(vec.Distance),
-			"Distance4":        ValueOf(vec.Distance4),
-			"Dot":              ValueOf(vec.Dot),
-			"Dot4":             ValueOf(vec.Dot4),
-			"KernelName":       ValueOf(vec.KernelName),
-			"KernelSettingErr": ValueOf(vec.KernelSettingErr),
-			"L2Sq":             ValueOf(vec.L2Sq),
-			"L2Sq4":            ValueOf(vec.L2Sq4),
-			"NewMatrix":        ValueOf(vec.NewMatrix),
-			"Norm":             ValueOf(vec.Norm),
-			"Normalize":        ValueOf(vec.Normalize),
-			"SetAccelerated":   ValueOf(vec.SetAccelerated),
-		}, Types: map[string]Type{
-			"Dist4Func": TypeOf((*vec.Dist4Func)(nil)).Elem(),
-			"DistFunc":  TypeOf((*vec.DistFunc)(nil)).Elem(),
-			"Matrix":    TypeOf((*vec.Matrix)(nil)).Elem(),
-		},
+		Name:  "vec",
+		Binds: valueMap(binds_engine_vec),
+		Types: typeMap(types_engine_vec),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_vec = []bind{
+	{"Distance", vec.Distance, false},
+	{"Distance4", vec.Distance4, false},
+	{"Dot", vec.Dot, false},
+	{"Dot4", vec.Dot4, false},
+	{"KernelName", vec.KernelName, false},
+	{"KernelSettingErr", vec.KernelSettingErr, false},
+	{"L2Sq", vec.L2Sq, false},
+	{"L2Sq4", vec.L2Sq4, false},
+	{"NewMatrix", vec.NewMatrix, false},
+	{"Norm", vec.Norm, false},
+	{"Normalize", vec.Normalize, false},
+	{"SetAccelerated", vec.SetAccelerated, false},
+}
+
+var types_engine_vec = []typeBind{
+	{"Dist4Func", (*vec.Dist4Func)(nil)},
+	{"DistFunc", (*vec.DistFunc)(nil)},
+	{"Matrix", (*vec.Matrix)(nil)},
 }

@@ -6,65 +6,16 @@ package bindings
 import (
 	vfs "github.com/veclab/veclab/engine/vfs"
 	fs "io/fs"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/engine/vfs"
 func init() {
 	Packages["github.com/veclab/veclab/engine/vfs"] = Package{
-		Name: "vfs",
-		Binds: map[string]Value{
-			"Default":          ValueOf(&vfs.Default).Elem(),
-			"DefaultFlood":     ValueOf(vfs.DefaultFlood),
-			"DefaultHigh":      ValueOf(vfs.DefaultHigh),
-			"DefaultLow":       ValueOf(vfs.DefaultLow),
-			"Dir":              ValueOf(vfs.Dir),
-			"ErrDiskWatermark": ValueOf(&vfs.ErrDiskWatermark).Elem(),
-			"ErrInjected":      ValueOf(&vfs.ErrInjected).Elem(),
-			"ErrMemFull":       ValueOf(&vfs.ErrMemFull).Elem(),
-			"FailAfter":        ValueOf(vfs.FailAfter),
-			"NewErrorFS":       ValueOf(vfs.NewErrorFS),
-			"NewMem":           ValueOf(vfs.NewMem),
-			"NewMemLimit":      ValueOf(vfs.NewMemLimit),
-			"NewWatermark":     ValueOf(vfs.NewWatermark),
-			"OpClose":          ValueOf(vfs.OpClose),
-			"OpCreate":         ValueOf(vfs.OpCreate),
-			"OpList":           ValueOf(vfs.OpList),
-			"OpMkdir":          ValueOf(vfs.OpMkdir),
-			"OpOpen":           ValueOf(vfs.OpOpen),
-			"OpRead":           ValueOf(vfs.OpRead),
-			"OpRemove":         ValueOf(vfs.OpRemove),
-			"OpRename":         ValueOf(vfs.OpRename),
-			"OpSize":           ValueOf(vfs.OpSize),
-			"OpSync":           ValueOf(vfs.OpSync),
-			"OpSyncDir":        ValueOf(vfs.OpSyncDir),
-			"OpWrite":          ValueOf(vfs.OpWrite),
-			"ReadFile":         ValueOf(vfs.ReadFile),
-			"RemoveAll":        ValueOf(vfs.RemoveAll),
-			"Stat":             ValueOf(vfs.Stat),
-			"StatfsUsage":      ValueOf(vfs.StatfsUsage),
-			"WriteFile":        ValueOf(vfs.WriteFile),
-		}, Types: map[string]Type{
-			"Counter":        TypeOf((*vfs.Counter)(nil)).Elem(),
-			"ErrorFS":        TypeOf((*vfs.ErrorFS)(nil)).Elem(),
-			"FS":             TypeOf((*vfs.FS)(nil)).Elem(),
-			"File":           TypeOf((*vfs.File)(nil)).Elem(),
-			"Injector":       TypeOf((*vfs.Injector)(nil)).Elem(),
-			"InjectorFunc":   TypeOf((*vfs.InjectorFunc)(nil)).Elem(),
-			"MemFS":          TypeOf((*vfs.MemFS)(nil)).Elem(),
-			"Op":             TypeOf((*vfs.Op)(nil)).Elem(),
-			"SimulatedDisk":  TypeOf((*vfs.SimulatedDisk)(nil)).Elem(),
-			"StatFS":         TypeOf((*vfs.StatFS)(nil)).Elem(),
-			"UsageFunc":      TypeOf((*vfs.UsageFunc)(nil)).Elem(),
-			"Watermark":      TypeOf((*vfs.Watermark)(nil)).Elem(),
-			"WatermarkError": TypeOf((*vfs.WatermarkError)(nil)).Elem(),
-			"WatermarkFS":    TypeOf((*vfs.WatermarkFS)(nil)).Elem(),
-		}, Proxies: map[string]Type{
-			"FS":       TypeOf((*P_github_com_veclab_veclab_engine_vfs_FS)(nil)).Elem(),
-			"File":     TypeOf((*P_github_com_veclab_veclab_engine_vfs_File)(nil)).Elem(),
-			"Injector": TypeOf((*P_github_com_veclab_veclab_engine_vfs_Injector)(nil)).Elem(),
-			"StatFS":   TypeOf((*P_github_com_veclab_veclab_engine_vfs_StatFS)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:    "vfs",
+		Binds:   valueMap(binds_engine_vfs),
+		Types:   typeMap(types_engine_vfs),
+		Proxies: typeMap(proxies_engine_vfs),
+		Untypeds: map[string]string{
 			"DefaultFlood": "float:19/20",
 			"DefaultHigh":  "float:9/10",
 			"DefaultLow":   "float:17/20",
@@ -186,4 +137,63 @@ func (P *P_github_com_veclab_veclab_engine_vfs_StatFS) Stat(name string) (fs.Fil
 }
 func (P *P_github_com_veclab_veclab_engine_vfs_StatFS) SyncDir(dir string) error {
 	return P.SyncDir_(P.Object, dir)
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_engine_vfs = []bind{
+	{"Default", &vfs.Default, true},
+	{"DefaultFlood", vfs.DefaultFlood, false},
+	{"DefaultHigh", vfs.DefaultHigh, false},
+	{"DefaultLow", vfs.DefaultLow, false},
+	{"Dir", vfs.Dir, false},
+	{"ErrDiskWatermark", &vfs.ErrDiskWatermark, true},
+	{"ErrInjected", &vfs.ErrInjected, true},
+	{"ErrMemFull", &vfs.ErrMemFull, true},
+	{"FailAfter", vfs.FailAfter, false},
+	{"NewErrorFS", vfs.NewErrorFS, false},
+	{"NewMem", vfs.NewMem, false},
+	{"NewMemLimit", vfs.NewMemLimit, false},
+	{"NewWatermark", vfs.NewWatermark, false},
+	{"OpClose", vfs.OpClose, false},
+	{"OpCreate", vfs.OpCreate, false},
+	{"OpList", vfs.OpList, false},
+	{"OpMkdir", vfs.OpMkdir, false},
+	{"OpOpen", vfs.OpOpen, false},
+	{"OpRead", vfs.OpRead, false},
+	{"OpRemove", vfs.OpRemove, false},
+	{"OpRename", vfs.OpRename, false},
+	{"OpSize", vfs.OpSize, false},
+	{"OpSync", vfs.OpSync, false},
+	{"OpSyncDir", vfs.OpSyncDir, false},
+	{"OpWrite", vfs.OpWrite, false},
+	{"ReadFile", vfs.ReadFile, false},
+	{"RemoveAll", vfs.RemoveAll, false},
+	{"Stat", vfs.Stat, false},
+	{"StatfsUsage", vfs.StatfsUsage, false},
+	{"WriteFile", vfs.WriteFile, false},
+}
+
+var types_engine_vfs = []typeBind{
+	{"Counter", (*vfs.Counter)(nil)},
+	{"ErrorFS", (*vfs.ErrorFS)(nil)},
+	{"FS", (*vfs.FS)(nil)},
+	{"File", (*vfs.File)(nil)},
+	{"Injector", (*vfs.Injector)(nil)},
+	{"InjectorFunc", (*vfs.InjectorFunc)(nil)},
+	{"MemFS", (*vfs.MemFS)(nil)},
+	{"Op", (*vfs.Op)(nil)},
+	{"SimulatedDisk", (*vfs.SimulatedDisk)(nil)},
+	{"StatFS", (*vfs.StatFS)(nil)},
+	{"UsageFunc", (*vfs.UsageFunc)(nil)},
+	{"Watermark", (*vfs.Watermark)(nil)},
+	{"WatermarkError", (*vfs.WatermarkError)(nil)},
+	{"WatermarkFS", (*vfs.WatermarkFS)(nil)},
+}
+
+var proxies_engine_vfs = []typeBind{
+	{"FS", (*P_github_com_veclab_veclab_engine_vfs_FS)(nil)},
+	{"File", (*P_github_com_veclab_veclab_engine_vfs_File)(nil)},
+	{"Injector", (*P_github_com_veclab_veclab_engine_vfs_Injector)(nil)},
+	{"StatFS", (*P_github_com_veclab_veclab_engine_vfs_StatFS)(nil)},
 }

@@ -5,40 +5,15 @@ package bindings
 
 import (
 	display "github.com/veclab/veclab/kernel/display"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/kernel/display"
 func init() {
 	Packages["github.com/veclab/veclab/kernel/display"] = Package{
-		Name: "display",
-		Binds: map[string]Value{
-			"Any":            ValueOf(display.Any),
-			"ClearOutput":    ValueOf(display.ClearOutput),
-			"HTML":           ValueOf(display.HTML),
-			"JSON":           ValueOf(display.JSON),
-			"MIMEHTML":       ValueOf(display.MIMEHTML),
-			"MIMEJSON":       ValueOf(display.MIMEJSON),
-			"MIMEMarkdown":   ValueOf(display.MIMEMarkdown),
-			"MIMEPNG":        ValueOf(display.MIMEPNG),
-			"MIMESVG":        ValueOf(display.MIMESVG),
-			"MIMEText":       ValueOf(display.MIMEText),
-			"MIMEVegaLite":   ValueOf(display.MIMEVegaLite),
-			"Markdown":       ValueOf(display.Markdown),
-			"NewHandle":      ValueOf(display.NewHandle),
-			"PNG":            ValueOf(display.PNG),
-			"Progress":       ValueOf(display.Progress),
-			"ProgressBundle": ValueOf(display.ProgressBundle),
-			"ProgressEvery":  ValueOf(display.ProgressEvery),
-			"Render":         ValueOf(display.Render),
-			"SVG":            ValueOf(display.SVG),
-			"Show":           ValueOf(display.Show),
-			"Text":           ValueOf(display.Text),
-			"VegaLite":       ValueOf(display.VegaLite),
-		}, Types: map[string]Type{
-			"Bundle": TypeOf((*display.Bundle)(nil)).Elem(),
-			"Handle": TypeOf((*display.Handle)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "display",
+		Binds: valueMap(binds_kernel_display),
+		Types: typeMap(types_kernel_display),
+		Untypeds: map[string]string{
 			"MIMEHTML":     "string:text/html",
 			"MIMEJSON":     "string:application/json",
 			"MIMEMarkdown": "string:text/markdown",
@@ -48,4 +23,36 @@ func init() {
 			"MIMEVegaLite": "string:application/vnd.vegalite.v5+json",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_kernel_display = []bind{
+	{"Any", display.Any, false},
+	{"ClearOutput", display.ClearOutput, false},
+	{"HTML", display.HTML, false},
+	{"JSON", display.JSON, false},
+	{"MIMEHTML", display.MIMEHTML, false},
+	{"MIMEJSON", display.MIMEJSON, false},
+	{"MIMEMarkdown", display.MIMEMarkdown, false},
+	{"MIMEPNG", display.MIMEPNG, false},
+	{"MIMESVG", display.MIMESVG, false},
+	{"MIMEText", display.MIMEText, false},
+	{"MIMEVegaLite", display.MIMEVegaLite, false},
+	{"Markdown", display.Markdown, false},
+	{"NewHandle", display.NewHandle, false},
+	{"PNG", display.PNG, false},
+	{"Progress", display.Progress, false},
+	{"ProgressBundle", display.ProgressBundle, false},
+	{"ProgressEvery", display.ProgressEvery, false},
+	{"Render", display.Render, false},
+	{"SVG", display.SVG, false},
+	{"Show", display.Show, false},
+	{"Text", display.Text, false},
+	{"VegaLite", display.VegaLite, false},
+}
+
+var types_kernel_display = []typeBind{
+	{"Bundle", (*display.Bundle)(nil)},
+	{"Handle", (*display.Handle)(nil)},
 }

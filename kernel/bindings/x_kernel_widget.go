@@ -5,67 +5,16 @@ package bindings
 
 import (
 	widget "github.com/veclab/veclab/kernel/widget"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/kernel/widget"
 func init() {
 	Packages["github.com/veclab/veclab/kernel/widget"] = Package{
-		Name: "widget",
-		Binds: map[string]Value{
-			"ControlTarget":      ValueOf(widget.ControlTarget),
-			"ErrDetached":        ValueOf(&widget.ErrDetached).Elem(),
-			"ErrRecording":       ValueOf(&widget.ErrRecording).Elem(),
-			"HBox":               ValueOf(widget.HBox),
-			"Interact":           ValueOf(widget.Interact),
-			"Link":               ValueOf(widget.Link),
-			"Live":               ValueOf(widget.Live),
-			"MIMEState":          ValueOf(widget.MIMEState),
-			"MIMEView":           ValueOf(widget.MIMEView),
-			"New":                ValueOf(widget.New),
-			"NewButton":          ValueOf(widget.NewButton),
-			"NewCheckbox":        ValueOf(widget.NewCheckbox),
-			"NewDropdown":        ValueOf(widget.NewDropdown),
-			"NewFloatLogSlider":  ValueOf(widget.NewFloatLogSlider),
-			"NewFloatSlider":     ValueOf(widget.NewFloatSlider),
-			"NewHTML":            ValueOf(widget.NewHTML),
-			"NewIntSlider":       ValueOf(widget.NewIntSlider),
-			"NewLabel":           ValueOf(widget.NewLabel),
-			"NewLayout":          ValueOf(widget.NewLayout),
-			"NewOutput":          ValueOf(widget.NewOutput),
-			"NewPlay":            ValueOf(widget.NewPlay),
-			"NewSelectionSlider": ValueOf(widget.NewSelectionSlider),
-			"NewTab":             ValueOf(widget.NewTab),
-			"NewText":            ValueOf(widget.NewText),
-			"NewToggleButtons":   ValueOf(widget.NewToggleButtons),
-			"ProtocolVersion":    ValueOf(widget.ProtocolVersion),
-			"Record":             ValueOf(widget.Record),
-			"Target":             ValueOf(widget.Target),
-			"VBox":               ValueOf(widget.VBox),
-		}, Types: map[string]Type{
-			"Box":             TypeOf((*widget.Box)(nil)).Elem(),
-			"Button":          TypeOf((*widget.Button)(nil)).Elem(),
-			"CaptureFunc":     TypeOf((*widget.CaptureFunc)(nil)).Elem(),
-			"Checkbox":        TypeOf((*widget.Checkbox)(nil)).Elem(),
-			"Dropdown":        TypeOf((*widget.Dropdown)(nil)).Elem(),
-			"FloatLogSlider":  TypeOf((*widget.FloatLogSlider)(nil)).Elem(),
-			"FloatSlider":     TypeOf((*widget.FloatSlider)(nil)).Elem(),
-			"HTML":            TypeOf((*widget.HTML)(nil)).Elem(),
-			"IntSlider":       TypeOf((*widget.IntSlider)(nil)).Elem(),
-			"Interactive":     TypeOf((*widget.Interactive)(nil)).Elem(),
-			"Label":           TypeOf((*widget.Label)(nil)).Elem(),
-			"Model":           TypeOf((*widget.Model)(nil)).Elem(),
-			"Output":          TypeOf((*widget.Output)(nil)).Elem(),
-			"Play":            TypeOf((*widget.Play)(nil)).Elem(),
-			"Recording":       TypeOf((*widget.Recording)(nil)).Elem(),
-			"SelectionSlider": TypeOf((*widget.SelectionSlider)(nil)).Elem(),
-			"Tab":             TypeOf((*widget.Tab)(nil)).Elem(),
-			"Text":            TypeOf((*widget.Text)(nil)).Elem(),
-			"ToggleButtons":   TypeOf((*widget.ToggleButtons)(nil)).Elem(),
-			"Widget":          TypeOf((*widget.Widget)(nil)).Elem(),
-		}, Proxies: map[string]Type{
-			"Model": TypeOf((*P_github_com_veclab_veclab_kernel_widget_Model)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:    "widget",
+		Binds:   valueMap(binds_kernel_widget),
+		Types:   typeMap(types_kernel_widget),
+		Proxies: typeMap(proxies_kernel_widget),
+		Untypeds: map[string]string{
 			"ControlTarget":   "string:jupyter.widget.control",
 			"MIMEState":       "string:application/vnd.jupyter.widget-state+json",
 			"MIMEView":        "string:application/vnd.jupyter.widget-view+json",
@@ -100,4 +49,65 @@ type P_github_com_veclab_veclab_kernel_widget_Model struct {
 
 func (P *P_github_com_veclab_veclab_kernel_widget_Model) Base() *widget.Widget {
 	return P.Base_(P.Object)
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_kernel_widget = []bind{
+	{"ControlTarget", widget.ControlTarget, false},
+	{"ErrDetached", &widget.ErrDetached, true},
+	{"ErrRecording", &widget.ErrRecording, true},
+	{"HBox", widget.HBox, false},
+	{"Interact", widget.Interact, false},
+	{"Link", widget.Link, false},
+	{"Live", widget.Live, false},
+	{"MIMEState", widget.MIMEState, false},
+	{"MIMEView", widget.MIMEView, false},
+	{"New", widget.New, false},
+	{"NewButton", widget.NewButton, false},
+	{"NewCheckbox", widget.NewCheckbox, false},
+	{"NewDropdown", widget.NewDropdown, false},
+	{"NewFloatLogSlider", widget.NewFloatLogSlider, false},
+	{"NewFloatSlider", widget.NewFloatSlider, false},
+	{"NewHTML", widget.NewHTML, false},
+	{"NewIntSlider", widget.NewIntSlider, false},
+	{"NewLabel", widget.NewLabel, false},
+	{"NewLayout", widget.NewLayout, false},
+	{"NewOutput", widget.NewOutput, false},
+	{"NewPlay", widget.NewPlay, false},
+	{"NewSelectionSlider", widget.NewSelectionSlider, false},
+	{"NewTab", widget.NewTab, false},
+	{"NewText", widget.NewText, false},
+	{"NewToggleButtons", widget.NewToggleButtons, false},
+	{"ProtocolVersion", widget.ProtocolVersion, false},
+	{"Record", widget.Record, false},
+	{"Target", widget.Target, false},
+	{"VBox", widget.VBox, false},
+}
+
+var types_kernel_widget = []typeBind{
+	{"Box", (*widget.Box)(nil)},
+	{"Button", (*widget.Button)(nil)},
+	{"CaptureFunc", (*widget.CaptureFunc)(nil)},
+	{"Checkbox", (*widget.Checkbox)(nil)},
+	{"Dropdown", (*widget.Dropdown)(nil)},
+	{"FloatLogSlider", (*widget.FloatLogSlider)(nil)},
+	{"FloatSlider", (*widget.FloatSlider)(nil)},
+	{"HTML", (*widget.HTML)(nil)},
+	{"IntSlider", (*widget.IntSlider)(nil)},
+	{"Interactive", (*widget.Interactive)(nil)},
+	{"Label", (*widget.Label)(nil)},
+	{"Model", (*widget.Model)(nil)},
+	{"Output", (*widget.Output)(nil)},
+	{"Play", (*widget.Play)(nil)},
+	{"Recording", (*widget.Recording)(nil)},
+	{"SelectionSlider", (*widget.SelectionSlider)(nil)},
+	{"Tab", (*widget.Tab)(nil)},
+	{"Text", (*widget.Text)(nil)},
+	{"ToggleButtons", (*widget.ToggleButtons)(nil)},
+	{"Widget", (*widget.Widget)(nil)},
+}
+
+var proxies_kernel_widget = []typeBind{
+	{"Model", (*P_github_com_veclab_veclab_kernel_widget_Model)(nil)},
 }

@@ -5,39 +5,46 @@ package bindings
 
 import (
 	advise "github.com/veclab/veclab/lab/advise"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/advise"
 func init() {
 	Packages["github.com/veclab/veclab/lab/advise"] = Package{
-		Name: "advise",
-		Binds: map[string]Value{
-			"DefaultProfiles":   ValueOf(advise.DefaultProfiles),
-			"GCPercent":         ValueOf(advise.GCPercent),
-			"Load":              ValueOf(advise.Load),
-			"MemoryLimit":       ValueOf(advise.MemoryLimit),
-			"MemoryLimitFactor": ValueOf(advise.MemoryLimitFactor),
-			"MinMemoryLimit":    ValueOf(advise.MinMemoryLimit),
-			"OpenPG":            ValueOf(advise.OpenPG),
-			"Recall":            ValueOf(advise.Recall),
-			"Run":               ValueOf(advise.Run),
-		}, Types: map[string]Type{
-			"Data":        TypeOf((*advise.Data)(nil)).Elem(),
-			"KnobResult":  TypeOf((*advise.KnobResult)(nil)).Elem(),
-			"KnobSearch":  TypeOf((*advise.KnobSearch)(nil)).Elem(),
-			"LoadOptions": TypeOf((*advise.LoadOptions)(nil)).Elem(),
-			"Measure":     TypeOf((*advise.Measure)(nil)).Elem(),
-			"Options":     TypeOf((*advise.Options)(nil)).Elem(),
-			"Point":       TypeOf((*advise.Point)(nil)).Elem(),
-			"Real":        TypeOf((*advise.Real)(nil)).Elem(),
-			"Report":      TypeOf((*advise.Report)(nil)).Elem(),
-			"Row":         TypeOf((*advise.Row)(nil)).Elem(),
-			"Search":      TypeOf((*advise.Search)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "advise",
+		Binds: valueMap(binds_lab_advise),
+		Types: typeMap(types_lab_advise),
+		Untypeds: map[string]string{
 			"GCPercent":         "int:25",
 			"MemoryLimitFactor": "float:29/10",
 			"MinMemoryLimit":    "int:536870912",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_advise = []bind{
+	{"DefaultProfiles", advise.DefaultProfiles, false},
+	{"GCPercent", advise.GCPercent, false},
+	{"Load", advise.Load, false},
+	{"MemoryLimit", advise.MemoryLimit, false},
+	{"MemoryLimitFactor", advise.MemoryLimitFactor, false},
+	{"MinMemoryLimit", advise.MinMemoryLimit, false},
+	{"OpenPG", advise.OpenPG, false},
+	{"Recall", advise.Recall, false},
+	{"Run", advise.Run, false},
+}
+
+var types_lab_advise = []typeBind{
+	{"Data", (*advise.Data)(nil)},
+	{"KnobResult", (*advise.KnobResult)(nil)},
+	{"KnobSearch", (*advise.KnobSearch)(nil)},
+	{"LoadOptions", (*advise.LoadOptions)(nil)},
+	{"Measure", (*advise.Measure)(nil)},
+	{"Options", (*advise.Options)(nil)},
+	{"Point", (*advise.Point)(nil)},
+	{"Real", (*advise.Real)(nil)},
+	{"Report", (*advise.Report)(nil)},
+	{"Row", (*advise.Row)(nil)},
+	{"Search", (*advise.Search)(nil)},
 }

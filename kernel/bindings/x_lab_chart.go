@@ -5,44 +5,15 @@ package bindings
 
 import (
 	chart "github.com/veclab/veclab/lab/chart"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/chart"
 func init() {
 	Packages["github.com/veclab/veclab/lab/chart"] = Package{
-		Name: "chart",
-		Binds: map[string]Value{
-			"Background":     ValueOf(chart.Background),
-			"Compare":        ValueOf(chart.Compare),
-			"DefaultHeight":  ValueOf(chart.DefaultHeight),
-			"DefaultWidth":   ValueOf(chart.DefaultWidth),
-			"Dots":           ValueOf(chart.Dots),
-			"Edges":          ValueOf(chart.Edges),
-			"ErrData":        ValueOf(&chart.ErrData).Elem(),
-			"Marks":          ValueOf(chart.Marks),
-			"MaxWidth":       ValueOf(chart.MaxWidth),
-			"MinCellWidth":   ValueOf(chart.MinCellWidth),
-			"NewBars":        ValueOf(chart.NewBars),
-			"NewGrid":        ValueOf(chart.NewGrid),
-			"NewLine":        ValueOf(chart.NewLine),
-			"NewScatter":     ValueOf(chart.NewScatter),
-			"Path":           ValueOf(chart.Path),
-			"Reference":      ValueOf(chart.Reference),
-			"Star":           ValueOf(chart.Star),
-			"VegaLiteSchema": ValueOf(chart.VegaLiteSchema),
-			"VegaLiteWidth":  ValueOf(chart.VegaLiteWidth),
-		}, Types: map[string]Type{
-			"BarSeries": TypeOf((*chart.BarSeries)(nil)).Elem(),
-			"Bars":      TypeOf((*chart.Bars)(nil)).Elem(),
-			"Chart":     TypeOf((*chart.Chart)(nil)).Elem(),
-			"Grid":      TypeOf((*chart.Grid)(nil)).Elem(),
-			"Group":     TypeOf((*chart.Group)(nil)).Elem(),
-			"Line":      TypeOf((*chart.Line)(nil)).Elem(),
-			"Role":      TypeOf((*chart.Role)(nil)).Elem(),
-			"Scatter":   TypeOf((*chart.Scatter)(nil)).Elem(),
-			"Series":    TypeOf((*chart.Series)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "chart",
+		Binds: valueMap(binds_lab_chart),
+		Types: typeMap(types_lab_chart),
+		Untypeds: map[string]string{
 			"DefaultHeight":  "int:320",
 			"DefaultWidth":   "int:480",
 			"MaxWidth":       "int:675",
@@ -51,4 +22,40 @@ func init() {
 			"VegaLiteWidth":  "int:800",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_chart = []bind{
+	{"Background", chart.Background, false},
+	{"Compare", chart.Compare, false},
+	{"DefaultHeight", chart.DefaultHeight, false},
+	{"DefaultWidth", chart.DefaultWidth, false},
+	{"Dots", chart.Dots, false},
+	{"Edges", chart.Edges, false},
+	{"ErrData", &chart.ErrData, true},
+	{"Marks", chart.Marks, false},
+	{"MaxWidth", chart.MaxWidth, false},
+	{"MinCellWidth", chart.MinCellWidth, false},
+	{"NewBars", chart.NewBars, false},
+	{"NewGrid", chart.NewGrid, false},
+	{"NewLine", chart.NewLine, false},
+	{"NewScatter", chart.NewScatter, false},
+	{"Path", chart.Path, false},
+	{"Reference", chart.Reference, false},
+	{"Star", chart.Star, false},
+	{"VegaLiteSchema", chart.VegaLiteSchema, false},
+	{"VegaLiteWidth", chart.VegaLiteWidth, false},
+}
+
+var types_lab_chart = []typeBind{
+	{"BarSeries", (*chart.BarSeries)(nil)},
+	{"Bars", (*chart.Bars)(nil)},
+	{"Chart", (*chart.Chart)(nil)},
+	{"Grid", (*chart.Grid)(nil)},
+	{"Group", (*chart.Group)(nil)},
+	{"Line", (*chart.Line)(nil)},
+	{"Role", (*chart.Role)(nil)},
+	{"Scatter", (*chart.Scatter)(nil)},
+	{"Series", (*chart.Series)(nil)},
 }

@@ -5,27 +5,33 @@ package bindings
 
 import (
 	bulk "github.com/veclab/veclab/lab/dataset/bulk"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/dataset/bulk"
 func init() {
 	Packages["github.com/veclab/veclab/lab/dataset/bulk"] = Package{
-		Name: "bulk",
-		Binds: map[string]Value{
-			"Base64JSON":     ValueOf(bulk.Base64JSON),
-			"Bodies":         ValueOf(bulk.Bodies),
-			"Check":          ValueOf(bulk.Check),
-			"Encode":         ValueOf(bulk.Encode),
-			"FloatArrayJSON": ValueOf(bulk.FloatArrayJSON),
-			"Formats":        ValueOf(&bulk.Formats).Elem(),
-			"Msgpack":        ValueOf(bulk.Msgpack),
-			"Reflect":        ValueOf(bulk.Reflect),
-			"Tokens":         ValueOf(bulk.Tokens),
-		}, Types: map[string]Type{
-			"Decoder": TypeOf((*bulk.Decoder)(nil)).Elem(),
-			"Format":  TypeOf((*bulk.Format)(nil)).Elem(),
-			"Parser":  TypeOf((*bulk.Parser)(nil)).Elem(),
-		},
+		Name:  "bulk",
+		Binds: valueMap(binds_lab_dataset_bulk),
+		Types: typeMap(types_lab_dataset_bulk),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_dataset_bulk = []bind{
+	{"Base64JSON", bulk.Base64JSON, false},
+	{"Bodies", bulk.Bodies, false},
+	{"Check", bulk.Check, false},
+	{"Encode", bulk.Encode, false},
+	{"FloatArrayJSON", bulk.FloatArrayJSON, false},
+	{"Formats", &bulk.Formats, true},
+	{"Msgpack", bulk.Msgpack, false},
+	{"Reflect", bulk.Reflect, false},
+	{"Tokens", bulk.Tokens, false},
+}
+
+var types_lab_dataset_bulk = []typeBind{
+	{"Decoder", (*bulk.Decoder)(nil)},
+	{"Format", (*bulk.Format)(nil)},
+	{"Parser", (*bulk.Parser)(nil)},
 }

@@ -5,48 +5,54 @@ package bindings
 
 import (
 	exercise "github.com/veclab/veclab/lab/exercise"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/exercise"
 func init() {
 	Packages["github.com/veclab/veclab/lab/exercise"] = Package{
-		Name: "exercise",
-		Binds: map[string]Value{
-			"ADCSum":             ValueOf(exercise.ADCSum),
-			"All":                ValueOf(exercise.All),
-			"BBQAtDefault":       ValueOf(exercise.BBQAtDefault),
-			"CodeBytes":          ValueOf(exercise.CodeBytes),
-			"CorrectionMatters":  ValueOf(exercise.CorrectionMatters),
-			"CorrectionReads":    ValueOf(exercise.CorrectionReads),
-			"DiskHeadroom":       ValueOf(exercise.DiskHeadroom),
-			"DocsFromPassages":   ValueOf(exercise.DocsFromPassages),
-			"ErrBadArgument":     ValueOf(&exercise.ErrBadArgument).Elem(),
-			"GloveBBQOversample": ValueOf(exercise.GloveBBQOversample),
-			"GraphBytes":         ValueOf(exercise.GraphBytes),
-			"Int4Oversample":     ValueOf(exercise.Int4Oversample),
-			"Int8Bytes":          ValueOf(exercise.Int8Bytes),
-			"LayerSizes":         ValueOf(exercise.LayerSizes),
-			"ListsForVisit":      ValueOf(exercise.ListsForVisit),
-			"NprobeForRecall":    ValueOf(exercise.NprobeForRecall),
-			"OversampleAtVisit":  ValueOf(exercise.OversampleAtVisit),
-			"PQCodes":            ValueOf(exercise.PQCodes),
-			"ParentEf":           ValueOf(exercise.ParentEf),
-			"PassagesForK":       ValueOf(exercise.PassagesForK),
-			"ProbeFunc":          ValueOf(exercise.ProbeFunc),
-			"RecallFunc":         ValueOf(exercise.RecallFunc),
-			"RelativeError":      ValueOf(exercise.RelativeError),
-			"RescoreOversample":  ValueOf(exercise.RescoreOversample),
-			"RescoreReads":       ValueOf(exercise.RescoreReads),
-			"ScalarCode":         ValueOf(exercise.ScalarCode),
-			"SmallestEf":         ValueOf(exercise.SmallestEf),
-			"SmallestNprobe":     ValueOf(exercise.SmallestNprobe),
-			"VisitForRecall":     ValueOf(exercise.VisitForRecall),
-		}, Types: map[string]Type{
-			"Exercise": TypeOf((*exercise.Exercise)(nil)).Elem(),
-			"Fixtures": TypeOf((*exercise.Fixtures)(nil)).Elem(),
-			"Note":     TypeOf((*exercise.Note)(nil)).Elem(),
-			"Result":   TypeOf((*exercise.Result)(nil)).Elem(),
-		},
+		Name:  "exercise",
+		Binds: valueMap(binds_lab_exercise),
+		Types: typeMap(types_lab_exercise),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_exercise = []bind{
+	{"ADCSum", exercise.ADCSum, false},
+	{"All", exercise.All, false},
+	{"BBQAtDefault", exercise.BBQAtDefault, false},
+	{"CodeBytes", exercise.CodeBytes, false},
+	{"CorrectionMatters", exercise.CorrectionMatters, false},
+	{"CorrectionReads", exercise.CorrectionReads, false},
+	{"DiskHeadroom", exercise.DiskHeadroom, false},
+	{"DocsFromPassages", exercise.DocsFromPassages, false},
+	{"ErrBadArgument", &exercise.ErrBadArgument, true},
+	{"GloveBBQOversample", exercise.GloveBBQOversample, false},
+	{"GraphBytes", exercise.GraphBytes, false},
+	{"Int4Oversample", exercise.Int4Oversample, false},
+	{"Int8Bytes", exercise.Int8Bytes, false},
+	{"LayerSizes", exercise.LayerSizes, false},
+	{"ListsForVisit", exercise.ListsForVisit, false},
+	{"NprobeForRecall", exercise.NprobeForRecall, false},
+	{"OversampleAtVisit", exercise.OversampleAtVisit, false},
+	{"PQCodes", exercise.PQCodes, false},
+	{"ParentEf", exercise.ParentEf, false},
+	{"PassagesForK", exercise.PassagesForK, false},
+	{"ProbeFunc", exercise.ProbeFunc, false},
+	{"RecallFunc", exercise.RecallFunc, false},
+	{"RelativeError", exercise.RelativeError, false},
+	{"RescoreOversample", exercise.RescoreOversample, false},
+	{"RescoreReads", exercise.RescoreReads, false},
+	{"ScalarCode", exercise.ScalarCode, false},
+	{"SmallestEf", exercise.SmallestEf, false},
+	{"SmallestNprobe", exercise.SmallestNprobe, false},
+	{"VisitForRecall", exercise.VisitForRecall, false},
+}
+
+var types_lab_exercise = []typeBind{
+	{"Exercise", (*exercise.Exercise)(nil)},
+	{"Fixtures", (*exercise.Fixtures)(nil)},
+	{"Note", (*exercise.Note)(nil)},
+	{"Result", (*exercise.Result)(nil)},
 }

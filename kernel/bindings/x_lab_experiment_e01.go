@@ -5,19 +5,22 @@ package bindings
 
 import (
 	e01 "github.com/veclab/veclab/lab/experiment/e01"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e01"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e01"] = Package{
-		Name: "e01",
-		Binds: map[string]Value{
-			"Experiment": ValueOf(&e01.Experiment).Elem(),
-			"Lag":        ValueOf(e01.Lag),
-			"Measure":    ValueOf(e01.Measure),
-			"Table":      ValueOf(e01.Table),
-			"Verdicts":   ValueOf(e01.Verdicts),
-		},
+		Name:  "e01",
+		Binds: valueMap(binds_lab_experiment_e01),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e01 = []bind{
+	{"Experiment", &e01.Experiment, true},
+	{"Lag", e01.Lag, false},
+	{"Measure", e01.Measure, false},
+	{"Table", e01.Table, false},
+	{"Verdicts", e01.Verdicts, false},
 }

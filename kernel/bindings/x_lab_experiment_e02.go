@@ -5,23 +5,29 @@ package bindings
 
 import (
 	e02 "github.com/veclab/veclab/lab/experiment/e02"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e02"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e02"] = Package{
-		Name: "e02",
-		Binds: map[string]Value{
-			"Experiment":      ValueOf(&e02.Experiment).Elem(),
-			"LatencyVerdicts": ValueOf(e02.LatencyVerdicts),
-			"Measure":         ValueOf(e02.Measure),
-			"MeasureBreadth":  ValueOf(e02.MeasureBreadth),
-			"ShapeVerdicts":   ValueOf(e02.ShapeVerdicts),
-			"Table":           ValueOf(e02.Table),
-			"Verdicts":        ValueOf(e02.Verdicts),
-		}, Types: map[string]Type{
-			"Breadth": TypeOf((*e02.Breadth)(nil)).Elem(),
-		},
+		Name:  "e02",
+		Binds: valueMap(binds_lab_experiment_e02),
+		Types: typeMap(types_lab_experiment_e02),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e02 = []bind{
+	{"Experiment", &e02.Experiment, true},
+	{"LatencyVerdicts", e02.LatencyVerdicts, false},
+	{"Measure", e02.Measure, false},
+	{"MeasureBreadth", e02.MeasureBreadth, false},
+	{"ShapeVerdicts", e02.ShapeVerdicts, false},
+	{"Table", e02.Table, false},
+	{"Verdicts", e02.Verdicts, false},
+}
+
+var types_lab_experiment_e02 = []typeBind{
+	{"Breadth", (*e02.Breadth)(nil)},
 }

@@ -5,19 +5,22 @@ package bindings
 
 import (
 	e03 "github.com/veclab/veclab/lab/experiment/e03"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e03"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e03"] = Package{
-		Name: "e03",
-		Binds: map[string]Value{
-			"LatencyVerdicts": ValueOf(e03.LatencyVerdicts),
-			"Measure":         ValueOf(e03.Measure),
-			"PostFilterHits":  ValueOf(e03.PostFilterHits),
-			"Table":           ValueOf(e03.Table),
-			"Verdicts":        ValueOf(e03.Verdicts),
-		},
+		Name:  "e03",
+		Binds: valueMap(binds_lab_experiment_e03),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e03 = []bind{
+	{"LatencyVerdicts", e03.LatencyVerdicts, false},
+	{"Measure", e03.Measure, false},
+	{"PostFilterHits", e03.PostFilterHits, false},
+	{"Table", e03.Table, false},
+	{"Verdicts", e03.Verdicts, false},
 }

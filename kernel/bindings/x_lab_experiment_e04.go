@@ -5,17 +5,20 @@ package bindings
 
 import (
 	e04 "github.com/veclab/veclab/lab/experiment/e04"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e04"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e04"] = Package{
-		Name: "e04",
-		Binds: map[string]Value{
-			"Describe": ValueOf(e04.Describe),
-			"Table":    ValueOf(e04.Table),
-			"Verdicts": ValueOf(e04.Verdicts),
-		},
+		Name:  "e04",
+		Binds: valueMap(binds_lab_experiment_e04),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e04 = []bind{
+	{"Describe", e04.Describe, false},
+	{"Table", e04.Table, false},
+	{"Verdicts", e04.Verdicts, false},
 }

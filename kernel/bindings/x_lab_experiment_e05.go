@@ -5,24 +5,30 @@ package bindings
 
 import (
 	e05 "github.com/veclab/veclab/lab/experiment/e05"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e05"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e05"] = Package{
-		Name: "e05",
-		Binds: map[string]Value{
-			"Chart":              ValueOf(e05.Chart),
-			"Default":            ValueOf(&e05.Default).Elem(),
-			"Measure":            ValueOf(e05.Measure),
-			"OversampleDefault":  ValueOf(&e05.OversampleDefault).Elem(),
-			"OversampleSweep":    ValueOf(e05.OversampleSweep),
-			"OversampleVerdicts": ValueOf(e05.OversampleVerdicts),
-			"Table":              ValueOf(e05.Table),
-			"Verdicts":           ValueOf(e05.Verdicts),
-		}, Types: map[string]Type{
-			"Oversample": TypeOf((*e05.Oversample)(nil)).Elem(),
-		},
+		Name:  "e05",
+		Binds: valueMap(binds_lab_experiment_e05),
+		Types: typeMap(types_lab_experiment_e05),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e05 = []bind{
+	{"Chart", e05.Chart, false},
+	{"Default", &e05.Default, true},
+	{"Measure", e05.Measure, false},
+	{"OversampleDefault", &e05.OversampleDefault, true},
+	{"OversampleSweep", e05.OversampleSweep, false},
+	{"OversampleVerdicts", e05.OversampleVerdicts, false},
+	{"Table", e05.Table, false},
+	{"Verdicts", e05.Verdicts, false},
+}
+
+var types_lab_experiment_e05 = []typeBind{
+	{"Oversample", (*e05.Oversample)(nil)},
 }

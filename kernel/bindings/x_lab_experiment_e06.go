@@ -5,22 +5,25 @@ package bindings
 
 import (
 	e06 "github.com/veclab/veclab/lab/experiment/e06"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e06"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e06"] = Package{
-		Name: "e06",
-		Binds: map[string]Value{
-			"Chart":            ValueOf(e06.Chart),
-			"Default":          ValueOf(&e06.Default).Elem(),
-			"FilteredVerdicts": ValueOf(e06.FilteredVerdicts),
-			"LatencyVerdicts":  ValueOf(e06.LatencyVerdicts),
-			"Measure":          ValueOf(e06.Measure),
-			"MeasureFiltered":  ValueOf(e06.MeasureFiltered),
-			"Table":            ValueOf(e06.Table),
-			"Verdicts":         ValueOf(e06.Verdicts),
-		},
+		Name:  "e06",
+		Binds: valueMap(binds_lab_experiment_e06),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e06 = []bind{
+	{"Chart", e06.Chart, false},
+	{"Default", &e06.Default, true},
+	{"FilteredVerdicts", e06.FilteredVerdicts, false},
+	{"LatencyVerdicts", e06.LatencyVerdicts, false},
+	{"Measure", e06.Measure, false},
+	{"MeasureFiltered", e06.MeasureFiltered, false},
+	{"Table", e06.Table, false},
+	{"Verdicts", e06.Verdicts, false},
 }

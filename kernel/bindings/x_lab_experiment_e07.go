@@ -5,28 +5,34 @@ package bindings
 
 import (
 	e07 "github.com/veclab/veclab/lab/experiment/e07"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e07"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e07"] = Package{
-		Name: "e07",
-		Binds: map[string]Value{
-			"Default":             ValueOf(&e07.Default).Elem(),
-			"LatencyVerdicts":     ValueOf(e07.LatencyVerdicts),
-			"Measure":             ValueOf(e07.Measure),
-			"MeasureProfile":      ValueOf(e07.MeasureProfile),
-			"MeasureStrategyGrid": ValueOf(e07.MeasureStrategyGrid),
-			"Read":                ValueOf(e07.Read),
-			"ScanBoundSweep":      ValueOf(e07.ScanBoundSweep),
-			"Table":               ValueOf(e07.Table),
-			"Verdicts":            ValueOf(e07.Verdicts),
-		}, Types: map[string]Type{
-			"Reading":      TypeOf((*e07.Reading)(nil)).Elem(),
-			"ScanBound":    TypeOf((*e07.ScanBound)(nil)).Elem(),
-			"Setting":      TypeOf((*e07.Setting)(nil)).Elem(),
-			"StrategyGrid": TypeOf((*e07.StrategyGrid)(nil)).Elem(),
-		},
+		Name:  "e07",
+		Binds: valueMap(binds_lab_experiment_e07),
+		Types: typeMap(types_lab_experiment_e07),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e07 = []bind{
+	{"Default", &e07.Default, true},
+	{"LatencyVerdicts", e07.LatencyVerdicts, false},
+	{"Measure", e07.Measure, false},
+	{"MeasureProfile", e07.MeasureProfile, false},
+	{"MeasureStrategyGrid", e07.MeasureStrategyGrid, false},
+	{"Read", e07.Read, false},
+	{"ScanBoundSweep", e07.ScanBoundSweep, false},
+	{"Table", e07.Table, false},
+	{"Verdicts", e07.Verdicts, false},
+}
+
+var types_lab_experiment_e07 = []typeBind{
+	{"Reading", (*e07.Reading)(nil)},
+	{"ScanBound", (*e07.ScanBound)(nil)},
+	{"Setting", (*e07.Setting)(nil)},
+	{"StrategyGrid", (*e07.StrategyGrid)(nil)},
 }

@@ -5,28 +5,34 @@ package bindings
 
 import (
 	e08 "github.com/veclab/veclab/lab/experiment/e08"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e08"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e08"] = Package{
-		Name: "e08",
-		Binds: map[string]Value{
-			"Indexing":            ValueOf(e08.Indexing),
-			"IndexingTable":       ValueOf(e08.IndexingTable),
-			"IndexingThresholdKB": ValueOf(e08.IndexingThresholdKB),
-			"LinkFilters":         ValueOf(&e08.LinkFilters).Elem(),
-			"Measure":             ValueOf(e08.Measure),
-			"MeasurePayloadLinks": ValueOf(e08.MeasurePayloadLinks),
-			"PayloadLinkVerdicts": ValueOf(e08.PayloadLinkVerdicts),
-			"PlanFilters":         ValueOf(&e08.PlanFilters).Elem(),
-			"PlannerTable":        ValueOf(e08.PlannerTable),
-			"Table":               ValueOf(e08.Table),
-			"Verdicts":            ValueOf(e08.Verdicts),
-		}, Types: map[string]Type{
-			"IndexingRow":  TypeOf((*e08.IndexingRow)(nil)).Elem(),
-			"PayloadLinks": TypeOf((*e08.PayloadLinks)(nil)).Elem(),
-		},
+		Name:  "e08",
+		Binds: valueMap(binds_lab_experiment_e08),
+		Types: typeMap(types_lab_experiment_e08),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e08 = []bind{
+	{"Indexing", e08.Indexing, false},
+	{"IndexingTable", e08.IndexingTable, false},
+	{"IndexingThresholdKB", e08.IndexingThresholdKB, false},
+	{"LinkFilters", &e08.LinkFilters, true},
+	{"Measure", e08.Measure, false},
+	{"MeasurePayloadLinks", e08.MeasurePayloadLinks, false},
+	{"PayloadLinkVerdicts", e08.PayloadLinkVerdicts, false},
+	{"PlanFilters", &e08.PlanFilters, true},
+	{"PlannerTable", e08.PlannerTable, false},
+	{"Table", e08.Table, false},
+	{"Verdicts", e08.Verdicts, false},
+}
+
+var types_lab_experiment_e08 = []typeBind{
+	{"IndexingRow", (*e08.IndexingRow)(nil)},
+	{"PayloadLinks", (*e08.PayloadLinks)(nil)},
 }

@@ -5,20 +5,26 @@ package bindings
 
 import (
 	e09 "github.com/veclab/veclab/lab/experiment/e09"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e09"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e09"] = Package{
-		Name: "e09",
-		Binds: map[string]Value{
-			"Experiment": ValueOf(&e09.Experiment).Elem(),
-			"Measure":    ValueOf(e09.Measure),
-			"Table":      ValueOf(e09.Table),
-			"Verdicts":   ValueOf(e09.Verdicts),
-		}, Types: map[string]Type{
-			"Outcome": TypeOf((*e09.Outcome)(nil)).Elem(),
-		},
+		Name:  "e09",
+		Binds: valueMap(binds_lab_experiment_e09),
+		Types: typeMap(types_lab_experiment_e09),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e09 = []bind{
+	{"Experiment", &e09.Experiment, true},
+	{"Measure", e09.Measure, false},
+	{"Table", e09.Table, false},
+	{"Verdicts", e09.Verdicts, false},
+}
+
+var types_lab_experiment_e09 = []typeBind{
+	{"Outcome", (*e09.Outcome)(nil)},
 }

@@ -5,23 +5,26 @@ package bindings
 
 import (
 	e10 "github.com/veclab/veclab/lab/experiment/e10"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e10"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e10"] = Package{
-		Name: "e10",
-		Binds: map[string]Value{
-			"CodesOrSegments": ValueOf(e10.CodesOrSegments),
-			"Experiment":      ValueOf(&e10.Experiment).Elem(),
-			"Measure":         ValueOf(e10.Measure),
-			"RebuildVerdicts": ValueOf(e10.RebuildVerdicts),
-			"Rebuilds":        ValueOf(e10.Rebuilds),
-			"Sizes":           ValueOf(e10.Sizes),
-			"Table":           ValueOf(e10.Table),
-			"Types":           ValueOf(&e10.Types).Elem(),
-			"Verdicts":        ValueOf(e10.Verdicts),
-		},
+		Name:  "e10",
+		Binds: valueMap(binds_lab_experiment_e10),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e10 = []bind{
+	{"CodesOrSegments", e10.CodesOrSegments, false},
+	{"Experiment", &e10.Experiment, true},
+	{"Measure", e10.Measure, false},
+	{"RebuildVerdicts", e10.RebuildVerdicts, false},
+	{"Rebuilds", e10.Rebuilds, false},
+	{"Sizes", e10.Sizes, false},
+	{"Table", e10.Table, false},
+	{"Types", &e10.Types, true},
+	{"Verdicts", e10.Verdicts, false},
 }

@@ -5,27 +5,33 @@ package bindings
 
 import (
 	e11 "github.com/veclab/veclab/lab/experiment/e11"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e11"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e11"] = Package{
-		Name: "e11",
-		Binds: map[string]Value{
-			"Compare":       ValueOf(e11.Compare),
-			"Components":    ValueOf(e11.Components),
-			"Kinds":         ValueOf(&e11.Kinds).Elem(),
-			"Measure":       ValueOf(e11.Measure),
-			"ProjectShapes": ValueOf(e11.ProjectShapes),
-			"Projection":    ValueOf(e11.Projection),
-			"Split":         ValueOf(e11.Split),
-			"Table":         ValueOf(e11.Table),
-			"Verdicts":      ValueOf(e11.Verdicts),
-		}, Types: map[string]Type{
-			"Component": TypeOf((*e11.Component)(nil)).Elem(),
-			"Footprint": TypeOf((*e11.Footprint)(nil)).Elem(),
-			"Shape":     TypeOf((*e11.Shape)(nil)).Elem(),
-		},
+		Name:  "e11",
+		Binds: valueMap(binds_lab_experiment_e11),
+		Types: typeMap(types_lab_experiment_e11),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e11 = []bind{
+	{"Compare", e11.Compare, false},
+	{"Components", e11.Components, false},
+	{"Kinds", &e11.Kinds, true},
+	{"Measure", e11.Measure, false},
+	{"ProjectShapes", e11.ProjectShapes, false},
+	{"Projection", e11.Projection, false},
+	{"Split", e11.Split, false},
+	{"Table", e11.Table, false},
+	{"Verdicts", e11.Verdicts, false},
+}
+
+var types_lab_experiment_e11 = []typeBind{
+	{"Component", (*e11.Component)(nil)},
+	{"Footprint", (*e11.Footprint)(nil)},
+	{"Shape", (*e11.Shape)(nil)},
 }

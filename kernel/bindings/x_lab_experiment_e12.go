@@ -5,25 +5,32 @@ package bindings
 
 import (
 	e12 "github.com/veclab/veclab/lab/experiment/e12"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e12"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e12"] = Package{
-		Name: "e12",
-		Binds: map[string]Value{
-			"DiskBytes": ValueOf(int64(e12.DiskBytes)),
-			"Disks":     ValueOf(&e12.Disks).Elem(),
-			"Measure":   ValueOf(e12.Measure),
-			"SaveChart": ValueOf(e12.SaveChart),
-			"Table":     ValueOf(e12.Table),
-			"Verdicts":  ValueOf(e12.Verdicts),
-		}, Types: map[string]Type{
-			"Disk": TypeOf((*e12.Disk)(nil)).Elem(),
-			"Row":  TypeOf((*e12.Row)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "e12",
+		Binds: valueMap(binds_lab_experiment_e12),
+		Types: typeMap(types_lab_experiment_e12),
+		Untypeds: map[string]string{
 			"DiskBytes": "int:250000000000",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e12 = []bind{
+	{"DiskBytes", int64(e12.DiskBytes), false},
+	{"Disks", &e12.Disks, true},
+	{"Measure", e12.Measure, false},
+	{"SaveChart", e12.SaveChart, false},
+	{"Table", e12.Table, false},
+	{"Verdicts", e12.Verdicts, false},
+}
+
+var types_lab_experiment_e12 = []typeBind{
+	{"Disk", (*e12.Disk)(nil)},
+	{"Row", (*e12.Row)(nil)},
 }

@@ -5,21 +5,27 @@ package bindings
 
 import (
 	e13 "github.com/veclab/veclab/lab/experiment/e13"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e13"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e13"] = Package{
-		Name: "e13",
-		Binds: map[string]Value{
-			"ArticleBudget":   ValueOf(&e13.ArticleBudget).Elem(),
-			"Measure":         ValueOf(e13.Measure),
-			"OversampleSweep": ValueOf(e13.OversampleSweep),
-			"Tables":          ValueOf(e13.Tables),
-			"Verdicts":        ValueOf(e13.Verdicts),
-		}, Types: map[string]Type{
-			"IOBudget": TypeOf((*e13.IOBudget)(nil)).Elem(),
-		},
+		Name:  "e13",
+		Binds: valueMap(binds_lab_experiment_e13),
+		Types: typeMap(types_lab_experiment_e13),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e13 = []bind{
+	{"ArticleBudget", &e13.ArticleBudget, true},
+	{"Measure", e13.Measure, false},
+	{"OversampleSweep", e13.OversampleSweep, false},
+	{"Tables", e13.Tables, false},
+	{"Verdicts", e13.Verdicts, false},
+}
+
+var types_lab_experiment_e13 = []typeBind{
+	{"IOBudget", (*e13.IOBudget)(nil)},
 }

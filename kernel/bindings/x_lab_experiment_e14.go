@@ -5,23 +5,29 @@ package bindings
 
 import (
 	e14 "github.com/veclab/veclab/lab/experiment/e14"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e14"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e14"] = Package{
-		Name: "e14",
-		Binds: map[string]Value{
-			"Budget":         ValueOf(e14.Budget),
-			"Experiment":     ValueOf(&e14.Experiment).Elem(),
-			"Growth":         ValueOf(e14.Growth),
-			"GrowthTable":    ValueOf(e14.GrowthTable),
-			"GrowthVerdicts": ValueOf(e14.GrowthVerdicts),
-			"Verdicts":       ValueOf(e14.Verdicts),
-		}, Types: map[string]Type{
-			"GrowthFit":   TypeOf((*e14.GrowthFit)(nil)).Elem(),
-			"GrowthPoint": TypeOf((*e14.GrowthPoint)(nil)).Elem(),
-		},
+		Name:  "e14",
+		Binds: valueMap(binds_lab_experiment_e14),
+		Types: typeMap(types_lab_experiment_e14),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e14 = []bind{
+	{"Budget", e14.Budget, false},
+	{"Experiment", &e14.Experiment, true},
+	{"Growth", e14.Growth, false},
+	{"GrowthTable", e14.GrowthTable, false},
+	{"GrowthVerdicts", e14.GrowthVerdicts, false},
+	{"Verdicts", e14.Verdicts, false},
+}
+
+var types_lab_experiment_e14 = []typeBind{
+	{"GrowthFit", (*e14.GrowthFit)(nil)},
+	{"GrowthPoint", (*e14.GrowthPoint)(nil)},
 }

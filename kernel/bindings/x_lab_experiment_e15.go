@@ -5,22 +5,29 @@ package bindings
 
 import (
 	e15 "github.com/veclab/veclab/lab/experiment/e15"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e15"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e15"] = Package{
-		Name: "e15",
-		Binds: map[string]Value{
-			"Modes":    ValueOf(e15.Modes),
-			"Rounds":   ValueOf(e15.Rounds),
-			"Table":    ValueOf(e15.Table),
-			"Verdicts": ValueOf(e15.Verdicts),
-		}, Types: map[string]Type{
-			"Result": TypeOf((*e15.Result)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "e15",
+		Binds: valueMap(binds_lab_experiment_e15),
+		Types: typeMap(types_lab_experiment_e15),
+		Untypeds: map[string]string{
 			"Rounds": "int:5",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e15 = []bind{
+	{"Modes", e15.Modes, false},
+	{"Rounds", e15.Rounds, false},
+	{"Table", e15.Table, false},
+	{"Verdicts", e15.Verdicts, false},
+}
+
+var types_lab_experiment_e15 = []typeBind{
+	{"Result", (*e15.Result)(nil)},
 }

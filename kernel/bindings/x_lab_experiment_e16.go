@@ -5,23 +5,27 @@ package bindings
 
 import (
 	e16 "github.com/veclab/veclab/lab/experiment/e16"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e16"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e16"] = Package{
-		Name: "e16",
-		Binds: map[string]Value{
-			"Ef":       ValueOf(e16.Ef),
-			"K":        ValueOf(e16.K),
-			"Measure":  ValueOf(e16.Measure),
-			"Segments": ValueOf(&e16.Segments).Elem(),
-			"Table":    ValueOf(e16.Table),
-			"Verdicts": ValueOf(e16.Verdicts),
-		}, Untypeds: map[string]string{
+		Name:  "e16",
+		Binds: valueMap(binds_lab_experiment_e16),
+		Untypeds: map[string]string{
 			"Ef": "int:150",
 			"K":  "int:100",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e16 = []bind{
+	{"Ef", e16.Ef, false},
+	{"K", e16.K, false},
+	{"Measure", e16.Measure, false},
+	{"Segments", &e16.Segments, true},
+	{"Table", e16.Table, false},
+	{"Verdicts", e16.Verdicts, false},
 }

@@ -5,21 +5,27 @@ package bindings
 
 import (
 	e17 "github.com/veclab/veclab/lab/experiment/e17"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e17"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e17"] = Package{
-		Name: "e17",
-		Binds: map[string]Value{
-			"Efs":      ValueOf(&e17.Efs).Elem(),
-			"Measure":  ValueOf(e17.Measure),
-			"Segments": ValueOf(&e17.Segments).Elem(),
-			"Table":    ValueOf(e17.Table),
-			"Verdicts": ValueOf(e17.Verdicts),
-		}, Types: map[string]Type{
-			"Row": TypeOf((*e17.Row)(nil)).Elem(),
-		},
+		Name:  "e17",
+		Binds: valueMap(binds_lab_experiment_e17),
+		Types: typeMap(types_lab_experiment_e17),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e17 = []bind{
+	{"Efs", &e17.Efs, true},
+	{"Measure", e17.Measure, false},
+	{"Segments", &e17.Segments, true},
+	{"Table", e17.Table, false},
+	{"Verdicts", e17.Verdicts, false},
+}
+
+var types_lab_experiment_e17 = []typeBind{
+	{"Row", (*e17.Row)(nil)},
 }

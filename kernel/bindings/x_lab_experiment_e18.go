@@ -5,24 +5,31 @@ package bindings
 
 import (
 	e18 "github.com/veclab/veclab/lab/experiment/e18"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e18"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e18"] = Package{
-		Name: "e18",
-		Binds: map[string]Value{
-			"Measure":  ValueOf(e18.Measure),
-			"Parity":   ValueOf(e18.Parity),
-			"Table":    ValueOf(e18.Table),
-			"Verdicts": ValueOf(e18.Verdicts),
-			"Visit":    ValueOf(e18.Visit),
-		}, Types: map[string]Type{
-			"Ingest": TypeOf((*e18.Ingest)(nil)).Elem(),
-			"Result": TypeOf((*e18.Result)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "e18",
+		Binds: valueMap(binds_lab_experiment_e18),
+		Types: typeMap(types_lab_experiment_e18),
+		Untypeds: map[string]string{
 			"Visit": "float:1/10",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e18 = []bind{
+	{"Measure", e18.Measure, false},
+	{"Parity", e18.Parity, false},
+	{"Table", e18.Table, false},
+	{"Verdicts", e18.Verdicts, false},
+	{"Visit", e18.Visit, false},
+}
+
+var types_lab_experiment_e18 = []typeBind{
+	{"Ingest", (*e18.Ingest)(nil)},
+	{"Result", (*e18.Result)(nil)},
 }

@@ -5,26 +5,32 @@ package bindings
 
 import (
 	e19 "github.com/veclab/veclab/lab/experiment/e19"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e19"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e19"] = Package{
-		Name: "e19",
-		Binds: map[string]Value{
-			"Default":  ValueOf(&e19.Default).Elem(),
-			"HNSW":     ValueOf(e19.HNSW),
-			"IVF":      ValueOf(e19.IVF),
-			"Measure":  ValueOf(e19.Measure),
-			"SizesFor": ValueOf(e19.SizesFor),
-			"Verdicts": ValueOf(e19.Verdicts),
-		}, Types: map[string]Type{
-			"IndexKind": TypeOf((*e19.IndexKind)(nil)).Elem(),
-			"Ingest":    TypeOf((*e19.Ingest)(nil)).Elem(),
-			"Parse":     TypeOf((*e19.Parse)(nil)).Elem(),
-			"Result":    TypeOf((*e19.Result)(nil)).Elem(),
-			"Sizes":     TypeOf((*e19.Sizes)(nil)).Elem(),
-		},
+		Name:  "e19",
+		Binds: valueMap(binds_lab_experiment_e19),
+		Types: typeMap(types_lab_experiment_e19),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e19 = []bind{
+	{"Default", &e19.Default, true},
+	{"HNSW", e19.HNSW, false},
+	{"IVF", e19.IVF, false},
+	{"Measure", e19.Measure, false},
+	{"SizesFor", e19.SizesFor, false},
+	{"Verdicts", e19.Verdicts, false},
+}
+
+var types_lab_experiment_e19 = []typeBind{
+	{"IndexKind", (*e19.IndexKind)(nil)},
+	{"Ingest", (*e19.Ingest)(nil)},
+	{"Parse", (*e19.Parse)(nil)},
+	{"Result", (*e19.Result)(nil)},
+	{"Sizes", (*e19.Sizes)(nil)},
 }

@@ -5,27 +5,34 @@ package bindings
 
 import (
 	e20 "github.com/veclab/veclab/lab/experiment/e20"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e20"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e20"] = Package{
-		Name: "e20",
-		Binds: map[string]Value{
-			"Efs":             ValueOf(&e20.Efs).Elem(),
-			"Measure":         ValueOf(e20.Measure),
-			"PairTable":       ValueOf(e20.PairTable),
-			"Pairs":           ValueOf(e20.Pairs),
-			"RecallTolerance": ValueOf(e20.RecallTolerance),
-			"Segments":        ValueOf(&e20.Segments).Elem(),
-			"Table":           ValueOf(e20.Table),
-			"Verdicts":        ValueOf(e20.Verdicts),
-		}, Types: map[string]Type{
-			"CPU":    TypeOf((*e20.CPU)(nil)).Elem(),
-			"Result": TypeOf((*e20.Result)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "e20",
+		Binds: valueMap(binds_lab_experiment_e20),
+		Types: typeMap(types_lab_experiment_e20),
+		Untypeds: map[string]string{
 			"RecallTolerance": "float:1/100",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e20 = []bind{
+	{"Efs", &e20.Efs, true},
+	{"Measure", e20.Measure, false},
+	{"PairTable", e20.PairTable, false},
+	{"Pairs", e20.Pairs, false},
+	{"RecallTolerance", e20.RecallTolerance, false},
+	{"Segments", &e20.Segments, true},
+	{"Table", e20.Table, false},
+	{"Verdicts", e20.Verdicts, false},
+}
+
+var types_lab_experiment_e20 = []typeBind{
+	{"CPU", (*e20.CPU)(nil)},
+	{"Result", (*e20.Result)(nil)},
 }

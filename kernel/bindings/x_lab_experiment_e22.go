@@ -5,19 +5,22 @@ package bindings
 
 import (
 	e22 "github.com/veclab/veclab/lab/experiment/e22"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e22"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e22"] = Package{
-		Name: "e22",
-		Binds: map[string]Value{
-			"Experiment": ValueOf(&e22.Experiment).Elem(),
-			"Oversample": ValueOf(&e22.Oversample).Elem(),
-			"Run":        ValueOf(e22.Run),
-			"Sweep":      ValueOf(e22.Sweep),
-			"Verdicts":   ValueOf(e22.Verdicts),
-		},
+		Name:  "e22",
+		Binds: valueMap(binds_lab_experiment_e22),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e22 = []bind{
+	{"Experiment", &e22.Experiment, true},
+	{"Oversample", &e22.Oversample, true},
+	{"Run", e22.Run, false},
+	{"Sweep", e22.Sweep, false},
+	{"Verdicts", e22.Verdicts, false},
 }

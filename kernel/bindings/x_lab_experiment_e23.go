@@ -5,19 +5,22 @@ package bindings
 
 import (
 	e23 "github.com/veclab/veclab/lab/experiment/e23"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e23"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e23"] = Package{
-		Name: "e23",
-		Binds: map[string]Value{
-			"Experiment": ValueOf(&e23.Experiment).Elem(),
-			"Measure":    ValueOf(e23.Measure),
-			"Oversample": ValueOf(&e23.Oversample).Elem(),
-			"Sweep":      ValueOf(e23.Sweep),
-			"Verdicts":   ValueOf(e23.Verdicts),
-		},
+		Name:  "e23",
+		Binds: valueMap(binds_lab_experiment_e23),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e23 = []bind{
+	{"Experiment", &e23.Experiment, true},
+	{"Measure", e23.Measure, false},
+	{"Oversample", &e23.Oversample, true},
+	{"Sweep", e23.Sweep, false},
+	{"Verdicts", e23.Verdicts, false},
 }

@@ -5,19 +5,22 @@ package bindings
 
 import (
 	e24 "github.com/veclab/veclab/lab/experiment/e24"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e24"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e24"] = Package{
-		Name: "e24",
-		Binds: map[string]Value{
-			"Experiment": ValueOf(&e24.Experiment).Elem(),
-			"Measure":    ValueOf(e24.Measure),
-			"Oversample": ValueOf(&e24.Oversample).Elem(),
-			"Sweep":      ValueOf(e24.Sweep),
-			"Verdicts":   ValueOf(e24.Verdicts),
-		},
+		Name:  "e24",
+		Binds: valueMap(binds_lab_experiment_e24),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e24 = []bind{
+	{"Experiment", &e24.Experiment, true},
+	{"Measure", e24.Measure, false},
+	{"Oversample", &e24.Oversample, true},
+	{"Sweep", e24.Sweep, false},
+	{"Verdicts", e24.Verdicts, false},
 }

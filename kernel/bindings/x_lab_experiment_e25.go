@@ -5,25 +5,31 @@ package bindings
 
 import (
 	e25 "github.com/veclab/veclab/lab/experiment/e25"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e25"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e25"] = Package{
-		Name: "e25",
-		Binds: map[string]Value{
-			"Build":       ValueOf(e25.Build),
-			"Measure":     ValueOf(e25.Measure),
-			"ParseConfig": ValueOf(e25.ParseConfig),
-			"ShapeChart":  ValueOf(e25.ShapeChart),
-			"Shapes":      ValueOf(e25.Shapes),
-			"Verdicts":    ValueOf(e25.Verdicts),
-		}, Types: map[string]Type{
-			"Config": TypeOf((*e25.Config)(nil)).Elem(),
-			"Index":  TypeOf((*e25.Index)(nil)).Elem(),
-			"Row":    TypeOf((*e25.Row)(nil)).Elem(),
-			"Shape":  TypeOf((*e25.Shape)(nil)).Elem(),
-		},
+		Name:  "e25",
+		Binds: valueMap(binds_lab_experiment_e25),
+		Types: typeMap(types_lab_experiment_e25),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e25 = []bind{
+	{"Build", e25.Build, false},
+	{"Measure", e25.Measure, false},
+	{"ParseConfig", e25.ParseConfig, false},
+	{"ShapeChart", e25.ShapeChart, false},
+	{"Shapes", e25.Shapes, false},
+	{"Verdicts", e25.Verdicts, false},
+}
+
+var types_lab_experiment_e25 = []typeBind{
+	{"Config", (*e25.Config)(nil)},
+	{"Index", (*e25.Index)(nil)},
+	{"Row", (*e25.Row)(nil)},
+	{"Shape", (*e25.Shape)(nil)},
 }

@@ -5,29 +5,35 @@ package bindings
 
 import (
 	e26 "github.com/veclab/veclab/lab/experiment/e26"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e26"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e26"] = Package{
-		Name: "e26",
-		Binds: map[string]Value{
-			"ArticleDim": ValueOf(&e26.ArticleDim).Elem(),
-			"ByStorage":  ValueOf(e26.ByStorage),
-			"Ceiling":    ValueOf(e26.Ceiling),
-			"Centring":   ValueOf(e26.Centring),
-			"Chart":      ValueOf(e26.Chart),
-			"Ef":         ValueOf(&e26.Ef).Elem(),
-			"Sweeps":     ValueOf(e26.Sweeps),
-			"Table":      ValueOf(e26.Table),
-			"Verdicts":   ValueOf(e26.Verdicts),
-			"Visit":      ValueOf(&e26.Visit).Elem(),
-		}, Types: map[string]Type{
-			"Budget":       TypeOf((*e26.Budget)(nil)).Elem(),
-			"CeilingPoint": TypeOf((*e26.CeilingPoint)(nil)).Elem(),
-			"Results":      TypeOf((*e26.Results)(nil)).Elem(),
-			"StorageRun":   TypeOf((*e26.StorageRun)(nil)).Elem(),
-		},
+		Name:  "e26",
+		Binds: valueMap(binds_lab_experiment_e26),
+		Types: typeMap(types_lab_experiment_e26),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e26 = []bind{
+	{"ArticleDim", &e26.ArticleDim, true},
+	{"ByStorage", e26.ByStorage, false},
+	{"Ceiling", e26.Ceiling, false},
+	{"Centring", e26.Centring, false},
+	{"Chart", e26.Chart, false},
+	{"Ef", &e26.Ef, true},
+	{"Sweeps", e26.Sweeps, false},
+	{"Table", e26.Table, false},
+	{"Verdicts", e26.Verdicts, false},
+	{"Visit", &e26.Visit, true},
+}
+
+var types_lab_experiment_e26 = []typeBind{
+	{"Budget", (*e26.Budget)(nil)},
+	{"CeilingPoint", (*e26.CeilingPoint)(nil)},
+	{"Results", (*e26.Results)(nil)},
+	{"StorageRun", (*e26.StorageRun)(nil)},
 }

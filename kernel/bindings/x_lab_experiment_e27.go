@@ -5,22 +5,28 @@ package bindings
 
 import (
 	e27 "github.com/veclab/veclab/lab/experiment/e27"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/e27"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/e27"] = Package{
-		Name: "e27",
-		Binds: map[string]Value{
-			"DiskHNSWModel": ValueOf(e27.DiskHNSWModel),
-			"Measure":       ValueOf(e27.Measure),
-			"MemoryBudget":  ValueOf(e27.MemoryBudget),
-			"Table":         ValueOf(e27.Table),
-			"Verdicts":      ValueOf(e27.Verdicts),
-		}, Types: map[string]Type{
-			"Memory": TypeOf((*e27.Memory)(nil)).Elem(),
-			"Model":  TypeOf((*e27.Model)(nil)).Elem(),
-		},
+		Name:  "e27",
+		Binds: valueMap(binds_lab_experiment_e27),
+		Types: typeMap(types_lab_experiment_e27),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_e27 = []bind{
+	{"DiskHNSWModel", e27.DiskHNSWModel, false},
+	{"Measure", e27.Measure, false},
+	{"MemoryBudget", e27.MemoryBudget, false},
+	{"Table", e27.Table, false},
+	{"Verdicts", e27.Verdicts, false},
+}
+
+var types_lab_experiment_e27 = []typeBind{
+	{"Memory", (*e27.Memory)(nil)},
+	{"Model", (*e27.Model)(nil)},
 }

@@ -5,20 +5,26 @@ package bindings
 
 import (
 	realsets "github.com/veclab/veclab/lab/experiment/realsets"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/experiment/realsets"
 func init() {
 	Packages["github.com/veclab/veclab/lab/experiment/realsets"] = Package{
-		Name: "realsets",
-		Binds: map[string]Value{
-			"MeasureQuantSets": ValueOf(realsets.MeasureQuantSets),
-			"RunOnSet":         ValueOf(realsets.RunOnSet),
-		}, Types: map[string]Type{
-			"QuantSets": TypeOf((*realsets.QuantSets)(nil)).Elem(),
-			"SetRun":    TypeOf((*realsets.SetRun)(nil)).Elem(),
-			"SetRuns":   TypeOf((*realsets.SetRuns)(nil)).Elem(),
-		},
+		Name:  "realsets",
+		Binds: valueMap(binds_lab_experiment_realsets),
+		Types: typeMap(types_lab_experiment_realsets),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_experiment_realsets = []bind{
+	{"MeasureQuantSets", realsets.MeasureQuantSets, false},
+	{"RunOnSet", realsets.RunOnSet, false},
+}
+
+var types_lab_experiment_realsets = []typeBind{
+	{"QuantSets", (*realsets.QuantSets)(nil)},
+	{"SetRun", (*realsets.SetRun)(nil)},
+	{"SetRuns", (*realsets.SetRuns)(nil)},
 }

@@ -5,54 +5,16 @@ package bindings
 
 import (
 	measure "github.com/veclab/veclab/lab/measure"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/measure"
 func init() {
 	Packages["github.com/veclab/veclab/lab/measure"] = Package{
-		Name: "measure",
-		Binds: map[string]Value{
-			"AtOnce":          ValueOf(measure.AtOnce),
-			"Beside":          ValueOf(measure.Beside),
-			"BesideCodes":     ValueOf(measure.BesideCodes),
-			"BesideIngest":    ValueOf(measure.BesideIngest),
-			"DefaultWarmup":   ValueOf(measure.DefaultWarmup),
-			"Disk":            ValueOf(measure.Disk),
-			"DiskRepeats":     ValueOf(measure.DiskRepeats),
-			"DiskTable":       ValueOf(measure.DiskTable),
-			"Evict":           ValueOf(measure.Evict),
-			"Exact":           ValueOf(measure.Exact),
-			"ExactParents":    ValueOf(measure.ExactParents),
-			"Footprint":       ValueOf(measure.Footprint),
-			"HNSWDisk":        ValueOf(measure.HNSWDisk),
-			"IVFDisk":         ValueOf(measure.IVFDisk),
-			"Index":           ValueOf(measure.Index),
-			"Ingest":          ValueOf(measure.Ingest),
-			"Measures":        ValueOf(&measure.Measures).Elem(),
-			"Rescored":        ValueOf(measure.Rescored),
-			"SimulatedNote":   ValueOf(measure.SimulatedNote),
-			"Store":           ValueOf(measure.Store),
-			"SweepEf":         ValueOf(measure.SweepEf),
-			"SweepEfDisk":     ValueOf(measure.SweepEfDisk),
-			"SweepOversample": ValueOf(measure.SweepOversample),
-			"SweepRescore":    ValueOf(measure.SweepRescore),
-			"SweepVisit":      ValueOf(measure.SweepVisit),
-			"Table":           ValueOf(measure.Table),
-		}, Types: map[string]Type{
-			"DiskResult": TypeOf((*measure.DiskResult)(nil)).Elem(),
-			"DiskSearch": TypeOf((*measure.DiskSearch)(nil)).Elem(),
-			"Evicter":    TypeOf((*measure.Evicter)(nil)).Elem(),
-			"Figure":     TypeOf((*measure.Figure)(nil)).Elem(),
-			"Ingested":   TypeOf((*measure.Ingested)(nil)).Elem(),
-			"Queries":    TypeOf((*measure.Queries)(nil)).Elem(),
-			"Rescoring":  TypeOf((*measure.Rescoring)(nil)).Elem(),
-			"Result":     TypeOf((*measure.Result)(nil)).Elem(),
-			"RowReads":   TypeOf((*measure.RowReads)(nil)).Elem(),
-			"Sizes":      TypeOf((*measure.Sizes)(nil)).Elem(),
-		}, Proxies: map[string]Type{
-			"Evicter": TypeOf((*P_github_com_veclab_veclab_lab_measure_Evicter)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:    "measure",
+		Binds:   valueMap(binds_lab_measure),
+		Types:   typeMap(types_lab_measure),
+		Proxies: typeMap(proxies_lab_measure),
+		Untypeds: map[string]string{
 			"DefaultWarmup": "int:20",
 			"DiskRepeats":   "int:3",
 		}, Wrappers: map[string][]string{
@@ -70,4 +32,52 @@ type P_github_com_veclab_veclab_lab_measure_Evicter struct {
 
 func (P *P_github_com_veclab_veclab_lab_measure_Evicter) Evict() (stillCached int, err error) {
 	return P.Evict_(P.Object)
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_measure = []bind{
+	{"AtOnce", measure.AtOnce, false},
+	{"Beside", measure.Beside, false},
+	{"BesideCodes", measure.BesideCodes, false},
+	{"BesideIngest", measure.BesideIngest, false},
+	{"DefaultWarmup", measure.DefaultWarmup, false},
+	{"Disk", measure.Disk, false},
+	{"DiskRepeats", measure.DiskRepeats, false},
+	{"DiskTable", measure.DiskTable, false},
+	{"Evict", measure.Evict, false},
+	{"Exact", measure.Exact, false},
+	{"ExactParents", measure.ExactParents, false},
+	{"Footprint", measure.Footprint, false},
+	{"HNSWDisk", measure.HNSWDisk, false},
+	{"IVFDisk", measure.IVFDisk, false},
+	{"Index", measure.Index, false},
+	{"Ingest", measure.Ingest, false},
+	{"Measures", &measure.Measures, true},
+	{"Rescored", measure.Rescored, false},
+	{"SimulatedNote", measure.SimulatedNote, false},
+	{"Store", measure.Store, false},
+	{"SweepEf", measure.SweepEf, false},
+	{"SweepEfDisk", measure.SweepEfDisk, false},
+	{"SweepOversample", measure.SweepOversample, false},
+	{"SweepRescore", measure.SweepRescore, false},
+	{"SweepVisit", measure.SweepVisit, false},
+	{"Table", measure.Table, false},
+}
+
+var types_lab_measure = []typeBind{
+	{"DiskResult", (*measure.DiskResult)(nil)},
+	{"DiskSearch", (*measure.DiskSearch)(nil)},
+	{"Evicter", (*measure.Evicter)(nil)},
+	{"Figure", (*measure.Figure)(nil)},
+	{"Ingested", (*measure.Ingested)(nil)},
+	{"Queries", (*measure.Queries)(nil)},
+	{"Rescoring", (*measure.Rescoring)(nil)},
+	{"Result", (*measure.Result)(nil)},
+	{"RowReads", (*measure.RowReads)(nil)},
+	{"Sizes", (*measure.Sizes)(nil)},
+}
+
+var proxies_lab_measure = []typeBind{
+	{"Evicter", (*P_github_com_veclab_veclab_lab_measure_Evicter)(nil)},
 }

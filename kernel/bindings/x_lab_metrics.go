@@ -5,50 +5,57 @@ package bindings
 
 import (
 	metrics "github.com/veclab/veclab/lab/metrics"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/metrics"
 func init() {
 	Packages["github.com/veclab/veclab/lab/metrics"] = Package{
-		Name: "metrics",
-		Binds: map[string]Value{
-			"AllPasses":        ValueOf(metrics.AllPasses),
-			"BestAt":           ValueOf(metrics.BestAt),
-			"BestPass":         ValueOf(metrics.BestPass),
-			"BestPerQuery":     ValueOf(metrics.BestPerQuery),
-			"BytesPerVector":   ValueOf(metrics.BytesPerVector),
-			"FirstReaching":    ValueOf(metrics.FirstReaching),
-			"MeanHits":         ValueOf(metrics.MeanHits),
-			"MeanRecall":       ValueOf(metrics.MeanRecall),
-			"MedianPass":       ValueOf(metrics.MedianPass),
-			"PairByRecall":     ValueOf(metrics.PairByRecall),
-			"PairWithin":       ValueOf(metrics.PairWithin),
-			"ProcessCPU":       ValueOf(metrics.ProcessCPU),
-			"ProcessReadBytes": ValueOf(metrics.ProcessReadBytes),
-			"QPS":              ValueOf(metrics.QPS),
-			"QPSAtRecall":      ValueOf(metrics.QPSAtRecall),
-			"Quantile":         ValueOf(metrics.Quantile),
-			"Recall":           ValueOf(metrics.Recall),
-			"RecallCaption":    ValueOf(metrics.RecallCaption),
-			"RecallDefinition": ValueOf(metrics.RecallDefinition),
-			"RecallHeader":     ValueOf(metrics.RecallHeader),
-			"RecallIDs":        ValueOf(metrics.RecallIDs),
-			"RecallK":          ValueOf(metrics.RecallK),
-			"Summarize":        ValueOf(metrics.Summarize),
-			"ThreadCPU":        ValueOf(metrics.ThreadCPU),
-		}, Types: map[string]Type{
-			"BatchQuery": TypeOf((*metrics.BatchQuery)(nil)).Elem(),
-			"Latency":    TypeOf((*metrics.Latency)(nil)).Elem(),
-			"Loop":       TypeOf((*metrics.Loop)(nil)).Elem(),
-			"Measured":   TypeOf((*metrics.Measured)(nil)).Elem(),
-			"Pair":       TypeOf((*metrics.Pair)(nil)).Elem(),
-			"Pick":       TypeOf((*metrics.Pick)(nil)).Elem(),
-			"Point":      TypeOf((*metrics.Point)(nil)).Elem(),
-			"Query":      TypeOf((*metrics.Query)(nil)).Elem(),
-			"TimedQuery": TypeOf((*metrics.TimedQuery)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "metrics",
+		Binds: valueMap(binds_lab_metrics),
+		Types: typeMap(types_lab_metrics),
+		Untypeds: map[string]string{
 			"RecallDefinition": "string:recall@k = |returned top k ∩ true top k| / k (k = |true top k| when a filter leaves fewer than k matches)",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_metrics = []bind{
+	{"AllPasses", metrics.AllPasses, false},
+	{"BestAt", metrics.BestAt, false},
+	{"BestPass", metrics.BestPass, false},
+	{"BestPerQuery", metrics.BestPerQuery, false},
+	{"BytesPerVector", metrics.BytesPerVector, false},
+	{"FirstReaching", metrics.FirstReaching, false},
+	{"MeanHits", metrics.MeanHits, false},
+	{"MeanRecall", metrics.MeanRecall, false},
+	{"MedianPass", metrics.MedianPass, false},
+	{"PairByRecall", metrics.PairByRecall, false},
+	{"PairWithin", metrics.PairWithin, false},
+	{"ProcessCPU", metrics.ProcessCPU, false},
+	{"ProcessReadBytes", metrics.ProcessReadBytes, false},
+	{"QPS", metrics.QPS, false},
+	{"QPSAtRecall", metrics.QPSAtRecall, false},
+	{"Quantile", metrics.Quantile, false},
+	{"Recall", metrics.Recall, false},
+	{"RecallCaption", metrics.RecallCaption, false},
+	{"RecallDefinition", metrics.RecallDefinition, false},
+	{"RecallHeader", metrics.RecallHeader, false},
+	{"RecallIDs", metrics.RecallIDs, false},
+	{"RecallK", metrics.RecallK, false},
+	{"Summarize", metrics.Summarize, false},
+	{"ThreadCPU", metrics.ThreadCPU, false},
+}
+
+var types_lab_metrics = []typeBind{
+	{"BatchQuery", (*metrics.BatchQuery)(nil)},
+	{"Latency", (*metrics.Latency)(nil)},
+	{"Loop", (*metrics.Loop)(nil)},
+	{"Measured", (*metrics.Measured)(nil)},
+	{"Pair", (*metrics.Pair)(nil)},
+	{"Pick", (*metrics.Pick)(nil)},
+	{"Point", (*metrics.Point)(nil)},
+	{"Query", (*metrics.Query)(nil)},
+	{"TimedQuery", (*metrics.TimedQuery)(nil)},
 }

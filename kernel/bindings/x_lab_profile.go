@@ -5,53 +5,15 @@ package bindings
 
 import (
 	profile "github.com/veclab/veclab/lab/profile"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/profile"
 func init() {
 	Packages["github.com/veclab/veclab/lab/profile"] = Package{
-		Name: "profile",
-		Binds: map[string]Value{
-			"AutoType":                     ValueOf(profile.AutoType),
-			"BBQDimsThreshold":             ValueOf(profile.BBQDimsThreshold),
-			"BBQHNSW":                      ValueOf(profile.BBQHNSW),
-			"Default":                      ValueOf(profile.Default),
-			"Defaults":                     ValueOf(profile.Defaults),
-			"ESIngestRate":                 ValueOf(profile.ESIngestRate),
-			"ESSegments":                   ValueOf(profile.ESSegments),
-			"Elasticsearch":                ValueOf(profile.Elasticsearch),
-			"HNSWType":                     ValueOf(profile.HNSWType),
-			"Int4HNSW":                     ValueOf(profile.Int4HNSW),
-			"Int8HNSW":                     ValueOf(profile.Int8HNSW),
-			"NumCandidatesLimit":           ValueOf(profile.NumCandidatesLimit),
-			"PGVector":                     ValueOf(profile.PGVector),
-			"Parse":                        ValueOf(profile.Parse),
-			"ParseIndexType":               ValueOf(profile.ParseIndexType),
-			"ParseKind":                    ValueOf(profile.ParseKind),
-			"PayloadLinks":                 ValueOf(profile.PayloadLinks),
-			"PgPages":                      ValueOf(profile.PgPages),
-			"PgRowExtraBytes":              ValueOf(profile.PgRowExtraBytes),
-			"Qdrant":                       ValueOf(profile.Qdrant),
-			"Redis":                        ValueOf(profile.Redis),
-			"SpringAIFilterSelectivity":    ValueOf(profile.SpringAIFilterSelectivity),
-			"SpringAIThresholdSelectivity": ValueOf(profile.SpringAIThresholdSelectivity),
-			"StrategyParams":               ValueOf(profile.StrategyParams),
-		}, Types: map[string]Type{
-			"BuildOptions": TypeOf((*profile.BuildOptions)(nil)).Elem(),
-			"Footprint":    TypeOf((*profile.Footprint)(nil)).Elem(),
-			"IndexType":    TypeOf((*profile.IndexType)(nil)).Elem(),
-			"Kind":         TypeOf((*profile.Kind)(nil)).Elem(),
-			"KnobError":    TypeOf((*profile.KnobError)(nil)).Elem(),
-			"LeafPaths":    TypeOf((*profile.LeafPaths)(nil)).Elem(),
-			"PgPlan":       TypeOf((*profile.PgPlan)(nil)).Elem(),
-			"Plan":         TypeOf((*profile.Plan)(nil)).Elem(),
-			"Profile":      TypeOf((*profile.Profile)(nil)).Elem(),
-			"QueryStats":   TypeOf((*profile.QueryStats)(nil)).Elem(),
-			"SegmentInfo":  TypeOf((*profile.SegmentInfo)(nil)).Elem(),
-			"Status":       TypeOf((*profile.Status)(nil)).Elem(),
-			"Store":        TypeOf((*profile.Store)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "profile",
+		Binds: valueMap(binds_lab_profile),
+		Types: typeMap(types_lab_profile),
+		Untypeds: map[string]string{
 			"BBQDimsThreshold":             "int:384",
 			"ESIngestRate":                 "int:3039",
 			"ESSegments":                   "int:10",
@@ -61,4 +23,49 @@ func init() {
 			"SpringAIThresholdSelectivity": "float:1/3",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_profile = []bind{
+	{"AutoType", profile.AutoType, false},
+	{"BBQDimsThreshold", profile.BBQDimsThreshold, false},
+	{"BBQHNSW", profile.BBQHNSW, false},
+	{"Default", profile.Default, false},
+	{"Defaults", profile.Defaults, false},
+	{"ESIngestRate", profile.ESIngestRate, false},
+	{"ESSegments", profile.ESSegments, false},
+	{"Elasticsearch", profile.Elasticsearch, false},
+	{"HNSWType", profile.HNSWType, false},
+	{"Int4HNSW", profile.Int4HNSW, false},
+	{"Int8HNSW", profile.Int8HNSW, false},
+	{"NumCandidatesLimit", profile.NumCandidatesLimit, false},
+	{"PGVector", profile.PGVector, false},
+	{"Parse", profile.Parse, false},
+	{"ParseIndexType", profile.ParseIndexType, false},
+	{"ParseKind", profile.ParseKind, false},
+	{"PayloadLinks", profile.PayloadLinks, false},
+	{"PgPages", profile.PgPages, false},
+	{"PgRowExtraBytes", profile.PgRowExtraBytes, false},
+	{"Qdrant", profile.Qdrant, false},
+	{"Redis", profile.Redis, false},
+	{"SpringAIFilterSelectivity", profile.SpringAIFilterSelectivity, false},
+	{"SpringAIThresholdSelectivity", profile.SpringAIThresholdSelectivity, false},
+	{"StrategyParams", profile.StrategyParams, false},
+}
+
+var types_lab_profile = []typeBind{
+	{"BuildOptions", (*profile.BuildOptions)(nil)},
+	{"Footprint", (*profile.Footprint)(nil)},
+	{"IndexType", (*profile.IndexType)(nil)},
+	{"Kind", (*profile.Kind)(nil)},
+	{"KnobError", (*profile.KnobError)(nil)},
+	{"LeafPaths", (*profile.LeafPaths)(nil)},
+	{"PgPlan", (*profile.PgPlan)(nil)},
+	{"Plan", (*profile.Plan)(nil)},
+	{"Profile", (*profile.Profile)(nil)},
+	{"QueryStats", (*profile.QueryStats)(nil)},
+	{"SegmentInfo", (*profile.SegmentInfo)(nil)},
+	{"Status", (*profile.Status)(nil)},
+	{"Store", (*profile.Store)(nil)},
 }

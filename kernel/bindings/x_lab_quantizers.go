@@ -5,21 +5,25 @@ package bindings
 
 import (
 	quantizers "github.com/veclab/veclab/lab/quantizers"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/quantizers"
 func init() {
 	Packages["github.com/veclab/veclab/lab/quantizers"] = Package{
-		Name: "quantizers",
-		Binds: map[string]Value{
-			"Check":    ValueOf(quantizers.Check),
-			"Describe": ValueOf(quantizers.Describe),
-			"Names":    ValueOf(quantizers.Names),
-			"Raw":      ValueOf(quantizers.Raw),
-			"Train":    ValueOf(quantizers.Train),
-		}, Untypeds: map[string]string{
+		Name:  "quantizers",
+		Binds: valueMap(binds_lab_quantizers),
+		Untypeds: map[string]string{
 			"Raw": "string:raw",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_quantizers = []bind{
+	{"Check", quantizers.Check, false},
+	{"Describe", quantizers.Describe, false},
+	{"Names", quantizers.Names, false},
+	{"Raw", quantizers.Raw, false},
+	{"Train", quantizers.Train, false},
 }

@@ -5,22 +5,29 @@ package bindings
 
 import (
 	scratch "github.com/veclab/veclab/lab/scratch"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/scratch"
 func init() {
 	Packages["github.com/veclab/veclab/lab/scratch"] = Package{
-		Name: "scratch",
-		Binds: map[string]Value{
-			"FS":        ValueOf(scratch.FS),
-			"MemLimit":  ValueOf(scratch.MemLimit),
-			"New":       ValueOf(scratch.New),
-			"Simulated": ValueOf(scratch.Simulated),
-		}, Types: map[string]Type{
-			"Dir": TypeOf((*scratch.Dir)(nil)).Elem(),
-		}, Untypeds: map[string]string{
+		Name:  "scratch",
+		Binds: valueMap(binds_lab_scratch),
+		Types: typeMap(types_lab_scratch),
+		Untypeds: map[string]string{
 			"MemLimit": "int:1073741824",
 		},
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_scratch = []bind{
+	{"FS", scratch.FS, false},
+	{"MemLimit", scratch.MemLimit, false},
+	{"New", scratch.New, false},
+	{"Simulated", scratch.Simulated, false},
+}
+
+var types_lab_scratch = []typeBind{
+	{"Dir", (*scratch.Dir)(nil)},
 }

@@ -5,41 +5,47 @@ package bindings
 
 import (
 	table "github.com/veclab/veclab/lab/table"
-	. "reflect"
 )
 
 // reflection: allow interpreted code to import "github.com/veclab/veclab/lab/table"
 func init() {
 	Packages["github.com/veclab/veclab/lab/table"] = Package{
-		Name: "table",
-		Binds: map[string]Value{
-			"Article":   ValueOf(table.Article),
-			"Auto":      ValueOf(table.Auto),
-			"Center":    ValueOf(table.Center),
-			"Col":       ValueOf(table.Col),
-			"Empty":     ValueOf(table.Empty),
-			"ErrShape":  ValueOf(&table.ErrShape).Elem(),
-			"Float":     ValueOf(table.Float),
-			"FloatKind": ValueOf(table.FloatKind),
-			"Int":       ValueOf(table.Int),
-			"IntKind":   ValueOf(table.IntKind),
-			"Lab":       ValueOf(table.Lab),
-			"Left":      ValueOf(table.Left),
-			"Live":      ValueOf(table.Live),
-			"Missing":   ValueOf(table.Missing),
-			"New":       ValueOf(table.New),
-			"Pair":      ValueOf(table.Pair),
-			"Plain":     ValueOf(table.Plain),
-			"Right":     ValueOf(table.Right),
-			"Text":      ValueOf(table.Text),
-			"TextKind":  ValueOf(table.TextKind),
-		}, Types: map[string]Type{
-			"Align":  TypeOf((*table.Align)(nil)).Elem(),
-			"Cell":   TypeOf((*table.Cell)(nil)).Elem(),
-			"Column": TypeOf((*table.Column)(nil)).Elem(),
-			"Kind":   TypeOf((*table.Kind)(nil)).Elem(),
-			"Source": TypeOf((*table.Source)(nil)).Elem(),
-			"Table":  TypeOf((*table.Table)(nil)).Elem(),
-		},
+		Name:  "table",
+		Binds: valueMap(binds_lab_table),
+		Types: typeMap(types_lab_table),
 	}
+}
+
+// The tables of the init above: data laid out by the linker (genbind's tables.go says why).
+
+var binds_lab_table = []bind{
+	{"Article", table.Article, false},
+	{"Auto", table.Auto, false},
+	{"Center", table.Center, false},
+	{"Col", table.Col, false},
+	{"Empty", table.Empty, false},
+	{"ErrShape", &table.ErrShape, true},
+	{"Float", table.Float, false},
+	{"FloatKind", table.FloatKind, false},
+	{"Int", table.Int, false},
+	{"IntKind", table.IntKind, false},
+	{"Lab", table.Lab, false},
+	{"Left", table.Left, false},
+	{"Live", table.Live, false},
+	{"Missing", table.Missing, false},
+	{"New", table.New, false},
+	{"Pair", table.Pair, false},
+	{"Plain", table.Plain, false},
+	{"Right", table.Right, false},
+	{"Text", table.Text, false},
+	{"TextKind", table.TextKind, false},
+}
+
+var types_lab_table = []typeBind{
+	{"Align", (*table.Align)(nil)},
+	{"Cell", (*table.Cell)(nil)},
+	{"Column", (*table.Column)(nil)},
+	{"Kind", (*table.Kind)(nil)},
+	{"Source", (*table.Source)(nil)},
+	{"Table", (*table.Table)(nil)},
 }

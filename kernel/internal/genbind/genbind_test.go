@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -108,7 +109,7 @@ func TestAliasesResolved(t *testing.T) {
 	}
 	src := string(b)
 	for _, want := range []string{
-		`"Word":`, `"Ref":`, `"IntPair":`, `"Hello":`,
+		`{"Word", `, `{"Ref", `, `{"IntPair", `, `{"Hello", `,
 		`"Outer": []string{"Get"}`,
 		"Name_  func(_proxy_obj_ interface{}, w string, v any) string",
 		"Build_ func(_proxy_obj_ interface{}, b *strings.Builder, parts ...string) []any",
@@ -128,16 +129,72 @@ func TestAliasesResolved(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	decls, err := os.ReadFile(filepath.Join("..", "..", "bindings", "doc.go"))
-	if err != nil {
-		t.Fatal(err)
+	files := map[string][]byte{name: b}
+	for _, n := range []string{"doc.go", "tables.go"} {
+		if files[n], err = os.ReadFile(filepath.Join("..", "..", "bindings", n)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for n, body := range map[string][]byte{name: b, "doc.go": decls} {
+	for n, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, n), body, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if out, err := exec.Command("go", "vet", "./"+filepath.Base(dir)).CombinedOutput(); err != nil {
 		t.Errorf("generated bindings do not compile: %v\n%s", err, out)
+	}
+}
+
+// TestTables checks the rewrite of genimport's map literals into tables
+// (tables.go): each form genimport writes becomes a row, the init calls
+// valueMap or typeMap, reflect is no longer imported; an entry of another
+// form is an error that names it.
+func TestTables(t *testing.T) {
+	const head = "package bindings\n\nimport (\n\t. \"reflect\"\n\tp \"example.com/p\"\n)\n\nfunc init() {\n\tPackages[\"example.com/p\"] = Package{\n\t\tName: \"p\",\n"
+	const tail = "\t}\n}\n"
+	for _, c := range []struct {
+		name, body string
+		want       []string // in the output
+		err        string   // in the error, if it must fail
+	}{
+		{
+			name: "every form",
+			body: "\t\tBinds: map[string]Value{\n\t\t\t\"F\": ValueOf(p.F),\n\t\t\t\"V\": ValueOf(&p.V).Elem(),\n\t\t\t\"C\": ValueOf(int64(p.C)),\n\t\t},\n" +
+				"\t\tTypes: map[string]Type{\n\t\t\t\"T\": TypeOf((*p.T)(nil)).Elem(),\n\t\t},\n" +
+				"\t\tProxies: map[string]Type{\n\t\t\t\"I\": TypeOf((*P_p_I)(nil)).Elem(),\n\t\t},\n" +
+				"\t\tUntypeds: map[string]string{\n\t\t\t\"C\": \"int:1\",\n\t\t},\n",
+			want: []string{
+				"Binds: valueMap(binds_k),\n", "Types: typeMap(types_k),\n", "Proxies: typeMap(proxies_k),\n", "Untypeds: map[string]string{",
+				"var binds_k = []bind{\n\t{\"F\", p.F, false},\n\t{\"V\", &p.V, true},\n\t{\"C\", int64(p.C), false},\n}",
+				"var types_k = []typeBind{\n\t{\"T\", (*p.T)(nil)},\n}",
+				"var proxies_k = []typeBind{\n\t{\"I\", (*P_p_I)(nil)},\n}",
+			},
+		},
+		{name: "a value not of ValueOf", body: "\t\tBinds: map[string]Value{\n\t\t\t\"F\": Zero(p.T),\n\t\t},\n", err: `Binds "F": an entry not of the form`},
+		{name: "Elem of a value, not of a pointer", body: "\t\tBinds: map[string]Value{\n\t\t\t\"F\": ValueOf(p.F).Elem(),\n\t\t},\n", err: `Binds "F"`},
+		{name: "a type not of a nil pointer", body: "\t\tTypes: map[string]Type{\n\t\t\t\"T\": TypeOf(p.T{}),\n\t\t},\n", err: `Types "T": an entry not of the form`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := tables([]byte(head+c.body+tail), "k")
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want one saying %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// gofmt aligns the fields: compare with single spaces.
+			flat := regexp.MustCompile(` +`).ReplaceAllString(string(out), " ")
+			for _, w := range c.want {
+				if !strings.Contains(flat, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if strings.Contains(string(out), `"reflect"`) || strings.Contains(string(out), "ValueOf") {
+				t.Errorf("output still uses reflect:\n%s", out)
+			}
+		})
 	}
 }

@@ -7,7 +7,8 @@
 // go.mod replaces github.com/veclab/veclab with this checkout, so nothing is
 // written outside the temporary directory and the output directory. It then
 // renames the generated package to bindings and writes a table of doc
-// comments (zdocs.go) that the kernel's inspect_request shows.
+// comments (zdocs.go) that the kernel's inspect_request shows. The
+// bindings' map literals become tables of data (tables.go).
 //
 // genimport predates go/types' *types.Alias, so genbind loads the packages
 // through genimport, resolves their type aliases, and only then has
