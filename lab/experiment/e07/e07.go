@@ -66,16 +66,12 @@ func e07Figures() []experiment.Figure {
 	return fs
 }
 
-// Measure runs each setting on the default pgvector store (metadata in
-// an unindexed column, as the article's JSONB metadata).
-func Measure(env *experiment.Env, settings []Setting) ([]experiment.StrategyMeasurement, error) {
-	return MeasureProfile(env, experiment.FilterProfile(profile.PGVector), settings)
-}
-
-// e07MeasureProfile is Measure on the pgvector profile p, e.g. with
-// enable_seqscan = off (Profile.SeqScanOff) to see the index's behaviour
-// where PostgreSQL would rather scan the table.
-func MeasureProfile(env *experiment.Env, p profile.Profile, settings []Setting) ([]experiment.StrategyMeasurement, error) {
+// Measure runs each setting on the pgvector profile p: the article's is
+// experiment.FilterProfile(profile.PGVector) (the default store, metadata
+// in an unindexed column as the article's JSONB metadata); with
+// enable_seqscan = off (Profile.SeqScanOff) it shows the index's
+// behaviour where PostgreSQL would rather scan the table.
+func Measure(env *experiment.Env, p profile.Profile, settings []Setting) ([]experiment.StrategyMeasurement, error) {
 	if len(settings) == 0 {
 		return nil, fmt.Errorf("experiment: E07: no settings: %w", experiment.ErrBadArgument)
 	}
@@ -182,7 +178,7 @@ func Table(env *experiment.Env, ms []experiment.StrategyMeasurement) *table.Tabl
 }
 
 func runE07(env *experiment.Env) (*experiment.Report, error) {
-	ms, err := Measure(env, Default)
+	ms, err := Measure(env, experiment.FilterProfile(profile.PGVector), Default)
 	if err != nil {
 		return nil, err
 	}
