@@ -22,7 +22,6 @@ var binds_lab_experiment_e07 = []bind{
 	{"Default", &e07.Default, true},
 	{"LatencyVerdicts", e07.LatencyVerdicts, false},
 	{"Measure", e07.Measure, false},
-	{"MeasureProfile", e07.MeasureProfile, false},
 	{"MeasureStrategyGrid", e07.MeasureStrategyGrid, false},
 	{"Read", e07.Read, false},
 	{"ScanBoundSweep", e07.ScanBoundSweep, false},
