@@ -22,8 +22,10 @@ func init() {
 			"OpenPG":            ValueOf(advise.OpenPG),
 			"Recall":            ValueOf(advise.Recall),
 			"Run":               ValueOf(advise.Run),
+			"Validate":          ValueOf(advise.Validate),
 		}, Types: map[string]Type{
 			"Data":        TypeOf((*advise.Data)(nil)).Elem(),
+			"InputError":  TypeOf((*advise.InputError)(nil)).Elem(),
 			"KnobResult":  TypeOf((*advise.KnobResult)(nil)).Elem(),
 			"KnobSearch":  TypeOf((*advise.KnobSearch)(nil)).Elem(),
 			"LoadOptions": TypeOf((*advise.LoadOptions)(nil)).Elem(),

@@ -84,13 +84,13 @@ func (d *Data) Selectivity() float64 {
 // holds.
 func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 	if opt.K < 1 {
-		return nil, fmt.Errorf("advise: -k %d: want at least 1: %w", opt.K, engine.ErrInvalidArgument)
+		return nil, bad(engine.ErrInvalidArgument, "-k %d: give a k of at least 1 (recall@k of the k nearest rows)", opt.K)
 	}
 	if opt.Filter != "" && opt.Selectivity != 0 {
-		return nil, fmt.Errorf("advise: -filter %q and -selectivity %v: give one of the two: %w", opt.Filter, opt.Selectivity, engine.ErrInvalidArgument)
+		return nil, bad(engine.ErrInvalidArgument, "-filter %q and -selectivity %v: give one of the two", opt.Filter, opt.Selectivity)
 	}
 	if opt.Selectivity != 0 && !(opt.Selectivity > 0 && opt.Selectivity < 1) {
-		return nil, fmt.Errorf("advise: -selectivity %v: want a fraction of the rows between 0 and 1 (0.05 keeps 5 %%): %w", opt.Selectivity, engine.ErrInvalidArgument)
+		return nil, bad(engine.ErrInvalidArgument, "-selectivity %v: give a fraction of the rows between 0 and 1 (0.05 keeps 5 %%)", opt.Selectivity)
 	}
 	var fcol, fval string
 	if opt.Filter != "" {
@@ -98,7 +98,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		fcol, fval, ok = strings.Cut(opt.Filter, "=")
 		fcol = strings.TrimSpace(fcol)
 		if !ok || fcol == "" {
-			return nil, fmt.Errorf("advise: -filter %q: want column=value, a metadata column of the file and the value the filtered rows hold: %w", opt.Filter, engine.ErrInvalidArgument)
+			return nil, bad(engine.ErrInvalidArgument, "-filter %q: give column=value, a metadata column of the file and the value the filtered rows hold", opt.Filter)
 		}
 	}
 	st, err := os.Stat(path)
@@ -110,7 +110,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		// cell wrote into the tab's data directory).
 		r, derr := dataset.OpenData(path, "")
 		if derr != nil {
-			return nil, fmt.Errorf("advise: %w", err)
+			return nil, &InputError{Msg: fmt.Sprintf("%s: no such file, directory or data set: give a Parquet, ann-benchmarks HDF5, .fvecs, .bvecs, .npy or IDX file, a data set directory, or a data set's name (veclab data list)", path), Err: err}
 		}
 		set = r
 	}
@@ -124,7 +124,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		r := set
 		if r == nil {
 			if r, err = dataset.Open(path); err != nil {
-				return nil, readErr(err)
+				return nil, readErr(path, err)
 			}
 		}
 		d.Name = filepath.Base(filepath.Clean(path))
@@ -150,13 +150,13 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		switch ext := strings.ToLower(strings.TrimSuffix(filepath.Ext(strings.TrimSuffix(path, ".gz")), ".gz")); {
 		case ext == ".fvecs" || ext == ".bvecs" || ext == ".npy" || ext == ".idx" || strings.HasSuffix(strings.TrimSuffix(path, ".gz"), "-ubyte"):
 			if base, err = dataset.LoadMatrix(path); err != nil {
-				return nil, readErr(err)
+				return nil, readErr(path, err)
 			}
 			d.Source = fmt.Sprintf("%s (%s)", filepath.Base(path), strings.TrimPrefix(ext, "."))
 		default:
 			format, err := ingest.Sniff(path)
 			if err != nil {
-				return nil, fmt.Errorf("advise: %s: not a file advise reads: want Parquet, ann-benchmarks HDF5, .fvecs, .bvecs, .npy, IDX, or a data set directory: %w", path, engine.ErrInvalidArgument)
+				return nil, bad(engine.ErrInvalidArgument, "%s: not a file advise reads: give a Parquet, ann-benchmarks HDF5, .fvecs, .bvecs, .npy or IDX file, or a data set directory", path)
 			}
 			switch format {
 			case ingest.Parquet:
@@ -166,12 +166,16 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 				}
 				f, err := os.Open(path)
 				if err != nil {
-					return nil, fmt.Errorf("advise: %w", err)
+					return nil, readErr(path, err)
 				}
 				t, err := ingest.ReadParquet(f, st.Size(), path, ingest.ParquetOptions{Column: opt.Column, IDColumn: "-", TextColumn: "-", Columns: cols, Progress: opt.Progress})
 				f.Close()
+				if err != nil && errors.Is(err, engine.ErrNotFound) {
+					msg, is := inUserTerms(err, path)
+					return nil, bad(is, "%s: %s: name a column the file has: -filter column=value for the filter, -column for the vectors (or filter a random subset with -selectivity)", path, msg)
+				}
 				if err != nil {
-					return nil, readErr(err)
+					return nil, readErr(path, err)
 				}
 				base, meta = t.Vectors, t.Columns
 				columns = append(columns, fcol)
@@ -179,13 +183,13 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 			case ingest.HDF5:
 				a, err := ingest.ReadHDF5(ctx, path, ingest.HDF5Options{Base: opt.Column, Progress: opt.Progress})
 				if err != nil {
-					return nil, fmt.Errorf("advise: %w", err)
+					return nil, readErr(path, err)
 				}
 				base, queries = a.Base, a.Queries
 				d.Source = fmt.Sprintf("%s (ann-benchmarks HDF5), datasets %s", filepath.Base(path), strings.Join(a.Names, ", "))
 				if a.Distance != "" {
 					if d.Metric, err = ingest.MetricOf(a.Distance); err != nil {
-						return nil, fmt.Errorf("advise: %s: %w", path, err)
+						return nil, readErr(path, err)
 					}
 					metricGiven = true
 				}
@@ -194,7 +198,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 	}
 	if opt.Metric != "" {
 		if d.Metric, err = engine.ParseMetric(opt.Metric); err != nil {
-			return nil, fmt.Errorf("advise: -metric: %w", err)
+			return nil, bad(engine.ErrInvalidArgument, "-metric %q: give cosine, l2 or dot", opt.Metric)
 		}
 	} else if !metricGiven {
 		d.Metric = engine.Cosine // embedding models are compared by cosine
@@ -204,7 +208,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 	}
 	if queries != nil {
 		if queries.Dim != base.Dim {
-			return nil, fmt.Errorf("advise: %s: the queries have %d dimensions, the base rows %d: %w", path, queries.Dim, base.Dim, engine.ErrDimension)
+			return nil, bad(engine.ErrDimension, "%s: the queries have %d dimensions, the base rows %d: give queries of the base's dimension, or -holdout to draw them from the base", path, queries.Dim, base.Dim)
 		}
 		if err := check(path, "query ", queries, d.Metric); err != nil {
 			return nil, err
@@ -216,7 +220,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		if len(columns) > 0 && columns[0] != fcol {
 			has = "its metadata columns: " + strings.Join(columns, ", ")
 		}
-		return nil, fmt.Errorf("advise: %s: no column %q to filter on (%s): name one with -filter column=value, or filter a random subset with -selectivity: %w", path, fcol, has, engine.ErrNotFound)
+		return nil, bad(engine.ErrNotFound, "%s: no column %q to filter on (%s): name one with -filter column=value, or filter a random subset with -selectivity", path, fcol, has)
 	}
 	// The queries: the file's own, or held out.
 	n := opt.Queries
@@ -230,11 +234,11 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 			n = min(1000, base.N/10)
 		}
 		if n < 1 || n >= base.N {
-			return nil, fmt.Errorf("advise: %s: %d rows: too few to hold %d queries out and keep a base; use a larger file or -queries: %w", path, base.N, max(n, 1), engine.ErrInvalidArgument)
+			return nil, bad(engine.ErrInvalidArgument, "%s: %d rows: too few to hold %d queries out and keep a base: use a larger file or fewer -queries", path, base.N, max(n, 1))
 		}
 		b, q, bRows, _, err := dataset.HoldOut(base, n, 0, opt.Seed)
 		if err != nil {
-			return nil, fmt.Errorf("advise: %w", err)
+			return nil, readErr(path, err)
 		}
 		for c, vals := range meta {
 			kept := make([]string, len(bRows))
@@ -247,7 +251,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		base, queries = b, q
 	}
 	if base.N < opt.K {
-		return nil, fmt.Errorf("advise: %s: %d base rows, fewer than -k %d: use a smaller -k or a larger file: %w", path, base.N, opt.K, engine.ErrInvalidArgument)
+		return nil, bad(engine.ErrInvalidArgument, "%s: %d base rows, fewer than -k %d: use a smaller -k or a larger file", path, base.N, opt.K)
 	}
 	d.Base, d.Queries = base, queries
 	switch {
@@ -259,7 +263,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 			}
 		}
 		if d.Match.Count() == 0 {
-			return nil, fmt.Errorf("advise: %s: no base row has %s = %q: give a value the column holds: %w", path, fcol, fval, engine.ErrNotFound)
+			return nil, bad(engine.ErrNotFound, "%s: no base row has %s = %q: give a value the column holds", path, fcol, fval)
 		}
 		d.FilterDesc = fmt.Sprintf("%s = %q", fcol, fval)
 	case opt.Selectivity > 0:
@@ -273,15 +277,6 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 	return d, nil
 }
 
-// readErr is a reader's error (which names the file, and the row or
-// record) with what to do about a malformed row.
-func readErr(err error) error {
-	if errors.Is(err, engine.ErrCorrupt) || errors.Is(err, engine.ErrDimension) {
-		return fmt.Errorf("advise: %w: fix or drop that row (every component finite, every row of one dimension)", err)
-	}
-	return fmt.Errorf("advise: %w", err)
-}
-
 // streamSubset is the random stream of -selectivity's subset.
 const streamSubset = 0x5eed5e1ec7
 
@@ -289,18 +284,18 @@ const streamSubset = 0x5eed5e1ec7
 // cosine) of zero length; what is "" for base rows, "query " for queries.
 func check(path, what string, m *vec.Matrix, metric engine.Metric) error {
 	if m == nil || m.N == 0 {
-		return fmt.Errorf("advise: %s: no %srows: %w", path, what, engine.ErrEmpty)
+		return bad(engine.ErrEmpty, "%s: no %srows: advise needs vectors to measure", path, what)
 	}
 	for i := 0; i < m.N; i++ {
 		var norm float64
 		for j, x := range m.Row(i) {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("advise: %s: %srow %d, component %d is %v: fix or drop that row: %w", path, what, i, j, x, engine.ErrCorrupt)
+				return bad(engine.ErrCorrupt, "%s: %srow %d, component %d is %v: fix or drop that row (every component finite)", path, what, i, j, x)
 			}
 			norm += float64(x) * float64(x)
 		}
 		if norm == 0 && metric == engine.Cosine {
-			return fmt.Errorf("advise: %s: %srow %d is the zero vector, which has no direction under cosine: drop it, or compare by -metric l2: %w", path, what, i, engine.ErrInvalidArgument)
+			return bad(engine.ErrInvalidArgument, "%s: %srow %d is the zero vector, which has no direction under cosine: drop it, or compare by -metric l2", path, what, i)
 		}
 	}
 	return nil
