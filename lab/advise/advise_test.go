@@ -2,12 +2,14 @@ package advise
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -415,4 +417,67 @@ func TestRunQdrantQuantized(t *testing.T) {
 		})
 	}
 	t.Log("\n" + rep.String())
+}
+
+// TestLoadReader: a file's bytes read as LoadReader reads a dropped file
+// in a browser give the Data Load gives of the file on disk (Parquet with
+// its filter column, fvecs, npy, gzipped fvecs), and a bad one the same
+// message naming the file.
+func TestLoadReader(t *testing.T) {
+	m := generated(t, 300, 8)
+	var npy, gz bytes.Buffer
+	if err := dataset.WriteNpy(&npy, m); err != nil {
+		t.Fatal(err)
+	}
+	npyPath := filepath.Join(t.TempDir(), "vectors.npy")
+	if err := os.WriteFile(npyPath, npy.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fv := writeFvecs(t, m)
+	raw, err := os.ReadFile(fv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw)
+	zw.Close()
+	gzPath := fv + ".gz"
+	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nan := generated(t, 300, 8)
+	nan.Row(7)[2] = float32(math.NaN())
+	for _, tc := range []struct {
+		name string
+		path string
+		opt  LoadOptions
+	}{
+		{"parquet with a filter", writeParquet(t, m), LoadOptions{K: 10, Queries: 30, Filter: "colour=blue"}},
+		{"fvecs", fv, LoadOptions{K: 10, Queries: 30}},
+		{"npy", npyPath, LoadOptions{K: 10, Queries: 30, Selectivity: 0.1}},
+		{"fvecs.gz", gzPath, LoadOptions{K: 10, Queries: 30}},
+		{"NaN", writeFvecs(t, nan), LoadOptions{K: 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, werr := Load(context.Background(), tc.path, tc.opt)
+			b, err := os.ReadFile(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gerr := LoadReader(context.Background(), tc.path, bytes.NewReader(b), int64(len(b)), tc.opt)
+			if werr != nil || gerr != nil {
+				if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+					t.Fatalf("Load: %v\nLoadReader: %v", werr, gerr)
+				}
+				return
+			}
+			if got.Base.N != want.Base.N || got.Queries.N != want.Queries.N || !slices.Equal(got.Base.Data, want.Base.Data) || !slices.Equal(got.Queries.Data, want.Queries.Data) ||
+				got.Source != want.Source || got.QuerySource != want.QuerySource || got.FilterDesc != want.FilterDesc || got.Selectivity() != want.Selectivity() {
+				t.Errorf("LoadReader: %d+%d rows, %q, %q, %q; Load: %d+%d, %q, %q, %q", got.Base.N, got.Queries.N, got.Source, got.QuerySource, got.FilterDesc, want.Base.N, want.Queries.N, want.Source, want.QuerySource, want.FilterDesc)
+			}
+		})
+	}
+	if _, err := LoadReader(context.Background(), "notes.txt", bytes.NewReader([]byte("hello")), 5, LoadOptions{K: 10}); err == nil || err.Error() != "notes.txt: not a file advise reads here: give a Parquet, .fvecs, .bvecs, .npy or IDX file" {
+		t.Errorf("a text file: %v", err)
+	}
 }

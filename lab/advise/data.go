@@ -1,9 +1,11 @@
 package advise
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -83,23 +85,9 @@ func (d *Data) Selectivity() float64 {
 // fewer rows than K, a filter column the file lacks or a value no row
 // holds.
 func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
-	if opt.K < 1 {
-		return nil, bad(engine.ErrInvalidArgument, "-k %d: give a k of at least 1 (recall@k of the k nearest rows)", opt.K)
-	}
-	if opt.Filter != "" && opt.Selectivity != 0 {
-		return nil, bad(engine.ErrInvalidArgument, "-filter %q and -selectivity %v: give one of the two", opt.Filter, opt.Selectivity)
-	}
-	if opt.Selectivity != 0 && !(opt.Selectivity > 0 && opt.Selectivity < 1) {
-		return nil, bad(engine.ErrInvalidArgument, "-selectivity %v: give a fraction of the rows between 0 and 1 (0.05 keeps 5 %%)", opt.Selectivity)
-	}
-	var fcol, fval string
-	if opt.Filter != "" {
-		var ok bool
-		fcol, fval, ok = strings.Cut(opt.Filter, "=")
-		fcol = strings.TrimSpace(fcol)
-		if !ok || fcol == "" {
-			return nil, bad(engine.ErrInvalidArgument, "-filter %q: give column=value, a metadata column of the file and the value the filtered rows hold", opt.Filter)
-		}
+	fcol, fval, err := opt.filter()
+	if err != nil {
+		return nil, err
 	}
 	st, err := os.Stat(path)
 	var set *dataset.Real // a data set lab/dataset opened by name
@@ -160,26 +148,16 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 			}
 			switch format {
 			case ingest.Parquet:
-				var cols []string
-				if fcol != "" {
-					cols = []string{fcol}
-				}
 				f, err := os.Open(path)
 				if err != nil {
 					return nil, readErr(path, err)
 				}
-				t, err := ingest.ReadParquet(f, st.Size(), path, ingest.ParquetOptions{Column: opt.Column, IDColumn: "-", TextColumn: "-", Columns: cols, Progress: opt.Progress})
+				base, meta, d.Source, err = readParquet(f, st.Size(), path, fcol, opt)
 				f.Close()
-				if err != nil && errors.Is(err, engine.ErrNotFound) {
-					msg, is := inUserTerms(err, path)
-					return nil, bad(is, "%s: %s: name a column the file has: -filter column=value for the filter, -column for the vectors (or filter a random subset with -selectivity)", path, msg)
-				}
 				if err != nil {
-					return nil, readErr(path, err)
+					return nil, err
 				}
-				base, meta = t.Vectors, t.Columns
 				columns = append(columns, fcol)
-				d.Source = fmt.Sprintf("%s (Parquet), column %q", filepath.Base(path), t.Column)
 			case ingest.HDF5:
 				a, err := ingest.ReadHDF5(ctx, path, ingest.HDF5Options{Base: opt.Column, Progress: opt.Progress})
 				if err != nil {
@@ -196,6 +174,38 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 			}
 		}
 	}
+	return finish(d, path, base, queries, meta, columns, metricGiven, fcol, fval, opt)
+}
+
+// filter checks the options that do not depend on the file and splits
+// -filter into its column and value.
+func (opt LoadOptions) filter() (fcol, fval string, err error) {
+	if opt.K < 1 {
+		return "", "", bad(engine.ErrInvalidArgument, "-k %d: give a k of at least 1 (recall@k of the k nearest rows)", opt.K)
+	}
+	if opt.Filter != "" && opt.Selectivity != 0 {
+		return "", "", bad(engine.ErrInvalidArgument, "-filter %q and -selectivity %v: give one of the two", opt.Filter, opt.Selectivity)
+	}
+	if opt.Selectivity != 0 && !(opt.Selectivity > 0 && opt.Selectivity < 1) {
+		return "", "", bad(engine.ErrInvalidArgument, "-selectivity %v: give a fraction of the rows between 0 and 1 (0.05 keeps 5 %%)", opt.Selectivity)
+	}
+	if opt.Filter != "" {
+		var ok bool
+		fcol, fval, ok = strings.Cut(opt.Filter, "=")
+		fcol = strings.TrimSpace(fcol)
+		if !ok || fcol == "" {
+			return "", "", bad(engine.ErrInvalidArgument, "-filter %q: give column=value, a metadata column of the file and the value the filtered rows hold", opt.Filter)
+		}
+	}
+	return fcol, fval, nil
+}
+
+// finish checks what was read (its metric, every row, the filter's
+// column), holds the queries out when the file has none, and makes the
+// filter's allow-list: the part of [Load] and [LoadReader] after the
+// reading.
+func finish(d *Data, path string, base, queries *vec.Matrix, meta map[string][]string, columns []string, metricGiven bool, fcol, fval string, opt LoadOptions) (*Data, error) {
+	var err error
 	if opt.Metric != "" {
 		if d.Metric, err = engine.ParseMetric(opt.Metric); err != nil {
 			return nil, bad(engine.ErrInvalidArgument, "-metric %q: give cosine, l2 or dot", opt.Metric)
@@ -275,6 +285,80 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		d.FilterDesc = fmt.Sprintf("a random %.3g %% of the rows (seed %d)", 100*opt.Selectivity, opt.Seed)
 	}
 	return d, nil
+}
+
+// LoadReader is [Load] of a file's bytes, for a caller without the file
+// on disk (a file dropped on a browser page: js/wasm has no OS files):
+// name is the file's name, whose extension says the format (.parquet, or
+// Parquet's PAR1 magic; .fvecs, .bvecs, .npy, .idx or IDX's -ubyte,
+// each optionally .gz), r its size bytes. An ann-benchmarks HDF5 file
+// or a data set directory needs [Load]. The checks and messages are
+// Load's, naming the file by name.
+func LoadReader(ctx context.Context, name string, r io.ReaderAt, size int64, opt LoadOptions) (*Data, error) {
+	fcol, fval, err := opt.filter()
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d := &Data{Name: strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)), Path: name, Metric: engine.Cosine}
+	plain := strings.TrimSuffix(strings.ToLower(name), ".gz")
+	ext := filepath.Ext(plain)
+	var magic [4]byte
+	r.ReadAt(magic[:], 0)
+	var base *vec.Matrix
+	var meta map[string][]string
+	var columns []string
+	switch {
+	case ext == ".parquet" || string(magic[:]) == "PAR1":
+		if base, meta, d.Source, err = readParquet(r, size, name, fcol, opt); err != nil {
+			return nil, err
+		}
+		columns = append(columns, fcol)
+	case ext == ".fvecs" || ext == ".bvecs" || ext == ".npy" || ext == ".idx" || strings.HasSuffix(plain, "-ubyte"):
+		read := map[string]func(io.Reader) (*vec.Matrix, error){".fvecs": dataset.ReadFvecs, ".bvecs": dataset.ReadBvecs, ".npy": dataset.ReadNpy}[ext]
+		if read == nil {
+			read = dataset.ReadIDX
+		}
+		var in io.Reader = io.NewSectionReader(r, 0, size)
+		if strings.HasSuffix(strings.ToLower(name), ".gz") {
+			zr, err := gzip.NewReader(in)
+			if err != nil {
+				return nil, bad(engine.ErrCorrupt, "%s: not a gzip stream (%v): give the file as it was saved, or without .gz", name, err)
+			}
+			defer zr.Close()
+			in = zr
+		}
+		if base, err = read(in); err != nil {
+			return nil, readErr(name, err)
+		}
+		d.Source = fmt.Sprintf("%s (%s)", filepath.Base(name), strings.TrimPrefix(ext, "."))
+		if ext != ".fvecs" && ext != ".bvecs" && ext != ".npy" {
+			d.Source = fmt.Sprintf("%s (IDX)", filepath.Base(name))
+		}
+	default:
+		return nil, bad(engine.ErrInvalidArgument, "%s: not a file advise reads here: give a Parquet, .fvecs, .bvecs, .npy or IDX file", name)
+	}
+	return finish(d, name, base, nil, meta, columns, false, fcol, fval, opt)
+}
+
+// readParquet reads a Parquet file's vector column (opt.Column, or the
+// reader's choice) and, for a filter, its column fcol.
+func readParquet(r io.ReaderAt, size int64, path, fcol string, opt LoadOptions) (*vec.Matrix, map[string][]string, string, error) {
+	var cols []string
+	if fcol != "" {
+		cols = []string{fcol}
+	}
+	t, err := ingest.ReadParquet(r, size, path, ingest.ParquetOptions{Column: opt.Column, IDColumn: "-", TextColumn: "-", Columns: cols, Progress: opt.Progress})
+	if err != nil && errors.Is(err, engine.ErrNotFound) {
+		msg, is := inUserTerms(err, path)
+		return nil, nil, "", bad(is, "%s: %s: name a column the file has: -filter column=value for the filter, -column for the vectors (or filter a random subset with -selectivity)", path, msg)
+	}
+	if err != nil {
+		return nil, nil, "", readErr(path, err)
+	}
+	return t.Vectors, t.Columns, fmt.Sprintf("%s (Parquet), column %q", filepath.Base(path), t.Column), nil
 }
 
 // streamSubset is the random stream of -selectivity's subset.
