@@ -16,6 +16,7 @@ func init() {
 			"DefaultProfiles":   ValueOf(advise.DefaultProfiles),
 			"GCPercent":         ValueOf(advise.GCPercent),
 			"Load":              ValueOf(advise.Load),
+			"LoadReader":        ValueOf(advise.LoadReader),
 			"MemoryLimit":       ValueOf(advise.MemoryLimit),
 			"MemoryLimitFactor": ValueOf(advise.MemoryLimitFactor),
 			"MinMemoryLimit":    ValueOf(advise.MinMemoryLimit),
