@@ -15,7 +15,7 @@
 // main installs globalThis.veclabAdvise and then calls
 // globalThis.veclabAdviseReady(), if defined:
 //
-//	run(bytes, name, optionsJSON, onProgress?)  JSON {report, body, advice} or {error}
+//	run(bytes, name, optionsJSON, onProgress?)  JSON {report, body} or {error}
 //	version                                     "veclab-advise go1.x js/wasm"
 //
 // bytes is the file's Uint8Array, name its name (its extension says the
@@ -55,8 +55,7 @@ var DefaultStores = []string{"pgvector", "redis", "qdrant", "elasticsearch"}
 // Answer is what run returns.
 type Answer struct {
 	Report *advise.Report `json:"report"`
-	Body   string         `json:"body"`   // the report's HTML body: sentences, charts, table
-	Advice []string       `json:"advice"` // one sentence per store
+	Body   string         `json:"body"` // the report's HTML body: sentences, charts, table
 }
 
 func run(args []js.Value) (*Answer, error) {
@@ -93,11 +92,7 @@ func run(args []js.Value) (*Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Answer{Report: rep, Body: rep.Body()}
-	for _, r := range rep.Rows {
-		a.Advice = append(a.Advice, r.Store+": "+r.Advice)
-	}
-	return a, nil
+	return &Answer{Report: rep, Body: rep.Body()}, nil
 }
 
 func main() {

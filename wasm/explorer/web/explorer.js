@@ -552,7 +552,7 @@ const adv = {
 	worker: null,
 	running: false,
 	runs: 0, // finished runs, for tests
-	answer: null, // the last advice: {report, body, advice}
+	answer: null, // the last advice: {report, body}
 	seconds: 0, // the last run's time in this tab, fetching and compiling advise.wasm included
 	moduleSeconds: 0, // fetching and compiling advise.wasm, once
 	errors: [], // every message shown, for tests
