@@ -42,8 +42,9 @@ var sentinels = []error{engine.ErrCorrupt, engine.ErrDimension, engine.ErrZeroVe
 // record or column itself, without the sentinel's words it ends in and
 // without the package and format prefixes before what it says ("dataset:
 // fvecs: ", "ingest: <path>: "), and the sentinel it wraps (nil for none).
-// The readers write "<pkg>: <format>: <what>: %w" (STYLE.md §3), so both
-// ends are the ones they put there.
+// The readers write "<pkg>: <format>: <what>: %w" (the package prefix
+// first, the sentinel wrapped last), so both ends are the ones they put
+// there.
 func inUserTerms(err error, path string) (string, error) {
 	msg := err.Error()
 	var is error
