@@ -16,7 +16,6 @@ func init() {
 			"Default":             ValueOf(&e07.Default).Elem(),
 			"LatencyVerdicts":     ValueOf(e07.LatencyVerdicts),
 			"Measure":             ValueOf(e07.Measure),
-			"MeasureProfile":      ValueOf(e07.MeasureProfile),
 			"MeasureStrategyGrid": ValueOf(e07.MeasureStrategyGrid),
 			"Read":                ValueOf(e07.Read),
 			"ScanBoundSweep":      ValueOf(e07.ScanBoundSweep),

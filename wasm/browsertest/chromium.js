@@ -6,7 +6,9 @@
 // a test that passed last week and fails today on a new chromium then
 // says so in its first line (docs/testing.md keeps the versions the suite
 // was last seen passing with). The browser is $CHROMIUM, default
-// /usr/bin/chromium.
+// /usr/bin/chromium; $VECLAB_CHROMIUM_FLAGS (split at spaces) is added to
+// its command line, for diagnosing (--js-flags=--liftoff-only runs every
+// WebAssembly function on V8's baseline compiler).
 "use strict";
 
 const fs = require("fs");
@@ -25,7 +27,7 @@ async function launch(prefix, options = {}) {
 	const context = await chromium.launchPersistentContext(profile, {
 		executablePath,
 		headless: true,
-		args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"],
+		args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", ...(process.env.VECLAB_CHROMIUM_FLAGS || "").split(/\s+/).filter(Boolean)],
 		...options,
 	});
 	if (!told) {

@@ -84,6 +84,10 @@
 // of the true top 5 and the kernel has 15; notebook 00b's bits dropdown
 // set to 8 redraws the 8-bit code; notebook 04's relaxed_order button and
 // its selectivity slider moved to 0.1 % redraw the filtered search.
+// LITE_QUERY adds to the page's query string (…&VECLAB_SIMD=off,
+// …&GODEBUG=gccheckmark=1: boot.js hands VECLAB_*, GODEBUG and GOGC to
+// the Go program); VECLAB_CHROMIUM_FLAGS adds to chromium's command line
+// (chromium.js; e.g. --js-flags=--liftoff-only).
 // The tenth checks JupyterLab's debugger on the Go kernel
 // (debuggerOnly): the notebook's bug button is enabled (kernel_info says
 // debugger), a click on it starts the debugger (initialize, attach,
@@ -803,11 +807,6 @@ async function cellOnly() {
 			page.on("console", (m) => {
 				if (m.text().startsWith("veclab: kernels:")) kernels = m.text();
 			});
-			// The worker's console reaches the page's listener through its
-			// own event: listen there too.
-			page.on("worker", (w) => w.on("console", (m) => {
-				if (m.text().startsWith("veclab: kernels:")) kernels = m.text();
-			}));
 			await page.goto(new URL(query, base).href);
 			await appReady(page, 120000);
 			const id = await newNotebook(page, 120000);
@@ -1563,12 +1562,18 @@ async function notebooksOnly() {
 		// The kernels' workers' console, the last 400 lines: a Go runtime's
 		// fatal error prints its report there (the kernel's reply keeps
 		// only its first line), shown when a notebook's Go program ended.
+		// playwright-core's Worker has no console event: chromium reports a
+		// dedicated worker's console on its page's.
 		const workerLog = [];
-		page.on("worker", (w) => w.on("console", (m) => {
+		const keep = (m) => {
 			workerLog.push(m.text());
 			if (workerLog.length > 400) workerLog.shift();
-		}));
-		await page.goto(base + "?VECLAB_SCALE=small");
+		};
+		page.on("console", keep);
+		// LITE_QUERY adds to the page's query string (&VECLAB_SIMD=off,
+		// &GODEBUG=…: boot.js hands both to the Go program).
+		const query = "?VECLAB_SCALE=small" + (process.env.LITE_QUERY || "");
+		await page.goto(base + query);
 		await appReady(page, 120000);
 		// crashes are the notebooks whose Go program ended in a fatal error
 		// of the runtime ("found pointer to free object", "unexpected
@@ -1606,8 +1611,8 @@ async function notebooksOnly() {
 				try {
 					const p2 = await fresh.context.newPage();
 					p2.on("pageerror", (e) => problems.push(`page error while rerunning ${name}: ${e.message}`.slice(0, 1500)));
-					p2.on("worker", (w) => w.on("console", (m) => workerLog.push(m.text())));
-					await p2.goto(base + "?VECLAB_SCALE=small");
+					p2.on("console", keep);
+					await p2.goto(base + query);
 					await appReady(p2, 120000);
 					nb = await runNotebook(p2, "notebooks/" + name, 600000, name.startsWith("02-"), knobHooks);
 				} finally {

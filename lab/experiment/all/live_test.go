@@ -56,7 +56,7 @@ func TestLiveFidelity(t *testing.T) {
 	for _, seqScanOff := range []bool{false, true} {
 		p := experiment.FilterProfile(profile.PGVector)
 		p.SeqScanOff = seqScanOff
-		ms, err := e07.MeasureProfile(env, p, e07.Default)
+		ms, err := e07.Measure(env, p, e07.Default)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/experiment/internal/latency"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
@@ -272,15 +273,6 @@ func Verdicts(env *experiment.Env, ms []experiment.Measurement) experiment.Verdi
 	return vs
 }
 
-// latencyFactor is the band of the latency verdicts, set before any run:
-// a store's p50 or p95 over Redis's, the lab's within ×/÷ 2 of the
-// article's. Ratios, because the article timed four services on a shared
-// 2-vCPU machine through Spring AI's clients and the lab times the
-// engine's search in one process, so no millisecond carries over; the
-// factor, because what a ratio does carry is the search work each
-// default does, which the lab models.
-const latencyFactor = 2
-
 // LatencyVerdicts judges the article's p50 and p95 per store by what the
 // lab models, each store's search work on its defaults: Redis (EF_RUNTIME
 // 10, the fewest distances) answers fastest, and each other store's p50
@@ -288,46 +280,24 @@ const latencyFactor = 2
 // differs says what the lab does not model: the client path, the
 // database's executor, the JVM.
 func LatencyVerdicts(ms []experiment.Measurement) experiment.Verdicts {
-	by := map[string]experiment.Measurement{}
-	for _, m := range ms {
-		by[m.Label] = m
+	stores := make([]latency.Store, len(ms))
+	for i, m := range ms {
+		stores[i] = latency.Store{Name: m.Label, Latency: m.Latency}
 	}
-	rd, ok := by["redis"]
-	if !ok || rd.Latency.P50 <= 0 || rd.Latency.P95 <= 0 {
-		return nil
-	}
-	fastest, order := true, []string{}
-	for _, m := range ms {
-		if m.Label != "redis" && m.Latency.P50 <= rd.Latency.P50 {
-			fastest = false
-		}
-		order = append(order, fmt.Sprintf("%s %.2f", m.Label, m.P50ms()))
-	}
-	out := experiment.Verdicts{experiment.Holds("E02", "redis answers fastest of the four on its defaults (p50)", "0.7 ms against 2.8–9.5",
-		strings.Join(order, ", ")+" ms", fastest,
-		experiment.Why(fastest, fmt.Sprintf("EF_RUNTIME 10 walks the fewest nodes: %.0f distances per query", rd.DistComps), "another store's walk is cheaper here"))}
-	unmodelled := map[string]string{
-		"pgvector":      "PostgreSQL's executor fetches and detoasts each visited tuple's 1.5 KB vector through its buffer manager and returns rows over JDBC; the lab's pgvector walks the graph over a float32 slab",
-		"qdrant":        "Qdrant answers over gRPC from Spring AI's client; the lab calls the search in process",
-		"elasticsearch": "Elasticsearch answers a JSON _search over HTTP on a JVM (1 GB heap, its GC pauses in the tail); the lab calls the search in process",
-	}
-	for _, name := range []string{"pgvector", "qdrant", "elasticsearch"} {
-		m, ok := by[name]
-		if !ok {
-			continue
-		}
-		for _, q := range []struct {
-			col      string
-			lab, red float64
-		}{{"p50", m.P50ms(), rd.P50ms()}, {"p95", m.P95ms(), rd.P95ms()}} {
-			art := Experiment.ArticleValue(name, q.col).(float64) / Experiment.ArticleValue("redis", q.col).(float64)
-			v := experiment.WithinFactor("E02", fmt.Sprintf("%s's %s over redis's on the defaults", name, q.col), art, q.lab/q.red, latencyFactor, "×")
-			why := fmt.Sprintf("%.0f distances per query against redis's %.0f (%.1f×)", m.DistComps, rd.DistComps, m.DistComps/math.Max(rd.DistComps, 1))
-			if !v.Agrees {
-				why += "; not modelled: " + unmodelled[name]
-			}
-			out = append(out, experiment.Because(v, why))
-		}
-	}
-	return out
+	return latency.OverRedis{ID: "E02", Figures: Experiment,
+		Fastest: "redis answers fastest of the four on its defaults (p50)", Article: "0.7 ms against 2.8–9.5",
+		Cheapest: func(rd int) string {
+			return fmt.Sprintf("EF_RUNTIME 10 walks the fewest nodes: %.0f distances per query", ms[rd].DistComps)
+		},
+		Dearer: "another store's walk is cheaper here",
+		Claim:  "%s's %s over redis's on the defaults",
+		Work: func(i, rd int) string {
+			return fmt.Sprintf("%.0f distances per query against redis's %.0f (%.1f×)", ms[i].DistComps, ms[rd].DistComps, ms[i].DistComps/math.Max(ms[rd].DistComps, 1))
+		},
+		Unmodelled: map[string]string{
+			"pgvector":      "PostgreSQL's executor fetches and detoasts each visited tuple's 1.5 KB vector through its buffer manager and returns rows over JDBC; the lab's pgvector walks the graph over a float32 slab",
+			"qdrant":        "Qdrant answers over gRPC from Spring AI's client; the lab calls the search in process",
+			"elasticsearch": "Elasticsearch answers a JSON _search over HTTP on a JVM (1 GB heap, its GC pauses in the tail); the lab calls the search in process",
+		},
+	}.Verdicts(stores)
 }

@@ -17,7 +17,7 @@ var claims = []experiment.Claim{
 	{Claim: "elasticsearch: filtered recall@10 is 0.544 (§ Adding a metadata filter)", Article: "0.544 (± 0.05)"},
 	{Claim: "elasticsearch: a filtered query returns 10.0 rows on average (§ Adding a metadata filter)", Article: "10 rows"},
 	// The filtered table's p50 / p95, each store over Redis's: ×/÷ 2 (E02's
-	// latencyFactor rule) cut at 1× (every store is slower than Redis in
+	// latency.Factor rule) cut at 1× (every store is slower than Redis in
 	// the article's table), set before the first run (2026-12-07).
 	{Claim: "redis answers the filtered query fastest of the four on its defaults (p50)", Article: "1.6 ms against 3.1–27.6"},
 	{Claim: "pgvector's filtered p50 over redis's on the defaults", Article: "6.25× (×/÷ 2) (direction > 1×)"},

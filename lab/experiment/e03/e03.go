@@ -5,10 +5,10 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/experiment/internal/latency"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
@@ -209,15 +209,6 @@ func PostFilterHits(env *experiment.Env, ms []experiment.StrategyMeasurement) (*
 	}, nil
 }
 
-// latencyFactor is the band of the filtered latency verdicts, set before
-// any run (E02's rule, 2026-12-07): a store's p50 or p95 over Redis's,
-// the lab's within ×/÷ 2 of the article's, and on the article's side of
-// 1× (experiment.Toward): the article's table has every other store
-// slower than Redis, so a lab ratio below 1× differs however near.
-// Ratios, because the article timed four services through Spring AI's
-// clients and the lab times each store's filtered search in one process.
-const latencyFactor = 2
-
 // LatencyVerdicts judges the article's filtered p50 and p95 per store
 // (§ "Adding a metadata filter") by what the lab models, each store's
 // filtered search on its defaults: Redis answers fastest (1.6 ms against
@@ -227,53 +218,33 @@ const latencyFactor = 2
 // the client round trip in the article's Redis figure; below it, the
 // store's own path (its executor, its transport, its JVM).
 func LatencyVerdicts(ms []experiment.StrategyMeasurement) experiment.Verdicts {
-	by := map[string]experiment.StrategyMeasurement{}
-	for _, m := range ms {
-		by[m.Label] = m
+	stores := make([]latency.Store, len(ms))
+	for i, m := range ms {
+		stores[i] = latency.Store{Name: m.Label, Latency: m.Latency}
 	}
-	rd, ok := by["redis"]
-	if !ok || rd.Latency.P50 <= 0 || rd.Latency.P95 <= 0 {
-		return nil
-	}
-	fastest, order := true, []string{}
-	for _, m := range ms {
-		if m.Label != "redis" && m.Latency.P50 <= rd.Latency.P50 {
-			fastest = false
-		}
-		order = append(order, fmt.Sprintf("%s %.2f", m.Label, m.P50ms()))
-	}
-	out := experiment.Verdicts{experiment.Holds("E03", "redis answers the filtered query fastest of the four on its defaults (p50)", "1.6 ms against 3.1–27.6",
-		strings.Join(order, ", ")+" ms", fastest,
-		experiment.Why(fastest, fmt.Sprintf("redis scores %.0f documents per query", rd.DistComps), "another store's filtered search is cheaper here"))}
-	unmodelled := map[string]string{
-		"pgvector":      "PostgreSQL's executor fetches each of the 40 index rows' heap tuples and its JSONB metadata to apply the WHERE clause, and returns rows over JDBC; the lab filters a column in memory",
-		"qdrant":        "Qdrant answers over gRPC from Spring AI's client and reads each payload from its storage; the lab reads an in-memory column",
-		"elasticsearch": "Elasticsearch answers a JSON _search over HTTP on a JVM; the lab calls the search in process",
-	}
-	for _, name := range []string{"pgvector", "qdrant", "elasticsearch"} {
-		m, ok := by[name]
-		if !ok {
-			continue
-		}
-		for _, q := range []struct {
-			col      string
-			lab, red float64
-		}{{"p50", m.P50ms(), rd.P50ms()}, {"p95", m.P95ms(), rd.P95ms()}} {
-			art := e03.ArticleValue(name, q.col).(float64) / e03.ArticleValue("redis", q.col).(float64)
-			v := experiment.Toward(experiment.WithinFactor("E03", fmt.Sprintf("%s's filtered %s over redis's on the defaults", name, q.col), art, q.lab/q.red, latencyFactor, "×"), 1)
-			why := fmt.Sprintf("%.0f distances and %.0f payload reads per query against redis's %.0f distances (%.1f×)", m.DistComps, m.PayloadChecks, rd.DistComps, m.DistComps/math.Max(rd.DistComps, 1))
+	return latency.OverRedis{ID: "E03", Figures: e03,
+		Fastest: "redis answers the filtered query fastest of the four on its defaults (p50)", Article: "1.6 ms against 3.1–27.6",
+		Cheapest: func(rd int) string { return fmt.Sprintf("redis scores %.0f documents per query", ms[rd].DistComps) },
+		Dearer:   "another store's filtered search is cheaper here",
+		Claim:    "%s's filtered %s over redis's on the defaults",
+		// The article's table has every other store slower than Redis, so
+		// a lab ratio below 1× differs however near.
+		Toward: true,
+		Work: func(i, rd int) string {
+			m := ms[i]
+			why := fmt.Sprintf("%.0f distances and %.0f payload reads per query against redis's %.0f distances (%.1f×)", m.DistComps, m.PayloadChecks, ms[rd].DistComps, m.DistComps/math.Max(ms[rd].DistComps, 1))
 			if m.Path != "" {
 				why = m.Path + ": " + why
 			}
-			switch {
-			case v.Agrees:
-			case q.lab/q.red > art:
-				why += fmt.Sprintf("; not modelled: the client round trip, which floors the article's redis at 1.6 ms (E02: 0.7 ms unfiltered) while the lab's answers in %.3f ms, so every ratio over it grows", q.red)
-			default:
-				why += "; not modelled: " + unmodelled[name]
-			}
-			out = append(out, experiment.Because(v, why))
-		}
-	}
-	return out
+			return why
+		},
+		Above: func(redis float64) string {
+			return fmt.Sprintf("the client round trip, which floors the article's redis at 1.6 ms (E02: 0.7 ms unfiltered) while the lab's answers in %.3f ms, so every ratio over it grows", redis)
+		},
+		Unmodelled: map[string]string{
+			"pgvector":      "PostgreSQL's executor fetches each of the 40 index rows' heap tuples and its JSONB metadata to apply the WHERE clause, and returns rows over JDBC; the lab filters a column in memory",
+			"qdrant":        "Qdrant answers over gRPC from Spring AI's client and reads each payload from its storage; the lab reads an in-memory column",
+			"elasticsearch": "Elasticsearch answers a JSON _search over HTTP on a JVM; the lab calls the search in process",
+		},
+	}.Verdicts(stores)
 }

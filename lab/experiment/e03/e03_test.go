@@ -76,7 +76,7 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 	// The index's mechanisms, with enable_seqscan = off.
 	off := experiment.FilterProfile(profile.PGVector)
 	off.SeqScanOff = true
-	ms, err := e07.MeasureProfile(env, off, e07.Default)
+	ms, err := e07.Measure(env, off, e07.Default)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,10 +90,10 @@ func TestFilteredExperimentsSmall(t *testing.T) {
 	if off, big := exptest.Float(t, tb, "40 off", "mean hits (lab)"), exptest.Float(t, tb, "1000 off", "mean hits (lab)"); big <= off {
 		t.Errorf("E07: ef_search 1000 gives %v hits, 40 gives %v", big, off)
 	}
-	if _, err := e07.MeasureProfile(env, profile.Default(profile.Redis), e07.Default); err == nil {
+	if _, err := e07.Measure(env, profile.Default(profile.Redis), e07.Default); err == nil {
 		t.Error("E07 on a Redis profile was accepted")
 	}
-	ms, err = e07.MeasureProfile(env, off, []e07.Setting{{Ef: 40, Scan: "off"}, {Ef: 40, Scan: "relaxed_order", MaxScanTuples: 1}})
+	ms, err = e07.Measure(env, off, []e07.Setting{{Ef: 40, Scan: "off"}, {Ef: 40, Scan: "relaxed_order", MaxScanTuples: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

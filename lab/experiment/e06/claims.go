@@ -17,8 +17,8 @@ var claims = []experiment.Claim{
 	{Claim: "50 (Redis EF_RUNTIME): filtered recall@10 is 1.000", Article: "1 (± 0.05)"},
 	{Claim: "200 (Redis EF_RUNTIME): filtered recall@10 is 1.000", Article: "1 (± 0.05)"},
 	// The p50 columns' shape, each setting over the default: ×/÷ 2 (E02's
-	// latencyFactor rule), set before the first run (2026-12-07); no
-	// direction cut, the claim is the column's flatness (latencyFactor).
+	// latency.Factor rule), set before the first run (2026-12-07); no
+	// direction cut, the claim is the column's flatness (LatencyVerdicts).
 	// Load-sensitive, stated rather than widened: at article scale, seed 1,
 	// load ≈ 10 on 2 cores (2026-12-07), `veclab reproduce -only E06` read
 	// 1.18× and 2.22× (agree) and notebook 02 minutes later 3.83× and 4.84×

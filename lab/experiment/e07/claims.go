@@ -25,7 +25,7 @@ var claims = []experiment.Claim{
 	{Claim: "40 strict_order: a filtered query returns 10.0 rows on average (§ pgvector: the index finds 40 candidates)", Article: "10 rows"},
 	{Claim: "strict_order's recall is below relaxed_order's (§ pgvector: the index finds 40 candidates)", Article: "0.281 < 0.611"},
 	// The p50 column, each setting over the default's (40, off): ×/÷ 2
-	// (E02's latencyFactor rule) cut at 1× (every fix costs more than the
+	// (E02's latency.Factor rule) cut at 1× (every fix costs more than the
 	// default in the article's table), set before the first run
 	// (2026-12-07).
 	{Claim: "200 off: p50 over the default's (40 off) (§ pgvector: the index finds 40 candidates)", Article: "1.42× (×/÷ 2) (direction > 1×)"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/experiment/internal/latency"
 	"github.com/veclab/veclab/lab/metrics"
 	"github.com/veclab/veclab/lab/pglive"
 	"github.com/veclab/veclab/lab/profile"
@@ -65,16 +66,12 @@ func e07Figures() []experiment.Figure {
 	return fs
 }
 
-// Measure runs each setting on the default pgvector store (metadata in
-// an unindexed column, as the article's JSONB metadata).
-func Measure(env *experiment.Env, settings []Setting) ([]experiment.StrategyMeasurement, error) {
-	return MeasureProfile(env, experiment.FilterProfile(profile.PGVector), settings)
-}
-
-// e07MeasureProfile is Measure on the pgvector profile p, e.g. with
-// enable_seqscan = off (Profile.SeqScanOff) to see the index's behaviour
-// where PostgreSQL would rather scan the table.
-func MeasureProfile(env *experiment.Env, p profile.Profile, settings []Setting) ([]experiment.StrategyMeasurement, error) {
+// Measure runs each setting on the pgvector profile p: the article's is
+// experiment.FilterProfile(profile.PGVector) (the default store, metadata
+// in an unindexed column as the article's JSONB metadata); with
+// enable_seqscan = off (Profile.SeqScanOff) it shows the index's
+// behaviour where PostgreSQL would rather scan the table.
+func Measure(env *experiment.Env, p profile.Profile, settings []Setting) ([]experiment.StrategyMeasurement, error) {
 	if len(settings) == 0 {
 		return nil, fmt.Errorf("experiment: E07: no settings: %w", experiment.ErrBadArgument)
 	}
@@ -181,7 +178,7 @@ func Table(env *experiment.Env, ms []experiment.StrategyMeasurement) *table.Tabl
 }
 
 func runE07(env *experiment.Env) (*experiment.Report, error) {
-	ms, err := Measure(env, Default)
+	ms, err := Measure(env, experiment.FilterProfile(profile.PGVector), Default)
 	if err != nil {
 		return nil, err
 	}
@@ -276,13 +273,6 @@ func e07LiveWhy(live *experiment.LiveMeasurement, fig func(*experiment.LiveMeasu
 		experiment.FmtFig(x, unit), experiment.FmtFig(tol, unit), experiment.FmtFig(article, unit), experiment.FmtFig(math.Abs(x-lab), unit))
 }
 
-// latencyFactor is the band of the p50 verdicts, set before any run
-// (E02's rule, 2026-12-07): a setting's p50 over the default's (40, off),
-// the lab's within ×/÷ 2 of the article's, and above 1× (experiment.Toward):
-// every fix the article's table times costs more than the default's plain
-// index scan, so a lab ratio at or below 1× differs however near.
-const latencyFactor = 2
-
 // LatencyVerdicts judges the article's p50 column (§ "pgvector: the index
 // finds 40 candidates", 1.2 / 1.7 / 28.2 / 7.7 / 9.7 ms) by its shape:
 // each setting's p50 over the default's (40, off), within ×/÷ 2 of the
@@ -315,16 +305,14 @@ func LatencyVerdicts(ms []experiment.StrategyMeasurement) experiment.Verdicts {
 		if !ok {
 			continue
 		}
-		v := experiment.Toward(experiment.WithinFactor("E07", fmt.Sprintf("%s: p50 over the default's (40 off) (§ %s)", m.Label, e07Section), f.Value/art0.Value, m.P50ms()/base.P50ms(), latencyFactor, "×"), 1)
-		why := fmt.Sprintf("article %.1f → %.1f ms, lab %.3f → %.3f ms; %.0f distances per query against %.0f (%.1f×), plan %s", art0.Value, f.Value, base.P50ms(), m.P50ms(), m.DistComps, base.DistComps, m.DistComps/math.Max(base.DistComps, 1), m.Plan)
-		switch r := m.P50ms() / base.P50ms(); {
-		case v.Agrees:
-		case r > f.Value/art0.Value:
-			why += fmt.Sprintf("; not modelled: the JDBC round trip and PostgreSQL's per-statement work, which floor the article's default at 1.2 ms while the lab's takes %.3f ms, so every ratio over it grows (the lab's %s alone is %.2f× the article's)", base.P50ms(), m.Label, m.P50ms()/f.Value)
-		default:
-			why += "; not modelled: PostgreSQL's executor fetching each visited tuple's heap row and JSONB metadata through its buffer manager"
-		}
-		out = append(out, experiment.Because(v, why))
+		// Toward: every fix the article's table times costs more than the
+		// default's plain index scan, so a lab ratio at or below 1×
+		// differs however near.
+		out = append(out, latency.Ratio{ID: "E07", Claim: fmt.Sprintf("%s: p50 over the default's (40 off) (§ %s)", m.Label, e07Section),
+			Article: f.Value / art0.Value, Lab: m.P50ms() / base.P50ms(), Toward: true,
+			Why:   fmt.Sprintf("article %.1f → %.1f ms, lab %.3f → %.3f ms; %.0f distances per query against %.0f (%.1f×), plan %s", art0.Value, f.Value, base.P50ms(), m.P50ms(), m.DistComps, base.DistComps, m.DistComps/math.Max(base.DistComps, 1), m.Plan),
+			Above: fmt.Sprintf("the JDBC round trip and PostgreSQL's per-statement work, which floor the article's default at 1.2 ms while the lab's takes %.3f ms, so every ratio over it grows (the lab's %s alone is %.2f× the article's)", base.P50ms(), m.Label, m.P50ms()/f.Value),
+			Below: "PostgreSQL's executor fetching each visited tuple's heap row and JSONB metadata through its buffer manager"}.Verdict())
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/veclab/veclab/lab/chart"
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/profile"
 	"github.com/veclab/veclab/lab/table"
 )
 
@@ -146,7 +147,7 @@ func ScanBoundSweep(env *experiment.Env, bounds []int) (*ScanBound, error) {
 			settings = append(settings, Setting{Ef: 40, Scan: mode, MaxScanTuples: mst})
 		}
 	}
-	ms, err := Measure(env, settings)
+	ms, err := Measure(env, experiment.FilterProfile(profile.PGVector), settings)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/experiment/e07"
+	"github.com/veclab/veclab/lab/profile"
 )
 
 // Notebook 04: pgvector's iterative scans (E07), each row beside what its
@@ -13,7 +14,7 @@ func ExampleMeasure() {
 	env, err := experiment.NewEnv(experiment.Small, 1)
 	check(err)
 	defer env.Close()
-	res07, err := e07.Measure(env, e07.Default)
+	res07, err := e07.Measure(env, experiment.FilterProfile(profile.PGVector), e07.Default)
 	check(err)
 	fmt.Println(len(e07.Table(env, res07).Rows), "settings")
 	_, err = e07.Read(env, res07)

@@ -22,10 +22,12 @@
 	// The environment of the Go program: VECLAB_SCALE=small (the
 	// notebooks' small scale: one thread in a browser tab), overridden by
 	// $VECLAB_* from the page's query string (…/?VECLAB_SCALE=article),
-	// read once when the page loads, before JupyterLab rewrites the address.
+	// read once when the page loads, before JupyterLab rewrites the address;
+	// also GODEBUG and GOGC, the Go runtime's own settings, for
+	// diagnosing the runtime in a tab (…/?GODEBUG=gccheckmark=1).
 	const env = { VECLAB_SCALE: "small" };
 	for (const [k, v] of new URLSearchParams(window.location.search)) {
-		if (/^VECLAB_[A-Z0-9_]+$/.test(k)) env[k] = v;
+		if (/^VECLAB_[A-Z0-9_]+$/.test(k) || k === "GODEBUG" || k === "GOGC") env[k] = v;
 	}
 	const url = (p) => new URL(p, document.baseURI).href;
 

@@ -1,0 +1,158 @@
+// Package latency holds the shape the experiments' latency verdicts share.
+// The article timed real services through Spring AI's clients on a shared
+// 2-vCPU machine; the lab times each store's search in one process. No
+// millisecond carries over, so a latency verdict judges a ratio (a store's
+// p50 over Redis's, a setting's over the default's), which carries the
+// search work each side did, the part the lab models.
+//
+// [Ratio] is one such verdict, within ×/÷ [Factor] of the article's ratio,
+// its reason naming the work the ratio reads and, when it differs, what
+// the lab does not model on the side it fell. [OverRedis] is the verdicts
+// of a table of the four stores on their defaults (E02 unfiltered, E03
+// filtered): Redis answers fastest, and each other store's p50 and p95 over
+// Redis's is the article's. The experiments keep their words (claims,
+// reasons); this package keeps the rule.
+package latency
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/metrics"
+)
+
+// Factor is the band of every latency verdict, set before any run (E02's
+// rule, 2026-12-07): the lab's ratio within ×/÷ 2 of the article's. The
+// factor, because what a ratio carries across is the search work each
+// side does, which the lab models, and not the client path, the
+// database's executor or the JVM, which it does not.
+const Factor = 2
+
+// Ratio is one latency ratio to judge.
+type Ratio struct {
+	ID, Claim    string  // the experiment ("E02") and the claim
+	Article, Lab float64 // the article's ratio and the lab's
+	// Toward makes a lab ratio on the other side of 1× from the article's
+	// differ however near (experiment.Toward): where the article's ratio
+	// is a direction (every fix slower than the default), not only a size.
+	Toward bool
+	// Why is the work the ratio reads, in every reason.
+	Why string
+	// Above and Below say what the lab does not model when its ratio lies
+	// above the band or below it (or on the wrong side of 1×).
+	Above, Below string
+}
+
+// Verdict judges r: within ×/÷ Factor of the article's ratio (and on its
+// side of 1× when Toward), its reason r.Why and, when it differs, "not
+// modelled:" with r.Above or r.Below.
+func (r Ratio) Verdict() experiment.Verdict {
+	v := experiment.WithinFactor(r.ID, r.Claim, r.Article, r.Lab, Factor, "×")
+	if r.Toward {
+		v = experiment.Toward(v, 1)
+	}
+	why := r.Why
+	switch {
+	case v.Agrees:
+	case r.Lab > r.Article:
+		why += "; not modelled: " + r.Above
+	default:
+		why += "; not modelled: " + r.Below
+	}
+	return experiment.Because(v, why)
+}
+
+// Store is one store's row of an [OverRedis] table: its name as the
+// article's figures name it ("redis", "pgvector", …) and its latencies.
+type Store struct {
+	Name    string
+	Latency metrics.Latency
+}
+
+// ms is d in milliseconds, as experiment.Measurement's P50ms computes it.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// others are the stores judged against Redis, in the verdicts' order.
+var others = []string{"pgvector", "qdrant", "elasticsearch"}
+
+// OverRedis is the words of one experiment's latency verdicts over Redis;
+// its Verdicts applies them. Row indices i and rd in the functions are
+// indices into the stores given to Verdicts (the caller's rows, in its
+// order), rd Redis's.
+type OverRedis struct {
+	ID      string                // the experiment, e.g. "E02"
+	Figures experiment.Experiment // the article's "p50" and "p95" per store
+	// Fastest is the claim that Redis answers fastest (by p50), Article
+	// its figures in the article; Cheapest is the reason when it holds
+	// (of Redis's row), Dearer when it does not.
+	Fastest, Article string
+	Cheapest         func(rd int) string
+	Dearer           string
+	// Claim is a ratio's claim, a format of the store's name and the
+	// column ("p50", "p95").
+	Claim string
+	// Toward: see [Ratio].
+	Toward bool
+	// Work is the work row i did against Redis's row rd: every ratio's
+	// reason.
+	Work func(i, rd int) string
+	// Above is what the lab does not model when a ratio lies above the
+	// band, of Redis's lab figure in that column (ms); nil for the
+	// store's Unmodelled, as below the band.
+	Above func(redis float64) string
+	// Unmodelled is, per store, what the lab does not model when its
+	// ratio lies below the band (and above it when Above is nil).
+	Unmodelled map[string]string
+}
+
+// Verdicts judges stores: Redis answers fastest (its p50 below every
+// other row's), then for pgvector, Qdrant and Elasticsearch (those
+// present; a name given twice, its last row) the p50 and p95 over Redis's
+// against the article's ratio (c.Figures), each a [Ratio]. Without a
+// Redis row with positive p50 and p95 there is nothing to judge: nil.
+func (c OverRedis) Verdicts(stores []Store) experiment.Verdicts {
+	by := map[string]int{}
+	for i, s := range stores {
+		by[s.Name] = i
+	}
+	rd, ok := by["redis"]
+	if !ok || stores[rd].Latency.P50 <= 0 || stores[rd].Latency.P95 <= 0 {
+		return nil
+	}
+	red := stores[rd].Latency
+	fastest, order := true, []string{}
+	for _, s := range stores {
+		if s.Name != "redis" && s.Latency.P50 <= red.P50 {
+			fastest = false
+		}
+		order = append(order, fmt.Sprintf("%s %.2f", s.Name, ms(s.Latency.P50)))
+	}
+	out := experiment.Verdicts{experiment.Holds(c.ID, c.Fastest, c.Article, strings.Join(order, ", ")+" ms", fastest,
+		experiment.Why(fastest, c.Cheapest(rd), c.Dearer))}
+	for _, name := range others {
+		i, ok := by[name]
+		if !ok {
+			continue
+		}
+		l := stores[i].Latency
+		for _, q := range []struct {
+			col      string
+			lab, red float64
+		}{{"p50", ms(l.P50), ms(red.P50)}, {"p95", ms(l.P95), ms(red.P95)}} {
+			f, ok := c.Figures.Figure(name, q.col)
+			r, okr := c.Figures.Figure("redis", q.col)
+			if !ok || !okr {
+				continue
+			}
+			above := c.Unmodelled[name]
+			if c.Above != nil {
+				above = c.Above(q.red)
+			}
+			out = append(out, Ratio{ID: c.ID, Claim: fmt.Sprintf(c.Claim, name, q.col), Article: f.Value / r.Value, Lab: q.lab / q.red,
+				Toward: c.Toward, Why: c.Work(i, rd), Above: above, Below: c.Unmodelled[name]}.Verdict())
+		}
+	}
+	return out
+}
