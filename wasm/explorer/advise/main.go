@@ -8,8 +8,8 @@
 // It is a module of its own, loaded only when a file is dropped, because
 // lab/advise brings the store profiles, the Parquet reader and the
 // charts (gonum/plot and its fonts): 26.8 MB of WebAssembly (6.3 MB
-// brotli) against the
-// engine-only explorer.wasm's 6 MB, which every visit loads.
+// brotli) against the engine-only explorer.wasm's 6 MB, which every
+// visit loads.
 //
 // # The bridge
 //
