@@ -103,6 +103,12 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 			opt.Profiles = append(opt.Profiles, strings.TrimSpace(s))
 		}
 	}
+	// The options are checked before anything starts: a refusal (-pg
+	// without a pgvector store, or on l2 data) comes before the embedded
+	// PostgreSQL has started.
+	if err := advise.Validate(d, opt, *pg != ""); err != nil {
+		return err
+	}
 	if *pg != "" {
 		db, err := pglive.Open(ctx, *pg)
 		if err != nil {

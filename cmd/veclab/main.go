@@ -82,7 +82,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := c.run(rest, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "veclab %s: %v\n", c.name, err)
+		// A package named as the command (lab/advise under `advise`)
+		// prefixes its errors with the same word: print it once.
+		fmt.Fprintf(stderr, "veclab %s: %s\n", c.name, strings.TrimPrefix(err.Error(), c.name+": "))
 		return 1
 	}
 	return 0

@@ -222,6 +222,7 @@ type site struct {
 	simdJS string // veclab-simd.js, which every host of veclab.wasm and explorer.wasm installs
 
 	explorerWasm string // explorer.wasm, the explorer page's engine-only module
+	adviseWasm   string // advise.wasm, lab/advise for a file dropped on the explorer page
 	explorerWeb  string // the explorer page (serve_explorer.go)
 }
 
@@ -283,6 +284,7 @@ func buildSite(cfg serveConfig, log io.Writer) (*site, error) {
 		simdJS: filepath.Join(dir, simdJSName),
 
 		explorerWasm: filepath.Join(dir, "explorer.wasm"),
+		adviseWasm:   filepath.Join(dir, "advise.wasm"),
 		explorerWeb:  filepath.Join(cache, "explorer-"+ekey),
 	}
 	lite := filepath.Join(root, "wasm", "lite")

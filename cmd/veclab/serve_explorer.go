@@ -42,58 +42,18 @@ func hashFiles(files []string, what string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-// buildExplorer makes s.explorerWasm (with .br and .gz) unless it is
-// there, and the page's directory s.explorerWeb (its files and their .br
-// and .gz forms) unless it is there.
+// buildExplorer makes the page's modules unless they are there —
+// s.explorerWasm (the engine-only module every visit loads) and
+// s.adviseWasm (lab/advise, loaded only when a file is dropped), each
+// with .br and .gz — and the page's directory s.explorerWeb (its files
+// and their .br and .gz forms) unless it is there.
 func buildExplorer(goBin, nodeBin, root string, s *site, log io.Writer) error {
-	lite := filepath.Join(root, "wasm", "lite")
-	if fileExists(s.explorerWasm) && fileExists(s.explorerWasm+".br") && fileExists(s.explorerWasm+".gz") {
-		fmt.Fprintf(log, "veclab serve: Go sources unchanged, reusing %s\n", s.explorerWasm)
-	} else {
-		if err := os.MkdirAll(filepath.Dir(s.explorerWasm), 0o755); err != nil {
+	for _, m := range []struct{ pkg, out string }{{"./wasm/explorer", s.explorerWasm}, {"./wasm/explorer/advise", s.adviseWasm}} {
+		if err := buildModule(goBin, nodeBin, root, m.pkg, m.out, log); err != nil {
 			return err
 		}
-		start := time.Now()
-		tmp := filepath.Join(filepath.Dir(s.explorerWasm), fmt.Sprintf("explorer%d.wasm", os.Getpid()))
-		for _, ext := range []string{"", ".br", ".gz"} {
-			defer os.Remove(tmp + ext)
-		}
-		build := func(extra ...string) ([]byte, error) {
-			args := append([]string{"build"}, extra...)
-			args = append(args, "-ldflags=-s -w", "-trimpath", "-o", tmp, "./wasm/explorer")
-			cmd := exec.Command(goBin, args...)
-			cmd.Dir = root
-			cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-			return cmd.CombinedOutput()
-		}
-		out, err := build()
-		if err != nil && strings.Contains(string(out), "-buildvcs=false") {
-			out, err = build("-buildvcs=false")
-		}
-		if err != nil {
-			return fmt.Errorf("building wasm/explorer for js/wasm (GOOS=js GOARCH=wasm go build ./wasm/explorer in %s): %v\n%s", root, err, out)
-		}
-		built := time.Since(start)
-		cmd := exec.Command(nodeBin, "compress.mjs", tmp)
-		cmd.Dir = lite
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("node compress.mjs (in %s): %v\n%s", lite, err, out)
-		}
-		for _, ext := range []string{".br", ".gz", ""} {
-			if err := os.Rename(tmp+ext, s.explorerWasm+ext); err != nil {
-				return err
-			}
-		}
-		size := func(ext string) float64 {
-			st, err := os.Stat(s.explorerWasm + ext)
-			if err != nil {
-				return 0
-			}
-			return float64(st.Size()) / 1e6
-		}
-		fmt.Fprintf(log, "veclab serve: built explorer.wasm, %.2f MB (%.2f MB gzip, %.2f MB brotli), in %.1f s (+%.1f s compressing)\n",
-			size(""), size(".gz"), size(".br"), built.Seconds(), (time.Since(start) - built).Seconds())
 	}
+	lite := filepath.Join(root, "wasm", "lite")
 	if fileExists(filepath.Join(s.explorerWeb, "index.html")) {
 		fmt.Fprintf(log, "veclab serve: explorer page unchanged, reusing %s\n", s.explorerWeb)
 		return nil
@@ -121,6 +81,61 @@ func buildExplorer(goBin, nodeBin, root string, s *site, log io.Writer) error {
 	return os.Rename(tmp, s.explorerWeb)
 }
 
+// buildModule builds the js/wasm command pkg into out (with .br and .gz)
+// unless it is there.
+func buildModule(goBin, nodeBin, root, pkg, out string, log io.Writer) error {
+	name := filepath.Base(out)
+	if fileExists(out) && fileExists(out+".br") && fileExists(out+".gz") {
+		fmt.Fprintf(log, "veclab serve: Go sources unchanged, reusing %s\n", out)
+		return nil
+	}
+	lite := filepath.Join(root, "wasm", "lite")
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	start := time.Now()
+	tmp := filepath.Join(filepath.Dir(out), fmt.Sprintf("%s%d.wasm", strings.TrimSuffix(name, ".wasm"), os.Getpid()))
+	for _, ext := range []string{"", ".br", ".gz"} {
+		defer os.Remove(tmp + ext)
+	}
+	build := func(extra ...string) ([]byte, error) {
+		args := append([]string{"build"}, extra...)
+		args = append(args, "-ldflags=-s -w", "-trimpath", "-o", tmp, pkg)
+		cmd := exec.Command(goBin, args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		return cmd.CombinedOutput()
+	}
+	bout, err := build()
+	if err != nil && strings.Contains(string(bout), "-buildvcs=false") {
+		bout, err = build("-buildvcs=false")
+	}
+	if err != nil {
+		return fmt.Errorf("building %s for js/wasm (GOOS=js GOARCH=wasm go build %s in %s): %v\n%s", pkg, pkg, root, err, bout)
+	}
+	built := time.Since(start)
+	cmd := exec.Command(nodeBin, "compress.mjs", tmp)
+	cmd.Dir = lite
+	if cout, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("node compress.mjs (in %s): %v\n%s", lite, err, cout)
+	}
+	for _, ext := range []string{".br", ".gz", ""} {
+		if err := os.Rename(tmp+ext, out+ext); err != nil {
+			return err
+		}
+	}
+	size := func(ext string) float64 {
+		st, err := os.Stat(out + ext)
+		if err != nil {
+			return 0
+		}
+		return float64(st.Size()) / 1e6
+	}
+	fmt.Fprintf(log, "veclab serve: built %s, %.2f MB (%.2f MB gzip, %.2f MB brotli), in %.1f s (+%.1f s compressing)\n",
+		name, size(""), size(".gz"), size(".br"), built.Seconds(), (time.Since(start) - built).Seconds())
+	return nil
+}
+
 // exportExplorer writes the explorer to out/explorer.
 func (s *site) exportExplorer(out string) error {
 	dst := filepath.Join(out, "explorer")
@@ -131,7 +146,7 @@ func (s *site) exportExplorer(out string) error {
 	if err != nil {
 		return err
 	}
-	files := []string{s.explorerWasm, s.explorerWasm + ".br", s.explorerWasm + ".gz"}
+	files := []string{s.explorerWasm, s.explorerWasm + ".br", s.explorerWasm + ".gz", s.adviseWasm, s.adviseWasm + ".br", s.adviseWasm + ".gz"}
 	for _, e := range ents {
 		files = append(files, filepath.Join(s.explorerWeb, e.Name()))
 	}
@@ -151,6 +166,8 @@ func (s *site) explorerFile(p string) string {
 		rest = "/index.html"
 	case "/explorer.wasm":
 		return s.explorerWasm
+	case "/advise.wasm":
+		return s.adviseWasm
 	}
 	return filepath.Join(s.explorerWeb, filepath.FromSlash(rest[1:]))
 }

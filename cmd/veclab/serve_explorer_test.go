@@ -104,7 +104,10 @@ func startServe(t testing.TB, root, cache string) (string, func()) {
 // second index; a filter strategy searches; the charts and the layers have
 // legends; ACORN-γ builds its graph when chosen and answers with its recall
 // on the chart and beside the other strategies; a module error is shown;
-// the site links to the page.
+// a .npy dropped on the page is advised in advise.wasm (the four stores'
+// recall and knob values, the sentences, the table, the chart), a file
+// over the stated limit and one with a NaN get their one-line messages,
+// and stop ends a run; the site links to the page.
 func TestBrowserExplorer(t *testing.T) {
 	root, err := moduleRoot("")
 	if err != nil {

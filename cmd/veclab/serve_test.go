@@ -237,7 +237,7 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 	if _, err := buildSite(serveConfig{Src: root, Cache: cache}, &log); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Count(log.String(), "reusing") != 4 { // veclab.wasm, explorer.wasm, the explorer page, the site
+	if strings.Count(log.String(), "reusing") != 5 { // veclab.wasm, explorer.wasm, advise.wasm, the explorer page, the site
 		t.Errorf("second start rebuilt: %s", log.String())
 	}
 	srv := httptest.NewServer(s.handler())
@@ -271,6 +271,8 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 		{"/explorer/worker.js", "", "text/javascript; charset=utf-8", "", "veclabExplorer", 200},
 		{"/explorer/explorer.wasm", "identity", "application/wasm", "", "\x00asm", 200},
 		{"/explorer/explorer.wasm", "gzip, br", "application/wasm", "br", "", 200},
+		{"/explorer/advise.wasm", "gzip, br", "application/wasm", "br", "", 200},
+		{"/explorer/advise-worker.js", "", "text/javascript; charset=utf-8", "", "veclabAdvise", 200},
 		{"/explorer/no-such-file.js", "", "text/plain; charset=utf-8", "", "not found", 404},
 		{"/no-such-file.js", "", "text/plain; charset=utf-8", "", "not found", 404},
 		{"/../go.mod", "", "text/plain; charset=utf-8", "", "not found", 404},
@@ -350,7 +352,8 @@ func TestServeReusesBuildAndServesMIMETypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"index.html", "build/lab.js", "build/lab.js.br", "veclab.wasm", "veclab.wasm.br", "veclab.wasm.gz", "veclab.wasm.version", "build/veclab-boot.js", "wasm_exec.js", "api/contents/all.json", "files/notebooks/02-redis-ef-runtime.ipynb", "lab/index.html",
-		"explorer/index.html", "explorer/explorer.js", "explorer/worker.js", "explorer/explorer.wasm", "explorer/explorer.wasm.br", "explorer/explorer.wasm.gz"} {
+		"explorer/index.html", "explorer/explorer.js", "explorer/worker.js", "explorer/explorer.wasm", "explorer/explorer.wasm.br", "explorer/explorer.wasm.gz",
+		"explorer/advise.wasm", "explorer/advise.wasm.br", "explorer/advise.wasm.gz", "explorer/advise-worker.js"} {
 		if !fileExists(filepath.Join(out, filepath.FromSlash(f))) {
 			t.Errorf("-out: the static site has no %s", f)
 		}

@@ -27,16 +27,19 @@ var binds_lab_advise = []bind{
 	{"DefaultProfiles", advise.DefaultProfiles, false},
 	{"GCPercent", advise.GCPercent, false},
 	{"Load", advise.Load, false},
+	{"LoadReader", advise.LoadReader, false},
 	{"MemoryLimit", advise.MemoryLimit, false},
 	{"MemoryLimitFactor", advise.MemoryLimitFactor, false},
 	{"MinMemoryLimit", advise.MinMemoryLimit, false},
 	{"OpenPG", advise.OpenPG, false},
 	{"Recall", advise.Recall, false},
 	{"Run", advise.Run, false},
+	{"Validate", advise.Validate, false},
 }
 
 var types_lab_advise = []typeBind{
 	{"Data", (*advise.Data)(nil)},
+	{"InputError", (*advise.InputError)(nil)},
 	{"KnobResult", (*advise.KnobResult)(nil)},
 	{"KnobSearch", (*advise.KnobSearch)(nil)},
 	{"LoadOptions", (*advise.LoadOptions)(nil)},

@@ -2,12 +2,14 @@ package advise
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,10 +96,10 @@ func TestBadInput(t *testing.T) {
 		{"zero vector under cosine", writeFvecs(t, zero), LoadOptions{K: 10}, engine.ErrInvalidArgument, []string{"row 42 is the zero vector", "-metric l2"}},
 		{"fewer rows than k", goodPath, LoadOptions{K: 500, Queries: 20}, engine.ErrInvalidArgument, []string{"vectors.fvecs", "180 base rows, fewer than -k 500", "smaller -k"}},
 		{"too few rows to hold queries out", goodPath, LoadOptions{K: 10, Queries: 200}, engine.ErrInvalidArgument, []string{"200 rows: too few to hold 200 queries out"}},
-		{"no such filter column", parquetPath, LoadOptions{K: 10, Filter: "size=big"}, engine.ErrNotFound, []string{"vectors.parquet", `no column "size"`, "columns: embedding", "colour"}},
+		{"no such filter column", parquetPath, LoadOptions{K: 10, Filter: "size=big"}, engine.ErrNotFound, []string{"vectors.parquet", `no column "size"`, "columns: embedding", "colour", "-filter column=value"}},
 		{"filter column of a file without metadata", goodPath, LoadOptions{K: 10, Filter: "colour=red"}, engine.ErrNotFound, []string{"vectors.fvecs", `no column "colour" to filter on (it has no metadata column)`, "-selectivity"}},
 		{"filter value no row holds", parquetPath, LoadOptions{K: 10, Filter: "colour=purple"}, engine.ErrNotFound, []string{`no base row has colour = "purple"`}},
-		{"filter not column=value", parquetPath, LoadOptions{K: 10, Filter: "colour"}, engine.ErrInvalidArgument, []string{`-filter "colour": want column=value`}},
+		{"filter not column=value", parquetPath, LoadOptions{K: 10, Filter: "colour"}, engine.ErrInvalidArgument, []string{`-filter "colour": give column=value`}},
 		{"selectivity 2", goodPath, LoadOptions{K: 10, Selectivity: 2}, engine.ErrInvalidArgument, []string{"-selectivity 2"}},
 		{"not a vector file", filepath.Join("advise_test.go"), LoadOptions{K: 10}, engine.ErrInvalidArgument, []string{"advise_test.go: not a file advise reads"}},
 		{"no such file", filepath.Join(t.TempDir(), "missing.parquet"), LoadOptions{K: 10}, os.ErrNotExist, []string{"missing.parquet"}},
@@ -114,10 +116,62 @@ func TestBadInput(t *testing.T) {
 			if strings.Contains(msg, "\n") {
 				t.Errorf("not one line: %q", msg)
 			}
+			// In the user's terms: no package prefix (a command adds
+			// its own) and no engine sentinel's words.
+			for _, w := range []string{"advise: ", "engine: ", "dataset: ", "ingest: "} {
+				if strings.Contains(msg, w) {
+					t.Errorf("%q has %q", msg, w)
+				}
+			}
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Errorf("%v: not an *InputError", err)
+			}
 			for _, w := range tc.want {
 				if !strings.Contains(msg, w) {
 					t.Errorf("%q lacks %q", msg, w)
 				}
+			}
+		})
+	}
+}
+
+// TestValidate: Validate refuses what Run would, every problem in one
+// line naming the options, errors.Is ErrInvalidArgument without its
+// words; realPG checks -pg's rules before any server exists.
+func TestValidate(t *testing.T) {
+	d, err := Load(context.Background(), writeFvecs(t, generated(t, 200, 8)), LoadOptions{K: 10, Queries: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2 := *d
+	l2.Metric = engine.L2
+	for _, tc := range []struct {
+		name   string
+		d      *Data
+		opt    Options
+		realPG bool
+		want   string // "" for no error
+	}{
+		{"defaults", d, Options{}, false, ""},
+		{"pgvector beside the real one", d, Options{Profiles: []string{"pgvector"}}, true, ""},
+		{"k above the rows", d, Options{K: 181}, false, "-k 181 with 180 base rows: use a k of at most the rows"},
+		{"target", d, Options{Target: -0.5, N: -1}, false, "-target -0.5: give a recall above 0 and at most 1, e.g. 0.95; -n -1: give a collection size of at least 1 vector"},
+		{"unknown store", d, Options{Profiles: []string{"redis", "milvus"}}, false, `-stores "milvus": unknown store "milvus" (want pgvector, redis, qdrant or elasticsearch)`},
+		{"-pg without pgvector", d, Options{Profiles: []string{"redis"}}, true, "-pg without a pgvector store to set the real pgvector beside: add pgvector to -stores, or leave -pg out"},
+		{"-pg on l2", &l2, Options{Profiles: []string{"pgvector"}}, true, "-pg with l2 data: the real pgvector's table is Spring AI's cosine one: give -metric cosine, or leave -pg out"},
+		{"no -pg on l2", &l2, Options{Profiles: []string{"redis"}}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Validate(tc.d, tc.opt, tc.realPG)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tc.want || !errors.Is(err, engine.ErrInvalidArgument) {
+				t.Errorf("got %v (Is invalid argument: %t)\nwant %s", err, errors.Is(err, engine.ErrInvalidArgument), tc.want)
 			}
 		})
 	}
@@ -286,9 +340,9 @@ func TestRunPGArguments(t *testing.T) {
 		stores []string
 		want   string
 	}{
-		{"l2 data", "l2", []string{"pgvector"}, "the real pgvector (-pg) with l2 data (its table is Spring AI's cosine one: give -metric cosine, or leave -pg out)"},
+		{"l2 data", "l2", []string{"pgvector"}, "-pg with l2 data: the real pgvector's table is Spring AI's cosine one: give -metric cosine, or leave -pg out"},
 		{"dot data", "dot", nil, "with dot data"},
-		{"no pgvector store", "", []string{"redis", "qdrant"}, "without a pgvector store to set beside it (add pgvector to -stores, or leave -pg out)"},
+		{"no pgvector store", "", []string{"redis", "qdrant"}, "-pg without a pgvector store to set the real pgvector beside: add pgvector to -stores, or leave -pg out"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d, err := Load(context.Background(), path, LoadOptions{K: 10, Queries: 20, Metric: c.metric})
@@ -363,4 +417,67 @@ func TestRunQdrantQuantized(t *testing.T) {
 		})
 	}
 	t.Log("\n" + rep.String())
+}
+
+// TestLoadReader: a file's bytes read as LoadReader reads a dropped file
+// in a browser give the Data Load gives of the file on disk (Parquet with
+// its filter column, fvecs, npy, gzipped fvecs), and a bad one the same
+// message naming the file.
+func TestLoadReader(t *testing.T) {
+	m := generated(t, 300, 8)
+	var npy, gz bytes.Buffer
+	if err := dataset.WriteNpy(&npy, m); err != nil {
+		t.Fatal(err)
+	}
+	npyPath := filepath.Join(t.TempDir(), "vectors.npy")
+	if err := os.WriteFile(npyPath, npy.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fv := writeFvecs(t, m)
+	raw, err := os.ReadFile(fv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw)
+	zw.Close()
+	gzPath := fv + ".gz"
+	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nan := generated(t, 300, 8)
+	nan.Row(7)[2] = float32(math.NaN())
+	for _, tc := range []struct {
+		name string
+		path string
+		opt  LoadOptions
+	}{
+		{"parquet with a filter", writeParquet(t, m), LoadOptions{K: 10, Queries: 30, Filter: "colour=blue"}},
+		{"fvecs", fv, LoadOptions{K: 10, Queries: 30}},
+		{"npy", npyPath, LoadOptions{K: 10, Queries: 30, Selectivity: 0.1}},
+		{"fvecs.gz", gzPath, LoadOptions{K: 10, Queries: 30}},
+		{"NaN", writeFvecs(t, nan), LoadOptions{K: 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, werr := Load(context.Background(), tc.path, tc.opt)
+			b, err := os.ReadFile(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gerr := LoadReader(context.Background(), tc.path, bytes.NewReader(b), int64(len(b)), tc.opt)
+			if werr != nil || gerr != nil {
+				if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+					t.Fatalf("Load: %v\nLoadReader: %v", werr, gerr)
+				}
+				return
+			}
+			if got.Base.N != want.Base.N || got.Queries.N != want.Queries.N || !slices.Equal(got.Base.Data, want.Base.Data) || !slices.Equal(got.Queries.Data, want.Queries.Data) ||
+				got.Source != want.Source || got.QuerySource != want.QuerySource || got.FilterDesc != want.FilterDesc || got.Selectivity() != want.Selectivity() {
+				t.Errorf("LoadReader: %d+%d rows, %q, %q, %q; Load: %d+%d, %q, %q, %q", got.Base.N, got.Queries.N, got.Source, got.QuerySource, got.FilterDesc, want.Base.N, want.Queries.N, want.Source, want.QuerySource, want.FilterDesc)
+			}
+		})
+	}
+	if _, err := LoadReader(context.Background(), "notes.txt", bytes.NewReader([]byte("hello")), 5, LoadOptions{K: 10}); err == nil || err.Error() != "notes.txt: not a file advise reads here: give a Parquet, .fvecs, .bvecs, .npy or IDX file" {
+		t.Errorf("a text file: %v", err)
+	}
 }

@@ -1,9 +1,11 @@
 package advise
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -83,23 +85,9 @@ func (d *Data) Selectivity() float64 {
 // fewer rows than K, a filter column the file lacks or a value no row
 // holds.
 func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
-	if opt.K < 1 {
-		return nil, fmt.Errorf("advise: -k %d: want at least 1: %w", opt.K, engine.ErrInvalidArgument)
-	}
-	if opt.Filter != "" && opt.Selectivity != 0 {
-		return nil, fmt.Errorf("advise: -filter %q and -selectivity %v: give one of the two: %w", opt.Filter, opt.Selectivity, engine.ErrInvalidArgument)
-	}
-	if opt.Selectivity != 0 && !(opt.Selectivity > 0 && opt.Selectivity < 1) {
-		return nil, fmt.Errorf("advise: -selectivity %v: want a fraction of the rows between 0 and 1 (0.05 keeps 5 %%): %w", opt.Selectivity, engine.ErrInvalidArgument)
-	}
-	var fcol, fval string
-	if opt.Filter != "" {
-		var ok bool
-		fcol, fval, ok = strings.Cut(opt.Filter, "=")
-		fcol = strings.TrimSpace(fcol)
-		if !ok || fcol == "" {
-			return nil, fmt.Errorf("advise: -filter %q: want column=value, a metadata column of the file and the value the filtered rows hold: %w", opt.Filter, engine.ErrInvalidArgument)
-		}
+	fcol, fval, err := opt.filter()
+	if err != nil {
+		return nil, err
 	}
 	st, err := os.Stat(path)
 	var set *dataset.Real // a data set lab/dataset opened by name
@@ -110,7 +98,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		// cell wrote into the tab's data directory).
 		r, derr := dataset.OpenData(path, "")
 		if derr != nil {
-			return nil, fmt.Errorf("advise: %w", err)
+			return nil, &InputError{Msg: fmt.Sprintf("%s: no such file, directory or data set: give a Parquet, ann-benchmarks HDF5, .fvecs, .bvecs, .npy or IDX file, a data set directory, or a data set's name (veclab data list)", path), Err: err}
 		}
 		set = r
 	}
@@ -124,7 +112,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		r := set
 		if r == nil {
 			if r, err = dataset.Open(path); err != nil {
-				return nil, readErr(err)
+				return nil, readErr(path, err)
 			}
 		}
 		d.Name = filepath.Base(filepath.Clean(path))
@@ -150,51 +138,77 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		switch ext := strings.ToLower(strings.TrimSuffix(filepath.Ext(strings.TrimSuffix(path, ".gz")), ".gz")); {
 		case ext == ".fvecs" || ext == ".bvecs" || ext == ".npy" || ext == ".idx" || strings.HasSuffix(strings.TrimSuffix(path, ".gz"), "-ubyte"):
 			if base, err = dataset.LoadMatrix(path); err != nil {
-				return nil, readErr(err)
+				return nil, readErr(path, err)
 			}
 			d.Source = fmt.Sprintf("%s (%s)", filepath.Base(path), strings.TrimPrefix(ext, "."))
 		default:
 			format, err := ingest.Sniff(path)
 			if err != nil {
-				return nil, fmt.Errorf("advise: %s: not a file advise reads: want Parquet, ann-benchmarks HDF5, .fvecs, .bvecs, .npy, IDX, or a data set directory: %w", path, engine.ErrInvalidArgument)
+				return nil, bad(engine.ErrInvalidArgument, "%s: not a file advise reads: give a Parquet, ann-benchmarks HDF5, .fvecs, .bvecs, .npy or IDX file, or a data set directory", path)
 			}
 			switch format {
 			case ingest.Parquet:
-				var cols []string
-				if fcol != "" {
-					cols = []string{fcol}
-				}
 				f, err := os.Open(path)
 				if err != nil {
-					return nil, fmt.Errorf("advise: %w", err)
+					return nil, readErr(path, err)
 				}
-				t, err := ingest.ReadParquet(f, st.Size(), path, ingest.ParquetOptions{Column: opt.Column, IDColumn: "-", TextColumn: "-", Columns: cols, Progress: opt.Progress})
+				base, meta, d.Source, err = readParquet(f, st.Size(), path, fcol, opt)
 				f.Close()
 				if err != nil {
-					return nil, readErr(err)
+					return nil, err
 				}
-				base, meta = t.Vectors, t.Columns
 				columns = append(columns, fcol)
-				d.Source = fmt.Sprintf("%s (Parquet), column %q", filepath.Base(path), t.Column)
 			case ingest.HDF5:
 				a, err := ingest.ReadHDF5(ctx, path, ingest.HDF5Options{Base: opt.Column, Progress: opt.Progress})
 				if err != nil {
-					return nil, fmt.Errorf("advise: %w", err)
+					return nil, readErr(path, err)
 				}
 				base, queries = a.Base, a.Queries
 				d.Source = fmt.Sprintf("%s (ann-benchmarks HDF5), datasets %s", filepath.Base(path), strings.Join(a.Names, ", "))
 				if a.Distance != "" {
 					if d.Metric, err = ingest.MetricOf(a.Distance); err != nil {
-						return nil, fmt.Errorf("advise: %s: %w", path, err)
+						return nil, readErr(path, err)
 					}
 					metricGiven = true
 				}
 			}
 		}
 	}
+	return finish(d, path, base, queries, meta, columns, metricGiven, fcol, fval, opt)
+}
+
+// filter checks the options that do not depend on the file and splits
+// -filter into its column and value.
+func (opt LoadOptions) filter() (fcol, fval string, err error) {
+	if opt.K < 1 {
+		return "", "", bad(engine.ErrInvalidArgument, "-k %d: give a k of at least 1 (recall@k of the k nearest rows)", opt.K)
+	}
+	if opt.Filter != "" && opt.Selectivity != 0 {
+		return "", "", bad(engine.ErrInvalidArgument, "-filter %q and -selectivity %v: give one of the two", opt.Filter, opt.Selectivity)
+	}
+	if opt.Selectivity != 0 && !(opt.Selectivity > 0 && opt.Selectivity < 1) {
+		return "", "", bad(engine.ErrInvalidArgument, "-selectivity %v: give a fraction of the rows between 0 and 1 (0.05 keeps 5 %%)", opt.Selectivity)
+	}
+	if opt.Filter != "" {
+		var ok bool
+		fcol, fval, ok = strings.Cut(opt.Filter, "=")
+		fcol = strings.TrimSpace(fcol)
+		if !ok || fcol == "" {
+			return "", "", bad(engine.ErrInvalidArgument, "-filter %q: give column=value, a metadata column of the file and the value the filtered rows hold", opt.Filter)
+		}
+	}
+	return fcol, fval, nil
+}
+
+// finish checks what was read (its metric, every row, the filter's
+// column), holds the queries out when the file has none, and makes the
+// filter's allow-list: the part of [Load] and [LoadReader] after the
+// reading.
+func finish(d *Data, path string, base, queries *vec.Matrix, meta map[string][]string, columns []string, metricGiven bool, fcol, fval string, opt LoadOptions) (*Data, error) {
+	var err error
 	if opt.Metric != "" {
 		if d.Metric, err = engine.ParseMetric(opt.Metric); err != nil {
-			return nil, fmt.Errorf("advise: -metric: %w", err)
+			return nil, bad(engine.ErrInvalidArgument, "-metric %q: give cosine, l2 or dot", opt.Metric)
 		}
 	} else if !metricGiven {
 		d.Metric = engine.Cosine // embedding models are compared by cosine
@@ -204,7 +218,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 	}
 	if queries != nil {
 		if queries.Dim != base.Dim {
-			return nil, fmt.Errorf("advise: %s: the queries have %d dimensions, the base rows %d: %w", path, queries.Dim, base.Dim, engine.ErrDimension)
+			return nil, bad(engine.ErrDimension, "%s: the queries have %d dimensions, the base rows %d: give queries of the base's dimension, or -holdout to draw them from the base", path, queries.Dim, base.Dim)
 		}
 		if err := check(path, "query ", queries, d.Metric); err != nil {
 			return nil, err
@@ -216,7 +230,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		if len(columns) > 0 && columns[0] != fcol {
 			has = "its metadata columns: " + strings.Join(columns, ", ")
 		}
-		return nil, fmt.Errorf("advise: %s: no column %q to filter on (%s): name one with -filter column=value, or filter a random subset with -selectivity: %w", path, fcol, has, engine.ErrNotFound)
+		return nil, bad(engine.ErrNotFound, "%s: no column %q to filter on (%s): name one with -filter column=value, or filter a random subset with -selectivity", path, fcol, has)
 	}
 	// The queries: the file's own, or held out.
 	n := opt.Queries
@@ -230,11 +244,11 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 			n = min(1000, base.N/10)
 		}
 		if n < 1 || n >= base.N {
-			return nil, fmt.Errorf("advise: %s: %d rows: too few to hold %d queries out and keep a base; use a larger file or -queries: %w", path, base.N, max(n, 1), engine.ErrInvalidArgument)
+			return nil, bad(engine.ErrInvalidArgument, "%s: %d rows: too few to hold %d queries out and keep a base: use a larger file or fewer -queries", path, base.N, max(n, 1))
 		}
 		b, q, bRows, _, err := dataset.HoldOut(base, n, 0, opt.Seed)
 		if err != nil {
-			return nil, fmt.Errorf("advise: %w", err)
+			return nil, readErr(path, err)
 		}
 		for c, vals := range meta {
 			kept := make([]string, len(bRows))
@@ -247,7 +261,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 		base, queries = b, q
 	}
 	if base.N < opt.K {
-		return nil, fmt.Errorf("advise: %s: %d base rows, fewer than -k %d: use a smaller -k or a larger file: %w", path, base.N, opt.K, engine.ErrInvalidArgument)
+		return nil, bad(engine.ErrInvalidArgument, "%s: %d base rows, fewer than -k %d: use a smaller -k or a larger file", path, base.N, opt.K)
 	}
 	d.Base, d.Queries = base, queries
 	switch {
@@ -259,7 +273,7 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 			}
 		}
 		if d.Match.Count() == 0 {
-			return nil, fmt.Errorf("advise: %s: no base row has %s = %q: give a value the column holds: %w", path, fcol, fval, engine.ErrNotFound)
+			return nil, bad(engine.ErrNotFound, "%s: no base row has %s = %q: give a value the column holds", path, fcol, fval)
 		}
 		d.FilterDesc = fmt.Sprintf("%s = %q", fcol, fval)
 	case opt.Selectivity > 0:
@@ -273,13 +287,78 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Data, error) {
 	return d, nil
 }
 
-// readErr is a reader's error (which names the file, and the row or
-// record) with what to do about a malformed row.
-func readErr(err error) error {
-	if errors.Is(err, engine.ErrCorrupt) || errors.Is(err, engine.ErrDimension) {
-		return fmt.Errorf("advise: %w: fix or drop that row (every component finite, every row of one dimension)", err)
+// LoadReader is [Load] of a file's bytes, for a caller without the file
+// on disk (a file dropped on a browser page: js/wasm has no OS files):
+// name is the file's name, whose extension says the format (.parquet, or
+// Parquet's PAR1 magic; .fvecs, .bvecs, .npy, .idx or IDX's -ubyte,
+// each optionally .gz), r its size bytes. An ann-benchmarks HDF5 file
+// or a data set directory needs [Load]. The checks and messages are
+// Load's, naming the file by name.
+func LoadReader(ctx context.Context, name string, r io.ReaderAt, size int64, opt LoadOptions) (*Data, error) {
+	fcol, fval, err := opt.filter()
+	if err != nil {
+		return nil, err
 	}
-	return fmt.Errorf("advise: %w", err)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d := &Data{Name: strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)), Path: name, Metric: engine.Cosine}
+	plain := strings.TrimSuffix(strings.ToLower(name), ".gz")
+	ext := filepath.Ext(plain)
+	var magic [4]byte
+	r.ReadAt(magic[:], 0)
+	var base *vec.Matrix
+	var meta map[string][]string
+	var columns []string
+	switch {
+	case ext == ".parquet" || string(magic[:]) == "PAR1":
+		if base, meta, d.Source, err = readParquet(r, size, name, fcol, opt); err != nil {
+			return nil, err
+		}
+		columns = append(columns, fcol)
+	case ext == ".fvecs" || ext == ".bvecs" || ext == ".npy" || ext == ".idx" || strings.HasSuffix(plain, "-ubyte"):
+		read := map[string]func(io.Reader) (*vec.Matrix, error){".fvecs": dataset.ReadFvecs, ".bvecs": dataset.ReadBvecs, ".npy": dataset.ReadNpy}[ext]
+		if read == nil {
+			read = dataset.ReadIDX
+		}
+		var in io.Reader = io.NewSectionReader(r, 0, size)
+		if strings.HasSuffix(strings.ToLower(name), ".gz") {
+			zr, err := gzip.NewReader(in)
+			if err != nil {
+				return nil, bad(engine.ErrCorrupt, "%s: not a gzip stream (%v): give the file as it was saved, or without .gz", name, err)
+			}
+			defer zr.Close()
+			in = zr
+		}
+		if base, err = read(in); err != nil {
+			return nil, readErr(name, err)
+		}
+		d.Source = fmt.Sprintf("%s (%s)", filepath.Base(name), strings.TrimPrefix(ext, "."))
+		if ext != ".fvecs" && ext != ".bvecs" && ext != ".npy" {
+			d.Source = fmt.Sprintf("%s (IDX)", filepath.Base(name))
+		}
+	default:
+		return nil, bad(engine.ErrInvalidArgument, "%s: not a file advise reads here: give a Parquet, .fvecs, .bvecs, .npy or IDX file", name)
+	}
+	return finish(d, name, base, nil, meta, columns, false, fcol, fval, opt)
+}
+
+// readParquet reads a Parquet file's vector column (opt.Column, or the
+// reader's choice) and, for a filter, its column fcol.
+func readParquet(r io.ReaderAt, size int64, path, fcol string, opt LoadOptions) (*vec.Matrix, map[string][]string, string, error) {
+	var cols []string
+	if fcol != "" {
+		cols = []string{fcol}
+	}
+	t, err := ingest.ReadParquet(r, size, path, ingest.ParquetOptions{Column: opt.Column, IDColumn: "-", TextColumn: "-", Columns: cols, Progress: opt.Progress})
+	if err != nil && errors.Is(err, engine.ErrNotFound) {
+		msg, is := inUserTerms(err, path)
+		return nil, nil, "", bad(is, "%s: %s: name a column the file has: -filter column=value for the filter, -column for the vectors (or filter a random subset with -selectivity)", path, msg)
+	}
+	if err != nil {
+		return nil, nil, "", readErr(path, err)
+	}
+	return t.Vectors, t.Columns, fmt.Sprintf("%s (Parquet), column %q", filepath.Base(path), t.Column), nil
 }
 
 // streamSubset is the random stream of -selectivity's subset.
@@ -289,18 +368,18 @@ const streamSubset = 0x5eed5e1ec7
 // cosine) of zero length; what is "" for base rows, "query " for queries.
 func check(path, what string, m *vec.Matrix, metric engine.Metric) error {
 	if m == nil || m.N == 0 {
-		return fmt.Errorf("advise: %s: no %srows: %w", path, what, engine.ErrEmpty)
+		return bad(engine.ErrEmpty, "%s: no %srows: advise needs vectors to measure", path, what)
 	}
 	for i := 0; i < m.N; i++ {
 		var norm float64
 		for j, x := range m.Row(i) {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("advise: %s: %srow %d, component %d is %v: fix or drop that row: %w", path, what, i, j, x, engine.ErrCorrupt)
+				return bad(engine.ErrCorrupt, "%s: %srow %d, component %d is %v: fix or drop that row (every component finite)", path, what, i, j, x)
 			}
 			norm += float64(x) * float64(x)
 		}
 		if norm == 0 && metric == engine.Cosine {
-			return fmt.Errorf("advise: %s: %srow %d is the zero vector, which has no direction under cosine: drop it, or compare by -metric l2: %w", path, what, i, engine.ErrInvalidArgument)
+			return bad(engine.ErrInvalidArgument, "%s: %srow %d is the zero vector, which has no direction under cosine: drop it, or compare by -metric l2", path, what, i)
 		}
 	}
 	return nil

@@ -218,6 +218,16 @@ func (r *Report) HTML() string {
 	var b strings.Builder
 	title := "veclab advise: " + r.Data.Name
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title>\n<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}li{margin:.3em 0}</style></head><body>\n<h1>%s</h1>\n", html.EscapeString(title), html.EscapeString(title))
+	b.WriteString(r.Body())
+	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+// Body is the page's content without its head, for a host page to place
+// (the explorer's dropped-file advice): the data, the recommendations,
+// the curves as SVG, the table, the time.
+func (r *Report) Body() string {
+	var b strings.Builder
 	fmt.Fprintf(&b, "<p>%s: %d base rows × %d dimensions, %s; %s. Target recall@%d %.2f, memory projected to %d vectors, seed %d.</p>\n",
 		html.EscapeString(r.Data.Source), r.Data.Base, r.Data.Dim, r.Data.Metric, html.EscapeString(r.Data.QuerySource), r.K, r.Target, r.N, r.Seed)
 	b.WriteString("<h2>Recommendation</h2>\n<ul>\n")
@@ -229,6 +239,6 @@ func (r *Report) HTML() string {
 		b.WriteString("<figure>" + c.SVG() + "</figure>\n")
 	}
 	b.WriteString("<h2>Measurements</h2>\n<div style=\"overflow-x:auto\">" + r.Table().HTML() + "</div>\n")
-	fmt.Fprintf(&b, "<p>Measured in %s.</p>\n</body></html>\n", r.Elapsed.Round(100*time.Millisecond))
+	fmt.Fprintf(&b, "<p>Measured in %s.</p>\n", r.Elapsed.Round(100*time.Millisecond))
 	return b.String()
 }

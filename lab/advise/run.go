@@ -233,17 +233,17 @@ type Report struct {
 func Run(ctx context.Context, d *Data, opt Options) (*Report, error) {
 	t0 := time.Now()
 	opt = opt.withDefaults(d)
-	if err := validate(d, opt); err != nil {
+	if err := validate(d, opt, opt.PG != nil); err != nil {
 		return nil, err
 	}
 	profiles := make([]profile.Profile, len(opt.Profiles))
 	for i, s := range opt.Profiles {
 		p, err := profile.Parse(s)
-		if err != nil {
-			return nil, fmt.Errorf("advise: store %q: %w", s, err)
+		if err == nil {
+			p.Metric, p.Seed, p.Workers = d.Metric, opt.Seed, opt.BuildWorkers
+			err = p.Validate()
 		}
-		p.Metric, p.Seed, p.Workers = d.Metric, opt.Seed, opt.BuildWorkers
-		if err := p.Validate(); err != nil {
+		if err != nil { // validate parsed it: not reached
 			return nil, fmt.Errorf("advise: store %q: %w", s, err)
 		}
 		profiles[i] = p
@@ -308,45 +308,63 @@ func Run(ctx context.Context, d *Data, opt Options) (*Report, error) {
 	return rep, nil
 }
 
-func validate(d *Data, opt Options) error {
+// Validate checks opt against d as [Run] does before it measures
+// anything, after filling opt's defaults: every problem at once, in one
+// [InputError] naming the options as the command spells them. realPG says
+// a real PostgreSQL will be set beside the emulation (Options.PG, or a
+// command's -pg before it starts or connects to one): a caller checks
+// with it first, so that a refusal comes before a server is started.
+func Validate(d *Data, opt Options, realPG bool) error {
+	if d == nil || d.Base == nil || d.Queries == nil {
+		return bad(engine.ErrInvalidArgument, "no data: give the Data Load returned")
+	}
+	return validate(d, opt.withDefaults(d), realPG)
+}
+
+// validate is [Validate] of options with their defaults filled.
+func validate(d *Data, opt Options, realPG bool) error {
 	var bad []string
 	if opt.K < 1 {
-		bad = append(bad, fmt.Sprintf("-k %d (want ≥ 1)", opt.K))
+		bad = append(bad, fmt.Sprintf("-k %d: give a k of at least 1", opt.K))
 	}
 	if d.Base.N < opt.K {
-		bad = append(bad, fmt.Sprintf("-k %d with %d base rows (want k ≤ rows: use a smaller -k)", opt.K, d.Base.N))
+		bad = append(bad, fmt.Sprintf("-k %d with %d base rows: use a k of at most the rows", opt.K, d.Base.N))
 	}
 	if !(opt.Target > 0 && opt.Target <= 1) {
-		bad = append(bad, fmt.Sprintf("-target %v (want a recall in (0, 1])", opt.Target))
+		bad = append(bad, fmt.Sprintf("-target %v: give a recall above 0 and at most 1, e.g. 0.95", opt.Target))
 	}
 	if opt.N < 1 {
-		bad = append(bad, fmt.Sprintf("-n %d (want ≥ 1)", opt.N))
+		bad = append(bad, fmt.Sprintf("-n %d: give a collection size of at least 1 vector", opt.N))
 	}
 	if opt.Workers < 1 || opt.BuildWorkers < 1 {
-		bad = append(bad, fmt.Sprintf("workers %d, build workers %d (want ≥ 1)", opt.Workers, opt.BuildWorkers))
+		bad = append(bad, fmt.Sprintf("-workers %d, -build-workers %d: give at least 1 of each", opt.Workers, opt.BuildWorkers))
 	}
 	if d.Match != nil && d.Match.Count() < 1 {
-		bad = append(bad, "a filter matching no row")
+		bad = append(bad, "the filter matches no row: give a value some rows hold")
 	}
-	if opt.PG != nil {
+	pg := false
+	for _, s := range opt.Profiles {
+		p, err := parseProfile(s, d)
+		if err != nil {
+			msg, _ := inUserTerms(err, "")
+			bad = append(bad, fmt.Sprintf("-stores %q: %s", s, msg))
+			continue
+		}
+		pg = pg || p.Kind == profile.PGVector
+	}
+	if realPG {
 		// The real table is Spring AI's cosine one (vector_cosine_ops and
 		// <=>), beside the emulated pgvector: say so now rather than
 		// measure everything without it.
 		if d.Metric != engine.Cosine {
-			bad = append(bad, fmt.Sprintf("the real pgvector (-pg) with %s data (its table is Spring AI's cosine one: give -metric cosine, or leave -pg out)", d.Metric))
-		}
-		pg := false
-		for _, s := range opt.Profiles {
-			if p, err := profile.Parse(s); err == nil && p.Kind == profile.PGVector {
-				pg = true
-			}
+			bad = append(bad, fmt.Sprintf("-pg with %s data: the real pgvector's table is Spring AI's cosine one: give -metric cosine, or leave -pg out", d.Metric))
 		}
 		if !pg {
-			bad = append(bad, "the real pgvector (-pg) without a pgvector store to set beside it (add pgvector to -stores, or leave -pg out)")
+			bad = append(bad, "-pg without a pgvector store to set the real pgvector beside: add pgvector to -stores, or leave -pg out")
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("advise: %s: %w", strings.Join(bad, "; "), engine.ErrInvalidArgument)
+		return &InputError{Msg: strings.Join(bad, "; "), Err: engine.ErrInvalidArgument}
 	}
 	return nil
 }

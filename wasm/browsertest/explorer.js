@@ -17,10 +17,15 @@
 //     the chart and in the strategies' side-by-side table, its build time
 //     and memory beside the HNSW graph's;
 //   - an error of the module is shown on the page;
+//   - a file dropped on the page (a .npy of 3,000 × 32 clustered vectors
+//     the test writes) is advised by advise.wasm: the four stores'
+//     recall@10 on their defaults and the knob value reaching 0.95, the
+//     sentences, the table and the chart; a file over the stated limit
+//     and one with a NaN get one clear line each; "stop" ends a run;
 //   - the site's launcher links to the explorer (a command the site
 //     registers).
 //
-//	node explorer.js URL
+//	node explorer.js URL [SCREENSHOT.png]
 //
 // It prints one line per check and exits 1 at the first failure. The
 // browser is $CHROMIUM, default /usr/bin/chromium. No request may leave
@@ -41,6 +46,37 @@ const t0 = Date.now();
 const secs = (t = t0) => ((Date.now() - t) / 1000).toFixed(1) + " s";
 function check(ok, what) {
 	if (!ok) throw new Error("check failed: " + what);
+}
+
+// npy is a NumPy .npy file (format 1.0, '<f4', C order) of rows × dim
+// float32s: `clusters` Gaussian clusters (σ 0.1 around centres drawn in
+// [-1, 1]), from a seeded generator (mulberry32, Box–Muller), so the file
+// is the same every run. nanAt, if given, puts a NaN at [row, component].
+function npy(rows, dim, clusters, seed, nanAt) {
+	let a = seed >>> 0;
+	const rnd = () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+	const gauss = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
+	const centres = Array.from({ length: clusters }, () => Array.from({ length: dim }, () => 2 * rnd() - 1));
+	const data = new Float32Array(rows * dim);
+	for (let i = 0; i < rows; i++) {
+		const c = centres[Math.floor(rnd() * clusters)];
+		for (let j = 0; j < dim; j++) data[i * dim + j] = c[j] + 0.1 * gauss();
+	}
+	if (nanAt) data[nanAt[0] * dim + nanAt[1]] = NaN;
+	let hdr = `{'descr': '<f4', 'fortran_order': False, 'shape': (${rows}, ${dim}), }`;
+	hdr += " ".repeat(63 - ((10 + hdr.length) % 64)) + "\n"; // 10 + len(header) is a multiple of 64
+	const head = Buffer.alloc(10);
+	head.write("\x93NUMPY", 0, "latin1");
+	head[6] = 1;
+	head[7] = 0;
+	head.writeUInt16LE(hdr.length, 8);
+	return Buffer.concat([head, Buffer.from(hdr, "latin1"), Buffer.from(data.buffer)]);
 }
 
 async function main() {
@@ -181,6 +217,95 @@ async function main() {
 		const shown = await page.evaluate(() => ({ visible: document.getElementById("error").offsetHeight > 0, text: document.getElementById("error-text").textContent }));
 		console.log(`ok: a module error is shown: ${shown.text}`);
 		check(shown.visible && shown.text.includes("k 1000 (want 1…100)"), "the error box");
+
+		// Advice on a dropped file: a page whose limit is set to 1 MB
+		// (stated on it) refuses a larger file with a clear message; the
+		// page with its own limit (32 MB) names the row of a file with a
+		// NaN (dropped as a DataTransfer), and advises on
+		// a real .npy of 3,000 × 32 clustered vectors (chosen with the
+		// file picker) in advise.wasm: the four stores' recall@10 on
+		// their defaults and the knob found, the sentences, the chart.
+		await page.goto(new URL("explorer/?n=1000&dim=0&m=8&efc=16&adviseLimitMB=1", base).href);
+		await page.waitForFunction(() => window.explorerState && window.explorerState.searches >= 1, null, { timeout: 60000 });
+		const limit = await page.evaluate(() => document.getElementById("advise-why").textContent);
+		check(limit.includes("up to 1 MB"), "the page states its limit: " + limit);
+		await page.setInputFiles("#advise-file", { name: "big.npy", mimeType: "application/octet-stream", buffer: Buffer.alloc(1200000) });
+		await page.waitForFunction(() => window.explorerState.advise.errors.length > 0, null, { timeout: 10000 });
+		const over = await page.evaluate(() => ({ text: document.getElementById("advise-error").textContent, visible: document.getElementById("advise-error").offsetHeight > 0, running: window.explorerState.advise.running }));
+		console.log(`ok: a file over the limit: ${over.text}`);
+		check(over.visible && !over.running && over.text === "big.npy: 1.1 MB, over this page's limit of 1 MB: drop a sample of its rows, or run veclab advise big.npy on your machine (no limit but its memory).", "the over-limit message");
+
+		// The page's own limit, for the rest.
+		await page.goto(new URL("explorer/?n=1000&dim=0&m=8&efc=16", base).href);
+		await page.waitForFunction(() => window.explorerState && window.explorerState.searches >= 1, null, { timeout: 60000 });
+		const stated = await page.evaluate(() => document.getElementById("advise-limit").textContent);
+		check(stated === "32 MB", "the page's own limit: " + stated);
+		const tn = Date.now();
+		const nanFile = [...npy(500, 8, 4, 7, [17, 3])];
+		await page.evaluate((bytes) => {
+			const dt = new DataTransfer();
+			dt.items.add(new File([new Uint8Array(bytes)], "with-nan.npy"));
+			document.getElementById("drop").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+		}, nanFile);
+		await page.waitForFunction(() => window.explorerState.advise.errors.some((e) => e.startsWith("with-nan.npy")), null, { timeout: 180000 });
+		const nanMsg = await page.evaluate(() => document.getElementById("advise-error").textContent);
+		console.log(`ok: a dropped file with a NaN, in ${secs(tn)} (advise.wasm fetched and compiled once): ${nanMsg}`);
+		check(/^with-nan\.npy: row 17 at offset \d+: component 3 is NaN: fix or drop that row/.test(nanMsg) && !nanMsg.includes("engine:"), "the NaN row named in the user's terms");
+
+		const tf = Date.now();
+		await page.setInputFiles("#advise-file", { name: "clusters.npy", mimeType: "application/octet-stream", buffer: npy(3000, 32, 20, 42) });
+		await page.waitForFunction(() => window.explorerState.advise.runs >= 1 || window.explorerState.advise.errors.length > 2, null, { timeout: 600000 });
+		const adv = await page.evaluate(() => {
+			const a = window.explorerState.advise;
+			return {
+				errors: a.errors, seconds: a.seconds, moduleSeconds: a.moduleSeconds, state: document.getElementById("advise-state").textContent,
+				report: a.answer && a.answer.report,
+				sentences: [...document.querySelectorAll("#advise-out li")].map((li) => li.textContent),
+				rows: document.querySelectorAll("#advise-out table tr").length,
+				charts: document.querySelectorAll("#advise-out svg").length,
+				title: document.getElementById("advise-title").textContent,
+			};
+		});
+		check(adv.report, "no advice: " + adv.errors.slice(2).join("; "));
+		// The knob that reached the target: the beam's, or (a quantized
+		// Elasticsearch at 32 dimensions is int8_hnsw) rescoring's oversample.
+		const rs = adv.report.stores.map((r) => {
+			const s = r.unfiltered.search.reached || !r.oversample ? r.unfiltered : r.oversample;
+			return { store: r.store, def: r.unfiltered.default.recall, found: s.at_found.value, at: s.at_found.recall, reached: s.search.reached, knob: s.knob };
+		});
+		console.log(`ok: advice on a dropped 3,000 × 32 .npy in ${adv.seconds.toFixed(1)} s in the tab (${secs(tf)} with the test's upload): ${adv.title}; ${adv.state}`);
+		for (const r of rs) console.log(`    ${r.store}: default recall@10 ${r.def.toFixed(3)}, ${r.knob} = ${r.found} → ${r.at.toFixed(3)} (reached ${r.reached})`);
+		for (const s of adv.sentences) console.log(`    • ${s}`);
+		check(adv.report.data.base === 2800 && adv.report.data.queries === 200 && adv.report.data.dim === 32, `2,800 base rows and 200 held-out queries of 32 dimensions: ${JSON.stringify(adv.report.data)}`);
+		check(rs.length === 4 && rs.map((r) => r.store).join() === "pgvector,redis,qdrant,elasticsearch", "the four stores: " + rs.map((r) => r.store).join());
+		check(rs.every((r) => r.def > 0.5 && r.def <= 1 && r.reached && r.at >= adv.report.target - adv.report.tolerance && r.at <= 1), "plausible recall: every store above 0.5 on its defaults and reaching the target at the value found (its beam, or its oversample)");
+		const done = await page.evaluate(() => ({ bar: document.getElementById("advise-progress").offsetHeight, stop: document.getElementById("advise-stop").disabled }));
+		check(done.bar === 0 && done.stop, "the finished run hides its progress bar and disables stop");
+		check(adv.sentences.length === 4 && adv.rows >= 5 && adv.charts >= 1, `the sentences (${adv.sentences.length}), the table (${adv.rows} rows) and the recall-vs-knob chart (${adv.charts})`);
+		if (process.argv[3]) {
+			// The page from its top to the advice's end: the drop zone and
+			// its state on the left, the advice at the head of the figures.
+			await page.setViewportSize({ width: 1400, height: 1000 });
+			const bottom = await page.evaluate(() => {
+				window.scrollTo(0, 0);
+				const r = document.getElementById("advise-fig").getBoundingClientRect();
+				return Math.ceil(Math.max(r.bottom, document.getElementById("advise-set").getBoundingClientRect().bottom)) + 8;
+			});
+			await page.screenshot({ path: process.argv[3], fullPage: true, clip: { x: 0, y: 0, width: 1400, height: bottom } });
+			console.log(`ok: screenshot written to ${process.argv[3]}`);
+		}
+		// Stop: the same file again, stopped once a store is being built;
+		// the run ends there (its worker terminated) and counts no advice.
+		await page.setInputFiles("#advise-file", []);
+		await page.setInputFiles("#advise-file", { name: "clusters.npy", mimeType: "application/octet-stream", buffer: npy(3000, 32, 20, 42) });
+		await page.waitForFunction(() => document.getElementById("advise-state").textContent.includes("build"), null, { timeout: 120000 });
+		await page.click("#advise-stop");
+		const stopped = await page.evaluate(() => ({ a: window.explorerState.advise, state: document.getElementById("advise-state").textContent, worker: window.explorerState.advise.worker }));
+		await page.waitForTimeout(1000);
+		const runsAfter = await page.evaluate(() => window.explorerState.advise.runs);
+		console.log(`ok: stop during a build: "${stopped.state}"`);
+		check(!stopped.a.running && stopped.worker === null && runsAfter === 1 && stopped.state.startsWith("stopped"), "stop ends the run and keeps nothing");
+		check(errors.length === 0, "page errors: " + errors.join("; "));
 
 		// The site links to the explorer.
 		// (Not waiting for "load": the site's large module may take longer

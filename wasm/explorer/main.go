@@ -4,7 +4,9 @@
 // page (wasm/explorer/web, served by `veclab serve` at /explorer/): the
 // computing side of package explore — data, HNSW builds (float32 or
 // quantized codes), searches with and without filters, the 2-D picture —
-// with no interpreter, so the module stays a few MB.
+// with no interpreter, so the module stays a few MB. Advice on a dropped
+// file (lab/advise) is a second module, wasm/explorer/advise, which the
+// page fetches only then.
 //
 // # The bridge
 //

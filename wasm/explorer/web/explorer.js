@@ -7,7 +7,9 @@
 // compares every strategy under the current filter once the curves are
 // drawn, and draws the answers as SVG. Every number drawn comes from the
 // engine. The controls never lock: what a build makes wait is said in the
-// state box, and the figures it will replace are dimmed.
+// state box, and the figures it will replace are dimmed. A file dropped on
+// the "Your file" box is advised by a second module, advise.wasm
+// (lab/advise), fetched then and run in its own worker (advise-worker.js).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -536,6 +538,140 @@ for (const id of ["ef", "k", "os", "sel", "strategy", "gamma", "query"]) {
 	$(id).addEventListener("input", () => { showValues(); showStrategy(); search(); });
 }
 $("error-close").addEventListener("click", () => { $("error").className = ""; });
+
+// --- advice on a dropped file (advise.wasm, in its own worker) ---
+
+// ADVISE_LIMIT is the largest file the page takes: the file's bytes, its
+// vectors and one store's graphs at a time live in the tab's memory
+// (lab/advise's peak is about 3× the raw vectors), and every store is
+// built and searched on one thread. ?adviseLimitMB= sets another (the
+// browser test drops a file over a small one); the page states it.
+const ADVISE_LIMIT = (Number(new URLSearchParams(location.search).get("adviseLimitMB")) || 32) * (1 << 20);
+const adv = {
+	module: null, // the compiled advise.wasm (a promise), fetched on the first file
+	worker: null,
+	running: false,
+	runs: 0, // finished runs, for tests
+	answer: null, // the last advice: {report, body}
+	seconds: 0, // the last run's time in this tab, fetching and compiling advise.wasm included
+	moduleSeconds: 0, // fetching and compiling advise.wasm, once
+	errors: [], // every message shown, for tests
+};
+state.advise = adv;
+
+function adviseMessage(msg) {
+	if (msg) adv.errors.push(msg);
+	$("advise-error").textContent = msg;
+	$("advise-error").className = msg ? "shown" : "";
+}
+
+function adviseState(text, p) {
+	$("advise-state").textContent = text;
+	const bar = $("advise-progress");
+	bar.style.display = p === undefined ? "none" : "block"; // progress is display: block, which the hidden attribute does not beat
+	if (p === null) bar.removeAttribute("value");
+	else if (p !== undefined) bar.value = p;
+}
+
+function stopAdvice(why) {
+	if (adv.worker) adv.worker.terminate();
+	adv.worker = null;
+	adv.running = false;
+	$("advise-stop").disabled = true;
+	if (why) adviseState(why);
+}
+
+async function adviseFile(file) {
+	stopAdvice();
+	adviseMessage("");
+	if (file.size > ADVISE_LIMIT) {
+		adviseMessage(`${file.name}: ${(file.size / (1 << 20)).toFixed(1)} MB, over this page's limit of ${ADVISE_LIMIT / (1 << 20)} MB: drop a sample of its rows, or run veclab advise ${file.name} on your machine (no limit but its memory).`);
+		adviseState("");
+		return;
+	}
+	const t0 = performance.now();
+	adv.running = true;
+	$("advise-stop").disabled = false;
+	const mine = {};
+	adv.current = mine;
+	try {
+		if (!adv.module) {
+			adviseState("fetching and compiling advise.wasm (once)…", null);
+			const tm = performance.now();
+			adv.module = WebAssembly.compileStreaming(fetch("advise.wasm"));
+			adv.module.then(() => { adv.moduleSeconds = (performance.now() - tm) / 1000; }, () => { adv.module = null; });
+		}
+		const module = await adv.module;
+		const bytes = new Uint8Array(await file.arrayBuffer());
+		if (adv.current !== mine) return; // stopped, or another file dropped
+		const w = new Worker("advise-worker.js");
+		adv.worker = w;
+		const tick = (what, p) => adviseState(`${file.name}: ${what} (${((performance.now() - t0) / 1000).toFixed(1)} s)`, p);
+		tick("starting advise.wasm", null);
+		w.onmessage = (e) => {
+			const m = e.data;
+			if (adv.worker !== w) return;
+			switch (m.type) {
+				case "ready":
+					tick("reading the file", null);
+					break;
+				case "progress":
+					tick(m.what, m.total > 0 ? m.done / m.total : null);
+					break;
+				case "advised":
+					adv.seconds = (performance.now() - t0) / 1000;
+					stopAdvice(`${file.name}: advised in ${adv.seconds.toFixed(1)} s in this tab${adv.moduleSeconds ? ` (advise.wasm fetched and compiled in ${adv.moduleSeconds.toFixed(1)} s)` : ""}`);
+					showAdvice(file.name, m.answer);
+					break;
+				case "error":
+					stopAdvice("");
+					adviseMessage(m.error);
+					break;
+			}
+		};
+		w.onerror = (e) => {
+			if (adv.worker !== w) return;
+			stopAdvice("");
+			adviseMessage(`advise.wasm stopped: ${e.message || "the worker failed"} (a file this large may need more memory than the tab has)`);
+		};
+		w.postMessage({ type: "init", module, simdOff: new URLSearchParams(location.search).get("VECLAB_SIMD") === "off" });
+		w.postMessage({ type: "run", bytes, name: file.name, options: { target: Number($("advise-target").value) } }, [bytes.buffer]);
+	} catch (err) {
+		stopAdvice("");
+		adviseMessage(`${file.name}: ${err}`);
+	}
+}
+
+// showAdvice places the report's body (lab/advise Report.Body: the
+// sentences, the recall-vs-knob chart, the table) under the heading.
+function showAdvice(name, answer) {
+	adv.answer = answer;
+	adv.runs++;
+	$("advise-title").textContent = `advice on ${name}: ${answer.report.data.base} × ${answer.report.data.dim}, recall@${answer.report.k} target ${answer.report.target}`;
+	$("advise-out").innerHTML = answer.body; // lab/advise escapes every string it writes
+	$("advise-fig").className = "fig shown";
+	$("advise-fig").scrollIntoView({ block: "nearest" });
+}
+
+$("advise-limit").textContent = `${ADVISE_LIMIT / (1 << 20)} MB`;
+$("advise-file").addEventListener("change", (e) => {
+	if (e.target.files.length) adviseFile(e.target.files[0]);
+});
+$("advise-stop").addEventListener("click", () => {
+	adv.current = null;
+	stopAdvice("stopped: nothing measured is kept");
+});
+const drop = $("drop");
+drop.addEventListener("dragover", (e) => {
+	e.preventDefault();
+	drop.className = "over";
+});
+drop.addEventListener("dragleave", () => { drop.className = ""; });
+drop.addEventListener("drop", (e) => {
+	e.preventDefault();
+	drop.className = "";
+	if (e.dataTransfer.files.length) adviseFile(e.dataTransfer.files[0]);
+});
 
 // URL parameters preset controls, so a notebook can link to the explorer
 // with its knobs set (?ef=10&k=10). A stepped slider (data-values) takes
