@@ -1658,10 +1658,12 @@ async function notebooksOnly() {
 		await page.goto(base + query);
 		await appReady(page, 120000);
 		// crashes are the notebooks whose Go program ended in a fatal error
-		// of the runtime ("found pointer to free object", "unexpected
-		// signal"): seen in notebook 03 after 00 to 02 (four of five such
-		// runs at stop 50, again in a new kernel of the same page), cause
-		// not found (docs/testing.md).
+		// of the runtime ("found pointer to free object", "found bad
+		// pointer in Go heap"): a Go defect on js/wasm, where a function's
+		// address lies in the range of heap addresses above 256 MB and
+		// reflect's Method keeps one in a pointer-typed cell, which the
+		// collector then takes for a heap pointer (docs/testing.md; seen in
+		// about half the runs of notebooks 00 to 03, mostly at notebook 03).
 		// The first such crash of a run is printed with the kernel's
 		// console and that notebook is run once more, in a new browser; a
 		// second crash anywhere, or the rerun's own failure, fails the run.
