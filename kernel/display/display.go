@@ -119,7 +119,7 @@ func Render(v any) Bundle {
 	if x, ok := v.(vegaLiter); ok {
 		try(MIMEVegaLite, func() (any, error) { return checkJSON("VegaLite()", x.VegaLite()) })
 	}
-	if m := jsonMethod(v); m.IsValid() {
+	if m := jsonMethod(v); m != nil {
 		try(MIMEJSON, func() (any, error) { return callJSON(m) })
 	}
 	text := Text(v)
@@ -142,31 +142,62 @@ func Render(v any) Bundle {
 	return b
 }
 
-// jsonMethod returns v's JSON method when it takes no argument and returns
-// one value, or a value and an error.
-func jsonMethod(v any) reflect.Value {
-	if v == nil {
-		return reflect.Value{}
+// jsonMethod returns v's JSON method as a call, when v has one of the
+// shapes below: JSON() returning a map, a list of maps, []byte, string,
+// json.RawMessage or any, alone or with an error.
+//
+// It asks by interface assertion, never by reflect's MethodByName: that
+// builds a reflect.Method whose code address sits in a pointer-typed heap
+// cell (reflect/type.go, Go 1.26 and 1.27), and under js/wasm a code
+// address lies among the heap's addresses above 256 MB, so the collector
+// can take it for a pointer to a free object and crash the program
+// ("found pointer to free object"; docs/testing.md). Rendering is the
+// kernel's most frequent call (every displayed value, every redraw), so
+// it must not make one.
+func jsonMethod(v any) func() (any, error) {
+	switch x := v.(type) {
+	case interface{ JSON() map[string]any }:
+		return func() (any, error) { return x.JSON(), nil }
+	case interface{ JSON() []map[string]any }:
+		return func() (any, error) { return x.JSON(), nil }
+	case interface{ JSON() json.RawMessage }:
+		return func() (any, error) { return x.JSON(), nil }
+	case interface{ JSON() []byte }:
+		return func() (any, error) { return x.JSON(), nil }
+	case interface{ JSON() string }:
+		return func() (any, error) { return x.JSON(), nil }
+	case interface{ JSON() any }:
+		return func() (any, error) { return x.JSON(), nil }
+	case interface {
+		JSON() (map[string]any, error)
+	}:
+		return func() (any, error) { return x.JSON() }
+	case interface {
+		JSON() ([]map[string]any, error)
+	}:
+		return func() (any, error) { return x.JSON() }
+	case interface {
+		JSON() (json.RawMessage, error)
+	}:
+		return func() (any, error) { return x.JSON() }
+	case interface{ JSON() ([]byte, error) }:
+		return func() (any, error) { return x.JSON() }
+	case interface{ JSON() (string, error) }:
+		return func() (any, error) { return x.JSON() }
+	case interface{ JSON() (any, error) }:
+		return func() (any, error) { return x.JSON() }
 	}
-	m := reflect.ValueOf(v).MethodByName("JSON")
-	if !m.IsValid() {
-		return m
-	}
-	t := m.Type()
-	if t.NumIn() != 0 || t.NumOut() < 1 || t.NumOut() > 2 || t.NumOut() == 2 && t.Out(1) != reflect.TypeFor[error]() {
-		return reflect.Value{}
-	}
-	return m
+	return nil
 }
 
 // callJSON calls a JSON method: []byte, string and json.RawMessage results
 // must be valid JSON; anything else is marshalled.
-func callJSON(m reflect.Value) (any, error) {
-	out := m.Call(nil)
-	if len(out) == 2 && !out[1].IsNil() {
-		return nil, out[1].Interface().(error)
+func callJSON(m func() (any, error)) (any, error) {
+	out, err := m()
+	if err != nil {
+		return nil, err
 	}
-	switch r := out[0].Interface().(type) {
+	switch r := out.(type) {
 	case []byte:
 		return checkJSON("JSON()", r)
 	case json.RawMessage:

@@ -51,6 +51,20 @@ type jsonAnyV struct{}
 
 func (jsonAnyV) JSON() any { return map[string]int{"k": 2} }
 
+type jsonList struct{}
+
+func (jsonList) JSON() []map[string]any { return []map[string]any{{"id": "E02"}} }
+
+type jsonRawErr struct{}
+
+func (jsonRawErr) JSON() (json.RawMessage, error) { return json.RawMessage(`[1,2]`), nil }
+
+// jsonOther's JSON returns a shape jsonMethod does not list: it is not
+// looked up by reflection (see jsonMethod), so only text/plain.
+type jsonOther struct{}
+
+func (jsonOther) JSON() struct{ K int } { return struct{ K int }{3} }
+
 func TestRender(t *testing.T) {
 	img := image.NewGray(image.Rect(0, 0, 2, 2))
 	img.Set(0, 0, color.White)
@@ -72,6 +86,9 @@ func TestRender(t *testing.T) {
 		{"panicking method left out", panicky{}, []string{MIMEText}, "panicked: no html today"},
 		{"PNG error left out", pngErr{}, []string{MIMEText}, "encoder broke"},
 		{"JSON() any", jsonAnyV{}, []string{MIMEJSON, MIMEText}, "display.jsonAnyV"},
+		{"JSON() []map[string]any", jsonList{}, []string{MIMEJSON, MIMEText}, "display.jsonList"},
+		{"JSON() (json.RawMessage, error)", jsonRawErr{}, []string{MIMEJSON, MIMEText}, "display.jsonRawErr"},
+		{"JSON() of another type: text only", jsonOther{}, []string{MIMEText}, "{}"},
 		{"image.Image", img, []string{MIMEPNG, MIMEText}, "*image.Gray"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

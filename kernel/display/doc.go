@@ -4,8 +4,12 @@
 //
 // A value is rendered by its method set (see [Render]): a type with
 // HTML() string, SVG() string, Markdown() string, PNG() []byte,
-// VegaLite() []byte (application/vnd.vegalite.v5+json) or JSON() is shown
-// as every MIME type it offers, plus text/plain. A front end picks the
+// VegaLite() []byte (application/vnd.vegalite.v5+json) or JSON() (returning
+// a map, a list of maps, []byte, string, json.RawMessage or any, alone or
+// with an error) is shown as every MIME type it offers, plus text/plain.
+// The methods are found by interface assertion, never by reflect's
+// MethodByName, which on js/wasm leaves a code address where the collector
+// reads a heap pointer (see jsonMethod). A front end picks the
 // richest type it renders: JupyterLab and JupyterLite a chart's Vega-Lite
 // spec, nbconvert and plain viewers its PNG or SVG. Libraries such as
 // lab/table and lab/chart implement those methods without importing this
