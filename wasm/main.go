@@ -98,6 +98,7 @@ var jobs = make(chan func(), 256)
 func main() {
 	perf := js.Global().Get("performance")
 	mainAt := perf.Call("now").Float() // the runtime and every package's init have run
+	keepHeapUnderCode()                // memlimit.go
 	capture, err := installCapture()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "veclab:", err)
