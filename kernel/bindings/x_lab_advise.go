@@ -34,6 +34,7 @@ var binds_lab_advise = []bind{
 	{"OpenPG", advise.OpenPG, false},
 	{"Recall", advise.Recall, false},
 	{"Run", advise.Run, false},
+	{"Stores", advise.Stores, false},
 	{"Validate", advise.Validate, false},
 }
 

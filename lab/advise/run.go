@@ -104,13 +104,18 @@ func MemoryLimit(d *Data) int64 {
 	return max(int64(MemoryLimitFactor*raw), MinMemoryLimit)
 }
 
+// Stores returns the four stores of the articles on their defaults at the
+// articles' versions, the rows DefaultProfiles starts with (a new slice
+// each call).
+func Stores() []string { return []string{"pgvector", "redis", "qdrant", "elasticsearch"} }
+
 // DefaultProfiles are the four stores on their defaults at the articles'
-// versions, then the index types a user would switch to: Qdrant with its
+// versions ([Stores]), then the index types a user would switch to: Qdrant with its
 // scalar (int8) and binary quantization_config, and of Elasticsearch's
 // hnsw, int8_hnsw and bbq_hnsw the two that are not the default at dim
 // dimensions (bbq_hnsw from 384 on, int8_hnsw below).
 func DefaultProfiles(dim int) []string {
-	ps := []string{"pgvector", "redis", "qdrant", "elasticsearch", "qdrant quantization=int8", "qdrant quantization=binary"}
+	ps := append(Stores(), "qdrant quantization=int8", "qdrant quantization=binary")
 	def := profile.Default(profile.Elasticsearch).EffectiveType(dim)
 	for _, t := range []profile.IndexType{profile.Int8HNSW, profile.BBQHNSW, profile.HNSWType} {
 		if t != def {

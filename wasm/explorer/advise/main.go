@@ -48,11 +48,6 @@ type Options struct {
 	Stores  []string `json:"stores"`  // lab/profile syntax (the four stores on their defaults)
 }
 
-// DefaultStores are the four stores of the articles on their defaults:
-// the rows `veclab advise` starts with, without its quantized variants,
-// so that the advice on a dropped file takes seconds, not minutes.
-var DefaultStores = []string{"pgvector", "redis", "qdrant", "elasticsearch"}
-
 // Answer is what run returns.
 type Answer struct {
 	Report *advise.Report `json:"report"`
@@ -68,7 +63,10 @@ func run(args []js.Value) (*Answer, error) {
 		return nil, fmt.Errorf("options: %v", err)
 	}
 	if len(o.Stores) == 0 {
-		o.Stores = DefaultStores
+		// The rows `veclab advise` starts with, without its quantized
+		// variants, so that the advice on a dropped file takes seconds,
+		// not minutes.
+		o.Stores = advise.Stores()
 	}
 	var progress func(done, total int, what string)
 	if len(args) > 3 && args[3].Type() == js.TypeFunction {
