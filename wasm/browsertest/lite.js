@@ -1318,29 +1318,42 @@ async function linksOnly() {
 			return page.evaluate((p) => [...window.jupyterapp.shell.widgets("main")].find((w) => w.context?.path === p && w.isVisible).id, path);
 		};
 		// follow finds, in the widget id, the rendered link to target whose
-		// text starts with label (scrolling the notebook cell by cell until
-		// it is rendered: a notebook draws what is off screen lazily),
-		// checks its href, clicks it and checks that path opens in the
-		// same tab, showing heading.
+		// text starts with label, checks its href, clicks it and checks
+		// that path opens in the same tab, showing heading. A notebook
+		// draws what is off screen lazily and renders Markdown
+		// asynchronously, so the cell whose source holds the link is
+		// scrolled to and the link waited for (up to 30 s, scrolling again
+		// each second: a slow machine renders late — a 30 ms look once per
+		// cell missed the last cell's link in a CI run).
 		const follow = async (id, label, target, path, heading, what) => {
 			const sel = `[id="${id}"] a[href]`;
+			const findLink = () => page.evaluate(({ sel, label }) => [...document.querySelectorAll(sel)].findIndex((a) => a.textContent.trim().startsWith(label)), { sel, label });
+			const cellOf = await page.evaluate(({ id, label }) => {
+				const w = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
+				const nb = w && w.content;
+				if (!nb || !nb.widgets) return -2; // not a notebook: a rendered Markdown file
+				return nb.widgets.findIndex((c) => c.model.sharedModel.getSource().includes(label));
+			}, { id, label });
+			if (cellOf === -1) throw new CheckError(`${what}: no cell's source has a link "${label}…"`);
 			let link = null;
-			for (let i = 0; ; i++) {
-				const found = await page.evaluate(({ sel, label }) => [...document.querySelectorAll(sel)].findIndex((a) => a.textContent.trim().startsWith(label)), { sel, label });
-				if (found >= 0) {
-					link = page.locator(sel).nth(found);
-					break;
+			for (const t = Date.now(); Date.now() - t < 30000; ) {
+				if (cellOf >= 0) {
+					await page.evaluate(({ id, i }) => {
+						const nb = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id).content;
+						nb.scrollToItem(i, "center").catch(() => {});
+						nb.widgets[i].node.scrollIntoView({ block: "center" });
+					}, { id, i: cellOf });
 				}
-				const more = await page.evaluate(({ id, i }) => {
-					const w = [...window.jupyterapp.shell.widgets("main")].find((w) => w.id === id);
-					const nb = w.content;
-					if (!nb || !nb.widgets || i >= nb.widgets.length) return false;
-					nb.scrollToItem(i, "start").catch(() => {});
-					return true;
-				}, { id, i });
-				if (!more) throw new CheckError(`${what}: no rendered link "${label}…"`);
-				await page.waitForTimeout(30);
+				for (const s = Date.now(); Date.now() - s < 1000; await page.waitForTimeout(50)) {
+					const found = await findLink();
+					if (found >= 0) {
+						link = page.locator(sel).nth(found);
+						break;
+					}
+				}
+				if (link) break;
 			}
+			if (!link) throw new CheckError(`${what}: no rendered link "${label}…" within 30 s of scrolling to ${cellOf >= 0 ? "cell " + cellOf : "it"}`);
 			await link.scrollIntoViewIfNeeded();
 			// JupyterLab sets the href once it has resolved the link (the
 			// file's download URL).
