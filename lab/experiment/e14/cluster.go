@@ -36,6 +36,9 @@ const (
 // use per node in the reply's round.
 type Cluster struct {
 	Post, Reply [2]profile.Layout // Elasticsearch, Qdrant
+	// Defaults is each store's layout when the collection is created
+	// without one (profile.DefaultReplication) on the same nodes.
+	Defaults [2]profile.Layout
 	// QdrantResident is the bytes per vector Qdrant keeps resident at
 	// 768 dims: its 4-bit codes and graph links ([Budget]'s total).
 	QdrantResident float64
@@ -61,6 +64,9 @@ func MeasureCluster(env *experiment.Env, t *table.Table) (Cluster, error) {
 			return c, err
 		}
 		if c.Reply[i], err = profile.Place(k, roundReply[i], e14Nodes); err != nil {
+			return c, err
+		}
+		if c.Defaults[i], err = profile.Place(k, profile.DefaultReplication(k, e14Nodes), e14Nodes); err != nil {
 			return c, err
 		}
 	}
@@ -105,14 +111,15 @@ func ClusterTable(c Cluster) *table.Table {
 	for _, r := range []struct {
 		name string
 		ls   [2]profile.Layout
-	}{{"DiskBBQ post", c.Post}, {"Elastic's reply", c.Reply}} {
+	}{{"DiskBBQ post", c.Post}, {"Elastic's reply", c.Reply}, {"defaults (lab)", c.Defaults}} {
 		for _, l := range r.ls {
 			_ = t.AddValues(r.name, l.Kind.String(), l.Replication.Describe(l.Kind), float64(slices.Min(l.ShardCopies())),
 				slices.Max(l.NodeVectors(e14Vectors))/1e6, l.String())
 		}
 	}
 	es, qd := c.inUse()
-	t.Note("copies per shard: counted on the placed nodes (the fewest any shard has); vectors per node: %d M split evenly over the shards, once per copy", e14Vectors/1_000_000)
+	t.Note("copies per shard: counted on the placed nodes (the fewest any shard has); vectors per node: %d M split evenly over the shards, once per copy (the fullest node)", e14Vectors/1_000_000)
+	t.Note("defaults: a collection created with no layout (Elasticsearch 7.0+: 1 shard, 1 replica; Qdrant: a shard per peer, replication_factor 1): on their defaults Elasticsearch keeps two copies and Qdrant one, so the same data costs Elasticsearch twice the bytes over the cluster unless the settings are matched, as both articles did")
 	t.Note("reply's round, vector bytes in use per node (lab): Elasticsearch %.2f GB off the heap (2-bit codes %.0f B per vector held, originals touched in bfloat16 %.0f B each), beside its %d GB heap; Qdrant %.2f GB (codes + links %.0f B per vector held, originals touched in float32 %.0f B each); originals touched: 100 candidates × 10,000 queries over the nodes, at most a node's own", es, c.ESCodes, c.BF16, heapGB, qd, c.QdrantResident, c.F32)
 	return t
 }
