@@ -27,6 +27,7 @@ var binds_lab_metrics = []bind{
 	{"BestPass", metrics.BestPass, false},
 	{"BestPerQuery", metrics.BestPerQuery, false},
 	{"BytesPerVector", metrics.BytesPerVector, false},
+	{"ClockCost", metrics.ClockCost, false},
 	{"FirstReaching", metrics.FirstReaching, false},
 	{"MeanHits", metrics.MeanHits, false},
 	{"MeanRecall", metrics.MeanRecall, false},

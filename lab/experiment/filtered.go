@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -99,7 +100,9 @@ func MeasureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 		}
 	}
 	var dist int
-	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup}
+	runtime.LockOSThread() // the thread's CPU clock times each query (ThreadClock)
+	defer runtime.UnlockOSThread()
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup, CPU: ThreadClock()}
 	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		if pass == 0 && i == 0 {
 			leaves = profile.LeafPaths{} // the warm-up's paths are not counted
@@ -115,7 +118,7 @@ func MeasureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 	}
 	return Measurement{
 		Label: label, Queries: qs.N, K: k, Recall: m.Recall,
-		Latency: m.Latency, QPS: m.QPS,
+		Latency: m.Latency, CPULatency: m.CPULatency, QPS: m.QPS,
 		MeanHits: m.MeanHits, DistComps: float64(dist) / float64(qs.N),
 		Plan: s.Profile().Plan(k, s.Dim()), Segments: len(s.Segments()), Leaves: leaves,
 	}, nil
@@ -225,7 +228,8 @@ type StrategyMeasurement struct {
 	Matching      int // documents the filter matches
 	Recall        float64
 	MeanHits      float64
-	Latency       metrics.Latency
+	Latency       metrics.Latency // per-query wall time, single goroutine
+	CPULatency    metrics.Latency // per-query thread CPU time (Measurement.CPULatency)
 	DistComps     float64
 	PayloadChecks float64
 	Path          string // the path the strategy took on most queries
@@ -275,7 +279,9 @@ func MeasureAgainst(env *Env, coll *filtered.Collection, f *filter.Compiled, tru
 	m.Label, m.Matching = label, len(f.IDs())
 	m.Hits = make([]int, qs.N)
 	paths := map[filtered.Strategy]int{}
-	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup}
+	runtime.LockOSThread() // the thread's CPU clock times each query (ThreadClock)
+	defer runtime.UnlockOSThread()
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup, CPU: ThreadClock()}
 	lm, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		rs, st, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: s, Params: p})
 		if pass == 0 {
@@ -290,7 +296,7 @@ func MeasureAgainst(env *Env, coll *filtered.Collection, f *filter.Compiled, tru
 		return m, fmt.Errorf("experiment: %s: %w", label, err)
 	}
 	n := float64(qs.N)
-	m.Recall, m.MeanHits, m.Latency = lm.Recall, lm.MeanHits, lm.Latency
+	m.Recall, m.MeanHits, m.Latency, m.CPULatency = lm.Recall, lm.MeanHits, lm.Latency, lm.CPULatency
 	m.DistComps /= n
 	m.PayloadChecks /= n
 	best := -1

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -25,6 +26,10 @@ type Measurement struct {
 	DistComps float64         // mean distance computations per query
 	Plan      profile.Plan    // the query plan the store used
 	Segments  int             // segments the store searched
+	// CPULatency is each query's CPU time on the measuring thread (locked
+	// to it), the figure the latency verdicts judge; zero where the
+	// thread's CPU clock cannot be read (ThreadClock).
+	CPULatency metrics.Latency
 	// Leaves, for an Elasticsearch filtered search, counts the paths its
 	// segments took over all queries (profile.LeafPaths).
 	Leaves profile.LeafPaths
@@ -42,7 +47,7 @@ func Rows(rs []measure.Result) []Measurement {
 	ms := make([]Measurement, 0, len(rs))
 	for _, r := range rs {
 		ms = append(ms, Measurement{Label: r.Label, Queries: r.Queries, K: r.K, Recall: r.Recall,
-			Latency: r.Latency, QPS: r.QPS, MeanHits: r.MeanHits, DistComps: r.DistComps})
+			Latency: r.Latency, CPULatency: r.CPULatency, QPS: r.QPS, MeanHits: r.MeanHits, DistComps: r.DistComps})
 	}
 	return ms
 }
@@ -55,7 +60,7 @@ func Rows(rs []measure.Result) []Measurement {
 func FilteredRows(rs []measure.Result) []StrategyMeasurement {
 	ms := make([]StrategyMeasurement, 0, len(rs))
 	for _, r := range rs {
-		ms = append(ms, StrategyMeasurement{Label: r.Label, Recall: r.Recall, MeanHits: r.MeanHits, Latency: r.Latency,
+		ms = append(ms, StrategyMeasurement{Label: r.Label, Recall: r.Recall, MeanHits: r.MeanHits, Latency: r.Latency, CPULatency: r.CPULatency,
 			DistComps: r.DistComps, PayloadChecks: r.PayloadReads, Plan: r.Plan})
 	}
 	return ms
@@ -76,11 +81,27 @@ func (m Measurement) P95ms() float64 { return ms(m.Latency.P95) }
 // ms is d in milliseconds, for tables.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
+// ThreadClock returns the clock a measured loop reads beside the wall
+// clock to time each query by the CPU its thread spent
+// (metrics.ThreadCPU), or nil where it cannot be read (js/wasm, non-Linux):
+// the latency verdicts then judge wall times and say so. The caller holds
+// runtime.LockOSThread for the loop, and the searches it times run on
+// that thread (every store's search is single-threaded: segment
+// collections with SearchWorkers 1, flat scans with one worker).
+func ThreadClock() func() time.Duration {
+	if metrics.ThreadCPU() <= 0 {
+		return nil
+	}
+	return metrics.ThreadCPU
+}
+
 // measure runs the environment's queries against s the way the article
 // did, through lab/metrics' loop: the first Scale.Warmup queries once
 // unmeasured, then every query measured one at a time with topK =
 // Scale.K; recall@K (metrics.RecallDefinition) is against the exact top-K
 // (cosine) of the whole data set, QPS the queries over their summed time.
+// Each query is timed on the wall clock and on its thread's CPU clock
+// (ThreadClock; the loop runs locked to one thread).
 func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 	ds, err := env.Dataset()
 	if err != nil {
@@ -96,7 +117,9 @@ func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 		dist int
 		plan profile.Plan // the plan the store's searches ran, as they report it
 	)
-	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup, CPU: ThreadClock()}
 	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		res, st, err := s.SearchStats(qs.Row(i), k)
 		if pass == 0 {
@@ -110,7 +133,7 @@ func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 	}
 	return Measurement{
 		Label: label, Queries: qs.N, K: k, Recall: m.Recall,
-		Latency: m.Latency, QPS: m.QPS,
+		Latency: m.Latency, CPULatency: m.CPULatency, QPS: m.QPS,
 		MeanHits: m.MeanHits, DistComps: float64(dist) / float64(qs.N),
 		Plan: plan, Segments: len(s.Segments()),
 	}, nil

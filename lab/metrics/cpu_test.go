@@ -31,3 +31,24 @@ func TestProcessCPUAdvances(t *testing.T) {
 		}
 	}
 }
+
+// TestClockCost: a clock advancing 3 µs per reading costs 3 µs; the
+// thread CPU clock costs something and less than a millisecond on Linux,
+// and reads 0 elsewhere.
+func TestClockCost(t *testing.T) {
+	var c time.Duration
+	if got := ClockCost(func() time.Duration { c += 3 * time.Microsecond; return c }, 5); got != 3*time.Microsecond {
+		t.Errorf("cost %v, want 3µs", got)
+	}
+	if runtime.GOOS != "linux" {
+		if d := ThreadCPU(); d != 0 {
+			t.Errorf("ThreadCPU %v on %s, where it is documented unknown (0)", d, runtime.GOOS)
+		}
+		return
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if got := ClockCost(ThreadCPU, 101); got <= 0 || got >= time.Millisecond {
+		t.Errorf("thread CPU clock cost %v, want within (0, 1 ms)", got)
+	}
+}

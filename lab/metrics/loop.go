@@ -164,7 +164,8 @@ type Loop struct {
 	// counter that the first pass alone should fill, say).
 	AfterPass func(pass int) error
 	// CPU, when set, is a second clock (a thread's or the process's CPU
-	// time) read around the same span as the wall clock; it gives CPUQPS.
+	// time) read around the same span as the wall clock; it gives CPUQPS
+	// and, timed per query, CPULatency.
 	CPU func() time.Duration
 	// Clients is how many concurrent clients [Loop.RunBatch] starts
 	// together in every pass (default 1, capped at Queries); the other
@@ -174,6 +175,22 @@ type Loop struct {
 	// whose QPS, latencies and pass times are zero. It takes no MinTime,
 	// CPU clock or PerPass.
 	Untimed bool
+}
+
+// ClockCost returns what reading clock adds to a span it bounds: the
+// median difference of n back-to-back readings (at least one). A thread's
+// CPU clock is a system call on Linux (clock_gettime is not in the vDSO
+// for CLOCK_THREAD_CPUTIME_ID), about 0.3–1 µs, which a per-query span
+// pays once; against queries of tens of µs it is a few per cent, and a
+// ratio of two such spans moves toward 1× by that much at most.
+func ClockCost(clock func() time.Duration, n int) time.Duration {
+	ds := make([]time.Duration, max(n, 1))
+	for i := range ds {
+		t0 := clock()
+		ds[i] = clock() - t0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }
 
 // Measured is what a Loop measured.
@@ -190,6 +207,11 @@ type Measured struct {
 	PassTimes []time.Duration // wall time of each timed pass, in order
 	Elapsed   time.Duration   // wall time of all timed passes
 	Clients   int             // concurrent clients (1 but for RunBatch)
+	// CPULatency is over the per-query times on the CPU clock, read
+	// around the same span as Latency (zero without a CPU clock and with
+	// PerPass): what another job on the machine does not stretch, where
+	// Latency counts every preemption.
+	CPULatency Latency
 }
 
 // String prints "recall@10 0.953, 1234 QPS (best pass of 5), p50 …".
@@ -329,6 +351,8 @@ type armState struct {
 	m        Measured
 	lat      []time.Duration // per-query times (per-query timing only)
 	best     []time.Duration // each query's fastest time (BestPerQuery)
+	cpuLat   []time.Duration // per-query CPU times (per-query timing with a CPU clock)
+	cpuBest  []time.Duration // each query's least CPU time (BestPerQuery)
 	cpu      time.Duration
 	passTime time.Duration
 }
@@ -370,6 +394,12 @@ func (l Loop) run(ctx context.Context, arms []arm, batch BatchQuery) (ms []Measu
 			st[a].lat = make([]time.Duration, 0, n*minPasses)
 			if l.Pick == BestPerQuery {
 				st[a].best = make([]time.Duration, n)
+			}
+			if l.CPU != nil {
+				st[a].cpuLat = make([]time.Duration, 0, n*minPasses)
+				if l.Pick == BestPerQuery {
+					st[a].cpuBest = make([]time.Duration, n)
+				}
 			}
 		}
 	}
@@ -434,7 +464,7 @@ func (l Loop) run(ctx context.Context, arms []arm, batch BatchQuery) (ms []Measu
 						res, qerr = ar.q(pass, i)
 						d := time.Since(t)
 						if l.CPU != nil {
-							s.cpu += l.CPU() - c0
+							s.addCPU(pass, i, l.CPU()-c0)
 						}
 						s.add(pass, i, d)
 					}
@@ -553,6 +583,15 @@ func (s *armState) add(pass, i int, d time.Duration) {
 	}
 }
 
+// addCPU records query i's CPU time d in pass pass.
+func (s *armState) addCPU(pass, i int, d time.Duration) {
+	s.cpu += d
+	s.cpuLat = append(s.cpuLat, d)
+	if s.cpuBest != nil && (pass == 0 || d < s.cpuBest[i]) {
+		s.cpuBest[i] = d
+	}
+}
+
 // score adds query i's pass-0 results to the recall and hits sums.
 func (s *armState) score(l Loop, i int, res []engine.Result) {
 	s.m.MeanHits += float64(len(res))
@@ -584,6 +623,12 @@ func (s *armState) read(l Loop, n int, perPass, timed bool) Measured {
 	m.QPS = qpsOf(l.Pick, n, m.PassTimes, bestSum, perPass)
 	if !perPass {
 		m.Latency = Summarize(lat)
+		if cl := s.cpuLat; len(cl) > 0 {
+			if l.Pick == BestPerQuery {
+				cl = s.cpuBest
+			}
+			m.CPULatency = Summarize(cl)
+		}
 	}
 	return m
 }

@@ -273,6 +273,49 @@ func TestLoopCPUClock(t *testing.T) {
 	}
 }
 
+// TestLoopCPULatency: with a CPU clock, each query's CPU time is
+// summarised as CPULatency beside the wall times: here query i costs
+// i+1 ms of CPU (and pass p p ms more), and the wall clock almost nothing,
+// so the CPU quantiles are the costs' and the wall ones far below them;
+// BestPerQuery takes each query's least CPU time, as it does wall times.
+func TestLoopCPULatency(t *testing.T) {
+	var c time.Duration
+	clock := func() time.Duration { return c }
+	for _, tc := range []struct {
+		pick          metrics.Pick
+		p50, p95, max time.Duration
+		n             int
+	}{
+		// 2 passes of 10 queries: pass 0 costs 1…10 ms, pass 1 2…11 ms.
+		{metrics.AllPasses, 6 * time.Millisecond, 10 * time.Millisecond, 11 * time.Millisecond, 20},
+		{metrics.BestPerQuery, 5 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10},
+	} {
+		c = 0
+		l := metrics.Loop{Queries: 10, Passes: 2, CPU: clock, Pick: tc.pick}
+		m, err := l.Run(context.Background(), func(p, i int) ([]engine.Result, error) {
+			c += time.Duration(i+1+p) * time.Millisecond
+			return nil, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.CPULatency
+		if got.N != tc.n || got.P50 != tc.p50 || got.P95 != tc.p95 || got.Max != tc.max {
+			t.Errorf("%v: CPU latency %+v, want n %d p50 %v p95 %v max %v", tc.pick, got, tc.n, tc.p50, tc.p95, tc.max)
+		}
+		if m.Latency.Max >= time.Millisecond {
+			t.Errorf("%v: the wall latency %v took the CPU clock's costs", tc.pick, m.Latency)
+		}
+	}
+	m, err := metrics.Loop{Queries: 3}.Run(context.Background(), func(p, i int) ([]engine.Result, error) { return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.CPULatency != (metrics.Latency{}) {
+		t.Errorf("CPU latency %+v without a CPU clock", m.CPULatency)
+	}
+}
+
 func TestRecallHeader(t *testing.T) {
 	if h := metrics.RecallHeader(10); h != "recall@10" {
 		t.Errorf("header %q", h)

@@ -282,7 +282,7 @@ func Verdicts(env *experiment.Env, ms []experiment.Measurement) experiment.Verdi
 func LatencyVerdicts(ms []experiment.Measurement) experiment.Verdicts {
 	stores := make([]latency.Store, len(ms))
 	for i, m := range ms {
-		stores[i] = latency.Store{Name: m.Label, Latency: m.Latency}
+		stores[i] = latency.Store{Name: m.Label, Latency: m.Latency, CPU: m.CPULatency}
 	}
 	return latency.OverRedis{ID: "E02", Figures: Experiment,
 		Fastest: "redis answers fastest of the four on its defaults (p50)", Article: "0.7 ms against 2.8–9.5",

@@ -1,11 +1,13 @@
 package e02
 
 import (
-	"github.com/veclab/veclab/lab/experiment/internal/exptest"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/veclab/veclab/lab/experiment"
+	"github.com/veclab/veclab/lab/experiment/internal/exptest"
+	"github.com/veclab/veclab/lab/experiment/internal/latency"
 )
 
 func TestE02Small(t *testing.T) {
@@ -35,6 +37,24 @@ func TestE02Small(t *testing.T) {
 	// Qdrant's small segments are below full_scan_threshold: exact.
 	if rec := exptest.Float(t, tb, "qdrant", "recall@10 (lab)"); rec != 1 {
 		t.Errorf("qdrant recall %v at small scale, want 1 (exact search under full_scan_threshold)", rec)
+	}
+	// The latency verdicts judge the thread's CPU time per query where
+	// Linux gives it, and say so; elsewhere wall time, and say that.
+	clock := latency.WallClock
+	if runtime.GOOS == "linux" {
+		clock = latency.CPUClock
+	}
+	n := 0
+	for _, v := range r.Verdicts {
+		if strings.Contains(v.Claim, "over redis's") || strings.Contains(v.Claim, "answers fastest") {
+			n++
+			if !strings.Contains(v.Reason, "clock: "+clock) {
+				t.Errorf("%s: reason %q does not name the clock %q", v.Claim, v.Reason, clock)
+			}
+		}
+	}
+	if n != 7 {
+		t.Errorf("%d latency verdicts, want 7", n)
 	}
 	if len(r.Charts) != 1 || !strings.Contains(r.Charts[0].SVG(), "<svg") {
 		t.Error("E02 report lacks its chart")

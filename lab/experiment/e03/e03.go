@@ -106,7 +106,7 @@ func esFilteredStrategy(env *experiment.Env, p profile.Profile, label string) (e
 		return experiment.StrategyMeasurement{}, err
 	}
 	return experiment.StrategyMeasurement{Label: label, Matching: len(f.IDs()), Recall: m.Recall, MeanHits: m.MeanHits,
-		Latency: m.Latency, DistComps: m.DistComps, Path: fmt.Sprintf("%d segments: %v", m.Segments, m.Leaves)}, nil
+		Latency: m.Latency, CPULatency: m.CPULatency, DistComps: m.DistComps, Path: fmt.Sprintf("%d segments: %v", m.Segments, m.Leaves)}, nil
 }
 
 // Table puts the lab's figures beside the article's.
@@ -220,7 +220,7 @@ func PostFilterHits(env *experiment.Env, ms []experiment.StrategyMeasurement) (*
 func LatencyVerdicts(ms []experiment.StrategyMeasurement) experiment.Verdicts {
 	stores := make([]latency.Store, len(ms))
 	for i, m := range ms {
-		stores[i] = latency.Store{Name: m.Label, Latency: m.Latency}
+		stores[i] = latency.Store{Name: m.Label, Latency: m.Latency, CPU: m.CPULatency}
 	}
 	return latency.OverRedis{ID: "E03", Figures: e03,
 		Fastest: "redis answers the filtered query fastest of the four on its defaults (p50)", Article: "1.6 ms against 3.1–27.6",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/lab/experiment"
@@ -296,11 +297,24 @@ func LatencyVerdicts(ms []experiment.StrategyMeasurement) experiment.Verdicts {
 	if !ok {
 		return nil
 	}
+	// The judged p50s: thread CPU time where every row has it.
+	ts := make([]latency.Timing, len(ms))
+	for i, m := range ms {
+		ts[i] = latency.Timing{Wall: m.Latency, CPU: m.CPULatency}
+	}
+	lats, clock := latency.Judged(ts...)
+	var lab0 float64
+	for i := range ms {
+		if &ms[i] == base {
+			lab0 = float64(lats[i].P50) / float64(time.Millisecond)
+		}
+	}
 	var out experiment.Verdicts
-	for _, m := range ms {
+	for i, m := range ms {
 		if m.Label == base.Label {
 			continue
 		}
+		lab := float64(lats[i].P50) / float64(time.Millisecond)
 		f, ok := e07.Figure(m.Label, "p50")
 		if !ok {
 			continue
@@ -309,9 +323,9 @@ func LatencyVerdicts(ms []experiment.StrategyMeasurement) experiment.Verdicts {
 		// default's plain index scan, so a lab ratio at or below 1×
 		// differs however near.
 		out = append(out, latency.Ratio{ID: "E07", Claim: fmt.Sprintf("%s: p50 over the default's (40 off) (§ %s)", m.Label, e07Section),
-			Article: f.Value / art0.Value, Lab: m.P50ms() / base.P50ms(), Toward: true,
-			Why:   fmt.Sprintf("article %.1f → %.1f ms, lab %.3f → %.3f ms; %.0f distances per query against %.0f (%.1f×), plan %s", art0.Value, f.Value, base.P50ms(), m.P50ms(), m.DistComps, base.DistComps, m.DistComps/math.Max(base.DistComps, 1), m.Plan),
-			Above: fmt.Sprintf("the JDBC round trip and PostgreSQL's per-statement work, which floor the article's default at 1.2 ms while the lab's takes %.3f ms, so every ratio over it grows (the lab's %s alone is %.2f× the article's)", base.P50ms(), m.Label, m.P50ms()/f.Value),
+			Article: f.Value / art0.Value, Lab: lab / lab0, Toward: true, Clock: clock,
+			Why:   fmt.Sprintf("article %.1f → %.1f ms, lab %.3f → %.3f ms; %.0f distances per query against %.0f (%.1f×), plan %s", art0.Value, f.Value, lab0, lab, m.DistComps, base.DistComps, m.DistComps/math.Max(base.DistComps, 1), m.Plan),
+			Above: fmt.Sprintf("the JDBC round trip and PostgreSQL's per-statement work, which floor the article's default at 1.2 ms while the lab's takes %.3f ms, so every ratio over it grows (the lab's %s alone is %.2f× the article's)", lab0, m.Label, lab/f.Value),
 			Below: "PostgreSQL's executor fetching each visited tuple's heap row and JSONB metadata through its buffer manager"}.Verdict())
 	}
 	return out

@@ -74,3 +74,51 @@ func TestOverRedisFigures(t *testing.T) {
 		t.Errorf("redis without a latency: %v", vs)
 	}
 }
+
+// TestJudgedClock: the verdicts judge every row's thread CPU time when
+// every row has one, and say so; a row without it sends all of them to
+// the wall clock (never a mix), and the reason says that too. Here the
+// wall times (what a loaded machine gave) put qdrant at 10× redis, out of
+// the article's 3× band, and the CPU times at 3×, inside it.
+func TestJudgedClock(t *testing.T) {
+	ex := experiment.Experiment{ID: "E99", Figures: []experiment.Figure{
+		{Row: "redis", Measure: "p50", Value: 1}, {Row: "redis", Measure: "p95", Value: 1},
+		{Row: "qdrant", Measure: "p50", Value: 3}, {Row: "qdrant", Measure: "p95", Value: 3},
+	}}
+	c := OverRedis{ID: "E99", Figures: ex, Fastest: "redis is fastest", Claim: "%s's %s over redis's",
+		Cheapest: func(int) string { return "cheapest" }, Dearer: "dearer", Work: func(i, rd int) string { return "work" }}
+	lat := func(d time.Duration) metrics.Latency { return metrics.Latency{P50: d, P95: d} }
+	const us = time.Microsecond
+	for _, tc := range []struct {
+		name      string
+		qdrantCPU time.Duration // 0: not read
+		clock     string
+		agrees    bool
+	}{
+		{"CPU time on every row", 300 * us, CPUClock, true},
+		{"a row without CPU time", 0, WallClock, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := c.Verdicts([]Store{
+				{Name: "redis", Latency: lat(100 * us), CPU: lat(100 * us)},
+				{Name: "qdrant", Latency: lat(1000 * us), CPU: lat(tc.qdrantCPU)},
+			})
+			if len(vs) != 3 {
+				t.Fatalf("%d verdicts, want 3: %v", len(vs), vs)
+			}
+			for _, v := range vs {
+				if !strings.Contains(v.Reason, "clock: "+tc.clock) {
+					t.Errorf("%s: reason %q does not name the clock %q", v.Claim, v.Reason, tc.clock)
+				}
+			}
+			for _, v := range vs[1:] {
+				if v.Agrees != tc.agrees {
+					t.Errorf("%s: agrees %v, want %v: %s", v.Claim, v.Agrees, tc.agrees, v)
+				}
+			}
+		})
+	}
+	if lats, clock := Judged(); len(lats) != 0 || clock != WallClock {
+		t.Errorf("no rows: %v, %q", lats, clock)
+	}
+}
