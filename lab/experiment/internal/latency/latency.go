@@ -24,7 +24,12 @@
 // the time it waited for a core. The tables keep the wall times the
 // reader sees; every reason names the clock it judged. Where the thread's
 // CPU clock cannot be read (js/wasm, non-Linux) the verdicts judge wall
-// time and say so.
+// time and say so. Reading the thread's CPU clock is a system call: each
+// query's span carries one reading's cost (metrics.ClockCost: 1.7 µs on
+// the lab's 2-core machine, loaded, 2026-12-07), against Redis's default
+// query of about 40 µs of CPU at the article's scale, so a ratio over it
+// reads up to 4 % nearer 1× than the search work alone, well inside the
+// band.
 package latency
 
 import (
