@@ -5,9 +5,10 @@
 // https://www.elastic.co/docs/reference/elasticsearch/mapping-reference/dense-vector,
 // Elasticsearch 9.1).
 //
-// The vectors come from any engine.VectorSource: a slab in RAM ([Slab]) or
-// a vector file on disk (engine/store.File), whose reads are counted per
-// call. Reads are issued one after the other — from a File, in ascending
+// The vectors come from any engine.VectorSource: a slab in RAM ([Slab]),
+// originals stored as bfloat16 at half the bytes ([BFloat16Slab],
+// Elasticsearch's element_type bfloat16), or a vector file on disk
+// (engine/store.File), whose reads are counted per call. Reads are issued one after the other — from a File, in ascending
 // id order, 64 candidates per File.ReadVectors call — or by a bounded set
 // of goroutines each issuing its own reads so several are in flight at
 // once — the analogue of Elasticsearch's io_uring-backed scorer (E15).

@@ -18,3 +18,16 @@ func Example() {
 	fmt.Println(top, st.Candidates)
 	// Output: [{2 0}] 2
 }
+
+// Originals stored as bfloat16 take half the bytes of float32 ones; the
+// rescored distance is to the rounded vector.
+func ExampleNewBFloat16Slab() {
+	m := vec.NewMatrix(2, 768)
+	m.Row(0)[0], m.Row(1)[0] = 1, 1.00390625 // 1 + 2⁻⁸ rounds to 1 in bfloat16
+	s, _ := rescore.NewBFloat16Slab(m)
+	r, _ := rescore.New(s, engine.L2, rescore.Options{})
+	q := make([]float32, 768)
+	top, st, _ := r.Rescore(nil, q, []engine.Result{{ID: 0}, {ID: 1}}, 2)
+	fmt.Println(s.Bytes()/s.Len(), top, st.IO.Bytes)
+	// Output: 1536 [{0 1} {1 1}] 3072
+}

@@ -16,6 +16,15 @@
 // engine.Cosine, whose vectors must already be unit length (normalise them
 // once at insert and the query once per search with [Normalize]).
 //
+// # bfloat16
+//
+// [EncodeBFloat16] and [DecodeBFloat16] store vectors at half their float32
+// size, as Elasticsearch's dense_vector element_type bfloat16 keeps the
+// full-precision originals it rescores with: each component rounded to the
+// nearest bfloat16, ties to even ([ToBFloat16]), two little-endian bytes
+// each. Decoding is exact; the loss is the rounding, at most 2⁻⁸ of a
+// normal component.
+//
 // # Invariants
 //
 // A Matrix has Stride ≥ Dim and len(Data) ≥ N*Stride; Row aliases the slab,

@@ -44,3 +44,14 @@ func ExampleDot4() {
 	fmt.Println(vec.Dot4(q, []float32{1, 0, 0}, []float32{0, 1, 0}, []float32{0, 0, 1}, []float32{1, 1, 1}))
 	// Output: 1 2 3 6
 }
+
+// A 768-dim float32 vector takes 3,072 bytes; stored as bfloat16 it takes
+// 1,536, each component rounded to 8 significant bits.
+func ExampleEncodeBFloat16() {
+	v := make([]float32, 768)
+	v[0], v[1] = 1.00390625, 3.14159265 // 1 + 2⁻⁸ is a tie: rounds to even (1)
+	b := vec.EncodeBFloat16(nil, v)
+	back, err := vec.DecodeBFloat16(make([]float32, len(v)), b)
+	fmt.Println(4*len(v), len(b), back[0], back[1], err)
+	// Output: 3072 1536 1 3.140625 <nil>
+}

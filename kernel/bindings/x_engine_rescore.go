@@ -21,10 +21,12 @@ func init() {
 var binds_engine_rescore = []bind{
 	{"DefaultConcurrency", rescore.DefaultConcurrency, false},
 	{"New", rescore.New, false},
+	{"NewBFloat16Slab", rescore.NewBFloat16Slab, false},
 	{"NewSlab", rescore.NewSlab, false},
 }
 
 var types_engine_rescore = []typeBind{
+	{"BFloat16Slab", (*rescore.BFloat16Slab)(nil)},
 	{"Options", (*rescore.Options)(nil)},
 	{"Rescorer", (*rescore.Rescorer)(nil)},
 	{"Slab", (*rescore.Slab)(nil)},

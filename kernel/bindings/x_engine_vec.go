@@ -13,16 +13,23 @@ func init() {
 		Name:  "vec",
 		Binds: valueMap(binds_engine_vec),
 		Types: typeMap(types_engine_vec),
+		Untypeds: map[string]string{
+			"BFloat16Bytes": "int:2",
+		},
 	}
 }
 
 // The tables of the init above: data laid out by the linker (genbind's tables.go says why).
 
 var binds_engine_vec = []bind{
+	{"BFloat16Bytes", vec.BFloat16Bytes, false},
+	{"DecodeBFloat16", vec.DecodeBFloat16, false},
 	{"Distance", vec.Distance, false},
 	{"Distance4", vec.Distance4, false},
 	{"Dot", vec.Dot, false},
 	{"Dot4", vec.Dot4, false},
+	{"EncodeBFloat16", vec.EncodeBFloat16, false},
+	{"FromBFloat16", vec.FromBFloat16, false},
 	{"KernelName", vec.KernelName, false},
 	{"KernelSettingErr", vec.KernelSettingErr, false},
 	{"L2Sq", vec.L2Sq, false},
@@ -31,6 +38,7 @@ var binds_engine_vec = []bind{
 	{"Norm", vec.Norm, false},
 	{"Normalize", vec.Normalize, false},
 	{"SetAccelerated", vec.SetAccelerated, false},
+	{"ToBFloat16", vec.ToBFloat16, false},
 }
 
 var types_engine_vec = []typeBind{

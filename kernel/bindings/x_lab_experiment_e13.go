@@ -21,6 +21,9 @@ func init() {
 var binds_lab_experiment_e13 = []bind{
 	{"ArticleBudget", &e13.ArticleBudget, true},
 	{"Measure", e13.Measure, false},
+	{"MeasureOriginals", e13.MeasureOriginals, false},
+	{"OriginalsTable", e13.OriginalsTable, false},
+	{"OriginalsVerdicts", e13.OriginalsVerdicts, false},
 	{"OversampleSweep", e13.OversampleSweep, false},
 	{"Tables", e13.Tables, false},
 	{"Verdicts", e13.Verdicts, false},
@@ -28,4 +31,5 @@ var binds_lab_experiment_e13 = []bind{
 
 var types_lab_experiment_e13 = []typeBind{
 	{"IOBudget", (*e13.IOBudget)(nil)},
+	{"Originals", (*e13.Originals)(nil)},
 }

@@ -20,14 +20,18 @@ func init() {
 
 var binds_lab_experiment_e14 = []bind{
 	{"Budget", e14.Budget, false},
+	{"ClusterTable", e14.ClusterTable, false},
+	{"ClusterVerdicts", e14.ClusterVerdicts, false},
 	{"Experiment", &e14.Experiment, true},
 	{"Growth", e14.Growth, false},
 	{"GrowthTable", e14.GrowthTable, false},
 	{"GrowthVerdicts", e14.GrowthVerdicts, false},
+	{"MeasureCluster", e14.MeasureCluster, false},
 	{"Verdicts", e14.Verdicts, false},
 }
 
 var types_lab_experiment_e14 = []typeBind{
+	{"Cluster", (*e14.Cluster)(nil)},
 	{"GrowthFit", (*e14.GrowthFit)(nil)},
 	{"GrowthPoint", (*e14.GrowthPoint)(nil)},
 }

@@ -58,7 +58,7 @@ var articles = []seedArticle{
 		{Text: "Elasticsearch on a nearly full disk: shards unassigned above the 90 % high watermark, a bulk timeout, one WARN line", ID: "E12", Verdicts: []string{"E12: a save on a disk below", "E12: a save that starts above", "E12: a save whose own bytes", "E12: a disk flooded", "E12: the refusal names", "E12: nothing is lost", "E12: no temporary file"}},
 	}},
 	{Seed: "003", Title: "Elastic's reply to Qdrant, with the Lucene posts it cites", Claims: []articleClaim{
-		{Text: "memory is compared like for like: a 2 GB JVM heap (25 % of an 8 GB node) is a label, not the bytes in use", Open: "a cluster's memory accounting: the lab runs no JVM (E11 says what it does not model of a process)"},
+		{Text: "memory is compared like for like: a 2 GB JVM heap (25 % of an 8 GB node) is a label, not the bytes in use", ID: "E14", Verdicts: []string{"E14: Elasticsearch's 2 GB JVM heap", "E14: on an 8 GB node both engines"}},
 		{Text: "rescoring 100 candidates × one 8 KB page: 333 / 3,333 / 33,333 / 333,333 IOPS and 3 / 27 / 273 / 2,731 MB/s per node at 10 … 10,000 QPS; an IOPS problem, not bandwidth", ID: "E13", Verdicts: []string{"E13: bandwidth per node", "E13: rescoring 100 candidates", "E13: IOPS per node"}},
 		{Text: "the working set: 100 × 10,000 × 8 KB = 8 GB per cluster, 2.7 GB per node, fits the page cache", ID: "E13", Verdicts: []string{"E13: rescore working set"}},
 		{Text: "gp3 at baseline (3,000 IOPS per node) caps cold queries at about 90 QPS", ID: "E13", Verdicts: []string{"E13: the cap a 3 × 3,000"}},
@@ -74,8 +74,8 @@ var articles = []seedArticle{
 		{Text: "IVF (bbq_disk) is cheap to build and far less sensitive to segment count", ID: "E18", Verdicts: []string{"E18: IVF builds faster", "E18: IVF's query work moves less"}},
 		{Text: "document retrieval: visit 1 / 2 / 3 / 5 % → recall@100 0.894 / 0.939 / 0.956 / 0.970; QPS with stored-field ids 44 / 39 / 35 / 31, ids isolated 89 / 73 / 56 / 40", ID: "E17", Verdicts: []string{"E17: reading the ids from a column", "E17: the QPS gain is larger", "E17: ids from the stored fields", "E17: both ways return"}},
 		{Text: "matched to Qdrant's setup the two are on par: id-isolated Elasticsearch about 56 QPS against Qdrant's 53 to 67 at the same recall", ID: "E18", Verdicts: []string{"E18: one writer's few segments"}},
-		{Text: "float32 → bfloat16 stored originals: 3,072 → 1,536 bytes each", Open: "the lab stores float32 originals; no bfloat16 vector file"},
-		{Text: "replicas: 1 in Elasticsearch and RF=2 in Qdrant are the same two copies", Open: "a cluster's replication: the lab runs one node"},
+		{Text: "float32 → bfloat16 stored originals: 3,072 → 1,536 bytes each", ID: "E13", Verdicts: []string{"E13: bfloat16 stores a 768-dim original", "E13: rescoring with bfloat16 originals"}},
+		{Text: "replicas: 1 in Elasticsearch and RF=2 in Qdrant are the same two copies", ID: "E14", Verdicts: []string{"E14: replicas: 1 in Elasticsearch and RF=2", "E14: in the reply's round, replicas: 0"}},
 		{Text: "round 1: Qdrant at 2-bit, oversample 1, reached 0.97 recall only at a very large ef (4.5 QPS), before disk enters", ID: "E26", Verdicts: []string{"E26: oversample 1: widening the HNSW beam", "E26: at oversample 1, a design reaches"}},
 		{Text: "base64 vectors: parsing 1,000 JSON documents more than 10× faster; indexing +100 % (DiskBBQ), +20 % (HNSW)", ID: "E19", Verdicts: []string{"E19: base64 parses faster", "E19: base64 raises HNSW ingest throughput", "E19: base64 raises HNSW ingest throughput by", "E19: base64 raises DiskBBQ (IVF) ingest throughput", "E19: base64 raises DiskBBQ (IVF) ingest throughput by", "E19: the ingest gain is larger"}},
 		{Text: "searching segments concurrently: 104 → 219 QPS", ID: "E20", Verdicts: []string{"E20: concurrent segment search", "E20: concurrent search answers"}},
@@ -96,7 +96,7 @@ var articles = []seedArticle{
 		{Text: "2-bit quantization: 3,072 → 192 bytes per vector, 16×, a quantized corpus of around 4 GB (3.8–4.0 GB)", ID: "E26", Verdicts: []string{"E26: 2-bit codes: 192 B", "E26: 2-bit codes shrink", "E26: the 2-bit corpus"}},
 		{Text: "2 bits because Qdrant could not reach the target recall range with 1-bit binary quantization", ID: "E26", Verdicts: []string{"E26: Qdrant's 1-bit binary"}},
 		{Text: "Qdrant's rescore reads original float32 vectors from disk with random access on each query", ID: "E27", Verdicts: []string{"E27: a disk-resident HNSW (modelled)"}},
-		{Text: "three shards with two copies each in both engines", Open: "a cluster's replication: the lab runs one node"},
+		{Text: "three shards with two copies each in both engines", ID: "E14", Verdicts: []string{"E14: three shards with two copies each"}},
 	}},
 }
 

@@ -157,3 +157,16 @@ func ExampleStore_WithRescore() {
 	// k=10 ef=100 candidates=30 limit=10 rescore=30 <nil>
 	// WithOversample(0.5) on qdrant: params.quantization.oversampling 0.5 is out of range, allowed ≥ 1 (with quantization=int8 or binary): Qdrant validates "range(min = 1.0)", and oversampling acts on a quantized collection only (set quantization=int8 or binary on the profile) (qdrant/qdrant v1.19.0 lib/segment/src/types.rs QuantizationSearchParams; lib/segment/src/index/vector_index_search_common.rs get_oversampled_top)
 }
+
+// The same "1" means two copies in Elasticsearch and one in Qdrant:
+// Elasticsearch counts replicas besides the primary, Qdrant copies in all.
+func ExamplePlace() {
+	for _, k := range []profile.Kind{profile.Elasticsearch, profile.Qdrant} {
+		rep := profile.Replication{Shards: 3, Replicas: 1}
+		l, _ := profile.Place(k, rep, 3)
+		fmt.Printf("%s (%s): %v copies per shard; %s\n", k, rep.Describe(k), l.ShardCopies(), l)
+	}
+	// Output:
+	// elasticsearch (number_of_shards 3, number_of_replicas 1): [2 2 2] copies per shard; node 0: s0* s2; node 1: s1* s0; node 2: s2* s1
+	// qdrant (shard_number 3, replication_factor 1): [1 1 1] copies per shard; node 0: s0; node 1: s1; node 2: s2
+}

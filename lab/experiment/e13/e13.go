@@ -21,7 +21,7 @@ var e13 = experiment.Experiment{
 	ID:      "E13",
 	Claims:  claims,
 	Title:   "disk I/O budget of rescoring: computed from parameters, beside the lab's measured reads per query",
-	Article: "Elastic's reply: 100 candidates × one 8 KB page per query; 10 / 100 / 1,000 / 10,000 QPS → 333 / 3,333 / 33,333 / 333,333 IOPS and 3 / 27 / 273 / 2,731 MB/s per node (3 nodes); a gp3 baseline of 3,000 IOPS caps ≈ 90 QPS",
+	Article: "Elastic's reply: 100 candidates × one 8 KB page per query; 10 / 100 / 1,000 / 10,000 QPS → 333 / 3,333 / 33,333 / 333,333 IOPS and 3 / 27 / 273 / 2,731 MB/s per node (3 nodes); a gp3 baseline of 3,000 IOPS caps ≈ 90 QPS; stored originals in bfloat16, 3,072 → 1,536 bytes each",
 	Figures: []experiment.Figure{
 		{Row: "10", Measure: "IOPS per node", Value: 333}, {Row: "10", Measure: "MB/s per node", Value: 3},
 		{Row: "100", Measure: "IOPS per node", Value: 3333}, {Row: "100", Measure: "MB/s per node", Value: 27},
@@ -34,6 +34,10 @@ var e13 = experiment.Experiment{
 		{Row: "provisioned gp3", Measure: "QPS cap", Value: 480},
 		{Row: "local NVMe", Measure: "QPS cap", Value: 3000},
 		{Row: "rescore working set", Measure: "GB per node", Value: 2.7},
+		// "float32 to bfloat16 for stored full-precision vectors (3,072
+		// down to 1,536 bytes each)".
+		{Row: "float32 original", Measure: "bytes", Value: 3072},
+		{Row: "bfloat16 original", Measure: "bytes", Value: 1536},
 	},
 }
 
@@ -291,6 +295,13 @@ func runE13(env *experiment.Env) (*experiment.Report, error) {
 	r.AddTable(b, m)
 	r.Note("the lab rescores ⌈%g·k⌉ = %d candidates per query (the article's 100) with ef = %d; warm, every read is served by the page cache (%.1f device reads/q), which is why the article's disk showed 0 IOPS (E15)", float64(over), int(over*float64(env.Scale.K)), ef, warm.DeviceReads)
 	r.Verdicts = append(r.Verdicts, Verdicts(env, warm, cold)...)
+	// The article's bfloat16 originals, the same walk rescored from both.
+	o, err := MeasureOriginals(env, ef, over)
+	if err != nil {
+		return nil, err
+	}
+	r.AddTable(OriginalsTable(env, o))
+	r.Verdicts = append(r.Verdicts, OriginalsVerdicts(o)...)
 	return r, nil
 }
 
