@@ -115,8 +115,8 @@ func TestBrowserExplorer(t *testing.T) {
 	}
 	dir := filepath.Join(root, "wasm", "browsertest")
 	needBrowser(t)
-	t.Parallel() // see browserParallel
-	url := sharedSite(t)
+	url, stop := startServe(t, root, "")
+	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, testenv.Node.Path(), "explorer.js", url)

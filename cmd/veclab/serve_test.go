@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -38,71 +37,8 @@ func sharedCache(t testing.TB) string {
 	return wasmCache
 }
 
-// The browser tests share one served site, started by the first of them
-// (sharedSite) over sharedCache and stopped by TestMain: the site is the
-// same for all, and JupyterLite keeps a reader's state in the browser's
-// profile (each test's own), none on the server.
-var (
-	siteMu   sync.Mutex
-	siteURL  string
-	siteErr  error
-	siteStop func() error
-)
-
-// sharedSite returns the URL of the site veclab serve serves for the
-// browser tests, starting it on a free port on first use (building
-// wasm/ and the site into sharedCache unless a test built them before).
-func sharedSite(t testing.TB) string {
-	t.Helper()
-	siteMu.Lock()
-	defer siteMu.Unlock()
-	if siteURL != "" || siteErr != nil {
-		if siteErr != nil {
-			t.Fatal(siteErr)
-		}
-		return siteURL
-	}
-	root, err := moduleRoot("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := sharedCache(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	urls := make(chan string, 1)
-	served := make(chan error, 1)
-	var log bytes.Buffer
-	start := time.Now()
-	go func() {
-		served <- serve(ctx, serveConfig{Addr: "127.0.0.1:0", Src: root, Cache: cache}, io.Discard, &log, func(u string) { urls <- u })
-	}()
-	select {
-	case siteURL = <-urls:
-	case err := <-served:
-		cancel()
-		siteErr = fmt.Errorf("serve: %v\n%s", err, log.String())
-	case <-time.After(10 * time.Minute):
-		cancel()
-		siteErr = fmt.Errorf("serve did not start in 10 minutes\n%s", log.String())
-	}
-	if siteErr != nil {
-		t.Fatal(siteErr)
-	}
-	siteStop = func() error {
-		cancel()
-		return <-served
-	}
-	t.Logf("%sserving %s after %.1f s (for every browser test)", log.String(), siteURL, time.Since(start).Seconds())
-	return siteURL
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if siteStop != nil {
-		if err := siteStop(); err != nil {
-			fmt.Fprintf(os.Stderr, "veclab serve (the browser tests' site): %v\n", err)
-			code = 1
-		}
-	}
 	if wasmCache != "" {
 		os.RemoveAll(wasmCache)
 	}
@@ -121,9 +57,9 @@ func needBrowser(t testing.TB) {
 	testenv.Need(t, testenv.Node, testenv.Chromium, testenv.BrowserTest, testenv.Lite)
 }
 
-// TestBrowser runs wasm/browsertest/lite.js on the JupyterLite site the
-// browser tests share (sharedSite: wasm/ and the site built, served by
-// serve on a free port), which drives the site in chromium: the Go (veclab) kernel in the kernel list, the
+// TestBrowser builds wasm/ and the JupyterLite site, serves them with
+// serve on a free port and runs wasm/browsertest/lite.js, which drives the
+// site in chromium: the Go (veclab) kernel in the kernel list, the
 // notebooks in the file browser with real modification times, the first
 // cell's result with a cold and a warm cache (printed), a shared link
 // (?path=notebooks/…, and JupyterLite's lab/index.html?path=…) opening its
@@ -139,14 +75,36 @@ func TestBrowser(t *testing.T) {
 	}
 	dir := filepath.Join(root, "wasm", "browsertest")
 	needBrowser(t)
-	t.Parallel() // see browserParallel
-	url := sharedSite(t)
 
-	nctx, ncancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithCancel(context.Background())
+	urls := make(chan string, 1)
+	served := make(chan error, 1)
+	var log bytes.Buffer
+	start := time.Now()
+	go func() {
+		served <- serve(ctx, serveConfig{Addr: "127.0.0.1:0", Src: root, Cache: sharedCache(t)}, io.Discard, &log, func(u string) { urls <- u })
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-served:
+		t.Fatalf("serve: %v\n%s", err, log.String())
+	case <-time.After(10 * time.Minute):
+		t.Fatalf("serve did not start in 10 minutes\n%s", log.String())
+	}
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	t.Logf("%sserving %s after %.1f s", log.String(), url, time.Since(start).Seconds())
+
+	nctx, ncancel := context.WithTimeout(ctx, 8*time.Minute)
 	defer ncancel()
 	cmd := exec.CommandContext(nctx, testenv.Node.Path(), "lite.js", url)
 	cmd.Dir = dir
-	start := time.Now()
+	start = time.Now()
 	out, err := cmd.CombinedOutput()
 	t.Logf("node lite.js (%.1f s):\n%s", time.Since(start).Seconds(), out)
 	if err != nil {
@@ -191,23 +149,11 @@ func TestBrowserLinks(t *testing.T) {
 // in docs/testing.md). LITE_NOTEBOOKS (a regular expression over the file
 // names) picks fewer.
 func TestBrowserNotebooks(t *testing.T) {
-	needBrowser(t)
-	t.Parallel() // see browserParallel
 	runLite(t, 40*time.Minute, "-notebooks")
 }
 
-// browserParallel: TestBrowserNotebooks (the package's longest test, about
-// 6 min on 2 cores), TestBrowser and TestBrowserExplorer run in parallel
-// (t.Parallel, so two at a time on 2 cores), after the package's other
-// tests and beside each other, on one served site (sharedSite), each in a
-// browser of its own. Much of a browser test's time is waiting — on the
-// kernel's worker (one thread), on JupyterLab's rendering, on timers — so
-// two of them share two cores with little slowdown, and whichever pair
-// starts first, the longest test starts no later than the end of the
-// shorter two. The short browser tests stay sequential (they ran before).
-
-// runLite runs wasm/browsertest/lite.js with args and the URL of the
-// JupyterLite site the browser tests share (sharedSite), failing t when it
+// runLite serves the JupyterLite site on a free port and runs
+// wasm/browsertest/lite.js with args and the site's URL, failing t when it
 // fails or outlives timeout.
 func runLite(t *testing.T, timeout time.Duration, args ...string) {
 	t.Helper()
@@ -217,8 +163,28 @@ func runLite(t *testing.T, timeout time.Duration, args ...string) {
 	}
 	dir := filepath.Join(root, "wasm", "browsertest")
 	needBrowser(t)
-	url := sharedSite(t)
-	nctx, ncancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithCancel(context.Background())
+	urls := make(chan string, 1)
+	served := make(chan error, 1)
+	var log bytes.Buffer
+	go func() {
+		served <- serve(ctx, serveConfig{Addr: "127.0.0.1:0", Src: root, Cache: sharedCache(t)}, io.Discard, &log, func(u string) { urls <- u })
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-served:
+		t.Fatalf("serve: %v\n%s", err, log.String())
+	case <-time.After(10 * time.Minute):
+		t.Fatalf("serve did not start in 10 minutes\n%s", log.String())
+	}
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	nctx, ncancel := context.WithTimeout(ctx, timeout)
 	defer ncancel()
 	cmd := exec.CommandContext(nctx, testenv.Node.Path(), append(append([]string{"lite.js"}, args...), url)...)
 	cmd.Dir = dir
