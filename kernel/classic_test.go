@@ -21,6 +21,7 @@ import (
 // an unknown magic's UsageError, and a fmt.Scanln cell answered in the
 // Notebook's input box.
 func TestClassicNotebook(t *testing.T) {
+	frontEndTest(t)
 	needJupyter(t)
 	testenv.Need(t, testenv.ClassicNotebook, testenv.Chromium, testenv.BrowserTest)
 	env := jupyterEnv(t)

@@ -31,6 +31,7 @@ import (
 // The front end is built once per set of its sources (about 25 s) into
 // the user's cache directory, as `veclab serve` keeps its site.
 func TestJupyterLab(t *testing.T) {
+	frontEndTest(t)
 	needJupyter(t)
 	testenv.Need(t, testenv.JupyterLabServer, testenv.Lite, testenv.Chromium, testenv.BrowserTest)
 	start := time.Now()

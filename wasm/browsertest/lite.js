@@ -195,6 +195,15 @@ const origin = new URL(base).origin;
 const t0 = Date.now();
 const secs = (t = t0) => ((Date.now() - t) / 1000).toFixed(1) + " s";
 
+// ok prints a check that passed with the seconds since the previous one
+// (or the start): where a run's time goes, step by step.
+let tStep = t0;
+function ok(what) {
+	const now = Date.now();
+	console.log(`ok   ${what} [+${((now - tStep) / 1000).toFixed(1)} s]`);
+	tStep = now;
+}
+
 class CheckError extends Error {}
 function check(ok, what) {
 	if (!ok) throw new CheckError(what);
@@ -345,7 +354,7 @@ async function firstResult(context, label, profile) {
 	// the kernel (with ?veclab_boot=kernel, JupyterLab's own).
 	page.cpuS = cpu.busyAt(tFirst);
 	page.cpuLabS = page.marks.kernelCreated !== undefined ? cpu.busyAt(page.marks.kernelCreated) : NaN;
-	console.log(`ok   ${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load}), ${page.cpuS.toFixed(2)} s of CPU; ${n} responses, ${(bytes / 1e6).toFixed(1)} MB over the wire, veclab.wasm ${(wasmBytes / 1e6).toFixed(1)} MB${cpuText(page.browserCpu)}`);
+	ok(`${label}: navigation → app ${(tApp / 1000).toFixed(2)} s, → kernel idle ${(tKernel / 1000).toFixed(2)} s, → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s (${load}), ${page.cpuS.toFixed(2)} s of CPU; ${n} responses, ${(bytes / 1e6).toFixed(1)} MB over the wire, veclab.wasm ${(wasmBytes / 1e6).toFixed(1)} MB${cpuText(page.browserCpu)}`);
 	console.log(`     ${label}: ${breakdown(page.marks)}`);
 	if (page.plugins.length) {
 		const slow = [...page.plugins].sort((a, b) => b[1] - a[1]).slice(0, 8);
@@ -509,7 +518,7 @@ async function kernelAlone(context, label, profile) {
 	const two = r.items.map((i) => i.data?.["text/plain"] || "").join("").trim();
 	check(!r.error && two === "2", `${label}: the kernel alone's 1+1 gave ${JSON.stringify(r)}`);
 	Object.assign(page, { tFirst, navAt: t, marks: r.marks, plugins: [], bytes: NaN, wasmBytes: NaN, cpuS: cpu.busyAt(tFirst), browserCpu });
-	console.log(`ok   ${label}: the kernel alone (no JupyterLab): navigation → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s, ${page.cpuS.toFixed(2)} s of CPU${cpuText(browserCpu)}`);
+	ok(`${label}: the kernel alone (no JupyterLab): navigation → first result (1+1 = 2) ${(tFirst / 1000).toFixed(2)} s, ${page.cpuS.toFixed(2)} s of CPU${cpuText(browserCpu)}`);
 	console.log(`     ${label}: ${breakdown(page.marks)}`);
 	return page;
 }
@@ -549,7 +558,7 @@ async function sharedLink(context, form, name, more) {
 			// (A rendered Markdown cell also holds its source, hidden.)
 			const cell = page.locator(`[id="${id}"] .jp-Cell`).first().getByText(firstLine).filter({ visible: true }).first();
 			if (await cell.waitFor({ state: "visible", timeout: 30000 }).then(() => true, () => false)) {
-				console.log(`ok   shared link ${shown}: opens ${nb}, its first cell "${firstLine}" shown`);
+				ok(`shared link ${shown}: opens ${nb}, its first cell "${firstLine}" shown`);
 			} else {
 				fails.push(`the shared link ${shown} opened ${nb}, but its first cell's "${firstLine}" is not visible`);
 			}
@@ -583,7 +592,7 @@ async function sharedLink(context, form, name, more) {
 				fails.push(`file browser: modification times from 1970: ${JSON.stringify(listed.filter(old))}; contents: ${JSON.stringify(models.filter(early))}`);
 			} else {
 				const row = (n) => listed.find((r) => r.name === n) || {};
-				console.log(`ok   file browser: ${listed.length} rows with real modification times (notebooks/ "${row("notebooks").shown}", ${name} "${row(name).shown}", ${row(name).title})`);
+				ok(`file browser: ${listed.length} rows with real modification times (notebooks/ "${row("notebooks").shown}", ${name} "${row(name).shown}", ${row(name).title})`);
 			}
 
 			// The launcher's card for the explorer page has an icon, an SVG.
@@ -602,7 +611,7 @@ async function sharedLink(context, form, name, more) {
 				return svg ? { shapes: svg.querySelectorAll("path, circle, rect, polygon, line").length, width: Math.round(box.width), height: Math.round(box.height) } : null;
 			});
 			if (icon && icon.shapes > 0 && icon.width > 0 && icon.height > 0) {
-				console.log(`ok   launcher: the "veclab explorer" card shows an SVG icon (${icon.shapes} shapes, ${icon.width}×${icon.height} px)`);
+				ok(`launcher: the "veclab explorer" card shows an SVG icon (${icon.shapes} shapes, ${icon.width}×${icon.height} px)`);
 			} else {
 				fails.push(`the launcher's "veclab explorer" card has no SVG icon: ${JSON.stringify(icon)}`);
 			}
@@ -763,11 +772,13 @@ async function savedOutputs(context) {
 				for (const k of u.searchParams.keys()) if (!html.includes(`id="${k}"`)) r.found.push(`${l.at}: the explorer link sets ${k}, which the page has no control for`);
 			}
 			for (const f of r.found) fails.push(`${name} ${f}`);
-			console.log(`${r.found.length ? "FAIL" : "ok  "} saved outputs of ${name}: ${r.figures} figures (${r.trustedFigures} trusted), ${r.tables} tables${r.found.length ? `: ${r.found.length} problems` : ""}`);
+			const line = `saved outputs of ${name}: ${r.figures} figures (${r.trustedFigures} trusted), ${r.tables} tables${r.found.length ? `: ${r.found.length} problems` : ""}`;
+			if (r.found.length) console.log(`FAIL ${line}`);
+			else ok(line);
 		}
 		check(fails.length === 0, `the saved outputs, not run, untrusted and trusted:\n  ${fails.join("\n  ")}`);
 		check(explorerLinks > 0, "the notebooks link to the explorer");
-		console.log(`ok   saved outputs: ${names.length} notebooks opened without running, ${figures} figures and ${tables} tables shown, no type name for a picture, no stray comma, nothing wider than its output area; ${explorerLinks} links open the explorer with knobs it has`);
+		ok(`saved outputs: ${names.length} notebooks opened without running, ${figures} figures and ${tables} tables shown, no type name for a picture, no stray comma, nothing wider than its output area; ${explorerLinks} links open the explorer with knobs it has`);
 	} finally {
 		await page.close();
 	}
@@ -897,7 +908,7 @@ async function cellOnly() {
 			const s = (Date.now() - t) / 1000;
 			check(r.status === "ok", `${mode}: the cell failed: ${text(r.outputs)}`);
 			check(mode === "simd" ? /SIMD128/.test(kernels) : /pure Go/.test(kernels), `${mode}: the worker said ${JSON.stringify(kernels)}`);
-			console.log(`ok   ${mode}: ${kernels}; the cell took ${s.toFixed(1)} s:\n${text(r.outputs).trim()}`);
+			ok(`${mode}: ${kernels}; the cell took ${s.toFixed(1)} s:\n${text(r.outputs).trim()}`);
 			secsOf[mode] = s;
 			await page.close();
 		}
@@ -941,7 +952,7 @@ widget.Interact(func() {
 		const outText = () => page.evaluate((sel) => [...document.querySelectorAll(`${sel} .jp-OutputArea-output .widget-output`)].map((e) => e.textContent).join("|"), panel);
 		await page.waitForSelector(`${panel} .widget-slider .noUi-handle`, { timeout: 60000 });
 		await page.waitForFunction((sel) => [...document.querySelectorAll(`${sel} .widget-output`)].some((e) => e.textContent.includes("square 9")), panel, { timeout: 30000 });
-		console.log(`ok   widgets: the slider is drawn and the output area says ${JSON.stringify(await outText())}`);
+		ok(`widgets: the slider is drawn and the output area says ${JSON.stringify(await outText())}`);
 		const handle = page.locator(`${panel} .widget-slider .noUi-handle`).first();
 		await handle.focus();
 		const t = Date.now();
@@ -953,7 +964,7 @@ widget.Interact(func() {
 		check(!shown.includes("square 9"), `the old output is still there: ${JSON.stringify(shown)}`);
 		const v = await runCell(page, id, "k.Value()", 60000);
 		check(v.status === "ok" && text(v.outputs).trim() === "5", `the kernel's value after the move: ${JSON.stringify(v)}`);
-		console.log(`ok   widgets: two ArrowRight presses moved the slider to 5; the output area says ${JSON.stringify(shown)} ${redraw} ms after the first press; the kernel has 5`);
+		ok(`widgets: two ArrowRight presses moved the slider to 5; the output area says ${JSON.stringify(shown)} ${redraw} ms after the first press; the kernel has 5`);
 		// A redraw that does not end (k = 7) is preempted by a change of the
 		// other slider (j = 1). (The widget manager sends a model's next
 		// change only once the kernel is idle after its last, merging the
@@ -969,7 +980,7 @@ widget.Interact(func() {
 		const tj = Date.now();
 		await other.press("ArrowRight");
 		await page.waitForFunction((sel) => [...document.querySelectorAll(`${sel} .widget-output`)].some((e) => e.textContent.includes("square 49 j 1")), panel, { timeout: 30000 });
-		console.log(`ok   widgets: a redraw that never ends (k = 7) was preempted by the other slider's change: the output area says 'square 49 j 1' ${Date.now() - tj} ms after it`);
+		ok(`widgets: a redraw that never ends (k = 7) was preempted by the other slider's change: the output area says 'square 49 j 1' ${Date.now() - tj} ms after it`);
 		const v8 = await runCell(page, id, "k.Value()*10 + j.Value()", 60000);
 		check(v8.status === "ok" && text(v8.outputs).trim() === "71", `the kernel's values after the preemption: ${JSON.stringify(v8)}`);
 		// Saved, the notebook keeps the widgets' state (the site's saveState
@@ -988,7 +999,7 @@ widget.Interact(func() {
 		const out = models.find((m) => m.model_name === "OutputModel");
 		check(slider && out && JSON.stringify(out.state.outputs).includes("square 49 j 1"),
 			`the saved notebook's widget state (sliders ${sliders}): ${JSON.stringify(saved).slice(0, 1500)}`);
-		console.log(`ok   widgets: the saved notebook keeps the state of its ${models.length} widget models (sliders at 7 and 1, output 'square 49 j 1')`);
+		ok(`widgets: the saved notebook keeps the state of its ${models.length} widget models (sliders at 7 and 1, output 'square 49 j 1')`);
 		check(problems.length === 0, problems.join("; "));
 	} finally {
 		await context.close();
@@ -1081,7 +1092,7 @@ async function stdinOnly() {
 		const said = text(r.outputs);
 		check(shown.includes("your name?"), `the input box came without the cell's prompt before it: ${JSON.stringify(shown)}`);
 		check(r.status === "ok" && said.includes("hello, Ada Lovelace (2 words, <nil>)"), `the answered cell: ${JSON.stringify(r)}`);
-		console.log(`ok   stdin: fmt.Scanln showed JupyterLab's input box after the prompt ${JSON.stringify(shown.trim())}; typed "Ada Lovelace" and Enter: the cell printed ${JSON.stringify(said.trim().split("\n").slice(-1)[0])}`);
+		ok(`stdin: fmt.Scanln showed JupyterLab's input box after the prompt ${JSON.stringify(shown.trim())}; typed "Ada Lovelace" and Enter: the cell printed ${JSON.stringify(said.trim().split("\n").slice(-1)[0])}`);
 
 		// Two reads in one cell, each answered in its own box.
 		const two = runCell(page, id, `var a, b int\nfmt.Print("a? ")\nfmt.Scanln(&a)\nfmt.Print("b? ")\nfmt.Scanln(&b)\na + b`, 90000);
@@ -1090,7 +1101,7 @@ async function stdinOnly() {
 		await answer("2");
 		r = await two;
 		check(r.status === "ok" && text(r.outputs).includes("42"), `two reads (40, 2): ${JSON.stringify(r)}`);
-		console.log("ok   stdin: two reads in one cell, 40 and 2, give 42");
+		ok("stdin: two reads in one cell, 40 and 2, give 42");
 
 		// Interrupt while the cell waits for input: it ends Interrupted
 		// soon, in the same Go session.
@@ -1105,7 +1116,7 @@ async function stdinOnly() {
 		check(took < 10, `the cell waiting for input ended ${took.toFixed(1)} s after the interrupt`);
 		r = await runCell(page, id, `kept * 2`, 60000);
 		check(r.status === "ok" && text(r.outputs).trim() === "10", `after the interrupted input, the session lost kept: ${JSON.stringify(r)}`);
-		console.log(`ok   stdin: interrupted while waiting for input, the cell ended ${took.toFixed(1)} s later (${JSON.stringify(out.trim().split("\n").filter(Boolean).slice(-2).join(" | ").slice(0, 200))}); the same session goes on (kept * 2 = 10)`);
+		ok(`stdin: interrupted while waiting for input, the cell ended ${took.toFixed(1)} s later (${JSON.stringify(out.trim().split("\n").filter(Boolean).slice(-2).join(" | ").slice(0, 200))}); the same session goes on (kept * 2 = 10)`);
 
 		// A front end that allows no input (allow_stdin false).
 		const noStdin = await page.evaluate(async (id) => {
@@ -1121,7 +1132,7 @@ async function stdinOnly() {
 		}, id);
 		const ns = noStdin.got.join("");
 		check(noStdin.status === "ok" && ns.includes("stderr: veclab: standard input: this front end does not allow standard input") && ns.includes("result: EOF") && !ns.includes("input_request"), `allow_stdin false: ${JSON.stringify(noStdin)}`);
-		console.log(`ok   stdin: with allow_stdin false no input_request is sent; the cell's stderr says ${JSON.stringify(noStdin.got.find((g) => g.startsWith("stderr")).trim())} and the read gives EOF`);
+		ok(`stdin: with allow_stdin false no input_request is sent; the cell's stderr says ${JSON.stringify(noStdin.got.find((g) => g.startsWith("stderr")).trim())} and the read gives EOF`);
 		check(problems.length === 0, problems.join("; "));
 	} finally {
 		await context.close();
@@ -1163,11 +1174,11 @@ async function staticOnly() {
 		const first = await visit();
 		check(first.st.iso === true && first.st.sab === "function", `first visit: the page is not cross-origin isolated through the service worker: ${JSON.stringify(first.st)}`);
 		check(first.st.sw.endsWith("/veclab-sw.js") && first.navigations === 2, `first visit: want veclab-sw.js controlling the page after one reload, got ${JSON.stringify(first.st)} after ${first.navigations} navigations`);
-		console.log(`ok   static host (no COOP/COEP): the first visit registered ${first.st.sw}, reloaded once and is cross-origin isolated (app up ${(first.ms / 1000).toFixed(1)} s after navigation)`);
+		ok(`static host (no COOP/COEP): the first visit registered ${first.st.sw}, reloaded once and is cross-origin isolated (app up ${(first.ms / 1000).toFixed(1)} s after navigation)`);
 		await first.page.close();
 		const { page, navigations, st, ms } = await visit();
 		check(st.iso === true && navigations === 1, `second visit: isolated ${st.iso} after ${navigations} navigations, want isolated without a reload`);
-		console.log(`ok   static host: a second visit is isolated at once, with no reload (app up ${(ms / 1000).toFixed(1)} s after navigation)`);
+		ok(`static host: a second visit is isolated at once, with no reload (app up ${(ms / 1000).toFixed(1)} s after navigation)`);
 
 		const id = await newNotebook(page, 120000);
 		await page.evaluate(() => {
@@ -1189,7 +1200,7 @@ async function staticOnly() {
 		check(took < 3, `the loop ended ${took.toFixed(1)} s after the interrupt: not through the shared flag (the kernel replaces a session 3 s after an interrupt)`);
 		r = await runCell(page, id, `kept * 2`, 60000);
 		check(r.status === "ok" && text(r.outputs).trim() === "10", `after the interrupt the session lost kept: ${JSON.stringify(r)}`);
-		console.log(`ok   static host: a running loop (${((tInt - tLoop) / 1000).toFixed(1)} s in) ended Interrupted ${took.toFixed(2)} s after the interrupt, in the same Go session (kept * 2 = 10)`);
+		ok(`static host: a running loop (${((tInt - tLoop) / 1000).toFixed(1)} s in) ended Interrupted ${took.toFixed(2)} s after the interrupt, in the same Go session (kept * 2 = 10)`);
 		check(problems.length === 0, problems.join("; "));
 	} finally {
 		await context.close();
@@ -1237,12 +1248,12 @@ async function debuggerOnly() {
 		const want = { ef: "80", store: "string", recalls: "[]float64", best: "*table.Table" };
 		for (const [n, d] of Object.entries(want)) check(listed[n] === d, `the variables panel shows ${n} as ${JSON.stringify(listed[n])}, want ${JSON.stringify(d)} (all: ${JSON.stringify(listed)})`);
 		check(!Object.keys(listed).some((n) => n.startsWith("__veclab")), `the panel lists the session's own names: ${Object.keys(listed)}`);
-		console.log(`ok   debugger: the bug button started the debugger; its variables panel lists ${Object.entries(listed).map(([n, d]) => `${n} (${d})`).join(", ")}`);
+		ok(`debugger: the bug button started the debugger; its variables panel lists ${Object.entries(listed).map(([n, d]) => `${n} (${d})`).join(", ")}`);
 
 		r = await runCell(page, id, `k := ef * 2\nk`, 60000);
 		check(r.status === "ok" && text(r.outputs).trim() === "160", `k := ef * 2: ${JSON.stringify(r)}`);
 		await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].some((e) => e.textContent === "k"), names, { timeout: 60000 });
-		console.log("ok   debugger: a cell run with the debugger on adds its variable (k) to the panel");
+		ok("debugger: a cell run with the debugger on adds its variable (k) to the panel");
 
 		// Rich inspection: the "Render variable" button that shows on a
 		// variable under the mouse opens best's table as HTML in the main
@@ -1256,7 +1267,7 @@ async function debuggerOnly() {
 		}, null, { timeout: 60000 });
 		const shown = await rendered.jsonValue();
 		check(shown.includes("qdrant") && shown.includes("pgvector"), `richInspectVariables of best: ${JSON.stringify(shown).slice(0, 400)}`);
-		console.log(`ok   debugger: best opened from the panel (richInspectVariables) shows its table: ${JSON.stringify(shown.replace(/\s+/g, " ").trim().slice(0, 80))}`);
+		ok(`debugger: best opened from the panel (richInspectVariables) shows its table: ${JSON.stringify(shown.replace(/\s+/g, " ").trim().slice(0, 80))}`);
 
 		// Breakpoints: stated unsupported in debugInfo, answered unverified.
 		const dbg = await page.evaluate(async (id) => {
@@ -1279,15 +1290,15 @@ async function debuggerOnly() {
 		}, { id, path: dbg.dumped.body.sourcePath });
 		check(dbg.dumped.success && /^\/veclab-cells\/\d+\.go$/.test(dbg.dumped.body.sourcePath) && src.success && src.body.content === "k := ef * 2\nk",
 			`dumpCell then source: ${JSON.stringify({ dumped: dbg.dumped, src })}`);
-		console.log(`ok   debugger: source answers the cell dumpCell named (${dbg.dumped.body.sourcePath})`);
-		console.log(`ok   debugger: debugInfo says ${JSON.stringify(dbg.info.body.message)}; setBreakpoints answers the breakpoint unverified`);
+		ok(`debugger: source answers the cell dumpCell named (${dbg.dumped.body.sourcePath})`);
+		ok(`debugger: debugInfo says ${JSON.stringify(dbg.info.body.message)}; setBreakpoints answers the breakpoint unverified`);
 
 		if (screenshot) {
 			// The table view: name, type and value of each variable.
 			await page.locator("#jp-debugger-sidebar .jp-TableView-Button").first().click();
 			await page.waitForTimeout(1000);
 			await page.screenshot({ path: screenshot });
-			console.log(`ok   debugger: screenshot of the variables panel (table view) in ${screenshot}`);
+			ok(`debugger: screenshot of the variables panel (table view) in ${screenshot}`);
 		}
 		check(problems.length === 0, problems.join("; "));
 	} finally {
@@ -1369,7 +1380,7 @@ async function linksOnly() {
 			await page.waitForTimeout(500); // a new tab would have opened by now
 			check(context.pages().length === tabs, `${what}: the click opened ${context.pages().length - tabs} browser tab(s)`);
 			check(await page.evaluate(() => window.veclabLinkMark === true), `${what}: the click loaded a page (${page.url()})`);
-			console.log(`ok   ${what}: "${label}…" (href ${new URL(href, base).pathname}) opens ${path} in the app, same tab, "${heading}" shown`);
+			ok(`${what}: "${label}…" (href ${new URL(href, base).pathname}) opens ${path} in the app, same tab, "${heading}" shown`);
 			return to;
 		};
 
@@ -1403,7 +1414,7 @@ async function linksOnly() {
 		const links01 = mdLinks(start);
 		const empty = rendered.filter(([, , h]) => !h);
 		check(empty.length === 0 && rendered.length >= links01.length, `01: ${empty.length} of ${rendered.length} rendered links have an empty href (${JSON.stringify(empty)}); its Markdown has ${links01.length} relative links`);
-		console.log(`ok   01: ${rendered.length} rendered links, none with an empty href (${links01.length} relative in its Markdown)`);
+		ok(`01: ${rendered.length} rendered links, none with an empty href (${links01.length} relative in its Markdown)`);
 
 		// The notebooks end "… · next: [02 · Redis EF_RUNTIME](02-….ipynb) →".
 		const next = mdLinks(start, /next:\s*$/i)[0];
@@ -1445,7 +1456,7 @@ const knobHooks = {
 		const redraw = Date.now() - t;
 		const v = await runCell(page, id, "efSlider.Value()", 60000);
 		check(v.status === "ok" && text(v.outputs).trim() === "15", `notebook 00: the kernel's ef after the presses: ${JSON.stringify(v)}`);
-		console.log(`ok   knobs: five ArrowRight presses moved notebook 00's ef to 15; the area below the knobs shows the search finding 5 of 5 and its picture ${redraw} ms after the first press; the kernel has 15`);
+		ok(`knobs: five ArrowRight presses moved notebook 00's ef to 15; the area below the knobs shows the search finding 5 of 5 and its picture ${redraw} ms after the first press; the kernel has 15`);
 	},
 	// Notebook 00b's bits dropdown set to 8 redraws the 8-bit code.
 	"quant-pic-knobs": async (page, id, cellId) => {
@@ -1455,7 +1466,7 @@ const knobHooks = {
 		await page.locator(`${cell} .widget-dropdown select`).selectOption({ label: "8" });
 		await page.waitForFunction((sel) => [...document.querySelectorAll(`${sel} .widget-output`)].some((e) => e.textContent.includes("8-bit OSQ, plain mean: 400 B/vector")
 			&& e.querySelector("svg, canvas, img")), cell, { timeout: 60000 });
-		console.log(`ok   knobs: bits set to 8 in notebook 00b's dropdown; the area below the knobs shows the 8-bit code and its pictures ${Date.now() - t} ms after`);
+		ok(`knobs: bits set to 8 in notebook 00b's dropdown; the area below the knobs shows the 8-bit code and its pictures ${Date.now() - t} ms after`);
 	},
 	// Notebook 04 (no PostgreSQL in a tab: its first cell says so and every
 	// pgvector figure is the emulation's): relaxed_order chosen in the
@@ -1478,7 +1489,7 @@ const knobHooks = {
 		const selRedraw = Date.now() - tf;
 		const v = await runCell(page, id, "selSlider.Value() + \" \" + strategySel.Value()", 60000);
 		check(v.status === "ok" && text(v.outputs).includes("0.1 % relaxed_order"), `notebook 04: the kernel's knobs after the changes: ${JSON.stringify(v)}`);
-		console.log(`ok   knobs: relaxed_order chosen in notebook 04's strategy buttons redrew the table, story and charts ${strategyRedraw} ms after the click; three ArrowLeft presses on the selectivity slider (4.0 % → 0.1 %) ${selRedraw} ms after the first; the kernel has 0.1 % relaxed_order`);
+		ok(`knobs: relaxed_order chosen in notebook 04's strategy buttons redrew the table, story and charts ${strategyRedraw} ms after the click; three ArrowLeft presses on the selectivity slider (4.0 % → 0.1 %) ${selRedraw} ms after the first; the kernel has 0.1 % relaxed_order`);
 	},
 };
 
@@ -1749,7 +1760,7 @@ async function notebooksOnly() {
 			const simulated = nb.results.filter((x) => JSON.stringify(x.outputs).includes("SIMULATED disk (this browser tab has no files)")).length;
 			if (diskNotebooks.test(name) && simulated === 0) failures.push(`${name}: no output says its disk is SIMULATED (lab/experiment's SimulatedNote): its device reads would read as measured`);
 			rows.push({ name, cells: nb.cells, ran: nb.results.length, s: (Date.now() - t) / 1000, simulated });
-			console.log(`ok   ${name}: ${nb.cells} code cells whole at small scale in ${secs(t)} (slowest: cell ${slow.cell}, ${(slow.ms / 1000).toFixed(1)} s)${simulated ? `; ${simulated} cells say their disk is SIMULATED` : ""}`);
+			ok(`${name}: ${nb.cells} code cells whole at small scale in ${secs(t)} (slowest: cell ${slow.cell}, ${(slow.ms / 1000).toFixed(1)} s)${simulated ? `; ${simulated} cells say their disk is SIMULATED` : ""}`);
 			if (name.startsWith("02-")) notebook02(nb);
 		}
 		console.log("notebook                                      code cells   wall time   result");
@@ -1804,7 +1815,7 @@ function notebook02(nb) {
 	const recallCol = col >= 0 ? rows.slice(head + 1).map((r) => r[col]).filter((v) => /^[01]\.\d+$/.test(v || "")) : [];
 	check(recallCol.length >= 1, `notebook 02: the E02 table's recall column (${JSON.stringify(head >= 0 ? rows[head] : rows[0])}) holds no recall value`);
 	const recalls = `(${rows[head][col]}) ${recallCol.slice(0, 6).join(" ")}`;
-	console.log(`ok   notebook 02: ${nb.html.length} HTML tables (E02 recall values ${recalls} …), ${nb.svgs} charts (${nb.vegas} by vega-embed), cell 4's progress bar shown and taken away`);
+	ok(`notebook 02: ${nb.html.length} HTML tables (E02 recall values ${recalls} …), ${nb.svgs} charts (${nb.vegas} by vega-embed), cell 4's progress bar shown and taken away`);
 }
 
 async function main() {
@@ -1854,14 +1865,14 @@ async function main() {
 		let r = await runCell(page, off, "1+2", 60000);
 		check(r.status === "ok" && text(r.outputs).trim() === "3", `offline: a new kernel's 1+2 gave ${JSON.stringify(r)}`);
 		await context.setOffline(false);
-		console.log("ok   offline: a second kernel starts and runs 1+2 = 3 with the network off");
+		ok("offline: a second kernel starts and runs 1+2 = 3 with the network off");
 
 		const iso = await page.evaluate(() => globalThis.crossOriginIsolated);
 		check(iso === true, "the page is not cross-origin isolated (COOP/COEP headers missing): no SharedArrayBuffer, no interrupt");
 		const specs = await page.evaluate(() => window.jupyterapp.serviceManager.kernelspecs.specs);
 		check(specs && specs.kernelspecs.veclab && specs.kernelspecs.veclab.display_name === "Go (veclab)",
 			`the kernel list has no "Go (veclab)": ${JSON.stringify(specs && Object.keys(specs.kernelspecs))}`);
-		console.log(`ok   cross-origin isolated; kernels: ${Object.values(specs.kernelspecs).map((s) => s.display_name).join(", ")}`);
+		ok(`cross-origin isolated; kernels: ${Object.values(specs.kernelspecs).map((s) => s.display_name).join(", ")}`);
 
 		const listing = await page.evaluate(async () => (await window.jupyterapp.serviceManager.contents.get("notebooks", { content: true })).content.map((m) => m.name));
 		const fs = require("fs"), path = require("path");
@@ -1872,7 +1883,7 @@ async function main() {
 			await window.jupyterapp.commands.execute("filebrowser:go-to-path", { path: "notebooks" });
 		});
 		await page.waitForSelector('.jp-DirListing-item[title*="02-redis-ef-runtime.ipynb"], .jp-DirListing-itemText:has-text("02-redis-ef-runtime.ipynb")', { timeout: 20000 });
-		console.log(`ok   file browser: notebooks/ holds the repository's ${repo.length} notebooks`);
+		ok(`file browser: notebooks/ holds the repository's ${repo.length} notebooks`);
 
 		// A lesson's shared link opens its notebook, in the site's form
 		// (the root) and JupyterLite's (lab/index.html, lab/, lab), each
@@ -1896,7 +1907,7 @@ async function main() {
 		});
 		check(st.differences.length === 0, `compiled settings validators differ from JupyterLab's: ${JSON.stringify(st.differences.slice(0, 3))}`);
 		check(st.plugins >= 20 && st.compiled >= st.plugins, `compiled settings validators: ${JSON.stringify(st)}`);
-		console.log(`ok   settings: the compiled validators of ${st.plugins} plugins agree with JupyterLab's on ${st.inputs} settings; they validated ${st.compiled} loads, JupyterLab's validator the ${st.fallbacks.length} schemas a transform rewrote (${st.fallbacks.map((id) => id.replace(/^@jupyter(lab|lite)\//, "")).join(", ")})`);
+		ok(`settings: the compiled validators of ${st.plugins} plugins agree with JupyterLab's on ${st.inputs} settings; they validated ${st.compiled} loads, JupyterLab's validator the ${st.fallbacks.length} schemas a transform rewrote (${st.fallbacks.map((id) => id.replace(/^@jupyter(lab|lite)\//, "")).join(", ")})`);
 
 		// The kernel's own requests on the open notebook.
 		const id = page.notebookId;
@@ -1908,14 +1919,14 @@ async function main() {
 		const li = info.language_info;
 		check(li.name === "go" && li.file_extension === ".go" && li.mimetype === "text/x-go" && /^\d+\.\d+/.test(li.version) && li.codemirror_mode === "go",
 			`kernel_info language_info: ${JSON.stringify(li)}`);
-		console.log(`ok   kernel_info: ${info.implementation} ${info.implementation_version}, language_info ${JSON.stringify(li)}`);
+		ok(`kernel_info: ${info.implementation} ${info.implementation_version}, language_info ${JSON.stringify(li)}`);
 		r = await runCell(page, id, `import "os"\nfor i := 1; i <= 3; i++ {\n\tfmt.Println("line", i)\n}\nfmt.Fprintln(os.Stderr, "to stderr")`, 30000);
 		check(r.status === "ok" && r.outputs.some((o) => o.name === "stdout" && o.text.includes("line 3")) && r.outputs.some((o) => o.name === "stderr" && o.text.includes("to stderr")),
 			`streams: ${JSON.stringify(r)}`);
 		r = await runCell(page, id, `x := 1\ny := undefinedThing + x`, 30000);
 		const tb = text(r.outputs);
 		check(r.status === "error" && tb.includes("undefinedThing") && tb.includes("cell line 2"), `compile error: ${JSON.stringify(r)}`);
-		console.log(`ok   stdout/stderr streams; a compile error names cell line 2`);
+		ok(`stdout/stderr streams; a compile error names cell line 2`);
 
 		// A chart: lab/chart's Vega-Lite spec beside its PNG, rendered by
 		// JupyterLab's vega5 renderer (vega-embed, loaded from the site).
@@ -1925,7 +1936,7 @@ async function main() {
 			`a chart's bundle has no Vega-Lite spec or no PNG: ${JSON.stringify(Object.keys(chartData))} ${JSON.stringify(r).slice(0, 600)}`);
 		const vega = await lastVega(page, id);
 		check(vega.tag && vega.width <= vega.area + 1, `a chart's cell shows no vega-embed element (or one wider than its output area): ${JSON.stringify(vega)}`);
-		console.log(`ok   a chart shows as Vega-Lite: a vega-embed element (${vega.tag}, ${vega.width}×${vega.height} px in an output area ${vega.area} px wide); its bundle keeps the PNG`);
+		ok(`a chart shows as Vega-Lite: a vega-embed element (${vega.tag}, ${vega.width}×${vega.height} px in an output area ${vega.area} px wide); its bundle keeps the PNG`);
 		// A grid as notebook 00 draws them (three pictures with a legend
 		// each to a row, titles longer than a panel), and a chart set wider
 		// than the PNG's 900 px: vega-embed draws them at the spec's size,
@@ -1947,7 +1958,7 @@ w`],
 			check(r.status === "ok", `${what}: ${JSON.stringify(r).slice(0, 600)}`);
 			const v = await lastVega(page, id);
 			check(v.width && v.width <= v.area + 1, `${what}: drawn by vega-embed ${JSON.stringify(v)}, wider than its output area (or not drawn)`);
-			console.log(`ok   ${what}: drawn by vega-embed ${v.width}×${v.height} px in an output area ${v.area} px wide, in view (with the notebook at its top: ${v.unscrolled})`);
+			ok(`${what}: drawn by vega-embed ${v.width}×${v.height} px in an output area ${v.area} px wide, in view (with the notebook at its top: ${v.unscrolled})`);
 		}
 		const k = await page.evaluate(async (id) => {
 			const kernel = window.kernelOf(id);
@@ -1960,7 +1971,7 @@ w`],
 		check(k.c.status === "ok" && k.c.matches.includes("Println") && k.c.cursor_start === 4 && k.c.cursor_end === 8, `complete: ${JSON.stringify(k.c)}`);
 		check(k.i.status === "ok" && k.i.found && JSON.stringify(k.i.data).includes("Println"), `inspect: ${JSON.stringify(k.i)}`);
 		check(k.a.status === "incomplete" && k.b.status === "complete", `is_complete: ${JSON.stringify([k.a, k.b])}`);
-		console.log(`ok   complete (fmt.Prin → ${k.c.matches.join(", ")}), inspect (fmt.Println), is_complete (incomplete / complete)`);
+		ok(`complete (fmt.Prin → ${k.c.matches.join(", ")}), inspect (fmt.Println), is_complete (incomplete / complete)`);
 
 		// Interrupt a running index build; the kernel lives on.
 		r = await runCell(page, id, `import (\n\t"github.com/veclab/veclab/engine/hnsw"\n\t"github.com/veclab/veclab/lab/dataset"\n)\nds, err := dataset.Generate(dataset.Config{N: 60000, Queries: 1, Dim: 96, Seed: 1})\nif err != nil {\n\tpanic(err)\n}\nkeys := make([]uint64, ds.Base.N)\nfor i := range keys {\n\tkeys[i] = uint64(i)\n}\nfmt.Println("data ready")`, 120000);
@@ -1976,7 +1987,7 @@ w`],
 		check(took < 15, `the interrupted build ended ${took.toFixed(1)} s after it started (interrupt at 3 s)`);
 		r = await runCell(page, id, `2*21`, 30000);
 		check(r.status === "ok" && text(r.outputs).trim() === "42", `after the interrupt: ${JSON.stringify(r)}`);
-		console.log(`ok   interrupt: the index build ended ${took.toFixed(1)} s after its start (interrupted at 3 s): ${out.trim().split("\n").slice(-1)[0].slice(0, 160)}; the next cell gives 42`);
+		ok(`interrupt: the index build ended ${took.toFixed(1)} s after its start (interrupted at 3 s): ${out.trim().split("\n").slice(-1)[0].slice(0, 160)}; the next cell gives 42`);
 
 		// A loop that calls nothing never sees the interrupt flag (one
 		// thread, no preemption on js/wasm): 3 s after the interrupt the
@@ -1997,7 +2008,7 @@ w`],
 		check(r.status === "error" && text(r.outputs).includes("kept"), `after the session was replaced, kept is still defined: ${JSON.stringify(r)}`);
 		r = await runCell(page, id, `6*7`, 30000);
 		check(r.status === "ok" && text(r.outputs).trim() === "42", `after the session was replaced: ${JSON.stringify(r)}`);
-		console.log(`ok   an endless loop (n++ forever): interrupted at 1.5 s, the kernel replaced its Go session and the cell ended ${tookLoop.toFixed(1)} s after its start ("${said.trim().split("\n")[0].slice(0, 120)}…"); the next cells run in a fresh session (6*7 = 42)`);
+		ok(`an endless loop (n++ forever): interrupted at 1.5 s, the kernel replaced its Go session and the cell ended ${tookLoop.toFixed(1)} s after its start ("${said.trim().split("\n")[0].slice(0, 120)}…"); the next cells run in a fresh session (6*7 = 42)`);
 
 		// A Go program that ends (here out of memory, a fatal error no
 		// recover catches) is replaced by a new one the same way.
@@ -2010,7 +2021,7 @@ w`],
 		check(r.status === "error" && saidOOM.includes("Go program ended") && saidOOM.includes("exit code 2") && saidOOM.includes("fatal error: out of memory") && !saidOOM.includes("of the cell's own") && saidOOM.includes("new Go session"), `a cell that runs out of memory: ${JSON.stringify(r).slice(0, 1000)}`);
 		r = await runCell(page, id, `6*7`, 60000);
 		check(r.status === "ok" && text(r.outputs).trim() === "42", `after the Go program ran out of memory: ${JSON.stringify(r)}`);
-		console.log(`ok   out of memory: the Go program ended after ${tookOOM.toFixed(1)} s, the kernel started a new one ("${saidOOM.trim().split("\n")[0].slice(0, 120)}…"); 6*7 = 42`);
+		ok(`out of memory: the Go program ended after ${tookOOM.toFixed(1)} s, the kernel started a new one ("${saidOOM.trim().split("\n")[0].slice(0, 120)}…"); 6*7 = 42`);
 
 		// Restart: a new worker on the page's compiled module, a fresh session.
 		const tr = Date.now();
@@ -2023,7 +2034,7 @@ w`],
 		check(r.status === "error" && text(r.outputs).includes("ds"), `after a restart the old session's ds is still defined: ${JSON.stringify(r)}`);
 		r = await runCell(page, id, `3*3`, 30000);
 		check(r.status === "ok" && text(r.outputs).trim() === "9", `after a restart: ${JSON.stringify(r)}`);
-		console.log(`ok   restart: a fresh session in ${secs(tr)} (the old variables are gone, 3*3 = 9)`);
+		ok(`restart: a fresh session in ${secs(tr)} (the old variables are gone, 3*3 = 9)`);
 
 		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
 		console.log(`PASS (${secs()})`);
