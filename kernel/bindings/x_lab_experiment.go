@@ -123,7 +123,6 @@ var binds_lab_experiment = []bind{
 	{"Summary", experiment.Summary, false},
 	{"SweepChart", experiment.SweepChart, false},
 	{"SweepSelectivity", experiment.SweepSelectivity, false},
-	{"ThreadClock", experiment.ThreadClock, false},
 	{"Toward", experiment.Toward, false},
 	{"TrainQuantizer", experiment.TrainQuantizer, false},
 	{"UseHNSWCodes", experiment.UseHNSWCodes, false},

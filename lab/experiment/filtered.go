@@ -100,9 +100,9 @@ func MeasureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 		}
 	}
 	var dist int
-	runtime.LockOSThread() // the thread's CPU clock times each query (ThreadClock)
+	runtime.LockOSThread() // the thread's CPU clock times each query (threadClock)
 	defer runtime.UnlockOSThread()
-	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup, CPU: ThreadClock()}
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup, CPU: threadClock()}
 	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		if pass == 0 && i == 0 {
 			leaves = profile.LeafPaths{} // the warm-up's paths are not counted
@@ -279,9 +279,9 @@ func MeasureAgainst(env *Env, coll *filtered.Collection, f *filter.Compiled, tru
 	m.Label, m.Matching = label, len(f.IDs())
 	m.Hits = make([]int, qs.N)
 	paths := map[filtered.Strategy]int{}
-	runtime.LockOSThread() // the thread's CPU clock times each query (ThreadClock)
+	runtime.LockOSThread() // the thread's CPU clock times each query (threadClock)
 	defer runtime.UnlockOSThread()
-	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup, CPU: ThreadClock()}
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup, CPU: threadClock()}
 	lm, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		rs, st, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: s, Params: p})
 		if pass == 0 {

@@ -28,7 +28,7 @@ type Measurement struct {
 	Segments  int             // segments the store searched
 	// CPULatency is each query's CPU time on the measuring thread (locked
 	// to it), the figure the latency verdicts judge; zero where the
-	// thread's CPU clock cannot be read (ThreadClock).
+	// thread's CPU clock cannot be read (threadClock).
 	CPULatency metrics.Latency
 	// Leaves, for an Elasticsearch filtered search, counts the paths its
 	// segments took over all queries (profile.LeafPaths).
@@ -81,14 +81,14 @@ func (m Measurement) P95ms() float64 { return ms(m.Latency.P95) }
 // ms is d in milliseconds, for tables.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// ThreadClock returns the clock a measured loop reads beside the wall
+// threadClock returns the clock a measured loop reads beside the wall
 // clock to time each query by the CPU its thread spent
 // (metrics.ThreadCPU), or nil where it cannot be read (js/wasm, non-Linux):
 // the latency verdicts then judge wall times and say so. The caller holds
 // runtime.LockOSThread for the loop, and the searches it times run on
 // that thread (every store's search is single-threaded: segment
 // collections with SearchWorkers 1, flat scans with one worker).
-func ThreadClock() func() time.Duration {
+func threadClock() func() time.Duration {
 	if metrics.ThreadCPU() <= 0 {
 		return nil
 	}
@@ -101,7 +101,7 @@ func ThreadClock() func() time.Duration {
 // Scale.K; recall@K (metrics.RecallDefinition) is against the exact top-K
 // (cosine) of the whole data set, QPS the queries over their summed time.
 // Each query is timed on the wall clock and on its thread's CPU clock
-// (ThreadClock; the loop runs locked to one thread).
+// (threadClock; the loop runs locked to one thread).
 func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 	ds, err := env.Dataset()
 	if err != nil {
@@ -119,7 +119,7 @@ func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 	)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup, CPU: ThreadClock()}
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup, CPU: threadClock()}
 	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		res, st, err := s.SearchStats(qs.Row(i), k)
 		if pass == 0 {

@@ -16,7 +16,7 @@
 // # Clock
 //
 // A ratio judges each query's CPU time on the thread that ran it
-// ([Judged]: experiment.ThreadClock, the loop locked to its thread, one
+// ([Judged]: the experiment package's thread clock, the loop locked to its thread, one
 // pass as the article's), not its wall time: on a loaded 2-core machine
 // the wall-clock ratios swung with the other jobs (issue 41: two loaded
 // runs gave elasticsearch's p95 over redis's 12.5× and 42.3×, qdrant's
