@@ -34,6 +34,9 @@ func NewBFloat16Slab(m *vec.Matrix) (*BFloat16Slab, error) {
 	return s, nil
 }
 
+// rowBytes is one encoded row's size, 2 bytes a component.
+func (s *BFloat16Slab) rowBytes() int { return s.dim * vec.BFloat16Bytes }
+
 // Dim returns the vectors' dimension.
 func (s *BFloat16Slab) Dim() int { return s.dim }
 
@@ -53,7 +56,7 @@ func (s *BFloat16Slab) Vector(dst []float32, id engine.ID) ([]float32, error) {
 	if int(id) >= s.n {
 		return nil, fmt.Errorf("rescore: vector %d, bfloat16 slab holds %d: %w", id, s.n, engine.ErrNotFound)
 	}
-	row := len(s.rows) / s.n
+	row := s.rowBytes()
 	return vec.DecodeBFloat16(dst, s.rows[int(id)*row:(int(id)+1)*row])
 }
 
@@ -64,7 +67,7 @@ func (s *BFloat16Slab) ReadVector(dst []float32, id engine.ID, st *store.IOStats
 	v, err := s.Vector(dst, id)
 	if err == nil {
 		st.Reads++
-		st.Bytes += int64(len(s.rows) / s.n)
+		st.Bytes += int64(s.rowBytes())
 	}
 	return v, err
 }
