@@ -30,6 +30,22 @@
 // query of about 40 µs of CPU at the article's scale, so a ratio over it
 // reads up to 4 % nearer 1× than the search work alone, well inside the
 // band.
+//
+// # Rounds
+//
+// CPU time steadied the p95s, but the p50s still moved up to 2× between
+// runs: the rows were measured one after the other, so a burst of load
+// or cache contention (which stretches a query's CPU time too, through
+// the core and cache it shares) fell on one row, often the first
+// (E06's EF_RUNTIME 10, measured first: 0.043–0.100 ms per query in six
+// runs, against 0.033–0.056 ms measured beside the others, which took
+// its 200-over-10 ratio from 2.1–3.7× to 4.2–5.3×). The experiments now measure
+// a comparison's rows in alternating rounds (experiment.Env.Alternate: 5
+// rounds of 20 queries per row at the article's scale), and a ratio is
+// the median of its 5 per-round ratios ([Judgement.Over]), the rule
+// `veclab bench hnsw -rounds` and E15/E18 use; the reason prints it with
+// the rounds' span and the clock. Rows measured in one go (a notebook's
+// lab/measure rows) give the whole run's ratio.
 package latency
 
 import (

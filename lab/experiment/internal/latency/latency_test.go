@@ -133,7 +133,9 @@ func TestJudgedClock(t *testing.T) {
 // µs per round.
 func TestOverRounds(t *testing.T) {
 	const us = time.Microsecond
-	lat := func(p50 int) metrics.Latency { return metrics.Latency{P50: time.Duration(p50) * us, P95: time.Duration(2*p50) * us} }
+	lat := func(p50 int) metrics.Latency {
+		return metrics.Latency{P50: time.Duration(p50) * us, P95: time.Duration(2*p50) * us}
+	}
 	rounds := func(p50s ...int) []metrics.Latency {
 		var ls []metrics.Latency
 		for _, p := range p50s {
