@@ -5,6 +5,7 @@ import (
 	"go/build"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -18,6 +19,10 @@ func newSession(t *testing.T, opt Options) *Session {
 	return s
 }
 
+// realStderr is an *os.File of fd 2, made once and never dropped: the
+// finalizer of a collected one would close fd 2.
+var realStderr = sync.OnceValue(func() *os.File { return os.NewFile(2, "/dev/stderr") })
+
 func TestCells(t *testing.T) {
 	// go test -json runs the test binary with -test.v=test2json, where
 	// the testing package sets os.Stderr = os.Stdout (testing.go: one
@@ -25,7 +30,7 @@ func TestCells(t *testing.T) {
 	// println lines are told apart by the fd they reach.
 	if os.Stderr == os.Stdout {
 		stderr := os.Stderr
-		os.Stderr = os.NewFile(2, "/dev/stderr")
+		os.Stderr = realStderr()
 		t.Cleanup(func() { os.Stderr = stderr })
 	}
 	s := newSession(t, Options{Capture: CaptureFD})
