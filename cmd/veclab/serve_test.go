@@ -132,8 +132,9 @@ func TestBrowserLinks(t *testing.T) {
 
 // TestBrowserNotebooks serves the JupyterLite site and runs lite.js
 // -notebooks in chromium: every notebook of notebooks/ (and every one
-// added later), opened in one page at ?VECLAB_SCALE=small, each with a new
-// Go kernel, and run whole. A notebook stops at its first cell that ends
+// added later), at ?VECLAB_SCALE=small, each with a new Go kernel, run
+// whole in two browsers at once that take the notebooks from one queue
+// (LITE_NOTEBOOK_WORKERS sets how many). A notebook stops at its first cell that ends
 // in an error (or has no reply in 10 min); the test goes on with the next
 // and fails at the end naming each notebook that stopped, the cell and
 // the message, and any page error. The disk notebooks' tables must say
