@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -28,17 +29,56 @@ var (
 	wasmCacheErr  error
 )
 
+// sharedCache is the build cache the package's tests share: one build of
+// the wasm modules and the JupyterLite site for the whole run. It waits for
+// the build TestMain started (prebuild), so a test reuses it.
 func sharedCache(t testing.TB) string {
 	t.Helper()
 	wasmCacheOnce.Do(func() { wasmCache, wasmCacheErr = os.MkdirTemp("", "veclab-serve-test") })
 	if wasmCacheErr != nil {
 		t.Fatal(wasmCacheErr)
 	}
+	<-prebuilt
 	return wasmCache
 }
 
+// prebuilt is closed when the build prebuild started has ended, at once
+// when none was started.
+var prebuilt = make(chan struct{})
+
+// prebuild builds the site into the shared cache in the background while
+// the tests that need no site run (about 2 minutes of them before the
+// first browser test), when the whole package runs (no -run, not -short)
+// and what the build needs is here: the build (the wasm modules, their
+// compression, the site's assembly) took 151 s at the start of the first
+// browser test. A build that fails here is left for the tests: each runs
+// buildSite again and reports its error.
+func prebuild() {
+	defer close(prebuilt)
+	if testing.Short() || flag.Lookup("test.run").Value.String() != "" {
+		return
+	}
+	for _, e := range []*testenv.External{testenv.Node, testenv.Lite} {
+		if e.Check() != nil {
+			return
+		}
+	}
+	root, err := moduleRoot("")
+	if err != nil {
+		return
+	}
+	wasmCacheOnce.Do(func() { wasmCache, wasmCacheErr = os.MkdirTemp("", "veclab-serve-test") })
+	if wasmCacheErr != nil {
+		return
+	}
+	buildSite(serveConfig{Src: root, Cache: wasmCache}, io.Discard)
+}
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	go prebuild()
 	code := m.Run()
+	<-prebuilt // not removed under a running build
 	if wasmCache != "" {
 		os.RemoveAll(wasmCache)
 	}
@@ -149,7 +189,13 @@ func TestBrowserLinks(t *testing.T) {
 // code cells, the seconds of each and the notebook's wall time (figures
 // in docs/testing.md). LITE_NOTEBOOKS (a regular expression over the file
 // names) picks fewer.
+//
+// It runs in parallel with the package's other parallel tests (the
+// engine's and the bridge's tests on js/wasm, which drive no browser),
+// after the sequential ones: the package is the suite's longest, and on
+// two cores the wasm tests' builds fill what the two browsers leave.
 func TestBrowserNotebooks(t *testing.T) {
+	t.Parallel()
 	runLite(t, 40*time.Minute, "-notebooks")
 }
 
@@ -458,6 +504,7 @@ func TestAccepts(t *testing.T) {
 // mincore, exists on Linux only) and the f32 and bitsx generator checks
 // (they run the go command, which js/wasm cannot).
 func TestEngineTestsOnWasm(t *testing.T) {
+	t.Parallel() // beside TestBrowserNotebooks (see there)
 	if testing.Short() {
 		t.Skip("builds the tests for js/wasm")
 	}
@@ -507,6 +554,7 @@ func TestEngineTestsOnWasm(t *testing.T) {
 // uses, with kernel/widget's models) under Node through wasmsimd's
 // node_exec.js, as TestEngineTestsOnWasm runs the engine's.
 func TestLiteBridgeOnWasm(t *testing.T) {
+	t.Parallel() // beside TestBrowserNotebooks (see there)
 	if testing.Short() {
 		t.Skip("builds the tests for js/wasm")
 	}
