@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -28,17 +29,56 @@ var (
 	wasmCacheErr  error
 )
 
+// sharedCache is the build cache the package's tests share: one build of
+// the wasm modules and the JupyterLite site for the whole run. It waits for
+// the build TestMain started (prebuild), so a test reuses it.
 func sharedCache(t testing.TB) string {
 	t.Helper()
 	wasmCacheOnce.Do(func() { wasmCache, wasmCacheErr = os.MkdirTemp("", "veclab-serve-test") })
 	if wasmCacheErr != nil {
 		t.Fatal(wasmCacheErr)
 	}
+	<-prebuilt
 	return wasmCache
 }
 
+// prebuilt is closed when the build prebuild started has ended, at once
+// when none was started.
+var prebuilt = make(chan struct{})
+
+// prebuild builds the site into the shared cache in the background while
+// the tests that need no site run (about 2 minutes of them before the
+// first browser test), when the whole package runs (no -run, not -short)
+// and what the build needs is here: the build (the wasm modules, their
+// compression, the site's assembly) took 151 s at the start of the first
+// browser test. A build that fails here is left for the tests: each runs
+// buildSite again and reports its error.
+func prebuild() {
+	defer close(prebuilt)
+	if testing.Short() || flag.Lookup("test.run").Value.String() != "" {
+		return
+	}
+	for _, e := range []*testenv.External{testenv.Node, testenv.Lite} {
+		if e.Check() != nil {
+			return
+		}
+	}
+	root, err := moduleRoot("")
+	if err != nil {
+		return
+	}
+	wasmCacheOnce.Do(func() { wasmCache, wasmCacheErr = os.MkdirTemp("", "veclab-serve-test") })
+	if wasmCacheErr != nil {
+		return
+	}
+	buildSite(serveConfig{Src: root, Cache: wasmCache}, io.Discard)
+}
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	go prebuild()
 	code := m.Run()
+	<-prebuilt // not removed under a running build
 	if wasmCache != "" {
 		os.RemoveAll(wasmCache)
 	}
@@ -132,8 +172,9 @@ func TestBrowserLinks(t *testing.T) {
 
 // TestBrowserNotebooks serves the JupyterLite site and runs lite.js
 // -notebooks in chromium: every notebook of notebooks/ (and every one
-// added later), opened in one page at ?VECLAB_SCALE=small, each with a new
-// Go kernel, and run whole. A notebook stops at its first cell that ends
+// added later), at ?VECLAB_SCALE=small, each with a new Go kernel, run
+// whole in two browsers at once that take the notebooks from one queue
+// (LITE_NOTEBOOK_WORKERS sets how many). A notebook stops at its first cell that ends
 // in an error (or has no reply in 10 min); the test goes on with the next
 // and fails at the end naming each notebook that stopped, the cell and
 // the message, and any page error. The disk notebooks' tables must say
@@ -148,7 +189,13 @@ func TestBrowserLinks(t *testing.T) {
 // code cells, the seconds of each and the notebook's wall time (figures
 // in docs/testing.md). LITE_NOTEBOOKS (a regular expression over the file
 // names) picks fewer.
+//
+// It runs in parallel with the package's other parallel tests (the
+// engine's and the bridge's tests on js/wasm, which drive no browser),
+// after the sequential ones: the package is the suite's longest, and on
+// two cores the wasm tests' builds fill what the two browsers leave.
 func TestBrowserNotebooks(t *testing.T) {
+	t.Parallel()
 	runLite(t, 40*time.Minute, "-notebooks")
 }
 
@@ -440,16 +487,24 @@ func TestAccepts(t *testing.T) {
 }
 
 // TestEngineTestsOnWasm runs the engine's kernel packages and a subset of
-// its and the lab's tests compiled for js/wasm on node, twice: with the
-// WebAssembly SIMD128 kernels (engine/internal/wasmsimd) and with the
-// pure-Go fallback (VECLAB_SIMD=off), through wasmsimd's node_exec.js, the
-// go test -exec runner that installs the kernels as the browser workers
-// do. The kernel packages' tests compare every kernel set with the pure-Go
-// twins, and their TestSelection fails when a run got the other run's
-// kernels. Left out: hnsw's TestSearchRescored (it opens an on-disk store
-// whose page-cache probe, mincore, exists on Linux only) and the f32 and
-// bitsx generator checks (they run the go command, which js/wasm cannot).
+// its and the lab's tests compiled for js/wasm on node, through wasmsimd's
+// node_exec.js, the go test -exec runner that installs the kernels as the
+// browser workers do: every package with the WebAssembly SIMD128 kernels
+// (engine/internal/wasmsimd), then the kernel packages (f32, bitsx) again
+// with the pure-Go fallback (VECLAB_SIMD=off). The kernel packages' tests
+// compare every kernel set with the pure-Go twins, and their TestSelection
+// fails when a run got the other run's kernels. The packages above them
+// are not rerun on the fallback: they reach the kernels only through the
+// two packages' dispatch, the first run checks each SIMD128 kernel against
+// its pure-Go twin, and the twins under those packages are checked
+// natively (lab/experiment/all's TestSpeedVerdictsKernelPaths runs the
+// lab on VECLAB_SIMD=off); the rerun cost 105 s of a loaded suite for no
+// path the first run and the native tests leave out. Left out: hnsw's
+// TestSearchRescored (it opens an on-disk store whose page-cache probe,
+// mincore, exists on Linux only) and the f32 and bitsx generator checks
+// (they run the go command, which js/wasm cannot).
 func TestEngineTestsOnWasm(t *testing.T) {
+	t.Parallel() // beside TestBrowserNotebooks (see there)
 	if testing.Short() {
 		t.Skip("builds the tests for js/wasm")
 	}
@@ -466,15 +521,22 @@ func TestEngineTestsOnWasm(t *testing.T) {
 	if !fileExists(runner) {
 		t.Fatalf("no %s", runner)
 	}
-	for _, mode := range []string{"on", "off"} {
+	kernels := []string{"./engine/internal/f32/", "./engine/internal/bitsx/"}
+	runs := []struct {
+		mode string
+		pkgs []string
+	}{
+		{"on", append(kernels, "./engine/internal/beam/", "./engine/vec/", "./engine/flat/", "./engine/hnsw/", "./lab/metrics/", "./lab/scratch/")},
+		{"off", kernels},
+	}
+	for _, run := range runs {
+		mode := run.mode
 		t.Run("simd="+mode, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, "go", "test", "-short", "-count=1", "-p=1",
-				"-exec="+quoteArgs(testenv.Node.Path(), runner),
-				"-skip", "^(TestSearchRescored|TestGeneratedUpToDate)$",
-				"./engine/internal/f32/", "./engine/internal/bitsx/", "./engine/internal/beam/",
-				"./engine/vec/", "./engine/flat/", "./engine/hnsw/", "./lab/metrics/", "./lab/scratch/")
+			cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-short", "-count=1", "-p=1",
+				"-exec=" + quoteArgs(testenv.Node.Path(), runner),
+				"-skip", "^(TestSearchRescored|TestGeneratedUpToDate)$"}, run.pkgs...)...)
 			cmd.Dir = root
 			cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOROOT="+env["GOROOT"], "VECLAB_SIMD="+mode)
 			start := time.Now()
@@ -492,6 +554,7 @@ func TestEngineTestsOnWasm(t *testing.T) {
 // uses, with kernel/widget's models) under Node through wasmsimd's
 // node_exec.js, as TestEngineTestsOnWasm runs the engine's.
 func TestLiteBridgeOnWasm(t *testing.T) {
+	t.Parallel() // beside TestBrowserNotebooks (see there)
 	if testing.Short() {
 		t.Skip("builds the tests for js/wasm")
 	}

@@ -1,9 +1,11 @@
 package eval
 
 import (
+	"fmt"
 	"go/build"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -17,8 +19,23 @@ func newSession(t *testing.T, opt Options) *Session {
 	return s
 }
 
+// realStderr is an *os.File of fd 2, made once and never dropped: the
+// finalizer of a collected one would close fd 2.
+var realStderr = sync.OnceValue(func() *os.File { return os.NewFile(2, "/dev/stderr") })
+
 func TestCells(t *testing.T) {
+	// go test -json runs the test binary with -test.v=test2json, where
+	// the testing package sets os.Stderr = os.Stdout (testing.go: one
+	// pipe into test2json); a kernel process never does, and its log and
+	// println lines are told apart by the fd they reach.
+	if os.Stderr == os.Stdout {
+		stderr := os.Stderr
+		os.Stderr = realStderr()
+		t.Cleanup(func() { os.Stderr = stderr })
+	}
 	s := newSession(t, Options{Capture: CaptureFD})
+	var problems []string
+	cases := 0
 	for _, tc := range []struct {
 		name, code     string
 		value          string // text/plain of the result, "" for none
@@ -57,47 +74,62 @@ func TestCells(t *testing.T) {
 			errName: "error", errHas: `parsing "y"`, traceHas: "cell line 3:"},
 		{name: "check passed as a value", code: "var c func(error) = check\nc(fmt.Errorf(\"as a value\"))", errName: "error", errHas: "as a value"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := &Recorder{}
-			res := s.Eval(tc.code, r)
-			if tc.errName != "" || tc.errHas != "" {
-				if res.Err == nil {
-					t.Fatalf("no error; value %v", res.Value)
-				}
-				if tc.errName != "" && res.Err.Name != tc.errName {
-					t.Errorf("error name %q, want %q (%v)", res.Err.Name, tc.errName, res.Err)
-				}
-				if !strings.Contains(res.Err.Value, tc.errHas) {
-					t.Errorf("error %q does not contain %q", res.Err.Value, tc.errHas)
-				}
-				if tb := strings.Join(res.Err.Traceback, "\n"); !strings.Contains(tb, tc.traceHas) {
-					t.Errorf("traceback %q does not contain %q", tb, tc.traceHas)
-				}
-				if strings.Contains(res.Err.Value, "/root") || strings.Contains(res.Err.Value, "/tmp") {
-					t.Errorf("error leaks a host path: %q", res.Err.Value)
-				}
-			} else if res.Err != nil {
-				t.Fatalf("error %v", res.Err)
+		// No t.Run and no t.Error here: with CaptureFD, fds 1 and 2 are the
+		// session's pipes until it closes, and go test -v and -json write
+		// the test's own lines there (a subtest's "=== RUN", its failure),
+		// so they were read as cell output and lost: under go test -json
+		// the test failed with no message. Each case's problems are kept
+		// and reported once the session has given the fds back.
+		r := &Recorder{}
+		res := s.Eval(tc.code, r)
+		fail := func(format string, a ...any) {
+			problems = append(problems, tc.name+": "+fmt.Sprintf(format, a...))
+		}
+		if tc.errName != "" || tc.errHas != "" {
+			if res.Err == nil {
+				fail("no error; value %v", res.Value)
+				continue
 			}
-			got := ""
-			if res.Value != nil {
-				got, _ = res.Value["text/plain"].(string)
+			if tc.errName != "" && res.Err.Name != tc.errName {
+				fail("error name %q, want %q (%v)", res.Err.Name, tc.errName, res.Err)
 			}
-			if tc.valueHas != "" {
-				if !strings.Contains(got, tc.valueHas) || len(got) > MaxValueText+100 {
-					t.Errorf("value (%d bytes) lacks %q", len(got), tc.valueHas)
-				}
-			} else if got != tc.value {
-				t.Errorf("value %q, want %q", got, tc.value)
+			if !strings.Contains(res.Err.Value, tc.errHas) {
+				fail("error %q does not contain %q", res.Err.Value, tc.errHas)
 			}
-			if out := r.Text("stdout"); !strings.Contains(out, tc.stdout) {
-				t.Errorf("stdout %q does not contain %q", out, tc.stdout)
+			if tb := strings.Join(res.Err.Traceback, "\n"); !strings.Contains(tb, tc.traceHas) {
+				fail("traceback %q does not contain %q", tb, tc.traceHas)
 			}
-			if out := r.Text("stderr"); !strings.Contains(out, tc.stderr) || strings.Contains(out, "redefined") {
-				t.Errorf("stderr %q does not contain %q", out, tc.stderr)
+			if strings.Contains(res.Err.Value, "/root") || strings.Contains(res.Err.Value, "/tmp") {
+				fail("error leaks a host path: %q", res.Err.Value)
 			}
-		})
+		} else if res.Err != nil {
+			fail("error %v", res.Err)
+			continue
+		}
+		got := ""
+		if res.Value != nil {
+			got, _ = res.Value["text/plain"].(string)
+		}
+		if tc.valueHas != "" {
+			if !strings.Contains(got, tc.valueHas) || len(got) > MaxValueText+100 {
+				fail("value (%d bytes) lacks %q", len(got), tc.valueHas)
+			}
+		} else if got != tc.value {
+			fail("value %q, want %q", got, tc.value)
+		}
+		if out := r.Text("stdout"); !strings.Contains(out, tc.stdout) {
+			fail("stdout %q does not contain %q", out, tc.stdout)
+		}
+		if out := r.Text("stderr"); !strings.Contains(out, tc.stderr) || strings.Contains(out, "redefined") {
+			fail("stderr %q does not contain %q", out, tc.stderr)
+		}
+		cases++
 	}
+	s.Close()
+	for _, p := range problems {
+		t.Error(p)
+	}
+	t.Logf("%d cases checked", cases)
 }
 
 type richValue struct{}

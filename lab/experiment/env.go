@@ -216,6 +216,7 @@ type Env struct {
 	live   *livePG              // the data set loaded into PG, once
 	ownPG  *pglive.DB           // opened by UsePG, closed by Close
 
+	alt      *alternation       // the rows being measured in alternating rounds (Alternate), nil outside
 	verdicts Verdicts           // recorded by the verdict constructors (verdict.go)
 	scans    map[string]float64 // a quantizer's flat-scan ms per query, timed once (QuantFlat)
 }

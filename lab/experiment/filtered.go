@@ -102,7 +102,8 @@ func MeasureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 	var dist int
 	runtime.LockOSThread() // the thread's CPU clock times each query (threadClock)
 	defer runtime.UnlockOSThread()
-	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup, CPU: threadClock()}
+	pause, rounds := env.rounds(qs.N) // rounds beside the other rows' inside Env.Alternate
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup, CPU: threadClock(), Before: pause}
 	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		if pass == 0 && i == 0 {
 			leaves = profile.LeafPaths{} // the warm-up's paths are not counted
@@ -119,6 +120,7 @@ func MeasureFiltered(env *Env, s *profile.Store, expr, label string) (Measuremen
 	return Measurement{
 		Label: label, Queries: qs.N, K: k, Recall: m.Recall,
 		Latency: m.Latency, CPULatency: m.CPULatency, QPS: m.QPS,
+		RoundLatency: roundLatencies(m.Times, qs.N, rounds), RoundCPU: roundLatencies(m.CPUTimes, qs.N, rounds),
 		MeanHits: m.MeanHits, DistComps: float64(dist) / float64(qs.N),
 		Plan: s.Profile().Plan(k, s.Dim()), Segments: len(s.Segments()), Leaves: leaves,
 	}, nil
@@ -224,15 +226,18 @@ func filterMeta(env *Env, indexed bool) (*filter.Store, error) {
 // StrategyMeasurement is what one store (or one setting) answered for the
 // environment's queries under a filter.
 type StrategyMeasurement struct {
-	Label         string
-	Matching      int // documents the filter matches
-	Recall        float64
-	MeanHits      float64
-	Latency       metrics.Latency // per-query wall time, single goroutine
-	CPULatency    metrics.Latency // per-query thread CPU time (Measurement.CPULatency)
-	DistComps     float64
-	PayloadChecks float64
-	Path          string // the path the strategy took on most queries
+	Label      string
+	Matching   int // documents the filter matches
+	Recall     float64
+	MeanHits   float64
+	Latency    metrics.Latency // per-query wall time, single goroutine
+	CPULatency metrics.Latency // per-query thread CPU time (Measurement.CPULatency)
+	// RoundLatency and RoundCPU are the latencies per alternating round
+	// (Measurement.RoundLatency), nil outside Env.Alternate.
+	RoundLatency, RoundCPU []metrics.Latency
+	DistComps              float64
+	PayloadChecks          float64
+	Path                   string // the path the strategy took on most queries
 	// PayloadLinks summarises the Qdrant payload-block links of the graph
 	// searched ("" when it has none): blocks built and bytes per vector.
 	PayloadLinks string
@@ -281,7 +286,8 @@ func MeasureAgainst(env *Env, coll *filtered.Collection, f *filter.Compiled, tru
 	paths := map[filtered.Strategy]int{}
 	runtime.LockOSThread() // the thread's CPU clock times each query (threadClock)
 	defer runtime.UnlockOSThread()
-	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup, CPU: threadClock()}
+	pause, rounds := env.rounds(qs.N) // rounds beside the other rows' inside Env.Alternate
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth, Warmup: env.Scale.Warmup, CPU: threadClock(), Before: pause}
 	lm, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		rs, st, err := coll.Search(filtered.Request{Query: qs.Row(i), K: k, Filter: f, Strategy: s, Params: p})
 		if pass == 0 {
@@ -297,6 +303,7 @@ func MeasureAgainst(env *Env, coll *filtered.Collection, f *filter.Compiled, tru
 	}
 	n := float64(qs.N)
 	m.Recall, m.MeanHits, m.Latency, m.CPULatency = lm.Recall, lm.MeanHits, lm.Latency, lm.CPULatency
+	m.RoundLatency, m.RoundCPU = roundLatencies(lm.Times, qs.N, rounds), roundLatencies(lm.CPUTimes, qs.N, rounds)
 	m.DistComps /= n
 	m.PayloadChecks /= n
 	best := -1

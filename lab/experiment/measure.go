@@ -30,6 +30,11 @@ type Measurement struct {
 	// to it), the figure the latency verdicts judge; zero where the
 	// thread's CPU clock cannot be read (threadClock).
 	CPULatency metrics.Latency
+	// RoundLatency and RoundCPU are Latency and CPULatency over each
+	// round's share of the queries when the row was measured in
+	// alternating rounds beside others (Env.Alternate), nil otherwise: a
+	// latency ratio is the median of its per-round ratios.
+	RoundLatency, RoundCPU []metrics.Latency
 	// Leaves, for an Elasticsearch filtered search, counts the paths its
 	// segments took over all queries (profile.LeafPaths).
 	Leaves profile.LeafPaths
@@ -101,7 +106,8 @@ func threadClock() func() time.Duration {
 // Scale.K; recall@K (metrics.RecallDefinition) is against the exact top-K
 // (cosine) of the whole data set, QPS the queries over their summed time.
 // Each query is timed on the wall clock and on its thread's CPU clock
-// (threadClock; the loop runs locked to one thread).
+// (threadClock; the loop runs locked to one thread). Inside
+// Env.Alternate the queries run in rounds beside the other rows'.
 func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 	ds, err := env.Dataset()
 	if err != nil {
@@ -119,7 +125,8 @@ func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 	)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup, CPU: threadClock()}
+	pause, rounds := env.rounds(qs.N)
+	loop := metrics.Loop{Queries: qs.N, K: k, Truth: truth.IDs, Warmup: env.Scale.Warmup, CPU: threadClock(), Before: pause}
 	m, err := loop.Run(engine.Context(), func(pass, i int) ([]engine.Result, error) {
 		res, st, err := s.SearchStats(qs.Row(i), k)
 		if pass == 0 {
@@ -134,6 +141,7 @@ func Measure(env *Env, s *profile.Store, label string) (Measurement, error) {
 	return Measurement{
 		Label: label, Queries: qs.N, K: k, Recall: m.Recall,
 		Latency: m.Latency, CPULatency: m.CPULatency, QPS: m.QPS,
+		RoundLatency: roundLatencies(m.Times, qs.N, rounds), RoundCPU: roundLatencies(m.CPUTimes, qs.N, rounds),
 		MeanHits: m.MeanHits, DistComps: float64(dist) / float64(qs.N),
 		Plan: plan, Segments: len(s.Segments()),
 	}, nil

@@ -212,6 +212,12 @@ type Measured struct {
 	// PerPass): what another job on the machine does not stretch, where
 	// Latency counts every preemption.
 	CPULatency Latency
+	// Times and CPUTimes are every timed query's wall and CPU time, in
+	// the order run, pass after pass (nil with PerPass, and CPUTimes
+	// without a CPU clock): what Latency and CPULatency summarise, for a
+	// caller that summarises a share of the run on its own (a round of
+	// an alternating measurement).
+	Times, CPUTimes []time.Duration
 }
 
 // String prints "recall@10 0.953, 1234 QPS (best pass of 5), p50 …".
@@ -622,6 +628,7 @@ func (s *armState) read(l Loop, n int, perPass, timed bool) Measured {
 	}
 	m.QPS = qpsOf(l.Pick, n, m.PassTimes, bestSum, perPass)
 	if !perPass {
+		m.Times, m.CPUTimes = s.lat, s.cpuLat
 		m.Latency = Summarize(lat)
 		if cl := s.cpuLat; len(cl) > 0 {
 			if l.Pick == BestPerQuery {

@@ -299,6 +299,17 @@ func TestLoopCPULatency(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Times and CPUTimes are every timed query's, in the order run:
+		// query i of pass p cost i+1+p ms of CPU.
+		if len(m.Times) != 20 || len(m.CPUTimes) != 20 {
+			t.Errorf("%v: %d wall and %d CPU times, want 20 of each (2 passes of 10)", tc.pick, len(m.Times), len(m.CPUTimes))
+		}
+		for j, d := range m.CPUTimes {
+			if want := time.Duration(j%10+1+j/10) * time.Millisecond; d != want {
+				t.Errorf("%v: CPU time %d is %v, want %v (query %d of pass %d)", tc.pick, j, d, want, j%10, j/10)
+				break
+			}
+		}
 		got := m.CPULatency
 		if got.N != tc.n || got.P50 != tc.p50 || got.P95 != tc.p95 || got.Max != tc.max {
 			t.Errorf("%v: CPU latency %+v, want n %d p50 %v p95 %v max %v", tc.pick, got, tc.n, tc.p50, tc.p95, tc.max)
@@ -311,8 +322,8 @@ func TestLoopCPULatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.CPULatency != (metrics.Latency{}) {
-		t.Errorf("CPU latency %+v without a CPU clock", m.CPULatency)
+	if m.CPULatency != (metrics.Latency{}) || m.CPUTimes != nil || len(m.Times) != 3 {
+		t.Errorf("CPU latency %+v, %d CPU times and %d wall times without a CPU clock (want none, none, 3)", m.CPULatency, len(m.CPUTimes), len(m.Times))
 	}
 }
 

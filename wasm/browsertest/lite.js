@@ -70,8 +70,9 @@
 // session keeps its variables).
 // The ninth runs notebooks whole (notebooksOnly): each of notebooks/*.ipynb
 // that LITE_NOTEBOOKS picks (a regular expression; "." is every one), in
-// name order, opened in one page at ?VECLAB_SCALE=small with a new Go
-// kernel and run whole, cell after cell; a notebook stops at its first
+// name order by LITE_NOTEBOOK_WORKERS browsers at once (default 2), each
+// notebook opened in its browser's page at ?VECLAB_SCALE=small with a new
+// Go kernel and run whole, cell after cell; a notebook stops at its first
 // cell that does not end "ok", the run goes on with the next and fails at
 // its end naming each notebook that stopped, the cell and the error, and
 // any page error (printed when it happens). It prints each notebook's
@@ -1638,8 +1639,13 @@ async function closeNotebook(page, path) {
 	}, path);
 }
 
-// notebooksOnly runs every notebook whole at small scale in one page (see
-// the tenth form above).
+// notebooksOnly runs every notebook whole at small scale (see the ninth
+// form above), in LITE_NOTEBOOK_WORKERS browsers at once (default 2), each
+// taking the next notebook from one queue: the notebooks are independent
+// (each gets a new kernel, nbconvert runs them one by one natively too),
+// and one notebook's Go kernel keeps one core busy, so on two cores two
+// browsers halve the run when the machine has nothing else to do
+// (cmd/veclab's TestBrowserNotebooks is the suite's last long test).
 async function notebooksOnly() {
 	const fs = require("fs"), path = require("path");
 	// Every notebook, and every notebook added later; LITE_NOTEBOOKS (a
@@ -1647,15 +1653,32 @@ async function notebooksOnly() {
 	// LITE_NOTEBOOKS_OUT=DIR saves each notebook run whole there, with
 	// the outputs the tab gave (saveRun).
 	const pick = new RegExp(process.env.LITE_NOTEBOOKS || ".");
+	const names = fs.readdirSync(path.join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb") && pick.test(f)).sort();
+	check(names.length > 0, "no notebooks in notebooks/");
+	const want = process.env.LITE_NOTEBOOK_WORKERS || "2";
+	const workers = Number.parseInt(want, 10);
+	check(String(workers) === want.trim() && workers >= 1, `LITE_NOTEBOOK_WORKERS=${JSON.stringify(want)}: want a whole number of browsers ≥ 1`);
+	const run = { queue: [...names], problems: [], rows: [], failures: [], crashes: [] };
+	await Promise.all(Array.from({ length: Math.min(workers, names.length) }, (_, w) => notebookWorker(w + 1, run)));
+	const { rows, problems, failures, crashes } = run;
+	rows.sort((x, y) => (x.name < y.name ? -1 : 1));
+	console.log(`notebook                                      code cells   wall time   result   (${Math.min(workers, names.length)} browsers at once)`);
+	for (const r of rows) console.log(`${r.name.padEnd(46)}${String(r.cells).padStart(10)}${r.s.toFixed(1).padStart(10)} s   ${r.failed ? (typeof r.failed === "number" ? `stopped at code cell ${r.failed}` : `failed ${r.failed}`) : "ok"}`);
+	console.log(`${rows.filter((r) => !r.failed).length} of ${names.length} notebooks ran whole; ${(rows.reduce((a, r) => a + r.s, 0) / 60).toFixed(1)} min in the notebooks, ${secs()} in all${crashes.length ? `; a Go runtime crash, the notebook rerun: ${crashes.join("; ")}` : ""}`);
+	check(failures.length === 0, `${failures.length} of ${names.length} notebooks stopped: ${failures.join("; ")}`);
+	check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
+}
+
+// notebookWorker is one browser of notebooksOnly: a profile of its own,
+// one page, and the next notebook of run.queue until it is empty; what it
+// finds goes into run's rows, failures, problems and crashes.
+async function notebookWorker(w, run) {
+	const fs = require("fs");
 	// The notebooks whose disk tables run in the tab (lab/scratch): 06's
 	// E12, 07, 12, 13 and 14's E26.
 	const diskNotebooks = /^(06|07|12|13|14)-/;
-	const names = fs.readdirSync(path.join(__dirname, "..", "..", "notebooks")).filter((f) => f.endsWith(".ipynb") && pick.test(f)).sort();
-	check(names.length > 0, "no notebooks in notebooks/");
+	const { problems, rows, failures, crashes } = run;
 	const { profile, context } = await launch();
-	const problems = [];
-	const rows = [];
-	const failures = [];
 	try {
 		context.on("request", (req) => {
 			const u = new URL(req.url());
@@ -1664,7 +1687,7 @@ async function notebooksOnly() {
 		const page = await context.newPage();
 		let current = "the site";
 		page.on("pageerror", (e) => {
-			const p = `page error while running ${current}: ${e.message}\n${e.stack || ""}`.slice(0, 1500);
+			const p = `page error while running ${current} (browser ${w}): ${e.message}\n${e.stack || ""}`.slice(0, 1500);
 			problems.push(p);
 			console.log(`FAIL ${p}`); // at once: the run goes on to its table
 		});
@@ -1691,11 +1714,12 @@ async function notebooksOnly() {
 		// reflect's Method keeps one in a pointer-typed cell, which the
 		// collector then takes for a heap pointer (docs/testing.md; seen in
 		// about half the runs of notebooks 00 to 03, mostly at notebook 03).
-		// The first such crash of a run is printed with the kernel's
-		// console and that notebook is run once more, in a new browser; a
-		// second crash anywhere, or the rerun's own failure, fails the run.
-		const crashes = [];
-		for (const name of names) {
+		// The first such crash of a run (in either browser) is printed
+		// with the kernel's console and that notebook is run once more, in
+		// a new browser; a second crash anywhere, or the rerun's own
+		// failure, fails the run.
+		while (run.queue.length > 0) {
+			const name = run.queue.shift();
 			current = name;
 			const t = Date.now();
 			let nb;
@@ -1760,14 +1784,9 @@ async function notebooksOnly() {
 			const simulated = nb.results.filter((x) => JSON.stringify(x.outputs).includes("SIMULATED disk (this browser tab has no files)")).length;
 			if (diskNotebooks.test(name) && simulated === 0) failures.push(`${name}: no output says its disk is SIMULATED (lab/experiment's SimulatedNote): its device reads would read as measured`);
 			rows.push({ name, cells: nb.cells, ran: nb.results.length, s: (Date.now() - t) / 1000, simulated });
-			ok(`${name}: ${nb.cells} code cells whole at small scale in ${secs(t)} (slowest: cell ${slow.cell}, ${(slow.ms / 1000).toFixed(1)} s)${simulated ? `; ${simulated} cells say their disk is SIMULATED` : ""}`);
+			ok(`${name}: ${nb.cells} code cells whole at small scale in ${secs(t)} in browser ${w} (slowest: cell ${slow.cell}, ${(slow.ms / 1000).toFixed(1)} s)${simulated ? `; ${simulated} cells say their disk is SIMULATED` : ""}`);
 			if (name.startsWith("02-")) notebook02(nb);
 		}
-		console.log("notebook                                      code cells   wall time   result");
-		for (const r of rows) console.log(`${r.name.padEnd(46)}${String(r.cells).padStart(10)}${r.s.toFixed(1).padStart(10)} s   ${r.failed ? (typeof r.failed === "number" ? `stopped at code cell ${r.failed}` : `failed ${r.failed}`) : "ok"}`);
-		console.log(`${rows.filter((r) => !r.failed).length} of ${names.length} notebooks ran whole; ${(rows.reduce((a, r) => a + r.s, 0) / 60).toFixed(1)} min in the notebooks${crashes.length ? `; a Go runtime crash, the notebook rerun: ${crashes.join("; ")}` : ""}`);
-		check(failures.length === 0, `${failures.length} of ${names.length} notebooks stopped: ${failures.join("; ")}`);
-		check(problems.length === 0, `the page reported: ${problems.join("; ")}`);
 	} finally {
 		await context.close();
 		fs.rmSync(profile, { recursive: true, force: true });

@@ -35,24 +35,31 @@ func init() {
 }
 
 // Measure builds the four default stores (or reuses them) and measures
-// each with the environment's queries, in the article's order.
+// each with the environment's queries, in the article's order, the four
+// in alternating rounds (experiment.Env.Alternate), so that the latency
+// ratios compare rounds measured side by side.
 func Measure(env *experiment.Env) ([]experiment.Measurement, error) {
-	var out []experiment.Measurement
 	ps := profile.Defaults()
-	for i, p := range ps {
+	out := make([]experiment.Measurement, len(ps))
+	err := env.Alternate(len(ps), func(i int) error {
+		p := ps[i]
 		env.Step(i, len(ps), "E02 stores")
 		m, err := experiment.MeasureProfile(env, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if p.Kind == profile.PGVector && env.PG != nil {
 			lm, err := experiment.MeasureLive(env, "", pglive.Settings{}, p.Kind.String())
 			if err != nil {
-				return nil, err
+				return err
 			}
 			m.Live = &lm
 		}
-		out = append(out, m)
+		out[i] = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	env.Step(len(ps), len(ps), "E02 stores")
 	return out, nil
@@ -282,7 +289,7 @@ func Verdicts(env *experiment.Env, ms []experiment.Measurement) experiment.Verdi
 func LatencyVerdicts(ms []experiment.Measurement) experiment.Verdicts {
 	stores := make([]latency.Store, len(ms))
 	for i, m := range ms {
-		stores[i] = latency.Store{Name: m.Label, Latency: m.Latency, CPU: m.CPULatency}
+		stores[i] = latency.Store{Name: m.Label, Timing: latency.Of(m)}
 	}
 	return latency.OverRedis{ID: "E02", Figures: Experiment,
 		Fastest: "redis answers fastest of the four on its defaults (p50)", Article: "0.7 ms against 2.8–9.5",

@@ -43,43 +43,48 @@ func init() {
 // none); Elasticsearch filters each of its segments as Lucene 10.3 does
 // (profile.Store.SearchFiltered: its acorn heuristic, the exhaustive and
 // exact paths for segments with few matches).
+//
+// The four are measured in alternating rounds (experiment.Env.Alternate),
+// so that the latency ratios compare rounds measured side by side.
 func Measure(env *experiment.Env) ([]experiment.StrategyMeasurement, error) {
-	var out []experiment.StrategyMeasurement
 	kinds := []profile.Kind{profile.PGVector, profile.Redis, profile.Qdrant, profile.Elasticsearch}
-	for i, k := range kinds {
+	out := make([]experiment.StrategyMeasurement, len(kinds))
+	err := env.Alternate(len(kinds), func(i int) error {
+		k := kinds[i]
 		env.Step(i, len(kinds), "E03 stores")
 		if k == profile.Elasticsearch {
 			m, err := esFilteredStrategy(env, profile.Default(k), k.String())
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, m)
-			continue
+			out[i] = m
+			return err
 		}
 		p := experiment.FilterProfile(k)
 		indexed := k == profile.Redis || k == profile.Elasticsearch
 		s, coll, err := experiment.FilteredCollection(env, p, indexed)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		fp := p.FilterParams(env.Scale.K, s.Dim())
 		st, plan, err := p.FilterPlan(s.Len(), s.Dim(), env.Scale.K)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m, err := experiment.MeasureStrategy(env, coll, experiment.ArticleFilter, st, fp, k.String())
 		m.Plan = plan
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if k == profile.PGVector && env.PG != nil {
 			lm, err := experiment.MeasureLive(env, experiment.ArticleFilter, pglive.Settings{SeqScanOff: p.SeqScanOff}, k.String())
 			if err != nil {
-				return nil, err
+				return err
 			}
 			m.Live = &lm
 		}
-		out = append(out, m)
+		out[i] = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	env.Step(len(kinds), len(kinds), "E03 stores")
 	return out, nil
@@ -106,7 +111,7 @@ func esFilteredStrategy(env *experiment.Env, p profile.Profile, label string) (e
 		return experiment.StrategyMeasurement{}, err
 	}
 	return experiment.StrategyMeasurement{Label: label, Matching: len(f.IDs()), Recall: m.Recall, MeanHits: m.MeanHits,
-		Latency: m.Latency, CPULatency: m.CPULatency, DistComps: m.DistComps, Path: fmt.Sprintf("%d segments: %v", m.Segments, m.Leaves)}, nil
+		Latency: m.Latency, CPULatency: m.CPULatency, RoundLatency: m.RoundLatency, RoundCPU: m.RoundCPU, DistComps: m.DistComps, Path: fmt.Sprintf("%d segments: %v", m.Segments, m.Leaves)}, nil
 }
 
 // Table puts the lab's figures beside the article's.
@@ -220,7 +225,7 @@ func PostFilterHits(env *experiment.Env, ms []experiment.StrategyMeasurement) (*
 func LatencyVerdicts(ms []experiment.StrategyMeasurement) experiment.Verdicts {
 	stores := make([]latency.Store, len(ms))
 	for i, m := range ms {
-		stores[i] = latency.Store{Name: m.Label, Latency: m.Latency, CPU: m.CPULatency}
+		stores[i] = latency.Store{Name: m.Label, Timing: latency.OfStrategy(m)}
 	}
 	return latency.OverRedis{ID: "E03", Figures: e03,
 		Fastest: "redis answers the filtered query fastest of the four on its defaults (p50)", Article: "1.6 ms against 3.1–27.6",

@@ -37,7 +37,9 @@ var Default = []int{10, 50, 200}
 // Measure measures the Redis store at each EF_RUNTIME. EF_RUNTIME is a
 // query-time parameter (the graph is built with EF_CONSTRUCTION), so one
 // build serves every setting; the article rebuilt its index each time,
-// which gives the same graph here (deterministic build).
+// which gives the same graph here (deterministic build). The settings
+// are measured in alternating rounds (experiment.Env.Alternate), so that
+// the p50 ratios compare rounds measured side by side.
 func Measure(env *experiment.Env, efs []int) ([]experiment.Measurement, error) {
 	if len(efs) == 0 {
 		return nil, fmt.Errorf("experiment: E06: no EF_RUNTIME values: %w", experiment.ErrBadArgument)
@@ -46,14 +48,15 @@ func Measure(env *experiment.Env, efs []int) ([]experiment.Measurement, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []experiment.Measurement
-	for i, ef := range efs {
+	out := make([]experiment.Measurement, len(efs))
+	err = env.Alternate(len(efs), func(i int) error {
 		env.Step(i, len(efs), "E06 EF_RUNTIME")
-		m, err := experiment.Measure(env, s.WithEf(ef), strconv.Itoa(ef))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
+		m, err := experiment.Measure(env, s.WithEf(efs[i]), strconv.Itoa(efs[i]))
+		out[i] = m
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	env.Step(len(efs), len(efs), "E06 EF_RUNTIME")
 	return out, nil
@@ -61,20 +64,25 @@ func Measure(env *experiment.Env, efs []int) ([]experiment.Measurement, error) {
 
 // MeasureFiltered measures the Redis store at each EF_RUNTIME with the
 // article's filter through Redis's hybrid policy (engine/filtered: the
-// VecSim decision tree picks ADHOC_BF or BATCHES).
+// VecSim decision tree picks ADHOC_BF or BATCHES), in alternating rounds
+// as Measure.
 func MeasureFiltered(env *experiment.Env, efs []int) ([]experiment.Measurement, error) {
+	if len(efs) == 0 {
+		return nil, fmt.Errorf("experiment: E06: no EF_RUNTIME values: %w", experiment.ErrBadArgument)
+	}
 	s, err := env.Store(profile.Default(profile.Redis))
 	if err != nil {
 		return nil, err
 	}
-	var out []experiment.Measurement
-	for i, ef := range efs {
+	out := make([]experiment.Measurement, len(efs))
+	err = env.Alternate(len(efs), func(i int) error {
 		env.Step(i, len(efs), "E06 filtered")
-		m, err := experiment.MeasureFiltered(env, s.WithEf(ef), experiment.ArticleFilter, strconv.Itoa(ef))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
+		m, err := experiment.MeasureFiltered(env, s.WithEf(efs[i]), experiment.ArticleFilter, strconv.Itoa(efs[i]))
+		out[i] = m
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	env.Step(len(efs), len(efs), "E06 filtered")
 	return out, nil
@@ -211,15 +219,17 @@ func LatencyVerdicts(ms, fms []experiment.Measurement) experiment.Verdicts {
 		if !ok {
 			continue
 		}
-		// The judged p50s: thread CPU time where every row has it.
+		// The judged p50s: thread CPU time where every row has it; each
+		// ratio the median of its alternating rounds' (Measure).
 		ts := make([]latency.Timing, len(col.ms))
 		for i, m := range col.ms {
-			ts[i] = latency.Timing{Wall: m.Latency, CPU: m.CPULatency}
+			ts[i] = latency.Of(m)
 		}
-		lats, clock := latency.Judged(ts...)
-		p50 := func(i int) float64 { return float64(lats[i].P50) / float64(time.Millisecond) }
+		jd := latency.Judged(ts...)
+		p50 := func(i int) float64 { return float64(jd.Lats[i].P50) / float64(time.Millisecond) }
 		for j, m := range col.ms[1:] {
 			lab, lab0 := p50(j+1), p50(0)
+			ratio, rounds := jd.Over(j+1, 0, latency.P50)
 			f, ok := e06.Figure(m.Label, col.measure)
 			if !ok {
 				continue
@@ -231,9 +241,9 @@ func LatencyVerdicts(ms, fms []experiment.Measurement) experiment.Verdicts {
 			// ratio shows the walk the article's round trip hides.
 			const roundTrip = "the client round trip through Spring AI and Jedis, which the article's flat 0.6–0.8 ms suggests is most of its p50 (E02: Redis's 0.7 ms), so the walk's growth shows in the lab's ratio and hides in the article's"
 			out = append(out, latency.Ratio{ID: "E06", Claim: fmt.Sprintf("%s (Redis EF_RUNTIME): %s over the default's (10)", m.Label, col.what),
-				Article: f.Value / art0.Value, Lab: lab / lab0,
+				Article: f.Value / art0.Value, Lab: ratio, Rounds: rounds,
 				Why:   fmt.Sprintf("article %.1f → %.1f ms, lab %.3f → %.3f ms; %.0f distances per query against %.0f (%.1f×)", art0.Value, f.Value, lab0, lab, m.DistComps, base.DistComps, m.DistComps/math.Max(base.DistComps, 1)),
-				Above: roundTrip, Below: roundTrip, Clock: clock}.Verdict())
+				Above: roundTrip, Below: roundTrip, Clock: jd.Clock}.Verdict())
 		}
 	}
 	return out

@@ -83,16 +83,16 @@ func Measure(env *experiment.Env, p profile.Profile, settings []Setting) ([]expe
 	if err != nil {
 		return nil, err
 	}
-	var out []experiment.StrategyMeasurement
+	// Every setting is checked before any is measured.
+	strats := make([]filtered.Strategy, len(settings))
 	for i, set := range settings {
-		env.Step(i, len(settings), "E07 settings")
-		strat := filtered.PostFilter
+		strats[i] = filtered.PostFilter
 		switch set.Scan {
 		case "off":
 		case "relaxed_order":
-			strat = filtered.IterativeRelaxed
+			strats[i] = filtered.IterativeRelaxed
 		case "strict_order":
-			strat = filtered.IterativeStrict
+			strats[i] = filtered.IterativeStrict
 		default:
 			return nil, fmt.Errorf("experiment: E07: iterative_scan %q (want off, relaxed_order or strict_order): %w", set.Scan, experiment.ErrBadArgument)
 		}
@@ -102,6 +102,14 @@ func Measure(env *experiment.Env, p profile.Profile, settings []Setting) ([]expe
 		if set.MaxScanTuples < 0 {
 			return nil, fmt.Errorf("experiment: E07: hnsw.max_scan_tuples %d < 0: %w", set.MaxScanTuples, experiment.ErrBadArgument)
 		}
+	}
+	// The settings are measured in alternating rounds
+	// (experiment.Env.Alternate), so that the p50 ratios compare rounds
+	// measured side by side.
+	out := make([]experiment.StrategyMeasurement, len(settings))
+	err = env.Alternate(len(settings), func(i int) error {
+		set, strat := settings[i], strats[i]
+		env.Step(i, len(settings), "E07 settings")
 		fp := p.FilterParams(env.Scale.K, s.Dim())
 		fp.Ef = set.Ef
 		if set.MaxScanTuples > 0 { // 0 keeps pgvector's default, resolved by FilterParams
@@ -114,24 +122,28 @@ func Measure(env *experiment.Env, p profile.Profile, settings []Setting) ([]expe
 		pp.Ef = set.Ef
 		plan, err := pp.PgvectorPlan(s.Len(), s.Dim(), env.Scale.K, profile.SpringAIFilterSelectivity)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !plan.IndexScan {
 			strat = filtered.Exact
 		}
 		m, err := experiment.MeasureStrategy(env, coll, experiment.ArticleFilter, strat, fp, set.Label())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m.Plan = plan.String()
 		if env.PG != nil {
 			lm, err := experiment.MeasureLive(env, experiment.ArticleFilter, set.live(p.SeqScanOff), set.Label())
 			if err != nil {
-				return nil, err
+				return err
 			}
 			m.Live = &lm
 		}
-		out = append(out, m)
+		out[i] = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	env.Step(len(settings), len(settings), "E07 settings")
 	return out, nil
@@ -297,24 +309,25 @@ func LatencyVerdicts(ms []experiment.StrategyMeasurement) experiment.Verdicts {
 	if !ok {
 		return nil
 	}
-	// The judged p50s: thread CPU time where every row has it.
+	// The judged p50s: thread CPU time where every row has it; each ratio
+	// the median of its alternating rounds' (Measure).
 	ts := make([]latency.Timing, len(ms))
+	var b int
 	for i, m := range ms {
-		ts[i] = latency.Timing{Wall: m.Latency, CPU: m.CPULatency}
-	}
-	lats, clock := latency.Judged(ts...)
-	var lab0 float64
-	for i := range ms {
+		ts[i] = latency.OfStrategy(m)
 		if &ms[i] == base {
-			lab0 = float64(lats[i].P50) / float64(time.Millisecond)
+			b = i
 		}
 	}
+	jd := latency.Judged(ts...)
+	lab0 := float64(jd.Lats[b].P50) / float64(time.Millisecond)
 	var out experiment.Verdicts
 	for i, m := range ms {
 		if m.Label == base.Label {
 			continue
 		}
-		lab := float64(lats[i].P50) / float64(time.Millisecond)
+		lab := float64(jd.Lats[i].P50) / float64(time.Millisecond)
+		ratio, rounds := jd.Over(i, b, latency.P50)
 		f, ok := e07.Figure(m.Label, "p50")
 		if !ok {
 			continue
@@ -323,7 +336,7 @@ func LatencyVerdicts(ms []experiment.StrategyMeasurement) experiment.Verdicts {
 		// default's plain index scan, so a lab ratio at or below 1×
 		// differs however near.
 		out = append(out, latency.Ratio{ID: "E07", Claim: fmt.Sprintf("%s: p50 over the default's (40 off) (§ %s)", m.Label, e07Section),
-			Article: f.Value / art0.Value, Lab: lab / lab0, Toward: true, Clock: clock,
+			Article: f.Value / art0.Value, Lab: ratio, Rounds: rounds, Toward: true, Clock: jd.Clock,
 			Why:   fmt.Sprintf("article %.1f → %.1f ms, lab %.3f → %.3f ms; %.0f distances per query against %.0f (%.1f×), plan %s", art0.Value, f.Value, lab0, lab, m.DistComps, base.DistComps, m.DistComps/math.Max(base.DistComps, 1), m.Plan),
 			Above: fmt.Sprintf("the JDBC round trip and PostgreSQL's per-statement work, which floor the article's default at 1.2 ms while the lab's takes %.3f ms, so every ratio over it grows (the lab's %s alone is %.2f× the article's)", lab0, m.Label, lab/f.Value),
 			Below: "PostgreSQL's executor fetching each visited tuple's heap row and JSONB metadata through its buffer manager"}.Verdict())

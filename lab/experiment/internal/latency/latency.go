@@ -30,6 +30,22 @@
 // query of about 40 µs of CPU at the article's scale, so a ratio over it
 // reads up to 4 % nearer 1× than the search work alone, well inside the
 // band.
+//
+// # Rounds
+//
+// CPU time steadied the p95s, but the p50s still moved up to 2× between
+// runs: the rows were measured one after the other, so a burst of load
+// or cache contention (which stretches a query's CPU time too, through
+// the core and cache it shares) fell on one row, often the first
+// (E06's EF_RUNTIME 10, measured first: 0.043–0.100 ms per query in six
+// runs, against 0.033–0.056 ms measured beside the others, which took
+// its 200-over-10 ratio from 2.1–3.7× to 4.2–5.3×). The experiments now measure
+// a comparison's rows in alternating rounds (experiment.Env.Alternate: 5
+// rounds of 20 queries per row at the article's scale), and a ratio is
+// the median of its 5 per-round ratios ([Judgement.Over]), the rule
+// `veclab bench hnsw -rounds` and E15/E18 use; the reason prints it with
+// the rounds' span and the clock. Rows measured in one go (a notebook's
+// lab/measure rows) give the whole run's ratio.
 package latency
 
 import (
@@ -52,6 +68,10 @@ const Factor = 2
 type Ratio struct {
 	ID, Claim    string  // the experiment ("E02") and the claim
 	Article, Lab float64 // the article's ratio and the lab's
+	// Rounds, when measured (Judgement.Over), are the ratio's alternating
+	// rounds: the lab's ratio is their median, and the reason prints it
+	// with the number of rounds and their span.
+	Rounds experiment.Rounds
 	// Toward makes a lab ratio on the other side of 1× from the article's
 	// differ however near (experiment.Toward): where the article's ratio
 	// is a direction (every fix slower than the default), not only a size.
@@ -70,11 +90,15 @@ type Ratio struct {
 // side of 1× when Toward), its reason r.Why and, when it differs, "not
 // modelled:" with r.Above or r.Below.
 func (r Ratio) Verdict() experiment.Verdict {
+	why := r.Why
+	if len(r.Rounds.Ratios) > 0 {
+		r.Lab = r.Rounds.Median()
+		why += "; lab ratio " + r.Rounds.String()
+	}
 	v := experiment.WithinFactor(r.ID, r.Claim, r.Article, r.Lab, Factor, "×")
 	if r.Toward {
 		v = experiment.Toward(v, 1)
 	}
-	why := r.Why
 	if r.Clock != "" {
 		why += "; clock: " + r.Clock
 	}
@@ -91,14 +115,28 @@ func (r Ratio) Verdict() experiment.Verdict {
 // Store is one store's row of an [OverRedis] table: its name as the
 // article's figures name it ("redis", "pgvector", …) and its latencies.
 type Store struct {
-	Name    string
-	Latency metrics.Latency // per-query wall times
-	CPU     metrics.Latency // per-query thread CPU times (zero where not read)
+	Name string
+	Timing
 }
 
 // Timing is one row's latencies on both clocks: Wall, and CPU, its
-// thread's CPU time per query (zero where it was not read).
-type Timing struct{ Wall, CPU metrics.Latency }
+// thread's CPU time per query (zero where it was not read), over the
+// whole run and, when the row was measured in alternating rounds beside
+// the others (experiment.Env.Alternate), per round.
+type Timing struct {
+	Wall, CPU           metrics.Latency
+	RoundWall, RoundCPU []metrics.Latency // nil when measured in one go
+}
+
+// Of is the timing of a measured row.
+func Of(m experiment.Measurement) Timing {
+	return Timing{Wall: m.Latency, CPU: m.CPULatency, RoundWall: m.RoundLatency, RoundCPU: m.RoundCPU}
+}
+
+// OfStrategy is the timing of a measured filtered row.
+func OfStrategy(m experiment.StrategyMeasurement) Timing {
+	return Timing{Wall: m.Latency, CPU: m.CPULatency, RoundWall: m.RoundLatency, RoundCPU: m.RoundCPU}
+}
 
 // CPUClock and WallClock are [Judged]'s words for the clock it judged.
 const (
@@ -106,27 +144,80 @@ const (
 	WallClock = "wall time per query (no thread CPU clock on this platform, so another job's load on the machine shows in it)"
 )
 
-// Judged returns the latencies the verdicts judge of rows, in their
-// order: every row's thread CPU time per query when every row has one
-// (P50 > 0), otherwise every row's wall time (one clock for all, never a
-// mix), with the words a reason names the clock in ([CPUClock],
-// [WallClock]).
-func Judged(rows ...Timing) ([]metrics.Latency, string) {
-	out := make([]metrics.Latency, len(rows))
-	cpu := len(rows) > 0
+// Judgement is what the latency verdicts of a comparison judge, on one
+// clock for every row (never a mix).
+type Judgement struct {
+	Lats []metrics.Latency // each row's latencies over the whole run
+	// Rounds are each row's latencies per alternating round; nil unless
+	// every row has the same number of rounds on the clock.
+	Rounds [][]metrics.Latency
+	Clock  string // [CPUClock] or [WallClock]
+	cpu    bool
+}
+
+// Judged returns what the verdicts judge of rows, in their order: every
+// row's thread CPU time per query when every row has one (P50 > 0),
+// otherwise every row's wall time, with the words a reason names the
+// clock in ([CPUClock], [WallClock]), and the rows' rounds on that clock.
+func Judged(rows ...Timing) Judgement {
+	j := Judgement{Lats: make([]metrics.Latency, len(rows)), Rounds: make([][]metrics.Latency, len(rows)), cpu: len(rows) > 0}
 	for _, r := range rows {
-		cpu = cpu && r.CPU.P50 > 0
+		j.cpu = j.cpu && r.CPU.P50 > 0
 	}
+	same := true
 	for i, r := range rows {
-		out[i] = r.Wall
-		if cpu {
-			out[i] = r.CPU
+		j.Lats[i], j.Rounds[i] = r.Wall, r.RoundWall
+		if j.cpu {
+			j.Lats[i], j.Rounds[i] = r.CPU, r.RoundCPU
+		}
+		same = same && len(j.Rounds[i]) > 0 && len(j.Rounds[i]) == len(j.Rounds[0])
+	}
+	if !same {
+		j.Rounds = nil
+	}
+	j.Clock = WallClock
+	if j.cpu {
+		j.Clock = CPUClock
+	}
+	return j
+}
+
+// P50 and P95 pick a quantile for [Judgement.Over].
+func P50(l metrics.Latency) time.Duration { return l.P50 }
+
+// P95 is the 95th percentile, for [Judgement.Over].
+func P95(l metrics.Latency) time.Duration { return l.P95 }
+
+// Over returns row i's quantile q over row base's: with rounds, each
+// round's ratio in rounds (their median is the lab's ratio: a burst of
+// load that slows one row in one round moves one ratio of five, not the
+// figure) and that median; without, the whole run's ratio. A round where
+// base's quantile is zero is left out.
+func (j Judgement) Over(i, base int, q func(metrics.Latency) time.Duration) (float64, experiment.Rounds) {
+	r := experiment.Rounds{Clock: experiment.WallTime}
+	if j.cpu {
+		r.Clock = experiment.CPUTime
+	}
+	if j.Rounds == nil {
+		return ratio(q(j.Lats[i]), q(j.Lats[base])), r
+	}
+	for k := range j.Rounds[i] {
+		if b := q(j.Rounds[base][k]); b > 0 {
+			r.Ratios = append(r.Ratios, ratio(q(j.Rounds[i][k]), b))
 		}
 	}
-	if cpu {
-		return out, CPUClock
+	if len(r.Ratios) == 0 {
+		return ratio(q(j.Lats[i]), q(j.Lats[base])), r
 	}
-	return out, WallClock
+	return r.Median(), r
+}
+
+// ratio is a over b (0 when b is 0).
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 // ms is d in milliseconds, as experiment.Measurement's P50ms computes it.
@@ -175,9 +266,10 @@ func (c OverRedis) Verdicts(stores []Store) experiment.Verdicts {
 	ts := make([]Timing, len(stores))
 	for i, s := range stores {
 		by[s.Name] = i
-		ts[i] = Timing{Wall: s.Latency, CPU: s.CPU}
+		ts[i] = s.Timing
 	}
-	lats, clock := Judged(ts...)
+	j := Judged(ts...)
+	lats := j.Lats
 	rd, ok := by["redis"]
 	if !ok || lats[rd].P50 <= 0 || lats[rd].P95 <= 0 {
 		return nil
@@ -191,17 +283,16 @@ func (c OverRedis) Verdicts(stores []Store) experiment.Verdicts {
 		order = append(order, fmt.Sprintf("%s %.3f", s.Name, ms(lats[i].P50)))
 	}
 	out := experiment.Verdicts{experiment.Holds(c.ID, c.Fastest, c.Article, strings.Join(order, ", ")+" ms", fastest,
-		experiment.Why(fastest, c.Cheapest(rd), c.Dearer)+"; clock: "+clock)}
+		experiment.Why(fastest, c.Cheapest(rd), c.Dearer)+"; clock: "+j.Clock)}
 	for _, name := range others {
 		i, ok := by[name]
 		if !ok {
 			continue
 		}
-		l := lats[i]
 		for _, q := range []struct {
-			col      string
-			lab, red float64
-		}{{"p50", ms(l.P50), ms(red.P50)}, {"p95", ms(l.P95), ms(red.P95)}} {
+			col string
+			q   func(metrics.Latency) time.Duration
+		}{{"p50", P50}, {"p95", P95}} {
 			f, ok := c.Figures.Figure(name, q.col)
 			r, okr := c.Figures.Figure("redis", q.col)
 			if !ok || !okr {
@@ -209,10 +300,11 @@ func (c OverRedis) Verdicts(stores []Store) experiment.Verdicts {
 			}
 			above := c.Unmodelled[name]
 			if c.Above != nil {
-				above = c.Above(q.red)
+				above = c.Above(ms(q.q(red)))
 			}
-			out = append(out, Ratio{ID: c.ID, Claim: fmt.Sprintf(c.Claim, name, q.col), Article: f.Value / r.Value, Lab: q.lab / q.red,
-				Toward: c.Toward, Why: c.Work(i, rd), Above: above, Below: c.Unmodelled[name], Clock: clock}.Verdict())
+			lab, rounds := j.Over(i, rd, q.q)
+			out = append(out, Ratio{ID: c.ID, Claim: fmt.Sprintf(c.Claim, name, q.col), Article: f.Value / r.Value, Lab: lab, Rounds: rounds,
+				Toward: c.Toward, Why: c.Work(i, rd), Above: above, Below: c.Unmodelled[name], Clock: j.Clock}.Verdict())
 		}
 	}
 	return out
