@@ -131,7 +131,8 @@ func runBenchHNSW(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	t0 := time.Now()
-	rec := bench.HNSWRecord{Command: "veclab bench hnsw " + strings.Join(args, " "), Date: t0.UTC().Truncate(time.Second),
+	wd, _ := os.Getwd() // "" on error: absolute paths are then cut to base names
+	rec := bench.HNSWRecord{Command: bench.PortableCommand("veclab bench hnsw", args, wd), Date: t0.UTC().Truncate(time.Second),
 		Machine: experiment.DetectMachine().String(), LoadStart: bench.LoadAverage()}
 	bd, err := loadBenchData(f.data, f.ds, f.ds.Queries, f.cfg.K, f.cache)
 	if err != nil {

@@ -39,7 +39,7 @@ func TestBenchHNSWTiny(t *testing.T) {
 // given.
 func TestBenchHNSWPeersFlag(t *testing.T) {
 	for _, tc := range []struct{ arg, want string }{
-		{"all", "hnswlib usearch faiss"},
+		{"all", "hnswlib usearch usearch-f32acc faiss"},
 		{"usearch-b1,faiss-sq8", "usearch-b1 faiss-sq8"},
 		{"", ""},
 	} {
@@ -62,7 +62,7 @@ func TestBenchHNSWBadFlags(t *testing.T) {
 		{[]string{"-efc", ""}, "-efc is empty"},
 		{[]string{"-k", "0"}, "-k must be ≥ 1"},
 		{[]string{"-m", "1"}, "-m must be ≥ 2"},
-		{[]string{"-peer", "hnswlib,annoy"}, `-peer "annoy": want hnswlib, usearch, usearch-i8, usearch-b1, faiss, faiss-sq8 or all`},
+		{[]string{"-peer", "hnswlib,annoy"}, `-peer "annoy": want hnswlib, usearch, usearch-f32acc, usearch-i8, usearch-b1, faiss, faiss-sq8 or all`},
 		{[]string{"-rounds", "0"}, "-rounds must be ≥ 1"},
 		{[]string{"-peer-rescore", "0"}, "-peer-rescore must be ≥ 1"},
 		{[]string{"-timing", "fast"}, "want wall or best"},

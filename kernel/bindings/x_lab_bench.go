@@ -48,6 +48,7 @@ var binds_lab_bench = []bind{
 	{"IVF", bench.IVF, false},
 	{"LoadAverage", bench.LoadAverage, false},
 	{"PQ", bench.PQ, false},
+	{"PortableCommand", bench.PortableCommand, false},
 	{"Quant", bench.Quant, false},
 	{"Summarize", bench.Summarize, false},
 	{"VeclabFlat", bench.VeclabFlat, false},

@@ -147,7 +147,7 @@ func testHNSWPeers(t *testing.T, floor map[string]float64) {
 // cast or rescoring gives near 0).
 func TestHNSWPeerUSearch(t *testing.T) {
 	testenv.Need(t, testenv.CXX, testenv.USearch)
-	testHNSWPeers(t, map[string]float64{"usearch": 0.9, "usearch-i8": 0.85, "usearch-b1": 0.5})
+	testHNSWPeers(t, map[string]float64{"usearch": 0.9, "usearch-f32acc": 0.9, "usearch-i8": 0.85, "usearch-b1": 0.5})
 }
 
 // TestHNSWPeerFAISS is the FAISS peer's smoke test: IndexHNSWFlat as good

@@ -31,10 +31,17 @@ import (
 // package's headers and NumKong kernels) with f32, i8 and b1 storage (b1
 // with rescoring, see [HNSWConfig.PeerRescore]), and FAISS 1.7.3
 // (Debian's generic build, no AVX2) IndexHNSWFlat and IndexHNSWSQ(8-bit).
-var HNSWPeers = []string{"hnswlib", "usearch", "usearch-i8", "usearch-b1", "faiss", "faiss-sq8"}
+//
+// usearch-f32acc is USearch's f32 index with the harness's f32-summing
+// AVX2 kernel in place of NumKong's (usearch_bench -kernel f32acc): on
+// x86 NumKong's f32 dot widens to f64 (nk_dot_f32_haswell and _skylake),
+// which doubles USearch's search time here; this peer shows USearch's graph
+// and search loop with the summation hnswlib and veclab use, so veclab is
+// held against USearch at its fastest as well as as shipped.
+var HNSWPeers = []string{"hnswlib", "usearch", "usearch-f32acc", "usearch-i8", "usearch-b1", "faiss", "faiss-sq8"}
 
 // FloatHNSWPeers are the peers storing float32 vectors, what "all" means.
-var FloatHNSWPeers = []string{"hnswlib", "usearch", "faiss"}
+var FloatHNSWPeers = []string{"hnswlib", "usearch", "usearch-f32acc", "faiss"}
 
 // faissNote goes beside every FAISS figure.
 const faissNote = "Debian's python3-faiss 1.7.3: a generic x86-64 build, no AVX2 kernels in FAISS"
@@ -228,15 +235,18 @@ func startHNSWPeer(name, bin string, files dataset.Files, metric engine.Metric, 
 	switch name {
 	case "hnswlib":
 		cmd = exec.Command(bin, append(common, "-seed", strconv.FormatUint(cfg.GraphSeed, 10))...)
-	case "usearch", "usearch-i8", "usearch-b1":
-		q, rescore := "f32", 0
-		if name != "usearch" {
+	case "usearch", "usearch-f32acc", "usearch-i8", "usearch-b1":
+		q, rescore, kernel := "f32", 0, "numkong"
+		switch name {
+		case "usearch-f32acc":
+			kernel = "f32acc"
+		case "usearch-i8", "usearch-b1":
 			q = name[len("usearch-"):]
 		}
 		if q == "b1" {
 			rescore = cfg.PeerRescore
 		}
-		cmd = exec.Command(bin, append(common, "-quant", q, "-rescore", strconv.Itoa(rescore))...)
+		cmd = exec.Command(bin, append(common, "-quant", q, "-rescore", strconv.Itoa(rescore), "-kernel", kernel)...)
 	case "faiss", "faiss-sq8":
 		index := "flat"
 		if name == "faiss-sq8" {
@@ -288,6 +298,9 @@ func startHNSWPeer(name, bin string, files dataset.Files, metric engine.Metric, 
 		run.Index = h.Index
 	case h.Quant != "":
 		run.Index = "USearch " + h.Version + " " + h.Quant
+		if name == "usearch-f32acc" {
+			run.Index += ", f32-summing kernel"
+		}
 		if h.Rescore > 0 {
 			run.Index += fmt.Sprintf(", rescored ×%d", h.Rescore)
 		}

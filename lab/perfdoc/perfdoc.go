@@ -63,7 +63,9 @@ func Render(recs []bench.HNSWRecord) string {
 	for _, r := range recs {
 		rep := r.Report
 		fmt.Fprintf(&b, "## %d × %d, %s, %s\n\n", rep.N, rep.Dim, rep.Metric, r.Date.Format("2006-01-02 15:04 UTC"))
-		fmt.Fprintf(&b, "- command: `%s`\n", r.Command)
+		// records saved before commands were made portable held machine
+		// paths; the page shows none
+		fmt.Fprintf(&b, "- command: `%s`\n", bench.PortableCommand("", strings.Fields(r.Command), ""))
 		fmt.Fprintf(&b, "- machine: %s\n", r.Machine)
 		fmt.Fprintf(&b, "- load averages (1, 5, 15 min): %s at the start, %s at the end\n", r.LoadStart, r.LoadEnd)
 		for _, p := range rep.Runs[0].Peers {

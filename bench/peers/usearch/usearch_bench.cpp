@@ -14,7 +14,8 @@
 //   usearch_bench -base base.fvecs -query query.fvecs -truth groundtruth.ivecs
 //                 [-metric cosine|ip|l2] [-m 16] [-efc 64] [-threads 1,2]
 //                 [-ef 10,40,64,100] [-k 10] [-min-seconds 0.3] [-timing wall|best]
-//                 [-quant f32|i8|b1] [-rescore R] [-filter-percent P] [-serve]
+//                 [-quant f32|i8|b1] [-rescore R] [-filter-percent P]
+//                 [-kernel numkong|f32acc] [-serve]
 //
 // -m sets connectivity (M; connectivity_base is 2M, as in hnswlib) and
 // -efc expansion_add; -ef is expansion_search (USearch searches with
@@ -31,6 +32,17 @@
 // only keys with key % 100 < P are admitted; the truth must then be the
 // exact neighbours among those keys (veclab writes it so).
 //
+// -kernel picks the f32 distance: numkong (the default, USearch as
+// shipped: metric_punned_t::builtin finds NumKong's kernel, which on AVX2
+// machines is nk_dot_f32_haswell / nk_sqeuclidean_f32_haswell, and those
+// widen every coordinate to f64 and accumulate four f64 lanes in one
+// dependent FMA chain, numkong/include/numkong/dot/haswell.h), or f32acc:
+// the same index with metric_punned_t::stateless over this file's AVX2 FMA
+// loop with four 8-lane f32 accumulators, the summation hnswlib and veclab
+// use. f32acc is a diagnostic: it separates the cost of USearch's kernel
+// from that of its graph and search loop; it is not USearch as users get
+// it.
+//
 // -serve: see bench/peers/common/harness.hpp; the sweeps repeat on demand.
 #include <usearch/index_dense.hpp>
 
@@ -38,6 +50,9 @@
 
 #include <atomic>
 #include <ctime>
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#endif
 #include <memory>
 #include <thread>
 #include <unordered_set>
@@ -62,6 +77,72 @@ float l2(const float *a, const float *b, size_t d) {
     return s;
 }
 
+// f32acc kernels for -kernel f32acc (metric_punned_signature_t::
+// array_array_size_k: two vectors and the dimension). They sum in f32 with
+// four independent 8-lane accumulators, as hnswlib's AVX kernels and
+// veclab's sum in f32; ipDistance returns 1 − a·b as USearch's ip_k does.
+float ipSum(const float *a, const float *b, size_t d) {
+    size_t i = 0;
+    float s = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    for (; i + 32 <= d; i += 32) {
+        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+        s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), s1);
+        s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16), s2);
+        s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
+    }
+    for (; i + 8 <= d; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
+    __m256 t = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+    h = _mm_hadd_ps(h, h);
+    h = _mm_hadd_ps(h, h);
+    s = _mm_cvtss_f32(h);
+#endif
+    for (; i < d; i++) s += a[i] * b[i];
+    return s;
+}
+
+float l2Sum(const float *a, const float *b, size_t d) {
+    size_t i = 0;
+    float s = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    for (; i + 32 <= d; i += 32) {
+        __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i));
+        __m256 d1 = _mm256_sub_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8));
+        __m256 d2 = _mm256_sub_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(b + i + 16));
+        __m256 d3 = _mm256_sub_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24));
+        s0 = _mm256_fmadd_ps(d0, d0, s0);
+        s1 = _mm256_fmadd_ps(d1, d1, s1);
+        s2 = _mm256_fmadd_ps(d2, d2, s2);
+        s3 = _mm256_fmadd_ps(d3, d3, s3);
+    }
+    for (; i + 8 <= d; i += 8) {
+        __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i));
+        s0 = _mm256_fmadd_ps(d0, d0, s0);
+    }
+    __m256 t = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+    h = _mm_hadd_ps(h, h);
+    h = _mm_hadd_ps(h, h);
+    s = _mm_cvtss_f32(h);
+#endif
+    for (; i < d; i++) {
+        float t = a[i] - b[i];
+        s += t * t;
+    }
+    return s;
+}
+
+distance_punned_t ipDistance(std::size_t a, std::size_t b, std::size_t d) {
+    return 1 - ipSum(reinterpret_cast<const float *>(a), reinterpret_cast<const float *>(b), d);
+}
+
+distance_punned_t l2Distance(std::size_t a, std::size_t b, std::size_t d) {
+    return l2Sum(reinterpret_cast<const float *>(a), reinterpret_cast<const float *>(b), d);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -69,7 +150,7 @@ int main(int argc, char **argv) {
     std::string threadsArg = "1", efArg = "10,20,40,64,100,200,400";
     size_t M = 16, efc = 64, k = 10, rescore = 0, filterPercent = 100;
     double minSeconds = 0.3;
-    std::string timing = "wall";
+    std::string timing = "wall", kernel = "numkong";
     bool serveMode = false;
     try {
         for (int i = 1; i < argc; i++) {
@@ -93,6 +174,7 @@ int main(int argc, char **argv) {
             else if (a == "-quant") quant = next();
             else if (a == "-rescore") rescore = std::stoul(next());
             else if (a == "-filter-percent") filterPercent = std::stoul(next());
+            else if (a == "-kernel") kernel = next();
             else if (a == "-serve") serveMode = true;
             else throw std::runtime_error("unknown flag " + a);
         }
@@ -139,7 +221,14 @@ int main(int argc, char **argv) {
             scalar = scalar_kind_t::b1x8_k;
             kind = metric_kind_t::hamming_k;
         } else throw std::runtime_error("unknown -quant " + quant + " (want f32, i8 or b1)");
-        metric_punned_t punned(base.dim, kind, scalar);
+        if (kernel != "numkong" && kernel != "f32acc") throw std::runtime_error("-kernel must be numkong or f32acc");
+        if (kernel == "f32acc" && (quant != "f32" || (kind != metric_kind_t::ip_k && kind != metric_kind_t::l2sq_k)))
+            throw std::runtime_error("-kernel f32acc applies to -quant f32 only");
+        metric_punned_t punned =
+            kernel == "numkong"
+                ? metric_punned_t(base.dim, kind, scalar)
+                : metric_punned_t::stateless(base.dim, reinterpret_cast<std::uintptr_t>(isL2 ? &l2Distance : &ipDistance),
+                                             metric_punned_signature_t::array_array_size_k, kind, scalar);
         if (punned.missing()) throw std::runtime_error("USearch has no kernel for " + metric + " over " + quant);
 
         std::unique_ptr<index_dense_t> searchIndex;
@@ -258,7 +347,7 @@ int main(int argc, char **argv) {
                       "\"kernels\":\"%s\",\"n\":%zu,\"dim\":%zu,\"queries\":%zu,\"metric\":\"%s\",\"m\":%zu,\"efc\":%zu,\"k\":%zu,"
                       "\"bytes_per_vector\":%.1f,\"builds\":[",
                       USEARCH_VERSION_MAJOR, USEARCH_VERSION_MINOR, USEARCH_VERSION_PATCH, quant.c_str(), rescore, filterPercent,
-                      punned.isa_name(), base.n, base.dim, query.n, metric.c_str(), M, efc, k, bytesPerVector);
+                      kernel == "numkong" ? punned.isa_name() : "f32acc (harness AVX2 FMA, f32 sums)", base.n, base.dim, query.n, metric.c_str(), M, efc, k, bytesPerVector);
         std::string headJSON = std::string(head) + buildsJSON + "]";
         if (serveMode) {
             peer::serve(headJSON + "}", sweep);
