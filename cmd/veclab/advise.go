@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/advise"
 	"github.com/veclab/veclab/lab/pglive"
 )
@@ -54,12 +53,12 @@ func runAdvise(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(files) != 1 {
 		fs.Usage()
-		return fmt.Errorf("advise: want one file or data set directory, got %d: %w", len(files), engine.ErrInvalidArgument)
+		return badArg("advise: want one file or data set directory, got %d", len(files))
 	}
 	for _, out := range []string{*jsonOut, *htmlOut} {
 		if out != "" {
 			if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
-				return fmt.Errorf("advise: %s: its directory does not exist: %w", out, engine.ErrInvalidArgument)
+				return badArg("advise: %s: its directory does not exist", out)
 			}
 		}
 	}

@@ -63,11 +63,11 @@ func parseBenchBatch(args []string, stderr io.Writer) (*benchBatchFlags, error) 
 		f.ds.Queries = 0
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
+		return nil, badArg("unexpected arguments %q", fs.Args())
 	}
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf(format+": %w", append(args, engine.ErrInvalidArgument)...))
+		errs = append(errs, badArg(format, args...))
 	}
 	var err error
 	if c.Efs, err = parsePositiveInts("-ef", *ef); err != nil {

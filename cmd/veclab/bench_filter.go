@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/filtered"
 	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
@@ -61,7 +60,7 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
+		return nil, badArg("unexpected arguments %q", fs.Args())
 	}
 	if f.data = *data; f.data != "" && !flagSet(fs, "queries") {
 		f.ds.Queries = 0 // all of the real set's queries
@@ -72,14 +71,14 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 		if s != "article" && s != "tag" {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(v > 0 && v <= 1) {
-				errs = append(errs, fmt.Errorf("-sel %q: want 'article', 'tag' or a selectivity in (0, 1]: %w", s, engine.ErrInvalidArgument))
+				errs = append(errs, badArg("-sel %q: want 'article', 'tag' or a selectivity in (0, 1]", s))
 				continue
 			}
 		}
 		c.Filters = append(c.Filters, s)
 	}
 	if len(c.Filters) == 0 && len(errs) == 0 {
-		errs = append(errs, fmt.Errorf("-sel is empty: %w", engine.ErrInvalidArgument))
+		errs = append(errs, badArg("-sel is empty"))
 	}
 	if *strat != "all" {
 		c.Strategies = nil
@@ -96,7 +95,7 @@ func parseBenchFilter(args []string, stderr io.Writer) (*benchFilterFlags, error
 	for _, e := range splitList(*efs) {
 		v, err := strconv.Atoi(e)
 		if err != nil || v < 1 {
-			errs = append(errs, fmt.Errorf("-efs %q: want beams ≥ 1: %w", e, engine.ErrInvalidArgument))
+			errs = append(errs, badArg("-efs %q: want beams ≥ 1", e))
 			continue
 		}
 		c.Efs = append(c.Efs, v)

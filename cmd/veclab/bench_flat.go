@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
 )
@@ -45,17 +44,17 @@ func parseBenchFlat(args []string, stderr io.Writer) (*benchFlatFlags, error) {
 	}
 	f.data = *data
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
+		return nil, badArg("unexpected arguments %q", fs.Args())
 	}
 	var errs []error
 	if f.cfg.K < 1 {
-		errs = append(errs, fmt.Errorf("-k must be ≥ 1, got %d: %w", f.cfg.K, engine.ErrInvalidArgument))
+		errs = append(errs, badArg("-k must be ≥ 1, got %d", f.cfg.K))
 	}
 	if f.cfg.Reps < 1 {
-		errs = append(errs, fmt.Errorf("-reps must be ≥ 1, got %d: %w", f.cfg.Reps, engine.ErrInvalidArgument))
+		errs = append(errs, badArg("-reps must be ≥ 1, got %d", f.cfg.Reps))
 	}
 	if !(f.cfg.MinSeconds >= 0) {
-		errs = append(errs, fmt.Errorf("-min-seconds must be ≥ 0: %w", engine.ErrInvalidArgument))
+		errs = append(errs, badArg("-min-seconds must be ≥ 0"))
 	}
 	switch *peer {
 	case "c":
@@ -63,7 +62,7 @@ func parseBenchFlat(args []string, stderr io.Writer) (*benchFlatFlags, error) {
 	case "":
 		f.cfg.C = false
 	default:
-		errs = append(errs, fmt.Errorf("-peer %q: only c is known: %w", *peer, engine.ErrInvalidArgument))
+		errs = append(errs, badArg("-peer %q: only c is known", *peer))
 	}
 	if err := f.ds.WithDefaults().Validate(); err != nil && f.data == "" {
 		errs = append(errs, err)

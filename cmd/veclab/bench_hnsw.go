@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/experiment"
@@ -72,7 +71,7 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 		f.ds.Queries = 0 // all of the real set's queries
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
+		return nil, badArg("unexpected arguments %q", fs.Args())
 	}
 	var err error
 	if c.EfConstructions, err = parsePositiveInts("-efc", *efc); err != nil {
@@ -86,7 +85,7 @@ func parseBenchHNSW(args []string, stderr io.Writer) (*benchHNSWFlags, error) {
 	}
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf(format+": %w", append(args, engine.ErrInvalidArgument)...))
+		errs = append(errs, badArg(format, args...))
 	}
 	if c.M < 2 {
 		bad("-m must be ≥ 2, got %d", c.M)

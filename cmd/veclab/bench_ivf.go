@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/veclab/veclab/bench/peers/faiss"
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/engine/store"
 	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
@@ -71,7 +70,7 @@ func parseBenchIVF(args []string, stderr io.Writer) (*benchIVFFlags, error) {
 	c.Seed = f.ds.Seed
 	var errs []error
 	if fs.NArg() > 0 {
-		errs = append(errs, fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument))
+		errs = append(errs, badArg("unexpected arguments %q", fs.Args()))
 	}
 	nerr := len(errs)
 	var err error
@@ -99,7 +98,7 @@ func parseBenchIVF(args []string, stderr io.Writer) (*benchIVFFlags, error) {
 		c.Faiss = true
 	case "":
 	default:
-		errs = append(errs, fmt.Errorf("-peer %q: only faiss is a peer of bench ivf: %w", *peer, engine.ErrInvalidArgument))
+		errs = append(errs, badArg("-peer %q: only faiss is a peer of bench ivf", *peer))
 	}
 	if listsOK { // the lists parsed: check their values and the rest
 		if err := c.Validate(); err != nil {
@@ -108,7 +107,7 @@ func parseBenchIVF(args []string, stderr io.Writer) (*benchIVFFlags, error) {
 	}
 	if f.data == "" {
 		if f.ds.Queries < 1 || f.ds.N < 1 {
-			errs = append(errs, fmt.Errorf("-n %d and -queries %d must be positive: %w", f.ds.N, f.ds.Queries, engine.ErrInvalidArgument))
+			errs = append(errs, badArg("-n %d and -queries %d must be positive", f.ds.N, f.ds.Queries))
 		} else if err := f.ds.WithDefaults().Validate(); err != nil {
 			errs = append(errs, err)
 		}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/veclab/veclab/bench/peers/faiss"
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
 )
@@ -65,7 +64,7 @@ func parseBenchPQ(args []string, stderr io.Writer) (*benchPQFlags, error) {
 	c.Seed = f.ds.Seed
 	var errs []error
 	if fs.NArg() > 0 {
-		errs = append(errs, fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument))
+		errs = append(errs, badArg("unexpected arguments %q", fs.Args()))
 	}
 	nerr := len(errs)
 	var err error
@@ -80,7 +79,7 @@ func parseBenchPQ(args []string, stderr io.Writer) (*benchPQFlags, error) {
 		c.Faiss = true
 	case "":
 	default:
-		errs = append(errs, fmt.Errorf("-peer %q: only faiss is a peer of bench pq: %w", *peer, engine.ErrInvalidArgument))
+		errs = append(errs, badArg("-peer %q: only faiss is a peer of bench pq", *peer))
 	}
 	if len(errs) == nerr {
 		if err := c.Validate(); err != nil {
@@ -88,11 +87,11 @@ func parseBenchPQ(args []string, stderr io.Writer) (*benchPQFlags, error) {
 		}
 	}
 	if f.data != "" && flagSet(fs, "n") && f.ds.N < 1 {
-		errs = append(errs, fmt.Errorf("-n %d: want a positive count of the set's base vectors to keep: %w", f.ds.N, engine.ErrInvalidArgument))
+		errs = append(errs, badArg("-n %d: want a positive count of the set's base vectors to keep", f.ds.N))
 	}
 	if f.data == "" {
 		if f.ds.Queries < 1 || f.ds.N < 1 {
-			errs = append(errs, fmt.Errorf("-n %d and -queries %d must be positive: %w", f.ds.N, f.ds.Queries, engine.ErrInvalidArgument))
+			errs = append(errs, badArg("-n %d and -queries %d must be positive", f.ds.N, f.ds.Queries))
 		} else if err := f.ds.WithDefaults().Validate(); err != nil {
 			errs = append(errs, err)
 		}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/bench"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/quantizers"
@@ -58,7 +57,7 @@ func benchQuantMain(args []string, stdout, stderr io.Writer) error {
 		queries = 0 // all of the real set's queries
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
+		return badArg("unexpected arguments %q", fs.Args())
 	}
 	var err error
 	if cfg.Oversample, err = parseFloats("-oversample", *over); err != nil {
@@ -70,7 +69,7 @@ func benchQuantMain(args []string, stdout, stderr io.Writer) error {
 	}
 	if *data == "" && (n < 1 || queries < 1 || dim < 1) {
 		// The generator reads 0 as "the default", so reject it here.
-		return fmt.Errorf("-n %d, -queries %d, -dim %d must be ≥ 1: %w", n, queries, dim, engine.ErrInvalidArgument)
+		return badArg("-n %d, -queries %d, -dim %d must be ≥ 1", n, queries, dim)
 	}
 	fmt.Fprintf(stderr, "bench quant: data set and exact truth…\n")
 	bd, err := loadBenchData(*data, dataset.Config{N: n, Queries: queries, Dim: dim, Seed: cfg.Seed}, queries, cfg.K, "")

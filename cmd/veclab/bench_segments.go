@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/experiment"
 	"github.com/veclab/veclab/lab/experiment/segbench"
 )
@@ -52,7 +51,7 @@ func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, e
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q: %w", fs.Arg(0), engine.ErrInvalidArgument)
+		return nil, badArg("unexpected argument %q", fs.Arg(0))
 	}
 	var err error
 	if c.Efs, err = parsePositiveInts("-efs", *efs); err != nil {
@@ -70,7 +69,7 @@ func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, e
 		case "modes":
 			c.SkipModes = true
 		default:
-			return nil, fmt.Errorf("-skip: unknown part %q (ingest, counts, modes): %w", p, engine.ErrInvalidArgument)
+			return nil, badArg("-skip: unknown part %q (ingest, counts, modes)", p)
 		}
 	}
 	f.scale.Warmup = min(20, f.scale.Queries)
@@ -78,8 +77,8 @@ func parseBenchSegments(args []string, stderr io.Writer) (*benchSegmentsFlags, e
 		return nil, err
 	}
 	if c.Ef < 1 || c.ModeSegments < 1 || c.Writers < 0 || c.Flush < 0 {
-		return nil, fmt.Errorf("-ef %d and -mode-segments %d must be positive, -writers %d and -flush %d non-negative: %w",
-			c.Ef, c.ModeSegments, c.Writers, c.Flush, engine.ErrInvalidArgument)
+		return nil, badArg("-ef %d and -mode-segments %d must be positive, -writers %d and -flush %d non-negative",
+			c.Ef, c.ModeSegments, c.Writers, c.Flush)
 	}
 	return f, nil
 }

@@ -58,7 +58,7 @@ func runDataList(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q: %w", fs.Args(), engine.ErrInvalidArgument)
+		return badArg("unexpected arguments %q", fs.Args())
 	}
 	root, err := dataRoot(*rootFlag)
 	if err != nil {
@@ -113,7 +113,7 @@ func runDataGet(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return fmt.Errorf("no data set named: %w", engine.ErrInvalidArgument)
+		return badArg("no data set named")
 	}
 	root, err := dataRoot(*rootFlag)
 	if err != nil {

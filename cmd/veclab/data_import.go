@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/veclab/veclab/engine"
 	"github.com/veclab/veclab/lab/dataset"
 	"github.com/veclab/veclab/lab/dataset/ingest"
 )
@@ -42,14 +41,14 @@ func runDataImport(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(files) != 1 {
 		fs.Usage()
-		return fmt.Errorf("want one file, got %d: %w", len(files), engine.ErrInvalidArgument)
+		return badArg("want one file, got %d", len(files))
 	}
 	path := files[0]
 	opt := ingest.Options{Column: *column, IDColumn: *idCol, TextColumn: *textCol, Metric: *metric, Seed: *seed}
 	if *queries != "" {
 		if n, err := strconv.Atoi(*queries); err == nil {
 			if n < 1 {
-				return fmt.Errorf("-queries %d: want at least 1: %w", n, engine.ErrInvalidArgument)
+				return badArg("-queries %d: want at least 1", n)
 			}
 			opt.Queries = n
 		} else {
@@ -60,10 +59,10 @@ func runDataImport(args []string, stdout, stderr io.Writer) error {
 		*name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	if *name == "" || strings.ContainsAny(*name, `/\`) || strings.HasPrefix(*name, ".") {
-		return fmt.Errorf("-name %q: want a plain directory name: %w", *name, engine.ErrInvalidArgument)
+		return badArg("-name %q: want a plain directory name", *name)
 	}
 	if _, known := dataset.LookupSource(*name); known {
-		return fmt.Errorf("-name %q is a set `veclab data get` makes; choose another: %w", *name, engine.ErrInvalidArgument)
+		return badArg("-name %q is a set `veclab data get` makes; choose another", *name)
 	}
 	opt.Name = *name
 	root, err := dataRoot(*rootFlag)
@@ -72,7 +71,7 @@ func runDataImport(args []string, stdout, stderr io.Writer) error {
 	}
 	dir := filepath.Join(root, *name)
 	if _, err := os.Stat(dir); err == nil {
-		return fmt.Errorf("%s exists: remove it, or import under another -name: %w", dir, engine.ErrInvalidArgument)
+		return badArg("%s exists: remove it, or import under another -name", dir)
 	}
 	if isTerminal(stderr) {
 		bar := newProgressBar(stderr)

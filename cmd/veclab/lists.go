@@ -32,7 +32,7 @@ func parseInts(what, s string) ([]int, error) {
 	for _, f := range splitList(s) {
 		v, err := strconv.Atoi(f)
 		if err != nil {
-			return nil, fmt.Errorf("%s %q is not an integer: %w", what, f, engine.ErrInvalidArgument)
+			return nil, badArg("%s %q is not an integer", what, f)
 		}
 		out = append(out, v)
 	}
@@ -46,7 +46,7 @@ func parseFloats(what, s string) ([]float64, error) {
 	for _, f := range splitList(s) {
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s %q is not a number: %w", what, f, engine.ErrInvalidArgument)
+			return nil, badArg("%s %q is not a number", what, f)
 		}
 		out = append(out, v)
 	}
@@ -61,12 +61,27 @@ func parsePositiveInts(what, s string) ([]int, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s is empty: %w", what, engine.ErrInvalidArgument)
+		return nil, badArg("%s is empty", what)
 	}
 	for _, v := range out {
 		if v < 1 {
-			return nil, fmt.Errorf("%s %d is not a positive integer: %w", what, v, engine.ErrInvalidArgument)
+			return nil, badArg("%s %d is not a positive integer", what, v)
 		}
 	}
 	return out, nil
 }
+
+// argError is a bad flag or argument of a command, said in the terms the
+// user typed (the flag, its value, what it wants). errors.Is matches
+// engine.ErrInvalidArgument, the class every bad input of the module
+// shares, but its message does not end in that sentinel's words
+// ("engine: invalid argument"): the user gave a flag, not an engine call.
+type argError struct{ msg string }
+
+func (e *argError) Error() string { return e.msg }
+
+// Is reports target to be engine.ErrInvalidArgument.
+func (e *argError) Is(target error) bool { return target == engine.ErrInvalidArgument }
+
+// badArg is an argError formatted as fmt.Sprintf formats.
+func badArg(format string, a ...any) error { return &argError{msg: fmt.Sprintf(format, a...)} }

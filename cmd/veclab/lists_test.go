@@ -29,11 +29,41 @@ func TestParseLists(t *testing.T) {
 		{func() error { _, err := parsePositiveInts("-ef", " , "); return err }(), `-ef is empty`},
 		{func() error { _, err := parsePositiveInts("-ef", "10,0"); return err }(), `-ef 0 is not a positive integer`},
 	} {
-		if !errors.Is(tc.err, engine.ErrInvalidArgument) || !strings.Contains(tc.err.Error(), tc.want) {
-			t.Errorf("error %v, want one containing %q", tc.err, tc.want)
+		if !errors.Is(tc.err, engine.ErrInvalidArgument) || tc.err.Error() != tc.want {
+			t.Errorf("error %v, want %q (and errors.Is engine.ErrInvalidArgument)", tc.err, tc.want)
 		}
 	}
 	if got := splitList(" , a,b ,"); !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("splitList = %q", got)
+	}
+}
+
+// TestBadFlagsInUsersTerms runs the command as a user would, with a bad
+// flag of each kind, and checks the whole line it prints: the flag and the
+// value as typed, what is wanted, and no engine-internal words (it ended
+// "…: engine: invalid argument" before).
+func TestBadFlagsInUsersTerms(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "pq", "-m", "7,x"}, `veclab bench pq: -m "x" is not an integer`},
+		{[]string{"bench", "hnsw", "-ef", "10,0"}, `veclab bench hnsw: -ef 0 is not a positive integer`},
+		{[]string{"bench", "flat", "-k", "0"}, `veclab bench flat: -k must be ≥ 1, got 0`},
+		{[]string{"bench", "segments", "-skip", "merges"}, `veclab bench segments: -skip: unknown part "merges" (ingest, counts, modes)`},
+		{[]string{"data", "import", "-name", "a/b", "x.npy"}, `veclab data import: -name "a/b": want a plain directory name`},
+	} {
+		var stdout, stderr strings.Builder
+		if code := run(tc.args, &stdout, &stderr); code == 0 {
+			t.Errorf("veclab %s: exit 0, want an error", strings.Join(tc.args, " "))
+			continue
+		}
+		got := strings.TrimSpace(stderr.String())
+		if i := strings.LastIndex(got, "\n"); i >= 0 {
+			got = got[i+1:] // the flag package's usage may come first
+		}
+		if got != tc.want {
+			t.Errorf("veclab %s printed %q, want %q", strings.Join(tc.args, " "), got, tc.want)
+		}
 	}
 }
