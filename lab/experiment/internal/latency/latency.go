@@ -140,7 +140,7 @@ func OfStrategy(m experiment.StrategyMeasurement) Timing {
 
 // CPUClock and WallClock are [Judged]'s words for the clock it judged.
 const (
-	CPUClock  = "CPU time of the measuring thread per query (one pass after the warm-up, the loop locked to its thread: what another job on the machine does not stretch; the table shows wall time)"
+	CPUClock  = "CPU time of the measuring thread per query (one pass after the warm-up, the loop locked to its thread: another job on the machine stretches it far less than wall time, though shared caches and cores still do; the table shows wall time)"
 	WallClock = "wall time per query (no thread CPU clock on this platform, so another job's load on the machine shows in it)"
 )
 
