@@ -34,12 +34,18 @@ var (
 // the build TestMain started (prebuild), so a test reuses it.
 func sharedCache(t testing.TB) string {
 	t.Helper()
-	wasmCacheOnce.Do(func() { wasmCache, wasmCacheErr = os.MkdirTemp("", "veclab-serve-test") })
-	if wasmCacheErr != nil {
-		t.Fatal(wasmCacheErr)
+	dir, err := cacheDir()
+	if err != nil {
+		t.Fatal(err)
 	}
 	<-prebuilt
-	return wasmCache
+	return dir
+}
+
+// cacheDir makes the shared cache's directory once.
+func cacheDir() (string, error) {
+	wasmCacheOnce.Do(func() { wasmCache, wasmCacheErr = os.MkdirTemp("", "veclab-serve-test") })
+	return wasmCache, wasmCacheErr
 }
 
 // prebuilt is closed when the build prebuild started has ended, at once
@@ -67,11 +73,11 @@ func prebuild() {
 	if err != nil {
 		return
 	}
-	wasmCacheOnce.Do(func() { wasmCache, wasmCacheErr = os.MkdirTemp("", "veclab-serve-test") })
-	if wasmCacheErr != nil {
+	dir, err := cacheDir()
+	if err != nil {
 		return
 	}
-	buildSite(serveConfig{Src: root, Cache: wasmCache}, io.Discard)
+	buildSite(serveConfig{Src: root, Cache: dir}, io.Discard)
 }
 
 func TestMain(m *testing.M) {
