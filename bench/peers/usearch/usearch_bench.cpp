@@ -81,6 +81,17 @@ float l2(const float *a, const float *b, size_t d) {
 // array_array_size_k: two vectors and the dimension). They sum in f32 with
 // four independent 8-lane accumulators, as hnswlib's AVX kernels and
 // veclab's sum in f32; ipDistance returns 1 − a·b as USearch's ip_k does.
+#if defined(__AVX2__) && defined(__FMA__)
+// hsum adds the four 8-lane accumulators' 32 lanes into one f32.
+float hsum(__m256 s0, __m256 s1, __m256 s2, __m256 s3) {
+    __m256 t = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+    h = _mm_hadd_ps(h, h);
+    h = _mm_hadd_ps(h, h);
+    return _mm_cvtss_f32(h);
+}
+#endif
+
 float ipSum(const float *a, const float *b, size_t d) {
     size_t i = 0;
     float s = 0;
@@ -93,11 +104,7 @@ float ipSum(const float *a, const float *b, size_t d) {
         s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(b + i + 24), s3);
     }
     for (; i + 8 <= d; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), s0);
-    __m256 t = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
-    h = _mm_hadd_ps(h, h);
-    h = _mm_hadd_ps(h, h);
-    s = _mm_cvtss_f32(h);
+    s = hsum(s0, s1, s2, s3);
 #endif
     for (; i < d; i++) s += a[i] * b[i];
     return s;
@@ -122,11 +129,7 @@ float l2Sum(const float *a, const float *b, size_t d) {
         __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i));
         s0 = _mm256_fmadd_ps(d0, d0, s0);
     }
-    __m256 t = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
-    __m128 h = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
-    h = _mm_hadd_ps(h, h);
-    h = _mm_hadd_ps(h, h);
-    s = _mm_cvtss_f32(h);
+    s = hsum(s0, s1, s2, s3);
 #endif
     for (; i < d; i++) {
         float t = a[i] - b[i];
