@@ -185,3 +185,29 @@ func TestRatioAt(t *testing.T) {
 		t.Errorf("median sweep %+v", m)
 	}
 }
+
+// TestPeerTableVeclabBelow: where veclab's sweep stops short of a recall
+// a peer reaches, the table gives the peer's QPS there and no ratio (the
+// 1M record's case: veclab 0.926 at its largest ef, the peers above 0.95).
+func TestPeerTableVeclabBelow(t *testing.T) {
+	ours := []HNSWPoint{{Ef: 10, Recall: 0.8, QPS: 900}, {Ef: 20, Recall: 0.93, QPS: 500}}
+	theirs := []HNSWPoint{{Ef: 10, Recall: 0.9, QPS: 400}, {Ef: 20, Recall: 0.96, QPS: 300}}
+	run := HNSWRun{Sweep: ours, Rounds: [][]HNSWPoint{ours, ours},
+		Peers: []HNSWPeerRun{{Name: "hnswlib", Index: "HierarchicalNSW", Rounds: [][]HNSWPoint{theirs, theirs}}}}
+	rep := &HNSWReport{Config: HNSWConfig{K: 10, M: 16, Workers: 2}, N: 100, Dim: 4, Metric: engine.L2, Queries: 10}
+	out := rep.PeerTable(run).String()
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "hnswlib") {
+			row = l
+		}
+	}
+	// At 0.95: five sixths of the way from 0.9 (400) to 0.96 (300): 316.67;
+	// at 0.99 neither side: "not reached".
+	if !strings.Contains(row, "317") || !strings.Contains(row, "veclab below") || !strings.Contains(row, "not reached") {
+		t.Errorf("hnswlib row %q\n%s", row, out)
+	}
+	if q, ok := run.Peers[0].QPSAt(0.95); !ok || math.Abs(q-1900.0/6) > 1e-9 {
+		t.Errorf("QPSAt(0.95) = %v, %v, want %v", q, ok, 1900.0/6)
+	}
+}

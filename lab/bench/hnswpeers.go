@@ -92,6 +92,22 @@ type QPSRatio struct {
 	MinRatio, MaxRatio float64
 }
 
+// QPSAt is the peer's QPS at recall, interpolated on each round's sweep,
+// as the median over the rounds that reached it; ok is false when none
+// did.
+func (p HNSWPeerRun) QPSAt(recall float64) (float64, bool) {
+	var qps []float64
+	for _, r := range p.Rounds {
+		if q, ok := metrics.QPSAtRecall(sweepPoints(r), recall); ok {
+			qps = append(qps, q)
+		}
+	}
+	if len(qps) == 0 {
+		return 0, false
+	}
+	return median(qps), true
+}
+
 // RatioAt returns veclab's QPS over peer's at recall, from the rounds
 // both sides ran; ok is false when either never reached it.
 func (r HNSWRun) RatioAt(peer HNSWPeerRun, recall float64) (QPSRatio, bool) {
@@ -409,13 +425,17 @@ func (rep *HNSWReport) PeerTable(run HNSWRun) *table.Table {
 		for _, target := range []float64{0.95, 0.99} {
 			if q, ok := run.RatioAt(p, target); ok {
 				vals = append(vals, q.Peer, fmt.Sprintf("%.2f (%.2f–%.2f)", q.Ratio, q.MinRatio, q.MaxRatio))
+			} else if qps, ok := p.QPSAt(target); ok {
+				// The peer reached it and veclab did not: its QPS is
+				// a figure a reader needs, and no ratio exists.
+				vals = append(vals, qps, "veclab below")
 			} else {
 				vals = append(vals, "not reached", "—")
 			}
 		}
 		_ = t.AddValues(vals...)
 	}
-	t.Note("QPS at a recall is interpolated on each round's sweep; a ratio is the median (min–max) of the per-round ratios, each from sweeps run back to back; peers' QPS is the median over rounds")
+	t.Note("QPS at a recall is interpolated on each round's sweep; a ratio is the median (min–max) of the per-round ratios, each from sweeps run back to back; peers' QPS is the median over rounds; \"veclab below\": the peer reached the recall and veclab did not at the efs swept")
 	searched := "the single-threaded build"
 	if run.BuildOne == 0 || (cfg.Workers != 1 && !cfg.Single) {
 		searched = fmt.Sprintf("the %d-thread build", cfg.Workers)
