@@ -15,6 +15,7 @@ import (
 	"github.com/veclab/veclab/engine/internal/f32"
 	"github.com/veclab/veclab/engine/internal/topk"
 	"github.com/veclab/veclab/engine/vec"
+	"github.com/veclab/veclab/internal/testenv"
 )
 
 // TestPQByHand checks codes, tables and both distances against values
@@ -64,6 +65,10 @@ func TestPQByHand(t *testing.T) {
 // every code is the nearest centroid in each sub-space.
 func TestPQDistancesAreReconstructions(t *testing.T) {
 	data := clustered(300, 48, 6, 2)
+	metrics := metrics
+	if testenv.ShrinkUnderRace(t, "one metric: the training's workers and the tables are the same under each") {
+		metrics = metrics[1:2]
+	}
 	for _, metric := range metrics {
 		for _, m := range []int{1, 3, 4, 8, 12, 16, 48} {
 			t.Run(fmt.Sprintf("%v/M=%d", metric, m), func(t *testing.T) {
@@ -131,7 +136,11 @@ func TestPQDistancesAreReconstructions(t *testing.T) {
 func TestPQTraining(t *testing.T) {
 	data := clustered(1500, 64, 10, 5)
 	prev := math.Inf(1)
-	for _, m := range []int{2, 4, 8, 16} {
+	ms := []int{2, 4, 8, 16}
+	if testenv.ShrinkUnderRace(t, "two sub-space counts: the training's workers are the same at every M") {
+		ms = ms[:2]
+	}
+	for _, m := range ms {
 		p, err := TrainPQ(data, engine.L2, PQConfig{M: m, Seed: 9})
 		if err != nil {
 			t.Fatal(err)

@@ -416,3 +416,33 @@ func lastLine(b []byte) string {
 	}
 	return s
 }
+
+// ShrinkUnderRace says, under -race (test.sh's second pass), that t runs
+// a smaller case than in the first pass, and why that smaller case still
+// reaches every goroutine the larger one starts: the race detector watches
+// code paths, not sizes, and runs sequential arithmetic five to ten times
+// slower. It logs the reason and returns Race, so a test reads
+//
+//	metrics := allMetrics
+//	if testenv.ShrinkUnderRace(t, "the metric changes no goroutine: one is enough") {
+//		metrics = metrics[:1]
+//	}
+//
+// The full case runs in the first pass, with no detector.
+func ShrinkUnderRace(t testing.TB, why string) bool {
+	t.Helper()
+	if Race {
+		t.Logf("under -race, a smaller case: %s (the full one runs in test.sh's first pass)", why)
+	}
+	return Race
+}
+
+// SkipUnderRace skips t under -race (test.sh's second pass) with why: for
+// a test of code that starts no goroutine, which the detector has nothing
+// to watch in, and which runs in the first pass.
+func SkipUnderRace(t testing.TB, why string) {
+	t.Helper()
+	if Race {
+		t.Skipf("under -race: %s; it runs in test.sh's first pass", why)
+	}
+}
