@@ -1,14 +1,19 @@
 package kernel
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,16 +48,46 @@ func freePorts(t testing.TB, n int) []int {
 	return ports
 }
 
+// takenPorts, when set, is held by another listener: testConn's next
+// connection puts the shell socket on it, as when another process takes
+// a port between freePorts and the kernel's bind (TestStartKernelPortTaken).
+var takenPorts chan int
+
 // testConn is a loopback connection on free ports, signed with key.
 func testConn(t testing.TB, key string) *wire.Connection {
 	t.Helper()
 	p := freePorts(t, 5)
+	select {
+	case p[0] = <-takenPorts:
+	default:
+	}
 	return &wire.Connection{Transport: "tcp", IP: "127.0.0.1", ShellPort: p[0], ControlPort: p[1],
 		IOPubPort: p[2], StdinPort: p[3], HBPort: p[4], SignatureScheme: "hmac-sha256", Key: key}
 }
 
 // startKernel runs a kernel with a fresh session and a connected client.
+// freePorts closes its listeners before the kernel binds the ports, so
+// another process (test.sh's other pass, a browser test) can take one in
+// between: the kernel's Run then fails with EADDRINUSE, and startKernel
+// starts it again on other ports (three tries), where it used to dial
+// the missing socket for two minutes and fail with "connection refused".
 func startKernel(t testing.TB, capture eval.Capture) (*client, chan error) {
+	t.Helper()
+	for try := 1; ; try++ {
+		c, done, err := tryStartKernel(t, capture)
+		if err == nil {
+			return c, done
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || try == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("try %d: %v; again on other ports", try, err)
+	}
+}
+
+// tryStartKernel is one try of startKernel: an error when the kernel
+// stopped before the client could connect (its error, wrapped).
+func tryStartKernel(t testing.TB, capture eval.Capture) (*client, chan error, error) {
 	t.Helper()
 	conn := testConn(t, "test-key")
 	sess, err := eval.New(eval.Options{Capture: capture})
@@ -62,8 +97,9 @@ func startKernel(t testing.TB, capture eval.Capture) (*client, chan error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	stopped := make(chan struct{})
+	listening := &listenWatch{w: &testLog{t}, ch: make(chan struct{})}
 	go func() {
-		done <- Run(ctx, Config{Conn: conn, Interp: sess, Log: &testLog{t}})
+		done <- Run(ctx, Config{Conn: conn, Interp: sess, Log: listening})
 		close(stopped)
 	}()
 	t.Cleanup(func() {
@@ -80,21 +116,34 @@ func startKernel(t testing.TB, capture eval.Capture) (*client, chan error) {
 	c := &client{t: t, signer: signer, session: wire.NewID(), iopubCh: make(chan *wire.Message, 1000),
 		shell: zmq4.NewDealer(ctx, id), control: zmq4.NewDealer(ctx, id), stdin: zmq4.NewDealer(ctx, id),
 		iopub: zmq4.NewSub(ctx), hb: zmq4.NewReq(ctx)}
-	dial := func(s zmq4.Socket, port int) {
+	// Dial only once the kernel has bound every socket: a port another
+	// process holds would take the client's dial instead.
+	select {
+	case <-listening.ch:
+	case kerr := <-done:
+		sess.Close() // one session a process: the next try opens its own
+		return nil, nil, fmt.Errorf("the kernel stopped before listening: %w", kerr)
+	case <-time.After(30 * time.Second):
+		return nil, nil, errors.New("the kernel did not listen within 30 s")
+	}
+	dial := func(s zmq4.Socket, port int) error {
 		var err error
 		for i := 0; i < 50; i++ {
 			if err = s.Dial(conn.Endpoint(port)); err == nil {
-				return
+				return nil
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		t.Fatalf("dial %d: %v", port, err)
+		return fmt.Errorf("dial %d: %w", port, err)
 	}
-	dial(c.shell, conn.ShellPort)
-	dial(c.control, conn.ControlPort)
-	dial(c.iopub, conn.IOPubPort)
-	dial(c.stdin, conn.StdinPort)
-	dial(c.hb, conn.HBPort)
+	for _, d := range []struct {
+		s    zmq4.Socket
+		port int
+	}{{c.shell, conn.ShellPort}, {c.control, conn.ControlPort}, {c.iopub, conn.IOPubPort}, {c.stdin, conn.StdinPort}, {c.hb, conn.HBPort}} {
+		if err := dial(d.s, d.port); err != nil {
+			return nil, nil, err
+		}
+	}
 	c.iopub.SetOption(zmq4.OptionSubscribe, "")
 	go func() {
 		for {
@@ -120,10 +169,25 @@ func startKernel(t testing.TB, capture eval.Capture) (*client, chan error) {
 			t.Fatal("IOPub never delivered")
 		}
 	}
-	return c, done
+	return c, done, nil
 }
 
 type testLog struct{ t testing.TB }
+
+// listenWatch passes the kernel's log on to w and closes ch at its
+// "listening" line, which Run writes once every socket is bound.
+type listenWatch struct {
+	w    io.Writer
+	ch   chan struct{}
+	once sync.Once
+}
+
+func (l *listenWatch) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(p, []byte("veclab kernel: listening (")) {
+		l.once.Do(func() { close(l.ch) })
+	}
+	return l.w.Write(p)
+}
 
 func (l *testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(p)))
@@ -567,6 +631,28 @@ func TestKernelStdinAndShutdown(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after shutdown_request")
+	}
+}
+
+// TestStartKernelPortTaken: a port taken between freePorts and the
+// kernel's bind ends the first try with EADDRINUSE and startKernel starts
+// the kernel again on other ports.
+func TestStartKernelPortTaken(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	takenPorts = make(chan int, 1)
+	defer func() { takenPorts = nil }()
+	takenPorts <- l.Addr().(*net.TCPAddr).Port
+	c, _ := startKernel(t, eval.CaptureGo)
+	if len(takenPorts) != 0 {
+		t.Fatal("the taken port was not used")
+	}
+	id := c.send(c.shell, "kernel_info_request", map[string]any{})
+	if r := c.recv(c.shell); r.Header.MsgType != "kernel_info_reply" || r.ParentHeader.MsgID != id {
+		t.Fatalf("reply %s to %s", r.Header.MsgType, r.ParentHeader.MsgID)
 	}
 }
 
