@@ -77,12 +77,13 @@ race_pid=$!
 other_go >"$logs/other-go" 2>&1 &
 other_pid=$!
 status=0
-for pass in race other-go; do
-	if [ "$pass" = race ]; then pid=$race_pid; else pid=$other_pid; fi
-	rc=0
-	wait "$pid" || rc=$?
-	echo "=== test.sh: the $pass pass (exit status $rc)"
-	cat "$logs/$pass"
+report() { # pass pid: wait for it, then print its output whole
+	local rc=0
+	wait "$2" || rc=$?
+	echo "=== test.sh: the $1 pass (exit status $rc)"
+	cat "$logs/$1"
 	if [ "$rc" != 0 ]; then status=$rc; fi
-done
+}
+report race "$race_pid"
+report other-go "$other_pid"
 exit "$status"

@@ -398,11 +398,7 @@ func (rep *HNSWReport) PeerTable(run HNSWRun) *table.Table {
 		table.Column{Header: "QPS @0.99", Prec: -1, Align: table.Right},
 		table.Column{Header: "veclab ÷ @0.99", Prec: 2, Align: table.Right})
 	ours := func(target float64) any {
-		pts := make([]metrics.Point, len(run.Sweep))
-		for i, p := range run.Sweep {
-			pts[i] = metrics.Point{Param: float64(p.Ef), Recall: p.Recall, QPS: p.QPS}
-		}
-		if q, ok := metrics.QPSAtRecall(pts, target); ok {
+		if q, ok := metrics.QPSAtRecall(sweepPoints(run.Sweep), target); ok {
 			return q
 		}
 		return "not reached"
